@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace tb::cli {
+
+/// Exit codes fixed by SPEC §1.
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitFailure = 1,
+    ExitUsage = 2,
+    ExitSloMissed = 3,
+};
+
+/// QCommandLineParser for one subcommand, with TokenBench's conventions: `--help` prints usage to
+/// stdout and exits 0; a parse error prints "tokenbench-cli CMD: <what>" plus a hint to stderr and
+/// exits 2.
+class CliParser
+{
+public:
+    CliParser(QString command, QString description);
+
+    QCommandLineParser &parser() { return m_parser; }
+    void addOption(const QCommandLineOption &option) { m_parser.addOption(option); }
+    void addPositional(const QString &name, const QString &description, const QString &syntax = {});
+
+    /// Parses `args` (args[0] is the command name). Returns an exit code when the command must stop
+    /// here (help shown or bad usage), std::nullopt to continue.
+    std::optional<int> parse(const QStringList &args);
+
+    /// Prints "tokenbench-cli CMD: message" and the --help hint to stderr; returns ExitUsage.
+    int usageError(const QString &message) const;
+    QString helpText() const;
+    const QString &command() const { return m_command; }
+
+private:
+    QString m_command;
+    QCommandLineParser m_parser;
+};
+
+/// Text output helpers that never go through a locale-dependent codec.
+void printOut(const QString &text);
+void printErr(const QString &text);
+
+} // namespace tb::cli

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# TokenBench setup: installs the Debian 12 packages the build needs (only those missing), then
+# configures and builds with a CMake preset, and optionally runs the tests or starts the GUI.
+#
+#   bash packaging/setup.sh            install dependencies and build (preset "default" -> build/)
+#   bash packaging/setup.sh --run      ... then start the GUI on the built-in simulator
+#   bash packaging/setup.sh --test     ... then run every test with CTest
+#   options: --preset NAME (default|dev|ci|asan), --no-install (skip apt), -h|--help
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+preset=default
+action=build
+install=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --run) action=run ;;
+        --test) action=test ;;
+        --preset) preset=${2:?--preset needs a name: default, dev, ci or asan}; shift ;;
+        --preset=*) preset=${1#--preset=} ;;
+        --no-install) install=0 ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+# Each package and why TokenBench needs it (README "Dependencies" says the same).
+packages=(
+    g++                  # C++20 compiler
+    cmake                # build system (3.25, presets)
+    ninja-build          # fast parallel builds, the presets' generator
+    qt6-base-dev         # QtCore, QtNetwork (core), QtGui, QtWidgets (GUI), QtTest
+    qt6-charts-dev       # live dashboard and comparison charts
+    qt6-svg-dev          # SVG export of charts
+    libgl-dev            # required by Qt6Gui's CMake package
+    nlohmann-json3-dev   # JSON for configurations, summaries and the simulator
+    fonts-dejavu-core    # a font for offscreen rendering and screenshots
+    xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
+    binutils             # readelf, used by a test that checks the CLI links no GUI library
+)
+
+if [ "$install" = 1 ]; then
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup.sh: installing missing Debian packages: ${missing[*]}"
+        sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    else
+        echo "setup.sh: all ${#packages[@]} required Debian packages are present"
+    fi
+fi
+
+cd "$here"
+cmake --preset "$preset"
+cmake --build --preset "$preset" --parallel "$(nproc)"
+
+case "$preset" in default) build=build ;; *) build=build-$preset ;; esac
+
+case "$action" in
+    test)
+        ctest --preset "$preset" --parallel "$(nproc)"
+        ;;
+    run)
+        if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+            echo "setup.sh: no display found; starting the GUI on a virtual X server (xvfb-run)."
+            exec xvfb-run -a "$build/app/tokenbench"
+        fi
+        exec "$build/app/tokenbench"
+        ;;
+esac
