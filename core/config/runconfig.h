@@ -1,0 +1,165 @@
+#pragma once
+
+// The run configuration: plain value types copied into the engine before a run starts (workers
+// never read GUI state). The JSON form is what the GUI saves and `tokenbench-cli run --config`
+// reads; API keys are never part of it.
+
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace tb {
+
+enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages };
+
+/// "openai-chat", "openai-completions", "anthropic-messages"
+QString apiKindName(ApiKind api);
+std::optional<ApiKind> apiKindFromName(const QString &name);
+/// The names above joined with '|', for messages.
+QString apiKindNames();
+/// OPENAI_API_KEY or ANTHROPIC_API_KEY.
+QString defaultApiKeyEnv(ApiKind api);
+
+struct Header {
+    QString name;
+    QString value;
+    friend bool operator==(const Header &, const Header &) = default;
+};
+
+/// One endpoint profile.
+struct TargetConfig {
+    QString name;                    ///< display name; empty means "use the model name"
+    ApiKind api = ApiKind::OpenAIChat;
+    QString url;                     ///< base URL, e.g. http://127.0.0.1:8000/v1
+    QString model;
+    QString apiKeyEnv;               ///< environment variable with the key; empty: defaultApiKeyEnv(api)
+    QString apiKey;                  ///< typed-in key, memory only: never serialised
+    QList<Header> headers;           ///< extra request headers
+    nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
+
+    QString displayName() const { return name.isEmpty() ? model : name; }
+    /// The key to send: apiKey if typed in, else the environment variable's value (may be empty).
+    QString resolveApiKey() const;
+    bool operator==(const TargetConfig &) const = default;
+};
+
+/// What each request asks for.
+struct RequestConfig {
+    int maxTokens = 256;
+    std::optional<double> temperature;
+    std::optional<double> topP;
+    bool stream = true;
+    bool operator==(const RequestConfig &) const = default;
+};
+
+/// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
+/// templates.
+struct PromptConfig {
+    int promptTokens = 0;            ///< synthetic user prompt of about N tokens
+    int systemTokens = 0;            ///< synthetic system prompt of about N tokens
+    int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
+    QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    QString systemTemplate;          ///< may contain {{variables}}
+    QString userTemplate;            ///< may contain {{variables}}
+    QMap<QString, QString> variables;
+    bool operator==(const PromptConfig &) const = default;
+};
+
+enum class LoadMode { Concurrency, Rate };
+enum class Arrival { Constant, Poisson };
+QString loadModeName(LoadMode mode);   ///< "concurrency" | "rate"
+QString arrivalName(Arrival arrival);  ///< "constant" | "poisson"
+std::optional<LoadMode> loadModeFromName(const QString &name);
+std::optional<Arrival> arrivalFromName(const QString &name);
+
+/// One level of a staged run. A stage ends after durationMs or after `requests` requests, whichever
+/// comes first (0 = not set; at least one is set after effectiveStages()).
+struct StageConfig {
+    QString name;                    ///< e.g. "c=50"; empty: generated
+    LoadMode mode = LoadMode::Concurrency;
+    double level = 1;                ///< virtual users (concurrency) or requests/s (rate)
+    qint64 durationMs = 0;
+    qint64 requests = 0;
+    bool operator==(const StageConfig &) const = default;
+};
+
+struct LoadConfig {
+    LoadMode mode = LoadMode::Concurrency;
+    int concurrency = 1;
+    double rate = 0;
+    Arrival arrival = Arrival::Poisson;
+    int maxInFlight = 0;             ///< open-loop cap; 0 = none
+    QList<StageConfig> stages;       ///< empty: one stage from mode/concurrency/rate
+    qint64 requests = 0;             ///< stop each stage after N requests (0 = not set)
+    qint64 durationMs = 0;           ///< stop each stage after D (0 = not set)
+    qint64 warmupMs = 0;             ///< warm-up by time, at the start of the run
+    qint64 warmupRequests = 0;       ///< or by count
+    qint64 timeoutMs = 600000;       ///< per-request total deadline
+    quint64 seed = 1;
+    bool operator==(const LoadConfig &) const = default;
+};
+
+/// Goodput thresholds; unset thresholds do not constrain.
+struct SloConfig {
+    std::optional<double> ttftMs;
+    std::optional<double> tpotMs;
+    std::optional<double> e2eMs;
+    double target = 0.99;            ///< good fraction needed for --fail-on-slo
+    bool failOnSlo = false;
+    bool isEmpty() const { return !ttftMs && !tpotMs && !e2eMs; }
+    bool operator==(const SloConfig &) const = default;
+};
+
+struct RunConfig {
+    TargetConfig target;
+    RequestConfig request;
+    PromptConfig prompt;
+    LoadConfig load;
+    SloConfig slo;
+    QString outDir;                  ///< empty: ./runs/<timestamp>-<model>
+    bool operator==(const RunConfig &) const = default;
+};
+
+/// The stages a run executes: load.stages if given, else one stage from mode/level; each stage gets
+/// the run-wide requests/duration when it has neither, and a generated name ("c=50", "r=20").
+QList<StageConfig> effectiveStages(const LoadConfig &load);
+QString stageDefaultName(const StageConfig &stage);
+
+/// Problems that make a configuration unusable. Each message names the field (the JSON path, which
+/// is also the flag's spirit) and what is accepted. Empty means valid.
+QStringList validate(const RunConfig &config);
+
+// JSON (see README "Configuration file"). toJson() never writes apiKey.
+nlohmann::json toJson(const RunConfig &config);
+nlohmann::json toJson(const TargetConfig &target);
+/// Reads a configuration; unknown keys are errors (typos must not be silently ignored). On error
+/// returns std::nullopt and fills *error with "field: problem (accepted: …)".
+std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *error);
+std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *error);
+
+std::optional<RunConfig> loadRunConfig(const QString &path, QString *error);
+bool saveRunConfig(const RunConfig &config, const QString &path, QString *error);
+
+// Small parsers shared by the CLI flags, the JSON reader and the GUI forms.
+/// "250ms", "30s", "5m", "1h", "1.5s"; a bare number is seconds. Negative or malformed: nullopt.
+std::optional<qint64> parseDurationMs(const QString &text);
+/// The shortest exact form: "250ms", "30s", "5m".
+QString formatDuration(qint64 ms);
+/// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
+std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
+QString formatStages(const QList<StageConfig> &stages);
+/// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"
+std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
+/// "K: V"
+std::optional<Header> parseHeader(const QString &text, QString *error);
+
+// Qt <-> std::string at the JSON boundary.
+inline std::string toStd(const QString &s) { return s.toStdString(); }
+inline QString fromStd(const std::string &s) { return QString::fromStdString(s); }
+
+} // namespace tb

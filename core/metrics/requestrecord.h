@@ -1,0 +1,108 @@
+#pragma once
+
+// What the engine measured about one request: plain data, produced by the transport, consumed by
+// metrics and results. All times are nanoseconds on one monotonic clock (steady_clock), relative
+// to the run's start (SPEC §2); -1 means "did not happen".
+
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace tb {
+
+/// `ok` or the error class (SPEC §3 error rate). HTTP errors carry httpStatus.
+enum class RequestStatus : std::uint8_t {
+    Ok,
+    Http,            ///< non-2xx status (429, 500, 503, 4xx …); see httpStatus
+    Timeout,         ///< per-request deadline passed
+    Connect,         ///< connection refused / host unreachable / DNS
+    Tls,             ///< TLS handshake or certificate failure
+    Protocol,        ///< malformed HTTP, SSE or JSON; an error event mid-stream
+    StreamTruncated, ///< the stream ended without [DONE] / finish
+    Cancelled,       ///< stopped by the user
+};
+/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "cancelled"
+const char *statusName(RequestStatus status);
+std::optional<RequestStatus> statusFromName(const QString &name);
+
+/// Where completion/prompt token counts came from (SPEC §3 "Token counts").
+enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks };
+const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks"
+std::optional<TokenSource> tokenSourceFromName(const QString &name);
+
+/// One token-bearing chunk: when its read was stamped, and how many characters of generated text
+/// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
+/// the completion token count by these characters (see metrics/requestmetrics.h).
+struct ChunkStamp {
+    std::int64_t tNs = 0;
+    std::int32_t chars = 0;
+};
+
+struct RequestRecord {
+    std::uint64_t id = 0;            ///< 1-based, in order of scheduling
+    int stage = 0;                   ///< index into the run's effective stages
+    bool warmup = false;             ///< excluded from statistics, still in requests.csv
+    RequestStatus status = RequestStatus::Ok;
+    int httpStatus = 0;              ///< 0 when no response arrived
+    TokenSource tokenSource = TokenSource::Chunks;
+
+    std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent
+    std::int64_t sentNs = -1;        ///< handed to the network (request bytes written)
+    std::int64_t headersNs = -1;     ///< response headers received
+    std::int64_t firstTokenNs = -1;  ///< first chunk with content, reasoning or tool-call text
+    std::int64_t firstContentNs = -1;///< first chunk with non-reasoning content
+    std::int64_t lastTokenNs = -1;   ///< last token-bearing chunk
+    std::int64_t doneNs = -1;        ///< stream complete / response body complete / failure seen
+
+    int chunks = 0;                  ///< token-bearing chunks (== tokenChunks.size() while kept)
+    std::int64_t promptTokens = 0;
+    std::int64_t completionTokens = 0;
+    std::int64_t cachedTokens = 0;   ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
+    std::int64_t reasoningTokens = 0;///< usage.completion_tokens_details.reasoning_tokens
+
+    double retryAfterS = -1;         ///< from a 429's Retry-After, -1 when absent
+    QString responseId;              ///< the server's response "id"
+    QString finishReason;
+    QString errorMessage;            ///< short, human readable, never contains secrets
+
+    std::vector<ChunkStamp> tokenChunks; ///< every token-bearing chunk; may be dropped after aggregation
+
+    bool ok() const { return status == RequestStatus::Ok; }
+
+    // Derived durations in milliseconds; std::nullopt when the events are missing (SPEC §3).
+    std::optional<double> ttfbMs() const { return spanMs(sentNs, headersNs); }
+    std::optional<double> ttftMs() const { return spanMs(sentNs, firstTokenNs); }
+    std::optional<double> ttftFromScheduleMs() const { return spanMs(scheduledNs, firstTokenNs); }
+    /// last_token − sent; without tokens (non-streaming, or empty output) done − sent.
+    std::optional<double> e2eMs() const { return spanMs(sentNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
+    std::optional<double> e2eFromScheduleMs() const { return spanMs(scheduledNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
+    std::optional<double> queueMs() const { return spanMs(scheduledNs, sentNs); }
+    /// (last_token − first_token) / (completion_tokens − 1), for ≥ 2 tokens.
+    std::optional<double> tpotMs() const
+    {
+        if (completionTokens < 2 || firstTokenNs < 0 || lastTokenNs < firstTokenNs)
+            return std::nullopt;
+        return double(lastTokenNs - firstTokenNs) / 1e6 / double(completionTokens - 1);
+    }
+    /// completion_tokens / (last_token − first_token), tokens/s.
+    std::optional<double> decodeTokensPerS() const
+    {
+        if (completionTokens < 2 || firstTokenNs < 0 || lastTokenNs <= firstTokenNs)
+            return std::nullopt;
+        return double(completionTokens) / (double(lastTokenNs - firstTokenNs) / 1e9);
+    }
+
+    static std::optional<double> spanMs(std::int64_t from, std::int64_t to)
+    {
+        if (from < 0 || to < 0)
+            return std::nullopt;
+        return double(to - from) / 1e6;
+    }
+};
+
+} // namespace tb
+
+Q_DECLARE_METATYPE(tb::RequestRecord)
