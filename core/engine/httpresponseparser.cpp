@@ -1,0 +1,123 @@
+#include "engine/httpresponseparser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+namespace tb {
+
+namespace {
+
+constexpr std::size_t kMaxLine = 64 * 1024;
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+std::string trim(const std::string &s)
+{
+    const std::size_t b = s.find_first_not_of(" \t");
+    const std::size_t e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+} // namespace
+
+void HttpResponseParser::reset()
+{
+    *this = HttpResponseParser();
+}
+
+bool HttpResponseParser::takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line)
+{
+    const char *begin = data + pos;
+    const char *nl = static_cast<const char *>(std::memchr(begin, '\n', size - pos));
+    if (!nl) {
+        m_line.append(begin, size - pos);
+        pos = size;
+        if (m_line.size() > kMaxLine)
+            m_error = "header line too long";
+        return false;
+    }
+    line.assign(m_line);
+    line.append(begin, std::size_t(nl - begin));
+    m_line.clear();
+    if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+    pos = std::size_t(nl - data) + 1;
+    return true;
+}
+
+bool HttpResponseParser::statusLine(const std::string &line)
+{
+    // "HTTP/1.1 200 OK"
+    if (line.rfind("HTTP/", 0) != 0 || line.size() < 12 || line[8] != ' ') {
+        m_error = "not an HTTP response: '" + line.substr(0, 40) + "'";
+        return false;
+    }
+    const int status = std::atoi(line.c_str() + 9);
+    if (status < 100 || status > 999) {
+        m_error = "bad HTTP status line: '" + line.substr(0, 40) + "'";
+        return false;
+    }
+    m_head.status = status;
+    m_head.keepAlive = line.compare(5, 3, "1.0") != 0;
+    return true;
+}
+
+bool HttpResponseParser::headerLine(const std::string &line)
+{
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos || colon == 0) {
+        m_error = "malformed header line '" + line.substr(0, 40) + "'";
+        return false;
+    }
+    const std::string name = lower(line.substr(0, colon));
+    const std::string value = trim(line.substr(colon + 1));
+    if (name == "content-length") {
+        char *end = nullptr;
+        const long long n = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || n < 0) {
+            m_error = "bad Content-Length '" + value + "'";
+            return false;
+        }
+        m_contentLength = n;
+    } else if (name == "transfer-encoding") {
+        m_chunked = lower(value).find("chunked") != std::string::npos;
+    } else if (name == "content-type") {
+        std::string type = lower(value);
+        type = trim(type.substr(0, type.find(';')));
+        m_head.contentType = QByteArray::fromStdString(type);
+    } else if (name == "connection") {
+        const std::string v = lower(value);
+        if (v.find("close") != std::string::npos)
+            m_head.keepAlive = false;
+        else if (v.find("keep-alive") != std::string::npos)
+            m_head.keepAlive = true;
+    } else if (name == "retry-after") {
+        char *end = nullptr;
+        const double seconds = std::strtod(value.c_str(), &end);
+        if (end != value.c_str() && seconds >= 0)
+            m_head.retryAfterS = seconds; // the HTTP-date form is not used by LLM APIs
+    }
+    return true;
+}
+
+HttpResponseParser::State HttpResponseParser::bodyState()
+{
+    if (m_head.status == 204 || m_head.status == 304)
+        return State::Done;
+    if (m_chunked)
+        return State::ChunkSize;
+    if (m_contentLength >= 0) {
+        m_remaining = m_contentLength;
+        return m_contentLength == 0 ? State::Done : State::BodyLength;
+    }
+    m_head.keepAlive = false; // the end of the connection ends the body
+    return State::BodyUntilClose;
+}
+
+} // namespace tb

@@ -1,0 +1,155 @@
+#pragma once
+
+#include <QByteArray>
+
+#include <cstdint>
+#include <string>
+
+namespace tb {
+
+/// The parts of a response head the engine acts on.
+struct ResponseHead {
+    int status = 0;
+    QByteArray contentType;  ///< lower case, without parameters
+    double retryAfterS = -1; ///< Retry-After in seconds (delta form), -1 when absent
+    bool keepAlive = true;
+};
+
+/// Incremental HTTP/1.1 response parser: status line, headers, then a body delimited by
+/// Content-Length, chunked transfer coding, or the end of the connection. Skips 1xx responses.
+/// Bodies are handed out in place, without copying.
+class HttpResponseParser
+{
+public:
+    enum class Result { NeedMore, Complete, Error };
+
+    /// For a response to HEAD-like requests there is no body; not needed by the engine.
+    void reset();
+
+    /// Feeds bytes; onHead(const ResponseHead&) once, onBody(const char*, size_t) per body piece.
+    /// Returns Complete at the end of the message (bytes after it are not consumed: *consumed
+    /// tells how many were), Error with errorText() on malformed input.
+    template<typename OnHead, typename OnBody>
+    Result feed(const char *data, std::size_t size, std::size_t *consumed, OnHead &&onHead, OnBody &&onBody);
+
+    /// The connection closed: completes a close-delimited body, otherwise the message is truncated.
+    bool closeCompletes() const { return m_state == State::BodyUntilClose; }
+    bool headReceived() const { return m_headDone; }
+    const ResponseHead &head() const { return m_head; }
+    const std::string &errorText() const { return m_error; }
+
+private:
+    enum class State { StatusLine, Headers, BodyLength, BodyUntilClose, ChunkSize, ChunkData, ChunkDataEnd, Trailers, Done };
+
+    bool takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line);
+    bool headerLine(const std::string &line);
+    bool statusLine(const std::string &line);
+    State bodyState();
+
+    State m_state = State::StatusLine;
+    ResponseHead m_head;
+    bool m_headDone = false;
+    bool m_chunked = false;
+    std::int64_t m_contentLength = -1;
+    std::int64_t m_remaining = 0;
+    std::string m_line;
+    std::string m_error;
+};
+
+template<typename OnHead, typename OnBody>
+HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_t size, std::size_t *consumed,
+                                                    OnHead &&onHead, OnBody &&onBody)
+{
+    std::size_t pos = 0;
+    const auto finish = [&](Result r) {
+        if (consumed)
+            *consumed = pos;
+        return r;
+    };
+    std::string line;
+    while (pos < size || m_state == State::Done) {
+        if (!m_error.empty())
+            return finish(Result::Error);
+        switch (m_state) {
+        case State::StatusLine:
+            if (!takeLine(data, size, pos, line))
+                return finish(m_error.empty() ? Result::NeedMore : Result::Error);
+            if (line.empty())
+                break; // tolerate stray CRLF between messages
+            if (!statusLine(line))
+                return finish(Result::Error);
+            m_state = State::Headers;
+            break;
+        case State::Headers:
+            if (!takeLine(data, size, pos, line))
+                return finish(m_error.empty() ? Result::NeedMore : Result::Error);
+            if (!line.empty()) {
+                if (!headerLine(line))
+                    return finish(Result::Error);
+                break;
+            }
+            if (m_head.status >= 100 && m_head.status < 200) { // interim response: the real one follows
+                m_head = {};
+                m_chunked = false;
+                m_contentLength = -1;
+                m_state = State::StatusLine;
+                break;
+            }
+            m_headDone = true;
+            onHead(m_head);
+            m_state = bodyState();
+            break;
+        case State::BodyLength:
+        case State::ChunkData: {
+            const std::size_t take = std::size_t(std::min<std::int64_t>(m_remaining, std::int64_t(size - pos)));
+            if (take > 0)
+                onBody(data + pos, take);
+            pos += take;
+            m_remaining -= std::int64_t(take);
+            if (m_remaining > 0)
+                return finish(Result::NeedMore);
+            m_state = m_state == State::BodyLength ? State::Done : State::ChunkDataEnd;
+            break;
+        }
+        case State::BodyUntilClose:
+            onBody(data + pos, size - pos);
+            pos = size;
+            return finish(Result::NeedMore);
+        case State::ChunkSize: {
+            if (!takeLine(data, size, pos, line))
+                return finish(m_error.empty() ? Result::NeedMore : Result::Error);
+            const std::size_t semicolon = line.find(';');
+            const std::string hex = line.substr(0, semicolon);
+            char *end = nullptr;
+            const unsigned long long n = std::strtoull(hex.c_str(), &end, 16);
+            if (hex.empty() || end == hex.c_str() || (*end != '\0' && *end != ' ' && *end != '\t')) {
+                m_error = "malformed chunk size '" + line.substr(0, 40) + "'";
+                return finish(Result::Error);
+            }
+            m_remaining = std::int64_t(n);
+            m_state = n == 0 ? State::Trailers : State::ChunkData;
+            break;
+        }
+        case State::ChunkDataEnd:
+            if (!takeLine(data, size, pos, line))
+                return finish(m_error.empty() ? Result::NeedMore : Result::Error);
+            if (!line.empty()) {
+                m_error = "chunk data longer than its declared size";
+                return finish(Result::Error);
+            }
+            m_state = State::ChunkSize;
+            break;
+        case State::Trailers:
+            if (!takeLine(data, size, pos, line))
+                return finish(m_error.empty() ? Result::NeedMore : Result::Error);
+            if (line.empty())
+                m_state = State::Done;
+            break;
+        case State::Done:
+            return finish(Result::Complete);
+        }
+    }
+    return finish(Result::NeedMore);
+}
+
+} // namespace tb

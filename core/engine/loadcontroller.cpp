@@ -1,0 +1,330 @@
+#include "engine/loadcontroller.h"
+
+#include "engine/transportworker.h"
+
+#include <QThread>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+std::uint64_t splitmix(std::uint64_t &state)
+{
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+} // namespace
+
+LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent)
+    : QObject(parent)
+    , m_plan(std::move(plan))
+    , m_clock(clock)
+    , m_onRecord(std::move(onRecord))
+    , m_counters(std::make_shared<LiveCounters>())
+    , m_rng(m_plan->config.load.seed)
+{
+    m_phaseTimer.setParent(this);
+    m_phaseTimer.setSingleShot(true);
+    m_phaseTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_phaseTimer, &QTimer::timeout, this, &LoadController::endPhase);
+    m_arrivalTimer.setParent(this);
+    m_arrivalTimer.setSingleShot(true);
+    m_arrivalTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_arrivalTimer, &QTimer::timeout, this, &LoadController::arrivalTick);
+}
+
+LoadController::~LoadController()
+{
+    stopWorkers();
+}
+
+void LoadController::start(int workerThreads)
+{
+    if (workerThreads <= 0)
+        workerThreads = std::max(2, QThread::idealThreadCount());
+    m_workers.resize(std::size_t(workerThreads));
+    for (std::size_t i = 0; i < m_workers.size(); ++i) {
+        Worker &w = m_workers[i];
+        w.thread = new QThread;
+        w.thread->setObjectName(QStringLiteral("tb-transport-%1").arg(i));
+        w.transport = new TransportWorker(m_plan, m_clock, m_counters, [this, i](RequestRecord &&record) {
+            // Runs on the worker thread: hand the record to the controller's thread.
+            QMetaObject::invokeMethod(
+                this, [this, i, r = std::move(record)]() mutable { completed(i, std::move(r)); }, Qt::QueuedConnection);
+        });
+        w.transport->moveToThread(w.thread);
+        w.thread->start();
+    }
+    const LoadConfig &load = m_plan->config.load;
+    m_inWarmup = load.warmupMs > 0 || load.warmupRequests > 0;
+    m_stage = 0;
+    m_issuing = true;
+    beginPhase();
+}
+
+void LoadController::stopWorkers()
+{
+    for (Worker &w : m_workers) {
+        if (!w.thread)
+            continue;
+        TransportWorker *transport = w.transport;
+        // Sockets must die on the thread that owns them.
+        QMetaObject::invokeMethod(transport, [transport] { delete transport; }, Qt::BlockingQueuedConnection);
+        w.thread->quit();
+        w.thread->wait();
+        delete w.thread;
+        w.thread = nullptr;
+        w.transport = nullptr;
+    }
+}
+
+const StageConfig &LoadController::currentStage() const
+{
+    return m_plan->stages.at(m_stage);
+}
+
+void LoadController::beginPhase()
+{
+    m_phaseStartNs = m_clock.nowNs();
+    m_phaseIssued = 0;
+    Q_EMIT stageStarted(m_stage, m_inWarmup);
+    const LoadConfig &load = m_plan->config.load;
+    const StageConfig &stage = currentStage();
+    const qint64 durationMs = m_inWarmup ? load.warmupMs : stage.durationMs;
+    if (durationMs > 0)
+        m_phaseTimer.start(std::chrono::milliseconds(durationMs));
+    if (stage.mode == LoadMode::Concurrency) {
+        fillUsers();
+    } else {
+        m_nextArrivalNs = m_phaseStartNs + (load.arrival == Arrival::Poisson ? std::int64_t(nextGapNs()) : 0);
+        arrivalTick();
+    }
+}
+
+void LoadController::endPhase()
+{
+    if (!m_issuing)
+        return;
+    m_phaseTimer.stop();
+    m_arrivalTimer.stop();
+    if (m_inWarmup) {
+        m_inWarmup = false;
+    } else if (m_stage + 1 < m_plan->stages.size()) {
+        ++m_stage;
+    } else {
+        m_issuing = false; // drain: the requests in flight finish, no new ones start
+        maybeFinish();
+        return;
+    }
+    beginPhase();
+}
+
+bool LoadController::phaseCountReached() const
+{
+    const std::int64_t limit = m_inWarmup ? m_plan->config.load.warmupRequests : currentStage().requests;
+    return limit > 0 && m_phaseIssued >= limit;
+}
+
+void LoadController::fillUsers()
+{
+    // Users carry over between stages: requests still running from the previous stage count
+    // towards the new level, so concurrency steps without overshoot.
+    const std::int64_t users = std::int64_t(currentStage().level);
+    while (m_issuing && m_pending < users && !phaseCountReached())
+        issue(m_clock.nowNs());
+    if (m_issuing && phaseCountReached())
+        endPhase();
+}
+
+double LoadController::nextGapNs()
+{
+    const double rate = currentStage().level;
+    if (m_plan->config.load.arrival == Arrival::Constant)
+        return 1e9 / rate;
+    // Exponential gaps from a 53-bit uniform in (0, 1]: reproducible on every platform.
+    const double u = double((splitmix(m_rng) >> 11) + 1) * 0x1.0p-53;
+    return -std::log(u) * 1e9 / rate;
+}
+
+void LoadController::arrivalTick()
+{
+    if (!m_issuing || currentStage().mode != LoadMode::Rate)
+        return;
+    const std::int64_t now = m_clock.nowNs();
+    const std::int64_t stageEndNs = [&] {
+        const qint64 ms = m_inWarmup ? m_plan->config.load.warmupMs : currentStage().durationMs;
+        return ms > 0 ? m_phaseStartNs + ms * 1'000'000 : std::numeric_limits<std::int64_t>::max();
+    }();
+    // Late timer? Every arrival that is due goes out now, each keeping its own scheduled time:
+    // latency is then measured from when the request should have started (no coordinated omission).
+    while (m_issuing && m_nextArrivalNs <= now && m_nextArrivalNs < stageEndNs) {
+        issue(m_nextArrivalNs);
+        m_nextArrivalNs += std::int64_t(nextGapNs());
+        if (phaseCountReached()) {
+            endPhase();
+            return;
+        }
+    }
+    if (m_issuing && m_nextArrivalNs < stageEndNs)
+        scheduleArrivalTimer();
+}
+
+void LoadController::scheduleArrivalTimer()
+{
+    const std::int64_t waitNs = m_nextArrivalNs - m_clock.nowNs();
+    // QTimer counts whole milliseconds; round down and let arrivalTick() send what is due.
+    m_arrivalTimer.start(int(std::max<std::int64_t>(0, waitNs / 1'000'000)));
+}
+
+void LoadController::issue(std::int64_t scheduledNs)
+{
+    RequestJob job;
+    job.id = m_nextId++;
+    job.stage = m_stage;
+    job.warmup = m_inWarmup;
+    job.scheduledNs = scheduledNs;
+    ++m_phaseIssued;
+    const int cap = m_plan->config.load.maxInFlight;
+    if (currentStage().mode == LoadMode::Rate && cap > 0 && m_pending >= cap) {
+        m_waiting.push_back(job); // its wait shows as queue delay
+        return;
+    }
+    dispatch(job);
+}
+
+void LoadController::dispatch(const RequestJob &job)
+{
+    auto least = std::min_element(m_workers.begin(), m_workers.end(),
+                                  [](const Worker &a, const Worker &b) { return a.active < b.active; });
+    ++least->active;
+    ++m_pending;
+    TransportWorker *transport = least->transport;
+    QMetaObject::invokeMethod(transport, [transport, job] { transport->execute(job); }, Qt::QueuedConnection);
+}
+
+void LoadController::completed(std::size_t worker, RequestRecord &&record)
+{
+    --m_workers[worker].active;
+    --m_pending;
+    (record.ok() ? m_ok : m_failed) += 1;
+    if (m_onRecord)
+        m_onRecord(std::move(record));
+    if (!m_waiting.empty() && !m_stopping) {
+        const RequestJob job = m_waiting.front();
+        m_waiting.pop_front();
+        dispatch(job);
+    }
+    if (m_issuing && currentStage().mode == LoadMode::Concurrency)
+        fillUsers();
+    maybeFinish();
+}
+
+void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, const QString &message)
+{
+    RequestRecord r;
+    r.id = job.id;
+    r.stage = job.stage;
+    r.warmup = job.warmup;
+    r.scheduledNs = job.scheduledNs;
+    r.doneNs = m_clock.nowNs();
+    r.status = status;
+    r.errorMessage = message;
+    ++m_failed;
+    if (m_onRecord)
+        m_onRecord(std::move(r));
+}
+
+void LoadController::stop()
+{
+    if (m_stopping || m_finished)
+        return;
+    m_stopping = true;
+    m_issuing = false;
+    m_phaseTimer.stop();
+    m_arrivalTimer.stop();
+    while (!m_waiting.empty()) {
+        recordUnsent(m_waiting.front(), RequestStatus::Cancelled, QStringLiteral("cancelled by Stop before it was sent"));
+        m_waiting.pop_front();
+    }
+    for (Worker &w : m_workers) {
+        TransportWorker *transport = w.transport;
+        QMetaObject::invokeMethod(transport, [transport] { transport->cancelAll(); }, Qt::QueuedConnection);
+    }
+    maybeFinish();
+}
+
+void LoadController::maybeFinish()
+{
+    if (m_finished || m_issuing || m_pending > 0 || !m_waiting.empty())
+        return;
+    m_finished = true;
+    Q_EMIT finished(m_stopping);
+}
+
+RunProgress LoadController::progress() const
+{
+    RunProgress p;
+    const std::int64_t now = m_clock.nowNs();
+    p.elapsedNs = now;
+    p.stage = m_stage;
+    p.stageCount = int(m_plan->stages.size());
+    p.stageName = currentStage().name;
+    p.warmup = m_inWarmup;
+    p.draining = !m_issuing && !m_finished;
+    p.stopping = m_stopping;
+    p.mode = currentStage().mode;
+    p.level = currentStage().level;
+    p.issued = std::int64_t(m_nextId - 1);
+    p.completed = m_ok;
+    p.failed = m_failed;
+    p.inFlight = m_counters->inFlight.load(std::memory_order_relaxed);
+    p.peakInFlight = m_counters->peakInFlight.load(std::memory_order_relaxed);
+    p.waiting = std::int64_t(m_waiting.size());
+    p.chunks = m_counters->chunks.load(std::memory_order_relaxed);
+
+    // Stage fraction and ETA: exact for stages that end by time, estimated from the issue rate so
+    // far for stages that end by count.
+    const LoadConfig &load = m_plan->config.load;
+    const double elapsedS = double(now) / 1e9;
+    const double issueRate = elapsedS > 0.5 ? double(p.issued) / elapsedS : 0.0;
+    const auto phaseSeconds = [&](qint64 durationMs, qint64 requests) -> double {
+        if (durationMs > 0)
+            return double(durationMs) / 1000.0;
+        if (requests > 0 && issueRate > 0)
+            return double(requests) / issueRate;
+        return -1;
+    };
+    const double inPhaseS = double(now - m_phaseStartNs) / 1e9;
+    const double phaseTotal = m_inWarmup ? phaseSeconds(load.warmupMs, load.warmupRequests)
+                                         : phaseSeconds(currentStage().durationMs, currentStage().requests);
+    if (m_finished) {
+        p.stageFraction = 1;
+        p.etaMs = 0;
+        return p;
+    }
+    if (!m_issuing) {
+        p.stageFraction = 1;
+        return p; // draining: the rest depends on the requests in flight
+    }
+    const std::int64_t limit = m_inWarmup ? load.warmupRequests : currentStage().requests;
+    const qint64 durationMs = m_inWarmup ? load.warmupMs : currentStage().durationMs;
+    if (durationMs > 0)
+        p.stageFraction = std::min(1.0, inPhaseS * 1000.0 / double(durationMs));
+    else if (limit > 0)
+        p.stageFraction = std::min(1.0, double(m_phaseIssued) / double(limit));
+    double remaining = phaseTotal >= 0 ? std::max(0.0, phaseTotal * (1.0 - std::max(0.0, p.stageFraction))) : -1;
+    for (int s = m_inWarmup ? 0 : m_stage + 1; s < m_plan->stages.size() && remaining >= 0; ++s) {
+        const double t = phaseSeconds(m_plan->stages.at(s).durationMs, m_plan->stages.at(s).requests);
+        remaining = t >= 0 ? remaining + t : -1;
+    }
+    p.etaMs = remaining >= 0 ? std::int64_t(remaining * 1000.0) : -1;
+    return p;
+}
+
+} // namespace tb

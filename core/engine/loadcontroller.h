@@ -1,0 +1,104 @@
+#pragma once
+
+#include "engine/runclock.h"
+#include "engine/runplan.h"
+#include "engine/runprogress.h"
+#include "metrics/requestrecord.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QThread;
+
+namespace tb {
+
+class TransportWorker;
+
+/// The load profile in action (SPEC §5): decides when each request starts — closed-loop virtual
+/// users, open-loop constant or Poisson arrivals with an optional in-flight cap, warm-up, stages
+/// ending by time or count — and hands requests to transport workers on their own threads.
+///
+/// Lives on one thread (never the GUI's); every finished RequestRecord is passed to `onRecord` on
+/// that thread, in completion order.
+class LoadController : public QObject
+{
+    Q_OBJECT
+
+public:
+    using RecordFn = std::function<void(RequestRecord &&record)>;
+
+    LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent = nullptr);
+    /// Stops workers and joins their threads.
+    ~LoadController() override;
+
+    /// Starts `workerThreads` transport threads (0 = one per core, at least 2) and the load.
+    void start(int workerThreads = 0);
+    /// Stops starting requests and cancels those in flight (they are recorded as cancelled).
+    /// Safe to call more than once; `finished` follows once every request is accounted for.
+    void stop();
+
+    RunProgress progress() const;
+    bool isFinished() const { return m_finished; }
+    const std::shared_ptr<LiveCounters> &counters() const { return m_counters; }
+
+Q_SIGNALS:
+    void stageStarted(int stage, bool warmup);
+    /// Every request has finished; `cancelled` when Stop ended the run early.
+    void finished(bool cancelled);
+
+private:
+    struct Worker {
+        QThread *thread = nullptr;
+        TransportWorker *transport = nullptr;
+        int active = 0;
+    };
+
+    void beginPhase();
+    void endPhase();
+    void fillUsers();
+    void arrivalTick();
+    void scheduleArrivalTimer();
+    double nextGapNs();
+    void issue(std::int64_t scheduledNs);
+    void dispatch(const RequestJob &job);
+    void completed(std::size_t worker, RequestRecord &&record);
+    void recordUnsent(const RequestJob &job, RequestStatus status, const QString &message);
+    bool phaseCountReached() const;
+    void maybeFinish();
+    void stopWorkers();
+    const StageConfig &currentStage() const;
+
+    std::shared_ptr<const RunPlan> m_plan;
+    RunClock m_clock;
+    RecordFn m_onRecord;
+    std::shared_ptr<LiveCounters> m_counters;
+    std::vector<Worker> m_workers;
+
+    // Phase: warm-up (at stage 0's level) then each stage in turn.
+    bool m_inWarmup = false;
+    int m_stage = 0;
+    std::int64_t m_phaseStartNs = 0;
+    std::int64_t m_phaseIssued = 0;
+    bool m_issuing = false;
+    bool m_stopping = false;
+    bool m_finished = false;
+    QTimer m_phaseTimer;
+
+    // Open loop.
+    std::int64_t m_nextArrivalNs = 0;
+    std::uint64_t m_rng = 0;
+    std::deque<RequestJob> m_waiting;
+    QTimer m_arrivalTimer;
+
+    std::uint64_t m_nextId = 1;
+    std::int64_t m_pending = 0; ///< dispatched to a worker, not yet finished
+    std::int64_t m_ok = 0;
+    std::int64_t m_failed = 0;
+};
+
+} // namespace tb

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "config/runconfig.h"
+#include "engine/promptsource.h"
+
+#include <QByteArray>
+#include <QUrl>
+
+namespace tb {
+
+/// Where a target's requests go: parsed once from its base URL.
+struct Endpoint {
+    QString host;
+    quint16 port = 80;
+    bool tls = false;
+    bool operator==(const Endpoint &) const = default;
+};
+
+/// Builds complete HTTP/1.1 request messages for one target: the request line and headers
+/// (including credentials) are rendered once, so per request only the JSON body is made.
+class RequestBuilder
+{
+public:
+    /// nullopt with *error when the URL cannot be used.
+    static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request, QString *error);
+
+    const Endpoint &endpoint() const { return m_endpoint; }
+    ApiKind api() const { return m_api; }
+    bool streaming() const { return m_request.stream; }
+    /// The path requests are posted to, e.g. "/v1/chat/completions".
+    const QByteArray &path() const { return m_path; }
+
+    /// The JSON body for a prompt (before the target's extra_body is merged in).
+    nlohmann::json body(const Prompt &prompt) const;
+    /// The whole HTTP request message.
+    QByteArray httpRequest(const Prompt &prompt) const;
+    /// A GET request for {base}/models (connection test).
+    QByteArray modelsRequest() const;
+
+    /// The base URL's path joined with a suffix: "/v1" + "/models".
+    static QByteArray joinPath(const QUrl &base, const char *suffix);
+
+private:
+    RequestBuilder() = default;
+
+    ApiKind m_api = ApiKind::OpenAIChat;
+    RequestConfig m_request;
+    std::string m_model;
+    nlohmann::json m_extraBody;
+    Endpoint m_endpoint;
+    QByteArray m_path;
+    QByteArray m_modelsPath;
+    QByteArray m_headers; ///< everything after the request line except Content-Length
+};
+
+} // namespace tb

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "config/runconfig.h"
+#include "engine/promptsource.h"
+#include "engine/requestbuilder.h"
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+namespace tb {
+
+/// Everything workers need to make requests, prepared once before the run and then shared
+/// read-only between threads.
+struct RunPlan {
+    RunConfig config;                  ///< the configuration as given (a value copy)
+    QList<StageConfig> stages;         ///< effectiveStages(config.load)
+    std::vector<RequestBuilder> targets;
+    std::shared_ptr<const PromptSource> prompts;
+    bool countWithTokenizer = false;
+
+    /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
+    static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);
+};
+
+/// One request the load profile wants made.
+struct RequestJob {
+    std::uint64_t id = 0;
+    int stage = 0;
+    bool warmup = false;
+    std::int64_t scheduledNs = 0;
+    int target = 0;
+};
+
+/// Counters workers update on the hot path and the controller reads for live progress.
+struct LiveCounters {
+    std::atomic<std::int64_t> inFlight{0};      ///< sent on the wire, not yet done
+    std::atomic<std::int64_t> peakInFlight{0};
+    std::atomic<std::int64_t> chunks{0};        ///< token-bearing chunks received
+
+    void requestSent()
+    {
+        const std::int64_t now = inFlight.fetch_add(1, std::memory_order_relaxed) + 1;
+        std::int64_t peak = peakInFlight.load(std::memory_order_relaxed);
+        while (now > peak && !peakInFlight.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+        }
+    }
+    void requestDone() { inFlight.fetch_sub(1, std::memory_order_relaxed); }
+};
+
+} // namespace tb

@@ -1,0 +1,128 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tb {
+
+/// Incremental parser for text/event-stream (the WHATWG Server-Sent Events format) as it arrives in
+/// arbitrary pieces off a socket: lines end in CR, LF or CRLF (a CRLF may be split across reads),
+/// comments (": …") are skipped, several `data:` lines join with '\n', an event is dispatched at the
+/// blank line that ends it, and an unterminated event at end of stream is dropped (as browsers do).
+///
+/// Hot path: one call per socket read. Complete lines are parsed in place; only a trailing partial
+/// line, and data spanning lines, are copied.
+class SseParser
+{
+public:
+    /// Feeds bytes; calls onEvent(std::string_view event, std::string_view data) for every complete
+    /// event (the views are valid only during the call). `event` is empty when the stream gave none
+    /// (the spec's default type "message").
+    template<typename OnEvent>
+    void feed(const char *data, std::size_t size, OnEvent &&onEvent);
+
+    void reset();
+
+private:
+    template<typename OnEvent>
+    void line(std::string_view line, OnEvent &&onEvent);
+
+    std::string m_partial;     ///< an unterminated line carried to the next read
+    std::string m_data;        ///< data of the event being assembled
+    std::string m_event;       ///< its event type
+    bool m_hasData = false;
+    bool m_skipLf = false;     ///< the previous read ended in CR: a leading LF belongs to it
+    bool m_started = false;    ///< past a possible UTF-8 BOM
+};
+
+template<typename OnEvent>
+void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
+{
+    std::size_t pos = 0;
+    if (!m_started && size > 0) {
+        m_partial.append(data, size);
+        if (m_partial.size() < 3 && std::string_view("\xEF\xBB\xBF").starts_with(m_partial))
+            return; // wait: might still be a BOM
+        m_started = true;
+        std::string buffered;
+        buffered.swap(m_partial);
+        if (std::string_view(buffered).starts_with("\xEF\xBB\xBF"))
+            buffered.erase(0, 3);
+        feed(buffered.data(), buffered.size(), onEvent);
+        return;
+    }
+    if (m_skipLf && pos < size && data[pos] == '\n')
+        ++pos;
+    m_skipLf = false;
+    while (pos < size) {
+        std::size_t end = pos;
+        while (end < size && data[end] != '\n' && data[end] != '\r')
+            ++end;
+        if (end == size) {
+            m_partial.append(data + pos, size - pos);
+            return;
+        }
+        if (m_partial.empty()) {
+            line(std::string_view(data + pos, end - pos), onEvent);
+        } else {
+            m_partial.append(data + pos, end - pos);
+            std::string whole;
+            whole.swap(m_partial);
+            line(whole, onEvent);
+        }
+        if (data[end] == '\r') {
+            if (end + 1 < size) {
+                if (data[end + 1] == '\n')
+                    ++end;
+            } else {
+                m_skipLf = true;
+            }
+        }
+        pos = end + 1;
+    }
+}
+
+template<typename OnEvent>
+void SseParser::line(std::string_view text, OnEvent &&onEvent)
+{
+    if (text.empty()) {
+        if (m_hasData) {
+            onEvent(std::string_view(m_event), std::string_view(m_data));
+            m_data.clear();
+            m_hasData = false;
+        }
+        m_event.clear();
+        return;
+    }
+    if (text.front() == ':')
+        return; // comment (keep-alive pings)
+    const std::size_t colon = text.find(':');
+    const std::string_view field = text.substr(0, colon);
+    std::string_view value;
+    if (colon != std::string_view::npos) {
+        value = text.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ')
+            value.remove_prefix(1);
+    }
+    if (field == "data") {
+        if (m_hasData)
+            m_data.push_back('\n');
+        m_data.append(value);
+        m_hasData = true;
+    } else if (field == "event") {
+        m_event.assign(value);
+    }
+    // "id" and "retry" are reconnection hints; a benchmark never reconnects a stream.
+}
+
+inline void SseParser::reset()
+{
+    m_partial.clear();
+    m_data.clear();
+    m_event.clear();
+    m_hasData = false;
+    m_skipLf = false;
+    m_started = false;
+}
+
+} // namespace tb

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "config/runconfig.h"
+#include "metrics/requestrecord.h"
+
+#include <string>
+#include <string_view>
+
+namespace tb {
+
+/// Decodes one response of an OpenAI-compatible or Anthropic API into a RequestRecord: content,
+/// reasoning and tool-call deltas (as token-bearing chunks stamped with their read's time), usage
+/// (prompt, completion, cached and reasoning tokens), finish reason, response id, and error events.
+/// One decoder serves one request at a time; begin() resets it.
+class StreamDecoder
+{
+public:
+    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false);
+
+    void begin(RequestRecord *record);
+
+    /// One SSE event of a streaming response; stampNs is when its bytes were read.
+    void onEvent(std::string_view event, std::string_view data, std::int64_t stampNs);
+    /// The whole body of a non-streaming response (or a streaming request the server answered
+    /// with plain JSON).
+    void onBody(std::string_view body, std::int64_t stampNs);
+    /// A non-2xx response's body: extracts the server's error message.
+    static QString errorMessageFromBody(std::string_view body);
+
+    /// The stream said it is complete ([DONE], a finish reason, or message_stop).
+    bool complete() const { return m_done || m_finished; }
+    /// A protocol problem or an error event was seen; the message is in the record.
+    bool failed() const { return m_failed; }
+
+    /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
+    /// else the local tokenizer when enabled, else one token per chunk). promptTokensEstimate is the
+    /// client's count of the prompt, used when the server reports no usage.
+    void finish(std::int64_t promptTokensEstimate);
+
+private:
+    void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
+    void fail(const QString &message);
+    void decodeOpenAI(const nlohmann::json &json, std::int64_t stampNs, bool streaming);
+    void decodeAnthropic(const nlohmann::json &json, std::int64_t stampNs, bool streaming);
+    void readOpenAIUsage(const nlohmann::json &usage);
+    void readAnthropicUsage(const nlohmann::json &usage);
+
+    ApiKind m_api;
+    bool m_countWithTokenizer;
+    RequestRecord *m_record = nullptr;
+    bool m_done = false;
+    bool m_finished = false;
+    bool m_failed = false;
+    bool m_sawUsage = false;
+    std::string m_text; ///< generated text, kept only when counting with the tokenizer
+};
+
+} // namespace tb
