@@ -167,6 +167,7 @@ private Q_SLOTS:
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
+        c.request.tokenizer = QStringLiteral("approx");
         c.prompt.promptTokens = 512;
         c.prompt.systemTokens = 128;
         c.prompt.userTemplate = QStringLiteral("Summarise {{topic}}");

@@ -400,7 +400,8 @@ nlohmann::json toJson(const RunConfig &c)
          {{"max_tokens", c.request.maxTokens},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
-          {"stream", c.request.stream}}},
+          {"stream", c.request.stream},
+          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
@@ -492,6 +493,9 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
+        r.string("tokenizer", c.request.tokenizer);
+        if (!c.request.tokenizer.isEmpty() && c.request.tokenizer != QLatin1String("approx"))
+            r.fail(r.field("tokenizer"), QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
         if (!r.finish())
             return std::nullopt;
     }

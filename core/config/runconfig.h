@@ -54,6 +54,9 @@ struct RequestConfig {
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
+    /// Local token counting when the server reports no usage: "approx" (ApproxTokenizer) or empty
+    /// (count one token per token-bearing chunk).
+    QString tokenizer;
     bool operator==(const RequestConfig &) const = default;
 };
 

@@ -15,6 +15,7 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString 
     auto plan = std::make_shared<RunPlan>();
     plan->config = config;
     plan->stages = effectiveStages(config.load);
+    plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");
     auto builder = RequestBuilder::create(config.target, config.request, error);
     if (!builder)
         return nullptr;
