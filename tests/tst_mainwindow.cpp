@@ -1,48 +1,346 @@
+// The main window as a user meets it: menus and shortcuts, Run enabled only for a valid
+// configuration, configurations saved and opened as the CLI's JSON, state kept across sessions in
+// QSettings, and no API key in any file the window writes.
 #include "mainwindow.h"
+
+#include "configeditor.h"
+#include "simulatorcontroller.h"
+#include "targetlistmodel.h"
 
 #include "tokenbench/version.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QDirIterator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
+
+using namespace tb;
+
+namespace {
+
+const QString kSecret = QStringLiteral("sk-secret-never-on-disk-4711");
+
+RunConfig remoteConfig()
+{
+    RunConfig c;
+    c.target.name = QStringLiteral("staging");
+    c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+    c.target.model = QStringLiteral("m-7b");
+    c.target.apiKeyEnv = QStringLiteral("STAGING_KEY");
+    c.prompt.promptTokens = 256;
+    c.load.concurrency = 16;
+    c.load.durationMs = 60000;
+    return c;
+}
+
+QByteArray allFilesUnder(const QString &dir)
+{
+    QByteArray all;
+    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (f.open(QIODevice::ReadOnly))
+            all += f.readAll();
+    }
+    return all;
+}
+
+} // namespace
 
 class TestMainWindow : public QObject
 {
     Q_OBJECT
 
+private:
+    QTemporaryDir m_settingsDir;
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void init() { QSettings().clear(); }
+
     void constructsAndShows()
     {
-        tb::MainWindow w;
+        MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(w.isVisible());
-        QVERIFY(w.width() > 0 && w.height() > 0);
         const QImage shot = w.grab().toImage();
         QVERIFY(!shot.isNull());
+        // For a person to look at: the window as a user first sees it, and each tab.
+        shot.save(QDir::temp().filePath(QStringLiteral("tokenbench-mainwindow.png")));
+        for (int tab = 1; tab < w.configEditor()->tabs()->count(); ++tab) {
+            w.configEditor()->tabs()->setCurrentIndex(tab);
+            QTest::qWait(100); // let the newly shown tab lay itself out (nested layouts take several passes)
+            w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-mainwindow-tab%1.png").arg(tab)));
+        }
+    }
+
+    void screenshotOfBusyForms()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RunConfig c = remoteConfig();
+        c.target.headers = {{QStringLiteral("X-Team"), QStringLiteral("perf")}};
+        c.target.extraBody = {{"top_k", 40}};
+        c.prompt.promptTokens = 0;
+        c.prompt.systemTemplate = QStringLiteral("You are {{persona}}.");
+        c.prompt.userTemplate = QStringLiteral("Write {{n}} lines about {{topic}}.");
+        c.prompt.variables = {{QStringLiteral("persona"), QStringLiteral("a poet")},
+                              {QStringLiteral("n"), QStringLiteral("4")}};
+        c.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s,c=32:500"), nullptr);
+        c.slo.ttftMs = 500;
+        c.load.concurrency = 0; // shown while stages are on: not a problem
+        w.configEditor()->setConfig(c);
+        for (int tab = 0; tab < w.configEditor()->tabs()->count(); ++tab) {
+            w.configEditor()->tabs()->setCurrentIndex(tab);
+            QTest::qWait(100);
+            w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-busy-tab%1.png").arg(tab)));
+        }
+        QCOMPARE(w.configEditor()->problems(), QStringList{QStringLiteral("prompt.variables: {{topic}} has no value")});
     }
 
     void menusInOrder()
     {
-        tb::MainWindow w;
+        MainWindow w;
         QStringList titles;
         for (QMenu *m : w.menus())
             titles << m->title().remove(QLatin1Char('&'));
-        QCOMPARE(titles, (QStringList{QStringLiteral("File"), QStringLiteral("Run"), QStringLiteral("View"), QStringLiteral("Help")}));
+        QCOMPARE(titles, (QStringList{QStringLiteral("File"), QStringLiteral("Run"), QStringLiteral("View"),
+                                      QStringLiteral("Help")}));
+    }
+
+    void shortcuts_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QKeySequence>("keys");
+        QTest::addColumn<QString>("menu");
+        QTest::newRow("run") << "actionRun" << QKeySequence(Qt::CTRL | Qt::Key_R) << "Run";
+        QTest::newRow("stop") << "actionStop" << QKeySequence(Qt::Key_Escape) << "Run";
+        QTest::newRow("save config") << "actionSaveConfig" << QKeySequence(Qt::CTRL | Qt::Key_S) << "File";
+        QTest::newRow("open run") << "actionOpenRun" << QKeySequence(Qt::CTRL | Qt::Key_O) << "File";
+        QTest::newRow("export") << "actionExport" << QKeySequence(Qt::CTRL | Qt::Key_E) << "File";
+        QTest::newRow("test connection") << "actionTestConnection" << QKeySequence(Qt::CTRL | Qt::Key_T) << "Run";
+    }
+
+    void shortcuts()
+    {
+        QFETCH(QString, action);
+        QFETCH(QKeySequence, keys);
+        QFETCH(QString, menu);
+        MainWindow w;
+        auto *a = w.findChild<QAction *>(action);
+        QVERIFY(a);
+        QCOMPARE(a->shortcut(), keys);
+        bool inMenu = false;
+        for (QMenu *m : w.menus())
+            inMenu |= m->title().remove(QLatin1Char('&')) == menu && m->actions().contains(a);
+        QVERIFY(inMenu);
     }
 
     void aboutShowsVersionAndQt()
     {
-        tb::MainWindow w;
+        MainWindow w;
         w.show();
         w.showAbout();
         auto *box = w.findChild<QMessageBox *>(QStringLiteral("aboutBox"));
         QVERIFY(box);
         QVERIFY(box->isVisible());
+        QVERIFY(!box->isModal() || box->windowModality() == Qt::WindowModal); // open(): no nested event loop
         QVERIFY2(box->text().contains(tb::version()), qPrintable(box->text()));
         QVERIFY2(box->text().contains(QLatin1String(qVersion())), qPrintable(box->text()));
         box->accept();
+    }
+
+    void firstStartRunsOnSimulator()
+    {
+        MainWindow w;
+        w.show();
+        const RunConfig c = w.currentConfig();
+        QCOMPARE(c.target.name, TargetListModel::builtinName());
+        QCOMPARE(c.target.model, SimulatorController::defaultPreset());
+        QVERIFY(w.simulator()->isRunning());
+        QVERIFY2(QRegularExpression(QStringLiteral("^http://127\\.0\\.0\\.1:\\d+/v1$")).match(c.target.url).hasMatch(),
+                 qPrintable(c.target.url));
+        QVERIFY2(w.runAction()->isEnabled(), qPrintable(w.configEditor()->problems().join(QLatin1Char('\n'))));
+        QVERIFY(!w.findChild<QWidget *>(QStringLiteral("deleteTarget"))->isEnabled()); // the simulator stays
+    }
+
+    void simulatorConnectionAndPresets()
+    {
+        MainWindow w;
+        w.show();
+        auto *list = w.findChild<QListWidget *>(QStringLiteral("modelList"));
+        w.findChild<QAction *>(QStringLiteral("actionTestConnection"))->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(list->count() > 0, 20000);
+        QCOMPARE(list->item(0)->text(), SimulatorController::defaultPreset());
+
+        // The model box holds the presets; picking one restarts the simulator with it.
+        auto *model = w.findChild<QComboBox *>(QStringLiteral("targetModel"));
+        QCOMPARE(model->count(), SimulatorController::presetNames().size());
+        model->setCurrentText(QStringLiteral("fast"));
+        QCOMPARE(w.simulator()->preset(), QStringLiteral("fast"));
+        QVERIFY(w.simulator()->isRunning());
+        QCOMPARE(w.currentConfig().target.model, QStringLiteral("fast"));
+        QCOMPARE(w.currentConfig().target.url, w.simulator()->baseUrl().toString());
+        list->clear();
+        w.configEditor()->testConnection();
+        QTRY_VERIFY_WITH_TIMEOUT(list->count() > 0, 20000);
+        QVERIFY(!list->findItems(QStringLiteral("fast"), Qt::MatchExactly).isEmpty());
+    }
+
+    void savedSimulatorConfigFollowsNewPort()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sim.json"));
+        {
+            MainWindow w;
+            w.findChild<QComboBox *>(QStringLiteral("targetModel"))->setCurrentText(QStringLiteral("fast"));
+            QVERIFY(w.saveConfig(path));
+        }
+        // Another session: the simulator listens elsewhere, the saved config still means it.
+        RunConfig saved = *loadRunConfig(path, nullptr);
+        saved.target.url = QStringLiteral("http://127.0.0.1:1/v1");
+        QVERIFY(saveRunConfig(saved, path, nullptr));
+        MainWindow w;
+        QVERIFY(w.openConfig(path));
+        QCOMPARE(w.configEditor()->currentTarget(), w.configEditor()->targets()->builtinRow());
+        QCOMPARE(w.currentConfig().target.model, QStringLiteral("fast"));
+        QCOMPARE(w.currentConfig().target.url, w.simulator()->baseUrl().toString());
+        QCOMPARE(w.configEditor()->targets()->userTargets().size(), 0);
+    }
+
+    void invalidInputDisablesRun()
+    {
+        MainWindow w;
+        w.show();
+        w.configEditor()->setConfig(remoteConfig());
+        QVERIFY2(w.runAction()->isEnabled(), qPrintable(w.configEditor()->problems().join(QLatin1Char('\n'))));
+        w.configEditor()->tabs()->setCurrentIndex(ConfigEditor::LoadTab);
+        auto *users = w.findChild<QSpinBox *>(QStringLiteral("concurrency"));
+        users->setValue(0);
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY2(w.runAction()->toolTip().contains(QStringLiteral("load.concurrency (--concurrency)")),
+                 qPrintable(w.runAction()->toolTip()));
+        QVERIFY(w.findChild<QLabel *>(QStringLiteral("runReadiness"))->text().contains(QStringLiteral("Cannot run")));
+        QSignalSpy requested(&w, &MainWindow::runRequested);
+        QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(requested.size(), 0);
+        users->setValue(4);
+        QVERIFY(w.runAction()->isEnabled());
+        QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runReadiness"))->text(), QStringLiteral("Ready to run"));
+    }
+
+    void runAndStopSignals()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.configEditor()->setConfig(remoteConfig());
+        QSignalSpy requested(&w, &MainWindow::runRequested);
+        QSignalSpy stopped(&w, &MainWindow::stopRequested);
+        QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.constFirst().constFirst().value<RunConfig>(), w.currentConfig());
+        w.setRunning(true);
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY(w.stopAction()->isEnabled());
+        QVERIFY(!w.configEditor()->isEnabled());
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QCOMPARE(stopped.size(), 1);
+        w.setRunning(false);
+        QVERIFY(w.runAction()->isEnabled());
+        QVERIFY(!w.stopAction()->isEnabled());
+    }
+
+    void saveAndOpen()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bench.json"));
+        RunConfig c = remoteConfig();
+        c.target.apiKey = kSecret;
+        {
+            MainWindow w;
+            w.configEditor()->setConfig(c);
+            QString error;
+            QVERIFY2(w.saveConfig(path, &error), qPrintable(error));
+            QCOMPARE(w.configPath(), path);
+            QCOMPARE(w.recentConfigs().constFirst(), path);
+            QVERIFY(!w.isWindowModified());
+        }
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains(kSecret.toUtf8()));
+        // The CLI reads the same file.
+        QString error;
+        const auto loaded = loadRunConfig(path, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        RunConfig withoutKey = c;
+        withoutKey.target.apiKey.clear();
+        QCOMPARE(*loaded, withoutKey);
+
+        MainWindow w;
+        QVERIFY2(w.openConfig(path, &error), qPrintable(error));
+        QCOMPARE(w.currentConfig(), withoutKey);
+        QVERIFY(!w.openConfig(dir.filePath(QStringLiteral("absent.json")), &error));
+        QVERIFY(error.contains(QStringLiteral("absent.json")));
+        QCOMPARE(w.currentConfig(), withoutKey);
+    }
+
+    void stateRestoredWithoutKeys()
+    {
+        RunConfig c = remoteConfig();
+        c.target.apiKey = kSecret;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.json"));
+        QSize size;
+        {
+            MainWindow w;
+            w.show();
+            w.resize(1100, 760);
+            w.configEditor()->setConfig(c);
+            w.configEditor()->duplicateTarget(); // the copy (with the typed key) becomes current
+            QVERIFY(w.saveConfig(path));
+            size = w.size();
+            w.close();
+        }
+        QSettings().sync();
+        QVERIFY(!allFilesUnder(m_settingsDir.path()).isEmpty());
+        QVERIFY2(!allFilesUnder(m_settingsDir.path()).contains(kSecret.toUtf8()),
+                 "an API key was written to QSettings");
+
+        MainWindow w;
+        w.show();
+        QCOMPARE(w.size(), size);
+        const QList<TargetConfig> user = w.configEditor()->targets()->userTargets();
+        QCOMPARE(user.size(), 2);
+        QCOMPARE(user.at(0).name, QStringLiteral("staging"));
+        QCOMPARE(user.at(1).name, QStringLiteral("staging (copy)"));
+        QVERIFY(user.at(1).apiKey.isEmpty());
+        QCOMPARE(w.currentConfig().target.name, QStringLiteral("staging (copy)"));
+        QCOMPARE(w.currentConfig().load, c.load);
+        QCOMPARE(w.configPath(), path);
+        QCOMPARE(w.recentConfigs(), QStringList{path});
     }
 };
 

@@ -1,0 +1,173 @@
+#include "runconsole.h"
+
+#include "cliparser.h"
+
+#include "results/comparison.h"
+
+#include <QDir>
+
+#include <cmath>
+#include <unistd.h>
+
+namespace tb::cli {
+
+namespace {
+
+QString clock(std::int64_t ms)
+{
+    const std::int64_t s = ms / 1000;
+    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
+                     : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString rate(double v)
+{
+    return QString::number(v, 'f', v < 10 ? 2 : (v < 1000 ? 1 : 0));
+}
+
+} // namespace
+
+RunConsole::RunConsole(const RunConfig &config, bool showProgress)
+    : m_config(config)
+    , m_showProgress(showProgress)
+    , m_tty(::isatty(STDERR_FILENO) == 1)
+{
+}
+
+void RunConsole::attach(BenchmarkRunner *runner)
+{
+    connect(runner, &BenchmarkRunner::snapshotUpdated, this, [this](const RunSnapshot &snapshot) {
+        m_snapshot = snapshot;
+        m_haveSnapshot = true;
+        if (!m_sinceLine.isValid() || m_sinceLine.elapsed() >= (m_tty ? 500 : 2000))
+            printProgress();
+    });
+    connect(runner, &BenchmarkRunner::stageStarted, this, [this](int stage, const QString &name, bool warmup) {
+        if (m_showProgress && !m_tty)
+            printErr(QStringLiteral("%1 %2 (stage %3)\n").arg(warmup ? QStringLiteral("warm-up at") : QStringLiteral("stage"), name).arg(stage + 1));
+    });
+    if (m_showProgress)
+        printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
+}
+
+QString RunConsole::progressLine(const RunSnapshot &s)
+{
+    const RunProgress &p = s.progress;
+    QString stage = p.warmup ? QStringLiteral("warm-up ") + p.stageName : p.stageName;
+    if (p.stageCount > 1 && !p.warmup)
+        stage += QStringLiteral(" [%1/%2]").arg(p.stage + 1).arg(p.stageCount);
+    if (p.stopping)
+        stage = QStringLiteral("stopping");
+    else if (p.draining)
+        stage = QStringLiteral("finishing");
+    QString eta = p.etaMs >= 0 ? QStringLiteral(" ETA %1").arg(clock(p.etaMs)) : QString();
+    // Rates of the last complete second: what is happening now, not the average so far.
+    double reqPerS = 0;
+    double tokPerS = 0;
+    const int nowSecond = int(p.elapsedNs / 1'000'000'000);
+    for (auto it = s.timeSeries.rbegin(); it != s.timeSeries.rend(); ++it) {
+        if (it->second < nowSecond) {
+            reqPerS = double(it->completed);
+            tokPerS = double(it->outputTokens);
+            break;
+        }
+    }
+    const QString target = p.mode == LoadMode::Concurrency ? QStringLiteral("/%1").arg(qint64(p.level)) : QString();
+    return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 tok/s")
+        .arg(stage, clock(p.elapsedNs / 1'000'000), eta)
+        .arg(p.completed)
+        .arg(p.failed)
+        .arg(p.inFlight)
+        .arg(target, rate(reqPerS), rate(tokPerS));
+}
+
+void RunConsole::printProgress()
+{
+    if (!m_showProgress || !m_haveSnapshot)
+        return;
+    m_sinceLine.start();
+    const QString line = progressLine(m_snapshot);
+    if (m_tty) {
+        const int pad = std::max(0, m_lineWidth - int(line.size()));
+        m_lineWidth = int(line.size());
+        printErr(QLatin1Char('\r') + line + QString(pad, QLatin1Char(' ')));
+    } else {
+        printErr(line + QLatin1Char('\n'));
+    }
+}
+
+int RunConsole::finish(const RunOutcome &outcome)
+{
+    if (m_showProgress && m_haveSnapshot) {
+        m_snapshot.progress = outcome.progress;
+        printProgress();
+        if (m_tty)
+            printErr(QStringLiteral("\n"));
+    }
+    const SummaryBlock &t = outcome.summary.total;
+    QString text;
+    text += QStringLiteral("target     %1 (%2, %3)\n").arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
+    text += QStringLiteral("load       %1 %2\n")
+                .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"), t.load.stages);
+    text += QStringLiteral("requests   %1 ok, %2 failed, %3 cancelled, %4 warm-up; window %5 s; peak in flight %6\n")
+                .arg(t.requests.ok)
+                .arg(t.requests.failed)
+                .arg(t.requests.cancelled)
+                .arg(t.requests.warmup)
+                .arg(t.windowS, 0, 'f', 2)
+                .arg(t.concurrency.peakInFlight);
+    QStringList errors;
+    for (const auto &[status, n] : t.requests.byStatus) {
+        if (status >= 400)
+            errors << QStringLiteral("HTTP %1 × %2").arg(status).arg(n);
+    }
+    for (const auto &[cls, n] : t.requests.byError) {
+        if (cls != QLatin1String("http"))
+            errors << QStringLiteral("%1 × %2").arg(cls).arg(n);
+    }
+    if (!errors.isEmpty())
+        text += QStringLiteral("errors     %1\n").arg(errors.join(QStringLiteral(", ")));
+    QStringList sources;
+    if (t.tokens.fromUsage)
+        sources << QStringLiteral("usage %1").arg(t.tokens.fromUsage);
+    if (t.tokens.fromTokenizer)
+        sources << QStringLiteral("tokenizer %1").arg(t.tokens.fromTokenizer);
+    if (t.tokens.fromChunks)
+        sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
+    if (!sources.isEmpty())
+        text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
+    text += QLatin1Char('\n');
+
+    RunData data;
+    data.directory = outcome.directory;
+    data.summary = outcome.summary;
+    data.timeSeries = outcome.timeSeries;
+    text += ComparisonTable({data}).toText();
+    text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
+    printOut(text);
+
+    if (!outcome.error.isEmpty()) {
+        printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
+        return ExitFailure;
+    }
+    if (t.requests.attempted > 0 && t.requests.ok == 0) {
+        printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));
+        return ExitFailure;
+    }
+    if (t.requests.attempted == 0 && !outcome.cancelled) {
+        printErr(QStringLiteral("tokenbench-cli run: no request completed\n"));
+        return ExitFailure;
+    }
+    if (m_config.slo.failOnSlo && !m_config.slo.isEmpty()) {
+        const double good = t.throughput.goodFraction.value_or(0);
+        if (good < m_config.slo.target) {
+            printErr(QStringLiteral("tokenbench-cli run: SLO not met: good fraction %1 < target %2\n")
+                         .arg(good, 0, 'f', 4)
+                         .arg(m_config.slo.target));
+            return ExitSloMissed;
+        }
+    }
+    return ExitOk;
+}
+
+} // namespace tb::cli

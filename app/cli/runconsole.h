@@ -1,0 +1,39 @@
+#pragma once
+
+#include "config/runconfig.h"
+#include "results/benchmarkrunner.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+namespace tb::cli {
+
+/// What `tokenbench-cli run` shows: a progress line on stderr about once a second (rewritten in
+/// place on a terminal), then the summary table on stdout; and the exit code (SPEC §1).
+class RunConsole : public QObject
+{
+    Q_OBJECT
+
+public:
+    RunConsole(const RunConfig &config, bool showProgress);
+
+    void attach(BenchmarkRunner *runner);
+    /// Prints the summary and returns the exit code for the outcome.
+    int finish(const RunOutcome &outcome);
+
+    /// The progress line for a snapshot (exposed for tests).
+    static QString progressLine(const RunSnapshot &snapshot);
+
+private:
+    void printProgress();
+
+    RunConfig m_config;
+    bool m_showProgress;
+    bool m_tty;
+    bool m_haveSnapshot = false;
+    RunSnapshot m_snapshot;
+    QElapsedTimer m_sinceLine;
+    int m_lineWidth = 0;
+};
+
+} // namespace tb::cli

@@ -1,0 +1,202 @@
+// bench_engine: how exact and how cheap the measurement engine is (issue 4's benchmark).
+//
+// Starts the simulator as a separate process (so its CPU is not ours), runs the full
+// BenchmarkRunner (engine + aggregator + run directory writer) at each concurrency, and prints:
+//  - concurrency reached on the wire: the simulator's peak of concurrent requests vs the target;
+//  - client CPU per SSE event: this process's user+sys time / token-bearing events received;
+//  - timing error: client TTFT minus the simulator's own first-token time for the same request
+//    (joined on the response id; both clocks are steady_clock on this machine);
+//  - memory per in-flight request and per recorded request (as the GUI keeps them).
+//
+// Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
+#include "results/benchmarkrunner.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace tb;
+
+namespace {
+
+double cpuSeconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+double rssMiB()
+{
+    QFile f(QStringLiteral("/proc/self/statm"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = f.readAll().split(' ');
+    return fields.size() > 1 ? double(fields[1].toLongLong()) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
+}
+
+nlohmann::json getJson(QNetworkAccessManager &nam, const QString &url)
+{
+    QNetworkReply *reply = nam.get(QNetworkRequest(QUrl(url)));
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QByteArray body = reply->readAll();
+    reply->deleteLater();
+    return nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
+}
+
+double percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+struct Sim {
+    QProcess process;
+    QString base; ///< http://127.0.0.1:PORT
+
+    bool start(const QString &cli, int concurrency, double stepMs, int outputTokens)
+    {
+        process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        process.start(cli, {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--preset"), QStringLiteral("fast"),
+                            QStringLiteral("--ttft-ms"), QStringLiteral("20"), QStringLiteral("--prefill-ms-per-1k"), QStringLiteral("0"),
+                            QStringLiteral("--prefill-quadratic-ms"), QStringLiteral("0"), QStringLiteral("--step-ms"), QString::number(stepMs),
+                            QStringLiteral("--step-ms-per-seq"), QStringLiteral("0"), QStringLiteral("--max-batch"), QString::number(concurrency * 2),
+                            QStringLiteral("--queue-limit"), QString::number(concurrency * 4), QStringLiteral("--output-dist"), QStringLiteral("fixed"),
+                            QStringLiteral("--output-tokens"), QString::number(outputTokens), QStringLiteral("--output-min"), QString::number(outputTokens),
+                            QStringLiteral("--trace-capacity"), QStringLiteral("1000000")});
+        if (!process.waitForStarted() || !process.waitForReadyRead(10000))
+            return false;
+        const QString line = QString::fromUtf8(process.readLine()).trimmed();
+        if (!line.startsWith(QStringLiteral("listening on ")))
+            return false;
+        base = line.mid(13);
+        return true;
+    }
+    ~Sim()
+    {
+        process.terminate();
+        process.waitForFinished(5000);
+    }
+};
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tokenbench-cli");
+    QList<int> levels{200, 1000};
+    int seconds = 20;
+    double tokensPerS = 20000;
+    const QStringList args = app.arguments();
+    for (int i = 1; i + 1 < args.size(); i += 2) {
+        if (args[i] == QLatin1String("--cli"))
+            cli = args[i + 1];
+        else if (args[i] == QLatin1String("--concurrency")) {
+            levels.clear();
+            for (const QString &l : args[i + 1].split(QLatin1Char(',')))
+                levels << l.toInt();
+        } else if (args[i] == QLatin1String("--seconds"))
+            seconds = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--tokens-per-s"))
+            tokensPerS = args[i + 1].toDouble();
+    }
+
+    std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process\n", seconds, tokensPerS);
+    std::printf("%8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "streams", "wire peak", "events/s", "CPU us/evt", "TTFT err p50",
+                "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
+    QNetworkAccessManager nam;
+    for (int concurrency : levels) {
+        // Each stream gets tokensPerS / concurrency tokens/s: step = concurrency / tokensPerS s.
+        const double stepMs = 1000.0 * double(concurrency) / tokensPerS;
+        const int outputTokens = int(std::max(50.0, 4000.0 / stepMs)); // ~4 s per request
+        Sim sim;
+        if (!sim.start(cli, concurrency, stepMs, outputTokens)) {
+            std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
+            return 1;
+        }
+        QTemporaryDir dir;
+        RunConfig config;
+        config.target.url = sim.base + QStringLiteral("/v1");
+        config.target.model = QStringLiteral("fast");
+        config.load.concurrency = concurrency;
+        config.load.durationMs = seconds * 1000;
+        config.request.maxTokens = outputTokens;
+        config.prompt.promptTokens = 64;
+        config.outDir = dir.filePath(QStringLiteral("run"));
+
+        BenchmarkRunner runner;
+        QList<RequestRecord> kept; // as the GUI's requests table keeps them
+        QObject::connect(&runner, &BenchmarkRunner::recordsCompleted, [&kept](const QList<RequestRecord> &batch) { kept += batch; });
+        double rssBase = rssMiB();
+        double rssMid = 0;
+        qsizetype keptMid = 0;
+        QTimer::singleShot(seconds * 500, [&] {
+            rssMid = rssMiB();
+            keptMid = kept.size();
+        });
+        RunOutcome outcome;
+        bool done = false;
+        QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
+            outcome = o;
+            done = true;
+        });
+        const double cpu0 = cpuSeconds();
+        QString error;
+        if (!runner.start(config, &error)) {
+            std::fprintf(stderr, "run: %s\n", qPrintable(error));
+            return 1;
+        }
+        while (!done)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 100);
+        const double cpu = cpuSeconds() - cpu0;
+        const double rssEnd = rssMiB();
+
+        const nlohmann::json stats = getJson(nam, sim.base + QStringLiteral("/sim/stats"));
+        std::map<std::string, std::pair<std::int64_t, std::int64_t>> serverTtft;
+        for (qint64 since = 0;;) {
+            const nlohmann::json page = getJson(nam, sim.base + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
+            const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
+            if (!list.is_array() || list.empty())
+                break;
+            for (const auto &t : list) {
+                serverTtft[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)), t.value("first_token_ns", std::int64_t(-1))};
+                since = std::max<qint64>(since, t.value("seq", qint64(0)));
+            }
+        }
+        std::vector<double> errors;
+        for (const RequestRecord &r : kept) {
+            const auto it = serverTtft.find(r.responseId.toStdString());
+            if (!r.ok() || it == serverTtft.end() || it->second.first < 0 || it->second.second < 0 || !r.ttftMs())
+                continue;
+            errors.push_back(*r.ttftMs() - double(it->second.second - it->second.first) / 1e6);
+        }
+        const double events = double(outcome.progress.chunks);
+        const double perRecordBytes = kept.size() > keptMid ? (rssEnd - rssMid) * 1024.0 * 1024.0 / double(kept.size() - keptMid) : 0;
+        const double perInFlightKiB = (rssMid - rssBase) * 1024.0 / double(concurrency) - perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
+        std::printf("%8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n", concurrency,
+                    stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS, cpu * 1e6 / std::max(1.0, events),
+                    percentile(errors, 0.5), percentile(errors, 0.99), errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()),
+                    perInFlightKiB, perRecordBytes);
+        std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
+                    static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu, outcome.summary.total.windowS);
+        std::fflush(stdout);
+    }
+    return 0;
+}

@@ -1,0 +1,386 @@
+#include "metrics/runaggregator.h"
+
+#include "metrics/inflighttracker.h"
+#include "metrics/requestmetrics.h"
+#include "tokenbench/version.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace tb {
+
+namespace {
+
+constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+
+std::size_t secondOf(std::int64_t ns)
+{
+    return std::size_t(ns / kNsPerSecond);
+}
+
+double perSecond(double amount, double windowS)
+{
+    return windowS > 0 ? amount / windowS : 0;
+}
+
+std::optional<double> ratio(std::int64_t numerator, std::int64_t denominator)
+{
+    if (denominator <= 0)
+        return std::nullopt;
+    return double(numerator) / double(denominator);
+}
+
+/// Exact nearest-rank p50 and p99 of one second's values (NaN without any).
+std::pair<double, double> medianAndP99(const std::vector<float> &values, std::vector<float> &scratch)
+{
+    if (values.empty())
+        return {TimeSeriesRow::kNone, TimeSeriesRow::kNone};
+    scratch = values;
+    const auto at = [&scratch](double q) {
+        const auto k = scratch.begin() + std::ptrdiff_t(LogHistogram::nearestRank(q, scratch.size()) - 1);
+        std::nth_element(scratch.begin(), k, scratch.end());
+        return double(*k);
+    };
+    const double p99 = at(0.99);
+    return {at(0.50), p99};
+}
+
+LoadSummary stageLoad(const StageConfig &stage, const LoadConfig &load)
+{
+    LoadSummary l;
+    l.mode = stage.mode;
+    if (stage.mode == LoadMode::Concurrency) {
+        l.concurrency = int(stage.level);
+    } else {
+        l.rate = stage.level;
+        l.arrival = load.arrival;
+        l.maxInFlight = load.maxInFlight;
+    }
+    return l;
+}
+
+} // namespace
+
+/// The accumulators behind one SummaryBlock.
+struct RunAggregator::Block {
+    QString name;
+    LoadSummary load;
+    std::optional<int> target;
+    RequestCounts requests;
+    TokenSummary tokens;
+    std::int64_t good = 0;
+    std::array<LogHistogram, kMetricCount> histograms;
+    std::int64_t firstSentNs = -1;
+    std::int64_t lastDoneNs = -1;
+    InFlightTracker inFlight;
+    std::vector<std::int64_t> outputTokensPerSecond;
+
+    LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
+    void record(Metric m, const std::optional<double> &value)
+    {
+        if (value)
+            histogram(m).record(*value);
+    }
+
+    /// `distributions`: also record into the histograms. The whole run's come from merging its
+    /// stages' at summary time, so each value is recorded once (per-chunk values are the bulk of
+    /// the work).
+    void add(const RequestRecord &r, const TokenTimeline *timeline, bool good, bool openLoop, bool distributions);
+    SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions) const;
+};
+
+/// One second of the time series (the parts not kept per block).
+struct RunAggregator::Second {
+    std::int64_t sent = 0;
+    std::int64_t completed = 0;
+    std::int64_t failed = 0;
+    std::int64_t cancelled = 0;
+    std::int64_t good = 0;
+    std::int64_t inputTokens = 0;
+    int stage = -1;
+    // Exact values, not histograms: 4 bytes a request, where a histogram per second would cost
+    // about a kilobyte at the few requests a second of a typical LLM run.
+    std::vector<float> ttftMs;
+    std::vector<float> e2eMs;
+    // Their p50/p99, kept until a value is added, so a live view re-reading rows pays only for
+    // the seconds that changed.
+    mutable std::array<double, 4> percentiles{TimeSeriesRow::kNone, TimeSeriesRow::kNone, TimeSeriesRow::kNone,
+                                              TimeSeriesRow::kNone};
+    mutable bool stale = false;
+};
+
+void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *timeline, bool isGood, bool openLoop,
+                               bool distributions)
+{
+    if (r.sentNs >= 0)
+        firstSentNs = firstSentNs < 0 ? r.sentNs : std::min(firstSentNs, r.sentNs);
+    lastDoneNs = std::max(lastDoneNs, r.doneNs);
+    inFlight.add(r.sentNs, r.doneNs);
+
+    if (r.status == RequestStatus::Cancelled) {
+        ++requests.cancelled;
+        ++requests.byError[QLatin1String(statusName(r.status))];
+        return;
+    }
+    ++requests.attempted;
+    if (r.httpStatus > 0)
+        ++requests.byStatus[r.httpStatus];
+    if (!r.ok()) {
+        ++requests.failed;
+        ++requests.byError[QLatin1String(statusName(r.status))];
+        if (r.retryAfterS >= 0 && distributions)
+            histogram(Metric::RetryAfter).record(r.retryAfterS);
+        return;
+    }
+    ++requests.ok;
+    good += isGood ? 1 : 0;
+
+    tokens.input += r.promptTokens;
+    tokens.output += r.completionTokens;
+    tokens.cached += r.cachedTokens;
+    tokens.reasoning += r.reasoningTokens;
+    switch (r.tokenSource) {
+    case TokenSource::Usage:
+        ++tokens.fromUsage;
+        break;
+    case TokenSource::Tokenizer:
+        ++tokens.fromTokenizer;
+        break;
+    case TokenSource::Chunks:
+        ++tokens.fromChunks;
+        break;
+    }
+    timeline->forEachArrival([this](std::int64_t tNs, std::int64_t n) {
+        if (tNs < 0)
+            return;
+        const std::size_t s = secondOf(tNs);
+        if (s >= outputTokensPerSecond.size())
+            outputTokensPerSecond.resize(s + 1, 0);
+        outputTokensPerSecond[s] += n;
+    });
+    if (!distributions)
+        return;
+
+    record(Metric::Ttfb, r.ttfbMs());
+    record(Metric::Ttft, r.ttftMs());
+    record(Metric::E2e, r.e2eMs());
+    record(Metric::Tpot, r.tpotMs());
+    record(Metric::DecodeSpeed, r.decodeTokensPerS());
+    record(Metric::QueueDelay, r.queueMs());
+    if (openLoop) {
+        record(Metric::TtftFromSchedule, r.ttftFromScheduleMs());
+        record(Metric::E2eFromSchedule, r.e2eFromScheduleMs());
+    }
+    timeline->forEachItl(
+        [this](double ms, std::int64_t tokens) { histogram(Metric::Itl).record(ms, std::uint64_t(tokens)); });
+    timeline->forEachIcl([this](double ms) { histogram(Metric::Icl).record(ms); });
+    for (const std::int64_t n : timeline->tokensPerChunk())
+        histogram(Metric::TokensPerChunk).record(double(n));
+}
+
+SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetricCount> &distributions) const
+{
+    SummaryBlock b;
+    b.name = name;
+    b.load = load;
+    b.windowS = firstSentNs >= 0 && lastDoneNs > firstSentNs ? double(lastDoneNs - firstSentNs) / 1e9 : 0;
+    b.requests = requests;
+    b.tokens = tokens;
+    b.tokens.outInRatio = ratio(tokens.output, tokens.input);
+    b.tokens.cacheHitRatio = ratio(tokens.cached, tokens.input);
+
+    ThroughputSummary &t = b.throughput;
+    t.requestsPerS = perSecond(double(requests.ok), b.windowS);
+    t.outputTokensPerS = perSecond(double(tokens.output), b.windowS);
+    t.inputTokensPerS = perSecond(double(tokens.input), b.windowS);
+    t.totalTokensPerS = perSecond(double(tokens.input + tokens.output), b.windowS);
+    if (!outputTokensPerSecond.empty())
+        t.peakOutputTokensPerS = double(*std::max_element(outputTokensPerSecond.begin(), outputTokensPerSecond.end()));
+    t.good = good;
+    t.goodputRequestsPerS = perSecond(double(good), b.windowS);
+    t.goodFraction = ratio(good, requests.attempted);
+
+    b.concurrency.target = target;
+    b.concurrency.peakInFlight = inFlight.peak();
+    b.concurrency.meanInFlight = perSecond(double(inFlight.busyNs()) / 1e9, b.windowS);
+
+    b.histograms = distributions;
+    for (std::size_t i = 0; i < kMetricCount; ++i)
+        b.stats[i] = LatencyStats::fromHistogram(distributions[i]);
+    return b;
+}
+
+RunAggregator::RunAggregator(RunInfo info)
+    : m_info(std::move(info))
+{
+    if (m_info.stages.isEmpty())
+        m_info.stages = effectiveStages(m_info.config.load);
+    m_blocks.resize(std::size_t(m_info.stages.size()) + 1);
+
+    Block &total = m_blocks[0];
+    std::optional<int> largestUsers;
+    for (qsizetype i = 0; i < m_info.stages.size(); ++i) {
+        const StageConfig &stage = m_info.stages[i];
+        Block &b = m_blocks[std::size_t(i) + 1];
+        b.name = stage.name;
+        b.load = stageLoad(stage, m_info.config.load);
+        b.target = b.load.concurrency;
+        if (b.target)
+            largestUsers = std::max(largestUsers.value_or(0), *b.target);
+    }
+    // The whole run: as its one stage, or, for a staged run, its mode and stage list.
+    total.load =
+        m_info.stages.size() == 1 ? m_blocks[1].load : LoadSummary{m_info.stages.first().mode, {}, {}, {}, 0, {}};
+    total.load.stages = formatStages(m_info.stages);
+    total.target = largestUsers;
+}
+
+RunAggregator::~RunAggregator() = default;
+RunAggregator::RunAggregator(RunAggregator &&) noexcept = default;
+RunAggregator &RunAggregator::operator=(RunAggregator &&) noexcept = default;
+
+bool RunAggregator::isGood(const RequestRecord &r) const
+{
+    const auto meets = [](const std::optional<double> &limit, const std::optional<double> &value) {
+        return !limit || !value || *value <= *limit;
+    };
+    const SloConfig &slo = m_info.config.slo;
+    return r.ok() && meets(slo.ttftMs, r.ttftMs()) && meets(slo.tpotMs, r.tpotMs()) && meets(slo.e2eMs, r.e2eMs());
+}
+
+RunAggregator::Second &RunAggregator::second(std::int64_t ns)
+{
+    const std::size_t s = secondOf(std::max<std::int64_t>(ns, 0));
+    if (s >= m_seconds.size())
+        m_seconds.resize(s + 1);
+    return m_seconds[s];
+}
+
+void RunAggregator::add(const RequestRecord &r)
+{
+    ++m_records;
+    const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
+    Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
+    if (r.warmup) {
+        ++m_blocks[0].requests.warmup;
+        if (stage)
+            ++stage->requests.warmup;
+        return;
+    }
+    const bool good = isGood(r);
+    const bool openLoop = hasStage && m_info.stages[r.stage].mode == LoadMode::Rate;
+    const std::optional<TokenTimeline> timeline =
+        r.ok() ? std::optional<TokenTimeline>(std::in_place, r) : std::nullopt;
+    const TokenTimeline *t = timeline ? &*timeline : nullptr;
+    // Records of an unknown stage (none come from the engine) keep their distributions in the total.
+    m_blocks[0].add(r, t, good, openLoop, !stage);
+    if (stage)
+        stage->add(r, t, good, openLoop, true);
+
+    if (r.sentNs >= 0) {
+        Second &s = second(r.sentNs);
+        ++s.sent;
+        s.stage = std::max(s.stage, r.stage);
+        if (r.ok())
+            s.inputTokens += r.promptTokens;
+    }
+    if (r.doneNs >= 0) {
+        Second &s = second(r.doneNs);
+        if (r.status == RequestStatus::Cancelled) {
+            ++s.cancelled;
+        } else if (!r.ok()) {
+            ++s.failed;
+        } else {
+            ++s.completed;
+            s.good += good ? 1 : 0;
+            if (const auto ttft = r.ttftMs())
+                s.ttftMs.push_back(float(*ttft));
+            if (const auto e2e = r.e2eMs())
+                s.e2eMs.push_back(float(*e2e));
+            s.stale = true;
+        }
+    }
+}
+
+RunSummary RunAggregator::summary() const
+{
+    RunSummary s;
+    s.toolName = QLatin1String(kToolName);
+    s.toolVersion = m_info.toolVersion.isEmpty() ? version() : m_info.toolVersion;
+    s.targetName = m_info.config.target.displayName();
+    s.targetUrl = m_info.config.target.url;
+    s.api = apiKindName(m_info.config.target.api);
+    s.model = m_info.config.target.model;
+    s.startedAt = m_info.startedAtText();
+    std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
+    for (std::size_t i = 1; i < m_blocks.size(); ++i) {
+        s.stages.push_back(m_blocks[i].summary(m_blocks[i].histograms));
+        for (std::size_t m = 0; m < kMetricCount; ++m)
+            whole[m].merge(m_blocks[i].histograms[m]);
+    }
+    s.total = m_blocks[0].summary(whole);
+    return s;
+}
+
+std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_t nowNs) const
+{
+    const Block &total = m_blocks[0];
+    const std::vector<int> &inFlight = total.inFlight.peakPerSecond();
+    std::size_t end = std::max({m_seconds.size(), total.outputTokensPerSecond.size(), inFlight.size()});
+    if (nowNs >= 0)
+        end = std::min(end, secondOf(nowNs));
+    std::vector<TimeSeriesRow> rows;
+    if (fromSecond < 0 || std::size_t(fromSecond) >= end)
+        return rows;
+    rows.reserve(end - std::size_t(fromSecond));
+
+    std::vector<float> scratch;
+    // The stage carried into idle seconds is the last one seen before them, so look back once.
+    int stage = -1;
+    for (std::size_t i = std::min(std::size_t(fromSecond), m_seconds.size()); i-- > 0 && stage < 0;)
+        stage = m_seconds[i].stage;
+
+    for (std::size_t i = std::size_t(fromSecond); i < end; ++i) {
+        TimeSeriesRow row;
+        row.second = int(i);
+        row.inFlight = i < inFlight.size() ? inFlight[i] : 0;
+        row.outputTokens = i < total.outputTokensPerSecond.size() ? total.outputTokensPerSecond[i] : 0;
+        if (i < m_seconds.size()) {
+            const Second &s = m_seconds[i];
+            row.sent = s.sent;
+            row.completed = s.completed;
+            row.failed = s.failed;
+            row.cancelled = s.cancelled;
+            row.good = s.good;
+            row.inputTokens = s.inputTokens;
+            if (s.stale) {
+                std::tie(s.percentiles[0], s.percentiles[1]) = medianAndP99(s.ttftMs, scratch);
+                std::tie(s.percentiles[2], s.percentiles[3]) = medianAndP99(s.e2eMs, scratch);
+                s.stale = false;
+            }
+            row.ttftP50Ms = s.percentiles[0];
+            row.ttftP99Ms = s.percentiles[1];
+            row.e2eP50Ms = s.percentiles[2];
+            row.e2eP99Ms = s.percentiles[3];
+            stage = std::max(stage, s.stage);
+        }
+        row.stage = stage;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::size_t RunAggregator::heapBytes() const
+{
+    std::size_t bytes = m_seconds.capacity() * sizeof(Second) + m_blocks.capacity() * sizeof(Block);
+    for (const Second &s : m_seconds)
+        bytes += (s.ttftMs.capacity() + s.e2eMs.capacity()) * sizeof(float);
+    for (const Block &b : m_blocks) {
+        bytes += b.inFlight.heapBytes() + b.outputTokensPerSecond.capacity() * sizeof(std::int64_t);
+        for (const LogHistogram &h : b.histograms)
+            bytes += h.heapBytes();
+    }
+    return bytes;
+}
+
+} // namespace tb

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "metrics/runinfo.h"
+#include "metrics/runsummary.h"
+#include "metrics/timeseriesrow.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tb {
+
+struct RequestRecord;
+class TokenTimeline;
+
+/// Turns the records of a run into its summary (SPEC §4 summary.json: the whole run and each stage)
+/// and its per-second time series, incrementally: add() costs O(chunks of the record) and keeps no
+/// record, so the orchestrator calls it for every completed request and the live view asks for
+/// summary() / timeSeries() whenever it redraws. Not thread-safe: use it from one thread and send
+/// the value types it returns across threads.
+///
+/// Definitions (beyond SPEC §3):
+///  - Warm-up records count in requests.warmup and nowhere else (statistics, window, time series).
+///  - Latency, token and throughput figures come from successful requests only.
+///  - Cancelled requests (cut off by Stop) are neither ok nor failed: attempted = ok + failed, and
+///    they show as requests.cancelled and by_error.cancelled. Counting them as failures would charge
+///    the target for the user's Stop — every stopped run would show as many errors as it had
+///    requests in flight — and counting them as attempted would do the same to good_fraction. They
+///    still count in flight, and in the window.
+///  - A request is good when it succeeded and meets every configured SLO on TTFT, TPOT and E2E
+///    (measured from sent, as SPEC §3 defines them). An unset SLO does not constrain, nor does one
+///    on a metric the request does not have (TPOT below 2 tokens, TTFT without any token).
+///  - Queue delay is recorded wherever the schedule is known; TTFT/E2E from schedule only in
+///    open-loop (rate) stages, where the schedule is independent of the responses.
+///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
+class RunAggregator
+{
+public:
+    explicit RunAggregator(RunInfo info);
+    ~RunAggregator();
+    RunAggregator(RunAggregator &&) noexcept;
+    RunAggregator &operator=(RunAggregator &&) noexcept;
+
+    void add(const RequestRecord &record);
+
+    const RunInfo &info() const { return m_info; }
+    /// Records added so far, warm-up included.
+    std::int64_t recordCount() const { return m_records; }
+
+    RunSummary summary() const;
+    /// Rows [fromSecond, end): end is the last second with any event, or, when nowNs ≥ 0 (run
+    /// time of a live run), the last second completed by then. A live run's recent rows still grow
+    /// as long requests complete and are attributed to the seconds they were sent and streamed in,
+    /// so a live view re-reads its last rows.
+    std::vector<TimeSeriesRow> timeSeries(int fromSecond = 0, std::int64_t nowNs = -1) const;
+
+    /// Heap bytes held (for the benchmark's memory figure).
+    std::size_t heapBytes() const;
+
+private:
+    struct Block;
+    struct Second;
+
+    Second &second(std::int64_t ns);
+    bool isGood(const RequestRecord &record) const;
+
+    RunInfo m_info;
+    std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
+    std::vector<Second> m_seconds;
+    std::int64_t m_records = 0;
+};
+
+} // namespace tb

@@ -1,0 +1,352 @@
+#include "metrics/runsummary.h"
+
+#include <array>
+
+namespace tb {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct MetricName {
+    const char *key;
+    const char *section; ///< the block object whose statistics include it
+};
+constexpr std::array<MetricName, kMetricCount> kMetricNames{{
+    {"ttft", "latency_ms"},
+    {"ttft_from_schedule", "latency_ms"},
+    {"ttfb", "latency_ms"},
+    {"e2e", "latency_ms"},
+    {"e2e_from_schedule", "latency_ms"},
+    {"tpot", "latency_ms"},
+    {"itl", "latency_ms"},
+    {"icl", "latency_ms"},
+    {"queue_delay", "latency_ms"},
+    {"decode_tokens_per_s", "throughput"},
+    {"tokens_per_chunk", "tokens"},
+    {"retry_after_s", "requests"},
+}};
+
+json optional(const std::optional<double> &v)
+{
+    return v ? json(*v) : json();
+}
+
+/// Reads one JSON object, remembering the first problem as "path.key: what".
+class Node
+{
+public:
+    Node(const json &value, QString path, QString &error)
+        : m_value(value)
+        , m_path(std::move(path))
+        , m_error(error)
+    {
+        if (!value.is_object())
+            fail(m_path, QStringLiteral("must be an object"));
+    }
+
+    Node object(const char *key) const
+    {
+        const json *v = find(key, &json::is_object, "an object");
+        return Node(v ? *v : nullObject(), where(key), m_error);
+    }
+    const json *array(const char *key) const { return find(key, &json::is_array, "an array"); }
+    bool has(const char *key) const { return m_value.is_object() && m_value.contains(key); }
+
+    std::int64_t integer(const char *key) const
+    {
+        const json *v = find(key, &json::is_number_integer, "an integer");
+        return v ? v->get<std::int64_t>() : 0;
+    }
+    double number(const char *key) const
+    {
+        const json *v = find(key, &json::is_number, "a number");
+        return v ? v->get<double>() : 0;
+    }
+    /// The key must be present; null means "none".
+    std::optional<double> optionalNumber(const char *key) const
+    {
+        if (has(key) && m_value[key].is_null())
+            return std::nullopt;
+        return number(key);
+    }
+    QString string(const char *key) const
+    {
+        const json *v = find(key, &json::is_string, "a string");
+        return v ? QString::fromStdString(v->get<std::string>()) : QString();
+    }
+    const json &value() const { return m_value; }
+    QString where(const char *key) const
+    {
+        return m_path.isEmpty() ? QLatin1String(key) : m_path + QLatin1Char('.') + QLatin1String(key);
+    }
+    void fail(const QString &where, const QString &what) const
+    {
+        if (m_error.isEmpty())
+            m_error = where + QStringLiteral(": ") + what;
+    }
+
+private:
+    static const json &nullObject()
+    {
+        static const json empty = json::object();
+        return empty;
+    }
+
+    const json *find(const char *key, bool (json::*is)() const noexcept, const char *kind) const
+    {
+        if (!m_value.is_object())
+            return nullptr;
+        const auto it = m_value.find(key);
+        if (it == m_value.end()) {
+            fail(where(key), QStringLiteral("missing"));
+            return nullptr;
+        }
+        if (!((*it).*is)()) {
+            fail(where(key), QStringLiteral("must be %1").arg(QLatin1String(kind)));
+            return nullptr;
+        }
+        return &*it;
+    }
+
+    const json &m_value;
+    QString m_path;
+    QString &m_error;
+};
+
+json loadToJson(const LoadSummary &l, bool wholeRun)
+{
+    json j{
+        {"mode", toStd(loadModeName(l.mode))},
+        {"concurrency", l.concurrency ? json(*l.concurrency) : json()},
+        {"rate", optional(l.rate)},
+        {"arrival", l.arrival ? json(toStd(arrivalName(*l.arrival))) : json()},
+        {"max_in_flight", l.maxInFlight},
+    };
+    if (wholeRun)
+        j["stages"] = toStd(l.stages);
+    return j;
+}
+
+LoadSummary loadFromJson(const Node &n)
+{
+    LoadSummary l;
+    const QString mode = n.string("mode");
+    if (const auto m = loadModeFromName(mode))
+        l.mode = *m;
+    else if (!mode.isNull())
+        n.fail(n.where("mode"), QStringLiteral("unknown mode '%1'").arg(mode));
+    if (const auto c = n.optionalNumber("concurrency"))
+        l.concurrency = int(*c);
+    l.rate = n.optionalNumber("rate");
+    if (n.has("arrival") && !n.value()["arrival"].is_null()) {
+        const QString arrival = n.string("arrival");
+        l.arrival = arrivalFromName(arrival);
+        if (!l.arrival)
+            n.fail(n.where("arrival"), QStringLiteral("unknown arrival '%1'").arg(arrival));
+    }
+    l.maxInFlight = int(n.integer("max_in_flight"));
+    if (n.has("stages"))
+        l.stages = n.string("stages");
+    return l;
+}
+
+json blockToJson(const SummaryBlock &b, bool wholeRun)
+{
+    json byStatus = json::object();
+    for (const auto &[status, count] : b.requests.byStatus)
+        byStatus[std::to_string(status)] = count;
+    json byError = json::object();
+    for (const auto &[error, count] : b.requests.byError)
+        byError[toStd(error)] = count;
+
+    json block{
+        {"load", loadToJson(b.load, wholeRun)},
+        {"window_s", b.windowS},
+        {"requests",
+         {{"attempted", b.requests.attempted},
+          {"ok", b.requests.ok},
+          {"failed", b.requests.failed},
+          {"cancelled", b.requests.cancelled},
+          {"warmup", b.requests.warmup},
+          {"by_status", byStatus},
+          {"by_error", byError}}},
+        {"throughput",
+         {{"requests_per_s", b.throughput.requestsPerS},
+          {"output_tokens_per_s", b.throughput.outputTokensPerS},
+          {"input_tokens_per_s", b.throughput.inputTokensPerS},
+          {"total_tokens_per_s", b.throughput.totalTokensPerS},
+          {"peak_output_tokens_per_s", b.throughput.peakOutputTokensPerS},
+          {"goodput_requests_per_s", b.throughput.goodputRequestsPerS},
+          {"good", b.throughput.good},
+          {"good_fraction", optional(b.throughput.goodFraction)}}},
+        {"latency_ms", json::object()},
+        {"tokens",
+         {{"input", b.tokens.input},
+          {"output", b.tokens.output},
+          {"cached", b.tokens.cached},
+          {"reasoning", b.tokens.reasoning},
+          {"out_in_ratio", optional(b.tokens.outInRatio)},
+          {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
+          {"sources",
+           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks}}}}},
+        {"concurrency",
+         {{"target", b.concurrency.target ? json(*b.concurrency.target) : json()},
+          {"peak_in_flight", b.concurrency.peakInFlight},
+          {"mean_in_flight", b.concurrency.meanInFlight}}},
+    };
+    json histograms = json::object();
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+        block[kMetricNames[i].section][kMetricNames[i].key] = b.stats[i].toJson();
+        histograms[kMetricNames[i].key] = b.histograms[i].toJson();
+    }
+    block["histograms"] = std::move(histograms);
+    if (!wholeRun)
+        block["name"] = toStd(b.name);
+    return block;
+}
+
+SummaryBlock blockFromJson(const Node &n, bool wholeRun)
+{
+    SummaryBlock b;
+    if (!wholeRun)
+        b.name = n.string("name");
+    b.load = loadFromJson(n.object("load"));
+    b.windowS = n.number("window_s");
+
+    const Node requests = n.object("requests");
+    b.requests.attempted = requests.integer("attempted");
+    b.requests.ok = requests.integer("ok");
+    b.requests.failed = requests.integer("failed");
+    b.requests.cancelled = requests.integer("cancelled");
+    b.requests.warmup = requests.integer("warmup");
+    const Node byStatus = requests.object("by_status");
+    for (const auto &[key, value] : byStatus.value().items()) {
+        bool ok = false;
+        const int status = QString::fromStdString(key).toInt(&ok);
+        if (!ok)
+            byStatus.fail(byStatus.where(key.c_str()), QStringLiteral("not an HTTP status"));
+        b.requests.byStatus[status] = byStatus.integer(key.c_str());
+    }
+    const Node byError = requests.object("by_error");
+    for (const auto &[key, value] : byError.value().items())
+        b.requests.byError[QString::fromStdString(key)] = byError.integer(key.c_str());
+
+    const Node throughput = n.object("throughput");
+    b.throughput.requestsPerS = throughput.number("requests_per_s");
+    b.throughput.outputTokensPerS = throughput.number("output_tokens_per_s");
+    b.throughput.inputTokensPerS = throughput.number("input_tokens_per_s");
+    b.throughput.totalTokensPerS = throughput.number("total_tokens_per_s");
+    b.throughput.peakOutputTokensPerS = throughput.number("peak_output_tokens_per_s");
+    b.throughput.goodputRequestsPerS = throughput.number("goodput_requests_per_s");
+    b.throughput.good = throughput.integer("good");
+    b.throughput.goodFraction = throughput.optionalNumber("good_fraction");
+
+    const Node tokens = n.object("tokens");
+    b.tokens.input = tokens.integer("input");
+    b.tokens.output = tokens.integer("output");
+    b.tokens.cached = tokens.integer("cached");
+    b.tokens.reasoning = tokens.integer("reasoning");
+    b.tokens.outInRatio = tokens.optionalNumber("out_in_ratio");
+    b.tokens.cacheHitRatio = tokens.optionalNumber("cache_hit_ratio");
+    const Node sources = tokens.object("sources");
+    b.tokens.fromUsage = sources.integer("usage");
+    b.tokens.fromTokenizer = sources.integer("tokenizer");
+    b.tokens.fromChunks = sources.integer("chunks");
+
+    const Node concurrency = n.object("concurrency");
+    if (const auto target = concurrency.optionalNumber("target"))
+        b.concurrency.target = int(*target);
+    b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
+    b.concurrency.meanInFlight = concurrency.number("mean_in_flight");
+
+    // Histograms are optional: without them a summary still has its statistics.
+    const bool hasHistograms = n.has("histograms");
+    const Node histograms = hasHistograms ? n.object("histograms") : n;
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+        const Node section = n.object(kMetricNames[i].section);
+        QString why;
+        if (section.has(kMetricNames[i].key)) {
+            if (const auto s = LatencyStats::fromJson(section.value()[kMetricNames[i].key], &why))
+                b.stats[i] = *s;
+            else
+                section.fail(section.where(kMetricNames[i].key), why);
+        } else if (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule) {
+            section.fail(section.where(kMetricNames[i].key), QStringLiteral("missing"));
+        }
+        if (hasHistograms && histograms.has(kMetricNames[i].key)) {
+            if (const auto h = LogHistogram::fromJson(histograms.value()[kMetricNames[i].key], &why))
+                b.histograms[i] = *h;
+            else
+                histograms.fail(histograms.where(kMetricNames[i].key), why);
+        }
+    }
+    return b;
+}
+
+} // namespace
+
+const char *metricKey(Metric metric)
+{
+    return kMetricNames[std::size_t(metric)].key;
+}
+
+bool isLatencyMetric(Metric metric)
+{
+    return std::string_view(kMetricNames[std::size_t(metric)].section) == "latency_ms";
+}
+
+json RunSummary::toJson() const
+{
+    json j{
+        {"format_version", formatVersion},
+        {"tool", {{"name", toStd(toolName)}, {"version", toStd(toolVersion)}}},
+        {"target",
+         {{"name", toStd(targetName)}, {"url", toStd(targetUrl)}, {"api", toStd(api)}, {"model", toStd(model)}}},
+        {"started_at", toStd(startedAt)},
+    };
+    j.update(blockToJson(total, true));
+    json stageArray = json::array();
+    for (const SummaryBlock &s : stages)
+        stageArray.push_back(blockToJson(s, false));
+    j["stages"] = std::move(stageArray);
+    return j;
+}
+
+std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
+{
+    QString problem;
+    const Node top(j, QString(), problem);
+    RunSummary s;
+    s.formatVersion = int(top.integer("format_version"));
+    if (problem.isEmpty() && s.formatVersion > kRunFormatVersion) {
+        if (error)
+            *error = QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
+                         .arg(s.formatVersion)
+                         .arg(kRunFormatVersion);
+        return std::nullopt;
+    }
+    const Node tool = top.object("tool");
+    s.toolName = tool.string("name");
+    s.toolVersion = tool.string("version");
+    const Node target = top.object("target");
+    s.targetName = target.has("name") ? target.string("name") : QString();
+    s.targetUrl = target.string("url");
+    s.api = target.string("api");
+    s.model = target.string("model");
+    if (top.has("started_at"))
+        s.startedAt = top.string("started_at");
+    s.total = blockFromJson(top, true);
+    if (const json *stages = top.array("stages")) {
+        for (std::size_t i = 0; i < stages->size(); ++i)
+            s.stages.push_back(blockFromJson(Node((*stages)[i], QStringLiteral("stages[%1]").arg(i), problem), false));
+    }
+    if (!problem.isEmpty()) {
+        if (error)
+            *error = problem;
+        return std::nullopt;
+    }
+    return s;
+}
+
+} // namespace tb

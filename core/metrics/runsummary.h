@@ -1,0 +1,130 @@
+#pragma once
+
+// The summary of a run (SPEC §4 summary.json) as a value type: produced by RunAggregator, written
+// and read by the run directory code, shown by the GUI and the comparison table.
+
+#include "config/runconfig.h"
+#include "metrics/latencystats.h"
+#include "metrics/loghistogram.h"
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace tb {
+
+/// Version of summary.json and run.json; a reader refuses files from a newer one.
+inline constexpr int kRunFormatVersion = 1;
+
+/// Every distribution a summary block carries.
+enum class Metric : std::uint8_t {
+    Ttft,             ///< first_token − sent, ms
+    TtftFromSchedule, ///< first_token − scheduled, ms (open loop only)
+    Ttfb,             ///< headers − sent, ms
+    E2e,              ///< last_token (or done) − sent, ms
+    E2eFromSchedule,  ///< the same from scheduled, ms (open loop only)
+    Tpot,             ///< ms per output token after the first
+    Itl,              ///< token-normalised inter-token latency, ms, one value per token
+    Icl,              ///< raw inter-chunk gap, ms
+    QueueDelay,       ///< sent − scheduled, ms
+    DecodeSpeed,      ///< completion tokens / (last_token − first_token), tokens/s
+    TokensPerChunk,   ///< apportioned tokens of each token-bearing chunk
+    RetryAfter,       ///< Retry-After of failed requests, s
+};
+inline constexpr std::size_t kMetricCount = 12;
+/// The JSON key: "ttft", "ttft_from_schedule", …, "decode_tokens_per_s", "tokens_per_chunk",
+/// "retry_after_s".
+const char *metricKey(Metric metric);
+/// The metrics under "latency_ms" (the first nine).
+bool isLatencyMetric(Metric metric);
+
+struct LoadSummary {
+    LoadMode mode = LoadMode::Concurrency;
+    std::optional<int> concurrency; ///< concurrency-mode level
+    std::optional<double> rate;     ///< rate-mode level, requests/s
+    std::optional<Arrival> arrival; ///< rate mode only
+    int maxInFlight = 0;            ///< open-loop cap, 0 = none
+    QString stages;                 ///< formatStages() of the whole run; empty in stage blocks
+};
+
+struct RequestCounts {
+    std::int64_t attempted = 0; ///< ok + failed: requests that reached a verdict
+    std::int64_t ok = 0;
+    std::int64_t failed = 0;                 ///< errors caused by the target or the network
+    std::int64_t cancelled = 0;              ///< cut off by Stop: neither ok nor failed (see RunAggregator)
+    std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
+    std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
+    std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
+};
+
+struct ThroughputSummary {
+    double requestsPerS = 0;
+    double outputTokensPerS = 0;
+    double inputTokensPerS = 0;
+    double totalTokensPerS = 0;
+    double peakOutputTokensPerS = 0; ///< the largest 1-s bucket of run time
+    double goodputRequestsPerS = 0;
+    std::int64_t good = 0;
+    std::optional<double> goodFraction; ///< good / attempted; none without attempts
+};
+
+struct TokenSummary {
+    std::int64_t input = 0; ///< Σ over successful requests, like every figure here
+    std::int64_t output = 0;
+    std::int64_t cached = 0;
+    std::int64_t reasoning = 0;
+    std::optional<double> outInRatio;    ///< output / input
+    std::optional<double> cacheHitRatio; ///< cached / input
+    std::int64_t fromUsage = 0;          ///< successful requests whose counts came from each source
+    std::int64_t fromTokenizer = 0;
+    std::int64_t fromChunks = 0;
+};
+
+struct ConcurrencySummary {
+    std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
+    int peakInFlight = 0;
+    double meanInFlight = 0;
+};
+
+/// One block of summary.json: the whole run, or one stage (then `name` is set).
+struct SummaryBlock {
+    QString name;
+    LoadSummary load;
+    double windowS = 0; ///< first sent → last done, warm-up excluded
+    RequestCounts requests;
+    ThroughputSummary throughput;
+    TokenSummary tokens;
+    ConcurrencySummary concurrency;
+    std::array<LatencyStats, kMetricCount> stats{};
+    std::array<LogHistogram, kMetricCount> histograms{};
+
+    const LatencyStats &stat(Metric m) const { return stats[std::size_t(m)]; }
+    const LogHistogram &histogram(Metric m) const { return histograms[std::size_t(m)]; }
+};
+
+struct RunSummary {
+    int formatVersion = kRunFormatVersion;
+    QString toolName;
+    QString toolVersion;
+    QString targetName;
+    QString targetUrl;
+    QString api;
+    QString model;
+    QString startedAt; ///< ISO 8601 with offset
+    SummaryBlock total;
+    std::vector<SummaryBlock> stages;
+
+    nlohmann::json toJson() const;
+    /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or
+    /// mistyped SPEC key is an error "path.to.key: problem". A newer format_version is refused with
+    /// "written by a newer format version N".
+    static std::optional<RunSummary> fromJson(const nlohmann::json &json, QString *error);
+};
+
+} // namespace tb

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "config/runconfig.h"
+#include "engine/runprogress.h"
+#include "metrics/requestrecord.h"
+#include "metrics/runinfo.h"
+#include "metrics/runsummary.h"
+#include "metrics/timeseriesrow.h"
+
+#include <QList>
+#include <QObject>
+
+#include <memory>
+#include <vector>
+
+class QThread;
+
+namespace tb {
+
+class RunSession;
+
+/// The live state of a run, sent to the GUI and the CLI a few times a second.
+struct RunSnapshot {
+    RunProgress progress;
+    RunSummary summary;                    ///< everything so far (the same code as summary.json)
+    std::vector<TimeSeriesRow> timeSeries; ///< every second so far; the last rows may still grow
+};
+
+/// How a run ended.
+struct RunOutcome {
+    QString directory;
+    RunSummary summary;
+    std::vector<TimeSeriesRow> timeSeries;
+    RunProgress progress;
+    bool cancelled = false;   ///< Stop ended it early (results are saved all the same)
+    QString error;            ///< a runtime failure (e.g. the disk filled up); empty when none
+};
+
+/// Runs one benchmark: the load controller and its transport threads, the aggregator that makes
+/// the summary, and the writer of the run directory, all off the caller's thread. The caller (GUI
+/// or CLI) only receives value types through queued signals, batched: records at most 10 times a
+/// second, snapshots about 4 times a second.
+class BenchmarkRunner : public QObject
+{
+    Q_OBJECT
+
+public:
+    explicit BenchmarkRunner(QObject *parent = nullptr);
+    /// A run still going is stopped without waiting for its requests: what was measured is saved.
+    ~BenchmarkRunner() override;
+
+    /// Transport threads (0 = one per core, at least 2).
+    void setWorkerThreads(int threads) { m_workerThreads = threads; }
+
+    /// Validates the configuration, creates the run directory and starts. On failure returns
+    /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
+    /// runtime failure such as an unwritable directory (exit 1).
+    bool start(const RunConfig &config, QString *error);
+    /// Cancels the requests in flight and finishes the run (runFinished follows). Safe to call
+    /// again and when not running.
+    void stop();
+
+    bool isRunning() const { return m_running; }
+    bool failureIsConfiguration() const { return m_configurationError; }
+    QString directory() const { return m_directory; }
+    const RunInfo &info() const { return m_info; }
+
+Q_SIGNALS:
+    void runStarted(const QString &directory);
+    void stageStarted(int stage, const QString &name, bool warmup);
+    void progressed(const tb::RunProgress &progress);
+    /// Finished requests in completion order, without their per-chunk stamps (those are in
+    /// chunks.jsonl) to keep the GUI's memory flat.
+    void recordsCompleted(const QList<tb::RequestRecord> &records);
+    void snapshotUpdated(const tb::RunSnapshot &snapshot);
+    void runFinished(const tb::RunOutcome &outcome);
+
+private:
+    friend class RunSession;
+    void shutDown();
+
+    int m_workerThreads = 0;
+    bool m_running = false;
+    bool m_configurationError = false;
+    QString m_directory;
+    RunInfo m_info;
+    QThread *m_thread = nullptr;
+    RunSession *m_session = nullptr;
+};
+
+} // namespace tb
+
+Q_DECLARE_METATYPE(tb::RunSnapshot)
+Q_DECLARE_METATYPE(tb::RunOutcome)

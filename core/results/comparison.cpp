@@ -1,0 +1,391 @@
+#include "results/comparison.h"
+
+#include "metrics/bootstrap.h"
+#include "results/csv.h"
+
+#include <QLocale>
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace tb {
+
+namespace {
+
+using Better = ComparisonTable::Better;
+using Noise = ComparisonTable::Noise;
+
+/// Too few requests make a bootstrap interval meaningless.
+constexpr std::size_t kMinSamples = 10;
+constexpr std::uint64_t kSeed = 0x7B5EED2024ULL;
+/// Mean prompt sizes further apart than this make the runs' workloads different.
+constexpr double kPromptSizeTolerance = 0.10;
+
+std::optional<double> finite(double v)
+{
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::optional<double> percent(const std::optional<double> &fraction)
+{
+    return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
+}
+
+/// Per-request values behind a row, for its noise test.
+enum class Sample { None, Ttft, Tpot, Itl, E2e };
+
+struct RowSpec {
+    const char *key;
+    const char *label;
+    const char *unit;
+    Better better;
+    std::function<std::optional<double>(const SummaryBlock &)> value;
+    Sample sample = Sample::None;
+    double q = -1; ///< the row's statistic for the test: mean when < 0, else this quantile
+};
+
+std::vector<RowSpec> rowSpecs()
+{
+    const auto stat = [](Metric m, double LatencyStats::*field) {
+        return [m, field](const SummaryBlock &b) { return finite(b.stat(m).*field); };
+    };
+    return {
+        {"ttft_mean", "TTFT mean", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::mean), Sample::Ttft, -1},
+        {"ttft_p50", "TTFT p50", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p50), Sample::Ttft, 0.5},
+        {"ttft_p99", "TTFT p99", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p99), Sample::Ttft, 0.99},
+        {"tpot_p50", "TPOT p50", "ms", Better::Lower, stat(Metric::Tpot, &LatencyStats::p50), Sample::Tpot, 0.5},
+        {"itl_p50", "ITL p50", "ms", Better::Lower, stat(Metric::Itl, &LatencyStats::p50), Sample::Itl, 0.5},
+        {"e2e_p50", "E2E p50", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p50), Sample::E2e, 0.5},
+        {"e2e_p99", "E2E p99", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p99), Sample::E2e, 0.99},
+        {"requests_per_s", "Requests/s", "req/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.requestsPerS); }},
+        {"output_tokens_per_s", "Output tokens/s", "tok/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
+        {"out_in_ratio", "Out/in tokens", "x", Better::Neither,
+         [](const SummaryBlock &b) { return b.tokens.outInRatio; }},
+        {"cache_hit_pct", "Cache hits", "%", Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.tokens.cacheHitRatio); }},
+        {"error_pct", "Errors", "%", Better::Lower,
+         [](const SummaryBlock &b) {
+             return b.requests.attempted > 0
+                        ? std::optional<double>(100.0 * double(b.requests.failed) / double(b.requests.attempted))
+                        : std::nullopt;
+         }},
+        {"goodput_requests_per_s", "Goodput", "req/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
+        {"good_pct", "Good fraction", "%", Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
+    };
+}
+
+std::vector<double> samples(const RunData &run, Sample sample)
+{
+    std::vector<double> values;
+    for (std::size_t i = 0; i < run.records.size(); ++i) {
+        const RequestRecord &r = run.records[i];
+        if (r.warmup || !r.ok())
+            continue;
+        std::optional<double> v;
+        switch (sample) {
+        case Sample::None:
+            return {};
+        case Sample::Ttft:
+            v = r.ttftMs();
+            break;
+        case Sample::Tpot:
+            v = r.tpotMs();
+            break;
+        case Sample::Itl:
+            v = i < run.itlMeanMs.size() ? finite(run.itlMeanMs[i]) : std::nullopt;
+            break;
+        case Sample::E2e:
+            v = r.e2eMs();
+            break;
+        }
+        if (v)
+            values.push_back(*v);
+    }
+    return values;
+}
+
+QString describePrompt(const PromptConfig &p)
+{
+    if (!p.promptFile.isEmpty())
+        return QStringLiteral("file %1").arg(p.promptFile);
+    if (p.promptTokens <= 0)
+        return QStringLiteral("templates");
+    QString text = QStringLiteral("~%1 tokens").arg(p.promptTokens);
+    if (p.systemTokens > 0)
+        text += QStringLiteral(" + system ~%1").arg(p.systemTokens);
+    if (p.sharedPrefixTokens > 0)
+        text += QStringLiteral(", shared prefix %1").arg(p.sharedPrefixTokens);
+    return text;
+}
+
+QString describeLoad(const RunInfo &info)
+{
+    const LoadConfig &l = info.config.load;
+    QString text = formatStages(info.stages);
+    if (std::any_of(info.stages.begin(), info.stages.end(),
+                    [](const StageConfig &s) { return s.mode == LoadMode::Rate; })) {
+        text += QLatin1Char(' ') + arrivalName(l.arrival);
+        if (l.maxInFlight > 0)
+            text += QStringLiteral(", max in flight %1").arg(l.maxInFlight);
+    }
+    if (l.warmupMs > 0)
+        text += QStringLiteral(", warm-up %1").arg(formatDuration(l.warmupMs));
+    if (l.warmupRequests > 0)
+        text += QStringLiteral(", warm-up %1 requests").arg(l.warmupRequests);
+    return text;
+}
+
+std::optional<double> meanPromptTokens(const SummaryBlock &b)
+{
+    return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.input) / double(b.requests.ok)) : std::nullopt;
+}
+
+QString pad(const QString &text, int width, bool right = false)
+{
+    return right ? text.rightJustified(width) : text.leftJustified(width);
+}
+
+QString deltaText(const std::optional<double> &delta, Noise noise)
+{
+    if (!delta)
+        return QStringLiteral("-");
+    QString text = QString::asprintf("%+.1f%%", *delta);
+    if (noise != Noise::NotTested)
+        text += QLatin1Char(' ') + ComparisonTable::noiseName(noise);
+    return text;
+}
+
+} // namespace
+
+ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
+    : m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
+{
+    const std::size_t n = runs.size();
+    QSet<QString> seen;
+    for (std::size_t i = 0; i < n; ++i) {
+        QString label = runs[i].label();
+        if (seen.contains(label))
+            label += QStringLiteral(" (#%1)").arg(i + 1);
+        seen.insert(label);
+        m_labels << label;
+        const RunSummary &s = runs[i].summary;
+        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests")
+                          .arg(i + 1)
+                          .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
+                               s.targetUrl, s.api,
+                               s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
+                          .arg(s.total.requests.attempted);
+    }
+    if (n == 0)
+        return;
+    const std::size_t base = std::size_t(m_baseline);
+
+    const std::vector<RowSpec> specs = rowSpecs();
+    for (std::size_t r = 0; r < specs.size(); ++r) {
+        const RowSpec &spec = specs[r];
+        Row row;
+        row.key = QLatin1String(spec.key);
+        row.label = QLatin1String(spec.label);
+        row.unit = QLatin1String(spec.unit);
+        row.better = spec.better;
+        for (const RunData &run : runs)
+            row.values.push_back(spec.value(run.summary.total));
+
+        std::optional<double> best;
+        for (const auto &v : row.values) {
+            if (v && spec.better != Better::Neither)
+                best = !best ? *v : spec.better == Better::Lower ? std::min(*best, *v) : std::max(*best, *v);
+        }
+        const std::vector<double> baseSample = samples(runs[base], spec.sample);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto &v = row.values[i];
+            const auto &b = row.values[base];
+            row.best.push_back(best && v && *v == *best);
+            row.deltaPct.push_back(
+                i != base && v && b && *b != 0 ? std::optional<double>((*v - *b) / std::abs(*b) * 100) : std::nullopt);
+            Noise noise = Noise::NotTested;
+            if (i != base && spec.sample != Sample::None) {
+                std::vector<double> sample = samples(runs[i], spec.sample);
+                if (baseSample.size() >= kMinSamples && sample.size() >= kMinSamples) {
+                    const auto interval =
+                        Bootstrap::difference(baseSample, std::move(sample), spec.q, kSeed + r * 1000 + i);
+                    noise = interval->excludesZero() ? Noise::Significant : Noise::WithinNoise;
+                }
+            }
+            row.noise.push_back(noise);
+        }
+        m_rows.push_back(std::move(row));
+    }
+
+    const RunData &baseRun = runs[base];
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i == base)
+            continue;
+        const RunData &run = runs[i];
+        const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        if (!run.hasInfo || !baseRun.hasInfo) {
+            m_warnings << QStringLiteral("%1: no run.json to compare the workload with the baseline's").arg(who);
+            continue;
+        }
+        const RunConfig &c = run.info.config;
+        const RunConfig &bc = baseRun.info.config;
+        const auto differ = [&](const QString &what, const QString &mine, const QString &theirs) {
+            if (mine != theirs)
+                m_warnings << QStringLiteral("%1: %2 %3, baseline %4").arg(who, what, mine, theirs);
+        };
+        differ(QStringLiteral("api"), apiKindName(c.target.api), apiKindName(bc.target.api));
+        differ(QStringLiteral("stream"), c.request.stream ? QStringLiteral("on") : QStringLiteral("off"),
+               bc.request.stream ? QStringLiteral("on") : QStringLiteral("off"));
+        differ(QStringLiteral("max_tokens"), QString::number(c.request.maxTokens),
+               QString::number(bc.request.maxTokens));
+        differ(QStringLiteral("prompt"), describePrompt(c.prompt), describePrompt(bc.prompt));
+        if (c.prompt.promptFile.isEmpty() && c.prompt.promptTokens <= 0 && bc.prompt.promptFile.isEmpty() &&
+            bc.prompt.promptTokens <= 0 &&
+            (c.prompt.systemTemplate != bc.prompt.systemTemplate || c.prompt.userTemplate != bc.prompt.userTemplate ||
+             c.prompt.variables != bc.prompt.variables))
+            m_warnings << QStringLiteral("%1: prompt templates differ from the baseline's").arg(who);
+        differ(QStringLiteral("load"), describeLoad(run.info), describeLoad(baseRun.info));
+        const auto mine = meanPromptTokens(run.summary.total);
+        const auto theirs = meanPromptTokens(baseRun.summary.total);
+        if (mine && theirs && *theirs > 0 && std::abs(*mine / *theirs - 1) > kPromptSizeTolerance)
+            m_warnings << QStringLiteral("%1: measured prompts average %2 tokens, baseline %3")
+                              .arg(who, QString::number(*mine, 'f', 0), QString::number(*theirs, 'f', 0));
+    }
+}
+
+QString ComparisonTable::formatValue(double v)
+{
+    const double magnitude = std::abs(v);
+    if (magnitude >= 1000)
+        return QString::number(v, 'f', 0);
+    if (magnitude >= 100)
+        return QString::number(v, 'f', 1);
+    if (magnitude >= 10)
+        return QString::number(v, 'f', 2);
+    if (magnitude >= 1 || v == 0)
+        return QString::number(v, 'f', 3);
+    return QString::number(v, 'g', 4);
+}
+
+QString ComparisonTable::noiseName(Noise noise)
+{
+    switch (noise) {
+    case Noise::NotTested:
+        break;
+    case Noise::WithinNoise:
+        return QStringLiteral("within noise");
+    case Noise::Significant:
+        return QStringLiteral("significant");
+    }
+    return {};
+}
+
+QString ComparisonTable::betterName(Better better)
+{
+    switch (better) {
+    case Better::Lower:
+        return QStringLiteral("lower");
+    case Better::Higher:
+        return QStringLiteral("higher");
+    case Better::Neither:
+        break;
+    }
+    return {};
+}
+
+QString ComparisonTable::toText() const
+{
+    // Cells first, then widths, then lines.
+    QList<QStringList> cells;
+    QStringList header{QStringLiteral("metric"), QStringLiteral("unit"), QStringLiteral("better")};
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        header << QStringLiteral("#%1").arg(i + 1);
+        if (int(i) != m_baseline)
+            header << QStringLiteral("vs #%1").arg(m_baseline + 1);
+    }
+    cells << header;
+    for (const Row &row : m_rows) {
+        QStringList line{row.label, row.unit, betterName(row.better)};
+        for (std::size_t i = 0; i < row.values.size(); ++i) {
+            const QString value = row.values[i] ? formatValue(*row.values[i]) : QStringLiteral("-");
+            line << value + (row.best[i] ? QStringLiteral(" *") : QString());
+            if (int(i) != m_baseline)
+                line << deltaText(row.deltaPct[i], row.noise[i]);
+        }
+        cells << line;
+    }
+    std::vector<int> widths(std::size_t(header.size()), 0);
+    for (const QStringList &line : cells) {
+        for (qsizetype c = 0; c < line.size(); ++c)
+            widths[std::size_t(c)] = std::max(widths[std::size_t(c)], int(line[c].size()));
+    }
+    QString text = QStringLiteral("Runs:\n");
+    for (const QString &line : m_runLines)
+        text += QStringLiteral("  ") + line + QLatin1Char('\n');
+    text += QLatin1Char('\n');
+    for (const QStringList &line : cells) {
+        QString out;
+        for (qsizetype c = 0; c < line.size(); ++c) {
+            // Names left, numbers right, so digits line up.
+            out += pad(line[c], widths[std::size_t(c)], c >= 3) + QStringLiteral("  ");
+        }
+        while (out.endsWith(QLatin1Char(' ')))
+            out.chop(1);
+        text += out + QLatin1Char('\n');
+    }
+    if (!m_warnings.isEmpty()) {
+        text += QStringLiteral("\nWorkload differences (these runs measured different things):\n");
+        for (const QString &w : m_warnings)
+            text += QStringLiteral("  ") + w + QLatin1Char('\n');
+    }
+    text +=
+        QStringLiteral("\n* best value. vs #%1: change against the baseline; significant / within noise: whether the "
+                       "bootstrap 95% confidence interval of the difference (per-request values) excludes 0.\n")
+            .arg(m_baseline + 1);
+    return text;
+}
+
+QByteArray ComparisonTable::toCsv() const
+{
+    std::string out;
+    std::vector<std::string> fields{"metric", "unit", "better", "best"};
+    for (const QString &label : m_labels)
+        fields.push_back(label.toStdString());
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        if (int(i) != m_baseline) {
+            fields.push_back((m_labels[i] + QStringLiteral(" delta %")).toStdString());
+            fields.push_back((m_labels[i] + QStringLiteral(" noise")).toStdString());
+        }
+    }
+    appendCsvRecord(out, fields);
+    const auto number = [](const std::optional<double> &v) {
+        return v ? QByteArray::number(*v, 'g', QLocale::FloatingPointShortest).toStdString() : std::string();
+    };
+    for (const Row &row : m_rows) {
+        QStringList best;
+        for (std::size_t i = 0; i < row.best.size(); ++i) {
+            if (row.best[i])
+                best << m_labels[qsizetype(i)];
+        }
+        fields = {row.key.toStdString(), row.unit.toStdString(), betterName(row.better).toStdString(),
+                  best.join(QLatin1Char(';')).toStdString()};
+        for (const auto &v : row.values)
+            fields.push_back(number(v));
+        for (std::size_t i = 0; i < row.values.size(); ++i) {
+            if (int(i) != m_baseline) {
+                fields.push_back(number(row.deltaPct[i]));
+                fields.push_back(noiseName(row.noise[i]).toStdString());
+            }
+        }
+        appendCsvRecord(out, fields);
+    }
+    return QByteArray::fromStdString(out);
+}
+
+} // namespace tb

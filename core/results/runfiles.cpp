@@ -1,0 +1,565 @@
+#include "results/runfiles.h"
+
+#include "metrics/requestmetrics.h"
+#include "metrics/runsummary.h"
+#include "results/csv.h"
+#include "tokenbench/version.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace tb::runfiles {
+
+namespace {
+
+using json = nlohmann::json;
+
+enum Column {
+    Id,
+    Stage,
+    Warmup,
+    ScheduledMs,
+    SentMs,
+    TtfbMs,
+    TtftMs,
+    E2eMs,
+    QueueMs,
+    TpotMs,
+    ItlMeanMs,
+    Chunks,
+    PromptTokens,
+    CompletionTokens,
+    CachedTokens,
+    ReasoningTokens,
+    TokenSourceColumn,
+    Status,
+    HttpStatus,
+    Error,
+    ResponseId,
+    // Beyond SPEC §4, in this order:
+    StageIndex,
+    Target,
+    FinishReason,
+    RetryAfterS,
+    DecodeTps,
+    TtftFromScheduleMs,
+    E2eFromScheduleMs,
+    FirstContentMs,
+    DoneAtMs,
+    ColumnCount
+};
+constexpr std::array<const char *, ColumnCount> kColumns{
+    "id",
+    "stage",
+    "warmup",
+    "scheduled_ms",
+    "sent_ms",
+    "ttfb_ms",
+    "ttft_ms",
+    "e2e_ms",
+    "queue_ms",
+    "tpot_ms",
+    "itl_mean_ms",
+    "chunks",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "token_source",
+    "status",
+    "http_status",
+    "error",
+    "response_id",
+    "stage_index",
+    "target",
+    "finish_reason",
+    "retry_after_s",
+    "decode_tps",
+    "ttft_from_schedule_ms",
+    "e2e_from_schedule_ms",
+    "first_content_ms",
+    "done_at_ms",
+};
+constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
+
+enum SeriesColumn {
+    TS,
+    Sent,
+    Completed,
+    Failed,
+    InFlight,
+    OutputTokens,
+    InputTokens,
+    TtftP50,
+    TtftP99,
+    E2eP50,
+    E2eP99,
+    SeriesStage,
+    Good,
+    Cancelled,
+    SeriesColumnCount
+};
+constexpr std::array<const char *, SeriesColumnCount> kSeriesColumns{
+    "t_s",         "sent",        "completed",  "failed",     "in_flight", "output_tokens", "input_tokens",
+    "ttft_p50_ms", "ttft_p99_ms", "e2e_p50_ms", "e2e_p99_ms", "stage",     "good",          "cancelled",
+};
+constexpr int kRequiredSeriesColumns = SeriesStage;
+
+/// Fixed-point text of a number; "" for none. std::to_chars: locale-free and exact.
+std::string_view fixed(char (&buffer)[48], const std::optional<double> &value, int decimals)
+{
+    if (!value || !std::isfinite(*value))
+        return {};
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, *value, std::chars_format::fixed, decimals);
+    return {buffer, std::size_t(result.ptr - buffer)};
+}
+
+std::string_view integer(char (&buffer)[48], std::int64_t value)
+{
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return {buffer, std::size_t(result.ptr - buffer)};
+}
+
+std::optional<double> offsetMs(std::int64_t ns)
+{
+    return ns >= 0 ? std::optional<double>(double(ns) / 1e6) : std::nullopt;
+}
+
+std::string header(const char *const *names, int count)
+{
+    std::string line;
+    for (int i = 0; i < count; ++i)
+        appendCsvField(line, names[i], i == 0);
+    line += kCsvLineEnd;
+    return line;
+}
+
+/// Where each named column sits in a header row.
+std::vector<int> mapColumns(const std::vector<std::string> &header, const char *const *names, int count, int required,
+                            QString *error)
+{
+    std::vector<int> at(std::size_t(count), -1);
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        for (int c = 0; c < count; ++c) {
+            if (header[i] == names[c])
+                at[std::size_t(c)] = int(i);
+        }
+    }
+    for (int c = 0; c < required; ++c) {
+        if (at[std::size_t(c)] < 0) {
+            *error = QStringLiteral("no column '%1'").arg(QLatin1String(names[c]));
+            return {};
+        }
+    }
+    return at;
+}
+
+/// Reads the fields of one row by column, remembering the first bad value.
+class Fields
+{
+public:
+    Fields(const std::vector<std::string> &fields, const std::vector<int> &columns, const char *const *names)
+        : m_fields(fields)
+        , m_columns(columns)
+        , m_names(names)
+    {}
+
+    std::string_view text(int column) const
+    {
+        const int at = m_columns[std::size_t(column)];
+        return at >= 0 && std::size_t(at) < m_fields.size() ? std::string_view(m_fields[std::size_t(at)])
+                                                            : std::string_view();
+    }
+    QString string(int column) const
+    {
+        const std::string_view t = text(column);
+        return QString::fromUtf8(t.data(), qsizetype(t.size()));
+    }
+    std::optional<double> real(int column) const
+    {
+        const std::string_view t = text(column);
+        if (t.empty())
+            return std::nullopt;
+        double v = 0;
+        const auto result = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (result.ec != std::errc() || result.ptr != t.data() + t.size()) {
+            bad(column, t);
+            return std::nullopt;
+        }
+        return v;
+    }
+    std::int64_t integer(int column, std::int64_t absent = 0) const
+    {
+        const std::string_view t = text(column);
+        if (t.empty())
+            return absent;
+        std::int64_t v = 0;
+        const auto result = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (result.ec != std::errc() || result.ptr != t.data() + t.size())
+            bad(column, t);
+        return v;
+    }
+    /// Milliseconds to nanoseconds; -1 when empty.
+    std::int64_t ns(int column) const
+    {
+        const auto ms = real(column);
+        return ms ? std::llround(*ms * 1e6) : -1;
+    }
+    void bad(int column, std::string_view value) const
+    {
+        if (m_error.isEmpty())
+            m_error =
+                QStringLiteral("column '%1': '%2' is not a number")
+                    .arg(QLatin1String(m_names[column]), QString::fromUtf8(value.data(), qsizetype(value.size())));
+    }
+    void fail(const QString &why) const
+    {
+        if (m_error.isEmpty())
+            m_error = why;
+    }
+    const QString &error() const { return m_error; }
+
+private:
+    const std::vector<std::string> &m_fields;
+    const std::vector<int> &m_columns;
+    const char *const *m_names;
+    mutable QString m_error;
+};
+
+std::int64_t after(std::int64_t baseNs, std::int64_t spanNs)
+{
+    return baseNs >= 0 && spanNs >= 0 ? baseNs + spanNs : -1;
+}
+
+json stagesToJson(const QList<StageConfig> &stages)
+{
+    json array = json::array();
+    for (const StageConfig &s : stages) {
+        array.push_back({{"name", toStd(s.name)},
+                         {"mode", toStd(loadModeName(s.mode))},
+                         {"level", s.level},
+                         {"duration_ms", s.durationMs},
+                         {"requests", s.requests}});
+    }
+    return array;
+}
+
+std::optional<QList<StageConfig>> stagesFromJson(const json &array)
+{
+    QList<StageConfig> stages;
+    for (const json &s : array) {
+        if (!s.is_object() || !s.contains("name") || !s["name"].is_string() || !s.contains("mode") ||
+            !s["mode"].is_string() || !s.contains("level") || !s["level"].is_number())
+            return std::nullopt;
+        StageConfig stage;
+        stage.name = fromStd(s["name"].get<std::string>());
+        const auto mode = loadModeFromName(fromStd(s["mode"].get<std::string>()));
+        if (!mode)
+            return std::nullopt;
+        stage.mode = *mode;
+        stage.level = s["level"].get<double>();
+        stage.durationMs = s.value("duration_ms", qint64(0));
+        stage.requests = s.value("requests", qint64(0));
+        stages << stage;
+    }
+    return stages;
+}
+
+} // namespace
+
+json runInfoToJson(const RunInfo &info)
+{
+    return {
+        {"format", "tokenbench-run"},
+        {"format_version", kRunFormatVersion},
+        {"tool", {{"name", kToolName}, {"version", toStd(info.toolVersion)}}},
+        {"host", toStd(info.host)},
+        {"started_at", toStd(info.startedAtText())},
+        {"stages", stagesToJson(info.stages)},
+        {"config", toJson(info.config)},
+    };
+}
+
+std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
+{
+    const auto fail = [error](const QString &why) -> std::optional<RunInfo> {
+        *error = why;
+        return std::nullopt;
+    };
+    if (!j.is_object())
+        return fail(QStringLiteral("not a JSON object"));
+    if (j.value("format", std::string()) != "tokenbench-run")
+        return fail(QStringLiteral("format: not \"tokenbench-run\""));
+    const auto version = j.find("format_version");
+    if (version == j.end() || !version->is_number_integer())
+        return fail(QStringLiteral("format_version: missing"));
+    if (version->get<int>() > kRunFormatVersion)
+        return fail(QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
+                        .arg(version->get<int>())
+                        .arg(kRunFormatVersion));
+    const auto config = j.find("config");
+    if (config == j.end())
+        return fail(QStringLiteral("config: missing"));
+    QString why;
+    const auto runConfig = runConfigFromJson(*config, &why);
+    if (!runConfig)
+        return fail(QStringLiteral("config.") + why);
+
+    RunInfo info;
+    info.config = *runConfig;
+    const auto stages = j.find("stages");
+    if (stages == j.end() || !stages->is_array())
+        return fail(QStringLiteral("stages: missing"));
+    const auto parsedStages = stagesFromJson(*stages);
+    if (!parsedStages || parsedStages->isEmpty())
+        return fail(QStringLiteral("stages: each needs a name, a mode and a level"));
+    info.stages = *parsedStages;
+    if (const auto tool = j.find("tool"); tool != j.end() && tool->is_object())
+        info.toolVersion = fromStd(tool->value("version", std::string()));
+    info.host = fromStd(j.value("host", std::string()));
+    info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
+    return info;
+}
+
+std::string requestsCsvHeader()
+{
+    return header(kColumns.data(), ColumnCount);
+}
+
+void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &info)
+{
+    char buffer[48];
+    bool first = true;
+    const auto put = [&](std::string_view text) {
+        appendCsvField(out, text, first);
+        first = false;
+    };
+    const auto putInt = [&](std::int64_t v) { put(integer(buffer, v)); };
+    const auto putMs = [&](const std::optional<double> &v) { put(fixed(buffer, v, 3)); };
+    const bool hasStage = r.stage >= 0 && r.stage < info.stages.size();
+    const TokenTimeline timeline(r);
+
+    putInt(std::int64_t(r.id));
+    put(hasStage ? toStd(info.stages[r.stage].name) : std::string(integer(buffer, r.stage)));
+    put(r.warmup ? "1" : "0");
+    putMs(offsetMs(r.scheduledNs));
+    putMs(offsetMs(r.sentNs));
+    putMs(r.ttfbMs());
+    putMs(r.ttftMs());
+    putMs(r.e2eMs());
+    putMs(r.queueMs());
+    putMs(r.tpotMs());
+    putMs(timeline.itlMeanMs());
+    putInt(r.chunks);
+    putInt(r.promptTokens);
+    putInt(r.completionTokens);
+    putInt(r.cachedTokens);
+    putInt(r.reasoningTokens);
+    put(tokenSourceName(r.tokenSource));
+    put(statusName(r.status));
+    put(r.httpStatus > 0 ? integer(buffer, r.httpStatus) : std::string_view());
+    put(r.errorMessage.toStdString());
+    put(r.responseId.toStdString());
+
+    putInt(r.stage);
+    put(info.config.target.displayName().toStdString());
+    put(r.finishReason.toStdString());
+    put(fixed(buffer, r.retryAfterS >= 0 ? std::optional<double>(r.retryAfterS) : std::nullopt, 3));
+    put(fixed(buffer, r.decodeTokensPerS(), 2));
+    putMs(r.ttftFromScheduleMs());
+    putMs(r.e2eFromScheduleMs());
+    putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
+    putMs(offsetMs(r.doneNs));
+    out += kCsvLineEnd;
+}
+
+bool RequestRowParser::setHeader(const std::vector<std::string> &header, QString *error)
+{
+    m_columns = mapColumns(header, kColumns.data(), ColumnCount, kRequiredColumns, error);
+    return !m_columns.empty();
+}
+
+bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo &info, RequestRecord *record,
+                             double *itlMeanMs, QString *error) const
+{
+    const Fields f(row, m_columns, kColumns.data());
+    RequestRecord &r = *record;
+    r = RequestRecord();
+    r.id = std::uint64_t(f.integer(Id));
+    if (!f.text(StageIndex).empty()) {
+        r.stage = int(f.integer(StageIndex));
+    } else {
+        const QString name = f.string(Stage);
+        r.stage = 0;
+        for (qsizetype i = 0; i < info.stages.size(); ++i) {
+            if (info.stages[i].name == name) {
+                r.stage = int(i);
+                break;
+            }
+        }
+    }
+    r.warmup = f.text(Warmup) == "1" || f.text(Warmup) == "true";
+    r.scheduledNs = f.ns(ScheduledMs);
+    r.sentNs = f.ns(SentMs);
+    r.headersNs = after(r.sentNs, f.ns(TtfbMs));
+    r.firstTokenNs = after(r.sentNs, f.ns(TtftMs));
+    r.firstContentNs = after(r.sentNs, f.ns(FirstContentMs));
+    const std::int64_t e2eNs = f.ns(E2eMs);
+    // e2e ends at the last token when there were tokens, else at done (RequestRecord::e2eMs).
+    r.lastTokenNs = r.firstTokenNs >= 0 ? after(r.sentNs, e2eNs) : -1;
+    r.doneNs = !f.text(DoneAtMs).empty() ? f.ns(DoneAtMs) : after(r.sentNs, e2eNs);
+    r.chunks = int(f.integer(Chunks));
+    r.promptTokens = f.integer(PromptTokens);
+    r.completionTokens = f.integer(CompletionTokens);
+    r.cachedTokens = f.integer(CachedTokens);
+    r.reasoningTokens = f.integer(ReasoningTokens);
+    if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
+        r.tokenSource = *source;
+    else
+        f.fail(QStringLiteral("column 'token_source': unknown source '%1'").arg(f.string(TokenSourceColumn)));
+    if (const auto status = statusFromName(f.string(Status)))
+        r.status = *status;
+    else
+        f.fail(QStringLiteral("column 'status': unknown status '%1'").arg(f.string(Status)));
+    r.httpStatus = int(f.integer(HttpStatus));
+    r.errorMessage = f.string(Error);
+    r.responseId = f.string(ResponseId);
+    r.finishReason = f.string(FinishReason);
+    r.retryAfterS = f.real(RetryAfterS).value_or(-1);
+    *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
+    if (!f.error().isEmpty()) {
+        *error = f.error();
+        return false;
+    }
+    return true;
+}
+
+void appendChunksLine(std::string &out, const RequestRecord &r)
+{
+    if (r.tokenChunks.empty())
+        return;
+    char buffer[48];
+    out += "{\"id\":";
+    out += integer(buffer, std::int64_t(r.id));
+    out += ",\"t_us\":[";
+    std::int64_t previousUs = 0;
+    for (std::size_t i = 0; i < r.tokenChunks.size(); ++i) {
+        // Deltas of the rounded absolute times, so reading them back accumulates no rounding.
+        const std::int64_t us = std::llround(double(r.tokenChunks[i].tNs) / 1e3);
+        if (i)
+            out += ',';
+        out += integer(buffer, us - previousUs);
+        previousUs = us;
+    }
+    out += "],\"chars\":[";
+    for (std::size_t i = 0; i < r.tokenChunks.size(); ++i) {
+        if (i)
+            out += ',';
+        out += integer(buffer, r.tokenChunks[i].chars);
+    }
+    out += "]}\n";
+}
+
+bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<ChunkStamp> *chunks, QString *error)
+{
+    const json j = json::parse(line.begin(), line.end(), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("id") || !j["id"].is_number_unsigned() ||
+        !j.contains("t_us") || !j["t_us"].is_array() || !j.contains("chars") || !j["chars"].is_array() ||
+        j["t_us"].size() != j["chars"].size()) {
+        *error = QStringLiteral("not a chunk timeline {\"id\", \"t_us\", \"chars\"}");
+        return false;
+    }
+    *id = j["id"].get<std::uint64_t>();
+    chunks->clear();
+    chunks->reserve(j["t_us"].size());
+    std::int64_t us = 0;
+    for (std::size_t i = 0; i < j["t_us"].size(); ++i) {
+        const json &t = j["t_us"][i];
+        const json &c = j["chars"][i];
+        if (!t.is_number_integer() || !c.is_number_integer()) {
+            *error = QStringLiteral("chunk %1 is not a pair of integers").arg(i);
+            return false;
+        }
+        us += t.get<std::int64_t>();
+        chunks->push_back({us * 1000, c.get<std::int32_t>()});
+    }
+    return true;
+}
+
+std::string timeSeriesCsv(const std::vector<TimeSeriesRow> &rows, const QList<StageConfig> &stages)
+{
+    std::string out = header(kSeriesColumns.data(), SeriesColumnCount);
+    char buffer[48];
+    for (const TimeSeriesRow &row : rows) {
+        bool first = true;
+        const auto put = [&](std::string_view text) {
+            appendCsvField(out, text, first);
+            first = false;
+        };
+        const auto putInt = [&](std::int64_t v) { put(integer(buffer, v)); };
+        const auto putMs = [&](double v) { put(fixed(buffer, v, 3)); };
+        putInt(row.second);
+        putInt(row.sent);
+        putInt(row.completed);
+        putInt(row.failed);
+        putInt(row.inFlight);
+        putInt(row.outputTokens);
+        putInt(row.inputTokens);
+        putMs(row.ttftP50Ms);
+        putMs(row.ttftP99Ms);
+        putMs(row.e2eP50Ms);
+        putMs(row.e2eP99Ms);
+        put(row.stage >= 0 && row.stage < stages.size() ? toStd(stages[row.stage].name) : std::string());
+        putInt(row.good);
+        putInt(row.cancelled);
+        out += kCsvLineEnd;
+    }
+    return out;
+}
+
+std::optional<std::vector<TimeSeriesRow>> parseTimeSeriesCsv(QByteArrayView text, const QList<StageConfig> &stages,
+                                                             QString *error)
+{
+    CsvReader reader(text);
+    std::vector<std::string> fields;
+    if (!reader.next(fields)) {
+        *error = QStringLiteral("no header row");
+        return std::nullopt;
+    }
+    const std::vector<int> columns =
+        mapColumns(fields, kSeriesColumns.data(), SeriesColumnCount, kRequiredSeriesColumns, error);
+    if (columns.empty())
+        return std::nullopt;
+    std::vector<TimeSeriesRow> rows;
+    while (reader.next(fields)) {
+        const Fields f(fields, columns, kSeriesColumns.data());
+        TimeSeriesRow row;
+        row.second = int(f.integer(TS));
+        row.sent = f.integer(Sent);
+        row.completed = f.integer(Completed);
+        row.failed = f.integer(Failed);
+        row.inFlight = int(f.integer(InFlight));
+        row.outputTokens = f.integer(OutputTokens);
+        row.inputTokens = f.integer(InputTokens);
+        row.ttftP50Ms = f.real(TtftP50).value_or(TimeSeriesRow::kNone);
+        row.ttftP99Ms = f.real(TtftP99).value_or(TimeSeriesRow::kNone);
+        row.e2eP50Ms = f.real(E2eP50).value_or(TimeSeriesRow::kNone);
+        row.e2eP99Ms = f.real(E2eP99).value_or(TimeSeriesRow::kNone);
+        const QString stage = f.string(SeriesStage);
+        for (qsizetype i = 0; i < stages.size() && !stage.isEmpty() && row.stage < 0; ++i) {
+            if (stages[i].name == stage)
+                row.stage = int(i);
+        }
+        row.good = f.integer(Good);
+        row.cancelled = f.integer(Cancelled);
+        if (!f.error().isEmpty()) {
+            *error = QStringLiteral("line %1: %2").arg(reader.line()).arg(f.error());
+            return std::nullopt;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+} // namespace tb::runfiles

@@ -1,0 +1,71 @@
+#pragma once
+
+// The files of a run directory (SPEC §4) and their formats, shared by RunWriter and RunReader so
+// that what is written is exactly what is read:
+//   run.json        RunInfo: the configuration as run (no secrets), tool, host, start, stages
+//   requests.csv    one row per request (SPEC columns, then extras), RFC 4180, CRLF
+//   chunks.jsonl    one line per streamed request: its token-bearing chunks
+//   summary.json    RunSummary
+//   timeseries.csv  one row per second
+// Times in requests.csv are milliseconds with 3 decimals (1 µs); chunk times are whole µs.
+
+#include "metrics/requestrecord.h"
+#include "metrics/runinfo.h"
+#include "metrics/timeseriesrow.h"
+
+#include <QByteArrayView>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::runfiles {
+
+inline constexpr char kRunJson[] = "run.json";
+inline constexpr char kSummaryJson[] = "summary.json";
+inline constexpr char kRequestsCsv[] = "requests.csv";
+inline constexpr char kChunksJsonl[] = "chunks.jsonl";
+inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
+
+/// {"format": "tokenbench-run", "format_version", "tool", "host", "started_at", "stages",
+///  "config": toJson(RunConfig)}
+nlohmann::json runInfoToJson(const RunInfo &info);
+/// Refuses a newer format_version with "written by a newer format version N".
+std::optional<RunInfo> runInfoFromJson(const nlohmann::json &json, QString *error);
+
+/// The header row: SPEC §4's columns in order, then
+/// stage_index,target,finish_reason,retry_after_s,decode_tps,ttft_from_schedule_ms,
+/// e2e_from_schedule_ms,first_content_ms,done_at_ms (done_at_ms is an offset from run start, like
+/// sent_ms; with the durations it lets a row be read back into the same record).
+std::string requestsCsvHeader();
+void appendRequestRow(std::string &out, const RequestRecord &record, const RunInfo &info);
+
+/// Reads requests.csv rows back into records, by column name (so added columns do not matter).
+class RequestRowParser
+{
+public:
+    /// Checks the header; false with *error naming a missing column.
+    bool setHeader(const std::vector<std::string> &header, QString *error);
+    /// *itlMeanMs: the row's itl_mean_ms (NaN when empty). False with *error on a bad value.
+    bool parse(const std::vector<std::string> &fields, const RunInfo &info, RequestRecord *record, double *itlMeanMs,
+               QString *error) const;
+
+private:
+    std::vector<int> m_columns; ///< index in the row of each known column, -1 when absent
+};
+
+/// {"id": N, "t_us": [first chunk µs after run start, then µs since the previous chunk…],
+///  "chars": [characters of each chunk…]}; nothing for a record without chunks.
+void appendChunksLine(std::string &out, const RequestRecord &record);
+bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<ChunkStamp> *chunks, QString *error);
+
+/// SPEC §4's columns, then stage (name), good, cancelled.
+std::string timeSeriesCsv(const std::vector<TimeSeriesRow> &rows, const QList<StageConfig> &stages);
+std::optional<std::vector<TimeSeriesRow>> parseTimeSeriesCsv(QByteArrayView text, const QList<StageConfig> &stages,
+                                                             QString *error);
+
+} // namespace tb::runfiles

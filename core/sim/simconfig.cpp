@@ -1,0 +1,448 @@
+#include "sim/simconfig.h"
+
+#include <QSet>
+
+#include <cmath>
+#include <variant>
+
+namespace tb::sim {
+
+namespace {
+
+using Member = std::variant<double SimConfig::*, qint64 SimConfig::*, QString SimConfig::*, QStringList SimConfig::*,
+                            OutputDistribution SimConfig::*>;
+
+/// One parameter: its JSON key (the flag is the key with '-' for '_'), where it lives, its range
+/// for numbers, and its help text.
+struct Field {
+    const char *key;
+    Member member;
+    double min;
+    double max;
+    const char *help;
+};
+
+/// JSON numbers are doubles: whole numbers above 2^53 would silently change.
+constexpr double kMaxExactInteger = 9007199254740991.0;
+
+const Field kFields[] = {
+    {"model", &SimConfig::model, 0, 0, "Model name served (default: the preset's name)"},
+    {"aliases", &SimConfig::aliases, 0, 0, "More accepted model names, comma-separated"},
+    {"seed", &SimConfig::seed, 0, kMaxExactInteger, "Seed for output text, lengths and faults"},
+    {"ttft_ms", &SimConfig::ttftMs, 0, 3.6e6, "Fixed latency before prefill, ms"},
+    {"prefill_ms_per_1k", &SimConfig::prefillMsPer1k, 0, 3.6e6, "Prefill time per 1000 uncached prompt tokens, ms"},
+    {"prefill_quadratic_ms", &SimConfig::prefillQuadraticMs, 0, 3.6e6,
+     "Super-linear prefill term: ms * ((prompt/1000)^2 - (cached/1000)^2)"},
+    {"step_ms", &SimConfig::stepMs, 0.001, 60000, "Decode step time with an empty batch, ms"},
+    {"step_ms_per_seq", &SimConfig::stepMsPerSeq, 0, 60000, "Decode step time added per sequence in the batch, ms"},
+    {"max_batch", &SimConfig::maxBatch, 1, 1000000, "Sequences decoding at once; more wait in the queue"},
+    {"queue_limit", &SimConfig::queueLimit, 0, 1000000, "Requests waiting for a batch slot; more get 503"},
+    {"tokens_per_chunk", &SimConfig::tokensPerChunk, 1, 100000, "Tokens per SSE event after the first"},
+    {"output_tokens", &SimConfig::outputTokens, 0, 1e7, "Mean output length, tokens"},
+    {"output_ratio", &SimConfig::outputRatio, 0, 1000, "Output tokens added to the mean per prompt token"},
+    {"output_dist", &SimConfig::outputDist, 0, 0, "Output length distribution: fixed|uniform|normal|exponential"},
+    {"output_spread", &SimConfig::outputSpread, 0, 10, "Uniform: +-spread*mean; normal: sd = spread*mean"},
+    {"output_min", &SimConfig::outputMin, 1, 1e7, "Shortest natural output, tokens"},
+    {"output_max", &SimConfig::outputMax, 1, 1e7, "Longest natural output, tokens"},
+    {"reasoning_ratio", &SimConfig::reasoningRatio, 0, 1, "Share of output emitted as reasoning first"},
+    {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
+    {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
+    {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
+    {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},
+    {"tpm_limit", &SimConfig::tpmLimit, 0, 1e15, "Prompt + max_tokens per minute before 429 (0: none)"},
+    {"header_delay_ms", &SimConfig::headerDelayMs, 0, 3.6e6, "Slow response headers: hold requests this long, ms"},
+    {"header_delay_rate", &SimConfig::headerDelayRate, 0, 1, "Fraction of requests with slow headers"},
+    {"max_body_bytes", &SimConfig::maxBodyBytes, 1024, double(1LL << 34), "Largest request body; more get 413"},
+    {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
+};
+
+struct DistName {
+    OutputDistribution dist;
+    const char *name;
+};
+constexpr DistName kDistNames[] = {
+    {OutputDistribution::Fixed, "fixed"},
+    {OutputDistribution::Uniform, "uniform"},
+    {OutputDistribution::Normal, "normal"},
+    {OutputDistribution::Exponential, "exponential"},
+};
+
+QString distNames()
+{
+    QStringList names;
+    for (const DistName &d : kDistNames)
+        names << QLatin1String(d.name);
+    return names.join(QLatin1Char('|'));
+}
+
+const Field *findField(const QString &key)
+{
+    for (const Field &f : kFields) {
+        if (key == QLatin1String(f.key))
+            return &f;
+    }
+    return nullptr;
+}
+
+QString number(double v)
+{
+    return QString::number(v, 'g', 15);
+}
+
+/// Range check shared by JSON and text input.
+bool inRange(const Field &f, double v, bool whole, QString *error)
+{
+    if (std::isfinite(v) && v >= f.min && v <= f.max && (!whole || std::floor(v) == v))
+        return true;
+    if (error)
+        *error = QStringLiteral("must be %1 from %2 to %3").arg(whole ? QStringLiteral("a whole number") : QStringLiteral("a number"),
+                                                                   number(f.min), number(f.max));
+    return false;
+}
+
+/// Stores a parsed value; each reader (JSON, text) only turns its input into one of these.
+using Value = std::variant<double, QString, QStringList>;
+
+bool assign(SimConfig &config, const Field &f, const Value &value, QString *error)
+{
+    return std::visit(
+        [&](auto member) -> bool {
+            using T = std::remove_cvref_t<decltype(config.*member)>;
+            if constexpr (std::is_same_v<T, double> || std::is_same_v<T, qint64>) {
+                const double *v = std::get_if<double>(&value);
+                if (!v) {
+                    if (error)
+                        *error = QStringLiteral("must be a number");
+                    return false;
+                }
+                if (!inRange(f, *v, std::is_same_v<T, qint64>, error))
+                    return false;
+                config.*member = T(*v);
+            } else if constexpr (std::is_same_v<T, QString>) {
+                const QString *v = std::get_if<QString>(&value);
+                if (!v || v->trimmed().isEmpty()) {
+                    if (error)
+                        *error = QStringLiteral("must be a non-empty string");
+                    return false;
+                }
+                config.*member = *v;
+            } else if constexpr (std::is_same_v<T, QStringList>) {
+                const QStringList *v = std::get_if<QStringList>(&value);
+                if (!v) {
+                    if (error)
+                        *error = QStringLiteral("must be a list of names");
+                    return false;
+                }
+                config.*member = *v;
+            } else {
+                const QString *v = std::get_if<QString>(&value);
+                const auto dist = v ? outputDistributionFromName(*v) : std::nullopt;
+                if (!dist) {
+                    if (error)
+                        *error = QStringLiteral("unknown distribution (accepted: %1)").arg(distNames());
+                    return false;
+                }
+                config.*member = *dist;
+            }
+            return true;
+        },
+        f.member);
+}
+
+std::optional<Value> valueFromJson(const nlohmann::json &v)
+{
+    if (v.is_number())
+        return Value(v.get<double>());
+    if (v.is_string())
+        return Value(QString::fromStdString(v.get<std::string>()));
+    if (v.is_array()) {
+        QStringList list;
+        for (const auto &item : v) {
+            if (!item.is_string())
+                return std::nullopt;
+            list << QString::fromStdString(item.get<std::string>());
+        }
+        return Value(list);
+    }
+    return std::nullopt;
+}
+
+nlohmann::json valueToJson(const SimConfig &config, const Field &f)
+{
+    return std::visit(
+        [&](auto member) -> nlohmann::json {
+            using T = std::remove_cvref_t<decltype(config.*member)>;
+            const T &v = config.*member;
+            if constexpr (std::is_same_v<T, double> || std::is_same_v<T, qint64>)
+                return v;
+            else if constexpr (std::is_same_v<T, QString>)
+                return v.toStdString();
+            else if constexpr (std::is_same_v<T, QStringList>) {
+                nlohmann::json list = nlohmann::json::array();
+                for (const QString &s : v)
+                    list.push_back(s.toStdString());
+                return list;
+            } else
+                return outputDistributionName(v).toStdString();
+        },
+        f.member);
+}
+
+QString valueName(const Field &f)
+{
+    return std::visit(
+        [](auto member) -> QString {
+            using T = std::remove_cvref_t<decltype(SimConfig().*member)>;
+            if constexpr (std::is_same_v<T, double>)
+                return QStringLiteral("X");
+            else if constexpr (std::is_same_v<T, qint64>)
+                return QStringLiteral("N");
+            else if constexpr (std::is_same_v<T, QString>)
+                return QStringLiteral("NAME");
+            else if constexpr (std::is_same_v<T, QStringList>)
+                return QStringLiteral("NAMES");
+            else
+                return QStringLiteral("DIST");
+        },
+        f.member);
+}
+
+// The presets. gpt4-like, gpt4-turbo-like and o1-preview-like mimic the seed report's table for its
+// workload (640-token prompts, max_tokens 1024): mean first-token latency 1842 / 896 / 3217 ms,
+// out/in token ratio 1.12 / 1.38 / 0.94, and saturated request throughput in the table's proportions
+// (38.2 : 87.6 : 22.4), scaled to a tenth so that one laptop can drive each past saturation:
+// max_batch / (TTFT + output * step(max_batch)) = 3.82, 8.76, 2.24 requests/s.
+struct Preset {
+    const char *name;
+    const char *description;
+    void (*apply)(SimConfig &);
+};
+
+const Preset kBasePresets[] = {
+    {"default", "a mid-size model on one GPU: ~0.15 s to first token, 75-100 tokens/s per stream, batch 64",
+     [](SimConfig &) {}},
+    {"fast", "millisecond-scale, for tests: 1 ms to first token, 1 ms steps, 16 output tokens",
+     [](SimConfig &c) {
+         c.ttftMs = 1;
+         c.prefillMsPer1k = 1;
+         c.prefillQuadraticMs = 0;
+         c.stepMs = 1;
+         c.stepMsPerSeq = 0.01;
+         c.maxBatch = 256;
+         c.queueLimit = 4096;
+         c.outputTokens = 16;
+         c.outputDist = OutputDistribution::Fixed;
+     }},
+};
+
+/// The report's models differ only in these numbers (output: normal, +-25%, proportional to the
+/// prompt).
+struct ReportModel {
+    const char *name;
+    const char *description;
+    const char *aliases[2];
+    double ttftMs;
+    double prefillMsPer1k;
+    double prefillQuadraticMs;
+    double stepMs;
+    double stepMsPerSeq;
+    qint64 maxBatch;
+    double outputRatio;
+    double reasoningRatio;
+};
+
+const ReportModel kReportModels[] = {
+    {"gpt4-like", "the report's GPT-4: ~1.8 s to first token, ~22-33 tokens/s, out/in 1.12",
+     {"gpt-4", "gpt-4-0613"}, 1801.5, 60, 5, 30, 0.118, 131, 1.12, 0},
+    {"gpt4-turbo-like", "the report's GPT-4 Turbo (fastest): ~0.9 s to first token, ~40-65 tokens/s, out/in 1.38",
+     {"gpt-4-turbo", "gpt-4-turbo-2024-04-09"}, 876, 30, 2, 15, 0.0508, 192, 1.38, 0},
+    {"o1-preview-like", "the report's o1-preview (slowest): ~3.2 s to first token, ~20-28 tokens/s, reasons first",
+     {"o1-preview", "o1-preview-2024-09-12"}, 3163.3, 80, 6, 35, 0.208, 76, 0.94, 0.6},
+};
+
+void applyReportModel(const ReportModel &m, SimConfig &c)
+{
+    c.aliases = {QLatin1String(m.aliases[0]), QLatin1String(m.aliases[1])};
+    c.ttftMs = m.ttftMs;
+    c.prefillMsPer1k = m.prefillMsPer1k;
+    c.prefillQuadraticMs = m.prefillQuadraticMs;
+    c.stepMs = m.stepMs;
+    c.stepMsPerSeq = m.stepMsPerSeq;
+    c.maxBatch = m.maxBatch;
+    c.outputTokens = 0;
+    c.outputRatio = m.outputRatio;
+    c.outputSpread = 0.25;
+    c.reasoningRatio = m.reasoningRatio;
+}
+
+} // namespace
+
+QString outputDistributionName(OutputDistribution dist)
+{
+    for (const DistName &d : kDistNames) {
+        if (d.dist == dist)
+            return QLatin1String(d.name);
+    }
+    return {};
+}
+
+std::optional<OutputDistribution> outputDistributionFromName(const QString &name)
+{
+    for (const DistName &d : kDistNames) {
+        if (name == QLatin1String(d.name))
+            return d.dist;
+    }
+    return std::nullopt;
+}
+
+bool SimConfig::servesModel(const QString &name) const
+{
+    return name == model || aliases.contains(name);
+}
+
+QString SimConfig::validate() const
+{
+    if (outputMin > outputMax)
+        return QStringLiteral("output_min: must not exceed output_max (%1 > %2)").arg(outputMin).arg(outputMax);
+    QSet<QString> names{model};
+    for (const QString &alias : aliases) {
+        if (alias.trimmed().isEmpty())
+            return QStringLiteral("aliases: names must not be empty");
+        if (names.contains(alias))
+            return QStringLiteral("aliases: '%1' is listed twice (or is the model name)").arg(alias);
+        names.insert(alias);
+    }
+    return {};
+}
+
+nlohmann::json SimConfig::toJson() const
+{
+    nlohmann::json json = nlohmann::json::object();
+    for (const Field &f : kFields)
+        json[f.key] = valueToJson(*this, f);
+    return json;
+}
+
+std::optional<SimConfig> SimConfig::fromJson(const nlohmann::json &json, QString *error, const QString &basePreset)
+{
+    const auto fail = [error](const QString &message) -> std::optional<SimConfig> {
+        if (error)
+            *error = message;
+        return std::nullopt;
+    };
+    if (!json.is_object())
+        return fail(QStringLiteral("simulator configuration: must be a JSON object"));
+
+    QString presetName = basePreset;
+    if (presetName.isEmpty()) {
+        presetName = QStringLiteral("default");
+        if (const auto it = json.find("preset"); it != json.end()) {
+            if (!it->is_string())
+                return fail(QStringLiteral("preset: must be a string (accepted: %1)").arg(presetNames().join(QLatin1Char('|'))));
+            presetName = QString::fromStdString(it->get<std::string>());
+        }
+    }
+    std::optional<SimConfig> config = preset(presetName);
+    if (!config)
+        return fail(QStringLiteral("preset: unknown preset '%1' (accepted: %2)").arg(presetName, presetNames().join(QLatin1Char('|'))));
+
+    for (auto it = json.begin(); it != json.end(); ++it) {
+        const QString key = QString::fromStdString(it.key());
+        if (key == QLatin1String("preset"))
+            continue;
+        const Field *f = findField(key);
+        if (!f) {
+            QStringList keys{QStringLiteral("preset")};
+            for (const Field &field : kFields)
+                keys << QLatin1String(field.key);
+            return fail(QStringLiteral("%1: unknown key (accepted: %2)").arg(key, keys.join(QStringLiteral(", "))));
+        }
+        const std::optional<Value> value = valueFromJson(*it);
+        QString problem = QStringLiteral("has the wrong type");
+        if (!value || !assign(*config, *f, *value, &problem))
+            return fail(key + QStringLiteral(": ") + problem);
+    }
+    if (const QString problem = config->validate(); !problem.isEmpty())
+        return fail(problem);
+    return config;
+}
+
+bool SimConfig::setFromText(const QString &key, const QString &text, QString *error)
+{
+    const Field *f = findField(key);
+    if (!f) {
+        if (error)
+            *error = QStringLiteral("unknown parameter");
+        return false;
+    }
+    const bool numeric = std::holds_alternative<double SimConfig::*>(f->member) ||
+                         std::holds_alternative<qint64 SimConfig::*>(f->member);
+    Value value = text;
+    if (numeric) {
+        bool ok = false;
+        const double v = text.trimmed().toDouble(&ok);
+        if (!ok) {
+            inRange(*f, std::nan(""), std::holds_alternative<qint64 SimConfig::*>(f->member), error);
+            return false;
+        }
+        value = v;
+    } else if (std::holds_alternative<QStringList SimConfig::*>(f->member)) {
+        QStringList names;
+        for (const QString &name : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            names << name.trimmed();
+        value = names;
+    }
+    return assign(*this, *f, value, error);
+}
+
+QList<SimConfig::Parameter> SimConfig::parameters()
+{
+    QList<Parameter> list;
+    for (const Field &f : kFields)
+        list.append({QLatin1String(f.key), valueName(f), QLatin1String(f.help)});
+    return list;
+}
+
+std::optional<SimConfig> SimConfig::preset(const QString &name)
+{
+    SimConfig config;
+    config.model = name;
+    for (const Preset &p : kBasePresets) {
+        if (name == QLatin1String(p.name)) {
+            p.apply(config);
+            return config;
+        }
+    }
+    for (const ReportModel &m : kReportModels) {
+        if (name == QLatin1String(m.name)) {
+            applyReportModel(m, config);
+            return config;
+        }
+    }
+    return std::nullopt;
+}
+
+QStringList SimConfig::presetNames()
+{
+    QStringList names;
+    for (const Preset &p : kBasePresets)
+        names << QLatin1String(p.name);
+    for (const ReportModel &m : kReportModels)
+        names << QLatin1String(m.name);
+    return names;
+}
+
+QString SimConfig::presetDescription(const QString &name)
+{
+    for (const Preset &p : kBasePresets) {
+        if (name == QLatin1String(p.name))
+            return QLatin1String(p.description);
+    }
+    for (const ReportModel &m : kReportModels) {
+        if (name == QLatin1String(m.name))
+            return QLatin1String(m.description);
+    }
+    return {};
+}
+
+} // namespace tb::sim

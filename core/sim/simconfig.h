@@ -1,0 +1,96 @@
+#pragma once
+
+// Every parameter of the simulated LLM server as one value type, with named presets and a strict
+// JSON form (the file `tokenbench-cli sim --config` reads). One table of parameters drives the
+// JSON reader and writer and the CLI's flags, so a new parameter is added in one place.
+
+#include <QString>
+#include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace tb::sim {
+
+/// How the natural output length (before max_tokens) is drawn around its mean.
+enum class OutputDistribution { Fixed, Uniform, Normal, Exponential };
+
+struct SimConfig {
+    QString model = QStringLiteral("default"); ///< the name /v1/models lists; requests for others get 404
+    QStringList aliases;                       ///< more accepted model names
+    qint64 seed = 1;                           ///< output text, output lengths and faults derive from it
+
+    // Time to first token = ttftMs + waiting for the (serial) prefill unit + prefill time, where
+    // prefill time = prefillMsPer1k * U/1000 + prefillQuadraticMs * ((P/1000)^2 - (C/1000)^2) for
+    // P prompt tokens of which C are cached and U = P - C are computed.
+    double ttftMs = 150;             ///< fixed per-request latency before prefill (not shared)
+    double prefillMsPer1k = 20;      ///< linear prefill cost per 1000 uncached prompt tokens
+    double prefillQuadraticMs = 2;   ///< super-linear (attention) term; long contexts cost more
+
+    // Decode: continuous batching; each sequence in the batch gets one token per step of
+    // stepMs + stepMsPerSeq * batch size.
+    double stepMs = 10;
+    double stepMsPerSeq = 0.05;
+    qint64 maxBatch = 64;            ///< sequences decoding at once; more wait in the queue
+    qint64 queueLimit = 1024;        ///< requests waiting for a batch slot; more get 503
+    qint64 tokensPerChunk = 1;       ///< tokens per SSE event after the first (which comes alone)
+
+    // Output length: mean = outputTokens + outputRatio * prompt tokens, drawn by outputDist,
+    // clamped to [outputMin, outputMax], then to the request's max_tokens.
+    double outputTokens = 128;
+    double outputRatio = 0;
+    OutputDistribution outputDist = OutputDistribution::Normal;
+    double outputSpread = 0.3;       ///< uniform: ±spread*mean; normal: sd = spread*mean
+    qint64 outputMin = 1;
+    qint64 outputMax = 4096;
+    double reasoningRatio = 0;       ///< share of output tokens emitted as reasoning first (chat, messages)
+
+    qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
+
+    // Faults, decided per request index from the seed (except the rate limits, which are clocked).
+    double errorRate = 0;            ///< fraction of requests answered 500
+    double cutRate = 0;              ///< fraction of responses cut mid-way (connection closed)
+    qint64 rpmLimit = 0;             ///< requests per minute before 429; 0 = none
+    qint64 tpmLimit = 0;             ///< prompt + max_tokens per minute before 429; 0 = none
+    double headerDelayMs = 0;        ///< slow response headers: the front end holds requests this long
+    double headerDelayRate = 1;      ///< fraction of requests that get headerDelayMs
+
+    qint64 maxBodyBytes = 32 * 1024 * 1024; ///< larger request bodies get 413
+    qint64 traceCapacity = 100000;   ///< finished requests kept for GET /sim/requests
+
+    /// Whether `name` is the model or one of its aliases.
+    bool servesModel(const QString &name) const;
+    /// Cross-field problems ("output_min: must not exceed output_max (…)"); empty when valid.
+    QString validate() const;
+
+    /// Every parameter (including model and aliases), snake_case keys.
+    nlohmann::json toJson() const;
+    /// Reads a configuration: the preset named by "preset" (or `basePreset` when not empty, which
+    /// wins), then every other key on top. Unknown keys, wrong types and values out of range are
+    /// errors: std::nullopt and *error = "key: problem (accepted: …)".
+    static std::optional<SimConfig> fromJson(const nlohmann::json &json, QString *error,
+                                             const QString &basePreset = {});
+
+    /// One parameter by its JSON key from text (a command-line value). On error *error says what
+    /// is accepted, without the key.
+    bool setFromText(const QString &key, const QString &text, QString *error);
+
+    /// A parameter for building flags: key (snake_case), value name and help text.
+    struct Parameter {
+        QString key;
+        QString valueName;
+        QString help;
+    };
+    static QList<Parameter> parameters();
+
+    static std::optional<SimConfig> preset(const QString &name);
+    static QStringList presetNames();
+    /// One line about a preset, for `--list-presets`.
+    static QString presetDescription(const QString &name);
+};
+
+QString outputDistributionName(OutputDistribution dist);
+std::optional<OutputDistribution> outputDistributionFromName(const QString &name);
+
+} // namespace tb::sim

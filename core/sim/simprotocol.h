@@ -1,0 +1,95 @@
+#pragma once
+
+// The simulator's API surface: parsing and validating the bodies of OpenAI chat/completions and
+// Anthropic messages requests, and writing responses in each API's exact format (SSE events and
+// JSON bodies) so that the official client libraries work unchanged.
+
+#include "sim/simconfig.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace tb::sim {
+
+enum class Endpoint { Chat, Completions, Messages };
+
+/// "chat", "completions", "messages" (as in RequestTrace::endpoint)
+const char *endpointName(Endpoint endpoint);
+
+struct GenerationRequest {
+    Endpoint endpoint = Endpoint::Chat;
+    std::string model;
+    bool stream = false;
+    bool includeUsage = false;       ///< stream_options.include_usage (Anthropic always reports usage)
+    std::optional<qint64> maxTokens; ///< max_completion_tokens, else max_tokens
+    qint64 minTokens = 0;            ///< vLLM's min_tokens
+    bool ignoreEos = false;          ///< vLLM's ignore_eos: generate exactly max_tokens
+    /// The text whose tokens count as the prompt: message contents (text parts only), system
+    /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
+    std::string prompt;
+    qint64 promptTokenIds = 0;       ///< completions given token ids count one token each
+};
+
+struct ApiError {
+    int status = 400;
+    std::string message;
+    std::string param; ///< the offending parameter, if any
+    std::string code;  ///< machine-readable code, if any
+};
+
+/// Parses and validates a request body; unknown models are a 404.
+std::variant<GenerationRequest, ApiError> parseGenerationRequest(Endpoint endpoint, std::string_view body,
+                                                                 const SimConfig &config);
+
+/// An error body in the style of the endpoint's API (OpenAI's {"error": {…}} or Anthropic's
+/// {"type": "error", "error": {…}}).
+std::string errorBody(Endpoint endpoint, const ApiError &error);
+
+struct ResponseMeta {
+    Endpoint endpoint = Endpoint::Chat;
+    std::string id;
+    std::string model;
+    qint64 created = 0; ///< Unix seconds
+    bool includeUsage = false;
+};
+
+struct Usage {
+    qint64 promptTokens = 0;
+    qint64 completionTokens = 0; ///< reasoning included
+    qint64 cachedTokens = 0;
+    qint64 reasoningTokens = 0;
+};
+
+/// Writes one streaming response's SSE events. Everything constant per response is formatted
+/// once, so a token chunk costs a few appends (this runs for every chunk of every stream).
+class SseFormatter
+{
+public:
+    explicit SseFormatter(const ResponseMeta &meta);
+
+    /// Events sent with the response headers: chat's role chunk, Anthropic's message_start.
+    void start(std::string &out, const Usage &prompt);
+    /// One chunk of generated text; `text` must need no JSON escaping (TextSource's words).
+    void delta(std::string &out, bool reasoning, std::string_view text);
+    /// The closing events: finish reason, usage (when asked for, or always for Anthropic), and
+    /// [DONE] / message_stop.
+    void finish(std::string &out, bool stoppedByLength, const Usage &usage);
+
+private:
+    enum class Block { None, Thinking, Text };
+    void closeBlock(std::string &out);
+
+    ResponseMeta m_meta;
+    std::string m_head; ///< chunk JSON up to the choices
+    std::string m_tail; ///< after the choices
+    Block m_block = Block::None;
+    int m_blockIndex = -1;
+};
+
+/// A complete non-streaming response body.
+std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                         bool stoppedByLength, const Usage &usage);
+
+} // namespace tb::sim

@@ -1,0 +1,157 @@
+// Runs the official OpenAI and Anthropic client libraries, unchanged, against a TokenBench
+// simulator: chat and completions, Anthropic messages, streaming and not, and the SDKs' own stream
+// accumulators. Checks what each SDK parsed, then prints one JSON line per call for tst_simsdk,
+// which compares them with the simulator's own record (GET /sim/requests).
+//
+//   node sdkcheck.mjs http://127.0.0.1:PORT/v1 MODEL
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+
+const [baseURL, model] = process.argv.slice(2);
+if (!baseURL || !model) {
+    console.error('usage: node sdkcheck.mjs BASE_URL MODEL');
+    process.exit(2);
+}
+// No retries: a failure must show, not be papered over.
+const openai = new OpenAI({ baseURL, apiKey: 'sim-key', maxRetries: 0, timeout: 60000 });
+const anthropic = new Anthropic({ baseURL: baseURL.replace(/\/v1\/?$/, ''), apiKey: 'sim-key', maxRetries: 0, timeout: 60000 });
+
+const prompt = 'Compare the three models by throughput, latency and token efficiency.';
+const messages = [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: prompt }];
+// Every generated token is one space-led word, so counting words counts tokens.
+const tokens = (text) => (text ?? '').split(' ').filter((w) => w.length > 0).length;
+
+function expect(call, condition, detail) {
+    if (!condition)
+        throw new Error(`${call}: ${detail}`);
+}
+
+function report(call, result) {
+    const { id, content, reasoning = '', promptTokens, completionTokens } = result;
+    expect(call, typeof id === 'string' && id.length > 0, `no response id (${id})`);
+    expect(call, tokens(content) > 0, `no content (${JSON.stringify(content)})`);
+    expect(call, completionTokens === tokens(content) + tokens(reasoning),
+           `usage says ${completionTokens} completion tokens, the text has ${tokens(content)} + ${tokens(reasoning)} reasoning`);
+    console.log(JSON.stringify({ call, id, promptTokens, completionTokens, contentTokens: tokens(content), reasoningTokens: tokens(reasoning) }));
+}
+
+const listed = await openai.models.list();
+const ids = [];
+for await (const m of listed)
+    ids.push(m.id);
+expect('models.list', ids.includes(model), `lists ${ids.join(', ')}`);
+
+{
+    const r = await openai.chat.completions.create({ model, messages, max_tokens: 50 });
+    const choice = r.choices[0];
+    expect('chat', choice.finish_reason === 'stop' || choice.finish_reason === 'length', choice.finish_reason);
+    report('chat', { id: r.id, content: choice.message.content, reasoning: choice.message.reasoning_content,
+                     promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens });
+}
+{
+    const stream = await openai.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } });
+    let id, content = '', reasoning = '', usage, finish, usageChunks = 0;
+    for await (const chunk of stream) {
+        id = chunk.id;
+        if (chunk.usage) {
+            usage = chunk.usage;
+            ++usageChunks;
+            expect('chat stream', chunk.choices.length === 0, 'the usage chunk must have no choices');
+        }
+        for (const c of chunk.choices) {
+            content += c.delta?.content ?? '';
+            reasoning += c.delta?.reasoning_content ?? '';
+            finish = c.finish_reason ?? finish;
+        }
+    }
+    expect('chat stream', usageChunks === 1 && finish === 'stop', `usage chunks ${usageChunks}, finish ${finish}`);
+    expect('chat stream', usage.prompt_tokens_details.cached_tokens >= 0, 'no cached_tokens');
+    report('chat stream', { id, content, reasoning, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+}
+{
+    // The SDK's stream helper accumulates the deltas into a ChatCompletion itself. It keeps only
+    // the last value of fields it does not know (reasoning_content), so reasoning is summed here.
+    const runner = openai.chat.completions.stream({ model, messages, stream_options: { include_usage: true } });
+    let reasoning = '';
+    runner.on('chunk', (chunk) => {
+        for (const c of chunk.choices)
+            reasoning += c.delta?.reasoning_content ?? '';
+    });
+    const final = await runner.finalChatCompletion();
+    report('chat stream helper', { id: final.id, content: final.choices[0].message.content, reasoning,
+                                   promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens });
+}
+{
+    const r = await openai.completions.create({ model, prompt, max_tokens: 7 });
+    expect('completions', r.choices[0].finish_reason === 'length', `finish ${r.choices[0].finish_reason} with max_tokens 7`);
+    report('completions', { id: r.id, content: r.choices[0].text, promptTokens: r.usage.prompt_tokens,
+                            completionTokens: r.usage.completion_tokens });
+}
+{
+    const stream = await openai.completions.create({ model, prompt, stream: true, stream_options: { include_usage: true } });
+    let id, content = '', usage;
+    for await (const chunk of stream) {
+        id = chunk.id;
+        usage = chunk.usage ?? usage;
+        for (const c of chunk.choices)
+            content += c.text;
+    }
+    report('completions stream', { id, content, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+}
+
+const anthropicMessages = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
+const textOf = (blocks, type, field) => blocks.filter((b) => b.type === type).map((b) => b[field]).join('');
+{
+    const m = await anthropic.messages.create({ model, max_tokens: 100, system: 'You are terse.', messages: anthropicMessages });
+    expect('messages', m.type === 'message' && m.stop_reason === 'end_turn', `${m.type} ${m.stop_reason}`);
+    report('messages', { id: m.id, content: textOf(m.content, 'text', 'text'), reasoning: textOf(m.content, 'thinking', 'thinking'),
+                         promptTokens: m.usage.input_tokens + m.usage.cache_read_input_tokens, completionTokens: m.usage.output_tokens });
+}
+{
+    // The SDK's MessageStream assembles the message from the events (message_start, content
+    // blocks, message_delta with usage, message_stop).
+    const stream = anthropic.messages.stream({ model, max_tokens: 100, system: 'You are terse.', messages: anthropicMessages });
+    let textEvents = 0;
+    stream.on('text', () => ++textEvents);
+    const m = await stream.finalMessage();
+    expect('messages stream', textEvents > 0, 'no text events');
+    report('messages stream', { id: m.id, content: textOf(m.content, 'text', 'text'), reasoning: textOf(m.content, 'thinking', 'thinking'),
+                                promptTokens: m.usage.input_tokens + m.usage.cache_read_input_tokens, completionTokens: m.usage.output_tokens });
+}
+{
+    const stream = await anthropic.messages.create({ model, max_tokens: 5, messages: anthropicMessages, stream: true });
+    const types = new Set();
+    let id, content = '', reasoning = '', inputTokens = 0, outputTokens = 0, stop;
+    for await (const event of stream) {
+        types.add(event.type);
+        if (event.type === 'message_start') {
+            id = event.message.id;
+            inputTokens = event.message.usage.input_tokens + (event.message.usage.cache_read_input_tokens ?? 0);
+        } else if (event.type === 'content_block_delta') {
+            content += event.delta.text ?? '';
+            reasoning += event.delta.thinking ?? '';
+        } else if (event.type === 'message_delta') {
+            outputTokens = event.usage.output_tokens;
+            stop = event.delta.stop_reason;
+        }
+    }
+    for (const t of ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'])
+        expect('messages raw stream', types.has(t), `no ${t} event`);
+    expect('messages raw stream', stop === 'max_tokens', `stop_reason ${stop} with max_tokens 5`);
+    report('messages raw stream', { id, content, reasoning, promptTokens: inputTokens, completionTokens: outputTokens });
+}
+
+// A bad request surfaces as the SDK's typed error with the server's message.
+try {
+    await openai.chat.completions.create({ model: 'no-such-model', messages });
+    expect('unknown model', false, 'no error');
+} catch (error) {
+    expect('unknown model', error instanceof OpenAI.NotFoundError && /no-such-model/.test(error.message), String(error));
+}
+try {
+    await anthropic.messages.create({ model, max_tokens: -1, messages: anthropicMessages });
+    expect('negative max_tokens', false, 'no error');
+} catch (error) {
+    expect('negative max_tokens', error instanceof Anthropic.BadRequestError && /max_tokens/.test(error.message), String(error));
+}
+console.log(JSON.stringify({ done: true }));

@@ -1,0 +1,685 @@
+// RunAggregator and the per-request token timeline on hand-built records whose every statistic is
+// worked out by hand in the comments.
+#include "metrics/inflighttracker.h"
+#include "metrics/requestmetrics.h"
+#include "metrics/runaggregator.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace tb;
+
+namespace {
+
+std::int64_t ns(double ms)
+{
+    return std::llround(ms * 1e6);
+}
+
+RequestRecord record(std::uint64_t id, int stage, RequestStatus status, double sentMs, double doneMs)
+{
+    RequestRecord r;
+    r.id = id;
+    r.stage = stage;
+    r.status = status;
+    r.scheduledNs = ns(sentMs);
+    r.sentNs = ns(sentMs);
+    r.doneNs = ns(doneMs);
+    return r;
+}
+
+/// Token-bearing chunks at the given times (ms) with the given characters.
+void stream(RequestRecord &r, double headersMs, const std::vector<std::pair<double, int>> &chunks, std::int64_t tokens)
+{
+    r.httpStatus = 200;
+    r.headersNs = ns(headersMs);
+    for (const auto &[t, chars] : chunks)
+        r.tokenChunks.push_back({ns(t), chars});
+    r.chunks = int(chunks.size());
+    r.firstTokenNs = r.firstContentNs = r.tokenChunks.front().tNs;
+    r.lastTokenNs = r.tokenChunks.back().tNs;
+    r.completionTokens = tokens;
+}
+
+bool near(double actual, double expected, double relative = 1e-9)
+{
+    return std::abs(actual - expected) <= relative * std::max(1.0, std::abs(expected));
+}
+
+#define COMPARE_NEAR(actual, expected, relative)                                                                       \
+    QVERIFY2(near((actual), (expected), (relative)), qPrintable(QStringLiteral("%1 = %2, expected %3")                 \
+                                                                    .arg(QLatin1String(#actual))                       \
+                                                                    .arg(actual, 0, 'g', 12)                           \
+                                                                    .arg(expected, 0, 'g', 12)))
+
+/// Percentiles come from the histogram: within its 0.5%.
+constexpr double kHistogram = LogHistogram::kRelativeError;
+
+RunConfig twoStageConfig()
+{
+    RunConfig c;
+    c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+    c.target.model = QStringLiteral("m");
+    StageConfig first;
+    first.level = 2;
+    first.requests = 3;
+    StageConfig second;
+    second.level = 4;
+    second.requests = 4;
+    c.load.stages = {first, second};
+    return c;
+}
+
+/// The scenario of summaryOfKnownRecords (times in ms of run time):
+///  W warm-up, stage 0:         sent 0, first token 40, done 50 — must not show anywhere
+///  A ok, stage 0, usage:       sent 100, headers 150, 11 one-token chunks at 200, 210, … 300, done 305;
+///                              prompt 100 (20 cached), 11 completion tokens (3 reasoning)
+///  B ok, stage 0, tokenizer:   sent 150, headers 200, chunks at 400 (4 chars) and 500 (8 chars), done 500;
+///                              prompt 200, 3 tokens → apportioned 1 and 2
+///  C 429, stage 1:             sent 600, headers 620, done 620, Retry-After 2 s
+///  D timeout, stage 1:         sent 700, done 1700
+///  E cancelled, stage 1:       sent 900, headers 950, one chunk at 1000, done 1800
+///  F ok, stage 1, not streamed: sent 1000, headers 1500, done 1600; prompt 100, 50 tokens by chunks
+std::vector<RequestRecord> scenario()
+{
+    std::vector<RequestRecord> records;
+
+    RequestRecord w = record(1, 0, RequestStatus::Ok, 0, 50);
+    w.warmup = true;
+    stream(w, 20, {{40, 4}, {45, 4}}, 2);
+    w.promptTokens = 1000;
+    records.push_back(w);
+
+    RequestRecord a = record(2, 0, RequestStatus::Ok, 100, 305);
+    std::vector<std::pair<double, int>> chunksA;
+    for (int i = 0; i <= 10; ++i)
+        chunksA.push_back({200.0 + 10 * i, 4});
+    stream(a, 150, chunksA, 11);
+    a.promptTokens = 100;
+    a.cachedTokens = 20;
+    a.reasoningTokens = 3;
+    a.tokenSource = TokenSource::Usage;
+    records.push_back(a);
+
+    RequestRecord b = record(3, 0, RequestStatus::Ok, 150, 500);
+    stream(b, 200, {{400, 4}, {500, 8}}, 3);
+    b.promptTokens = 200;
+    b.tokenSource = TokenSource::Tokenizer;
+    records.push_back(b);
+
+    RequestRecord c = record(4, 1, RequestStatus::Http, 600, 620);
+    c.httpStatus = 429;
+    c.headersNs = ns(620);
+    c.retryAfterS = 2;
+    records.push_back(c);
+
+    records.push_back(record(5, 1, RequestStatus::Timeout, 700, 1700));
+
+    RequestRecord e = record(6, 1, RequestStatus::Cancelled, 900, 1800);
+    stream(e, 950, {{1000, 4}}, 1);
+    records.push_back(e);
+
+    RequestRecord f = record(7, 1, RequestStatus::Ok, 1000, 1600);
+    f.httpStatus = 200;
+    f.headersNs = ns(1500);
+    f.promptTokens = 100;
+    f.completionTokens = 50;
+    f.tokenSource = TokenSource::Chunks;
+    records.push_back(f);
+    return records;
+}
+
+RunAggregator aggregate(const RunConfig &config, const std::vector<RequestRecord> &records)
+{
+    RunAggregator aggregator(RunInfo::begin(config));
+    for (const RequestRecord &r : records)
+        aggregator.add(r);
+    return aggregator;
+}
+
+} // namespace
+
+class TestAggregator : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void apportion_data()
+    {
+        QTest::addColumn<QList<int>>("chars");
+        QTest::addColumn<qint64>("tokens");
+        QTest::addColumn<QList<qint64>>("expected");
+        QTest::newRow("one token per chunk, whatever the characters")
+            << QList<int>{1, 12, 3, 7} << qint64(4) << QList<qint64>{1, 1, 1, 1};
+        // 1 each, then 5 more by 1:12:3 → exact 0.3125, 3.75, 0.9375 → 0, 3, 0 and the two left
+        // to the largest remainders (0.9375, then 0.75).
+        QTest::newRow("multi-token chunks by characters")
+            << QList<int>{1, 12, 3} << qint64(8) << QList<qint64>{1, 5, 2};
+        QTest::newRow("characters all 0: even, earlier first")
+            << QList<int>{0, 0, 0} << qint64(7) << QList<qint64>{3, 2, 2};
+        QTest::newRow("fewer tokens than chunks") << QList<int>{5, 1, 1, 5} << qint64(2) << QList<qint64>{1, 0, 0, 1};
+        QTest::newRow("no tokens") << QList<int>{3, 3} << qint64(0) << QList<qint64>{0, 0};
+        QTest::newRow("no chunks") << QList<int>{} << qint64(5) << QList<qint64>{};
+        QTest::newRow("huge count stays exact")
+            << QList<int>{1, 2} << qint64(5'000'000'000) << QList<qint64>{2'500'000'000, 2'500'000'000};
+    }
+
+    void apportion()
+    {
+        QFETCH(QList<int>, chars);
+        QFETCH(qint64, tokens);
+        QFETCH(QList<qint64>, expected);
+        std::vector<ChunkStamp> chunks;
+        for (const int c : chars)
+            chunks.push_back({0, c});
+        const auto result = TokenTimeline::apportion(chunks, tokens);
+        QCOMPARE(QList<qint64>(result.begin(), result.end()), expected);
+    }
+
+    void itlVersusIcl()
+    {
+        // Chunks at 100, 120, 126 ms carrying 1, 5, 2 tokens (8 tokens, chars 1:12:3):
+        // ITL: 20 ms over 5 tokens = 4 ms ×5, 6 ms over 2 tokens = 3 ms ×2; ICL: 20 and 6 ms.
+        RequestRecord r = record(1, 0, RequestStatus::Ok, 0, 130);
+        stream(r, 50, {{100, 1}, {120, 12}, {126, 3}}, 8);
+        const TokenTimeline timeline(r);
+        std::vector<std::pair<double, qint64>> itl;
+        timeline.forEachItl([&](double ms, std::int64_t n) { itl.push_back({ms, n}); });
+        QCOMPARE(itl.size(), std::size_t(2));
+        COMPARE_NEAR(itl[0].first, 4.0, 1e-9);
+        QCOMPARE(itl[0].second, qint64(5));
+        COMPARE_NEAR(itl[1].first, 3.0, 1e-9);
+        QCOMPARE(itl[1].second, qint64(2));
+        std::vector<double> icl;
+        timeline.forEachIcl([&](double ms) { icl.push_back(ms); });
+        QCOMPARE(icl.size(), std::size_t(2));
+        COMPARE_NEAR(icl[0], 20.0, 1e-9);
+        COMPARE_NEAR(icl[1], 6.0, 1e-9);
+        // Mean ITL = (126 − 100) / (8 − 1 token of the first chunk).
+        COMPARE_NEAR(*timeline.itlMeanMs(), 26.0 / 7, 1e-9);
+        // TPOT spreads the same 26 ms over 8 − 1 tokens too, but ignores how the first chunk was packed.
+        COMPARE_NEAR(*r.tpotMs(), 26.0 / 7, 1e-9);
+
+        // A chunk apportioned no token passes its gap on: 2 tokens over chunks of 5, 1, 1, 5 chars
+        // land on the first and last, so ITL is one gap of 30 ms.
+        RequestRecord sparse = record(2, 0, RequestStatus::Ok, 0, 40);
+        stream(sparse, 5, {{10, 5}, {20, 1}, {30, 1}, {40, 5}}, 2);
+        std::vector<double> gaps;
+        TokenTimeline(sparse).forEachItl([&](double ms, std::int64_t) { gaps.push_back(ms); });
+        QCOMPARE(gaps.size(), std::size_t(1));
+        COMPARE_NEAR(gaps[0], 30.0, 1e-9);
+
+        RequestRecord single = record(3, 0, RequestStatus::Ok, 0, 40);
+        stream(single, 5, {{10, 5}}, 4);
+        QVERIFY(!TokenTimeline(single).itlMeanMs());
+    }
+
+    void summaryOfKnownRecords()
+    {
+        RunConfig config = twoStageConfig();
+        config.slo.ttftMs = 150;
+        config.slo.tpotMs = 10;
+        const RunAggregator aggregator = aggregate(config, scenario());
+        QCOMPARE(aggregator.recordCount(), qint64(7));
+        const RunSummary s = aggregator.summary();
+        const SummaryBlock &t = s.total;
+
+        QCOMPARE(s.toolName, QStringLiteral("tokenbench"));
+        QCOMPARE(s.model, QStringLiteral("m"));
+        QCOMPARE(s.api, QStringLiteral("openai-chat"));
+        QCOMPARE(t.load.mode, LoadMode::Concurrency);
+        QCOMPARE(t.load.stages, QStringLiteral("c=2:3,c=4:4"));
+
+        // Requests: A B C D F attempted (E was cancelled, W warm-up).
+        QCOMPARE(t.requests.attempted, qint64(5));
+        QCOMPARE(t.requests.ok, qint64(3));
+        QCOMPARE(t.requests.failed, qint64(2));
+        QCOMPARE(t.requests.cancelled, qint64(1));
+        QCOMPARE(t.requests.warmup, qint64(1));
+        QCOMPARE(t.requests.byStatus, (std::map<int, std::int64_t>{{200, 3}, {429, 1}}));
+        QCOMPARE(t.requests.byError,
+                 (std::map<QString, std::int64_t>{
+                     {QStringLiteral("http"), 1}, {QStringLiteral("timeout"), 1}, {QStringLiteral("cancelled"), 1}}));
+        QCOMPARE(t.stat(Metric::RetryAfter).count, std::uint64_t(1));
+        COMPARE_NEAR(t.stat(Metric::RetryAfter).max, 2.0, 1e-12);
+
+        // Window: first sent 100 (W excluded) → last done 1800 (E).
+        COMPARE_NEAR(t.windowS, 1.7, 1e-12);
+        COMPARE_NEAR(t.throughput.requestsPerS, 3 / 1.7, 1e-12);
+        COMPARE_NEAR(t.throughput.outputTokensPerS, 64 / 1.7, 1e-12);
+        COMPARE_NEAR(t.throughput.inputTokensPerS, 400 / 1.7, 1e-12);
+        COMPARE_NEAR(t.throughput.totalTokensPerS, 464 / 1.7, 1e-12);
+        // Second 0: A's 11 and B's 1 + 2 tokens; second 1: F's 50 at its done.
+        COMPARE_NEAR(t.throughput.peakOutputTokensPerS, 50.0, 1e-12);
+        // Good: A (TTFT 100, TPOT 10) and F (no TTFT or TPOT to judge); B's TTFT is 250.
+        QCOMPARE(t.throughput.good, qint64(2));
+        COMPARE_NEAR(t.throughput.goodputRequestsPerS, 2 / 1.7, 1e-12);
+        COMPARE_NEAR(*t.throughput.goodFraction, 0.4, 1e-12);
+
+        QCOMPARE(t.tokens.input, qint64(400));
+        QCOMPARE(t.tokens.output, qint64(64));
+        QCOMPARE(t.tokens.cached, qint64(20));
+        QCOMPARE(t.tokens.reasoning, qint64(3));
+        COMPARE_NEAR(*t.tokens.outInRatio, 0.16, 1e-12);
+        COMPARE_NEAR(*t.tokens.cacheHitRatio, 0.05, 1e-12);
+        QCOMPARE(t.tokens.fromUsage, qint64(1));
+        QCOMPARE(t.tokens.fromTokenizer, qint64(1));
+        QCOMPARE(t.tokens.fromChunks, qint64(1));
+
+        // In flight: D, E and F overlap in 1000–1600; busy 205+350+20+1000+900+600 = 3075 ms.
+        QCOMPARE(t.concurrency.target, std::optional<int>(4));
+        QCOMPARE(t.concurrency.peakInFlight, 3);
+        COMPARE_NEAR(t.concurrency.meanInFlight, 3.075 / 1.7, 1e-12);
+
+        const auto &ttft = t.stat(Metric::Ttft); // A 100, B 250
+        QCOMPARE(ttft.count, std::uint64_t(2));
+        COMPARE_NEAR(ttft.mean, 175.0, 1e-12);
+        COMPARE_NEAR(ttft.stddev, 75.0, 1e-12);
+        COMPARE_NEAR(ttft.min, 100.0, 1e-12);
+        COMPARE_NEAR(ttft.max, 250.0, 1e-12);
+        COMPARE_NEAR(ttft.p50, 100.0, kHistogram);
+        COMPARE_NEAR(ttft.p99, 250.0, kHistogram);
+        const auto &ttfb = t.stat(Metric::Ttfb); // A 50, B 50, F 500
+        QCOMPARE(ttfb.count, std::uint64_t(3));
+        COMPARE_NEAR(ttfb.mean, 200.0, 1e-12);
+        const auto &e2e = t.stat(Metric::E2e); // A 200, B 350, F 600 (done − sent, not streamed)
+        QCOMPARE(e2e.count, std::uint64_t(3));
+        COMPARE_NEAR(e2e.mean, 1150.0 / 3, 1e-12);
+        COMPARE_NEAR(e2e.p50, 350.0, kHistogram);
+        const auto &tpot = t.stat(Metric::Tpot); // A 100/10, B 100/2
+        QCOMPARE(tpot.count, std::uint64_t(2));
+        COMPARE_NEAR(tpot.min, 10.0, 1e-12);
+        COMPARE_NEAR(tpot.max, 50.0, 1e-12);
+        // ITL over tokens: A 10 × 10 ms; B 100 ms over its second chunk's 2 tokens → 50 ms ×2.
+        const auto &itl = t.stat(Metric::Itl);
+        QCOMPARE(itl.count, std::uint64_t(12));
+        COMPARE_NEAR(itl.mean, 200.0 / 12, 1e-12);
+        COMPARE_NEAR(itl.p50, 10.0, kHistogram);
+        COMPARE_NEAR(itl.p90, 50.0, kHistogram);
+        // ICL over gaps: A 10 × 10 ms, B one 100 ms gap.
+        const auto &icl = t.stat(Metric::Icl);
+        QCOMPARE(icl.count, std::uint64_t(11));
+        COMPARE_NEAR(icl.mean, 200.0 / 11, 1e-12);
+        COMPARE_NEAR(icl.max, 100.0, 1e-12);
+        const auto &perChunk = t.stat(Metric::TokensPerChunk); // A 11 × 1, B 1 and 2
+        QCOMPARE(perChunk.count, std::uint64_t(13));
+        COMPARE_NEAR(perChunk.mean, 14.0 / 13, 1e-12);
+        const auto &decode = t.stat(Metric::DecodeSpeed); // A 11 / 0.1 s, B 3 / 0.1 s
+        QCOMPARE(decode.count, std::uint64_t(2));
+        COMPARE_NEAR(decode.max, 110.0, 1e-9);
+        COMPARE_NEAR(decode.min, 30.0, 1e-9);
+        // Scheduled = sent in this closed loop: queue delay 0; from-schedule figures are open-loop only.
+        QCOMPARE(t.stat(Metric::QueueDelay).count, std::uint64_t(3));
+        QCOMPARE(t.stat(Metric::QueueDelay).max, 0.0);
+        QCOMPARE(t.stat(Metric::TtftFromSchedule).count, std::uint64_t(0));
+        QVERIFY(std::isnan(t.stat(Metric::TtftFromSchedule).p50));
+
+        // Stages.
+        QCOMPARE(s.stages.size(), std::size_t(2));
+        const SummaryBlock &s0 = s.stages[0];
+        QCOMPARE(s0.name, QStringLiteral("c=2"));
+        QCOMPARE(s0.load.concurrency, std::optional<int>(2));
+        QCOMPARE(s0.requests.warmup, qint64(1));
+        QCOMPARE(s0.requests.attempted, qint64(2));
+        QCOMPARE(s0.requests.ok, qint64(2));
+        COMPARE_NEAR(s0.windowS, 0.4, 1e-12);
+        QCOMPARE(s0.throughput.good, qint64(1));
+        COMPARE_NEAR(*s0.throughput.goodFraction, 0.5, 1e-12);
+        QCOMPARE(s0.concurrency.peakInFlight, 2);
+        COMPARE_NEAR(s0.concurrency.meanInFlight, 0.555 / 0.4, 1e-12);
+        COMPARE_NEAR(s0.throughput.peakOutputTokensPerS, 14.0, 1e-12);
+        QCOMPARE(s0.stat(Metric::Ttft).count, std::uint64_t(2));
+        const SummaryBlock &s1 = s.stages[1];
+        QCOMPARE(s1.name, QStringLiteral("c=4"));
+        QCOMPARE(s1.requests.attempted, qint64(3));
+        QCOMPARE(s1.requests.ok, qint64(1));
+        QCOMPARE(s1.requests.failed, qint64(2));
+        QCOMPARE(s1.requests.cancelled, qint64(1));
+        COMPARE_NEAR(s1.windowS, 1.2, 1e-12);
+        COMPARE_NEAR(*s1.throughput.goodFraction, 1.0 / 3, 1e-12);
+        QCOMPARE(s1.concurrency.peakInFlight, 3);
+        COMPARE_NEAR(s1.concurrency.meanInFlight, 2.52 / 1.2, 1e-12);
+        QCOMPARE(s1.concurrency.target, std::optional<int>(4));
+        QCOMPARE(s1.stat(Metric::Ttft).count, std::uint64_t(0));
+        QCOMPARE(s1.stat(Metric::E2e).count, std::uint64_t(1));
+    }
+
+    void summaryJsonHasEverySpecKey()
+    {
+        const RunSummary s = aggregate(twoStageConfig(), scenario()).summary();
+        const nlohmann::json j = nlohmann::json::parse(s.toJson().dump());
+        const auto has = [](const nlohmann::json &o, std::initializer_list<const char *> keys, const QString &where) {
+            for (const char *key : keys)
+                QVERIFY2(o.contains(key), qPrintable(where + QLatin1Char('.') + QLatin1String(key)));
+        };
+        const auto block = [&](const nlohmann::json &b, const QString &where) {
+            has(b, {"load", "window_s", "requests", "throughput", "latency_ms", "tokens", "concurrency"}, where);
+            has(b["load"], {"mode", "concurrency", "rate", "arrival"}, where + QStringLiteral(".load"));
+            has(b["requests"], {"attempted", "ok", "failed", "warmup", "by_status", "by_error"},
+                where + QStringLiteral(".requests"));
+            has(b["throughput"],
+                {"requests_per_s", "output_tokens_per_s", "input_tokens_per_s", "total_tokens_per_s",
+                 "peak_output_tokens_per_s", "goodput_requests_per_s", "good_fraction"},
+                where + QStringLiteral(".throughput"));
+            has(b["latency_ms"], {"ttft", "ttft_from_schedule", "ttfb", "e2e", "tpot", "itl", "icl", "queue_delay"},
+                where + QStringLiteral(".latency_ms"));
+            for (const auto &[name, stats] : b["latency_ms"].items())
+                has(stats, {"count", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p999", "max"},
+                    where + QStringLiteral(".latency_ms.") + QString::fromStdString(name));
+            has(b["tokens"], {"input", "output", "cached", "reasoning", "out_in_ratio", "cache_hit_ratio", "sources"},
+                where + QStringLiteral(".tokens"));
+            has(b["tokens"]["sources"], {"usage", "tokenizer", "chunks"}, where + QStringLiteral(".tokens.sources"));
+            has(b["concurrency"], {"target", "peak_in_flight", "mean_in_flight"},
+                where + QStringLiteral(".concurrency"));
+        };
+        has(j, {"tool", "target", "stages", "format_version"}, QStringLiteral("summary"));
+        has(j["tool"], {"name", "version"}, QStringLiteral("tool"));
+        has(j["target"], {"url", "api", "model"}, QStringLiteral("target"));
+        block(j, QStringLiteral("summary"));
+        QCOMPARE(j["stages"].size(), std::size_t(2));
+        for (const auto &stage : j["stages"]) {
+            QVERIFY(stage.contains("name"));
+            block(stage, QStringLiteral("stage"));
+        }
+        QVERIFY(j["requests"]["by_status"]["429"] == 1);
+        QVERIFY(j["requests"]["by_error"]["timeout"] == 1);
+        QVERIFY(j["latency_ms"]["ttft_from_schedule"]["p50"].is_null());
+
+        // Round trip: what summary.json holds reads back to the same summary.
+        QString error;
+        const auto back = RunSummary::fromJson(j, &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(back->toJson() == j);
+    }
+
+    void damagedSummaryJson_data()
+    {
+        QTest::addColumn<QByteArray>("pointer");
+        QTest::addColumn<QByteArray>("replacement"); // JSON; empty: remove the key
+        QTest::addColumn<QString>("error");
+        QTest::newRow("missing requests")
+            << QByteArray("/requests") << QByteArray() << QStringLiteral("requests: missing");
+        QTest::newRow("missing ttft") << QByteArray("/latency_ms/ttft") << QByteArray()
+                                      << QStringLiteral("latency_ms.ttft: missing");
+        QTest::newRow("string count") << QByteArray("/requests/ok") << QByteArray("\"3\"")
+                                      << QStringLiteral("requests.ok: must be an integer");
+        QTest::newRow("stage without name")
+            << QByteArray("/stages/1/name") << QByteArray() << QStringLiteral("stages[1].name: missing");
+        QTest::newRow("bad histogram") << QByteArray("/histograms/e2e/count") << QByteArray("99")
+                                       << QStringLiteral(
+                                              "histograms.e2e: histogram: bucket counts add up to 3, not count 99");
+        QTest::newRow("newer format") << QByteArray("/format_version") << QByteArray("99")
+                                      << QStringLiteral("written by a newer format version 99");
+    }
+
+    void damagedSummaryJson()
+    {
+        QFETCH(QByteArray, pointer);
+        QFETCH(QByteArray, replacement);
+        QFETCH(QString, error);
+        nlohmann::json j = aggregate(twoStageConfig(), scenario()).summary().toJson();
+        const nlohmann::json::json_pointer at(pointer.toStdString());
+        if (replacement.isEmpty())
+            j[at.parent_pointer()].erase(at.back());
+        else
+            j[at] = nlohmann::json::parse(replacement.toStdString());
+        QString why;
+        QVERIFY(!RunSummary::fromJson(j, &why));
+        QVERIFY2(why.contains(error), qPrintable(why));
+    }
+
+    void timeSeriesRows()
+    {
+        RunConfig config = twoStageConfig();
+        config.slo.ttftMs = 150;
+        const RunAggregator aggregator = aggregate(config, scenario());
+        const auto rows = aggregator.timeSeries();
+        QCOMPARE(rows.size(), std::size_t(2));
+        const TimeSeriesRow &r0 = rows[0];
+        QCOMPARE(r0.second, 0);
+        QCOMPARE(r0.sent, qint64(5));      // A B C D E (W is warm-up)
+        QCOMPARE(r0.completed, qint64(2)); // A, B
+        QCOMPARE(r0.failed, qint64(1));    // C
+        QCOMPARE(r0.cancelled, qint64(0));
+        QCOMPARE(r0.inFlight, 2); // A+B, later D+E
+        QCOMPARE(r0.outputTokens, qint64(14));
+        QCOMPARE(r0.inputTokens, qint64(300)); // A and B were sent in second 0
+        COMPARE_NEAR(r0.ttftP50Ms, 100.0, kHistogram);
+        COMPARE_NEAR(r0.ttftP99Ms, 250.0, kHistogram);
+        COMPARE_NEAR(r0.e2eP50Ms, 200.0, kHistogram);
+        COMPARE_NEAR(r0.e2eP99Ms, 350.0, kHistogram);
+        QCOMPARE(r0.good, qint64(1));
+        QCOMPARE(r0.stage, 1); // C, D, E were sent in stage 1 before the second ended
+        const TimeSeriesRow &r1 = rows[1];
+        QCOMPARE(r1.sent, qint64(1));      // F
+        QCOMPARE(r1.completed, qint64(1)); // F
+        QCOMPARE(r1.failed, qint64(1));    // D's timeout
+        QCOMPARE(r1.cancelled, qint64(1)); // E
+        QCOMPARE(r1.inFlight, 3);          // D, E, F
+        QCOMPARE(r1.outputTokens, qint64(50));
+        QCOMPARE(r1.inputTokens, qint64(100));
+        QVERIFY(std::isnan(r1.ttftP50Ms)); // F had no first token
+        COMPARE_NEAR(r1.e2eP50Ms, 600.0, kHistogram);
+        QCOMPARE(r1.good, qint64(1));
+
+        // The sums are the summary's totals.
+        const RunSummary s = aggregator.summary();
+        QCOMPARE(r0.outputTokens + r1.outputTokens, s.total.tokens.output);
+        QCOMPARE(r0.completed + r1.completed, s.total.requests.ok);
+        QCOMPARE(std::max(r0.inFlight, r1.inFlight), s.total.concurrency.peakInFlight);
+
+        // Live reading: only the seconds complete at `now`, and from a given row on.
+        QCOMPARE(aggregator.timeSeries(0, ns(1500)).size(), std::size_t(1));
+        QCOMPARE(aggregator.timeSeries(0, ns(999)).size(), std::size_t(0));
+        const auto tail = aggregator.timeSeries(1);
+        QCOMPARE(tail.size(), std::size_t(1));
+        QCOMPARE(tail[0].second, 1);
+        QCOMPARE(tail[0].stage, 1);
+        QVERIFY(aggregator.timeSeries(5).empty());
+    }
+
+    void timeSeriesCarriesStageOverIdleSeconds()
+    {
+        RunConfig config = twoStageConfig();
+        RunAggregator aggregator(RunInfo::begin(config));
+        RequestRecord early = record(1, 1, RequestStatus::Ok, 100, 200);
+        aggregator.add(early);
+        RequestRecord late = record(2, 1, RequestStatus::Ok, 3100, 3200);
+        aggregator.add(late);
+        const auto rows = aggregator.timeSeries(1);
+        QCOMPARE(rows.size(), std::size_t(3));
+        for (const TimeSeriesRow &row : rows)
+            QCOMPARE(row.stage, 1);
+        QCOMPARE(rows[0].inFlight, 0);
+    }
+
+    void goodputSlos_data()
+    {
+        QTest::addColumn<QString>("slo");
+        QTest::addColumn<qint64>("good");
+        // Ok requests: A (TTFT 100, TPOT 10, E2E 200), B (250, 50, 350), F (none, none, 600).
+        QTest::newRow("no SLO") << QString() << qint64(3);
+        QTest::newRow("ttft") << QStringLiteral("ttft_ms=150") << qint64(2);
+        QTest::newRow("tpot at the limit") << QStringLiteral("tpot_ms=10") << qint64(2);
+        QTest::newRow("e2e") << QStringLiteral("e2e_ms=300") << qint64(1);
+        QTest::newRow("all met") << QStringLiteral("ttft_ms=300,tpot_ms=60,e2e_ms=600") << qint64(3);
+        QTest::newRow("every one constrains") << QStringLiteral("ttft_ms=300,tpot_ms=60,e2e_ms=599") << qint64(2);
+    }
+
+    void goodputSlos()
+    {
+        QFETCH(QString, slo);
+        QFETCH(qint64, good);
+        RunConfig config = twoStageConfig();
+        if (!slo.isEmpty()) {
+            QString error;
+            const auto parsed = parseSlo(slo, &error);
+            QVERIFY2(parsed, qPrintable(error));
+            config.slo = *parsed;
+        }
+        const RunSummary s = aggregate(config, scenario()).summary();
+        QCOMPARE(s.total.throughput.good, good);
+        COMPARE_NEAR(*s.total.throughput.goodFraction, double(good) / 5, 1e-12); // errors count as not good
+    }
+
+    void singleTokenIsNotConstrainedByTpot()
+    {
+        RunConfig config = twoStageConfig();
+        config.slo.tpotMs = 1;
+        RequestRecord one = record(1, 0, RequestStatus::Ok, 0, 100);
+        stream(one, 10, {{50, 4}}, 1);
+        const RunSummary s = aggregate(config, {one}).summary();
+        QCOMPARE(s.total.throughput.good, qint64(1));
+        QCOMPARE(s.total.stat(Metric::Tpot).count, std::uint64_t(0));
+    }
+
+    void openLoopFromSchedule()
+    {
+        RunConfig config;
+        config.target.model = QStringLiteral("m");
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = 20;
+        config.load.arrival = Arrival::Constant;
+        config.load.maxInFlight = 8;
+        // Scheduled 100 ms before it could be sent (the in-flight cap): queue 100, TTFT 50 from
+        // sent, 150 from schedule; E2E 80 from sent, 180 from schedule.
+        RequestRecord r = record(1, 0, RequestStatus::Ok, 200, 280);
+        r.scheduledNs = ns(100);
+        stream(r, 220, {{250, 4}, {280, 4}}, 2);
+        const RunSummary s = aggregate(config, {r}).summary();
+        const SummaryBlock &t = s.total;
+        QCOMPARE(t.load.mode, LoadMode::Rate);
+        QCOMPARE(t.load.rate, std::optional<double>(20));
+        QCOMPARE(t.load.arrival, std::optional<Arrival>(Arrival::Constant));
+        QCOMPARE(t.load.maxInFlight, 8);
+        QVERIFY(!t.load.concurrency);
+        QVERIFY(!t.concurrency.target);
+        COMPARE_NEAR(t.stat(Metric::QueueDelay).mean, 100.0, 1e-12);
+        COMPARE_NEAR(t.stat(Metric::Ttft).mean, 50.0, 1e-12);
+        COMPARE_NEAR(t.stat(Metric::TtftFromSchedule).mean, 150.0, 1e-12);
+        COMPARE_NEAR(t.stat(Metric::E2e).mean, 80.0, 1e-12);
+        COMPARE_NEAR(t.stat(Metric::E2eFromSchedule).mean, 180.0, 1e-12);
+    }
+
+    void inFlightPeakIsExact()
+    {
+        // Closed loop at 3 users, back to back: a request ends exactly when the next one starts,
+        // which must not count as 4 in flight.
+        RunConfig config;
+        config.load.concurrency = 3;
+        RunAggregator aggregator(RunInfo::begin(config));
+        std::uint64_t id = 0;
+        for (int user = 0; user < 3; ++user) {
+            double t = user * 7;
+            for (int i = 0; i < 50; ++i) {
+                aggregator.add(record(++id, 0, RequestStatus::Ok, t, t + 40));
+                t += 40;
+            }
+        }
+        const RunSummary s = aggregator.summary();
+        QCOMPARE(s.total.concurrency.peakInFlight, 3);
+        QCOMPARE(s.total.concurrency.target, std::optional<int>(3));
+        // 150 requests × 40 ms in a window of 14 + 2000 ms.
+        COMPARE_NEAR(s.total.concurrency.meanInFlight, 6.0 / 2.014, 1e-12);
+    }
+
+    void inFlightIncrementalEqualsBruteForce()
+    {
+        // Intervals arrive in completion order and the tracker is asked between arrivals, as a live
+        // view does: every answer must equal counting the overlaps directly.
+        std::mt19937_64 rng(5);
+        std::uniform_int_distribution<std::int64_t> start(0, 20'000'000'000);
+        std::uniform_int_distribution<std::int64_t> duration(0, 5'000'000'000);
+        std::vector<std::pair<std::int64_t, std::int64_t>> intervals(300);
+        for (auto &[sent, done] : intervals) {
+            sent = start(rng) / 1'000'000 * 1'000'000; // whole ms, so that ends and starts coincide
+            done = sent + duration(rng) / 1'000'000 * 1'000'000;
+        }
+        std::sort(intervals.begin(), intervals.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+        const auto bruteForce = [](const std::vector<std::pair<std::int64_t, std::int64_t>> &added) {
+            const auto inFlightAt = [&added](std::int64_t t) {
+                return int(std::count_if(added.begin(), added.end(),
+                                         [t](const auto &i) { return i.first <= t && t < i.second; }));
+            };
+            std::int64_t last = 0;
+            for (const auto &i : added)
+                last = std::max(last, i.second);
+            std::vector<int> peaks(std::size_t(last / 1'000'000'000 + 1), 0);
+            for (std::size_t s = 0; s < peaks.size(); ++s)
+                peaks[s] = inFlightAt(std::int64_t(s) * 1'000'000'000);
+            for (const auto &i : added) {
+                int &peak = peaks[std::size_t(i.first / 1'000'000'000)];
+                peak = std::max(peak, inFlightAt(i.first));
+            }
+            return peaks;
+        };
+        InFlightTracker tracker;
+        std::vector<std::pair<std::int64_t, std::int64_t>> added;
+        for (std::size_t i = 0; i < intervals.size(); ++i) {
+            tracker.add(intervals[i].first, intervals[i].second);
+            added.push_back(intervals[i]);
+            if (i % 7 == 0 || i + 1 == intervals.size()) {
+                const std::vector<int> expected = bruteForce(added);
+                QCOMPARE(tracker.peakPerSecond(), expected);
+                QCOMPARE(tracker.peak(), *std::max_element(expected.begin(), expected.end()));
+            }
+        }
+    }
+
+    void timeSeriesRowsFollowNewRecords()
+    {
+        // A row read live is recomputed when a later record lands in its second.
+        RunAggregator aggregator(RunInfo::begin(twoStageConfig()));
+        RequestRecord a = record(1, 0, RequestStatus::Ok, 100, 400);
+        stream(a, 150, {{200, 4}, {400, 4}}, 2);
+        aggregator.add(a);
+        COMPARE_NEAR(aggregator.timeSeries()[0].ttftP99Ms, 100.0, 1e-6);
+        RequestRecord b = record(2, 0, RequestStatus::Ok, 200, 900);
+        stream(b, 250, {{500, 4}, {900, 4}}, 2);
+        aggregator.add(b);
+        const TimeSeriesRow row = aggregator.timeSeries()[0];
+        COMPARE_NEAR(row.ttftP50Ms, 100.0, 1e-6);
+        COMPARE_NEAR(row.ttftP99Ms, 300.0, 1e-6);
+        QCOMPARE(row.completed, qint64(2));
+        QCOMPARE(row.inFlight, 2);
+    }
+
+    void orderOfArrivalDoesNotMatter()
+    {
+        RunConfig config = twoStageConfig();
+        config.slo.e2eMs = 400;
+        std::vector<RequestRecord> records = scenario();
+        const RunAggregator forward = aggregate(config, records);
+        std::reverse(records.begin(), records.end());
+        const RunAggregator backward = aggregate(config, records);
+        const RunSummary a = forward.summary();
+        const RunSummary b = backward.summary();
+        QCOMPARE(a.total.concurrency.peakInFlight, b.total.concurrency.peakInFlight);
+        QVERIFY(a.total.histogram(Metric::Itl).toJson()["counts"] == b.total.histogram(Metric::Itl).toJson()["counts"]);
+        QCOMPARE(a.total.throughput.good, b.total.throughput.good);
+        QCOMPARE(forward.timeSeries().size(), backward.timeSeries().size());
+        for (std::size_t i = 0; i < forward.timeSeries().size(); ++i)
+            QCOMPARE(forward.timeSeries()[i].inFlight, backward.timeSeries()[i].inFlight);
+    }
+
+    void emptyRun()
+    {
+        const RunAggregator aggregator(RunInfo::begin(twoStageConfig()));
+        const RunSummary s = aggregator.summary();
+        QCOMPARE(s.total.requests.attempted, qint64(0));
+        QCOMPARE(s.total.windowS, 0.0);
+        QCOMPARE(s.total.throughput.requestsPerS, 0.0);
+        QVERIFY(!s.total.throughput.goodFraction);
+        QVERIFY(!s.total.tokens.outInRatio);
+        QCOMPARE(s.total.concurrency.peakInFlight, 0);
+        QVERIFY(aggregator.timeSeries().empty());
+        QString error;
+        QVERIFY2(RunSummary::fromJson(nlohmann::json::parse(s.toJson().dump()), &error), qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAggregator)
+#include "tst_aggregator.moc"

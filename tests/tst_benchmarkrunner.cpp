@@ -1,0 +1,221 @@
+// BenchmarkRunner, the one entry point the GUI and the CLI share: live signals, summaries on a
+// known simulator profile, Stop, and what a cancelled or abandoned run leaves on disk.
+#include "results/benchmarkrunner.h"
+#include "results/rundirectory.h"
+#include "sim/simulatorhost.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tb;
+using tb::sim::SimConfig;
+using tb::sim::SimulatorHost;
+
+namespace {
+
+RunConfig configFor(const SimulatorHost &host, const QString &out)
+{
+    RunConfig c;
+    c.target.url = host.baseUrl().toString();
+    c.target.model = host.config().model;
+    c.load.concurrency = 4;
+    c.load.requests = 24;
+    c.request.maxTokens = 64;
+    c.prompt.promptTokens = 40;
+    c.outDir = out;
+    return c;
+}
+
+bool within(double value, double low, double high)
+{
+    return value >= low && value <= high;
+}
+
+} // namespace
+
+class TestBenchmarkRunner : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<RunOutcome>();
+        qRegisterMetaType<RunSnapshot>();
+        qRegisterMetaType<RunProgress>();
+    }
+
+    void metricsOnAKnownProfile()
+    {
+        // Fixed timing: TTFT ≈ 60 ms, one token per 20 ms step, the server packing 4 tokens per SSE
+        // event after the first; 21 tokens each. So TPOT ≈ ITL ≈ 20 ms per token, while the raw
+        // inter-chunk gap ICL ≈ 80 ms: what tools that call ICL "ITL" would report.
+        SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+        sc.ttftMs = 60;
+        sc.prefillMsPer1k = 0;
+        sc.prefillQuadraticMs = 0;
+        sc.stepMs = 20;
+        sc.stepMsPerSeq = 0;
+        sc.tokensPerChunk = 4;
+        sc.outputDist = sim::OutputDistribution::Fixed;
+        sc.outputTokens = 21;
+        sc.outputMin = 21;
+        SimulatorHost host(sc);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        BenchmarkRunner runner;
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY2(runner.start(configFor(host, dir.filePath(QStringLiteral("run"))), &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        const SummaryBlock &t = outcome.summary.total;
+        QCOMPARE(t.requests.ok, std::int64_t(24));
+        QCOMPARE(t.tokens.output, std::int64_t(24 * 21));
+        // Tolerances that survive a loaded machine; bench/ reports the exact figures.
+        QVERIFY2(within(t.stat(Metric::Ttft).p50, 58, 250), qPrintable(QString::number(t.stat(Metric::Ttft).p50)));
+        QVERIFY2(within(t.stat(Metric::Tpot).p50, 19, 35), qPrintable(QString::number(t.stat(Metric::Tpot).p50)));
+        QVERIFY2(within(t.stat(Metric::Itl).p50, 19, 35), qPrintable(QString::number(t.stat(Metric::Itl).p50)));
+        QVERIFY2(within(t.stat(Metric::Icl).p50, 76, 140), qPrintable(QString::number(t.stat(Metric::Icl).p50)));
+        QVERIFY2(within(t.stat(Metric::TokensPerChunk).p50, 3.9, 4.1), qPrintable(QString::number(t.stat(Metric::TokensPerChunk).p50)));
+        QCOMPARE(t.concurrency.peakInFlight, 4);
+        QCOMPARE(t.tokens.fromUsage, std::int64_t(24));
+    }
+
+    void liveSignalsArriveBatched()
+    {
+        SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+        sc.stepMs = 5;
+        SimulatorHost host(sc);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        BenchmarkRunner runner;
+        RunConfig config = configFor(host, dir.filePath(QStringLiteral("run")));
+        config.load.requests = 0;
+        config.load.durationMs = 1500;
+        QSignalSpy started(&runner, &BenchmarkRunner::runStarted);
+        QSignalSpy stages(&runner, &BenchmarkRunner::stageStarted);
+        QSignalSpy progress(&runner, &BenchmarkRunner::progressed);
+        QSignalSpy snapshots(&runner, &BenchmarkRunner::snapshotUpdated);
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        qint64 records = 0;
+        int batches = 0;
+        connect(&runner, &BenchmarkRunner::recordsCompleted, this, [&](const QList<RequestRecord> &batch) {
+            ++batches;
+            records += batch.size();
+            for (const RequestRecord &r : batch)
+                QVERIFY(r.tokenChunks.empty()); // the GUI gets records without per-chunk stamps
+        });
+        QString error;
+        QVERIFY2(runner.start(config, &error), qPrintable(error));
+        QVERIFY(runner.isRunning());
+        QCOMPARE(started.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(!runner.isRunning());
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QCOMPARE(records, outcome.summary.total.requests.ok);
+        QVERIFY(records > 20);
+        QVERIFY2(batches < records, "records must be batched, not sent one by one");
+        QVERIFY(stages.count() >= 1);
+        QVERIFY(progress.count() >= 5);
+        QVERIFY(snapshots.count() >= 3);
+        QVERIFY(!outcome.timeSeries.empty());
+        QVERIFY(!outcome.cancelled);
+        QVERIFY(outcome.error.isEmpty());
+    }
+
+    void stopIsPromptSafeTwiceAndSaves()
+    {
+        SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+        sc.ttftMs = 60000;
+        SimulatorHost host(sc);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        BenchmarkRunner runner;
+        RunConfig config = configFor(host, out);
+        config.load.requests = 0;
+        config.load.durationMs = 600000;
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY(runner.start(config, &error));
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(4), 20000);
+        QElapsedTimer stopTime;
+        stopTime.start();
+        runner.stop();
+        runner.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+        QVERIFY2(stopTime.elapsed() < 10000, "Stop must not wait for the requests in flight");
+        runner.stop(); // after the end: a no-op
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QVERIFY(outcome.cancelled);
+        QCOMPARE(outcome.summary.total.requests.cancelled, std::int64_t(4));
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(!data->summaryRecomputed);
+        QCOMPARE(data->records.size(), std::size_t(4));
+    }
+
+    void destroyedMidRunStillSaves()
+    {
+        SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+        SimulatorHost host(sc);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        {
+            BenchmarkRunner runner;
+            RunConfig config = configFor(host, out);
+            config.load.requests = 0;
+            config.load.durationMs = 600000;
+            QSignalSpy records(&runner, &BenchmarkRunner::recordsCompleted);
+            QString error;
+            QVERIFY(runner.start(config, &error));
+            QTRY_VERIFY_WITH_TIMEOUT(records.count() >= 2, 20000);
+        } // the destructor joins every thread
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->summary.total.requests.ok > 0);
+        QCOMPARE(std::int64_t(data->records.size()), data->summary.total.requests.ok + data->summary.total.requests.failed
+                                                         + data->summary.total.requests.cancelled + data->summary.total.requests.warmup);
+    }
+
+    void startFailures_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<bool>("configuration");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("bad config") << QStringLiteral("config") << true << QStringLiteral("load.concurrency");
+        QTest::newRow("unwritable directory") << QStringLiteral("dir") << false << QStringLiteral("/proc/tokenbench");
+    }
+
+    void startFailures()
+    {
+        QFETCH(QString, what);
+        QFETCH(bool, configuration);
+        QFETCH(QString, message);
+        SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        RunConfig config = configFor(host, dir.filePath(QStringLiteral("run")));
+        if (what == QLatin1String("config"))
+            config.load.concurrency = 0;
+        else
+            config.outDir = QStringLiteral("/proc/tokenbench/run");
+        BenchmarkRunner runner;
+        QString error;
+        QVERIFY(!runner.start(config, &error));
+        QCOMPARE(runner.failureIsConfiguration(), configuration);
+        QVERIFY2(error.contains(message), qPrintable(error));
+        QVERIFY(!runner.isRunning());
+        // The runner is reusable after a failed start.
+        QVERIFY2(runner.start(configFor(host, dir.filePath(QStringLiteral("ok"))), &error), qPrintable(error));
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBenchmarkRunner)
+#include "tst_benchmarkrunner.moc"

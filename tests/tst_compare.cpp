@@ -1,0 +1,439 @@
+// The comparison table (best marks, deltas, noise tests, workload warnings), the bootstrap behind
+// the noise test, and `tokenbench-cli compare` on run directories written here.
+#include "metrics/bootstrap.h"
+#include "metrics/requestmetrics.h"
+#include "metrics/runaggregator.h"
+#include "results/comparison.h"
+#include "results/csv.h"
+#include "results/runwriter.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+using namespace tb;
+
+namespace {
+
+using Noise = ComparisonTable::Noise;
+
+std::int64_t ns(double ms)
+{
+    return std::llround(ms * 1e6);
+}
+
+RunConfig config()
+{
+    RunConfig c;
+    c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+    c.target.model = QStringLiteral("m");
+    c.load.concurrency = 4;
+    c.load.requests = 300;
+    c.prompt.promptTokens = 100;
+    c.slo.ttftMs = 150;
+    return c;
+}
+
+/// n requests, 4 at a time, TTFT lognormal around `ttftMedianMs`, 8 one-token chunks 5 ms apart;
+/// the last `failures` end in HTTP 500.
+std::vector<RequestRecord> synthetic(std::uint64_t seed, double ttftMedianMs, int n, int failures = 0,
+                                     int promptTokens = 100)
+{
+    std::mt19937_64 rng(seed);
+    std::lognormal_distribution<double> ttft(std::log(ttftMedianMs), 0.3);
+    std::vector<RequestRecord> out;
+    for (int i = 0; i < n; ++i) {
+        RequestRecord r;
+        r.id = std::uint64_t(i + 1);
+        r.scheduledNs = r.sentNs = ns(50.0 * i);
+        r.httpStatus = 200;
+        r.headersNs = r.sentNs + ns(5);
+        const double first = 50.0 * i + ttft(rng);
+        for (int c = 0; c < 8; ++c)
+            r.tokenChunks.push_back({ns(first + 5 * c), 4});
+        r.chunks = 8;
+        r.firstTokenNs = r.firstContentNs = r.tokenChunks.front().tNs;
+        r.lastTokenNs = r.tokenChunks.back().tNs;
+        r.doneNs = r.lastTokenNs + ns(1);
+        r.completionTokens = 8;
+        r.promptTokens = promptTokens;
+        r.cachedTokens = 10;
+        r.tokenSource = TokenSource::Usage;
+        if (i >= n - failures) {
+            r.status = RequestStatus::Http;
+            r.httpStatus = 500;
+            r.tokenChunks.clear();
+            r.chunks = 0;
+            r.firstTokenNs = r.firstContentNs = r.lastTokenNs = -1;
+            r.completionTokens = 0;
+            r.errorMessage = QStringLiteral("internal error, \"oops\"");
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+RunData inMemory(const QString &name, const RunConfig &c, std::vector<RequestRecord> records)
+{
+    RunData d;
+    d.directory = QStringLiteral("/runs/") + name;
+    d.info = RunInfo::begin(c);
+    d.hasInfo = true;
+    RunAggregator aggregator(d.info);
+    for (const RequestRecord &r : records) {
+        aggregator.add(r);
+        d.itlMeanMs.push_back(TokenTimeline(r).itlMeanMs().value_or(std::nan("")));
+    }
+    d.summary = aggregator.summary();
+    d.records = std::move(records);
+    return d;
+}
+
+RunSummary writeRun(const QString &dir, const RunConfig &c, const std::vector<RequestRecord> &records)
+{
+    const RunInfo info = RunInfo::begin(c);
+    RunAggregator aggregator(info);
+    RunWriter writer;
+    if (!writer.open(dir, info))
+        qFatal("%s", qPrintable(writer.errorString()));
+    for (const RequestRecord &r : records) {
+        aggregator.add(r);
+        writer.append(r);
+    }
+    const RunSummary summary = aggregator.summary();
+    if (!writer.finish(summary, aggregator.timeSeries()))
+        qFatal("%s", qPrintable(writer.errorString()));
+    return summary;
+}
+
+struct Result {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Result runCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("compare")} + args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+const ComparisonTable::Row &row(const ComparisonTable &table, const char *key)
+{
+    for (const auto &r : table.rows()) {
+        if (r.key == QLatin1String(key))
+            return r;
+    }
+    qFatal("no row %s", key);
+}
+
+QString lineOf(const QString &text, const QString &start)
+{
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        if (line.startsWith(start))
+            return line;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void bootstrap_data()
+    {
+        QTest::addColumn<double>("q");
+        QTest::addColumn<double>("shift");
+        QTest::addColumn<bool>("significant");
+        QTest::newRow("median, same distribution") << 0.5 << 1.0 << false;
+        QTest::newRow("median, 20% slower") << 0.5 << 1.2 << true;
+        QTest::newRow("p99, same distribution") << 0.99 << 1.0 << false;
+        QTest::newRow("p99, twice as slow") << 0.99 << 2.0 << true;
+        QTest::newRow("mean, same distribution") << -1.0 << 1.0 << false;
+        QTest::newRow("mean, 10% slower") << -1.0 << 1.1 << true;
+    }
+
+    void bootstrap()
+    {
+        QFETCH(double, q);
+        QFETCH(double, shift);
+        QFETCH(bool, significant);
+        std::mt19937_64 rng(7);
+        std::lognormal_distribution<double> d(std::log(100.0), 0.5);
+        std::vector<double> a(2000);
+        std::vector<double> b(1500);
+        std::generate(a.begin(), a.end(), [&] { return d(rng); });
+        std::generate(b.begin(), b.end(), [&] { return shift * d(rng); });
+        const auto interval = Bootstrap::difference(a, b, q, 99);
+        QVERIFY(interval);
+        QVERIFY(interval->low <= interval->high);
+        QCOMPARE(interval->excludesZero(), significant);
+        // The interval holds the observed difference of the statistic.
+        if (q >= 0) {
+            std::sort(a.begin(), a.end());
+            std::sort(b.begin(), b.end());
+            const double observed =
+                b[LogHistogram::nearestRank(q, b.size()) - 1] - a[LogHistogram::nearestRank(q, a.size()) - 1];
+            QVERIFY2(
+                interval->low <= observed && observed <= interval->high,
+                qPrintable(QStringLiteral("%1 not in [%2, %3]").arg(observed).arg(interval->low).arg(interval->high)));
+        }
+        // Deterministic: the same seed, the same interval.
+        const auto again = Bootstrap::difference(a, b, q, 99);
+        QCOMPARE(again->low, interval->low);
+        QCOMPARE(again->high, interval->high);
+    }
+
+    void bootstrapLargeMeanUsesItsNormalLimit()
+    {
+        // Beyond kDirectMeanLimit the mean's replicates come from (mean, s/√n): the interval is
+        // about ±1.96·√(s²/n_a + s²/n_b) around the observed difference.
+        std::vector<double> a(Bootstrap::kDirectMeanLimit + 1, 10.0);
+        std::vector<double> b(Bootstrap::kDirectMeanLimit + 1, 10.0);
+        for (std::size_t i = 0; i < a.size(); i += 2) {
+            a[i] = 12;
+            b[i] = 13;
+        }
+        const auto interval = Bootstrap::difference(a, b, -1, 5);
+        const double observed = 0.5; // means 11 and 11.5
+        const double halfWidth = 1.96 * std::sqrt(1.0 / double(a.size()) + 2.25 / double(b.size()));
+        QVERIFY(std::abs((interval->low + interval->high) / 2 - observed) < halfWidth / 5);
+        QVERIFY(std::abs((interval->high - interval->low) / 2 - halfWidth) < halfWidth / 5);
+        QVERIFY(!Bootstrap::difference({}, b, 0.5, 1));
+    }
+
+    void tableOnKnownRuns()
+    {
+        RunConfig slowConfig = config();
+        slowConfig.request.stream = false;
+        RunConfig otherConfig = config();
+        otherConfig.request.maxTokens = 512;
+        const std::vector<RunData> runs{
+            inMemory(QStringLiteral("a"), config(), synthetic(1, 100, 300)),
+            inMemory(QStringLiteral("b"), slowConfig, synthetic(2, 200, 300, 30, 150)),
+            inMemory(QStringLiteral("c"), otherConfig, synthetic(3, 100, 300)),
+        };
+        const ComparisonTable table(runs, 0);
+        QCOMPARE(table.labels(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+        QStringList keys;
+        for (const auto &r : table.rows())
+            keys << r.key;
+        QCOMPARE(keys, (QStringList{QStringLiteral("ttft_mean"), QStringLiteral("ttft_p50"), QStringLiteral("ttft_p99"),
+                                    QStringLiteral("tpot_p50"), QStringLiteral("itl_p50"), QStringLiteral("e2e_p50"),
+                                    QStringLiteral("e2e_p99"), QStringLiteral("requests_per_s"),
+                                    QStringLiteral("output_tokens_per_s"), QStringLiteral("out_in_ratio"),
+                                    QStringLiteral("cache_hit_pct"), QStringLiteral("error_pct"),
+                                    QStringLiteral("goodput_requests_per_s"), QStringLiteral("good_pct")}));
+
+        // Values are the summaries'.
+        const auto &ttftP50 = row(table, "ttft_p50");
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            QCOMPARE(*ttftP50.values[i], runs[i].summary.total.stat(Metric::Ttft).p50);
+        const auto &errors = row(table, "error_pct");
+        QCOMPARE(*errors.values[0], 0.0);
+        QCOMPARE(*errors.values[1], 10.0);
+        QCOMPARE(row(table, "good_pct").values[0],
+                 std::optional<double>(100.0 * *runs[0].summary.total.throughput.goodFraction));
+
+        // Direction and best marks: lower TTFT is better, and b is the slow one.
+        QCOMPARE(ttftP50.better, ComparisonTable::Better::Lower);
+        QVERIFY(!ttftP50.best[1]);
+        QVERIFY(ttftP50.best[0] != ttftP50.best[2] || *ttftP50.values[0] == *ttftP50.values[2]);
+        QCOMPARE(errors.best, (std::vector<bool>{true, false, true}));
+        QCOMPARE(row(table, "requests_per_s").better, ComparisonTable::Better::Higher);
+        QCOMPARE(row(table, "out_in_ratio").best, (std::vector<bool>{false, false, false}));
+
+        // Deltas against the baseline, in %.
+        QVERIFY(!ttftP50.deltaPct[0]);
+        QCOMPARE(*ttftP50.deltaPct[1], (*ttftP50.values[1] - *ttftP50.values[0]) / *ttftP50.values[0] * 100);
+        QVERIFY(*ttftP50.deltaPct[1] > 60);
+        QVERIFY(!errors.deltaPct[1]); // the baseline's 0 % has no relative change
+
+        // Noise: b's TTFT is twice a's; c is a's distribution again with other random numbers.
+        for (const char *key : {"ttft_mean", "ttft_p50", "ttft_p99", "e2e_p50"}) {
+            QCOMPARE(row(table, key).noise[1], Noise::Significant);
+            QCOMPARE(row(table, key).noise[2], Noise::WithinNoise);
+            QCOMPARE(row(table, key).noise[0], Noise::NotTested);
+        }
+        // Every request decodes alike: TPOT and ITL are identical, so within noise.
+        QCOMPARE(row(table, "tpot_p50").noise[1], Noise::WithinNoise);
+        QCOMPARE(row(table, "itl_p50").noise[1], Noise::WithinNoise);
+        QCOMPARE(row(table, "requests_per_s").noise[1], Noise::NotTested);
+
+        // Workload differences.
+        const QString warnings = table.warnings().join(QLatin1Char('\n'));
+        QVERIFY2(warnings.contains(QStringLiteral("#2 b: stream off, baseline on")), qPrintable(warnings));
+        QVERIFY2(warnings.contains(QStringLiteral("#3 c: max_tokens 512, baseline 256")), qPrintable(warnings));
+        QVERIFY2(warnings.contains(QStringLiteral("#2 b: measured prompts average 150 tokens, baseline 100")),
+                 qPrintable(warnings));
+        QVERIFY2(!warnings.contains(QStringLiteral("#3 c: measured prompts")), qPrintable(warnings));
+
+        const QString text = table.toText();
+        QVERIFY(text.contains(QStringLiteral("#1 a (baseline): m @ http://127.0.0.1:9/v1 (openai-chat)")));
+        QVERIFY(text.contains(QStringLiteral("Workload differences")));
+        const QString ttftLine = lineOf(text, QStringLiteral("TTFT p50"));
+        QVERIFY2(ttftLine.contains(ComparisonTable::formatValue(*ttftP50.values[1])), qPrintable(ttftLine));
+        QVERIFY2(ttftLine.contains(QStringLiteral("significant")), qPrintable(ttftLine));
+        QVERIFY2(ttftLine.contains(QStringLiteral("within noise")), qPrintable(ttftLine));
+
+        // Another baseline: deltas are against run b now.
+        const ComparisonTable againstB(runs, 1);
+        QVERIFY(!row(againstB, "ttft_p50").deltaPct[1]);
+        QVERIFY(*row(againstB, "ttft_p50").deltaPct[0] < -30);
+        QVERIFY(againstB.toText().contains(QStringLiteral("vs #2")));
+    }
+
+    void formatValue_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("thousands") << 12345.678 << QStringLiteral("12346");
+        QTest::newRow("hundreds") << 123.456 << QStringLiteral("123.5");
+        QTest::newRow("tens") << 12.3456 << QStringLiteral("12.35");
+        QTest::newRow("units") << 1.23456 << QStringLiteral("1.235");
+        QTest::newRow("fraction") << 0.0123456 << QStringLiteral("0.01235");
+        QTest::newRow("zero") << 0.0 << QStringLiteral("0.000");
+    }
+
+    void formatValue()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(ComparisonTable::formatValue(value), text);
+    }
+
+    void cliComparesRunDirectories()
+    {
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath(QStringLiteral("run-a"));
+        const QString b = tmp.filePath(QStringLiteral("run-b"));
+        const RunSummary sa = writeRun(a, config(), synthetic(11, 100, 200, 4));
+        const RunSummary sb = writeRun(b, config(), synthetic(12, 180, 200));
+        const QString csvPath = tmp.filePath(QStringLiteral("table.csv"));
+
+        const Result r = runCli({a, b, QStringLiteral("--csv"), csvPath});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("#1 run-a (baseline)")), qPrintable(r.out));
+        // The table's numbers are the summaries'.
+        const QString ttft = lineOf(r.out, QStringLiteral("TTFT p99"));
+        QVERIFY2(ttft.contains(ComparisonTable::formatValue(sa.total.stat(Metric::Ttft).p99)), qPrintable(ttft));
+        QVERIFY2(ttft.contains(ComparisonTable::formatValue(sb.total.stat(Metric::Ttft).p99)), qPrintable(ttft));
+        const QString rate = lineOf(r.out, QStringLiteral("Requests/s"));
+        QVERIFY2(rate.contains(ComparisonTable::formatValue(sa.total.throughput.requestsPerS)), qPrintable(rate));
+        const QString errors = lineOf(r.out, QStringLiteral("Errors"));
+        QVERIFY2(errors.contains(ComparisonTable::formatValue(2.0)), qPrintable(errors)); // 4 of 200
+
+        // The CSV parses, and holds the same numbers at full precision.
+        QFile file(csvPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray csv = file.readAll();
+        CsvReader reader(csv);
+        std::vector<std::string> fields;
+        QVERIFY(reader.next(fields));
+        QCOMPARE(fields, (std::vector<std::string>{"metric", "unit", "better", "best", "run-a", "run-b",
+                                                   "run-b delta %", "run-b noise"}));
+        int rows = 0;
+        while (reader.next(fields)) {
+            ++rows;
+            QCOMPARE(fields.size(), std::size_t(8));
+            if (fields[0] == "e2e_p50") {
+                QCOMPARE(std::stod(fields[4]), sa.total.stat(Metric::E2e).p50);
+                QCOMPARE(std::stod(fields[5]), sb.total.stat(Metric::E2e).p50);
+                QCOMPARE(fields[3], std::string("run-a"));
+                QCOMPARE(fields[7], std::string("significant"));
+            }
+        }
+        QCOMPARE(rows, 14);
+        QVERIFY(!reader.tornTail());
+
+        const Result other = runCli({a, b, QStringLiteral("--baseline"), QStringLiteral("2")});
+        QCOMPARE(other.exitCode, 0);
+        QVERIFY(other.out.contains(QStringLiteral("#2 run-b (baseline)")));
+    }
+
+    void cliRejectsBadInput_data()
+    {
+        QTest::addColumn<QString>("setup");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("not a run directory") << QStringLiteral("empty") << QStringList() << 2
+                                             << QStringLiteral("not a run directory (no summary.json/requests.csv)");
+        QTest::newRow("missing directory")
+            << QStringLiteral("missing") << QStringList() << 2 << QStringLiteral("no such directory");
+        QTest::newRow("damaged summary") << QStringLiteral("damaged") << QStringList() << 2
+                                         << QStringLiteral("damaged summary.json");
+        QTest::newRow("newer format") << QStringLiteral("newer") << QStringList() << 2
+                                      << QStringLiteral("summary.json was written by a newer format version 9");
+        QTest::newRow("baseline out of range")
+            << QStringLiteral("good") << QStringList{QStringLiteral("--baseline"), QStringLiteral("3")} << 2
+            << QStringLiteral("--baseline: '3' is not a run number from 1 to 2");
+        QTest::newRow("unwritable csv") << QStringLiteral("good")
+                                        << QStringList{QStringLiteral("--csv"),
+                                                       QStringLiteral("/nonexistent/dir/t.csv")}
+                                        << 1 << QStringLiteral("cannot write /nonexistent/dir/t.csv");
+        QTest::newRow("no directories") << QStringLiteral("none") << QStringList() << 2
+                                        << QStringLiteral("give at least one run directory");
+    }
+
+    void cliRejectsBadInput()
+    {
+        QFETCH(QString, setup);
+        QFETCH(QStringList, extra);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir tmp;
+        const QString good = tmp.filePath(QStringLiteral("good"));
+        writeRun(good, config(), synthetic(5, 100, 20));
+        const QString second = tmp.filePath(QStringLiteral("second"));
+        QStringList args;
+        if (setup == QLatin1String("empty")) {
+            QVERIFY(QDir().mkpath(second));
+        } else if (setup == QLatin1String("damaged") || setup == QLatin1String("newer")) {
+            writeRun(second, config(), synthetic(6, 100, 20));
+            QFile summary(QDir(second).filePath(QStringLiteral("summary.json")));
+            QVERIFY(summary.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            summary.write(setup == QLatin1String("damaged") ? QByteArray("{\"format_version\": 1, \"tool\": ")
+                                                            : QByteArray("{\"format_version\": 9}"));
+        } else if (setup == QLatin1String("good")) {
+            writeRun(second, config(), synthetic(6, 100, 20));
+        }
+        if (setup != QLatin1String("none"))
+            args << good << second;
+        const Result r = runCli(args + extra);
+        QVERIFY2(r.exitCode == exitCode, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        if (exitCode == 2 && setup != QLatin1String("good") && setup != QLatin1String("none"))
+            QVERIFY2(r.err.contains(QDir::toNativeSeparators(second)), qPrintable(r.err)); // names the folder
+    }
+
+    void cliNotesARecomputedSummary()
+    {
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath(QStringLiteral("a"));
+        writeRun(a, config(), synthetic(5, 100, 20));
+        QVERIFY(QFile::remove(QDir(a).filePath(QStringLiteral("summary.json"))));
+        const Result r = runCli({a});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("recomputed from requests.csv")), qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("TTFT p50")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "tst_compare.moc"

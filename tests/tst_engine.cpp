@@ -1,0 +1,464 @@
+// The measurement engine against the real simulator on 127.0.0.1: load profiles, wire
+// concurrency, token accounting, timing, and every error class.
+#include "engine/loadcontroller.h"
+#include "sim/simulatorhost.h"
+
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace tb;
+using tb::sim::SimConfig;
+using tb::sim::SimulatorHost;
+
+namespace {
+
+struct RunResult {
+    std::vector<RequestRecord> records;
+    bool finished = false;
+    bool cancelled = false;
+    std::int64_t peakInFlight = 0;
+    double seconds = 0;
+
+    int count(RequestStatus status) const
+    {
+        return int(std::count_if(records.begin(), records.end(), [status](const RequestRecord &r) { return r.status == status; }));
+    }
+};
+
+SimConfig fastSim()
+{
+    SimConfig c = *SimConfig::preset(QStringLiteral("fast"));
+    c.maxBatch = 256;
+    return c;
+}
+
+RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
+{
+    RunConfig c;
+    c.target.url = host.baseUrl().toString();
+    c.target.model = host.config().model;
+    c.load.concurrency = concurrency;
+    c.load.requests = requests;
+    c.load.timeoutMs = 60000;
+    c.request.maxTokens = 64;
+    c.prompt.promptTokens = 32;
+    return c;
+}
+
+/// Runs a whole load profile; `during` may act on the controller while it runs (e.g. Stop).
+RunResult runLoad(const RunConfig &config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000)
+{
+    RunResult result;
+    QString error;
+    const auto plan = RunPlan::create(config, &error);
+    if (!plan) {
+        qWarning() << "plan:" << error;
+        return result;
+    }
+    LoadController controller(plan, RunClock(), [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
+    QObject::connect(&controller, &LoadController::finished, [&result](bool cancelled) {
+        result.finished = true;
+        result.cancelled = cancelled;
+    });
+    QElapsedTimer timer;
+    timer.start();
+    controller.start(2);
+    if (during)
+        during(controller);
+    (void)QTest::qWaitFor([&result] { return result.finished; }, timeoutMs);
+    result.seconds = double(timer.nsecsElapsed()) / 1e9;
+    result.peakInFlight = controller.progress().peakInFlight;
+    return result;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+class TestEngine : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void closedLoopReachesConcurrencyOnTheWire_data()
+    {
+        QTest::addColumn<int>("concurrency");
+        QTest::newRow("1 user") << 1;
+        QTest::newRow("6 users (one QNAM's limit)") << 6;
+        QTest::newRow("40 users") << 40;
+        QTest::newRow("150 users") << 150;
+    }
+
+    void closedLoopReachesConcurrencyOnTheWire()
+    {
+        QFETCH(int, concurrency);
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 50; // long enough that every user is in flight at once
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        const RunResult r = runLoad(configFor(host, concurrency, concurrency * 3));
+        QVERIFY(r.finished);
+        QVERIFY(!r.cancelled);
+        QCOMPARE(int(r.records.size()), concurrency * 3);
+        QCOMPARE(r.count(RequestStatus::Ok), concurrency * 3);
+        // The proof: the server itself saw the configured number of requests at once, no more.
+        QCOMPARE(host.stats().peakConcurrentRequests, qint64(concurrency));
+        QCOMPARE(r.peakInFlight, std::int64_t(concurrency));
+        QVERIFY(host.stats().peakOpenConnections <= concurrency);
+    }
+
+    void tokenAccountingMatchesTheServer()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 4, 20);
+        config.prompt.systemTokens = 16;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        std::int64_t completion = 0;
+        std::int64_t prompt = 0;
+        QSet<QString> ids;
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            QCOMPARE(rec.tokenSource, TokenSource::Usage);
+            QVERIFY(rec.completionTokens > 0);
+            QCOMPARE(std::int64_t(rec.tokenChunks.size()), std::int64_t(rec.chunks));
+            completion += rec.completionTokens;
+            prompt += rec.promptTokens;
+            ids.insert(rec.responseId);
+            QVERIFY(rec.sentNs >= rec.scheduledNs);
+            QVERIFY(rec.headersNs >= rec.sentNs);
+            QVERIFY(rec.firstTokenNs >= rec.headersNs);
+            QVERIFY(rec.lastTokenNs >= rec.firstTokenNs);
+            QVERIFY(rec.doneNs >= rec.lastTokenNs);
+        }
+        QCOMPARE(ids.size(), 20);
+        QCOMPARE(host.stats().tokensSent, completion);
+        QCOMPARE(host.stats().promptTokens, prompt);
+        // The client's own count of its synthetic prompts agrees with the server's usage.
+        for (const RequestRecord &rec : r.records)
+            QCOMPARE(rec.promptTokens, std::int64_t(16 + 32));
+    }
+
+    void timingMatchesTheServersOwnClock()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 80;
+        simConfig.stepMs = 15;
+        simConfig.stepMsPerSeq = 0;
+        simConfig.outputTokens = 12;
+        simConfig.outputSpread = 0;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        const RunResult r = runLoad(configFor(host, 2, 12));
+        QVERIFY(r.finished);
+        std::map<QString, sim::RequestTrace> traces;
+        for (const sim::RequestTrace &t : host.requests())
+            traces[t.id] = t;
+        std::vector<double> ttft;
+        std::vector<double> tpot;
+        std::vector<double> ttftError;
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            ttft.push_back(*rec.ttftMs());
+            tpot.push_back(*rec.tpotMs());
+            const auto it = traces.find(rec.responseId);
+            QVERIFY(it != traces.end());
+            const double serverTtftMs = double(it->second.firstTokenNs - it->second.receivedNs) / 1e6;
+            ttftError.push_back(*rec.ttftMs() - serverTtftMs);
+        }
+        // Generous bounds: the machine may be loaded. The benchmark reports the exact figures.
+        QVERIFY2(median(ttft) >= 75 && median(ttft) < 400, qPrintable(QString::number(median(ttft))));
+        QVERIFY2(median(tpot) >= 13 && median(tpot) < 60, qPrintable(QString::number(median(tpot))));
+        QVERIFY2(median(ttftError) >= 0 && median(ttftError) < 25, qPrintable(QString::number(median(ttftError))));
+    }
+
+    void openLoopHitsTheRate_data()
+    {
+        QTest::addColumn<QString>("arrival");
+        QTest::addColumn<double>("rate");
+        QTest::addColumn<int>("requests");
+        QTest::newRow("constant 40/s") << QStringLiteral("constant") << 40.0 << 80;
+        QTest::newRow("poisson 50/s") << QStringLiteral("poisson") << 50.0 << 200;
+    }
+
+    void openLoopHitsTheRate()
+    {
+        QFETCH(QString, arrival);
+        QFETCH(double, rate);
+        QFETCH(int, requests);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, requests);
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = rate;
+        config.load.arrival = *arrivalFromName(arrival);
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), requests);
+        std::vector<std::int64_t> scheduled;
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            scheduled.push_back(rec.scheduledNs);
+            QVERIFY(rec.queueMs() && *rec.queueMs() >= 0);
+        }
+        std::sort(scheduled.begin(), scheduled.end());
+        // The schedule itself is exact (it does not depend on the machine): requests-1 gaps.
+        const double span = double(scheduled.back() - scheduled.front()) / 1e9;
+        const double achieved = double(requests - 1) / span;
+        const double tolerance = arrival == QLatin1String("constant") ? 0.02 : 0.25;
+        QVERIFY2(std::abs(achieved - rate) / rate < tolerance, qPrintable(QStringLiteral("achieved %1/s").arg(achieved)));
+        // And the requests really went out on schedule (generous: loaded machine).
+        std::vector<double> queue;
+        for (const RequestRecord &rec : r.records)
+            queue.push_back(*rec.queueMs());
+        QVERIFY2(median(queue) < 20, qPrintable(QString::number(median(queue))));
+    }
+
+    void poissonScheduleIsDeterministicForASeed()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, 30);
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = 200;
+        config.load.seed = 42;
+        const auto offsets = [](const RunResult &r) {
+            std::vector<std::int64_t> v;
+            for (const RequestRecord &rec : r.records)
+                v.push_back(rec.scheduledNs);
+            std::sort(v.begin(), v.end());
+            std::vector<std::int64_t> gaps;
+            for (std::size_t i = 1; i < v.size(); ++i)
+                gaps.push_back(v[i] - v[i - 1]);
+            return gaps;
+        };
+        const auto a = offsets(runLoad(config));
+        const auto b = offsets(runLoad(config));
+        QCOMPARE(a.size(), std::size_t(29));
+        QCOMPARE(a, b);
+        config.load.seed = 43;
+        QVERIFY(offsets(runLoad(config)) != a);
+    }
+
+    void inFlightCapQueuesAndMeasuresTheWait()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 100;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, 40);
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = 200; // far more than 3 slots of ~100 ms can carry
+        config.load.arrival = Arrival::Constant;
+        config.load.maxInFlight = 3;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 40);
+        QCOMPARE(host.stats().peakConcurrentRequests, qint64(3));
+        std::vector<double> queue;
+        for (const RequestRecord &rec : r.records)
+            queue.push_back(*rec.queueMs());
+        std::sort(queue.begin(), queue.end());
+        QVERIFY2(queue.back() > 500, qPrintable(QString::number(queue.back()))); // the last waited ~1.2 s
+        // Coordinated omission corrected: latency from the schedule includes the wait.
+        for (const RequestRecord &rec : r.records)
+            QVERIFY(*rec.ttftFromScheduleMs() >= *rec.ttftMs() + *rec.queueMs() - 0.001);
+    }
+
+    void stagesStepTheLoad()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 30;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, 0);
+        config.load.stages = *parseStages(QStringLiteral("c=2:10,c=5:20,c=3:9"), nullptr);
+        config.load.warmupRequests = 4;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 4 + 10 + 20 + 9);
+        std::map<int, int> perStage;
+        int warmup = 0;
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            if (rec.warmup) {
+                ++warmup;
+                QCOMPARE(rec.stage, 0);
+            } else {
+                ++perStage[rec.stage];
+            }
+        }
+        QCOMPARE(warmup, 4);
+        QCOMPARE(perStage[0], 10);
+        QCOMPARE(perStage[1], 20);
+        QCOMPARE(perStage[2], 9);
+        QCOMPARE(host.stats().peakConcurrentRequests, qint64(5));
+        // Request ids are unique and dense.
+        std::vector<std::uint64_t> ids;
+        for (const RequestRecord &rec : r.records)
+            ids.push_back(rec.id);
+        std::sort(ids.begin(), ids.end());
+        QCOMPARE(ids.front(), std::uint64_t(1));
+        QCOMPARE(ids.back(), std::uint64_t(43));
+    }
+
+    void durationStageEndsInTime()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 3, 0);
+        config.load.durationMs = 1500;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QVERIFY(r.records.size() > 10);
+        QVERIFY2(r.seconds < 10, qPrintable(QString::number(r.seconds)));
+        for (const RequestRecord &rec : r.records)
+            QVERIFY(rec.scheduledNs < 1'600'000'000);
+    }
+
+    void errorClasses_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<int>("httpStatus");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("500s") << QStringLiteral("error") << int(RequestStatus::Http) << 500 << QStringLiteral("HTTP 500");
+        QTest::newRow("stream cut") << QStringLiteral("cut") << int(RequestStatus::StreamTruncated) << 200 << QString();
+        QTest::newRow("unknown model") << QStringLiteral("model") << int(RequestStatus::Http) << 404 << QStringLiteral("HTTP 404");
+        QTest::newRow("rate limit") << QStringLiteral("rpm") << int(RequestStatus::Http) << 429 << QStringLiteral("HTTP 429");
+        QTest::newRow("queue full") << QStringLiteral("queue") << int(RequestStatus::Http) << 503 << QStringLiteral("HTTP 503");
+        QTest::newRow("timeout") << QStringLiteral("timeout") << int(RequestStatus::Timeout) << 200 << QStringLiteral("no complete response");
+        QTest::newRow("connection refused") << QStringLiteral("refused") << int(RequestStatus::Connect) << 0 << QString();
+    }
+
+    void errorClasses()
+    {
+        QFETCH(QString, fault);
+        QFETCH(int, status);
+        QFETCH(int, httpStatus);
+        QFETCH(QString, message);
+        SimConfig simConfig = fastSim();
+        if (fault == QLatin1String("error"))
+            simConfig.errorRate = 1;
+        else if (fault == QLatin1String("cut"))
+            simConfig.cutRate = 1;
+        else if (fault == QLatin1String("rpm"))
+            simConfig.rpmLimit = 1;
+        else if (fault == QLatin1String("queue")) {
+            simConfig.maxBatch = 1;
+            simConfig.queueLimit = 1;
+            simConfig.ttftMs = 300;
+        } else if (fault == QLatin1String("timeout"))
+            simConfig.ttftMs = 5000;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 4, 8);
+        if (fault == QLatin1String("model"))
+            config.target.model = QStringLiteral("no-such-model");
+        if (fault == QLatin1String("timeout"))
+            config.load.timeoutMs = 300;
+        if (fault == QLatin1String("refused")) {
+            QTcpServer closed; // find a free port, then close it: nothing listens there
+            QVERIFY(closed.listen(QHostAddress::LocalHost));
+            const quint16 port = closed.serverPort();
+            closed.close();
+            config.target.url = QStringLiteral("http://127.0.0.1:%1/v1").arg(port);
+        }
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 8);
+        const int matching = r.count(RequestStatus(status));
+        // Rate limits and a full queue let some requests through; the others are all faulted.
+        if (fault == QLatin1String("rpm") || fault == QLatin1String("queue"))
+            QVERIFY2(matching >= 1 && matching + r.count(RequestStatus::Ok) == 8, qPrintable(QString::number(matching)));
+        else
+            QCOMPARE(matching, 8);
+        for (const RequestRecord &rec : r.records) {
+            if (rec.status != RequestStatus(status))
+                continue;
+            QCOMPARE(rec.httpStatus, httpStatus);
+            QVERIFY(rec.doneNs >= 0);
+            if (!message.isEmpty())
+                QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
+            if (fault == QLatin1String("rpm"))
+                QVERIFY2(rec.retryAfterS > 0, "429 without Retry-After recorded");
+        }
+    }
+
+    void stopCancelsInFlightAndFinishes()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 20000;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 10, 1000);
+        const RunResult r = runLoad(config, [&host](LoadController &controller) {
+            QVERIFY(QTest::qWaitFor([&host] { return host.stats().requestsInProgress == 10; }, 20000));
+            controller.stop();
+            controller.stop(); // safe twice
+        });
+        QVERIFY(r.finished);
+        QVERIFY(r.cancelled);
+        QCOMPARE(int(r.records.size()), 10);
+        QCOMPARE(r.count(RequestStatus::Cancelled), 10);
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(0), 10000); // the server saw them go
+    }
+
+    void apis_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::addColumn<bool>("stream");
+        for (const char *api : {"openai-chat", "openai-completions", "anthropic-messages"}) {
+            QTest::addRow("%s streaming", api) << QString::fromLatin1(api) << true;
+            QTest::addRow("%s whole", api) << QString::fromLatin1(api) << false;
+        }
+    }
+
+    void apis()
+    {
+        QFETCH(QString, api);
+        QFETCH(bool, stream);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 2, 6);
+        config.target.api = *apiKindFromName(api);
+        config.request.stream = stream;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        std::int64_t completion = 0;
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            QCOMPARE(rec.tokenSource, TokenSource::Usage);
+            QVERIFY(!rec.responseId.isEmpty());
+            QCOMPARE(rec.firstTokenNs >= 0, stream);
+            QVERIFY(rec.e2eMs().has_value());
+            completion += rec.completionTokens;
+        }
+        QCOMPARE(host.stats().tokensSent, completion);
+    }
+
+    void keepAliveReusesConnections()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        const RunResult r = runLoad(configFor(host, 3, 60));
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 60);
+        QVERIFY2(host.stats().peakOpenConnections <= 3, qPrintable(QString::number(host.stats().peakOpenConnections)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"

@@ -1,0 +1,254 @@
+// `tokenbench-cli run` as users and scripts run it: a real process against the real simulator.
+#include "results/rundirectory.h"
+#include "sim/simulatorhost.h"
+
+#include <QDirIterator>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace tb;
+using tb::sim::SimConfig;
+using tb::sim::SimulatorHost;
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Result runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("run")} + args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+SimConfig fastSim()
+{
+    return *SimConfig::preset(QStringLiteral("fast"));
+}
+
+QStringList target(const SimulatorHost &host)
+{
+    return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model, QStringLiteral("--quiet")};
+}
+
+} // namespace
+
+class TestRunCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void badUsageExits2_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QStringList base{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"), QStringLiteral("--model"), QStringLiteral("m")};
+        QTest::newRow("zero concurrency") << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("0")}
+                                          << QStringLiteral("--concurrency: '0' is not a whole number ≥ 1");
+        QTest::newRow("negative concurrency") << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("-3")}
+                                              << QStringLiteral("--concurrency");
+        QTest::newRow("rate and concurrency") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("2")}
+                                              << QStringLiteral("--concurrency and --rate: choose one");
+        QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("--rate");
+        QTest::newRow("unknown api") << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
+                                     << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
+        QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
+                                          << QStringLiteral("--stages: malformed stages");
+        QTest::newRow("missing model") << QStringList{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1")}
+                                       << QStringLiteral("target.model (--model): missing");
+        QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")} << QStringLiteral("target.url (--url): missing");
+        QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8000"), QStringLiteral("--model"), QStringLiteral("m")}
+                                 << QStringLiteral("not an http:// or https:// URL");
+        QTest::newRow("unreadable prompt file") << base + QStringList{QStringLiteral("--prompt-file"), QStringLiteral("/nonexistent/p.jsonl")}
+                                                << QStringLiteral("cannot read '/nonexistent/p.jsonl'");
+        QTest::newRow("bad duration") << base + QStringList{QStringLiteral("--duration"), QStringLiteral("forever")}
+                                      << QStringLiteral("--duration: 'forever' is not a duration");
+        QTest::newRow("bad slo") << base + QStringList{QStringLiteral("--slo"), QStringLiteral("ttft=5")} << QStringLiteral("--slo: malformed SLO");
+        QTest::newRow("bad header") << base + QStringList{QStringLiteral("--header"), QStringLiteral("no colon")} << QStringLiteral("--header: malformed header");
+        QTest::newRow("bad extra body") << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("[1]")} << QStringLiteral("--extra-body: not a JSON object");
+        QTest::newRow("unknown flag") << base + QStringList{QStringLiteral("--concurency"), QStringLiteral("5")} << QStringLiteral("Unknown option 'concurency'");
+        QTest::newRow("missing config file") << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")} << QStringLiteral("--config: cannot read");
+        QTest::newRow("key instead of variable name") << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
+                                                      << QStringLiteral("is not an environment variable name");
+    }
+
+    void badUsageExits2()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Result r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("secret")), "a key-like value was echoed");
+    }
+
+    void runWritesADirectoryAndASummary()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const Result r = runCli(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
+                                                           QStringLiteral("40"), QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
+                                                           QStringLiteral("--warmup"), QStringLiteral("4"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("TTFT p50")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("40 ok, 0 failed")), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(!data->summaryRecomputed);
+        QCOMPARE(data->records.size(), std::size_t(44));
+        QCOMPARE(data->summary.total.requests.ok, std::int64_t(40));
+        QCOMPARE(data->summary.total.requests.warmup, std::int64_t(4));
+        QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
+        QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
+        QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    void sloMissedExits3()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 50;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const Result r = runCli(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+                                                           QStringLiteral("ttft_ms=1"), QStringLiteral("--fail-on-slo"), QStringLiteral("--out"),
+                                                           dir.filePath(QStringLiteral("run"))});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains(QStringLiteral("SLO not met")), qPrintable(r.err));
+        // The same run without --fail-on-slo succeeds.
+        const Result ok = runCli(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+                                                            QStringLiteral("ttft_ms=1"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run2"))});
+        QCOMPARE(ok.exitCode, 0);
+    }
+
+    void everyRequestFailingExits1WithACompleteRunDirectory_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::newRow("server errors") << QStringLiteral("500");
+        QTest::newRow("streams cut") << QStringLiteral("cut");
+        QTest::newRow("server down") << QStringLiteral("down");
+    }
+
+    void everyRequestFailingExits1WithACompleteRunDirectory()
+    {
+        QFETCH(QString, fault);
+        SimConfig simConfig = fastSim();
+        simConfig.errorRate = fault == QLatin1String("500") ? 1 : 0;
+        simConfig.cutRate = fault == QLatin1String("cut") ? 1 : 0;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QStringList args = target(host);
+        if (fault == QLatin1String("down"))
+            host.stop();
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const Result r = runCli(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(!data->summaryRecomputed);
+        QCOMPARE(data->summary.total.requests.failed, std::int64_t(6));
+        QCOMPARE(data->records.size(), std::size_t(6));
+    }
+
+    void apiKeyNeverWritten()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const QByteArray secret("sk-tokenbench-test-secret-7f3a9c");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("MY_TEST_KEY"), QString::fromLatin1(secret));
+        // One good run and one where every request fails (errors are where keys tend to leak).
+        for (const QString &model : {host.config().model, QStringLiteral("unknown-model")}) {
+            const Result r = runCli({QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), model, QStringLiteral("--api-key-env"),
+                                     QStringLiteral("MY_TEST_KEY"), QStringLiteral("--requests"), QStringLiteral("3"), QStringLiteral("--out"),
+                                     out + model},
+                                    env);
+            QVERIFY(r.exitCode == 0 || r.exitCode == 1);
+            QVERIFY(!r.out.contains(QString::fromLatin1(secret)));
+            QVERIFY(!r.err.contains(QString::fromLatin1(secret)));
+            QDirIterator it(out + model, QDir::Files);
+            int files = 0;
+            while (it.hasNext()) {
+                QFile f(it.next());
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                QVERIFY2(!f.readAll().contains(secret), qPrintable(f.fileName()));
+                ++files;
+            }
+            QVERIFY(files >= 4);
+        }
+    }
+
+    void sigintStopsAndSaves()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 30000; // requests that would take far longer than the test
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        QProcess p;
+        p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("run")} + target(host)
+                                                     + QStringList{QStringLiteral("--concurrency"), QStringLiteral("5"), QStringLiteral("--duration"),
+                                                                   QStringLiteral("10m"), QStringLiteral("--out"), out});
+        QVERIFY(p.waitForStarted());
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(5), 20000);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(!data->summaryRecomputed);
+        QCOMPARE(data->summary.total.requests.cancelled, std::int64_t(5));
+    }
+
+    void configFileAndFlagsCombine()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString config = dir.filePath(QStringLiteral("config.json"));
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral(R"({"target": {"url": "%1", "model": "%2"}, "load": {"concurrency": 3, "requests": 9}, "request": {"max_tokens": 8}})")
+                    .arg(host.baseUrl().toString(), host.config().model)
+                    .toUtf8());
+        f.close();
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const Result r = runCli({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"), QStringLiteral("--quiet"),
+                                 QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->summary.total.requests.ok, std::int64_t(12)); // the flag overrides the file
+        QCOMPARE(data->summary.total.concurrency.peakInFlight, 3);
+        for (const RequestRecord &rec : data->records)
+            QVERIFY(rec.completionTokens <= 8);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunCli)
+#include "tst_runcli.moc"

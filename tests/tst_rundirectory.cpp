@@ -1,0 +1,526 @@
+// RunWriter and RunReader on real files: what is written reads back as the same records, summary
+// and time series; stopped, torn and damaged directories load or fail with the right message.
+#include "metrics/requestmetrics.h"
+#include "metrics/runaggregator.h"
+#include "results/csv.h"
+#include "results/rundirectory.h"
+#include "results/runwriter.h"
+#include "tokenbench/version.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace tb;
+
+namespace {
+
+std::int64_t ns(double ms)
+{
+    return std::llround(ms * 1e6);
+}
+
+/// Whole microseconds: requests.csv keeps 3 decimals of a millisecond, chunks.jsonl whole µs.
+std::int64_t us(std::int64_t ns)
+{
+    return ns < 0 ? -1 : std::llround(double(ns) / 1e3);
+}
+
+RunInfo info()
+{
+    RunConfig c;
+    c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+    c.target.model = QStringLiteral("model, \"quoted\"");
+    c.target.apiKey = QStringLiteral("sk-never-on-disk-42");
+    c.request.maxTokens = 64;
+    StageConfig first;
+    first.level = 2;
+    first.requests = 4;
+    StageConfig second;
+    second.level = 8;
+    second.durationMs = 30000;
+    c.load.stages = {first, second};
+    c.slo.ttftMs = 200;
+    RunInfo i = RunInfo::begin(c);
+    i.startedAt = QDateTime(QDate(2024, 5, 1), QTime(10, 15, 0, 123), Qt::OffsetFromUTC, 2 * 3600);
+    return i;
+}
+
+/// Records with every field set somewhere, odd numbers (sub-ms, µs) and hostile error texts.
+std::vector<RequestRecord> records()
+{
+    std::vector<RequestRecord> out;
+    for (int i = 0; i < 12; ++i) {
+        RequestRecord r;
+        r.id = std::uint64_t(i + 1);
+        r.stage = i < 6 ? 0 : 1;
+        r.warmup = i == 0;
+        r.scheduledNs = ns(100.0 * i + 0.25);
+        r.sentNs = r.scheduledNs + 1234;
+        r.headersNs = r.sentNs + ns(12.5);
+        r.status = RequestStatus::Ok;
+        r.httpStatus = 200;
+        r.tokenSource = i % 2 ? TokenSource::Usage : TokenSource::Tokenizer;
+        r.promptTokens = 100 + i;
+        r.cachedTokens = i;
+        r.reasoningTokens = i % 3;
+        r.responseId = QStringLiteral("chatcmpl-%1").arg(i);
+        r.finishReason = QStringLiteral("stop");
+        const int chunks = 3 + i % 4;
+        for (int c = 0; c < chunks; ++c)
+            r.tokenChunks.push_back({r.headersNs + ns(20.0 + 7.3 * c), 3 + c});
+        r.chunks = chunks;
+        r.firstTokenNs = r.firstContentNs = r.tokenChunks.front().tNs;
+        r.lastTokenNs = r.tokenChunks.back().tNs;
+        r.completionTokens = chunks * 2;
+        r.doneNs = r.lastTokenNs + 500;
+        out.push_back(r);
+    }
+    // Failures: a 429 whose message has every character CSV must quote, a timeout, a cancel mid-stream.
+    out[3].status = RequestStatus::Http;
+    out[3].httpStatus = 429;
+    out[3].retryAfterS = 1.5;
+    out[3].errorMessage = QStringLiteral("Too many \"requests\", slow down,\nplease\r\nretry — ünïcode");
+    out[3].tokenChunks.clear();
+    out[3].chunks = 0;
+    out[3].firstTokenNs = out[3].firstContentNs = out[3].lastTokenNs = -1;
+    out[3].completionTokens = 0;
+    out[3].doneNs = out[3].headersNs;
+    out[7].status = RequestStatus::Timeout;
+    out[7].httpStatus = 0;
+    out[7].headersNs = out[7].firstTokenNs = out[7].firstContentNs = out[7].lastTokenNs = -1;
+    out[7].tokenChunks.clear();
+    out[7].chunks = 0;
+    out[7].completionTokens = 0;
+    out[7].errorMessage = QStringLiteral("no response within 600s");
+    out[9].status = RequestStatus::Cancelled;
+    out[9].errorMessage = QStringLiteral("stopped");
+    // A non-streamed success: no chunks, E2E ends at done.
+    out[10].tokenChunks.clear();
+    out[10].chunks = 0;
+    out[10].firstTokenNs = out[10].firstContentNs = out[10].lastTokenNs = -1;
+    out[10].tokenSource = TokenSource::Chunks;
+    return out;
+}
+
+struct Written {
+    RunSummary summary;
+    std::vector<TimeSeriesRow> series;
+};
+
+Written writeRun(const QString &dir, const std::vector<RequestRecord> &rs, bool finish = true)
+{
+    const RunInfo runInfo = info();
+    RunAggregator aggregator(runInfo);
+    RunWriter writer;
+    if (!writer.open(dir, runInfo))
+        qFatal("open: %s", qPrintable(writer.errorString()));
+    for (const RequestRecord &r : rs) {
+        aggregator.add(r);
+        writer.append(r);
+    }
+    writer.flush();
+    Written w{aggregator.summary(), aggregator.timeSeries()};
+    if (finish && !writer.finish(w.summary, w.series))
+        qFatal("finish: %s", qPrintable(writer.errorString()));
+    return w;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString &path, const QByteArray &content)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(content);
+}
+
+void compareRecords(const RequestRecord &a, const RequestRecord &b, bool withChunks)
+{
+    QCOMPARE(a.id, b.id);
+    QCOMPARE(a.stage, b.stage);
+    QCOMPARE(a.warmup, b.warmup);
+    QCOMPARE(a.status, b.status);
+    QCOMPARE(a.httpStatus, b.httpStatus);
+    QCOMPARE(a.tokenSource, b.tokenSource);
+    for (const auto &[x, y] : {std::pair{a.scheduledNs, b.scheduledNs},
+                               {a.sentNs, b.sentNs},
+                               {a.headersNs, b.headersNs},
+                               {a.firstTokenNs, b.firstTokenNs},
+                               {a.firstContentNs, b.firstContentNs},
+                               {a.lastTokenNs, b.lastTokenNs},
+                               {a.doneNs, b.doneNs}}) {
+        // Each time is rounded to 1 µs once, and those derived from sent + a duration twice.
+        QVERIFY2((x < 0) == (y < 0) && std::abs(x - y) <= 1000,
+                 qPrintable(QStringLiteral("record %1: %2 vs %3").arg(a.id).arg(x).arg(y)));
+    }
+    QCOMPARE(a.chunks, b.chunks);
+    QCOMPARE(a.promptTokens, b.promptTokens);
+    QCOMPARE(a.completionTokens, b.completionTokens);
+    QCOMPARE(a.cachedTokens, b.cachedTokens);
+    QCOMPARE(a.reasoningTokens, b.reasoningTokens);
+    QCOMPARE(a.retryAfterS, b.retryAfterS);
+    QCOMPARE(a.responseId, b.responseId);
+    QCOMPARE(a.finishReason, b.finishReason);
+    QCOMPARE(a.errorMessage, b.errorMessage);
+    if (withChunks) {
+        QCOMPARE(a.tokenChunks.size(), b.tokenChunks.size());
+        for (std::size_t i = 0; i < a.tokenChunks.size(); ++i) {
+            QCOMPARE(us(a.tokenChunks[i].tNs), us(b.tokenChunks[i].tNs));
+            QCOMPARE(a.tokenChunks[i].chars, b.tokenChunks[i].chars);
+        }
+    }
+}
+
+} // namespace
+
+class TestRunDirectory : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTrip()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("runs/first"));
+        const std::vector<RequestRecord> rs = records();
+        const Written w = writeRun(dir, rs);
+        for (const char *file : {"run.json", "summary.json", "requests.csv", "chunks.jsonl", "timeseries.csv"})
+            QVERIFY2(QFile::exists(QDir(dir).filePath(QLatin1String(file))), file);
+
+        QString error;
+        const auto data = RunReader::load(dir, &error, RunReader::Chunks);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->notes.isEmpty());
+        QVERIFY(!data->summaryRecomputed);
+        QCOMPARE(data->label(), QStringLiteral("first"));
+        QVERIFY(data->hasInfo);
+        QCOMPARE(data->info.config.target.model, info().config.target.model);
+        QCOMPARE(data->info.config.request.maxTokens, 64);
+        QCOMPARE(data->info.stages, info().stages);
+        QCOMPARE(data->info.startedAt, info().startedAt);
+        QVERIFY(data->info.config.target.apiKey.isEmpty());
+
+        QCOMPARE(data->records.size(), rs.size());
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+            compareRecords(data->records[i], rs[i], true);
+            if (QTest::currentTestFailed())
+                return;
+            const auto itl = TokenTimeline(rs[i]).itlMeanMs();
+            QCOMPARE(std::isnan(data->itlMeanMs[i]), !itl);
+            if (itl)
+                QVERIFY(std::abs(data->itlMeanMs[i] - *itl) <= 0.0005);
+        }
+        QVERIFY(data->summary.toJson() == w.summary.toJson());
+        QCOMPARE(data->timeSeries.size(), w.series.size());
+        for (std::size_t i = 0; i < w.series.size(); ++i) {
+            const TimeSeriesRow &a = data->timeSeries[i];
+            const TimeSeriesRow &b = w.series[i];
+            QCOMPARE(a.second, b.second);
+            QCOMPARE(a.sent, b.sent);
+            QCOMPARE(a.completed, b.completed);
+            QCOMPARE(a.failed, b.failed);
+            QCOMPARE(a.inFlight, b.inFlight);
+            QCOMPARE(a.outputTokens, b.outputTokens);
+            QCOMPARE(a.inputTokens, b.inputTokens);
+            QCOMPARE(a.stage, b.stage);
+            QCOMPARE(a.good, b.good);
+            QCOMPARE(a.cancelled, b.cancelled);
+            for (const auto &[x, y] : {std::pair{a.ttftP50Ms, b.ttftP50Ms},
+                                       {a.ttftP99Ms, b.ttftP99Ms},
+                                       {a.e2eP50Ms, b.e2eP50Ms},
+                                       {a.e2eP99Ms, b.e2eP99Ms}})
+                QVERIFY((std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= 0.0005);
+        }
+
+        // The same records from the recomputation path: a summary equal up to µs rounding.
+        const RunAggregator again = [&] {
+            RunAggregator a(data->info);
+            for (const RequestRecord &r : data->records)
+                a.add(r);
+            return a;
+        }();
+        QCOMPARE(again.summary().total.requests.ok, w.summary.total.requests.ok);
+        QCOMPARE(again.summary().total.stat(Metric::Itl).count, w.summary.total.stat(Metric::Itl).count);
+    }
+
+    void requestsCsvIsRfc4180()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const QByteArray text = readFile(QDir(dir).filePath(QStringLiteral("requests.csv")));
+        const QString spec = QStringLiteral(
+            "id,stage,warmup,scheduled_ms,sent_ms,ttfb_ms,ttft_ms,e2e_ms,queue_ms,tpot_ms,itl_mean_ms,chunks,prompt_"
+            "tokens,"
+            "completion_tokens,cached_tokens,reasoning_tokens,token_source,status,http_status,error,response_id");
+        QVERIFY2(text.startsWith(spec.toUtf8() + ','), text.left(400).constData());
+        QVERIFY(text.endsWith("\r\n"));
+        // Quotes doubled, the field quoted because it holds commas, quotes and line breaks.
+        QVERIFY2(text.contains(
+                     QStringLiteral("\"Too many \"\"requests\"\", slow down,\nplease\r\nretry — ünïcode\"").toUtf8()),
+                 text.constData());
+        // The model name has a comma and quotes too (the target column).
+        QVERIFY(text.contains("\"model, \"\"quoted\"\"\""));
+
+        CsvReader reader(text);
+        std::vector<std::string> fields;
+        QVERIFY(reader.next(fields));
+        const std::size_t columns = fields.size();
+        int rows = 0;
+        while (reader.next(fields)) {
+            QCOMPARE(fields.size(), columns);
+            ++rows;
+        }
+        QVERIFY(!reader.tornTail());
+        QCOMPARE(rows, 12);
+
+        // Numbers: durations in ms with 3 decimals, offsets likewise, one row checked by hand.
+        reader = CsvReader(text);
+        QVERIFY(reader.next(fields));
+        QVERIFY(reader.next(fields)); // id 1: scheduled 0.25 ms, sent + 1234 ns, headers + 12.5 ms
+        QCOMPARE(fields[0], std::string("1"));
+        QCOMPARE(fields[1], std::string("c=2"));
+        QCOMPARE(fields[2], std::string("1"));
+        QCOMPARE(fields[3], std::string("0.250"));
+        QCOMPARE(fields[4], std::string("0.251"));
+        QCOMPARE(fields[5], std::string("12.500"));
+        QCOMPARE(fields[6], std::string("32.500"));
+        QCOMPARE(fields[17], std::string("ok"));
+        QCOMPARE(fields[18], std::string("200"));
+        QCOMPARE(fields[20], std::string("chatcmpl-0"));
+    }
+
+    void runJsonHasNoSecrets()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const QByteArray text = readFile(QDir(dir).filePath(QStringLiteral("run.json")));
+        QVERIFY(!text.contains("sk-never-on-disk-42"));
+        for (const char *file : {"requests.csv", "summary.json", "chunks.jsonl", "timeseries.csv"})
+            QVERIFY(!readFile(QDir(dir).filePath(QLatin1String(file))).contains("sk-never-on-disk-42"));
+        const nlohmann::json j = nlohmann::json::parse(text.toStdString());
+        QVERIFY(j["format"] == "tokenbench-run");
+        QVERIFY(j["format_version"] == 1);
+        QVERIFY(j["tool"]["name"] == "tokenbench");
+        QVERIFY(j["tool"]["version"] == tb::version().toStdString());
+        QVERIFY(j["host"].is_string() && !j["host"].get<std::string>().empty());
+        QCOMPARE(QString::fromStdString(j["started_at"]), QStringLiteral("2024-05-01T10:15:00.123+02:00"));
+        QCOMPARE(j["stages"].size(), std::size_t(2));
+        QVERIFY(j["stages"][1]["name"] == "c=8");
+        QVERIFY(j["config"]["request"]["max_tokens"] == 64);
+        // The start time of a run begun now carries this machine's offset.
+        QVERIFY(QRegularExpression(
+                    QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}([+-]\\d\\d:\\d\\d|Z)$"))
+                    .match(RunInfo::begin(RunConfig()).startedAtText())
+                    .hasMatch());
+    }
+
+    void flushedRowsSurviveACrash()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const RunInfo runInfo = info();
+        RunWriter writer;
+        QVERIFY2(writer.open(dir, runInfo), qPrintable(writer.errorString()));
+        const std::vector<RequestRecord> rs = records();
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(writer.append(rs[std::size_t(i)]));
+        QVERIFY(writer.flush());
+        // Read while the writer is still open, as a crash would leave it.
+        const QByteArray text = readFile(QDir(dir).filePath(QStringLiteral("requests.csv")));
+        QCOMPARE(text.count(",chatcmpl-"), 3);
+        QCOMPARE(readFile(QDir(dir).filePath(QStringLiteral("chunks.jsonl"))).count('\n'), 3);
+    }
+
+    void stoppedRunStillLoads()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("stopped"));
+        const Written w = writeRun(dir, records(), false);
+        QVERIFY(!QFile::exists(QDir(dir).filePath(QStringLiteral("summary.json"))));
+        QString error;
+        const auto data = RunReader::load(dir, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->summaryRecomputed);
+        QVERIFY2(data->notes.join(QLatin1Char('\n')).contains(QStringLiteral("recomputed from requests.csv")),
+                 qPrintable(data->notes.join(QLatin1Char('\n'))));
+        QVERIFY(data->records.empty()); // not asked for
+        const SummaryBlock &a = data->summary.total;
+        const SummaryBlock &b = w.summary.total;
+        QCOMPARE(a.requests.attempted, b.requests.attempted);
+        QCOMPARE(a.requests.cancelled, b.requests.cancelled);
+        QCOMPARE(a.requests.byStatus, b.requests.byStatus);
+        QCOMPARE(a.tokens.output, b.tokens.output);
+        QCOMPARE(a.throughput.good, b.throughput.good);
+        QCOMPARE(a.concurrency.peakInFlight, b.concurrency.peakInFlight);
+        QCOMPARE(a.stat(Metric::Itl).count, b.stat(Metric::Itl).count);
+        QVERIFY(std::abs(a.stat(Metric::Itl).mean - b.stat(Metric::Itl).mean) < 0.001);
+        QVERIFY(std::abs(a.stat(Metric::Ttft).p99 - b.stat(Metric::Ttft).p99) < 0.01);
+        QVERIFY(std::abs(a.windowS - b.windowS) < 1e-5);
+        QCOMPARE(data->summary.stages.size(), std::size_t(2));
+        QCOMPARE(data->timeSeries.size(), w.series.size());
+    }
+
+    void tornLastRowIsLeftOut()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("torn"));
+        writeRun(dir, records(), false);
+        QFile csv(QDir(dir).filePath(QStringLiteral("requests.csv")));
+        QVERIFY(csv.open(QIODevice::Append));
+        csv.write("13,c=8,0,1300.000,1300.1"); // the crash hit mid-row
+        csv.close();
+        QFile chunks(QDir(dir).filePath(QStringLiteral("chunks.jsonl")));
+        QVERIFY(chunks.open(QIODevice::Append));
+        chunks.write("{\"id\":13,\"t_us\":[1,");
+        chunks.close();
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records.size(), std::size_t(12));
+        QVERIFY(data->notes.join(QLatin1Char('\n')).contains(QStringLiteral("last row was cut short")));
+    }
+
+    void badDirectories_data()
+    {
+        QTest::addColumn<QString>("setup");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("missing") << QStringLiteral("missing") << QStringLiteral("no such directory");
+        QTest::newRow("empty") << QStringLiteral("empty")
+                               << QStringLiteral("not a run directory (no summary.json/requests.csv)");
+        QTest::newRow("summary not JSON")
+            << QStringLiteral("summary:{not json") << QStringLiteral("damaged summary.json: not valid JSON");
+        QTest::newRow("summary key missing") << QStringLiteral("summary:{\"format_version\":1}")
+                                             << QStringLiteral("damaged summary.json: tool: missing");
+        QTest::newRow("summary newer")
+            << QStringLiteral("summary:{\"format_version\":7}")
+            << QStringLiteral("summary.json was written by a newer format version 7 (this build reads up to 1)");
+        QTest::newRow("run.json newer") << QStringLiteral("run:{\"format\":\"tokenbench-run\",\"format_version\":7}")
+                                        << QStringLiteral("run.json was written by a newer format version 7");
+        QTest::newRow("run.json damaged")
+            << QStringLiteral("run:[]") << QStringLiteral("damaged run.json: not a JSON object");
+        QTest::newRow("requests bad number")
+            << QStringLiteral("requests-number")
+            << QStringLiteral("damaged requests.csv: line 3: column 'sent_ms': 'soon' is not a number");
+        QTest::newRow("requests missing column")
+            << QStringLiteral("requests-column") << QStringLiteral("damaged requests.csv: no column 'status'");
+        QTest::newRow("stopped without run.json")
+            << QStringLiteral("no-run-json")
+            << QStringLiteral("summary.json is missing, and without run.json it cannot be recomputed");
+    }
+
+    void badDirectories()
+    {
+        QFETCH(QString, setup);
+        QFETCH(QString, error);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const QString kind = setup.section(QLatin1Char(':'), 0, 0);
+        const QByteArray content = setup.section(QLatin1Char(':'), 1).toUtf8();
+        if (kind == QLatin1String("empty")) {
+            QVERIFY(QDir().mkpath(dir));
+        } else if (kind != QLatin1String("missing")) {
+            writeRun(dir, records());
+            const QString csvPath = QDir(dir).filePath(QStringLiteral("requests.csv"));
+            if (kind == QLatin1String("summary"))
+                writeFile(QDir(dir).filePath(QStringLiteral("summary.json")), content);
+            else if (kind == QLatin1String("run"))
+                writeFile(QDir(dir).filePath(QStringLiteral("run.json")), content);
+            else if (kind == QLatin1String("requests-number"))
+                writeFile(csvPath,
+                          readFile(csvPath).replace("\r\n2,c=2,0,100.250,100.251,", "\r\n2,c=2,0,100.250,soon,"));
+            else if (kind == QLatin1String("requests-column"))
+                writeFile(csvPath, readFile(csvPath).replace(",status,", ",state,"));
+            else if (kind == QLatin1String("no-run-json")) {
+                QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("run.json"))));
+                QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("summary.json"))));
+            }
+        }
+        QString why;
+        QVERIFY(!RunReader::load(dir, &why));
+        QVERIFY2(why.startsWith(QDir::toNativeSeparators(dir) + QStringLiteral(": ")), qPrintable(why));
+        QVERIFY2(why.contains(error), qPrintable(why));
+    }
+
+    void summaryOnlyDirectoryLoads()
+    {
+        // requests.csv deleted (too big to keep, say): the summary still shows, without records.
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const Written w = writeRun(dir, records());
+        QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("requests.csv"))));
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->records.empty());
+        QCOMPARE(data->summary.total.requests.attempted, w.summary.total.requests.attempted);
+        QVERIFY(RunReader::isRunDirectory(dir));
+        QVERIFY(!RunReader::isRunDirectory(tmp.path()));
+    }
+
+    void writerReportsErrors()
+    {
+        QTemporaryDir tmp;
+        // A file where a parent directory should be.
+        writeFile(tmp.filePath(QStringLiteral("file")), "x");
+        RunWriter blocked;
+        QVERIFY(!blocked.open(tmp.filePath(QStringLiteral("file/run")), info()));
+        QVERIFY2(blocked.errorString().contains(QStringLiteral("cannot create the run directory")),
+                 qPrintable(blocked.errorString()));
+        QVERIFY(!blocked.append(records().front()));
+        QVERIFY(!blocked.finish(RunSummary(), {}));
+
+        // A directory that already holds a run is not overwritten.
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        RunWriter again;
+        QVERIFY(!again.open(dir, info()));
+        QVERIFY2(again.errorString().contains(QStringLiteral("already holds a run")), qPrintable(again.errorString()));
+    }
+
+    void diskFullIsAnErrorNotACrash()
+    {
+        if (!QFile::exists(QStringLiteral("/dev/full")))
+            QSKIP("no /dev/full on this system");
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        QVERIFY(QDir().mkpath(dir));
+        // chunks.jsonl on a full disk: /dev/full accepts the open and fails every write.
+        QVERIFY(QFile::link(QStringLiteral("/dev/full"), QDir(dir).filePath(QStringLiteral("chunks.jsonl"))));
+        RunWriter writer;
+        QVERIFY2(writer.open(dir, info()), qPrintable(writer.errorString()));
+        const std::vector<RequestRecord> rs = records();
+        writer.append(rs[1]);
+        QVERIFY(!writer.flush());
+        QVERIFY2(writer.errorString().contains(QStringLiteral("cannot write")) &&
+                     writer.errorString().contains(QStringLiteral("chunks.jsonl")),
+                 qPrintable(writer.errorString()));
+        QVERIFY(!writer.append(rs[2]));
+        // The summary is still written: what was measured is worth keeping.
+        QVERIFY(!writer.finish(RunSummary(), {}));
+        QVERIFY(QFile::exists(QDir(dir).filePath(QStringLiteral("summary.json"))));
+    }
+
+    void defaultDirectory()
+    {
+        RunConfig c;
+        c.target.model = QStringLiteral("org/Model 7B:q4");
+        const QDateTime at(QDate(2024, 5, 1), QTime(10, 15, 0));
+        QCOMPARE(RunWriter::defaultDirectory(c, at), QStringLiteral("runs/20240501-101500-org_Model_7B_q4"));
+        c.target.name = QStringLiteral("fast");
+        QCOMPARE(RunWriter::defaultDirectory(c, at), QStringLiteral("runs/20240501-101500-fast"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunDirectory)
+#include "tst_rundirectory.moc"

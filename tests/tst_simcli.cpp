@@ -1,0 +1,207 @@
+// `tokenbench-cli sim` as users run it: a real process that prints where it listens, serves,
+// and stops cleanly on SIGINT/SIGTERM; bad flags exit 2 naming the flag.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+
+using json = nlohmann::json;
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Result runCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(TOKENBENCH_CLI), args);
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+/// GET on a fresh connection with "Connection: close"; returns the body, empty on failure.
+QByteArray httpGet(quint16 port, const QByteArray &path)
+{
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress(QHostAddress::LocalHost), port);
+    if (!socket.waitForConnected(10000))
+        return {};
+    socket.write("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    QByteArray response;
+    while (socket.state() == QAbstractSocket::ConnectedState && socket.waitForReadyRead(10000))
+        response += socket.readAll();
+    response += socket.readAll();
+    if (!response.startsWith("HTTP/1.1 200"))
+        return {};
+    return response.mid(response.indexOf("\r\n\r\n") + 4);
+}
+
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
+{
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(content);
+    return path;
+}
+
+} // namespace
+
+class TestSimCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void servesAndStopsCleanly_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGINT") << int(SIGINT);
+    }
+
+    void servesAndStopsCleanly()
+    {
+        QFETCH(int, signal);
+        QProcess sim;
+        sim.start(QStringLiteral(TOKENBENCH_CLI), {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"),
+                                                   QStringLiteral("--preset"), QStringLiteral("fast"), QStringLiteral("--model"),
+                                                   QStringLiteral("mine"), QStringLiteral("--aliases"), QStringLiteral("a1,a2")});
+        QVERIFY(sim.waitForStarted());
+        QVERIFY(sim.waitForReadyRead(20000));
+        QVERIFY(QTest::qWaitFor([&] { return sim.canReadLine(); }, 5000));
+        const QString first = QString::fromUtf8(sim.readLine()).trimmed();
+        const QRegularExpressionMatch match = QRegularExpression(QStringLiteral("^listening on http://127\\.0\\.0\\.1:(\\d+)$")).match(first);
+        QVERIFY2(match.hasMatch(), qPrintable(first));
+        const quint16 port = quint16(match.captured(1).toUInt());
+        QVERIFY(port != 0);
+
+        const json models = json::parse(httpGet(port, "/v1/models").toStdString(), nullptr, false);
+        QVERIFY(!models.is_discarded());
+        QCOMPARE(models["data"].size(), 3u);
+        QCOMPARE(models["data"][0]["id"].get<std::string>(), std::string("mine"));
+        QCOMPARE(models["data"][2]["id"].get<std::string>(), std::string("a2"));
+        const json config = json::parse(httpGet(port, "/sim/config").toStdString(), nullptr, false);
+        QCOMPARE(config["step_ms"].get<double>(), 1.0); // the fast preset
+
+        ::kill(pid_t(sim.processId()), signal);
+        QVERIFY(sim.waitForFinished(20000));
+        QCOMPARE(sim.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(sim.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(sim.readAllStandardError()).contains(QStringLiteral("stopped after")));
+    }
+
+    void badUsageExits2_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const auto args = [](std::initializer_list<const char *> list) {
+            QStringList out{QStringLiteral("sim")};
+            for (const char *a : list)
+                out << QLatin1String(a);
+            return out;
+        };
+        QTest::newRow("not a number") << args({"--max-batch", "many"}) << QStringLiteral("--max-batch: must be a whole number from 1 to");
+        QTest::newRow("out of range") << args({"--error-rate", "2"}) << QStringLiteral("--error-rate: must be a number from 0 to 1 (got '2')");
+        QTest::newRow("bad distribution") << args({"--output-dist", "zipf"})
+                                          << QStringLiteral("--output-dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
+        QTest::newRow("unknown preset") << args({"--preset", "huge"})
+                                        << QStringLiteral("--preset: unknown preset 'huge' (accepted: default|fast|gpt4-like|gpt4-turbo-like|o1-preview-like)");
+        QTest::newRow("hostname") << args({"--host", "localhost"}) << QStringLiteral("--host: 'localhost' is not an IP address");
+        QTest::newRow("port") << args({"--port", "70000"}) << QStringLiteral("--port: must be a whole number from 0 to 65535");
+        QTest::newRow("min above max") << args({"--output-min", "50", "--output-max", "10"})
+                                       << QStringLiteral("--output-min: must not exceed output_max (50 > 10)");
+        QTest::newRow("missing config") << args({"--config", "/nonexistent/sim.json"}) << QStringLiteral("--config: cannot read");
+        QTest::newRow("unknown flag") << args({"--max-btach", "3"}) << QStringLiteral("Unknown option 'max-btach'");
+        QTest::newRow("stray argument") << args({"fast"}) << QStringLiteral("unexpected argument 'fast'");
+    }
+
+    void badUsageExits2()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Result r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void badConfigFileExits2()
+    {
+        QTemporaryDir dir;
+        const QString typo = writeFile(dir, QStringLiteral("typo.json"), R"({"max_btach": 4})");
+        Result r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), typo});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--config: max_btach: unknown key")), qPrintable(r.err));
+        const QString broken = writeFile(dir, QStringLiteral("broken.json"), "{not json");
+        r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), broken});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("is not valid JSON")), qPrintable(r.err));
+    }
+
+    void flagsOverrideTheConfigFileWhichOverridesThePreset()
+    {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, QStringLiteral("sim.json"), R"({"preset": "fast", "max_batch": 3, "step_ms": 2.5})");
+        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), file, QStringLiteral("--max-batch"),
+                                 QStringLiteral("9"), QStringLiteral("--print-config")});
+        QCOMPARE(r.exitCode, 0);
+        const json config = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!config.is_discarded(), qPrintable(r.out));
+        QCOMPARE(config["max_batch"].get<int>(), 9);
+        QCOMPARE(config["step_ms"].get<double>(), 2.5);
+        QCOMPARE(config["model"].get<std::string>(), std::string("fast"));
+        QCOMPARE(config["ttft_ms"].get<double>(), 1.0);
+
+        const Result preset = runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("gpt4-like"),
+                                      QStringLiteral("--print-config")});
+        QCOMPARE(json::parse(preset.out.toStdString())["ttft_ms"].get<double>(), 1801.5);
+        QCOMPARE(json::parse(preset.out.toStdString())["model"].get<std::string>(), std::string("gpt4-like"));
+    }
+
+    void listPresets()
+    {
+        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--list-presets")});
+        QCOMPARE(r.exitCode, 0);
+        for (const char *name : {"default", "fast", "gpt4-like", "gpt4-turbo-like", "o1-preview-like"})
+            QVERIFY2(r.out.contains(QLatin1String(name)), name);
+    }
+
+    void helpListsEveryParameterFlag()
+    {
+        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        for (const char *flag : {"--host", "--port", "--preset", "--list-presets", "--config", "--seed", "--model", "--ttft-ms",
+                                 "--prefill-ms-per-1k", "--step-ms", "--step-ms-per-seq", "--max-batch", "--queue-limit",
+                                 "--tokens-per-chunk", "--output-tokens", "--error-rate", "--rpm-limit", "--tpm-limit",
+                                 "--cut-rate", "--header-delay-ms", "--print-config"})
+            QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
+    }
+
+    void portInUseExits1()
+    {
+        QTcpServer blocker;
+        QVERIFY(blocker.listen(QHostAddress(QHostAddress::LocalHost)));
+        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--port"), QString::number(blocker.serverPort())});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(blocker.serverPort())), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimCli)
+#include "tst_simcli.moc"

@@ -1,0 +1,502 @@
+// The configuration forms as a user drives them: every configuration survives the trip through the
+// forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
+#include "configeditor.h"
+#include "durationedit.h"
+#include "fieldvalidator.h"
+#include "loadeditor.h"
+#include "optionalspinbox.h"
+#include "stagesmodel.h"
+#include "targetlistmodel.h"
+#include "workloadeditor.h"
+
+#include "metrics/tokenizer.h"
+
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tb;
+
+Q_DECLARE_METATYPE(tb::RunConfig)
+
+namespace {
+
+RunConfig base()
+{
+    RunConfig c;
+    c.target.name = QStringLiteral("local vLLM");
+    c.target.url = QStringLiteral("http://127.0.0.1:8000/v1");
+    c.target.model = QStringLiteral("qwen2.5-7b");
+    c.prompt.promptTokens = 512;
+    return c;
+}
+
+/// The message line under a field: the first fieldMessage label in the field's row container.
+QLabel *messageFor(QWidget *field)
+{
+    for (QWidget *w = field->parentWidget(); w; w = w->parentWidget()) {
+        if (auto *label = w->findChild<QLabel *>(QStringLiteral("fieldMessage"), Qt::FindDirectChildrenOnly))
+            return label;
+    }
+    return nullptr;
+}
+
+/// Types into a field the way a user would.
+void enter(QWidget *field, const QString &text)
+{
+    if (auto *edit = qobject_cast<QLineEdit *>(field)) {
+        edit->setFocus();
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClicks(edit, text);
+    } else if (auto *combo = qobject_cast<QComboBox *>(field)) {
+        combo->setCurrentText(text);
+    } else if (auto *plain = qobject_cast<QPlainTextEdit *>(field)) {
+        plain->setPlainText(text);
+    } else if (auto *spin = qobject_cast<QSpinBox *>(field)) {
+        spin->setValue(text.toInt());
+    } else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(field)) {
+        dspin->setValue(text.toDouble());
+    } else if (auto *optional = qobject_cast<OptionalSpinBox *>(field)) {
+        optional->setValue(text.toDouble());
+    } else {
+        QFAIL(qPrintable(
+            QStringLiteral("cannot type into %1").arg(QString::fromLatin1(field->metaObject()->className()))));
+    }
+}
+
+} // namespace
+
+class TestUiConfigEditor : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_promptFile;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_promptFile = m_dir.filePath(QStringLiteral("prompts.jsonl"));
+        QFile file(m_promptFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            R"({"prompt": "Explain the tides in one line."})"
+            "\n"
+            R"({"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why is the sky blue?"}]})"
+            "\n"
+            R"({"prompt": "Name three prime numbers."})"
+            "\n");
+    }
+
+    void roundTrip_data()
+    {
+        QTest::addColumn<RunConfig>("config");
+        QTest::newRow("synthetic, closed loop") << base();
+        {
+            RunConfig c = base();
+            c.target.api = ApiKind::AnthropicMessages;
+            c.target.url = QStringLiteral("https://api.anthropic.com/v1");
+            c.target.model = QStringLiteral("claude-x");
+            c.target.apiKeyEnv = QStringLiteral("TEAM_ANTHROPIC_KEY");
+            c.target.apiKey = QStringLiteral("sk-typed-in");
+            c.target.headers = {{QStringLiteral("X-Team"), QStringLiteral("perf")},
+                                {QStringLiteral("X-Trace"), QStringLiteral("on")}};
+            c.target.extraBody = {{"top_k", 40}, {"metadata", {{"user_id", "bench"}}}, {"penalty", 1.05}};
+            QTest::newRow("anthropic, key, headers, extra body") << c;
+        }
+        {
+            RunConfig c = base();
+            c.load.mode = LoadMode::Rate;
+            c.load.rate = 12.5;
+            c.load.arrival = Arrival::Constant;
+            c.load.maxInFlight = 64;
+            c.load.durationMs = 90000;
+            c.load.warmupMs = 10000;
+            c.load.timeoutMs = 120000;
+            c.load.seed = 4294967297ULL; // beyond a QSpinBox's int
+            QTest::newRow("open loop, constant, capped") << c;
+        }
+        {
+            RunConfig c = base();
+            StageConfig a;
+            a.level = 50;
+            a.durationMs = 30000;
+            StageConfig b;
+            b.name = QStringLiteral("peak");
+            b.mode = LoadMode::Rate;
+            b.level = 0.5;
+            b.requests = 500;
+            b.durationMs = 250;
+            c.load.stages = {a, b};
+            c.load.mode = LoadMode::Rate;
+            c.load.warmupRequests = 20;
+            c.load.requests = 1000;
+            QTest::newRow("stages") << c;
+        }
+        {
+            RunConfig c = base();
+            c.prompt.promptTokens = 0;
+            c.prompt.systemTemplate = QStringLiteral("You are {{persona}}.");
+            c.prompt.userTemplate = QStringLiteral("Write {{n}} lines about {{topic}} (request {{index}}).");
+            c.prompt.variables = {{QStringLiteral("persona"), QStringLiteral("a poet")},
+                                  {QStringLiteral("n"), QStringLiteral("4")},
+                                  {QStringLiteral("topic"), QStringLiteral("load tests")}};
+            c.request.maxTokens = 1024;
+            c.request.temperature = 0.7;
+            c.request.topP = 0.95;
+            c.request.stream = false;
+            c.request.tokenizer = QStringLiteral("approx");
+            QTest::newRow("templates, sampling, no stream") << c;
+        }
+        {
+            RunConfig c = base();
+            c.prompt.promptTokens = 2048;
+            c.prompt.systemTokens = 300;
+            c.prompt.sharedPrefixTokens = 1024;
+            c.slo.ttftMs = 500;
+            c.slo.tpotMs = 50;
+            c.slo.e2eMs = 10000;
+            c.slo.target = 0.995;
+            c.slo.failOnSlo = true;
+            c.outDir = QStringLiteral("/tmp/runs/x");
+            QTest::newRow("shared prefix, SLO, out dir") << c;
+        }
+        {
+            RunConfig c = base();
+            c.prompt.promptFile = m_promptFile;
+            c.prompt.promptTokens = 128; // lower precedence than the file: kept, not used
+            c.request.temperature = 0;
+            QTest::newRow("prompt file") << c;
+        }
+    }
+
+    void roundTrip()
+    {
+        QFETCH(RunConfig, config);
+        ConfigEditor editor;
+        editor.setConfig(config);
+        QCOMPARE(editor.config(), config);
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+
+        // The same through the file format (which never holds the typed-in key).
+        QString error;
+        const auto fromFile = runConfigFromJson(toJson(editor.config()), &error);
+        QVERIFY2(fromFile, qPrintable(error));
+        RunConfig expected = config;
+        expected.target.apiKey.clear();
+        QCOMPARE(*fromFile, expected);
+
+        // Showing another config and coming back selects the same list entry, adding none.
+        editor.setConfig(base());
+        const int count = editor.targets()->count();
+        editor.setConfig(config);
+        QCOMPARE(editor.targets()->count(), count);
+        QCOMPARE(editor.config(), config);
+    }
+
+    void invalidInputMarksField_data()
+    {
+        QTest::addColumn<QString>("field"); // objectName of the widget typed into
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("marked");  // objectName of the widget that gets the red border
+        QTest::addColumn<QString>("message"); // part of the message shown under it
+        QTest::addColumn<int>("tab");
+        QTest::newRow("url scheme") << "targetUrl"
+                                    << "ftp://127.0.0.1/v1"
+                                    << "targetUrl"
+                                    << "not an http:// or https:// URL" << 0;
+        QTest::newRow("no model") << "targetModel"
+                                  << ""
+                                  << "targetModel"
+                                  << "name the model" << 0;
+        QTest::newRow("extra body not JSON") << "extraBody"
+                                             << "{\"top_k\": }"
+                                             << "extraBody"
+                                             << "not valid JSON" << 0;
+        QTest::newRow("extra body not object") << "extraBody"
+                                               << "[1, 2]"
+                                               << "extraBody"
+                                               << "must be a JSON object" << 0;
+        QTest::newRow("header name") << "headers"
+                                     << "X-Ok: 1\nBad Header: x"
+                                     << "headers"
+                                     << "line 2: malformed header" << 0;
+        QTest::newRow("reserved name") << "targetName" << TargetListModel::builtinName() << "targetName"
+                                       << "reserved" << 0;
+        QTest::newRow("max tokens") << "maxTokens"
+                                    << "0"
+                                    << "maxTokens"
+                                    << "at least 1" << 1;
+        QTest::newRow("synthetic size") << "promptTokens"
+                                        << "0"
+                                        << "promptTokens"
+                                        << "at least 1 token" << 1;
+        QTest::newRow("top_p") << "topP"
+                               << "0"
+                               << "qt_spinbox_lineedit"
+                               << "(0, 1]" << 1;
+        QTest::newRow("concurrency") << "concurrency"
+                                     << "0"
+                                     << "concurrency"
+                                     << "at least 1" << 2;
+        QTest::newRow("duration text") << "duration"
+                                       << "soon"
+                                       << "duration"
+                                       << "'soon' is not a duration" << 2;
+        QTest::newRow("timeout empty") << "timeout"
+                                       << ""
+                                       << "timeout"
+                                       << "greater than 0" << 2;
+        QTest::newRow("slo target") << "sloTarget"
+                                    << "0"
+                                    << "sloTarget"
+                                    << "must be in (0, 1]" << 2;
+        QTest::newRow("slo threshold") << "sloTtft"
+                                       << "0"
+                                       << "qt_spinbox_lineedit"
+                                       << "greater than 0 ms" << 2;
+    }
+
+    void invalidInputMarksField()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QFETCH(QString, marked);
+        QFETCH(QString, message);
+        QFETCH(int, tab);
+        ConfigEditor editor;
+        editor.resize(520, 900);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        editor.setConfig(base());
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        editor.tabs()->setCurrentIndex(tab);
+        QSignalSpy problemsChanged(&editor, &ConfigEditor::problemsChanged);
+
+        auto *input = editor.findChild<QWidget *>(field);
+        QVERIFY2(input, qPrintable(field));
+        enter(input, value);
+
+        QVERIFY(!editor.isValid());
+        QVERIFY(!problemsChanged.isEmpty());
+        QVERIFY(!problemsChanged.constLast().constFirst().toStringList().isEmpty());
+        QWidget *border = marked == QLatin1String("qt_spinbox_lineedit") ? input->findChild<QAbstractSpinBox *>()
+                                                                         : editor.findChild<QWidget *>(marked);
+        QVERIFY2(border, qPrintable(marked));
+        QVERIFY2(border->property("invalid").toBool(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        QLabel *line = messageFor(border);
+        QVERIFY(line);
+        QVERIFY(line->isVisible());
+        QVERIFY2(line->text().contains(message, Qt::CaseInsensitive), qPrintable(line->text()));
+        QVERIFY(!editor.tabs()->tabIcon(tab).isNull());
+        for (int other = 0; other < editor.tabs()->count(); ++other) {
+            if (other != tab)
+                QVERIFY(editor.tabs()->tabIcon(other).isNull());
+        }
+
+        // Putting the value back clears the mark.
+        editor.setConfig(base());
+        QVERIFY(editor.isValid());
+        QVERIFY(!border->property("invalid").toBool());
+        QVERIFY(!line->isVisible());
+        QVERIFY(editor.tabs()->tabIcon(tab).isNull());
+    }
+
+    void undefinedTemplateVariable()
+    {
+        ConfigEditor editor;
+        editor.show();
+        RunConfig c = base();
+        c.prompt.promptTokens = 0;
+        c.prompt.userTemplate = QStringLiteral("Tell me about {{topic}} in {{style}} (#{{index}}).");
+        c.prompt.variables = {{QStringLiteral("topic"), QStringLiteral("tides")}};
+        editor.setConfig(c);
+        QCOMPARE(editor.problems(), QStringList{QStringLiteral("prompt.variables: {{style}} has no value")});
+        auto *view = editor.findChild<QWidget *>(QStringLiteral("variables"));
+        QVERIFY(view->property("invalid").toBool());
+        auto *addMissing = editor.findChild<QWidget *>(QStringLiteral("addMissingVariables"));
+        QVERIFY(addMissing->isEnabled());
+        QTest::mouseClick(addMissing, Qt::LeftButton);
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.config().prompt.variables.value(QStringLiteral("style"), QStringLiteral("absent")), QString());
+        QVERIFY(!addMissing->isEnabled());
+    }
+
+    void stageProblemNamesRow()
+    {
+        ConfigEditor editor;
+        editor.show();
+        RunConfig c = base();
+        StageConfig s;
+        s.level = 4;
+        s.durationMs = 10000;
+        c.load.stages = {s, s};
+        editor.setConfig(c);
+        QVERIFY(editor.isValid());
+        StagesModel *stages = editor.loadEditor()->stages();
+        QVERIFY(stages->setData(stages->index(1, StagesModel::LevelColumn), 2.5));
+        auto *view = editor.findChild<QWidget *>(QStringLiteral("stages"));
+        QVERIFY(view->property("invalid").toBool());
+        QVERIFY2(messageFor(view)->text().contains(QStringLiteral("Row 2: Concurrency must be a whole number")),
+                 qPrintable(messageFor(view)->text()));
+        QVERIFY2(editor.loadEditor()->effectiveStagesText().contains(QStringLiteral("c=2.5 for 10s")),
+                 qPrintable(editor.loadEditor()->effectiveStagesText()));
+    }
+
+    void stagesEditedInTable()
+    {
+        ConfigEditor editor;
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        RunConfig c = base();
+        c.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s"), nullptr);
+        editor.setConfig(c);
+        editor.tabs()->setCurrentIndex(ConfigEditor::LoadTab);
+        auto *view = editor.findChild<QTableView *>(QStringLiteral("stages"));
+        StagesModel *model = editor.loadEditor()->stages();
+
+        // Mode: a combo box; the level editor then speaks requests/s.
+        view->setCurrentIndex(model->index(1, StagesModel::ModeColumn));
+        view->edit(view->currentIndex());
+        auto *combo = view->viewport()->findChild<QComboBox *>();
+        QVERIFY(combo);
+        combo->setCurrentIndex(1);
+        QTest::keyClick(combo, Qt::Key_Return);
+        QCoreApplication::processEvents(); // the delegate commits on a queued call
+        view->setCurrentIndex(model->index(1, StagesModel::LevelColumn));
+        view->edit(view->currentIndex());
+        auto *level = view->viewport()->findChild<QDoubleSpinBox *>();
+        QVERIFY(level);
+        QCOMPARE(level->suffix(), QStringLiteral(" req/s"));
+        level->setValue(2.5);
+        QTest::keyClick(level, Qt::Key_Return);
+        QCoreApplication::processEvents(); // the delegate commits on a queued call
+        // Duration: the CLI's syntax.
+        view->setCurrentIndex(model->index(0, StagesModel::DurationColumn));
+        view->edit(view->currentIndex());
+        auto *duration = view->viewport()->findChild<DurationEdit *>();
+        QVERIFY(duration);
+        duration->selectAll();
+        QTest::keyClicks(duration, QStringLiteral("2m"));
+        QTest::keyClick(duration, Qt::Key_Return);
+        QCoreApplication::processEvents(); // the delegate commits on a queued call
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("c=8:2m,r=2.5:30s"));
+
+        // Reorder with the arrow buttons.
+        view->setCurrentIndex(model->index(1, StagesModel::NameColumn));
+        QTest::mouseClick(editor.findChild<QWidget *>(QStringLiteral("moveStageUp")), Qt::LeftButton);
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("r=2.5:30s,c=8:2m"));
+        QTest::mouseClick(editor.findChild<QWidget *>(QStringLiteral("addStage")), Qt::LeftButton);
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("r=2.5:30s,r=5:30s,c=8:2m"));
+        QVERIFY(editor.isValid());
+    }
+
+    void missingPromptFileMarked()
+    {
+        ConfigEditor editor;
+        editor.show();
+        RunConfig c = base();
+        c.prompt.promptFile = m_dir.filePath(QStringLiteral("absent.jsonl"));
+        editor.setConfig(c);
+        auto *file = editor.findChild<QWidget *>(QStringLiteral("promptFile"));
+        QVERIFY(file->property("invalid").toBool());
+        QVERIFY(messageFor(file)->text().contains(QStringLiteral("Cannot read")));
+
+        QFile bad(m_dir.filePath(QStringLiteral("bad.jsonl")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"prompt\": \"ok\"}\n{\"text\": \"no\"}\n");
+        bad.close();
+        enter(file, bad.fileName());
+        QVERIFY(file->property("invalid").toBool());
+        QVERIFY2(messageFor(file)->text().contains(QStringLiteral("line 2")), qPrintable(messageFor(file)->text()));
+    }
+
+    void shapeSwitchSeedsStages()
+    {
+        ConfigEditor editor;
+        RunConfig c = base();
+        c.load.concurrency = 8;
+        editor.setConfig(c);
+        editor.loadEditor()->setShape(LoadEditor::Shape::Stages);
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("c=8:30s,c=16:30s,c=32:30s"));
+        QCOMPARE(editor.config().load.mode, LoadMode::Concurrency);
+        editor.loadEditor()->setShape(LoadEditor::Shape::Rate);
+        QVERIFY(editor.config().load.stages.isEmpty());
+        QCOMPARE(editor.config().load.mode, LoadMode::Rate);
+    }
+
+    void estimates_data()
+    {
+        QTest::addColumn<RunConfig>("config");
+        QTest::addColumn<QString>("expected");
+        RunConfig synthetic = base();
+        synthetic.prompt.promptTokens = 2000;
+        synthetic.prompt.systemTokens = 100;
+        synthetic.prompt.sharedPrefixTokens = 1000;
+        QTest::newRow("synthetic") << synthetic
+                                   << QStringLiteral(
+                                          "≈ %1 prompt tokens per request (system 100 + user %2); the first %3 are")
+                                          .arg(QLocale().toString(2100), QLocale().toString(2000),
+                                               QLocale().toString(1000));
+        RunConfig templ = base();
+        templ.prompt.promptTokens = 0;
+        templ.prompt.userTemplate = QStringLiteral("Summarise {{topic}}.");
+        templ.prompt.variables = {{QStringLiteral("topic"), QStringLiteral("the history of tokenization")}};
+        const qint64 user = ApproxTokenizer::count(u"Summarise the history of tokenization.");
+        QTest::newRow("template") << templ << QStringLiteral("≈ %1 prompt tokens per request").arg(user);
+        RunConfig file = base();
+        file.prompt.promptFile = m_promptFile;
+        QTest::newRow("file") << file << QStringLiteral("on average over 3 prompts");
+    }
+
+    void estimates()
+    {
+        QFETCH(RunConfig, config);
+        QFETCH(QString, expected);
+        ConfigEditor editor;
+        editor.setConfig(config);
+        QVERIFY2(editor.workloadEditor()->estimateText().contains(expected),
+                 qPrintable(editor.workloadEditor()->estimateText()));
+    }
+
+    void targetListEditing()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        const int before = editor.targets()->count();
+        editor.duplicateTarget();
+        QCOMPARE(editor.targets()->count(), before + 1);
+        QCOMPARE(editor.config().target.name, QStringLiteral("local vLLM (copy)"));
+        enter(editor.findChild<QWidget *>(QStringLiteral("targetModel")), QStringLiteral("llama-3-8b"));
+        QCOMPARE(editor.targets()->target(editor.currentTarget()).model, QStringLiteral("llama-3-8b"));
+        editor.removeTarget();
+        QCOMPARE(editor.targets()->count(), before);
+        QCOMPARE(editor.config().target.model, QStringLiteral("qwen2.5-7b"));
+        editor.addTarget();
+        QCOMPARE(editor.config().target.name, QStringLiteral("New target"));
+        QVERIFY(!editor.isValid()); // no model yet
+        while (editor.targets()->count() > 0)
+            editor.removeTarget();
+        QCOMPARE(editor.currentTarget(), -1);
+        QVERIFY(!editor.isValid());
+        QVERIFY(editor.findChild<QLabel *>(QStringLiteral("otherProblems"))
+                    ->text()
+                    .contains(QStringLiteral("add an endpoint")));
+    }
+};
+
+QTEST_MAIN(TestUiConfigEditor)
+#include "tst_ui_configeditor.moc"

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QString>
+
+class QFormLayout;
+class QLabel;
+class QWidget;
+
+namespace tb {
+
+/// Shows configuration problems at the fields they are about. Problems are the strings tb::validate()
+/// returns ("load.concurrency (--concurrency): must be at least 1 …") and the forms' own checks in
+/// the same "json.path: reason" form; the JSON path picks the field, which gets a red border
+/// (property invalid=true, styled by ConfigEditor) and the reason in a line under it.
+class FieldValidator
+{
+public:
+    /// Adds "label: field" to the form, with a hidden message line under the field, and registers
+    /// the field under `key` (a JSON path such as "target.url"). The tool tip goes on label and field.
+    /// Returns the message label, so further keys can share it (addField).
+    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &key, const QString &toolTip);
+    /// Registers another field (or another key for the same field) with its message label.
+    void addField(const QString &key, QWidget *field, QLabel *message);
+    /// A message line for fields placed by hand.
+    static QLabel *createMessageLabel(QWidget *parent);
+
+    /// Removes every mark.
+    void clear();
+    /// Marks the field the problem is about and appends its reason to that field's message line.
+    /// Returns the field, or nullptr when no field is registered for the problem's path.
+    QWidget *mark(const QString &problem);
+
+    /// "load.stages" for "load.stages[2] (--stages): …": the JSON path without array indexes.
+    static QString fieldOf(const QString &problem);
+    /// The text after the path and the flag: what is wrong.
+    static QString reasonOf(const QString &problem);
+    /// Sets the invalid property and re-polishes so style sheets keyed on it apply at once.
+    static void setInvalid(QWidget *widget, bool invalid);
+
+private:
+    struct Field {
+        QWidget *widget;
+        QLabel *message;
+    };
+    QHash<QString, Field> m_fields;
+    QList<QLabel *> m_messages;
+};
+
+} // namespace tb

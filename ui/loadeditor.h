@@ -1,0 +1,84 @@
+#pragma once
+
+#include "config/runconfig.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QTableView;
+
+namespace tb {
+
+class DurationEdit;
+class FieldValidator;
+class OptionalSpinBox;
+class StagesModel;
+
+/// How hard and how long to push: closed-loop concurrency, open-loop rate (constant or Poisson
+/// arrivals, optional in-flight cap) or a table of stages; when to stop, warm-up, timeout, seed,
+/// and the SLO thresholds that define goodput. Edits config.load and config.slo.
+class LoadEditor : public QWidget
+{
+    Q_OBJECT
+
+public:
+    /// Index order of the shape combo box.
+    enum class Shape { Concurrency, Rate, Stages };
+
+    explicit LoadEditor(FieldValidator *validator, QWidget *parent = nullptr);
+    ~LoadEditor() override;
+
+    void setConfig(const RunConfig &config);
+    void applyTo(RunConfig &config) const;
+
+    Shape shape() const;
+    void setShape(Shape shape);
+    StagesModel *stages() const { return m_stages; }
+    /// The stages the run will execute (tb::effectiveStages), as shown under the table.
+    QString effectiveStagesText() const;
+
+    /// Problems the config cannot express (unreadable durations, a stage run without stages).
+    QStringList problems() const;
+
+Q_SIGNALS:
+    void edited();
+
+private:
+    void changed();
+    void updateRows();
+    void seedStages();
+    void moveStage(int delta);
+
+    QFormLayout *m_loadForm = nullptr;
+    QComboBox *m_shape;
+    QSpinBox *m_concurrency;
+    QDoubleSpinBox *m_rate;
+    QComboBox *m_arrival;
+    QSpinBox *m_maxInFlight;
+    QWidget *m_stagesBox;
+    StagesModel *m_stages;
+    QTableView *m_stagesView;
+    QLabel *m_effective;
+    QSpinBox *m_requests;
+    DurationEdit *m_duration;
+    DurationEdit *m_warmupDuration;
+    QSpinBox *m_warmupRequests;
+    DurationEdit *m_timeout;
+    QLineEdit *m_seed;
+    OptionalSpinBox *m_ttft;
+    OptionalSpinBox *m_tpot;
+    OptionalSpinBox *m_e2e;
+    QDoubleSpinBox *m_sloTarget;
+    QCheckBox *m_failOnSlo;
+    /// load.mode: the last simple shape's mode, kept while the shape is Stages (stages carry their
+    /// own modes, but the config still has one).
+    LoadMode m_simpleMode = LoadMode::Concurrency;
+};
+
+} // namespace tb

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "config/runconfig.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace tb {
+
+/// The {{name}} placeholders in a prompt template that need a value from prompt.variables, each
+/// once, in order of appearance; the engine's built-ins ({{index}}, {{seed}}) are left out.
+QStringList templateVariables(const QString &text);
+
+/// The prompt tokens requests will send, counted the way the engine builds them (tb::PromptSource
+/// and tb::ApproxTokenizer).
+struct PromptEstimate {
+    double meanTokens = 0;   ///< per request: system + user (+ all messages for chat lines)
+    qint64 systemTokens = 0; ///< of which the system prompt (first prompt)
+    int prompts = 0;         ///< prompts averaged over
+    bool sampled = false;    ///< a prompt file longer than the sample: only its first lines were read
+    QString error;           ///< why no prompt can be built (e.g. a bad prompt file line)
+};
+PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts = 1000);
+
+} // namespace tb
