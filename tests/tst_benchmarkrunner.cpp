@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <set>
+
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
@@ -180,6 +182,56 @@ private Q_SLOTS:
         QVERIFY(data->summary.total.requests.ok > 0);
         QCOMPARE(std::int64_t(data->records.size()), data->summary.total.requests.ok + data->summary.total.requests.failed
                                                          + data->summary.total.requests.cancelled + data->summary.total.requests.warmup);
+    }
+
+    void interleavedSendsEachRequestToEveryTarget()
+    {
+        // Three servers of different speeds; one workload, each request to all three at once.
+        std::vector<std::unique_ptr<SimulatorHost>> hosts;
+        QList<TargetConfig> targets;
+        QStringList directories;
+        QTemporaryDir dir;
+        for (double ttft : {90.0, 10.0, 50.0}) {
+            SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+            sc.ttftMs = ttft;
+            hosts.push_back(std::make_unique<SimulatorHost>(sc));
+            QVERIFY(hosts.back()->start());
+            TargetConfig t;
+            t.name = QStringLiteral("ttft-%1").arg(ttft);
+            t.url = hosts.back()->baseUrl().toString();
+            t.model = sc.model;
+            targets << t;
+            directories << dir.filePath(t.name);
+        }
+        RunConfig workload = configFor(*hosts.front(), QString());
+        workload.load.concurrency = 3;
+        workload.load.requests = 15;
+        BenchmarkRunner runner;
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY2(runner.startInterleaved(workload, targets, directories, &error), qPrintable(error));
+        QCOMPARE(runner.targetCount(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 60000);
+        std::vector<double> ttftP50;
+        std::vector<std::set<std::uint64_t>> ids;
+        for (int i = 0; i < 3; ++i) {
+            const RunOutcome outcome = finished.at(i).first().value<RunOutcome>();
+            QCOMPARE(outcome.target, i);
+            QCOMPARE(outcome.directory, directories[i]);
+            QCOMPARE(outcome.summary.total.requests.ok, std::int64_t(15));
+            // Users wait for the slowest target before their next request: 3 at each server.
+            QCOMPARE(hosts[std::size_t(i)]->stats().peakConcurrentRequests, qint64(3));
+            ttftP50.push_back(outcome.summary.total.stat(Metric::Ttft).p50);
+            const auto data = RunReader::load(directories[i], &error);
+            QVERIFY2(data, qPrintable(error));
+            std::set<std::uint64_t> runIds;
+            for (const RequestRecord &r : data->records)
+                runIds.insert(r.id);
+            ids.push_back(runIds);
+        }
+        QCOMPARE(ids[0], ids[1]); // request i went to every target: paired by id
+        QCOMPARE(ids[1], ids[2]);
+        QVERIFY(ttftP50[1] < ttftP50[2] && ttftP50[2] < ttftP50[0]);
     }
 
     void startFailures_data()

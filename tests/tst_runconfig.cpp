@@ -179,7 +179,7 @@ private Q_SLOTS:
         c.load.stages = *parseStages(QStringLiteral("r=20:60s,r=100:500"), nullptr);
         c.load.warmupMs = 5000;
         c.load.timeoutMs = 30000;
-        c.load.seed = 42;
+        c.load.seed = 18446744073709551615ULL; // regression: 64-bit seeds were read through double
         c.slo = *parseSlo(QStringLiteral("ttft_ms=500,e2e_ms=10000"), nullptr);
         c.slo.failOnSlo = true;
 

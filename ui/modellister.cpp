@@ -1,5 +1,7 @@
 #include "modellister.h"
 
+#include "engine/requestbuilder.h"
+
 #include <QNetworkReply>
 #include <QNetworkRequest>
 
@@ -80,17 +82,9 @@ void ModelLister::list(const TargetConfig &target)
     QNetworkRequest request(url);
     request.setTransferTimeout(kTimeoutMs);
     request.setRawHeader("Accept", "application/json");
-    const QByteArray key = target.resolveApiKey().toUtf8();
-    if (target.api == ApiKind::AnthropicMessages) {
-        request.setRawHeader("anthropic-version", "2023-06-01");
-        if (!key.isEmpty())
-            request.setRawHeader("x-api-key", key);
-    } else if (!key.isEmpty()) {
-        request.setRawHeader("Authorization", "Bearer " + key);
-    }
-    // The user's headers come last so they can replace the defaults (e.g. a proxy's auth scheme).
-    for (const Header &h : target.headers)
-        request.setRawHeader(h.name.toUtf8(), h.value.toUtf8());
+    // The same credentials and headers as the engine's requests.
+    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+        request.setRawHeader(name, value);
     m_elapsed.start();
     m_reply = m_nam.get(request);
     connect(m_reply, &QNetworkReply::finished, this, [this, reply = m_reply.data()] { finished(reply); });

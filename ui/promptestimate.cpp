@@ -3,23 +3,8 @@
 #include "engine/promptsource.h"
 #include "metrics/tokenizer.h"
 
-#include <QRegularExpression>
 
 namespace tb {
-
-QStringList templateVariables(const QString &text)
-{
-    // The same placeholder syntax as PromptSource::expandTemplate().
-    static const QRegularExpression placeholder(QStringLiteral("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*\\}\\}"));
-    static const QStringList builtins = {QStringLiteral("index"), QStringLiteral("seed")};
-    QStringList names;
-    for (auto it = placeholder.globalMatch(text); it.hasNext();) {
-        const QString name = it.next().captured(1);
-        if (!names.contains(name) && !builtins.contains(name))
-            names << name;
-    }
-    return names;
-}
 
 PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts)
 {

@@ -7,10 +7,6 @@
 
 namespace tb {
 
-/// The {{name}} placeholders in a prompt template that need a value from prompt.variables, each
-/// once, in order of appearance; the engine's built-ins ({{index}}, {{seed}}) are left out.
-QStringList templateVariables(const QString &text);
-
 /// The prompt tokens requests will send, counted the way the engine builds them (tb::PromptSource
 /// and tb::ApproxTokenizer).
 struct PromptEstimate {

@@ -5,6 +5,8 @@
 #include "optionalspinbox.h"
 #include "variablesmodel.h"
 
+#include "engine/promptsource.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -358,7 +360,7 @@ QStringList WorkloadEditor::undefinedVariables() const
     const QStringList defined = m_variables->names();
     QStringList missing;
     for (const QString &name :
-         templateVariables(m_systemTemplate->toPlainText() + QLatin1Char('\n') + m_userTemplate->toPlainText())) {
+         PromptSource::templateVariables(m_systemTemplate->toPlainText() + QLatin1Char('\n') + m_userTemplate->toPlainText())) {
         if (!defined.contains(name))
             missing << name;
     }

@@ -93,7 +93,12 @@ public:
     void integer(const char *key, Int &out)
     {
         if (const auto *v = find(key)) {
-            if (v->is_number_integer() || (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>()))
+            // Integers are read as integers: a 64-bit seed does not survive a trip through double.
+            if (v->is_number_unsigned())
+                out = Int(v->get<std::uint64_t>());
+            else if (v->is_number_integer())
+                out = Int(v->get<std::int64_t>());
+            else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>())
                 out = Int(v->get<double>());
             else
                 fail(field(key), QStringLiteral("must be a whole number"));

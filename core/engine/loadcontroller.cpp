@@ -136,7 +136,7 @@ void LoadController::fillUsers()
     // Users carry over between stages: requests still running from the previous stage count
     // towards the new level, so concurrency steps without overshoot.
     const std::int64_t users = std::int64_t(currentStage().level);
-    while (m_issuing && m_pending < users && !phaseCountReached())
+    while (m_issuing && pendingRequests() < users && !phaseCountReached())
         issue(m_clock.nowNs());
     if (m_issuing && phaseCountReached())
         endPhase();
@@ -191,11 +191,20 @@ void LoadController::issue(std::int64_t scheduledNs)
     job.scheduledNs = scheduledNs;
     ++m_phaseIssued;
     const int cap = m_plan->config.load.maxInFlight;
-    if (currentStage().mode == LoadMode::Rate && cap > 0 && m_pending >= cap) {
+    if (currentStage().mode == LoadMode::Rate && cap > 0 && pendingRequests() >= cap) {
         m_waiting.push_back(job); // its wait shows as queue delay
         return;
     }
-    dispatch(job);
+    dispatchToTargets(job);
+}
+
+void LoadController::dispatchToTargets(RequestJob job)
+{
+    // Interleaved comparisons: the same request (prompt, scheduled time) to every target at once.
+    const int targets = int(m_plan->targets.size());
+    m_remaining[job.id] = targets;
+    for (job.target = 0; job.target < targets; ++job.target)
+        dispatch(job);
 }
 
 void LoadController::dispatch(const RequestJob &job)
@@ -212,13 +221,16 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
 {
     --m_workers[worker].active;
     --m_pending;
+    if (auto it = m_remaining.find(record.id); it != m_remaining.end() && --it->second == 0)
+        m_remaining.erase(it);
     (record.ok() ? m_ok : m_failed) += 1;
     if (m_onRecord)
         m_onRecord(std::move(record));
-    if (!m_waiting.empty() && !m_stopping) {
+    const int cap = m_plan->config.load.maxInFlight;
+    while (!m_waiting.empty() && !m_stopping && (cap <= 0 || pendingRequests() < cap)) {
         const RequestJob job = m_waiting.front();
         m_waiting.pop_front();
-        dispatch(job);
+        dispatchToTargets(job);
     }
     if (m_issuing && currentStage().mode == LoadMode::Concurrency)
         fillUsers();
@@ -227,17 +239,20 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
 
 void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, const QString &message)
 {
-    RequestRecord r;
-    r.id = job.id;
-    r.stage = job.stage;
-    r.warmup = job.warmup;
-    r.scheduledNs = job.scheduledNs;
-    r.doneNs = m_clock.nowNs();
-    r.status = status;
-    r.errorMessage = message;
-    ++m_failed;
-    if (m_onRecord)
-        m_onRecord(std::move(r));
+    for (int target = 0; target < int(m_plan->targets.size()); ++target) {
+        RequestRecord r;
+        r.id = job.id;
+        r.stage = job.stage;
+        r.target = target;
+        r.warmup = job.warmup;
+        r.scheduledNs = job.scheduledNs;
+        r.doneNs = m_clock.nowNs();
+        r.status = status;
+        r.errorMessage = message;
+        ++m_failed;
+        if (m_onRecord)
+            m_onRecord(std::move(r));
+    }
 }
 
 void LoadController::stop()

@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <unordered_map>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -66,6 +67,8 @@ private:
     double nextGapNs();
     void issue(std::int64_t scheduledNs);
     void dispatch(const RequestJob &job);
+    void dispatchToTargets(RequestJob job);
+    std::int64_t pendingRequests() const { return std::int64_t(m_remaining.size()); }
     void completed(std::size_t worker, RequestRecord &&record);
     void recordUnsent(const RequestJob &job, RequestStatus status, const QString &message);
     bool phaseCountReached() const;
@@ -96,7 +99,9 @@ private:
     QTimer m_arrivalTimer;
 
     std::uint64_t m_nextId = 1;
-    std::int64_t m_pending = 0; ///< dispatched to a worker, not yet finished
+    std::int64_t m_pending = 0; ///< jobs dispatched to a worker, not yet finished
+    /// Requests (ids) not finished at every target yet: what users and the in-flight cap count.
+    std::unordered_map<std::uint64_t, int> m_remaining;
     std::int64_t m_ok = 0;
     std::int64_t m_failed = 0;
 };

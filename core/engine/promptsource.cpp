@@ -107,10 +107,36 @@ std::string PromptSource::syntheticText(std::int64_t tokens, std::uint64_t seed,
     return text;
 }
 
+namespace {
+
+const QRegularExpression &placeholderPattern()
+{
+    static const QRegularExpression placeholder(QStringLiteral("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*\\}\\}"));
+    return placeholder;
+}
+
+bool isBuiltinVariable(const QString &name)
+{
+    return name == QLatin1String("index") || name == QLatin1String("seed");
+}
+
+} // namespace
+
+QStringList PromptSource::templateVariables(const QString &text)
+{
+    QStringList names;
+    for (auto it = placeholderPattern().globalMatch(text); it.hasNext();) {
+        const QString name = it.next().captured(1);
+        if (!names.contains(name) && !isBuiltinVariable(name))
+            names << name;
+    }
+    return names;
+}
+
 std::string PromptSource::expandTemplate(const QString &text, const QMap<QString, QString> &variables,
                                          std::uint64_t index, quint64 seed)
 {
-    static const QRegularExpression placeholder(QStringLiteral("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*\\}\\}"));
+    const QRegularExpression &placeholder = placeholderPattern();
     QString out;
     qsizetype last = 0;
     for (auto it = placeholder.globalMatch(text); it.hasNext();) {

@@ -38,6 +38,8 @@ public:
 
     /// Synthetic text of exactly `tokens` ApproxTokenizer tokens; different for each (seed, salt).
     static std::string syntheticText(std::int64_t tokens, std::uint64_t seed, std::uint64_t salt);
+    /// The user variables a template uses ({{name}} placeholders other than the built-ins), in order.
+    static QStringList templateVariables(const QString &text);
     /// Replaces {{name}} placeholders; unknown names are left as they are.
     static std::string expandTemplate(const QString &text, const QMap<QString, QString> &variables, std::uint64_t index,
                                       quint64 seed);

@@ -53,18 +53,26 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     if (!defaultPort)
         h += ':' + QByteArray::number(url.port());
     h += "\r\nUser-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    for (const auto &[name, value] : targetHeaders(target))
+        h += name + ": " + value + "\r\n";
+    b.m_headers = h;
+    return b;
+}
+
+QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetConfig &target)
+{
+    QList<QPair<QByteArray, QByteArray>> headers;
     const QByteArray key = target.resolveApiKey().toUtf8();
     if (target.api == ApiKind::AnthropicMessages) {
         if (!key.isEmpty())
-            h += "x-api-key: " + key + "\r\n";
-        h += QByteArray("anthropic-version: ") + kAnthropicVersion + "\r\n";
+            headers.append(qMakePair(QByteArray("x-api-key"), key));
+        headers.append(qMakePair(QByteArray("anthropic-version"), QByteArray(kAnthropicVersion)));
     } else if (!key.isEmpty()) {
-        h += "Authorization: Bearer " + key + "\r\n";
+        headers.append(qMakePair(QByteArray("Authorization"), "Bearer " + key));
     }
     for (const Header &header : target.headers)
-        h += header.name.toLatin1() + ": " + header.value.toUtf8() + "\r\n";
-    b.m_headers = h;
-    return b;
+        headers.append(qMakePair(header.name.toLatin1(), header.value.toUtf8()));
+    return headers;
 }
 
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const

@@ -39,6 +39,9 @@ public:
 
     /// The base URL's path joined with a suffix: "/v1" + "/models".
     static QByteArray joinPath(const QUrl &base, const char *suffix);
+    /// The headers every request to the target carries: its credentials (Bearer, or x-api-key and
+    /// anthropic-version for Anthropic), then the user's extra headers, which may replace them.
+    static QList<QPair<QByteArray, QByteArray>> targetHeaders(const TargetConfig &target);
 
 private:
     RequestBuilder() = default;

@@ -6,25 +6,42 @@ namespace tb {
 
 std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString *error)
 {
-    const QStringList problems = validate(config);
-    if (!problems.isEmpty()) {
+    return create(config, {config.target}, error);
+}
+
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error)
+{
+    if (targets.isEmpty()) {
         if (error)
-            *error = problems.join(QLatin1Char('\n'));
+            *error = QStringLiteral("no target to run against");
         return nullptr;
     }
     auto plan = std::make_shared<RunPlan>();
     plan->config = config;
+    plan->config.target = targets.first();
+    for (const TargetConfig &target : targets) {
+        RunConfig one = config;
+        one.target = target;
+        QStringList problems = validate(one);
+        if (!problems.isEmpty()) {
+            if (targets.size() > 1)
+                problems.first().prepend(QStringLiteral("target '%1': ").arg(target.displayName()));
+            if (error)
+                *error = problems.join(QLatin1Char('\n'));
+            return nullptr;
+        }
+        auto builder = RequestBuilder::create(target, config.request, error);
+        if (!builder)
+            return nullptr;
+        if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
+            if (error)
+                *error = QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
+            return nullptr;
+        }
+        plan->targets.push_back(std::move(*builder));
+    }
     plan->stages = effectiveStages(config.load);
     plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");
-    auto builder = RequestBuilder::create(config.target, config.request, error);
-    if (!builder)
-        return nullptr;
-    if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
-        if (error)
-            *error = QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
-        return nullptr;
-    }
-    plan->targets.push_back(std::move(*builder));
     plan->prompts = PromptSource::create(config.prompt, config.load.seed, error);
     if (!plan->prompts)
         return nullptr;

@@ -21,6 +21,9 @@ struct RunPlan {
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);
+    /// An interleaved comparison: every request goes to each of `targets` (same prompt, same
+    /// scheduled time); RequestRecord::target says which. `config.target` is not used.
+    static std::shared_ptr<const RunPlan> create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error);
 };
 
 /// One request the load profile wants made.

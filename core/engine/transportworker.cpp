@@ -27,6 +27,7 @@ public:
     {
         m_record.id = job.id;
         m_record.stage = job.stage;
+        m_record.target = job.target;
         m_record.warmup = job.warmup;
         m_record.scheduledNs = job.scheduledNs;
         m_decoder.begin(&m_record);

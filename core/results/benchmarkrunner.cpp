@@ -17,22 +17,26 @@ constexpr int kFlushIntervalMs = 1000;   // requests.csv reaches the disk at lea
 
 } // namespace
 
-/// The run's work on its own thread: owns the controller, the aggregator and the writer, and
-/// posts value types back to the runner.
+/// The run's work on its own thread: owns the controller and, per target, the aggregator and the
+/// writer of its run directory; posts value types back to the runner.
 class RunSession : public QObject
 {
 public:
-    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, RunInfo info)
+    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos)
         : m_runner(runner)
         , m_plan(std::move(plan))
-        , m_aggregator(info)
     {
+        for (const RunInfo &info : infos)
+            m_sinks.push_back(std::make_unique<Sink>(info));
         m_recordsTimer.setParent(this);
         m_snapshotTimer.setParent(this);
         m_flushTimer.setParent(this);
         connect(&m_recordsTimer, &QTimer::timeout, this, &RunSession::postRecords);
-        connect(&m_snapshotTimer, &QTimer::timeout, this, &RunSession::postSnapshot);
-        connect(&m_flushTimer, &QTimer::timeout, this, [this] { m_writer.flush(); });
+        connect(&m_snapshotTimer, &QTimer::timeout, this, &RunSession::postSnapshots);
+        connect(&m_flushTimer, &QTimer::timeout, this, [this] {
+            for (auto &sink : m_sinks)
+                sink->writer.flush();
+        });
     }
 
     ~RunSession() override
@@ -41,15 +45,19 @@ public:
         // finished is saved with a summary.
         if (m_controller && !m_finished) {
             m_controller.reset();
-            m_writer.finish(m_aggregator.summary(), m_aggregator.timeSeries());
+            for (auto &sink : m_sinks)
+                sink->writer.finish(sink->aggregator.summary(), sink->aggregator.timeSeries());
         }
     }
 
-    bool open(const QString &directory, const RunInfo &info, QString *error)
+    bool open(const QStringList &directories, QString *error)
     {
-        if (!m_writer.open(directory, info)) {
-            *error = m_writer.errorString();
-            return false;
+        for (std::size_t i = 0; i < m_sinks.size(); ++i) {
+            Sink &sink = *m_sinks[i];
+            if (!sink.writer.open(directories.at(qsizetype(i)), sink.aggregator.info())) {
+                *error = sink.writer.errorString();
+                return false;
+            }
         }
         return true;
     }
@@ -75,6 +83,15 @@ public:
     }
 
 private:
+    struct Sink {
+        explicit Sink(const RunInfo &info)
+            : aggregator(info)
+        {
+        }
+        RunAggregator aggregator;
+        RunWriter writer;
+    };
+
     template<typename Fn>
     void post(Fn &&fn)
     {
@@ -84,9 +101,10 @@ private:
 
     void recordDone(RequestRecord &&record)
     {
-        m_aggregator.add(record);
-        if (!m_writer.append(record) && m_writeError.isEmpty()) {
-            m_writeError = m_writer.errorString();
+        Sink &sink = *m_sinks.at(std::size_t(record.target));
+        sink.aggregator.add(record);
+        if (!sink.writer.append(record) && m_writeError.isEmpty()) {
+            m_writeError = sink.writer.errorString();
             m_controller->stop(); // measuring on without saving would lose the results
         }
         record.tokenChunks = {};
@@ -104,14 +122,15 @@ private:
         post([progress](BenchmarkRunner *r) { Q_EMIT r->progressed(progress); });
     }
 
-    RunSnapshot snapshot() const
+    void postSnapshots()
     {
-        return {m_controller->progress(), m_aggregator.summary(), m_aggregator.timeSeries(0, m_controller->progress().elapsedNs)};
-    }
-
-    void postSnapshot()
-    {
-        post([s = snapshot()](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
+        const RunProgress progress = m_controller->progress();
+        for (std::size_t i = 0; i < m_sinks.size(); ++i) {
+            const RunAggregator &a = m_sinks[i]->aggregator;
+            post([s = RunSnapshot{int(i), progress, a.summary(), a.timeSeries(0, progress.elapsedNs)}](BenchmarkRunner *r) {
+                Q_EMIT r->snapshotUpdated(s);
+            });
+        }
     }
 
     void finish(bool cancelled)
@@ -121,29 +140,36 @@ private:
         m_snapshotTimer.stop();
         m_flushTimer.stop();
         postRecords();
-        RunOutcome outcome;
-        outcome.directory = m_writer.directory();
-        outcome.summary = m_aggregator.summary();
-        outcome.timeSeries = m_aggregator.timeSeries();
-        outcome.progress = m_controller->progress();
-        outcome.cancelled = cancelled && m_writeError.isEmpty();
-        outcome.error = m_writeError;
-        if (!m_writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
-            outcome.error = m_writer.errorString();
-        post([s = RunSnapshot{outcome.progress, outcome.summary, outcome.timeSeries}](BenchmarkRunner *r) {
-            Q_EMIT r->snapshotUpdated(s);
-        });
-        post([outcome](BenchmarkRunner *r) {
+        const RunProgress progress = m_controller->progress();
+        std::vector<RunOutcome> outcomes;
+        for (std::size_t i = 0; i < m_sinks.size(); ++i) {
+            Sink &sink = *m_sinks[i];
+            RunOutcome outcome;
+            outcome.target = int(i);
+            outcome.directory = sink.writer.directory();
+            outcome.summary = sink.aggregator.summary();
+            outcome.timeSeries = sink.aggregator.timeSeries();
+            outcome.progress = progress;
+            outcome.cancelled = cancelled && m_writeError.isEmpty();
+            outcome.error = m_writeError;
+            if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
+                outcome.error = sink.writer.errorString();
+            post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries}](BenchmarkRunner *r) {
+                Q_EMIT r->snapshotUpdated(s);
+            });
+            outcomes.push_back(std::move(outcome));
+        }
+        post([outcomes = std::move(outcomes)](BenchmarkRunner *r) {
             r->m_running = false;
             r->shutDown();
-            Q_EMIT r->runFinished(outcome);
+            for (const RunOutcome &outcome : outcomes)
+                Q_EMIT r->runFinished(outcome);
         });
     }
 
     BenchmarkRunner *m_runner;
     std::shared_ptr<const RunPlan> m_plan;
-    RunAggregator m_aggregator;
-    RunWriter m_writer;
+    std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
@@ -169,6 +195,12 @@ BenchmarkRunner::~BenchmarkRunner()
 
 bool BenchmarkRunner::start(const RunConfig &config, QString *error)
 {
+    return startInterleaved(config, {config.target}, {config.outDir}, error);
+}
+
+bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets,
+                                       const QStringList &directories, QString *error)
+{
     m_configurationError = false;
     if (m_running) {
         if (error)
@@ -177,26 +209,36 @@ bool BenchmarkRunner::start(const RunConfig &config, QString *error)
     }
     shutDown();
     QString why;
-    const auto plan = RunPlan::create(config, &why);
+    const auto plan = RunPlan::create(workload, targets, &why);
     if (!plan) {
         m_configurationError = true;
         if (error)
             *error = why;
         return false;
     }
-    m_info = RunInfo::begin(config);
-    m_directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, m_info.startedAt) : config.outDir;
+    m_infos.clear();
+    m_directories.clear();
+    for (qsizetype i = 0; i < targets.size(); ++i) {
+        RunConfig config = workload;
+        config.target = targets[i];
+        config.outDir = directories.value(i);
+        RunInfo info = RunInfo::begin(config);
+        QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
+        if (config.outDir.isEmpty() && m_directories.contains(directory))
+            directory += QStringLiteral("-%1").arg(i + 1); // two targets with one model name
+        m_directories << directory;
+        m_infos.push_back(std::move(info));
+    }
 
     m_thread = new QThread;
     m_thread->setObjectName(QStringLiteral("tb-run"));
-    m_session = new RunSession(this, plan, m_info);
+    m_session = new RunSession(this, plan, m_infos);
     m_session->moveToThread(m_thread);
     m_thread->start();
     bool opened = false;
     RunSession *session = m_session;
-    // Creating the directory is quick; doing it here lets start() report an unwritable path.
-    QMetaObject::invokeMethod(
-        session, [&] { opened = session->open(m_directory, m_info, &why); }, Qt::BlockingQueuedConnection);
+    // Creating the directories is quick; doing it here lets start() report an unwritable path.
+    QMetaObject::invokeMethod(session, [&] { opened = session->open(m_directories, &why); }, Qt::BlockingQueuedConnection);
     if (!opened) {
         shutDown();
         if (error)
@@ -206,7 +248,7 @@ bool BenchmarkRunner::start(const RunConfig &config, QString *error)
     m_running = true;
     const int threads = m_workerThreads;
     QMetaObject::invokeMethod(session, [session, threads] { session->begin(threads); }, Qt::QueuedConnection);
-    Q_EMIT runStarted(m_directory);
+    Q_EMIT runStarted(m_directories.first());
     return true;
 }
 

@@ -21,13 +21,15 @@ class RunSession;
 
 /// The live state of a run, sent to the GUI and the CLI a few times a second.
 struct RunSnapshot {
-    RunProgress progress;
+    int target = 0;                        ///< which target (interleaved runs have several)
+    RunProgress progress;                  ///< of the whole run
     RunSummary summary;                    ///< everything so far (the same code as summary.json)
     std::vector<TimeSeriesRow> timeSeries; ///< every second so far; the last rows may still grow
 };
 
 /// How a run ended.
 struct RunOutcome {
+    int target = 0;           ///< which target (interleaved runs end with one outcome per target)
     QString directory;
     RunSummary summary;
     std::vector<TimeSeriesRow> timeSeries;
@@ -56,14 +58,21 @@ public:
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
     /// runtime failure such as an unwritable directory (exit 1).
     bool start(const RunConfig &config, QString *error);
+    /// An interleaved comparison: each request of `workload` goes to every target at the same
+    /// time (same prompt, same schedule), so conditions match; one run directory per target
+    /// (`directories[i]`, or a default name when empty). Signals carry the target index, and
+    /// runFinished comes once per target, in order.
+    bool startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets, const QStringList &directories,
+                          QString *error);
     /// Cancels the requests in flight and finishes the run (runFinished follows). Safe to call
     /// again and when not running.
     void stop();
 
     bool isRunning() const { return m_running; }
     bool failureIsConfiguration() const { return m_configurationError; }
-    QString directory() const { return m_directory; }
-    const RunInfo &info() const { return m_info; }
+    int targetCount() const { return int(m_infos.size()); }
+    QString directory(int target = 0) const { return m_directories.value(target); }
+    const RunInfo &info(int target = 0) const { return m_infos.at(std::size_t(target)); }
 
 Q_SIGNALS:
     void runStarted(const QString &directory);
@@ -82,8 +91,8 @@ private:
     int m_workerThreads = 0;
     bool m_running = false;
     bool m_configurationError = false;
-    QString m_directory;
-    RunInfo m_info;
+    QStringList m_directories;
+    std::vector<RunInfo> m_infos;
     QThread *m_thread = nullptr;
     RunSession *m_session = nullptr;
 };
