@@ -152,10 +152,10 @@ int main(int argc, char *argv[])
             keptMid = kept.size();
         });
         RunOutcome outcome;
-        bool done = false;
+        QEventLoop loop;
         QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
             outcome = o;
-            done = true;
+            loop.quit();
         });
         const double cpu0 = cpuSeconds();
         QString error;
@@ -163,8 +163,7 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "run: %s\n", qPrintable(error));
             return 1;
         }
-        while (!done)
-            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 100);
+        loop.exec();
         const double cpu = cpuSeconds() - cpu0;
         const double rssEnd = rssMiB();
 

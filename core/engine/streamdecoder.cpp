@@ -1,5 +1,6 @@
 #include "engine/streamdecoder.h"
 
+#include "engine/jsoncursor.h"
 #include "metrics/tokenizer.h"
 
 namespace tb {
@@ -16,18 +17,6 @@ const nlohmann::json *member(const nlohmann::json &object, const char *key)
     return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
-std::string_view stringMember(const nlohmann::json &object, const char *key)
-{
-    const nlohmann::json *v = member(object, key);
-    return v && v->is_string() ? std::string_view(v->get_ref<const std::string &>()) : std::string_view();
-}
-
-std::int64_t intMember(const nlohmann::json &object, const char *key, std::int64_t fallback = 0)
-{
-    const nlohmann::json *v = member(object, key);
-    return v && v->is_number() ? v->get<std::int64_t>() : fallback;
-}
-
 QString shorten(QString text)
 {
     text = text.simplified();
@@ -36,19 +25,52 @@ QString shorten(QString text)
     return text;
 }
 
+QString text(std::string_view raw)
+{
+    return QString::fromUtf8(raw.data(), qsizetype(raw.size()));
+}
+
 /// "overloaded_error: Overloaded" from an OpenAI or Anthropic error object.
 QString describeError(const nlohmann::json &error)
 {
     if (error.is_string())
         return shorten(fromStd(error.get<std::string>()));
-    const QString message = fromStd(std::string(stringMember(error, "message")));
-    const QString type = fromStd(std::string(stringMember(error, "type")));
+    const auto field = [&error](const char *key) {
+        const nlohmann::json *v = member(error, key);
+        return v && v->is_string() ? fromStd(v->get<std::string>()) : QString();
+    };
+    const QString message = field("message");
+    const QString type = field("type");
     if (message.isEmpty() && type.isEmpty())
         return shorten(fromStd(error.dump()));
     return shorten(type.isEmpty() ? message : type + QStringLiteral(": ") + message);
 }
 
+/// Usage numbers as both APIs name them; -1 = not in this document.
+struct Usage {
+    std::int64_t promptTokens = -1;
+    std::int64_t completionTokens = -1;
+    std::int64_t cachedTokens = -1;
+    std::int64_t reasoningTokens = -1;
+    std::int64_t inputTokens = -1;
+    std::int64_t cacheReadTokens = -1;
+    std::int64_t cacheCreationTokens = -1;
+    std::int64_t outputTokens = -1;
+    bool seen = false;
+};
+
 } // namespace
+
+/// What one JSON document of either API says, as views into it.
+struct StreamDecoder::Fields {
+    std::string_view id;
+    std::string_view finish;  ///< finish_reason / stop_reason
+    std::string_view type;    ///< Anthropic's event type
+    std::size_t contentBytes = 0;
+    std::size_t reasoningBytes = 0;
+    bool hasError = false;
+    Usage usage;
+};
 
 StreamDecoder::StreamDecoder(ApiKind api, bool countWithTokenizer)
     : m_api(api)
@@ -83,43 +105,191 @@ void StreamDecoder::chunk(std::int64_t stampNs, std::size_t textBytes, bool reas
     r.tokenChunks.push_back({stampNs, std::int32_t(textBytes)});
 }
 
+bool StreamDecoder::read(std::string_view json, Fields &f)
+{
+    JsonCursor c(json);
+    // Generated text: counts its bytes, and keeps it when tokens may have to be counted locally.
+    const auto generated = [this, &c](std::size_t &bytes) {
+        std::string_view raw;
+        if (c.null())
+            return true;
+        if (!c.string(&raw))
+            return false;
+        bytes += JsonCursor::decodedSize(raw);
+        if (m_countWithTokenizer || !m_sawUsage)
+            JsonCursor::decode(raw, m_text);
+        return true;
+    };
+    const auto optionalString = [&c](std::string_view &out) { return c.null() || c.string(&out); };
+    const auto usage = [&c, &f] {
+        f.usage.seen = true;
+        return c.null() || c.object([&](std::string_view key) {
+                   if (key == "prompt_tokens")
+                       return c.integer(&f.usage.promptTokens);
+                   if (key == "completion_tokens")
+                       return c.integer(&f.usage.completionTokens);
+                   if (key == "input_tokens")
+                       return c.integer(&f.usage.inputTokens);
+                   if (key == "output_tokens")
+                       return c.integer(&f.usage.outputTokens);
+                   if (key == "cache_read_input_tokens")
+                       return c.null() || c.integer(&f.usage.cacheReadTokens);
+                   if (key == "cache_creation_input_tokens")
+                       return c.null() || c.integer(&f.usage.cacheCreationTokens);
+                   if (key == "prompt_tokens_details" || key == "completion_tokens_details") {
+                       return c.null() || c.object([&](std::string_view detail) {
+                                  if (detail == "cached_tokens")
+                                      return c.null() || c.integer(&f.usage.cachedTokens);
+                                  if (detail == "reasoning_tokens")
+                                      return c.null() || c.integer(&f.usage.reasoningTokens);
+                                  return c.skip();
+                              });
+                   }
+                   return c.skip();
+               });
+    };
+    // A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
+    const auto delta = [&] {
+        return c.null() || c.object([&](std::string_view key) {
+                   if (key == "content" || key == "text" || key == "partial_json")
+                       return generated(f.contentBytes);
+                   if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
+                       return generated(f.reasoningBytes);
+                   if (key == "stop_reason")
+                       return optionalString(f.finish);
+                   if (key == "tool_calls") {
+                       return c.null() || c.array([&] {
+                                  return c.object([&](std::string_view call) {
+                                      if (call != "function")
+                                          return c.skip();
+                                      return c.null() || c.object([&](std::string_view fn) {
+                                                 if (fn == "name" || fn == "arguments")
+                                                     return generated(f.contentBytes);
+                                                 return c.skip();
+                                             });
+                                  });
+                              });
+                   }
+                   return c.skip();
+               });
+    };
+    const bool ok = c.object([&](std::string_view key) {
+        if (key == "id")
+            return optionalString(f.id);
+        if (key == "type")
+            return optionalString(f.type);
+        if (key == "error") {
+            f.hasError = true;
+            return c.skip();
+        }
+        if (key == "usage")
+            return usage();
+        if (key == "choices") { // OpenAI
+            return c.null() || c.array([&] {
+                       return c.object([&](std::string_view k) {
+                           if (k == "delta" || k == "message")
+                               return delta();
+                           if (k == "text")
+                               return generated(f.contentBytes);
+                           if (k == "finish_reason")
+                               return optionalString(f.finish);
+                           return c.skip();
+                       });
+                   });
+        }
+        if (key == "delta" || key == "content_block") // Anthropic stream
+            return delta();
+        if (key == "stop_reason") // Anthropic body
+            return optionalString(f.finish);
+        if (key == "content") { // Anthropic body: an array of blocks
+            return c.null() || c.array([&] { return delta(); });
+        }
+        if (key == "message") { // Anthropic message_start
+            return c.null() || c.object([&](std::string_view k) {
+                       if (k == "id")
+                           return optionalString(f.id);
+                       if (k == "usage")
+                           return usage();
+                       return c.skip();
+                   });
+        }
+        return c.skip();
+    });
+    return ok && c.atEnd();
+}
+
 void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::int64_t stampNs)
 {
     if (m_api != ApiKind::AnthropicMessages && data == "[DONE]") {
         m_done = true;
         return;
     }
-    const nlohmann::json json = nlohmann::json::parse(data, nullptr, false);
-    if (json.is_discarded()) {
-        fail(QStringLiteral("malformed JSON in stream event: %1").arg(QString::fromUtf8(data.data(), qsizetype(std::min<std::size_t>(data.size(), 80)))));
+    Fields f;
+    if (!read(data, f)) {
+        fail(QStringLiteral("malformed JSON in stream event: %1").arg(text(data.substr(0, 80))));
         return;
     }
-    if (m_api == ApiKind::AnthropicMessages) {
-        if (!event.empty() && !json.contains("type")) {
-            nlohmann::json typed = json;
-            typed["type"] = std::string(event);
-            decodeAnthropic(typed, stampNs, true);
-        } else {
-            decodeAnthropic(json, stampNs, true);
-        }
-    } else {
-        decodeOpenAI(json, stampNs, true);
-    }
+    if (f.type.empty())
+        f.type = event;
+    apply(f, data, stampNs, true);
 }
 
 void StreamDecoder::onBody(std::string_view body, std::int64_t stampNs)
 {
-    const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
-    if (json.is_discarded() || !json.is_object()) {
-        fail(QStringLiteral("response is not JSON: %1").arg(QString::fromUtf8(body.data(), qsizetype(std::min<std::size_t>(body.size(), 80)))));
+    Fields f;
+    if (!read(body, f)) {
+        fail(QStringLiteral("response is not JSON: %1").arg(text(body.substr(0, 80))));
         return;
     }
-    if (m_api == ApiKind::AnthropicMessages)
-        decodeAnthropic(json, stampNs, false);
-    else
-        decodeOpenAI(json, stampNs, false);
+    apply(f, body, stampNs, false);
     if (!m_failed && !m_finished)
         m_finished = true; // a complete JSON body is a complete response, even without finish_reason
+}
+
+void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming)
+{
+    RequestRecord &r = *m_record;
+    if (f.hasError || f.type == "error") {
+        // Rare: worth a full parse for a good message.
+        const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+        const nlohmann::json *error = parsed.is_discarded() ? nullptr : member(parsed, "error");
+        fail(QStringLiteral("server error: ") + (error ? describeError(*error) : QStringLiteral("unknown")));
+        return;
+    }
+    if (r.responseId.isEmpty() && !f.id.empty())
+        r.responseId = text(f.id);
+    if (!f.finish.empty()) {
+        m_finished = true;
+        r.finishReason = text(f.finish);
+    }
+    if (streaming && f.contentBytes + f.reasoningBytes > 0)
+        chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
+    if (m_api == ApiKind::AnthropicMessages && f.type == "message_stop")
+        m_done = true;
+
+    const Usage &u = f.usage;
+    if (!u.seen)
+        return;
+    m_sawUsage = true;
+    if (m_api == ApiKind::AnthropicMessages) {
+        // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of
+        // them, as OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
+        if (u.inputTokens >= 0) {
+            r.cachedTokens = std::max<std::int64_t>(0, u.cacheReadTokens);
+            r.promptTokens = u.inputTokens + std::max<std::int64_t>(0, u.cacheReadTokens) + std::max<std::int64_t>(0, u.cacheCreationTokens);
+        }
+        if (u.outputTokens >= 0)
+            r.completionTokens = u.outputTokens;
+        return;
+    }
+    if (u.promptTokens >= 0)
+        r.promptTokens = u.promptTokens;
+    if (u.completionTokens >= 0)
+        r.completionTokens = u.completionTokens;
+    if (u.cachedTokens >= 0)
+        r.cachedTokens = u.cachedTokens;
+    if (u.reasoningTokens >= 0)
+        r.reasoningTokens = u.reasoningTokens;
 }
 
 QString StreamDecoder::errorMessageFromBody(std::string_view body)
@@ -134,151 +304,6 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
             return describeError(*message);
     }
     return shorten(QString::fromUtf8(body.data(), qsizetype(std::min<std::size_t>(body.size(), 1000))));
-}
-
-void StreamDecoder::readOpenAIUsage(const nlohmann::json &usage)
-{
-    RequestRecord &r = *m_record;
-    m_sawUsage = true;
-    r.promptTokens = intMember(usage, "prompt_tokens", r.promptTokens);
-    r.completionTokens = intMember(usage, "completion_tokens", r.completionTokens);
-    if (const nlohmann::json *details = member(usage, "prompt_tokens_details"))
-        r.cachedTokens = intMember(*details, "cached_tokens", r.cachedTokens);
-    if (const nlohmann::json *details = member(usage, "completion_tokens_details"))
-        r.reasoningTokens = intMember(*details, "reasoning_tokens", r.reasoningTokens);
-}
-
-void StreamDecoder::readAnthropicUsage(const nlohmann::json &usage)
-{
-    RequestRecord &r = *m_record;
-    m_sawUsage = true;
-    // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of them, as
-    // OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
-    if (member(usage, "input_tokens")) {
-        const std::int64_t cacheRead = intMember(usage, "cache_read_input_tokens");
-        r.cachedTokens = cacheRead;
-        r.promptTokens = intMember(usage, "input_tokens") + cacheRead + intMember(usage, "cache_creation_input_tokens");
-    }
-    if (member(usage, "output_tokens"))
-        r.completionTokens = intMember(usage, "output_tokens");
-}
-
-void StreamDecoder::decodeOpenAI(const nlohmann::json &json, std::int64_t stampNs, bool streaming)
-{
-    RequestRecord &r = *m_record;
-    if (const nlohmann::json *error = member(json, "error")) {
-        fail(QStringLiteral("server error: ") + describeError(*error));
-        return;
-    }
-    if (r.responseId.isEmpty()) {
-        const std::string_view id = stringMember(json, "id");
-        if (!id.empty())
-            r.responseId = QString::fromUtf8(id.data(), qsizetype(id.size()));
-    }
-    if (const nlohmann::json *choices = member(json, "choices"); choices && choices->is_array()) {
-        std::size_t contentBytes = 0;
-        std::size_t reasoningBytes = 0;
-        for (const nlohmann::json &choice : *choices) {
-            const nlohmann::json *delta = member(choice, streaming ? "delta" : "message");
-            const auto take = [this](std::string_view text, std::size_t &bytes) {
-                bytes += text.size();
-                if (m_countWithTokenizer || !m_sawUsage)
-                    m_text.append(text);
-            };
-            take(stringMember(choice, "text"), contentBytes); // completions API
-            if (delta) {
-                take(stringMember(*delta, "content"), contentBytes);
-                take(stringMember(*delta, "reasoning_content"), reasoningBytes);
-                take(stringMember(*delta, "reasoning"), reasoningBytes);
-                if (const nlohmann::json *calls = member(*delta, "tool_calls"); calls && calls->is_array()) {
-                    for (const nlohmann::json &call : *calls) {
-                        if (const nlohmann::json *function = member(call, "function")) {
-                            take(stringMember(*function, "name"), contentBytes);
-                            take(stringMember(*function, "arguments"), contentBytes);
-                        }
-                    }
-                }
-            }
-            const std::string_view finish = stringMember(choice, "finish_reason");
-            if (!finish.empty()) {
-                m_finished = true;
-                r.finishReason = QString::fromUtf8(finish.data(), qsizetype(finish.size()));
-            }
-        }
-        if (contentBytes + reasoningBytes > 0 && streaming)
-            chunk(stampNs, contentBytes + reasoningBytes, contentBytes == 0);
-    }
-    if (const nlohmann::json *usage = member(json, "usage"))
-        readOpenAIUsage(*usage);
-}
-
-void StreamDecoder::decodeAnthropic(const nlohmann::json &json, std::int64_t stampNs, bool streaming)
-{
-    RequestRecord &r = *m_record;
-    const std::string_view type = stringMember(json, "type");
-    if (type == "error" || member(json, "error")) {
-        const nlohmann::json *error = member(json, "error");
-        fail(QStringLiteral("server error: ") + (error ? describeError(*error) : QStringLiteral("unknown")));
-        return;
-    }
-    const auto setId = [&r](const nlohmann::json &object) {
-        const std::string_view id = stringMember(object, "id");
-        if (r.responseId.isEmpty() && !id.empty())
-            r.responseId = QString::fromUtf8(id.data(), qsizetype(id.size()));
-    };
-    const auto setStop = [this, &r](const nlohmann::json &object) {
-        const std::string_view stop = stringMember(object, "stop_reason");
-        if (!stop.empty()) {
-            m_finished = true;
-            r.finishReason = QString::fromUtf8(stop.data(), qsizetype(stop.size()));
-        }
-    };
-    const auto keep = [this](std::string_view text) {
-        if (m_countWithTokenizer || !m_sawUsage)
-            m_text.append(text);
-    };
-
-    if (!streaming) {
-        setId(json);
-        setStop(json);
-        if (const nlohmann::json *content = member(json, "content"); content && content->is_array()) {
-            for (const nlohmann::json &block : *content) {
-                keep(stringMember(block, "text"));
-                keep(stringMember(block, "thinking"));
-            }
-        }
-        if (const nlohmann::json *usage = member(json, "usage"))
-            readAnthropicUsage(*usage);
-        return;
-    }
-
-    if (type == "message_start") {
-        if (const nlohmann::json *message = member(json, "message")) {
-            setId(*message);
-            if (const nlohmann::json *usage = member(*message, "usage"))
-                readAnthropicUsage(*usage);
-        }
-    } else if (type == "content_block_delta" || type == "content_block_start") {
-        const nlohmann::json *delta = member(json, type == "content_block_delta" ? "delta" : "content_block");
-        if (!delta)
-            return;
-        const std::string_view text = stringMember(*delta, "text");
-        const std::string_view thinking = stringMember(*delta, "thinking");
-        const std::string_view partialJson = stringMember(*delta, "partial_json");
-        keep(text);
-        keep(thinking);
-        keep(partialJson);
-        const std::size_t contentBytes = text.size() + partialJson.size();
-        if (contentBytes + thinking.size() > 0)
-            chunk(stampNs, contentBytes + thinking.size(), contentBytes == 0);
-    } else if (type == "message_delta") {
-        if (const nlohmann::json *delta = member(json, "delta"))
-            setStop(*delta);
-        if (const nlohmann::json *usage = member(json, "usage"))
-            readAnthropicUsage(*usage);
-    } else if (type == "message_stop") {
-        m_done = true;
-    }
 }
 
 void StreamDecoder::finish(std::int64_t promptTokensEstimate)

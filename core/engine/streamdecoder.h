@@ -38,12 +38,13 @@ public:
     void finish(std::int64_t promptTokensEstimate);
 
 private:
+    struct Fields;
+
     void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
     void fail(const QString &message);
-    void decodeOpenAI(const nlohmann::json &json, std::int64_t stampNs, bool streaming);
-    void decodeAnthropic(const nlohmann::json &json, std::int64_t stampNs, bool streaming);
-    void readOpenAIUsage(const nlohmann::json &usage);
-    void readAnthropicUsage(const nlohmann::json &usage);
+    /// Reads one JSON document (an event or a body) of either API into Fields, in one pass.
+    bool read(std::string_view json, Fields &f);
+    void apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming);
 
     ApiKind m_api;
     bool m_countWithTokenizer;

@@ -1,0 +1,223 @@
+#include "engine/jsoncursor.h"
+
+namespace tb {
+
+namespace {
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/// Reads the 4 hex digits after "\u" at raw[i]; -1 when malformed.
+long hex4(std::string_view raw, std::size_t i)
+{
+    if (i + 4 > raw.size())
+        return -1;
+    long v = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+        const int h = hexValue(raw[i + k]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/// Walks a raw string's escapes, calling onCodePoint(cp) for each \u escape (pairs joined, bad
+/// ones as U+FFFD), onByte(c) for every other unescaped byte.
+template<typename OnByte, typename OnCodePoint>
+void unescape(std::string_view raw, OnByte &&onByte, OnCodePoint &&onCodePoint)
+{
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        const char c = raw[i];
+        if (c != '\\' || i + 1 >= raw.size()) {
+            onByte(c);
+            continue;
+        }
+        const char e = raw[++i];
+        switch (e) {
+        case 'n': onByte('\n'); break;
+        case 't': onByte('\t'); break;
+        case 'r': onByte('\r'); break;
+        case 'b': onByte('\b'); break;
+        case 'f': onByte('\f'); break;
+        case 'u': {
+            long cp = hex4(raw, i + 1);
+            if (cp < 0) {
+                onCodePoint(0xFFFD);
+                break;
+            }
+            i += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                const long low = (i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u') ? hex4(raw, i + 3) : -1;
+                if (low >= 0xDC00 && low <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                    i += 6;
+                } else {
+                    cp = 0xFFFD;
+                }
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                cp = 0xFFFD;
+            }
+            onCodePoint(char32_t(cp));
+            break;
+        }
+        default: onByte(e); break; // \" \\ \/
+        }
+    }
+}
+
+std::size_t utf8Size(char32_t cp)
+{
+    return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+} // namespace
+
+bool JsonCursor::string(std::string_view *raw)
+{
+    if (!expect('"'))
+        return false;
+    const char *begin = m_p;
+    while (m_p < m_end) {
+        const char c = *m_p;
+        if (c == '"') {
+            if (raw)
+                *raw = std::string_view(begin, std::size_t(m_p - begin));
+            ++m_p;
+            return true;
+        }
+        if (static_cast<unsigned char>(c) < 0x20)
+            return fail(); // raw control characters are not allowed in JSON strings
+        if (c == '\\') {
+            if (m_end - m_p < 2)
+                return fail();
+            const char e = m_p[1];
+            if (e == 'u') {
+                if (m_end - m_p < 6 || hex4(std::string_view(m_p, 6), 2) < 0)
+                    return fail();
+                m_p += 6;
+                continue;
+            }
+            if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                return fail();
+            m_p += 2;
+            continue;
+        }
+        ++m_p;
+    }
+    return fail();
+}
+
+bool JsonCursor::number()
+{
+    whitespace();
+    const auto digits = [this] {
+        const char *start = m_p;
+        while (m_p < m_end && *m_p >= '0' && *m_p <= '9')
+            ++m_p;
+        return m_p > start;
+    };
+    if (m_p < m_end && *m_p == '-')
+        ++m_p;
+    if (m_p < m_end && *m_p == '0')
+        ++m_p;
+    else if (!digits())
+        return fail();
+    if (m_p < m_end && *m_p == '.') {
+        ++m_p;
+        if (!digits())
+            return fail();
+    }
+    if (m_p < m_end && (*m_p == 'e' || *m_p == 'E')) {
+        ++m_p;
+        if (m_p < m_end && (*m_p == '+' || *m_p == '-'))
+            ++m_p;
+        if (!digits())
+            return fail();
+    }
+    return true;
+}
+
+bool JsonCursor::integer(std::int64_t *out)
+{
+    whitespace();
+    const char *start = m_p;
+    if (!number())
+        return false;
+    // Token counts are whole numbers; a fraction or exponent is truncated (1e3 reads as 1).
+    std::int64_t value = 0;
+    const bool negative = *start == '-';
+    for (const char *p = start + (negative ? 1 : 0); p < m_p && *p >= '0' && *p <= '9'; ++p)
+        value = value * 10 + (*p - '0');
+    if (out)
+        *out = negative ? -value : value;
+    return true;
+}
+
+bool JsonCursor::skip()
+{
+    whitespace();
+    if (m_p >= m_end)
+        return fail();
+    switch (*m_p) {
+    case '{':
+        return object([this](std::string_view) { return skip(); });
+    case '[':
+        return array([this] { return skip(); });
+    case '"':
+        return string();
+    case 't':
+        return literal("true");
+    case 'f':
+        return literal("false");
+    case 'n':
+        return literal("null");
+    default:
+        return number();
+    }
+}
+
+std::size_t JsonCursor::decodedSize(std::string_view raw)
+{
+    if (raw.find('\\') == std::string_view::npos)
+        return raw.size();
+    std::size_t size = 0;
+    unescape(raw, [&size](char) { ++size; }, [&size](char32_t cp) { size += utf8Size(cp); });
+    return size;
+}
+
+void JsonCursor::decode(std::string_view raw, std::string &out)
+{
+    if (raw.find('\\') == std::string_view::npos) {
+        out.append(raw);
+        return;
+    }
+    unescape(raw, [&out](char c) { out.push_back(c); },
+             [&out](char32_t cp) {
+                 if (cp < 0x80) {
+                     out.push_back(char(cp));
+                 } else if (cp < 0x800) {
+                     out.push_back(char(0xC0 | (cp >> 6)));
+                     out.push_back(char(0x80 | (cp & 0x3F)));
+                 } else if (cp < 0x10000) {
+                     out.push_back(char(0xE0 | (cp >> 12)));
+                     out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+                     out.push_back(char(0x80 | (cp & 0x3F)));
+                 } else {
+                     out.push_back(char(0xF0 | (cp >> 18)));
+                     out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+                     out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+                     out.push_back(char(0x80 | (cp & 0x3F)));
+                 }
+             });
+}
+
+} // namespace tb

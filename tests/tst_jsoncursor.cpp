@@ -1,0 +1,129 @@
+#include "engine/jsoncursor.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTest>
+
+using tb::JsonCursor;
+
+
+class TestJsonCursor : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void validDocumentsAreSkipped_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::newRow("empty object") << QByteArray("{}");
+        QTest::newRow("empty array") << QByteArray(" [ ] ");
+        QTest::newRow("nested") << QByteArray("{\"a\":[1,2,{\"b\":null,\"c\":[true,false]}],\"d\":{\"e\":\"f\"}}");
+        QTest::newRow("numbers") << QByteArray("[0,-1,3.25,1e9,-2.5E-3,10]");
+        QTest::newRow("escapes") << QByteArray("[\"\\\"quoted\\\"\",\"back\\\\slash\",\"\\/\",\"\\b\\f\\n\\r\\t\",\"\\u00e9\\u4e2d\\ud83d\\ude00\"]");
+        QTest::newRow("utf8 raw") << QByteArray("{\"k\":\"吞吐量 ✓\"}");
+        QTest::newRow("whitespace") << QByteArray(" {\n\t\"a\" :\r\n 1 } \n");
+    }
+
+    void validDocumentsAreSkipped()
+    {
+        QFETCH(QByteArray, json);
+        JsonCursor c(std::string_view(json.constData(), std::size_t(json.size())));
+        QVERIFY(c.skip());
+        QVERIFY(c.atEnd());
+    }
+
+    void malformedDocumentsFail_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::newRow("truncated object") << QByteArray("{\"a\":1");
+        QTest::newRow("truncated string") << QByteArray("{\"a\":\"abc");
+        QTest::newRow("trailing comma") << QByteArray("{\"a\":1,}");
+        QTest::newRow("missing colon") << QByteArray("{\"a\" 1}");
+        QTest::newRow("bad literal") << QByteArray("[tru]");
+        QTest::newRow("bad number") << QByteArray("[01x]");
+        QTest::newRow("leading zero then digit") << QByteArray("[-]");
+        QTest::newRow("bad escape") << QByteArray("[\"\\x\"]");
+        QTest::newRow("bad unicode escape") << QByteArray("[\"\\u12g4\"]");
+        QTest::newRow("raw control character") << QByteArray("[\"a\x01\"]");
+        QTest::newRow("garbage after") << QByteArray("{} x");
+        QTest::newRow("html") << QByteArray("<html>");
+        QTest::newRow("empty") << QByteArray("");
+        QTest::newRow("too deep") << QByteArray(200, '[');
+    }
+
+    void malformedDocumentsFail()
+    {
+        QFETCH(QByteArray, json);
+        JsonCursor c(std::string_view(json.constData(), std::size_t(json.size())));
+        const bool ok = c.skip() && c.atEnd();
+        QVERIFY(!ok);
+        // Agrees with a reference parser (except depth, which nlohmann allows).
+        if (json.size() < 200)
+            QVERIFY(!nlohmann::json::accept(json.constData(), json.constData() + json.size()));
+    }
+
+    void membersAndValues()
+    {
+        const std::string json = "{\"id\":\"x-1\",\"n\":42,\"f\":7.9,\"neg\":-3,\"s\":\"a\\\"b\",\"skip\":{\"deep\":[1,{\"x\":2}]},\"last\":null}";
+        JsonCursor c(json);
+        std::string_view id, s;
+        std::int64_t n = 0, f = 0, neg = 0;
+        bool lastNull = false;
+        QStringList order;
+        QVERIFY(c.object([&](std::string_view key) {
+            order << QString::fromLatin1(key.data(), qsizetype(key.size()));
+            if (key == "id")
+                return c.string(&id);
+            if (key == "n")
+                return c.integer(&n);
+            if (key == "f")
+                return c.integer(&f);
+            if (key == "neg")
+                return c.integer(&neg);
+            if (key == "s")
+                return c.string(&s);
+            if (key == "last") {
+                lastNull = c.null();
+                return lastNull;
+            }
+            return c.skip();
+        }));
+        QVERIFY(c.atEnd());
+        QCOMPARE(id, std::string_view("x-1"));
+        QCOMPARE(n, std::int64_t(42));
+        QCOMPARE(f, std::int64_t(7));
+        QCOMPARE(neg, std::int64_t(-3));
+        QCOMPARE(s, std::string_view("a\\\"b"));
+        QVERIFY(lastNull);
+        QCOMPARE(order.join(QLatin1Char(',')), QStringLiteral("id,n,f,neg,s,skip,last"));
+    }
+
+    void decodingMatchesAReferenceParser_data()
+    {
+        QTest::addColumn<QByteArray>("raw");
+        QTest::newRow("plain") << QByteArray("hello world");
+        QTest::newRow("simple escapes") << QByteArray("line\\nnext\\ttab \\\"q\\\" \\\\ \\/");
+        QTest::newRow("bmp escapes") << QByteArray("caf\\u00e9 \\u4e2d\\u6587");
+        QTest::newRow("surrogate pair") << QByteArray("smile \\ud83d\\ude00!");
+        QTest::newRow("raw utf-8") << QByteArray("naïve 吞吐");
+        QTest::newRow("lone high surrogate") << QByteArray("x\\ud83dy");
+        QTest::newRow("lone low surrogate") << QByteArray("x\\ude00y");
+    }
+
+    void decodingMatchesAReferenceParser()
+    {
+        QFETCH(QByteArray, raw);
+        const std::string rawText(raw.constData(), std::size_t(raw.size()));
+        std::string decoded;
+        JsonCursor::decode(rawText, decoded);
+        QCOMPARE(JsonCursor::decodedSize(rawText), decoded.size());
+        const nlohmann::json reference = nlohmann::json::parse("\"" + rawText + "\"", nullptr, false);
+        if (!reference.is_discarded()) // nlohmann rejects lone surrogates; we substitute U+FFFD
+            QCOMPARE(decoded, reference.get<std::string>());
+        else
+            QVERIFY(decoded.find("\xEF\xBF\xBD") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonCursor)
+#include "tst_jsoncursor.moc"
