@@ -998,7 +998,8 @@ private Q_SLOTS:
         config.stepMs = 5;
         SimulatorHost host(config);
         QVERIFY(host.start());
-        for (auto &c : startStreams(host, 5))
+        const auto clients = startStreams(host, 5); // kept open while the stats are read
+        for (const auto &c : clients)
             QVERIFY(c->wait());
 
         auto stats = fetch(host, "/sim/stats");

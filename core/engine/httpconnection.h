@@ -1,14 +1,14 @@
 #pragma once
 
+#include "engine/bytestream.h"
 #include "engine/httpresponseparser.h"
 #include "engine/requestbuilder.h"
 #include "engine/runclock.h"
 #include "metrics/requestrecord.h"
 
 #include <QObject>
-#include <QPointer>
 
-class QTcpSocket;
+#include <memory>
 
 namespace tb {
 
@@ -21,21 +21,22 @@ public:
     /// The whole request was handed to the kernel.
     virtual void requestSent(std::int64_t stampNs) = 0;
     virtual void responseHead(const ResponseHead &head, std::int64_t stampNs) = 0;
-    /// A piece of the (de-chunked) body; stampNs is when its read was stamped, before any parsing.
+    /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
     virtual void responseBody(const char *data, std::size_t size, std::int64_t stampNs) = 0;
     virtual void responseComplete(std::int64_t stampNs) = 0;
-    /// Connection, TLS or HTTP-level failure. `status` is Connect, Tls or Protocol; a body cut off
-    /// after the head arrives as Protocol with headReceived() true on the connection.
+    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `afterHead` when the
+    /// response had begun (a body cut off).
     virtual void responseFailed(RequestStatus status, const QString &message, bool afterHead, std::int64_t stampNs) = 0;
 };
 
-/// One HTTP/1.1 client connection (plain TCP or TLS) on the thread that created it, carrying one
-/// exchange at a time and kept alive between exchanges.
+/// One HTTP/1.1 client connection on the thread that created it, carrying one exchange at a time
+/// and kept alive between exchanges.
 ///
 /// Why not QNetworkAccessManager: Qt 6.4's QNAM opens at most 6 connections per host (no way to
 /// raise it before 6.5), delivers data through an internal thread that coarsens timestamps, and
-/// costs 50–70 µs CPU per SSE event. Here every readyRead is stamped first, then parsed in place.
-class HttpConnection : public QObject
+/// costs 50–70 µs CPU per SSE event. Here bytes come from a ByteStream that stamps them on arrival
+/// and are parsed in place.
+class HttpConnection : public QObject, private ByteStreamHandler
 {
     Q_OBJECT
 
@@ -47,8 +48,8 @@ public:
 
     /// Starts an exchange: connects first if needed, writes `request`, reports to `sink`.
     void send(QByteArray request, ResponseSink *sink);
-    /// Abandons the exchange in progress (timeout, cancel): closes the socket; the sink hears
-    /// nothing more. The connection is not reusable afterwards.
+    /// Abandons the exchange in progress (timeout, cancel): closes the connection; the sink hears
+    /// nothing more, and the connection is not reusable afterwards.
     void abandon();
 
     /// Idle, connected and allowed to carry another exchange.
@@ -57,28 +58,30 @@ public:
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
     /// Total exchanges carried (1 = fresh connection).
     int exchanges() const { return m_exchanges; }
+    bool hasKernelTimestamps() const { return m_stream->hasKernelTimestamps(); }
 
 Q_SIGNALS:
     /// The server closed the connection, or it failed; the owner should drop it. Emitted once.
     void connectionLost(tb::HttpConnection *connection);
 
 private:
-    void onConnected();
-    void onReadyRead();
-    void onBytesWritten();
-    void onDisconnected();
-    void onSocketError();
-    void writeRequest();
+    void streamOpened() override;
+    void streamWritten(std::int64_t stampNs) override;
+    void streamReceived(const char *data, std::size_t size, std::int64_t stampNs) override;
+    void streamClosed(std::int64_t stampNs) override;
+    void streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs) override;
+
     void fail(RequestStatus status, const QString &message, std::int64_t stampNs);
     void finishExchange(std::int64_t stampNs);
     void reportLost();
 
     Endpoint m_endpoint;
     RunClock m_clock;
-    QTcpSocket *m_socket = nullptr;
+    std::unique_ptr<ByteStream> m_stream;
     ResponseSink *m_sink = nullptr;
     QByteArray m_request;
     HttpResponseParser m_parser;
+    bool m_opening = false;
     bool m_connected = false;
     bool m_sentReported = false;
     bool m_keepAlive = true;

@@ -69,7 +69,8 @@ const std::vector<Word> &corpusWords()
         std::vector<Word> out;
         for (const char *sentence : kCorpus) {
             for (const QString &w : QString::fromLatin1(sentence).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-                const std::string text = " " + w.toStdString();
+                std::string text(1, ' ');
+                text += w.toStdString();
                 out.push_back({text, ApproxTokenizer::countUtf8(text.data(), text.size())});
             }
         }
@@ -225,16 +226,24 @@ Prompt PromptSource::prompt(std::uint64_t index) const
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
         // After the shared prefix, a request number makes every prompt unique from there on.
-        const std::string tag = "#" + std::to_string(index) + ":";
+        // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
+        std::string tag(1, '#');
+        tag += std::to_string(index);
+        tag += ':';
         const std::int64_t tagTokens = ApproxTokenizer::countUtf8(tag.data(), tag.size());
         std::int64_t left = m_config.promptTokens - m_config.sharedPrefixTokens;
         p.user = m_prefix;
+        const auto append = [&p](const std::string &piece) {
+            if (!p.user.empty())
+                p.user += ' ';
+            p.user += piece;
+        };
         if (left >= tagTokens) {
-            p.user += (p.user.empty() ? "" : " ") + tag;
+            append(tag);
             left -= tagTokens;
         }
         if (left > 0)
-            p.user += (p.user.empty() ? "" : " ") + syntheticText(left, m_seed, index + 1);
+            append(syntheticText(left, m_seed, index + 1));
     } else {
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,

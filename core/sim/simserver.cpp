@@ -284,8 +284,9 @@ public:
                 modify(listenFd, kListenerId, EPOLLIN);
                 continue;
             }
+            // A request held by the slow-header fault goes to the serving model now.
             const auto it = connections.find(timer.connection);
-            if (it == connections.end() || it->second->dead || !it->second->exchange)
+            if (it == connections.end() || it->second->dead || !it->second->exchange || it->second->exchange->seq != 0)
                 continue;
             try {
                 admit(*it->second);

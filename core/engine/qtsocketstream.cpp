@@ -1,0 +1,108 @@
+#include "engine/qtsocketstream.h"
+
+#include <QSslSocket>
+
+#include <array>
+
+namespace tb {
+
+QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent)
+    : QObject(parent)
+    , m_endpoint(endpoint)
+    , m_clock(clock)
+    , m_handler(handler)
+    , m_socket(new QSslSocket(this))
+{
+    connect(m_socket, &QSslSocket::encrypted, this, [this] {
+        m_encrypted = true;
+        m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+        if (m_handler)
+            m_handler->streamOpened();
+    });
+    connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
+        ByteStreamHandler *handler = m_handler;
+        abort();
+        if (handler)
+            handler->streamFailed(RequestStatus::Tls, errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
+                                  m_clock.nowNs());
+    });
+    connect(m_socket, &QSslSocket::readyRead, this, &QtSocketStream::onReadyRead);
+    connect(m_socket, &QSslSocket::bytesWritten, this, &QtSocketStream::onBytesWritten);
+    connect(m_socket, &QSslSocket::disconnected, this, [this] {
+        ByteStreamHandler *handler = m_handler;
+        m_handler = nullptr;
+        if (handler)
+            handler->streamClosed(m_clock.nowNs());
+    });
+    connect(m_socket, &QSslSocket::errorOccurred, this, &QtSocketStream::onError);
+}
+
+QtSocketStream::~QtSocketStream()
+{
+    m_handler = nullptr;
+    m_socket->disconnect(this);
+    m_socket->abort();
+}
+
+void QtSocketStream::open()
+{
+    m_socket->connectToHostEncrypted(m_endpoint.host, m_endpoint.port);
+}
+
+void QtSocketStream::write(const QByteArray &bytes)
+{
+    m_writeStartNs = m_clock.nowNs();
+    m_socket->write(bytes);
+    m_socket->flush();
+    onBytesWritten();
+}
+
+void QtSocketStream::abort()
+{
+    m_handler = nullptr;
+    m_socket->abort();
+}
+
+bool QtSocketStream::isOpen() const
+{
+    return m_encrypted && m_socket->state() == QAbstractSocket::ConnectedState;
+}
+
+void QtSocketStream::onBytesWritten()
+{
+    // Stamped like TcpStream: before the write that handed over the last bytes (for a request
+    // that fits the socket buffer, when write() was called).
+    if (m_handler && m_socket->bytesToWrite() == 0 && m_socket->encryptedBytesToWrite() == 0)
+        m_handler->streamWritten(m_writeStartNs);
+}
+
+void QtSocketStream::onReadyRead()
+{
+    // Stamped before anything is parsed; every event in these bytes shares the stamp.
+    const std::int64_t stamp = m_clock.nowNs();
+    std::array<char, 16384> buffer;
+    while (m_handler && m_socket->bytesAvailable() > 0) {
+        const qint64 n = m_socket->read(buffer.data(), qint64(buffer.size()));
+        if (n <= 0)
+            break;
+        m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);
+    }
+}
+
+void QtSocketStream::onError()
+{
+    const QAbstractSocket::SocketError error = m_socket->error();
+    if (error == QAbstractSocket::RemoteHostClosedError)
+        return; // disconnected() reports the end of the stream
+    ByteStreamHandler *handler = m_handler;
+    if (!handler)
+        return;
+    const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError
+                     || error == QAbstractSocket::SslInvalidUserDataError;
+    const RequestStatus status = tls ? RequestStatus::Tls : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
+    const QString message = m_socket->errorString();
+    abort();
+    handler->streamFailed(status, message, m_clock.nowNs());
+}
+
+} // namespace tb

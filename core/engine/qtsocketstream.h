@@ -1,0 +1,38 @@
+#pragma once
+
+#include "engine/bytestream.h"
+
+#include <QObject>
+
+class QSslSocket;
+
+namespace tb {
+
+/// TLS through QSslSocket. Reads are stamped when readyRead is handled, before any parsing
+/// (QSslSocket reads the socket itself, so there is no kernel timestamp to be had).
+class QtSocketStream : public QObject, public ByteStream
+{
+public:
+    QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent);
+    ~QtSocketStream() override;
+
+    void open() override;
+    void write(const QByteArray &bytes) override;
+    void abort() override;
+    bool isOpen() const override;
+    bool hasKernelTimestamps() const override { return false; }
+
+private:
+    void onReadyRead();
+    void onBytesWritten();
+    void onError();
+
+    Endpoint m_endpoint;
+    RunClock m_clock;
+    ByteStreamHandler *m_handler;
+    QSslSocket *m_socket;
+    bool m_encrypted = false;
+    std::int64_t m_writeStartNs = 0;
+};
+
+} // namespace tb

@@ -1,0 +1,286 @@
+#include "engine/tcpstream.h"
+
+#include <QHostInfo>
+#include <QSocketNotifier>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace tb {
+
+namespace {
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+std::int64_t toNs(const timespec &t)
+{
+    return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+} // namespace
+
+TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent)
+    : QObject(parent)
+    , m_endpoint(endpoint)
+    , m_clock(clock)
+    , m_handler(handler)
+{
+}
+
+TcpStream::~TcpStream()
+{
+    m_handler = nullptr;
+    close();
+}
+
+void TcpStream::open()
+{
+    QHostAddress address;
+    if (address.setAddress(m_endpoint.host)) {
+        connectTo(address);
+        return;
+    }
+    // Names are looked up asynchronously (QHostInfo caches answers for a minute).
+    const quint64 generation = m_generation;
+    m_lookupId = QHostInfo::lookupHost(m_endpoint.host, this, [this, generation](const QHostInfo &info) {
+        m_lookupId = -1;
+        if (generation != m_generation)
+            return;
+        if (info.error() != QHostInfo::NoError || info.addresses().isEmpty()) {
+            failed(RequestStatus::Connect, QStringLiteral("cannot resolve '%1': %2").arg(m_endpoint.host, info.errorString()));
+            return;
+        }
+        // Prefer IPv4, like most clients: a host that answers AAAA but does not listen on it
+        // would otherwise cost a connect timeout.
+        QHostAddress chosen = info.addresses().first();
+        for (const QHostAddress &a : info.addresses()) {
+            if (a.protocol() == QAbstractSocket::IPv4Protocol) {
+                chosen = a;
+                break;
+            }
+        }
+        connectTo(chosen);
+    });
+}
+
+void TcpStream::connectTo(const QHostAddress &address)
+{
+    sockaddr_storage storage{};
+    socklen_t length = 0;
+    if (address.protocol() == QAbstractSocket::IPv6Protocol) {
+        auto *in6 = reinterpret_cast<sockaddr_in6 *>(&storage);
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(m_endpoint.port);
+        const Q_IPV6ADDR bytes = address.toIPv6Address();
+        std::memcpy(&in6->sin6_addr, &bytes, sizeof(bytes));
+        in6->sin6_scope_id = address.scopeId().toUInt();
+        length = sizeof(sockaddr_in6);
+    } else {
+        auto *in4 = reinterpret_cast<sockaddr_in *>(&storage);
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons(m_endpoint.port);
+        in4->sin_addr.s_addr = htonl(address.toIPv4Address());
+        length = sizeof(sockaddr_in);
+    }
+    m_fd = ::socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (m_fd < 0) {
+        failed(RequestStatus::Connect, QStringLiteral("cannot create a socket: ") + errnoText(errno));
+        return;
+    }
+    const int one = 1;
+    // Tokens must leave at once, not after Nagle's delay.
+    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    const int stampFlags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+    m_kernelStamps = ::setsockopt(m_fd, SOL_SOCKET, SO_TIMESTAMPING, &stampFlags, sizeof(stampFlags)) == 0;
+
+    m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
+    m_readNotifier->setEnabled(false);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &TcpStream::onReadable);
+    m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &TcpStream::onWritable);
+
+    if (::connect(m_fd, reinterpret_cast<sockaddr *>(&storage), length) == 0) {
+        m_connected = true;
+        m_readNotifier->setEnabled(true);
+        if (m_handler)
+            m_handler->streamOpened();
+        return;
+    }
+    if (errno != EINPROGRESS) {
+        failed(RequestStatus::Connect, errnoText(errno));
+        return;
+    }
+    m_writeNotifier->setEnabled(true); // writable = connected (or failed)
+}
+
+void TcpStream::onWritable()
+{
+    if (!m_connected) {
+        int error = 0;
+        socklen_t size = sizeof(error);
+        ::getsockopt(m_fd, SOL_SOCKET, SO_ERROR, &error, &size);
+        if (error != 0) {
+            failed(RequestStatus::Connect, errnoText(error));
+            return;
+        }
+        m_connected = true;
+        m_writeNotifier->setEnabled(false);
+        m_readNotifier->setEnabled(true);
+        if (m_handler)
+            m_handler->streamOpened();
+        return;
+    }
+    flushWrites();
+}
+
+void TcpStream::write(const QByteArray &bytes)
+{
+    if (m_pendingOffset >= m_pending.size()) {
+        m_pending = bytes;
+        m_pendingOffset = 0;
+    } else {
+        m_pending += bytes;
+    }
+    if (m_connected)
+        flushWrites();
+}
+
+void TcpStream::flushWrites()
+{
+    // "Sent" is when the last bytes were handed to the kernel: stamped before that send(), since
+    // on loopback the server may answer before send() even returns to this thread.
+    std::int64_t stamp = m_clock.nowNs();
+    while (m_pendingOffset < m_pending.size()) {
+        stamp = m_clock.nowNs();
+        const ssize_t n = ::send(m_fd, m_pending.constData() + m_pendingOffset, std::size_t(m_pending.size() - m_pendingOffset), MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                m_writeNotifier->setEnabled(true);
+                return;
+            }
+            if (errno == EINTR)
+                continue;
+            failed(RequestStatus::Protocol, QStringLiteral("write failed: ") + errnoText(errno));
+            return;
+        }
+        m_pendingOffset += n;
+    }
+    m_writeNotifier->setEnabled(false);
+    m_pending.clear();
+    m_pendingOffset = 0;
+    if (m_handler)
+        m_handler->streamWritten(stamp);
+}
+
+std::int64_t TcpStream::stampOf(const msghdr &message) const
+{
+    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c; c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
+            continue;
+        timespec stamps[3];
+        std::memcpy(stamps, CMSG_DATA(c), sizeof(stamps));
+        if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
+            break;
+        // The kernel stamps on CLOCK_REALTIME; carry it onto the run's steady clock through the
+        // offset between the two clocks right now (they move together over a read's delay).
+        timespec realNow{};
+        ::clock_gettime(CLOCK_REALTIME, &realNow);
+        const std::int64_t steadyNow = m_clock.nowNs();
+        const std::int64_t age = toNs(realNow) - toNs(stamps[0]);
+        return age >= 0 ? steadyNow - age : steadyNow;
+    }
+    return m_clock.nowNs();
+}
+
+void TcpStream::onReadable()
+{
+    const quint64 generation = m_generation;
+    std::array<char, kReadSize> buffer;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec) * 3) + 64];
+    for (;;) {
+        iovec io{buffer.data(), buffer.size()};
+        msghdr message{};
+        message.msg_iov = &io;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof(control);
+        const ssize_t n = ::recvmsg(m_fd, &message, 0);
+        if (n > 0) {
+            const std::int64_t stamp = m_kernelStamps ? stampOf(message) : m_clock.nowNs();
+            if (m_handler)
+                m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);
+            if (generation != m_generation || m_fd < 0)
+                return; // aborted from inside the handler
+            if (std::size_t(n) < buffer.size())
+                return; // drained; the notifier fires again when more arrives
+            continue;
+        }
+        if (n == 0) {
+            const std::int64_t stamp = m_clock.nowNs();
+            ByteStreamHandler *handler = m_handler;
+            close();
+            if (handler)
+                handler->streamClosed(stamp);
+            return;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return;
+        failed(RequestStatus::Protocol, errnoText(errno));
+        return;
+    }
+}
+
+void TcpStream::failed(RequestStatus status, const QString &message)
+{
+    const std::int64_t stamp = m_clock.nowNs();
+    ByteStreamHandler *handler = m_handler;
+    close();
+    if (handler)
+        handler->streamFailed(status, message, stamp);
+}
+
+void TcpStream::abort()
+{
+    m_handler = nullptr;
+    close();
+}
+
+void TcpStream::close()
+{
+    ++m_generation;
+    if (m_lookupId >= 0) {
+        QHostInfo::abortHostLookup(m_lookupId);
+        m_lookupId = -1;
+    }
+    // close() may run inside a notifier's own signal: disable now, delete later.
+    for (QSocketNotifier *notifier : {m_readNotifier, m_writeNotifier}) {
+        if (notifier) {
+            notifier->setEnabled(false);
+            notifier->deleteLater();
+        }
+    }
+    m_readNotifier = nullptr;
+    m_writeNotifier = nullptr;
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+    }
+    m_connected = false;
+}
+
+} // namespace tb

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "engine/bytestream.h"
+
+#include <QHostAddress>
+#include <QObject>
+
+class QSocketNotifier;
+struct msghdr;
+
+namespace tb {
+
+/// Plain TCP on a non-blocking socket of our own (POSIX). Reads use recvmsg() with the kernel's
+/// software receive timestamps (SO_TIMESTAMPING), so every piece of a response is stamped with
+/// the time it arrived at the socket — exact even when this thread is busy with other streams.
+/// Reads are small (kReadSize) so that one read rarely spans events that arrived at different
+/// times: the kernel reports the arrival of the last segment a read takes.
+class TcpStream : public QObject, public ByteStream
+{
+public:
+    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent);
+    ~TcpStream() override;
+
+    void open() override;
+    void write(const QByteArray &bytes) override;
+    void abort() override;
+    bool isOpen() const override { return m_fd >= 0 && m_connected; }
+    bool hasKernelTimestamps() const override { return m_kernelStamps; }
+
+    static constexpr std::size_t kReadSize = 2048;
+
+private:
+    void connectTo(const QHostAddress &address);
+    void onWritable();
+    void onReadable();
+    void flushWrites();
+    void close();
+    void failed(RequestStatus status, const QString &message);
+    std::int64_t stampOf(const ::msghdr &message) const;
+
+    Endpoint m_endpoint;
+    RunClock m_clock;
+    ByteStreamHandler *m_handler;
+    int m_fd = -1;
+    bool m_connected = false;
+    bool m_kernelStamps = false;
+    QSocketNotifier *m_readNotifier = nullptr;
+    QSocketNotifier *m_writeNotifier = nullptr;
+    QByteArray m_pending;
+    qsizetype m_pendingOffset = 0;
+    int m_lookupId = -1;
+    /// Guards callbacks: a handler may abort (and the owner delete later) from inside one.
+    quint64 m_generation = 0;
+};
+
+} // namespace tb
