@@ -5,6 +5,7 @@
 
 #include <QSignalSpy>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 
 #include <algorithm>
@@ -83,6 +84,32 @@ double median(std::vector<double> v)
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
+
+/// A server that answers every request with the same canned bytes: for the malformed responses
+/// a real LLM server does not send (HTML error pages from a proxy, garbage, broken HTTP).
+class CannedServer : public QTcpServer
+{
+public:
+    explicit CannedServer(QByteArray response)
+        : m_response(std::move(response))
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    socket->readAll();
+                    socket->write(m_response);
+                    socket->flush();
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(serverPort()); }
+
+private:
+    QByteArray m_response;
+};
 
 } // namespace
 
@@ -394,6 +421,56 @@ private Q_SLOTS:
                 QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
             if (fault == QLatin1String("rpm"))
                 QVERIFY2(rec.retryAfterS > 0, "429 without Retry-After recorded");
+        }
+    }
+
+    void malformedServersGiveClassifiedErrors_data()
+    {
+        QTest::addColumn<QByteArray>("response");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("html page with 200") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>proxy page</html>")
+                                            << false << int(RequestStatus::Protocol) << QStringLiteral("got HTML");
+        QTest::newRow("html error page") << QByteArray("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 32\r\n\r\n<html><h1>502 Bad Gateway</h1></html>")
+                                         << true << int(RequestStatus::Http) << QStringLiteral("HTTP 502");
+        QTest::newRow("garbage json body") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"id\": [1")
+                                           << false << int(RequestStatus::Protocol) << QStringLiteral("not JSON");
+        QTest::newRow("garbage sse data") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {oops\n\ndata: [DONE]\n\n")
+                                          << true << int(RequestStatus::Protocol) << QStringLiteral("malformed JSON");
+        QTest::newRow("stream without done") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                                                           "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n")
+                                             << true << int(RequestStatus::StreamTruncated) << QStringLiteral("without [DONE]");
+        QTest::newRow("not http") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n") << true << int(RequestStatus::Protocol) << QStringLiteral("not an HTTP response");
+        QTest::newRow("closed without answer") << QByteArray() << true << int(RequestStatus::Protocol) << QStringLiteral("before any response");
+        QTest::newRow("error event mid-stream") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                                                              "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
+                                                              "data: {\"error\": {\"message\": \"engine died\", \"type\": \"internal\"}}\n\n")
+                                                << true << int(RequestStatus::Protocol) << QStringLiteral("internal: engine died");
+    }
+
+    void malformedServersGiveClassifiedErrors()
+    {
+        QFETCH(QByteArray, response);
+        QFETCH(bool, stream);
+        QFETCH(int, status);
+        QFETCH(QString, message);
+        CannedServer server(response);
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.url = server.url();
+        config.target.model = QStringLiteral("m");
+        config.request.stream = stream;
+        config.load.concurrency = 2;
+        config.load.requests = 4;
+        config.load.timeoutMs = 20000;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 4);
+        for (const RequestRecord &rec : r.records) {
+            QCOMPARE(int(rec.status), status);
+            QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
+            QVERIFY(rec.doneNs >= rec.scheduledNs);
         }
     }
 
