@@ -181,11 +181,12 @@ void TcpStream::flushWrites()
     m_writeNotifier->setEnabled(false);
     m_pending.clear();
     m_pendingOffset = 0;
+    m_lastStampNs = std::max(m_lastStampNs, stamp); // an answer cannot arrive before its question
     if (m_handler)
         m_handler->streamWritten(stamp);
 }
 
-std::int64_t TcpStream::stampOf(const msghdr &message) const
+std::int64_t TcpStream::stampOf(const msghdr &message)
 {
     for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c; c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
@@ -194,13 +195,20 @@ std::int64_t TcpStream::stampOf(const msghdr &message) const
         std::memcpy(stamps, CMSG_DATA(c), sizeof(stamps));
         if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
             break;
-        // The kernel stamps on CLOCK_REALTIME; carry it onto the run's steady clock through the
-        // offset between the two clocks right now (they move together over a read's delay).
-        timespec realNow{};
-        ::clock_gettime(CLOCK_REALTIME, &realNow);
-        const std::int64_t steadyNow = m_clock.nowNs();
-        const std::int64_t age = toNs(realNow) - toNs(stamps[0]);
-        return age >= 0 ? steadyNow - age : steadyNow;
+        // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
+        // offset between the two clocks, read between two steady readings close together (a
+        // preemption between the readings would shift the stamp by its length).
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            const std::int64_t before = m_clock.nowNs();
+            timespec realNow{};
+            ::clock_gettime(CLOCK_REALTIME, &realNow);
+            const std::int64_t after = m_clock.nowNs();
+            if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
+                m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
+                break;
+            }
+        }
+        return toNs(stamps[0]) - m_realMinusRunNs;
     }
     return m_clock.nowNs();
 }
@@ -219,7 +227,9 @@ void TcpStream::onReadable()
         message.msg_controllen = sizeof(control);
         const ssize_t n = ::recvmsg(m_fd, &message, 0);
         if (n > 0) {
-            const std::int64_t stamp = m_kernelStamps ? stampOf(message) : m_clock.nowNs();
+            // Bytes of one connection arrive in order: so must their stamps.
+            const std::int64_t stamp = std::max(m_lastStampNs, m_kernelStamps ? stampOf(message) : m_clock.nowNs());
+            m_lastStampNs = stamp;
             if (m_handler)
                 m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);
             if (generation != m_generation || m_fd < 0)

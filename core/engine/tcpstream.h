@@ -5,6 +5,8 @@
 #include <QHostAddress>
 #include <QObject>
 
+#include <limits>
+
 class QSocketNotifier;
 struct msghdr;
 
@@ -36,7 +38,7 @@ private:
     void flushWrites();
     void close();
     void failed(RequestStatus status, const QString &message);
-    std::int64_t stampOf(const ::msghdr &message) const;
+    std::int64_t stampOf(const ::msghdr &message);
 
     Endpoint m_endpoint;
     RunClock m_clock;
@@ -49,6 +51,9 @@ private:
     QByteArray m_pending;
     qsizetype m_pendingOffset = 0;
     int m_lookupId = -1;
+    static constexpr std::int64_t kNoOffset = std::numeric_limits<std::int64_t>::min();
+    std::int64_t m_realMinusRunNs = kNoOffset; ///< CLOCK_REALTIME − run clock, for kernel stamps
+    std::int64_t m_lastStampNs = 0;
     /// Guards callbacks: a handler may abort (and the owner delete later) from inside one.
     quint64 m_generation = 0;
 };
