@@ -6,7 +6,8 @@
 //  - client CPU per SSE event: this process's user+sys time / token-bearing events received;
 //  - timing error: client TTFT minus the simulator's own first-token time for the same request
 //    (joined on the response id; both clocks are steady_clock on this machine);
-//  - memory per in-flight request and per recorded request (as the GUI keeps them).
+//  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
+//    exact count of allocated bytes.
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
 #include "results/benchmarkrunner.h"
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -38,13 +40,10 @@ double cpuSeconds()
     return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-double rssMiB()
+/// Bytes allocated on the heap right now (glibc's exact count; RSS is too coarse for this).
+double heapMiB()
 {
-    QFile f(QStringLiteral("/proc/self/statm"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    const QList<QByteArray> fields = f.readAll().split(' ');
-    return fields.size() > 1 ? double(fields[1].toLongLong()) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
+    return double(mallinfo2().uordblks) / (1024.0 * 1024.0);
 }
 
 nlohmann::json getJson(QNetworkAccessManager &nam, const QString &url)
@@ -144,11 +143,11 @@ int main(int argc, char *argv[])
         BenchmarkRunner runner;
         QList<RequestRecord> kept; // as the GUI's requests table keeps them
         QObject::connect(&runner, &BenchmarkRunner::recordsCompleted, [&kept](const QList<RequestRecord> &batch) { kept += batch; });
-        double rssBase = rssMiB();
-        double rssMid = 0;
+        double heapBase = heapMiB();
+        double heapMid = 0;
         qsizetype keptMid = 0;
         QTimer::singleShot(seconds * 500, [&] {
-            rssMid = rssMiB();
+            heapMid = heapMiB();
             keptMid = kept.size();
         });
         RunOutcome outcome;
@@ -165,34 +164,51 @@ int main(int argc, char *argv[])
         }
         loop.exec();
         const double cpu = cpuSeconds() - cpu0;
-        const double rssEnd = rssMiB();
 
         const nlohmann::json stats = getJson(nam, sim.base + QStringLiteral("/sim/stats"));
-        std::map<std::string, std::pair<std::int64_t, std::int64_t>> serverTtft;
+        struct Trace {
+            std::int64_t receivedNs = -1;
+            std::int64_t firstTokenNs = -1;
+        };
+        std::map<std::string, Trace> traces;
         for (qint64 since = 0;;) {
             const nlohmann::json page = getJson(nam, sim.base + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
             const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
             if (!list.is_array() || list.empty())
                 break;
             for (const auto &t : list) {
-                serverTtft[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)), t.value("first_token_ns", std::int64_t(-1))};
+                traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)), t.value("first_token_ns", std::int64_t(-1))};
                 since = std::max<qint64>(since, t.value("seq", qint64(0)));
             }
         }
+        // TTFT error = client TTFT − the simulator's (first token written − request read). It adds
+        // two parts, shown apart: how late the client stamped the first token after the
+        // simulator wrote it (the client's own error), and how long the request waited before the
+        // simulator read it (the simulator's backlog, invisible to a client).
         std::vector<double> errors;
+        std::vector<double> stampLag;
+        std::vector<double> requestLag;
         for (const RequestRecord &r : kept) {
-            const auto it = serverTtft.find(r.responseId.toStdString());
-            if (!r.ok() || it == serverTtft.end() || it->second.first < 0 || it->second.second < 0 || !r.ttftMs())
+            const auto it = traces.find(r.responseId.toStdString());
+            if (!r.ok() || it == traces.end() || it->second.receivedNs < 0 || it->second.firstTokenNs < 0 || !r.ttftMs())
                 continue;
-            errors.push_back(*r.ttftMs() - double(it->second.second - it->second.first) / 1e6);
+            errors.push_back(*r.ttftMs() - double(it->second.firstTokenNs - it->second.receivedNs) / 1e6);
+            stampLag.push_back(double(outcome.steadyOriginNs + r.firstTokenNs - it->second.firstTokenNs) / 1e6);
+            requestLag.push_back(double(it->second.receivedNs - (outcome.steadyOriginNs + r.sentNs)) / 1e6);
         }
         const double events = double(outcome.progress.chunks);
-        const double perRecordBytes = kept.size() > keptMid ? (rssEnd - rssMid) * 1024.0 * 1024.0 / double(kept.size() - keptMid) : 0;
-        const double perInFlightKiB = (rssMid - rssBase) * 1024.0 / double(concurrency) - perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
+        const qsizetype keptCount = kept.size();
+        const double heapEnd = heapMiB();
+        kept = {};
+        const double perRecordBytes = keptCount > 0 ? (heapEnd - heapMiB()) * 1024.0 * 1024.0 / double(keptCount) : 0;
+        const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) - perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
         std::printf("%8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n", concurrency,
                     stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS, cpu * 1e6 / std::max(1.0, events),
                     percentile(errors, 0.5), percentile(errors, 0.99), errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()),
                     perInFlightKiB, perRecordBytes);
+        std::printf("         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request read by the\n"
+                    "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
+                    percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5), percentile(requestLag, 0.99));
         std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
                     static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu, outcome.summary.total.windowS);
         std::fflush(stdout);

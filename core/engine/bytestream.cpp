@@ -6,11 +6,11 @@
 namespace tb {
 
 std::unique_ptr<ByteStream> ByteStream::create(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
-                                               QObject *parent)
+                                               EpollPoller *poller, QObject *parent)
 {
     if (endpoint.tls)
         return std::make_unique<QtSocketStream>(endpoint, clock, handler, parent);
-    return std::make_unique<TcpStream>(endpoint, clock, handler, parent);
+    return std::make_unique<TcpStream>(endpoint, clock, handler, poller, parent);
 }
 
 } // namespace tb

@@ -51,8 +51,9 @@ public:
     /// (SO_TIMESTAMPING), so a chunk is stamped when it arrived even if this thread was busy;
     /// falls back to the time of the read where the kernel gives none. TLS: QSslSocket, stamped
     /// when its readyRead is handled, before parsing.
+    /// Plain TCP streams register with `poller` (one per thread).
     static std::unique_ptr<ByteStream> create(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
-                                              QObject *parent);
+                                              class EpollPoller *poller, QObject *parent);
 };
 
 } // namespace tb

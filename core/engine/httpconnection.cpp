@@ -2,11 +2,11 @@
 
 namespace tb {
 
-HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, QObject *parent)
+HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
-    , m_stream(ByteStream::create(endpoint, clock, this, this))
+    , m_stream(ByteStream::create(endpoint, clock, this, poller, this))
 {
 }
 

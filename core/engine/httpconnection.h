@@ -41,7 +41,8 @@ class HttpConnection : public QObject, private ByteStreamHandler
     Q_OBJECT
 
 public:
-    HttpConnection(const Endpoint &endpoint, const RunClock &clock, QObject *parent = nullptr);
+    /// Plain-TCP connections register with `poller`, the thread's EpollPoller.
+    HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
     ~HttpConnection() override;
 
     const Endpoint &endpoint() const { return m_endpoint; }

@@ -46,6 +46,7 @@ public:
     RunProgress progress() const;
     bool isFinished() const { return m_finished; }
     const std::shared_ptr<LiveCounters> &counters() const { return m_counters; }
+    const RunClock &clock() const { return m_clock; }
 
 Q_SIGNALS:
     void stageStarted(int stage, bool warmup);

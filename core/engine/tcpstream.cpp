@@ -1,7 +1,6 @@
 #include "engine/tcpstream.h"
 
 #include <QHostInfo>
-#include <QSocketNotifier>
 
 #include <array>
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,11 +31,13 @@ std::int64_t toNs(const timespec &t)
 
 } // namespace
 
-TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent)
+TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller,
+                     QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
     , m_handler(handler)
+    , m_poller(poller)
 {
 }
 
@@ -105,25 +107,41 @@ void TcpStream::connectTo(const QHostAddress &address)
     const int stampFlags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
     m_kernelStamps = ::setsockopt(m_fd, SOL_SOCKET, SO_TIMESTAMPING, &stampFlags, sizeof(stampFlags)) == 0;
 
-    m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
-    m_readNotifier->setEnabled(false);
-    connect(m_readNotifier, &QSocketNotifier::activated, this, &TcpStream::onReadable);
-    m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
-    m_writeNotifier->setEnabled(false);
-    connect(m_writeNotifier, &QSocketNotifier::activated, this, &TcpStream::onWritable);
-
     if (::connect(m_fd, reinterpret_cast<sockaddr *>(&storage), length) == 0) {
         m_connected = true;
-        m_readNotifier->setEnabled(true);
+        if (!m_poller->add(m_fd, EPOLLIN, this))
+            return failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + errnoText(errno));
         if (m_handler)
             m_handler->streamOpened();
         return;
     }
-    if (errno != EINPROGRESS) {
-        failed(RequestStatus::Connect, errnoText(errno));
-        return;
+    if (errno != EINPROGRESS)
+        return failed(RequestStatus::Connect, errnoText(errno));
+    // Writable = connected (or failed).
+    m_watchingWrite = true;
+    if (!m_poller->add(m_fd, EPOLLOUT, this))
+        failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + errnoText(errno));
+}
+
+void TcpStream::setWatching(bool write)
+{
+    if (write != m_watchingWrite && m_fd >= 0) {
+        m_watchingWrite = write;
+        m_poller->modify(m_fd, write ? EPOLLIN | EPOLLOUT : EPOLLIN);
     }
-    m_writeNotifier->setEnabled(true); // writable = connected (or failed)
+}
+
+void TcpStream::pollReady(std::uint32_t events)
+{
+    const quint64 generation = m_generation;
+    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        if (!m_connected || m_watchingWrite)
+            onWritable();
+        if (generation != m_generation)
+            return;
+    }
+    if (m_connected && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+        onReadable();
 }
 
 void TcpStream::onWritable()
@@ -137,8 +155,8 @@ void TcpStream::onWritable()
             return;
         }
         m_connected = true;
-        m_writeNotifier->setEnabled(false);
-        m_readNotifier->setEnabled(true);
+        m_watchingWrite = true; // (force the change below)
+        setWatching(false);
         if (m_handler)
             m_handler->streamOpened();
         return;
@@ -168,7 +186,7 @@ void TcpStream::flushWrites()
         const ssize_t n = ::send(m_fd, m_pending.constData() + m_pendingOffset, std::size_t(m_pending.size() - m_pendingOffset), MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                m_writeNotifier->setEnabled(true);
+                setWatching(true);
                 return;
             }
             if (errno == EINTR)
@@ -178,7 +196,7 @@ void TcpStream::flushWrites()
         }
         m_pendingOffset += n;
     }
-    m_writeNotifier->setEnabled(false);
+    setWatching(false);
     m_pending.clear();
     m_pendingOffset = 0;
     m_lastStampNs = std::max(m_lastStampNs, stamp); // an answer cannot arrive before its question
@@ -277,16 +295,8 @@ void TcpStream::close()
         QHostInfo::abortHostLookup(m_lookupId);
         m_lookupId = -1;
     }
-    // close() may run inside a notifier's own signal: disable now, delete later.
-    for (QSocketNotifier *notifier : {m_readNotifier, m_writeNotifier}) {
-        if (notifier) {
-            notifier->setEnabled(false);
-            notifier->deleteLater();
-        }
-    }
-    m_readNotifier = nullptr;
-    m_writeNotifier = nullptr;
     if (m_fd >= 0) {
+        m_poller->remove(m_fd);
         ::close(m_fd);
         m_fd = -1;
     }

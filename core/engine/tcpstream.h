@@ -1,13 +1,13 @@
 #pragma once
 
 #include "engine/bytestream.h"
+#include "engine/epollpoller.h"
 
 #include <QHostAddress>
 #include <QObject>
 
 #include <limits>
 
-class QSocketNotifier;
 struct msghdr;
 
 namespace tb {
@@ -17,10 +17,10 @@ namespace tb {
 /// the time it arrived at the socket — exact even when this thread is busy with other streams.
 /// Reads are small (kReadSize) so that one read rarely spans events that arrived at different
 /// times: the kernel reports the arrival of the last segment a read takes.
-class TcpStream : public QObject, public ByteStream
+class TcpStream : public QObject, public ByteStream, private PollHandler
 {
 public:
-    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent);
+    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller, QObject *parent);
     ~TcpStream() override;
 
     void open() override;
@@ -32,6 +32,8 @@ public:
     static constexpr std::size_t kReadSize = 2048;
 
 private:
+    void pollReady(std::uint32_t events) override;
+    void setWatching(bool write);
     void connectTo(const QHostAddress &address);
     void onWritable();
     void onReadable();
@@ -46,8 +48,8 @@ private:
     int m_fd = -1;
     bool m_connected = false;
     bool m_kernelStamps = false;
-    QSocketNotifier *m_readNotifier = nullptr;
-    QSocketNotifier *m_writeNotifier = nullptr;
+    EpollPoller *m_poller;
+    bool m_watchingWrite = false;
     QByteArray m_pending;
     qsizetype m_pendingOffset = 0;
     int m_lookupId = -1;

@@ -159,6 +159,7 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
     , m_completed(std::move(completed))
 {
     m_deadlineTimer.setParent(this); // moves to the worker thread with us
+    m_poller.setParent(this);
     m_deadlineTimer.setInterval(kDeadlineCheckMs);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
 }
@@ -171,7 +172,8 @@ TransportWorker::~TransportWorker()
             request->connection->abandon();
     }
     m_active.clear();
-    qDeleteAll(m_connections);
+    // Every connection, including those already dropped (deleteLater) — before m_poller goes.
+    qDeleteAll(findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly));
 }
 
 void TransportWorker::execute(const RequestJob &job)
@@ -199,7 +201,7 @@ HttpConnection *TransportWorker::acquireConnection(const Endpoint &endpoint)
             return c;
         dropConnection(c);
     }
-    auto *c = new HttpConnection(endpoint, m_clock, this);
+    auto *c = new HttpConnection(endpoint, m_clock, &m_poller, this);
     connect(c, &HttpConnection::connectionLost, this, &TransportWorker::dropConnection);
     m_connections.insert(c);
     return c;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/epollpoller.h"
 #include "engine/runclock.h"
 #include "engine/runplan.h"
 #include "metrics/requestrecord.h"
@@ -58,6 +59,7 @@ private:
     QSet<HttpConnection *> m_connections;
     std::vector<HttpConnection *> m_idle;
     QTimer m_deadlineTimer;
+    EpollPoller m_poller; ///< every plain-TCP connection of this worker
 };
 
 } // namespace tb

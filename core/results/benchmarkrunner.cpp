@@ -150,6 +150,7 @@ private:
             outcome.summary = sink.aggregator.summary();
             outcome.timeSeries = sink.aggregator.timeSeries();
             outcome.progress = progress;
+            outcome.steadyOriginNs = std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch()).count();
             outcome.cancelled = cancelled && m_writeError.isEmpty();
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())

@@ -35,6 +35,9 @@ struct RunOutcome {
     std::vector<TimeSeriesRow> timeSeries;
     RunProgress progress;
     bool cancelled = false;   ///< Stop ended it early (results are saved all the same)
+    /// The run's t = 0 as std::chrono::steady_clock nanoseconds since its epoch: joins the run's
+    /// timestamps with other traces on this machine (e.g. the simulator's /sim/requests).
+    std::int64_t steadyOriginNs = 0;
     QString error;            ///< a runtime failure (e.g. the disk filled up); empty when none
 };
 
