@@ -219,8 +219,12 @@ private Q_SLOTS:
             QCOMPARE(outcome.target, i);
             QCOMPARE(outcome.directory, directories[i]);
             QCOMPARE(outcome.summary.total.requests.ok, std::int64_t(15));
-            // Users wait for the slowest target before their next request: 3 at each server.
-            QCOMPARE(hosts[std::size_t(i)]->stats().peakConcurrentRequests, qint64(3));
+            // Users wait for the slowest target before their next request: never more than 3 at
+            // a server, and the slowest (90 ms) holds all 3. (A fast one may see fewer at once on a
+            // loaded machine: one user's request can finish before another's is sent.)
+            QVERIFY(hosts[std::size_t(i)]->stats().peakConcurrentRequests <= 3);
+            if (i == 0)
+                QCOMPARE(hosts[std::size_t(i)]->stats().peakConcurrentRequests, qint64(3));
             ttftP50.push_back(outcome.summary.total.stat(Metric::Ttft).p50);
             const auto data = RunReader::load(directories[i], &error);
             QVERIFY2(data, qPrintable(error));

@@ -4,26 +4,9 @@
 #include <QProcess>
 #include <QTest>
 
+#include "clirunner.h"
+
 namespace {
-
-struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result runCli(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(TOKENBENCH_CLI), args);
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 } // namespace
 
@@ -63,7 +46,7 @@ private Q_SLOTS:
         QFETCH(QString, stdoutContains);
         QFETCH(QString, stderrContains);
 
-        const Result r = runCli(args);
+        const CliResult r = runCli(args);
         QVERIFY2(r.exitCode == exitCode,
                  qPrintable(QStringLiteral("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(r.err)));
         if (!stdoutContains.isEmpty())
@@ -74,7 +57,7 @@ private Q_SLOTS:
 
     void helpGoesToStdoutOnly()
     {
-        const Result r = runCli({QStringLiteral("--help")});
+        const CliResult r = runCli({QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.err.isEmpty());
         for (const char *cmd : {"run", "sim", "compare", "report"})

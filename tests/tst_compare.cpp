@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "clirunner.h"
+
 #include <cmath>
 #include <random>
 
@@ -111,23 +113,9 @@ RunSummary writeRun(const QString &dir, const RunConfig &c, const std::vector<Re
     return summary;
 }
 
-struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result runCli(const QStringList &args)
+CliResult compare(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("compare")} + args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return runCli(QStringList{QStringLiteral("compare")} + args);
 }
 
 const ComparisonTable::Row &row(const ComparisonTable &table, const char *key)
@@ -326,7 +314,7 @@ private Q_SLOTS:
         const RunSummary sb = writeRun(b, config(), synthetic(12, 180, 200));
         const QString csvPath = tmp.filePath(QStringLiteral("table.csv"));
 
-        const Result r = runCli({a, b, QStringLiteral("--csv"), csvPath});
+        const CliResult r = compare({a, b, QStringLiteral("--csv"), csvPath});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("#1 run-a (baseline)")), qPrintable(r.out));
         // The table's numbers are the summaries'.
@@ -361,7 +349,7 @@ private Q_SLOTS:
         QCOMPARE(rows, 14);
         QVERIFY(!reader.tornTail());
 
-        const Result other = runCli({a, b, QStringLiteral("--baseline"), QStringLiteral("2")});
+        const CliResult other = compare({a, b, QStringLiteral("--baseline"), QStringLiteral("2")});
         QCOMPARE(other.exitCode, 0);
         QVERIFY(other.out.contains(QStringLiteral("#2 run-b (baseline)")));
     }
@@ -415,7 +403,7 @@ private Q_SLOTS:
         }
         if (setup != QLatin1String("none"))
             args << good << second;
-        const Result r = runCli(args + extra);
+        const CliResult r = compare(args + extra);
         QVERIFY2(r.exitCode == exitCode, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         if (exitCode == 2 && setup != QLatin1String("good") && setup != QLatin1String("none"))
@@ -428,7 +416,7 @@ private Q_SLOTS:
         const QString a = tmp.filePath(QStringLiteral("a"));
         writeRun(a, config(), synthetic(5, 100, 20));
         QVERIFY(QFile::remove(QDir(a).filePath(QStringLiteral("summary.json"))));
-        const Result r = runCli({a});
+        const CliResult r = compare({a});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.err.contains(QStringLiteral("recomputed from requests.csv")), qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("TTFT p50")));

@@ -4,6 +4,12 @@
 #include "sim/simulatorhost.h"
 
 #include <QSignalSpy>
+#include <QFile>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -109,6 +115,40 @@ public:
 
 private:
     QByteArray m_response;
+};
+
+/// An HTTPS server with the self-signed test certificate, answering with one fixed SSE stream.
+class TlsServer : public QSslServer
+{
+public:
+    TlsServer()
+    {
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        QFile cert(QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.crt"));
+        QFile key(QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.key"));
+        if (cert.open(QIODevice::ReadOnly) && key.open(QIODevice::ReadOnly)) {
+            tls.setLocalCertificate(QSslCertificate(&cert, QSsl::Pem));
+            tls.setPrivateKey(QSslKey(&key, QSsl::Rsa, QSsl::Pem));
+        }
+        tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+        setSslConfiguration(tls);
+        connect(this, &QTcpServer::pendingConnectionAvailable, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    if (!socket->readAll().contains("\r\n\r\n"))
+                        return;
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\"secure\"}}]}\n\n"
+                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" hi\"},\"finish_reason\":\"stop\"}],"
+                                  "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
+                                  "data: [DONE]\n\n");
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString url() const { return QStringLiteral("https://127.0.0.1:%1/v1").arg(serverPort()); }
 };
 
 } // namespace
@@ -471,6 +511,45 @@ private Q_SLOTS:
             QCOMPARE(int(rec.status), status);
             QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
             QVERIFY(rec.doneNs >= rec.scheduledNs);
+        }
+    }
+
+    void httpsTargets_data()
+    {
+        QTest::addColumn<QString>("trust");
+        QTest::addColumn<int>("status");
+        QTest::newRow("self-signed is refused") << QString() << int(RequestStatus::Tls);
+        QTest::newRow("--insecure") << QStringLiteral("insecure") << int(RequestStatus::Ok);
+        QTest::newRow("--ca-cert") << QStringLiteral("ca") << int(RequestStatus::Ok);
+    }
+
+    void httpsTargets()
+    {
+        if (!QSslSocket::supportsSsl())
+            QSKIP("this Qt has no TLS backend");
+        QFETCH(QString, trust);
+        QFETCH(int, status);
+        TlsServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.url = server.url();
+        config.target.model = QStringLiteral("m");
+        config.target.tlsVerify = trust != QLatin1String("insecure");
+        if (trust == QLatin1String("ca"))
+            config.target.caCertificate = QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.crt");
+        config.load.concurrency = 2;
+        config.load.requests = 4;
+        config.load.timeoutMs = 20000;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 4);
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(int(rec.status) == status, qPrintable(rec.errorMessage));
+            if (rec.ok()) {
+                QCOMPARE(rec.responseId, QStringLiteral("tls-1"));
+                QCOMPARE(rec.completionTokens, std::int64_t(2));
+                QVERIFY(rec.firstTokenNs >= rec.sentNs);
+            }
         }
     }
 

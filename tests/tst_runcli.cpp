@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "clirunner.h"
+
 #include <csignal>
 
 using namespace tb;
@@ -15,24 +17,9 @@ using tb::sim::SimulatorHost;
 
 namespace {
 
-struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+CliResult run(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("run")} + args);
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return runCli(QStringList{QStringLiteral("run")} + args, env);
 }
 
 SimConfig fastSim()
@@ -90,7 +77,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Result r = runCli(args);
+        const CliResult r = run(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY2(!r.err.contains(QStringLiteral("secret")), "a key-like value was echoed");
@@ -102,7 +89,7 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const Result r = runCli(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
                                                            QStringLiteral("40"), QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
                                                            QStringLiteral("--warmup"), QStringLiteral("4"), QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -127,13 +114,13 @@ private Q_SLOTS:
         SimulatorHost host(simConfig);
         QVERIFY(host.start());
         QTemporaryDir dir;
-        const Result r = runCli(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
                                                            QStringLiteral("ttft_ms=1"), QStringLiteral("--fail-on-slo"), QStringLiteral("--out"),
                                                            dir.filePath(QStringLiteral("run"))});
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains(QStringLiteral("SLO not met")), qPrintable(r.err));
         // The same run without --fail-on-slo succeeds.
-        const Result ok = runCli(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+        const CliResult ok = run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
                                                             QStringLiteral("ttft_ms=1"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run2"))});
         QCOMPARE(ok.exitCode, 0);
     }
@@ -159,7 +146,7 @@ private Q_SLOTS:
             host.stop();
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const Result r = runCli(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
+        const CliResult r = run(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
         QString error;
@@ -181,7 +168,7 @@ private Q_SLOTS:
         env.insert(QStringLiteral("MY_TEST_KEY"), QString::fromLatin1(secret));
         // One good run and one where every request fails (errors are where keys tend to leak).
         for (const QString &model : {host.config().model, QStringLiteral("unknown-model")}) {
-            const Result r = runCli({QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), model, QStringLiteral("--api-key-env"),
+            const CliResult r = run({QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), model, QStringLiteral("--api-key-env"),
                                      QStringLiteral("MY_TEST_KEY"), QStringLiteral("--requests"), QStringLiteral("3"), QStringLiteral("--out"),
                                      out + model},
                                     env);
@@ -237,7 +224,7 @@ private Q_SLOTS:
                     .toUtf8());
         f.close();
         const QString out = dir.filePath(QStringLiteral("run"));
-        const Result r = runCli({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"), QStringLiteral("--quiet"),
+        const CliResult r = run({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"), QStringLiteral("--quiet"),
                                  QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QString error;

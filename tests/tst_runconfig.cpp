@@ -164,6 +164,8 @@ private Q_SLOTS:
         c.target.apiKey = QStringLiteral("sk-secret-never-saved");
         c.target.headers = {{QStringLiteral("X-Team"), QStringLiteral("perf")}};
         c.target.extraBody = {{"ignore_eos", true}};
+        c.target.tlsVerify = false;
+        c.target.caCertificate = QStringLiteral("/etc/ssl/certs/my-ca.pem");
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "clirunner.h"
+
 #include <nlohmann/json.hpp>
 
 #include <csignal>
@@ -14,25 +16,6 @@
 using json = nlohmann::json;
 
 namespace {
-
-struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result runCli(const QStringList &args)
-{
-    QProcess p;
-    p.start(QStringLiteral(TOKENBENCH_CLI), args);
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 /// GET on a fresh connection with "Connection: close"; returns the body, empty on failure.
 QByteArray httpGet(quint16 port, const QByteArray &path)
@@ -135,7 +118,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Result r = runCli(args);
+        const CliResult r = runCli(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
@@ -145,7 +128,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString typo = writeFile(dir, QStringLiteral("typo.json"), R"({"max_btach": 4})");
-        Result r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), typo});
+        CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), typo});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("--config: max_btach: unknown key")), qPrintable(r.err));
         const QString broken = writeFile(dir, QStringLiteral("broken.json"), "{not json");
@@ -158,7 +141,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString file = writeFile(dir, QStringLiteral("sim.json"), R"({"preset": "fast", "max_batch": 3, "step_ms": 2.5})");
-        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), file, QStringLiteral("--max-batch"),
+        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), file, QStringLiteral("--max-batch"),
                                  QStringLiteral("9"), QStringLiteral("--print-config")});
         QCOMPARE(r.exitCode, 0);
         const json config = json::parse(r.out.toStdString(), nullptr, false);
@@ -168,7 +151,7 @@ private Q_SLOTS:
         QCOMPARE(config["model"].get<std::string>(), std::string("fast"));
         QCOMPARE(config["ttft_ms"].get<double>(), 1.0);
 
-        const Result preset = runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("gpt4-like"),
+        const CliResult preset = runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("gpt4-like"),
                                       QStringLiteral("--print-config")});
         QCOMPARE(json::parse(preset.out.toStdString())["ttft_ms"].get<double>(), 1801.5);
         QCOMPARE(json::parse(preset.out.toStdString())["model"].get<std::string>(), std::string("gpt4-like"));
@@ -176,7 +159,7 @@ private Q_SLOTS:
 
     void listPresets()
     {
-        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--list-presets")});
+        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--list-presets")});
         QCOMPARE(r.exitCode, 0);
         for (const char *name : {"default", "fast", "gpt4-like", "gpt4-turbo-like", "o1-preview-like"})
             QVERIFY2(r.out.contains(QLatin1String(name)), name);
@@ -184,7 +167,7 @@ private Q_SLOTS:
 
     void helpListsEveryParameterFlag()
     {
-        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--help")});
+        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
         for (const char *flag : {"--host", "--port", "--preset", "--list-presets", "--config", "--seed", "--model", "--ttft-ms",
                                  "--prefill-ms-per-1k", "--step-ms", "--step-ms-per-seq", "--max-batch", "--queue-limit",
@@ -197,7 +180,7 @@ private Q_SLOTS:
     {
         QTcpServer blocker;
         QVERIFY(blocker.listen(QHostAddress(QHostAddress::LocalHost)));
-        const Result r = runCli({QStringLiteral("sim"), QStringLiteral("--port"), QString::number(blocker.serverPort())});
+        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--port"), QString::number(blocker.serverPort())});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(blocker.serverPort())), qPrintable(r.err));
     }

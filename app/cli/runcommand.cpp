@@ -109,6 +109,10 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
         c.target.extraBody = extra;
     }
+    if (f.isSet("insecure"))
+        c.target.tlsVerify = false;
+    if (f.isSet("ca-cert"))
+        c.target.caCertificate = f.value("ca-cert");
     if (f.isSet("stream") && f.isSet("no-stream"))
         return f.fail(QStringLiteral("--stream and --no-stream: choose one"));
     if (f.isSet("stream"))
@@ -238,6 +242,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("VAR")),
         flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."), QStringLiteral("'K: V'")),
         flag(QStringLiteral("extra-body"), QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."), QStringLiteral("JSON")),
+        flag(QStringLiteral("insecure"), QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
+        flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."), QStringLiteral("FILE")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
         flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),

@@ -306,6 +306,8 @@ QStringList validate(const RunConfig &c)
         if (!isValidHeaderName(h.name))
             problems << QStringLiteral("target.headers (--header): '%1' is not a valid header name").arg(h.name);
     }
+    if (!c.target.caCertificate.isEmpty() && !QFileInfo(c.target.caCertificate).isReadable())
+        problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
 
@@ -381,6 +383,8 @@ nlohmann::json toJson(const TargetConfig &t)
         {"api_key_env", toStd(t.apiKeyEnv)},
         {"headers", headers},
         {"extra_body", t.extraBody},
+        {"tls_verify", t.tlsVerify},
+        {"ca_cert", toStd(t.caCertificate)},
     };
 }
 
@@ -466,6 +470,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
         else
             r.fail(r.field("extra_body"), QStringLiteral("must be a JSON object"));
     }
+    r.boolean("tls_verify", t.tlsVerify);
+    r.string("ca_cert", t.caCertificate);
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));

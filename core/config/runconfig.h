@@ -41,6 +41,8 @@ struct TargetConfig {
     QString apiKey;                  ///< typed-in key, memory only: never serialised
     QList<Header> headers;           ///< extra request headers
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
+    bool tlsVerify = true;           ///< https: check the server's certificate (off: --insecure)
+    QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// The key to send: apiKey if typed in, else the environment variable's value (may be empty).

@@ -1,5 +1,7 @@
 #include "engine/qtsocketstream.h"
 
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QSslSocket>
 
 #include <array>
@@ -46,6 +48,13 @@ QtSocketStream::~QtSocketStream()
 
 void QtSocketStream::open()
 {
+    if (!m_endpoint.verifyTls)
+        m_socket->setPeerVerifyMode(QSslSocket::VerifyNone);
+    if (!m_endpoint.caCertificate.isEmpty()) {
+        QSslConfiguration tls = m_socket->sslConfiguration();
+        tls.addCaCertificates(QSslCertificate::fromPath(m_endpoint.caCertificate));
+        m_socket->setSslConfiguration(tls);
+    }
     m_socket->connectToHostEncrypted(m_endpoint.host, m_endpoint.port);
 }
 

@@ -33,7 +33,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_request = request;
     b.m_model = target.model.toStdString();
     b.m_extraBody = target.extraBody;
-    b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls};
+    b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate};
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");

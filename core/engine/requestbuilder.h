@@ -13,6 +13,8 @@ struct Endpoint {
     QString host;
     quint16 port = 80;
     bool tls = false;
+    bool verifyTls = true;
+    QString caCertificate;
     bool operator==(const Endpoint &) const = default;
 };
 
