@@ -1,6 +1,7 @@
 // The main window as a user meets it: menus and shortcuts, Run enabled only for a valid
-// configuration, configurations saved and opened as the CLI's JSON, state kept across sessions in
-// QSettings, and no API key in any file the window writes.
+// configuration (and then running into the runs folder, Esc stopping), configurations saved and
+// opened as the CLI's JSON, state kept across sessions in QSettings, and no API key in any file the
+// window writes.
 #include "mainwindow.h"
 
 #include "configeditor.h"
@@ -13,6 +14,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -22,6 +24,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -70,6 +73,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
+        QStandardPaths::setTestModeEnabled(true); // runs and history stay out of the user's folders
         QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
         QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
         QSettings::setDefaultFormat(QSettings::IniFormat);
@@ -253,24 +257,40 @@ private Q_SLOTS:
 
     void runAndStopSignals()
     {
+        QTemporaryDir runs;
         MainWindow w;
+        w.setRunsFolder(runs.path());
         w.show();
         QVERIFY(QTest::qWaitForWindowActive(&w));
+        // Nothing listens on port 9: every request fails at once, and the run goes on until stopped.
         w.configEditor()->setConfig(remoteConfig());
         QSignalSpy requested(&w, &MainWindow::runRequested);
         QSignalSpy stopped(&w, &MainWindow::stopRequested);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
         QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
         QCOMPARE(requested.size(), 1);
-        QCOMPARE(requested.constFirst().constFirst().value<RunConfig>(), w.currentConfig());
-        w.setRunning(true);
+        const auto config = requested.constFirst().constFirst().value<RunConfig>();
+        // A run without an outDir goes to <runs folder>/<yyyyMMdd-HHmmss>-<model>.
+        QCOMPARE(QFileInfo(config.outDir).absolutePath(), QDir(runs.path()).absolutePath());
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d{8}-\\d{6}-m-7b$")).match(QFileInfo(config.outDir).fileName()).hasMatch(),
+                 qPrintable(config.outDir));
+        RunConfig expected = w.currentConfig();
+        expected.outDir = config.outDir;
+        QCOMPARE(config, expected);
+        QVERIFY(w.isRunning());
         QVERIFY(!w.runAction()->isEnabled());
         QVERIFY(w.stopAction()->isEnabled());
-        QVERIFY(!w.configEditor()->isEnabled());
+        QTRY_VERIFY(!w.configEditor()->isEnabled()); // the forms are locked in the next event-loop turn
+        QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier); // one run at a time
+        QCOMPARE(requested.size(), 1);
         QTest::keyClick(&w, Qt::Key_Escape);
         QCOMPARE(stopped.size(), 1);
-        w.setRunning(false);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QVERIFY(!w.isRunning());
         QVERIFY(w.runAction()->isEnabled());
         QVERIFY(!w.stopAction()->isEnabled());
+        QTRY_VERIFY(w.configEditor()->isEnabled());
+        QVERIFY(QFile::exists(QDir(config.outDir).filePath(QStringLiteral("summary.json"))));
     }
 
     void saveAndOpen()

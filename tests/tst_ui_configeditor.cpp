@@ -115,7 +115,9 @@ private Q_SLOTS:
             c.target.headers = {{QStringLiteral("X-Team"), QStringLiteral("perf")},
                                 {QStringLiteral("X-Trace"), QStringLiteral("on")}};
             c.target.extraBody = {{"top_k", 40}, {"metadata", {{"user_id", "bench"}}}, {"penalty", 1.05}};
-            QTest::newRow("anthropic, key, headers, extra body") << c;
+            c.target.tlsVerify = false;
+            c.target.caCertificate = QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.crt");
+            QTest::newRow("anthropic, key, headers, extra body, TLS options") << c;
         }
         {
             RunConfig c = base();

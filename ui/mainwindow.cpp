@@ -1,14 +1,27 @@
 #include "mainwindow.h"
 
+#include "chartview.h"
+#include "comparisoncontroller.h"
 #include "configeditor.h"
+#include "dashboardview.h"
+#include "exportdialog.h"
+#include "requestsmodel.h"
+#include "requestsview.h"
+#include "rundocument.h"
+#include "runhistorymodel.h"
+#include "runhistoryview.h"
+#include "runloader.h"
 #include "simulatorcontroller.h"
+#include "summaryview.h"
 #include "targetlistmodel.h"
 
+#include "results/runwriter.h"
 #include "tokenbench/version.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -16,9 +29,12 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 
 // Resources compiled into a static library are registered only when asked for by name.
@@ -39,6 +55,8 @@ const QString geometry = QStringLiteral("window/geometry");
 const QString state = QStringLiteral("window/state");
 const QString splitter = QStringLiteral("window/splitter");
 const QString tab = QStringLiteral("window/configTab");
+const QString sideTab = QStringLiteral("window/sideTab");
+const QString runsFolder = QStringLiteral("runs/folder");
 const QString targets = QStringLiteral("targets/user");
 const QString config = QStringLiteral("config/last");
 const QString path = QStringLiteral("files/current");
@@ -47,53 +65,86 @@ const QString recent = QStringLiteral("files/recent");
 
 const QString kConfigFilter = QStringLiteral("TokenBench configuration (*.json);;All files (*)");
 
+enum SideTab { ConfigureSideTab, RunsSideTab };
+
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_simulator(new SimulatorController(this))
     , m_editor(new ConfigEditor(m_simulator, this))
+    , m_document(new RunDocument(this))
+    , m_runner(new BenchmarkRunner(this))
+    , m_loader(new RunLoader(this))
+    , m_history(new RunHistoryModel(this))
+    , m_side(new QTabWidget(this))
+    , m_historyView(new RunHistoryView(m_history, this))
     , m_results(new QTabWidget(this))
+    , m_dashboard(new DashboardView(m_document, this))
+    , m_summaryView(new SummaryView(m_document, this))
+    , m_requestsView(new RequestsView(m_document, this))
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_readiness(new QLabel(this))
+    , m_liveStatus(new QLabel(this))
 {
     initResources();
     setWindowIcon(QIcon(QStringLiteral(":/icons/tokenbench.svg")));
     m_editor->setObjectName(QStringLiteral("configEditor"));
+    m_side->setObjectName(QStringLiteral("sideTabs"));
     m_results->setObjectName(QStringLiteral("resultsTabs"));
     m_splitter->setObjectName(QStringLiteral("mainSplitter"));
     m_readiness->setObjectName(QStringLiteral("runReadiness"));
+    m_liveStatus->setObjectName(QStringLiteral("liveStatus"));
 
-    auto *placeholder =
-        new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
-                      "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>"
-                      "The built-in simulator is selected, so a run works without any server.</p>"),
-                   m_results);
-    placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    placeholder->setWordWrap(true);
-    m_results->addTab(placeholder, tr("Dashboard"));
+    m_side->addTab(m_editor, tr("Configure"));
+    m_side->addTab(m_historyView, tr("Runs"));
+    m_side->setDocumentMode(true);
+    m_results->addTab(m_dashboard, tr("Dashboard"));
+    m_results->addTab(m_summaryView, tr("Summary"));
+    m_results->addTab(m_requestsView, tr("Requests"));
     m_results->setDocumentMode(true);
 
-    m_editor->setMinimumWidth(440);
-    m_splitter->addWidget(m_editor);
+    m_side->setMinimumWidth(440);
+    m_splitter->addWidget(m_side);
     m_splitter->addWidget(m_results);
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
-    m_splitter->setSizes({540, 740});
+    m_splitter->setSizes({500, 780});
     setCentralWidget(m_splitter);
 
     createActions();
     createMenus();
+    connectRunner();
+    statusBar()->addPermanentWidget(m_liveStatus);
     statusBar()->addPermanentWidget(m_readiness);
+    m_liveStatus->hide();
     resize(1280, 820);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
+    connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
+    connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);
+    connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
+    connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
+        showError(tr("Cannot open the run"), error);
+        Q_EMIT runOpenFailed(directory, error);
+    });
+    connect(m_document, &RunDocument::stateChanged, this, &MainWindow::updateRunState);
+    connect(m_summaryView, &SummaryView::copied, this,
+            [this] { statusBar()->showMessage(tr("Summary table copied"), kStatusMs); });
+    for (const DashboardView::ChartEntry &chart : m_dashboard->charts()) {
+        connect(chart.view, &ChartView::exported, this, [this](const QString &path, const QString &error) {
+            if (error.isEmpty())
+                statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
+            else
+                showError(tr("Cannot export the chart"), error);
+        });
+    }
     readSettings();
     updateRunState();
     setWindowModified(false);
+    new ComparisonController(this); // the Compare menu, comparison tabs, sessions, dropped run folders
 }
 
 MainWindow::~MainWindow() = default;
@@ -142,18 +193,26 @@ void MainWindow::createActions()
     m_saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     connect(m_saveAs, &QAction::triggered, this, &MainWindow::saveConfigAs);
 
-    // Placeholders until run history and export exist; their shortcuts are reserved now.
-    m_openRun = new QAction(tr("Open &Run…"), this);
+    m_openRun = new QAction(icon(QStyle::SP_DirOpenIcon), tr("Open &Run…"), this);
     m_openRun->setObjectName(QStringLiteral("actionOpenRun"));
+    m_openRun->setIconText(tr("Open Run"));
     m_openRun->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_O));
-    m_openRun->setToolTip(tr("Open a saved run directory (not available yet)"));
-    m_openRun->setEnabled(false);
+    m_openRun->setToolTip(tr("Show a saved run directory in the dashboard (Ctrl+O)"));
+    connect(m_openRun, &QAction::triggered, this, &MainWindow::openRunDialog);
 
-    m_export = new QAction(tr("&Export…"), this);
+    m_export = new QAction(icon(QStyle::SP_DialogSaveButton), tr("&Export…"), this);
     m_export->setObjectName(QStringLiteral("actionExport"));
+    m_export->setIconText(tr("Export"));
     m_export->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_export->setToolTip(tr("Export results as CSV and charts (not available yet)"));
-    m_export->setEnabled(false);
+    m_export->setToolTip(tr("Export the run as CSV (requests, time series, summary) and its charts as "
+                            "PNG, SVG or PDF (Ctrl+E)"));
+    connect(m_export, &QAction::triggered, this, &MainWindow::showExportDialog);
+
+    m_copySummary = new QAction(tr("&Copy Summary Table"), this);
+    m_copySummary->setObjectName(QStringLiteral("actionCopySummary"));
+    m_copySummary->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    m_copySummary->setToolTip(tr("Copy the summary table for a spreadsheet or a document (Ctrl+Shift+C)"));
+    connect(m_copySummary, &QAction::triggered, this, &MainWindow::copySummary);
 }
 
 void MainWindow::createMenus()
@@ -167,6 +226,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_openRun);
     file->addAction(m_export);
+    file->addAction(m_copySummary);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -183,18 +243,27 @@ void MainWindow::createMenus()
                                                            {tr("&Load"), ConfigEditor::LoadTab}};
     for (int i = 0; i < tabs.size(); ++i) {
         QAction *show = view->addAction(tabs.at(i).first, this, [this, tab = tabs.at(i).second] {
-            m_editor->show();
+            m_side->show();
+            m_side->setCurrentIndex(ConfigureSideTab);
             m_editor->tabs()->setCurrentIndex(tab);
         });
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
+    QAction *runs = view->addAction(tr("Run &History"), this, [this] {
+        m_side->show();
+        m_side->setCurrentIndex(RunsSideTab);
+        m_historyView->table()->setFocus();
+    });
+    runs->setObjectName(QStringLiteral("actionRunHistory"));
+    runs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     view->addSeparator();
-    QAction *panel = view->addAction(tr("&Configuration Panel"));
+    QAction *panel = view->addAction(tr("&Side Panel"));
     panel->setObjectName(QStringLiteral("actionConfigPanel"));
     panel->setCheckable(true);
     panel->setChecked(true);
     panel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    connect(panel, &QAction::toggled, m_editor, &QWidget::setVisible);
+    panel->setToolTip(tr("Show or hide the configuration and the run history, to give the dashboard room"));
+    connect(panel, &QAction::toggled, m_side, &QWidget::setVisible);
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -207,6 +276,9 @@ void MainWindow::createMenus()
     toolbar->addSeparator();
     toolbar->addAction(m_openConfig);
     toolbar->addAction(m_save);
+    toolbar->addSeparator();
+    toolbar->addAction(m_openRun);
+    toolbar->addAction(m_export);
     view->addAction(toolbar->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -290,32 +362,111 @@ void MainWindow::openConfigDialog()
     dialog->open();
 }
 
+void MainWindow::connectRunner()
+{
+    connect(m_runner, &BenchmarkRunner::runStarted, this, [this](const QString &directory) {
+        m_document->beginLive(m_runner->info(), directory);
+        m_history->setExcluded(directory);
+        m_results->setCurrentWidget(m_dashboard);
+        Q_EMIT runStarted(directory);
+    });
+    connect(m_runner, &BenchmarkRunner::progressed, this, [this](const RunProgress &progress) {
+        m_document->setProgress(progress);
+        updateLiveStatus();
+    });
+    connect(m_runner, &BenchmarkRunner::recordsCompleted, m_document, &RunDocument::addRecords);
+    connect(m_runner, &BenchmarkRunner::snapshotUpdated, m_document, &RunDocument::setSnapshot);
+    connect(m_runner, &BenchmarkRunner::runFinished, this, [this](const RunOutcome &outcome) {
+        m_document->finishLive(outcome);
+        setRunning(false);
+        m_history->setExcluded({});
+        m_history->refresh();
+        const QString where = QDir::toNativeSeparators(outcome.directory);
+        if (!outcome.error.isEmpty())
+            showError(tr("The run failed"), tr("%1\nWhat was measured is in %2").arg(outcome.error, where));
+        else
+            statusBar()->showMessage(outcome.cancelled ? tr("Run stopped; results saved to %1").arg(where)
+                                                       : tr("Run finished; results saved to %1").arg(where));
+        Q_EMIT runFinished(outcome);
+        if (m_closeWhenStopped)
+            close();
+    });
+}
+
+QString MainWindow::newRunDirectory(const RunConfig &config) const
+{
+    // RunWriter's default name from the model (not the target's display name: "<time>-default"
+    // says more than "<time>-Built-in_simulator"), placed in the runs folder; a second run within
+    // the same second gets a suffix rather than a refusal.
+    RunConfig byModel = config;
+    byModel.target.name.clear();
+    const QString name = QFileInfo(RunWriter::defaultDirectory(byModel, QDateTime::currentDateTime())).fileName();
+    const QDir folder(m_runsFolder);
+    QString path = folder.filePath(name);
+    for (int n = 2; QFileInfo::exists(path); ++n)
+        path = folder.filePath(QStringLiteral("%1-%2").arg(name).arg(n));
+    return path;
+}
+
 void MainWindow::run()
 {
+    QString error;
+    if (!startRun(&error) && !error.isEmpty())
+        statusBar()->showMessage(tr("Cannot run: %1").arg(error), kStatusMs);
+}
+
+bool MainWindow::startRun(QString *error)
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
     if (m_running)
-        return;
-    if (!m_editor->isValid()) {
-        statusBar()->showMessage(tr("Cannot run: %1").arg(m_editor->problems().constFirst()), kStatusMs);
-        return;
-    }
-    const RunConfig config = currentConfig();
-    statusBar()->showMessage(tr("Run requested: %1 at %2").arg(config.target.displayName(), config.target.url),
-                             kStatusMs);
+        return fail(tr("a run is already going"));
+    if (!m_editor->isValid())
+        return fail(m_editor->problems().constFirst());
+    RunConfig config = currentConfig();
+    if (config.outDir.isEmpty())
+        config.outDir = newRunDirectory(config);
     Q_EMIT runRequested(config);
+    QString why;
+    if (!m_runner->start(config, &why)) {
+        showError(tr("Cannot start the run"), why);
+        return fail(why);
+    }
+    statusBar()->showMessage(tr("Running %1 at %2").arg(config.target.displayName(), config.target.url), kStatusMs);
+    setRunning(true);
+    return true;
 }
 
 void MainWindow::stop()
 {
-    if (m_running)
+    if (!m_running)
+        return;
+    // The runner cancels what is in flight and saves; a second Stop changes nothing.
+    m_runner->stop();
+    if (!m_stopping) {
+        m_stopping = true;
+        statusBar()->showMessage(tr("Stopping: cancelling the requests in flight; results are kept"));
         Q_EMIT stopRequested();
+    }
+    updateRunState();
 }
 
 void MainWindow::setRunning(bool running)
 {
     m_running = running;
-    m_editor->setEnabled(!running);
+    m_stopping = false;
+    // Greying out every field of the forms is a sizeable repaint: at a run's start it gets an
+    // event-loop turn of its own, apart from the dashboard's (the run copied its configuration,
+    // so an edit in between changes nothing).
+    QTimer::singleShot(0, m_editor, [this] { m_editor->setEnabled(!m_running); });
     m_openConfig->setEnabled(!running);
     m_recentMenu->setEnabled(!running);
+    m_historyView->setOpenEnabled(!running);
+    m_liveStatus->setVisible(running);
+    updateLiveStatus();
     updateRunState();
 }
 
@@ -324,8 +475,11 @@ void MainWindow::updateRunState()
     const QStringList problems = m_editor->problems();
     m_run->setEnabled(!m_running && problems.isEmpty());
     m_stop->setEnabled(m_running);
+    m_openRun->setEnabled(!m_running);
+    m_export->setEnabled(!m_document->isEmpty());
+    m_copySummary->setEnabled(!m_document->isEmpty());
     if (m_running) {
-        m_readiness->setText(tr("Running…"));
+        m_readiness->setText(m_stopping ? tr("Stopping…") : tr("Running…"));
         m_run->setToolTip(tr("A run is going; Esc stops it"));
     } else if (problems.isEmpty()) {
         m_readiness->setText(tr("Ready to run"));
@@ -339,6 +493,101 @@ void MainWindow::updateRunState()
         m_readiness->setToolTip(problems.join(QLatin1Char('\n')));
         m_run->setToolTip(tr("Cannot run: %1").arg(problems.join(QStringLiteral("\n"))));
     }
+}
+
+void MainWindow::updateLiveStatus()
+{
+    if (!m_running)
+        return;
+    const RunProgress &p = m_document->progress();
+    m_liveStatus->setText(tr("%1 in flight · %2 done · %3 errors").arg(p.inFlight).arg(p.completed).arg(p.failed));
+    // Only when it changes: a style sheet is re-applied (and the label re-polished) on every set.
+    const QString style = p.failed > 0 ? QStringLiteral("color: #c62828;") : QString();
+    if (m_liveStatus->styleSheet() != style)
+        m_liveStatus->setStyleSheet(style);
+}
+
+void MainWindow::setRunsFolder(const QString &folder)
+{
+    m_runsFolder = QDir::cleanPath(folder);
+    m_history->setFolder(m_runsFolder);
+}
+
+QString MainWindow::defaultRunsFolder()
+{
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("runs"));
+}
+
+void MainWindow::openRunDialog()
+{
+    auto *dialog = new QFileDialog(this, tr("Open Run"), m_runsFolder);
+    dialog->setObjectName(QStringLiteral("openRunDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openRun);
+    dialog->open();
+}
+
+bool MainWindow::openRun(const QString &directory)
+{
+    if (m_running) {
+        statusBar()->showMessage(tr("A run is going: open saved runs when it has ended"), kStatusMs);
+        return false;
+    }
+    statusBar()->showMessage(tr("Opening %1…").arg(QDir::toNativeSeparators(directory)));
+    m_loader->load(directory);
+    return true;
+}
+
+void MainWindow::runLoaded(const std::shared_ptr<RunData> &run)
+{
+    if (m_running)
+        return; // a run started while the saved one was read: the live run keeps the views
+    const QString directory = run->directory;
+    if (m_history->rowOf(directory) < 0)
+        m_history->addDirectory(directory);
+    m_document->load(std::move(*run));
+    m_historyView->selectDirectory(directory);
+    m_results->setCurrentWidget(m_dashboard);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(directory)), kStatusMs);
+    Q_EMIT runOpened(directory);
+}
+
+void MainWindow::showExportDialog()
+{
+    if (m_document->isEmpty()) {
+        statusBar()->showMessage(tr("Nothing to export yet: run, or open a saved run"), kStatusMs);
+        return;
+    }
+    m_summaryView->refresh();
+    auto *dialog = new ExportDialog(m_document, m_dashboard->charts(), m_summaryView->model(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ExportDialog::exported, this, [this](const QStringList &paths) {
+        statusBar()->showMessage(tr("Exported %n file(s)", nullptr, int(paths.size())), kStatusMs);
+    });
+    dialog->open();
+}
+
+void MainWindow::copySummary()
+{
+    if (!m_document->isEmpty())
+        m_summaryView->copyToClipboard();
+}
+
+bool MainWindow::saveScreenshot(const QString &path, QString *error)
+{
+    m_dashboard->refresh();
+    m_summaryView->refresh();
+    // Charts lay out new legend entries on posted layout requests: settle them (only those)
+    // before the picture is taken.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    if (!grab().save(path)) {
+        if (error)
+            *error = tr("cannot write %1").arg(QDir::toNativeSeparators(path));
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::setConfigPath(const QString &path)
@@ -384,6 +633,7 @@ void MainWindow::showError(const QString &title, const QString &text)
 void MainWindow::readSettings()
 {
     const QSettings settings;
+    setRunsFolder(settings.value(key::runsFolder, defaultRunsFolder()).toString());
     restoreGeometry(settings.value(key::geometry).toByteArray());
     restoreState(settings.value(key::state).toByteArray());
     m_splitter->restoreState(settings.value(key::splitter).toByteArray());
@@ -401,6 +651,7 @@ void MainWindow::readSettings()
     m_editor->targets()->setUserTargets(TargetListModel::fromJson(settings.value(key::targets).toString().toUtf8()));
     m_editor->setConfig(config);
     m_editor->tabs()->setCurrentIndex(settings.value(key::tab, 0).toInt());
+    m_side->setCurrentIndex(settings.value(key::sideTab, ConfigureSideTab).toInt());
 
     m_recent = settings.value(key::recent).toStringList();
     updateRecentMenu();
@@ -416,7 +667,11 @@ void MainWindow::readSettings()
 
 void MainWindow::writeSettings() const
 {
+    if (!m_settingsWritable)
+        return;
     QSettings settings;
+    settings.setValue(key::runsFolder, m_runsFolder);
+    settings.setValue(key::sideTab, m_side->currentIndex());
     settings.setValue(key::geometry, saveGeometry());
     settings.setValue(key::state, saveState());
     settings.setValue(key::splitter, m_splitter->saveState());
@@ -431,6 +686,14 @@ void MainWindow::writeSettings() const
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     writeSettings();
+    if (m_running) {
+        // Nothing modal: stop, and close when runFinished says the results are saved.
+        m_closeWhenStopped = true;
+        stop();
+        statusBar()->showMessage(tr("Stopping the run; the window closes once its results are saved"));
+        event->ignore();
+        return;
+    }
     event->accept();
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "results/benchmarkrunner.h"
 
 #include <QMainWindow>
+
+#include <memory>
 
 class QAction;
 class QLabel;
@@ -13,17 +16,27 @@ class QTabWidget;
 namespace tb {
 
 class ConfigEditor;
+class DashboardView;
+class RequestsView;
+class RunDocument;
+class RunHistoryModel;
+class RunHistoryView;
+class RunLoader;
 class SimulatorController;
+class SummaryView;
+struct RunData;
 
-/// The workbench's main window: the configuration forms on the left, the run views (dashboard,
-/// requests, comparison: one tab each) on the right; menus File / Run / View / Help. On first start
-/// the target is the built-in simulator, so Run works at once. Configurations are saved as the JSON
-/// `tokenbench-cli run --config` reads; the target list, recent files, the last configuration and the
-/// window layout are kept in QSettings (never an API key).
+/// The workbench's main window: on the left the configuration forms and the run history (tabs
+/// Configure / Runs), on the right the run views (Dashboard, Summary, Requests: one tab each);
+/// menus File / Run / View / Help. On first start the target is the built-in simulator, so Run
+/// works at once. Configurations are saved as the JSON `tokenbench-cli run --config` reads; the
+/// target list, recent files, the last configuration, the runs folder and the window layout are
+/// kept in QSettings (never an API key).
 ///
-/// The window does not run benchmarks itself: Run emits runRequested() with a validated
-/// configuration, Stop emits stopRequested(), and the owner of the run reports back with
-/// setRunning().
+/// Run starts a BenchmarkRunner (off the GUI thread) writing a run directory in the runs folder;
+/// its batched signals feed the RunDocument that every run view shows, and a saved run opens into
+/// the same document. Stop is prompt and safe twice; closing the window during a run stops it and
+/// closes once the results are saved, without asking anything modal.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -41,12 +54,39 @@ public:
     SimulatorController *simulator() const { return m_simulator; }
     /// The right-hand area: run views go here as tabs.
     QTabWidget *resultsTabs() const { return m_results; }
+    /// The left-hand area: Configure and Runs.
+    QTabWidget *sideTabs() const { return m_side; }
+    RunDocument *document() const { return m_document; }
+    BenchmarkRunner *runner() const { return m_runner; }
+    DashboardView *dashboard() const { return m_dashboard; }
+    SummaryView *summaryView() const { return m_summaryView; }
+    RequestsView *requestsView() const { return m_requestsView; }
+    RunHistoryModel *history() const { return m_history; }
+    RunHistoryView *historyView() const { return m_historyView; }
 
     QAction *runAction() const { return m_run; }
     QAction *stopAction() const { return m_stop; }
     QAction *saveAction() const { return m_save; }
     QAction *openRunAction() const { return m_openRun; }
     QAction *exportAction() const { return m_export; }
+    QAction *copySummaryAction() const { return m_copySummary; }
+
+    /// Where runs are saved (a run whose configuration names no outDir goes to
+    /// <runs folder>/<yyyyMMdd-HHmmss>-<model>) and which folder the history lists.
+    QString runsFolder() const { return m_runsFolder; }
+    void setRunsFolder(const QString &folder);
+    /// "runs" under QStandardPaths::AppDataLocation.
+    static QString defaultRunsFolder();
+    /// Scripted sessions (--quit-when-done) leave the user's stored settings as they were.
+    void setSettingsWritable(bool writable) { m_settingsWritable = writable; }
+
+    /// Starts a run of the forms' configuration; false with *error when it cannot start.
+    bool startRun(QString *error = nullptr);
+    /// Shows a saved run in the run views (read off the GUI thread); runOpened() or
+    /// runOpenFailed() follows. Refused (false) while a run is going.
+    bool openRun(const QString &directory);
+    /// Redraws the run views now and saves an image of the window.
+    bool saveScreenshot(const QString &path, QString *error = nullptr);
 
     /// Loads a configuration file into the forms; on failure *error says why and the forms stay.
     bool openConfig(const QString &path, QString *error = nullptr);
@@ -59,22 +99,32 @@ public:
 
 public Q_SLOTS:
     void showAbout();
-    /// Emits runRequested() when the configuration is valid and nothing runs.
+    /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
     void run();
-    /// Emits stopRequested() while a run is going.
+    /// Stops the run going (stopRequested()); safe to call twice and when nothing runs.
     void stop();
-    /// Called by the run's owner: locks the forms and swaps Run for Stop while a run goes.
-    void setRunning(bool running);
     /// Ctrl+S: to the current file, else asks where (without a nested event loop).
     void saveConfigToFile();
     void saveConfigAs();
     void openConfigDialog();
-    /// Stores the target list, the configuration, recent files and the window layout.
+    /// Stores the target list, the configuration, recent files, the runs folder and the window layout.
     void writeSettings() const;
+    /// Ctrl+O: asks for a run directory (without a nested event loop) and opens it.
+    void openRunDialog();
+    /// Ctrl+E: the export dialog for the run shown.
+    void showExportDialog();
+    /// Ctrl+Shift+C: the summary table to the clipboard.
+    void copySummary();
 
 Q_SIGNALS:
+    /// A run is about to start with this configuration (its outDir filled in).
     void runRequested(const tb::RunConfig &config);
     void stopRequested();
+    void runStarted(const QString &directory);
+    /// The run ended and its directory is complete (also after Stop).
+    void runFinished(const tb::RunOutcome &outcome);
+    void runOpened(const QString &directory);
+    void runOpenFailed(const QString &directory, const QString &error);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -82,17 +132,32 @@ protected:
 private:
     void createActions();
     void createMenus();
+    void connectRunner();
     void readSettings();
+    void setRunning(bool running);
     void updateRunState();
+    void updateLiveStatus();
+    void runLoaded(const std::shared_ptr<RunData> &run);
+    QString newRunDirectory(const RunConfig &config) const;
     void updateRecentMenu();
     void setConfigPath(const QString &path);
     void showError(const QString &title, const QString &text);
 
     SimulatorController *m_simulator;
     ConfigEditor *m_editor;
+    RunDocument *m_document;
+    BenchmarkRunner *m_runner;
+    RunLoader *m_loader;
+    RunHistoryModel *m_history;
+    QTabWidget *m_side;
+    RunHistoryView *m_historyView;
     QTabWidget *m_results;
+    DashboardView *m_dashboard;
+    SummaryView *m_summaryView;
+    RequestsView *m_requestsView;
     QSplitter *m_splitter;
     QLabel *m_readiness;
+    QLabel *m_liveStatus;
     QList<QMenu *> m_menus;
     QMenu *m_recentMenu = nullptr;
     QAction *m_run = nullptr;
@@ -103,9 +168,14 @@ private:
     QAction *m_openRun = nullptr;
     QAction *m_export = nullptr;
     QAction *m_testConnection = nullptr;
+    QAction *m_copySummary = nullptr;
     QString m_configPath;
     QStringList m_recent;
+    QString m_runsFolder;
     bool m_running = false;
+    bool m_stopping = false;
+    bool m_closeWhenStopped = false;
+    bool m_settingsWritable = true;
 };
 
 } // namespace tb

@@ -5,6 +5,7 @@
 #include "modellister.h"
 #include "targetlistmodel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -51,6 +52,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_key(new QLineEdit(this))
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
+    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
+    , m_caCert(new QLineEdit(this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -63,6 +66,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_key->setObjectName(QStringLiteral("apiKey"));
     m_headers->setObjectName(QStringLiteral("headers"));
     m_extraBody->setObjectName(QStringLiteral("extraBody"));
+    m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
+    m_caCert->setObjectName(QStringLiteral("caCert"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -136,6 +141,14 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("API key:"), m_key, QStringLiteral("target.api_key"),
         tr("A key typed here is used instead of the variable; it stays in memory and is never written to a file."));
+    m_tlsVerify->setChecked(true);
+    validator->addRow(form, tr("HTTPS:"), m_tlsVerify, QStringLiteral("target.tls_verify"),
+                      tr("Unchecked, self-signed test servers are accepted (--insecure); keep it checked otherwise."));
+    m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
+    m_caCert->setClearButtonEnabled(true);
+    QLabel *caMessage = validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
+                                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
+    validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
 
     layout->addWidget(createFormGroup(tr("Request extras"), this, &form));
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -171,6 +184,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     });
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
+    connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
+    connect(m_caCert, &QLineEdit::textEdited, this, changed);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -188,7 +203,7 @@ TargetEditor::~TargetEditor() = default;
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
     const QSignalBlocker blocks[] = {QSignalBlocker(m_api), QSignalBlocker(m_model), QSignalBlocker(m_headers),
-                                     QSignalBlocker(m_extraBody)};
+                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -215,6 +230,8 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_headers->setPlainText(lines.join(QLatin1Char('\n')));
     m_extraBody->setPlainText(
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
+    m_tlsVerify->setChecked(target.tlsVerify);
+    m_caCert->setText(target.caCertificate);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -234,6 +251,8 @@ TargetConfig TargetEditor::target() const
     t.headers = headers(nullptr);
     if (auto body = extraBody(nullptr))
         t.extraBody = *body;
+    t.tlsVerify = m_tlsVerify->isChecked();
+    t.caCertificate = m_caCert->text().trimmed();
     return t;
 }
 

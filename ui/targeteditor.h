@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -72,6 +73,8 @@ private:
     QLineEdit *m_key;
     QPlainTextEdit *m_headers;
     QPlainTextEdit *m_extraBody;
+    QCheckBox *m_tlsVerify;
+    QLineEdit *m_caCert;
     QList<std::pair<QString, QString>> m_presets;
 };
 

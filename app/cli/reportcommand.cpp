@@ -1,15 +1,59 @@
 #include "cliparser.h"
 #include "commands.h"
+#include "savedruns.h"
+
+#include "results/htmlreport.h"
+
+#include <QDir>
+#include <QFileInfo>
 
 namespace tb::cli {
 
 int reportCommand(const QStringList &args)
 {
-    CliParser cli(QStringLiteral("report"), QStringLiteral("Write a self-contained HTML report of saved runs."));
+    CliParser cli(QStringLiteral("report"),
+                  QStringLiteral("Write a self-contained HTML report of saved runs: the comparison table (best "
+                                 "values, changes against the baseline with a noise test), workload warnings, "
+                                 "charts as inline SVG (latency CDFs, throughput over time, throughput-latency "
+                                 "curves of staged runs) and each run's configuration. It opens offline in any "
+                                 "browser and prints on A4."));
+    cli.addPositional(QStringLiteral("DIR"),
+                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, or comparison "
+                                     "session directories (their runs, in order)."),
+                      QStringLiteral("DIR..."));
+    const QCommandLineOption out(QStringLiteral("out"), QStringLiteral("The HTML file to write (required)."),
+                                 QStringLiteral("file.html"));
+    const QCommandLineOption title(QStringLiteral("title"),
+                                   QStringLiteral("The report's title (default \"TokenBench comparison\")."),
+                                   QStringLiteral("text"));
+    const QCommandLineOption baseline = baselineOption();
+    cli.addOption(out);
+    cli.addOption(baseline);
+    cli.addOption(title);
     if (const auto exit = cli.parse(args))
         return *exit;
-    printErr(QStringLiteral("tokenbench-cli report: ") + QStringLiteral("not available in this build yet\n\n") + cli.helpText());
-    return ExitFailure;
+    if (!cli.parser().isSet(out) || cli.parser().value(out).isEmpty())
+        return cli.usageError(QStringLiteral("--out: name the HTML file to write, e.g. --out report.html"));
+
+    int exitCode = ExitOk;
+    const auto saved = loadSavedRuns(cli, baseline, &exitCode);
+    if (!saved)
+        return exitCode;
+
+    HtmlReport::Options options;
+    options.title = cli.parser().value(title);
+    options.baseline = saved->baseline;
+    const HtmlReport report(saved->runs, options);
+    const QString path = cli.parser().value(out);
+    QString error;
+    if (!report.write(path, &error)) {
+        printErr(QStringLiteral("tokenbench-cli report: %1\n").arg(error));
+        return ExitFailure;
+    }
+    printOut(QStringLiteral("Wrote %1 (%2 runs, %3 charts)\n")
+                 .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
+                      QString::number(saved->runs.size()), QString::number(report.charts().size())));
+    return ExitOk;
 }
 
 } // namespace tb::cli

@@ -1,6 +1,7 @@
 #include "results/comparison.h"
 
 #include "metrics/bootstrap.h"
+#include "metrics/loghistogram.h"
 #include "results/csv.h"
 
 #include <QLocale>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <unordered_map>
 
 namespace tb {
 
@@ -80,31 +82,32 @@ std::vector<RowSpec> rowSpecs()
     };
 }
 
+/// One request's value of a sample; none for failed and warm-up requests.
+std::optional<double> requestValue(const RunData &run, std::size_t i, Sample sample)
+{
+    const RequestRecord &r = run.records[i];
+    if (r.warmup || !r.ok())
+        return std::nullopt;
+    switch (sample) {
+    case Sample::None:
+        break;
+    case Sample::Ttft:
+        return r.ttftMs();
+    case Sample::Tpot:
+        return r.tpotMs();
+    case Sample::Itl:
+        return i < run.itlMeanMs.size() ? finite(run.itlMeanMs[i]) : std::nullopt;
+    case Sample::E2e:
+        return r.e2eMs();
+    }
+    return std::nullopt;
+}
+
 std::vector<double> samples(const RunData &run, Sample sample)
 {
     std::vector<double> values;
     for (std::size_t i = 0; i < run.records.size(); ++i) {
-        const RequestRecord &r = run.records[i];
-        if (r.warmup || !r.ok())
-            continue;
-        std::optional<double> v;
-        switch (sample) {
-        case Sample::None:
-            return {};
-        case Sample::Ttft:
-            v = r.ttftMs();
-            break;
-        case Sample::Tpot:
-            v = r.tpotMs();
-            break;
-        case Sample::Itl:
-            v = i < run.itlMeanMs.size() ? finite(run.itlMeanMs[i]) : std::nullopt;
-            break;
-        case Sample::E2e:
-            v = r.e2eMs();
-            break;
-        }
-        if (v)
+        if (const auto v = requestValue(run, i, sample))
             values.push_back(*v);
     }
     return values;
@@ -146,9 +149,38 @@ std::optional<double> meanPromptTokens(const SummaryBlock &b)
     return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.input) / double(b.requests.ok)) : std::nullopt;
 }
 
+Noise verdict(const std::optional<Bootstrap::Interval> &interval)
+{
+    if (!interval)
+        return Noise::NotTested;
+    return interval->excludesZero() ? Noise::Significant : Noise::WithinNoise;
+}
+
 QString pad(const QString &text, int width, bool right = false)
 {
     return right ? text.rightJustified(width) : text.leftJustified(width);
+}
+
+/// Lines of cells in columns two spaces apart: the first `textColumns` left-aligned (names), the
+/// rest right-aligned so that digits line up.
+QString alignColumns(const QList<QStringList> &cells, qsizetype textColumns)
+{
+    std::vector<int> widths;
+    for (const QStringList &line : cells) {
+        widths.resize(std::max(widths.size(), std::size_t(line.size())), 0);
+        for (qsizetype c = 0; c < line.size(); ++c)
+            widths[std::size_t(c)] = std::max(widths[std::size_t(c)], int(line[c].size()));
+    }
+    QString text;
+    for (const QStringList &line : cells) {
+        QString out;
+        for (qsizetype c = 0; c < line.size(); ++c)
+            out += pad(line[c], widths[std::size_t(c)], c >= textColumns) + QStringLiteral("  ");
+        while (out.endsWith(QLatin1Char(' ')))
+            out.chop(1);
+        text += out + QLatin1Char('\n');
+    }
+    return text;
 }
 
 QString deltaText(const std::optional<double> &delta, Noise noise)
@@ -167,13 +199,9 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
     : m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
 {
     const std::size_t n = runs.size();
-    QSet<QString> seen;
+    m_labels = runLabels(runs);
     for (std::size_t i = 0; i < n; ++i) {
-        QString label = runs[i].label();
-        if (seen.contains(label))
-            label += QStringLiteral(" (#%1)").arg(i + 1);
-        seen.insert(label);
-        m_labels << label;
+        const QString &label = m_labels[qsizetype(i)];
         const RunSummary &s = runs[i].summary;
         m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests")
                           .arg(i + 1)
@@ -209,16 +237,14 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
             row.best.push_back(best && v && *v == *best);
             row.deltaPct.push_back(
                 i != base && v && b && *b != 0 ? std::optional<double>((*v - *b) / std::abs(*b) * 100) : std::nullopt);
-            Noise noise = Noise::NotTested;
+            std::optional<Bootstrap::Interval> interval;
             if (i != base && spec.sample != Sample::None) {
                 std::vector<double> sample = samples(runs[i], spec.sample);
-                if (baseSample.size() >= kMinSamples && sample.size() >= kMinSamples) {
-                    const auto interval =
-                        Bootstrap::difference(baseSample, std::move(sample), spec.q, kSeed + r * 1000 + i);
-                    noise = interval->excludesZero() ? Noise::Significant : Noise::WithinNoise;
-                }
+                if (baseSample.size() >= kMinSamples && sample.size() >= kMinSamples)
+                    interval = Bootstrap::difference(baseSample, std::move(sample), spec.q, kSeed + r * 1000 + i);
             }
-            row.noise.push_back(noise);
+            row.noise.push_back(verdict(interval));
+            row.intervals.push_back(interval);
         }
         m_rows.push_back(std::move(row));
     }
@@ -259,6 +285,34 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
     }
 }
 
+std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric)
+{
+    std::vector<CurvePoint> curve;
+    if (summary.stages.size() < 2)
+        return curve;
+    for (const SummaryBlock &stage : summary.stages) {
+        const LatencyStats &s = stage.stat(metric);
+        if (s.count == 0 || !std::isfinite(s.p50))
+            continue;
+        curve.push_back({stage.name, stage.throughput.requestsPerS, s.p50, s.p99});
+    }
+    return curve;
+}
+
+QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
+{
+    QStringList labels;
+    QSet<QString> seen;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        QString label = runs[i].label();
+        if (seen.contains(label))
+            label += QStringLiteral(" (#%1)").arg(i + 1);
+        seen.insert(label);
+        labels << label;
+    }
+    return labels;
+}
+
 QString ComparisonTable::formatValue(double v)
 {
     const double magnitude = std::abs(v);
@@ -271,6 +325,14 @@ QString ComparisonTable::formatValue(double v)
     if (magnitude >= 1 || v == 0)
         return QString::number(v, 'f', 3);
     return QString::number(v, 'g', 4);
+}
+
+QString ComparisonTable::formatChange(double value, const QString &suffix)
+{
+    QString text = QString::asprintf("%+.1f", value) + suffix;
+    if (text.startsWith(QLatin1Char('-')))
+        text.replace(0, 1, QChar(0x2212));
+    return text;
 }
 
 QString ComparisonTable::noiseName(Noise noise)
@@ -320,25 +382,10 @@ QString ComparisonTable::toText() const
         }
         cells << line;
     }
-    std::vector<int> widths(std::size_t(header.size()), 0);
-    for (const QStringList &line : cells) {
-        for (qsizetype c = 0; c < line.size(); ++c)
-            widths[std::size_t(c)] = std::max(widths[std::size_t(c)], int(line[c].size()));
-    }
     QString text = QStringLiteral("Runs:\n");
     for (const QString &line : m_runLines)
         text += QStringLiteral("  ") + line + QLatin1Char('\n');
-    text += QLatin1Char('\n');
-    for (const QStringList &line : cells) {
-        QString out;
-        for (qsizetype c = 0; c < line.size(); ++c) {
-            // Names left, numbers right, so digits line up.
-            out += pad(line[c], widths[std::size_t(c)], c >= 3) + QStringLiteral("  ");
-        }
-        while (out.endsWith(QLatin1Char(' ')))
-            out.chop(1);
-        text += out + QLatin1Char('\n');
-    }
+    text += QLatin1Char('\n') + alignColumns(cells, 3);
     if (!m_warnings.isEmpty()) {
         text += QStringLiteral("\nWorkload differences (these runs measured different things):\n");
         for (const QString &w : m_warnings)
@@ -386,6 +433,125 @@ QByteArray ComparisonTable::toCsv() const
         appendCsvRecord(out, fields);
     }
     return QByteArray::fromStdString(out);
+}
+
+
+namespace {
+
+/// The nearest-rank median, the statistic the comparison's quantile rows use.
+std::optional<double> median(std::vector<double> values)
+{
+    if (values.empty())
+        return std::nullopt;
+    const std::size_t rank = LogHistogram::nearestRank(0.5, values.size());
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(rank - 1), values.end());
+    return values[rank - 1];
+}
+
+struct PairedSpec {
+    const char *key;
+    const char *label;
+    Sample sample;
+};
+
+constexpr PairedSpec kPairedSpecs[] = {
+    {"ttft", "TTFT", Sample::Ttft},
+    {"tpot", "TPOT", Sample::Tpot},
+    {"itl", "ITL (request mean)", Sample::Itl},
+    {"e2e", "E2E", Sample::E2e},
+};
+
+} // namespace
+
+PairedComparison::PairedComparison(const std::vector<RunData> &runs, int baseline)
+    : m_labels(ComparisonTable::runLabels(runs))
+    , m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
+{
+    if (runs.empty())
+        return;
+    const std::size_t base = std::size_t(m_baseline);
+    const RunData &baseRun = runs[base];
+    std::unordered_map<std::uint64_t, std::size_t> baseIndex;
+    for (std::size_t j = 0; j < baseRun.records.size(); ++j)
+        baseIndex.emplace(baseRun.records[j].id, j);
+
+    for (std::size_t r = 0; r < std::size(kPairedSpecs); ++r) {
+        const PairedSpec &spec = kPairedSpecs[r];
+        Row row{QLatin1String(spec.key), QLatin1String(spec.label), QStringLiteral("ms"), {}};
+        const std::optional<double> baseMedian = median(samples(baseRun, spec.sample));
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            Cell cell;
+            if (i != base) {
+                std::vector<double> differences;
+                for (std::size_t j = 0; j < runs[i].records.size(); ++j) {
+                    const auto value = requestValue(runs[i], j, spec.sample);
+                    const auto match = baseIndex.find(runs[i].records[j].id);
+                    if (!value || match == baseIndex.end())
+                        continue;
+                    if (const auto b = requestValue(baseRun, match->second, spec.sample))
+                        differences.push_back(*value - *b);
+                }
+                cell.pairs = differences.size();
+                cell.median = median(differences);
+                if (cell.median && baseMedian && *baseMedian != 0)
+                    cell.medianPct = *cell.median / std::abs(*baseMedian) * 100;
+                if (differences.size() >= kMinSamples) {
+                    // Against a one-value sample {0}, Bootstrap's two-sample interval is the
+                    // interval of the differences' own median: the one-sample test pairing needs.
+                    cell.interval = Bootstrap::difference({0.0}, std::move(differences), 0.5,
+                                                          kSeed + 0x9A1Du + r * 1000 + i);
+                    cell.noise = verdict(cell.interval);
+                }
+            }
+            row.cells.push_back(cell);
+        }
+        m_rows.push_back(std::move(row));
+    }
+}
+
+bool PairedComparison::hasPairs() const
+{
+    return std::any_of(m_rows.begin(), m_rows.end(), [](const Row &row) {
+        return std::any_of(row.cells.begin(), row.cells.end(), [](const Cell &c) { return c.pairs > 0; });
+    });
+}
+
+QString PairedComparison::toText() const
+{
+    QList<QStringList> cells;
+    QStringList header{QStringLiteral("metric"), QStringLiteral("unit")};
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        if (int(i) != m_baseline)
+            header << QStringLiteral("#%1 - #%2").arg(i + 1).arg(m_baseline + 1) << QStringLiteral("95% CI")
+                   << QStringLiteral("pairs");
+    }
+    cells << header;
+    for (const Row &row : m_rows) {
+        QStringList line{row.label, row.unit};
+        for (std::size_t i = 0; i < row.cells.size(); ++i) {
+            if (int(i) == m_baseline)
+                continue;
+            const Cell &c = row.cells[i];
+            QString median = c.median ? ComparisonTable::formatValue(*c.median) : QStringLiteral("-");
+            if (c.medianPct)
+                median += QString::asprintf(" (%+.1f%%)", *c.medianPct);
+            line << median
+                 << (c.interval ? QStringLiteral("[%1, %2] %3")
+                                      .arg(ComparisonTable::formatValue(c.interval->low),
+                                           ComparisonTable::formatValue(c.interval->high),
+                                           ComparisonTable::noiseName(c.noise))
+                                : QStringLiteral("-"))
+                 << QString::number(c.pairs);
+        }
+        cells << line;
+    }
+    return QStringLiteral("Paired per-request differences against #%1 %2 (interleaved: each request went to every "
+                          "target at once):\n")
+               .arg(m_baseline + 1)
+               .arg(m_labels.value(m_baseline)) +
+           alignColumns(cells, 2) +
+           QStringLiteral("\nEach cell: the median over requests of (run - baseline) for the same request id, with "
+                          "its bootstrap 95% confidence interval; significant when the interval excludes 0.\n");
 }
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/bootstrap.h"
 #include "results/rundirectory.h"
 
 #include <QString>
@@ -35,6 +36,9 @@ public:
         std::vector<bool> best;                      ///< per run: holds the best value (ties: all)
         std::vector<std::optional<double>> deltaPct; ///< per run vs the baseline; none for the baseline itself
         std::vector<Noise> noise;                    ///< per run vs the baseline
+        /// per run: the bootstrap 95% interval of (run − baseline) of the row's statistic, in the
+        /// row's unit; none where not tested
+        std::vector<std::optional<Bootstrap::Interval>> intervals;
     };
 
     /// `baseline` indexes `runs`. The runs need their records (RunReader::Records) for the noise
@@ -55,14 +59,70 @@ public:
 
     /// How the text table prints a value: 4 significant digits at least, thousands unsplit.
     static QString formatValue(double value);
+    /// A change with its sign and one decimal, a real minus sign for print: "+12.3%", "−0.5 pp".
+    static QString formatChange(double value, const QString &suffix = QStringLiteral("%"));
     static QString noiseName(Noise noise);    ///< "", "within noise", "significant"
     static QString betterName(Better better); ///< "lower", "higher", ""
+    /// The labels the table gives `runs`: directory names, "(#n)" added to repeats.
+    static QStringList runLabels(const std::vector<RunData> &runs);
 
 private:
     std::vector<Row> m_rows;
     QStringList m_labels;
     QStringList m_runLines;
     QStringList m_warnings;
+    int m_baseline = 0;
+};
+
+/// One stage of a staged run on a throughput–latency curve: the rate it achieved and the latency
+/// it cost.
+struct CurvePoint {
+    QString stage;
+    double requestsPerS = 0;
+    double p50 = 0;
+    double p99 = 0;
+};
+/// The throughput–latency curve of a staged run for `metric`, one point per stage with successful
+/// requests, in stage order (a curve that bends back shows a target past saturation). Empty for a
+/// run of fewer than two stages.
+std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric);
+
+/// Runs of an interleaved session (each request id went to every target at the same moment, see
+/// BenchmarkRunner::startInterleaved) compared request by request: for each latency metric the
+/// median of the per-request differences (run − baseline, joined on request id, both successful
+/// and not warm-up) with a bootstrap 95% confidence interval. Pairing removes what the requests
+/// share — the prompt, the moment, the network — so it sees smaller differences than the
+/// unpaired test of ComparisonTable. Only meaningful for runs whose ids name the same requests.
+class PairedComparison
+{
+public:
+    struct Cell {
+        std::size_t pairs = 0;              ///< requests successful in both runs
+        std::optional<double> median;       ///< median of (run − baseline), in the row's unit
+        std::optional<double> medianPct;    ///< that median against the baseline's median, in %
+        std::optional<Bootstrap::Interval> interval; ///< of the median
+        ComparisonTable::Noise noise = ComparisonTable::Noise::NotTested;
+    };
+    struct Row {
+        QString key;   ///< "ttft", "tpot", "itl", "e2e"
+        QString label; ///< "TTFT"
+        QString unit;  ///< "ms"
+        std::vector<Cell> cells; ///< per run; the baseline's is empty
+    };
+
+    PairedComparison(const std::vector<RunData> &runs, int baseline = 0);
+
+    int baseline() const { return m_baseline; }
+    const QStringList &labels() const { return m_labels; }
+    const std::vector<Row> &rows() const { return m_rows; }
+    /// Whether any run shares a request with the baseline.
+    bool hasPairs() const;
+    /// A fixed-width table like ComparisonTable::toText()'s, with a legend.
+    QString toText() const;
+
+private:
+    std::vector<Row> m_rows;
+    QStringList m_labels;
     int m_baseline = 0;
 };
 

@@ -1,0 +1,58 @@
+#include "savedruns.h"
+
+#include "results/comparisonsession.h"
+
+#include <QDir>
+
+namespace tb::cli {
+
+QCommandLineOption baselineOption()
+{
+    return QCommandLineOption(QStringLiteral("baseline"),
+                              QStringLiteral("Compare with run <n>, 1 being the first run (default 1)."),
+                              QStringLiteral("n"), QStringLiteral("1"));
+}
+
+std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption &baseline, int *exitCode)
+{
+    const auto fail = [&](const QString &message) -> std::optional<SavedRuns> {
+        printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), message));
+        *exitCode = ExitUsage;
+        return std::nullopt;
+    };
+    const QStringList arguments = cli.parser().positionalArguments();
+    if (arguments.isEmpty()) {
+        *exitCode = cli.usageError(QStringLiteral("give at least one run directory"));
+        return std::nullopt;
+    }
+    QStringList directories;
+    QStringList notes;
+    QString error;
+    if (!expandRunDirectories(arguments, &directories, &error, &notes))
+        return fail(error);
+    for (const QString &note : std::as_const(notes))
+        printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
+
+    bool isNumber = false;
+    const int base = cli.parser().value(baseline).toInt(&isNumber);
+    if (!isNumber || base < 1 || base > directories.size()) {
+        *exitCode = cli.usageError(QStringLiteral("--baseline: '%1' is not a run number from 1 to %2")
+                                       .arg(cli.parser().value(baseline))
+                                       .arg(directories.size()));
+        return std::nullopt;
+    }
+
+    SavedRuns saved;
+    saved.baseline = base - 1;
+    for (const QString &dir : std::as_const(directories)) {
+        auto data = RunReader::load(dir, &error, RunReader::Records);
+        if (!data)
+            return fail(error);
+        for (const QString &note : std::as_const(data->notes))
+            printErr(QStringLiteral("tokenbench-cli %1: %2: %3\n").arg(cli.command(), QDir::toNativeSeparators(dir), note));
+        saved.runs.push_back(std::move(*data));
+    }
+    return saved;
+}
+
+} // namespace tb::cli

@@ -1,0 +1,442 @@
+// The dashboard's charts and their export: round axis ranges, bounded series (decimation), stage
+// marks, distributions from histograms, and report exports in PNG, SVG and PDF that carry the
+// chart's title, units and data — while the chart on screen stays as it was.
+#include "chartexporter.h"
+#include "chartstyle.h"
+#include "chartview.h"
+#include "distributionchart.h"
+#include "timechart.h"
+#include "tokenchart.h"
+
+#include <QBarSet>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
+
+#include <cmath>
+
+using namespace tb;
+
+namespace {
+
+TimeSeriesRow row(int second, int stage, double ttftP50 = TimeSeriesRow::kNone)
+{
+    TimeSeriesRow r;
+    r.second = second;
+    r.stage = stage;
+    r.ttftP50Ms = ttftP50;
+    r.completed = second;
+    return r;
+}
+
+/// Pixels that differ clearly from white: what was drawn.
+int inkPixels(const QImage &image)
+{
+    int n = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x)
+            n += qGray(line[x]) < 200;
+    }
+    return n;
+}
+
+/// Pixels close to `color` (a series' pen).
+int pixelsOf(const QImage &image, const QColor &color)
+{
+    int n = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x) {
+            n += std::abs(qRed(line[x]) - color.red()) < 30 && std::abs(qGreen(line[x]) - color.green()) < 30 &&
+                 std::abs(qBlue(line[x]) - color.blue()) < 30;
+        }
+    }
+    return n;
+}
+
+TimeChart *latencyChart()
+{
+    auto *chart = new TimeChart(QStringLiteral("Latency over time"), QStringLiteral("TTFT (ms)"));
+    QLineSeries *line =
+        chart->addLine(QStringLiteral("TTFT p50"), chartstyle::color(Quantity::Ttft), false, QStringLiteral("median"));
+    for (int s = 0; s < 30; ++s)
+        line->append(s + 0.5, 100 + 10 * s);
+    chart->setStageMarks({{0, QStringLiteral("c=4")}, {10, QStringLiteral("c=16")}, {20, QStringLiteral("c=32")}});
+    chart->rescale(30);
+    return chart;
+}
+
+} // namespace
+
+class TestUiCharts : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void niceRange_data()
+    {
+        QTest::addColumn<double>("min");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<double>("lo");
+        QTest::addColumn<double>("hi");
+        QTest::addColumn<double>("step");
+        QTest::addColumn<QString>("format");
+        QTest::newRow("latency") << 0.0 << 2740.0 << 0.0 << 3000.0 << 1000.0 << "%.0f";
+        QTest::newRow("seconds") << 0.0 << 17.3 << 0.0 << 20.0 << 5.0 << "%.0f";
+        QTest::newRow("ratio") << 0.0 << 0.27 << 0.0 << 0.3 << 0.1 << "%.1f";
+        QTest::newRow("offset") << 141.0 << 279.0 << 100.0 << 300.0 << 50.0 << "%.0f";
+        QTest::newRow("exact ends stay") << 0.0 << 100.0 << 0.0 << 100.0 << 20.0 << "%.0f";
+        QTest::newRow("empty becomes 0..1") << 0.0 << 0.0 << 0.0 << 1.0 << 0.2 << "%.1f";
+    }
+
+    void niceRange()
+    {
+        QFETCH(double, min);
+        QFETCH(double, max);
+        QFETCH(double, lo);
+        QFETCH(double, hi);
+        QFETCH(double, step);
+        QFETCH(QString, format);
+        QValueAxis axis;
+        chartstyle::setNiceRange(&axis, min, max);
+        QCOMPARE(axis.min(), lo);
+        QCOMPARE(axis.max(), hi);
+        QCOMPARE(axis.tickInterval(), step);
+        QCOMPARE(axis.labelFormat(), format);
+        QCOMPARE(axis.tickType(), QValueAxis::TicksDynamic);
+    }
+
+    void formats_data()
+    {
+        QTest::addColumn<double>("ms");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("sub-ms") << 0.4213 << "0.421 ms";
+        QTest::newRow("ms") << 157.6 << "158 ms";
+        QTest::newRow("s") << 2550.0 << "2.55 s";
+        QTest::newRow("none") << std::nan("") << "—";
+    }
+
+    void formats()
+    {
+        QFETCH(double, ms);
+        QFETCH(QString, text);
+        QCOMPARE(chartstyle::formatMs(ms), text);
+    }
+
+    void decimateBoundsAndKeepsShape_data()
+    {
+        QTest::addColumn<int>("points");
+        QTest::addColumn<int>("maxPoints");
+        QTest::newRow("short run: untouched") << 100 << 600;
+        QTest::newRow("one hour") << 3600 << 600;
+        QTest::newRow("a day") << 86400 << 600;
+    }
+
+    void decimateBoundsAndKeepsShape()
+    {
+        QFETCH(int, points);
+        QFETCH(int, maxPoints);
+        QList<QPointF> in;
+        double total = 0;
+        for (int i = 0; i < points; ++i) {
+            const double y = i == points / 2 ? 1000.0 : double(i % 7); // one spike
+            in.append({i + 0.5, y});
+            total += y;
+        }
+        in.append({points + 0.5, std::nan("")}); // no value this second: skipped
+        const QList<QPointF> max = decimate(in, maxPoints, Reduce::Max);
+        const QList<QPointF> mean = decimate(in, maxPoints, Reduce::Mean);
+        QVERIFY(max.size() <= maxPoints);
+        QCOMPARE(max.size(), mean.size());
+        if (points <= maxPoints)
+            QCOMPARE(max.size(), points);
+        double peak = 0;
+        for (const QPointF &p : max)
+            peak = std::max(peak, p.y());
+        QCOMPARE(peak, 1000.0); // a merged tail must not hide a spike
+        // Means keep the area: Σ y · bucket width is the same total.
+        const qsizetype bucket = (points + maxPoints - 1) / maxPoints;
+        double area = 0;
+        for (qsizetype i = 0; i < mean.size(); ++i)
+            area += mean[i].y() * double(std::min<qsizetype>(bucket, points - i * bucket));
+        QVERIFY2(std::abs(area - total) < 1e-6 * total, qPrintable(QStringLiteral("%1 vs %2").arg(area).arg(total)));
+        for (qsizetype i = 1; i < mean.size(); ++i)
+            QVERIFY(mean[i].x() > mean[i - 1].x());
+    }
+
+    void stageMarksFromTimeSeries()
+    {
+        // Stage 1 starts in second 5; stage 2 is skipped within second 9 straight into stage 3.
+        std::vector<TimeSeriesRow> rows;
+        for (int s = 0; s < 12; ++s)
+            rows.push_back(row(s, s < 5 ? 0 : s < 9 ? 1 : 3));
+        const QList<StageMark> marks = stageMarks(rows, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                                                         QStringLiteral("d"), QStringLiteral("never")});
+        QCOMPARE(marks.size(), 4);
+        QCOMPARE(marks[0].startS, 0.0);
+        QCOMPARE(marks[1].startS, 5.0);
+        QCOMPARE(marks[1].name, QStringLiteral("b"));
+        QCOMPARE(marks[2].startS, 9.0);
+        QCOMPARE(marks[3].startS, 9.0);
+        QCOMPARE(marks[3].name, QStringLiteral("d"));
+    }
+
+    void timeChartDrawsStageBoundaries()
+    {
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        // Two boundaries (at 10 s and 20 s) as dashed lines spanning the value axis, and each
+        // stage's name over the middle of its span; none of them in the legend.
+        QList<QLineSeries *> boundaries;
+        QStringList names;
+        for (QAbstractSeries *s : chart->series()) {
+            if (auto *scatter = qobject_cast<QScatterSeries *>(s)) {
+                names << scatter->pointLabelsFormat() + QLatin1Char('@') + QString::number(scatter->at(0).x());
+                QVERIFY(scatter->pointLabelsVisible());
+                QVERIFY(!chartstyle::isInLegend(s));
+            } else if (!chart->lines().contains(static_cast<QLineSeries *>(s))) {
+                boundaries << static_cast<QLineSeries *>(s);
+                QVERIFY(!chartstyle::isInLegend(s));
+            }
+        }
+        QCOMPARE(names, (QStringList{QStringLiteral("c=4@5"), QStringLiteral("c=16@15"), QStringLiteral("c=32@25")}));
+        QCOMPARE(boundaries.size(), 2);
+        QCOMPARE(boundaries[0]->at(0).x(), 10.0);
+        QCOMPARE(boundaries[0]->at(1).y(), chart->leftAxis()->max());
+        QCOMPARE(chart->axisX()->max(), 30.0);
+        QCOMPARE(chart->leftAxis()->max(), 500.0); // 390 ms and room for the stage names, rounded
+        chart->setStageMarks({{0, QStringLiteral("only")}});
+        QCOMPARE(chart->series().size(), 1);
+    }
+
+    void histogramOutlineAndCdf()
+    {
+        LogHistogram h;
+        for (int i = 1; i <= 1000; ++i)
+            h.record(100 + i % 100); // 100..199 ms, uniform
+        const QList<QPointF> outline = DistributionChart::histogramOutline(h, 100, 200, 10);
+        QCOMPARE(outline.size(), 2 * 10 + 2);
+        QCOMPARE(outline.front(), QPointF(100, 0));
+        QCOMPARE(outline.back(), QPointF(200, 0));
+        double sum = 0;
+        for (int b = 0; b < 10; ++b) {
+            const double pct = outline[1 + 2 * b].y();
+            QCOMPARE(outline[2 + 2 * b].y(), pct); // a flat top per bin
+            QVERIFY2(std::abs(pct - 10) < 1.5, qPrintable(QString::number(pct)));
+            sum += pct;
+        }
+        QVERIFY(std::abs(sum - 100) < 1e-9);
+
+        const QList<QPointF> cdf = DistributionChart::cdfPoints(h);
+        QCOMPARE(cdf.front().y(), 0.0);
+        QCOMPARE(cdf.back().y(), 100.0);
+        for (qsizetype i = 1; i < cdf.size(); ++i) {
+            QVERIFY(cdf[i].x() >= cdf[i - 1].x());
+            QVERIFY(cdf[i].y() >= cdf[i - 1].y());
+        }
+        QVERIFY(DistributionChart::cdfPoints(LogHistogram()).isEmpty());
+    }
+
+    void distributionChartMarksPercentiles_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("cdf") << int(DistributionChart::Mode::Cdf);
+        QTest::newRow("histogram") << int(DistributionChart::Mode::Histogram);
+    }
+
+    void distributionChartMarksPercentiles()
+    {
+        QFETCH(int, mode);
+        LogHistogram h;
+        for (int i = 0; i < 1000; ++i)
+            h.record(i < 990 ? 150.0 + i % 10 : 400.0);
+        DistributionChart chart;
+        chart.setMode(DistributionChart::Mode(mode));
+        chart.setQuantity(QStringLiteral("TTFT"), QStringLiteral("ms"), QStringLiteral("first token"));
+        QVERIFY(!chart.hasData());
+        chart.setDistributions({{QStringLiteral("TTFT"), h, chartstyle::color(Metric::Ttft)}});
+        QVERIFY(chart.hasData());
+        QStringList names;
+        for (QAbstractSeries *s : chart.series())
+            names << s->name();
+        QCOMPARE(names.size(), 3);
+        QCOMPARE(names[0], QStringLiteral("TTFT"));
+        QVERIFY2(names[1].startsWith(QStringLiteral("p50 15")), qPrintable(names[1]));
+        QVERIFY2(names[2].startsWith(QStringLiteral("p99 ")), qPrintable(names[2]));
+        QCOMPARE(chart.axisX()->titleText(), QStringLiteral("TTFT (ms)"));
+        QVERIFY(chart.legend()->isVisible());
+        QCOMPARE(chart.legend()->markers().size(), 3);
+        QCOMPARE(chart.legend()->markers().constFirst()->label(), QStringLiteral("TTFT"));
+        // Switching the mode keeps the legend whole (the distribution's entry named, in its colour).
+        chart.setMode(mode == int(DistributionChart::Mode::Cdf) ? DistributionChart::Mode::Histogram
+                                                                : DistributionChart::Mode::Cdf);
+        QCOMPARE(chart.legend()->markers().size(), 3);
+        QCOMPARE(chart.legend()->markers().constFirst()->label(), QStringLiteral("TTFT"));
+        QCOMPARE(chart.legend()->markers().constFirst()->brush().color().rgb(), chartstyle::color(Metric::Ttft).rgb());
+        // Several series (a comparison) overlay without percentile marks.
+        chart.setDistributions({{QStringLiteral("run a"), h, Qt::blue}, {QStringLiteral("run b"), h, Qt::red, true}});
+        QCOMPARE(chart.series().size(), 2);
+    }
+
+    void tokenChartPerRequest()
+    {
+        RunSummary summary;
+        SummaryBlock stage;
+        stage.name = QStringLiteral("c=4");
+        stage.requests.ok = 10;
+        stage.tokens.input = 5000;
+        stage.tokens.cached = 1000;
+        stage.tokens.output = 2560;
+        stage.tokens.outInRatio = 0.512;
+        stage.tokens.cacheHitRatio = 0.2;
+        SummaryBlock second = stage;
+        second.name = QStringLiteral("c=8");
+        second.requests.ok = 20;
+        summary.stages = {stage, second};
+        TokenChart chart;
+        QVERIFY(!chart.hasData());
+        chart.setSummary(summary);
+        QVERIFY(chart.hasData());
+        QCOMPARE(chart.inputSet()->count(), 2);
+        QCOMPARE(chart.inputSet()->at(0), 500.0);
+        QCOMPARE(chart.inputSet()->at(1), 250.0);
+        QCOMPARE(chart.outputSet()->at(0), 256.0);
+        QCOMPARE(chart.cachedSet()->at(0), 100.0);
+        QCOMPARE(chart.outInLine()->at(1), QPointF(1, 0.512));
+        QCOMPARE(chart.cacheHitLine()->at(0), QPointF(0, 0.2));
+        // Themed bars keep the metric colours.
+        QCOMPARE(chart.outputSet()->color(), chartstyle::color(Quantity::OutputTokens));
+    }
+
+    void exportFormats_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("page");
+        QTest::newRow("png slide") << "chart.png" << int(ChartExporter::Page::Slide);
+        QTest::newRow("png a4") << "chart.png" << int(ChartExporter::Page::A4);
+        QTest::newRow("svg slide") << "chart.svg" << int(ChartExporter::Page::Slide);
+        QTest::newRow("pdf a4") << "chart.pdf" << int(ChartExporter::Page::A4);
+        QTest::newRow("pdf slide") << "chart.pdf" << int(ChartExporter::Page::Slide);
+    }
+
+    void exportFormats()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, page);
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        const QList<QPointF> before = chart->lines().constFirst()->points();
+        const QString titleBefore = chart->title();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(file);
+        ChartExporter::Options options;
+        options.page = ChartExporter::Page(page);
+        options.subtitle = QStringLiteral("20240501-100000-default");
+        QString error;
+        QVERIFY2(ChartExporter::save(chart.get(), path, options, &error), qPrintable(error));
+        // For a person to look at: what a report gets.
+        const QString keep = QDir::temp().filePath(
+            QStringLiteral("tokenbench-export-%1.%2")
+                .arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')),
+                     QFileInfo(path).suffix()));
+        QFile::remove(keep);
+        QFile::copy(path, keep);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        const QSizeF logical = ChartExporter::logicalSize(options.page);
+        switch (*ChartExporter::formatOf(path)) {
+        case ChartExporter::Format::Png: {
+            QImage image;
+            QVERIFY(image.loadFromData(bytes, "PNG"));
+            QCOMPARE(image.size(), (logical * ChartExporter::pixelRatio(options.page)).toSize());
+            QVERIFY(inkPixels(image) > image.width() * image.height() / 200);
+            QVERIFY(pixelsOf(image, chartstyle::color(Quantity::Ttft)) > 500); // the line is there
+            break;
+        }
+        case ChartExporter::Format::Svg: {
+            QSvgRenderer svg(bytes);
+            QVERIFY(svg.isValid());
+            QCOMPARE(svg.viewBoxF().size(), logical);
+            for (const char *text :
+                 {"Latency over time", "TTFT (ms)", "s since start", "TTFT p50", "c=16", "20240501-100000-default"})
+                QVERIFY2(bytes.contains(text), text);
+            break;
+        }
+        case ChartExporter::Format::Pdf:
+            QVERIFY(bytes.startsWith("%PDF-"));
+            QVERIFY(bytes.size() > 2000);
+            break;
+        }
+        // The chart on screen is as it was.
+        QCOMPARE(chart->lines().constFirst()->points(), before);
+        QCOMPARE(chart->title(), titleBefore);
+    }
+
+    void reportCopyKeepsData()
+    {
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        std::unique_ptr<QChart> copy(ChartExporter::reportCopy(chart.get(), {}));
+        QVERIFY(copy);
+        QCOMPARE(copy->series().size(), chart->series().size());
+        QCOMPARE(copy->axes().size(), chart->axes().size());
+        for (qsizetype i = 0; i < chart->series().size(); ++i) {
+            QCOMPARE(copy->series()[i]->name(), chart->series()[i]->name());
+            QCOMPARE(static_cast<QLineSeries *>(copy->series()[i])->points(),
+                     static_cast<QLineSeries *>(chart->series()[i])->points());
+            QCOMPARE(static_cast<QLineSeries *>(copy->series()[i])->pen(),
+                     static_cast<QLineSeries *>(chart->series()[i])->pen());
+        }
+        // Bars too.
+        TokenChart tokens;
+        RunSummary summary;
+        summary.total.requests.ok = 1;
+        summary.total.tokens.input = 10;
+        tokens.setSummary(summary);
+        std::unique_ptr<QChart> barCopy(ChartExporter::reportCopy(&tokens, {}));
+        QVERIFY(barCopy);
+        QCOMPARE(barCopy->series().size(), tokens.series().size());
+    }
+
+    void exportErrors()
+    {
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!ChartExporter::save(chart.get(), dir.filePath(QStringLiteral("chart.bmp")), {}, &error));
+        QVERIFY2(error.contains(QStringLiteral("unknown format")), qPrintable(error));
+        error.clear();
+        QVERIFY(!ChartExporter::save(chart.get(), dir.filePath(QStringLiteral("missing/dir/chart.png")), {}, &error));
+        QVERIFY2(error.contains(QStringLiteral("chart.png")), qPrintable(error));
+    }
+
+    void chartViewEmptyState()
+    {
+        auto *chart = new TimeChart(QStringLiteral("Errors by status"), QStringLiteral("errors/s"));
+        ChartView view(chart);
+        view.resize(400, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setEmptyText(QStringLiteral("No errors so far."));
+        view.setEmpty(true);
+        auto *label = view.findChild<QLabel *>(QStringLiteral("chartEmptyText"));
+        QVERIFY(label && label->isVisible());
+        QVERIFY(label->text().contains(QStringLiteral("No errors so far.")));
+        QVERIFY(label->text().contains(QStringLiteral("Errors by status")));
+        view.setEmpty(false);
+        QVERIFY(!label->isVisible());
+    }
+};
+
+QTEST_MAIN(TestUiCharts)
+#include "tst_ui_charts.moc"

@@ -1,0 +1,447 @@
+// The comparison GUI on real runs against simulated servers: the models under
+// QAbstractItemModelTester, the view's table, banner and overlaid charts, chart exports (PNG, SVG,
+// PDF for a slide and an A4 page), the session panel, and the main window's Compare menu and drops.
+#include "chartview.h"
+#include "comparisoncharts.h"
+#include "comparisoncontroller.h"
+#include "comparisonmodel.h"
+#include "comparisonsessionpanel.h"
+#include "comparisonview.h"
+#include "configeditor.h"
+#include "distributionchart.h"
+#include "mainwindow.h"
+#include "targetlistmodel.h"
+#include "timechart.h"
+
+#include "results/baseline.h"
+#include "results/benchmarkrunner.h"
+#include "results/comparisonsession.h"
+#include "results/svgchart.h"
+#include "sim/simulatorhost.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <memory>
+
+using namespace tb;
+using tb::sim::SimConfig;
+using tb::sim::SimulatorHost;
+
+namespace {
+
+std::unique_ptr<SimulatorHost> startServer(double ttftMs, double stepMs)
+{
+    SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+    sc.ttftMs = ttftMs;
+    sc.stepMs = stepMs;
+    auto host = std::make_unique<SimulatorHost>(sc);
+    return host->start() ? std::move(host) : nullptr;
+}
+
+TargetConfig targetOf(const SimulatorHost &host, const QString &name)
+{
+    TargetConfig t;
+    t.name = name;
+    t.url = host.baseUrl().toString();
+    t.model = host.config().model;
+    return t;
+}
+
+RunConfig workload()
+{
+    RunConfig c;
+    c.load.concurrency = 2;
+    c.load.requests = 24;
+    c.prompt.promptTokens = 40;
+    c.request.maxTokens = 32;
+    return c;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool parsesAsXml(const QByteArray &bytes, QString *error)
+{
+    QXmlStreamReader xml(bytes);
+    while (!xml.atEnd())
+        xml.readNext();
+    *error = xml.errorString();
+    return !xml.hasError();
+}
+
+int pointCount(const QChart *chart)
+{
+    int points = 0;
+    for (const QAbstractSeries *series : chart->series()) {
+        if (const auto *xy = qobject_cast<const QXYSeries *>(series))
+            points += int(xy->count());
+    }
+    return points;
+}
+
+} // namespace
+
+class TestUiComparison : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_settingsDir;
+    QTemporaryDir m_tmp;
+    std::unique_ptr<SimulatorHost> m_fast;
+    std::unique_ptr<SimulatorHost> m_slow;
+    QString m_a;      ///< fast server
+    QString m_b;      ///< slow server, staged
+    QString m_c;      ///< slow server, another max_tokens
+    QString m_session; ///< interleaved, both servers
+
+    bool runOne(const RunConfig &config)
+    {
+        BenchmarkRunner runner;
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        if (!runner.start(config, &error)) {
+            qWarning("%s", qPrintable(error));
+            return false;
+        }
+        return finished.wait(120000) || finished.count() == 1;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_ui_comparison"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        qRegisterMetaType<RunOutcome>();
+
+        m_fast = startServer(20, 2);
+        m_slow = startServer(60, 4);
+        QVERIFY(m_fast && m_slow);
+        m_a = m_tmp.filePath(QStringLiteral("fast-run"));
+        m_b = m_tmp.filePath(QStringLiteral("slow-staged"));
+        m_c = m_tmp.filePath(QStringLiteral("slow-short"));
+        RunConfig a = workload();
+        a.target = targetOf(*m_fast, QStringLiteral("fast"));
+        a.outDir = m_a;
+        QVERIFY(runOne(a));
+        RunConfig b = workload();
+        b.target = targetOf(*m_slow, QStringLiteral("slow"));
+        QString why;
+        b.load.stages = *parseStages(QStringLiteral("c=1:8,c=2:10,c=4:16"), &why);
+        b.outDir = m_b;
+        QVERIFY(runOne(b));
+        RunConfig c = workload();
+        c.target = b.target;
+        c.request.maxTokens = 16;
+        c.outDir = m_c;
+        QVERIFY(runOne(c));
+
+        SessionRunner session;
+        QSignalSpy finished(&session, &SessionRunner::sessionFinished);
+        SessionRunner::Config config;
+        config.name = QStringLiteral("pair");
+        config.mode = SessionMode::Interleaved;
+        config.workload = workload();
+        config.targets = {targetOf(*m_fast, QStringLiteral("fast")), targetOf(*m_slow, QStringLiteral("slow"))};
+        config.directory = m_tmp.filePath(QStringLiteral("session"));
+        m_session = config.directory;
+        QString error;
+        QVERIFY2(session.start(config, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    }
+
+    void init() { QSettings().clear(); }
+
+    void modelsUnderTester()
+    {
+        ComparisonView view;
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester pairedTester(view.pairedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_b, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        const ComparisonModel *model = view.model();
+        QCOMPARE(model->rowCount(), 14);
+        QCOMPARE(model->columnCount(), ComparisonModel::FirstRunColumn + 3);
+        QCOMPARE(view.pairedModel()->rowCount(), 0); // not an interleaved session
+
+        // The cells show the summaries' numbers; the fast server's TTFT is the best.
+        QString error;
+        const auto fast = RunReader::load(m_a, &error, RunReader::SummaryOnly);
+        QVERIFY2(fast, qPrintable(error));
+        const QModelIndex ttft = model->index(1, ComparisonModel::columnOfRun(0)); // TTFT p50
+        QCOMPARE(model->index(1, ComparisonModel::MetricColumn).data().toString(), QStringLiteral("TTFT p50"));
+        QCOMPARE(ttft.data().toString(), ComparisonTable::formatValue(fast->summary.total.stat(Metric::Ttft).p50));
+        QCOMPARE(ttft.data(ComparisonModel::ValueRole).toDouble(), fast->summary.total.stat(Metric::Ttft).p50);
+        QVERIFY(ttft.data(ComparisonModel::BestRole).toBool());
+        QVERIFY(ttft.data(Qt::FontRole).value<QFont>().bold());
+        QVERIFY(ttft.data(ComparisonModel::BaselineRole).toBool());
+        const QModelIndex slow = model->index(1, ComparisonModel::columnOfRun(1));
+        QVERIFY(!slow.data(ComparisonModel::BestRole).toBool());
+        QVERIFY(slow.data(ComparisonModel::DeltaPctRole).toDouble() > 0);
+        QVERIFY2(slow.data(ComparisonModel::DeltaTextRole).toString().contains(QStringLiteral("significant")),
+                 qPrintable(slow.data(ComparisonModel::DeltaTextRole).toString()));
+        QCOMPARE(slow.data(ComparisonModel::DeltaToneRole).toInt(), -1); // significantly worse
+        QVERIFY(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("95% confidence interval")));
+        QCOMPARE(model->headerData(ComparisonModel::columnOfRun(0), Qt::Horizontal).toString(),
+                 QStringLiteral("#1 fast-run\n(baseline)"));
+        QCOMPARE(model->headerData(ComparisonModel::columnOfRun(1), Qt::Horizontal, ComparisonModel::RunColorRole)
+                     .value<QColor>(),
+                 QColor(runColor(1)));
+        QCOMPARE(model->toTsv().count(QLatin1Char('\n')), 15);
+
+        // Another baseline: recomputed off the GUI thread, then the model resets.
+        view.setBaseline(1);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+        QVERIFY(model->index(0, ComparisonModel::columnOfRun(1)).data(ComparisonModel::BaselineRole).toBool());
+        QVERIFY(model->index(1, ComparisonModel::columnOfRun(0)).data(ComparisonModel::DeltaPctRole).toDouble() < 0);
+
+        // An interleaved session: the paired model fills.
+        view.openDirectories({m_session});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 60000);
+        QCOMPARE(view.runCount(), 2);
+        QCOMPARE(view.pairedModel()->rowCount(), 4);
+        QCOMPARE(view.pairedModel()->columnCount(), PairedDeltaModel::FirstRunColumn + 1);
+        QVERIFY(view.pairedModel()->index(0, PairedDeltaModel::FirstRunColumn).data(ComparisonModel::ValueRole).toDouble() > 0);
+        QVERIFY(view.chartTabs()->isTabVisible(ComparisonView::PairedTab));
+    }
+
+    void viewDrawsOverlaidCharts()
+    {
+        ComparisonView view;
+        view.resize(1200, 900);
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_b, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+        // One CDF per run, in the run's colour.
+        const QList<QAbstractSeries *> cdfs = view.cdfChart()->series();
+        QCOMPARE(cdfs.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            const auto *line = qobject_cast<QXYSeries *>(cdfs[i]);
+            QVERIFY(line && line->count() >= 2);
+            QCOMPARE(line->pen().color(), QColor(runColor(i)));
+        }
+        QVERIFY(!view.chartView(ComparisonView::CdfTab)->isEmpty());
+        view.setCdfMetric(Metric::E2e);
+        QCOMPARE(view.cdfChart()->series().size(), 3);
+        QVERIFY(pointCount(view.cdfChart()) >= 6);
+
+        QCOMPARE(view.throughputChart()->lines().size(), 3);
+        for (const QLineSeries *line : view.throughputChart()->lines())
+            QVERIFY(line->count() > 0);
+        // Only the staged run has a curve: a point per stage, p50 and p99.
+        QVERIFY(view.curveChart()->hasData());
+        QCOMPARE(pointCount(view.curveChart()), 2 * 3);
+        QVERIFY(!view.chartView(ComparisonView::CurveTab)->isEmpty());
+
+        // The workload difference (max_tokens) is in the banner.
+        QVERIFY(view.banner()->isVisible());
+        QVERIFY2(view.banner()->text().contains(QStringLiteral("max_tokens 16, baseline 32")),
+                 qPrintable(view.banner()->text()));
+        QCOMPARE(view.title(), QStringLiteral("Compare: fast-run · slow-staged · slow-short"));
+
+        if (const QByteArray dir = qgetenv("TB_SCREENSHOTS"); !dir.isEmpty()) {
+            for (const auto tab : {ComparisonView::CdfTab, ComparisonView::ThroughputTab, ComparisonView::CurveTab}) {
+                view.chartTabs()->setCurrentIndex(tab);
+                QTest::qWait(200);
+                view.grab().save(QStringLiteral("%1/comparison-view-%2.png").arg(QString::fromLocal8Bit(dir)).arg(int(tab)));
+            }
+        }
+    }
+
+    void badFoldersAreNamedAndTheRestCompares()
+    {
+        QTemporaryDir tmp;
+        const QString empty = tmp.filePath(QStringLiteral("not-a-run"));
+        QVERIFY(QDir().mkpath(empty));
+        ComparisonView view;
+        QSignalSpy problems(&view, &ComparisonView::problemsFound);
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, empty, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(view.runCount(), 2);
+        QCOMPARE(problems.count(), 1);
+        QVERIFY(view.problems().first().startsWith(QDir::toNativeSeparators(empty)));
+        QVERIFY(view.problems().first().contains(QStringLiteral("not a run directory")));
+        QVERIFY(view.banner()->text().contains(QStringLiteral("not-a-run")));
+    }
+
+    void chartExports_data()
+    {
+        QTest::addColumn<int>("tab");
+        QTest::addColumn<QString>("suffix");
+        QTest::addColumn<int>("page");
+        for (const int tab : {int(ComparisonView::CdfTab), int(ComparisonView::ThroughputTab), int(ComparisonView::CurveTab)}) {
+            for (const char *suffix : {"png", "svg", "pdf"}) {
+                for (const int page : {int(ChartExporter::Page::Slide), int(ChartExporter::Page::A4)})
+                    QTest::addRow("tab %d %s page %d", tab, suffix, page) << tab << QString::fromLatin1(suffix) << page;
+            }
+        }
+    }
+
+    void chartExports()
+    {
+        QFETCH(int, tab);
+        QFETCH(QString, suffix);
+        QFETCH(int, page);
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_b});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("chart.") + suffix);
+        QString error;
+        QVERIFY2(view.exportChart(ComparisonView::ChartTab(tab), path, ChartExporter::Page(page), &error),
+                 qPrintable(error));
+        const QByteArray bytes = readFile(path);
+        if (suffix == QLatin1String("png")) {
+            QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+            const QImage image = QImage::fromData(bytes, "PNG");
+            const QSizeF expected = ChartExporter::logicalSize(ChartExporter::Page(page)) *
+                                    ChartExporter::pixelRatio(ChartExporter::Page(page));
+            QCOMPARE(image.size(), expected.toSize());
+        } else if (suffix == QLatin1String("svg")) {
+            QVERIFY2(parsesAsXml(bytes, &error), qPrintable(error));
+            QVERIFY(bytes.contains("<svg"));
+        } else {
+            QVERIFY(bytes.startsWith("%PDF"));
+        }
+    }
+
+    void reportAndCsvFromTheView()
+    {
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_session});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QTemporaryDir tmp;
+        QString error;
+        QVERIFY2(view.saveReport(tmp.filePath(QStringLiteral("r.html")), &error), qPrintable(error));
+        const QByteArray html = readFile(tmp.filePath(QStringLiteral("r.html")));
+        QVERIFY2(parsesAsXml(html, &error), qPrintable(error));
+        QVERIFY(html.contains("id=\"paired\""));
+        QVERIFY(view.saveCsv(tmp.filePath(QStringLiteral("t.csv")), &error));
+        QVERIFY(readFile(tmp.filePath(QStringLiteral("t.csv"))).startsWith("metric,unit,better,best,1-fast,2-slow"));
+    }
+
+    void markedBaselineOpensFirst()
+    {
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        QSignalSpy marked(&view, &ComparisonView::baselineMarked);
+        Baseline::setDirectory(m_c);
+        view.openDirectories({m_a, m_b, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(view.baseline(), 2);
+        view.setBaseline(0);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+        view.markBaseline();
+        QCOMPARE(marked.count(), 1);
+        QVERIFY(Baseline::isBaseline(m_a));
+    }
+
+    void sessionPanelRunsAndAsksForTheComparison()
+    {
+        ConfigEditor editor;
+        RunConfig config = workload();
+        config.load.requests = 6;
+        config.target = targetOf(*m_slow, QStringLiteral("slow server"));
+        editor.setConfig(config);
+        ComparisonSessionPanel panel(&editor);
+        QTemporaryDir tmp;
+        panel.setRunsFolder(tmp.path());
+        panel.setName(QStringLiteral("gui"));
+        QSignalSpy compare(&panel, &ComparisonSessionPanel::compareRequested);
+        QSignalSpy finished(&panel, &ComparisonSessionPanel::sessionFinished);
+
+        // Configured targets come first, then every simulator preset.
+        const int fastRow = panel.simulatorRow(QStringLiteral("fast"));
+        QVERIFY(fastRow >= 1);
+        QVERIFY(panel.targetModel()->item(0)->text().startsWith(QStringLiteral("slow server")));
+        QString error;
+        panel.setTargetChecked(0, true);
+        QVERIFY(!panel.start(&error)); // one target is not a comparison
+        QVERIFY2(error.contains(QStringLiteral("at least two")), qPrintable(error));
+        panel.setTargetChecked(fastRow, true);
+        panel.setOtherRunActive(true);
+        QVERIFY(!panel.start(&error));
+        panel.setOtherRunActive(false);
+        QVERIFY2(panel.start(&error), qPrintable(error));
+        QVERIFY(panel.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(compare.count(), 1);
+        const QString directory = compare.first().first().toStringList().first();
+        QVERIFY(directory.startsWith(tmp.path()) && directory.endsWith(QStringLiteral("-session-gui")));
+        QCOMPARE(panel.statusModel()->rowCount(), 2);
+        for (int row = 0; row < 2; ++row)
+            QCOMPARE(panel.statusModel()->item(row, ComparisonSessionPanel::StatusColumn)->text(), QStringLiteral("done"));
+        const auto info = SessionInfo::load(directory, &error);
+        QVERIFY2(info, qPrintable(error));
+        QCOMPARE(info->runs[1].target.model, QStringLiteral("fast"));
+    }
+
+    void mainWindowCompareMenuAndDrops()
+    {
+        MainWindow window;
+        window.setSettingsWritable(false);
+        auto *controller = window.findChild<ComparisonController *>();
+        QVERIFY(controller);
+        QStringList menus;
+        for (QAction *action : window.menuBar()->actions())
+            menus << action->text();
+        QVERIFY2(menus.indexOf(QStringLiteral("&Compare")) == menus.indexOf(QStringLiteral("&Help")) - 1,
+                 qPrintable(menus.join(QLatin1Char(','))));
+        const int tabs = window.resultsTabs()->count();
+
+        // Dropping a session folder opens a comparison tab.
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(m_session)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        QCOMPARE(window.resultsTabs()->count(), tabs + 1);
+        ComparisonView *view = controller->views().constLast();
+        QCOMPARE(window.resultsTabs()->currentWidget(), view);
+        QTRY_COMPARE_WITH_TIMEOUT(view->runCount(), 2, 60000);
+        QTRY_VERIFY(window.resultsTabs()->tabText(window.resultsTabs()->indexOf(view)).startsWith(QStringLiteral("Compare: 1-fast")));
+
+        // Folders that are no runs: the tab goes again, and a message (not modal) names them.
+        QTemporaryDir tmp;
+        ComparisonView *bad = controller->openComparison({tmp.path()});
+        QPointer<ComparisonView> guard(bad);
+        QTRY_VERIFY_WITH_TIMEOUT(!guard, 60000);
+        QCOMPARE(window.resultsTabs()->count(), tabs + 1);
+        QMessageBox *box = window.findChild<QMessageBox *>(QStringLiteral("comparisonWarning"));
+        QVERIFY(box);
+        QVERIFY(box->text().contains(QDir::toNativeSeparators(tmp.path())));
+        QCOMPARE(box->windowModality(), Qt::NonModal);
+    }
+};
+
+QTEST_MAIN(TestUiComparison)
+#include "tst_ui_comparison.moc"

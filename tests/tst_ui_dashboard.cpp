@@ -1,0 +1,433 @@
+// Run and watch, end to end in the main window against the built-in simulator (in process, real
+// sockets on 127.0.0.1): a run fills the dashboard's charts and tiles and the requests table as it
+// goes; Stop mid-run (twice) ends it promptly and leaves a saved run; closing the window during a
+// run stops it and closes once saved; saved runs open from the history into the same views, with
+// a request's chunk timeline read on demand; exports parse back to the same numbers; and the
+// window, photographed, shows charts with something drawn in them.
+#include "chartview.h"
+#include "configeditor.h"
+#include "dashboardview.h"
+#include "distributionchart.h"
+#include "exportdialog.h"
+#include "kpitile.h"
+#include "mainwindow.h"
+#include "requestdetailview.h"
+#include "requestsmodel.h"
+#include "requestsview.h"
+#include "rundocument.h"
+#include "runhistorymodel.h"
+#include "runhistoryview.h"
+#include "summarymodel.h"
+#include "summaryview.h"
+#include "targetlistmodel.h"
+#include "timechart.h"
+#include "timelinemodel.h"
+#include "tokenchart.h"
+
+#include "results/csv.h"
+#include "results/runfiles.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QBarSet>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineSeries>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tb;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 120000;
+
+/// The built-in simulator at the given preset, with a staged closed-loop load.
+RunConfig simulatorConfig(const QString &preset, const QString &stages, int maxTokens = 64)
+{
+    RunConfig c;
+    c.target.name = TargetListModel::builtinName();
+    c.target.model = preset;
+    c.prompt.promptTokens = 256;
+    c.prompt.sharedPrefixTokens = 64;
+    c.request.maxTokens = maxTokens;
+    c.load.stages = *parseStages(stages, nullptr);
+    return c;
+}
+
+/// Pixels in `area` of `image` that differ clearly from the white chart background.
+double inkFraction(const QImage &image, const QRect &area)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    qint64 ink = 0;
+    const QRect r = area.intersected(rgb.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = r.left(); x <= r.right(); ++x)
+            ink += qGray(line[x]) < 235;
+    }
+    return r.isEmpty() ? 0 : double(ink) / double(r.width() * r.height());
+}
+
+int points(QLineSeries *series)
+{
+    return int(series->count());
+}
+
+} // namespace
+
+class TestUiDashboard : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_settingsDir;
+    QTemporaryDir m_runs;
+
+    /// A window on the simulator whose runs go to m_runs.
+    std::unique_ptr<MainWindow> window(const RunConfig &config)
+    {
+        auto w = std::make_unique<MainWindow>();
+        w->setRunsFolder(m_runs.path());
+        w->configEditor()->setConfig(config);
+        w->resize(1440, 900);
+        w->show();
+        return w;
+    }
+
+    /// Runs the window's configuration to the end; the outcome.
+    RunOutcome runToEnd(MainWindow &w)
+    {
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QString error;
+        if (!w.startRun(&error))
+            qFatal("cannot start: %s", qPrintable(error));
+        if (!QTest::qWaitFor([&] { return finished.size() == 1; }, kRunTimeoutMs))
+            qFatal("the run did not finish");
+        return finished.constFirst().constFirst().value<RunOutcome>();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_ui_dashboard"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        QSettings().clear();
+        qRegisterMetaType<RunOutcome>();
+    }
+
+    void liveRunFillsChartsAndTables()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:2s,c=6:2s")));
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY2(w->runAction()->isEnabled(), qPrintable(w->configEditor()->problems().join(QLatin1Char('\n'))));
+        DashboardView *dash = w->dashboard();
+        RequestsModel *requests = w->document()->requests();
+        QSignalSpy started(w.get(), &MainWindow::runStarted);
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QSignalSpy inserted(requests, &QAbstractItemModel::rowsInserted);
+
+        QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(started.size(), 1);
+        QVERIFY(w->isRunning());
+        const QString directory = started.constFirst().constFirst().toString();
+        QCOMPARE(QFileInfo(directory).absolutePath(), QDir(m_runs.path()).absolutePath());
+        QVERIFY(!w->runAction()->isEnabled());
+        QVERIFY(w->stopAction()->isEnabled());
+
+        // While it runs: rows arrive in batches, the charts and tiles fill from snapshots.
+        QTRY_VERIFY_WITH_TIMEOUT(requests->rowCount() > 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(dash->redrawCount() > 1 && w->document()->timeSeries().size() >= 2, 30000);
+        QVERIFY(w->isRunning());
+        QVERIFY(inserted.size() < requests->rowCount()); // batches, not one insertion per record
+        QVERIFY(w->findChild<QLabel *>(QStringLiteral("liveStatus"))->text().contains(QStringLiteral("in flight")));
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-dashboard-live.png")));
+
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(!outcome.cancelled);
+        QVERIFY(!w->isRunning());
+        QVERIFY(w->runAction()->isEnabled());
+        QCOMPARE(w->document()->state(), RunDocument::State::Finished);
+        const SummaryBlock &total = outcome.summary.total;
+        QVERIFY(total.requests.ok > 10);
+        QCOMPARE(std::int64_t(requests->rowCount()),
+                 total.requests.attempted + total.requests.cancelled + total.requests.warmup);
+
+        // Charts: points arrived in every series that has data.
+        auto *latency = static_cast<TimeChart *>(dash->chartView(QStringLiteral("latency-over-time"))->chart());
+        for (QLineSeries *line : latency->lines())
+            QVERIFY2(points(line) > 0, qPrintable(line->name()));
+        auto *throughput = static_cast<TimeChart *>(dash->chartView(QStringLiteral("throughput"))->chart());
+        QVERIFY(points(throughput->lines().at(0)) >= 3);
+        auto *concurrency = static_cast<TimeChart *>(dash->chartView(QStringLiteral("concurrency"))->chart());
+        QVERIFY(points(concurrency->lines().at(0)) >= 3);
+        QCOMPARE(concurrency->lines().at(1)->at(0).y(), 2.0); // the target steps 2 → 6
+        QCOMPARE(concurrency->lines().at(1)->at(2).y(), 6.0);
+        QVERIFY(dash->distributionChart()->hasData());
+        auto *tokens = static_cast<TokenChart *>(dash->chartView(QStringLiteral("token-efficiency"))->chart());
+        QVERIFY(tokens->hasData());
+        QCOMPARE(tokens->inputSet()->count(), 2);                                // one group per stage
+        QVERIFY(dash->chartView(QStringLiteral("errors-by-status"))->isEmpty()); // the simulator did not fail
+        QVERIFY(!dash->chartView(QStringLiteral("latency-over-time"))->isEmpty());
+        QCOMPARE(dash->tile(QStringLiteral("error_pct"))->value(), QStringLiteral("0"));
+        QCOMPARE(dash->tile(QStringLiteral("in_flight"))->value(),
+                 QStringLiteral("%1 / 6").arg(total.concurrency.peakInFlight));
+        QVERIFY(dash->tile(QStringLiteral("ttft_p50"))->value().endsWith(QStringLiteral(" ms")));
+        for (const char *metric : {"TPOT", "ITL", "E2E"}) {
+            auto *box = dash->findChild<QComboBox *>(QStringLiteral("distributionMetric"));
+            box->setCurrentText(QString::fromLatin1(metric));
+            QVERIFY2(dash->distributionChart()->hasData(), metric);
+            QVERIFY(dash->distributionChart()->title().startsWith(QString::fromLatin1(metric)));
+        }
+        dash->setDistributionMode(DistributionChart::Mode::Histogram);
+        QVERIFY(dash->distributionChart()->title().contains(QStringLiteral("distribution")));
+
+        // The history lists the new run.
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(directory) >= 0, 20000);
+
+        // The picture: every chart with data has something drawn in its area.
+        w->resultsTabs()->setCurrentWidget(dash);
+        QString error;
+        const QString shot = QDir::temp().filePath(QStringLiteral("tokenbench-dashboard-finished.png"));
+        QVERIFY2(w->saveScreenshot(shot, &error), qPrintable(error));
+        const QImage image(shot);
+        QCOMPARE(image.size(), w->size() * w->devicePixelRatio());
+        for (const DashboardView::ChartEntry &chart : dash->charts()) {
+            if (chart.view->isEmpty() || !chart.view->isVisible() || chart.view->visibleRegion().isEmpty())
+                continue;
+            const QRect area(chart.view->mapTo(w.get(), QPoint(0, 0)),
+                             chart.view->visibleRegion().boundingRect().size());
+            const double ink = inkFraction(image, area);
+            QVERIFY2(ink > 0.02, qPrintable(QStringLiteral("%1: %2").arg(chart.key).arg(ink)));
+        }
+    }
+
+    void stopMidRunLeavesSavedRun()
+    {
+        // The default preset streams for seconds: plenty in flight when Stop comes.
+        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=8:60s"), 256));
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QSignalSpy stopRequested(w.get(), &MainWindow::stopRequested);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(w->document()->requests()->rowCount() >= 4, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w->document()->progress().inFlight > 0, 30000);
+        QVERIFY(w->stopAction()->isEnabled());
+        QTest::keyClick(w.get(), Qt::Key_Escape);
+        QTest::keyClick(w.get(), Qt::Key_Escape); // safe twice
+        w->stop();
+        QCOMPARE(stopRequested.size(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.cancelled);
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(outcome.summary.total.requests.cancelled > 0);
+        QVERIFY(!w->isRunning());
+        w->stop(); // and when nothing runs
+        QCOMPARE(finished.size(), 1);
+
+        QVERIFY(QFile::exists(QDir(outcome.directory).filePath(QStringLiteral("summary.json"))));
+        QVERIFY(RunReader::isRunDirectory(outcome.directory));
+        const auto saved = RunReader::load(outcome.directory, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->summary.total.requests.ok, outcome.summary.total.requests.ok);
+        QCOMPARE(qsizetype(saved->records.size()), qsizetype(w->document()->requests()->rowCount()));
+        QVERIFY(w->dashboard()
+                    ->findChild<QLabel *>(QStringLiteral("runSubtitle"))
+                    ->text()
+                    .contains(QStringLiteral("stopped")));
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
+    }
+
+    void closingDuringRunStopsThenCloses()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=4:60s"), 256));
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(w->document()->progress().inFlight > 0, 30000);
+        QVERIFY(!w->close()); // nothing modal: the window stays until the results are saved
+        QVERIFY(w->isVisible());
+        QVERIFY(QApplication::activeModalWidget() == nullptr);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 10000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(QFile::exists(QDir(outcome.directory).filePath(QStringLiteral("summary.json"))));
+    }
+
+    void savedRunOpensIntoTheSameViews()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=3:1500ms")));
+        const RunOutcome outcome = runToEnd(*w);
+        const qsizetype rows = w->document()->requests()->rowCount();
+        w.reset();
+
+        // A new session opens it from the history (double click).
+        auto fresh = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+        QVERIFY(QTest::qWaitForWindowExposed(fresh.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(fresh->history()->rowOf(outcome.directory) >= 0, 20000);
+        QSignalSpy opened(fresh.get(), &MainWindow::runOpened);
+        fresh->sideTabs()->setCurrentWidget(fresh->historyView());
+        fresh->historyView()->selectDirectory(outcome.directory);
+        QCOMPARE(fresh->historyView()->selectedDirectory(), QFileInfo(outcome.directory).canonicalFilePath());
+        QTableView *list = fresh->historyView()->table();
+        const QModelIndex selected = list->selectionModel()->selectedRows().constFirst();
+        const QPoint at = list->visualRect(selected).center();
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
+        QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, at);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        RunDocument *doc = fresh->document();
+        QCOMPARE(doc->state(), RunDocument::State::Loaded);
+        QCOMPARE(doc->requests()->rowCount(), rows);
+        QCOMPARE(doc->summary().total.requests.ok, outcome.summary.total.requests.ok);
+        fresh->dashboard()->refresh();
+        auto *latency =
+            static_cast<TimeChart *>(fresh->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
+        QVERIFY(points(latency->lines().at(0)) > 0);
+        QVERIFY(fresh->dashboard()->distributionChart()->hasData());
+
+        // A request's timeline, its chunks read from chunks.jsonl on demand.
+        fresh->resultsTabs()->setCurrentWidget(fresh->requestsView());
+        RequestDetailView *detail = fresh->requestsView()->detail();
+        QSignalSpy ready(detail, &RequestDetailView::timelineReady);
+        const RequestRecord &record = doc->requests()->record(2);
+        QVERIFY(fresh->requestsView()->showRequest(record.id));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 1, 20000);
+        QCOMPARE(detail->chunkStatus(), QStringLiteral("loaded"));
+        int chunkEvents = 0;
+        for (const TimelineModel::Event &e : detail->timeline()->events())
+            chunkEvents += e.chars >= 0;
+        QCOMPARE(chunkEvents, record.chunks);
+        fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-requests.png")));
+        fresh->resultsTabs()->setCurrentWidget(fresh->summaryView());
+        fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-summary.png")));
+        fresh->sideTabs()->setCurrentWidget(fresh->historyView());
+        fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
+    }
+
+    void exportsParseBack_data()
+    {
+        QTest::addColumn<int>("format");
+        QTest::newRow("png") << int(ChartExporter::Format::Png);
+        QTest::newRow("svg") << int(ChartExporter::Format::Svg);
+    }
+
+    void exportsParseBack()
+    {
+        QFETCH(int, format);
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s,c=4:1s")));
+        runToEnd(*w);
+        RunDocument *doc = w->document();
+        QTemporaryDir out;
+        ExportDialog dialog(doc, w->dashboard()->charts(), w->summaryView()->model(), w.get());
+        QVERIFY(dialog.folder().startsWith(doc->directory())); // next to the run by default
+        dialog.setFolder(out.path());
+        dialog.setFormat(ChartExporter::Format(format));
+        QString error;
+        const QStringList written = dialog.exportSelected(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(written.size(), 3 + int(w->dashboard()->charts().size()));
+
+        // requests.csv: the run's rows, which parse back into the table's records.
+        QFile requests(QDir(out.path()).filePath(QStringLiteral("requests.csv")));
+        QVERIFY(requests.open(QIODevice::ReadOnly));
+        const QByteArray requestsCsv = requests.readAll();
+        CsvReader reader(requestsCsv);
+        std::vector<std::string> fields;
+        QVERIFY(reader.next(fields));
+        runfiles::RequestRowParser parser;
+        QVERIFY2(parser.setHeader(fields, &error), qPrintable(error));
+        int row = 0;
+        while (reader.next(fields)) {
+            RequestRecord r;
+            double itl = 0;
+            QVERIFY2(parser.parse(fields, doc->info(), &r, &itl, &error), qPrintable(error));
+            const RequestRecord &shown = doc->requests()->record(row++);
+            QCOMPARE(r.id, shown.id);
+            QCOMPARE(r.completionTokens, shown.completionTokens);
+            QCOMPARE(r.ttftMs().has_value(), shown.ttftMs().has_value());
+            if (r.ttftMs())
+                QVERIFY(std::abs(*r.ttftMs() - *shown.ttftMs()) < 0.002); // µs in the file
+        }
+        QCOMPARE(row, doc->requests()->rowCount());
+
+        // timeseries.csv: the same rows as the dashboard's.
+        QFile series(QDir(out.path()).filePath(QStringLiteral("timeseries.csv")));
+        QVERIFY(series.open(QIODevice::ReadOnly));
+        const auto rows = runfiles::parseTimeSeriesCsv(series.readAll(), doc->stages(), &error);
+        QVERIFY2(rows, qPrintable(error));
+        QCOMPARE(rows->size(), doc->timeSeries().size());
+        for (std::size_t i = 0; i < rows->size(); ++i) {
+            QCOMPARE((*rows)[i].completed, doc->timeSeries()[i].completed);
+            QCOMPARE((*rows)[i].outputTokens, doc->timeSeries()[i].outputTokens);
+            QCOMPARE((*rows)[i].inFlight, doc->timeSeries()[i].inFlight);
+        }
+
+        // summary.csv: the summary's exact numbers.
+        QFile summary(QDir(out.path()).filePath(QStringLiteral("summary.csv")));
+        QVERIFY(summary.open(QIODevice::ReadOnly));
+        const QByteArray summaryCsv = summary.readAll();
+        CsvReader summaryReader(summaryCsv);
+        QVERIFY(summaryReader.next(fields));
+        bool sawTtft = false;
+        while (summaryReader.next(fields)) {
+            if (fields[0] == "ttft_p50") {
+                QCOMPARE(std::stod(fields[3]), doc->summary().total.stat(Metric::Ttft).p50);
+                QCOMPARE(std::stod(fields[5]), doc->summary().stages[1].stat(Metric::Ttft).p50);
+                sawTtft = true;
+            }
+            if (fields[0] == "requests_ok")
+                QCOMPARE(std::stoll(fields[3]), doc->summary().total.requests.ok);
+        }
+        QVERIFY(sawTtft);
+
+        // Charts: one file each, with content.
+        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts()) {
+            const QString path =
+                QDir(out.path())
+                    .filePath(chart.key + QLatin1Char('.') + ChartExporter::suffix(ChartExporter::Format(format)));
+            QVERIFY2(written.contains(path), qPrintable(path));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            if (format == int(ChartExporter::Format::Png)) {
+                QImage image;
+                QVERIFY(image.loadFromData(bytes));
+                QCOMPARE(image.size(), QSize(1920, 1080));
+                QVERIFY2(inkFraction(image, image.rect()) > 0.01, qPrintable(chart.key));
+            } else {
+                QVERIFY(bytes.contains(chart.view->chart()->title().toUtf8()));
+                QVERIFY(bytes.contains(doc->name().toUtf8())); // the run, under the title
+            }
+        }
+    }
+
+    void copySummaryToClipboard()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        QVERIFY(!w->copySummaryAction()->isEnabled()); // nothing to copy yet
+        runToEnd(*w);
+        QVERIFY(w->copySummaryAction()->isEnabled());
+        QApplication::clipboard()->clear();
+        w->copySummaryAction()->trigger();
+        const QString text = QApplication::clipboard()->text();
+        QVERIFY2(text.contains(QStringLiteral("TTFT p50\tms\t")), qPrintable(text.left(300)));
+        QVERIFY(text.startsWith(QStringLiteral("Metric\tUnit\tWhole run")));
+    }
+};
+
+QTEST_MAIN(TestUiDashboard)
+#include "tst_ui_dashboard.moc"

@@ -1,0 +1,532 @@
+// The run views' item models and readers on real run directories: the requests table (batched
+// appends, sorting, filters, 100 000 rows), the summary table (and its CSV, which parses back to
+// the summary's numbers), a request's timeline and detail view, errors by status, the on-demand
+// chunk reader and the run history — each model under QAbstractItemModelTester.
+#include "chunkreader.h"
+#include "errortimeline.h"
+#include "requestdetailview.h"
+#include "requestsmodel.h"
+#include "requestsview.h"
+#include "rundocument.h"
+#include "runhistorymodel.h"
+#include "summarymodel.h"
+#include "timelinemodel.h"
+
+#include "metrics/runaggregator.h"
+#include "results/csv.h"
+#include "results/runfiles.h"
+#include "results/runwriter.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QDir>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace tb;
+
+namespace {
+
+std::int64_t ms(double value)
+{
+    return std::llround(value * 1e6);
+}
+
+RunInfo runInfo(const QString &model = QStringLiteral("m-7b"))
+{
+    RunConfig c;
+    c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+    c.target.model = model;
+    StageConfig a;
+    a.level = 2;
+    a.durationMs = 5000;
+    StageConfig b;
+    b.level = 4;
+    b.durationMs = 5000;
+    c.load.stages = {a, b};
+    return RunInfo::begin(c);
+}
+
+/// Request `id` of stage `stage`: sent at `sentMs`, `chunks` chunks 10 ms apart after a TTFT that
+/// grows with the id; every seventh fails with HTTP 503, every eleventh times out.
+RequestRecord record(std::uint64_t id, int stage, double sentMs, int chunks = 4)
+{
+    RequestRecord r;
+    r.id = id;
+    r.stage = stage;
+    r.scheduledNs = ms(sentMs);
+    r.sentNs = ms(sentMs);
+    r.headersNs = r.sentNs + ms(5);
+    r.promptTokens = 100;
+    r.cachedTokens = 20;
+    r.tokenSource = TokenSource::Usage;
+    r.responseId = QStringLiteral("resp-%1").arg(id);
+    if (id % 7 == 0) {
+        r.status = RequestStatus::Http;
+        r.httpStatus = 503;
+        r.errorMessage = QStringLiteral("HTTP 503: overloaded");
+        r.doneNs = r.headersNs;
+        return r;
+    }
+    if (id % 11 == 0) {
+        r.status = RequestStatus::Timeout;
+        r.errorMessage = QStringLiteral("no response within 1s");
+        r.doneNs = r.sentNs + ms(1000);
+        return r;
+    }
+    r.httpStatus = 200;
+    const double ttft = 50 + double(id);
+    for (int c = 0; c < chunks; ++c)
+        r.tokenChunks.push_back({r.sentNs + ms(ttft + 10.0 * c), 4});
+    r.chunks = chunks;
+    r.completionTokens = chunks;
+    r.firstTokenNs = r.firstContentNs = r.tokenChunks.front().tNs;
+    r.lastTokenNs = r.tokenChunks.back().tNs;
+    r.doneNs = r.lastTokenNs + ms(1);
+    r.finishReason = QStringLiteral("stop");
+    return r;
+}
+
+std::vector<RequestRecord> records(int n)
+{
+    std::vector<RequestRecord> out;
+    for (int i = 1; i <= n; ++i)
+        out.push_back(record(std::uint64_t(i), i <= n / 2 ? 0 : 1, 100.0 * i));
+    return out;
+}
+
+/// A finished run directory written the way a run writes it.
+RunSummary writeRun(const QString &directory, const std::vector<RequestRecord> &recs, const RunInfo &info = runInfo())
+{
+    RunAggregator aggregator(info);
+    RunWriter writer;
+    if (!writer.open(directory, info))
+        qFatal("cannot open %s: %s", qPrintable(directory), qPrintable(writer.errorString()));
+    for (const RequestRecord &r : recs) {
+        aggregator.add(r);
+        writer.append(r);
+    }
+    const RunSummary summary = aggregator.summary();
+    writer.finish(summary, aggregator.timeSeries());
+    return summary;
+}
+
+QList<RequestRecord> batch(const std::vector<RequestRecord> &all, std::size_t from, std::size_t to)
+{
+    return QList<RequestRecord>(all.begin() + qsizetype(from), all.begin() + qsizetype(to));
+}
+
+} // namespace
+
+class TestUiRunModels : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void requestsModelAppendsInBatches()
+    {
+        RequestsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setStageNames({QStringLiteral("c=2"), QStringLiteral("c=4")});
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        const std::vector<RequestRecord> all = records(30);
+        model.append(batch(all, 0, 10));
+        model.append({});
+        model.append(batch(all, 10, 30));
+        QCOMPARE(inserted.size(), 2); // one insertion per batch, none for an empty one
+        QCOMPARE(inserted.at(1).at(1).toInt(), 10);
+        QCOMPARE(inserted.at(1).at(2).toInt(), 29);
+        QCOMPARE(model.rowCount(), 30);
+        QVERIFY(model.record(0).tokenChunks.empty()); // the table keeps no chunk stamps
+
+        const auto cell = [&model](int row, int column) { return model.index(row, column).data().toString(); };
+        QCOMPARE(cell(0, RequestsModel::IdColumn), QStringLiteral("1"));
+        QCOMPARE(cell(0, RequestsModel::StageColumn), QStringLiteral("c=2"));
+        QCOMPARE(cell(20, RequestsModel::StageColumn), QStringLiteral("c=4"));
+        QCOMPARE(cell(0, RequestsModel::StatusColumn), QStringLiteral("ok"));
+        QCOMPARE(cell(6, RequestsModel::StatusColumn), QStringLiteral("HTTP 503"));
+        QCOMPARE(cell(10, RequestsModel::StatusColumn), QStringLiteral("timeout"));
+        QCOMPARE(cell(0, RequestsModel::TtftColumn), QStringLiteral("51.0"));
+        QCOMPARE(cell(0, RequestsModel::E2eColumn), QStringLiteral("81.0"));
+        QCOMPARE(cell(0, RequestsModel::TpotColumn), QStringLiteral("10.0"));
+        QCOMPARE(cell(0, RequestsModel::SentColumn), QStringLiteral("0.100"));
+        QCOMPARE(cell(6, RequestsModel::TtftColumn), QString());
+        QCOMPARE(cell(6, RequestsModel::ErrorColumn), QStringLiteral("HTTP 503: overloaded"));
+        QCOMPARE(model.index(6, RequestsModel::ErrorColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("HTTP 503: overloaded"));
+        QCOMPARE(model.rowOf(17), 16);
+        QCOMPARE(model.rowOf(99), -1);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void requestsSortAndFilter()
+    {
+        RequestsModel model;
+        model.setStageNames({QStringLiteral("c=2"), QStringLiteral("c=4")});
+        model.setRecords(records(40));
+        RequestsFilterModel filter;
+        filter.setSourceModel(&model);
+        QAbstractItemModelTester tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        // Numbers sort as numbers: TTFT 59 ms before 100 ms, failed requests (no TTFT) first.
+        filter.sort(RequestsModel::TtftColumn, Qt::AscendingOrder);
+        double previous = -2;
+        for (int row = 0; row < filter.rowCount(); ++row) {
+            const double v = filter.index(row, RequestsModel::TtftColumn).data(RequestsModel::SortRole).toDouble();
+            QVERIFY(v >= previous);
+            previous = v;
+        }
+        QCOMPARE(filter.index(filter.rowCount() - 1, RequestsModel::IdColumn).data().toString(), QStringLiteral("40"));
+
+        filter.setErrorsOnly(true);
+        QStringList ids;
+        for (int row = 0; row < filter.rowCount(); ++row)
+            ids << filter.index(row, RequestsModel::IdColumn).data().toString();
+        ids.sort();
+        QCOMPARE(ids, (QStringList{"11", "14", "21", "22", "28", "33", "35", "7"}));
+        filter.setStage(1);
+        QCOMPARE(filter.rowCount(), 5); // 21 22 28 33 35
+        filter.setErrorsOnly(false);
+        QCOMPARE(filter.rowCount(), 20);
+        filter.setStage(-1);
+        QCOMPARE(filter.rowCount(), 40);
+        // Appending to a sorted, filtered view keeps both.
+        filter.setErrorsOnly(true);
+        model.append({record(77, 1, 9000)}); // 77 = 7 · 11: HTTP 503
+        QCOMPARE(filter.rowCount(), 9);
+    }
+
+    void hundredThousandRows()
+    {
+        // What a long run leaves in the table: 100 batches of 1 000, in a sorting, filtering view.
+        RequestsModel model;
+        RequestsFilterModel filter;
+        filter.setSourceModel(&model);
+        QTableView view;
+        view.setModel(&filter);
+        view.verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        view.setSortingEnabled(true);
+        view.sortByColumn(-1, Qt::AscendingOrder);
+        view.resize(800, 400);
+        view.show();
+        const std::vector<RequestRecord> template_ = records(1000);
+        for (int b = 0; b < 100; ++b) {
+            QList<RequestRecord> batch;
+            batch.reserve(1000);
+            for (RequestRecord r : template_) {
+                r.id += std::uint64_t(b) * 1000;
+                batch.append(std::move(r));
+            }
+            model.append(batch);
+        }
+        QCOMPARE(model.rowCount(), 100000);
+        QCOMPARE(filter.rowCount(), 100000);
+        view.sortByColumn(RequestsModel::TtftColumn, Qt::DescendingOrder);
+        QCOMPARE(filter.index(0, RequestsModel::TtftColumn).data().toString(), QStringLiteral("1050.0"));
+        filter.setErrorsOnly(true);
+        QCOMPARE(filter.rowCount(), 100 * (142 + 90 - 12)); // multiples of 7 or 11 in 1..1000
+        QCOMPARE(model.rowOf(99999), 99998);
+    }
+
+    void summaryTableMatchesSummary()
+    {
+        RunAggregator aggregator(runInfo());
+        for (const RequestRecord &r : records(60))
+            aggregator.add(r);
+        const RunSummary summary = aggregator.summary();
+        SummaryTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSummary(summary);
+        QCOMPARE(model.blockCount(), 3); // run, c=2, c=4
+        QCOMPARE(model.columnCount(), SummaryTableModel::FirstBlockColumn + 3);
+        QCOMPARE(model.headerData(SummaryTableModel::FirstBlockColumn + 1, Qt::Horizontal).toString(),
+                 summary.stages[0].name);
+        QStringList keys;
+        for (int row = 0; row < model.rowCount(); ++row)
+            keys << model.key(row);
+        QVERIFY(keys.contains(QStringLiteral("ttft_p50")));
+        QVERIFY(keys.contains(QStringLiteral("e2e_p999")));
+        QVERIFY(!keys.contains(QStringLiteral("ttft_from_schedule_p50"))); // closed loop: no value anywhere
+        const int ttftRow = int(keys.indexOf(QStringLiteral("ttft_p50")));
+        QCOMPARE(*model.value(ttftRow, 0), summary.total.stat(Metric::Ttft).p50);
+        QCOMPARE(*model.value(ttftRow, 2), summary.stages[1].stat(Metric::Ttft).p50);
+        QCOMPARE(model.index(ttftRow, SummaryTableModel::UnitColumn).data().toString(), QStringLiteral("ms"));
+        QCOMPARE(
+            model.index(ttftRow, SummaryTableModel::FirstBlockColumn).data(SummaryTableModel::ValueRole).toDouble(),
+            summary.total.stat(Metric::Ttft).p50);
+
+        // Live updates with the same shape change values in place (no reset: selection survives).
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setSummary(summary);
+        QCOMPARE(reset.size(), 0);
+        QCOMPARE(changed.size(), 1);
+        model.setSummary(RunSummary());
+        QCOMPARE(reset.size(), 1);
+        QCOMPARE(model.blockCount(), 1);
+    }
+
+    void summaryCsvParsesBack()
+    {
+        RunAggregator aggregator(runInfo());
+        for (const RequestRecord &r : records(60))
+            aggregator.add(r);
+        const RunSummary summary = aggregator.summary();
+        SummaryTableModel model;
+        model.setSummary(summary);
+        const QByteArray csv = model.toCsv();
+        CsvReader reader(csv);
+        std::vector<std::string> fields;
+        QVERIFY(reader.next(fields));
+        QCOMPARE(fields, (std::vector<std::string>{"key", "metric", "unit", "run", "c=2", "c=4"}));
+        int rows = 0;
+        QHash<QString, std::vector<std::string>> byKey;
+        while (reader.next(fields)) {
+            QCOMPARE(fields.size(), std::size_t(6));
+            byKey.insert(QString::fromStdString(fields[0]), fields);
+            ++rows;
+        }
+        QCOMPARE(rows, model.rowCount());
+        // The exact numbers, not the rounded display.
+        const auto number = [&byKey](const char *key, int column) {
+            return std::stod(byKey.value(QString::fromLatin1(key)).at(std::size_t(3 + column)));
+        };
+        QCOMPARE(number("ttft_p99", 0), summary.total.stat(Metric::Ttft).p99);
+        QCOMPARE(number("e2e_mean", 1), summary.stages[0].stat(Metric::E2e).mean);
+        QCOMPARE(number("requests_per_s", 0), summary.total.throughput.requestsPerS);
+        QCOMPARE(number("requests_failed", 0), double(summary.total.requests.failed));
+        QCOMPARE(number("cache_hit_pct", 2), *summary.stages[1].tokens.cacheHitRatio * 100);
+        QCOMPARE(number("error_pct", 0),
+                 100.0 * double(summary.total.requests.failed) / double(summary.total.requests.attempted));
+
+        // The clipboard gets the table as shown: tab-separated text and HTML.
+        std::unique_ptr<QMimeData> mime(model.toMimeData());
+        const QStringList lines = mime->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), model.rowCount() + 1);
+        QCOMPARE(lines.first().split(QLatin1Char('\t')).size(), model.columnCount());
+        QVERIFY(mime->html().contains(QStringLiteral("<table")));
+        QVERIFY(mime->html().contains(QStringLiteral("TTFT p99")));
+    }
+
+    void timelineOfOneRequest()
+    {
+        RequestRecord r = record(3, 0, 1000, 5);
+        r.scheduledNs = r.sentNs - ms(2);
+        r.completionTokens = 12; // 5 chunks of 4 characters: 1 each, then 7 more shared out
+        TimelineModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRecord(r);
+        QStringList names;
+        std::int64_t tokens = 0;
+        for (const TimelineModel::Event &e : model.events()) {
+            names << e.name;
+            tokens += std::max<std::int64_t>(0, e.tokens);
+        }
+        QCOMPARE(names, (QStringList{"scheduled", "sent", "headers", "first token", "chunk 2", "chunk 3", "chunk 4",
+                                     "chunk 5", "done"}));
+        QCOMPARE(tokens, 12);
+        QCOMPARE(model.index(0, TimelineModel::AtColumn).data().toString(), QStringLiteral("-2.000"));
+        QCOMPARE(model.index(3, TimelineModel::AtColumn).data().toString(), QStringLiteral("53.000")); // TTFT
+        QCOMPARE(model.index(4, TimelineModel::GapColumn).data().toString(), QStringLiteral("10.000"));
+        QCOMPARE(model.index(4, TimelineModel::CharsColumn).data().toString(), QStringLiteral("4"));
+
+        // Without chunk stamps (the table's records): first and last token from the record.
+        r.tokenChunks.clear();
+        model.setRecord(r);
+        names.clear();
+        for (const TimelineModel::Event &e : model.events())
+            names << e.name;
+        QCOMPARE(names, (QStringList{"scheduled", "sent", "headers", "first token", "last token", "done"}));
+        const RequestRecord failed = record(7, 0, 0);
+        model.setRecord(failed);
+        QCOMPARE(model.events().back().name, QStringLiteral("failed"));
+    }
+
+    void errorTimelineByStatus()
+    {
+        ErrorTimeline errors;
+        for (const RequestRecord &r : records(40))
+            errors.add(r);
+        RequestRecord cancelled = record(100, 0, 0);
+        cancelled.status = RequestStatus::Cancelled;
+        errors.add(cancelled);
+        RequestRecord warm = record(7 * 20, 0, 0);
+        warm.warmup = true;
+        errors.add(warm);
+        QCOMPARE(errors.total(), 8); // 5 × 503 (7, 14, 21, 28, 35), 3 timeouts (11, 22, 33)
+        QCOMPARE(errors.labels(), (QStringList{"503", "timeout"}));
+        QCOMPARE(errors.count(QStringLiteral("503")), 5);
+        // Request 7 was sent at 0.7 s and failed 5 ms later: second 0.
+        const QList<QPointF> points = errors.points(QStringLiteral("503"), 4, 600);
+        QCOMPARE(points.size(), 5);
+        QCOMPARE(points[0], QPointF(0.5, 1));
+        QCOMPARE(points[1], QPointF(1.5, 1)); // 14 at 1.4 s
+        double total = 0;
+        for (const QPointF &p : points)
+            total += p.y();
+        QCOMPARE(total, 5.0);
+    }
+
+    void chunkReaderFindsOneRequest()
+    {
+        QTemporaryDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        const std::vector<RequestRecord> all = records(50);
+        writeRun(run, all);
+        ChunkReader reader;
+        QString error;
+        const auto chunks = reader.read(run, 23, &error);
+        QVERIFY2(chunks, qPrintable(error));
+        QCOMPARE(chunks->size(), all[22].tokenChunks.size());
+        for (std::size_t i = 0; i < chunks->size(); ++i) {
+            QCOMPARE((*chunks)[i].tNs, all[22].tokenChunks[i].tNs); // whole µs, as written
+            QCOMPARE((*chunks)[i].chars, all[22].tokenChunks[i].chars);
+        }
+        // A failed request streamed nothing: it has no line.
+        QVERIFY(!reader.read(run, 7, &error));
+        QVERIFY2(error.contains(QStringLiteral("request 7")), qPrintable(error));
+        QVERIFY(!reader.read(dir.filePath(QStringLiteral("absent")), 1, &error));
+        QVERIFY2(error.contains(QStringLiteral("chunks.jsonl")), qPrintable(error));
+    }
+
+    void chunkReaderFollowsAGrowingFile()
+    {
+        QTemporaryDir dir;
+        const RunInfo info = runInfo();
+        RunWriter writer;
+        QVERIFY(writer.open(dir.path() + QStringLiteral("/run"), info));
+        const std::vector<RequestRecord> all = records(20);
+        for (std::size_t i = 0; i < 10; ++i)
+            writer.append(all[i]);
+        QVERIFY(writer.flush());
+        ChunkReader reader;
+        QString error;
+        QVERIFY(reader.read(writer.directory(), 3, &error));
+        QVERIFY(!reader.read(writer.directory(), 15, &error)); // not written yet
+        // A line still being written (no newline yet) is not taken for a whole one.
+        QFile chunks(QDir(writer.directory()).filePath(QLatin1String(runfiles::kChunksJsonl)));
+        for (std::size_t i = 10; i < 20; ++i)
+            writer.append(all[i]);
+        QVERIFY(writer.flush());
+        QVERIFY(chunks.open(QIODevice::Append));
+        chunks.write("{\"id\":999,\"t_us\":[1,2");
+        chunks.close();
+        const auto later = reader.read(writer.directory(), 15, &error);
+        QVERIFY2(later, qPrintable(error));
+        QCOMPARE(later->size(), all[14].tokenChunks.size());
+        QVERIFY(!reader.read(writer.directory(), 999, &error));
+
+        // And off the GUI thread, answering on it.
+        QSignalSpy loaded(&reader, &ChunkReader::loaded);
+        QSignalSpy failed(&reader, &ChunkReader::failed);
+        reader.request(writer.directory(), 18);
+        reader.request(writer.directory(), 14);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size() + failed.size(), 2, 10000);
+        QCOMPARE(failed.size(), 1); // 14 = 2 · 7 failed with 503
+        QCOMPARE(loaded.constFirst().constFirst().toULongLong(), 18u);
+    }
+
+    void requestsViewShowsOneRequest()
+    {
+        QTemporaryDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        writeRun(run, records(40));
+        QString error;
+        std::optional<RunData> data = RunReader::load(run, &error);
+        QVERIFY2(data, qPrintable(error));
+        RunDocument document;
+        document.load(std::move(*data));
+        RequestsView view(&document);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.table()->model()->rowCount(), 40);
+        RequestDetailView *detail = view.detail();
+        QVERIFY(!detail->hasRecord());
+
+        // A failed request: its error text, no chunks to read.
+        QVERIFY(view.showRequest(7));
+        QCOMPARE(detail->recordId(), 7u);
+        QCOMPARE(detail->errorText(), QStringLiteral("HTTP 503: overloaded"));
+        QCOMPARE(detail->chunkStatus(), QStringLiteral("none"));
+        QCOMPARE(detail->timeline()->events().back().name, QStringLiteral("failed"));
+
+        // A streamed one: its chunks arrive from chunks.jsonl.
+        QSignalSpy ready(detail, &RequestDetailView::timelineReady);
+        QVERIFY(view.showRequest(3));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.size(), 1, 10000);
+        QCOMPARE(detail->chunkStatus(), QStringLiteral("loaded"));
+        QVERIFY(detail->errorText().isEmpty());
+        int chunks = 0;
+        for (const TimelineModel::Event &e : detail->timeline()->events())
+            chunks += e.chars >= 0;
+        QCOMPARE(chunks, 4);
+        view.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-request-detail.png")));
+
+        // Errors only: a hidden request is brought back by showRequest().
+        view.findChild<QCheckBox *>(QStringLiteral("errorsOnly"))->setChecked(true);
+        QCOMPARE(view.table()->model()->rowCount(), 8);
+        QVERIFY(view.findChild<QLabel *>(QStringLiteral("requestCount"))->text().startsWith(QStringLiteral("8 of 40")));
+        QVERIFY(view.showRequest(5));
+        QCOMPARE(view.table()->model()->rowCount(), 40);
+        QVERIFY(!view.showRequest(4711));
+    }
+
+    void runHistoryListsRuns()
+    {
+        QTemporaryDir folder;
+        const QDir runs(folder.path());
+        RunInfo older = runInfo(QStringLiteral("older-model"));
+        older.startedAt = QDateTime::currentDateTime().addDays(-1);
+        writeRun(runs.filePath(QStringLiteral("a-older")), records(30), older);
+        const RunSummary newest = writeRun(runs.filePath(QStringLiteral("b-newer")), records(40));
+        QVERIFY(runs.mkpath(QStringLiteral("not-a-run")));
+        QVERIFY(runs.mkpath(QStringLiteral("damaged")));
+        QFile damaged(runs.filePath(QStringLiteral("damaged/summary.json")));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("{ not json");
+        damaged.close();
+
+        RunHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&model, &RunHistoryModel::refreshed);
+        model.setFolder(folder.path());
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 1, 20000);
+        QCOMPARE(model.rowCount(), 3); // the damaged run is listed (greyed, with its problem)
+        const int b = model.rowOf(runs.filePath(QStringLiteral("b-newer")));
+        const int a = model.rowOf(runs.filePath(QStringLiteral("a-older")));
+        QVERIFY(b >= 0 && a >= 0);
+        QVERIFY(b < a); // newest first
+        QCOMPARE(model.index(b, RunHistoryModel::NameColumn).data().toString(), QStringLiteral("b-newer"));
+        QCOMPARE(model.index(a, RunHistoryModel::ModelColumn).data().toString(), QStringLiteral("older-model"));
+        QCOMPARE(model.entry(b).requestsPerS, newest.total.throughput.requestsPerS);
+        QCOMPARE(model.entry(b).ttftP50Ms, newest.total.stat(Metric::Ttft).p50);
+        QCOMPARE(model.entry(b).failed, newest.total.requests.failed);
+        QVERIFY(model.index(b, RunHistoryModel::ErrorsColumn).data().toString().contains(QLatin1Char('%')));
+        const int bad = model.rowOf(runs.filePath(QStringLiteral("damaged")));
+        QVERIFY(bad >= 0);
+        QVERIFY(!model.entry(bad).problem.isEmpty());
+        QVERIFY(model.index(bad, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("summary.json")));
+
+        // The run being written is left out; a run elsewhere can be added.
+        QTemporaryDir elsewhere;
+        writeRun(elsewhere.filePath(QStringLiteral("opened")), records(10));
+        model.setExcluded(runs.filePath(QStringLiteral("b-newer")));
+        model.addDirectory(elsewhere.filePath(QStringLiteral("opened")));
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 2, 20000);
+        QCOMPARE(model.rowOf(runs.filePath(QStringLiteral("b-newer"))), -1);
+        QVERIFY(model.rowOf(elsewhere.filePath(QStringLiteral("opened"))) >= 0);
+    }
+};
+
+QTEST_MAIN(TestUiRunModels)
+#include "tst_ui_runmodels.moc"

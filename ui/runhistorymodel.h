@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QDateTime>
+#include <QThreadPool>
+
+#include <optional>
+
+namespace tb {
+
+/// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, model,
+/// date, requests/s, TTFT p50, errors. Scanning reads each run's summary (a run that stopped
+/// before writing summary.json has it recomputed from requests.csv, which can take a while) on a
+/// worker thread; the list is replaced in one reset when the scan is done.
+class RunHistoryModel : public QAbstractTableModel
+{
+    Q_OBJECT
+
+public:
+    enum Column { NameColumn, ModelColumn, DateColumn, RequestsPerSColumn, TtftP50Column, ErrorsColumn, ColumnCount };
+    enum Role {
+        SortRole = Qt::UserRole, ///< numbers and dates that sort naturally
+        DirectoryRole,           ///< the run directory's path
+    };
+
+    struct Entry {
+        QString directory;
+        QString name;
+        QString model;
+        QDateTime started;
+        double requestsPerS = 0;
+        double ttftP50Ms = 0; ///< NaN: no successful request
+        qint64 attempted = 0;
+        qint64 failed = 0;
+        QString problem; ///< why the run could not be read (the row still lists it)
+    };
+
+    explicit RunHistoryModel(QObject *parent = nullptr);
+    /// Waits for a scan in progress.
+    ~RunHistoryModel() override;
+
+    void setFolder(const QString &folder);
+    QString folder() const { return m_folder; }
+    /// Runs outside the folder to list as well (e.g. opened from the command line).
+    void addDirectory(const QString &directory);
+    /// A directory to leave out (the run being written now).
+    void setExcluded(const QString &directory);
+
+    /// Rescans the folder on a worker thread; refreshed() follows.
+    void refresh();
+    /// Reads one run's row (what the scan does for each directory).
+    static Entry readEntry(const QString &directory);
+
+    const Entry &entry(int row) const { return m_entries.at(row); }
+    int rowOf(const QString &directory) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+Q_SIGNALS:
+    void refreshed();
+
+private:
+    void setEntries(QList<Entry> entries);
+
+    QString m_folder;
+    QStringList m_extra;
+    QString m_excluded;
+    QList<Entry> m_entries;
+    QThreadPool m_pool;
+    bool m_scanning = false;
+    bool m_rescan = false;
+};
+
+} // namespace tb
