@@ -131,7 +131,7 @@ private Q_SLOTS:
         for (QMenu *m : w.menus())
             titles << m->title().remove(QLatin1Char('&'));
         QCOMPARE(titles, (QStringList{QStringLiteral("File"), QStringLiteral("Run"), QStringLiteral("View"),
-                                      QStringLiteral("Help")}));
+                                      QStringLiteral("Compare"), QStringLiteral("Help")}));
     }
 
     void shortcuts_data()

@@ -15,6 +15,7 @@
 #include "metrics/runaggregator.h"
 #include "results/csv.h"
 #include "results/runfiles.h"
+#include "results/baseline.h"
 #include "results/runwriter.h"
 
 #include <QAbstractItemModelTester>
@@ -479,6 +480,36 @@ private Q_SLOTS:
         QVERIFY(view.showRequest(5));
         QCOMPARE(view.table()->model()->rowCount(), 40);
         QVERIFY(!view.showRequest(4711));
+    }
+
+    void runHistoryShowsChangeAgainstTheBaseline()
+    {
+        QTemporaryDir folder;
+        const QDir runs(folder.path());
+        const QString base = runs.filePath(QStringLiteral("a-base"));
+        const QString later = runs.filePath(QStringLiteral("b-later"));
+        const RunSummary baseSummary = writeRun(base, records(20));
+        const RunSummary laterSummary = writeRun(later, records(60)); // later requests have longer TTFTs
+        Baseline::setDirectory(base);
+        RunHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&model, &RunHistoryModel::refreshed);
+        model.setFolder(folder.path());
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 1, 20000);
+        const int baseRow = model.rowOf(base);
+        const int laterRow = model.rowOf(later);
+        QCOMPARE(model.index(baseRow, RunHistoryModel::BaselineColumn).data().toString(), QStringLiteral("baseline"));
+        const QString change = model.index(laterRow, RunHistoryModel::BaselineColumn).data().toString();
+        QCOMPARE(change, Baseline::change(laterSummary, baseSummary).text());
+        QVERIFY2(change.contains(QStringLiteral("TTFT p50 +")), qPrintable(change));
+
+        // Another mark: the rows follow.
+        Baseline::setDirectory(later);
+        model.refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 2, 20000);
+        QCOMPARE(model.index(model.rowOf(later), RunHistoryModel::BaselineColumn).data().toString(), QStringLiteral("baseline"));
+        QVERIFY(model.index(model.rowOf(base), RunHistoryModel::BaselineColumn).data().toString().contains(QStringLiteral("TTFT p50 −")));
+        Baseline::setDirectory({});
     }
 
     void runHistoryListsRuns()

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "rundocument.h"
 #include "runhistorymodel.h"
+#include "runhistoryview.h"
 
 #include "results/baseline.h"
 #include "results/comparisonsession.h"
@@ -93,6 +94,9 @@ ComparisonController::ComparisonController(MainWindow *window)
         if (m_panel)
             m_panel->setOtherRunActive(false);
     });
+    if (auto *history = window->findChild<RunHistoryView *>())
+        connect(history, &RunHistoryView::compareRequested, this,
+                [this](const QStringList &directories) { openComparison(directories); });
     window->setAcceptDrops(true);
     window->installEventFilter(this);
     m_shownBaseline = Baseline::directory();
@@ -166,7 +170,11 @@ ComparisonSessionPanel *ComparisonController::sessionPanel()
         m_panel->setOtherRunActive(m_window->isRunning());
         connect(m_panel, &ComparisonSessionPanel::compareRequested, this,
                 [this](const QStringList &arguments) { openComparison(arguments); });
+        // One load at a time: a run started beside a session would disturb both measurements.
+        connect(m_panel, &ComparisonSessionPanel::sessionStarted, this,
+                [this] { m_window->setRunBlocked(tr("A comparison session is running")); });
         connect(m_panel, &ComparisonSessionPanel::sessionFinished, this, [this](const QString &directory) {
+            m_window->setRunBlocked({});
             // The runs live in the session's folder, below the history's: list them there too.
             QStringList runs;
             QString error;

@@ -285,7 +285,6 @@ void MainWindow::createMenus()
     help->addAction(tr("&About TokenBench"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
-    m_menus = {file, run, view, help};
     updateRecentMenu();
 }
 
@@ -424,6 +423,8 @@ bool MainWindow::startRun(QString *error)
     };
     if (m_running)
         return fail(tr("a run is already going"));
+    if (!m_runBlocked.isEmpty())
+        return fail(m_runBlocked);
     if (!m_editor->isValid())
         return fail(m_editor->problems().constFirst());
     RunConfig config = currentConfig();
@@ -470,10 +471,27 @@ void MainWindow::setRunning(bool running)
     updateRunState();
 }
 
+QList<QMenu *> MainWindow::menus() const
+{
+    // Read off the menu bar, so menus others add (Compare) are listed where they stand.
+    QList<QMenu *> menus;
+    for (QAction *action : menuBar()->actions()) {
+        if (auto *menu = action->menu<QMenu *>())
+            menus << menu;
+    }
+    return menus;
+}
+
+void MainWindow::setRunBlocked(const QString &reason)
+{
+    m_runBlocked = reason;
+    updateRunState();
+}
+
 void MainWindow::updateRunState()
 {
     const QStringList problems = m_editor->problems();
-    m_run->setEnabled(!m_running && problems.isEmpty());
+    m_run->setEnabled(!m_running && problems.isEmpty() && m_runBlocked.isEmpty());
     m_stop->setEnabled(m_running);
     m_openRun->setEnabled(!m_running);
     m_export->setEnabled(!m_document->isEmpty());
@@ -481,6 +499,9 @@ void MainWindow::updateRunState()
     if (m_running) {
         m_readiness->setText(m_stopping ? tr("Stopping…") : tr("Running…"));
         m_run->setToolTip(tr("A run is going; Esc stops it"));
+    } else if (!m_runBlocked.isEmpty()) {
+        m_readiness->setText(m_runBlocked);
+        m_run->setToolTip(m_runBlocked);
     } else if (problems.isEmpty()) {
         m_readiness->setText(tr("Ready to run"));
         m_readiness->setToolTip(QString());

@@ -46,7 +46,7 @@ public:
     ~MainWindow() override;
 
     /// The menus in the order they appear (File, Run, View, Help); tests walk these.
-    QList<QMenu *> menus() const { return m_menus; }
+    QList<QMenu *> menus() const;
 
     /// What Run would run now.
     RunConfig currentConfig() const;
@@ -96,6 +96,9 @@ public:
     QString configPath() const { return m_configPath; }
     QStringList recentConfigs() const { return m_recent; }
     bool isRunning() const { return m_running; }
+    /// Keeps Run disabled while something else loads the machine (a comparison session), with
+    /// the reason in its tooltip; empty allows runs again.
+    void setRunBlocked(const QString &reason);
 
 public Q_SLOTS:
     void showAbout();
@@ -158,7 +161,6 @@ private:
     QSplitter *m_splitter;
     QLabel *m_readiness;
     QLabel *m_liveStatus;
-    QList<QMenu *> m_menus;
     QMenu *m_recentMenu = nullptr;
     QAction *m_run = nullptr;
     QAction *m_stop = nullptr;
@@ -173,6 +175,7 @@ private:
     QStringList m_recent;
     QString m_runsFolder;
     bool m_running = false;
+    QString m_runBlocked;
     bool m_stopping = false;
     bool m_closeWhenStopped = false;
     bool m_settingsWritable = true;

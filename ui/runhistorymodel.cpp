@@ -1,10 +1,13 @@
 #include "runhistorymodel.h"
 
+#include "results/baseline.h"
+
 #include "chartstyle.h"
 #include "results/rundirectory.h"
 
 #include <QColor>
 #include <QDir>
+#include <QFont>
 #include <QFileInfo>
 
 #include <cmath>
@@ -54,7 +57,8 @@ void RunHistoryModel::setExcluded(const QString &directory)
     m_excluded = directory.isEmpty() ? QString() : canonical(directory);
 }
 
-RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory)
+RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, const RunSummary *baseline,
+                                                   const QString &baselineDirectory)
 {
     Entry e;
     e.directory = canonical(directory);
@@ -77,6 +81,12 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory)
         e.ttftP50Ms = s.total.stat(Metric::Ttft).p50;
     e.attempted = s.total.requests.attempted;
     e.failed = s.total.requests.failed;
+    e.baseline = !baselineDirectory.isEmpty() && e.directory == canonical(baselineDirectory);
+    if (baseline && !e.baseline) {
+        const Baseline::Change change = Baseline::change(s, *baseline);
+        e.change = change.text();
+        e.changeDirection = change.direction();
+    }
     return e;
 }
 
@@ -90,7 +100,14 @@ void RunHistoryModel::refresh()
     const QString folder = m_folder;
     QStringList extra = m_extra;
     const QString excluded = m_excluded;
-    m_pool.start([this, folder, extra, excluded] {
+    const QString baselineDirectory = Baseline::directory();
+    m_pool.start([this, folder, extra, excluded, baselineDirectory] {
+        // The baseline's summary once per scan; each run's change is computed against it.
+        std::optional<RunData> baseline;
+        if (!baselineDirectory.isEmpty()) {
+            QString ignored;
+            baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
+        }
         QStringList directories;
         if (!folder.isEmpty()) {
             const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
@@ -106,7 +123,7 @@ void RunHistoryModel::refresh()
         QList<Entry> entries;
         for (const QString &dir : std::as_const(directories)) {
             if (dir != excluded)
-                entries << readEntry(dir);
+                entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
         }
         // Newest first: the run just made is at the top.
         std::stable_sort(entries.begin(), entries.end(),
@@ -158,9 +175,16 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     const Entry &e = m_entries.at(index.row());
     if (role == DirectoryRole)
         return e.directory;
+    if (role == Qt::FontRole && e.baseline && index.column() == NameColumn) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
     if (role == Qt::ToolTipRole) {
         if (!e.problem.isEmpty())
             return e.problem;
+        if (index.column() == BaselineColumn && !e.change.isEmpty())
+            return tr("Against the baseline run: %1").arg(e.change);
         return QStringLiteral("%1\n%2").arg(QDir::toNativeSeparators(e.directory),
                                             e.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
     }
@@ -170,6 +194,8 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole) {
         if (!e.problem.isEmpty())
             return QColor(0x9c, 0xa3, 0xaf);
+        if (index.column() == BaselineColumn && e.changeDirection != 0)
+            return e.changeDirection > 0 ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28);
         if (index.column() == ErrorsColumn && e.failed > 0)
             return QColor(0xc6, 0x28, 0x28);
         return {};
@@ -207,6 +233,10 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return e.attempted > 0 && e.failed > 0 ? QStringLiteral("%1 (%2)").arg(e.failed).arg(
                                                      chartstyle::formatPercent(double(e.failed) / double(e.attempted)))
                                                : QString::number(e.failed);
+    case BaselineColumn:
+        if (e.baseline)
+            return tr("baseline");
+        return sort ? QVariant(e.changeDirection) : QVariant(e.change);
     case ColumnCount:
         break;
     }
@@ -220,7 +250,8 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
     if (role == Qt::DisplayRole) {
         static const char *const titles[ColumnCount] = {QT_TR_NOOP("Run"),      QT_TR_NOOP("Model"),
                                                         QT_TR_NOOP("Date"),     QT_TR_NOOP("req/s"),
-                                                        QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors")};
+                                                        QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"),
+                                                        QT_TR_NOOP("vs baseline")};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole) {
@@ -231,6 +262,8 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
             return chartstyle::describe(Metric::Ttft);
         case ErrorsColumn:
             return tr("Failed requests (and their share of those attempted)");
+        case BaselineColumn:
+            return tr("Each run's change against the run marked as baseline (right-click a run to mark it)");
         default:
             break;
         }

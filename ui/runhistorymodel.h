@@ -7,6 +7,10 @@
 #include <optional>
 
 namespace tb {
+struct RunSummary;
+}
+
+namespace tb {
 
 /// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, model,
 /// date, requests/s, TTFT p50, errors. Scanning reads each run's summary (a run that stopped
@@ -17,7 +21,16 @@ class RunHistoryModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { NameColumn, ModelColumn, DateColumn, RequestsPerSColumn, TtftP50Column, ErrorsColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        ModelColumn,
+        DateColumn,
+        RequestsPerSColumn,
+        TtftP50Column,
+        ErrorsColumn,
+        BaselineColumn, ///< the run's change against the marked baseline (tb::Baseline)
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole, ///< numbers and dates that sort naturally
         DirectoryRole,           ///< the run directory's path
@@ -33,6 +46,9 @@ public:
         qint64 attempted = 0;
         qint64 failed = 0;
         QString problem; ///< why the run could not be read (the row still lists it)
+        bool baseline = false; ///< the marked baseline itself
+        QString change;        ///< Baseline::Change::text() against the baseline; empty: none
+        int changeDirection = 0;
     };
 
     explicit RunHistoryModel(QObject *parent = nullptr);
@@ -48,8 +64,10 @@ public:
 
     /// Rescans the folder on a worker thread; refreshed() follows.
     void refresh();
-    /// Reads one run's row (what the scan does for each directory).
-    static Entry readEntry(const QString &directory);
+    /// Reads one run's row (what the scan does for each directory), with its change against
+    /// `baseline` (the summary of the run in `baselineDirectory`) when one is given.
+    static Entry readEntry(const QString &directory, const RunSummary *baseline = nullptr,
+                           const QString &baselineDirectory = {});
 
     const Entry &entry(int row) const { return m_entries.at(row); }
     int rowOf(const QString &directory) const;

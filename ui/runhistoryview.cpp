@@ -1,5 +1,7 @@
 #include "runhistoryview.h"
 
+#include "results/baseline.h"
+
 #include "runhistorymodel.h"
 
 #include <QDir>
@@ -7,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -21,6 +24,7 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     , m_folder(new QLabel(this))
     , m_table(new QTableView(this))
     , m_open(new QPushButton(tr("&Open"), this))
+    , m_compare(new QPushButton(tr("Compare"), this))
 {
     setObjectName(QStringLiteral("runHistory"));
     m_proxy->setSourceModel(model);
@@ -43,7 +47,8 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(RunHistoryModel::DateColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
     // Run names end with the model: keep both ends when the name does not fit.
@@ -60,6 +65,9 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(refresh);
     buttons->addStretch();
+    m_compare->setObjectName(QStringLiteral("compareRuns"));
+    m_compare->setToolTip(tr("Compare the selected runs side by side (select two or more with Ctrl or Shift)"));
+    buttons->addWidget(m_compare);
     buttons->addWidget(m_open);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(folderRow);
@@ -71,16 +79,58 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     connect(m_open, &QPushButton::clicked, this, &RunHistoryView::openSelected);
     connect(m_table, &QTableView::activated, this, &RunHistoryView::openSelected);
     connect(m_model, &RunHistoryModel::refreshed, this, &RunHistoryView::updateFolderLabel);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { m_open->setEnabled(m_openEnabled && !selectedDirectory().isEmpty()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_open->setEnabled(m_openEnabled && !selectedDirectory().isEmpty());
+        m_compare->setEnabled(selectedDirectories().size() >= 2);
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedDirectories()); });
+    connect(m_table, &QWidget::customContextMenuRequested, this, &RunHistoryView::showContextMenu);
     updateFolderLabel();
     m_open->setEnabled(false);
+    m_compare->setEnabled(false);
 }
 
 QString RunHistoryView::selectedDirectory() const
 {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     return rows.isEmpty() ? QString() : rows.constFirst().data(RunHistoryModel::DirectoryRole).toString();
+}
+
+QStringList RunHistoryView::selectedDirectories() const
+{
+    QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QStringList directories;
+    for (const QModelIndex &row : std::as_const(rows))
+        directories << row.data(RunHistoryModel::DirectoryRole).toString();
+    return directories;
+}
+
+void RunHistoryView::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_table->indexAt(position);
+    if (!index.isValid())
+        return;
+    const QString directory = index.data(RunHistoryModel::DirectoryRole).toString();
+    const QStringList selected = selectedDirectories();
+    auto *menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    QAction *open = menu->addAction(tr("&Open"), this, [this, directory] { Q_EMIT openRequested(directory); });
+    open->setEnabled(m_openEnabled);
+    QAction *compare = menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
+    compare->setEnabled(selected.size() >= 2);
+    menu->addSeparator();
+    if (Baseline::isBaseline(directory))
+        menu->addAction(tr("Clear &Baseline"), this, [this] { markBaseline({}); });
+    else
+        menu->addAction(tr("Mark as &Baseline"), this, [this, directory] { markBaseline(directory); });
+    menu->popup(m_table->viewport()->mapToGlobal(position)); // not exec(): no nested event loop
+}
+
+void RunHistoryView::markBaseline(const QString &directory)
+{
+    Baseline::setDirectory(directory);
+    m_model->refresh(); // every row's change is against the new baseline
 }
 
 void RunHistoryView::selectDirectory(const QString &directory)

@@ -1,12 +1,15 @@
 // tokenbench: the Qt Widgets workbench.
 //
-//   tokenbench [RUN_DIR...]          opens saved runs (the first in the dashboard, all in the history)
+//   tokenbench [RUN_DIR...]          opens saved runs (the first in the dashboard, all in the history;
+//                                    several runs, or a session folder, also in a comparison)
 //   tokenbench --config FILE --autorun --screenshot OUT.png --quit-when-done
 //                                    the scripted mode for documentation and tests: runs a benchmark,
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
 //                                    failed, 2 for bad usage or configuration).
 #include "configeditor.h"
+#include "comparisoncontroller.h"
 #include "mainwindow.h"
+#include "results/comparisonsession.h"
 #include "runhistorymodel.h"
 
 #include "tokenbench/version.h"
@@ -128,6 +131,11 @@ int main(int argc, char *argv[])
                 window.openRun(runs.at(i));
             else
                 window.history()->addDirectory(runs.at(i));
+        }
+        // Several runs (or a session folder) are opened to be compared, too.
+        if (!autorun && (runs.size() > 1 || tb::SessionInfo::isSessionDirectory(runs.value(0)))) {
+            if (auto *comparisons = window.findChild<tb::ComparisonController *>())
+                comparisons->openComparison(runs);
         }
         if (autorun) {
             QString error;

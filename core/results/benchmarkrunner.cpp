@@ -161,8 +161,7 @@ private:
             outcomes.push_back(std::move(outcome));
         }
         post([outcomes = std::move(outcomes)](BenchmarkRunner *r) {
-            r->m_running = false;
-            r->shutDown();
+            r->retire();
             for (const RunOutcome &outcome : outcomes)
                 Q_EMIT r->runFinished(outcome);
         });
@@ -192,6 +191,12 @@ BenchmarkRunner::BenchmarkRunner(QObject *parent)
 BenchmarkRunner::~BenchmarkRunner()
 {
     shutDown();
+    for (const QPointer<QThread> &thread : std::as_const(m_retiring)) {
+        if (thread) {
+            thread->wait();
+            delete thread;
+        }
+    }
 }
 
 bool BenchmarkRunner::start(const RunConfig &config, QString *error)
@@ -259,6 +264,24 @@ void BenchmarkRunner::stop()
         return;
     RunSession *session = m_session;
     QMetaObject::invokeMethod(session, [session] { session->stop(); }, Qt::QueuedConnection);
+}
+
+void BenchmarkRunner::retire()
+{
+    // The run is over: its thread deletes the session — joining the transport threads there — and
+    // ends by itself, so the caller (the GUI thread, usually) never waits for that teardown.
+    m_running = false;
+    QThread *thread = std::exchange(m_thread, nullptr);
+    RunSession *session = std::exchange(m_session, nullptr);
+    if (!thread)
+        return;
+    m_retiring.removeAll(nullptr);
+    m_retiring.append(thread);
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    QMetaObject::invokeMethod(session, [session, thread] {
+        delete session;
+        thread->quit();
+    }, Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::shutDown()

@@ -9,6 +9,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QPointer>
 
 #include <memory>
 #include <vector>
@@ -90,6 +91,7 @@ Q_SIGNALS:
 private:
     friend class RunSession;
     void shutDown();
+    void retire();
 
     int m_workerThreads = 0;
     bool m_running = false;
@@ -98,6 +100,7 @@ private:
     std::vector<RunInfo> m_infos;
     QThread *m_thread = nullptr;
     RunSession *m_session = nullptr;
+    QList<QPointer<QThread>> m_retiring; ///< finished runs' threads, winding down on their own
 };
 
 } // namespace tb
