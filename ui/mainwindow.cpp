@@ -394,17 +394,8 @@ void MainWindow::connectRunner()
 
 QString MainWindow::newRunDirectory(const RunConfig &config) const
 {
-    // RunWriter's default name from the model (not the target's display name: "<time>-default"
-    // says more than "<time>-Built-in_simulator"), placed in the runs folder; a second run within
-    // the same second gets a suffix rather than a refusal.
-    RunConfig byModel = config;
-    byModel.target.name.clear();
-    const QString name = QFileInfo(RunWriter::defaultDirectory(byModel, QDateTime::currentDateTime())).fileName();
-    const QDir folder(m_runsFolder);
-    QString path = folder.filePath(name);
-    for (int n = 2; QFileInfo::exists(path); ++n)
-        path = folder.filePath(QStringLiteral("%1-%2").arg(name).arg(n));
-    return path;
+    // A second run within the same second gets a suffix rather than a refusal.
+    return RunWriter::defaultDirectory(config, QDateTime::currentDateTime(), m_runsFolder);
 }
 
 void MainWindow::run()

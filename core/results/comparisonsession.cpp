@@ -7,7 +7,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QSaveFile>
 
 #include <algorithm>
@@ -32,13 +31,6 @@ constexpr std::array kStatusNames{
 };
 
 /// A target's name as a directory name: what RunWriter's default run names allow.
-QString fileSafe(const QString &name)
-{
-    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
-    QString safe = name;
-    safe.replace(unsafe, QStringLiteral("_"));
-    return safe;
-}
 
 /// "every request failed: 12 connect, 3 × HTTP 503" from a summary's error counts.
 QString failureText(const RunSummary &summary)
@@ -317,12 +309,8 @@ void SessionRunner::setWorkerThreads(int threads)
 QString SessionRunner::defaultDirectory(const QString &runsFolder, const QString &name, const QDateTime &when)
 {
     const QString stem = when.toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-session") +
-                         (name.trimmed().isEmpty() ? QString() : QLatin1Char('-') + fileSafe(name.trimmed()));
-    const QDir folder(runsFolder.isEmpty() ? QStringLiteral(".") : runsFolder);
-    QString path = folder.filePath(stem);
-    for (int n = 2; QFileInfo::exists(path); ++n)
-        path = folder.filePath(QStringLiteral("%1-%2").arg(stem).arg(n));
-    return path;
+                         (name.trimmed().isEmpty() ? QString() : QLatin1Char('-') + RunWriter::fileSafeName(name.trimmed()));
+    return RunWriter::unusedPath(runsFolder, stem);
 }
 
 QStringList SessionRunner::runDirectories() const
@@ -379,7 +367,7 @@ bool SessionRunner::start(const Config &config, QString *error)
     m_info.workload.outDir.clear();
     for (qsizetype i = 0; i < config.targets.size(); ++i) {
         const TargetConfig &t = config.targets[i];
-        QString name = QStringLiteral("%1-%2").arg(i + 1).arg(fileSafe(t.displayName()));
+        QString name = QStringLiteral("%1-%2").arg(i + 1).arg(RunWriter::fileSafeName(t.displayName()));
         if (t.displayName().isEmpty())
             name = QString::number(i + 1);
         m_info.runs << SessionInfo::Run{name, t, SessionRunStatus::Pending, {}};

@@ -3,6 +3,7 @@
 #include "results/runfiles.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSaveFile>
 
@@ -117,13 +118,29 @@ bool RunWriter::finish(const RunSummary &summary, const std::vector<TimeSeriesRo
     return flushed && series && written && m_error.isEmpty();
 }
 
-QString RunWriter::defaultDirectory(const RunConfig &config, const QDateTime &startedAt)
+QString RunWriter::fileSafeName(const QString &name)
 {
     static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
-    QString model = config.target.displayName();
-    model.replace(unsafe, QStringLiteral("_"));
+    QString safe = name;
+    safe.replace(unsafe, QStringLiteral("_"));
+    return safe;
+}
+
+QString RunWriter::unusedPath(const QString &folder, const QString &stem)
+{
+    const QDir dir(folder.isEmpty() ? QStringLiteral(".") : folder);
+    QString path = dir.filePath(stem);
+    for (int n = 2; QFileInfo::exists(path); ++n)
+        path = dir.filePath(QStringLiteral("%1-%2").arg(stem).arg(n));
+    return path;
+}
+
+QString RunWriter::defaultDirectory(const RunConfig &config, const QDateTime &startedAt, const QString &folder)
+{
+    // The model, not the target's display name: "<time>-gpt-4o" says more than "<time>-My_server".
+    const QString model = fileSafeName(config.target.model.trimmed());
     const QString stamp = startedAt.toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    return QStringLiteral("runs/") + (model.isEmpty() ? stamp : stamp + QLatin1Char('-') + model);
+    return unusedPath(folder, model.isEmpty() ? stamp : stamp + QLatin1Char('-') + model);
 }
 
 } // namespace tb

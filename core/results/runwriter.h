@@ -43,8 +43,14 @@ public:
     QString directory() const { return m_directory; }
     QString errorString() const { return m_error; }
 
-    /// "runs/<yyyyMMdd-HHmmss>-<model>" (SPEC §1 --out default), the model name made file-safe.
-    static QString defaultDirectory(const RunConfig &config, const QDateTime &startedAt);
+    /// "<folder>/<yyyyMMdd-HHmmss>-<model>" (SPEC §1 --out default: folder "runs"), the model name
+    /// made file-safe; "-2", "-3"… appended when the name is taken (two runs in one second).
+    static QString defaultDirectory(const RunConfig &config, const QDateTime &startedAt,
+                                    const QString &folder = QStringLiteral("runs"));
+    /// `stem` in `folder`, or the first of stem-2, stem-3… that does not exist yet.
+    static QString unusedPath(const QString &folder, const QString &stem);
+    /// Letters, digits, '.', '_' and '-' kept; every other run of characters becomes '_'.
+    static QString fileSafeName(const QString &name);
 
 private:
     bool fail(const QString &what);
