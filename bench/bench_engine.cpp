@@ -10,13 +10,14 @@
 //    exact count of allocated bytes.
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
+#include "pacedsimulator.h"
+
 #include "results/benchmarkrunner.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -65,35 +66,6 @@ double percentile(std::vector<double> v, double q)
     return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
 }
 
-struct Sim {
-    QProcess process;
-    QString base; ///< http://127.0.0.1:PORT
-
-    bool start(const QString &cli, int concurrency, double stepMs, int outputTokens)
-    {
-        process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        process.start(cli, {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--preset"), QStringLiteral("fast"),
-                            QStringLiteral("--ttft-ms"), QStringLiteral("20"), QStringLiteral("--prefill-ms-per-1k"), QStringLiteral("0"),
-                            QStringLiteral("--prefill-quadratic-ms"), QStringLiteral("0"), QStringLiteral("--step-ms"), QString::number(stepMs),
-                            QStringLiteral("--step-ms-per-seq"), QStringLiteral("0"), QStringLiteral("--max-batch"), QString::number(concurrency * 2),
-                            QStringLiteral("--queue-limit"), QString::number(concurrency * 4), QStringLiteral("--output-dist"), QStringLiteral("fixed"),
-                            QStringLiteral("--output-tokens"), QString::number(outputTokens), QStringLiteral("--output-min"), QString::number(outputTokens),
-                            QStringLiteral("--trace-capacity"), QStringLiteral("1000000")});
-        if (!process.waitForStarted() || !process.waitForReadyRead(10000))
-            return false;
-        const QString line = QString::fromUtf8(process.readLine()).trimmed();
-        if (!line.startsWith(QStringLiteral("listening on ")))
-            return false;
-        base = line.mid(13);
-        return true;
-    }
-    ~Sim()
-    {
-        process.terminate();
-        process.waitForFinished(5000);
-    }
-};
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -122,21 +94,18 @@ int main(int argc, char *argv[])
                 "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
     for (int concurrency : levels) {
-        // Each stream gets tokensPerS / concurrency tokens/s: step = concurrency / tokensPerS s.
-        const double stepMs = 1000.0 * double(concurrency) / tokensPerS;
-        const int outputTokens = int(std::max(50.0, 4000.0 / stepMs)); // ~4 s per request
-        Sim sim;
-        if (!sim.start(cli, concurrency, stepMs, outputTokens)) {
+        PacedSimulator sim;
+        if (!sim.start(cli, concurrency, tokensPerS, 20)) {
             std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
             return 1;
         }
         QTemporaryDir dir;
         RunConfig config;
-        config.target.url = sim.base + QStringLiteral("/v1");
+        config.target.url = sim.base() + QStringLiteral("/v1");
         config.target.model = QStringLiteral("fast");
         config.load.concurrency = concurrency;
         config.load.durationMs = seconds * 1000;
-        config.request.maxTokens = outputTokens;
+        config.request.maxTokens = sim.outputTokens();
         config.prompt.promptTokens = 64;
         config.outDir = dir.filePath(QStringLiteral("run"));
 
@@ -165,14 +134,14 @@ int main(int argc, char *argv[])
         loop.exec();
         const double cpu = cpuSeconds() - cpu0;
 
-        const nlohmann::json stats = getJson(nam, sim.base + QStringLiteral("/sim/stats"));
+        const nlohmann::json stats = getJson(nam, sim.base() + QStringLiteral("/sim/stats"));
         struct Trace {
             std::int64_t receivedNs = -1;
             std::int64_t firstTokenNs = -1;
         };
         std::map<std::string, Trace> traces;
         for (qint64 since = 0;;) {
-            const nlohmann::json page = getJson(nam, sim.base + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
+            const nlohmann::json page = getJson(nam, sim.base() + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
             const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
             if (!list.is_array() || list.empty())
                 break;

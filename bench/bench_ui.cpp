@@ -11,6 +11,8 @@
 // then what the requests table costs at 100 000 rows more.
 //
 // Usage: bench_ui [--cli PATH] [--streams 1000] [--seconds 20] [--tokens-per-s 20000]
+#include "pacedsimulator.h"
+
 #include "configeditor.h"
 #include "dashboardview.h"
 #include "mainwindow.h"
@@ -21,7 +23,6 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QProcess>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -186,25 +187,9 @@ int main(int argc, char *argv[])
             tokensPerS = args[i + 1].toDouble();
     }
 
-    // Every stream decodes at tokensPerS / streams tokens/s (one decode step of the whole batch per
-    // token), with about 4 s per response: a steady flow of completions and of chunks.
-    const double stepMs = 1000.0 * double(streams) / tokensPerS;
-    const int outputTokens = int(std::max(50.0, 4000.0 / stepMs));
-    QProcess sim;
-    sim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    sim.start(cli, {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--preset"),
-                    QStringLiteral("fast"), QStringLiteral("--ttft-ms"), QStringLiteral("50"),
-                    QStringLiteral("--step-ms"), QString::number(stepMs), QStringLiteral("--step-ms-per-seq"),
-                    QStringLiteral("0"), QStringLiteral("--max-batch"), QString::number(streams * 2),
-                    QStringLiteral("--queue-limit"), QString::number(streams * 4), QStringLiteral("--output-dist"),
-                    QStringLiteral("fixed"), QStringLiteral("--output-tokens"), QString::number(outputTokens)});
-    if (!sim.waitForStarted() || !sim.waitForReadyRead(10000)) {
+    PacedSimulator sim;
+    if (!sim.start(cli, streams, tokensPerS, 50)) {
         std::fprintf(stderr, "bench_ui: cannot start the simulator (%s)\n", qPrintable(cli));
-        return 1;
-    }
-    const QString listening = QString::fromUtf8(sim.readLine()).trimmed();
-    if (!listening.startsWith(QStringLiteral("listening on "))) {
-        std::fprintf(stderr, "bench_ui: unexpected simulator output: %s\n", qPrintable(listening));
         return 1;
     }
 
@@ -220,10 +205,10 @@ int main(int argc, char *argv[])
     window.setRunsFolder(runs.path());
     RunConfig config;
     config.target.name = QStringLiteral("bench simulator");
-    config.target.url = listening.mid(13) + QStringLiteral("/v1");
+    config.target.url = sim.base() + QStringLiteral("/v1");
     config.target.model = QStringLiteral("fast");
     config.prompt.promptTokens = 64;
-    config.request.maxTokens = outputTokens;
+    config.request.maxTokens = sim.outputTokens();
     config.load.concurrency = streams;
     config.load.durationMs = qint64(seconds) * 1000;
     window.configEditor()->setConfig(config);
@@ -275,8 +260,5 @@ int main(int argc, char *argv[])
             QApplication::exit(1);
         }
     });
-    const int code = QApplication::exec();
-    sim.terminate();
-    sim.waitForFinished(5000);
-    return code;
+    return QApplication::exec();
 }

@@ -1,5 +1,7 @@
 #include "chartstyle.h"
 
+#include "results/svgchart.h"
+
 #include <QAbstractAxis>
 #include <QAbstractSeries>
 #include <QApplication>
@@ -243,34 +245,19 @@ void styleAxis(QAbstractAxis *axis, qreal fontScale)
     axis->setShadesVisible(false);
 }
 
-double niceStep(double span, int maxTicks)
-{
-    if (!(span > 0) || !std::isfinite(span))
-        return 1;
-    const double raw = span / std::max(1, maxTicks);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    const double normalized = raw / magnitude;
-    const double factor = normalized <= 1 ? 1 : normalized <= 2 ? 2 : normalized <= 5 ? 5 : 10;
-    return factor * magnitude;
-}
-
 void setNiceRange(QValueAxis *axis, double min, double max, int maxTicks)
 {
     if (!std::isfinite(min) || !std::isfinite(max) || max <= min) {
         min = std::isfinite(min) ? min : 0;
         max = min + 1;
     }
-    const double step = niceStep(max - min, maxTicks);
-    const double lo = std::floor(min / step + 1e-9) * step;
-    double hi = std::ceil(max / step - 1e-9) * step;
-    if (hi <= lo)
-        hi = lo + step;
-    const int decimals = std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+    // The same round ranges as the HTML report's charts.
+    const NiceAxis nice = NiceAxis::from(min, max, maxTicks);
     axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(lo);
-    axis->setTickInterval(step);
-    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
-    axis->setRange(lo, hi);
+    axis->setTickAnchor(nice.min);
+    axis->setTickInterval(nice.step);
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(nice.decimals()));
+    axis->setRange(nice.min, nice.max);
 }
 
 void setDescription(QObject *series, const QString &text)

@@ -59,8 +59,6 @@ void styleAxis(QAbstractAxis *axis, qreal fontScale = 1.0);
 /// Sets [min, max] widened to round numbers with ticks at 1, 2 or 5 × 10^k (at most maxTicks
 /// intervals), labelled without needless decimals. An empty or inverted range becomes [0, 1].
 void setNiceRange(QValueAxis *axis, double min, double max, int maxTicks = 5);
-/// The tick step setNiceRange() picks for a span.
-double niceStep(double span, int maxTicks);
 
 /// Stores the one-line explanation of a series (or a bar set) on the object itself, where the chart
 /// view's tooltips find it (also for charts other views build).

@@ -101,10 +101,14 @@ NiceAxis NiceAxis::from(double lo, double hi, int maxTicks)
     return axis;
 }
 
+int NiceAxis::decimals() const
+{
+    return std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+}
+
 QString NiceAxis::label(double value) const
 {
-    const int decimals = std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
-    return QString::number(std::abs(value) < step * 1e-6 ? 0.0 : value, 'f', decimals);
+    return QString::number(std::abs(value) < step * 1e-6 ? 0.0 : value, 'f', decimals());
 }
 
 QString xmlEscaped(const QString &text)

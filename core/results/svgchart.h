@@ -23,6 +23,8 @@ struct NiceAxis {
     static NiceAxis from(double lo, double hi, int maxTicks = 6);
     /// A tick's label with as many decimals as the step needs ("0.25", "1500").
     QString label(double value) const;
+    /// How many decimals the step needs.
+    int decimals() const;
 };
 
 /// A line chart as SVG text, for reports that must open anywhere without scripts or fonts to
