@@ -68,6 +68,10 @@ private Q_SLOTS:
         QTest::newRow("bad header") << base + QStringList{QStringLiteral("--header"), QStringLiteral("no colon")} << QStringLiteral("--header: malformed header");
         QTest::newRow("bad extra body") << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("[1]")} << QStringLiteral("--extra-body: not a JSON object");
         QTest::newRow("unknown flag") << base + QStringList{QStringLiteral("--concurency"), QStringLiteral("5")} << QStringLiteral("Unknown option 'concurency'");
+        QTest::newRow("unknown balance") << base + QStringList{QStringLiteral("--balance"), QStringLiteral("weighted")}
+                                         << QStringLiteral("--balance: unknown policy 'weighted' (accepted: round-robin|least-in-flight|random)");
+        QTest::newRow("bad replica url") << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
+                                         << QStringLiteral("target.replicas[0] (--url): '127.0.0.1:8001' is not an http:// or https:// URL");
         QTest::newRow("missing config file") << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")} << QStringLiteral("--config: cannot read");
         QTest::newRow("key instead of variable name") << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
                                                       << QStringLiteral("is not an environment variable name");

@@ -125,6 +125,8 @@ private Q_SLOTS:
         QTest::newRow("bad top_p") << QStringLiteral("top_p") << QStringLiteral("request.top_p");
         QTest::newRow("missing prompt file") << QStringLiteral("prompt_file") << QStringLiteral("cannot read");
         QTest::newRow("fractional users") << QStringLiteral("stage") << QStringLiteral("whole number of users");
+        QTest::newRow("bad replica") << QStringLiteral("replica") << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
+        QTest::newRow("replica repeats url") << QStringLiteral("replica twice") << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:8000/v1' is listed twice");
     }
 
     void validation()
@@ -148,6 +150,10 @@ private Q_SLOTS:
             c.request.topP = 1.5;
         else if (field == QLatin1String("prompt_file"))
             c.prompt.promptFile = QStringLiteral("/nonexistent/prompts.jsonl");
+        else if (field == QLatin1String("replica"))
+            c.target.replicas = {QStringLiteral("ftp://x/")};
+        else if (field == QLatin1String("replica twice"))
+            c.target.replicas = {c.target.url};
         else if (field == QLatin1String("stage"))
             c.load.stages = {StageConfig{QString(), LoadMode::Concurrency, 2.5, 1000, 0}};
         const QStringList problems = validate(c);
@@ -166,6 +172,8 @@ private Q_SLOTS:
         c.target.extraBody = {{"ignore_eos", true}};
         c.target.tlsVerify = false;
         c.target.caCertificate = QStringLiteral("/etc/ssl/certs/my-ca.pem");
+        c.target.replicas = {QStringLiteral("http://10.0.0.2:8000/v1"), QStringLiteral("http://10.0.0.3:8000/v1")};
+        c.target.balance = Balance::LeastInFlight;
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
@@ -211,6 +219,8 @@ private Q_SLOTS:
         QTest::newRow("api key in file") << QByteArray(R"({"target": {"api_key": "sk-x"}})") << QStringLiteral("never read from files");
         QTest::newRow("bad duration") << QByteArray(R"({"load": {"duration": "forever"}})") << QStringLiteral("load.duration: must be a duration");
         QTest::newRow("newer format") << QByteArray(R"({"version": 99})") << QStringLiteral("newer TokenBench");
+        QTest::newRow("unknown balance") << QByteArray(R"({"target": {"balance": "weighted"}})") << QStringLiteral("target.balance: unknown value \"weighted\" (accepted: round-robin|least-in-flight|random)");
+        QTest::newRow("replicas not a list") << QByteArray("{\"target\": {\"replicas\": \"http://a/v1\"}}") /* not a raw string: moc reads its // as a comment */ << QStringLiteral("target.replicas: must be an array of strings");
         QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})") << QStringLiteral("load.stages[0].mode");
     }
 

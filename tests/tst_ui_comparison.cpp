@@ -10,6 +10,7 @@
 #include "configeditor.h"
 #include "distributionchart.h"
 #include "mainwindow.h"
+#include "summarymodel.h"
 #include "targetlistmodel.h"
 #include "timechart.h"
 
@@ -287,6 +288,50 @@ private Q_SLOTS:
         QVERIFY(view.problems().first().startsWith(QDir::toNativeSeparators(empty)));
         QVERIFY(view.problems().first().contains(QStringLiteral("not a run directory")));
         QVERIFY(view.banner()->text().contains(QStringLiteral("not-a-run")));
+    }
+
+    void aLoadBalancedRunComparesItsInstances()
+    {
+        // One run spread over both servers: alone in the view it stands for its two instances,
+        // and its summary table gets a column for each.
+        RunConfig config = workload();
+        config.target = targetOf(*m_fast, QStringLiteral("balanced"));
+        config.target.replicas = {m_slow->baseUrl().toString()};
+        config.target.balance = Balance::RoundRobin;
+        config.outDir = m_tmp.filePath(QStringLiteral("balanced"));
+        QVERIFY(runOne(config));
+
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({config.outDir});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(view.runCount(), 2);
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString fastName = instanceName(m_fast->baseUrl().toString());
+        const QString slowName = instanceName(m_slow->baseUrl().toString());
+        QVERIFY2(view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString().contains(fastName),
+                 qPrintable(view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString()));
+        QVERIFY(view.model()->headerData(ComparisonModel::FirstRunColumn + 1, Qt::Horizontal).toString().contains(slowName));
+
+        QString error;
+        const auto run = RunReader::load(config.outDir, &error, RunReader::SummaryOnly);
+        QVERIFY2(run, qPrintable(error));
+        SummaryTableModel summary;
+        QAbstractItemModelTester summaryTester(&summary, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        summary.setSummary(run->summary);
+        QCOMPARE(summary.blockNames(), (QStringList{QStringLiteral("run"), fastName, slowName}));
+        // Round robin: 12 requests each, and the columns add up to the run.
+        const int okRow = [&] {
+            for (int row = 0; row < summary.rowCount(); ++row) {
+                if (summary.key(row) == QLatin1String("requests_ok"))
+                    return row;
+            }
+            return -1;
+        }();
+        QVERIFY(okRow >= 0);
+        QCOMPARE(summary.value(okRow, 0), std::optional<double>(24));
+        QCOMPARE(summary.value(okRow, 1), std::optional<double>(12));
+        QCOMPARE(summary.value(okRow, 2), std::optional<double>(12));
     }
 
     void chartExports_data()

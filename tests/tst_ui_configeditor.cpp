@@ -121,6 +121,12 @@ private Q_SLOTS:
         }
         {
             RunConfig c = base();
+            c.target.replicas = {QStringLiteral("http://10.0.0.2:8000/v1"), QStringLiteral("http://10.0.0.3:8000/v1")};
+            c.target.balance = Balance::LeastInFlight;
+            QTest::newRow("replicas, least in flight") << c;
+        }
+        {
+            RunConfig c = base();
             c.load.mode = LoadMode::Rate;
             c.load.rate = 12.5;
             c.load.arrival = Arrival::Constant;
@@ -220,6 +226,10 @@ private Q_SLOTS:
                                     << "ftp://127.0.0.1/v1"
                                     << "targetUrl"
                                     << "not an http:// or https:// URL" << 0;
+        QTest::newRow("replica url") << "replicas"
+                                     << "http://10.0.0.2:8000/v1\nftp://10.0.0.3/v1"
+                                     << "replicas"
+                                     << "'ftp://10.0.0.3/v1' is not an http:// or https:// URL" << 0;
         QTest::newRow("no model") << "targetModel"
                                   << ""
                                   << "targetModel"

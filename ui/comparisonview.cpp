@@ -173,6 +173,7 @@ LoadResult loadRuns(const QStringList &arguments)
                 out.problems << error;
         }
     }
+    expandSingleRunInstances(out.runs);
     return out;
 }
 

@@ -404,8 +404,10 @@ void DashboardView::refreshHeader()
     const QString model = !s.model.isEmpty() ? s.model : target.model;
     const QString url = !s.targetUrl.isEmpty() ? s.targetUrl : target.url;
     QStringList parts;
-    if (!model.isEmpty())
+    if (!model.isEmpty() && target.replicas.isEmpty())
         parts << tr("%1 at %2").arg(model, url);
+    else if (!model.isEmpty())
+        parts << tr("%1 at %2 +%3 replicas, %4").arg(model, url).arg(target.replicas.size()).arg(balanceName(target.balance));
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;

@@ -81,6 +81,7 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, cons
         e.ttftP50Ms = s.total.stat(Metric::Ttft).p50;
     e.attempted = s.total.requests.attempted;
     e.failed = s.total.requests.failed;
+    e.instances = std::max(1, int(s.instances.size()));
     e.baseline = !baselineDirectory.isEmpty() && e.directory == canonical(baselineDirectory);
     if (baseline && !e.baseline) {
         const Baseline::Change change = Baseline::change(s, *baseline);
@@ -175,6 +176,8 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     const Entry &e = m_entries.at(index.row());
     if (role == DirectoryRole)
         return e.directory;
+    if (role == InstancesRole)
+        return e.instances;
     if (role == Qt::FontRole && e.baseline && index.column() == NameColumn) {
         QFont bold;
         bold.setBold(true);

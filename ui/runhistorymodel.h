@@ -34,6 +34,7 @@ public:
     enum Role {
         SortRole = Qt::UserRole, ///< numbers and dates that sort naturally
         DirectoryRole,           ///< the run directory's path
+        InstancesRole,           ///< how many instances served the run (int; > 1: load-balanced)
     };
 
     struct Entry {
@@ -45,6 +46,7 @@ public:
         double ttftP50Ms = 0; ///< NaN: no successful request
         qint64 attempted = 0;
         qint64 failed = 0;
+        int instances = 1;     ///< load-balanced over replicas when more than 1
         QString problem; ///< why the run could not be read (the row still lists it)
         bool baseline = false; ///< the marked baseline itself
         QString change;        ///< Baseline::Change::text() against the baseline; empty: none

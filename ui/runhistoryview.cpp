@@ -119,6 +119,11 @@ void RunHistoryView::showContextMenu(const QPoint &position)
     open->setEnabled(m_openEnabled);
     QAction *compare = menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
     compare->setEnabled(selected.size() >= 2);
+    const int instances = index.data(RunHistoryModel::InstancesRole).toInt();
+    if (instances > 1) {
+        menu->addAction(tr("Compare its %1 &Instances").arg(instances), this,
+                        [this, directory] { Q_EMIT compareRequested({directory}); });
+    }
     menu->addSeparator();
     if (Baseline::isBaseline(directory))
         menu->addAction(tr("Clear &Baseline"), this, [this] { markBaseline({}); });

@@ -1,5 +1,6 @@
 #include "summarymodel.h"
 
+#include "results/comparison.h"
 #include "results/csv.h"
 
 #include <QLocale>
@@ -138,6 +139,10 @@ void SummaryTableModel::setSummary(const RunSummary &summary)
     std::vector<SummaryBlock> blocks{summary.total};
     if (summary.stages.size() > 1)
         blocks.insert(blocks.end(), summary.stages.begin(), summary.stages.end());
+    for (const SummaryBlock &instance : summary.instances) {
+        blocks.push_back(instance);
+        blocks.back().name = instanceName(instance.name);
+    }
     std::vector<Spec> specs;
     for (Spec &spec : allSpecs()) {
         if (std::any_of(blocks.begin(), blocks.end(), [&](const SummaryBlock &b) { return spec.value(b).has_value(); }))

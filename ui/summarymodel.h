@@ -13,7 +13,8 @@ class QMimeData;
 namespace tb {
 
 /// The summary of a run as a table: one row per figure (counts, rates, latency statistics, tokens,
-/// concurrency), one column for the whole run and one per stage when there are several. Rows
+/// concurrency), one column for the whole run, one per stage when there are several and one per
+/// instance ("host:port/path") when the target is load-balanced over replicas. Rows
 /// without a value anywhere (e.g. TTFT from schedule in a closed-loop run) are left out. The same
 /// table is shown, exported as CSV (exact numbers) and copied to the clipboard (as shown, tab
 /// separated for spreadsheets, and as an HTML table for documents).

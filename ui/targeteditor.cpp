@@ -43,6 +43,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_api(new QComboBox(this))
     , m_url(new QLineEdit(this))
     , m_simulatorState(new QLabel(this))
+    , m_replicas(new QPlainTextEdit(this))
+    , m_balance(new QComboBox(this))
     , m_model(new QComboBox(this))
     , m_test(new QPushButton(tr("Test connection"), this))
     , m_connection(new QLabel(this))
@@ -59,6 +61,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_api->setObjectName(QStringLiteral("targetApi"));
     m_url->setObjectName(QStringLiteral("targetUrl"));
     m_model->setObjectName(QStringLiteral("targetModel"));
+    m_replicas->setObjectName(QStringLiteral("replicas"));
+    m_balance->setObjectName(QStringLiteral("balance"));
     m_test->setObjectName(QStringLiteral("testConnection"));
     m_connection->setObjectName(QStringLiteral("connectionStatus"));
     m_models->setObjectName(QStringLiteral("modelList"));
@@ -124,6 +128,22 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
         tr("The model name sent in each request (--model); Test connection lists what the server has."));
     validator->addField(QStringLiteral("target.model"), m_model, modelMessage);
 
+    layout->addWidget(createFormGroup(tr("Load balancing"), this, &form));
+    m_replicas->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_replicas->setPlaceholderText(tr("none: every request goes to the base URL\nhttp://10.0.0.2:8000/v1"));
+    m_replicas->setLineWrapMode(QPlainTextEdit::NoWrap);
+    setVisibleLines(m_replicas, 2);
+    validator->addRow(form, tr("Replicas:"), m_replicas, QStringLiteral("target.replicas"),
+                      tr("More base URLs serving the same model, one per line (--url, repeated): requests are "
+                         "spread over the base URL and these, and the results show each instance."));
+    m_balance->addItem(tr("Round robin"), balanceName(Balance::RoundRobin));
+    m_balance->addItem(tr("Least in flight (least connections)"), balanceName(Balance::LeastInFlight));
+    m_balance->addItem(tr("Random"), balanceName(Balance::Random));
+    m_balance->setEnabled(false);
+    validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
+                      tr("How requests are spread over the instances (--balance): in turn; to the one with the "
+                         "fewest requests in flight; or at random."));
+
     layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
     auto *envBox = new QWidget(this);
     auto *envRow = new QHBoxLayout(envBox);
@@ -182,6 +202,11 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
         updateKeyState();
         Q_EMIT edited();
     });
+    connect(m_replicas, &QPlainTextEdit::textChanged, this, [this] {
+        m_balance->setEnabled(!m_builtin && !replicas().isEmpty());
+        Q_EMIT edited();
+    });
+    connect(m_balance, &QComboBox::currentIndexChanged, this, changed);
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
     connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
@@ -202,8 +227,9 @@ TargetEditor::~TargetEditor() = default;
 
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
-    const QSignalBlocker blocks[] = {QSignalBlocker(m_api), QSignalBlocker(m_model), QSignalBlocker(m_headers),
-                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify)};
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
+                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
+                                     QSignalBlocker(m_balance)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -212,6 +238,11 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_url->setText(target.url);
     m_url->setReadOnly(builtin);
     m_simulatorState->setVisible(false);
+    // The built-in simulator is one instance; replicas are other servers' addresses.
+    m_replicas->setPlainText(target.replicas.join(QLatin1Char('\n')));
+    m_replicas->setReadOnly(builtin);
+    m_balance->setCurrentIndex(m_balance->findData(balanceName(target.balance)));
+    m_balance->setEnabled(!builtin && !target.replicas.isEmpty());
     m_url->setPlaceholderText(builtin ? tr("set when the simulator starts")
                                       : QStringLiteral("http://127.0.0.1:8000/v1"));
     m_model->clear();
@@ -239,12 +270,24 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     updateKeyState();
 }
 
+QStringList TargetEditor::replicas() const
+{
+    QStringList urls;
+    for (const QString &line : m_replicas->toPlainText().split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty())
+            urls << line.trimmed();
+    }
+    return urls;
+}
+
 TargetConfig TargetEditor::target() const
 {
     TargetConfig t;
     t.name = m_name->text().trimmed();
     t.api = apiKindFromName(m_api->currentData().toString()).value_or(ApiKind::OpenAIChat);
     t.url = m_url->text().trimmed();
+    t.replicas = replicas();
+    t.balance = balanceFromName(m_balance->currentData().toString()).value_or(Balance::RoundRobin);
     t.model = m_model->currentText();
     t.apiKeyEnv = m_keyEnv->text().trimmed();
     t.apiKey = m_key->text();

@@ -56,6 +56,7 @@ private:
     void updateKeyState();
     void fillPresets();
     QList<Header> headers(QStringList *problems) const;
+    QStringList replicas() const; ///< the non-empty lines of the replicas field
     std::optional<nlohmann::json> extraBody(QString *problem) const;
 
     ModelLister *m_lister;
@@ -64,6 +65,8 @@ private:
     QComboBox *m_api;
     QLineEdit *m_url;
     QLabel *m_simulatorState;
+    QPlainTextEdit *m_replicas;
+    QComboBox *m_balance;
     QComboBox *m_model;
     QPushButton *m_test;
     QLabel *m_connection;

@@ -143,10 +143,11 @@ QVariant TargetListModel::data(const QModelIndex &index, int role) const
         case ModelColumn:
             return r.target.model;
         case UrlColumn:
-            return r.target.url;
+            return r.target.replicas.isEmpty() ? r.target.url : tr("%1 +%2").arg(r.target.url).arg(r.target.replicas.size());
         }
     } else if (role == Qt::ToolTipRole) {
-        return QStringLiteral("%1\n%2 · %3").arg(r.target.displayName(), r.target.url, apiKindName(r.target.api));
+        return QStringLiteral("%1\n%2 · %3").arg(r.target.displayName(), r.target.instanceUrls().join(QStringLiteral(", ")),
+                                                apiKindName(r.target.api));
     } else if (role == Qt::FontRole && r.builtin) {
         QFont font;
         font.setItalic(true);

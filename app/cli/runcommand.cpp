@@ -76,8 +76,18 @@ struct Flags {
 /// Applies the command line over the configuration file (flags win), SPEC §1.
 bool applyFlags(Flags &f, RunConfig &c)
 {
-    if (f.isSet("url"))
-        c.target.url = f.value("url");
+    if (f.isSet("url")) {
+        // Repeated: several instances of one model; requests are spread over them (--balance).
+        const QStringList urls = f.p.values(QStringLiteral("url"));
+        c.target.url = urls.first();
+        c.target.replicas = urls.mid(1);
+    }
+    if (f.isSet("balance")) {
+        const auto balance = balanceFromName(f.value("balance"));
+        if (!balance)
+            return f.fail(QStringLiteral("--balance: unknown policy '%1' (accepted: %2)").arg(f.value("balance"), balanceNames()));
+        c.target.balance = *balance;
+    }
     if (f.isSet("api")) {
         const auto api = apiKindFromName(f.value("api"));
         if (!api)
@@ -233,7 +243,14 @@ void addRunOptions(CliParser &cli)
 {
     const QList<QCommandLineOption> options{
         flag(QStringLiteral("config"), QStringLiteral("Run configuration (the JSON the GUI saves); flags override it."), QStringLiteral("FILE.json")),
-        flag(QStringLiteral("url"), QStringLiteral("API base URL, e.g. http://127.0.0.1:8000/v1."), QStringLiteral("URL")),
+        flag(QStringLiteral("url"),
+             QStringLiteral("API base URL, e.g. http://127.0.0.1:8000/v1. Repeat it for several instances of the "
+                            "same model: requests are spread over them and reported per instance."),
+             QStringLiteral("URL")),
+        flag(QStringLiteral("balance"),
+             QStringLiteral("How requests are spread over several --url instances: round-robin (default), "
+                            "least-in-flight (fewest requests in flight, i.e. least connections) or random."),
+             QStringLiteral("POLICY")),
         flag(QStringLiteral("api"), QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages."), QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
         flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."), QStringLiteral("NAME")),

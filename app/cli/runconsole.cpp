@@ -140,9 +140,16 @@ int RunConsole::finish(const RunOutcome &outcome)
 
     RunData data;
     data.directory = outcome.directory;
+    data.info.config = m_config;
+    data.info.stages = effectiveStages(m_config.load);
+    data.hasInfo = true;
     data.summary = outcome.summary;
     data.timeSeries = outcome.timeSeries;
     text += ComparisonTable({data}).toText();
+    if (const std::vector<RunData> instances = splitByInstance(data); !instances.empty()) {
+        text += QStringLiteral("\nper instance (balance %1; changes against #1):\n").arg(outcome.summary.balance);
+        text += ComparisonTable(instances).toText();
+    }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
     printOut(text);
 

@@ -1,5 +1,6 @@
 #include "savedruns.h"
 
+#include "results/comparison.h"
 #include "results/comparisonsession.h"
 
 #include <QDir>
@@ -33,17 +34,7 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
     for (const QString &note : std::as_const(notes))
         printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
 
-    bool isNumber = false;
-    const int base = cli.parser().value(baseline).toInt(&isNumber);
-    if (!isNumber || base < 1 || base > directories.size()) {
-        *exitCode = cli.usageError(QStringLiteral("--baseline: '%1' is not a run number from 1 to %2")
-                                       .arg(cli.parser().value(baseline))
-                                       .arg(directories.size()));
-        return std::nullopt;
-    }
-
     SavedRuns saved;
-    saved.baseline = base - 1;
     for (const QString &dir : std::as_const(directories)) {
         auto data = RunReader::load(dir, &error, RunReader::Records);
         if (!data)
@@ -52,6 +43,23 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
             printErr(QStringLiteral("tokenbench-cli %1: %2: %3\n").arg(cli.command(), QDir::toNativeSeparators(dir), note));
         saved.runs.push_back(std::move(*data));
     }
+    const QString balance = saved.runs.front().summary.balance;
+    if (expandSingleRunInstances(saved.runs)) {
+        printErr(QStringLiteral("tokenbench-cli %1: comparing the %2 instances of %3 (balance %4)\n")
+                     .arg(cli.command())
+                     .arg(saved.runs.size())
+                     .arg(QDir::toNativeSeparators(directories.front()), balance));
+    }
+
+    bool isNumber = false;
+    const int base = cli.parser().value(baseline).toInt(&isNumber);
+    if (!isNumber || base < 1 || base > int(saved.runs.size())) {
+        *exitCode = cli.usageError(QStringLiteral("--baseline: '%1' is not a run number from 1 to %2")
+                                       .arg(cli.parser().value(baseline))
+                                       .arg(saved.runs.size()));
+        return std::nullopt;
+    }
+    saved.baseline = base - 1;
     return saved;
 }
 

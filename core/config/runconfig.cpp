@@ -1,11 +1,14 @@
 #include "config/runconfig.h"
 
+#include "config/enumnames.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUrl>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
@@ -15,14 +18,16 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr qint64 kDefaultRequestsPerStage = 100;
 
-struct ApiName {
-    ApiKind api;
-    const char *name;
-};
-constexpr ApiName kApiNames[] = {
+constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::OpenAIChat, "openai-chat"},
     {ApiKind::OpenAICompletions, "openai-completions"},
     {ApiKind::AnthropicMessages, "anthropic-messages"},
+};
+
+constexpr EnumName<Balance> kBalanceNames[] = {
+    {Balance::RoundRobin, "round-robin"},
+    {Balance::LeastInFlight, "least-in-flight"},
+    {Balance::Random, "random"},
 };
 
 QString number(double v)
@@ -142,6 +147,20 @@ public:
         }
     }
 
+    void stringList(const char *key, QStringList &out)
+    {
+        if (const auto *v = find(key)) {
+            const bool strings = v->is_array() && std::all_of(v->begin(), v->end(), [](const nlohmann::json &e) { return e.is_string(); });
+            if (!strings) {
+                fail(field(key), QStringLiteral("must be an array of strings"));
+                return;
+            }
+            out.clear();
+            for (const nlohmann::json &e : *v)
+                out << fromStd(e.get<std::string>());
+        }
+    }
+
     template<typename Enum>
     void enumeration(const char *key, Enum &out, std::optional<Enum> (*parse)(const QString &), const QString &accepted)
     {
@@ -189,6 +208,13 @@ nlohmann::json durationToJson(qint64 ms)
     return ms > 0 ? nlohmann::json(toStd(formatDuration(ms))) : nlohmann::json();
 }
 
+bool isHttpUrl(const QString &text)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    return url.isValid() && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"))
+        && !url.host().isEmpty();
+}
+
 bool isValidHeaderName(const QString &name)
 {
     static const QRegularExpression token(QStringLiteral("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"));
@@ -199,28 +225,32 @@ bool isValidHeaderName(const QString &name)
 
 QString apiKindName(ApiKind api)
 {
-    for (const ApiName &n : kApiNames) {
-        if (n.api == api)
-            return QLatin1String(n.name);
-    }
-    return {};
+    return enumName(kApiNames, api);
 }
 
 std::optional<ApiKind> apiKindFromName(const QString &name)
 {
-    for (const ApiName &n : kApiNames) {
-        if (name == QLatin1String(n.name))
-            return n.api;
-    }
-    return std::nullopt;
+    return enumFromName<ApiKind>(kApiNames, name);
 }
 
 QString apiKindNames()
 {
-    QStringList names;
-    for (const ApiName &n : kApiNames)
-        names << QLatin1String(n.name);
-    return names.join(QLatin1Char('|'));
+    return enumNames(kApiNames);
+}
+
+QString balanceName(Balance balance)
+{
+    return enumName(kBalanceNames, balance);
+}
+
+std::optional<Balance> balanceFromName(const QString &name)
+{
+    return enumFromName<Balance>(kBalanceNames, name);
+}
+
+QString balanceNames()
+{
+    return enumNames(kBalanceNames);
 }
 
 QString defaultApiKeyEnv(ApiKind api)
@@ -294,12 +324,17 @@ QList<StageConfig> effectiveStages(const LoadConfig &load)
 QStringList validate(const RunConfig &c)
 {
     QStringList problems;
-    const QUrl url(c.target.url, QUrl::StrictMode);
     if (c.target.url.isEmpty())
         problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
-    else if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
-             || url.host().isEmpty())
+    else if (!isHttpUrl(c.target.url))
         problems << QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host").arg(c.target.url);
+    for (int i = 0; i < c.target.replicas.size(); ++i) {
+        const QString &replica = c.target.replicas.at(i);
+        if (!isHttpUrl(replica))
+            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is not an http:// or https:// URL with a host").arg(i).arg(replica);
+        else if (c.target.instanceUrls().indexOf(replica) != i + 1)
+            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once").arg(i).arg(replica);
+    }
     if (c.target.model.trimmed().isEmpty())
         problems << QStringLiteral("target.model (--model): missing; name the model to request");
     for (const Header &h : c.target.headers) {
@@ -375,10 +410,15 @@ nlohmann::json toJson(const TargetConfig &t)
     nlohmann::json headers = nlohmann::json::object();
     for (const Header &h : t.headers)
         headers[toStd(h.name)] = toStd(h.value);
+    nlohmann::json replicas = nlohmann::json::array();
+    for (const QString &r : t.replicas)
+        replicas.push_back(toStd(r));
     return {
         {"name", toStd(t.name)},
         {"api", toStd(apiKindName(t.api))},
         {"url", toStd(t.url)},
+        {"replicas", replicas},
+        {"balance", toStd(balanceName(t.balance))},
         {"model", toStd(t.model)},
         {"api_key_env", toStd(t.apiKeyEnv)},
         {"headers", headers},
@@ -449,6 +489,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("name", t.name);
     r.enumeration("api", t.api, &apiKindFromName, apiKindNames());
     r.string("url", t.url);
+    r.stringList("replicas", t.replicas);
+    r.enumeration("balance", t.balance, &balanceFromName, balanceNames());
     r.string("model", t.model);
     r.string("api_key_env", t.apiKeyEnv);
     if (const auto *headers = r.find("headers")) {

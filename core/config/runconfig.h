@@ -31,11 +31,25 @@ struct Header {
     friend bool operator==(const Header &, const Header &) = default;
 };
 
+/// How requests are spread over a target's instances (its url and replicas): the load-balancing
+/// policies the seed report compares. The client is the balancer, so each policy's effect on
+/// latency spread and per-instance load is measured without a proxy in between.
+enum class Balance {
+    RoundRobin,    ///< instances in turn
+    LeastInFlight, ///< the instance with the fewest requests in flight (least connections); ties in turn
+    Random,        ///< uniformly at random (seeded)
+};
+QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "random"
+std::optional<Balance> balanceFromName(const QString &name);
+QString balanceNames();               ///< the names joined with '|', for messages
+
 /// One endpoint profile.
 struct TargetConfig {
     QString name;                    ///< display name; empty means "use the model name"
     ApiKind api = ApiKind::OpenAIChat;
     QString url;                     ///< base URL, e.g. http://127.0.0.1:8000/v1
+    QStringList replicas;            ///< more base URLs serving the same model: requests spread over url + replicas
+    Balance balance = Balance::RoundRobin; ///< how, when there are replicas
     QString model;
     QString apiKeyEnv;               ///< environment variable with the key; empty: defaultApiKeyEnv(api)
     QString apiKey;                  ///< typed-in key, memory only: never serialised
@@ -45,6 +59,10 @@ struct TargetConfig {
     QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
 
     QString displayName() const { return name.isEmpty() ? model : name; }
+    /// url followed by the replicas: the instances requests go to.
+    QStringList instanceUrls() const { return QStringList{url} + replicas; }
+    /// instanceUrls()[i] without building the list; empty when out of range.
+    QString instanceUrl(int i) const { return i == 0 ? url : replicas.value(i - 1); }
     /// The key to send: apiKey if typed in, else the environment variable's value (may be empty).
     QString resolveApiKey() const;
     bool operator==(const TargetConfig &) const = default;

@@ -28,7 +28,10 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     , m_onRecord(std::move(onRecord))
     , m_counters(std::make_shared<LiveCounters>())
     , m_rng(m_plan->config.load.seed)
+    , m_balanceRng(m_plan->config.load.seed ^ 0xBA1A9CEULL)
 {
+    for (const PlannedTarget &target : m_plan->targets)
+        m_balancers.push_back({target.balance, std::vector<int>(target.instances.size(), 0), 0});
     m_phaseTimer.setParent(this);
     m_phaseTimer.setSingleShot(true);
     m_phaseTimer.setTimerType(Qt::PreciseTimer);
@@ -203,8 +206,36 @@ void LoadController::dispatchToTargets(RequestJob job)
     // Interleaved comparisons: the same request (prompt, scheduled time) to every target at once.
     const int targets = int(m_plan->targets.size());
     m_remaining[job.id] = targets;
-    for (job.target = 0; job.target < targets; ++job.target)
+    for (job.target = 0; job.target < targets; ++job.target) {
+        job.instance = pickInstance(job.target);
+        ++m_balancers[std::size_t(job.target)].inFlight[std::size_t(job.instance)];
         dispatch(job);
+    }
+}
+
+int LoadController::pickInstance(int target)
+{
+    Balancer &b = m_balancers[std::size_t(target)];
+    const std::size_t n = b.inFlight.size();
+    if (n == 1)
+        return 0;
+    std::size_t chosen = b.next % n;
+    switch (b.policy) {
+    case Balance::RoundRobin:
+        break;
+    case Balance::LeastInFlight:
+        for (std::size_t k = 1; k < n; ++k) {
+            const std::size_t i = (b.next + k) % n;
+            if (b.inFlight[i] < b.inFlight[chosen])
+                chosen = i;
+        }
+        break;
+    case Balance::Random:
+        chosen = std::size_t(splitmix(m_balanceRng) % n);
+        break;
+    }
+    b.next = chosen + 1;
+    return int(chosen);
 }
 
 void LoadController::dispatch(const RequestJob &job)
@@ -221,6 +252,11 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
 {
     --m_workers[worker].active;
     --m_pending;
+    if (record.target >= 0 && std::size_t(record.target) < m_balancers.size()) {
+        std::vector<int> &inFlight = m_balancers[std::size_t(record.target)].inFlight;
+        if (record.instance >= 0 && std::size_t(record.instance) < inFlight.size())
+            --inFlight[std::size_t(record.instance)];
+    }
     if (auto it = m_remaining.find(record.id); it != m_remaining.end() && --it->second == 0)
         m_remaining.erase(it);
     (record.ok() ? m_ok : m_failed) += 1;
@@ -244,6 +280,7 @@ void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, c
         r.id = job.id;
         r.stage = job.stage;
         r.target = target;
+        r.instance = -1;
         r.warmup = job.warmup;
         r.scheduledNs = job.scheduledNs;
         r.doneNs = m_clock.nowNs();

@@ -69,6 +69,7 @@ private:
     void issue(std::int64_t scheduledNs);
     void dispatch(const RequestJob &job);
     void dispatchToTargets(RequestJob job);
+    int pickInstance(int target);
     std::int64_t pendingRequests() const { return std::int64_t(m_remaining.size()); }
     void completed(std::size_t worker, RequestRecord &&record);
     void recordUnsent(const RequestJob &job, RequestStatus status, const QString &message);
@@ -98,6 +99,16 @@ private:
     std::uint64_t m_rng = 0;
     std::deque<RequestJob> m_waiting;
     QTimer m_arrivalTimer;
+
+    /// Load balancing over each target's instances; the controller is the balancer, so its own
+    /// count of dispatched-but-unfinished requests is what least-in-flight compares.
+    struct Balancer {
+        Balance policy = Balance::RoundRobin;
+        std::vector<int> inFlight; ///< per instance
+        std::size_t next = 0;      ///< round-robin position (also breaks least-in-flight ties)
+    };
+    std::vector<Balancer> m_balancers; ///< per target
+    std::uint64_t m_balanceRng = 0;    ///< apart from m_rng, so a policy change leaves arrivals as they were
 
     std::uint64_t m_nextId = 1;
     std::int64_t m_pending = 0; ///< jobs dispatched to a worker, not yet finished

@@ -30,15 +30,22 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
                 *error = problems.join(QLatin1Char('\n'));
             return nullptr;
         }
-        auto builder = RequestBuilder::create(target, config.request, error);
-        if (!builder)
-            return nullptr;
-        if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
-            if (error)
-                *error = QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
-            return nullptr;
+        PlannedTarget planned;
+        planned.balance = target.balance;
+        for (const QString &url : target.instanceUrls()) {
+            TargetConfig instance = target;
+            instance.url = url;
+            auto builder = RequestBuilder::create(instance, config.request, error);
+            if (!builder)
+                return nullptr;
+            if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
+                if (error)
+                    *error = QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
+                return nullptr;
+            }
+            planned.instances.push_back(std::move(*builder));
         }
-        plan->targets.push_back(std::move(*builder));
+        plan->targets.push_back(std::move(planned));
     }
     plan->stages = effectiveStages(config.load);
     plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");

@@ -10,12 +10,19 @@
 
 namespace tb {
 
+/// One target of a run: a request builder per instance (its url, then its replicas) and how
+/// requests are spread over them.
+struct PlannedTarget {
+    std::vector<RequestBuilder> instances;
+    Balance balance = Balance::RoundRobin;
+};
+
 /// Everything workers need to make requests, prepared once before the run and then shared
 /// read-only between threads.
 struct RunPlan {
     RunConfig config;                  ///< the configuration as given (a value copy)
     QList<StageConfig> stages;         ///< effectiveStages(config.load)
-    std::vector<RequestBuilder> targets;
+    std::vector<PlannedTarget> targets;
     std::shared_ptr<const PromptSource> prompts;
     bool countWithTokenizer = false;
 
@@ -33,6 +40,7 @@ struct RequestJob {
     bool warmup = false;
     std::int64_t scheduledNs = 0;
     int target = 0;
+    int instance = 0; ///< which of the target's instances (load balancing)
 };
 
 /// Counters workers update on the hot path and the controller reads for live progress.

@@ -28,6 +28,7 @@ public:
         m_record.id = job.id;
         m_record.stage = job.stage;
         m_record.target = job.target;
+        m_record.instance = job.instance;
         m_record.warmup = job.warmup;
         m_record.scheduledNs = job.scheduledNs;
         m_decoder.begin(&m_record);
@@ -178,7 +179,7 @@ TransportWorker::~TransportWorker()
 
 void TransportWorker::execute(const RequestJob &job)
 {
-    const RequestBuilder &builder = m_plan->targets.at(std::size_t(job.target));
+    const RequestBuilder &builder = m_plan->targets.at(std::size_t(job.target)).instances.at(std::size_t(job.instance));
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
     const Prompt prompt = m_plan->prompts->prompt(job.id - 1);

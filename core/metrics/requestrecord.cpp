@@ -1,13 +1,12 @@
 #include "metrics/requestrecord.h"
 
-#include <array>
-#include <utility>
+#include "config/enumnames.h"
 
 namespace tb {
 
 namespace {
 
-constexpr std::array<std::pair<RequestStatus, const char *>, 8> kStatusNames{{
+constexpr EnumName<RequestStatus> kStatusNames[] = {
     {RequestStatus::Ok, "ok"},
     {RequestStatus::Http, "http"},
     {RequestStatus::Timeout, "timeout"},
@@ -16,54 +15,34 @@ constexpr std::array<std::pair<RequestStatus, const char *>, 8> kStatusNames{{
     {RequestStatus::Protocol, "protocol"},
     {RequestStatus::StreamTruncated, "stream-truncated"},
     {RequestStatus::Cancelled, "cancelled"},
-}};
+};
 
-constexpr std::array<std::pair<TokenSource, const char *>, 3> kSourceNames{{
+constexpr EnumName<TokenSource> kSourceNames[] = {
     {TokenSource::Usage, "usage"},
     {TokenSource::Tokenizer, "tokenizer"},
     {TokenSource::Chunks, "chunks"},
-}};
-
-template<typename Enum, std::size_t N>
-const char *nameOf(const std::array<std::pair<Enum, const char *>, N> &names, Enum value)
-{
-    for (const auto &[v, name] : names) {
-        if (v == value)
-            return name;
-    }
-    return "";
-}
-
-template<typename Enum, std::size_t N>
-std::optional<Enum> valueOf(const std::array<std::pair<Enum, const char *>, N> &names, const QString &name)
-{
-    for (const auto &[v, n] : names) {
-        if (name == QLatin1String(n))
-            return v;
-    }
-    return std::nullopt;
-}
+};
 
 } // namespace
 
 const char *statusName(RequestStatus status)
 {
-    return nameOf(kStatusNames, status);
+    return enumCName(kStatusNames, status);
 }
 
 std::optional<RequestStatus> statusFromName(const QString &name)
 {
-    return valueOf(kStatusNames, name);
+    return enumFromName<RequestStatus>(kStatusNames, name);
 }
 
 const char *tokenSourceName(TokenSource source)
 {
-    return nameOf(kSourceNames, source);
+    return enumCName(kSourceNames, source);
 }
 
 std::optional<TokenSource> tokenSourceFromName(const QString &name)
 {
-    return valueOf(kSourceNames, name);
+    return enumFromName<TokenSource>(kSourceNames, name);
 }
 
 } // namespace tb

@@ -233,6 +233,14 @@ RunAggregator::RunAggregator(RunInfo info)
         m_info.stages.size() == 1 ? m_blocks[1].load : LoadSummary{m_info.stages.first().mode, {}, {}, {}, 0, {}};
     total.load.stages = formatStages(m_info.stages);
     total.target = largestUsers;
+
+    if (!m_info.config.target.replicas.isEmpty()) {
+        for (const QString &url : m_info.config.target.instanceUrls()) {
+            Block &b = m_instances.emplace_back();
+            b.name = url;
+            b.load = total.load;
+        }
+    }
 }
 
 RunAggregator::~RunAggregator() = default;
@@ -261,10 +269,13 @@ void RunAggregator::add(const RequestRecord &r)
     ++m_records;
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
+    Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size() ? &m_instances[std::size_t(r.instance)] : nullptr;
     if (r.warmup) {
         ++m_blocks[0].requests.warmup;
         if (stage)
             ++stage->requests.warmup;
+        if (instance)
+            ++instance->requests.warmup;
         return;
     }
     const bool good = isGood(r);
@@ -276,6 +287,8 @@ void RunAggregator::add(const RequestRecord &r)
     m_blocks[0].add(r, t, good, openLoop, !stage);
     if (stage)
         stage->add(r, t, good, openLoop, true);
+    if (instance)
+        instance->add(r, t, good, openLoop, true);
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -319,6 +332,12 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    if (!m_instances.empty()) {
+        s.targetReplicas = m_info.config.target.replicas;
+        s.balance = balanceName(m_info.config.target.balance);
+        for (const Block &b : m_instances)
+            s.instances.push_back(b.summary(b.histograms));
+    }
     return s;
 }
 
@@ -372,13 +391,15 @@ std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_
 
 std::size_t RunAggregator::heapBytes() const
 {
-    std::size_t bytes = m_seconds.capacity() * sizeof(Second) + m_blocks.capacity() * sizeof(Block);
+    std::size_t bytes = m_seconds.capacity() * sizeof(Second) + (m_blocks.capacity() + m_instances.capacity()) * sizeof(Block);
     for (const Second &s : m_seconds)
         bytes += (s.ttftMs.capacity() + s.e2eMs.capacity()) * sizeof(float);
-    for (const Block &b : m_blocks) {
-        bytes += b.inFlight.heapBytes() + b.outputTokensPerSecond.capacity() * sizeof(std::int64_t);
-        for (const LogHistogram &h : b.histograms)
-            bytes += h.heapBytes();
+    for (const auto *blocks : {&m_blocks, &m_instances}) {
+        for (const Block &b : *blocks) {
+            bytes += b.inFlight.heapBytes() + b.outputTokensPerSecond.capacity() * sizeof(std::int64_t);
+            for (const LogHistogram &h : b.histograms)
+                bytes += h.heapBytes();
+        }
     }
     return bytes;
 }

@@ -32,6 +32,8 @@ class TokenTimeline;
 ///  - Queue delay is recorded wherever the schedule is known; TTFT/E2E from schedule only in
 ///    open-loop (rate) stages, where the schedule is independent of the responses.
 ///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
+///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
+///    never sent to any instance (cancelled while waiting) are in no instance's block.
 class RunAggregator
 {
 public:
@@ -65,6 +67,7 @@ private:
 
     RunInfo m_info;
     std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
+    std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
 };

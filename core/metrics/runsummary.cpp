@@ -305,11 +305,24 @@ json RunSummary::toJson() const
          {{"name", toStd(targetName)}, {"url", toStd(targetUrl)}, {"api", toStd(api)}, {"model", toStd(model)}}},
         {"started_at", toStd(startedAt)},
     };
+    if (!targetReplicas.isEmpty()) {
+        json replicas = json::array();
+        for (const QString &r : targetReplicas)
+            replicas.push_back(toStd(r));
+        j["target"]["replicas"] = std::move(replicas);
+        j["target"]["balance"] = toStd(balance);
+    }
     j.update(blockToJson(total, true));
     json stageArray = json::array();
     for (const SummaryBlock &s : stages)
         stageArray.push_back(blockToJson(s, false));
     j["stages"] = std::move(stageArray);
+    if (!instances.empty()) {
+        json instanceArray = json::array();
+        for (const SummaryBlock &s : instances)
+            instanceArray.push_back(blockToJson(s, false));
+        j["instances"] = std::move(instanceArray);
+    }
     return j;
 }
 
@@ -334,12 +347,25 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.targetUrl = target.string("url");
     s.api = target.string("api");
     s.model = target.string("model");
+    if (target.has("replicas")) {
+        if (const json *replicas = target.array("replicas")) {
+            for (const json &r : *replicas)
+                s.targetReplicas << (r.is_string() ? fromStd(r.get<std::string>()) : QString());
+        }
+        s.balance = target.string("balance");
+    }
     if (top.has("started_at"))
         s.startedAt = top.string("started_at");
     s.total = blockFromJson(top, true);
     if (const json *stages = top.array("stages")) {
         for (std::size_t i = 0; i < stages->size(); ++i)
             s.stages.push_back(blockFromJson(Node((*stages)[i], QStringLiteral("stages[%1]").arg(i), problem), false));
+    }
+    if (top.has("instances")) {
+        if (const json *instances = top.array("instances")) {
+            for (std::size_t i = 0; i < instances->size(); ++i)
+                s.instances.push_back(blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
+        }
     }
     if (!problem.isEmpty()) {
         if (error)

@@ -117,8 +117,13 @@ struct RunSummary {
     QString api;
     QString model;
     QString startedAt; ///< ISO 8601 with offset
+    QStringList targetReplicas; ///< more instances of the target beyond targetUrl
+    QString balance;            ///< balanceName() when there are replicas, else empty
     SummaryBlock total;
     std::vector<SummaryBlock> stages;
+    /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the
+    /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
+    std::vector<SummaryBlock> instances;
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or

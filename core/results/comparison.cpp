@@ -6,6 +6,7 @@
 
 #include <QLocale>
 #include <QSet>
+#include <QUrl>
 
 #include <algorithm>
 #include <cmath>
@@ -206,7 +207,10 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests")
                           .arg(i + 1)
                           .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
-                               s.targetUrl, s.api,
+                               s.targetReplicas.isEmpty()
+                                   ? s.targetUrl
+                                   : QStringLiteral("%1 +%2 replicas, %3").arg(s.targetUrl).arg(s.targetReplicas.size()).arg(s.balance),
+                               s.api,
                                s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
                           .arg(s.total.requests.attempted);
     }
@@ -283,6 +287,55 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
             m_warnings << QStringLiteral("%1: measured prompts average %2 tokens, baseline %3")
                               .arg(who, QString::number(*mine, 'f', 0), QString::number(*theirs, 'f', 0));
     }
+}
+
+QString instanceName(const QString &url)
+{
+    const QUrl parsed(url);
+    return parsed.isValid() && !parsed.host().isEmpty() ? parsed.authority() + parsed.path() : url;
+}
+
+std::vector<RunData> splitByInstance(const RunData &run)
+{
+    std::vector<RunData> instances;
+    const RunSummary &summary = run.summary;
+    for (std::size_t i = 0; i < summary.instances.size(); ++i) {
+        RunData &d = instances.emplace_back();
+        const QString url = i == 0 ? summary.targetUrl : summary.targetReplicas.value(qsizetype(i) - 1);
+        d.directory = run.directory;
+        d.name = instanceName(url);
+        d.info = run.info;
+        d.info.config.target.url = url;
+        d.info.config.target.replicas.clear();
+        d.hasInfo = run.hasInfo;
+        d.summary = summary;
+        d.summary.targetUrl = url;
+        d.summary.targetReplicas.clear();
+        d.summary.balance.clear();
+        d.summary.total = summary.instances[i];
+        d.summary.total.name.clear();
+        d.summary.stages.clear();
+        d.summary.instances.clear();
+        for (std::size_t r = 0; r < run.records.size(); ++r) {
+            if (run.records[r].instance != int(i))
+                continue;
+            d.records.push_back(run.records[r]);
+            if (r < run.itlMeanMs.size())
+                d.itlMeanMs.push_back(run.itlMeanMs[r]);
+        }
+    }
+    return instances;
+}
+
+bool expandSingleRunInstances(std::vector<RunData> &runs)
+{
+    if (runs.size() != 1)
+        return false;
+    std::vector<RunData> instances = splitByInstance(runs.front());
+    if (instances.empty())
+        return false;
+    runs = std::move(instances);
+    return true;
 }
 
 std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric)

@@ -74,6 +74,18 @@ private:
     int m_baseline = 0;
 };
 
+/// A load-balanced run (a target with replicas) as one RunData per instance — its summary block,
+/// records and configuration with that instance's URL — named "host:port/path", in
+/// url-then-replicas order, so a ComparisonTable of them shows how the balance policy shared the
+/// load. Empty for a run of one instance.
+std::vector<RunData> splitByInstance(const RunData &run);
+/// What `compare`, `report` and the comparison view do with what they were given: a single
+/// load-balanced run is replaced by its instances (splitByInstance), since how they fared is
+/// what there is to compare; anything else stays as it is. True when it split.
+bool expandSingleRunInstances(std::vector<RunData> &runs);
+/// What tables call an instance: "host:port/path" of its base URL (the URL itself if unparsable).
+QString instanceName(const QString &url);
+
 /// One stage of a staged run on a throughput–latency curve: the rate it achieved and the latency
 /// it cost.
 struct CurvePoint {

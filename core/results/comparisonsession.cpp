@@ -1,5 +1,7 @@
 #include "results/comparisonsession.h"
 
+#include "config/enumnames.h"
+
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -20,14 +22,10 @@ using json = nlohmann::json;
 
 constexpr char kFormat[] = "tokenbench-session";
 
-struct StatusName {
-    SessionRunStatus status;
-    const char *name;
-};
-constexpr std::array kStatusNames{
-    StatusName{SessionRunStatus::Pending, "pending"}, StatusName{SessionRunStatus::Running, "running"},
-    StatusName{SessionRunStatus::Ok, "ok"},           StatusName{SessionRunStatus::Cancelled, "cancelled"},
-    StatusName{SessionRunStatus::Failed, "failed"},   StatusName{SessionRunStatus::NotRun, "not-run"},
+constexpr EnumName<SessionRunStatus> kStatusNames[] = {
+    {SessionRunStatus::Pending, "pending"}, {SessionRunStatus::Running, "running"},
+    {SessionRunStatus::Ok, "ok"},           {SessionRunStatus::Cancelled, "cancelled"},
+    {SessionRunStatus::Failed, "failed"},   {SessionRunStatus::NotRun, "not-run"},
 };
 
 /// A target's name as a directory name: what RunWriter's default run names allow.
@@ -69,20 +67,12 @@ std::optional<SessionMode> sessionModeFromName(const QString &name)
 
 QString sessionRunStatusName(SessionRunStatus status)
 {
-    for (const StatusName &s : kStatusNames) {
-        if (s.status == status)
-            return QLatin1String(s.name);
-    }
-    return {};
+    return enumName(kStatusNames, status);
 }
 
 std::optional<SessionRunStatus> sessionRunStatusFromName(const QString &name)
 {
-    for (const StatusName &s : kStatusNames) {
-        if (name == QLatin1String(s.name))
-            return s.status;
-    }
-    return std::nullopt;
+    return enumFromName<SessionRunStatus>(kStatusNames, name);
 }
 
 json SessionInfo::toJson() const

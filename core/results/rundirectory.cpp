@@ -129,6 +129,8 @@ struct Reading {
 
 QString RunData::label() const
 {
+    if (!name.isEmpty())
+        return name;
     return QFileInfo(QDir::cleanPath(directory)).fileName();
 }
 

@@ -27,8 +27,9 @@ struct RunData {
     std::vector<RequestRecord> records; ///< with RunReader::Records; tokenChunks with ::Chunks
     std::vector<double> itlMeanMs;      ///< per record, requests.csv's itl_mean_ms (NaN: none)
     QStringList notes;                  ///< what a user should know, e.g. that the summary was recomputed
+    QString name;                       ///< a label of its own (an instance of a run, see splitByInstance)
 
-    /// The directory's name, to label the run in tables.
+    /// `name` if set, else the directory's name: what tables call the run.
     QString label() const;
 };
 

@@ -47,6 +47,7 @@ enum Column {
     E2eFromScheduleMs,
     FirstContentMs,
     DoneAtMs,
+    Instance,
     ColumnCount
 };
 constexpr std::array<const char *, ColumnCount> kColumns{
@@ -80,6 +81,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "e2e_from_schedule_ms",
     "first_content_ms",
     "done_at_ms",
+    "instance",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
 
@@ -165,6 +167,7 @@ public:
         , m_names(names)
     {}
 
+    bool has(int column) const { return m_columns[std::size_t(column)] >= 0; }
     std::string_view text(int column) const
     {
         const int at = m_columns[std::size_t(column)];
@@ -371,6 +374,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(r.e2eFromScheduleMs());
     putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
     putMs(offsetMs(r.doneNs));
+    put(toStd(info.config.target.instanceUrl(r.instance)));
     out += kCsvLineEnd;
 }
 
@@ -427,6 +431,13 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
+    // Runs from before load balancing have no instance column: all went to the one url.
+    if (f.has(Instance)) {
+        const QString url = f.string(Instance);
+        r.instance = url.isEmpty() ? -1 : int(info.config.target.instanceUrls().indexOf(url));
+        if (!url.isEmpty() && r.instance < 0)
+            f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
+    }
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

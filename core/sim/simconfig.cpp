@@ -1,5 +1,7 @@
 #include "sim/simconfig.h"
 
+#include "config/enumnames.h"
+
 #include <QSet>
 
 #include <cmath>
@@ -56,11 +58,7 @@ const Field kFields[] = {
     {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
 };
 
-struct DistName {
-    OutputDistribution dist;
-    const char *name;
-};
-constexpr DistName kDistNames[] = {
+constexpr EnumName<OutputDistribution> kDistNames[] = {
     {OutputDistribution::Fixed, "fixed"},
     {OutputDistribution::Uniform, "uniform"},
     {OutputDistribution::Normal, "normal"},
@@ -69,10 +67,7 @@ constexpr DistName kDistNames[] = {
 
 QString distNames()
 {
-    QStringList names;
-    for (const DistName &d : kDistNames)
-        names << QLatin1String(d.name);
-    return names.join(QLatin1Char('|'));
+    return enumNames(kDistNames);
 }
 
 const Field *findField(const QString &key)
@@ -280,20 +275,12 @@ void applyReportModel(const ReportModel &m, SimConfig &c)
 
 QString outputDistributionName(OutputDistribution dist)
 {
-    for (const DistName &d : kDistNames) {
-        if (d.dist == dist)
-            return QLatin1String(d.name);
-    }
-    return {};
+    return enumName(kDistNames, dist);
 }
 
 std::optional<OutputDistribution> outputDistributionFromName(const QString &name)
 {
-    for (const DistName &d : kDistNames) {
-        if (name == QLatin1String(d.name))
-            return d.dist;
-    }
-    return std::nullopt;
+    return enumFromName<OutputDistribution>(kDistNames, name);
 }
 
 bool SimConfig::servesModel(const QString &name) const
