@@ -201,12 +201,26 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("cli"));
         const QStringList urls = instances.urls();
-        const CliResult run = runCli({QStringLiteral("run"), QStringLiteral("--url"), urls[0], QStringLiteral("--url"), urls[1],
-                                      QStringLiteral("--url"), urls[2], QStringLiteral("--balance"), QStringLiteral("least-in-flight"),
-                                      QStringLiteral("--model"), instances.hosts.front()->config().model, QStringLiteral("--concurrency"),
-                                      QStringLiteral("3"), QStringLiteral("--requests"), QStringLiteral("30"),
-                                      QStringLiteral("--max-tokens"), QStringLiteral("8"), QStringLiteral("--quiet"),
-                                      QStringLiteral("--out"), out});
+        const CliResult run = runCli({QStringLiteral("run"),
+                                      QStringLiteral("--url"),
+                                      urls[0],
+                                      QStringLiteral("--url"),
+                                      urls[1],
+                                      QStringLiteral("--url"),
+                                      urls[2],
+                                      QStringLiteral("--balance"),
+                                      QStringLiteral("least-in-flight"),
+                                      QStringLiteral("--model"),
+                                      instances.hosts.front()->config().model,
+                                      QStringLiteral("--concurrency"),
+                                      QStringLiteral("3"),
+                                      QStringLiteral("--requests"),
+                                      QStringLiteral("30"),
+                                      QStringLiteral("--max-tokens"),
+                                      QStringLiteral("8"),
+                                      QStringLiteral("--quiet"),
+                                      QStringLiteral("--out"),
+                                      out});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(QStringLiteral("per instance (balance least-in-flight")), qPrintable(run.out));
         for (const QString &url : urls)
@@ -215,7 +229,8 @@ private Q_SLOTS:
         const CliResult compare = runCli({QStringLiteral("compare"), out});
         QVERIFY2(compare.exitCode == 0, qPrintable(compare.err));
         QVERIFY2(compare.err.contains(QStringLiteral("comparing the 3 instances")), qPrintable(compare.err));
-        QVERIFY2(compare.out.contains(QStringLiteral("#3 ") + urls[2].section(QLatin1String("://"), 1)), qPrintable(compare.out));
+        QVERIFY2(compare.out.contains(QStringLiteral("#3 ") + urls[2].section(QLatin1String("://"), 1)),
+                 qPrintable(compare.out));
     }
 };
 

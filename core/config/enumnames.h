@@ -10,15 +10,13 @@
 
 namespace tb {
 
-template<typename Enum>
-struct EnumName {
+template<typename Enum> struct EnumName {
     Enum value;
     const char *name;
 };
 
 /// The value's name; "" when the table lacks it.
-template<typename Table, typename Enum>
-const char *enumCName(const Table &table, Enum value)
+template<typename Table, typename Enum> const char *enumCName(const Table &table, Enum value)
 {
     for (const auto &entry : table) {
         if (entry.value == value)
@@ -27,14 +25,12 @@ const char *enumCName(const Table &table, Enum value)
     return "";
 }
 
-template<typename Table, typename Enum>
-QString enumName(const Table &table, Enum value)
+template<typename Table, typename Enum> QString enumName(const Table &table, Enum value)
 {
     return QLatin1String(enumCName(table, value));
 }
 
-template<typename Enum, typename Table>
-std::optional<Enum> enumFromName(const Table &table, const QString &name)
+template<typename Enum, typename Table> std::optional<Enum> enumFromName(const Table &table, const QString &name)
 {
     for (const auto &entry : table) {
         if (name == QLatin1String(entry.name))
@@ -44,8 +40,7 @@ std::optional<Enum> enumFromName(const Table &table, const QString &name)
 }
 
 /// The names in table order joined with '|'.
-template<typename Table>
-QString enumNames(const Table &table)
+template<typename Table> QString enumNames(const Table &table)
 {
     QStringList names;
     for (const auto &entry : table)
