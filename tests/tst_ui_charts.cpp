@@ -392,10 +392,13 @@ private Q_SLOTS:
         QCOMPARE(copy->axes().size(), chart->axes().size());
         for (qsizetype i = 0; i < chart->series().size(); ++i) {
             QCOMPARE(copy->series()[i]->name(), chart->series()[i]->name());
-            QCOMPARE(static_cast<QLineSeries *>(copy->series()[i])->points(),
-                     static_cast<QLineSeries *>(chart->series()[i])->points());
-            QCOMPARE(static_cast<QLineSeries *>(copy->series()[i])->pen(),
-                     static_cast<QLineSeries *>(chart->series()[i])->pen());
+            QCOMPARE(copy->series()[i]->type(), chart->series()[i]->type());
+            // Lines and the scatter series that labels stage marks: all XY series.
+            const auto *copied = qobject_cast<const QXYSeries *>(copy->series()[i]);
+            const auto *original = qobject_cast<const QXYSeries *>(chart->series()[i]);
+            QVERIFY(copied && original);
+            QCOMPARE(copied->points(), original->points());
+            QCOMPARE(copied->pen(), original->pen());
         }
         // Bars too.
         TokenChart tokens;
