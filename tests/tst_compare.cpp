@@ -286,6 +286,42 @@ private Q_SLOTS:
         QVERIFY(againstB.toText().contains(QStringLiteral("vs #2")));
     }
 
+    void knee_data()
+    {
+        // Throughput of each stage (req/s); p50/p99 latency grows with the stage number.
+        QTest::addColumn<QList<double>>("throughput");
+        QTest::addColumn<int>("knee");
+        QTest::addColumn<bool>("saturated");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("flattens") << QList<double>{10, 19, 30, 31, 30} << 2 << true
+                                  << QStringLiteral("knee at c=4: 30.00 req/s, TTFT p99 300.0 ms; c=8 adds +3.3% req/s for +33.3% p99");
+        QTest::newRow("still rising") << QList<double>{10, 20, 40} << 2 << false
+                                      << QStringLiteral("no knee up to c=4: throughput still rose +100.0% over c=2 (TTFT p99 +50.0%); sweep higher");
+        QTest::newRow("a dip before the best is noise") << QList<double>{10, 9.8, 20, 20.5} << 2 << true
+                                                        << QStringLiteral("knee at c=4: 20.00 req/s, TTFT p99 300.0 ms; c=8 adds +2.5% req/s for +33.3% p99");
+        QTest::newRow("falls off") << QList<double>{10, 30, 25} << 1 << true
+                                   << QStringLiteral("knee at c=2: 30.00 req/s, TTFT p99 200.0 ms; c=4 adds -16.7% req/s for +50.0% p99");
+        QTest::newRow("one point") << QList<double>{10} << -1 << false << QString();
+    }
+
+    void knee()
+    {
+        QFETCH(QList<double>, throughput);
+        QFETCH(int, knee);
+        QFETCH(bool, saturated);
+        QFETCH(QString, text);
+        std::vector<CurvePoint> curve;
+        for (qsizetype i = 0; i < throughput.size(); ++i)
+            curve.push_back({QStringLiteral("c=%1").arg(1 << i), throughput[i], 50.0 * double(i + 1), 100.0 * double(i + 1)});
+        const auto found = findKnee(curve, QStringLiteral("TTFT"));
+        QCOMPARE(found.has_value(), knee >= 0);
+        if (!found)
+            return;
+        QCOMPARE(int(found->point), knee);
+        QCOMPARE(found->saturated, saturated);
+        QCOMPARE(QString(found->text).replace(QChar(0x2212), QLatin1Char('-')), text);
+    }
+
     void formatValue_data()
     {
         QTest::addColumn<double>("value");

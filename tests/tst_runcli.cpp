@@ -1,4 +1,5 @@
 // `tokenbench-cli run` as users and scripts run it: a real process against the real simulator.
+#include "results/comparison.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 
@@ -68,6 +69,12 @@ private Q_SLOTS:
         QTest::newRow("bad header") << base + QStringList{QStringLiteral("--header"), QStringLiteral("no colon")} << QStringLiteral("--header: malformed header");
         QTest::newRow("bad extra body") << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("[1]")} << QStringLiteral("--extra-body: not a JSON object");
         QTest::newRow("unknown flag") << base + QStringList{QStringLiteral("--concurency"), QStringLiteral("5")} << QStringLiteral("Unknown option 'concurency'");
+        QTest::newRow("bad sweep") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=8..8")}
+                                   << QStringLiteral("--sweep: malformed sweep 'c=8..8'");
+        QTest::newRow("sweep and stages") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"), QStringLiteral("--stages"), QStringLiteral("c=1")}
+                                          << QStringLiteral("--stages and --sweep: choose one");
+        QTest::newRow("sweep and concurrency") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"), QStringLiteral("--concurrency"), QStringLiteral("2")}
+                                               << QStringLiteral("--sweep sets the load levels; do not combine it with --concurrency");
         QTest::newRow("unknown balance") << base + QStringList{QStringLiteral("--balance"), QStringLiteral("weighted")}
                                          << QStringLiteral("--balance: unknown policy 'weighted' (accepted: round-robin|least-in-flight|random)");
         QTest::newRow("bad replica url") << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
@@ -109,6 +116,32 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
         QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    void sweepFindsTheKneeAtTheBatchLimit()
+    {
+        // A server that decodes at most 4 sequences at once: beyond 4 users requests only queue,
+        // so a sweep of users must find its knee there (c=8 at the latest, when noise on the
+        // loaded test machine makes c=4 look slow), not below.
+        SimConfig simConfig = fastSim();
+        simConfig.maxBatch = 4;
+        simConfig.ttftMs = 50;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("sweep"));
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..16"), QStringLiteral("--requests"),
+                                                           QStringLiteral("32"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(formatStages(data->info.stages), QStringLiteral("c=1:32,c=2:32,c=4:32,c=8:32,c=16:32"));
+        QCOMPARE(data->summary.stages.size(), std::size_t(5));
+        const auto knee = findKnee(throughputLatencyCurve(data->summary, Metric::Ttft), QStringLiteral("TTFT"));
+        QVERIFY(knee);
+        QVERIFY2(knee->saturated && (knee->point == 2 || knee->point == 3), qPrintable(knee->text));
+        QVERIFY2(r.out.contains(QStringLiteral("knee       ") + knee->text), qPrintable(r.out));
     }
 
     void sloMissedExits3()

@@ -82,6 +82,37 @@ private Q_SLOTS:
         QCOMPARE(formatStages(*stages), roundTrip);
     }
 
+    void sweep_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("stages"); // formatStages() of the result; empty: refused
+        QTest::newRow("doubling") << "c=1..256" << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=128,c=256";
+        QTest::newRow("doubling to a level off the doubling") << "c=1..100" << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=100";
+        QTest::newRow("log-spaced users") << "c=8..128x5" << "c=8,c=16,c=32,c=64,c=128";
+        QTest::newRow("repeats dropped") << "c=1..3x5" << "c=1,c=2,c=3";
+        QTest::newRow("log-spaced rates, stage length") << "r=2..50x6:60s" << "r=2:1m,r=3.81:1m,r=7.25:1m,r=13.8:1m,r=26.3:1m,r=50:1m";
+        QTest::newRow("request count per stage") << "c=4..16:200" << "c=4:200,c=8:200,c=16:200";
+        QTest::newRow("not rising") << "c=5..5" << "";
+        QTest::newRow("from zero") << "c=0..10" << "";
+        QTest::newRow("one level") << "c=1..10x1" << "";
+        QTest::newRow("bad end") << "c=1..10:soon" << "";
+        QTest::newRow("unknown mode") << "q=1..10" << "";
+        QTest::newRow("rounds to one level") << "c=1..1.4" << "";
+    }
+
+    void sweep()
+    {
+        QFETCH(QString, spec);
+        QFETCH(QString, stages);
+        QString error;
+        const auto parsed = parseSweep(spec, &error);
+        QCOMPARE(parsed.has_value(), !stages.isEmpty());
+        if (parsed)
+            QCOMPARE(formatStages(*parsed), stages);
+        else
+            QVERIFY2(error.startsWith(QStringLiteral("malformed sweep '%1'").arg(spec)), qPrintable(error));
+    }
+
     void effectiveStagesFillDefaults()
     {
         LoadConfig load;

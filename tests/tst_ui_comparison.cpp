@@ -1,6 +1,7 @@
 // The comparison GUI on real runs against simulated servers: the models under
 // QAbstractItemModelTester, the view's table, banner and overlaid charts, chart exports (PNG, SVG,
 // PDF for a slide and an A4 page), the session panel, and the main window's Compare menu and drops.
+#include "chartstyle.h"
 #include "chartview.h"
 #include "comparisoncharts.h"
 #include "comparisoncontroller.h"
@@ -24,6 +25,7 @@
 #include <QApplication>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -288,6 +290,28 @@ private Q_SLOTS:
         QVERIFY(view.problems().first().startsWith(QDir::toNativeSeparators(empty)));
         QVERIFY(view.problems().first().contains(QStringLiteral("not a run directory")));
         QVERIFY(view.banner()->text().contains(QStringLiteral("not-a-run")));
+    }
+
+    void curveRingsTheKnee()
+    {
+        ThroughputLatencyChart chart;
+        const std::vector<CurvePoint> flattening{{QStringLiteral("c=1"), 10, 50, 100},
+                                                 {QStringLiteral("c=2"), 19, 60, 120},
+                                                 {QStringLiteral("c=4"), 30, 80, 160},
+                                                 {QStringLiteral("c=8"), 30.5, 200, 400}};
+        const std::vector<CurvePoint> rising{{QStringLiteral("c=1"), 10, 50, 100}, {QStringLiteral("c=2"), 20, 55, 110}};
+        chart.setCurves({{QStringLiteral("a"), Qt::blue, flattening}, {QStringLiteral("b"), Qt::red, rising}});
+        QList<QScatterSeries *> rings;
+        for (QAbstractSeries *series : chart.series()) {
+            if (auto *scatter = qobject_cast<QScatterSeries *>(series))
+                rings << scatter;
+        }
+        // Only the run that saturated gets a ring, on its c=4 point.
+        QCOMPARE(rings.size(), 1);
+        QCOMPARE(rings.first()->name(), QStringLiteral("a knee"));
+        QCOMPARE(rings.first()->points(), (QList<QPointF>{QPointF(30, 80)}));
+        QVERIFY2(chartstyle::description(rings.first()).startsWith(QStringLiteral("knee at c=4")),
+                 qPrintable(chartstyle::description(rings.first())));
     }
 
     void aLoadBalancedRunComparesItsInstances()

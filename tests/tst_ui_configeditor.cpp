@@ -85,6 +85,19 @@ private:
     QTemporaryDir m_dir;
     QString m_promptFile;
 
+    /// Shows the editor on its Load tab with stages c=8:30s,c=16:30s.
+    static bool showTwoStages(ConfigEditor &editor)
+    {
+        editor.show();
+        if (!QTest::qWaitForWindowExposed(&editor))
+            return false;
+        RunConfig c = base();
+        c.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s"), nullptr);
+        editor.setConfig(c);
+        editor.tabs()->setCurrentIndex(ConfigEditor::LoadTab);
+        return true;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -371,12 +384,7 @@ private Q_SLOTS:
     void stagesEditedInTable()
     {
         ConfigEditor editor;
-        editor.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        RunConfig c = base();
-        c.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s"), nullptr);
-        editor.setConfig(c);
-        editor.tabs()->setCurrentIndex(ConfigEditor::LoadTab);
+        QVERIFY(showTwoStages(editor));
         auto *view = editor.findChild<QTableView *>(QStringLiteral("stages"));
         StagesModel *model = editor.loadEditor()->stages();
 
@@ -413,6 +421,29 @@ private Q_SLOTS:
         QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("r=2.5:30s,c=8:2m"));
         QTest::mouseClick(editor.findChild<QWidget *>(QStringLiteral("addStage")), Qt::LeftButton);
         QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("r=2.5:30s,r=5:30s,c=8:2m"));
+        QVERIFY(editor.isValid());
+    }
+
+    void sweepGeneratesStages()
+    {
+        ConfigEditor editor;
+        QVERIFY(showTwoStages(editor));
+        auto *spec = editor.findChild<QLineEdit *>(QStringLiteral("sweepSpec"));
+        auto *problem = editor.findChild<QLabel *>(QStringLiteral("sweepProblem"));
+        QVERIFY(spec && problem);
+
+        QTest::keyClicks(spec, QStringLiteral("c=8..8"));
+        QTest::keyClick(spec, Qt::Key_Return);
+        QVERIFY(problem->isVisible());
+        QVERIFY2(problem->text().contains(QStringLiteral("malformed sweep 'c=8..8'")), qPrintable(problem->text()));
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("c=8:30s,c=16:30s")); // left alone
+
+        spec->clear();
+        QTest::keyClicks(spec, QStringLiteral("c=1..16:20s"));
+        QVERIFY(!problem->isVisible());
+        QTest::mouseClick(editor.findChild<QWidget *>(QStringLiteral("generateSweep")), Qt::LeftButton);
+        QCOMPARE(formatStages(editor.config().load.stages), QStringLiteral("c=1:20s,c=2:20s,c=4:20s,c=8:20s,c=16:20s"));
+        QVERIFY(!problem->isVisible());
         QVERIFY(editor.isValid());
     }
 

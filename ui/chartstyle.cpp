@@ -181,37 +181,6 @@ QString describe(Metric metric)
     return {};
 }
 
-QString metricLabel(Metric metric)
-{
-    switch (metric) {
-    case Metric::Ttft:
-        return QStringLiteral("TTFT");
-    case Metric::TtftFromSchedule:
-        return QStringLiteral("TTFT from schedule");
-    case Metric::Ttfb:
-        return QStringLiteral("TTFB");
-    case Metric::E2e:
-        return QStringLiteral("E2E");
-    case Metric::E2eFromSchedule:
-        return QStringLiteral("E2E from schedule");
-    case Metric::Tpot:
-        return QStringLiteral("TPOT");
-    case Metric::Itl:
-        return QStringLiteral("ITL");
-    case Metric::Icl:
-        return QStringLiteral("ICL");
-    case Metric::QueueDelay:
-        return QStringLiteral("Queue delay");
-    case Metric::DecodeSpeed:
-        return QStringLiteral("Decode speed");
-    case Metric::TokensPerChunk:
-        return QStringLiteral("Tokens per chunk");
-    case Metric::RetryAfter:
-        return QStringLiteral("Retry-After");
-    }
-    return {};
-}
-
 void applyTheme(QChart *chart, qreal fontScale)
 {
     chart->setTheme(QChart::ChartThemeLight);

@@ -48,7 +48,6 @@ QPen pen(const QColor &color, bool dashed = false, qreal width = 2.0);
 /// One line saying what a quantity is, for tooltips and legends.
 QString describe(Quantity quantity);
 QString describe(Metric metric);
-QString metricLabel(Metric metric); ///< "TTFT", "TPOT", "ITL", "E2E", …
 
 /// The light theme of the dashboard and of exports: white background, light grid, dark grey text,
 /// the legend at the top. fontScale > 1 enlarges every text (reports are read from further away).

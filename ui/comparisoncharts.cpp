@@ -4,6 +4,7 @@
 
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -42,7 +43,7 @@ bool ThroughputLatencyChart::hasData() const
 void ThroughputLatencyChart::rebuild()
 {
     removeAllSeries();
-    setTitle(tr("Throughput vs %1 (solid p50, dashed p99; a dot per stage)").arg(m_label));
+    setTitle(tr("Throughput vs %1 (solid p50, dashed p99; a dot per stage, a ring at the knee)").arg(m_label));
     m_x->setTitleText(tr("achieved throughput (successful requests/s)"));
     m_y->setTitleText(tr("%1 (ms)").arg(m_label));
     double maxX = 0;
@@ -71,6 +72,23 @@ void ThroughputLatencyChart::rebuild()
                 for (QLegendMarker *marker : legend()->markers(line))
                     marker->setVisible(false);
             }
+        }
+        // The knee: a ring around the p50 point of the stage where more load stopped buying throughput.
+        if (const auto knee = findKnee(curve.points, m_label); knee && knee->saturated) {
+            auto *ring = new QScatterSeries(this);
+            ring->setName(tr("%1 knee").arg(curve.name));
+            ring->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+            ring->setMarkerSize(16);
+            ring->setColor(Qt::transparent);
+            ring->setBorderColor(curve.color);
+            ring->setPen(QPen(curve.color, 2));
+            const CurvePoint &p = curve.points[knee->point];
+            ring->append(p.requestsPerS, p.p50);
+            chartstyle::setDescription(ring, knee->text);
+            addSeries(ring);
+            ring->attachAxis(m_x);
+            ring->attachAxis(m_y);
+            chartstyle::setInLegend(this, ring, false);
         }
     }
     chartstyle::setNiceRange(m_x, 0, maxX > 0 ? maxX : 1, 6);

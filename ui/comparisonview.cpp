@@ -301,11 +301,11 @@ ComparisonView::ComparisonView(QWidget *parent)
 
     // The charts.
     for (const Metric m : {Metric::Ttft, Metric::E2e, Metric::Itl, Metric::Tpot})
-        m_cdfBox->addItem(tr("%1 distribution (CDF)").arg(chartstyle::metricLabel(m)), int(m));
+        m_cdfBox->addItem(tr("%1 distribution (CDF)").arg(metricLabel(m)), int(m));
     m_throughputBox->addItem(tr("Output tokens/s"));
     m_throughputBox->addItem(tr("Successful requests/s"));
     for (const Metric m : {Metric::Ttft, Metric::E2e})
-        m_curveBox->addItem(tr("%1 against throughput").arg(chartstyle::metricLabel(m)), int(m));
+        m_curveBox->addItem(tr("%1 against throughput").arg(metricLabel(m)), int(m));
     connect(m_cdfBox, &QComboBox::activated, this,
             [this](int index) { setCdfMetric(Metric(m_cdfBox->itemData(index).toInt())); });
     connect(m_throughputBox, &QComboBox::activated, this, [this] { updateThroughput(); });
@@ -541,7 +541,7 @@ void ComparisonView::updateCdf()
     for (int i = 0; i < runCount(); ++i)
         series << DistributionSeries{m_result->table.labels()[i], m_runs->at(std::size_t(i)).summary.total.histogram(m_cdfMetric),
                                      ComparisonModel::runColor(i), false};
-    const QString label = chartstyle::metricLabel(m_cdfMetric);
+    const QString label = metricLabel(m_cdfMetric);
     m_cdf->setTitle(tr("%1 — share of %2 at or below each value").arg(label, m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests")));
     m_cdf->setQuantity(label, metricUnit(m_cdfMetric), chartstyle::describe(m_cdfMetric),
                        m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests"));
@@ -579,7 +579,7 @@ void ComparisonView::updateCurve()
     for (int i = 0; i < runCount(); ++i)
         curves << ThroughputLatencyChart::Curve{m_result->table.labels()[i], ComparisonModel::runColor(i),
                                                 throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
-    m_curve->setMetricLabel(chartstyle::metricLabel(m_curveMetric));
+    m_curve->setMetricLabel(metricLabel(m_curveMetric));
     m_curve->setCurves(curves);
     m_curveView->setEmpty(!m_curve->hasData());
     m_curveView->updateTooltips();

@@ -171,7 +171,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
 
     m_metricBox->setObjectName(QStringLiteral("distributionMetric"));
     for (const Metric m : {Metric::Ttft, Metric::Tpot, Metric::Itl, Metric::E2e})
-        m_metricBox->addItem(chartstyle::metricLabel(m), int(m));
+        m_metricBox->addItem(metricLabel(m), int(m));
     m_metricBox->setToolTip(tr("Which latency the distribution shows"));
     m_modeBox->setObjectName(QStringLiteral("distributionMode"));
     m_modeBox->addItem(tr("CDF"), int(DistributionChart::Mode::Cdf));
@@ -281,7 +281,7 @@ void DashboardView::setDistributionMetric(Metric metric)
     const int index = m_metricBox->findData(int(metric));
     if (index >= 0 && index != m_metricBox->currentIndex())
         m_metricBox->setCurrentIndex(index);
-    m_distribution->setQuantity(chartstyle::metricLabel(metric), tr("ms"), chartstyle::describe(metric),
+    m_distribution->setQuantity(metricLabel(metric), tr("ms"), chartstyle::describe(metric),
                                 metric == Metric::Itl ? tr("tokens") : tr("requests"));
     refreshDistribution();
 }
@@ -649,12 +649,12 @@ void DashboardView::refreshTokens()
 void DashboardView::refreshDistribution()
 {
     const SummaryBlock &total = m_document->summary().total;
-    DistributionSeries series{chartstyle::metricLabel(m_metric), total.histogram(m_metric),
+    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric),
                               chartstyle::color(m_metric)};
     m_distribution->setDistributions({series});
     if (!chartView(QStringLiteral("latency-distribution")))
         return; // still being built
-    const QString label = chartstyle::metricLabel(m_metric);
+    const QString label = metricLabel(m_metric);
     finishChart(QStringLiteral("latency-distribution"), !m_distribution->hasData(), tr("No %1 values yet.").arg(label),
                 m_metric == Metric::Itl || m_metric == Metric::Tpot
                     ? tr("No %1 values: they need streamed responses of two tokens or more.").arg(label)

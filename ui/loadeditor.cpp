@@ -81,6 +81,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     , m_stages(new StagesModel(this))
     , m_stagesView(new QTableView(this))
     , m_effective(new QLabel(this))
+    , m_sweep(new QLineEdit(this))
+    , m_sweepProblem(new QLabel(this))
     , m_requests(new QSpinBox(this))
     , m_duration(new DurationEdit(this))
     , m_warmupDuration(new DurationEdit(this))
@@ -167,7 +169,23 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     buttons->addWidget(up);
     buttons->addWidget(down);
     buttons->addStretch(1);
+    m_sweep->setObjectName(QStringLiteral("sweepSpec"));
+    m_sweep->setPlaceholderText(QStringLiteral("c=1..256"));
+    m_sweep->setToolTip(tr("A sweep to find the throughput–latency knee (--sweep): \"c=1..256\" doubles the users, "
+                           "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels, \":60s\" or \":200\" ends "
+                           "each stage. Generate replaces the stages above."));
+    m_sweep->setMaximumWidth(m_sweep->fontMetrics().horizontalAdvance(QStringLiteral("r=2..50x6:60s")) * 3 / 2);
+    auto *generate = new QPushButton(tr("Generate Sweep"), m_stagesBox);
+    generate->setObjectName(QStringLiteral("generateSweep"));
+    generate->setToolTip(m_sweep->toolTip());
+    buttons->addWidget(m_sweep);
+    buttons->addWidget(generate);
     stagesLayout->addLayout(buttons);
+    m_sweepProblem->setObjectName(QStringLiteral("sweepProblem"));
+    m_sweepProblem->setWordWrap(true);
+    setTone(m_sweepProblem, Tone::Bad);
+    m_sweepProblem->hide();
+    stagesLayout->addWidget(m_sweepProblem);
     m_effective->setWordWrap(true);
     m_effective->setTextInteractionFlags(Qt::TextSelectableByMouse);
     setTone(m_effective, Tone::Hint);
@@ -259,6 +277,9 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
         if (m_stagesView->currentIndex().isValid())
             m_stages->removeRows(m_stagesView->currentIndex().row(), 1);
     });
+    connect(generate, &QPushButton::clicked, this, &LoadEditor::generateSweep);
+    connect(m_sweep, &QLineEdit::returnPressed, this, &LoadEditor::generateSweep);
+    connect(m_sweep, &QLineEdit::textEdited, m_sweepProblem, &QWidget::hide);
     connect(up, &QToolButton::clicked, this, [this] { moveStage(-1); });
     connect(down, &QToolButton::clicked, this, [this] { moveStage(+1); });
     connect(m_requests, &QSpinBox::valueChanged, this, &LoadEditor::changed);
@@ -394,6 +415,19 @@ void LoadEditor::seedStages()
     first.durationMs = 30000;
     m_stages->setStages({first});
     m_stages->insertRows(1, 2);
+}
+
+void LoadEditor::generateSweep()
+{
+    QString why;
+    const auto stages = parseSweep(m_sweep->text().trimmed(), &why);
+    m_sweepProblem->setVisible(!stages);
+    if (!stages) {
+        m_sweepProblem->setText(why);
+        return;
+    }
+    m_stages->setStages(*stages);
+    changed();
 }
 
 void LoadEditor::moveStage(int delta)

@@ -54,6 +54,8 @@ private:
     void updateRows();
     void seedStages();
     void moveStage(int delta);
+    /// Replaces the stages with the sweep typed next to the table (tb::parseSweep).
+    void generateSweep();
 
     QFormLayout *m_loadForm = nullptr;
     QComboBox *m_shape;
@@ -65,6 +67,8 @@ private:
     StagesModel *m_stages;
     QTableView *m_stagesView;
     QLabel *m_effective;
+    QLineEdit *m_sweep;
+    QLabel *m_sweepProblem;
     QSpinBox *m_requests;
     DurationEdit *m_duration;
     DurationEdit *m_warmupDuration;

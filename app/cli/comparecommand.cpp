@@ -42,6 +42,17 @@ int compareCommand(const QStringList &args)
         if (paired.hasPairs())
             text += QLatin1Char('\n') + paired.toText();
     }
+    QStringList knees;
+    for (std::size_t i = 0; i < saved->runs.size(); ++i) {
+        const RunSummary &summary = saved->runs[i].summary;
+        const Metric metric = kneeMetric(summary);
+        if (const auto knee = findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric)))
+            knees << QStringLiteral("  #%1 %2: %3").arg(i + 1).arg(table.labels()[qsizetype(i)], knee->text);
+    }
+    if (!knees.isEmpty())
+        text += QStringLiteral("\nThroughput–latency knees (a stage gaining < %1% throughput over the best before it is past the knee):\n%2\n")
+                    .arg(Knee::kKneeGain * 100)
+                    .arg(knees.join(QLatin1Char('\n')));
     printOut(text);
     if (cli.parser().isSet(csv)) {
         const QString path = cli.parser().value(csv);

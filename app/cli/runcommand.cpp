@@ -160,10 +160,15 @@ bool applyFlags(Flags &f, RunConfig &c)
     const bool concurrency = f.isSet("concurrency");
     const bool rate = f.isSet("rate");
     const bool stages = f.isSet("stages");
+    const bool sweep = f.isSet("sweep");
     if (concurrency && rate)
         return f.fail(QStringLiteral("--concurrency and --rate: choose one (closed loop: N users; open loop: R requests/s)"));
-    if (stages && (concurrency || rate))
-        return f.fail(QStringLiteral("--stages sets the load levels; do not combine it with --%1").arg(concurrency ? QStringLiteral("concurrency") : QStringLiteral("rate")));
+    if (stages && sweep)
+        return f.fail(QStringLiteral("--stages and --sweep: choose one (a sweep generates the stages)"));
+    if ((stages || sweep) && (concurrency || rate))
+        return f.fail(QStringLiteral("--%1 sets the load levels; do not combine it with --%2")
+                          .arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"),
+                               concurrency ? QStringLiteral("concurrency") : QStringLiteral("rate")));
     if (concurrency) {
         if (!f.integer("concurrency", c.load.concurrency, 1))
             return false;
@@ -176,11 +181,11 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.load.mode = LoadMode::Rate;
         c.load.stages.clear();
     }
-    if (stages) {
+    if (stages || sweep) {
         QString why;
-        const auto parsed = parseStages(f.value("stages"), &why);
+        const auto parsed = stages ? parseStages(f.value("stages"), &why) : parseSweep(f.value("sweep"), &why);
         if (!parsed)
-            return f.fail(QStringLiteral("--stages: ") + why);
+            return f.fail(QStringLiteral("--%1: %2").arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"), why));
         c.load.stages = *parsed;
         c.load.mode = parsed->first().mode;
     }
@@ -280,6 +285,11 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("max-in-flight"), QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
         flag(QStringLiteral("stages"), QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
                                                       "(after ':' a duration or a request count)."),
+             QStringLiteral("SPEC")),
+        flag(QStringLiteral("sweep"),
+             QStringLiteral("Generated stages to find the throughput-latency knee: \"c=1..256\" doubles the users, "
+                            "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels; \":60s\" or \":200\" ends "
+                            "each stage (else --duration/--requests). The summary names the knee."),
              QStringLiteral("SPEC")),
         flag(QStringLiteral("requests"), QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."), QStringLiteral("N")),
         flag(QStringLiteral("duration"), QStringLiteral("Stop each stage after D (e.g. 60s, 5m)."), QStringLiteral("D")),

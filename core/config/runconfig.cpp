@@ -731,6 +731,65 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
     return stages;
 }
 
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error)
+{
+    static const QRegularExpression re(QStringLiteral(
+        "^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\.\\d+)?)\\s*(?:x\\s*(\\d+))?\\s*(?::\\s*(\\S+)\\s*)?$"));
+    constexpr int kMaxLevels = 50;
+    const auto fail = [error, &spec](const QString &why) {
+        if (error)
+            *error = QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\" or "
+                                    "\"r=2..50x6:60s\": c= users, r= requests/s, FROM..TO, xN levels, after ':' a duration "
+                                    "or a request count per stage)")
+                         .arg(spec, why);
+        return std::nullopt;
+    };
+    const auto m = re.match(spec);
+    if (!m.hasMatch())
+        return fail(QStringLiteral("cannot read it"));
+    const LoadMode mode = m.captured(1) == QLatin1String("r") ? LoadMode::Rate : LoadMode::Concurrency;
+    const double from = m.captured(2).toDouble();
+    const double to = m.captured(3).toDouble();
+    if (!(from > 0) || !(to > from))
+        return fail(QStringLiteral("the levels must rise from a level above 0"));
+    std::vector<double> levels;
+    if (m.captured(4).isEmpty()) {
+        for (double level = from; level < to && int(levels.size()) < kMaxLevels; level *= 2)
+            levels.push_back(level);
+        levels.push_back(to);
+    } else {
+        const int n = m.captured(4).toInt();
+        if (n < 2 || n > kMaxLevels)
+            return fail(QStringLiteral("x%1: between 2 and %2 levels").arg(n).arg(kMaxLevels));
+        for (int i = 0; i < n; ++i)
+            levels.push_back(from * std::pow(to / from, double(i) / double(n - 1)));
+    }
+    StageConfig end;
+    if (const QString text = m.captured(5); !text.isEmpty()) {
+        bool isCount = false;
+        const qint64 count = text.toLongLong(&isCount);
+        if (isCount && count > 0)
+            end.requests = count;
+        else if (const auto ms = parseDurationMs(text); ms && !isCount)
+            end.durationMs = *ms;
+        else
+            return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(text));
+    }
+    QList<StageConfig> stages;
+    for (double level : levels) {
+        level = mode == LoadMode::Concurrency ? std::round(level) : QString::number(level, 'g', 3).toDouble();
+        if (!stages.isEmpty() && stages.constLast().level >= level)
+            continue;
+        StageConfig s = end;
+        s.mode = mode;
+        s.level = level;
+        stages << s;
+    }
+    if (stages.size() < 2)
+        return fail(QStringLiteral("it gives fewer than 2 distinct levels"));
+    return stages;
+}
+
 QString formatStages(const QList<StageConfig> &stages)
 {
     QStringList parts;

@@ -176,6 +176,12 @@ QString formatDuration(qint64 ms);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
 QString formatStages(const QList<StageConfig> &stages);
+/// A sweep (SPEC §5): generated stages from one level to another, to find the throughput–latency
+/// knee. "c=1..256" doubles the users from 1 to 256 (1, 2, 4, … 256); "c=8..128x5" or
+/// "r=2..50x6" gives N levels evenly spaced on a log scale (users rounded to whole numbers,
+/// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage
+/// as in --stages (else the run's --duration/--requests does).
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error);
 /// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 /// "K: V"

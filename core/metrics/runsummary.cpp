@@ -11,20 +11,21 @@ using json = nlohmann::json;
 struct MetricName {
     const char *key;
     const char *section; ///< the block object whose statistics include it
+    const char *label;   ///< what people call it
 };
 constexpr std::array<MetricName, kMetricCount> kMetricNames{{
-    {"ttft", "latency_ms"},
-    {"ttft_from_schedule", "latency_ms"},
-    {"ttfb", "latency_ms"},
-    {"e2e", "latency_ms"},
-    {"e2e_from_schedule", "latency_ms"},
-    {"tpot", "latency_ms"},
-    {"itl", "latency_ms"},
-    {"icl", "latency_ms"},
-    {"queue_delay", "latency_ms"},
-    {"decode_tokens_per_s", "throughput"},
-    {"tokens_per_chunk", "tokens"},
-    {"retry_after_s", "requests"},
+    {"ttft", "latency_ms", "TTFT"},
+    {"ttft_from_schedule", "latency_ms", "TTFT from schedule"},
+    {"ttfb", "latency_ms", "TTFB"},
+    {"e2e", "latency_ms", "E2E"},
+    {"e2e_from_schedule", "latency_ms", "E2E from schedule"},
+    {"tpot", "latency_ms", "TPOT"},
+    {"itl", "latency_ms", "ITL"},
+    {"icl", "latency_ms", "ICL"},
+    {"queue_delay", "latency_ms", "Queue delay"},
+    {"decode_tokens_per_s", "throughput", "Decode speed"},
+    {"tokens_per_chunk", "tokens", "Tokens per chunk"},
+    {"retry_after_s", "requests", "Retry-After"},
 }};
 
 json optional(const std::optional<double> &v)
@@ -289,6 +290,11 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
 const char *metricKey(Metric metric)
 {
     return kMetricNames[std::size_t(metric)].key;
+}
+
+QString metricLabel(Metric metric)
+{
+    return QLatin1String(kMetricNames[std::size_t(metric)].label);
 }
 
 bool isLatencyMetric(Metric metric)

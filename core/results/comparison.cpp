@@ -352,6 +352,41 @@ std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric
     return curve;
 }
 
+std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel)
+{
+    if (curve.size() < 2)
+        return std::nullopt;
+    Knee knee;
+    for (std::size_t i = 1; i < curve.size(); ++i) {
+        if (curve[i].requestsPerS >= curve[knee.point].requestsPerS * (1 + Knee::kKneeGain))
+            knee.point = i;
+    }
+    // Every stage after the knee fell short of it (a dip before it was noise, not saturation).
+    knee.saturated = knee.point + 1 < curve.size();
+    const CurvePoint &k = curve[knee.point];
+    const auto change = [](double now, double before) {
+        return before > 0 ? ComparisonTable::formatChange((now / before - 1) * 100) : QStringLiteral("—");
+    };
+    if (knee.saturated) {
+        const CurvePoint &next = curve[knee.point + 1];
+        knee.text = QStringLiteral("knee at %1: %2 req/s, %3 p99 %4 ms; %5 adds %6 req/s for %7 p99")
+                        .arg(k.stage, ComparisonTable::formatValue(k.requestsPerS), metricLabel,
+                             ComparisonTable::formatValue(k.p99), next.stage, change(next.requestsPerS, k.requestsPerS),
+                             change(next.p99, k.p99));
+    } else {
+        const CurvePoint &before = curve[curve.size() - 2];
+        knee.text = QStringLiteral("no knee up to %1: throughput still rose %2 over %3 (%4 p99 %5); sweep higher")
+                        .arg(k.stage, change(k.requestsPerS, before.requestsPerS), before.stage, metricLabel,
+                             change(k.p99, before.p99));
+    }
+    return knee;
+}
+
+Metric kneeMetric(const RunSummary &summary)
+{
+    return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+}
+
 QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
 {
     QStringList labels;

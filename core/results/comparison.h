@@ -99,6 +99,22 @@ struct CurvePoint {
 /// run of fewer than two stages.
 std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric);
 
+/// Where a staged run (a sweep) saturates on its throughput–latency curve: the stage of the
+/// highest throughput that still beat every earlier stage by at least kKneeGain. A later stage
+/// gaining less (or losing) shows the target saturated there: more load buys latency, not
+/// throughput. Below two points there is nothing to find.
+struct Knee {
+    static constexpr double kKneeGain = 0.05;
+    std::size_t point = 0;  ///< index into the curve
+    bool saturated = false; ///< a later stage gained less than kKneeGain: the knee lies inside the range tested
+    /// One line: "knee at c=64: 41.2 req/s, TTFT p99 812 ms; c=128 adds +2.1% req/s for +140% p99",
+    /// or "no knee up to c=128: …; sweep higher".
+    QString text;
+};
+std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel);
+/// The latency a run's knee is judged by: TTFT when it streamed tokens, else E2E.
+Metric kneeMetric(const RunSummary &summary);
+
 /// Runs of an interleaved session (each request id went to every target at the same moment, see
 /// BenchmarkRunner::startInterleaved) compared request by request: for each latency metric the
 /// median of the per-request differences (run − baseline, joined on request id, both successful

@@ -253,9 +253,14 @@ void HtmlReport::buildCharts()
         chart.addSeries({QStringLiteral("p99"), QStringLiteral("#6b7280"), true, false, true, {}});
         chart.setFootnote(QStringLiteral("one point per stage, in stage order; solid p50, dashed p99"));
         m_charts << chart;
-        m_captions << QStringLiteral("%1 against the request rate each stage achieved. Where a line turns steeply "
-                                     "upwards the target is saturated: more load buys latency, not throughput.")
-                          .arg(name);
+        QString caption = QStringLiteral("%1 against the request rate each stage achieved. Where a line turns steeply "
+                                         "upwards the target is saturated: more load buys latency, not throughput.")
+                              .arg(name);
+        for (std::size_t i = 0; i < m_runs.size(); ++i) {
+            if (const auto knee = findKnee(throughputLatencyCurve(m_runs[i].summary, metric), name))
+                caption += QStringLiteral(" %1: %2.").arg(labels[qsizetype(i)], knee->text);
+        }
+        m_captions << caption;
     };
     curve("curve-ttft", Metric::Ttft, QStringLiteral("TTFT"));
     curve("curve-e2e", Metric::E2e, QStringLiteral("E2E latency"));
