@@ -174,13 +174,18 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_sweep->setToolTip(tr("A sweep to find the throughput–latency knee (--sweep): \"c=1..256\" doubles the users, "
                            "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels, \":60s\" or \":200\" ends "
                            "each stage. Generate replaces the stages above."));
-    m_sweep->setMaximumWidth(m_sweep->fontMetrics().horizontalAdvance(QStringLiteral("r=2..50x6:60s")) * 3 / 2);
     auto *generate = new QPushButton(tr("Generate Sweep"), m_stagesBox);
     generate->setObjectName(QStringLiteral("generateSweep"));
     generate->setToolTip(m_sweep->toolTip());
-    buttons->addWidget(m_sweep);
-    buttons->addWidget(generate);
     stagesLayout->addLayout(buttons);
+    // Its own row: a sweep spec needs room to be read.
+    auto *sweepRow = new QHBoxLayout;
+    auto *sweepLabel = new QLabel(tr("Sweep:"), m_stagesBox);
+    sweepLabel->setToolTip(m_sweep->toolTip());
+    sweepRow->addWidget(sweepLabel);
+    sweepRow->addWidget(m_sweep, 1);
+    sweepRow->addWidget(generate);
+    stagesLayout->addLayout(sweepRow);
     m_sweepProblem->setObjectName(QStringLiteral("sweepProblem"));
     m_sweepProblem->setWordWrap(true);
     setTone(m_sweepProblem, Tone::Bad);
