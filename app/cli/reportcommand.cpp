@@ -50,9 +50,12 @@ int reportCommand(const QStringList &args)
         printErr(QStringLiteral("tokenbench-cli report: %1\n").arg(error));
         return ExitFailure;
     }
-    printOut(QStringLiteral("Wrote %1 (%2 runs, %3 charts)\n")
-                 .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()),
-                      QString::number(saved->runs.size()), QString::number(report.charts().size())));
+    const auto count = [](std::size_t n, const char *what) {
+        return QStringLiteral("%1 %2%3").arg(n).arg(QLatin1String(what), n == 1 ? QString() : QStringLiteral("s"));
+    };
+    printOut(QStringLiteral("Wrote %1 (%2, %3)\n")
+                 .arg(QDir::toNativeSeparators(QFileInfo(path).absoluteFilePath()), count(saved->runs.size(), "run"),
+                      count(std::size_t(report.charts().size()), "chart")));
     return ExitOk;
 }
 
