@@ -44,9 +44,7 @@ int compareCommand(const QStringList &args)
     }
     QStringList knees;
     for (std::size_t i = 0; i < saved->runs.size(); ++i) {
-        const RunSummary &summary = saved->runs[i].summary;
-        const Metric metric = kneeMetric(summary);
-        if (const auto knee = findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric)))
+        if (const auto knee = findKnee(saved->runs[i].summary))
             knees << QStringLiteral("  #%1 %2: %3").arg(i + 1).arg(table.labels()[qsizetype(i)], knee->text);
     }
     if (!knees.isEmpty())

@@ -136,8 +136,7 @@ int RunConsole::finish(const RunOutcome &outcome)
         sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
-    const Metric metric = kneeMetric(outcome.summary);
-    if (const auto knee = findKnee(throughputLatencyCurve(outcome.summary, metric), metricLabel(metric)))
+    if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
     text += QLatin1Char('\n');
 

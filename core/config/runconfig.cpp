@@ -695,6 +695,25 @@ QString formatDuration(qint64 ms)
     return QString::number(ms) + QStringLiteral("ms");
 }
 
+namespace {
+
+/// A stage's end after ':' in --stages and --sweep: a request count ("200") or a duration ("30s").
+bool parseStageEnd(const QString &text, StageConfig &stage)
+{
+    bool isCount = false;
+    const qint64 count = text.toLongLong(&isCount);
+    if (isCount) {
+        stage.requests = count;
+        return true;
+    }
+    const auto ms = parseDurationMs(text);
+    if (ms)
+        stage.durationMs = *ms;
+    return ms.has_value();
+}
+
+} // namespace
+
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error)
 {
     static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*(?::\\s*([^:]+?)\\s*)?$"));
@@ -714,18 +733,8 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
         StageConfig s;
         s.mode = m.captured(1) == QLatin1String("r") ? LoadMode::Rate : LoadMode::Concurrency;
         s.level = m.captured(2).toDouble();
-        const QString end = m.captured(3);
-        if (!end.isEmpty()) {
-            bool isCount = false;
-            const qint64 count = end.toLongLong(&isCount);
-            if (isCount) {
-                s.requests = count;
-            } else if (const auto ms = parseDurationMs(end)) {
-                s.durationMs = *ms;
-            } else {
-                return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(end));
-            }
-        }
+        if (const QString end = m.captured(3); !end.isEmpty() && !parseStageEnd(end, s))
+            return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(end));
         stages << s;
     }
     return stages;
@@ -765,16 +774,8 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
             levels.push_back(from * std::pow(to / from, double(i) / double(n - 1)));
     }
     StageConfig end;
-    if (const QString text = m.captured(5); !text.isEmpty()) {
-        bool isCount = false;
-        const qint64 count = text.toLongLong(&isCount);
-        if (isCount && count > 0)
-            end.requests = count;
-        else if (const auto ms = parseDurationMs(text); ms && !isCount)
-            end.durationMs = *ms;
-        else
-            return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(text));
-    }
+    if (const QString text = m.captured(5); !text.isEmpty() && !parseStageEnd(text, end))
+        return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(text));
     QList<StageConfig> stages;
     for (double level : levels) {
         level = mode == LoadMode::Concurrency ? std::round(level) : QString::number(level, 'g', 3).toDouble();

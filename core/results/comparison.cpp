@@ -382,9 +382,10 @@ std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString
     return knee;
 }
 
-Metric kneeMetric(const RunSummary &summary)
+std::optional<Knee> findKnee(const RunSummary &summary)
 {
-    return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    const Metric metric = summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
 }
 
 QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)

@@ -112,8 +112,8 @@ struct Knee {
     QString text;
 };
 std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel);
-/// The latency a run's knee is judged by: TTFT when it streamed tokens, else E2E.
-Metric kneeMetric(const RunSummary &summary);
+/// A run's knee judged by TTFT when it streamed tokens, else by E2E.
+std::optional<Knee> findKnee(const RunSummary &summary);
 
 /// Runs of an interleaved session (each request id went to every target at the same moment, see
 /// BenchmarkRunner::startInterleaved) compared request by request: for each latency metric the
