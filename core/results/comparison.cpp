@@ -301,7 +301,7 @@ std::vector<RunData> splitByInstance(const RunData &run)
     const RunSummary &summary = run.summary;
     for (std::size_t i = 0; i < summary.instances.size(); ++i) {
         RunData &d = instances.emplace_back();
-        const QString url = i == 0 ? summary.targetUrl : summary.targetReplicas.value(qsizetype(i) - 1);
+        const QString url = summary.instances[i].name; // an instance block is named after its URL
         d.directory = run.directory;
         d.name = instanceName(url);
         d.info = run.info;
