@@ -32,6 +32,7 @@ packages=(
     ninja-build          # fast parallel builds, the presets' generator
     qt6-base-dev         # QtCore, QtNetwork (core), QtGui, QtWidgets (GUI), QtTest
     qt6-charts-dev       # live dashboard and comparison charts
+    libqt6opengl6-dev    # Qt6OpenGL's CMake package, which Qt6Charts' CMake package requires (qt6-base-dev only recommends it)
     qt6-svg-dev          # SVG export of charts
     libgl-dev            # required by Qt6Gui's CMake package
     nlohmann-json3-dev   # JSON for configurations, summaries and the simulator
