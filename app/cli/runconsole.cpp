@@ -159,7 +159,7 @@ int RunConsole::finish(const RunOutcome &outcome)
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
     }
-    if (t.requests.attempted > 0 && t.requests.ok == 0) {
+    if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));
         return ExitFailure;
     }

@@ -63,6 +63,9 @@ struct RequestCounts {
     std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
+
+    /// Every request that reached a verdict failed: the run measured nothing of the target.
+    bool allFailed() const { return attempted > 0 && ok == 0; }
 };
 
 struct ThroughputSummary {

@@ -114,37 +114,6 @@ std::vector<double> samples(const RunData &run, Sample sample)
     return values;
 }
 
-QString describePrompt(const PromptConfig &p)
-{
-    if (!p.promptFile.isEmpty())
-        return QStringLiteral("file %1").arg(p.promptFile);
-    if (p.promptTokens <= 0)
-        return QStringLiteral("templates");
-    QString text = QStringLiteral("~%1 tokens").arg(p.promptTokens);
-    if (p.systemTokens > 0)
-        text += QStringLiteral(" + system ~%1").arg(p.systemTokens);
-    if (p.sharedPrefixTokens > 0)
-        text += QStringLiteral(", shared prefix %1").arg(p.sharedPrefixTokens);
-    return text;
-}
-
-QString describeLoad(const RunInfo &info)
-{
-    const LoadConfig &l = info.config.load;
-    QString text = formatStages(info.stages);
-    if (std::any_of(info.stages.begin(), info.stages.end(),
-                    [](const StageConfig &s) { return s.mode == LoadMode::Rate; })) {
-        text += QLatin1Char(' ') + arrivalName(l.arrival);
-        if (l.maxInFlight > 0)
-            text += QStringLiteral(", max in flight %1").arg(l.maxInFlight);
-    }
-    if (l.warmupMs > 0)
-        text += QStringLiteral(", warm-up %1").arg(formatDuration(l.warmupMs));
-    if (l.warmupRequests > 0)
-        text += QStringLiteral(", warm-up %1 requests").arg(l.warmupRequests);
-    return text;
-}
-
 std::optional<double> meanPromptTokens(const SummaryBlock &b)
 {
     return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.input) / double(b.requests.ok)) : std::nullopt;
@@ -274,13 +243,13 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                bc.request.stream ? QStringLiteral("on") : QStringLiteral("off"));
         differ(QStringLiteral("max_tokens"), QString::number(c.request.maxTokens),
                QString::number(bc.request.maxTokens));
-        differ(QStringLiteral("prompt"), describePrompt(c.prompt), describePrompt(bc.prompt));
+        differ(QStringLiteral("prompt"), run.info.promptText(), baseRun.info.promptText());
         if (c.prompt.promptFile.isEmpty() && c.prompt.promptTokens <= 0 && bc.prompt.promptFile.isEmpty() &&
             bc.prompt.promptTokens <= 0 &&
             (c.prompt.systemTemplate != bc.prompt.systemTemplate || c.prompt.userTemplate != bc.prompt.userTemplate ||
              c.prompt.variables != bc.prompt.variables))
             m_warnings << QStringLiteral("%1: prompt templates differ from the baseline's").arg(who);
-        differ(QStringLiteral("load"), describeLoad(run.info), describeLoad(baseRun.info));
+        differ(QStringLiteral("load"), run.info.loadText(), baseRun.info.loadText());
         const auto mine = meanPromptTokens(run.summary.total);
         const auto theirs = meanPromptTokens(baseRun.summary.total);
         if (mine && theirs && *theirs > 0 && std::abs(*mine / *theirs - 1) > kPromptSizeTolerance)
