@@ -439,6 +439,8 @@ void DashboardView::refreshHeader()
     }
     for (const QString &note : d.notes())
         parts << QStringLiteral("<span style='color:#b45309'>%1</span>").arg(note.toHtmlEscaped());
+    for (const QString &warning : s.warnings)
+        parts << QStringLiteral("<span style='color:#b45309'>⚠ %1</span>").arg(warning.toHtmlEscaped());
     m_subtitle->setText(parts.join(QStringLiteral(" · ")));
 
     // A failing target is said in words, not left to the error chart: what failed and why.
