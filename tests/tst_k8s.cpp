@@ -112,7 +112,8 @@ private:
     {
         if (at >= m_lines.size())
             return {};
-        const bool sequence = m_lines[at].text.startsWith(QStringLiteral("- ")) || m_lines[at].text == QLatin1String("-");
+        const bool sequence =
+            m_lines[at].text.startsWith(QStringLiteral("- ")) || m_lines[at].text == QLatin1String("-");
         json node = sequence ? json::array() : json::object();
         while (at < m_lines.size() && m_error.isEmpty() && m_lines[at].indent == indent) {
             const Line line = m_lines[at];
@@ -141,8 +142,9 @@ private:
                 fail(line.number, QStringLiteral("duplicate key %1").arg(kv->first));
             if (!kv->second.isEmpty())
                 node[key] = scalar(kv->second, line.number);
-            else if (at < m_lines.size() && (m_lines[at].indent > indent ||
-                                             (m_lines[at].indent == indent && m_lines[at].text.startsWith(QStringLiteral("- ")))))
+            else if (at < m_lines.size() &&
+                     (m_lines[at].indent > indent ||
+                      (m_lines[at].indent == indent && m_lines[at].text.startsWith(QStringLiteral("- ")))))
                 node[key] = block(at, m_lines[at].indent);
             else
                 node[key] = nullptr;

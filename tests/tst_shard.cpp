@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -34,9 +35,9 @@ SimConfig slowEnoughSim()
 
 QStringList target(const SimulatorHost &host)
 {
-    return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model,
-            QStringLiteral("--prompt-tokens"), QStringLiteral("32"), QStringLiteral("--quiet"), QStringLiteral("--workers"),
-            QStringLiteral("1")};
+    return {QStringLiteral("--url"),   host.baseUrl().toString(),         QStringLiteral("--model"),
+            host.config().model,       QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
+            QStringLiteral("--quiet"), QStringLiteral("--workers"),       QStringLiteral("1")};
 }
 
 QString startAtIn(int seconds)
@@ -69,7 +70,8 @@ std::vector<double> column(const QString &directory, const char *name)
 bool writeJson(const QString &path, const nlohmann::json &json)
 {
     QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(QByteArray::fromStdString(json.dump(2))) > 0;
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(QByteArray::fromStdString(json.dump(2))) > 0;
 }
 
 nlohmann::json readJson(const QString &path)
@@ -81,8 +83,7 @@ nlohmann::json readJson(const QString &path)
 }
 
 /// A copy of a run directory, run.json edited by `edit`.
-template<typename Edit>
-bool copyRun(const QString &from, const QString &to, Edit edit)
+template<typename Edit> bool copyRun(const QString &from, const QString &to, Edit edit)
 {
     if (!QDir().mkpath(to))
         return false;
@@ -193,20 +194,27 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("jobIndex");
         QTest::addColumn<QString>("message");
-        QTest::newRow("index = count") << QStringList{QStringLiteral("--shard"), QStringLiteral("3/3")} << QString() << QStringLiteral("--shard: '3/3'");
-        QTest::newRow("not K/N") << QStringList{QStringLiteral("--shard"), QStringLiteral("two")} << QString() << QStringLiteral("--shard: 'two'");
-        QTest::newRow("both") << QStringList{QStringLiteral("--shard"), QStringLiteral("0/2"), QStringLiteral("--shards"), QStringLiteral("2")}
+        QTest::newRow("index = count") << QStringList{QStringLiteral("--shard"), QStringLiteral("3/3")} << QString()
+                                       << QStringLiteral("--shard: '3/3'");
+        QTest::newRow("not K/N") << QStringList{QStringLiteral("--shard"), QStringLiteral("two")} << QString()
+                                 << QStringLiteral("--shard: 'two'");
+        QTest::newRow("both") << QStringList{QStringLiteral("--shard"), QStringLiteral("0/2"),
+                                             QStringLiteral("--shards"), QStringLiteral("2")}
                               << QString() << QStringLiteral("--shard and --shards");
         QTest::newRow("no job index") << QStringList{QStringLiteral("--shards"), QStringLiteral("3")} << QString()
                                       << QStringLiteral("--shards: JOB_COMPLETION_INDEX is not set");
-        QTest::newRow("job index too big") << QStringList{QStringLiteral("--shards"), QStringLiteral("3")} << QStringLiteral("3")
-                                           << QStringLiteral("--shards 3: JOB_COMPLETION_INDEX");
-        QTest::newRow("more shards than users") << QStringList{QStringLiteral("--shard"), QStringLiteral("3/4"), QStringLiteral("--concurrency"), QStringLiteral("3")}
+        QTest::newRow("job index too big")
+            << QStringList{QStringLiteral("--shards"), QStringLiteral("3")} << QStringLiteral("3")
+            << QStringLiteral("--shards 3: JOB_COMPLETION_INDEX is '3'; expected a whole number from 0 to 2");
+        QTest::newRow("more shards than users") << QStringList{QStringLiteral("--shard"), QStringLiteral("3/4"),
+                                                               QStringLiteral("--concurrency"), QStringLiteral("3")}
                                                 << QString() << QStringLiteral("--shard 3/4: stage c=3");
-        QTest::newRow("start in the past") << QStringList{QStringLiteral("--start-at"), QStringLiteral("2020-01-01T00:00:00Z")} << QString()
-                                           << QStringLiteral("--start-at: 2020-01-01T00:00:00Z is");
-        QTest::newRow("start without a zone") << QStringList{QStringLiteral("--start-at"), QStringLiteral("2099-01-01T00:00:00")} << QString()
-                                              << QStringLiteral("--start-at: '2099-01-01T00:00:00' is not an RFC 3339 time");
+        QTest::newRow("start in the past")
+            << QStringList{QStringLiteral("--start-at"), QStringLiteral("2020-01-01T00:00:00Z")} << QString()
+            << QStringLiteral("--start-at: 2020-01-01T00:00:00Z is");
+        QTest::newRow("start without a zone")
+            << QStringList{QStringLiteral("--start-at"), QStringLiteral("2099-01-01T00:00:00")} << QString()
+            << QStringLiteral("--start-at: '2099-01-01T00:00:00' is not an RFC 3339 time");
     }
     void badShardFlagsExit2NamingTheFlag()
     {
@@ -217,9 +225,11 @@ private Q_SLOTS:
         env.remove(QStringLiteral("JOB_COMPLETION_INDEX"));
         if (!jobIndex.isEmpty())
             env.insert(QStringLiteral("JOB_COMPLETION_INDEX"), jobIndex);
-        const CliResult r = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"),
-                                               QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--dry-run")} + args,
-                                   env);
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("run"), QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"),
+                               QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--dry-run")} +
+                       args,
+                   env);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
     }
@@ -230,11 +240,12 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("JOB_COMPLETION_INDEX"), QStringLiteral("1"));
-        const CliResult r = runCli(QStringList{QStringLiteral("run")} + target(host) +
-                                       QStringList{QStringLiteral("--shards"), QStringLiteral("3"), QStringLiteral("--concurrency"),
-                                                   QStringLiteral("7"), QStringLiteral("--requests"), QStringLiteral("100"),
-                                                   QStringLiteral("--start-at"), startAtIn(600), QStringLiteral("--dry-run")},
-                                   env, 60000);
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("run")} + target(host) +
+                       QStringList{QStringLiteral("--shards"), QStringLiteral("3"), QStringLiteral("--concurrency"),
+                                   QStringLiteral("7"), QStringLiteral("--requests"), QStringLiteral("100"),
+                                   QStringLiteral("--start-at"), startAtIn(600), QStringLiteral("--dry-run")},
+                   env, 60000);
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains(QLatin1String("shard     1 of 3")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QLatin1String("c=7: 2 users, until 33 requests")), qPrintable(r.out));
@@ -251,17 +262,18 @@ private Q_SLOTS:
         const int requests = 60;
         SimulatorHost host(slowEnoughSim());
         QVERIFY(host.start());
-        const QStringList load{QStringLiteral("--concurrency"), QString::number(users), QStringLiteral("--requests"), QString::number(requests)};
+        const QStringList load{QStringLiteral("--concurrency"), QString::number(users), QStringLiteral("--requests"),
+                               QString::number(requests)};
         const QString startAt = startAtIn(3);
         QStringList shardDirs;
         std::vector<std::unique_ptr<QProcess>> processes;
         for (int k = 0; k < 3; ++k) {
             shardDirs << dir.filePath(QStringLiteral("shard-%1").arg(k));
             auto p = std::make_unique<QProcess>();
-            p->start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("run")} + target(host) + load +
-                                                         QStringList{QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
-                                                                     QStringLiteral("--start-at"), startAt, QStringLiteral("--out"),
-                                                                     shardDirs.last()});
+            p->start(QStringLiteral(TOKENBENCH_CLI),
+                     QStringList{QStringLiteral("run")} + target(host) + load +
+                         QStringList{QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
+                                     QStringLiteral("--start-at"), startAt, QStringLiteral("--out"), shardDirs.last()});
             processes.push_back(std::move(p));
         }
         for (auto &p : processes) {
@@ -273,13 +285,15 @@ private Q_SLOTS:
         QCOMPARE(host.stats().requestsReceived, qint64(requests));
 
         const QString mergedDir = dir.filePath(QStringLiteral("merged"));
-        const CliResult merged = runCli(QStringList{QStringLiteral("merge")} + shardDirs + QStringList{QStringLiteral("--out"), mergedDir});
+        const CliResult merged =
+            runCli(QStringList{QStringLiteral("merge")} + shardDirs + QStringList{QStringLiteral("--out"), mergedDir});
         QVERIFY2(merged.exitCode == 0, qPrintable(merged.err));
 
         SimulatorHost single(slowEnoughSim());
         QVERIFY(single.start());
         const QString singleDir = dir.filePath(QStringLiteral("single"));
-        const CliResult one = runCli(QStringList{QStringLiteral("run")} + target(single) + load + QStringList{QStringLiteral("--out"), singleDir});
+        const CliResult one = runCli(QStringList{QStringLiteral("run")} + target(single) + load +
+                                     QStringList{QStringLiteral("--out"), singleDir});
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
 
         QString why;
@@ -299,6 +313,17 @@ private Q_SLOTS:
         QCOMPARE(m->info.mergedFrom.size(), 3);
         QVERIFY(m->notes.contains(RunMerger::mergedNote(m->info.mergedFrom)));
         QVERIFY(m->notes.first().startsWith(QLatin1String("merged from 3 shards")));
+        // compare and report name it in the run's header.
+        const CliResult compared = runCli({QStringLiteral("compare"), mergedDir, singleDir});
+        QCOMPARE(compared.exitCode, 0);
+        QVERIFY2(compared.out.contains(QLatin1String("60 requests, merged from 3 shards (shard-0, shard-1, shard-2)")),
+                 qPrintable(compared.out));
+        const QString html = dir.filePath(QStringLiteral("report.html"));
+        QCOMPARE(runCli({QStringLiteral("report"), mergedDir, QStringLiteral("--out"), html}).exitCode, 0);
+        QFile report(html);
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        QVERIFY(report.readAll().contains(
+            "<span class=\"legend\">merged from 3 shards (shard-0, shard-1, shard-2)</span>"));
 
         // Counts and sums are the shards' own, and request ids are unique with a shard column.
         std::int64_t ok = 0, output = 0, input = 0;
@@ -310,6 +335,19 @@ private Q_SLOTS:
             input += shard->summary.total.tokens.input;
             QVERIFY(shard->info.wallOriginNs > 0 && shard->info.monotonicOriginNs > 0);
         }
+        // A shard's run.json: its clock origins, the shard and the whole run's load beside its share.
+        const nlohmann::json run = readJson(QDir(shardDirs[1]).filePath(QStringLiteral("run.json")));
+        QVERIFY(run["clock"]["monotonic_origin_ns"].get<std::int64_t>() > 0);
+        QVERIFY(QRegularExpression(QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z$"))
+                    .match(QString::fromStdString(run["clock"]["wall_origin"].get<std::string>()))
+                    .hasMatch());
+        QCOMPARE(run["shard"]["index"].get<int>(), 1);
+        QCOMPARE(run["shard"]["count"].get<int>(), 3);
+        QCOMPARE(run["shard"]["load"]["concurrency"].get<int>(), users);
+        QCOMPARE(run["config"]["load"]["stages"][0]["level"].get<double>(), 2.0);
+        QCOMPARE(run["config"]["load"]["stages"][0]["requests"].get<int>(), requests / 3);
+        QVERIFY(!run["host"].get<std::string>().empty());
+
         QCOMPARE(mt.requests.ok, ok);
         QCOMPARE(mt.tokens.output, output);
         QCOMPARE(mt.tokens.input, input);
@@ -356,7 +394,8 @@ private Q_SLOTS:
             QCOMPARE(h.count(), all.count());
             QVERIFY2(h.count() > 0, name);
             // Bucket by bucket.
-            QVERIFY2(h.toJson()["counts"] == all.toJson()["counts"] && h.toJson()["offset"] == all.toJson()["offset"], name);
+            QVERIFY2(h.toJson()["counts"] == all.toJson()["counts"] && h.toJson()["offset"] == all.toJson()["offset"],
+                     name);
             for (double q : {0.0, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0})
                 QCOMPARE(h.percentile(q), all.percentile(q));
             QCOMPARE(mt.stat(metric).p99, all.percentile(0.99));
@@ -367,8 +406,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("message");
-        QTest::newRow("different model") << QStringLiteral("model") << QStringLiteral("are shards of different runs: config.target.model differs");
-        QTest::newRow("overlapping index") << QStringLiteral("index") << QStringLiteral("are both shard 1/3 (overlapping shard indices)");
+        QTest::newRow("different model") << QStringLiteral("model")
+                                         << QStringLiteral("are shards of different runs: config.target.model differs");
+        QTest::newRow("overlapping index")
+            << QStringLiteral("index") << QStringLiteral("are both shard 1/3 (overlapping shard indices)");
         QTest::newRow("overlapping ids") << QStringLiteral("ids") << QStringLiteral("both hold request id");
         QTest::newRow("missing shard") << QStringLiteral("missing") << QStringLiteral("shards 2 of 3 are missing");
         QTest::newRow("not a shard") << QStringLiteral("plain") << QStringLiteral("not a shard");
@@ -384,10 +425,11 @@ private Q_SLOTS:
         QStringList shards;
         for (int k = 0; k < 3; ++k) {
             shards << dir.filePath(QStringLiteral("s%1").arg(k));
-            const CliResult r = runCli(QStringList{QStringLiteral("run")} + target(host) +
-                                       QStringList{QStringLiteral("--concurrency"), QStringLiteral("3"), QStringLiteral("--requests"),
-                                                   QStringLiteral("9"), QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
-                                                   QStringLiteral("--out"), shards.last()});
+            const CliResult r =
+                runCli(QStringList{QStringLiteral("run")} + target(host) +
+                       QStringList{QStringLiteral("--concurrency"), QStringLiteral("3"), QStringLiteral("--requests"),
+                                   QStringLiteral("9"), QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
+                                   QStringLiteral("--out"), shards.last()});
             QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         }
         const QString odd = dir.filePath(QStringLiteral("odd"));
@@ -407,7 +449,8 @@ private Q_SLOTS:
             given[2] = odd;
         }
         const QString out = dir.filePath(QStringLiteral("merged"));
-        const CliResult r = runCli(QStringList{QStringLiteral("merge")} + given + QStringList{QStringLiteral("--out"), out});
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("merge")} + given + QStringList{QStringLiteral("--out"), out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         if (kind != QLatin1String("missing"))

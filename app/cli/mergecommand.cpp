@@ -24,7 +24,8 @@ int mergeCommand(const QStringList &args)
         return *exit;
     const QStringList directories = cli.parser().positionalArguments();
     if (directories.isEmpty())
-        return cli.usageError(QStringLiteral("name the shards' run directories, e.g. merge runs/shard-0 runs/shard-1 --out runs/merged"));
+        return cli.usageError(
+            QStringLiteral("name the shards' run directories, e.g. merge runs/shard-0 runs/shard-1 --out runs/merged"));
     if (!cli.parser().isSet(out) || cli.parser().value(out).isEmpty())
         return cli.usageError(QStringLiteral("--out: name the merged run directory, e.g. --out runs/merged"));
     const QString outDir = cli.parser().value(out);

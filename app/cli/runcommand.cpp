@@ -274,7 +274,11 @@ bool shardFlags(Flags &f, ShardSpec &shard)
                                          "elsewhere use --shard K/N)"));
         const auto parsed = ShardSpec::parse(index + QLatin1Char('/') + QString::number(count), &why);
         if (!parsed)
-            return f.fail(QStringLiteral("--shards %1: JOB_COMPLETION_INDEX %2").arg(count).arg(why));
+            return f.fail(
+                QStringLiteral("--shards %1: JOB_COMPLETION_INDEX is '%2'; expected a whole number from 0 to %3")
+                    .arg(count)
+                    .arg(index.left(20))
+                    .arg(count - 1));
         shard = *parsed;
     }
     return true;
@@ -295,10 +299,12 @@ bool startAtFlag(Flags &f, QDateTime &startAt)
     iso.replace(longFraction, QStringLiteral("\\1"));
     startAt = rfc3339.match(text).hasMatch() ? QDateTime::fromString(iso, Qt::ISODateWithMs) : QDateTime();
     if (!startAt.isValid())
-        return f.fail(QStringLiteral("--start-at: '%1' is not an RFC 3339 time with a zone (e.g. 2026-05-01T10:00:00Z)").arg(text.left(40)));
+        return f.fail(QStringLiteral("--start-at: '%1' is not an RFC 3339 time with a zone (e.g. 2026-05-01T10:00:00Z)")
+                          .arg(text.left(40)));
     const qint64 inMs = QDateTime::currentDateTimeUtc().msecsTo(startAt);
     if (inMs < -kStartAtLateMs)
-        return f.fail(QStringLiteral("--start-at: %1 is %2 s in the past; give a time ahead of now").arg(text).arg(-inMs / 1000));
+        return f.fail(
+            QStringLiteral("--start-at: %1 is %2 s in the past; give a time ahead of now").arg(text).arg(-inMs / 1000));
     if (inMs > kStartAtAheadMs)
         return f.fail(QStringLiteral("--start-at: %1 is more than 7 days ahead").arg(text));
     return true;
@@ -308,8 +314,9 @@ bool startAtFlag(Flags &f, QDateTime &startAt)
 QString planText(const RunConfig &config, const RunPlan &plan, const QDateTime &startAt)
 {
     QString text = QStringLiteral("dry run: configuration valid, nothing sent\n");
-    text += QStringLiteral("  target    %1 @ %2 (%3)\n").arg(config.target.model, config.target.instanceUrls().join(QStringLiteral(", ")),
-                                                            apiKindName(config.target.api));
+    text += QStringLiteral("  target    %1 @ %2 (%3)\n")
+                .arg(config.target.model, config.target.instanceUrls().join(QStringLiteral(", ")),
+                     apiKindName(config.target.api));
     if (plan.shard.isSharded())
         text += QStringLiteral("  shard     %1 of %2 (request ids %3, %4, …; arrival seed %5)\n")
                     .arg(plan.shard.index)
@@ -325,17 +332,21 @@ QString planText(const RunConfig &config, const RunPlan &plan, const QDateTime &
             ends << formatDuration(stage.durationMs);
         if (stage.requests > 0)
             ends << QStringLiteral("%1 requests").arg(stage.requests);
-        text += QStringLiteral("  stage     %1: %2, until %3\n").arg(stage.name, level, ends.join(QStringLiteral(" or ")));
+        text +=
+            QStringLiteral("  stage     %1: %2, until %3\n").arg(stage.name, level, ends.join(QStringLiteral(" or ")));
     }
-    text += QStringLiteral("  start     %1\n").arg(startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs) : QStringLiteral("now"));
-    text += QStringLiteral("  out       %1\n").arg(config.outDir.isEmpty() ? QStringLiteral("(default: runs/<time>-<model>)") : config.outDir);
+    text += QStringLiteral("  start     %1\n")
+                .arg(startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs) : QStringLiteral("now"));
+    text += QStringLiteral("  out       %1\n")
+                .arg(config.outDir.isEmpty() ? QStringLiteral("(default: runs/<time>-<model>)") : config.outDir);
     return text;
 }
 
 void addRunOptions(CliParser &cli)
 {
     const QList<QCommandLineOption> options{
-        flag(QStringLiteral("config"), QStringLiteral("Run configuration (the JSON the GUI saves); flags override it."), QStringLiteral("FILE.json")),
+        flag(QStringLiteral("config"), QStringLiteral("Run configuration (the JSON the GUI saves); flags override it."),
+             QStringLiteral("FILE.json")),
         flag(QStringLiteral("url"),
              QStringLiteral("API base URL, e.g. http://127.0.0.1:8000/v1. Repeat it for several instances of the "
                             "same model: requests are spread over them and reported per instance."),
@@ -396,11 +407,14 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("Run shard K of N (0 ≤ K < N): users, rates and request counts are split exactly over "
                             "the shards, prompts never repeat between them; 'merge' joins their run directories."),
              QStringLiteral("K/N")),
-        flag(QStringLiteral("shards"), QStringLiteral("Like --shard, with K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)."),
+        flag(QStringLiteral("shards"),
+             QStringLiteral("Like --shard, with K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)."),
              QStringLiteral("N")),
-        flag(QStringLiteral("start-at"), QStringLiteral("Wait until this RFC 3339 time (e.g. 2026-05-01T10:00:00Z), so shards start together."),
+        flag(QStringLiteral("start-at"),
+             QStringLiteral("Wait until this RFC 3339 time (e.g. 2026-05-01T10:00:00Z), so shards start together."),
              QStringLiteral("TIME")),
-        flag(QStringLiteral("dry-run"), QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
+        flag(QStringLiteral("dry-run"),
+             QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
     };
     for (const QCommandLineOption &o : options)
         cli.addOption(o);
@@ -477,7 +491,9 @@ int runCommand(const QStringList &args)
     QTimer startTimer;
     if (waitMs > 0) {
         if (!p.isSet(QStringLiteral("quiet")))
-            printErr(QStringLiteral("waiting until %1 (%2 s) to start\n").arg(startAt.toUTC().toString(Qt::ISODateWithMs)).arg(waitMs / 1000.0, 0, 'f', 1));
+            printErr(QStringLiteral("waiting until %1 (%2 s) to start\n")
+                         .arg(startAt.toUTC().toString(Qt::ISODateWithMs))
+                         .arg(waitMs / 1000.0, 0, 'f', 1));
         startTimer.setSingleShot(true);
         startTimer.setTimerType(Qt::PreciseTimer);
         QObject::connect(&startTimer, &QTimer::timeout, &runner, [&] {

@@ -12,7 +12,8 @@ std::optional<ShardSpec> ShardSpec::parse(const QString &text, QString *error)
         shard.index = parts[0].trimmed().toInt(&okIndex);
         shard.count = parts[1].trimmed().toInt(&okCount);
     }
-    if (!okIndex || !okCount || shard.count < 1 || shard.count > kMaxCount || shard.index < 0 || shard.index >= shard.count) {
+    if (!okIndex || !okCount || shard.count < 1 || shard.count > kMaxCount || shard.index < 0 ||
+        shard.index >= shard.count) {
         if (error)
             *error = QStringLiteral("'%1' is not K/N with 0 ≤ K < N ≤ %2 (e.g. 0/3 for the first of three shards)")
                          .arg(text.left(40))

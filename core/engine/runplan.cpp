@@ -9,8 +9,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString 
     return create(config, {config.target}, error);
 }
 
-std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error,
-                                               ShardSpec shard)
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets,
+                                               QString *error, ShardSpec shard)
 {
     if (targets.isEmpty()) {
         if (error)

@@ -64,7 +64,8 @@ public:
 
     void begin(int workerThreads, const RunClock &clock)
     {
-        m_controller = std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_controller =
+            std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             const QString name = m_plan->stages.at(stage).name;
             post([stage, name, warmup](BenchmarkRunner *r) { Q_EMIT r->stageStarted(stage, name, warmup); });
@@ -269,7 +270,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     m_running = true;
     const int threads = m_workerThreads;
-    QMetaObject::invokeMethod(session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
 }

@@ -358,7 +358,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
         if (index == shard->end() || count == shard->end() || load == shard->end() || !index->is_number_integer() ||
             !count->is_number_integer())
             return fail(QStringLiteral("shard: needs an index, a count and the whole run's load"));
-        const auto spec = ShardSpec::parse(QStringLiteral("%1/%2").arg(index->get<std::int64_t>()).arg(count->get<std::int64_t>()), &why);
+        const auto spec = ShardSpec::parse(
+            QStringLiteral("%1/%2").arg(index->get<std::int64_t>()).arg(count->get<std::int64_t>()), &why);
         if (!spec)
             return fail(QStringLiteral("shard: ") + why);
         const auto whole = runConfigFromJson(json{{"load", *load}}, &why);

@@ -103,12 +103,14 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
         if (!data)
             return fail(why);
         if (!data->hasInfo || !data->info.shard.isSharded())
-            return refuse(QStringLiteral("%1: not a shard (its run.json has no \"shard\" block; shards are runs made with "
-                                       "--shard K/N or --shards N)")
-                            .arg(name(directory)));
+            return refuse(
+                QStringLiteral("%1: not a shard (its run.json has no \"shard\" block; shards are runs made with "
+                               "--shard K/N or --shards N)")
+                    .arg(name(directory)));
         if (data->info.wallOriginNs <= 0)
-            return refuse(QStringLiteral("%1: run.json has no clock origins, so it cannot be aligned with the other shards")
-                            .arg(name(directory)));
+            return refuse(
+                QStringLiteral("%1: run.json has no clock origins, so it cannot be aligned with the other shards")
+                    .arg(name(directory)));
         shards.push_back(std::move(*data));
     }
 
@@ -120,17 +122,17 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
         const ShardSpec spec = shard.info.shard;
         if (spec.count != first.info.shard.count)
             return refuse(QStringLiteral("%1 and %2 are shards of different runs: %3 shards versus %4")
-                            .arg(name(first.directory), name(shard.directory))
-                            .arg(first.info.shard.count)
-                            .arg(spec.count));
+                              .arg(name(first.directory), name(shard.directory))
+                              .arg(first.info.shard.count)
+                              .arg(spec.count));
         const json other = sharedConfig(shard.info);
         if (const QString path = firstDifference(config, other); !path.isEmpty())
-            return refuse(QStringLiteral("%1 and %2 are shards of different runs: config.%3 differs (%4 versus %5)")
-                            .arg(name(first.directory), name(shard.directory), path, shown(config, path),
-                                 shown(other, path)));
+            return refuse(
+                QStringLiteral("%1 and %2 are shards of different runs: config.%3 differs (%4 versus %5)")
+                    .arg(name(first.directory), name(shard.directory), path, shown(config, path), shown(other, path)));
         if (const auto [at, added] = byIndex.emplace(spec.index, &shard); !added)
             return refuse(QStringLiteral("%1 and %2 are both shard %3 (overlapping shard indices)")
-                            .arg(name(at->second->directory), name(shard.directory), spec.text()));
+                              .arg(name(at->second->directory), name(shard.directory), spec.text()));
     }
     QStringList missing;
     for (int k = 0; k < first.info.shard.count; ++k) {
@@ -139,9 +141,9 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
     }
     if (!missing.isEmpty())
         return refuse(QStringLiteral("shards %1 of %2 are missing (given: %3); merge all the shards of the run")
-                        .arg(missing.join(QStringLiteral(", ")))
-                        .arg(first.info.shard.count)
-                        .arg(shardDirectories.join(QStringLiteral(", "))));
+                          .arg(missing.join(QStringLiteral(", ")))
+                          .arg(first.info.shard.count)
+                          .arg(shardDirectories.join(QStringLiteral(", "))));
 
     // t = 0 of the merged run: the earliest shard's origin. Shifts in whole µs keep every offset
     // exactly representable in requests.csv (3 decimals of ms) and chunks.jsonl (µs).
@@ -170,8 +172,8 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
         for (RequestRecord &r : shard.records) {
             if (const auto [at, added] = ids.emplace(r.id, &shard); !added)
                 return refuse(QStringLiteral("%1 and %2 both hold request id %3 (overlapping ids)")
-                                .arg(name(at->second->directory), name(shard.directory))
-                                .arg(r.id));
+                                  .arg(name(at->second->directory), name(shard.directory))
+                                  .arg(r.id));
             for (std::int64_t *t : {&r.scheduledNs, &r.sentNs, &r.headersNs, &r.firstTokenNs, &r.firstContentNs,
                                     &r.lastTokenNs, &r.doneNs})
                 shift(*t, by);

@@ -24,7 +24,8 @@ public:
     /// Writes the merged run into `outDir`, which must not hold a run yet. False with *error;
     /// *refused tells shards that do not make one run (a usage error) from a file that could not
     /// be read or written.
-    static bool merge(const QStringList &shardDirectories, const QString &outDir, QString *error, bool *refused = nullptr);
+    static bool merge(const QStringList &shardDirectories, const QString &outDir, QString *error,
+                      bool *refused = nullptr);
     /// "merged from N shards (a, b, …)", shown in the run header of the GUI, compare and report.
     static QString mergedNote(const QStringList &mergedFrom);
 };
