@@ -47,6 +47,7 @@ struct RequestRecord {
     int stage = 0;                   ///< index into the run's effective stages
     int target = 0;                  ///< index of the target (interleaved comparisons send each request to several)
     int instance = 0;                ///< which of the target's instances served it (load balancing); -1: none (never sent)
+    int shard = -1;                  ///< a merged run: the index of the shard that made it; -1 otherwise
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;              ///< 0 when no response arrived

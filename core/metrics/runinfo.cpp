@@ -9,12 +9,18 @@
 
 namespace tb {
 
-RunInfo RunInfo::begin(const RunConfig &config)
+RunInfo RunInfo::begin(const RunConfig &config, std::chrono::steady_clock::time_point origin)
 {
+    using namespace std::chrono;
     RunInfo info;
     info.config = config;
     info.stages = effectiveStages(config.load);
-    info.startedAt = QDateTime::currentDateTime();
+    // The wall clock read now, moved back by the time since the origin: both stamps name one instant.
+    const steady_clock::time_point steadyNow = steady_clock::now();
+    const system_clock::time_point wallNow = system_clock::now();
+    info.monotonicOriginNs = duration_cast<nanoseconds>(origin.time_since_epoch()).count();
+    info.wallOriginNs = duration_cast<nanoseconds>(wallNow.time_since_epoch() - (steadyNow - origin)).count();
+    info.startedAt = QDateTime::fromMSecsSinceEpoch(info.wallOriginNs / 1'000'000);
     info.host = QSysInfo::machineHostName();
     info.toolVersion = version();
     return info;
@@ -71,6 +77,19 @@ QString RunInfo::workloadCaption() const
         parts << startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     parts.removeAll(QString());
     return parts.join(QStringLiteral(" · "));
+}
+
+} // namespace tb
+
+namespace tb {
+
+QString RunInfo::wallOriginText() const
+{
+    if (wallOriginNs <= 0)
+        return {};
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(wallOriginNs / 1'000'000, Qt::UTC);
+    return at.toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.")) +
+           QStringLiteral("%1Z").arg(wallOriginNs / 1000 % 1'000'000, 6, 10, QLatin1Char('0'));
 }
 
 } // namespace tb

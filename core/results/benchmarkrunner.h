@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "config/sharding.h"
 #include "engine/runprogress.h"
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
@@ -57,6 +58,9 @@ public:
 
     /// Transport threads (0 = one per core, at least 2).
     void setWorkerThreads(int threads) { m_workerThreads = threads; }
+    /// Run only this share of the configured load (see shardLoad); run.json records the shard and
+    /// the whole run's load. Applies to the next start().
+    void setShard(ShardSpec shard) { m_shard = shard; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
@@ -95,6 +99,7 @@ private:
     void retire();
 
     int m_workerThreads = 0;
+    ShardSpec m_shard;
     bool m_running = false;
     bool m_configurationError = false;
     QStringList m_directories;

@@ -3,6 +3,7 @@
 #include "metrics/bootstrap.h"
 #include "metrics/loghistogram.h"
 #include "results/csv.h"
+#include "results/runmerge.h"
 
 #include <QLocale>
 #include <QSet>
@@ -183,7 +184,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
     for (std::size_t i = 0; i < n; ++i) {
         const QString &label = m_labels[qsizetype(i)];
         const RunSummary &s = runs[i].summary;
-        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests")
+        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests%9")
                           .arg(i + 1)
                           .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
                                s.targetReplicas.isEmpty()
@@ -191,7 +192,10 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                                    : QStringLiteral("%1 +%2 replicas, %3").arg(s.targetUrl).arg(s.targetReplicas.size()).arg(s.balance),
                                s.api,
                                s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
-                          .arg(s.total.requests.attempted);
+                          .arg(s.total.requests.attempted)
+                          .arg(runs[i].info.mergedFrom.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral(", ") + RunMerger::mergedNote(runs[i].info.mergedFrom));
     }
     if (n == 0)
         return;
