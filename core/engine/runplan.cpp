@@ -46,6 +46,7 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
             planned.instances.push_back(std::move(*builder));
         }
         plan->targets.push_back(std::move(planned));
+        plan->secrets << secretsOf(target);
     }
     plan->stages = effectiveStages(config.load);
     plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");

@@ -25,6 +25,8 @@ struct RunPlan {
     std::vector<PlannedTarget> targets;
     std::shared_ptr<const PromptSource> prompts;
     bool countWithTokenizer = false;
+    /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
+    QStringList secrets;
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);

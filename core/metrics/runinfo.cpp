@@ -9,7 +9,8 @@ namespace tb {
 RunInfo RunInfo::begin(const RunConfig &config)
 {
     RunInfo info;
-    info.config = config;
+    // What is recorded of a run is what may be written and shown: nothing of its credentials.
+    info.config = redacted(config);
     info.stages = effectiveStages(config.load);
     info.startedAt = QDateTime::currentDateTime();
     info.host = QSysInfo::machineHostName();
