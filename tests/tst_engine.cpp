@@ -151,6 +151,85 @@ public:
     QString url() const { return QStringLiteral("https://127.0.0.1:%1/v1").arg(serverPort()); }
 };
 
+/// A server that keeps the head of every request it is sent and answers 401 with an error body that
+/// quotes the request's credential headers back, as some gateways do.
+class EchoServer : public QTcpServer
+{
+public:
+    EchoServer()
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                ++connections;
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    QByteArray &buffer = m_buffers[socket];
+                    buffer += socket->readAll();
+                    const qsizetype end = buffer.indexOf("\r\n\r\n");
+                    if (end < 0)
+                        return;
+                    const QByteArray head = buffer.left(end + 2);
+                    heads << head;
+                    QByteArrayList echoed;
+                    for (const QByteArray &line : head.split('\n')) {
+                        const QByteArray name = line.left(line.indexOf(':')).trimmed().toLower();
+                        if (name == "authorization" || name == "x-api-key" || name == "cookie" ||
+                            name == "ocp-apim-subscription-key")
+                            echoed << line.mid(line.indexOf(':') + 1).trimmed();
+                    }
+                    const QByteArray body =
+                        "{\"error\": {\"message\": \"invalid credentials: " + echoed.join(", ") + "\"}}";
+                    socket->write("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nConnection: "
+                                  "close\r\nContent-Length: " +
+                                  QByteArray::number(body.size()) + "\r\n\r\n" + body);
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString url(const QString &userInfo = {}) const
+    {
+        const QString credentials = userInfo.isEmpty() ? QString() : userInfo + QLatin1Char('@');
+        return QStringLiteral("http://") + credentials + QStringLiteral("127.0.0.1:%1/v1").arg(serverPort());
+    }
+    /// How often `name` appears among the first request's headers.
+    int count(const QByteArray &name) const
+    {
+        if (heads.isEmpty())
+            return 0;
+        const QByteArrayList lines = heads.first().split('\n');
+        return int(std::count_if(lines.begin(), lines.end(), [&name](const QByteArray &l) {
+            return l.toLower().startsWith(name.toLower() + ':');
+        }));
+    }
+    QByteArray value(const QByteArray &name) const
+    {
+        for (const QByteArray &line : heads.value(0).split('\n')) {
+            if (line.toLower().startsWith(name.toLower() + ':'))
+                return line.mid(name.size() + 1).trimmed();
+        }
+        return {};
+    }
+
+    QList<QByteArray> heads;
+    int connections = 0;
+
+private:
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+RunConfig echoConfig(const QString &url)
+{
+    RunConfig c;
+    c.target.url = url;
+    c.target.model = QStringLiteral("m");
+    c.target.apiKeyEnv = QStringLiteral("TB_ENGINE_TEST_KEY");
+    c.load.concurrency = 1;
+    c.load.requests = 1;
+    c.load.timeoutMs = 30000;
+    return c;
+}
+
 } // namespace
 
 class TestEngine : public QObject
@@ -603,6 +682,111 @@ private Q_SLOTS:
             completion += rec.completionTokens;
         }
         QCOMPARE(host.stats().tokensSent, completion);
+    }
+
+    void headerInjectionNeverReachesTheWire_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("CRLF in a value") << QStringLiteral("X-A") << QStringLiteral("1\r\nX-Injected: 1");
+        QTest::newRow("LF in a value") << QStringLiteral("X-A") << QStringLiteral("1\nX-Injected: 1");
+        QTest::newRow("NUL in a value") << QStringLiteral("X-A")
+                                        << QStringLiteral("1") + QChar(0) + QStringLiteral("X-Injected: 1");
+        QTest::newRow("second Host") << QStringLiteral("Host") << QStringLiteral("evil.example");
+        QTest::newRow("second Content-Length") << QStringLiteral("Content-Length") << QStringLiteral("0");
+        QTest::newRow("Transfer-Encoding") << QStringLiteral("Transfer-Encoding") << QStringLiteral("chunked");
+        QTest::newRow("Connection") << QStringLiteral("connection") << QStringLiteral("close");
+    }
+
+    void headerInjectionNeverReachesTheWire()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url());
+        config.target.headers = {{name, value}};
+        QString error;
+        QVERIFY(!RunPlan::create(config, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("target.headers (--header): '%1'").arg(name)), qPrintable(error));
+        const RunResult r = runLoad(config);
+        QVERIFY(r.records.empty());
+        QTest::qWait(200); // a connection, had one been opened, would have arrived by now
+        QCOMPARE(server.connections, 0);
+
+        // The same target with a harmless header: it goes out once, beside one Host and one Content-Length.
+        config.target.headers = {{QStringLiteral("X-A"), QStringLiteral("1")}};
+        QVERIFY(runLoad(config).finished);
+        QCOMPARE(server.heads.size(), 1);
+        QCOMPARE(server.count("X-A"), 1);
+        QCOMPARE(server.count("X-Injected"), 0);
+        QCOMPARE(server.count("Host"), 1);
+        QCOMPARE(server.count("Content-Length"), 1);
+        QCOMPARE(server.count("Connection"), 1);
+    }
+
+    void credentialsOnTheWire_data()
+    {
+        QTest::addColumn<QString>("userInfo");
+        QTest::addColumn<QString>("header"); // "Name: value" given by the user; empty: none
+        QTest::addColumn<QByteArray>("authorization");
+        QTest::newRow("key from the environment") << QString() << QString() << QByteArray("Bearer sk-env-secret");
+        QTest::newRow("userinfo is Basic auth, not the key")
+            << QStringLiteral("alice:pw-secret") << QString() << "Basic " + QByteArray("alice:pw-secret").toBase64();
+        QTest::newRow("a user's Authorization replaces the key's")
+            << QString() << QStringLiteral("authorization: Bearer given-secret") << QByteArray("Bearer given-secret");
+        QTest::newRow("header from an environment reference")
+            << QString() << QStringLiteral("Authorization: ${env:TB_ENGINE_TEST_HEADER}")
+            << QByteArray("Token hdr-env-secret");
+    }
+
+    void credentialsOnTheWire()
+    {
+        QFETCH(QString, userInfo);
+        QFETCH(QString, header);
+        QFETCH(QByteArray, authorization);
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "Token hdr-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(userInfo));
+        if (!header.isEmpty())
+            config.target.headers = {*parseHeader(header, nullptr)};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(server.count("Authorization"), 1);
+        QCOMPARE(server.value("Authorization"), authorization);
+        QVERIFY(!server.heads.first().contains("${env:"));
+        QCOMPARE(r.records.size(), std::size_t(1));
+        QCOMPARE(r.records.front().httpStatus, 401);
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
+    }
+
+    void echoedSecretsAreMaskedInRecordedErrors()
+    {
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "ocp-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(QStringLiteral("alice:pw-secret")));
+        config.target.api = ApiKind::AnthropicMessages; // the key goes in x-api-key, userinfo in Authorization
+        config.target.headers = {
+            {QStringLiteral("Cookie"), QStringLiteral("sid=cookie-secret")},
+            {QStringLiteral("Ocp-Apim-Subscription-Key"), QStringLiteral("${env:TB_ENGINE_TEST_HEADER}")}};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.records.size(), std::size_t(1));
+        const QString error = r.records.front().errorMessage;
+        QCOMPARE(error, QStringLiteral("HTTP 401: invalid credentials: Basic ***, ***, ***, ***"));
+        QVERIFY2(!error.contains(QStringLiteral("secret")) &&
+                     !error.contains(QString::fromLatin1(QByteArray("alice:pw-secret").toBase64())),
+                 qPrintable(error));
+        // What the server saw was the real thing.
+        QVERIFY(server.heads.first().contains("sk-env-secret"));
+        QVERIFY(server.heads.first().contains("ocp-env-secret"));
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
     }
 
     void keepAliveReusesConnections()
