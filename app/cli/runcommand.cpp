@@ -127,9 +127,10 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("extra-body")) {
         QString why;
         const auto extra = parseJsonBounded(f.value("extra-body").toUtf8(), &why);
-        if (!extra || !extra->is_object())
-            return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')%1")
-                              .arg(why.isEmpty() ? QString() : QStringLiteral(": ") + why));
+        if (!extra)
+            return f.fail(QStringLiteral("--extra-body: ") + why);
+        if (!extra->is_object())
+            return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
         c.target.extraBody = *extra;
     }
     if (f.isSet("insecure"))
