@@ -499,7 +499,7 @@ private Q_SLOTS:
             << QStringLiteral("target.extra_body: nests deeper than 64 levels");
         QTest::newRow("arrays nesting 100000 levels")
             << QByteArray("[").repeated(100000) + QByteArray("]").repeated(100000)
-            << QStringLiteral("configuration: nests deeper than 64 levels");
+            << QStringLiteral("nests deeper than 64 levels");
         QTest::newRow("header injection")
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", \"headers\": {\"X-A\": "
                           "\"1\\r\\nX-Injected: 1\"}}}")

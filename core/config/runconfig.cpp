@@ -342,9 +342,8 @@ private:
                 if (!k.empty() && path.size() < 2)
                     path << fromStd(k);
             }
-            error = QStringLiteral("%1: nests deeper than %2 levels")
-                        .arg(path.isEmpty() ? QStringLiteral("configuration") : path.join(QLatin1Char('.')))
-                        .arg(limits::kMaxJsonDepth);
+            error = (path.isEmpty() ? QString() : path.join(QLatin1Char('.')) + QStringLiteral(": ")) +
+                    QStringLiteral("nests deeper than %1 levels").arg(limits::kMaxJsonDepth);
             return false;
         }
         m_keys.emplace_back();
