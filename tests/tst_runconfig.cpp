@@ -392,14 +392,16 @@ private Q_SLOTS:
         QTest::newRow("longest first") << QStringLiteral("pw=hunter2-long") << QStringLiteral("pw=***");
         QTest::newRow("nothing to mask") << QStringLiteral("HTTP 500: overloaded")
                                          << QStringLiteral("HTTP 500: overloaded");
+        QTest::newRow("too short to be a secret")
+            << QStringLiteral("HTTP 401: session 1") << QStringLiteral("HTTP 401: session 1");
     }
 
     void maskSecrets()
     {
         QFETCH(QString, text);
         QFETCH(QString, masked);
-        QCOMPARE(tb::maskSecrets(
-                     text, {QStringLiteral("hunter2"), QStringLiteral("sk-abcdef123"), QStringLiteral("hunter2-long")}),
+        QCOMPARE(tb::maskSecrets(text, {QStringLiteral("hunter2"), QStringLiteral("sk-abcdef123"),
+                                        QStringLiteral("hunter2-long"), QStringLiteral("1")}),
                  masked);
     }
 

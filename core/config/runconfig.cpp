@@ -422,7 +422,9 @@ QString maskSecrets(QString text, const QStringList &secrets)
     std::sort(longestFirst.begin(), longestFirst.end(),
               [](const QString &a, const QString &b) { return a.size() > b.size(); });
     for (const QString &secret : std::as_const(longestFirst)) {
-        if (secret.isEmpty())
+        // A value of a few characters (an "X-Session-Id: 1") is no secret, and masking it would
+        // garble every message ("HTTP 40***").
+        if (secret.size() < kMinCutPart)
             continue;
         text.replace(secret, QStringLiteral("***"));
         // Messages are shortened with "…": the key's first characters may end one.

@@ -43,8 +43,8 @@ QString headerEnvReference(const QString &value);
 inline constexpr char kRedacted[] = "<redacted>";
 /// The URL without "user:password@"; other text unchanged.
 QString withoutUserInfo(const QString &url);
-/// Replaces every occurrence of each secret in server-provided text with "***", and a secret's
-/// leading part where the text was cut short.
+/// Replaces every occurrence of each secret (of 4 characters or more) in server-provided text with
+/// "***", and a secret's leading part where the text was cut short.
 QString maskSecrets(QString text, const QStringList &secrets);
 
 /// Bounds on what a configuration may ask for, so that no value from a file or a flag wraps around
