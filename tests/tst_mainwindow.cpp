@@ -524,6 +524,56 @@ private Q_SLOTS:
         QCOMPARE(w.configPath(), path);
         QCOMPARE(w.recentConfigs(), QStringList{path});
     }
+
+    void credentialHeadersAndUserInfoNeverInSettings()
+    {
+        // Like the typed key, a literal credential header and URL userinfo live in memory only:
+        // settings and saved files get "<redacted>" and the URL without them; ${env:} stays.
+        qputenv("STAGING_HDR", "hdr-env-secret");
+        const QByteArrayList secrets{"pw-userinfo-secret", "bearer-literal-secret", "cookie-literal-secret",
+                                     "hdr-env-secret"};
+        RunConfig c = remoteConfig();
+        c.target.url = QStringLiteral("http://alice:pw-userinfo-secret@127.0.0.1:9/v1");
+        c.target.headers = {{QStringLiteral("Authorization"), QStringLiteral("Bearer bearer-literal-secret")},
+                            {QStringLiteral("Cookie"), QStringLiteral("sid=cookie-literal-secret")},
+                            {QStringLiteral("X-Api-Key"), QStringLiteral("${env:STAGING_HDR}")},
+                            {QStringLiteral("X-Team"), QStringLiteral("perf")}};
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.json"));
+        {
+            MainWindow w;
+            w.show();
+            w.configEditor()->setConfig(c);
+            QCOMPARE(w.currentConfig().target.headers, c.target.headers); // in memory: what is sent
+            QCOMPARE(w.currentConfig().target.url, c.target.url);
+            QVERIFY(w.runAction()->isEnabled());
+            QVERIFY(w.saveConfig(path));
+            w.close();
+        }
+        QSettings().sync();
+        const QByteArray settings = allFilesUnder(m_settingsDir.path());
+        QVERIFY(settings.contains("${env:STAGING_HDR}"));
+        QFile saved(path);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray file = saved.readAll();
+        for (const QByteArray &secret : secrets) {
+            QVERIFY2(!settings.contains(secret), secret.constData());
+            QVERIFY2(!file.contains(secret), secret.constData());
+        }
+
+        // Restored: the literal values must be given again, and the form says so.
+        MainWindow w;
+        w.show();
+        const RunConfig restored = w.currentConfig();
+        QCOMPARE(restored.target.url, QStringLiteral("http://127.0.0.1:9/v1"));
+        QCOMPARE(restored.target.headers.at(0).value, QLatin1String(kRedacted));
+        QCOMPARE(restored.target.headers.at(2).value, QStringLiteral("${env:STAGING_HDR}"));
+        QCOMPARE(restored.target.headers.at(3).value, QStringLiteral("perf"));
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY2(w.runAction()->toolTip().contains(QStringLiteral("credentials are never saved")),
+                 qPrintable(w.runAction()->toolTip()));
+        qunsetenv("STAGING_HDR");
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

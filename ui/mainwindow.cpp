@@ -507,7 +507,8 @@ bool MainWindow::startRun(QString *error)
         showError(tr("Cannot start the run"), why);
         return fail(why);
     }
-    statusBar()->showMessage(tr("Running %1 at %2").arg(config.target.displayName(), config.target.url), kStatusMs);
+    statusBar()->showMessage(
+        tr("Running %1 at %2").arg(config.target.displayName(), withoutUserInfo(config.target.url)), kStatusMs);
     setRunning(true);
     return true;
 }

@@ -14,6 +14,8 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <cmath>
+
 namespace tb::cli {
 
 namespace {
@@ -38,15 +40,18 @@ struct Flags {
         return false;
     }
 
-    template<typename Int>
-    bool integer(const char *name, Int &out, Int minimum)
+    /// A whole number in [minimum, maximum] (never one that wraps around in Int).
+    template<typename Int> bool integer(const char *name, Int &out, Int minimum, Int maximum)
     {
         if (!isSet(name))
             return true;
         bool ok = false;
         const qlonglong v = value(name).toLongLong(&ok);
-        if (!ok || v < qlonglong(minimum))
-            return fail(QStringLiteral("--%1: '%2' is not a whole number ≥ %3").arg(QLatin1String(name), value(name)).arg(qlonglong(minimum)));
+        if (!ok || v < qlonglong(minimum) || v > qlonglong(maximum))
+            return fail(QStringLiteral("--%1: '%2' is not a whole number from %3 to %4")
+                            .arg(QLatin1String(name), value(name).left(32))
+                            .arg(qlonglong(minimum))
+                            .arg(qlonglong(maximum)));
         out = Int(v);
         return true;
     }
@@ -57,21 +62,25 @@ struct Flags {
             return true;
         bool ok = false;
         const double v = value(name).toDouble(&ok);
-        if (!ok || v < minimum || (exclusive && v == minimum))
-            return fail(QStringLiteral("--%1: '%2' is not a number %3 %4").arg(QLatin1String(name), value(name),
-                                                                             exclusive ? QStringLiteral(">") : QStringLiteral("≥"))
-                            .arg(minimum));
+        // toDouble() reads "inf" and "nan": neither is a setting.
+        if (!ok || !std::isfinite(v) || v < minimum || (exclusive && v == minimum))
+            return fail(
+                QStringLiteral("--%1: '%2' is not a finite number %3 %4")
+                    .arg(QLatin1String(name), value(name), exclusive ? QStringLiteral(">") : QStringLiteral("≥"))
+                    .arg(minimum));
         out = v;
         return true;
     }
 
+    /// A duration above 0 (0 would mean "not set" and silently change the run).
     bool duration(const char *name, qint64 &out)
     {
         if (!isSet(name))
             return true;
         const auto ms = parseDurationMs(value(name));
-        if (!ms)
-            return fail(QStringLiteral("--%1: '%2' is not a duration (e.g. 500ms, 30s, 5m, 1h)").arg(QLatin1String(name), value(name)));
+        if (!ms || *ms <= 0)
+            return fail(QStringLiteral("--%1: '%2' is not a duration above 0 (e.g. 500ms, 30s, 5m, 1h; at most %3)")
+                            .arg(QLatin1String(name), value(name).left(32), formatDuration(limits::kMaxDurationMs)));
         out = *ms;
         return true;
     }
@@ -114,14 +123,19 @@ bool applyFlags(Flags &f, RunConfig &c)
         const auto header = parseHeader(h, &why);
         if (!header)
             return f.fail(QStringLiteral("--header: ") + why);
+        // Flags override the file: a header given again replaces the file's (e.g. a redacted one).
+        c.target.headers.removeIf(
+            [&header](const Header &h) { return h.name.compare(header->name, Qt::CaseInsensitive) == 0; });
         c.target.headers << *header;
     }
     if (f.isSet("extra-body")) {
-        const QByteArray text = f.value("extra-body").toUtf8();
-        const nlohmann::json extra = nlohmann::json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
-        if (extra.is_discarded() || !extra.is_object())
+        QString why;
+        const auto extra = parseJsonBounded(f.value("extra-body").toUtf8(), &why);
+        if (!extra)
+            return f.fail(QStringLiteral("--extra-body: ") + why);
+        if (!extra->is_object())
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
-        c.target.extraBody = extra;
+        c.target.extraBody = *extra;
     }
     if (f.isSet("insecure"))
         c.target.tlsVerify = false;
@@ -133,7 +147,7 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.request.stream = true;
     if (f.isSet("no-stream"))
         c.request.stream = false;
-    if (!f.integer("max-tokens", c.request.maxTokens, 1))
+    if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
         return false;
     if (f.isSet("max-tokens-field")) {
         const auto field = maxTokensFieldFromName(f.value("max-tokens-field"));
@@ -159,8 +173,9 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--tokenizer: unknown tokenizer '%1' (accepted: approx|none)").arg(f.value("tokenizer")));
         c.request.tokenizer = f.value("tokenizer") == QLatin1String("approx") ? QStringLiteral("approx") : QString();
     }
-    if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0) || !f.integer("system-tokens", c.prompt.systemTokens, 0)
-        || !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0))
+    if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens) ||
+        !f.integer("system-tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens) ||
+        !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens))
         return false;
     if (f.isSet("prompt-file"))
         c.prompt.promptFile = f.value("prompt-file");
@@ -183,7 +198,7 @@ bool applyFlags(Flags &f, RunConfig &c)
                           .arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"),
                                concurrency ? QStringLiteral("concurrency") : QStringLiteral("rate")));
     if (concurrency) {
-        if (!f.integer("concurrency", c.load.concurrency, 1))
+        if (!f.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency))
             return false;
         c.load.mode = LoadMode::Concurrency;
         c.load.stages.clear();
@@ -208,13 +223,14 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--arrival: unknown arrival '%1' (accepted: constant|poisson)").arg(f.value("arrival")));
         c.load.arrival = *arrival;
     }
-    if (!f.integer("max-in-flight", c.load.maxInFlight, 0))
+    if (!f.integer("max-in-flight", c.load.maxInFlight, 0, limits::kMaxConcurrency))
         return false;
     if (f.isSet("requests") || f.isSet("duration")) {
         // A stop condition on the command line replaces the file's.
         c.load.requests = 0;
         c.load.durationMs = 0;
-        if (!f.integer("requests", c.load.requests, qint64(1)) || !f.duration("duration", c.load.durationMs))
+        if (!f.integer("requests", c.load.requests, qint64(1), limits::kMaxRequests) ||
+            !f.duration("duration", c.load.durationMs))
             return false;
     }
     if (f.isSet("warmup")) {
@@ -223,7 +239,7 @@ bool applyFlags(Flags &f, RunConfig &c)
         const qint64 n = w.toLongLong(&isCount);
         c.load.warmupMs = 0;
         c.load.warmupRequests = 0;
-        if (isCount && n >= 0)
+        if (isCount && n >= 0 && n <= limits::kMaxRequests)
             c.load.warmupRequests = n;
         else if (const auto ms = parseDurationMs(w); ms && !isCount)
             c.load.warmupMs = *ms;
@@ -466,8 +482,13 @@ int runCommand(const QStringList &args)
     int workers = 0;
     ShardSpec shard;
     QDateTime startAt;
-    if (!flags.integer("workers", workers, 1) || !shardFlags(flags, shard) || !startAtFlag(flags, startAt))
+    if (!flags.integer("workers", workers, 1, limits::kMaxWorkers) || !shardFlags(flags, shard) ||
+        !startAtFlag(flags, startAt))
         return cli.usageError(flags.error);
+    // Before the limits are checked: allow what the system allows (the soft limit is often 1024).
+    raiseOpenFileLimit();
+    if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
+        return cli.usageError(QStringLiteral("--workers: ") + files);
 
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
     if (p.isSet(QStringLiteral("dry-run")) || waitMs > 0) {

@@ -28,7 +28,7 @@ QString rate(double v)
 } // namespace
 
 RunConsole::RunConsole(const RunConfig &config, bool showProgress)
-    : m_config(config)
+    : m_config(redacted(config)) // the summary it prints shows URLs and headers
     , m_showProgress(showProgress)
     , m_tty(::isatty(STDERR_FILENO) == 1)
 {

@@ -13,6 +13,7 @@
 #include "results/comparisonsession.h"
 #include "runhistorymodel.h"
 
+#include "config/runconfig.h"
 #include "tokenbench/version.h"
 
 #include <QApplication>
@@ -62,6 +63,9 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("TokenBench"));
     QApplication::setOrganizationName(QStringLiteral("TokenBench"));
     QApplication::setApplicationVersion(tb::version());
+    // Each request in flight holds a socket: allow as many as the system does (the soft limit is
+    // often 1024), so the forms' concurrency check is against the real limit.
+    tb::raiseOpenFileLimit();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Load-testing workbench for LLM inference APIs."));

@@ -1,5 +1,7 @@
 #include "engine/requestbuilder.h"
 
+#include <algorithm>
+
 namespace tb {
 
 namespace {
@@ -25,7 +27,8 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     const bool tls = url.scheme() == QLatin1String("https");
     if (!url.isValid() || url.host().isEmpty() || (!tls && url.scheme() != QLatin1String("http"))) {
         if (error)
-            *error = QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host").arg(target.url);
+            *error = QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host")
+                         .arg(withoutUserInfo(target.url));
         return std::nullopt;
     }
     RequestBuilder b;
@@ -82,16 +85,32 @@ const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensFi
 QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetConfig &target)
 {
     QList<QPair<QByteArray, QByteArray>> headers;
+    const auto given = [&target](const char *name) {
+        return std::any_of(target.headers.begin(), target.headers.end(), [name](const Header &h) {
+            return h.name.compare(QLatin1String(name), Qt::CaseInsensitive) == 0;
+        });
+    };
+    const auto add = [&headers, &given](const char *name, const QByteArray &value) {
+        if (!given(name))
+            headers.append(qMakePair(QByteArray(name), value));
+    };
     const QByteArray key = target.resolveApiKey().toUtf8();
+    // userinfo in the URL is HTTP Basic credentials (a proxy in front of the server); it takes the
+    // Authorization header from an API key that may only be set in the environment by chance.
+    const QUrl url(target.url);
+    const QByteArray basic =
+        (url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + url.password(QUrl::FullyDecoded)).toUtf8().toBase64();
+    if (!url.userInfo().isEmpty())
+        add("Authorization", "Basic " + basic);
     if (target.api == ApiKind::AnthropicMessages) {
         if (!key.isEmpty())
-            headers.append(qMakePair(QByteArray("x-api-key"), key));
-        headers.append(qMakePair(QByteArray("anthropic-version"), QByteArray(kAnthropicVersion)));
-    } else if (!key.isEmpty()) {
-        headers.append(qMakePair(QByteArray("Authorization"), "Bearer " + key));
+            add("x-api-key", key);
+        add("anthropic-version", QByteArray(kAnthropicVersion));
+    } else if (!key.isEmpty() && url.userInfo().isEmpty()) {
+        add("Authorization", "Bearer " + key);
     }
     for (const Header &header : target.headers)
-        headers.append(qMakePair(header.name.toLatin1(), header.value.toUtf8()));
+        headers.append(qMakePair(header.name.toLatin1(), header.resolvedValue().toUtf8()));
     return headers;
 }
 

@@ -49,8 +49,9 @@ public:
 
     /// The base URL's path joined with a suffix: "/v1" + "/models".
     static QByteArray joinPath(const QUrl &base, const char *suffix);
-    /// The headers every request to the target carries: its credentials (Bearer, or x-api-key and
-    /// anthropic-version for Anthropic), then the user's extra headers, which may replace them.
+    /// The headers every request to the target carries: its credentials (Basic from the URL's
+    /// userinfo, else Bearer; x-api-key and anthropic-version for Anthropic), then the user's extra
+    /// headers (${env:NAME} values resolved), which replace a credential header of the same name.
     static QList<QPair<QByteArray, QByteArray>> targetHeaders(const TargetConfig &target);
 
 private:

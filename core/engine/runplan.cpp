@@ -47,6 +47,7 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
             planned.instances.push_back(std::move(*builder));
         }
         plan->targets.push_back(std::move(planned));
+        plan->secrets << secretsOf(target);
     }
     plan->shard = shard;
     plan->stages = effectiveStages(config.load);

@@ -27,6 +27,8 @@ struct RunPlan {
     std::shared_ptr<const PromptSource> prompts;
     bool countWithTokenizer = false;
     ShardSpec shard; ///< which share of a sharded run `config.load` is
+    /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
+    QStringList secrets;
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);

@@ -13,7 +13,8 @@ RunInfo RunInfo::begin(const RunConfig &config, std::chrono::steady_clock::time_
 {
     using namespace std::chrono;
     RunInfo info;
-    info.config = config;
+    // What is recorded of a run is what may be written and shown: nothing of its credentials.
+    info.config = redacted(config);
     info.stages = effectiveStages(config.load);
     // The wall clock read now, moved back by the time since the origin: both stamps name one instant.
     const steady_clock::time_point steadyNow = steady_clock::now();

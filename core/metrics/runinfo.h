@@ -17,7 +17,7 @@ namespace tb {
 /// where and when it started. The aggregator names its blocks from it, the writer stores it as
 /// run.json, the reader gives it back.
 struct RunInfo {
-    RunConfig config;          ///< as run; its apiKey is never written anywhere
+    RunConfig config;          ///< as run, redacted(): no key, no userinfo, no credential header value
     QList<StageConfig> stages; ///< effectiveStages(config.load): what RequestRecord::stage indexes
     QDateTime startedAt;       ///< wall-clock time of the run's t = 0
     QString host;
