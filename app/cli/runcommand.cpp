@@ -291,7 +291,7 @@ bool shardFlags(Flags &f, ShardSpec &shard)
     }
     if (f.isSet("shards")) {
         int count = 0;
-        if (!f.integer("shards", count, 1))
+        if (!f.integer("shards", count, 1, ShardSpec::kMaxCount))
             return false;
         const QString index = qEnvironmentVariable("JOB_COMPLETION_INDEX");
         if (index.isEmpty())
