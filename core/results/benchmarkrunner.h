@@ -57,6 +57,9 @@ public:
 
     /// Transport threads (0 = one per core, at least 2).
     void setWorkerThreads(int threads) { m_workerThreads = threads; }
+    /// Write into a named run directory that is not empty, replacing the run files there (--force);
+    /// by default start() refuses it as a configuration error.
+    void setReplaceExisting(bool replace) { m_replaceExisting = replace; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
@@ -94,6 +97,7 @@ private:
     void retire();
 
     int m_workerThreads = 0;
+    bool m_replaceExisting = false;
     bool m_running = false;
     bool m_configurationError = false;
     QStringList m_directories;
