@@ -208,7 +208,8 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
             data.summaryRecomputed = true;
             if (!empty.contains(QLatin1String(runfiles::kSummaryJson)))
                 data.notes << QStringLiteral(
-                    "summary.json is missing (the run was stopped or crashed): recomputed from requests.csv");
+                    "summary.json is missing (the run was stopped, crashed or ran out of disk space): recomputed from "
+                    "requests.csv");
         }
         if (!hasSeries)
             data.timeSeries = aggregator.timeSeries();
