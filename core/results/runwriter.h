@@ -18,7 +18,7 @@ namespace tb {
 ///   append()  hands a record's rows to the operating system at once (one write(2) to each file,
 ///             no buffering in the process), so a process killed at any moment loses no request
 ///             that finished; what the kernel holds survives the process (a power cut can still
-///             lose its last seconds: nothing is fsync'ed per record);
+///             lose what it had not yet written to the disk: nothing is fsync'ed per record);
 ///   finish()  writes summary.json and timeseries.csv and closes the files.
 /// run.json, summary.json and timeseries.csv go to a temporary name and are renamed into place:
 /// a crash or a full disk leaves no file, never an empty or cut one (readers recompute the two
