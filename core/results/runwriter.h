@@ -21,8 +21,8 @@ namespace tb {
 ///             lose what it had not yet written to the disk: nothing is fsync'ed per record);
 ///   finish()  writes summary.json and timeseries.csv and closes the files.
 /// run.json, summary.json and timeseries.csv go to a temporary name and are renamed into place:
-/// a crash or a full disk leaves no file, never an empty or cut one (readers recompute the two
-/// from requests.csv). Problems (unwritable directory, disk full) make the calls return false and
+/// after a crash or on a full disk each is whole or absent, never empty or cut short (readers
+/// recompute the last two from requests.csv). Problems (unwritable directory, disk full) make the calls return false and
 /// errorString() say what, where and the system's reason ("No space left on device"); the writer
 /// never throws or crashes, and later calls keep returning false. After a failed write the last
 /// row of requests.csv may be cut short; readers leave such a row out.
