@@ -88,7 +88,7 @@ bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace
             return fail(QStringLiteral("cannot create %1: %2")
                             .arg(QDir::toNativeSeparators(file->fileName()), file->errorString()));
     }
-    m_requestsRows = runfiles::requestsCsvHeader();
+    m_requestsRows = runfiles::requestsCsvHeader(info);
     return writeAll(m_requests, m_requestsRows);
 }
 
