@@ -328,6 +328,35 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(QDir(config.outDir).filePath(QStringLiteral("summary.json"))));
     }
 
+    void configuredOutThatHoldsFilesIsRefused()
+    {
+        // A configured `out` that held only run.json was silently overwritten. The GUI has no
+        // --force: it refuses, and says which directory.
+        QTemporaryDir runs;
+        const QString out = runs.filePath(QStringLiteral("mine"));
+        QVERIFY(QDir().mkpath(out));
+        QFile held(QDir(out).filePath(QStringLiteral("run.json")));
+        QVERIFY(held.open(QIODevice::WriteOnly));
+        held.write("sentinel");
+        held.close();
+        MainWindow w;
+        w.setRunsFolder(runs.path());
+        w.show();
+        RunConfig c = remoteConfig();
+        c.outDir = out;
+        w.configEditor()->setConfig(c);
+        QString error;
+        QVERIFY(!w.startRun(&error));
+        QVERIFY(!w.isRunning());
+        QVERIFY2(error.contains(QDir::toNativeSeparators(out) + QStringLiteral(" is not empty (it holds run.json)")),
+                 qPrintable(error));
+        auto *box = w.findChild<QMessageBox *>(QStringLiteral("errorBox"));
+        QVERIFY(box);
+        QCOMPARE(box->text(), error);
+        QVERIFY(held.open(QIODevice::ReadOnly));
+        QCOMPARE(held.readAll(), QByteArray("sentinel"));
+    }
+
     // Esc on an open drop-down (the distribution chart's selector) used to stop the run.
     void escOnOpenPopupLeavesRunGoing()
     {

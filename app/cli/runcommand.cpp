@@ -7,6 +7,7 @@
 #include "config/sharding.h"
 #include "engine/runplan.h"
 #include "results/benchmarkrunner.h"
+#include "results/runwriter.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -433,7 +434,8 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."), QStringLiteral("X")),
         flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
-        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>)."), QStringLiteral("DIR")),
+        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."), QStringLiteral("DIR")),
+        flag(QStringLiteral("force"), QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
         flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."), QStringLiteral("N")),
         flag(QStringLiteral("quiet"), QStringLiteral("No progress on stderr.")),
         flag(QStringLiteral("shard"),
@@ -490,6 +492,12 @@ int runCommand(const QStringList &args)
     if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
         return cli.usageError(QStringLiteral("--workers: ") + files);
 
+    const bool force = p.isSet(QStringLiteral("force"));
+    if (!force && !config.outDir.isEmpty()) {
+        if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty())
+            return cli.usageError(QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
+    }
+
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
     if (p.isSet(QStringLiteral("dry-run")) || waitMs > 0) {
         // Resolved now (the runner does it again at the start), so a bad configuration fails at
@@ -514,6 +522,7 @@ int runCommand(const QStringList &args)
     RunConsole console(config, !p.isSet(QStringLiteral("quiet")));
     BenchmarkRunner runner;
     runner.setWorkerThreads(workers);
+    runner.setReplaceExisting(force);
     runner.setShard(shard);
     int exitCode = ExitOk;
     const auto start = [&]() {

@@ -14,7 +14,6 @@ namespace {
 
 constexpr int kRecordsIntervalMs = 100;  // ≤ 10 Hz to the GUI
 constexpr int kSnapshotIntervalMs = 250; // summaries and time series
-constexpr int kFlushIntervalMs = 1000;   // requests.csv reaches the disk at least once a second
 
 } // namespace
 
@@ -31,13 +30,8 @@ public:
             m_sinks.push_back(std::make_unique<Sink>(info));
         m_recordsTimer.setParent(this);
         m_snapshotTimer.setParent(this);
-        m_flushTimer.setParent(this);
         connect(&m_recordsTimer, &QTimer::timeout, this, &RunSession::postRecords);
         connect(&m_snapshotTimer, &QTimer::timeout, this, &RunSession::postSnapshots);
-        connect(&m_flushTimer, &QTimer::timeout, this, [this] {
-            for (auto &sink : m_sinks)
-                sink->writer.flush();
-        });
     }
 
     ~RunSession() override
@@ -51,11 +45,11 @@ public:
         }
     }
 
-    bool open(const QStringList &directories, QString *error)
+    bool open(const QStringList &directories, bool replace, QString *error)
     {
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             Sink &sink = *m_sinks[i];
-            if (!sink.writer.open(directories.at(qsizetype(i)), sink.aggregator.info())) {
+            if (!sink.writer.open(directories.at(qsizetype(i)), sink.aggregator.info(), replace)) {
                 *error = sink.writer.errorString();
                 return false;
             }
@@ -74,7 +68,6 @@ public:
         connect(m_controller.get(), &LoadController::finished, this, &RunSession::finish);
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
-        m_flushTimer.start(kFlushIntervalMs);
         m_controller->start(workerThreads);
     }
 
@@ -140,7 +133,6 @@ private:
         m_finished = true;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
-        m_flushTimer.stop();
         postRecords();
         const RunProgress progress = m_controller->progress();
         std::vector<RunOutcome> outcomes;
@@ -176,7 +168,6 @@ private:
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
-    QTimer m_flushTimer;
     QString m_writeError;
     bool m_finished = false;
 };
@@ -250,6 +241,16 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         RunConfig config = share;
         config.target = targets[i];
         config.outDir = directories.value(i);
+        // A named directory that holds anything is a mistake in the configuration, not a failure
+        // of the run: its files are not replaced unless asked (--force).
+        if (!m_replaceExisting && !config.outDir.isEmpty()) {
+            if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty()) {
+                m_configurationError = true;
+                if (error)
+                    *error = why + QStringLiteral(": choose a new or empty directory");
+                return false;
+            }
+        }
         RunInfo info = RunInfo::begin(config, clock.origin());
         info.shard = m_shard;
         if (m_shard.isSharded())
@@ -269,7 +270,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
     bool opened = false;
     RunSession *session = m_session;
     // Creating the directories is quick; doing it here lets start() report an unwritable path.
-    QMetaObject::invokeMethod(session, [&] { opened = session->open(m_directories, &why); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [&] { opened = session->open(m_directories, m_replaceExisting, &why); }, Qt::BlockingQueuedConnection);
     if (!opened) {
         shutDown();
         if (error)

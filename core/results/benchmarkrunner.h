@@ -58,6 +58,9 @@ public:
 
     /// Transport threads (0 = one per core, at least 2).
     void setWorkerThreads(int threads) { m_workerThreads = threads; }
+    /// Write into a named run directory that is not empty, replacing the run files there (--force);
+    /// by default start() refuses it as a configuration error.
+    void setReplaceExisting(bool replace) { m_replaceExisting = replace; }
     /// Run only this share of the configured load (see shardLoad); run.json records the shard and
     /// the whole run's load. Applies to the next start().
     void setShard(ShardSpec shard) { m_shard = shard; }
@@ -99,6 +102,7 @@ private:
     void retire();
 
     int m_workerThreads = 0;
+    bool m_replaceExisting = false;
     ShardSpec m_shard;
     bool m_running = false;
     bool m_configurationError = false;
