@@ -10,6 +10,7 @@
 #include "results/runwriter.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QRegularExpression>
@@ -491,6 +492,17 @@ int runCommand(const QStringList &args)
     raiseOpenFileLimit();
     if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
         return cli.usageError(QStringLiteral("--workers: ") + files);
+
+    if (shard.isSharded() && config.prompt.salt.isEmpty()) {
+        // One run in N processes: every shard needs the same salt (merge checks the configurations
+        // agree), and a fresh one per sharded run. The start time the shards share serves for
+        // that; without --start-at the shards' common configuration alone decides it.
+        RunConfig common = config;
+        common.outDir.clear(); // each shard writes its own directory
+        const QByteArray basis = toJson(common).dump().c_str() +
+                                 (startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs).toUtf8() : QByteArray());
+        config.prompt.salt = QString::fromLatin1(QCryptographicHash::hash(basis, QCryptographicHash::Sha256).toHex().left(16));
+    }
 
     const bool force = p.isSet(QStringLiteral("force"));
     if (!force && !config.outDir.isEmpty()) {
