@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (size > tb::fuzz::kMaxInput)
         return 0;
     const std::string_view input = tb::fuzz::text(data, size);
-    for (const tb::ApiKind api : {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages}) {
+    for (const tb::ApiKind api :
+         {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages}) {
         for (const bool tokenizer : {false, true}) {
             tb::StreamDecoder decoder(api, tokenizer);
 
