@@ -706,6 +706,11 @@ private Q_SLOTS:
                                                << 400 << QStringLiteral("max_tokens") << false;
         QTest::newRow("stream not boolean") << post("/v1/chat/completions", R"({"model": "fast", "stream": "yes", )" + messages + "}")
                                             << 400 << QStringLiteral("stream") << false;
+        const QByteArray deep(100000, '[');
+        QTest::newRow("deeply nested value overflowed the stack")
+            << post("/v1/chat/completions",
+                    R"({"model": "fast", "stream": )" + deep + QByteArray(100000, ']') + ", " + messages + "}")
+            << 400 << QStringLiteral("stream") << false;
         QTest::newRow("stream_options without stream")
             << post("/v1/chat/completions", R"({"model": "fast", "stream_options": {"include_usage": true}, )" + messages + "}") << 400
             << QStringLiteral("stream_options") << false;
