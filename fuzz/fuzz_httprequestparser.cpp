@@ -1,8 +1,11 @@
 // The simulator's HttpRequestParser: no crash on any bytes a client sends; every refusal carries one
 // of the documented statuses and a reason; no body passes its limit; and the requests read (with
 // pipelining) and the status it ends with do not depend on how the bytes are cut into reads.
+// Each body read is then parsed as a request of every generation endpoint, as the server does.
 #include "fuzzinput.h"
 #include "sim/httprequestparser.h"
+#include "sim/simconfig.h"
+#include "sim/simprotocol.h"
 
 #include <string>
 #include <vector>
@@ -41,6 +44,10 @@ std::string outcome(const std::vector<std::string_view> &reads)
             }
             if (parser.request().body.size() > kMaxBody)
                 tb::fuzz::violated("a body larger than the limit was accepted");
+            static const tb::sim::SimConfig config;
+            for (const auto endpoint :
+                 {tb::sim::Endpoint::Chat, tb::sim::Endpoint::Completions, tb::sim::Endpoint::Messages})
+                tb::sim::parseGenerationRequest(endpoint, parser.request().body, config);
             out += describe(parser.request());
             parser.reset();
         }
