@@ -692,6 +692,9 @@ private Q_SLOTS:
         const QByteArray messages = R"("messages": [{"role": "user", "content": "hi"}])";
         QTest::newRow("malformed JSON") << post("/v1/chat/completions", R"({"model": "fast", "messages": [)") << 400
                                         << QStringLiteral("parse") << false;
+        QTest::newRow("number beyond double got no answer")
+            << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 1e400, )" + messages + "}") << 400
+            << QStringLiteral("parse") << false;
         QTest::newRow("body not an object") << post("/v1/chat/completions", "[1, 2]") << 400 << QStringLiteral("object") << false;
         QTest::newRow("missing messages") << post("/v1/chat/completions", R"({"model": "fast"})") << 400
                                           << QStringLiteral("messages") << false;

@@ -319,8 +319,9 @@ std::variant<GenerationRequest, ApiError> parseGenerationRequest(Endpoint endpoi
     json parsed;
     try {
         parsed = json::parse(body);
-    } catch (const json::parse_error &e) {
-        // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: …"
+    } catch (const json::exception &e) {
+        // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: …". A number
+        // beyond double (1e400) is an out_of_range: it used to escape, and the client got no answer.
         std::string what = e.what();
         if (const auto at = what.find("] "); at != std::string::npos)
             what.erase(0, at + 2);
