@@ -48,8 +48,9 @@ for target in "${targets[@]}"; do
         continue
     fi
     failed+=("$target")
-    echo "fuzz_$target FAILED (exit $status); the end of $run/log.txt:"
-    grep -v -E '^#[0-9]+\s' "$run/log.txt" | tail -n 40
+    echo "fuzz_$target FAILED (exit $status); from $run/log.txt:"
+    grep -E 'ERROR: |runtime error|SUMMARY|fuzz invariant|terminate called|what\(\)|#[0-9]+ 0x[0-9a-f]+ in (tb::|\(anonymous)' \
+        "$run/log.txt" | head -n 16 | cut -c 1-240
     for artifact in "$run"/crash-* "$run"/leak-* "$run"/timeout-* "$run"/oom-* "$run"/slow-unit-*; do
         [ -e "$artifact" ] && echo "failing input: $artifact (reproduce: $binary $artifact)"
     done
