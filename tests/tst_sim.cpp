@@ -743,6 +743,9 @@ private Q_SLOTS:
         const QByteArray messages = R"("messages": [{"role": "user", "content": "hi"}])";
         QTest::newRow("malformed JSON") << post("/v1/chat/completions", R"({"model": "fast", "messages": [)") << 400
                                         << QStringLiteral("parse") << false;
+        QTest::newRow("number beyond double got no answer")
+            << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 1e400, )" + messages + "}") << 400
+            << QStringLiteral("parse") << false;
         QTest::newRow("body not an object") << post("/v1/chat/completions", "[1, 2]") << 400 << QStringLiteral("object") << false;
         QTest::newRow("missing messages") << post("/v1/chat/completions", R"({"model": "fast"})") << 400
                                           << QStringLiteral("messages") << false;
@@ -757,6 +760,11 @@ private Q_SLOTS:
                                                << 400 << QStringLiteral("max_tokens") << false;
         QTest::newRow("stream not boolean") << post("/v1/chat/completions", R"({"model": "fast", "stream": "yes", )" + messages + "}")
                                             << 400 << QStringLiteral("stream") << false;
+        const QByteArray deep(100000, '[');
+        QTest::newRow("deeply nested value overflowed the stack")
+            << post("/v1/chat/completions",
+                    R"({"model": "fast", "stream": )" + deep + QByteArray(100000, ']') + ", " + messages + "}")
+            << 400 << QStringLiteral("stream") << false;
         QTest::newRow("stream_options without stream")
             << post("/v1/chat/completions", R"({"model": "fast", "stream_options": {"include_usage": true}, )" + messages + "}") << 400
             << QStringLiteral("stream_options") << false;

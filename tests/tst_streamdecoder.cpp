@@ -237,6 +237,31 @@ private Q_SLOTS:
         const QString text = StreamDecoder::errorMessageFromBody(std::string_view(body.constData(), std::size_t(body.size())));
         QVERIFY2(text.contains(message), qPrintable(text));
     }
+
+    // Found by fuzz/fuzz_streamdecoder: input + cache read + cache creation tokens, each within 64
+    // bits, summed past INT64_MAX (undefined behaviour, garbage prompt_tokens).
+    void anthropicUsageSumOverflows()
+    {
+        const RequestRecord r = decode(
+            ApiKind::AnthropicMessages,
+            {
+                {"message_start",
+                 R"({"type":"message_start","message":{"id":"m","usage":{"input_tokens":5000000000000000000,"cache_read_input_tokens":5000000000000000000}}})",
+                 10},
+                {"message_stop", R"({"type":"message_stop"})", 20},
+            });
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.contains(QStringLiteral("out of range")), qPrintable(r.errorMessage));
+    }
+
+    // An HTTP error body nested 100,000 levels deep crashed the client (stack overflow in the
+    // message extraction); it now reads as text.
+    void deeplyNestedErrorBodyOverflowsStack()
+    {
+        const std::string body = R"({"error":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+        const QString text = StreamDecoder::errorMessageFromBody(body);
+        QVERIFY2(text.startsWith(QStringLiteral("{\"error\":[[[")), qPrintable(text.left(40)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStreamDecoder)

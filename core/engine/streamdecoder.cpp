@@ -276,8 +276,15 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of
         // them, as OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
         if (u.inputTokens >= 0) {
+            // Each count fits in 64 bits; a hostile server can still make their sum overflow.
+            std::int64_t prompt = 0;
+            if (__builtin_add_overflow(u.inputTokens, std::max<std::int64_t>(0, u.cacheReadTokens), &prompt) ||
+                __builtin_add_overflow(prompt, std::max<std::int64_t>(0, u.cacheCreationTokens), &prompt)) {
+                fail(QStringLiteral("usage token counts out of range"));
+                return;
+            }
             r.cachedTokens = std::max<std::int64_t>(0, u.cacheReadTokens);
-            r.promptTokens = u.inputTokens + std::max<std::int64_t>(0, u.cacheReadTokens) + std::max<std::int64_t>(0, u.cacheCreationTokens);
+            r.promptTokens = prompt;
         }
         if (u.outputTokens >= 0)
             r.completionTokens = u.outputTokens;
@@ -295,7 +302,12 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
 
 QString StreamDecoder::errorMessageFromBody(std::string_view body)
 {
-    const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
+    // nlohmann's dump() recurses per nesting level: a deeply nested error body from a hostile
+    // server would overflow the stack. The cursor checks the body with a depth limit first.
+    JsonCursor check(body);
+    const bool shallow = check.skip() && check.atEnd();
+    const nlohmann::json json =
+        shallow ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
     if (!json.is_discarded()) {
         if (const nlohmann::json *error = member(json, "error"))
             return describeError(*error);
