@@ -345,6 +345,10 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
+    // Several choices interleave in one stream: their tokens would be counted as one response's.
+    else if (const auto n = c.target.extraBody.find("n"); n != c.target.extraBody.end() && *n != 1)
+        problems << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got %1); remove \"n\"")
+                        .arg(fromStd(n->dump()).left(40));
 
     if (c.request.maxTokens < 1)
         problems << QStringLiteral("request.max_tokens (--max-tokens): must be at least 1 (got %1)").arg(c.request.maxTokens);
@@ -392,6 +396,8 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("load.warmup (--warmup): must not be negative");
     if (l.timeoutMs <= 0)
         problems << QStringLiteral("load.timeout (--timeout): must be greater than 0");
+    if (l.connectTimeoutMs <= 0)
+        problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0))
@@ -450,7 +456,8 @@ nlohmann::json toJson(const RunConfig &c)
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream},
-          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"tokenizer",
+           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
@@ -471,6 +478,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"warmup_duration", durationToJson(c.load.warmupMs)},
           {"warmup_requests", c.load.warmupRequests},
           {"timeout", durationToJson(c.load.timeoutMs)},
+          {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
           {"seed", c.load.seed}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
@@ -606,6 +614,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.duration("warmup_duration", c.load.warmupMs);
         r.integer("warmup_requests", c.load.warmupRequests);
         r.duration("timeout", c.load.timeoutMs);
+        r.duration("connect_timeout", c.load.connectTimeoutMs);
         r.integer("seed", c.load.seed);
         if (!r.finish())
             return std::nullopt;

@@ -21,6 +21,7 @@ void HttpConnection::send(QByteArray request, ResponseSink *sink)
     m_sink = sink;
     m_parser.reset();
     m_sentReported = false;
+    m_answeredEarly = false;
     ++m_exchanges;
     if (m_connected) {
         m_stream->write(request);
@@ -49,6 +50,7 @@ void HttpConnection::streamOpened()
 {
     m_connected = true;
     if (m_sink) {
+        m_sink->connectionOpened();
         const QByteArray request = std::exchange(m_request, {});
         m_stream->write(request);
     }
@@ -77,6 +79,13 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
         data, size, &consumed,
         [this, sink, stampNs](const ResponseHead &head) {
             m_keepAlive = head.keepAlive;
+            if (!m_sentReported) {
+                // Answered before the request was all written (413 to a large body): the rest
+                // of it must not go out, nor this connection be reused.
+                m_sentReported = true;
+                m_answeredEarly = true;
+                sink->requestSent(stampNs);
+            }
             sink->responseHead(head, stampNs);
         },
         [this, stampNs](const char *body, std::size_t bodySize) {
@@ -101,7 +110,7 @@ void HttpConnection::finishExchange(std::int64_t stampNs)
     ResponseSink *sink = m_sink;
     m_sink = nullptr;
     m_idleSinceNs = stampNs;
-    if (!m_keepAlive || m_broken) {
+    if (!m_keepAlive || m_broken || m_answeredEarly) {
         m_broken = true;
         m_stream->abort();
         reportLost();

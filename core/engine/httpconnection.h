@@ -18,7 +18,10 @@ class ResponseSink
 {
 public:
     virtual ~ResponseSink() = default;
-    /// The whole request was handed to the kernel.
+    /// The connection (TCP, and TLS for https) is open: connecting is over.
+    virtual void connectionOpened() = 0;
+    /// The whole request was handed to the kernel — or, when the server answered before taking
+    /// all of it (413 to a large body), when its answer began.
     virtual void requestSent(std::int64_t stampNs) = 0;
     virtual void responseHead(const ResponseHead &head, std::int64_t stampNs) = 0;
     /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
@@ -55,6 +58,10 @@ public:
 
     /// Idle, connected and allowed to carry another exchange.
     bool isReusable() const;
+    /// Open: connected, and past the TLS handshake for https.
+    bool isConnected() const { return m_connected; }
+    /// Connected over TCP, TLS handshake not finished.
+    bool handshaking() const { return m_stream->handshaking(); }
     /// When the last exchange ended (run clock), for dropping connections idle too long.
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
     /// Total exchanges carried (1 = fresh connection).
@@ -85,6 +92,7 @@ private:
     bool m_opening = false;
     bool m_connected = false;
     bool m_sentReported = false;
+    bool m_answeredEarly = false; ///< the response began before the whole request was written
     bool m_keepAlive = true;
     bool m_broken = false;
     bool m_lostReported = false;
