@@ -95,7 +95,8 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
     if (!m_sink)
         return; // the sink abandoned the exchange while handling the data
     if (result == HttpResponseParser::Result::Error) {
-        fail(RequestStatus::Protocol, QStringLiteral("malformed HTTP response: ") + QString::fromStdString(m_parser.errorText()), stampNs);
+        fail(RequestStatus::Protocol,
+             QStringLiteral("malformed HTTP response: ") + QString::fromStdString(m_parser.errorText()), stampNs, true);
         return;
     }
     if (result == HttpResponseParser::Result::Complete) {
@@ -118,14 +119,14 @@ void HttpConnection::finishExchange(std::int64_t stampNs)
     sink->responseComplete(stampNs);
 }
 
-void HttpConnection::fail(RequestStatus status, const QString &message, std::int64_t stampNs)
+void HttpConnection::fail(RequestStatus status, const QString &message, std::int64_t stampNs, bool malformed)
 {
     m_broken = true;
     ResponseSink *sink = m_sink;
     m_sink = nullptr;
     m_stream->abort();
     if (sink)
-        sink->responseFailed(status, message, m_parser.headReceived(), stampNs);
+        sink->responseFailed(status, message, !malformed && m_parser.headReceived(), stampNs);
     reportLost();
 }
 

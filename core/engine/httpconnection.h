@@ -27,9 +27,10 @@ public:
     /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
     virtual void responseBody(const char *data, std::size_t size, std::int64_t stampNs) = 0;
     virtual void responseComplete(std::int64_t stampNs) = 0;
-    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `afterHead` when the
-    /// response had begun (a body cut off).
-    virtual void responseFailed(RequestStatus status, const QString &message, bool afterHead, std::int64_t stampNs) = 0;
+    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `cutAfterHead` when the
+    /// connection broke after the response had begun (a body cut off, not a malformed one).
+    virtual void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead,
+                                std::int64_t stampNs) = 0;
 };
 
 /// One HTTP/1.1 client connection on the thread that created it, carrying one exchange at a time
@@ -79,7 +80,8 @@ private:
     void streamClosed(std::int64_t stampNs) override;
     void streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs) override;
 
-    void fail(RequestStatus status, const QString &message, std::int64_t stampNs);
+    /// `malformed`: the response broke HTTP's rules (not cut off).
+    void fail(RequestStatus status, const QString &message, std::int64_t stampNs, bool malformed = false);
     void finishExchange(std::int64_t stampNs);
     void reportLost();
 

@@ -139,13 +139,13 @@ public:
         settle();
     }
 
-    void responseFailed(RequestStatus status, const QString &message, bool afterHead, std::int64_t stampNs) override
+    void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
         connection = nullptr; // the connection drops itself
         if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
             fail(m_decoder.failure(), m_record.errorMessage);
-        else if (afterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
+        else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
             status = RequestStatus::StreamTruncated;
         fail(status, message);
         settle();
