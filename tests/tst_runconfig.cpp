@@ -158,6 +158,11 @@ private Q_SLOTS:
         QTest::newRow("fractional users") << QStringLiteral("stage") << QStringLiteral("whole number of users");
         QTest::newRow("bad replica") << QStringLiteral("replica") << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
         QTest::newRow("replica repeats url") << QStringLiteral("replica twice") << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:8000/v1' is listed twice");
+        QTest::newRow("n > 1 merged choices")
+            << QStringLiteral("n")
+            << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got 4)");
+        QTest::newRow("zero connect timeout")
+            << QStringLiteral("connect_timeout") << QStringLiteral("load.connect_timeout (--connect-timeout)");
     }
 
     void validation()
@@ -185,6 +190,10 @@ private Q_SLOTS:
             c.target.replicas = {QStringLiteral("ftp://x/")};
         else if (field == QLatin1String("replica twice"))
             c.target.replicas = {c.target.url};
+        else if (field == QLatin1String("n"))
+            c.target.extraBody = {{"n", 4}, {"ignore_eos", true}};
+        else if (field == QLatin1String("connect_timeout"))
+            c.load.connectTimeoutMs = 0;
         else if (field == QLatin1String("stage"))
             c.load.stages = {StageConfig{QString(), LoadMode::Concurrency, 2.5, 1000, 0}};
         const QStringList problems = validate(c);
@@ -220,6 +229,7 @@ private Q_SLOTS:
         c.load.stages = *parseStages(QStringLiteral("r=20:60s,r=100:500"), nullptr);
         c.load.warmupMs = 5000;
         c.load.timeoutMs = 30000;
+        c.load.connectTimeoutMs = 2500;
         c.load.seed = 18446744073709551615ULL; // regression: 64-bit seeds were read through double
         c.slo = *parseSlo(QStringLiteral("ttft_ms=500,e2e_ms=10000"), nullptr);
         c.slo.failOnSlo = true;
