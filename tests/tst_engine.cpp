@@ -690,7 +690,7 @@ private Q_SLOTS:
                         "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nContent-Length: 36\r\n"
                         "Connection: close\r\n\r\n{\"error\":{\"message\":\"body too big\"}}");
                     socket->flush();
-                    QTimer::singleShot(50, socket, [socket] { socket->abort(); }); // unread body left: a reset
+                    socket->abort(); // unread body left: a reset, right behind the answer
                 });
                 QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
             }
