@@ -145,6 +145,10 @@ private Q_SLOTS:
         QTest::newRow("bad replica url") << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
                                          << QStringLiteral("target.replicas[0] (--url): '127.0.0.1:8001' is not an http:// or https:// URL");
         QTest::newRow("missing config file") << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")} << QStringLiteral("--config: cannot read");
+        QTest::newRow("unknown max tokens field")
+            << base + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_new_tokens")}
+            << QStringLiteral("--max-tokens-field: unknown field 'max_new_tokens' (accepted: "
+                              "auto|max_tokens|max_completion_tokens)");
         QTest::newRow("key instead of variable name") << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
                                                       << QStringLiteral("is not an environment variable name");
         // Several choices in one stream would be counted as one response's tokens.
@@ -389,6 +393,110 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 3);
         for (const RequestRecord &rec : data->records)
             QVERIFY(rec.completionTokens <= 8);
+    }
+
+    // The second of two identical runs against one server had 98.4% cache hits: the same seed sent
+    // the same prompts, so it measured the server's prefix cache.
+    void secondIdenticalRunGetsNoCacheHits()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload =
+            target(host) + QStringList{QStringLiteral("--concurrency"),   QStringLiteral("2"),
+                                       QStringLiteral("--requests"),      QStringLiteral("10"),
+                                       QStringLiteral("--prompt-tokens"), QStringLiteral("400")};
+        const auto runOnce = [&](const QString &name, const QStringList &more) {
+            const CliResult r = run(workload + more + QStringList{QStringLiteral("--out"), dir.filePath(name)});
+            QString error;
+            auto data =
+                r.exitCode == 0 ? RunReader::load(dir.filePath(name), &error, RunReader::SummaryOnly) : std::nullopt;
+            return std::make_pair(r, data);
+        };
+        const auto [firstOut, first] = runOnce(QStringLiteral("first"), {});
+        QVERIFY2(first, qPrintable(firstOut.err));
+        const auto [secondOut, second] = runOnce(QStringLiteral("second"), {});
+        QVERIFY2(second, qPrintable(secondOut.err));
+        QCOMPARE(first->summary.total.tokens.cached, std::int64_t(0));
+        QCOMPARE(second->summary.total.tokens.cached, std::int64_t(0));
+        QVERIFY(second->summary.warnings.isEmpty());
+        const QString salt = first->info.config.prompt.salt;
+        QVERIFY(!salt.isEmpty());
+        QVERIFY(salt != second->info.config.prompt.salt);
+        QVERIFY2(firstOut.out.contains(QStringLiteral("--prompt-salt ") + salt), qPrintable(firstOut.out));
+
+        // The first run's salt replays its prompts: now the server's cache answers, and says so.
+        const auto [replayOut, replay] = runOnce(QStringLiteral("replay"), {QStringLiteral("--prompt-salt"), salt});
+        QVERIFY2(replay, qPrintable(replayOut.err));
+        QCOMPARE(replay->info.config.prompt.salt, salt);
+        QVERIFY(replay->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
+        QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
+        QVERIFY2(replayOut.out.contains(QStringLiteral("unexpected cache hits")), qPrintable(replayOut.out));
+    }
+
+    // Hosted reasoning models stream no reasoning: it is only counted in usage. The client's
+    // metrics must match what the server did, by its own trace.
+    void hiddenReasoningMetricsMatchTheSimulatorsTrace()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.stepMs = 4;
+        simConfig.stepMsPerSeq = 0;
+        simConfig.ttftMs = 20;
+        simConfig.outputTokens = 40;
+        simConfig.reasoningRatio = 0.75; // 30 hidden, 10 visible
+        simConfig.hideReasoning = 1;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload = target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("2"),
+                                                                QStringLiteral("--requests"),    QStringLiteral("8"),
+                                                                QStringLiteral("--max-tokens"),  QStringLiteral("100")};
+        // Such an API refuses max_tokens, which is what TokenBench sends a self-hosted server…
+        const CliResult refused =
+            run(workload + QStringList{QStringLiteral("--out"), dir.filePath(QStringLiteral("refused"))});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.out.contains(QStringLiteral("HTTP 400")), qPrintable(refused.out));
+        // …and takes max_completion_tokens.
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(workload + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_completion_tokens"),
+                                       QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->summary.total.tokens.reasoning, std::int64_t(8 * 30));
+        QCOMPARE(data->summary.total.tokens.reasoningHidden, std::int64_t(8 * 30));
+
+        QHash<QString, tb::sim::RequestTrace> traces;
+        for (const tb::sim::RequestTrace &t : host.requests())
+            traces.insert(t.id, t);
+        std::vector<double> tpotRatios;
+        std::vector<double> ttfoRatios;
+        for (const RequestRecord &rec : data->records) {
+            QVERIFY(traces.contains(rec.responseId));
+            const tb::sim::RequestTrace &t = traces[rec.responseId];
+            QCOMPARE(rec.completionTokens, t.completionTokens);
+            QCOMPARE(rec.reasoningTokens, t.reasoningTokens);
+            QCOMPARE(rec.hiddenReasoningTokens, std::int64_t(30));
+            QCOMPARE(rec.chunks, 10); // only the visible tokens streamed
+            QCOMPARE(rec.firstContentNs, rec.firstTokenNs);
+            // The server's own TPOT over what it sent: (last − first written) / (visible − 1).
+            const double serverTpotMs = double(t.lastTokenNs - t.firstTokenNs) / 1e6 / double(10 - 1);
+            tpotRatios.push_back(*rec.tpotMs() / serverTpotMs);
+            ttfoRatios.push_back(*rec.ttfoMs() / (double(t.firstTokenNs - t.receivedNs) / 1e6));
+        }
+        // Medians, so one request the loaded machine delayed does not decide. Dividing by all 40
+        // completion tokens would make the TPOT ratio 9/39 ≈ 0.23.
+        const auto median = [](std::vector<double> v) {
+            std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+            return v[v.size() / 2];
+        };
+        QVERIFY2(std::abs(median(tpotRatios) - 1) < 0.15, qPrintable(QString::number(median(tpotRatios))));
+        // TTFO holds the thinking (30 steps of 4 ms): the client sees it from sending, the server
+        // from receiving, so the client's is a little longer.
+        QVERIFY2(median(ttfoRatios) > 0.95 && median(ttfoRatios) < 1.3,
+                 qPrintable(QString::number(median(ttfoRatios))));
     }
 };
 

@@ -131,6 +131,13 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.request.stream = false;
     if (!f.integer("max-tokens", c.request.maxTokens, 1))
         return false;
+    if (f.isSet("max-tokens-field")) {
+        const auto field = maxTokensFieldFromName(f.value("max-tokens-field"));
+        if (!field)
+            return f.fail(QStringLiteral("--max-tokens-field: unknown field '%1' (accepted: %2)")
+                              .arg(f.value("max-tokens-field"), maxTokensFieldNames()));
+        c.request.maxTokensField = *field;
+    }
     if (f.isSet("temperature")) {
         double t = 0;
         if (!f.real("temperature", t, 0, false))
@@ -153,6 +160,8 @@ bool applyFlags(Flags &f, RunConfig &c)
         return false;
     if (f.isSet("prompt-file"))
         c.prompt.promptFile = f.value("prompt-file");
+    if (f.isSet("prompt-salt"))
+        c.prompt.salt = f.value("prompt-salt");
     if (f.isSet("prompt"))
         c.prompt.userTemplate = f.value("prompt");
 
@@ -269,6 +278,10 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
         flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens-field"),
+             QStringLiteral("Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
+                            "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
+             QStringLiteral("FIELD")),
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
         flag(QStringLiteral("tokenizer"), QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
@@ -277,6 +290,10 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("prompt-tokens"), QStringLiteral("Synthetic user prompt of about N tokens, different for each request."), QStringLiteral("N")),
         flag(QStringLiteral("system-tokens"), QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."), QStringLiteral("N")),
         flag(QStringLiteral("shared-prefix-tokens"), QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-salt"),
+             QStringLiteral("Salt of the synthetic prompts: a run's salt (in its run.json) replays its prompts exactly "
+                            "(default: a fresh salt per run, so no prefix cache carries over)."),
+             QStringLiteral("S")),
         flag(QStringLiteral("prompt-file"), QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."), QStringLiteral("FILE")),
         flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."), QStringLiteral("TEXT")),
         flag(QStringLiteral("concurrency"), QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."), QStringLiteral("N")),

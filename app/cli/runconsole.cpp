@@ -36,6 +36,7 @@ RunConsole::RunConsole(const RunConfig &config, bool showProgress)
 
 void RunConsole::attach(BenchmarkRunner *runner)
 {
+    m_config = runner->info().config; // as run: with the salt the runner chose
     connect(runner, &BenchmarkRunner::snapshotUpdated, this, [this](const RunSnapshot &snapshot) {
         m_snapshot = snapshot;
         m_haveSnapshot = true;
@@ -136,6 +137,9 @@ int RunConsole::finish(const RunOutcome &outcome)
         sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
+    if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())
+        text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
+                    .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
     text += QLatin1Char('\n');
@@ -159,7 +163,7 @@ int RunConsole::finish(const RunOutcome &outcome)
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
     }
-    if (t.requests.attempted > 0 && t.requests.ok == 0) {
+    if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));
         return ExitFailure;
     }

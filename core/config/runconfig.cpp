@@ -30,6 +30,12 @@ constexpr EnumName<Balance> kBalanceNames[] = {
     {Balance::Random, "random"},
 };
 
+constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
+    {MaxTokensField::Auto, "auto"},
+    {MaxTokensField::MaxTokens, "max_tokens"},
+    {MaxTokensField::MaxCompletionTokens, "max_completion_tokens"},
+};
+
 QString number(double v)
 {
     return QString::number(v, 'g', 12);
@@ -243,6 +249,21 @@ QString balanceName(Balance balance)
     return enumName(kBalanceNames, balance);
 }
 
+QString maxTokensFieldName(MaxTokensField field)
+{
+    return enumName(kMaxTokensFieldNames, field);
+}
+
+std::optional<MaxTokensField> maxTokensFieldFromName(const QString &name)
+{
+    return enumFromName<MaxTokensField>(kMaxTokensFieldNames, name);
+}
+
+QString maxTokensFieldNames()
+{
+    return enumNames(kMaxTokensFieldNames);
+}
+
 std::optional<Balance> balanceFromName(const QString &name)
 {
     return enumFromName<Balance>(kBalanceNames, name);
@@ -361,6 +382,9 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("prompt.prompt_tokens (--prompt-tokens): must be 0 or more (got %1)").arg(c.prompt.promptTokens);
     if (c.prompt.systemTokens < 0)
         problems << QStringLiteral("prompt.system_tokens (--system-tokens): must be 0 or more (got %1)").arg(c.prompt.systemTokens);
+    if (c.prompt.salt.size() > 256)
+        problems
+            << QStringLiteral("prompt.salt (--prompt-salt): at most 256 characters (got %1)").arg(c.prompt.salt.size());
     if (c.prompt.sharedPrefixTokens < 0 || (c.prompt.promptTokens > 0 && c.prompt.sharedPrefixTokens > c.prompt.promptTokens))
         problems << QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)").arg(c.prompt.sharedPrefixTokens);
     if (!c.prompt.promptFile.isEmpty()) {
@@ -453,6 +477,7 @@ nlohmann::json toJson(const RunConfig &c)
         {"target", toJson(c.target)},
         {"request",
          {{"max_tokens", c.request.maxTokens},
+          {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream},
@@ -462,6 +487,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"system_tokens", c.prompt.systemTokens},
           {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
           {"prompt_file", toStd(c.prompt.promptFile)},
+          {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
           {"variables", variables}}},
@@ -550,6 +576,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     if (const auto *request = top.find("request"); request && top.ok()) {
         ObjectReader r(*request, QStringLiteral("request"), error);
         r.integer("max_tokens", c.request.maxTokens);
+        r.enumeration("max_tokens_field", c.request.maxTokensField, &maxTokensFieldFromName, maxTokensFieldNames());
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
@@ -565,6 +592,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.integer("system_tokens", c.prompt.systemTokens);
         r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens);
         r.string("prompt_file", c.prompt.promptFile);
+        r.string("salt", c.prompt.salt);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
         if (const auto *vars = r.find("variables")) {

@@ -68,9 +68,16 @@ struct TargetConfig {
     bool operator==(const TargetConfig &) const = default;
 };
 
+/// Which body field carries the output cap (RequestBuilder::maxTokensKey has the auto rule).
+enum class MaxTokensField { Auto, MaxTokens, MaxCompletionTokens };
+QString maxTokensFieldName(MaxTokensField field); ///< "auto" | "max_tokens" | "max_completion_tokens"
+std::optional<MaxTokensField> maxTokensFieldFromName(const QString &name);
+QString maxTokensFieldNames(); ///< the names joined with '|', for messages
+
 /// What each request asks for.
 struct RequestConfig {
     int maxTokens = 256;
+    MaxTokensField maxTokensField = MaxTokensField::Auto;
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
@@ -87,6 +94,11 @@ struct PromptConfig {
     int systemTokens = 0;            ///< synthetic system prompt of about N tokens
     int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
     QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    /// Mixed into every synthetic text (system prompt, shared prefix, user prompts), so a run's
+    /// prompts are its own and a server's prefix cache cannot carry over from an earlier run.
+    /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
+    /// giving a run's salt back replays its prompts exactly.
+    QString salt;
     QString systemTemplate;          ///< may contain {{variables}}
     QString userTemplate;            ///< may contain {{variables}}
     QMap<QString, QString> variables;

@@ -32,6 +32,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_api = target.api;
     b.m_request = request;
     b.m_model = target.model.toStdString();
+    b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
     b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate};
     switch (target.api) {
@@ -60,6 +61,25 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     return b;
 }
 
+const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
+{
+    if (target.api == ApiKind::AnthropicMessages)
+        return "max_tokens"; // its only name
+    switch (field) {
+    case MaxTokensField::MaxTokens:
+        return "max_tokens";
+    case MaxTokensField::MaxCompletionTokens:
+        return "max_completion_tokens";
+    case MaxTokensField::Auto:
+        break;
+    }
+    if (target.api != ApiKind::OpenAIChat)
+        return "max_tokens";
+    const QString host = QUrl(target.url).host().toLower();
+    const bool openAi = host == QLatin1String("api.openai.com") || host.endsWith(QLatin1String(".openai.azure.com"));
+    return openAi ? "max_completion_tokens" : "max_tokens";
+}
+
 QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetConfig &target)
 {
     QList<QPair<QByteArray, QByteArray>> headers;
@@ -78,7 +98,7 @@ QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetC
 
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 {
-    nlohmann::json body = {{"model", m_model}, {"max_tokens", m_request.maxTokens}, {"stream", m_request.stream}};
+    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, m_request.maxTokens}, {"stream", m_request.stream}};
     if (m_request.temperature)
         body["temperature"] = *m_request.temperature;
     if (m_request.topP)

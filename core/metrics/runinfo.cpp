@@ -3,6 +3,9 @@
 #include "tokenbench/version.h"
 
 #include <QSysInfo>
+#include <QUrl>
+
+#include <algorithm>
 
 namespace tb {
 
@@ -23,6 +26,51 @@ QString RunInfo::startedAtText() const
         return {};
     // A local QDateTime prints no offset; pin it so the text says which zone it was.
     return startedAt.toOffsetFromUtc(startedAt.offsetFromUtc()).toString(Qt::ISODateWithMs);
+}
+
+QString RunInfo::promptText() const
+{
+    const PromptConfig &p = config.prompt;
+    if (!p.promptFile.isEmpty())
+        return QStringLiteral("file %1").arg(p.promptFile);
+    if (p.promptTokens <= 0)
+        return QStringLiteral("templates");
+    QString text = QStringLiteral("~%1 tokens").arg(p.promptTokens);
+    if (p.systemTokens > 0)
+        text += QStringLiteral(" + system ~%1").arg(p.systemTokens);
+    if (p.sharedPrefixTokens > 0)
+        text += QStringLiteral(", shared prefix %1").arg(p.sharedPrefixTokens);
+    return text;
+}
+
+QString RunInfo::loadText() const
+{
+    const LoadConfig &l = config.load;
+    QString text = formatStages(stages);
+    if (std::any_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; })) {
+        text += QLatin1Char(' ') + arrivalName(l.arrival);
+        if (l.maxInFlight > 0)
+            text += QStringLiteral(", max in flight %1").arg(l.maxInFlight);
+    }
+    if (l.warmupMs > 0)
+        text += QStringLiteral(", warm-up %1").arg(formatDuration(l.warmupMs));
+    if (l.warmupRequests > 0)
+        text += QStringLiteral(", warm-up %1 requests").arg(l.warmupRequests);
+    return text;
+}
+
+QString RunInfo::workloadCaption() const
+{
+    QStringList parts;
+    const TargetConfig &t = config.target;
+    if (!t.model.isEmpty())
+        parts << QStringLiteral("%1 at %2").arg(t.model, QUrl(t.url).adjusted(QUrl::RemoveUserInfo).toString());
+    parts << loadText() << QStringLiteral("prompt %1").arg(promptText())
+          << QStringLiteral("max %1 tokens").arg(config.request.maxTokens);
+    if (startedAt.isValid())
+        parts << startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+    parts.removeAll(QString());
+    return parts.join(QStringLiteral(" · "));
 }
 
 } // namespace tb

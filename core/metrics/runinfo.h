@@ -22,6 +22,15 @@ struct RunInfo {
     static RunInfo begin(const RunConfig &config);
     /// startedAt as ISO 8601 with milliseconds and the UTC offset ("2024-05-01T10:00:00.000+02:00").
     QString startedAtText() const;
+
+    /// "~512 tokens + system ~128" (or the prompt file, or "templates").
+    QString promptText() const;
+    /// The stages with arrivals and warm-up: "c=4:5s, c=16:5s", "r=20:60s poisson, warm-up 10s".
+    QString loadText() const;
+    /// One line that says what was measured, for a figure's caption: model and target, load,
+    /// prompt and max tokens, date ("gpt4-like at http://… · c=4:5s · ~512 tokens · max 256 tokens ·
+    /// 2026-12-01 10:00").
+    QString workloadCaption() const;
 };
 
 } // namespace tb

@@ -4,6 +4,7 @@
 #include "metrics/runaggregator.h"
 #include "results/runwriter.h"
 
+#include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
 
@@ -204,9 +205,16 @@ bool BenchmarkRunner::start(const RunConfig &config, QString *error)
     return startInterleaved(config, {config.target}, {config.outDir}, error);
 }
 
-bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets,
+bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<TargetConfig> &targets,
                                        const QStringList &directories, QString *error)
 {
+    // A fresh salt makes this run's prompts its own, so no server cache carries over from an
+    // earlier run; run.json records it for a replay. (Interleaved targets share it: the same
+    // prompts go to each.)
+    RunConfig workload = configured;
+    if (workload.prompt.salt.isEmpty())
+        workload.prompt.salt =
+            QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, QLatin1Char('0'));
     m_configurationError = false;
     if (m_running) {
         if (error)

@@ -60,7 +60,8 @@ public:
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
-    /// runtime failure such as an unwritable directory (exit 1).
+    /// runtime failure such as an unwritable directory (exit 1). Without a prompt salt the run
+    /// gets a fresh one (info().config.prompt.salt).
     bool start(const RunConfig &config, QString *error);
     /// An interleaved comparison: each request of `workload` goes to every target at the same
     /// time (same prompt, same schedule), so conditions match; one run directory per target

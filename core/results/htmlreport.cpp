@@ -303,6 +303,7 @@ QString HtmlReport::warningsSection() const
         for (const QString &note : m_runs[i].notes)
             notes << QStringLiteral("#%1 %2: %3").arg(i + 1).arg(m_table.labels()[qsizetype(i)], note);
     }
+    notes << m_table.notes();
     if (!notes.isEmpty()) {
         html += QStringLiteral("<div class=\"box info\" id=\"notes\"><h3>Notes</h3><ul>\n");
         for (const QString &n : std::as_const(notes))

@@ -48,6 +48,7 @@ enum Column {
     FirstContentMs,
     DoneAtMs,
     Instance,
+    HiddenReasoningTokens,
     ColumnCount
 };
 constexpr std::array<const char *, ColumnCount> kColumns{
@@ -82,6 +83,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "first_content_ms",
     "done_at_ms",
     "instance",
+    "hidden_reasoning_tokens",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
 
@@ -375,6 +377,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
+    putInt(r.hiddenReasoningTokens);
     out += kCsvLineEnd;
 }
 
@@ -418,6 +421,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.completionTokens = f.integer(CompletionTokens);
     r.cachedTokens = f.integer(CachedTokens);
     r.reasoningTokens = f.integer(ReasoningTokens);
+    r.hiddenReasoningTokens = f.integer(HiddenReasoningTokens);
     if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
         r.tokenSource = *source;
     else
