@@ -11,7 +11,13 @@
 #include "clirunner.h"
 #include "echoserver.h"
 
+#include <atomic>
 #include <csignal>
+#include <thread>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -48,6 +54,65 @@ QStringList target(const SimulatorHost &host)
 {
     return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model, QStringLiteral("--quiet")};
 }
+
+/// A server on a thread of its own (the test's thread blocks while the CLI runs): answers the
+/// k-th connection's request with responses[k] (the last one repeats) and closes it.
+class ScriptedServer
+{
+public:
+    explicit ScriptedServer(std::vector<QByteArray> responses)
+        : m_responses(std::move(responses))
+    {
+        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof a;
+        if (::bind(m_fd, reinterpret_cast<sockaddr *>(&a), size) == 0 && ::listen(m_fd, 16) == 0 &&
+            ::getsockname(m_fd, reinterpret_cast<sockaddr *>(&a), &size) == 0)
+            m_port = ntohs(a.sin_port);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~ScriptedServer()
+    {
+        ::shutdown(m_fd, SHUT_RDWR); // wakes accept()
+        m_thread.join();
+        ::close(m_fd);
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(m_port); }
+
+private:
+    void serve()
+    {
+        for (std::size_t k = 0;; ++k) {
+            const int c = ::accept(m_fd, nullptr, nullptr);
+            if (c < 0)
+                return;
+            QByteArray in;
+            char buf[4096];
+            qsizetype end = -1;
+            qsizetype length = 0;
+            while (end < 0 || in.size() < end + 4 + length) {
+                const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+                if (n <= 0)
+                    break;
+                in.append(buf, qsizetype(n));
+                if (end < 0 && (end = in.indexOf("\r\n\r\n")) >= 0) {
+                    const qsizetype at = in.toLower().indexOf("content-length:");
+                    length = at < 0 ? 0 : in.mid(at + 15, in.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+                }
+            }
+            const QByteArray &response = m_responses.at(std::min(k, m_responses.size() - 1));
+            ::send(c, response.constData(), std::size_t(response.size()), MSG_NOSIGNAL);
+            ::close(c);
+        }
+    }
+
+    std::vector<QByteArray> m_responses;
+    int m_fd = -1;
+    quint16 m_port = 0;
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -149,6 +214,16 @@ private Q_SLOTS:
             << QStringList{QStringLiteral("--url"), QStringLiteral("http://alice:pw-secret@/v1"),
                            QStringLiteral("--model"), QStringLiteral("m")}
             << QStringLiteral("target.url (--url): 'http:///v1' is not an http");
+        // Several choices in one stream would be counted as one response's tokens.
+        QTest::newRow("n > 1 in extra body")
+            << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral(R"({"n": 3})")}
+            << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got 3)");
+        QTest::newRow("zero connect timeout")
+            << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("0s")}
+            << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
+        QTest::newRow("bad connect timeout")
+            << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("soon")}
+            << QStringLiteral("--connect-timeout: 'soon' is not a duration");
     }
 
     void badUsageExits2()
@@ -371,6 +446,47 @@ private Q_SLOTS:
         const QByteArray recorded = runJson.readAll();
         QVERIFY(recorded.contains("${env:TB_CLI_TEST_HEADER}"));
         QVERIFY(recorded.contains("\"Cookie\": \"<redacted>\""));
+    void hostileChunkSizeKeepsTheRowsBeforeIt_data()
+    {
+        QTest::addColumn<QByteArray>("size");
+        QTest::newRow("negative") << QByteArray("-1");
+        QTest::newRow("2^63") << QByteArray("8000000000000000");
+        QTest::newRow("overflowing hex") << QByteArray("5bbbbbbbbbbbbbbbbbbbbbbbb");
+    }
+
+    void hostileChunkSizeKeepsTheRowsBeforeIt()
+    {
+        // Regression: the chunk size became a body of SIZE_MAX bytes, std::length_error aborted
+        // the CLI (exit 134) and requests.csv held only its header.
+        QFETCH(QByteArray, size);
+        const QByteArray head("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: "
+                              "chunked\r\nConnection: close\r\n\r\n");
+        const QByteArray events(
+            "data: {\"id\":\"good\",\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+            "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n");
+        const QByteArray good = head + QByteArray::number(events.size(), 16) + "\r\n" + events + "\r\n0\r\n\r\n";
+        ScriptedServer server({good, good, good, head + size + "\r\ndata: x\n\n"});
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run({QStringLiteral("--url"), server.url(), QStringLiteral("--model"), QStringLiteral("m"),
+                                 QStringLiteral("--quiet"), QStringLiteral("--requests"), QStringLiteral("4"),
+                                 QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(QString::number(r.exitCode) + QLatin1Char(' ') + r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records.size(), std::size_t(4));
+        int ok = 0;
+        for (const RequestRecord &rec : data->records) {
+            if (rec.ok()) {
+                ++ok;
+                QCOMPARE(rec.responseId, QStringLiteral("good"));
+            } else {
+                QCOMPARE(rec.status, RequestStatus::Protocol);
+                QVERIFY2(rec.errorMessage.contains(QStringLiteral("chunk size")), qPrintable(rec.errorMessage));
+            }
+        }
+        QCOMPARE(ok, 3);
     }
 
     void sigintStopsAndSaves()

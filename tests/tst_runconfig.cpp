@@ -223,6 +223,11 @@ private Q_SLOTS:
             << QStringLiteral("deep") << QStringLiteral("target.extra_body: nests deeper than 62 levels");
         QTest::newRow("userinfo not in messages")
             << QStringLiteral("userinfo") << QStringLiteral("target.url (--url): 'http:///v1' is not an http");
+        QTest::newRow("n > 1 merged choices")
+            << QStringLiteral("n")
+            << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got 4)");
+        QTest::newRow("zero connect timeout")
+            << QStringLiteral("connect_timeout") << QStringLiteral("load.connect_timeout (--connect-timeout)");
     }
 
     void validation()
@@ -250,6 +255,10 @@ private Q_SLOTS:
             c.target.replicas = {QStringLiteral("ftp://x/")};
         else if (field == QLatin1String("replica twice"))
             c.target.replicas = {c.target.url};
+        else if (field == QLatin1String("n"))
+            c.target.extraBody = {{"n", 4}, {"ignore_eos", true}};
+        else if (field == QLatin1String("connect_timeout"))
+            c.load.connectTimeoutMs = 0;
         else if (field == QLatin1String("stage"))
             c.load.stages = {StageConfig{QString(), LoadMode::Concurrency, 2.5, 1000, 0}};
         else if (field == QLatin1String("nan temperature"))
@@ -433,6 +442,7 @@ private Q_SLOTS:
         c.load.stages = *parseStages(QStringLiteral("r=20:60s,r=100:500"), nullptr);
         c.load.warmupMs = 5000;
         c.load.timeoutMs = 30000;
+        c.load.connectTimeoutMs = 2500;
         c.load.seed = 18446744073709551615ULL; // regression: 64-bit seeds were read through double
         c.slo = *parseSlo(QStringLiteral("ttft_ms=500,e2e_ms=10000"), nullptr);
         c.slo.failOnSlo = true;

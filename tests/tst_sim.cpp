@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -413,6 +414,44 @@ class TestSim : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void idleConnectionsAreClosedSoOthersAreServed_data()
+    {
+        QTest::addColumn<QByteArray>("sent");
+        QTest::newRow("never sends") << QByteArray();
+        QTest::newRow("partial request") << QByteArray("GET /v1/mod");
+        QTest::newRow("idle after a response") << QByteArray("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    }
+
+    void idleConnectionsAreClosedSoOthersAreServed()
+    {
+        // Regression: with no idle timeout, idle connections could hold every descriptor.
+        QFETCH(QByteArray, sent);
+        SimConfig config = fastConfig();
+        config.idleTimeoutS = 0.3;
+        config.ttftMs = 800; // a request under way for longer than the idle timeout
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+        std::vector<std::unique_ptr<Client>> idle;
+        for (int i = 0; i < 5; ++i) {
+            idle.push_back(std::make_unique<Client>(host.port()));
+            if (!sent.isEmpty())
+                idle.back()->sendRaw(sent);
+        }
+        Client busy(host.port());
+        busy.post(pathOf(Endpoint::Chat), requestBody(Endpoint::Chat, kPrompt, true));
+        QVERIFY(waitUntil(
+            [&idle] { return std::all_of(idle.begin(), idle.end(), [](const auto &c) { return c->closed; }); }, 10000));
+        // The request under way was not taken for idle, and a new client is served.
+        QVERIFY(busy.wait());
+        QCOMPARE(busy.status, 200);
+        QVERIFY(!busy.closed);
+        QVERIFY(host.stats().peakOpenConnections >= 6); // they were all accepted first
+        Client fresh(host.port());
+        fresh.get("/v1/models");
+        QVERIFY(fresh.wait());
+        QCOMPARE(fresh.status, 200);
+    }
+
     void modelsListsNameAndAliases()
     {
         SimConfig config = fastConfig();

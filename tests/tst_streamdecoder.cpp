@@ -21,7 +21,7 @@ RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t
         d.onEvent(e.event, e.data, e.stamp);
     d.finish(promptEstimate);
     if (d.failed())
-        r.status = RequestStatus::Protocol;
+        r.status = d.failure();
     else if (!d.complete())
         r.status = RequestStatus::StreamTruncated;
     return r;
@@ -140,12 +140,25 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("event");
         QTest::addColumn<QByteArray>("data");
         QTest::addColumn<QString>("message");
-        QTest::newRow("openai error object") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray(R"({"error":{"message":"overloaded","type":"server_error"}})")
-                                             << QStringLiteral("server_error: overloaded");
-        QTest::newRow("anthropic error event") << int(ApiKind::AnthropicMessages) << QByteArray("error")
-                                               << QByteArray(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
-                                               << QStringLiteral("overloaded_error: Overloaded");
-        QTest::newRow("garbage json") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray("{not json") << QStringLiteral("malformed JSON");
+        QTest::addColumn<int>("status");
+        // The server's own errors are its class, not the client's parsing trouble (regression:
+        // they were all "protocol", so error charts showed overload as a client problem).
+        QTest::newRow("openai error object")
+            << int(ApiKind::OpenAIChat) << QByteArray()
+            << QByteArray(R"({"error":{"message":"overloaded","type":"server_error"}})")
+            << QStringLiteral("server_error: overloaded") << int(RequestStatus::ServerError);
+        QTest::newRow("anthropic error event")
+            << int(ApiKind::AnthropicMessages) << QByteArray("error")
+            << QByteArray(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
+            << QStringLiteral("overloaded_error: Overloaded") << int(RequestStatus::ServerError);
+        QTest::newRow("tgi error")
+            << int(ApiKind::OpenAIChat) << QByteArray()
+            << QByteArray(
+                   R"({"error":"Request failed during generation: CUDA out of memory","error_type":"generation"})")
+            << QStringLiteral("server error: generation: Request failed during generation: CUDA out of memory")
+            << int(RequestStatus::ServerError);
+        QTest::newRow("garbage json") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray("{not json")
+                                      << QStringLiteral("malformed JSON") << int(RequestStatus::Protocol);
     }
 
     void errorEventMidStream()
@@ -154,12 +167,44 @@ private Q_SLOTS:
         QFETCH(QByteArray, event);
         QFETCH(QByteArray, data);
         QFETCH(QString, message);
+        QFETCH(int, status);
         const RequestRecord r = decode(ApiKind(api), {
             {"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1},
             {event.toStdString(), data.toStdString(), 2},
         });
-        QCOMPARE(r.status, RequestStatus::Protocol);
+        QCOMPARE(int(r.status), status);
         QVERIFY2(r.errorMessage.contains(message), qPrintable(r.errorMessage));
+    }
+
+    void tokenCountBeyondInt64IsRejectedNotGarbage_data()
+    {
+        QTest::addColumn<QByteArray>("usage");
+        QTest::newRow("beyond int64") << QByteArray(R"({"prompt_tokens":99999999999999999999,"completion_tokens":3})");
+        QTest::newRow("just beyond int64")
+            << QByteArray(R"({"prompt_tokens":9223372036854775808,"completion_tokens":3})");
+        QTest::newRow("int64 max (sums would overflow)")
+            << QByteArray(R"({"prompt_tokens":3,"completion_tokens":9223372036854775807})");
+        QTest::newRow("cached beyond int64") << QByteArray(
+            R"({"prompt_tokens":3,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":123456789012345678901234}})");
+    }
+
+    void tokenCountBeyondInt64IsRejectedNotGarbage()
+    {
+        QFETCH(QByteArray, usage);
+        const std::string last = R"({"id":"x","choices":[],"usage":)" + usage.toStdString() + "}";
+        const RequestRecord r =
+            decode(ApiKind::OpenAIChat,
+                   {
+                       {"", R"({"id":"x","choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]})", 1},
+                       {"", last, 2},
+                       {"", "[DONE]", 3},
+                   });
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.startsWith(QStringLiteral("token count out of range")), qPrintable(r.errorMessage));
+        // Never a garbage count: the client's own estimate and the chunk count stand in.
+        QCOMPARE(r.tokenSource, TokenSource::Chunks);
+        QCOMPARE(r.promptTokens, std::int64_t(7));
+        QCOMPARE(r.completionTokens, std::int64_t(1));
     }
 
     void anthropicStream()

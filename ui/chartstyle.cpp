@@ -105,6 +105,7 @@ QColor errorColor(const QString &label)
         {QStringLiteral("tls"), QColor(0x4a, 0x23, 0x5a)},
         {QStringLiteral("protocol"), QColor(0xb0, 0x3a, 0x2e)},
         {QStringLiteral("stream-truncated"), QColor(0xe6, 0x7e, 0x22)},
+        {QStringLiteral("server-error"), QColor(0xc0, 0x39, 0x2b)},
         {QStringLiteral("cancelled"), QColor(0x95, 0xa5, 0xa6)},
     };
     if (const auto it = known.constFind(label); it != known.constEnd())

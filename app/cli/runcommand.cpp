@@ -248,7 +248,7 @@ bool applyFlags(Flags &f, RunConfig &c)
         else
             return f.fail(QStringLiteral("--warmup: '%1' is neither a request count (e.g. 20) nor a duration (e.g. 10s)").arg(w));
     }
-    if (!f.duration("timeout", c.load.timeoutMs))
+    if (!f.duration("timeout", c.load.timeoutMs) || !f.duration("connect-timeout", c.load.connectTimeoutMs))
         return false;
     if (f.isSet("seed")) {
         bool ok = false;
@@ -431,6 +431,7 @@ void addRunOptions(CliParser &cli)
                                                       "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
         flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."), QStringLiteral("D")),
+        flag(QStringLiteral("connect-timeout"), QStringLiteral("Deadline for connecting and the TLS handshake (default 10s)."), QStringLiteral("D")),
         flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."), QStringLiteral("SPEC")),
         flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."), QStringLiteral("X")),
         flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),

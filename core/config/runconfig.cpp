@@ -681,6 +681,10 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("target.extra_body: must be a JSON object");
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
         problems << QStringLiteral("target.extra_body: nests deeper than %1 levels").arg(limits::kMaxJsonDepth - 2);
+    // Several choices interleave in one stream: their tokens would be counted as one response's.
+    else if (const auto n = c.target.extraBody.find("n"); n != c.target.extraBody.end() && *n != 1)
+        problems << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got %1); remove \"n\"")
+                        .arg(fromStd(n->dump()).left(40));
 
     if (c.request.maxTokens < 1 || c.request.maxTokens > limits::kMaxTokens)
         problems << QStringLiteral("request.max_tokens (--max-tokens): must be from 1 to %1 (got %2)")
@@ -767,6 +771,8 @@ QStringList validate(const RunConfig &c)
         if (const QString files = checkOpenFiles(c, 0); !files.isEmpty())
             problems << QStringLiteral("load.concurrency (--concurrency): ") + files;
     }
+    if (l.connectTimeoutMs <= 0)
+        problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0 && std::isfinite(*v)))
@@ -849,6 +855,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"warmup_duration", durationToJson(c.load.warmupMs)},
           {"warmup_requests", c.load.warmupRequests},
           {"timeout", durationToJson(c.load.timeoutMs)},
+          {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
           {"seed", c.load.seed}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
@@ -992,6 +999,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.duration("warmup_duration", c.load.warmupMs, false);
         r.integer("warmup_requests", c.load.warmupRequests, qint64(0), limits::kMaxRequests);
         r.duration("timeout", c.load.timeoutMs, true);
+        r.duration("connect_timeout", c.load.connectTimeoutMs, true);
         r.integer("seed", c.load.seed);
         if (!r.finish())
             return std::nullopt;

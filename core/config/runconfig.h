@@ -167,6 +167,7 @@ struct LoadConfig {
     qint64 warmupMs = 0;             ///< warm-up by time, at the start of the run
     qint64 warmupRequests = 0;       ///< or by count
     qint64 timeoutMs = 600000;       ///< per-request total deadline
+    qint64 connectTimeoutMs = 10000; ///< deadline for a new connection's connect + TLS handshake
     quint64 seed = 1;
     bool operator==(const LoadConfig &) const = default;
 };

@@ -57,6 +57,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     if (!defaultPort)
         h += ':' + QByteArray::number(url.port());
     h += "\r\nUser-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    h += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
     for (const auto &[name, value] : targetHeaders(target))
         h += name + ": " + value + "\r\n";
     b.m_headers = h;

@@ -21,11 +21,12 @@ enum class RequestStatus : std::uint8_t {
     Timeout,         ///< per-request deadline passed
     Connect,         ///< connection refused / host unreachable / DNS
     Tls,             ///< TLS handshake or certificate failure
-    Protocol,        ///< malformed HTTP, SSE or JSON; an error event mid-stream
+    Protocol,        ///< malformed HTTP, SSE or JSON; a peer that is not an HTTP/1.1 server
     StreamTruncated, ///< the stream ended without [DONE] / finish
+    ServerError,     ///< the server's own error in a 2xx response: an error event mid-stream, an error body
     Cancelled,       ///< stopped by the user
 };
-/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "cancelled"
+/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled"
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 

@@ -57,6 +57,7 @@ const Field kFields[] = {
     {"header_delay_ms", &SimConfig::headerDelayMs, 0, 3.6e6, "Slow response headers: hold requests this long, ms"},
     {"header_delay_rate", &SimConfig::headerDelayRate, 0, 1, "Fraction of requests with slow headers"},
     {"max_body_bytes", &SimConfig::maxBodyBytes, 1024, double(1LL << 34), "Largest request body; more get 413"},
+    {"idle_timeout_s", &SimConfig::idleTimeoutS, 0, 86400, "Close connections idle this long, s (0: never)"},
     {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
 };
 

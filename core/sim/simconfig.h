@@ -61,6 +61,8 @@ struct SimConfig {
     double headerDelayRate = 1;      ///< fraction of requests that get headerDelayMs
 
     qint64 maxBodyBytes = 32 * 1024 * 1024; ///< larger request bodies get 413
+    double idleTimeoutS =
+        60; ///< a connection with no request under way and nothing read this long is closed; 0 = never
     qint64 traceCapacity = 100000;   ///< finished requests kept for GET /sim/requests
 
     /// Whether `name` is the model or one of its aliases.

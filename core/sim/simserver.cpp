@@ -53,6 +53,10 @@ constexpr std::size_t kReadBytes = 64 * 1024;
 /// A client that stops reading is dropped when this much output waits for it.
 constexpr std::size_t kMaxPendingOutput = 64 * 1024 * 1024;
 constexpr qint64 kAcceptRetryNs = 100'000'000;
+/// How often idle connections are looked for: a connection goes within a quarter of the idle
+/// timeout after it (at most a second) — one wake-up per interval whatever the connections.
+constexpr qint64 kMaxIdleSweepNs = 1'000'000'000;
+constexpr qint64 kMinIdleSweepNs = 10'000'000;
 
 const char *reasonPhrase(int status)
 {
@@ -137,6 +141,7 @@ struct Connection {
     std::optional<RequestTrace> trace; ///< of the generation request being answered
     std::unique_ptr<Exchange> exchange;
     qint64 lastReadNs = 0;
+    qint64 idleSinceNs = 0;       ///< accepted, or its last response finished
     bool responding = false;      ///< a request is being answered; later ones wait in `in`
     bool responseComplete = false;
     bool keepAlive = true;
@@ -146,7 +151,7 @@ struct Connection {
 };
 
 struct Timer {
-    enum Kind { HeaderDelay, ResumeAccept };
+    enum Kind { HeaderDelay, ResumeAccept, IdleSweep };
     qint64 dueNs;
     Kind kind;
     quint64 connection;
@@ -206,6 +211,8 @@ public:
     {
         // Timer slack would let the kernel fire our timer up to 50 µs late to batch wake-ups.
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        if (idleTimeoutNs() > 0)
+            closeIdle(nowNs());
         std::vector<epoll_event> events(256);
         while (!stopRequested) {
             runDue();
@@ -286,6 +293,10 @@ public:
                 modify(listenFd, kListenerId, EPOLLIN);
                 continue;
             }
+            if (timer.kind == Timer::IdleSweep) {
+                closeIdle(now);
+                continue;
+            }
             // A request held by the slow-header fault goes to the serving model now.
             const auto it = connections.find(timer.connection);
             if (it == connections.end() || it->second->dead || !it->second->exchange || it->second->exchange->seq != 0)
@@ -335,12 +346,28 @@ public:
             auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
             conn->id = nextConnectionId++;
             conn->fd = fd;
+            conn->idleSinceNs = nowNs();
             watch(fd, conn->id, EPOLLIN | EPOLLRDHUP);
             connections.emplace(conn->id, std::move(conn));
             std::lock_guard lock(statsMutex);
             ++stats.openConnections;
             stats.peakOpenConnections = std::max(stats.peakOpenConnections, stats.openConnections);
         }
+    }
+
+    qint64 idleTimeoutNs() const { return qint64(config.idleTimeoutS * 1e9); }
+
+    /// Idle connections must not hold descriptors other clients need: close those with no
+    /// request under way (a partial one counts as idle) that have been quiet for the timeout.
+    void closeIdle(qint64 now)
+    {
+        const qint64 timeout = idleTimeoutNs();
+        for (auto &[id, conn] : connections) {
+            if (!conn->dead && !conn->responding && !conn->exchange &&
+                now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
+                closeConnection(*conn);
+        }
+        timers.push({now + std::clamp(timeout / 4, kMinIdleSweepNs, kMaxIdleSweepNs), Timer::IdleSweep, 0});
     }
 
     void readable(Connection &conn)
@@ -505,6 +532,7 @@ public:
     void finishResponse(Connection &conn)
     {
         conn.responding = false;
+        conn.idleSinceNs = nowNs();
         conn.responseComplete = false;
         conn.marks.clear();
         if (!conn.keepAlive) {
