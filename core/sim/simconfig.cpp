@@ -48,6 +48,7 @@ const Field kFields[] = {
     {"output_max", &SimConfig::outputMax, 1, 1e7, "Longest natural output, tokens"},
     {"reasoning_ratio", &SimConfig::reasoningRatio, 0, 1, "Share of output emitted as reasoning first"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
+    {"kv_cache_tokens", &SimConfig::kvCacheTokens, 1, 1e12, "KV cache size, tokens (for /metrics' KV cache usage)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},

@@ -47,6 +47,7 @@ struct SimConfig {
     double reasoningRatio = 0;       ///< share of output tokens emitted as reasoning first (chat, messages)
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
+    qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;            ///< fraction of requests answered 500
