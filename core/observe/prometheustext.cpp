@@ -384,13 +384,16 @@ std::optional<PromExposition> parsePrometheusText(QByteArrayView text, QString *
             if (!name)
                 return fail(lineNo, "not a Prometheus sample or comment: '" + std::string(line.substr(0, 40)) + "'");
             sample.name = std::move(*name);
+            if (!p.atEnd() && p.peek() != ' ' && p.peek() != '\t' && p.peek() != '{')
+                return fail(lineNo, "expected a space before the value of '" + sample.name + "'");
+            p.skipSpaces();
             if (p.peek() == '{' && !p.labels(sample.labels, nullptr, limits.maxLabels, why))
                 return fail(lineNo, why);
         }
-        if (p.peek() != ' ' && p.peek() != '\t')
-            return fail(lineNo, "expected a space before the value of '" + sample.name + "'");
         p.skipSpaces();
         const std::string_view valueText = p.token();
+        if (valueText.empty())
+            return fail(lineNo, "no value for '" + sample.name + "'");
         const auto value = parseNumber(valueText);
         if (!value)
             return fail(lineNo, "'" + std::string(valueText.substr(0, 40)) + "' is not a number");
