@@ -7,6 +7,7 @@
 
 #include "observe/prometheustext.h"
 
+#include <QMetaType>
 #include <QString>
 
 #include <nlohmann/json.hpp>
@@ -142,3 +143,5 @@ private:
 };
 
 } // namespace tb
+
+Q_DECLARE_METATYPE(tb::ServerPoint)
