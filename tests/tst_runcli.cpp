@@ -172,6 +172,11 @@ private Q_SLOTS:
             running +=
                 line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
         QCOMPARE(running, server.scrapes);
+        // A saved run's server chart is read back from the CSV, scrape by scrape.
+        const auto withRecords = RunReader::load(out, &error, RunReader::Records);
+        QVERIFY2(withRecords, qPrintable(error));
+        QCOMPARE(int(withRecords->serverRows.size()), server.scrapes);
+        QCOMPARE(withRecords->serverRows.back().running, 0.0);
 
         // --no-server-metrics: nothing scraped, nothing written.
         const QString off = dir.filePath(QStringLiteral("off"));

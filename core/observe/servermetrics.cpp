@@ -1,5 +1,7 @@
 #include "observe/servermetrics.h"
 
+#include "results/csv.h"
+
 #include <QByteArray>
 
 #include <algorithm>
@@ -278,6 +280,49 @@ ServerPoint mapServerMetrics(const PromExposition &exposition, double tS)
     p.itl = histograms[std::size_t(Field::Itl)].build();
     p.e2e = histograms[std::size_t(Field::E2e)].build();
     return p;
+}
+
+std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QString *error)
+{
+    CsvReader reader(csv);
+    std::vector<std::string> fields;
+    if (!reader.next(fields) || fields != std::vector<std::string>{"t_s", "name", "labels", "value"}) {
+        if (error)
+            *error = QStringLiteral("line 1: expected the header t_s,name,labels,value");
+        return std::nullopt;
+    }
+    ServerSeries series;
+    std::string scrape; // one scrape's rows, as the Prometheus text they came from
+    std::string at;
+    const auto flush = [&]() -> bool {
+        if (scrape.empty())
+            return true;
+        QString why;
+        const auto exposition = parsePrometheusText(QByteArrayView(scrape.data(), qsizetype(scrape.size())), &why);
+        if (!exposition) {
+            if (error)
+                *error = QStringLiteral("the scrape at %1 s: %2").arg(QString::fromStdString(at), why);
+            return false;
+        }
+        series.add(mapServerMetrics(*exposition, QByteArray::fromStdString(at).toDouble()),
+                   detectServerEngine(*exposition));
+        scrape.clear();
+        return true;
+    };
+    while (reader.next(fields)) {
+        if (fields.size() != 4) {
+            if (error)
+                *error = QStringLiteral("line %1: expected 4 fields").arg(reader.line());
+            return std::nullopt;
+        }
+        if (fields[0] != at && !flush())
+            return std::nullopt;
+        at = fields[0];
+        scrape += fields[1] + fields[2] + ' ' + fields[3] + '\n';
+    }
+    if (!flush())
+        return std::nullopt;
+    return series.rows();
 }
 
 void ServerSeries::Accumulator::add(const std::optional<double> &v)

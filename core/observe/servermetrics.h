@@ -73,6 +73,10 @@ struct ServerRow {
     double prefixHitRatio = kNone;
 };
 
+/// The rows of a saved run from its server_metrics.csv (`t_s,name,labels,value`), scrape by scrape
+/// through the same mapping as the live run. None with *error when the file is damaged.
+std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QString *error);
+
 /// Percentiles of a server histogram over the window, in ms.
 struct ServerLatency {
     double count = 0;
