@@ -6,6 +6,9 @@
 #   bash packaging/setup.sh --run      ... then start the GUI on the built-in simulator
 #   bash packaging/setup.sh --test     ... then run every test with CTest
 #   options: --preset NAME (default|dev|ci|asan), --no-install (skip apt), -h|--help
+#            --list-packages (print the Debian packages it would install, one a line, and exit)
+#
+# A fresh Debian 12 machine needs root or sudo, and a reachable Debian mirror (apt-get update).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +22,8 @@ while [ $# -gt 0 ]; do
         --preset) preset=${2:?--preset needs a name: default, dev, ci or asan}; shift ;;
         --preset=*) preset=${1#--preset=} ;;
         --no-install) install=0 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --list-packages) action=list ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -40,6 +44,11 @@ packages=(
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library
 )
+
+if [ "$action" = list ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 if [ "$install" = 1 ]; then
     missing=()

@@ -3,6 +3,8 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
+#include "echoserver.h"
+
 #include <QSignalSpy>
 #include <QFile>
 #include <QSslCertificate>
@@ -150,6 +152,18 @@ public:
     }
     QString url() const { return QStringLiteral("https://127.0.0.1:%1/v1").arg(serverPort()); }
 };
+
+RunConfig echoConfig(const QString &url)
+{
+    RunConfig c;
+    c.target.url = url;
+    c.target.model = QStringLiteral("m");
+    c.target.apiKeyEnv = QStringLiteral("TB_ENGINE_TEST_KEY");
+    c.load.concurrency = 1;
+    c.load.requests = 1;
+    c.load.timeoutMs = 30000;
+    return c;
+}
 
 } // namespace
 
@@ -603,6 +617,111 @@ private Q_SLOTS:
             completion += rec.completionTokens;
         }
         QCOMPARE(host.stats().tokensSent, completion);
+    }
+
+    void headerInjectionNeverReachesTheWire_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("CRLF in a value") << QStringLiteral("X-A") << QStringLiteral("1\r\nX-Injected: 1");
+        QTest::newRow("LF in a value") << QStringLiteral("X-A") << QStringLiteral("1\nX-Injected: 1");
+        QTest::newRow("NUL in a value") << QStringLiteral("X-A")
+                                        << QStringLiteral("1") + QChar(0) + QStringLiteral("X-Injected: 1");
+        QTest::newRow("second Host") << QStringLiteral("Host") << QStringLiteral("evil.example");
+        QTest::newRow("second Content-Length") << QStringLiteral("Content-Length") << QStringLiteral("0");
+        QTest::newRow("Transfer-Encoding") << QStringLiteral("Transfer-Encoding") << QStringLiteral("chunked");
+        QTest::newRow("Connection") << QStringLiteral("connection") << QStringLiteral("close");
+    }
+
+    void headerInjectionNeverReachesTheWire()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url());
+        config.target.headers = {{name, value}};
+        QString error;
+        QVERIFY(!RunPlan::create(config, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("target.headers (--header): '%1'").arg(name)), qPrintable(error));
+        const RunResult r = runLoad(config);
+        QVERIFY(r.records.empty());
+        QTest::qWait(200); // a connection, had one been opened, would have arrived by now
+        QCOMPARE(server.connections, 0);
+
+        // The same target with a harmless header: it goes out once, beside one Host and one Content-Length.
+        config.target.headers = {{QStringLiteral("X-A"), QStringLiteral("1")}};
+        QVERIFY(runLoad(config).finished);
+        QCOMPARE(server.heads.size(), 1);
+        QCOMPARE(server.count("X-A"), 1);
+        QCOMPARE(server.count("X-Injected"), 0);
+        QCOMPARE(server.count("Host"), 1);
+        QCOMPARE(server.count("Content-Length"), 1);
+        QCOMPARE(server.count("Connection"), 1);
+    }
+
+    void credentialsOnTheWire_data()
+    {
+        QTest::addColumn<QString>("userInfo");
+        QTest::addColumn<QString>("header"); // "Name: value" given by the user; empty: none
+        QTest::addColumn<QByteArray>("authorization");
+        QTest::newRow("key from the environment") << QString() << QString() << QByteArray("Bearer sk-env-secret");
+        QTest::newRow("userinfo is Basic auth, not the key")
+            << QStringLiteral("alice:pw-secret") << QString() << "Basic " + QByteArray("alice:pw-secret").toBase64();
+        QTest::newRow("a user's Authorization replaces the key's")
+            << QString() << QStringLiteral("authorization: Bearer given-secret") << QByteArray("Bearer given-secret");
+        QTest::newRow("header from an environment reference")
+            << QString() << QStringLiteral("Authorization: ${env:TB_ENGINE_TEST_HEADER}")
+            << QByteArray("Token hdr-env-secret");
+    }
+
+    void credentialsOnTheWire()
+    {
+        QFETCH(QString, userInfo);
+        QFETCH(QString, header);
+        QFETCH(QByteArray, authorization);
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "Token hdr-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(userInfo));
+        if (!header.isEmpty())
+            config.target.headers = {*parseHeader(header, nullptr)};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(server.count("Authorization"), 1);
+        QCOMPARE(server.value("Authorization"), authorization);
+        QVERIFY(!server.heads.first().contains("${env:"));
+        QCOMPARE(r.records.size(), std::size_t(1));
+        QCOMPARE(r.records.front().httpStatus, 401);
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
+    }
+
+    void echoedSecretsAreMaskedInRecordedErrors()
+    {
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "ocp-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(QStringLiteral("alice:pw-secret")));
+        config.target.api = ApiKind::AnthropicMessages; // the key goes in x-api-key, userinfo in Authorization
+        config.target.headers = {
+            {QStringLiteral("Cookie"), QStringLiteral("sid=cookie-secret")},
+            {QStringLiteral("Ocp-Apim-Subscription-Key"), QStringLiteral("${env:TB_ENGINE_TEST_HEADER}")}};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.records.size(), std::size_t(1));
+        const QString error = r.records.front().errorMessage;
+        QCOMPARE(error, QStringLiteral("HTTP 401: invalid credentials: Basic ***, ***, ***, ***"));
+        QVERIFY2(!error.contains(QStringLiteral("secret")) &&
+                     !error.contains(QString::fromLatin1(QByteArray("alice:pw-secret").toBase64())),
+                 qPrintable(error));
+        // What the server saw was the real thing.
+        QVERIFY(server.heads.first().contains("sk-env-secret"));
+        QVERIFY(server.heads.first().contains("ocp-env-secret"));
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
     }
 
     void keepAliveReusesConnections()

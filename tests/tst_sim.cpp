@@ -612,6 +612,57 @@ private Q_SLOTS:
         QCOMPARE(host.stats().reasoningTokensSent, 2 * reasoning);
     }
 
+    void hiddenReasoningIsCountedNotSent_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::newRow("streaming") << true;
+        QTest::newRow("whole response") << false;
+    }
+    void hiddenReasoningIsCountedNotSent()
+    {
+        QFETCH(bool, stream);
+        SimConfig config = fastConfig();
+        config.outputTokens = 20;
+        config.reasoningRatio = 0.5;
+        config.hideReasoning = 1;
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+
+        json body = requestBody(Endpoint::Chat, kPrompt, stream);
+        body["max_tokens"] = 100;
+        auto refused = call(host, Endpoint::Chat, body);
+        QCOMPARE(refused->status, 400); // as OpenAI's o-series answer max_tokens
+        QCOMPARE(str(refused->bodyJson()["error"]["param"]), QStringLiteral("max_tokens"));
+        QVERIFY(str(refused->bodyJson()["error"]["message"]).contains(QStringLiteral("max_completion_tokens")));
+
+        body.erase("max_tokens");
+        body["max_completion_tokens"] = 100;
+        auto client = call(host, Endpoint::Chat, body);
+        QCOMPARE(client->status, 200);
+        const Reply reply =
+            stream ? parseStream(Endpoint::Chat, *client) : parseComplete(Endpoint::Chat, client->bodyJson());
+        QVERIFY(reply.reasoning.isEmpty());
+        QVERIFY(!client->body.contains("reasoning_content"));
+        QCOMPARE(ApproxTokenizer::count(reply.content), 10);
+        QCOMPARE(reply.completionTokens, 20); // usage counts what was generated
+        QCOMPARE(reply.reasoningTokens, 10);
+        if (stream)
+            QCOMPARE(reply.tokenEvents, 10);
+        QCOMPARE(host.stats().tokensSent, 10);
+        QCOMPARE(host.stats().reasoningTokensSent, 0);
+        const QList<RequestTrace> traces = host.requests();
+        QCOMPARE(traces.size(), qsizetype(2));
+        const RequestTrace &t = traces.last();
+        QCOMPARE(t.completionTokens, 20);
+        QCOMPARE(t.reasoningTokens, 10);
+        // The first token written is visible content: it waited for the ten hidden steps.
+        QVERIFY(t.firstTokenNs > t.headersNs || !stream);
+
+        // Anthropic's thinking is not what the mode hides: it still streams there.
+        auto messages = call(host, Endpoint::Messages, requestBody(Endpoint::Messages, kPrompt, true));
+        QCOMPARE(ApproxTokenizer::count(parseStream(Endpoint::Messages, *messages).reasoning), 10);
+    }
+
     void tokensPerChunkPacksEvents()
     {
         SimConfig config = fastConfig();

@@ -60,6 +60,50 @@ private Q_SLOTS:
         QCOMPARE(r.finishReason, QStringLiteral("stop"));
     }
 
+    // The OpenAI o-series: reasoning counted only in usage. TPOT divided by completion_tokens
+    // (hidden reasoning included) came out 0.69 ms for a model streaming every 5 ms.
+    void tpotWithHiddenReasoningCountsStreamedTokens_data()
+    {
+        QTest::addColumn<bool>("reasoningStreamed");
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<double>("tpotMs");
+        // Five visible chunks 5 ms apart; usage: 805 completion tokens, 800 of them reasoning.
+        QTest::newRow("hidden") << false << qint64(800) << 5.0;
+        // The same usage with the reasoning streamed: every token arrived, TPOT over all of them
+        // (here the reasoning arrives in one chunk 200 ms before the content).
+        QTest::newRow("streamed") << true << qint64(0) << 220.0 / 804.0;
+    }
+    void tpotWithHiddenReasoningCountsStreamedTokens()
+    {
+        QFETCH(bool, reasoningStreamed);
+        QFETCH(qint64, hidden);
+        QFETCH(double, tpotMs);
+        std::vector<Event> events;
+        const std::int64_t t0 = 1'000'000'000;
+        if (reasoningStreamed)
+            events.push_back(
+                {"", R"({"id":"c","choices":[{"delta":{"reasoning_content":"thinking"}}]})", t0 - 200'000'000});
+        for (int i = 0; i < 5; ++i)
+            events.push_back({"", R"({"id":"c","choices":[{"delta":{"content":"word"}}]})", t0 + i * 5'000'000});
+        events.push_back({"", R"({"id":"c","choices":[{"delta":{},"finish_reason":"stop"}]})", t0 + 20'000'000});
+        events.push_back(
+            {"",
+             R"({"id":"c","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":805,"completion_tokens_details":{"reasoning_tokens":800}}})",
+             t0 + 20'000'000});
+        RequestRecord r = decode(ApiKind::OpenAIChat, events);
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.completionTokens, std::int64_t(805));
+        QCOMPARE(r.reasoningTokens, std::int64_t(800));
+        QCOMPARE(r.hiddenReasoningTokens, std::int64_t(hidden));
+        QCOMPARE(r.streamedTokens(), 805 - hidden);
+        QCOMPARE(r.firstContentNs, t0);
+        r.sentNs = 0;
+        QCOMPARE(*r.ttfoMs(), 1000.0); // the hidden thinking is inside TTFO
+        QVERIFY2(std::abs(*r.tpotMs() - tpotMs) < 1e-9, qPrintable(QString::number(*r.tpotMs())));
+        if (!reasoningStreamed)
+            QVERIFY(std::abs(*r.decodeTokensPerS() - 250.0) < 1e-9); // 5 tokens over 20 ms
+    }
+
     void toolCallsAreTokens()
     {
         const RequestRecord r = decode(ApiKind::OpenAIChat, {

@@ -71,6 +71,7 @@ QColor color(Metric metric)
 {
     switch (metric) {
     case Metric::Ttft:
+    case Metric::Ttfo:
     case Metric::TtftFromSchedule:
         return color(Quantity::Ttft);
     case Metric::E2e:
@@ -155,6 +156,9 @@ QString describe(Metric metric)
     switch (metric) {
     case Metric::Ttft:
         return QObject::tr("Time to first token: request sent → first generated token");
+    case Metric::Ttfo:
+        return QObject::tr(
+            "Time to first output: request sent → first visible (non-reasoning) token; hidden thinking is inside it");
     case Metric::TtftFromSchedule:
         return QObject::tr("Time to first token from the scheduled send time (includes queueing)");
     case Metric::Ttfb:
@@ -164,7 +168,7 @@ QString describe(Metric metric)
     case Metric::E2eFromSchedule:
         return QObject::tr("End-to-end latency from the scheduled send time (includes queueing)");
     case Metric::Tpot:
-        return QObject::tr("Time per output token after the first: (last − first token) / (tokens − 1)");
+        return QObject::tr("Time per output token after the first: (last − first token) / (streamed tokens − 1)");
     case Metric::Itl:
         return QObject::tr("Inter-token latency: each gap between chunks divided over the tokens it brought");
     case Metric::Icl:

@@ -605,6 +605,8 @@ void ComparisonView::updateBanner()
         for (const QString &note : m_runs->at(i).notes)
             notes += QStringLiteral("<br/>• #%1: %2").arg(QString::number(i + 1), note.toHtmlEscaped());
     }
+    for (const QString &note : m_result ? m_result->table.notes() : QStringList())
+        notes += QStringLiteral("<br/>• ") + note.toHtmlEscaped();
     if (!notes.isEmpty())
         parts << tr("<b>Notes</b>") + notes;
     m_banner->setText(parts.join(QStringLiteral("<br/><br/>")));

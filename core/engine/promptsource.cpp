@@ -58,6 +58,20 @@ std::uint64_t mix(std::uint64_t x)
     return x ^ (x >> 31);
 }
 
+/// The seed of a run's synthetic text: its load seed, salted. Without a salt (tools that only
+/// estimate prompts) the seed alone decides.
+std::uint64_t saltedSeed(std::uint64_t seed, const QString &salt)
+{
+    if (salt.isEmpty())
+        return seed;
+    std::uint64_t hash = 0xCBF29CE484222325ULL; // FNV-1a: stable across platforms and Qt versions
+    for (const char c : salt.toUtf8()) {
+        hash ^= std::uint8_t(c);
+        hash *= 0x100000001B3ULL;
+    }
+    return mix(seed ^ mix(hash));
+}
+
 struct Word {
     std::string text; ///< with its leading space
     std::int64_t tokens;
@@ -163,12 +177,13 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
     std::shared_ptr<PromptSource> source(new PromptSource);
     source->m_config = config;
     source->m_seed = seed;
+    source->m_textSeed = saltedSeed(seed, config.salt);
     if (config.systemTokens > 0)
-        source->m_system = syntheticText(config.systemTokens, seed, 0x5157E4ULL);
+        source->m_system = syntheticText(config.systemTokens, source->m_textSeed, 0x5157E4ULL);
     else if (!config.systemTemplate.isEmpty())
         source->m_system = expandTemplate(config.systemTemplate, config.variables, 0, seed);
     if (config.sharedPrefixTokens > 0)
-        source->m_prefix = syntheticText(config.sharedPrefixTokens, seed, 0x50EF1CULL);
+        source->m_prefix = syntheticText(config.sharedPrefixTokens, source->m_textSeed, 0x50EF1CULL);
 
     if (!config.promptFile.isEmpty()) {
         QFile file(config.promptFile);
@@ -243,7 +258,7 @@ Prompt PromptSource::prompt(std::uint64_t index) const
             left -= tagTokens;
         }
         if (left > 0)
-            append(syntheticText(left, m_seed, index + 1));
+            append(syntheticText(left, m_textSeed, index + 1));
     } else {
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,

@@ -25,7 +25,9 @@ struct Prompt {
 /// after an optional shared prefix, so server prefix caches do not hide prefill — or the user
 /// template. Templates substitute {{name}} from the configured variables and the built-ins
 /// {{index}} (request number) and {{seed}}. A synthetic system prompt of system_tokens tokens is the
-/// same for every request, like a real system instruction.
+/// same for every request, like a real system instruction. All synthetic text — system prompt,
+/// shared prefix, user prompts — also derives from the configured salt, so runs with different
+/// salts share no prefix a server could have cached; prompt files and templates are sent as written.
 class PromptSource
 {
 public:
@@ -49,6 +51,7 @@ private:
 
     PromptConfig m_config;
     quint64 m_seed = 0;
+    quint64 m_textSeed = 0;    ///< the seed salted with PromptConfig::salt: what synthetic text derives from
     std::string m_system;      ///< the synthetic or template system prompt, same for all requests
     std::string m_prefix;      ///< shared synthetic prefix
     std::vector<Prompt> m_lines;

@@ -9,7 +9,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString 
     return create(config, {config.target}, error);
 }
 
-std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error)
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets,
+                                               QString *error, ShardSpec shard)
 {
     if (targets.isEmpty()) {
         if (error)
@@ -46,7 +47,9 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
             planned.instances.push_back(std::move(*builder));
         }
         plan->targets.push_back(std::move(planned));
+        plan->secrets << secretsOf(target);
     }
+    plan->shard = shard;
     plan->stages = effectiveStages(config.load);
     plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");
     plan->prompts = PromptSource::create(config.prompt, config.load.seed, error);

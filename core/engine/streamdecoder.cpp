@@ -81,7 +81,7 @@ StreamDecoder::StreamDecoder(ApiKind api, bool countWithTokenizer)
 void StreamDecoder::begin(RequestRecord *record)
 {
     m_record = record;
-    m_done = m_finished = m_failed = m_sawUsage = false;
+    m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = false;
     m_text.clear();
 }
 
@@ -262,6 +262,7 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         m_finished = true;
         r.finishReason = text(f.finish);
     }
+    m_sawReasoningText = m_sawReasoningText || f.reasoningBytes > 0;
     if (streaming && f.contentBytes + f.reasoningBytes > 0)
         chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
     if (m_api == ApiKind::AnthropicMessages && f.type == "message_stop")
@@ -309,6 +310,8 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
 void StreamDecoder::finish(std::int64_t promptTokensEstimate)
 {
     RequestRecord &r = *m_record;
+    r.hiddenReasoningTokens =
+        m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_sawUsage && (r.completionTokens > 0 || r.promptTokens > 0)) {
         r.tokenSource = TokenSource::Usage;
         return;

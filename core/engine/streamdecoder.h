@@ -53,6 +53,7 @@ private:
     bool m_finished = false;
     bool m_failed = false;
     bool m_sawUsage = false;
+    bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
     std::string m_text; ///< generated text, kept only when counting with the tokenizer
 };
 

@@ -237,8 +237,14 @@ void TransportWorker::finish(ActiveRequest *request)
     }
     if (m_active.empty())
         m_deadlineTimer.stop();
+    // Servers echo requests in their errors; whatever they echo of a credential stops here.
+    RequestRecord &record = owned->record();
+    if (!m_plan->secrets.isEmpty()) {
+        record.errorMessage = maskSecrets(record.errorMessage, m_plan->secrets);
+        record.responseId = maskSecrets(record.responseId, m_plan->secrets);
+    }
     if (m_completed)
-        m_completed(std::move(owned->record()));
+        m_completed(std::move(record));
 }
 
 void TransportWorker::checkDeadlines()

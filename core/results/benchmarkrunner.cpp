@@ -5,6 +5,7 @@
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 
+#include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
 
@@ -66,9 +67,10 @@ public:
         return true;
     }
 
-    void begin(int workerThreads)
+    void begin(int workerThreads, const RunClock &clock)
     {
-        m_controller = std::make_unique<LoadController>(m_plan, RunClock(), [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_controller =
+            std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -296,9 +298,16 @@ bool BenchmarkRunner::start(const RunConfig &config, QString *error)
     return startInterleaved(config, {config.target}, {config.outDir}, error);
 }
 
-bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets,
+bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<TargetConfig> &targets,
                                        const QStringList &directories, QString *error)
 {
+    // A fresh salt makes this run's prompts its own, so no server cache carries over from an
+    // earlier run; run.json records it for a replay. (Interleaved targets share it: the same
+    // prompts go to each.)
+    RunConfig workload = configured;
+    if (workload.prompt.salt.isEmpty())
+        workload.prompt.salt =
+            QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, QLatin1Char('0'));
     m_configurationError = false;
     if (m_running) {
         if (error)
@@ -307,7 +316,18 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     shutDown();
     QString why;
-    const auto plan = RunPlan::create(workload, targets, &why);
+    RunConfig share = workload;
+    if (m_shard.isSharded()) {
+        const auto load = shardLoad(workload.load, m_shard, &why);
+        if (!load) {
+            m_configurationError = true;
+            if (error)
+                *error = QStringLiteral("load (--shard %1): %2").arg(m_shard.text(), why);
+            return false;
+        }
+        share.load = *load;
+    }
+    const auto plan = RunPlan::create(share, targets, &why, m_shard);
     if (!plan) {
         m_configurationError = true;
         if (error)
@@ -316,11 +336,16 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     m_infos.clear();
     m_directories.clear();
+    // t = 0 of the run, recorded in run.json (the clock origins) before the first request exists.
+    const RunClock clock;
     for (qsizetype i = 0; i < targets.size(); ++i) {
-        RunConfig config = workload;
+        RunConfig config = share;
         config.target = targets[i];
         config.outDir = directories.value(i);
-        RunInfo info = RunInfo::begin(config);
+        RunInfo info = RunInfo::begin(config, clock.origin());
+        info.shard = m_shard;
+        if (m_shard.isSharded())
+            info.totalLoad = workload.load;
         QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
         if (config.outDir.isEmpty() && m_directories.contains(directory))
             directory += QStringLiteral("-%1").arg(i + 1); // two targets with one model name
@@ -345,7 +370,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     m_running = true;
     const int threads = m_workerThreads;
-    QMetaObject::invokeMethod(session, [session, threads] { session->begin(threads); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
 }

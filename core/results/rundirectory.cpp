@@ -3,6 +3,7 @@
 #include "metrics/runaggregator.h"
 #include "results/csv.h"
 #include "results/runfiles.h"
+#include "results/runmerge.h"
 
 #include <QDir>
 #include <QFile>
@@ -165,6 +166,8 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
             return failed();
         data.info = *info;
         data.hasInfo = true;
+        if (!info->mergedFrom.isEmpty())
+            data.notes << RunMerger::mergedNote(info->mergedFrom);
     }
     const bool hasSummary = in.exists(runfiles::kSummaryJson);
     if (hasSummary) {

@@ -52,7 +52,7 @@ bool RunWriter::open(const QString &directory, const RunInfo &info)
             return fail(QStringLiteral("cannot create %1: %2")
                             .arg(QDir::toNativeSeparators(file->fileName()), file->errorString()));
     }
-    m_requestsBuffer = runfiles::requestsCsvHeader();
+    m_requestsBuffer = runfiles::requestsCsvHeader(info);
     m_lastFlush = std::chrono::steady_clock::now();
     return flush();
 }

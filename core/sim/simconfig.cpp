@@ -47,6 +47,8 @@ const Field kFields[] = {
     {"output_min", &SimConfig::outputMin, 1, 1e7, "Shortest natural output, tokens"},
     {"output_max", &SimConfig::outputMax, 1, 1e7, "Longest natural output, tokens"},
     {"reasoning_ratio", &SimConfig::reasoningRatio, 0, 1, "Share of output emitted as reasoning first"},
+    {"hide_reasoning", &SimConfig::hideReasoning, 0, 1,
+     "1: chat hides reasoning as OpenAI's o-series (counted in usage, not streamed; max_tokens gets 400)"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
     {"kv_cache_tokens", &SimConfig::kvCacheTokens, 1, 1e12, "KV cache size, tokens (for /metrics' KV cache usage)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},

@@ -45,6 +45,10 @@ struct SimConfig {
     qint64 outputMin = 1;
     qint64 outputMax = 4096;
     double reasoningRatio = 0;       ///< share of output tokens emitted as reasoning first (chat, messages)
+    /// 1: chat completions behave as OpenAI's o-series — reasoning is generated (it takes decode
+    /// steps) and counted in usage.completion_tokens_details.reasoning_tokens but never sent, and
+    /// a request with max_tokens gets 400 (max_completion_tokens is the field).
+    qint64 hideReasoning = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this

@@ -184,6 +184,12 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
         request.includeUsage = std::get<bool>(usage);
     }
 
+    // OpenAI's reasoning models refuse the older name outright.
+    if (endpoint == Endpoint::Chat && config.hideReasoning && member(body, "max_tokens"))
+        return ApiError{400,
+                        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                        "'max_completion_tokens' instead.",
+                        "max_tokens", "unsupported_parameter"};
     // Anthropic requires max_tokens; chat prefers max_completion_tokens (reasoning models).
     for (const char *key : {"max_tokens", "max_completion_tokens"}) {
         auto value = optionalInt(body, key, 1);

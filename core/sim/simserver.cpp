@@ -96,6 +96,8 @@ struct Exchange {
     TextSource text{0};
     std::string reasoningText; ///< non-streaming: the whole response is written at the end
     std::string contentText;
+    bool hideReasoning = false; ///< chat with hide_reasoning: reasoning is counted, never sent
+    qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
     bool chunked = true;       ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
     qint64 lastTokenNs = 0;    ///< when the previous chunk was produced (inter-token latency)
 };
@@ -740,6 +742,7 @@ public:
         ex->meta.includeUsage = req.includeUsage;
         ex->usage.promptTokens = promptTokens;
         ex->chunked = request.minorVersion >= 1;
+        ex->hideReasoning = config.hideReasoning && endpoint == Endpoint::Chat;
         if (!ex->chunked)
             conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
         trace.id = QString::fromStdString(ex->meta.id);
@@ -850,11 +853,12 @@ public:
     void deliver(Connection &conn, const Chunk &chunk)
     {
         Exchange &ex = *conn.exchange;
-        const bool first = ex.usage.completionTokens == 0;
+        const bool first = ex.usage.completionTokens == ex.hiddenTokens; // nothing sent yet
+        const bool hidden = chunk.reasoning && ex.hideReasoning;
         if (ex.request.stream) {
             // As vLLM measures it: the gap between two outputs of the sequence, per token.
             const qint64 now = nowNs();
-            if (!first)
+            if (ex.lastTokenNs != 0)
                 itlHistogram.observe(double(now - ex.lastTokenNs) / 1e9 / double(chunk.tokens),
                                      std::uint64_t(chunk.tokens));
             ex.lastTokenNs = now;
@@ -867,7 +871,12 @@ public:
 
         scratchFrame.clear();
         unsigned stamps = 0;
-        if (ex.request.stream) {
+        if (hidden) {
+            // Generated and counted (the trace says what usage says), but nothing leaves.
+            ex.hiddenTokens += chunk.tokens;
+            conn.trace->completionTokens += chunk.tokens;
+            conn.trace->reasoningTokens += chunk.tokens;
+        } else if (ex.request.stream) {
             scratchText.clear();
             ex.text.append(scratchText, chunk.tokens);
             scratchEvents.clear();
@@ -891,7 +900,8 @@ public:
             if (cut) {
                 stamps = StampHeaders;
             } else {
-                countSent(conn, ex.usage.completionTokens, ex.usage.reasoningTokens);
+                const qint64 sent = ex.usage.completionTokens - ex.hiddenTokens;
+                countSent(conn, sent, ex.usage.reasoningTokens - ex.hiddenTokens);
                 stamps = StampHeaders | StampFirstToken | StampLastToken;
             }
         }
