@@ -35,6 +35,11 @@ QFont scaledFont(qreal points, qreal scale, bool bold = false)
 
 } // namespace
 
+QFont reportFont(qreal points, qreal scale)
+{
+    return scaledFont(points, scale);
+}
+
 QColor color(Quantity quantity)
 {
     switch (quantity) {

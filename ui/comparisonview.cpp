@@ -690,10 +690,7 @@ bool ComparisonView::exportChart(ChartTab tab, const QString &path, ChartExporte
         *error = tr("this tab has no chart");
         return false;
     }
-    ChartExporter::Options options;
-    options.page = page;
-    options.subtitle = view->exportSubtitle();
-    return ChartExporter::save(view->chart(), path, options, error);
+    return ChartExporter::save(view->chart(), path, view->exportOptions(page), error);
 }
 
 void ComparisonView::saveDialog(const QString &caption, const QString &name, const QString &filter,

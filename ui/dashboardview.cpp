@@ -601,6 +601,7 @@ void DashboardView::finishChart(const QString &key, bool empty, const QString &l
     view->setEmptyText(m_document->isLive() ? live : saved);
     view->setEmpty(empty);
     view->setExportSubtitle(m_document->name());
+    view->setExportCaption(m_document->info().workloadCaption());
     view->updateTooltips();
 }
 
