@@ -89,6 +89,10 @@ struct TargetConfig {
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
     bool tlsVerify = true;           ///< https: check the server's certificate (off: --insecure)
     QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
+    /// Scrape the server's Prometheus endpoint during runs: serverMetricsUrl, or when empty the
+    /// base URL's server root + /metrics if it answers.
+    bool serverMetrics = true;
+    QString serverMetricsUrl;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.

@@ -51,6 +51,7 @@ struct SimConfig {
     qint64 hideReasoning = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
+    qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;            ///< fraction of requests answered 500
