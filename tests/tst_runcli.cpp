@@ -516,6 +516,8 @@ private Q_SLOTS:
         const QByteArray recorded = runJson.readAll();
         QVERIFY(recorded.contains("${env:TB_CLI_TEST_HEADER}"));
         QVERIFY(recorded.contains("\"Cookie\": \"<redacted>\""));
+    }
+
     void hostileChunkSizeKeepsTheRowsBeforeIt_data()
     {
         QTest::addColumn<QByteArray>("size");
