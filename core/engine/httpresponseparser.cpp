@@ -1,5 +1,7 @@
 #include "engine/httpresponseparser.h"
 
+#include "engine/jsoncursor.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -15,17 +17,6 @@ std::string lower(std::string s)
 {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
-}
-
-int hexDigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 std::string trim(const std::string &s)
