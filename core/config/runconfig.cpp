@@ -502,6 +502,7 @@ TargetConfig redacted(const TargetConfig &target)
     t.url = withoutUserInfo(t.url);
     for (QString &replica : t.replicas)
         replica = withoutUserInfo(replica);
+    t.proxy = withoutUserInfo(t.proxy);
     for (Header &h : t.headers) {
         if (isCredentialHeader(h.name) && headerEnvReference(h.value).isEmpty())
             h.value = QLatin1String(kRedacted);
@@ -523,8 +524,12 @@ QStringList secretsOf(const TargetConfig &target)
         if (isCredentialHeader(h.name))
             secrets << h.resolvedValue();
     }
-    for (const QString &text : target.instanceUrls()) {
-        const QUrl url(text);
+    QStringList urls = target.instanceUrls() << target.proxy;
+    for (const char *name : kProxyVariables)
+        urls << qEnvironmentVariable(name);
+    for (const QString &text : std::as_const(urls)) {
+        // A proxy URL may come without its scheme ("user:pw@proxy:3128").
+        const QUrl url(text.contains(QLatin1String("://")) ? text : QStringLiteral("http://") + text);
         if (url.password().isEmpty())
             continue;
         secrets << url.password(QUrl::FullyDecoded) << url.password(QUrl::FullyEncoded)
@@ -817,6 +822,8 @@ nlohmann::json toJson(const TargetConfig &target)
         {"ca_cert", toStd(t.caCertificate)},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
+        {"proxy", toStd(t.proxy)},
+        {"follow_redirects", t.followRedirects},
     };
 }
 
@@ -914,6 +921,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("ca_cert", t.caCertificate);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
+    r.string("proxy", t.proxy);
+    r.boolean("follow_redirects", t.followRedirects);
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));

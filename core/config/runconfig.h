@@ -41,6 +41,9 @@ bool isCredentialHeader(const QString &name);
 QString headerEnvReference(const QString &value);
 /// What a credential header's literal value is written as.
 inline constexpr char kRedacted[] = "<redacted>";
+/// The environment variables a proxy may come from (their userinfo is a secret too).
+inline constexpr const char *kProxyVariables[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
+                                                  "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
 /// The URL without "user:password@"; other text unchanged.
 QString withoutUserInfo(const QString &url);
 /// Replaces every occurrence of each secret (of 4 characters or more) in server-provided text with
@@ -61,6 +64,7 @@ inline constexpr qint64 kMaxDurationMs = qint64(365) * 24 * 3600 * 1000; ///< an
 inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (extra_body)
 inline constexpr int kMaxHeaders = 100;
 inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
+inline constexpr int kMaxRedirects = 5;           ///< hops a request follows with target.follow_redirects
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing
@@ -93,6 +97,11 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system
+    /// configuration; "none" = direct; else an http:// proxy URL (engine/proxyresolver.h).
+    QString proxy;
+    /// Follow 301/302/303/307/308 up to limits::kMaxRedirects hops; off: a redirect is an error.
+    bool followRedirects = false;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.
