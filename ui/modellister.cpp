@@ -79,6 +79,14 @@ void ModelLister::list(const TargetConfig &target)
         Q_EMIT listFailed(tr("'%1' is not a valid base URL").arg(target.url));
         return;
     }
+    QString why;
+    const auto proxy = ProxyResolver::resolve(url, target.proxy, &why);
+    if (!proxy) {
+        Q_EMIT listFailed(why);
+        return;
+    }
+    m_nam.setProxy(proxy->networkProxy());
+    m_proxy = proxy->direct ? QString() : proxy->describe();
     QNetworkRequest request(url);
     request.setTransferTimeout(kTimeoutMs);
     request.setRawHeader("Accept", "application/json");
@@ -115,7 +123,9 @@ void ModelLister::finished(QNetworkReply *reply)
         const bool timedOut =
             reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError;
         const QString why = timedOut ? tr("no answer within %1 s").arg(kTimeoutMs / 1000) : reply->errorString();
-        Q_EMIT listFailed(tr("Cannot reach %1: %2").arg(reply->url().toString(), why));
+        Q_EMIT listFailed(m_proxy.isEmpty()
+                              ? tr("Cannot reach %1: %2").arg(reply->url().toString(), why)
+                              : tr("Cannot reach %1 through proxy %2: %3").arg(reply->url().toString(), m_proxy, why));
         return;
     }
     if (status < 200 || status > 299) {

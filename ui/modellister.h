@@ -24,6 +24,9 @@ public:
     void list(const TargetConfig &target);
     void cancel();
     bool isBusy() const { return m_reply != nullptr; }
+    /// The proxy that carries the current or last listing ("http://proxy:3128 (HTTPS_PROXY)");
+    /// empty when it went direct. The target's own proxy rules decide, as for its runs.
+    const QString &proxy() const { return m_proxy; }
 
     /// {base}/models, whether or not the base URL ends in '/'.
     static QUrl modelsUrl(const QString &baseUrl);
@@ -41,6 +44,7 @@ private:
     QNetworkAccessManager m_nam;
     QPointer<QNetworkReply> m_reply;
     QElapsedTimer m_elapsed;
+    QString m_proxy;
 };
 
 } // namespace tb

@@ -56,6 +56,9 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_extraBody(new QPlainTextEdit(this))
     , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
     , m_caCert(new QLineEdit(this))
+    , m_proxyMode(new QComboBox(this))
+    , m_proxyUrl(new QLineEdit(this))
+    , m_followRedirects(new QCheckBox(tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -72,6 +75,9 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_extraBody->setObjectName(QStringLiteral("extraBody"));
     m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
     m_caCert->setObjectName(QStringLiteral("caCert"));
+    m_proxyMode->setObjectName(QStringLiteral("proxyMode"));
+    m_proxyUrl->setObjectName(QStringLiteral("proxyUrl"));
+    m_followRedirects->setObjectName(QStringLiteral("followRedirects"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -170,6 +176,23 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
                                           tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
     validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
 
+    auto *proxyBox = new QWidget(this);
+    auto *proxyRow = new QHBoxLayout(proxyBox);
+    proxyRow->setContentsMargins(0, 0, 0, 0);
+    // Data: what target.proxy holds for the choice; the URL choice takes the line edit's text.
+    m_proxyMode->addItem(tr("From the environment"), QString());
+    m_proxyMode->addItem(tr("None"), QStringLiteral("none"));
+    m_proxyMode->addItem(tr("This proxy:"), QStringLiteral("url"));
+    proxyRow->addWidget(m_proxyMode);
+    m_proxyUrl->setPlaceholderText(QStringLiteral("http://proxy.example.com:3128"));
+    m_proxyUrl->setEnabled(false);
+    proxyRow->addWidget(m_proxyUrl, 1);
+    validator->addRow(form, tr("Proxy:"), proxyBox, QStringLiteral("target.proxy"),
+                      tr("From the environment: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY as curl reads them, "
+                         "else the system's setting. None: direct (--no-proxy). Or an http:// proxy (--proxy)."));
+    validator->addRow(form, tr("Redirects:"), m_followRedirects, QStringLiteral("target.follow_redirects"),
+                      tr("Unchecked, a 301/302/303/307/308 answer is recorded as an error (--follow-redirects)."));
+
     layout->addWidget(createFormGroup(tr("Request extras"), this, &form));
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     m_headers->setFont(fixed);
@@ -211,6 +234,12 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
     connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
     connect(m_caCert, &QLineEdit::textEdited, this, changed);
+    connect(m_proxyMode, &QComboBox::currentIndexChanged, this, [this] {
+        m_proxyUrl->setEnabled(m_proxyMode->currentData().toString() == QLatin1String("url"));
+        Q_EMIT edited();
+    });
+    connect(m_proxyUrl, &QLineEdit::textEdited, this, changed);
+    connect(m_followRedirects, &QCheckBox::toggled, this, changed);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -227,9 +256,10 @@ TargetEditor::~TargetEditor() = default;
 
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
-    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
-                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
-                                     QSignalBlocker(m_balance)};
+    const QSignalBlocker blocks[] = {
+        QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
+        QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
+        QSignalBlocker(m_balance),   QSignalBlocker(m_proxyMode), QSignalBlocker(m_followRedirects)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -263,6 +293,11 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
     m_tlsVerify->setChecked(target.tlsVerify);
     m_caCert->setText(target.caCertificate);
+    const bool proxyUrl = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
+    m_proxyMode->setCurrentIndex(m_proxyMode->findData(proxyUrl ? QStringLiteral("url") : target.proxy));
+    m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
+    m_proxyUrl->setEnabled(proxyUrl);
+    m_followRedirects->setChecked(target.followRedirects);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -296,6 +331,9 @@ TargetConfig TargetEditor::target() const
         t.extraBody = *body;
     t.tlsVerify = m_tlsVerify->isChecked();
     t.caCertificate = m_caCert->text().trimmed();
+    const QString proxyMode = m_proxyMode->currentData().toString();
+    t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
+    t.followRedirects = m_followRedirects->isChecked();
     return t;
 }
 
@@ -358,13 +396,16 @@ void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
 {
     m_test->setEnabled(true);
     setTone(m_connection, Tone::Good);
+    const QString through = m_lister->proxy().isEmpty() ? QString() : tr(" through proxy %1").arg(m_lister->proxy());
     if (models.isEmpty())
-        m_connection->setText(tr("Connected in %1 ms, but the server lists no models.").arg(elapsedMs));
+        m_connection->setText(tr("Connected%1 in %2 ms, but the server lists no models.").arg(through).arg(elapsedMs));
     else if (models.size() == 1)
-        m_connection->setText(tr("Connected in %1 ms · 1 model — click it to use it:").arg(elapsedMs));
+        m_connection->setText(tr("Connected%1 in %2 ms · 1 model — click it to use it:").arg(through).arg(elapsedMs));
     else
-        m_connection->setText(
-            tr("Connected in %1 ms · %2 models — click one to use it:").arg(elapsedMs).arg(models.size()));
+        m_connection->setText(tr("Connected%1 in %2 ms · %3 models — click one to use it:")
+                                  .arg(through)
+                                  .arg(elapsedMs)
+                                  .arg(models.size()));
     m_models->addItems(models);
     m_models->setVisible(!models.isEmpty());
     if (!m_builtin) {

@@ -78,6 +78,9 @@ private:
     QPlainTextEdit *m_extraBody;
     QCheckBox *m_tlsVerify;
     QLineEdit *m_caCert;
+    QComboBox *m_proxyMode; ///< from the environment | none | the URL in m_proxyUrl
+    QLineEdit *m_proxyUrl;
+    QCheckBox *m_followRedirects;
     QList<std::pair<QString, QString>> m_presets;
 };
 

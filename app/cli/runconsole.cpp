@@ -57,8 +57,12 @@ void RunConsole::attach(BenchmarkRunner *runner)
                         .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
                              stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
             });
-    if (m_showProgress)
+    if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
+        // Said whenever a proxy, or a rule that passed one by, decided the route.
+        if (const ConnectionInfo &c = runner->info().connection; c.proxySource != QLatin1String("none"))
+            printErr(QStringLiteral("proxy: %1\n").arg(c.proxyText()));
+    }
 }
 
 QString RunConsole::progressLine(const RunSnapshot &s)

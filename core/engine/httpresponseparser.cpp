@@ -157,6 +157,8 @@ bool HttpResponseParser::headerLine(const std::string &line)
             m_head.keepAlive = false;
         else if (v.find("keep-alive") != std::string::npos)
             m_head.keepAlive = true;
+    } else if (name == "location") {
+        m_head.location = QByteArray::fromStdString(value);
     } else if (name == "retry-after") {
         char *end = nullptr;
         const double seconds = std::strtod(value.c_str(), &end);

@@ -14,6 +14,7 @@ struct ResponseHead {
     double retryAfterS = -1; ///< Retry-After in seconds (delta form), -1 when absent
     bool keepAlive = true;
     QByteArray contentEncoding; ///< lower case; empty for none or identity (the engine asks for identity)
+    QByteArray location;        ///< the Location header (redirects)
 };
 
 /// Incremental HTTP/1.1 response parser: status line, headers, then a body delimited by

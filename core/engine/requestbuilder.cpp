@@ -4,9 +4,45 @@
 
 namespace tb {
 
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
 namespace {
 
 constexpr const char kAnthropicVersion[] = "2023-06-01";
+
+/// The endpoint a URL's connections go to: host, port, TLS, and the proxy chosen for it.
+std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target, const QString &proxySetting,
+                                    QString *error)
+{
+    const bool tls = url.scheme() == QLatin1String("https");
+    Endpoint e{url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate, {}};
+    const auto proxy = ProxyResolver::resolve(url, proxySetting, error);
+    if (!proxy)
+        return std::nullopt;
+    e.proxy = *proxy;
+    return e;
+}
+
+/// "host[:port]" as the Host header and an absolute-form request line write it.
+QByteArray hostPortOf(const QUrl &url)
+{
+    QByteArray hostPort = url.host(QUrl::FullyEncoded).toLatin1();
+    if (hostPort.contains(':'))
+        hostPort = '[' + hostPort + ']';
+    if (url.port() >= 0)
+        hostPort += ':' + QByteArray::number(url.port());
+    return hostPort;
+}
+
+bool sameOrigin(const QUrl &a, const QUrl &b)
+{
+    return a.scheme() == b.scheme() && a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
+           a.port(a.scheme() == QLatin1String("https") ? 443 : 80) ==
+               b.port(b.scheme() == QLatin1String("https") ? 443 : 80);
+}
 
 } // namespace
 
@@ -37,7 +73,12 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
-    b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate};
+    b.m_proxySetting = target.proxy;
+    b.m_followRedirects = target.followRedirects;
+    const auto endpoint = endpointFor(url, target, target.proxy, error);
+    if (!endpoint)
+        return std::nullopt;
+    b.m_endpoint = *endpoint;
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");
@@ -50,18 +91,90 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
         break;
     }
     b.m_modelsPath = joinPath(url, "/models");
+    b.m_url = url;
+    b.m_url.setUserInfo({});
+    const qsizetype query = b.m_path.indexOf('?');
+    b.m_url.setPath(QString::fromLatin1(query < 0 ? b.m_path : b.m_path.left(query)), QUrl::TolerantMode);
+    // A proxy without a tunnel needs the whole URL to know where to go (RFC 9112 3.2.2).
+    if (b.m_endpoint.proxiedPlain())
+        b.m_targetPrefix = "http://" + hostPortOf(url);
 
-    QByteArray h;
-    const bool defaultPort = url.port() < 0;
-    h += "Host: " + url.host(QUrl::FullyEncoded).toLatin1();
-    if (!defaultPort)
-        h += ':' + QByteArray::number(url.port());
-    h += "\r\nUser-Agent: tokenbench\r\nConnection: keep-alive\r\n";
-    h += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
+    QByteArray common = "User-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    common += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
+    QByteArray credentials;
     for (const auto &[name, value] : targetHeaders(target))
-        h += name + ": " + value + "\r\n";
-    b.m_headers = h;
+        (isCredentialHeader(QString::fromLatin1(name)) ? credentials : common) += name + ": " + value + "\r\n";
+    b.m_commonHeaders = common;
+    b.m_credentialHeaders = credentials;
+    b.m_headers = b.head("POST", b.m_url, b.m_endpoint, true);
+    b.m_headers.remove(0, b.m_headers.indexOf("\r\n") + 2); // the request line is written per request
     return b;
+}
+
+QByteArray RequestBuilder::head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const
+{
+    QByteArray pathAndQuery = url.path(QUrl::FullyEncoded).toLatin1();
+    if (pathAndQuery.isEmpty())
+        pathAndQuery = "/";
+    if (url.hasQuery())
+        pathAndQuery += '?' + url.query(QUrl::FullyEncoded).toLatin1();
+    const QByteArray hostPort = hostPortOf(url);
+    QByteArray h = QByteArray(method) + ' ' + (endpoint.proxiedPlain() ? "http://" + hostPort : QByteArray()) +
+                   pathAndQuery + " HTTP/1.1\r\n";
+    h += "Host: " + hostPort + "\r\n";
+    h += m_commonHeaders;
+    if (credentials)
+        h += m_credentialHeaders;
+    if (endpoint.proxiedPlain()) {
+        if (const QByteArray auth = endpoint.proxy.authorization(); !auth.isEmpty())
+            h += "Proxy-Authorization: " + auth + "\r\n";
+    }
+    return h;
+}
+
+std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, const QByteArray &location, int status,
+                                                          const std::string &json, QString *error) const
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (!isRedirect(status))
+        return fail(QStringLiteral("HTTP %1 is not a redirect").arg(status));
+    if (location.isEmpty())
+        return fail(QStringLiteral("HTTP %1 without a Location").arg(status));
+    QUrl to = from.resolved(QUrl(QString::fromLatin1(location), QUrl::StrictMode));
+    to.setFragment({});
+    if (!to.isValid() || to.host().isEmpty() ||
+        (to.scheme() != QLatin1String("http") && to.scheme() != QLatin1String("https")))
+        return fail(QStringLiteral("HTTP %1 to '%2': not an http:// or https:// URL")
+                        .arg(status)
+                        .arg(withoutUserInfo(QString::fromLatin1(location.left(200)))));
+    // userinfo in a Location would be credentials the target never gave us to send.
+    to.setUserInfo({});
+    TargetConfig settings;
+    settings.tlsVerify = m_endpoint.verifyTls;
+    settings.caCertificate = m_endpoint.caCertificate;
+    QString why;
+    const auto endpoint = endpointFor(to, settings, m_proxySetting, &why);
+    if (!endpoint)
+        return fail(why);
+    RedirectedRequest r;
+    r.url = to;
+    r.endpoint = *endpoint;
+    r.keepsBody = status == 307 || status == 308;
+    const bool credentials = sameOrigin(to, m_url);
+    if (r.keepsBody) {
+        r.message = head("POST", to, r.endpoint, credentials) + "Content-Type: application/json\r\n";
+        if (m_request.stream)
+            r.message += "Accept: text/event-stream\r\n";
+        r.message += "Content-Length: " + QByteArray::number(qsizetype(json.size())) + "\r\n\r\n";
+        r.message.append(json.data(), qsizetype(json.size()));
+    } else {
+        r.message = head("GET", to, r.endpoint, credentials) + "\r\n";
+    }
+    return r;
 }
 
 const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
@@ -185,10 +298,14 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 
 QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 {
-    const std::string json = body(prompt).dump();
+    return httpRequest(body(prompt).dump());
+}
+
+QByteArray RequestBuilder::httpRequest(const std::string &json) const
+{
     QByteArray r;
-    r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 128));
-    r += "POST " + m_path + " HTTP/1.1\r\n";
+    r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 256));
+    r += "POST " + m_targetPrefix + m_path + " HTTP/1.1\r\n";
     r += m_headers;
     r += "Content-Type: application/json\r\n";
     if (m_request.stream)
@@ -200,7 +317,7 @@ QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 
 QByteArray RequestBuilder::modelsRequest() const
 {
-    return "GET " + m_modelsPath + " HTTP/1.1\r\n" + m_headers + "Accept: application/json\r\n\r\n";
+    return "GET " + m_targetPrefix + m_modelsPath + " HTTP/1.1\r\n" + m_headers + "Accept: application/json\r\n\r\n";
 }
 
 } // namespace tb

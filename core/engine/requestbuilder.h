@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "engine/promptsource.h"
+#include "engine/proxyresolver.h"
 
 #include <QByteArray>
 #include <QUrl>
@@ -15,7 +16,21 @@ struct Endpoint {
     bool tls = false;
     bool verifyTls = true;
     QString caCertificate;
+    ProxyChoice proxy; ///< direct, or the http:// proxy that carries the connection (CONNECT for tls)
+    /// Through a proxy without a tunnel: requests name their whole URL (absolute form).
+    bool proxiedPlain() const { return !proxy.direct && !tls; }
     bool operator==(const Endpoint &) const = default;
+};
+
+/// 301, 302, 303, 307, 308: the redirects the engine can follow.
+bool isRedirect(int status);
+
+/// A request re-sent after a redirect (RequestBuilder::redirect).
+struct RedirectedRequest {
+    QUrl url;
+    Endpoint endpoint;
+    QByteArray message;
+    bool keepsBody = false; ///< 307/308: the same method and body; else a GET without body
 };
 
 /// Builds complete HTTP/1.1 request messages for one target: the request line and headers
@@ -29,6 +44,8 @@ public:
     const Endpoint &endpoint() const { return m_endpoint; }
     ApiKind api() const { return m_api; }
     bool streaming() const { return m_request.stream; }
+    /// target.follow_redirects
+    bool followsRedirects() const { return m_followRedirects; }
     /// The path requests are posted to, e.g. "/v1/chat/completions".
     const QByteArray &path() const { return m_path; }
 
@@ -36,6 +53,17 @@ public:
     nlohmann::json body(const Prompt &prompt) const;
     /// The whole HTTP request message.
     QByteArray httpRequest(const Prompt &prompt) const;
+    /// The same for a body already rendered (body(prompt).dump()).
+    QByteArray httpRequest(const std::string &json) const;
+    /// Where requests are posted: what a redirect's Location is resolved against.
+    const QUrl &url() const { return m_url; }
+    /// The request to send after `status` redirected the request for `from` to `location`
+    /// (resolved against `from`): 307 and 308 keep the method and `json` body, 301, 302 and 303
+    /// turn into a GET without body (what curl and browsers do with a POST); the target's
+    /// credentials go only to the origin (scheme, host, port) they were configured for; the
+    /// proxy is chosen again for the new host. nullopt with *error when it cannot be followed.
+    std::optional<RedirectedRequest> redirect(const QUrl &from, const QByteArray &location, int status,
+                                              const std::string &json, QString *error) const;
     /// A GET request for {base}/models (connection test).
     QByteArray modelsRequest() const;
 
@@ -65,7 +93,17 @@ private:
     Endpoint m_endpoint;
     QByteArray m_path;
     QByteArray m_modelsPath;
+    /// The request line and headers (everything but Content-Length) of a request for `url`
+    /// through `endpoint`; `credentials`: with the target's credential headers.
+    QByteArray head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const;
+
+    QUrl m_url;
+    QString m_proxySetting;
+    bool m_followRedirects = false;
+    QByteArray m_targetPrefix; ///< "http://host:port" before the path when proxiedPlain()
     QByteArray m_headers; ///< everything after the request line except Content-Length
+    QByteArray m_commonHeaders;     ///< after Host: the headers any origin may see
+    QByteArray m_credentialHeaders; ///< the target's credentials: for its own origin only
 };
 
 } // namespace tb

@@ -33,8 +33,10 @@ class ActiveRequest final : public ResponseSink
 public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
+        , m_builder(builder)
         , m_decoder(builder.api(), worker->m_plan->countWithTokenizer)
         , m_api(builder.api())
+        , m_url(builder.url())
     {
         m_record.id = job.id;
         m_record.stage = job.stage;
@@ -49,6 +51,7 @@ public:
     HttpConnection *connection = nullptr;
     std::int64_t promptTokens = 0;
     TransportWorker::Deadlines::iterator deadline;
+    std::string json; ///< the request body, kept for a 307/308 redirect when redirects are followed
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
 
     void connectionOpened() override
@@ -61,6 +64,8 @@ public:
 
     void requestSent(std::int64_t stampNs) override
     {
+        if (m_counted)
+            return; // a redirect's hop: latencies count from the original send
         m_record.sentNs = stampNs;
         m_counted = true;
         m_worker->m_counters->requestSent();
@@ -71,6 +76,25 @@ public:
         m_record.headersNs = stampNs;
         m_record.httpStatus = head.status;
         m_record.retryAfterS = head.retryAfterS;
+        if (head.status == 407 && connection && connection->endpoint().proxiedPlain()) {
+            m_worker->endRequest(this, RequestStatus::Proxy,
+                                 QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)")
+                                     .arg(connection->endpoint().proxy.describe()),
+                                 stampNs);
+            return; // ended: `this` is gone
+        }
+        if (m_builder.followsRedirects() && isRedirect(head.status)) {
+            if (m_record.redirects >= limits::kMaxRedirects) {
+                m_worker->endRequest(
+                    this, RequestStatus::Http,
+                    QStringLiteral("HTTP %1: more than %2 redirects").arg(head.status).arg(limits::kMaxRedirects),
+                    stampNs);
+                return;
+            }
+            m_mode = Mode::Redirect; // its body is not the answer: read past it, then follow
+            m_location = head.location;
+            return;
+        }
         if (!head.contentEncoding.isEmpty()) {
             // Asked for identity; encoded bytes would read as a broken stream or binary text.
             const QString what =
@@ -90,6 +114,8 @@ public:
 
     void responseBody(const char *data, std::size_t size, std::int64_t stampNs) override
     {
+        if (m_mode == Mode::Redirect)
+            return;
         if (m_mode == Mode::EventStream) {
             const int before = m_record.chunks;
             m_sse.feed(data, size, [this, stampNs](std::string_view event, std::string_view payload) {
@@ -111,6 +137,10 @@ public:
     void responseComplete(std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
+        if (m_mode == Mode::Redirect) {
+            follow(stampNs);
+            return;
+        }
         switch (m_mode) {
         case Mode::ErrorBody:
             m_record.status = RequestStatus::Http;
@@ -124,6 +154,7 @@ public:
             break;
         case Mode::EventStream:
         case Mode::None:
+        case Mode::Redirect:
             break;
         }
         if (m_record.status == RequestStatus::Ok) {
@@ -160,7 +191,23 @@ public:
     }
 
 private:
-    enum class Mode { None, EventStream, JsonBody, ErrorBody };
+    enum class Mode { None, EventStream, JsonBody, ErrorBody, Redirect };
+
+    void follow(std::int64_t stampNs)
+    {
+        QString why;
+        const auto next = m_builder.redirect(m_url, m_location, m_record.httpStatus, json, &why);
+        if (!next) {
+            fail(RequestStatus::Http, why);
+            settle();
+            return;
+        }
+        ++m_record.redirects;
+        m_url = next->url;
+        m_mode = Mode::None;
+        m_location.clear();
+        m_worker->sendOn(this, next->endpoint, next->message, stampNs);
+    }
 
     void fail(RequestStatus status, const QString &message)
     {
@@ -179,12 +226,15 @@ private:
     }
 
     TransportWorker *m_worker;
+    const RequestBuilder &m_builder;
     RequestRecord m_record;
     StreamDecoder m_decoder;
     SseParser m_sse;
     std::string m_body;
     Mode m_mode = Mode::None;
     ApiKind m_api;
+    QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
+    QByteArray m_location;
     bool m_counted = false;
 };
 
@@ -224,11 +274,23 @@ void TransportWorker::execute(const RequestJob &job)
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
-    raw->connection = acquireConnection(builder.endpoint());
-    if (!raw->connection->isConnected())
-        raw->connectDeadline =
-            addDeadline(now + m_plan->config.load.connectTimeoutMs * 1'000'000, raw, Deadline::Connect);
-    raw->connection->send(builder.httpRequest(prompt), raw);
+    if (builder.followsRedirects()) {
+        raw->json = builder.body(prompt).dump();
+        sendOn(raw, builder.endpoint(), builder.httpRequest(raw->json), now);
+    } else {
+        sendOn(raw, builder.endpoint(), builder.httpRequest(prompt), now);
+    }
+}
+
+void TransportWorker::sendOn(ActiveRequest *request, const Endpoint &endpoint, QByteArray message, std::int64_t nowNs)
+{
+    if (HttpConnection *previous = std::exchange(request->connection, nullptr))
+        releaseConnection(previous);
+    request->connection = acquireConnection(endpoint);
+    if (!request->connection->isConnected() && !request->connectDeadline)
+        request->connectDeadline =
+            addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
+    request->connection->send(std::move(message), request);
 }
 
 TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t dueNs, ActiveRequest *request,
@@ -334,7 +396,14 @@ void TransportWorker::checkDeadlines()
         }
         const QString within = formatDuration(m_plan->config.load.connectTimeoutMs);
         const Endpoint &endpoint = connection->endpoint();
-        if (connection->handshaking())
+        if (!endpoint.proxy.direct && !connection->handshaking())
+            endRequest(request, RequestStatus::Proxy,
+                       QStringLiteral("no connection to %1:%2 through proxy %3 within %4 (--connect-timeout)")
+                           .arg(endpoint.host)
+                           .arg(endpoint.port)
+                           .arg(endpoint.proxy.describe(), within),
+                       now);
+        else if (connection->handshaking())
             endRequest(
                 request, RequestStatus::Tls,
                 QStringLiteral("TLS handshake not finished within %1 (--connect-timeout): the server may speak plain "

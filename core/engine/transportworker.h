@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/epollpoller.h"
+#include "engine/requestbuilder.h"
 #include "engine/runclock.h"
 #include "engine/runplan.h"
 #include "metrics/requestrecord.h"
@@ -47,6 +48,9 @@ public:
 private:
     friend class ActiveRequest;
     HttpConnection *acquireConnection(const Endpoint &endpoint);
+    /// Sends `message` for `request` on a connection to `endpoint` (its first, or a redirect's
+    /// next hop), the connect deadline running while one is opened.
+    void sendOn(ActiveRequest *request, const Endpoint &endpoint, QByteArray message, std::int64_t nowNs);
     void releaseConnection(HttpConnection *connection);
     void dropConnection(HttpConnection *connection);
     void finish(ActiveRequest *request);

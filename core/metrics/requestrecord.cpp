@@ -16,6 +16,7 @@ constexpr EnumName<RequestStatus> kStatusNames[] = {
     {RequestStatus::StreamTruncated, "stream-truncated"},
     {RequestStatus::ServerError, "server-error"},
     {RequestStatus::Cancelled, "cancelled"},
+    {RequestStatus::Proxy, "proxy"},
 };
 
 constexpr EnumName<TokenSource> kSourceNames[] = {

@@ -25,8 +25,10 @@ enum class RequestStatus : std::uint8_t {
     StreamTruncated, ///< the stream ended without [DONE] / finish
     ServerError,     ///< the server's own error in a 2xx response: an error event mid-stream, an error body
     Cancelled,       ///< stopped by the user
+    Proxy,           ///< the proxy refused the connection, wanted credentials (407) or refused CONNECT
 };
-/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled"
+/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled",
+/// "proxy"
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
@@ -51,7 +53,8 @@ struct RequestRecord {
     int shard = -1;                  ///< a merged run: the index of the shard that made it; -1 otherwise
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
-    int httpStatus = 0;              ///< 0 when no response arrived
+    int httpStatus = 0;
+    int redirects = 0; ///< redirects followed (target.follow_redirects)              ///< 0 when no response arrived
     TokenSource tokenSource = TokenSource::Chunks;
 
     std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent

@@ -123,6 +123,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         return;
     }
     ++requests.attempted;
+    requests.redirected += r.redirects > 0 ? 1 : 0;
+    requests.redirects += r.redirects;
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
     if (!r.ok()) {
@@ -328,6 +330,7 @@ RunSummary RunAggregator::summary() const
     s.targetUrl = m_info.config.target.url;
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
+    s.connection = m_info.connection;
     s.startedAt = m_info.startedAtText();
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
     for (std::size_t i = 1; i < m_blocks.size(); ++i) {

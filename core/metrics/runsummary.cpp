@@ -174,6 +174,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"failed", b.requests.failed},
           {"cancelled", b.requests.cancelled},
           {"warmup", b.requests.warmup},
+          {"redirected", b.requests.redirected},
+          {"redirects", b.requests.redirects},
           {"by_status", byStatus},
           {"by_error", byError},
           {"by_finish_reason", byFinishReason}}},
@@ -227,6 +229,11 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.requests.failed = requests.integer("failed");
     b.requests.cancelled = requests.integer("cancelled");
     b.requests.warmup = requests.integer("warmup");
+    // Summaries from before redirects could be followed have none.
+    if (requests.has("redirects")) {
+        b.requests.redirected = requests.integer("redirected");
+        b.requests.redirects = requests.integer("redirects");
+    }
     const Node byStatus = requests.object("by_status");
     for (const auto &[key, value] : byStatus.value().items()) {
         bool ok = false;
@@ -335,6 +342,7 @@ json RunSummary::toJson() const
         {"target",
          {{"name", toStd(targetName)}, {"url", toStd(targetUrl)}, {"api", toStd(api)}, {"model", toStd(model)}}},
         {"started_at", toStd(startedAt)},
+        {"connection", connection.toJson()},
     };
     if (!targetReplicas.isEmpty()) {
         json replicas = json::array();
@@ -393,6 +401,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     }
     if (top.has("started_at"))
         s.startedAt = top.string("started_at");
+    if (top.has("connection"))
+        s.connection = ConnectionInfo::fromJson(j["connection"]);
     s.total = blockFromJson(top, true);
     if (top.has("warnings")) {
         if (const json *warnings = top.array("warnings")) {

@@ -6,6 +6,7 @@
 #include "config/runconfig.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
+#include "metrics/runinfo.h"
 #include "observe/servermetrics.h"
 
 #include <QString>
@@ -63,6 +64,8 @@ struct RequestCounts {
     std::int64_t failed = 0;                 ///< errors caused by the target or the network
     std::int64_t cancelled = 0;              ///< cut off by Stop: neither ok nor failed (see RunAggregator)
     std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
+    std::int64_t redirected = 0;             ///< attempted requests that followed a redirect
+    std::int64_t redirects = 0;              ///< redirects they followed, all hops
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
@@ -131,6 +134,7 @@ struct RunSummary {
     QString startedAt; ///< ISO 8601 with offset
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
+    ConnectionInfo connection;  ///< how the connections were made (RunInfo::connection)
     SummaryBlock total;
     std::vector<SummaryBlock> stages;
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the

@@ -344,6 +344,10 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
             }
         }
         RunInfo info = RunInfo::begin(config, clock.origin());
+        const ProxyChoice &proxy = plan->targets.at(std::size_t(i)).instances.front().endpoint().proxy;
+        info.connection.proxy = proxy.url();
+        info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
+        info.connection.proxyOrigin = proxy.origin;
         info.shard = m_shard;
         if (m_shard.isSharded())
             info.totalLoad = workload.load;

@@ -49,6 +49,7 @@ enum Column {
     DoneAtMs,
     Instance,
     HiddenReasoningTokens,
+    Redirects,
     Shard, // merged runs only
     ColumnCount
 };
@@ -85,6 +86,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "done_at_ms",
     "instance",
     "hidden_reasoning_tokens",
+    "redirects",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -285,6 +287,7 @@ json runInfoToJson(const RunInfo &info)
         {"started_at", toStd(info.startedAtText())},
         {"stages", stagesToJson(info.stages)},
         {"config", toJson(info.config)},
+        {"connection", info.connection.toJson()},
     };
     if (info.wallOriginNs > 0)
         j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
@@ -344,6 +347,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     if (const auto tool = j.find("tool"); tool != j.end() && tool->is_object())
         info.toolVersion = fromStd(tool->value("version", std::string()));
     info.host = fromStd(j.value("host", std::string()));
+    if (const auto connection = j.find("connection"); connection != j.end())
+        info.connection = ConnectionInfo::fromJson(*connection);
     info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
     if (const auto clock = j.find("clock"); clock != j.end() && clock->is_object()) {
         const auto ns = [&](const char *key) {
@@ -430,6 +435,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
+    putInt(r.redirects);
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -476,6 +482,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.cachedTokens = f.integer(CachedTokens);
     r.reasoningTokens = f.integer(ReasoningTokens);
     r.hiddenReasoningTokens = f.integer(HiddenReasoningTokens);
+    r.redirects = int(std::clamp<std::int64_t>(f.integer(Redirects), 0, limits::kMaxRedirects));
     if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
         r.tokenSource = *source;
     else
