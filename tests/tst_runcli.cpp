@@ -149,6 +149,14 @@ private Q_SLOTS:
             << base + QStringList{QStringLiteral("--server-metrics"),
                                   QStringLiteral("http://user:secret@127.0.0.1:9/metrics")}
             << QStringLiteral("credentials in the URL would be written to run.json");
+        QTest::newRow("proxy and no proxy")
+            << base + QStringList{QStringLiteral("--proxy"), QStringLiteral("http://127.0.0.1:3128"),
+                                  QStringLiteral("--no-proxy")}
+            << QStringLiteral("--proxy and --no-proxy: choose one");
+        QTest::newRow("socks proxy, its password not echoed")
+            << base + QStringList{QStringLiteral("--proxy"), QStringLiteral("socks5://u:pw-secret@127.0.0.1:1080")}
+            << QStringLiteral("target.proxy (--proxy): 'socks5://127.0.0.1:1080' is a socks5:// proxy; only http:// "
+                              "proxies are supported");
         QTest::newRow("missing model") << QStringList{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1")}
                                        << QStringLiteral("target.model (--model): missing");
         QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")} << QStringLiteral("target.url (--url): missing");
