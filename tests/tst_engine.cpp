@@ -3,8 +3,8 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
-#include "echoserver.h"
-#include "tlsserver.h"
+#include "support/echoserver.h"
+#include "support/tlsserver.h"
 
 #include <QSignalSpy>
 #include <QFile>

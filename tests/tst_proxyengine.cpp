@@ -4,8 +4,8 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
-#include "testproxy.h"
-#include "tlsserver.h"
+#include "support/testproxy.h"
+#include "support/tlsserver.h"
 
 #include <QHash>
 #include <QTest>

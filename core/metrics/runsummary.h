@@ -7,7 +7,7 @@
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
-#include "observe/servermetrics.h"
+#include "metrics/servermetrics.h"
 
 #include <QString>
 
