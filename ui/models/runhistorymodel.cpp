@@ -4,6 +4,7 @@
 
 #include "models/quantitystyle.h"
 #include "results/rundirectory.h"
+#include "formats/numberformat.h"
 
 #include <QColor>
 #include <QDir>
@@ -222,11 +223,11 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     }
     case RequestsPerSColumn:
         return sort       ? QVariant(e.requestsPerS)
-               : readable ? QVariant(chartstyle::formatNumber(e.requestsPerS))
+               : readable ? QVariant(formatNumber(e.requestsPerS))
                           : QVariant();
     case TtftP50Column:
         return sort       ? QVariant(std::isnan(e.ttftP50Ms) ? -1.0 : e.ttftP50Ms)
-               : readable ? QVariant(chartstyle::formatMs(e.ttftP50Ms))
+               : readable ? QVariant(formatMs(e.ttftP50Ms))
                           : QVariant();
     case ErrorsColumn:
         if (sort)
@@ -234,7 +235,7 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         if (!readable)
             return {};
         return e.attempted > 0 && e.failed > 0 ? QStringLiteral("%1 (%2)").arg(e.failed).arg(
-                                                     chartstyle::formatPercent(double(e.failed) / double(e.attempted)))
+                                                     formatPercent(double(e.failed) / double(e.attempted)))
                                                : QString::number(e.failed);
     case BaselineColumn:
         if (e.baseline)
