@@ -27,14 +27,11 @@ QString canonical(const QString &directory)
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-    m_pool.setMaxThreadCount(1);
-}
+{}
 
 RunHistoryModel::~RunHistoryModel()
 {
-    m_pool.clear();
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 void RunHistoryModel::setFolder(const QString &folder)
@@ -103,44 +100,43 @@ void RunHistoryModel::refresh()
     QStringList extra = m_extra;
     const QString excluded = m_excluded;
     const QString baselineDirectory = Baseline::directory();
-    m_pool.start([this, folder, extra, excluded, baselineDirectory] {
-        // The baseline's summary once per scan; each run's change is computed against it.
-        std::optional<RunData> baseline;
-        if (!baselineDirectory.isEmpty()) {
-            QString ignored;
-            baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
-        }
-        QStringList directories;
-        if (!folder.isEmpty()) {
-            const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-            for (const QFileInfo &info : dirs) {
-                if (RunReader::isRunDirectory(info.filePath()))
-                    directories << canonical(info.filePath());
+    m_jobs.run(
+        [folder, extra, excluded, baselineDirectory] {
+            // The baseline's summary once per scan; each run's change is computed against it.
+            std::optional<RunData> baseline;
+            if (!baselineDirectory.isEmpty()) {
+                QString ignored;
+                baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
             }
-        }
-        for (const QString &dir : extra) {
-            if (!directories.contains(dir))
-                directories << dir;
-        }
-        QList<Entry> entries;
-        for (const QString &dir : std::as_const(directories)) {
-            if (dir != excluded)
-                entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
-        }
-        // Newest first: the run just made is at the top.
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const Entry &a, const Entry &b) { return a.started > b.started; });
-        QMetaObject::invokeMethod(
-            this,
-            [this, entries] {
-                m_scanning = false;
-                setEntries(entries);
-                Q_EMIT refreshed();
-                if (std::exchange(m_rescan, false))
-                    refresh();
-            },
-            Qt::QueuedConnection);
-    });
+            QStringList directories;
+            if (!folder.isEmpty()) {
+                const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+                for (const QFileInfo &info : dirs) {
+                    if (RunReader::isRunDirectory(info.filePath()))
+                        directories << canonical(info.filePath());
+                }
+            }
+            for (const QString &dir : extra) {
+                if (!directories.contains(dir))
+                    directories << dir;
+            }
+            QList<Entry> entries;
+            for (const QString &dir : std::as_const(directories)) {
+                if (dir != excluded)
+                    entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
+            }
+            // Newest first: the run just made is at the top.
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const Entry &a, const Entry &b) { return a.started > b.started; });
+            return entries;
+        },
+        [this](const QList<Entry> &entries) {
+            m_scanning = false;
+            setEntries(entries);
+            Q_EMIT refreshed();
+            if (std::exchange(m_rescan, false))
+                refresh();
+        });
 }
 
 void RunHistoryModel::setEntries(QList<Entry> entries)
