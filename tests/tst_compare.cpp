@@ -369,7 +369,7 @@ private Q_SLOTS:
         QTest::newRow("tens") << 12.3456 << QStringLiteral("12.35");
         QTest::newRow("units") << 1.23456 << QStringLiteral("1.235");
         QTest::newRow("fraction") << 0.0123456 << QStringLiteral("0.01235");
-        QTest::newRow("zero") << 0.0 << QStringLiteral("0.000");
+        QTest::newRow("zero") << 0.0 << QStringLiteral("0");
     }
 
     void formatValue()

@@ -7,6 +7,7 @@
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "formats/numberformat.h"
 
 #include <QBarSet>
 #include <QDir>
@@ -133,7 +134,7 @@ private Q_SLOTS:
     {
         QFETCH(double, ms);
         QFETCH(QString, text);
-        QCOMPARE(chartstyle::formatMs(ms), text);
+        QCOMPARE(formatMs(ms), text);
     }
 
     void decimateBoundsAndKeepsShape_data()

@@ -44,20 +44,12 @@
 #include <memory>
 
 using namespace tb;
-using tb::test::readFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::readFile;
+using tb::test::targetOf;
 
 namespace {
-
-TargetConfig targetOf(const SimulatorHost &host, const QString &name)
-{
-    TargetConfig t;
-    t.name = name;
-    t.url = host.baseUrl().toString();
-    t.model = host.config().model;
-    return t;
-}
 
 RunConfig workload()
 {

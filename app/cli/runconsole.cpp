@@ -3,6 +3,7 @@
 #include "cliparser.h"
 
 #include "analysis/comparison.h"
+#include "formats/numberformat.h"
 
 #include <QDir>
 
@@ -18,11 +19,6 @@ QString clock(std::int64_t ms)
     const std::int64_t s = ms / 1000;
     return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
                      : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-QString rate(double v)
-{
-    return QString::number(v, 'f', v < 10 ? 2 : (v < 1000 ? 1 : 0));
 }
 
 } // namespace
@@ -93,7 +89,7 @@ QString RunConsole::progressLine(const RunSnapshot &s)
         .arg(p.completed)
         .arg(p.failed)
         .arg(p.inFlight)
-        .arg(target, rate(reqPerS), rate(tokPerS));
+        .arg(target, formatNumber(reqPerS), formatNumber(tokPerS));
 }
 
 void RunConsole::printProgress()

@@ -1,8 +1,9 @@
 #include "analysis/comparison.h"
 
+#include "formats/csv.h"
+#include "formats/numberformat.h"
 #include "metrics/bootstrap.h"
 #include "metrics/loghistogram.h"
-#include "formats/csv.h"
 #include "results/runmerge.h"
 
 #include <QLocale>
@@ -452,16 +453,7 @@ QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
 
 QString ComparisonTable::formatValue(double v)
 {
-    const double magnitude = std::abs(v);
-    if (magnitude >= 1000)
-        return QString::number(v, 'f', 0);
-    if (magnitude >= 100)
-        return QString::number(v, 'f', 1);
-    if (magnitude >= 10)
-        return QString::number(v, 'f', 2);
-    if (magnitude >= 1 || v == 0)
-        return QString::number(v, 'f', 3);
-    return QString::number(v, 'g', 4);
+    return formatNumber(v, 4, 6);
 }
 
 QString ComparisonTable::formatChange(double value, const QString &suffix)

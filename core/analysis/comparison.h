@@ -61,7 +61,8 @@ public:
     /// "<label> noise"; numbers with full precision.
     QByteArray toCsv() const;
 
-    /// How the text table prints a value: 4 significant digits at least, thousands unsplit.
+    /// How the text table, the GUI comparison and the HTML report print a value: formatNumber() with
+    /// 4 significant digits, up to 6 decimals for small values ("12346", "1.235", "0.01235").
     static QString formatValue(double value);
     /// A change with its sign and one decimal, a real minus sign for print: "+12.3%", "−0.5 pp".
     static QString formatChange(double value, const QString &suffix = QStringLiteral("%"));

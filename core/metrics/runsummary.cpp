@@ -1,5 +1,7 @@
 #include "metrics/runsummary.h"
 
+#include "formats/formatversion.h"
+
 #include <array>
 
 namespace tb {
@@ -379,9 +381,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.formatVersion = int(top.integer("format_version"));
     if (problem.isEmpty() && s.formatVersion > kRunFormatVersion) {
         if (error)
-            *error = QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
-                         .arg(s.formatVersion)
-                         .arg(kRunFormatVersion);
+            *error = newerFormatVersion(s.formatVersion, kRunFormatVersion);
         return std::nullopt;
     }
     const Node tool = top.object("tool");

@@ -1,8 +1,9 @@
 #include "results/runfiles.h"
 
+#include "formats/csv.h"
+#include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runsummary.h"
-#include "formats/csv.h"
 #include "tokenbench/version.h"
 
 #include <array>
@@ -316,17 +317,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
         *error = why;
         return std::nullopt;
     };
-    if (!j.is_object())
-        return fail(QStringLiteral("not a JSON object"));
-    if (j.value("format", std::string()) != "tokenbench-run")
-        return fail(QStringLiteral("format: not \"tokenbench-run\""));
-    const auto version = j.find("format_version");
-    if (version == j.end() || !version->is_number_integer())
-        return fail(QStringLiteral("format_version: missing"));
-    if (version->get<int>() > kRunFormatVersion)
-        return fail(QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
-                        .arg(version->get<int>())
-                        .arg(kRunFormatVersion));
+    if (const QString why = checkFormatHead(j, "tokenbench-run", kRunFormatVersion); !why.isEmpty())
+        return fail(why);
     const auto config = j.find("config");
     if (config == j.end())
         return fail(QStringLiteral("config: missing"));

@@ -35,6 +35,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <tuple>
 
 namespace tb {
 
@@ -223,7 +224,6 @@ ComparisonView::ComparisonView(QWidget *parent)
     , m_throughputBox(new QComboBox(this))
     , m_curveBox(new QComboBox(this))
 {
-    m_pool.setMaxThreadCount(1);
     setObjectName(QStringLiteral("comparisonView"));
     m_table->setObjectName(QStringLiteral("comparisonTable"));
     m_banner->setObjectName(QStringLiteral("comparisonBanner"));
@@ -355,7 +355,7 @@ ComparisonView::ComparisonView(QWidget *parent)
 
 ComparisonView::~ComparisonView()
 {
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 QWidget *ComparisonView::chartPage(ChartTab tab, QComboBox *selector)
@@ -398,28 +398,24 @@ ChartView *ComparisonView::chartView(ChartTab tab) const
 
 void ComparisonView::openDirectories(const QStringList &arguments)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
+    m_jobs.runLatest(
+        [arguments] {
+            LoadResult loaded = loadRuns(arguments);
+            // The marked baseline, when it is among the runs.
+            int baseline = 0;
+            for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
+                if (Baseline::isBaseline(loaded.runs[i].directory))
+                    baseline = int(i);
+            }
+            auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
+            auto result = computeResult(*runs, baseline);
+            return std::tuple(runs, result, loaded.problems);
+        },
+        [this](const auto &done) {
+            const auto &[runs, result, problems] = done;
+            present(runs, result, problems, true);
+        });
     updateHeader();
-    m_pool.start([this, generation, arguments] {
-        LoadResult loaded = loadRuns(arguments);
-        // The marked baseline, when it is among the runs.
-        int baseline = 0;
-        for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
-            if (Baseline::isBaseline(loaded.runs[i].directory))
-                baseline = int(i);
-        }
-        auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
-        auto result = computeResult(*runs, baseline);
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, runs, result, problems = loaded.problems] {
-                --m_pending;
-                if (generation == m_generation)
-                    present(runs, result, problems, true);
-            },
-            Qt::QueuedConnection);
-    });
 }
 
 void ComparisonView::setRuns(std::vector<RunData> runs, int baseline)
@@ -429,20 +425,9 @@ void ComparisonView::setRuns(std::vector<RunData> runs, int baseline)
 
 void ComparisonView::compute(Runs runs, int baseline, QStringList problems)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
     const bool newRuns = runs != m_runs;
-    m_pool.start([this, generation, runs, baseline, problems, newRuns] {
-        auto result = computeResult(*runs, baseline);
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, runs, result, problems, newRuns] {
-                --m_pending;
-                if (generation == m_generation)
-                    present(runs, result, problems, newRuns);
-            },
-            Qt::QueuedConnection);
-    });
+    m_jobs.runLatest([runs, baseline] { return computeResult(*runs, baseline); },
+                     [this, runs, problems, newRuns](const auto &result) { present(runs, result, problems, newRuns); });
 }
 
 void ComparisonView::setBaseline(int run)

@@ -3,8 +3,8 @@
 #include "charts/chartexporter.h"
 #include "metrics/runsummary.h"
 #include "results/rundirectory.h"
+#include "threads/backgroundjobs.h"
 
-#include <QThreadPool>
 #include <QWidget>
 
 #include <functional>
@@ -55,7 +55,7 @@ public:
     /// Compares runs already read (with their records, for the noise tests).
     void setRuns(std::vector<RunData> runs, int baseline = 0);
 
-    bool isLoading() const { return m_pending > 0; }
+    bool isLoading() const { return m_jobs.pending() > 0; }
     int runCount() const;
     int baseline() const { return m_baseline; }
     /// Recomputes the deltas and noise tests against another run (off the GUI thread).
@@ -148,9 +148,7 @@ private:
     Metric m_cdfMetric = Metric::Ttft;
     Metric m_curveMetric = Metric::Ttft;
     int m_baseline = 0;
-    QThreadPool m_pool;
-    int m_pending = 0;
-    quint64 m_generation = 0;
+    BackgroundJobs m_jobs{this};
 };
 
 } // namespace tb

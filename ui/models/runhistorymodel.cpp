@@ -4,6 +4,7 @@
 
 #include "models/quantitystyle.h"
 #include "results/rundirectory.h"
+#include "formats/numberformat.h"
 
 #include <QColor>
 #include <QDir>
@@ -26,14 +27,11 @@ QString canonical(const QString &directory)
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-    m_pool.setMaxThreadCount(1);
-}
+{}
 
 RunHistoryModel::~RunHistoryModel()
 {
-    m_pool.clear();
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 void RunHistoryModel::setFolder(const QString &folder)
@@ -102,44 +100,43 @@ void RunHistoryModel::refresh()
     QStringList extra = m_extra;
     const QString excluded = m_excluded;
     const QString baselineDirectory = Baseline::directory();
-    m_pool.start([this, folder, extra, excluded, baselineDirectory] {
-        // The baseline's summary once per scan; each run's change is computed against it.
-        std::optional<RunData> baseline;
-        if (!baselineDirectory.isEmpty()) {
-            QString ignored;
-            baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
-        }
-        QStringList directories;
-        if (!folder.isEmpty()) {
-            const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-            for (const QFileInfo &info : dirs) {
-                if (RunReader::isRunDirectory(info.filePath()))
-                    directories << canonical(info.filePath());
+    m_jobs.run(
+        [folder, extra, excluded, baselineDirectory] {
+            // The baseline's summary once per scan; each run's change is computed against it.
+            std::optional<RunData> baseline;
+            if (!baselineDirectory.isEmpty()) {
+                QString ignored;
+                baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
             }
-        }
-        for (const QString &dir : extra) {
-            if (!directories.contains(dir))
-                directories << dir;
-        }
-        QList<Entry> entries;
-        for (const QString &dir : std::as_const(directories)) {
-            if (dir != excluded)
-                entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
-        }
-        // Newest first: the run just made is at the top.
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const Entry &a, const Entry &b) { return a.started > b.started; });
-        QMetaObject::invokeMethod(
-            this,
-            [this, entries] {
-                m_scanning = false;
-                setEntries(entries);
-                Q_EMIT refreshed();
-                if (std::exchange(m_rescan, false))
-                    refresh();
-            },
-            Qt::QueuedConnection);
-    });
+            QStringList directories;
+            if (!folder.isEmpty()) {
+                const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+                for (const QFileInfo &info : dirs) {
+                    if (RunReader::isRunDirectory(info.filePath()))
+                        directories << canonical(info.filePath());
+                }
+            }
+            for (const QString &dir : extra) {
+                if (!directories.contains(dir))
+                    directories << dir;
+            }
+            QList<Entry> entries;
+            for (const QString &dir : std::as_const(directories)) {
+                if (dir != excluded)
+                    entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
+            }
+            // Newest first: the run just made is at the top.
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const Entry &a, const Entry &b) { return a.started > b.started; });
+            return entries;
+        },
+        [this](const QList<Entry> &entries) {
+            m_scanning = false;
+            setEntries(entries);
+            Q_EMIT refreshed();
+            if (std::exchange(m_rescan, false))
+                refresh();
+        });
 }
 
 void RunHistoryModel::setEntries(QList<Entry> entries)
@@ -222,11 +219,11 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     }
     case RequestsPerSColumn:
         return sort       ? QVariant(e.requestsPerS)
-               : readable ? QVariant(chartstyle::formatNumber(e.requestsPerS))
+               : readable ? QVariant(formatNumber(e.requestsPerS))
                           : QVariant();
     case TtftP50Column:
         return sort       ? QVariant(std::isnan(e.ttftP50Ms) ? -1.0 : e.ttftP50Ms)
-               : readable ? QVariant(chartstyle::formatMs(e.ttftP50Ms))
+               : readable ? QVariant(formatMs(e.ttftP50Ms))
                           : QVariant();
     case ErrorsColumn:
         if (sort)
@@ -234,7 +231,7 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         if (!readable)
             return {};
         return e.attempted > 0 && e.failed > 0 ? QStringLiteral("%1 (%2)").arg(e.failed).arg(
-                                                     chartstyle::formatPercent(double(e.failed) / double(e.attempted)))
+                                                     formatPercent(double(e.failed) / double(e.attempted)))
                                                : QString::number(e.failed);
     case BaselineColumn:
         if (e.baseline)

@@ -1,8 +1,9 @@
 #pragma once
 
+#include "threads/backgroundjobs.h"
+
 #include <QAbstractTableModel>
 #include <QDateTime>
-#include <QThreadPool>
 
 #include <optional>
 
@@ -89,7 +90,7 @@ private:
     QStringList m_extra;
     QString m_excluded;
     QList<Entry> m_entries;
-    QThreadPool m_pool;
+    BackgroundJobs m_jobs{this};
     bool m_scanning = false;
     bool m_rescan = false;
 };

@@ -1,12 +1,13 @@
 #include "views/dashboardview.h"
 
-#include "widgets/card.h"
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
-#include "widgets/kpitile.h"
-#include "views/rundocument.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "formats/numberformat.h"
+#include "views/rundocument.h"
+#include "widgets/card.h"
+#include "widgets/kpitile.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -25,9 +26,6 @@
 namespace tb {
 
 namespace {
-
-using chartstyle::formatMs;
-using chartstyle::formatNumber;
 
 /// Seconds of the most recent complete rows that the "last N s" tile details average over.
 constexpr int kRecentSeconds = 5;
@@ -543,8 +541,7 @@ void DashboardView::refreshTiles()
     set("e2e_p99", e2e.count ? formatMs(e2e.p99) : QStringLiteral("—"),
         e2e.count ? tr("p50 %1").arg(formatMs(e2e.p50)) : QString());
     set("out_in_ratio", t.tokens.outInRatio ? QString::number(*t.tokens.outInRatio, 'f', 2) : QStringLiteral("—"),
-        t.tokens.cacheHitRatio ? tr("cache hit %1").arg(chartstyle::formatPercent(*t.tokens.cacheHitRatio))
-                               : QString());
+        t.tokens.cacheHitRatio ? tr("cache hit %1").arg(formatPercent(*t.tokens.cacheHitRatio)) : QString());
     QString errors = tr("%1 failed").arg(t.requests.failed);
     if (t.requests.cancelled > 0)
         errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
