@@ -73,6 +73,28 @@ void ThroughputLatencyChart::rebuild()
                     marker->setVisible(false);
             }
         }
+        // Each p50 point names its stage ("c=64"), or the run when it is a single point: which
+        // load bought which latency is read off the chart, not looked up.
+        for (const CurvePoint &p : curve.points) {
+            auto *label = new QScatterSeries(this);
+            label->setName(p.stage);
+            label->setMarkerSize(1);
+            label->setColor(Qt::transparent);
+            label->setBorderColor(Qt::transparent);
+            label->append(p.requestsPerS, p.p50);
+            // A literal format: '@' would start a tag.
+            label->setPointLabelsFormat(QString(p.stage).replace(QLatin1Char('@'), QStringLiteral("(at)")));
+            label->setPointLabelsVisible(true);
+            label->setPointLabelsClipping(false);
+            label->setPointLabelsColor(chartstyle::textColor(this));
+            chartstyle::setDescription(label, tr("%1 %2: %3 req/s, %4 p50 %5 ms")
+                                                  .arg(curve.name, p.stage, chartstyle::formatNumber(p.requestsPerS),
+                                                       m_label, chartstyle::formatNumber(p.p50)));
+            addSeries(label);
+            label->attachAxis(m_x);
+            label->attachAxis(m_y);
+            chartstyle::setInLegend(this, label, false);
+        }
         // The knee: a ring around the p50 point of the stage where more load stopped buying throughput.
         if (const auto knee = findKnee(curve.points, m_label); knee && knee->saturated) {
             auto *ring = new QScatterSeries(this);
