@@ -464,9 +464,14 @@ std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString
     return knee;
 }
 
+Metric kneeMetric(const RunSummary &summary)
+{
+    return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+}
+
 std::optional<Knee> findKnee(const RunSummary &summary)
 {
-    const Metric metric = summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    const Metric metric = kneeMetric(summary);
     return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
 }
 

@@ -125,7 +125,9 @@ struct Knee {
     QString text;
 };
 std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel);
-/// A run's knee judged by TTFT when it streamed tokens, else by E2E.
+/// The latency a run's knee is judged by: TTFT when it streamed tokens, else E2E.
+Metric kneeMetric(const RunSummary &summary);
+/// A run's knee on its kneeMetric() curve.
 std::optional<Knee> findKnee(const RunSummary &summary);
 
 /// Runs of an interleaved session (each request id went to every target at the same moment, see
