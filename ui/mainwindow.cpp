@@ -742,7 +742,26 @@ void MainWindow::updateLiveStatus()
     if (!m_running)
         return;
     const RunProgress &p = m_document->progress();
-    m_liveStatus->setText(tr("%1 in flight · %2 done · %3 errors").arg(p.inFlight).arg(p.completed).arg(p.failed));
+    // Connecting and TLS handshakes are shown while they last: a target that accepts and never
+    // finishes the handshake would otherwise read as an idle run until the connect timeout.
+    QStringList parts{tr("%1 in flight").arg(p.inFlight)};
+    if (p.connecting > 0)
+        parts << tr("%1 connecting").arg(p.connecting);
+    if (p.handshaking > 0)
+        parts << tr("%1 TLS handshaking").arg(p.handshaking);
+    parts << tr("%1 done").arg(p.completed) << tr("%1 errors").arg(p.failed);
+    QString text = parts.join(QStringLiteral(" · "));
+    QString tip = text;
+    // The first failure's cause at once (a refused connection, a failed handshake), not at the end.
+    if (const QStringList causes = m_document->topErrors(1); p.failed > 0 && !causes.isEmpty()) {
+        constexpr qsizetype kMaxCause = 90; // the status bar's room; the tooltip has it whole
+        const QString &cause = causes.constFirst();
+        text +=
+            QStringLiteral(" — ") + (cause.size() > kMaxCause ? cause.left(kMaxCause) + QStringLiteral("…") : cause);
+        tip += QStringLiteral("\n") + cause;
+    }
+    m_liveStatus->setText(text);
+    m_liveStatus->setToolTip(tip);
     // Only when it changes: a style sheet is re-applied (and the label re-polished) on every set.
     const QString style = p.failed > 0 ? QStringLiteral("color: #c62828;") : QString();
     if (m_liveStatus->styleSheet() != style)

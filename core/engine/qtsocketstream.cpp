@@ -15,6 +15,10 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
     , m_handler(handler)
     , m_socket(new QSslSocket(this))
 {
+    connect(m_socket, &QSslSocket::connected, this, [this] {
+        if (m_handler)
+            m_handler->streamHandshaking();
+    });
     connect(m_socket, &QSslSocket::encrypted, this, [this] {
         m_encrypted = true;
         m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);

@@ -51,8 +51,25 @@ public:
     TransportWorker::Deadlines::iterator deadline;
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
 
+    /// Counted as connecting until the connection opens or the request ends.
+    void startConnecting()
+    {
+        m_phase = Phase::Connecting;
+        m_worker->m_counters->connecting.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    void connectionHandshaking() override
+    {
+        if (m_phase != Phase::Connecting)
+            return;
+        m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        m_worker->m_counters->handshaking.fetch_add(1, std::memory_order_relaxed);
+        m_phase = Phase::Handshaking;
+    }
+
     void connectionOpened() override
     {
+        leaveConnecting();
         if (connectDeadline) {
             m_worker->m_deadlines.erase(*connectDeadline);
             connectDeadline.reset();
@@ -161,6 +178,7 @@ public:
 
 private:
     enum class Mode { None, EventStream, JsonBody, ErrorBody };
+    enum class Phase { Open, Connecting, Handshaking };
 
     void fail(RequestStatus status, const QString &message)
     {
@@ -170,8 +188,18 @@ private:
         }
     }
 
+    void leaveConnecting()
+    {
+        if (m_phase == Phase::Connecting)
+            m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        else if (m_phase == Phase::Handshaking)
+            m_worker->m_counters->handshaking.fetch_sub(1, std::memory_order_relaxed);
+        m_phase = Phase::Open;
+    }
+
     void settle()
     {
+        leaveConnecting();
         m_decoder.finish(promptTokens);
         if (m_counted)
             m_worker->m_counters->requestDone();
@@ -186,6 +214,7 @@ private:
     Mode m_mode = Mode::None;
     ApiKind m_api;
     bool m_counted = false;
+    Phase m_phase = Phase::Open;
 };
 
 TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunClock &clock,
@@ -225,9 +254,11 @@ void TransportWorker::execute(const RequestJob &job)
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
     raw->connection = acquireConnection(builder.endpoint());
-    if (!raw->connection->isConnected())
+    if (!raw->connection->isConnected()) {
         raw->connectDeadline =
             addDeadline(now + m_plan->config.load.connectTimeoutMs * 1'000'000, raw, Deadline::Connect);
+        raw->startConnecting();
+    }
     raw->connection->send(builder.httpRequest(prompt), raw);
 }
 
