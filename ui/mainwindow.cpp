@@ -15,6 +15,7 @@
 #include "summaryview.h"
 #include "targetlistmodel.h"
 
+#include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
@@ -144,6 +145,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
     connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
     connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);
+    connect(m_historyView, &RunHistoryView::rerunRequested, this, &MainWindow::loadRunConfiguration);
+    connect(m_history, &RunHistoryModel::editFailed, this,
+            [this](const QString &error) { statusBar()->showMessage(error, kStatusMs); });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
         showError(tr("Cannot open the run"), error);
@@ -327,6 +331,26 @@ bool MainWindow::openConfig(const QString &path, QString *error)
     m_editor->setConfig(*config);
     setConfigPath(path);
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
+    return true;
+}
+
+bool MainWindow::loadRunConfiguration(const QString &directory)
+{
+    QString error;
+    const auto run = RunReader::load(directory, &error, RunReader::SummaryOnly);
+    if (!run || !run->hasInfo) {
+        statusBar()->showMessage(
+            run ? tr("%1 has no run.json to take the configuration from").arg(QDir::toNativeSeparators(directory))
+                : error,
+            kStatusMs);
+        return false;
+    }
+    RunConfig config = run->info.config;
+    config.outDir.clear(); // a new run gets a new directory
+    m_editor->setConfig(config);
+    setSidePanelVisible(true);
+    m_side->setCurrentIndex(ConfigureSideTab);
+    statusBar()->showMessage(tr("The configuration of %1 is in the forms: press Run").arg(run->label()), kStatusMs);
     return true;
 }
 
