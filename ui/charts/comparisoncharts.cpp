@@ -43,7 +43,7 @@ bool ThroughputLatencyChart::hasData() const
 void ThroughputLatencyChart::rebuild()
 {
     removeAllSeries();
-    setTitle(tr("Throughput vs %1 (solid p50, dashed p99; a dot per stage, a ring at the knee)").arg(m_label));
+    setTitle(tr("Throughput vs %1 (p50 solid, p99 dashed, knee ringed)").arg(m_label));
     m_x->setTitleText(tr("achieved throughput (successful requests/s)"));
     m_y->setTitleText(tr("%1 (ms)").arg(m_label));
     double maxX = 0;
