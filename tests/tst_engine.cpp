@@ -655,6 +655,60 @@ private Q_SLOTS:
         }
     }
 
+    void connectingAndHandshakingAreCounted_data()
+    {
+        QTest::addColumn<QString>("peer");
+        QTest::addColumn<int>("connecting");
+        QTest::addColumn<int>("handshaking");
+        // Regression: https:// to a server that never answered TLS showed "0 in flight" for 25 s.
+        QTest::newRow("accepts and never answers TLS") << QStringLiteral("silent-https") << 0 << 3;
+        QTest::newRow("connect never completes") << QStringLiteral("backlog") << 3 << 0;
+    }
+
+    void connectingAndHandshakingAreCounted()
+    {
+        QFETCH(QString, peer);
+        QFETCH(int, connecting);
+        QFETCH(int, handshaking);
+        if (peer.endsWith(QLatin1String("https")) && !QSslSocket::supportsSsl())
+            QSKIP("this Qt has no TLS backend");
+        SilentServer silent;
+        FullBacklog backlog;
+        QVERIFY(silent.listen(QHostAddress::LocalHost) && backlog.port() != 0);
+        RunConfig config;
+        config.target.model = QStringLiteral("m");
+        config.target.tlsVerify = false;
+        config.target.url = peer == QLatin1String("backlog") ? backlog.url() : silent.url("https");
+        config.load.concurrency = 3;
+        config.load.requests = 3;
+        config.load.timeoutMs = 60000;
+        config.load.connectTimeoutMs = 60000;
+        bool counted = false;
+        bool cleared = false;
+        RunProgress seen;
+        const RunResult r = runLoad(config, [&](LoadController &controller) {
+            counted = QTest::qWaitFor(
+                [&] {
+                    seen = controller.progress();
+                    return seen.connecting == connecting && seen.handshaking == handshaking;
+                },
+                20000);
+            controller.stop();
+            cleared = QTest::qWaitFor(
+                [&] {
+                    const RunProgress p = controller.progress();
+                    return p.connecting == 0 && p.handshaking == 0;
+                },
+                20000);
+        });
+        QVERIFY2(
+            counted,
+            qPrintable(QStringLiteral("connecting %1, handshaking %2").arg(seen.connecting).arg(seen.handshaking)));
+        QCOMPARE(seen.inFlight, std::int64_t(0)); // nothing reached the server yet
+        QVERIFY(cleared);
+        QVERIFY(r.finished);
+    }
+
     void largeBodyAnswered413EarlyReportsThe413()
     {
         // A server that refuses a large body from its headers: answers 413, stops reading and

@@ -15,6 +15,7 @@
 #include "views/summaryview.h"
 #include "models/targetlistmodel.h"
 
+#include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
@@ -144,6 +145,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
     connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
     connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);
+    connect(m_historyView, &RunHistoryView::rerunRequested, this, &MainWindow::loadRunConfiguration);
+    connect(m_history, &RunHistoryModel::editFailed, this,
+            [this](const QString &error) { statusBar()->showMessage(error, kStatusMs); });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
         showError(tr("Cannot open the run"), error);
@@ -327,6 +331,26 @@ bool MainWindow::openConfig(const QString &path, QString *error)
     m_editor->setConfig(*config);
     setConfigPath(path);
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
+    return true;
+}
+
+bool MainWindow::loadRunConfiguration(const QString &directory)
+{
+    QString error;
+    const auto run = RunReader::load(directory, &error, RunReader::SummaryOnly);
+    if (!run || !run->hasInfo) {
+        statusBar()->showMessage(
+            run ? tr("%1 has no run.json to take the configuration from").arg(QDir::toNativeSeparators(directory))
+                : error,
+            kStatusMs);
+        return false;
+    }
+    RunConfig config = run->info.config;
+    config.outDir.clear(); // a new run gets a new directory
+    m_editor->setConfig(config);
+    setSidePanelVisible(true);
+    m_side->setCurrentIndex(ConfigureSideTab);
+    statusBar()->showMessage(tr("The configuration of %1 is in the forms: press Run").arg(run->label()), kStatusMs);
     return true;
 }
 
@@ -742,7 +766,26 @@ void MainWindow::updateLiveStatus()
     if (!m_running)
         return;
     const RunProgress &p = m_document->progress();
-    m_liveStatus->setText(tr("%1 in flight · %2 done · %3 errors").arg(p.inFlight).arg(p.completed).arg(p.failed));
+    // Connecting and TLS handshakes are shown while they last: a target that accepts and never
+    // finishes the handshake would otherwise read as an idle run until the connect timeout.
+    QStringList parts{tr("%1 in flight").arg(p.inFlight)};
+    if (p.connecting > 0)
+        parts << tr("%1 connecting").arg(p.connecting);
+    if (p.handshaking > 0)
+        parts << tr("%1 TLS handshaking").arg(p.handshaking);
+    parts << tr("%1 done").arg(p.completed) << tr("%1 errors").arg(p.failed);
+    QString text = parts.join(QStringLiteral(" · "));
+    QString tip = text;
+    // The first failure's cause at once (a refused connection, a failed handshake), not at the end.
+    if (const QStringList causes = m_document->topErrors(1); p.failed > 0 && !causes.isEmpty()) {
+        constexpr qsizetype kMaxCause = 90; // the status bar's room; the tooltip has it whole
+        const QString &cause = causes.constFirst();
+        text +=
+            QStringLiteral(" — ") + (cause.size() > kMaxCause ? cause.left(kMaxCause) + QStringLiteral("…") : cause);
+        tip += QStringLiteral("\n") + cause;
+    }
+    m_liveStatus->setText(text);
+    m_liveStatus->setToolTip(tip);
     // Only when it changes: a style sheet is re-applied (and the label re-polished) on every set.
     const QString style = p.failed > 0 ? QStringLiteral("color: #c62828;") : QString();
     if (m_liveStatus->styleSheet() != style)

@@ -270,6 +270,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         row.label = QLatin1String(spec.label);
         row.unit = QLatin1String(spec.unit);
         row.better = spec.better;
+        row.headline = isHeadline(row.key);
         for (const RunData &run : runs)
             row.values.push_back(spec.whole ? spec.whole(run.summary) : spec.value(run.summary.total));
         if (spec.whole &&
@@ -376,6 +377,39 @@ std::vector<RunData> splitByInstance(const RunData &run)
     return instances;
 }
 
+std::vector<RunData> splitByStage(const RunData &run)
+{
+    std::vector<RunData> stages;
+    const RunSummary &summary = run.summary;
+    if (summary.stages.size() < 2)
+        return stages;
+    for (std::size_t i = 0; i < summary.stages.size(); ++i) {
+        RunData &d = stages.emplace_back();
+        d.directory = run.directory;
+        d.name = summary.stages[i].name;
+        d.info = run.info;
+        d.hasInfo = run.hasInfo;
+        d.summary = summary;
+        d.summary.total = summary.stages[i];
+        d.summary.total.name.clear();
+        d.summary.stages.clear();
+        d.summary.instances.clear();
+        d.summary.server.reset(); // scraped over the whole run, not per stage
+        for (std::size_t r = 0; r < run.records.size(); ++r) {
+            if (run.records[r].stage != int(i))
+                continue;
+            d.records.push_back(run.records[r]);
+            if (r < run.itlMeanMs.size())
+                d.itlMeanMs.push_back(run.itlMeanMs[r]);
+        }
+        for (const TimeSeriesRow &row : run.timeSeries) {
+            if (row.stage == int(i))
+                d.timeSeries.push_back(row);
+        }
+    }
+    return stages;
+}
+
 bool expandSingleRunInstances(std::vector<RunData> &runs)
 {
     if (runs.size() != 1)
@@ -431,9 +465,14 @@ std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString
     return knee;
 }
 
+Metric kneeMetric(const RunSummary &summary)
+{
+    return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+}
+
 std::optional<Knee> findKnee(const RunSummary &summary)
 {
-    const Metric metric = summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    const Metric metric = kneeMetric(summary);
     return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
 }
 
@@ -475,6 +514,15 @@ QString ComparisonTable::noiseName(Noise noise)
         return QStringLiteral("significant");
     }
     return {};
+}
+
+bool ComparisonTable::isHeadline(const QString &key)
+{
+    // Cost per million output tokens compares runs of different lengths and token counts alike.
+    static const QStringList keys = {QStringLiteral("ttft_p50"),       QStringLiteral("output_tokens_per_s"),
+                                     QStringLiteral("requests_per_s"), QStringLiteral("out_in_ratio"),
+                                     QStringLiteral("error_pct"),      QStringLiteral("cost_per_1m_output_tokens")};
+    return keys.contains(key);
 }
 
 QString ComparisonTable::betterName(Better better)

@@ -20,6 +20,8 @@ public:
     virtual ~ResponseSink() = default;
     /// The connection (TCP, and TLS for https) is open: connecting is over.
     virtual void connectionOpened() = 0;
+    /// https: connected over TCP, the TLS handshake begins.
+    virtual void connectionHandshaking() {}
     /// The whole request was handed to the kernel — or, when the server answered before taking
     /// all of it (413 to a large body), when its answer began.
     virtual void requestSent(std::int64_t stampNs) = 0;
@@ -75,6 +77,7 @@ Q_SIGNALS:
 
 private:
     void streamOpened() override;
+    void streamHandshaking() override;
     void streamWritten(std::int64_t stampNs) override;
     void streamReceived(const char *data, std::size_t size, std::int64_t stampNs) override;
     void streamClosed(std::int64_t stampNs) override;

@@ -339,6 +339,8 @@ RunProgress LoadController::progress() const
     p.peakInFlight = m_counters->peakInFlight.load(std::memory_order_relaxed);
     p.waiting = std::int64_t(m_waiting.size());
     p.chunks = m_counters->chunks.load(std::memory_order_relaxed);
+    p.connecting = m_counters->connecting.load(std::memory_order_relaxed);
+    p.handshaking = m_counters->handshaking.load(std::memory_order_relaxed);
 
     // Stage fraction and ETA: exact for stages that end by time, estimated from the issue rate so
     // far for stages that end by count.

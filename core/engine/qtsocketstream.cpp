@@ -16,8 +16,12 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
     , m_handler(handler)
     , m_socket(new QSslSocket(this))
 {
-    // Through a proxy: the CONNECT tunnel is open (TLS starts next).
-    connect(m_socket, &QSslSocket::connected, this, [this] { m_tunnelOpen = true; });
+    // Connected (through a proxy: the CONNECT tunnel is open); the TLS handshake starts next.
+    connect(m_socket, &QSslSocket::connected, this, [this] {
+        m_tunnelOpen = true;
+        if (m_handler)
+            m_handler->streamHandshaking();
+    });
     connect(m_socket, &QSslSocket::encrypted, this, [this] {
         m_encrypted = true;
         m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);

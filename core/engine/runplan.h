@@ -53,6 +53,8 @@ struct LiveCounters {
     std::atomic<std::int64_t> inFlight{0};      ///< sent on the wire, not yet done
     std::atomic<std::int64_t> peakInFlight{0};
     std::atomic<std::int64_t> chunks{0};        ///< token-bearing chunks received
+    std::atomic<std::int64_t> connecting{0};    ///< requests waiting for TCP to connect
+    std::atomic<std::int64_t> handshaking{0};   ///< requests waiting for a TLS handshake
 
     void requestSent()
     {

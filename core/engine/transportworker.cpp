@@ -54,8 +54,27 @@ public:
     std::string json; ///< the request body, kept for a 307/308 redirect when redirects are followed
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
 
+    /// Counted as connecting until the connection opens or the request ends.
+    void startConnecting()
+    {
+        if (m_phase != Phase::Open) // a redirect hop while still connecting counts once
+            return;
+        m_phase = Phase::Connecting;
+        m_worker->m_counters->connecting.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    void connectionHandshaking() override
+    {
+        if (m_phase != Phase::Connecting)
+            return;
+        m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        m_worker->m_counters->handshaking.fetch_add(1, std::memory_order_relaxed);
+        m_phase = Phase::Handshaking;
+    }
+
     void connectionOpened() override
     {
+        leaveConnecting();
         if (connectDeadline) {
             m_worker->m_deadlines.erase(*connectDeadline);
             connectDeadline.reset();
@@ -208,6 +227,7 @@ private:
         m_location.clear();
         m_worker->sendOn(this, next->endpoint, next->message, stampNs);
     }
+    enum class Phase { Open, Connecting, Handshaking };
 
     void fail(RequestStatus status, const QString &message)
     {
@@ -217,8 +237,18 @@ private:
         }
     }
 
+    void leaveConnecting()
+    {
+        if (m_phase == Phase::Connecting)
+            m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        else if (m_phase == Phase::Handshaking)
+            m_worker->m_counters->handshaking.fetch_sub(1, std::memory_order_relaxed);
+        m_phase = Phase::Open;
+    }
+
     void settle()
     {
+        leaveConnecting();
         m_decoder.finish(promptTokens);
         if (m_counted)
             m_worker->m_counters->requestDone();
@@ -236,6 +266,7 @@ private:
     QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
     QByteArray m_location;
     bool m_counted = false;
+    Phase m_phase = Phase::Open;
 };
 
 TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunClock &clock,
@@ -287,9 +318,12 @@ void TransportWorker::sendOn(ActiveRequest *request, const Endpoint &endpoint, Q
     if (HttpConnection *previous = std::exchange(request->connection, nullptr))
         releaseConnection(previous);
     request->connection = acquireConnection(endpoint);
-    if (!request->connection->isConnected() && !request->connectDeadline)
-        request->connectDeadline =
-            addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
+    if (!request->connection->isConnected()) {
+        if (!request->connectDeadline)
+            request->connectDeadline =
+                addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
+        request->startConnecting();
+    }
     request->connection->send(std::move(message), request);
 }
 

@@ -2,12 +2,15 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
 #include "formats/numberformat.h"
 #include "views/rundocument.h"
 #include "widgets/card.h"
 #include "widgets/kpitile.h"
+
+#include "analysis/comparison.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -83,6 +86,8 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_tokens(new TokenChart)
     , m_server(new TimeChart(tr("Server"), tr("requests")))
     , m_serverNote(new QLabel(this))
+    , m_curve(new ThroughputLatencyChart)
+    , m_kneeNote(new QLabel(this))
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -223,6 +228,12 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
     auto *serverView = new ChartView(m_server);
     addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
+    m_kneeNote->setObjectName(QStringLiteral("kneeNote"));
+    m_kneeNote->setContentsMargins(8, 4, 8, 0);
+    m_kneeNote->setWordWrap(true);
+    setTextColor(m_kneeNote, QColor(0x4b, 0x55, 0x63));
+    auto *curveView = new ChartView(m_curve);
+    addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -341,8 +352,18 @@ void DashboardView::relayout()
     }
     if (chartColumns != m_chartColumns) {
         m_chartColumns = chartColumns;
-        for (qsizetype i = 0; i < m_chartCards.size(); ++i)
-            m_chartGrid->addWidget(m_chartCards[i], int(i) / chartColumns, int(i) % chartColumns);
+        // The curve of a run without stages takes no cell.
+        int cell = 0;
+        for (QWidget *cardWidget : std::as_const(m_chartCards)) {
+            if (cardWidget == m_chartCards.back() && !m_showCurve) {
+                m_chartGrid->removeWidget(cardWidget);
+                cardWidget->hide();
+                continue;
+            }
+            m_chartGrid->addWidget(cardWidget, cell / chartColumns, cell % chartColumns);
+            cardWidget->setVisible(true); // after the grid made it a child: a top level would open a window
+            ++cell;
+        }
         for (int c = 0; c < 3; ++c)
             m_chartGrid->setColumnStretch(c, c < chartColumns ? 1 : 0);
     }
@@ -417,6 +438,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case ServerPart:
         refreshServer();
+        break;
+    case CurvePart:
+        refreshCurve();
         break;
     case PartCount:
         return;
@@ -706,6 +730,29 @@ void DashboardView::refreshServer()
             : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
     finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),
                     rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
+}
+
+void DashboardView::refreshCurve()
+{
+    const RunSummary &s = m_document->summary();
+    const bool staged = m_document->stages().size() >= 2;
+    if (staged != m_showCurve) {
+        m_showCurve = staged;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    if (!staged)
+        return;
+    const Metric metric = kneeMetric(s);
+    m_curve->setMetricLabel(metricLabel(metric));
+    m_curve->setCurves(
+        {{m_document->name(), chartstyle::color(Quantity::Requests), throughputLatencyCurve(s, metric)}});
+    const auto knee = findKnee(s);
+    m_kneeNote->setText(knee ? knee->text : QString());
+    m_kneeNote->setVisible(knee.has_value());
+    finishChart(QStringLiteral("throughput-latency"), !m_curve->hasData(),
+                tr("The curve starts when two stages have finished requests…"),
+                tr("Fewer than two stages had successful requests."));
 }
 
 void DashboardView::refreshErrors()

@@ -20,12 +20,14 @@ namespace tb {
 class ChartView;
 class KpiTile;
 class RunDocument;
+class ThroughputLatencyChart;
 class TokenChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
 /// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency, errors by status, and
-/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache).
+/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache),
+/// and for a staged run (a sweep) its throughput–latency curve with the knee ringed.
 /// It shows whatever the RunDocument holds, live or saved, and redraws from a timer only when the
 /// document changed — never per record: the header and tiles at up to 10 Hz, the charts one per
 /// tick in turn, so that no redraw holds the event loop for long (each chart refreshes about
@@ -51,6 +53,8 @@ public:
     /// "out_in_ratio", "error_pct", "in_flight".
     KpiTile *tile(const QString &key) const;
     DistributionChart *distributionChart() const { return m_distribution; }
+    ThroughputLatencyChart *curveChart() const { return m_curve; }
+    QLabel *kneeNote() const { return m_kneeNote; }
 
     void setDistributionMetric(Metric metric);
     Metric distributionMetric() const { return m_metric; }
@@ -76,6 +80,7 @@ private:
         TokensPart,
         ErrorsPart,
         ServerPart,
+        CurvePart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -100,6 +105,7 @@ private:
     void refreshErrors();
     void refreshTokens();
     void refreshServer();
+    void refreshCurve();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -125,6 +131,8 @@ private:
     TokenChart *m_tokens;
     TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
     QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
+    ThroughputLatencyChart *m_curve; ///< staged runs only
+    QLabel *m_kneeNote;              ///< the core's knee in words
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
@@ -134,6 +142,7 @@ private:
     int m_tileColumns = 0;
     int m_chartColumns = 0;
     int m_redraws = 0;
+    bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
 };
 
 } // namespace tb
