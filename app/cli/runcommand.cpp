@@ -3,6 +3,7 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "config/pricepresets.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
 #include "engine/runplan.h"
@@ -151,6 +152,32 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (f.isSet("no-server-metrics"))
         c.target.serverMetrics = false;
+    if (f.isSet("price-preset")) {
+        const auto preset = findPricePreset(f.value("price-preset"));
+        if (!preset) {
+            QStringList names;
+            for (const PricePreset &p : pricePresets())
+                names << p.name;
+            return f.fail(QStringLiteral("--price-preset: unknown preset '%1' (accepted: %2)")
+                              .arg(f.value("price-preset"), names.join(QLatin1Char('|'))));
+        }
+        c.target.pricing = preset->pricing;
+    }
+    bool priceEdited = false;
+    for (const auto &[flag, price] : {std::pair{"price-input", &c.target.pricing.inputPerM},
+                                      std::pair{"price-cached-input", &c.target.pricing.cachedInputPerM},
+                                      std::pair{"price-output", &c.target.pricing.outputPerM}}) {
+        if (!f.isSet(flag))
+            continue;
+        double v = 0;
+        if (!f.real(flag, v, 0, false))
+            return false;
+        *price = v;
+        priceEdited = true;
+    }
+    if (priceEdited) // no longer the preset's (or the file's) prices as they were
+        c.target.pricing.source = f.isSet("price-preset") ? c.target.pricing.source + QStringLiteral(", edited")
+                                                          : QStringLiteral("command line");
     if (f.isSet("stream") && f.isSet("no-stream"))
         return f.fail(QStringLiteral("--stream and --no-stream: choose one"));
     if (f.isSet("stream"))
@@ -405,6 +432,16 @@ void addRunOptions(CliParser &cli)
                             "and the summary (default: the --url server's /metrics, when it answers)."),
              QStringLiteral("URL")),
         flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
+        flag(QStringLiteral("price-input"), QStringLiteral("Price of prompt tokens, USD per 1M: the run's cost goes in the summary."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-cached-input"),
+             QStringLiteral("Price of cached prompt tokens (usage's cached_tokens), USD per 1M (default: --price-input)."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-output"), QStringLiteral("Price of completion tokens, USD per 1M."), QStringLiteral("USD")),
+        flag(QStringLiteral("price-preset"),
+             QStringLiteral("Example list prices of a model on a date (README \"Cost\"): gpt-4o, gpt-4o-mini, "
+                            "o1-preview, claude-3.5-sonnet, claude-3.5-haiku; --price-* flags override them."),
+             QStringLiteral("NAME")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
         flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
