@@ -158,20 +158,26 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("pricing");
         QTest::addColumn<QString>("problem"); ///< empty: valid
-        QTest::newRow("all") << QByteArray(R"({"input_per_1m": 2.5, "cached_input_per_1m": 1.25, "output_per_1m": 10, "source": "x"})")
-                             << QString();
+        QTest::newRow("all")
+            << QByteArray(R"({"input_per_1m": 2.5, "cached_input_per_1m": 1.25, "output_per_1m": 10, "source": "x"})")
+            << QString();
         QTest::newRow("output only") << QByteArray(R"({"output_per_1m": 0.6})") << QString();
-        QTest::newRow("negative") << QByteArray(R"({"input_per_1m": -1})") << QStringLiteral("target.pricing.input_per_1m (--price-input)");
-        QTest::newRow("absurd") << QByteArray(R"({"output_per_1m": 1e9})") << QStringLiteral("target.pricing.output_per_1m (--price-output)");
-        QTest::newRow("typo") << QByteArray(R"({"inptu_per_1m": 1})") << QStringLiteral("target.pricing.inptu_per_1m: unknown key");
-        QTest::newRow("text") << QByteArray(R"({"input_per_1m": "2.5"})") << QStringLiteral("target.pricing.input_per_1m: must be a finite number");
+        QTest::newRow("negative") << QByteArray(R"({"input_per_1m": -1})")
+                                  << QStringLiteral("target.pricing.input_per_1m (--price-input)");
+        QTest::newRow("absurd") << QByteArray(R"({"output_per_1m": 1e9})")
+                                << QStringLiteral("target.pricing.output_per_1m (--price-output)");
+        QTest::newRow("typo") << QByteArray(R"({"inptu_per_1m": 1})")
+                              << QStringLiteral("target.pricing.inptu_per_1m: unknown key");
+        QTest::newRow("text") << QByteArray(R"({"input_per_1m": "2.5"})")
+                              << QStringLiteral("target.pricing.input_per_1m: must be a finite number");
     }
 
     void pricingInTheConfiguration()
     {
         QFETCH(QByteArray, pricing);
         QFETCH(QString, problem);
-        const QByteArray text = R"({"target": {"url": "http://127.0.0.1:1/v1", "model": "m", "pricing": )" + pricing + "}}";
+        const QByteArray text =
+            R"({"target": {"url": "http://127.0.0.1:1/v1", "model": "m", "pricing": )" + pricing + "}}";
         QString error;
         const auto config = runConfigFromJson(nlohmann::json::parse(text.toStdString()), &error);
         QStringList problems = config ? validate(*config) : QStringList{error};
@@ -183,7 +189,8 @@ private Q_SLOTS:
             QVERIFY2(again, qPrintable(error));
             QCOMPARE(again->target.pricing, config->target.pricing);
         } else {
-            QVERIFY2(problems.size() == 1 && problems.first().startsWith(problem), qPrintable(problems.join(QLatin1Char('\n'))));
+            QVERIFY2(problems.size() == 1 && problems.first().startsWith(problem),
+                     qPrintable(problems.join(QLatin1Char('\n'))));
         }
     }
 

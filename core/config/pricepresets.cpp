@@ -26,7 +26,8 @@ QList<PricePreset> loadPresets()
             continue;
         PricePreset preset;
         preset.name = fromStd(p["name"].get<std::string>());
-        preset.asOf = p.contains("as_of") && p["as_of"].is_string() ? fromStd(p["as_of"].get<std::string>()) : QString();
+        preset.asOf =
+            p.contains("as_of") && p["as_of"].is_string() ? fromStd(p["as_of"].get<std::string>()) : QString();
         preset.pricing.inputPerM = price(p, "input_per_1m");
         preset.pricing.cachedInputPerM = price(p, "cached_input_per_1m");
         preset.pricing.outputPerM = price(p, "output_per_1m");

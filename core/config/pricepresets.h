@@ -11,7 +11,7 @@ namespace tb {
 /// point for the price fields, which stay editable.
 struct PricePreset {
     QString name;
-    QString asOf; ///< ISO date the prices were the provider's list prices
+    QString asOf;    ///< ISO date the prices were the provider's list prices
     Pricing pricing; ///< source = "NAME list price as of DATE"
 };
 

@@ -81,7 +81,7 @@ struct Pricing {
     std::optional<double> inputPerM;       ///< uncached prompt tokens
     std::optional<double> cachedInputPerM; ///< prompt tokens the server served from its cache; unset: the input price
     std::optional<double> outputPerM;      ///< completion tokens (reasoning included)
-    QString source;                        ///< where the prices come from, e.g. a preset and its date; shown beside them
+    QString source; ///< where the prices come from, e.g. a preset and its date; shown beside them
     bool isSet() const { return inputPerM || cachedInputPerM || outputPerM; }
     bool operator==(const Pricing &) const = default;
 };

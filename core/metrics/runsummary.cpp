@@ -351,7 +351,8 @@ std::optional<CostSummary> CostSummary::of(const Pricing &prices, const TokenSum
     CostSummary c;
     c.prices = prices;
     c.input = double(std::max<std::int64_t>(0, tokens.input - tokens.cached)) * perToken(prices.inputPerM);
-    c.cachedInput = double(tokens.cached) * perToken(prices.cachedInputPerM ? prices.cachedInputPerM : prices.inputPerM);
+    c.cachedInput =
+        double(tokens.cached) * perToken(prices.cachedInputPerM ? prices.cachedInputPerM : prices.inputPerM);
     c.output = double(tokens.output) * perToken(prices.outputPerM);
     c.total = c.input + c.cachedInput + c.output;
     if (ok > 0)

@@ -114,9 +114,9 @@ struct CostSummary {
     double cachedInput = 0; ///< cached prompt tokens
     double output = 0;
     double total = 0;
-    std::optional<double> perRequest;        ///< total / successful requests
-    std::optional<double> perMOutputTokens;  ///< total per 1M output tokens
-    std::optional<double> perGoodRequest;    ///< total / good requests (meeting every SLO)
+    std::optional<double> perRequest;       ///< total / successful requests
+    std::optional<double> perMOutputTokens; ///< total per 1M output tokens
+    std::optional<double> perGoodRequest;   ///< total / good requests (meeting every SLO)
 
     /// None when the target has no price.
     static std::optional<CostSummary> of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
