@@ -1,12 +1,15 @@
 #include "targeteditor.h"
 
+#include "config/pricepresets.h"
 #include "fieldvalidator.h"
 #include "formstyle.h"
 #include "modellister.h"
+#include "optionalspinbox.h"
 #include "targetlistmodel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -56,6 +59,10 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_extraBody(new QPlainTextEdit(this))
     , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
     , m_caCert(new QLineEdit(this))
+    , m_pricePreset(new QComboBox(this))
+    , m_priceInput(new OptionalSpinBox(tr("no price"), this))
+    , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
+    , m_priceOutput(new OptionalSpinBox(tr("no price"), this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -184,6 +191,33 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Extra body:"), m_extraBody, QStringLiteral("target.extra_body"),
         tr("A JSON object merged into every request body: server-specific sampling parameters (target.extra_body)."));
+
+    // Prices: a preset fills them in; they stay editable (the presets are dated list prices).
+    layout->addWidget(createFormGroup(tr("Cost"), this, &form));
+    m_pricePreset->setObjectName(QStringLiteral("pricePreset"));
+    m_pricePreset->addItem(tr("Fill in from a preset…"));
+    for (const PricePreset &p : pricePresets())
+        m_pricePreset->addItem(tr("%1 (list price as of %2)").arg(p.name, p.asOf), p.name);
+    validator->addRow(
+        form, tr("Prices:"), m_pricePreset, QStringLiteral("target.pricing"),
+        tr("Example list prices on the date shown; check the provider's and edit them (--price-preset)."));
+    const std::tuple<OptionalSpinBox *, QString, QString, QString> prices[] = {
+        {m_priceInput, QStringLiteral("priceInput"), tr("Input / 1M:"), QStringLiteral("input_per_1m")},
+        {m_priceCached, QStringLiteral("priceCachedInput"), tr("Cached input / 1M:"),
+         QStringLiteral("cached_input_per_1m")},
+        {m_priceOutput, QStringLiteral("priceOutput"), tr("Output / 1M:"), QStringLiteral("output_per_1m")},
+    };
+    for (const auto &[spin, name, label, key] : prices) {
+        spin->setObjectName(name);
+        spin->spinBox()->setRange(0, kMaxPricePerM);
+        spin->spinBox()->setDecimals(4);
+        spin->spinBox()->setPrefix(QStringLiteral("$"));
+        validator->addRow(
+            form, label, spin, QStringLiteral("target.pricing.") + key,
+            key == QLatin1String("cached_input_per_1m")
+                ? tr("USD per 1M prompt tokens the server reports as cached; not set: the input price.")
+                : tr("USD per 1M tokens; the run's cost goes in the summary, the comparison and the report."));
+    }
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
@@ -211,6 +245,22 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
     connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
     connect(m_caCert, &QLineEdit::textEdited, this, changed);
+    connect(m_pricePreset, &QComboBox::activated, this, [this](int index) {
+        if (index <= 0)
+            return;
+        if (const auto preset = findPricePreset(m_pricePreset->itemData(index).toString()))
+            setPricing(preset->pricing);
+        m_pricePreset->setCurrentIndex(0);
+        Q_EMIT edited();
+    });
+    for (OptionalSpinBox *spin : {m_priceInput, m_priceCached, m_priceOutput}) {
+        connect(spin, &OptionalSpinBox::valueChanged, this, [this] {
+            // Edited by hand: no longer the preset's prices as they were.
+            if (!m_priceSource.isEmpty() && !m_priceSource.endsWith(QLatin1String(", edited")))
+                m_priceSource += QStringLiteral(", edited");
+            Q_EMIT edited();
+        });
+    }
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -263,6 +313,7 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
     m_tlsVerify->setChecked(target.tlsVerify);
     m_caCert->setText(target.caCertificate);
+    setPricing(target.pricing);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -296,7 +347,26 @@ TargetConfig TargetEditor::target() const
         t.extraBody = *body;
     t.tlsVerify = m_tlsVerify->isChecked();
     t.caCertificate = m_caCert->text().trimmed();
+    t.pricing = pricing();
     return t;
+}
+
+void TargetEditor::setPricing(const Pricing &pricing)
+{
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_priceInput), QSignalBlocker(m_priceCached),
+                                     QSignalBlocker(m_priceOutput)};
+    m_priceInput->setValue(pricing.inputPerM);
+    m_priceCached->setValue(pricing.cachedInputPerM);
+    m_priceOutput->setValue(pricing.outputPerM);
+    m_priceSource = pricing.source;
+}
+
+Pricing TargetEditor::pricing() const
+{
+    Pricing p{m_priceInput->value(), m_priceCached->value(), m_priceOutput->value(), {}};
+    if (p.isSet())
+        p.source = m_priceSource;
+    return p;
 }
 
 void TargetEditor::setSimulatorPresets(const QList<std::pair<QString, QString>> &presets)
