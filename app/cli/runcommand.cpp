@@ -432,6 +432,10 @@ void addRunOptions(CliParser &cli)
                             "and the summary (default: the --url server's /metrics, when it answers)."),
              QStringLiteral("URL")),
         flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
+        flag(QStringLiteral("metrics-listen"),
+             QStringLiteral("Serve TokenBench's own figures as OpenMetrics at http://ADDR:PORT/metrics during the run "
+                            "(requests, tokens, in flight, TTFT/ITL/E2E histograms by stage), e.g. 127.0.0.1:9464."),
+             QStringLiteral("ADDR:PORT")),
         flag(QStringLiteral("price-input"), QStringLiteral("Price of prompt tokens, USD per 1M: the run's cost goes in the summary."),
              QStringLiteral("USD")),
         flag(QStringLiteral("price-cached-input"),
@@ -587,6 +591,7 @@ int runCommand(const QStringList &args)
     runner.setWorkerThreads(workers);
     runner.setReplaceExisting(force);
     runner.setShard(shard);
+    runner.setMetricsListen(p.value(QStringLiteral("metrics-listen")));
     int exitCode = ExitOk;
     const auto start = [&]() {
         QString error;
@@ -596,6 +601,8 @@ int runCommand(const QStringList &args)
             return false;
         }
         console.attach(&runner);
+        if (!runner.metricsUrl().isEmpty() && !p.isSet(QStringLiteral("quiet")))
+            printErr(QStringLiteral("metrics for Prometheus: %1\n").arg(runner.metricsUrl()));
         return true;
     };
     QTimer startTimer;

@@ -2,6 +2,7 @@
 
 #include "engine/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 
@@ -24,9 +25,11 @@ constexpr int kLastScrapeWaitMs = 3000;  // a run's end waits this long at most 
 class RunSession : public QObject
 {
 public:
-    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos)
+    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos,
+               MetricsExporter *exporter)
         : m_runner(runner)
         , m_plan(std::move(plan))
+        , m_exporter(exporter)
     {
         for (const RunInfo &info : infos)
             m_sinks.push_back(std::make_unique<Sink>(info));
@@ -182,9 +185,18 @@ private:
         const RunProgress progress = m_controller->progress();
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             const Sink &sink = *m_sinks[i];
-            post([s = RunSnapshot{int(i), progress, summaryOf(sink), sink.aggregator.timeSeries(0, progress.elapsedNs),
+            RunSummary summary = summaryOf(sink);
+            exportFigures(i, summary, progress.inFlight);
+            post([s = RunSnapshot{int(i), progress, std::move(summary), sink.aggregator.timeSeries(0, progress.elapsedNs),
                                   sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
+    }
+
+    /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
+    void exportFigures(std::size_t target, const RunSummary &summary, std::int64_t inFlight)
+    {
+        if (m_exporter)
+            m_exporter->publish(int(target), {m_sinks[target]->aggregator.info().config.target.displayName(), summary, inFlight});
     }
 
     void finish(bool cancelled)
@@ -239,6 +251,7 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
+            exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
             outcomes.push_back(std::move(outcome));
@@ -252,6 +265,7 @@ private:
 
     BenchmarkRunner *m_runner;
     std::shared_ptr<const RunPlan> m_plan;
+    MetricsExporter *m_exporter; ///< the runner's, outlives the session; null when not serving
     std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
     QList<RequestRecord> m_batch;
@@ -354,9 +368,12 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         m_infos.push_back(std::move(info));
     }
 
+    if (!startExporter(error))
+        return false;
+
     m_thread = new QThread;
     m_thread->setObjectName(QStringLiteral("tb-run"));
-    m_session = new RunSession(this, plan, m_infos);
+    m_session = new RunSession(this, plan, m_infos, m_exporter.get());
     m_session->moveToThread(m_thread);
     m_thread->start();
     bool opened = false;
@@ -376,6 +393,43 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
+}
+
+bool BenchmarkRunner::startExporter(QString *error)
+{
+    if (m_metricsListen.isEmpty()) {
+        m_exporter.reset();
+        m_exporterAddress.clear();
+        return true;
+    }
+    if (m_exporter && m_exporterAddress == m_metricsListen) {
+        m_exporter->publish(std::vector<ExportedTarget>{}); // the last run's figures are not this one's
+        return true;
+    }
+    m_exporter.reset();
+    m_exporterAddress.clear();
+    QString why;
+    const auto address = MetricsExporter::parseAddress(m_metricsListen, &why);
+    if (!address) {
+        m_configurationError = true;
+        if (error)
+            *error = QStringLiteral("--metrics-listen: ") + why;
+        return false;
+    }
+    auto exporter = std::make_unique<MetricsExporter>();
+    if (!exporter->listen(address->first, address->second, &why)) {
+        if (error)
+            *error = QStringLiteral("--metrics-listen %1: %2").arg(m_metricsListen, why);
+        return false;
+    }
+    m_exporter = std::move(exporter);
+    m_exporterAddress = m_metricsListen;
+    return true;
+}
+
+QString BenchmarkRunner::metricsUrl() const
+{
+    return m_exporter ? m_exporter->url() : QString();
 }
 
 void BenchmarkRunner::stop()
