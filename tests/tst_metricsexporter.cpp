@@ -3,7 +3,7 @@
 // misbehave (idle, huge, flooding) get nothing from the run.
 #include "observe/metricsexporter.h"
 #include "observe/prometheustext.h"
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
 #include <QSignalSpy>
