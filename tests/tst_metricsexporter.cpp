@@ -2,7 +2,7 @@
 // 127.0.0.1 while a run goes and after it, checked against the run's summary; and scrapers that
 // misbehave (idle, huge, flooding) get nothing from the run.
 #include "observe/metricsexporter.h"
-#include "observe/prometheustext.h"
+#include "formats/prometheustext.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 

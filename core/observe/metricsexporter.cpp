@@ -1,6 +1,6 @@
 #include "observe/metricsexporter.h"
 
-#include "observe/prometheustext.h"
+#include "formats/prometheustext.h"
 
 #include <QPointer>
 #include <QTcpServer>
