@@ -422,6 +422,8 @@ json RunSummary::toJson() const
     }
     if (server)
         j["server"] = server->toJson();
+    if (client)
+        j["client"] = client->toJson();
     return j;
 }
 
@@ -477,6 +479,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.server = ServerSummary::fromJson(j["server"], &why);
         if (!s.server)
             top.fail(QStringLiteral("server"), why);
+    }
+    if (top.has("client") && !j["client"].is_null()) {
+        QString why;
+        s.client = ClientHealthSummary::fromJson(j["client"], &why);
+        if (!s.client)
+            top.fail(QStringLiteral("client"), why);
     }
     if (!problem.isEmpty()) {
         if (error)

@@ -4,6 +4,7 @@
 // and read by the run directory code, shown by the GUI and the comparison table.
 
 #include "config/runconfig.h"
+#include "metrics/clienthealthsummary.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/servermetrics.h"
@@ -158,6 +159,8 @@ struct RunSummary {
     std::vector<SummaryBlock> instances;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
+    /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
+    std::optional<ClientHealthSummary> client;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
 

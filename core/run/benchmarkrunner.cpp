@@ -2,6 +2,7 @@
 
 #include "engine/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
@@ -68,6 +69,9 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_health = std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(),
+                                                         sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -82,6 +86,7 @@ public:
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
         m_controller->start(workerThreads);
+        m_health->start();
     }
 
     void stop()
@@ -147,7 +152,20 @@ private:
     {
         RunSummary summary = sink.aggregator.summary();
         summary.server = sink.server.summary();
+        if (m_health) {
+            summary.client = m_health->summary();
+            if (summary.client->saturated)
+                summary.warnings << summary.client->note();
+        }
         return summary;
+    }
+
+    /// Open loop with no in-flight cap: a request sent late was held up by this machine alone.
+    bool sendLagIsTheClients() const
+    {
+        const QList<StageConfig> &stages = m_plan->stages;
+        return m_plan->config.load.maxInFlight == 0 &&
+               std::all_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; });
     }
 
     template<typename Fn>
@@ -159,6 +177,8 @@ private:
 
     void recordDone(RequestRecord &&record)
     {
+        if (m_health)
+            m_health->addRecord(record);
         Sink &sink = *m_sinks.at(std::size_t(record.target));
         sink.aggregator.add(record);
         if (!sink.writer.append(record) && m_writeError.isEmpty()) {
@@ -205,6 +225,7 @@ private:
         m_cancelled = cancelled;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
+        m_health->stop(); // the wait for the last scrape is no part of the run
         postRecords();
         // The server's counters at the end close the window: one last scrape, briefly awaited.
         for (auto &sink : m_sinks) {
@@ -268,6 +289,7 @@ private:
     MetricsExporter *m_exporter; ///< the runner's, outlives the session; null when not serving
     std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
+    std::unique_ptr<ClientHealthMonitor> m_health;
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;

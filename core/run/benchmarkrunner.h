@@ -72,6 +72,9 @@ public:
     /// the last run's final figures until the runner is destroyed, so a scraper sees the end of a
     /// run; a later run on the same address replaces them.
     void setMetricsListen(const QString &address) { m_metricsListen = address; }
+    /// Tests only: the run's thread is kept busy for this long every 100 ms (a client starved on
+    /// purpose, to see it flagged).
+    void setTestStallMs(int ms) { m_testStallMs = ms; }
     /// The served endpoint, "http://127.0.0.1:9464/metrics"; empty when not serving.
     QString metricsUrl() const;
 
@@ -119,6 +122,7 @@ private:
     bool m_replaceExisting = false;
     ShardSpec m_shard;
     QString m_metricsListen;
+    int m_testStallMs = 0;
     QString m_exporterAddress; ///< what m_exporter listens on
     std::unique_ptr<MetricsExporter> m_exporter;
     bool m_running = false;
