@@ -1,5 +1,6 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
+#include "config/pricepresets.h"
 #include "editors/configeditor.h"
 #include "widgets/durationedit.h"
 #include "editors/fieldvalidator.h"
@@ -140,6 +141,13 @@ private Q_SLOTS:
         }
         {
             RunConfig c = base();
+            c.target.pricing = {2.5, 1.25, 10.0, QStringLiteral("gpt-4o list price as of 2024-10-01")};
+            QTest::newRow("prices") << c;
+            c.target.pricing = {std::nullopt, std::nullopt, 0.0, QStringLiteral("free output")};
+            QTest::newRow("output price only, free") << c;
+        }
+        {
+            RunConfig c = base();
             c.load.mode = LoadMode::Rate;
             c.load.rate = 12.5;
             c.load.arrival = Arrival::Constant;
@@ -226,6 +234,25 @@ private Q_SLOTS:
         editor.setConfig(config);
         QCOMPARE(editor.targets()->count(), count);
         QCOMPARE(editor.config(), config);
+    }
+
+    void pricePresetFillsEditableFields()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        auto *preset = editor.findChild<QComboBox *>(QStringLiteral("pricePreset"));
+        auto *output = editor.findChild<OptionalSpinBox *>(QStringLiteral("priceOutput"));
+        QVERIFY(preset && output);
+        const int index = preset->findData(QStringLiteral("gpt-4o-mini"));
+        QVERIFY(index > 0);
+        preset->setCurrentIndex(index);
+        Q_EMIT preset->activated(index);
+        QCOMPARE(editor.config().target.pricing, findPricePreset(QStringLiteral("gpt-4o-mini"))->pricing);
+        output->spinBox()->setValue(0.5); // typed in
+        const Pricing edited = editor.config().target.pricing;
+        QCOMPARE(edited.outputPerM, std::optional<double>(0.5));
+        QCOMPARE(edited.inputPerM, std::optional<double>(0.15));
+        QCOMPARE(edited.source, QStringLiteral("gpt-4o-mini list price as of 2024-10-01, edited"));
     }
 
     void invalidInputMarksField_data()

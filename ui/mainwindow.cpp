@@ -80,7 +80,15 @@ const QString targets = QStringLiteral("targets/user");
 const QString config = QStringLiteral("config/last");
 const QString path = QStringLiteral("files/current");
 const QString recent = QStringLiteral("files/recent");
+const QString metricsListen = QStringLiteral("run/metricsListen"); ///< ADDR:PORT; empty: not served
 } // namespace key
+
+/// Where TokenBench's own metrics are served when turned on: the stored address, else --metrics-listen's example.
+QString metricsAddress()
+{
+    const QString stored = QSettings().value(key::metricsListen).toString();
+    return stored.isEmpty() ? QStringLiteral("127.0.0.1:9464") : stored;
+}
 
 const QString kConfigFilter = QStringLiteral("TokenBench configuration (*.json);;All files (*)");
 
@@ -195,6 +203,15 @@ void MainWindow::createActions()
     m_testConnection->setToolTip(tr("List the target's models to check URL and key (Ctrl+T)"));
     connect(m_testConnection, &QAction::triggered, m_editor, &ConfigEditor::testConnection);
 
+    m_serveMetrics = new QAction(tr("Serve &Metrics for Prometheus"), this);
+    m_serveMetrics->setObjectName(QStringLiteral("actionServeMetrics"));
+    m_serveMetrics->setCheckable(true);
+    m_serveMetrics->setToolTip(tr("During runs, serve TokenBench's own figures as OpenMetrics at http://%1/metrics "
+                                  "(--metrics-listen; the address is the %2 setting)")
+                                   .arg(metricsAddress(), key::metricsListen));
+    connect(m_serveMetrics, &QAction::toggled, this,
+            [this](bool on) { m_runner->setMetricsListen(on ? metricsAddress() : QString()); });
+
     m_openConfig = new QAction(icon(QStyle::SP_DialogOpenButton), tr("&Open Configuration…"), this);
     m_openConfig->setObjectName(QStringLiteral("actionOpenConfig"));
     m_openConfig->setIconText(tr("Open"));
@@ -259,6 +276,7 @@ void MainWindow::createMenus()
     run->addAction(m_stop);
     run->addSeparator();
     run->addAction(m_testConnection);
+    run->addAction(m_serveMetrics);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     const QList<QPair<QString, ConfigEditor::Tab>> tabs = {{tr("&Target"), ConfigEditor::TargetTab},
@@ -532,7 +550,10 @@ bool MainWindow::startRun(QString *error)
         return fail(why);
     }
     statusBar()->showMessage(
-        tr("Running %1 at %2").arg(config.target.displayName(), withoutUserInfo(config.target.url)), kStatusMs);
+        tr("Running %1 at %2%3")
+            .arg(config.target.displayName(), withoutUserInfo(config.target.url),
+                 m_runner->metricsUrl().isEmpty() ? QString() : tr("; metrics at %1").arg(m_runner->metricsUrl())),
+        kStatusMs);
     setRunning(true);
     return true;
 }
@@ -939,6 +960,7 @@ void MainWindow::readSettings()
 
     m_recent = settings.value(key::recent).toStringList();
     updateRecentMenu();
+    m_serveMetrics->setChecked(!settings.value(key::metricsListen).toString().isEmpty());
     const QString path = settings.value(key::path).toString();
     if (!path.isEmpty()) {
         m_configPath = path;
@@ -968,6 +990,8 @@ void MainWindow::writeSettings() const
     settings.setValue(key::config, fromStd(toJson(currentConfig()).dump()));
     settings.setValue(key::path, m_configPath);
     settings.setValue(key::recent, m_recent);
+    // Off is stored as empty; on keeps the address the user may have edited in the settings.
+    settings.setValue(key::metricsListen, m_serveMetrics->isChecked() ? metricsAddress() : QString());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -197,6 +197,7 @@ private:
     QAction *m_openRun = nullptr;
     QAction *m_export = nullptr;
     QAction *m_testConnection = nullptr;
+    QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
     QAction *m_sidePanel = nullptr;
     QTcpSocket *m_probe = nullptr; ///< Run's reachability check, while it goes

@@ -3,6 +3,7 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "config/pricepresets.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
 #include "engine/runplan.h"
@@ -162,6 +163,32 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.target.proxy = QStringLiteral("none");
     if (f.isSet("follow-redirects"))
         c.target.followRedirects = true;
+    if (f.isSet("price-preset")) {
+        const auto preset = findPricePreset(f.value("price-preset"));
+        if (!preset) {
+            QStringList names;
+            for (const PricePreset &p : pricePresets())
+                names << p.name;
+            return f.fail(QStringLiteral("--price-preset: unknown preset '%1' (accepted: %2)")
+                              .arg(f.value("price-preset"), names.join(QLatin1Char('|'))));
+        }
+        c.target.pricing = preset->pricing;
+    }
+    bool priceEdited = false;
+    for (const auto &[flag, price] : {std::pair{"price-input", &c.target.pricing.inputPerM},
+                                      std::pair{"price-cached-input", &c.target.pricing.cachedInputPerM},
+                                      std::pair{"price-output", &c.target.pricing.outputPerM}}) {
+        if (!f.isSet(flag))
+            continue;
+        double v = 0;
+        if (!f.real(flag, v, 0, false))
+            return false;
+        *price = v;
+        priceEdited = true;
+    }
+    if (priceEdited) // no longer the preset's (or the file's) prices as they were
+        c.target.pricing.source = f.isSet("price-preset") ? c.target.pricing.source + QStringLiteral(", edited")
+                                                          : QStringLiteral("command line");
     if (f.isSet("stream") && f.isSet("no-stream"))
         return f.fail(QStringLiteral("--stream and --no-stream: choose one"));
     if (f.isSet("stream"))
@@ -423,6 +450,20 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("no-proxy"), QStringLiteral("Connect directly, whatever the environment says.")),
         flag(QStringLiteral("follow-redirects"),
              QStringLiteral("Follow 301/302/303/307/308 (up to 5 hops) instead of reporting them as errors.")),
+        flag(QStringLiteral("metrics-listen"),
+             QStringLiteral("Serve TokenBench's own figures as OpenMetrics at http://ADDR:PORT/metrics during the run "
+                            "(requests, tokens, in flight, TTFT/ITL/E2E histograms by stage), e.g. 127.0.0.1:9464."),
+             QStringLiteral("ADDR:PORT")),
+        flag(QStringLiteral("price-input"), QStringLiteral("Price of prompt tokens, USD per 1M: the run's cost goes in the summary."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-cached-input"),
+             QStringLiteral("Price of cached prompt tokens (usage's cached_tokens), USD per 1M (default: --price-input)."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-output"), QStringLiteral("Price of completion tokens, USD per 1M."), QStringLiteral("USD")),
+        flag(QStringLiteral("price-preset"),
+             QStringLiteral("Example list prices of a model on a date (README \"Cost\"): gpt-4o, gpt-4o-mini, "
+                            "o1-preview, claude-3.5-sonnet, claude-3.5-haiku; --price-* flags override them."),
+             QStringLiteral("NAME")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
         flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
@@ -568,6 +609,7 @@ int runCommand(const QStringList &args)
     runner.setWorkerThreads(workers);
     runner.setReplaceExisting(force);
     runner.setShard(shard);
+    runner.setMetricsListen(p.value(QStringLiteral("metrics-listen")));
     int exitCode = ExitOk;
     const auto start = [&]() {
         QString error;
@@ -577,6 +619,8 @@ int runCommand(const QStringList &args)
             return false;
         }
         console.attach(&runner);
+        if (!runner.metricsUrl().isEmpty() && !p.isSet(QStringLiteral("quiet")))
+            printErr(QStringLiteral("metrics for Prometheus: %1\n").arg(runner.metricsUrl()));
         return true;
     };
     QTimer startTimer;

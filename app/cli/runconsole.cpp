@@ -158,6 +158,20 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
         text += line + QLatin1Char('\n');
     }
+    if (const auto &cost = t.cost) {
+        QString line =
+            QStringLiteral("cost       %1 USD (input %2, cached input %3, output %4)")
+                .arg(ComparisonTable::formatValue(cost->total), ComparisonTable::formatValue(cost->input),
+                     ComparisonTable::formatValue(cost->cachedInput), ComparisonTable::formatValue(cost->output));
+        if (cost->perRequest)
+            line += QStringLiteral("; %1 per request").arg(ComparisonTable::formatValue(*cost->perRequest));
+        if (cost->perMOutputTokens)
+            line +=
+                QStringLiteral(", %1 per 1M output tokens").arg(ComparisonTable::formatValue(*cost->perMOutputTokens));
+        if (!cost->prices.source.isEmpty())
+            line += QStringLiteral(" [%1]").arg(cost->prices.source);
+        text += line + QLatin1Char('\n');
+    }
     if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())
         text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
                     .arg(m_config.prompt.salt);

@@ -61,6 +61,12 @@ template<typename Fn> std::function<std::optional<double>(const RunSummary &)> s
     return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
 }
 
+/// A figure of the run's cost, when the target had prices.
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> costValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.total.cost ? fn(*s.total.cost) : std::nullopt; };
+}
+
 std::vector<RowSpec> rowSpecs()
 {
     const auto stat = [](Metric m, double LatencyStats::*field) {
@@ -134,6 +140,15 @@ std::vector<RowSpec> rowSpecs()
          {},
          Sample::None, -1, false,
          serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
+        // Cheapest marked as best; the run's total depends on how long it ran, so it is not judged.
+        {"cost_per_1m_output_tokens", "Cost/1M output tokens", "USD", Better::Lower, {}, Sample::None, -1, false,
+         costValue([](const CostSummary &c) { return c.perMOutputTokens; })},
+        {"cost_per_request", "Cost/request", "USD", Better::Lower, {}, Sample::None, -1, false,
+         costValue([](const CostSummary &c) { return c.perRequest; })},
+        {"cost_per_good_request", "Cost/good request", "USD", Better::Lower, {}, Sample::None, -1, false,
+         costValue([](const CostSummary &c) { return c.perGoodRequest; })},
+        {"cost_total", "Cost of the run", "USD", Better::Neither, {}, Sample::None, -1, false,
+         costValue([](const CostSummary &c) { return std::optional<double>(c.total); })},
     };
 }
 

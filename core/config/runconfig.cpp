@@ -690,6 +690,14 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral(
             "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
             "give the URL without them");
+    const auto checkPrice = [&](const std::optional<double> &price, const char *key, const char *flag) {
+        if (price && !(*price >= 0 && *price <= kMaxPricePerM))
+            problems << QStringLiteral("target.pricing.%1 (%2): USD per 1M tokens, from 0 to %3 (got %4)")
+                            .arg(QLatin1String(key), QLatin1String(flag), number(kMaxPricePerM), number(*price));
+    };
+    checkPrice(c.target.pricing.inputPerM, "input_per_1m", "--price-input");
+    checkPrice(c.target.pricing.cachedInputPerM, "cached_input_per_1m", "--price-cached-input");
+    checkPrice(c.target.pricing.outputPerM, "output_per_1m", "--price-output");
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
@@ -824,6 +832,11 @@ nlohmann::json toJson(const TargetConfig &target)
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
         {"proxy", toStd(t.proxy)},
         {"follow_redirects", t.followRedirects},
+        {"pricing",
+         {{"input_per_1m", optionalToJson(t.pricing.inputPerM)},
+          {"cached_input_per_1m", optionalToJson(t.pricing.cachedInputPerM)},
+          {"output_per_1m", optionalToJson(t.pricing.outputPerM)},
+          {"source", toStd(t.pricing.source)}}},
     };
 }
 
@@ -923,6 +936,15 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("server_metrics_url", t.serverMetricsUrl);
     r.string("proxy", t.proxy);
     r.boolean("follow_redirects", t.followRedirects);
+    if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
+        ObjectReader p(*pricing, r.field("pricing"), error);
+        p.optionalReal("input_per_1m", t.pricing.inputPerM);
+        p.optionalReal("cached_input_per_1m", t.pricing.cachedInputPerM);
+        p.optionalReal("output_per_1m", t.pricing.outputPerM);
+        p.string("source", t.pricing.source);
+        if (!p.finish())
+            return std::nullopt;
+    }
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));

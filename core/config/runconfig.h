@@ -79,6 +79,19 @@ QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "
 std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames();               ///< the names joined with '|', for messages
 
+/// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
+/// target with no price set has no cost figures.
+struct Pricing {
+    std::optional<double> inputPerM;       ///< uncached prompt tokens
+    std::optional<double> cachedInputPerM; ///< prompt tokens the server served from its cache; unset: the input price
+    std::optional<double> outputPerM;      ///< completion tokens (reasoning included)
+    QString source; ///< where the prices come from, e.g. a preset and its date; shown beside them
+    bool isSet() const { return inputPerM || cachedInputPerM || outputPerM; }
+    bool operator==(const Pricing &) const = default;
+};
+/// Largest price per 1M tokens a configuration may give (a typo of many zeros is refused).
+inline constexpr double kMaxPricePerM = 1'000'000;
+
 /// One endpoint profile.
 struct TargetConfig {
     QString name;                    ///< display name; empty means "use the model name"
@@ -102,6 +115,7 @@ struct TargetConfig {
     QString proxy;
     /// Follow 301/302/303/307/308 up to limits::kMaxRedirects hops; off: a redirect is an error.
     bool followRedirects = false;
+    Pricing pricing;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.

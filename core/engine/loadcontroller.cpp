@@ -319,6 +319,14 @@ void LoadController::maybeFinish()
     Q_EMIT finished(m_stopping);
 }
 
+std::vector<QObject *> LoadController::transportThreadObjects() const
+{
+    std::vector<QObject *> objects;
+    for (const Worker &w : m_workers)
+        objects.push_back(w.transport);
+    return objects;
+}
+
 RunProgress LoadController::progress() const
 {
     RunProgress p;

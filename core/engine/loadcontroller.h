@@ -47,6 +47,8 @@ public:
     bool isFinished() const { return m_finished; }
     const std::shared_ptr<LiveCounters> &counters() const { return m_counters; }
     const RunClock &clock() const { return m_clock; }
+    /// The transport workers, one per thread, each living on its own (event-loop lag probes post to them).
+    std::vector<QObject *> transportThreadObjects() const;
 
 Q_SIGNALS:
     void stageStarted(int stage, bool warmup);

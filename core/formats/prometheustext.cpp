@@ -443,6 +443,15 @@ void PromWriter::family(std::string_view name, PromType type, std::string_view h
     m_out += '\n';
 }
 
+void PromWriter::unit(std::string_view name, std::string_view unit)
+{
+    m_out += "# UNIT ";
+    m_out += name;
+    m_out += ' ';
+    m_out += unit;
+    m_out += '\n';
+}
+
 void PromWriter::sample(std::string_view name, const PromLabels &labels, double value)
 {
     m_out += name;

@@ -339,6 +339,13 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    const Pricing &prices = m_info.config.target.pricing;
+    const auto priced = [&prices](SummaryBlock &b) {
+        b.cost = CostSummary::of(prices, b.tokens, b.requests.ok, b.throughput.good);
+    };
+    priced(s.total);
+    for (SummaryBlock &b : s.stages)
+        priced(b);
     const PromptConfig &prompt = m_info.config.prompt;
     const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
                                 prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
@@ -352,8 +359,10 @@ RunSummary RunAggregator::summary() const
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
-        for (const Block &b : m_instances)
+        for (const Block &b : m_instances) {
             s.instances.push_back(b.summary(b.histograms));
+            priced(s.instances.back());
+        }
     }
     return s;
 }

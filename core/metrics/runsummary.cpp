@@ -155,6 +155,41 @@ LoadSummary loadFromJson(const Node &n)
     return l;
 }
 
+json costToJson(const CostSummary &c)
+{
+    return {{"currency", "USD"},
+            {"input", c.input},
+            {"cached_input", c.cachedInput},
+            {"output", c.output},
+            {"total", c.total},
+            {"per_request", optional(c.perRequest)},
+            {"per_1m_output_tokens", optional(c.perMOutputTokens)},
+            {"per_good_request", optional(c.perGoodRequest)},
+            {"prices_per_1m",
+             {{"input", optional(c.prices.inputPerM)},
+              {"cached_input", optional(c.prices.cachedInputPerM)},
+              {"output", optional(c.prices.outputPerM)},
+              {"source", toStd(c.prices.source)}}}};
+}
+
+CostSummary costFromJson(const Node &n)
+{
+    CostSummary c;
+    c.input = n.number("input");
+    c.cachedInput = n.number("cached_input");
+    c.output = n.number("output");
+    c.total = n.number("total");
+    c.perRequest = n.optionalNumber("per_request");
+    c.perMOutputTokens = n.optionalNumber("per_1m_output_tokens");
+    c.perGoodRequest = n.optionalNumber("per_good_request");
+    const Node prices = n.object("prices_per_1m");
+    c.prices.inputPerM = prices.optionalNumber("input");
+    c.prices.cachedInputPerM = prices.optionalNumber("cached_input");
+    c.prices.outputPerM = prices.optionalNumber("output");
+    c.prices.source = prices.string("source");
+    return c;
+}
+
 json blockToJson(const SummaryBlock &b, bool wholeRun)
 {
     json byStatus = json::object();
@@ -212,6 +247,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
         histograms[kMetricNames[i].key] = b.histograms[i].toJson();
     }
     block["histograms"] = std::move(histograms);
+    if (b.cost)
+        block["cost"] = costToJson(*b.cost);
     if (!wholeRun)
         block["name"] = toStd(b.name);
     return block;
@@ -284,6 +321,9 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
     b.concurrency.meanInFlight = concurrency.number("mean_in_flight");
 
+    if (n.has("cost") && !n.value()["cost"].is_null())
+        b.cost = costFromJson(n.object("cost"));
+
     // Histograms are optional: without them a summary still has its statistics.
     const bool hasHistograms = n.has("histograms");
     const Node histograms = hasHistograms ? n.object("histograms") : n;
@@ -310,6 +350,28 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
 }
 
 } // namespace
+
+std::optional<CostSummary> CostSummary::of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
+                                           std::int64_t good)
+{
+    if (!prices.isSet())
+        return std::nullopt;
+    const auto perToken = [](const std::optional<double> &perM) { return perM.value_or(0) / 1e6; };
+    CostSummary c;
+    c.prices = prices;
+    c.input = double(std::max<std::int64_t>(0, tokens.input - tokens.cached)) * perToken(prices.inputPerM);
+    c.cachedInput =
+        double(tokens.cached) * perToken(prices.cachedInputPerM ? prices.cachedInputPerM : prices.inputPerM);
+    c.output = double(tokens.output) * perToken(prices.outputPerM);
+    c.total = c.input + c.cachedInput + c.output;
+    if (ok > 0)
+        c.perRequest = c.total / double(ok);
+    if (tokens.output > 0)
+        c.perMOutputTokens = c.total / double(tokens.output) * 1e6;
+    if (good > 0)
+        c.perGoodRequest = c.total / double(good);
+    return c;
+}
 
 std::int64_t RequestCounts::stoppedAtCap() const
 {
@@ -370,6 +432,8 @@ json RunSummary::toJson() const
     }
     if (server)
         j["server"] = server->toJson();
+    if (client)
+        j["client"] = client->toJson();
     return j;
 }
 
@@ -425,6 +489,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.server = ServerSummary::fromJson(j["server"], &why);
         if (!s.server)
             top.fail(QStringLiteral("server"), why);
+    }
+    if (top.has("client") && !j["client"].is_null()) {
+        QString why;
+        s.client = ClientHealthSummary::fromJson(j["client"], &why);
+        if (!s.client)
+            top.fail(QStringLiteral("client"), why);
     }
     if (!problem.isEmpty()) {
         if (error)

@@ -4,6 +4,7 @@
 // and read by the run directory code, shown by the GUI and the comparison table.
 
 #include "config/runconfig.h"
+#include "metrics/clienthealthsummary.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
@@ -107,6 +108,25 @@ struct ConcurrencySummary {
     double meanInFlight = 0;
 };
 
+/// What a block's requests cost at the target's prices (README "Cost"), in USD. Tokens are those
+/// of successful requests, as everywhere in a summary: cached prompt tokens at the cached price
+/// (the input price when none is set), the rest of the prompt at the input price, completion
+/// tokens (reasoning included) at the output price.
+struct CostSummary {
+    Pricing prices;
+    double input = 0;       ///< uncached prompt tokens
+    double cachedInput = 0; ///< cached prompt tokens
+    double output = 0;
+    double total = 0;
+    std::optional<double> perRequest;       ///< total / successful requests
+    std::optional<double> perMOutputTokens; ///< total per 1M output tokens
+    std::optional<double> perGoodRequest;   ///< total / good requests (meeting every SLO)
+
+    /// None when the target has no price.
+    static std::optional<CostSummary> of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
+                                         std::int64_t good);
+};
+
 /// One block of summary.json: the whole run, or one stage (then `name` is set).
 struct SummaryBlock {
     QString name;
@@ -116,6 +136,7 @@ struct SummaryBlock {
     ThroughputSummary throughput;
     TokenSummary tokens;
     ConcurrencySummary concurrency;
+    std::optional<CostSummary> cost; ///< with prices for the target
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
 
@@ -142,6 +163,8 @@ struct RunSummary {
     std::vector<SummaryBlock> instances;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
+    /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
+    std::optional<ClientHealthSummary> client;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
 

@@ -2,6 +2,8 @@
 
 #include "engine/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "observe/clienthealth.h"
+#include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 
@@ -24,9 +26,11 @@ constexpr int kLastScrapeWaitMs = 3000;  // a run's end waits this long at most 
 class RunSession : public QObject
 {
 public:
-    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos)
+    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos,
+               MetricsExporter *exporter)
         : m_runner(runner)
         , m_plan(std::move(plan))
+        , m_exporter(exporter)
     {
         for (const RunInfo &info : infos)
             m_sinks.push_back(std::make_unique<Sink>(info));
@@ -65,6 +69,9 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_health = std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(),
+                                                         sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -79,6 +86,7 @@ public:
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
         m_controller->start(workerThreads);
+        m_health->start();
     }
 
     void stop()
@@ -144,7 +152,20 @@ private:
     {
         RunSummary summary = sink.aggregator.summary();
         summary.server = sink.server.summary();
+        if (m_health) {
+            summary.client = m_health->summary();
+            if (summary.client->saturated)
+                summary.warnings << summary.client->note();
+        }
         return summary;
+    }
+
+    /// Open loop with no in-flight cap: a request sent late was held up by this machine alone.
+    bool sendLagIsTheClients() const
+    {
+        const QList<StageConfig> &stages = m_plan->stages;
+        return m_plan->config.load.maxInFlight == 0 &&
+               std::all_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; });
     }
 
     template<typename Fn>
@@ -156,6 +177,8 @@ private:
 
     void recordDone(RequestRecord &&record)
     {
+        if (m_health)
+            m_health->addRecord(record);
         Sink &sink = *m_sinks.at(std::size_t(record.target));
         sink.aggregator.add(record);
         if (!sink.writer.append(record) && m_writeError.isEmpty()) {
@@ -182,9 +205,18 @@ private:
         const RunProgress progress = m_controller->progress();
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             const Sink &sink = *m_sinks[i];
-            post([s = RunSnapshot{int(i), progress, summaryOf(sink), sink.aggregator.timeSeries(0, progress.elapsedNs),
+            RunSummary summary = summaryOf(sink);
+            exportFigures(i, summary, progress.inFlight);
+            post([s = RunSnapshot{int(i), progress, std::move(summary), sink.aggregator.timeSeries(0, progress.elapsedNs),
                                   sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
+    }
+
+    /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
+    void exportFigures(std::size_t target, const RunSummary &summary, std::int64_t inFlight)
+    {
+        if (m_exporter)
+            m_exporter->publish(int(target), {m_sinks[target]->aggregator.info().config.target.displayName(), summary, inFlight});
     }
 
     void finish(bool cancelled)
@@ -193,6 +225,7 @@ private:
         m_cancelled = cancelled;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
+        m_health->stop(); // the wait for the last scrape is no part of the run
         postRecords();
         // The server's counters at the end close the window: one last scrape, briefly awaited.
         for (auto &sink : m_sinks) {
@@ -239,6 +272,7 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
+            exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
             outcomes.push_back(std::move(outcome));
@@ -252,8 +286,10 @@ private:
 
     BenchmarkRunner *m_runner;
     std::shared_ptr<const RunPlan> m_plan;
+    MetricsExporter *m_exporter; ///< the runner's, outlives the session; null when not serving
     std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
+    std::unique_ptr<ClientHealthMonitor> m_health;
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
@@ -358,9 +394,12 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         m_infos.push_back(std::move(info));
     }
 
+    if (!startExporter(error))
+        return false;
+
     m_thread = new QThread;
     m_thread->setObjectName(QStringLiteral("tb-run"));
-    m_session = new RunSession(this, plan, m_infos);
+    m_session = new RunSession(this, plan, m_infos, m_exporter.get());
     m_session->moveToThread(m_thread);
     m_thread->start();
     bool opened = false;
@@ -380,6 +419,43 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
+}
+
+bool BenchmarkRunner::startExporter(QString *error)
+{
+    if (m_metricsListen.isEmpty()) {
+        m_exporter.reset();
+        m_exporterAddress.clear();
+        return true;
+    }
+    if (m_exporter && m_exporterAddress == m_metricsListen) {
+        m_exporter->publish(std::vector<ExportedTarget>{}); // the last run's figures are not this one's
+        return true;
+    }
+    m_exporter.reset();
+    m_exporterAddress.clear();
+    QString why;
+    const auto address = MetricsExporter::parseAddress(m_metricsListen, &why);
+    if (!address) {
+        m_configurationError = true;
+        if (error)
+            *error = QStringLiteral("--metrics-listen: ") + why;
+        return false;
+    }
+    auto exporter = std::make_unique<MetricsExporter>();
+    if (!exporter->listen(address->first, address->second, &why)) {
+        if (error)
+            *error = QStringLiteral("--metrics-listen %1: %2").arg(m_metricsListen, why);
+        return false;
+    }
+    m_exporter = std::move(exporter);
+    m_exporterAddress = m_metricsListen;
+    return true;
+}
+
+QString BenchmarkRunner::metricsUrl() const
+{
+    return m_exporter ? m_exporter->url() : QString();
 }
 
 void BenchmarkRunner::stop()

@@ -1,12 +1,15 @@
 #include "editors/targeteditor.h"
 
+#include "config/pricepresets.h"
 #include "editors/fieldvalidator.h"
 #include "widgets/formstyle.h"
 #include "editors/modellister.h"
+#include "widgets/optionalspinbox.h"
 #include "models/targetlistmodel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -59,6 +62,10 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_proxyMode(new QComboBox(this))
     , m_proxyUrl(new QLineEdit(this))
     , m_followRedirects(new QCheckBox(tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
+    , m_pricePreset(new QComboBox(this))
+    , m_priceInput(new OptionalSpinBox(tr("no price"), this))
+    , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
+    , m_priceOutput(new OptionalSpinBox(tr("no price"), this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -207,6 +214,33 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Extra body:"), m_extraBody, QStringLiteral("target.extra_body"),
         tr("A JSON object merged into every request body: server-specific sampling parameters (target.extra_body)."));
+
+    // Prices: a preset fills them in; they stay editable (the presets are dated list prices).
+    layout->addWidget(createFormGroup(tr("Cost"), this, &form));
+    m_pricePreset->setObjectName(QStringLiteral("pricePreset"));
+    m_pricePreset->addItem(tr("Fill in from a preset…"));
+    for (const PricePreset &p : pricePresets())
+        m_pricePreset->addItem(tr("%1 (list price as of %2)").arg(p.name, p.asOf), p.name);
+    validator->addRow(
+        form, tr("Prices:"), m_pricePreset, QStringLiteral("target.pricing"),
+        tr("Example list prices on the date shown; check the provider's and edit them (--price-preset)."));
+    const std::tuple<OptionalSpinBox *, QString, QString, QString> prices[] = {
+        {m_priceInput, QStringLiteral("priceInput"), tr("Input / 1M:"), QStringLiteral("input_per_1m")},
+        {m_priceCached, QStringLiteral("priceCachedInput"), tr("Cached input / 1M:"),
+         QStringLiteral("cached_input_per_1m")},
+        {m_priceOutput, QStringLiteral("priceOutput"), tr("Output / 1M:"), QStringLiteral("output_per_1m")},
+    };
+    for (const auto &[spin, name, label, key] : prices) {
+        spin->setObjectName(name);
+        spin->spinBox()->setRange(0, kMaxPricePerM);
+        spin->spinBox()->setDecimals(4);
+        spin->spinBox()->setPrefix(QStringLiteral("$"));
+        validator->addRow(
+            form, label, spin, QStringLiteral("target.pricing.") + key,
+            key == QLatin1String("cached_input_per_1m")
+                ? tr("USD per 1M prompt tokens the server reports as cached; not set: the input price.")
+                : tr("USD per 1M tokens; the run's cost goes in the summary, the comparison and the report."));
+    }
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
@@ -240,6 +274,22 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     });
     connect(m_proxyUrl, &QLineEdit::textEdited, this, changed);
     connect(m_followRedirects, &QCheckBox::toggled, this, changed);
+    connect(m_pricePreset, &QComboBox::activated, this, [this](int index) {
+        if (index <= 0)
+            return;
+        if (const auto preset = findPricePreset(m_pricePreset->itemData(index).toString()))
+            setPricing(preset->pricing);
+        m_pricePreset->setCurrentIndex(0);
+        Q_EMIT edited();
+    });
+    for (OptionalSpinBox *spin : {m_priceInput, m_priceCached, m_priceOutput}) {
+        connect(spin, &OptionalSpinBox::valueChanged, this, [this] {
+            // Edited by hand: no longer the preset's prices as they were.
+            if (!m_priceSource.isEmpty() && !m_priceSource.endsWith(QLatin1String(", edited")))
+                m_priceSource += QStringLiteral(", edited");
+            Q_EMIT edited();
+        });
+    }
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -298,6 +348,7 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
     m_proxyUrl->setEnabled(proxyUrl);
     m_followRedirects->setChecked(target.followRedirects);
+    setPricing(target.pricing);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -334,7 +385,26 @@ TargetConfig TargetEditor::target() const
     const QString proxyMode = m_proxyMode->currentData().toString();
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
     t.followRedirects = m_followRedirects->isChecked();
+    t.pricing = pricing();
     return t;
+}
+
+void TargetEditor::setPricing(const Pricing &pricing)
+{
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_priceInput), QSignalBlocker(m_priceCached),
+                                     QSignalBlocker(m_priceOutput)};
+    m_priceInput->setValue(pricing.inputPerM);
+    m_priceCached->setValue(pricing.cachedInputPerM);
+    m_priceOutput->setValue(pricing.outputPerM);
+    m_priceSource = pricing.source;
+}
+
+Pricing TargetEditor::pricing() const
+{
+    Pricing p{m_priceInput->value(), m_priceCached->value(), m_priceOutput->value(), {}};
+    if (p.isSet())
+        p.source = m_priceSource;
+    return p;
 }
 
 void TargetEditor::setSimulatorPresets(const QList<std::pair<QString, QString>> &presets)
