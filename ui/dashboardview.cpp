@@ -7,6 +7,7 @@
 #include "rundocument.h"
 #include "timechart.h"
 #include "tokenchart.h"
+#include "turnchart.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -85,6 +86,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_tokens(new TokenChart)
     , m_server(new TimeChart(tr("Server"), tr("requests")))
     , m_serverNote(new QLabel(this))
+    , m_turns(new TurnChart)
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -225,6 +227,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
     auto *serverView = new ChartView(m_server);
     addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
+    addChart(QStringLiteral("turns"), new ChartView(m_turns));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -419,6 +422,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case ServerPart:
         refreshServer();
+        break;
+    case TurnsPart:
+        refreshTurns();
         break;
     case PartCount:
         return;
@@ -739,6 +745,19 @@ void DashboardView::refreshTokens()
     m_tokens->setSummary(m_document->summary());
     finishChart(QStringLiteral("token-efficiency"), !m_tokens->hasData(),
                 tr("Waiting for the first successful request…"), tr("No successful requests."));
+}
+
+void DashboardView::refreshTurns()
+{
+    // Only a run of conversations has turns to show.
+    const bool conversations = m_document->info().config.load.turns > 1 || !m_document->summary().turns.empty();
+    for (qsizetype i = 0; i < m_charts.size(); ++i) {
+        if (m_charts[i].key == QLatin1String("turns"))
+            m_chartCards[i]->setVisible(conversations);
+    }
+    m_turns->setSummary(m_document->summary());
+    finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
+                tr("No successful turns."));
 }
 
 void DashboardView::refreshDistribution()

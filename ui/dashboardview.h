@@ -21,6 +21,7 @@ class ChartView;
 class KpiTile;
 class RunDocument;
 class TokenChart;
+class TurnChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
@@ -76,6 +77,7 @@ private:
         TokensPart,
         ErrorsPart,
         ServerPart,
+        TurnsPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -100,6 +102,7 @@ private:
     void refreshErrors();
     void refreshTokens();
     void refreshServer();
+    void refreshTurns();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -125,6 +128,7 @@ private:
     TokenChart *m_tokens;
     TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
     QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
+    TurnChart *m_turns;   ///< conversations only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;

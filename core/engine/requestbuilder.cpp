@@ -48,6 +48,9 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     case ApiKind::AnthropicMessages:
         b.m_path = joinPath(url, "/messages");
         break;
+    case ApiKind::OpenAIResponses:
+        b.m_path = joinPath(url, "/responses");
+        break;
     }
     b.m_modelsPath = joinPath(url, "/models");
 
@@ -68,6 +71,8 @@ const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensFi
 {
     if (target.api == ApiKind::AnthropicMessages)
         return "max_tokens"; // its only name
+    if (target.api == ApiKind::OpenAIResponses)
+        return "max_output_tokens"; // its only name
     switch (field) {
     case MaxTokensField::MaxTokens:
         return "max_tokens";
@@ -177,6 +182,16 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
         body["messages"] = std::move(messages);
         break;
     }
+    case ApiKind::OpenAIResponses:
+        // The system prompt is the instructions; a conversation's history goes as input messages
+        // (every turn whole, so no previous_response_id and no state kept on the server).
+        if (!prompt.system.empty())
+            body["instructions"] = prompt.system;
+        if (prompt.messages.is_array())
+            body["input"] = prompt.messages;
+        else
+            body["input"] = prompt.user;
+        break;
     }
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
@@ -185,7 +200,9 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 
 QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 {
-    const std::string json = body(prompt).dump();
+    // A conversation's history holds the server's replies: text that is not UTF-8 is replaced,
+    // not a reason to throw.
+    const std::string json = body(prompt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     QByteArray r;
     r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 128));
     r += "POST " + m_path + " HTTP/1.1\r\n";

@@ -293,6 +293,16 @@ void RunAggregator::add(const RequestRecord &r)
         stage->add(r, t, good, openLoop, true);
     if (instance)
         instance->add(r, t, good, openLoop, true);
+    if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
+        if (std::size_t(r.turn) > m_turns.size())
+            m_turns.resize(std::size_t(r.turn));
+        Turn &turn = m_turns[std::size_t(r.turn) - 1];
+        ++turn.requests;
+        if (const auto ttft = r.ttftMs())
+            turn.ttftMs.record(*ttft);
+        turn.promptTokens.record(double(r.promptTokens));
+        turn.cachedTokens.record(double(r.cachedTokens));
+    }
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -337,7 +347,7 @@ RunSummary RunAggregator::summary() const
     }
     s.total = m_blocks[0].summary(whole);
     const PromptConfig &prompt = m_info.config.prompt;
-    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
+    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 || m_info.config.load.turns > 1 ||
                                 prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
                                 !prompt.systemTemplate.isEmpty();
     if (!sharesPrefixes && s.total.tokens.cached > 0) {
@@ -345,6 +355,11 @@ RunSummary RunAggregator::summary() const
                                      "of this run is unique to it (no shared prefix or system prompt): the server's "
                                      "prefix cache was warmed by another client or by a run with the same prompt salt")
                           .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+    }
+    for (std::size_t i = 0; i < m_turns.size(); ++i) {
+        const Turn &t = m_turns[i];
+        s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
+                           LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
     }
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;

@@ -49,6 +49,8 @@ enum Column {
     DoneAtMs,
     Instance,
     HiddenReasoningTokens,
+    Turn,
+    Conversation,
     Shard, // merged runs only
     ColumnCount
 };
@@ -85,6 +87,8 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "done_at_ms",
     "instance",
     "hidden_reasoning_tokens",
+    "turn",
+    "conversation",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -430,6 +434,8 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
+    put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
+    put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -496,6 +502,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
     }
+    r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
+    r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
     r.shard = int(f.integer(Shard, -1));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
