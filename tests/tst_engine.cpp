@@ -1135,14 +1135,14 @@ private Q_SLOTS:
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
         QCOMPARE(r.count(RequestStatus::Ok), 8);
-        std::map<QString, RequestTrace> traces;
-        for (const RequestTrace &t : host.requests())
+        std::map<QString, tb::sim::RequestTrace> traces;
+        for (const tb::sim::RequestTrace &t : host.requests())
             traces[t.id] = t;
         for (const auto &[id, turns] : byConversation(r.records)) {
             QCOMPARE(turns.size(), std::size_t(4));
             const RequestRecord *previous = nullptr;
             for (const auto &[turn, record] : turns) {
-                const RequestTrace &trace = traces.at(record.responseId);
+                const tb::sim::RequestTrace &trace = traces.at(record.responseId);
                 QCOMPARE(record.promptTokens, trace.promptTokens);
                 if (previous) {
                     // What the model said (reasoning is not sent back) plus a new 40-token question;
