@@ -245,10 +245,12 @@ public:
                         return;
                     const QByteArray head = buffer.left(end).toLower();
                     const qsizetype at = head.indexOf("content-length:");
-                    const qsizetype length = at < 0 ? 0 : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+                    const qsizetype length =
+                        at < 0 ? 0 : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toLongLong();
                     if (buffer.size() < end + 4 + length)
                         return;
-                    const nlohmann::json body = nlohmann::json::parse(buffer.mid(end + 4, length).toStdString(), nullptr, false);
+                    const nlohmann::json body =
+                        nlohmann::json::parse(buffer.mid(end + 4, length).toStdString(), nullptr, false);
                     m_buffers.remove(socket);
                     bodies.push_back(body);
                     const std::string n = std::to_string(bodies.size());
@@ -278,7 +280,8 @@ private:
                        json{{"type", "response.output_text.delta"}, {"delta", piece}}.dump() + "\n\n";
             out += "event: response.completed\ndata: " +
                    json{{"type", "response.completed"},
-                        {"response", {{"id", id}, {"status", "completed"}, {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}}}
+                        {"response",
+                         {{"id", id}, {"status", "completed"}, {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}}}
                        .dump() +
                    "\n\n";
         } else if (responsesApi) {
@@ -286,11 +289,14 @@ private:
                        {"object", "response"},
                        {"status", "completed"},
                        {"error", nullptr},
-                       {"output", json::array({{{"type", "message"}, {"content", json::array({{{"type", "output_text"}, {"text", reply}}})}}})},
+                       {"output",
+                        json::array({{{"type", "message"},
+                                      {"content", json::array({{{"type", "output_text"}, {"text", reply}}})}}})},
                        {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}
                       .dump();
         } else if (stream) {
-            out += "data: " + json{{"id", id}, {"choices", json::array({{{"delta", {{"content", first}}}}})}}.dump() + "\n\n";
+            out += "data: " + json{{"id", id}, {"choices", json::array({{{"delta", {{"content", first}}}}})}}.dump() +
+                   "\n\n";
             out += "data: " +
                    json{{"id", id},
                         {"choices", json::array({{{"delta", {{"content", rest}}}, {"finish_reason", "stop"}}})},
@@ -299,7 +305,8 @@ private:
                    "\n\ndata: [DONE]\n\n";
         } else {
             out = json{{"id", id},
-                       {"choices", json::array({{{"message", {{"role", "assistant"}, {"content", reply}}}, {"finish_reason", "stop"}}})},
+                       {"choices", json::array({{{"message", {{"role", "assistant"}, {"content", reply}}},
+                                                 {"finish_reason", "stop"}}})},
                        {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}}}}
                       .dump();
         }
@@ -1088,7 +1095,7 @@ private Q_SLOTS:
 
         const auto conversations = byConversation(r.records);
         QCOMPARE(conversations.size(), std::size_t(2)); // two users, three turns each
-        std::map<QString, std::size_t> served; // response id -> index of the body it answered
+        std::map<QString, std::size_t> served;          // response id -> index of the body it answered
         for (std::size_t i = 0; i < server.bodies.size(); ++i)
             served[QStringLiteral("r-%1").arg(i + 1)] = i;
         for (const auto &[id, turns] : conversations) {
@@ -1151,9 +1158,15 @@ private Q_SLOTS:
                     const std::int64_t added = record.promptTokens - previous->promptTokens - said;
                     QVERIFY2(added >= 38 && added <= 44,
                              qPrintable(QStringLiteral("turn %1: %2 -> %3 tokens, the reply had %4")
-                                            .arg(turn).arg(previous->promptTokens).arg(record.promptTokens).arg(said)));
+                                            .arg(turn)
+                                            .arg(previous->promptTokens)
+                                            .arg(record.promptTokens)
+                                            .arg(said)));
                     QVERIFY2(record.cachedTokens >= previous->promptTokens / 2,
-                             qPrintable(QStringLiteral("turn %1: %2 of %3 cached").arg(turn).arg(record.cachedTokens).arg(record.promptTokens)));
+                             qPrintable(QStringLiteral("turn %1: %2 of %3 cached")
+                                            .arg(turn)
+                                            .arg(record.cachedTokens)
+                                            .arg(record.promptTokens)));
                 }
                 previous = &record;
             }

@@ -134,14 +134,18 @@ private Q_SLOTS:
         QTest::newRow("rate and concurrency") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("2")}
                                               << QStringLiteral("--concurrency and --rate: choose one");
         QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("--rate");
-        QTest::newRow("unknown api") << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
-                                     << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages|openai-responses");
-        QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:soon")}
+        QTest::newRow("unknown api")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
+            << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages|openai-responses");
+        QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"),
+                                                              QStringLiteral("--think-time"),
+                                                              QStringLiteral("exp:soon")}
                                         << QStringLiteral("--think-time: 'exp:soon' is not a duration");
         QTest::newRow("zero turns") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("0")}
                                     << QStringLiteral("--turns: '0' is not a whole number from 1 to 1000");
-        QTest::newRow("think time without turns") << base + QStringList{QStringLiteral("--think-time"), QStringLiteral("2s")}
-                                                  << QStringLiteral("it needs --turns 2 or more");
+        QTest::newRow("think time without turns")
+            << base + QStringList{QStringLiteral("--think-time"), QStringLiteral("2s")}
+            << QStringLiteral("it needs --turns 2 or more");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
         QTest::newRow("server metrics twice")
@@ -285,13 +289,16 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"), QStringLiteral("--turns"),
-                                                           QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:20ms"),
-                                                           QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
-                                                           QStringLiteral("6"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
-                                                           QStringLiteral("--out"), out});
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"), QStringLiteral("--turns"),
+                            QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:20ms"),
+                            QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
+                            QStringLiteral("6"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
+                            QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("per turn (conversations of 3 turns, think time exp:20ms)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("per turn (conversations of 3 turns, think time exp:20ms)")),
+                 qPrintable(r.out));
         QString error;
         const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));

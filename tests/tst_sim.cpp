@@ -566,12 +566,15 @@ private Q_SLOTS:
         config.hideReasoning = hideReasoning;
         SimulatorHost host(config);
         QVERIFY(host.start());
-        const json body = {{"model", "fast"},
-                           {"instructions", "Be terse."},
-                           {"input", json::array({{{"role", "user"}, {"content", kPrompt.toStdString()}},
-                                                  {{"role", "assistant"}, {"content", json::array({{{"type", "output_text"}, {"text", "Earlier."}}})}},
-                                                  {{"role", "user"}, {"content", json::array({{{"type", "input_text"}, {"text", "And now?"}}})}}})},
-                           {"stream", stream}};
+        const json body = {
+            {"model", "fast"},
+            {"instructions", "Be terse."},
+            {"input",
+             json::array(
+                 {{{"role", "user"}, {"content", kPrompt.toStdString()}},
+                  {{"role", "assistant"}, {"content", json::array({{{"type", "output_text"}, {"text", "Earlier."}}})}},
+                  {{"role", "user"}, {"content", json::array({{{"type", "input_text"}, {"text", "And now?"}}})}}})},
+            {"stream", stream}};
         auto client = call(host, Endpoint::Responses, body);
         QCOMPARE(client->status, 200);
         QString content, reasoning;
@@ -608,7 +611,8 @@ private Q_SLOTS:
         QCOMPARE(str(response["status"]), QStringLiteral("completed"));
         QVERIFY(str(response["id"]).startsWith(QLatin1String("resp_")));
         const json &usage = response["usage"];
-        const int promptTokens = ApproxTokenizer::count(QStringLiteral("Be terse.\n") + kPrompt + QStringLiteral("\nEarlier.\nAnd now?"));
+        const int promptTokens =
+            ApproxTokenizer::count(QStringLiteral("Be terse.\n") + kPrompt + QStringLiteral("\nEarlier.\nAnd now?"));
         QCOMPARE(usage["input_tokens"].get<int>(), promptTokens);
         QCOMPARE(usage["input_tokens_details"]["cached_tokens"].get<int>(), 0);
         QCOMPARE(usage["output_tokens"].get<int>(), 20);
@@ -627,9 +631,13 @@ private Q_SLOTS:
         QTest::addColumn<QString>("param");
         QTest::newRow("no input") << QByteArray(R"({"model": "fast"})") << QStringLiteral("input");
         QTest::newRow("empty input") << QByteArray(R"({"model": "fast", "input": []})") << QStringLiteral("input");
-        QTest::newRow("bad role") << QByteArray(R"({"model": "fast", "input": [{"role": "robot", "content": "x"}]})") << QStringLiteral("input[0].role");
-        QTest::newRow("bad max_output_tokens") << QByteArray(R"({"model": "fast", "input": "x", "max_output_tokens": 0})") << QStringLiteral("max_output_tokens");
-        QTest::newRow("instructions not text") << QByteArray(R"({"model": "fast", "input": "x", "instructions": 5})") << QStringLiteral("instructions");
+        QTest::newRow("bad role") << QByteArray(R"({"model": "fast", "input": [{"role": "robot", "content": "x"}]})")
+                                  << QStringLiteral("input[0].role");
+        QTest::newRow("bad max_output_tokens")
+            << QByteArray(R"({"model": "fast", "input": "x", "max_output_tokens": 0})")
+            << QStringLiteral("max_output_tokens");
+        QTest::newRow("instructions not text")
+            << QByteArray(R"({"model": "fast", "input": "x", "instructions": 5})") << QStringLiteral("instructions");
     }
 
     void responsesApiBadInput()

@@ -783,13 +783,16 @@ QStringList validate(const RunConfig &c)
     if (l.connectTimeoutMs <= 0)
         problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
     if (l.turns < 0 || l.turns > limits::kMaxTurns)
-        problems << QStringLiteral("load.turns (--turns): must be from 0 to %1 (got %2)").arg(limits::kMaxTurns).arg(l.turns);
+        problems << QStringLiteral("load.turns (--turns): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxTurns)
+                        .arg(l.turns);
     if (l.thinkTimeMs < 0 || l.thinkTimeMs > limits::kMaxDurationMs)
         problems << QStringLiteral("load.think_time (--think-time): must be from 0 to %1")
                         .arg(formatDuration(limits::kMaxDurationMs));
     else if (l.thinkTimeMs > 0 && l.turns < 2)
-        problems << QStringLiteral("load.think_time (--think-time): is the pause between a conversation's turns; it needs "
-                                   "--turns 2 or more");
+        problems << QStringLiteral(
+            "load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+            "--turns 2 or more");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0 && std::isfinite(*v)))
@@ -852,7 +855,8 @@ nlohmann::json toJson(const RunConfig &c)
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream},
-          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"tokenizer",
+           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
@@ -877,9 +881,9 @@ nlohmann::json toJson(const RunConfig &c)
           {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
           {"seed", c.load.seed},
           {"turns", c.load.turns},
-          {"think_time",
-           c.load.thinkTimeMs > 0 ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
-                                  : nlohmann::json()}}},
+          {"think_time", c.load.thinkTimeMs > 0
+                             ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
+                             : nlohmann::json()}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
           {"tpot_ms", optionalToJson(c.slo.tpotMs)},
@@ -1033,10 +1037,11 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                 c.load.thinkTimeMs = parsed->ms;
                 c.load.thinkTimeExponential = parsed->exponential;
             } else {
-                r.fail(r.field("think_time"),
-                       QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
-                                      "that mean, at most %1 (got %2)")
-                           .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
+                r.fail(
+                    r.field("think_time"),
+                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                        .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
             }
         }
         if (!r.finish())

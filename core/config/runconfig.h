@@ -61,7 +61,7 @@ inline constexpr qint64 kMaxDurationMs = qint64(365) * 24 * 3600 * 1000; ///< an
 inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (extra_body)
 inline constexpr int kMaxHeaders = 100;
 inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
-inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+inline constexpr int kMaxTurns = 1000;            ///< turns of one conversation
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing

@@ -23,7 +23,8 @@ std::uint64_t splitmix(std::uint64_t &state)
 
 } // namespace
 
-LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent)
+LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord,
+                               QObject *parent)
     : QObject(parent)
     , m_plan(std::move(plan))
     , m_clock(clock)

@@ -9,10 +9,10 @@
 #include <QTimer>
 
 #include <deque>
-#include <map>
-#include <unordered_map>
 #include <functional>
+#include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 class QThread;

@@ -67,8 +67,8 @@ struct Usage {
 /// What one JSON document of either API says, as views into it.
 struct StreamDecoder::Fields {
     std::string_view id;
-    std::string_view status;  ///< Responses API: the response's status
-    std::string_view delta;   ///< Responses API: a text delta, classed by the event type
+    std::string_view status;           ///< Responses API: the response's status
+    std::string_view delta;            ///< Responses API: a text delta, classed by the event type
     std::string_view incompleteReason; ///< Responses API: incomplete_details.reason
     std::string_view finish;  ///< finish_reason / stop_reason
     std::string_view type;    ///< Anthropic's event type
@@ -189,7 +189,8 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
     };
     // A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
     const auto delta = [&] {
-        return c.null() || c.object([&](std::string_view key) {
+        return c.null() ||
+               c.object([&](std::string_view key) {
                    if (key == "content" || key == "text")
                        return generated(f.contentBytes, true);
                    if (key == "partial_json")
@@ -228,33 +229,33 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
     // Each part's text is classed by its type, which may come after the text.
     const auto outputParts = [&](bool reasoning) {
         return c.null() || c.array([&] {
-                   std::string_view raw, type;
-                   if (!textPart(raw, type))
-                       return false;
-                   const bool isReasoning = reasoning || type == "reasoning_text";
-                   keep(raw, isReasoning ? f.reasoningBytes : f.contentBytes, !isReasoning && type != "refusal");
-                   return true;
-               });
+            std::string_view raw, type;
+            if (!textPart(raw, type))
+                return false;
+            const bool isReasoning = reasoning || type == "reasoning_text";
+            keep(raw, isReasoning ? f.reasoningBytes : f.contentBytes, !isReasoning && type != "refusal");
+            return true;
+        });
     };
     const auto outputItems = [&] {
         return c.null() || c.array([&] {
-                   return c.object([&](std::string_view k) {
-                       if (k == "content")
-                           return outputParts(false);
-                       if (k == "summary")
-                           return outputParts(true);
-                       if (k == "arguments")
-                           return generated(f.contentBytes);
-                       return c.skip();
-                   });
-               });
+            return c.object([&](std::string_view k) {
+                if (k == "content")
+                    return outputParts(false);
+                if (k == "summary")
+                    return outputParts(true);
+                if (k == "arguments")
+                    return generated(f.contentBytes);
+                return c.skip();
+            });
+        });
     };
     const auto incomplete = [&] {
         return c.null() || c.object([&](std::string_view k) {
-                   if (k == "reason")
-                       return optionalString(f.incompleteReason);
-                   return c.skip();
-               });
+            if (k == "reason")
+                return optionalString(f.incompleteReason);
+            return c.skip();
+        });
     };
     const auto error = [&] {
         if (c.null())
@@ -353,9 +354,11 @@ void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::
     Fields f;
     f.type = event; // unless the JSON names its type itself
     const bool parsed = read(data, f);
-    if (m_api != ApiKind::OpenAIResponses && (event.starts_with("response.") || std::string_view(f.type).starts_with("response.") ||
-                                              (!parsed && data.find("\"type\":\"response.") != std::string_view::npos))) {
-        fail(QStringLiteral("the server sent an OpenAI Responses API event (%1) to the %2 API: use --api openai-responses")
+    if (m_api != ApiKind::OpenAIResponses &&
+        (event.starts_with("response.") || std::string_view(f.type).starts_with("response.") ||
+         (!parsed && data.find("\"type\":\"response.") != std::string_view::npos))) {
+        fail(QStringLiteral(
+                 "the server sent an OpenAI Responses API event (%1) to the %2 API: use --api openai-responses")
                  .arg(text((event.starts_with("response.") ? event : f.type).substr(0, 60)), apiKindName(m_api)));
         return;
     }
@@ -394,7 +397,8 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
             // The error event is the error itself (its type is "error"); response.failed has it in
             // its response.
             if (f.type == "error") {
-                errorEvent = {{"code", parsed.value("code", nlohmann::json())}, {"message", parsed.value("message", nlohmann::json())}};
+                errorEvent = {{"code", parsed.value("code", nlohmann::json())},
+                              {"message", parsed.value("message", nlohmann::json())}};
                 error = &errorEvent;
             } else if (const nlohmann::json *response = member(parsed, "response")) {
                 error = member(*response, "error");

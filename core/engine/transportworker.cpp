@@ -133,7 +133,8 @@ public:
                 m_record.status = m_decoder.failure();
             else if (!m_decoder.complete()) {
                 m_record.status = RequestStatus::StreamTruncated;
-                m_record.errorMessage = m_api == ApiKind::AnthropicMessages ? QStringLiteral("stream ended without message_stop")
+                m_record.errorMessage = m_api == ApiKind::AnthropicMessages
+                                            ? QStringLiteral("stream ended without message_stop")
                                         : m_api == ApiKind::OpenAIResponses
                                             ? QStringLiteral("stream ended without response.completed")
                                             : QStringLiteral("stream ended without [DONE] or a finish reason");

@@ -347,9 +347,9 @@ RunSummary RunAggregator::summary() const
     }
     s.total = m_blocks[0].summary(whole);
     const PromptConfig &prompt = m_info.config.prompt;
-    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 || m_info.config.load.turns > 1 ||
-                                prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
-                                !prompt.systemTemplate.isEmpty();
+    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
+                                m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||
+                                prompt.systemTokens > 0 || !prompt.systemTemplate.isEmpty();
     if (!sharesPrefixes && s.total.tokens.cached > 0) {
         s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
                                      "of this run is unique to it (no shared prefix or system prompt): the server's "

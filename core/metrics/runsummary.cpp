@@ -428,11 +428,13 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                 TurnSummary turn;
                 QString why;
                 const auto stats = [&](const char *key, LatencyStats &out) {
-                    const auto parsed = t.is_object() && t.contains(key) ? LatencyStats::fromJson(t[key], &why) : std::nullopt;
+                    const auto parsed =
+                        t.is_object() && t.contains(key) ? LatencyStats::fromJson(t[key], &why) : std::nullopt;
                     if (parsed)
                         out = *parsed;
                     else
-                        top.fail(where + QLatin1Char('.') + QLatin1String(key), why.isEmpty() ? QStringLiteral("missing") : why);
+                        top.fail(where + QLatin1Char('.') + QLatin1String(key),
+                                 why.isEmpty() ? QStringLiteral("missing") : why);
                 };
                 if (!t.is_object() || !t.value("turn", json()).is_number_integer() ||
                     !t.value("requests", json()).is_number_integer()) {

@@ -123,10 +123,10 @@ struct SummaryBlock {
 /// Conversations (--turns): one turn index over the whole run, from its successful requests
 /// (warm-up excluded) — the multi-turn token growth, measured.
 struct TurnSummary {
-    int turn = 0;               ///< 1-based
-    std::int64_t requests = 0;  ///< successful requests of this turn
+    int turn = 0;              ///< 1-based
+    std::int64_t requests = 0; ///< successful requests of this turn
     LatencyStats ttftMs;
-    LatencyStats promptTokens;  ///< as counted (usage first, SPEC §3)
+    LatencyStats promptTokens; ///< as counted (usage first, SPEC §3)
     LatencyStats cachedTokens;
 };
 

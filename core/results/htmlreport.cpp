@@ -237,7 +237,8 @@ void HtmlReport::buildCharts()
                       QStringLiteral("turn"), QStringLiteral("TTFT p50 (ms)"));
         for (std::size_t i = 0; i < m_runs.size(); ++i) {
             SvgChart::Series prompt{labels[qsizetype(i)], runColor(int(i)), false, true, true, {}};
-            SvgChart::Series cached{labels[qsizetype(i)] + QStringLiteral(" cached"), runColor(int(i)), true, true, false, {}};
+            SvgChart::Series cached{
+                labels[qsizetype(i)] + QStringLiteral(" cached"), runColor(int(i)), true, true, false, {}};
             SvgChart::Series first{labels[qsizetype(i)], runColor(int(i)), false, true, true, {}};
             for (const TurnSummary &t : m_runs[i].summary.turns) {
                 prompt.points.append({double(t.turn), t.promptTokens.mean});
@@ -250,7 +251,8 @@ void HtmlReport::buildCharts()
         }
         tokens.addSeries({QStringLiteral("prompt"), QStringLiteral("#6b7280"), false, false, true, {}});
         tokens.addSeries({QStringLiteral("cached"), QStringLiteral("#6b7280"), true, false, true, {}});
-        tokens.setFootnote(QStringLiteral("successful requests of each turn; solid prompt tokens, dashed cached tokens"));
+        tokens.setFootnote(
+            QStringLiteral("successful requests of each turn; solid prompt tokens, dashed cached tokens"));
         m_charts << tokens << ttft;
         m_captions << QStringLiteral("Prompt tokens of each turn of the conversations: every turn carries the whole "
                                      "history with the model's own replies, so the prompt grows by a reply and a "

@@ -82,8 +82,10 @@ std::optional<ApiError> readResponsesRequest(const json &body, GenerationRequest
             if (!item.is_object() || (type && (!type->is_string() || *type != "message")))
                 return invalid(where, "'" + where + "' must be a message ({\"role\", \"content\"})");
             const json *role = member(item, "role");
-            if (!role || !role->is_string() || std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end())
-                return invalid(where + ".role", "'" + where + ".role' must be one of: system, developer, user, assistant");
+            if (!role || !role->is_string() ||
+                std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end())
+                return invalid(where + ".role",
+                               "'" + where + ".role' must be one of: system, developer, user, assistant");
             const json *content = member(item, "content");
             if (!content)
                 return invalid(where + ".content", "'" + where + ".content' is a required property");
@@ -113,11 +115,13 @@ json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::
             summary.push_back({{"type", "summary_text"}, {"text", std::string(reasoning)}});
         output.push_back({{"id", "rs_" + suffix}, {"type", "reasoning"}, {"summary", summary}});
     }
-    output.push_back({{"id", "msg_" + suffix},
-                      {"type", "message"},
-                      {"status", stoppedByLength ? "incomplete" : "completed"},
-                      {"role", "assistant"},
-                      {"content", json::array({{{"type", "output_text"}, {"text", std::string(content)}, {"annotations", json::array()}}})}});
+    output.push_back(
+        {{"id", "msg_" + suffix},
+         {"type", "message"},
+         {"status", stoppedByLength ? "incomplete" : "completed"},
+         {"role", "assistant"},
+         {"content",
+          json::array({{{"type", "output_text"}, {"text", std::string(content)}, {"annotations", json::array()}}})}});
     return {{"id", meta.id},
             {"object", "response"},
             {"created_at", meta.created},
@@ -138,8 +142,7 @@ json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::
 
 ResponsesStream::ResponsesStream(const ResponseMeta &meta)
     : m_meta(meta)
-{
-}
+{}
 
 void ResponsesStream::event(std::string &out, const char *type, json data)
 {
@@ -177,15 +180,26 @@ void ResponsesStream::delta(std::string &out, bool reasoning, std::string_view t
         const std::string id = itemId(wanted);
         if (reasoning) {
             event(out, "response.output_item.added",
-                  {{"output_index", m_outputIndex}, {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array()}}}});
+                  {{"output_index", m_outputIndex},
+                   {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array()}}}});
             event(out, "response.reasoning_summary_part.added",
-                  {{"item_id", id}, {"output_index", m_outputIndex}, {"summary_index", 0}, {"part", {{"type", "summary_text"}, {"text", ""}}}});
+                  {{"item_id", id},
+                   {"output_index", m_outputIndex},
+                   {"summary_index", 0},
+                   {"part", {{"type", "summary_text"}, {"text", ""}}}});
         } else {
             event(out, "response.output_item.added",
                   {{"output_index", m_outputIndex},
-                   {"item", {{"id", id}, {"type", "message"}, {"status", "in_progress"}, {"role", "assistant"}, {"content", json::array()}}}});
+                   {"item",
+                    {{"id", id},
+                     {"type", "message"},
+                     {"status", "in_progress"},
+                     {"role", "assistant"},
+                     {"content", json::array()}}}});
             event(out, "response.content_part.added",
-                  {{"item_id", id}, {"output_index", m_outputIndex}, {"content_index", 0},
+                  {{"item_id", id},
+                   {"output_index", m_outputIndex},
+                   {"content_index", 0},
                    {"part", {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}}}});
         }
         const char *type = reasoning ? "response.reasoning_summary_text.delta" : "response.output_text.delta";
@@ -215,17 +229,28 @@ void ResponsesStream::closeItem(std::string &out)
         event(out, "response.reasoning_summary_part.done",
               {{"item_id", id}, {"output_index", m_outputIndex}, {"summary_index", 0}, {"part", part}});
         event(out, "response.output_item.done",
-              {{"output_index", m_outputIndex}, {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array({part})}}}});
+              {{"output_index", m_outputIndex},
+               {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array({part})}}}});
         break;
     }
     case Item::Message: {
         const json part = {{"type", "output_text"}, {"text", m_content}, {"annotations", json::array()}};
         event(out, "response.output_text.done",
-              {{"item_id", id}, {"output_index", m_outputIndex}, {"content_index", 0}, {"text", m_content}, {"logprobs", json::array()}});
-        event(out, "response.content_part.done", {{"item_id", id}, {"output_index", m_outputIndex}, {"content_index", 0}, {"part", part}});
+              {{"item_id", id},
+               {"output_index", m_outputIndex},
+               {"content_index", 0},
+               {"text", m_content},
+               {"logprobs", json::array()}});
+        event(out, "response.content_part.done",
+              {{"item_id", id}, {"output_index", m_outputIndex}, {"content_index", 0}, {"part", part}});
         event(out, "response.output_item.done",
               {{"output_index", m_outputIndex},
-               {"item", {{"id", id}, {"type", "message"}, {"status", "completed"}, {"role", "assistant"}, {"content", json::array({part})}}}});
+               {"item",
+                {{"id", id},
+                 {"type", "message"},
+                 {"status", "completed"},
+                 {"role", "assistant"},
+                 {"content", json::array({part})}}}});
         break;
     }
     }

@@ -1,8 +1,8 @@
 #pragma once
 
 // The simulator's API surface: parsing and validating the bodies of OpenAI chat/completions,
-// OpenAI Responses (its own part in responsesapi.h) and Anthropic messages requests, and writing responses in each API's exact format (SSE events and
-// JSON bodies) so that the official client libraries work unchanged.
+// OpenAI Responses (its own part in responsesapi.h) and Anthropic messages requests, and writing responses in each
+// API's exact format (SSE events and JSON bodies) so that the official client libraries work unchanged.
 
 #include "sim/simconfig.h"
 

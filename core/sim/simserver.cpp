@@ -633,10 +633,9 @@ public:
             const char *path;
             Endpoint endpoint;
         };
-        for (const Generation &g : {Generation{"/v1/chat/completions", Endpoint::Chat},
-                                    Generation{"/v1/completions", Endpoint::Completions},
-                                    Generation{"/v1/messages", Endpoint::Messages},
-                                    Generation{"/v1/responses", Endpoint::Responses}}) {
+        for (const Generation &g :
+             {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
+              Generation{"/v1/messages", Endpoint::Messages}, Generation{"/v1/responses", Endpoint::Responses}}) {
             if (path == g.path) {
                 if (!post)
                     return methodNotAllowed(conn, "POST");
