@@ -257,8 +257,10 @@ private Q_SLOTS:
         QVERIFY(html.contains("Multi-turn token growth"));
         QVERIFY(html.contains("Time to first token per turn"));
         // Not drawn for runs without conversations.
-        const QByteArray plain = readFile(path(QStringLiteral("report.html")));
-        QVERIFY(!plain.isEmpty() && !plain.contains("Multi-turn token growth"));
+        const QString plainOut = path(QStringLiteral("report-plain.html"));
+        r = runCli({QStringLiteral("report"), m_a, QStringLiteral("--out"), plainOut});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(!readFile(plainOut).contains("Multi-turn token growth"));
     }
 
     void reportAndCompareOfAnInterleavedSession()
