@@ -303,18 +303,23 @@ private Q_SLOTS:
         const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->records.size(), std::size_t(6));
+        // A user starts a new conversation when its last one ends: two or three of them, one whole.
         for (const RequestRecord &rec : data->records) {
             QVERIFY(rec.turn >= 1 && rec.turn <= 3);
-            QVERIFY(rec.conversation == 1 || rec.conversation == 2);
+            QVERIFY(rec.conversation >= 1 && rec.conversation <= 3);
         }
         const std::vector<TurnSummary> &turns = data->summary.turns;
         QCOMPARE(turns.size(), std::size_t(3));
+        std::int64_t requests = 0;
         for (std::size_t i = 0; i < turns.size(); ++i) {
             QCOMPARE(turns[i].turn, int(i) + 1);
-            QCOMPARE(turns[i].requests, std::int64_t(2));
+            QVERIFY(turns[i].requests >= 1);
+            requests += turns[i].requests;
             if (i > 0)
                 QVERIFY(turns[i].promptTokens.mean > turns[i - 1].promptTokens.mean + 32);
         }
+        QCOMPARE(requests, std::int64_t(6));
+        QVERIFY(turns[0].requests >= 2);
         QCOMPARE(turns[0].promptTokens.mean, 32.0);
         QVERIFY(turns[2].cachedTokens.mean > 0);
     }
