@@ -224,8 +224,9 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
             std::string user = prompt.user;
             if (prompt.messages.is_array()) { // a prompt file's line: its last user message
                 for (const auto &m : prompt.messages) {
-                    if (m.value("role", "") == "user" && m["content"].is_string())
-                        user = m["content"].get<std::string>();
+                    const auto content = m.is_object() ? m.find("content") : m.end();
+                    if (content != m.end() && content->is_string() && m.value("role", "") == "user")
+                        user = content->get<std::string>();
                 }
             }
             const std::int64_t userTokens = ApproxTokenizer::countUtf8(user.data(), user.size());
