@@ -19,6 +19,8 @@ void check(const tb::StreamDecoder &decoder, const tb::RequestRecord &r)
         tb::fuzz::violated("failed() without an error message");
     if (r.errorMessage.size() > kMaxMessage)
         tb::fuzz::violated("error message longer than the decoder's limit");
+    if (r.reply.size() > tb::StreamDecoder::kMaxReplyBytes)
+        tb::fuzz::violated("reply longer than the decoder's limit");
 }
 
 } // namespace
@@ -29,9 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         return 0;
     const std::string_view input = tb::fuzz::text(data, size);
     for (const tb::ApiKind api :
-         {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages}) {
+         {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages,
+          tb::ApiKind::OpenAIResponses}) {
         for (const bool tokenizer : {false, true}) {
-            tb::StreamDecoder decoder(api, tokenizer);
+            tb::StreamDecoder decoder(api, tokenizer, tokenizer); // a conversation's reply kept, or not
 
             tb::RequestRecord streamed;
             decoder.begin(&streamed);

@@ -134,8 +134,18 @@ private Q_SLOTS:
         QTest::newRow("rate and concurrency") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("2")}
                                               << QStringLiteral("--concurrency and --rate: choose one");
         QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("--rate");
-        QTest::newRow("unknown api") << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
-                                     << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
+        QTest::newRow("unknown api")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
+            << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages|openai-responses");
+        QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"),
+                                                              QStringLiteral("--think-time"),
+                                                              QStringLiteral("exp:soon")}
+                                        << QStringLiteral("--think-time: 'exp:soon' is not a duration");
+        QTest::newRow("zero turns") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("0")}
+                                    << QStringLiteral("--turns: '0' is not a whole number from 1 to 1000");
+        QTest::newRow("think time without turns")
+            << base + QStringList{QStringLiteral("--think-time"), QStringLiteral("2s")}
+            << QStringLiteral("it needs --turns 2 or more");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
         QTest::newRow("server metrics twice")
@@ -277,6 +287,49 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
         QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    // The whole path of a conversation run: the turn columns in requests.csv, the per-turn block in
+    // summary.json and the console's table, read back as written.
+    void conversationRunWritesItsTurns()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"), QStringLiteral("--turns"),
+                            QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:20ms"),
+                            QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
+                            QStringLiteral("6"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
+                            QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("per turn (conversations of 3 turns, think time exp:20ms)")),
+                 qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records.size(), std::size_t(6));
+        // A user starts a new conversation when its last one ends: two or three of them, one whole.
+        for (const RequestRecord &rec : data->records) {
+            QVERIFY(rec.turn >= 1 && rec.turn <= 3);
+            QVERIFY(rec.conversation >= 1 && rec.conversation <= 3);
+        }
+        const std::vector<TurnSummary> &turns = data->summary.turns;
+        QCOMPARE(turns.size(), std::size_t(3));
+        std::int64_t requests = 0;
+        for (std::size_t i = 0; i < turns.size(); ++i) {
+            QCOMPARE(turns[i].turn, int(i) + 1);
+            QVERIFY(turns[i].requests >= 1);
+            requests += turns[i].requests;
+            if (i > 0)
+                QVERIFY(turns[i].promptTokens.mean > turns[i - 1].promptTokens.mean + 32);
+        }
+        QCOMPARE(requests, std::int64_t(6));
+        QVERIFY(turns[0].requests >= 2);
+        QCOMPARE(turns[0].promptTokens.mean, 32.0);
+        QVERIFY(turns[2].cachedTokens.mean > 0);
     }
 
     void serverMetricsAreScrapedFromTheSimulator()

@@ -168,6 +168,10 @@ private Q_SLOTS:
         QTest::newRow("bad top_p") << QStringLiteral("top_p") << QStringLiteral("request.top_p");
         QTest::newRow("missing prompt file") << QStringLiteral("prompt_file") << QStringLiteral("cannot read");
         QTest::newRow("fractional users") << QStringLiteral("stage") << QStringLiteral("whole number of users");
+        QTest::newRow("think time without turns")
+            << QStringLiteral("think_time")
+            << QStringLiteral("load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+                              "--turns 2 or more");
         QTest::newRow("bad replica") << QStringLiteral("replica") << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
         QTest::newRow("replica repeats url") << QStringLiteral("replica twice") << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:8000/v1' is listed twice");
         QTest::newRow("NaN temperature")
@@ -253,6 +257,8 @@ private Q_SLOTS:
             c.prompt.promptFile = QStringLiteral("/nonexistent/prompts.jsonl");
         else if (field == QLatin1String("replica"))
             c.target.replicas = {QStringLiteral("ftp://x/")};
+        else if (field == QLatin1String("think_time"))
+            c.load.thinkTimeMs = 1000;
         else if (field == QLatin1String("replica twice"))
             c.target.replicas = {c.target.url};
         else if (field == QLatin1String("n"))
@@ -444,6 +450,9 @@ private Q_SLOTS:
         c.load.timeoutMs = 30000;
         c.load.connectTimeoutMs = 2500;
         c.load.seed = 18446744073709551615ULL; // regression: 64-bit seeds were read through double
+        c.load.turns = 5;
+        c.load.thinkTimeMs = 2500;
+        c.load.thinkTimeExponential = true;
         c.slo = *parseSlo(QStringLiteral("ttft_ms=500,e2e_ms=10000"), nullptr);
         c.slo.failOnSlo = true;
 
@@ -469,7 +478,13 @@ private Q_SLOTS:
         QTest::newRow("not json") << QByteArray("{nope") << QStringLiteral("not valid JSON");
         QTest::newRow("unknown key") << QByteArray(R"({"load": {"concurency": 5}})") << QStringLiteral("load.concurency: unknown key");
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})") << QStringLiteral("load.concurrency: must be a whole number");
-        QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})") << QStringLiteral("openai-chat|openai-completions|anthropic-messages");
+        QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")
+                                     << QStringLiteral(
+                                            "openai-chat|openai-completions|anthropic-messages|openai-responses");
+        QTest::newRow("bad think time") << QByteArray(R"({"load": {"turns": 3, "think_time": "exp:soon"}})")
+                                        << QStringLiteral(
+                                               "load.think_time: must be a duration such as \"2s\", or \"exp:2s\"");
+        QTest::newRow("too many turns") << QByteArray(R"({"load": {"turns": 5000}})") << QStringLiteral("load.turns");
         QTest::newRow("api key in file") << QByteArray(R"({"target": {"api_key": "sk-x"}})") << QStringLiteral("never read from files");
         QTest::newRow("bad duration") << QByteArray(R"({"load": {"duration": "forever"}})") << QStringLiteral("load.duration: must be a duration");
         QTest::newRow("newer format") << QByteArray(R"({"version": 99})") << QStringLiteral("newer TokenBench");

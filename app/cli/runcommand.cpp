@@ -296,6 +296,17 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (!f.duration("timeout", c.load.timeoutMs) || !f.duration("connect-timeout", c.load.connectTimeoutMs))
         return false;
+    if (!f.integer("turns", c.load.turns, 1, limits::kMaxTurns))
+        return false;
+    if (f.isSet("think-time")) {
+        const auto think = parseThinkTime(f.value("think-time"));
+        if (!think || think->ms > limits::kMaxDurationMs)
+            return f.fail(QStringLiteral("--think-time: '%1' is not a duration (e.g. 2s) or exp:DURATION (exponential "
+                                         "think times with that mean, e.g. exp:2s)")
+                              .arg(f.value("think-time")));
+        c.load.thinkTimeMs = think->ms;
+        c.load.thinkTimeExponential = think->exponential;
+    }
     if (f.isSet("seed")) {
         bool ok = false;
         const quint64 seed = f.value("seed").toULongLong(&ok);
@@ -428,7 +439,9 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("How requests are spread over several --url instances: round-robin (default), "
                             "least-in-flight (fewest requests in flight, i.e. least connections) or random."),
              QStringLiteral("POLICY")),
-        flag(QStringLiteral("api"), QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages."), QStringLiteral("API")),
+        flag(QStringLiteral("api"),
+             QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages | openai-responses."),
+             QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
         flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."), QStringLiteral("NAME")),
         flag(QStringLiteral("api-key-env"), QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
@@ -502,6 +515,13 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("warmup"), QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
                                                       "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
+        flag(QStringLiteral("turns"),
+             QStringLiteral("Conversations of N turns: each user (or each open-loop arrival) holds one, and turn k "
+                            "carries the whole history with the model's own replies to turns 1..k-1."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("think-time"),
+             QStringLiteral("Pause between a conversation's turns: fixed (2s) or exponential with that mean (exp:2s)."),
+             QStringLiteral("D")),
         flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."), QStringLiteral("D")),
         flag(QStringLiteral("connect-timeout"), QStringLiteral("Deadline for connecting and the TLS handshake (default 10s)."), QStringLiteral("D")),
         flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."), QStringLiteral("SPEC")),

@@ -191,6 +191,24 @@ int RunConsole::finish(const RunOutcome &outcome)
         text += QStringLiteral("\nper instance (balance %1; changes against #1):\n").arg(outcome.summary.balance);
         text += ComparisonTable(instances).toText();
     }
+    if (!outcome.summary.turns.empty()) {
+        text += QStringLiteral("\nper turn (conversations of %1 turns, think time %2):\n")
+                    .arg(m_config.load.turns)
+                    .arg(formatThinkTime(m_config.load.thinkTimeMs, m_config.load.thinkTimeExponential));
+        text += QStringLiteral(
+            "turn  requests  TTFT p50 ms  TTFT mean ms  prompt p50  prompt mean  cached p50  cached mean\n");
+        const auto cell = [](double v, int width, int decimals) {
+            return std::isfinite(v) ? QStringLiteral("%1").arg(v, width, 'f', decimals)
+                                    : QStringLiteral("%1").arg(QStringLiteral("-"), width);
+        };
+        for (const TurnSummary &turn : outcome.summary.turns) {
+            text += QStringLiteral("%1  %2  ").arg(turn.turn, 4).arg(turn.requests, 8) + cell(turn.ttftMs.p50, 11, 1) +
+                    QStringLiteral("  ") + cell(turn.ttftMs.mean, 12, 1) + QStringLiteral("  ") +
+                    cell(turn.promptTokens.p50, 10, 0) + QStringLiteral("  ") + cell(turn.promptTokens.mean, 11, 1) +
+                    QStringLiteral("  ") + cell(turn.cachedTokens.p50, 10, 0) + QStringLiteral("  ") +
+                    cell(turn.cachedTokens.mean, 11, 1) + QLatin1Char('\n');
+        }
+    }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
     printOut(text);
 

@@ -28,6 +28,7 @@ constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::OpenAIChat, "openai-chat"},
     {ApiKind::OpenAICompletions, "openai-completions"},
     {ApiKind::AnthropicMessages, "anthropic-messages"},
+    {ApiKind::OpenAIResponses, "openai-responses"},
 };
 
 constexpr EnumName<Balance> kBalanceNames[] = {
@@ -794,6 +795,17 @@ QStringList validate(const RunConfig &c)
     }
     if (l.connectTimeoutMs <= 0)
         problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
+    if (l.turns < 0 || l.turns > limits::kMaxTurns)
+        problems << QStringLiteral("load.turns (--turns): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxTurns)
+                        .arg(l.turns);
+    if (l.thinkTimeMs < 0 || l.thinkTimeMs > limits::kMaxDurationMs)
+        problems << QStringLiteral("load.think_time (--think-time): must be from 0 to %1")
+                        .arg(formatDuration(limits::kMaxDurationMs));
+    else if (l.thinkTimeMs > 0 && l.turns < 2)
+        problems << QStringLiteral(
+            "load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+            "--turns 2 or more");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0 && std::isfinite(*v)))
@@ -886,7 +898,11 @@ nlohmann::json toJson(const RunConfig &c)
           {"warmup_requests", c.load.warmupRequests},
           {"timeout", durationToJson(c.load.timeoutMs)},
           {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
-          {"seed", c.load.seed}}},
+          {"seed", c.load.seed},
+          {"turns", c.load.turns},
+          {"think_time", c.load.thinkTimeMs > 0
+                             ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
+                             : nlohmann::json()}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
           {"tpot_ms", optionalToJson(c.slo.tpotMs)},
@@ -1044,6 +1060,20 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.duration("timeout", c.load.timeoutMs, true);
         r.duration("connect_timeout", c.load.connectTimeoutMs, true);
         r.integer("seed", c.load.seed);
+        r.integer("turns", c.load.turns, 0, limits::kMaxTurns);
+        if (const auto *think = r.find("think_time")) {
+            const auto parsed = think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
+            if (parsed && parsed->ms <= limits::kMaxDurationMs) {
+                c.load.thinkTimeMs = parsed->ms;
+                c.load.thinkTimeExponential = parsed->exponential;
+            } else {
+                r.fail(
+                    r.field("think_time"),
+                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                        .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
+            }
+        }
         if (!r.finish())
             return std::nullopt;
     }
@@ -1112,6 +1142,23 @@ bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
         return false;
     }
     return true;
+}
+
+std::optional<ThinkTime> parseThinkTime(const QString &text)
+{
+    QString duration = text.trimmed();
+    const bool exponential = duration.startsWith(QLatin1String("exp:"));
+    if (exponential)
+        duration = duration.mid(4);
+    const auto ms = parseDurationMs(duration);
+    if (!ms)
+        return std::nullopt;
+    return ThinkTime{*ms, exponential};
+}
+
+QString formatThinkTime(qint64 ms, bool exponential)
+{
+    return (exponential ? QStringLiteral("exp:") : QString()) + formatDuration(ms);
 }
 
 std::optional<qint64> parseDurationMs(const QString &text)

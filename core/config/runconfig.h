@@ -15,9 +15,9 @@
 
 namespace tb {
 
-enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages };
+enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses };
 
-/// "openai-chat", "openai-completions", "anthropic-messages"
+/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses"
 QString apiKindName(ApiKind api);
 std::optional<ApiKind> apiKindFromName(const QString &name);
 /// The names above joined with '|', for messages.
@@ -65,6 +65,7 @@ inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (e
 inline constexpr int kMaxHeaders = 100;
 inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
 inline constexpr int kMaxRedirects = 5;           ///< hops a request follows with target.follow_redirects
+inline constexpr int kMaxTurns = 1000;            ///< turns of one conversation
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing
@@ -196,6 +197,12 @@ struct LoadConfig {
     qint64 timeoutMs = 600000;       ///< per-request total deadline
     qint64 connectTimeoutMs = 10000; ///< deadline for a new connection's connect + TLS handshake
     quint64 seed = 1;
+    /// Conversations (--turns): each virtual user (closed loop) or each arrival (open loop) holds a
+    /// conversation of this many turns, every turn carrying the model's own earlier replies; 0 or 1
+    /// = independent requests.
+    int turns = 0;
+    qint64 thinkTimeMs = 0;            ///< pause between a conversation's turns (--think-time)
+    bool thinkTimeExponential = false; ///< exponential think times with mean thinkTimeMs ("exp:2s")
     bool operator==(const LoadConfig &) const = default;
 };
 
@@ -263,6 +270,13 @@ bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
 std::optional<qint64> parseDurationMs(const QString &text);
 /// The shortest exact form: "250ms", "30s", "5m".
 QString formatDuration(qint64 ms);
+/// A think time: "2s" (fixed) or "exp:2s" (exponential with that mean). nullopt when malformed.
+struct ThinkTime {
+    qint64 ms = 0;
+    bool exponential = false;
+};
+std::optional<ThinkTime> parseThinkTime(const QString &text);
+QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
 QString formatStages(const QList<StageConfig> &stages);

@@ -89,6 +89,9 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     case ApiKind::AnthropicMessages:
         b.m_path = joinPath(url, "/messages");
         break;
+    case ApiKind::OpenAIResponses:
+        b.m_path = joinPath(url, "/responses");
+        break;
     }
     b.m_modelsPath = joinPath(url, "/models");
     b.m_url = url;
@@ -181,6 +184,8 @@ const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensFi
 {
     if (target.api == ApiKind::AnthropicMessages)
         return "max_tokens"; // its only name
+    if (target.api == ApiKind::OpenAIResponses)
+        return "max_output_tokens"; // its only name
     switch (field) {
     case MaxTokensField::MaxTokens:
         return "max_tokens";
@@ -290,6 +295,16 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
         body["messages"] = std::move(messages);
         break;
     }
+    case ApiKind::OpenAIResponses:
+        // The system prompt is the instructions; a conversation's history goes as input messages
+        // (every turn whole, so no previous_response_id and no state kept on the server).
+        if (!prompt.system.empty())
+            body["instructions"] = prompt.system;
+        if (prompt.messages.is_array())
+            body["input"] = prompt.messages;
+        else
+            body["input"] = prompt.user;
+        break;
     }
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
@@ -298,7 +313,14 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 
 QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 {
-    return httpRequest(body(prompt).dump());
+    return httpRequest(bodyText(prompt));
+}
+
+std::string RequestBuilder::bodyText(const Prompt &prompt) const
+{
+    // A conversation's history holds the server's replies: text that is not UTF-8 is replaced,
+    // not a reason to throw.
+    return body(prompt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 QByteArray RequestBuilder::httpRequest(const std::string &json) const

@@ -53,7 +53,9 @@ public:
     nlohmann::json body(const Prompt &prompt) const;
     /// The whole HTTP request message.
     QByteArray httpRequest(const Prompt &prompt) const;
-    /// The same for a body already rendered (body(prompt).dump()).
+    /// body(prompt) as sent: JSON text, with text that is not UTF-8 replaced.
+    std::string bodyText(const Prompt &prompt) const;
+    /// The same for a body already rendered (bodyText(prompt)).
     QByteArray httpRequest(const std::string &json) const;
     /// Where requests are posted: what a redirect's Location is resolved against.
     const QUrl &url() const { return m_url; }

@@ -46,6 +46,11 @@ struct RequestJob {
     std::int64_t scheduledNs = 0;
     int target = 0;
     int instance = 0; ///< which of the target's instances (load balancing)
+    /// Conversations (--turns): the turn (1-based; 0 = an independent request), which conversation,
+    /// and its prompt, history included (else the worker asks the plan's PromptSource).
+    int turn = 0;
+    std::uint64_t conversation = 0;
+    std::shared_ptr<const Prompt> prompt;
 };
 
 /// Counters workers update on the hot path and the controller reads for live progress.

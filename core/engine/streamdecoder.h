@@ -8,14 +8,18 @@
 
 namespace tb {
 
-/// Decodes one response of an OpenAI-compatible or Anthropic API into a RequestRecord: content,
+/// Decodes one response of an OpenAI-compatible, OpenAI Responses or Anthropic API into a RequestRecord: content,
 /// reasoning and tool-call deltas (as token-bearing chunks stamped with their read's time), usage
 /// (prompt, completion, cached and reasoning tokens), finish reason, response id, and error events.
 /// One decoder serves one request at a time; begin() resets it.
 class StreamDecoder
 {
 public:
-    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false);
+    /// keepReply: keep the generated content (not reasoning or tool calls) as RequestRecord::reply,
+    /// up to kMaxReplyBytes, for conversations whose next turn carries it.
+    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false, bool keepReply = false);
+
+    static constexpr std::size_t kMaxReplyBytes = 256 * 1024;
 
     void begin(RequestRecord *record);
 
@@ -44,6 +48,7 @@ private:
     struct Fields;
 
     void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
+    void keepReplyText(std::string_view raw);
     void fail(const QString &message);
     /// Reads one JSON document (an event or a body) of either API into Fields, in one pass.
     bool read(std::string_view json, Fields &f);
@@ -51,6 +56,7 @@ private:
 
     ApiKind m_api;
     bool m_countWithTokenizer;
+    bool m_keepReply;
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;
@@ -59,6 +65,7 @@ private:
     bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
     bool m_serverError = false;
     std::string m_text; ///< generated text, kept only when counting with the tokenizer
+    std::string m_reply; ///< generated content, kept only with keepReply
 };
 
 } // namespace tb

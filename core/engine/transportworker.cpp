@@ -34,7 +34,7 @@ public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
         , m_builder(builder)
-        , m_decoder(builder.api(), worker->m_plan->countWithTokenizer)
+        , m_decoder(builder.api(), worker->m_plan->countWithTokenizer, job.turn > 0)
         , m_api(builder.api())
         , m_url(builder.url())
     {
@@ -44,6 +44,8 @@ public:
         m_record.instance = job.instance;
         m_record.warmup = job.warmup;
         m_record.scheduledNs = job.scheduledNs;
+        m_record.turn = job.turn;
+        m_record.conversation = job.conversation;
         m_decoder.begin(&m_record);
     }
 
@@ -183,6 +185,8 @@ public:
                 m_record.status = RequestStatus::StreamTruncated;
                 m_record.errorMessage = m_api == ApiKind::AnthropicMessages
                                             ? QStringLiteral("stream ended without message_stop")
+                                        : m_api == ApiKind::OpenAIResponses
+                                            ? QStringLiteral("stream ended without response.completed")
                                             : QStringLiteral("stream ended without [DONE] or a finish reason");
             }
         }
@@ -300,13 +304,14 @@ void TransportWorker::execute(const RequestJob &job)
     const RequestBuilder &builder = m_plan->targets.at(std::size_t(job.target)).instances.at(std::size_t(job.instance));
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
-    const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
+    Prompt generated;
+    const Prompt &prompt = job.prompt ? *job.prompt : (generated = m_plan->prompts->prompt(job.id - 1));
     raw->promptTokens = prompt.tokens;
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
     if (builder.followsRedirects()) {
-        raw->json = builder.body(prompt).dump();
+        raw->json = builder.bodyText(prompt);
         sendOn(raw, builder.endpoint(), builder.httpRequest(raw->json), now);
     } else {
         sendOn(raw, builder.endpoint(), builder.httpRequest(prompt), now);

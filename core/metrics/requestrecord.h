@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tb {
@@ -52,6 +53,8 @@ struct RequestRecord {
     int instance = 0;                ///< which of the target's instances served it (load balancing); -1: none (never sent)
     int shard = -1;                  ///< a merged run: the index of the shard that made it; -1 otherwise
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
+    int turn = 0;                    ///< conversations (--turns): 1-based turn index; 0 = not a conversation
+    std::uint64_t conversation = 0;  ///< conversations: which one (1-based, in order of starting); 0 = none
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;
     int redirects = 0; ///< redirects followed (target.follow_redirects)              ///< 0 when no response arrived
@@ -81,6 +84,9 @@ struct RequestRecord {
     QString errorMessage;            ///< short, human readable, never contains secrets
 
     std::vector<ChunkStamp> tokenChunks; ///< every token-bearing chunk; may be dropped after aggregation
+    /// Conversations: the generated content as received (bounded), which the next turn carries.
+    /// Taken by the load controller; never written to a file.
+    std::string reply;
 
     bool ok() const { return status == RequestStatus::Ok; }
 

@@ -295,6 +295,16 @@ void RunAggregator::add(const RequestRecord &r)
         stage->add(r, t, good, openLoop, true);
     if (instance)
         instance->add(r, t, good, openLoop, true);
+    if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
+        if (std::size_t(r.turn) > m_turns.size())
+            m_turns.resize(std::size_t(r.turn));
+        Turn &turn = m_turns[std::size_t(r.turn) - 1];
+        ++turn.requests;
+        if (const auto ttft = r.ttftMs())
+            turn.ttftMs.record(*ttft);
+        turn.promptTokens.record(double(r.promptTokens));
+        turn.cachedTokens.record(double(r.cachedTokens));
+    }
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -348,13 +358,18 @@ RunSummary RunAggregator::summary() const
         priced(b);
     const PromptConfig &prompt = m_info.config.prompt;
     const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
-                                prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
-                                !prompt.systemTemplate.isEmpty();
+                                m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||
+                                prompt.systemTokens > 0 || !prompt.systemTemplate.isEmpty();
     if (!sharesPrefixes && s.total.tokens.cached > 0) {
         s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
                                      "of this run is unique to it (no shared prefix or system prompt): the server's "
                                      "prefix cache was warmed by another client or by a run with the same prompt salt")
                           .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+    }
+    for (std::size_t i = 0; i < m_turns.size(); ++i) {
+        const Turn &t = m_turns[i];
+        s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
+                           LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
     }
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;

@@ -35,6 +35,7 @@ class TokenTimeline;
 ///  - Cache hits are unexpected — a summary warning — when the prompts are synthetic with neither
 ///    a shared prefix nor a system prompt: each prompt is then unique to the run (its salt), so
 ///    any cached token came from outside it. Prompt files and templates may repeat themselves.
+///  - Conversations get figures per turn index (RequestRecord::turn) from their successful requests.
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
 class RunAggregator
@@ -71,6 +72,11 @@ private:
     RunInfo m_info;
     std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
+    struct Turn {
+        std::int64_t requests = 0;
+        LogHistogram ttftMs, promptTokens, cachedTokens;
+    };
+    std::vector<Turn> m_turns; ///< conversations: [k − 1] turn k
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
 };

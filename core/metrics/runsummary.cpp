@@ -430,6 +430,16 @@ json RunSummary::toJson() const
             instanceArray.push_back(blockToJson(s, false));
         j["instances"] = std::move(instanceArray);
     }
+    if (!turns.empty()) {
+        json turnArray = json::array();
+        for (const TurnSummary &t : turns)
+            turnArray.push_back({{"turn", t.turn},
+                                 {"requests", t.requests},
+                                 {"ttft_ms", t.ttftMs.toJson()},
+                                 {"prompt_tokens", t.promptTokens.toJson()},
+                                 {"cached_tokens", t.cachedTokens.toJson()}});
+        j["turns"] = std::move(turnArray);
+    }
     if (server)
         j["server"] = server->toJson();
     if (client)
@@ -482,6 +492,36 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         if (const json *instances = top.array("instances")) {
             for (std::size_t i = 0; i < instances->size(); ++i)
                 s.instances.push_back(blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
+        }
+    }
+    if (top.has("turns")) {
+        if (const json *turns = top.array("turns")) {
+            for (std::size_t i = 0; i < turns->size() && i < std::size_t(limits::kMaxTurns); ++i) {
+                const json &t = (*turns)[i];
+                const QString where = QStringLiteral("turns[%1]").arg(i);
+                TurnSummary turn;
+                QString why;
+                const auto stats = [&](const char *key, LatencyStats &out) {
+                    const auto parsed =
+                        t.is_object() && t.contains(key) ? LatencyStats::fromJson(t[key], &why) : std::nullopt;
+                    if (parsed)
+                        out = *parsed;
+                    else
+                        top.fail(where + QLatin1Char('.') + QLatin1String(key),
+                                 why.isEmpty() ? QStringLiteral("missing") : why);
+                };
+                if (!t.is_object() || !t.value("turn", json()).is_number_integer() ||
+                    !t.value("requests", json()).is_number_integer()) {
+                    top.fail(where, QStringLiteral("must be an object with integers 'turn' and 'requests'"));
+                    break;
+                }
+                turn.turn = t["turn"].get<int>();
+                turn.requests = t["requests"].get<std::int64_t>();
+                stats("ttft_ms", turn.ttftMs);
+                stats("prompt_tokens", turn.promptTokens);
+                stats("cached_tokens", turn.cachedTokens);
+                s.turns.push_back(turn);
+            }
         }
     }
     if (top.has("server") && !j["server"].is_null()) {

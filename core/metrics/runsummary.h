@@ -144,6 +144,16 @@ struct SummaryBlock {
     const LogHistogram &histogram(Metric m) const { return histograms[std::size_t(m)]; }
 };
 
+/// Conversations (--turns): one turn index over the whole run, from its successful requests
+/// (warm-up excluded) — the multi-turn token growth, measured.
+struct TurnSummary {
+    int turn = 0;              ///< 1-based
+    std::int64_t requests = 0; ///< successful requests of this turn
+    LatencyStats ttftMs;
+    LatencyStats promptTokens; ///< as counted (usage first, SPEC §3)
+    LatencyStats cachedTokens;
+};
+
 struct RunSummary {
     int formatVersion = kRunFormatVersion;
     QString toolName;
@@ -161,6 +171,7 @@ struct RunSummary {
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
+    std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.

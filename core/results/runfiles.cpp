@@ -51,6 +51,8 @@ enum Column {
     Instance,
     HiddenReasoningTokens,
     Redirects,
+    Turn,
+    Conversation,
     Shard, // merged runs only
     ColumnCount
 };
@@ -88,6 +90,8 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "instance",
     "hidden_reasoning_tokens",
     "redirects",
+    "turn",
+    "conversation",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -428,6 +432,8 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
     putInt(r.redirects);
+    put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
+    put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -495,6 +501,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
     }
+    r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
+    r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
     r.shard = int(f.integer(Shard, -1));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {

@@ -633,9 +633,9 @@ public:
             const char *path;
             Endpoint endpoint;
         };
-        for (const Generation &g : {Generation{"/v1/chat/completions", Endpoint::Chat},
-                                    Generation{"/v1/completions", Endpoint::Completions},
-                                    Generation{"/v1/messages", Endpoint::Messages}}) {
+        for (const Generation &g :
+             {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
+              Generation{"/v1/messages", Endpoint::Messages}, Generation{"/v1/responses", Endpoint::Responses}}) {
             if (path == g.path) {
                 if (!post)
                     return methodNotAllowed(conn, "POST");
@@ -762,7 +762,7 @@ public:
         ex->plan = planRequest(config, input);
         ex->text = TextSource(ex->plan.textSeed);
 
-        static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_"};
+        static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_", "resp_"};
         ex->meta.endpoint = endpoint;
         ex->meta.id = kIdPrefix[int(endpoint)] + idPrefix + hex(++responseCounter, 8);
         ex->meta.model = req.model;
@@ -770,7 +770,7 @@ public:
         ex->meta.includeUsage = req.includeUsage;
         ex->usage.promptTokens = promptTokens;
         ex->chunked = request.minorVersion >= 1;
-        ex->hideReasoning = config.hideReasoning && endpoint == Endpoint::Chat;
+        ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
         if (!ex->chunked)
             conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
         trace.id = QString::fromStdString(ex->meta.id);

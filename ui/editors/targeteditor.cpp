@@ -33,6 +33,7 @@ constexpr ApiChoice kApiChoices[] = {
     {ApiKind::OpenAIChat, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI chat — /chat/completions")},
     {ApiKind::OpenAICompletions, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI completions — /completions")},
     {ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::TargetEditor", "Anthropic messages — /messages")},
+    {ApiKind::OpenAIResponses, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI Responses — /responses")},
 };
 
 constexpr int kModelListRows = 6;

@@ -5,6 +5,7 @@
 #include "charts/comparisoncharts.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "charts/turnchart.h"
 #include "formats/numberformat.h"
 #include "views/rundocument.h"
 #include "widgets/card.h"
@@ -88,6 +89,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_serverNote(new QLabel(this))
     , m_curve(new ThroughputLatencyChart)
     , m_kneeNote(new QLabel(this))
+    , m_turns(new TurnChart)
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -234,6 +236,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     setTextColor(m_kneeNote, QColor(0x4b, 0x55, 0x63));
     auto *curveView = new ChartView(m_curve);
     addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
+    addChart(QStringLiteral("turns"), new ChartView(m_turns));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -352,10 +355,13 @@ void DashboardView::relayout()
     }
     if (chartColumns != m_chartColumns) {
         m_chartColumns = chartColumns;
-        // The curve of a run without stages takes no cell.
+        // The curve of a run without stages, and the turns of a run without conversations, take no cell.
         int cell = 0;
-        for (QWidget *cardWidget : std::as_const(m_chartCards)) {
-            if (cardWidget == m_chartCards.back() && !m_showCurve) {
+        for (qsizetype i = 0; i < m_chartCards.size(); ++i) {
+            QWidget *cardWidget = m_chartCards[i];
+            const QString &key = m_charts[i].key;
+            if ((key == QLatin1String("throughput-latency") && !m_showCurve)
+                || (key == QLatin1String("turns") && !m_showTurns)) {
                 m_chartGrid->removeWidget(cardWidget);
                 cardWidget->hide();
                 continue;
@@ -441,6 +447,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case CurvePart:
         refreshCurve();
+        break;
+    case TurnsPart:
+        refreshTurns();
         break;
     case PartCount:
         return;
@@ -783,6 +792,20 @@ void DashboardView::refreshTokens()
     m_tokens->setSummary(m_document->summary());
     finishChart(QStringLiteral("token-efficiency"), !m_tokens->hasData(),
                 tr("Waiting for the first successful request…"), tr("No successful requests."));
+}
+
+void DashboardView::refreshTurns()
+{
+    // Only a run of conversations has turns to show.
+    const bool conversations = m_document->info().config.load.turns > 1 || !m_document->summary().turns.empty();
+    if (conversations != m_showTurns) {
+        m_showTurns = conversations;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    m_turns->setSummary(m_document->summary());
+    finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
+                tr("No successful turns."));
 }
 
 void DashboardView::refreshDistribution()

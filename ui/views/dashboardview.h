@@ -22,6 +22,7 @@ class KpiTile;
 class RunDocument;
 class ThroughputLatencyChart;
 class TokenChart;
+class TurnChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
@@ -81,6 +82,7 @@ private:
         ErrorsPart,
         ServerPart,
         CurvePart,
+        TurnsPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -106,6 +108,7 @@ private:
     void refreshTokens();
     void refreshServer();
     void refreshCurve();
+    void refreshTurns();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -133,6 +136,7 @@ private:
     QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
     ThroughputLatencyChart *m_curve; ///< staged runs only
     QLabel *m_kneeNote;              ///< the core's knee in words
+    TurnChart *m_turns;   ///< conversations only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
@@ -143,6 +147,7 @@ private:
     int m_chartColumns = 0;
     int m_redraws = 0;
     bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
+    bool m_showTurns = false; ///< a run of conversations: the turns card is placed
 };
 
 } // namespace tb
