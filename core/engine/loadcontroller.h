@@ -66,6 +66,8 @@ private:
     void arrivalTick();
     void scheduleArrivalTimer();
     double nextGapNs();
+    bool advanceArrival();
+    bool traceArrival();
     void issue(std::int64_t scheduledNs);
     void dispatch(const RequestJob &job);
     void dispatchToTargets(RequestJob job);
@@ -97,6 +99,7 @@ private:
     // Open loop.
     std::int64_t m_nextArrivalNs = 0;
     std::uint64_t m_rng = 0;
+    std::int64_t m_traceOriginNs = -1; ///< a trace's first entry is due here; the rest at their offsets
     std::deque<RequestJob> m_waiting;
     QTimer m_arrivalTimer;
 

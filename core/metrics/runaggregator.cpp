@@ -336,6 +336,8 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    s.workload = m_info.workload;
+    s.warnings << m_info.preRunWarnings;
     const PromptConfig &prompt = m_info.config.prompt;
     const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
                                 prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||

@@ -360,6 +360,8 @@ json RunSummary::toJson() const
     }
     if (server)
         j["server"] = server->toJson();
+    if (workload.is_object())
+        j["workload"] = workload;
     return j;
 }
 
@@ -394,6 +396,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (top.has("started_at"))
         s.startedAt = top.string("started_at");
     s.total = blockFromJson(top, true);
+    if (const auto w = j.find("workload"); w != j.end() && w->is_object())
+        s.workload = *w;
     if (top.has("warnings")) {
         if (const json *warnings = top.array("warnings")) {
             for (const json &w : *warnings)

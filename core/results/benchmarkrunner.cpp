@@ -345,6 +345,11 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         }
         RunInfo info = RunInfo::begin(config, clock.origin());
         info.shard = m_shard;
+        if (const auto &stats = plan->prompts->workloadStats()) {
+            info.workload = stats->toJson();
+            if (stats->badLines > 0)
+                info.preRunWarnings << QStringLiteral("workload file: %1").arg(stats->describe());
+        }
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
         QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
