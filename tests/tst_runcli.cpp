@@ -138,6 +138,23 @@ private Q_SLOTS:
                                      << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
+        QTest::newRow("broken dataset line")
+            << base + QStringList{QStringLiteral("--dataset"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken.jsonl")}
+            << QStringLiteral("broken.jsonl' line 3: not valid JSON");
+        QTest::newRow("broken trace row")
+            << base + QStringList{QStringLiteral("--trace"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken-trace.csv")}
+            << QStringLiteral("broken-trace.csv' line 3: TIMESTAMP is not");
+        QTest::newRow("trace and rate") << base + QStringList{QStringLiteral("--trace"),
+                                                              QStringLiteral(TOKENBENCH_TESTDATA "/workload/azure.csv"),
+                                                              QStringLiteral("--rate"), QStringLiteral("5")}
+                                        << QStringLiteral("--trace and --rate: a trace is its own schedule");
+        QTest::newRow("malformed length range")
+            << base + QStringList{QStringLiteral("--dataset-prompt-len"), QStringLiteral("9..4")}
+            << QStringLiteral("--dataset-prompt-len: '9..4' is not a token range");
+        QTest::newRow("zero time scale") << base + QStringList{QStringLiteral("--time-scale"), QStringLiteral("0")}
+                                         << QStringLiteral("--time-scale");
         QTest::newRow("server metrics twice")
             << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("http://127.0.0.1:9/metrics"),
                                   QStringLiteral("--no-server-metrics")}
