@@ -141,7 +141,7 @@ private Q_SLOTS:
         QTest::newRow("broken dataset line")
             << base + QStringList{QStringLiteral("--dataset"),
                                   QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken.jsonl")}
-            << QStringLiteral("broken.jsonl' line 3: not valid JSON");
+            << QStringLiteral("broken.jsonl' line 3: not a JSON object");
         QTest::newRow("broken trace row")
             << base + QStringList{QStringLiteral("--trace"),
                                   QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken-trace.csv")}
@@ -286,6 +286,53 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
         QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    void workloadFilesAreCountedInTheSummary_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<qint64>("requests");
+        QTest::addColumn<qint64>("badLines");
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/workload/");
+        QTest::newRow("trace") << QStringList{QStringLiteral("--trace"), data + QStringLiteral("mooncake.jsonl"),
+                                              QStringLiteral("--time-scale"), QStringLiteral("0.1")}
+                               << QStringLiteral("mooncake") << qint64(4) << qint64(0);
+        QTest::newRow("dataset with a bad entry skipped, sampled")
+            << QStringList{QStringLiteral("--dataset"),
+                           data + QStringLiteral("broken-array.json"),
+                           QStringLiteral("--skip-bad-lines"),
+                           QStringLiteral("--dataset-sample"),
+                           QStringLiteral("2"),
+                           QStringLiteral("--max-tokens"),
+                           QStringLiteral("dataset"),
+                           QStringLiteral("--requests"),
+                           QStringLiteral("6")}
+            << QStringLiteral("sharegpt") << qint64(2) << qint64(1);
+    }
+
+    void workloadFilesAreCountedInTheSummary()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, format);
+        QFETCH(qint64, requests);
+        QFETCH(qint64, badLines);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + args + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("workload   %1 of").arg(requests)), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        const nlohmann::json &w = data->summary.workload;
+        QCOMPARE(QString::fromStdString(w.value("format", std::string())), format);
+        QCOMPARE(w.value("requests", qint64(-1)), requests);
+        QCOMPARE(w.value("bad_lines", qint64(-1)), badLines);
+        QCOMPARE(data->summary.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("bad lines skipped")),
+                 badLines > 0);
     }
 
     void serverMetricsAreScrapedFromTheSimulator()

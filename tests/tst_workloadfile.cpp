@@ -135,7 +135,7 @@ private Q_SLOTS:
         QTest::addColumn<QList<int>>("badLines"); ///< skipped with it
         QTest::addColumn<qint64>("kept");
         QTest::newRow("jsonl") << fixture("broken.jsonl") << WorkloadRole::PromptFile
-                               << QStringLiteral("broken.jsonl' line 3: not valid JSON") << QList<int>{3, 5}
+                               << QStringLiteral("broken.jsonl' line 3: not a JSON object") << QList<int>{3, 5}
                                << qint64(3);
         QTest::newRow("json array") << fixture("broken-array.json") << WorkloadRole::Dataset
                                     << QStringLiteral("broken-array.json' line 4: conversations[0] needs")
@@ -194,7 +194,7 @@ private Q_SLOTS:
             << QByteArray("[{\"prompt\": \"x\"}, {\"prompt\": \"y") << WorkloadRole::Dataset << "does not end";
         QTest::newRow("csv without the columns")
             << QByteArray("a,b,c\n1,2,3\n") << WorkloadRole::Trace << "header must name TIMESTAMP";
-        QTest::newRow("empty") << QByteArray("\n\n") << WorkloadRole::Dataset << "no entries";
+        QTest::newRow("empty") << QByteArray("\n\n") << WorkloadRole::Dataset << "no prompts";
     }
 
     void hostileInputIsRefused()

@@ -320,7 +320,7 @@ public:
             data.remove_prefix(3);
         const std::size_t first = data.find_first_not_of(" \t\r\n");
         if (first == std::string_view::npos)
-            return fail(0, QStringLiteral("no entries in it"));
+            return fail(0, QStringLiteral("no prompts in it"));
         if (data[first] == '[')
             return readArray(data, first);
         if (m_role == WorkloadRole::Trace && data[first] != '{')
@@ -363,7 +363,7 @@ private:
         QString why;
         const auto json = parseJsonBounded(QByteArray::fromRawData(begin, qsizetype(end - begin)), &why);
         if (!json)
-            return bad(line, QStringLiteral("not valid JSON (%1)").arg(why.left(120)));
+            return bad(line, QStringLiteral("not a JSON object (%1)").arg(why.left(120)));
         WorkloadEntry e;
         e.line = line;
         const char *kind = "";
@@ -635,6 +635,32 @@ nlohmann::json WorkloadStats::toJson() const
     return {{"format", toStd(format)},   {"read", read},          {"bad_lines", badLines},
             {"bad_line_numbers", lines}, {"no_prompt", noPrompt}, {"filtered_out", filteredOut},
             {"sampled_out", sampledOut}, {"requests", kept}};
+}
+
+WorkloadStats WorkloadStats::fromJson(const nlohmann::json &j)
+{
+    WorkloadStats s;
+    if (!j.is_object())
+        return s;
+    const auto number = [&j](const char *key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t(0);
+    };
+    if (const auto f = j.find("format"); f != j.end() && f->is_string())
+        s.format = fromStd(f->get<std::string>());
+    s.read = number("read");
+    s.badLines = number("bad_lines");
+    if (const auto lines = j.find("bad_line_numbers"); lines != j.end() && lines->is_array()) {
+        for (const auto &l : *lines) {
+            if (l.is_number_integer() && s.badLineNumbers.size() < kBadLinesNamed)
+                s.badLineNumbers << l.get<int>();
+        }
+    }
+    s.noPrompt = number("no_prompt");
+    s.filteredOut = number("filtered_out");
+    s.sampledOut = number("sampled_out");
+    s.kept = number("requests");
+    return s;
 }
 
 QString WorkloadStats::describe() const

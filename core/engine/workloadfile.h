@@ -59,6 +59,8 @@ struct WorkloadStats {
     std::int64_t sampledOut = 0;  ///< not drawn by the sample
     std::int64_t kept = 0;
     nlohmann::json toJson() const;
+    /// Read back from summary.json's "workload" block (missing keys: 0).
+    static WorkloadStats fromJson(const nlohmann::json &json);
     /// "812 entries (sharegpt; 3 bad lines skipped: 7, 19, 40; …)"
     QString describe() const;
 };
