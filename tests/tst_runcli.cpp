@@ -335,6 +335,30 @@ private Q_SLOTS:
                  badLines > 0);
     }
 
+    void requestsLongerThanTheContextAreFlaggedBeforeTheRun()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.maxModelLen = 1000; // reported as vLLM does, in /v1/models
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--trace"), QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"),
+                            QStringLiteral("--time-scale"), QStringLiteral("0.1"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // 1100 and 1300 prompt tokens: too long by themselves; 700 + 4 and 600 + 3 fit.
+        const QString warning = QStringLiteral("2 of 4 requests exceed the model's context of 1000 tokens (2 by the "
+                                               "prompt alone, 0 with their max_tokens; longest 1306 tokens)");
+        QVERIFY2(r.err.contains(QStringLiteral("warning: ") + warning), qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY2(data->summary.warnings.join(QLatin1Char('\n')).contains(warning),
+                 qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
+    }
+
     void serverMetricsAreScrapedFromTheSimulator()
     {
         SimConfig simConfig = fastSim();

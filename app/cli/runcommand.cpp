@@ -5,6 +5,7 @@
 
 #include "config/runconfig.h"
 #include "config/sharding.h"
+#include "engine/modelslisting.h"
 #include "engine/runplan.h"
 #include "results/benchmarkrunner.h"
 #include "results/runwriter.h"
@@ -13,6 +14,9 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTimer>
 
@@ -314,6 +318,30 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("out"))
         c.outDir = f.value("out");
     return true;
+}
+
+/// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
+/// reports none or does not answer, and the check before the run is skipped.
+qint64 targetContextTokens(const TargetConfig &target)
+{
+    if (target.api == ApiKind::AnthropicMessages) // its listing has no context lengths
+        return 0;
+    QString base = target.url.trimmed();
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    QNetworkAccessManager nam;
+    QNetworkRequest request(QUrl(base + QStringLiteral("/models"), QUrl::StrictMode));
+    request.setTransferTimeout(3000);
+    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+        request.setRawHeader(name, value);
+    QNetworkReply *reply = nam.get(request);
+    reply->setReadBufferSize(1 << 20); // a larger listing stalls into the timeout
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QByteArray body = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
+    delete reply;
+    return contextLengthFromModels(body, target.model).value_or(0);
 }
 
 /// How far in the past a --start-at may lie (pods started a little late still join) and in the future.
@@ -646,6 +674,9 @@ int runCommand(const QStringList &args)
     runner.setReplaceExisting(force);
     runner.setShard(shard);
     int exitCode = ExitOk;
+    // Only a workload file's sizes are unknown to the user; a synthetic prompt's are given.
+    if (!config.prompt.promptFile.isEmpty() || !config.prompt.dataset.isEmpty() || !config.load.trace.isEmpty())
+        runner.setContextTokens(targetContextTokens(config.target));
     const auto start = [&]() {
         QString error;
         if (!runner.start(config, &error)) {
@@ -653,6 +684,8 @@ int runCommand(const QStringList &args)
             exitCode = runner.failureIsConfiguration() ? ExitUsage : ExitFailure;
             return false;
         }
+        for (const QString &warning : runner.info().preRunWarnings)
+            printErr(QStringLiteral("warning: %1\n").arg(warning));
         console.attach(&runner);
         return true;
     };

@@ -228,6 +228,52 @@ void PromptSource::appendUnique(std::string &text, std::int64_t tokens, std::uin
         append(syntheticText(tokens, m_textSeed, index + 1));
 }
 
+PromptSource::ContextOverflow PromptSource::overContext(std::int64_t contextTokens, int maxTokens) const
+{
+    ContextOverflow o;
+    const auto look = [&](std::int64_t prompt, int cap) {
+        ++o.of;
+        o.longest = std::max(o.longest, prompt + cap);
+        if (prompt > contextTokens)
+            ++o.promptAlone;
+        else if (prompt + cap > contextTokens)
+            ++o.withOutput;
+    };
+    if (m_entries.empty()) {
+        const Prompt p = prompt(0);
+        look(p.tokens, maxTokens);
+        return o;
+    }
+    // The counts prompt() gives, without building a trace entry's text.
+    const std::int64_t system = ApproxTokenizer::countUtf8(m_system.data(), m_system.size());
+    for (const WorkloadEntry &e : m_entries) {
+        const int cap = entryMaxTokens(e);
+        look(e.promptTokens + (e.system.empty() ? system : 0), cap > 0 ? cap : maxTokens);
+    }
+    return o;
+}
+
+QString PromptSource::ContextOverflow::warning(std::int64_t contextTokens) const
+{
+    if (promptAlone + withOutput == 0)
+        return {};
+    return QStringLiteral("%1 of %2 requests exceed the model's context of %3 tokens (%4 by the prompt alone, %5 with "
+                          "their max_tokens; longest %6 tokens): the server will refuse them")
+        .arg(promptAlone + withOutput)
+        .arg(of)
+        .arg(contextTokens)
+        .arg(promptAlone)
+        .arg(withOutput)
+        .arg(longest);
+}
+
+int PromptSource::entryMaxTokens(const WorkloadEntry &e) const
+{
+    if (e.outputIsCap || (m_config.outputLenAsMaxTokens && e.outputTokens > 0))
+        return int(std::max<std::int64_t>(1, e.outputTokens));
+    return 0;
+}
+
 std::int64_t PromptSource::traceOffsetNs(std::uint64_t index) const
 {
     if (!m_trace || index >= m_entries.size())
@@ -260,8 +306,7 @@ Prompt PromptSource::prompt(std::uint64_t index) const
             p.user = e.user;
             p.messages = e.messages;
         }
-        if (e.outputIsCap || (m_config.outputLenAsMaxTokens && e.outputTokens > 0))
-            p.maxTokens = int(std::max<std::int64_t>(1, e.outputTokens));
+        p.maxTokens = entryMaxTokens(e);
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
         p.user = m_prefix;

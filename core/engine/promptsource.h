@@ -45,6 +45,18 @@ public:
     /// Whether a workload file was read, and what it kept and dropped.
     const std::optional<WorkloadStats> &workloadStats() const { return m_stats; }
     const std::vector<WorkloadEntry> &entries() const { return m_entries; }
+    /// Requests whose prompt, or prompt plus max_tokens (the entry's, else `maxTokens`), exceed a
+    /// context of `contextTokens`: the server refuses them. Counted over the file's entries once
+    /// (or the one synthetic size).
+    struct ContextOverflow {
+        std::int64_t promptAlone = 0; ///< the prompt by itself is longer
+        std::int64_t withOutput = 0;  ///< only with its max_tokens
+        std::int64_t of = 0;          ///< requests looked at
+        std::int64_t longest = 0;     ///< longest prompt + max_tokens
+        /// "" when none; else "3 of 500 requests exceed the model's context of 2048 tokens …"
+        QString warning(std::int64_t contextTokens) const;
+    };
+    ContextOverflow overContext(std::int64_t contextTokens, int maxTokens) const;
     /// A trace: entry i is due traceOffsetNs(i) after the first (unscaled); -1 past the end.
     bool isTrace() const { return m_trace; }
     std::int64_t traceOffsetNs(std::uint64_t index) const;
@@ -72,6 +84,8 @@ private:
     /// Appends ' ' (when not at the start) and "#index:" plus synthetic text: `tokens` tokens that
     /// no other request of the run shares.
     void appendUnique(std::string &text, std::int64_t tokens, std::uint64_t index) const;
+    /// The entry's own max_tokens (Prompt::maxTokens); 0: the configured one.
+    int entryMaxTokens(const WorkloadEntry &e) const;
 };
 
 } // namespace tb

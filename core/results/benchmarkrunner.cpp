@@ -350,6 +350,11 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
             if (stats->badLines > 0)
                 info.preRunWarnings << QStringLiteral("workload file: %1").arg(stats->describe());
         }
+        if (m_contextTokens > 0) {
+            const auto over = plan->prompts->overContext(m_contextTokens, config.request.maxTokens);
+            if (const QString warning = over.warning(m_contextTokens); !warning.isEmpty())
+                info.preRunWarnings << warning;
+        }
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
         QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;

@@ -66,6 +66,10 @@ public:
     /// Run only this share of the configured load (see shardLoad); run.json records the shard and
     /// the whole run's load. Applies to the next start().
     void setShard(ShardSpec shard) { m_shard = shard; }
+    /// The target model's context length, when it reports one (contextLengthFromModels): requests
+    /// that exceed it are counted before the run, as a warning in info().preRunWarnings and the
+    /// summary. 0: unknown. Applies to the next start().
+    void setContextTokens(qint64 tokens) { m_contextTokens = tokens; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
@@ -108,6 +112,7 @@ private:
 
     int m_workerThreads = 0;
     bool m_replaceExisting = false;
+    qint64 m_contextTokens = 0;
     ShardSpec m_shard;
     bool m_running = false;
     bool m_configurationError = false;
