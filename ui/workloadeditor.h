@@ -5,8 +5,13 @@
 
 #include <QWidget>
 
+#include <limits>
+#include <optional>
+#include <utility>
+
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -16,6 +21,8 @@ class QTableView;
 
 namespace tb {
 
+class ChartView;
+class DistributionChart;
 class FieldValidator;
 class OptionalSpinBox;
 class VariablesModel;
@@ -31,6 +38,8 @@ class WorkloadEditor : public QWidget
 public:
     /// Index order of the prompt source combo box.
     enum class Source { Synthetic, Template, File };
+    /// Index order of the file kind combo box: --prompt-file, --dataset, --trace.
+    enum class FileKind { Prompts, Dataset, Trace };
 
     explicit WorkloadEditor(FieldValidator *validator, QWidget *parent = nullptr);
     ~WorkloadEditor() override;
@@ -46,6 +55,10 @@ public:
     void setSource(Source source);
     /// The estimate line shown under the prompt settings.
     QString estimateText() const;
+    /// A workload file's request count and what reading it dropped, shown above its length chart.
+    QString fileSummaryText() const;
+    /// The prompt and output length histograms of the chosen workload file.
+    const DistributionChart *lengthChart() const { return m_lengths; }
     VariablesModel *variables() const { return m_variables; }
 
     /// Problems the config cannot express, in "json.path: reason" form.
@@ -61,6 +74,7 @@ private:
     void addMissingVariables();
     QStringList undefinedVariables() const;
     void updateEstimate();
+    void updateFileSummary();
 
     QComboBox *m_source;
     QWidget *m_syntheticPage;
@@ -75,6 +89,14 @@ private:
     QTableView *m_variablesView;
     QPushButton *m_addMissing;
     QLineEdit *m_promptFile;
+    QComboBox *m_fileKind;
+    QSpinBox *m_sample;
+    QCheckBox *m_maxFromDataset;
+    QCheckBox *m_skipBadLines;
+    QDoubleSpinBox *m_timeScale;
+    QLabel *m_fileSummary;
+    DistributionChart *m_lengths;
+    ChartView *m_lengthsView;
     QLabel *m_estimateLabel;
     QSpinBox *m_maxTokens;
     OptionalSpinBox *m_temperature;
@@ -84,7 +106,7 @@ private:
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.
-    std::optional<PromptConfig> m_estimatedFor;
+    std::optional<std::pair<PromptConfig, QString>> m_estimatedFor; ///< the prompts and the trace
     PromptEstimate m_estimated;
 };
 

@@ -245,7 +245,7 @@ PromptSource::ContextOverflow PromptSource::overContext(std::int64_t contextToke
         return o;
     }
     // The counts prompt() gives, without building a trace entry's text.
-    const std::int64_t system = ApproxTokenizer::countUtf8(m_system.data(), m_system.size());
+    const std::int64_t system = defaultSystemTokens();
     for (const WorkloadEntry &e : m_entries) {
         const int cap = entryMaxTokens(e);
         look(e.promptTokens + (e.system.empty() ? system : 0), cap > 0 ? cap : maxTokens);
@@ -265,6 +265,11 @@ QString PromptSource::ContextOverflow::warning(std::int64_t contextTokens) const
         .arg(promptAlone)
         .arg(withOutput)
         .arg(longest);
+}
+
+std::int64_t PromptSource::defaultSystemTokens() const
+{
+    return ApproxTokenizer::countUtf8(m_system.data(), m_system.size());
 }
 
 int PromptSource::entryMaxTokens(const WorkloadEntry &e) const

@@ -45,6 +45,8 @@ public:
     /// Whether a workload file was read, and what it kept and dropped.
     const std::optional<WorkloadStats> &workloadStats() const { return m_stats; }
     const std::vector<WorkloadEntry> &entries() const { return m_entries; }
+    /// Tokens of the system prompt sent with entries that have none of their own.
+    std::int64_t defaultSystemTokens() const;
     /// Requests whose prompt, or prompt plus max_tokens (the entry's, else `maxTokens`), exceed a
     /// context of `contextTokens`: the server refuses them. Counted over the file's entries once
     /// (or the one synthetic size).
