@@ -1,14 +1,15 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
-#include "configeditor.h"
-#include "distributionchart.h"
-#include "durationedit.h"
-#include "fieldvalidator.h"
-#include "loadeditor.h"
-#include "optionalspinbox.h"
-#include "stagesmodel.h"
-#include "targetlistmodel.h"
-#include "workloadeditor.h"
+#include "charts/distributionchart.h"
+#include "views/workloadlengthsview.h"
+#include "editors/configeditor.h"
+#include "widgets/durationedit.h"
+#include "editors/fieldvalidator.h"
+#include "editors/loadeditor.h"
+#include "widgets/optionalspinbox.h"
+#include "models/stagesmodel.h"
+#include "models/targetlistmodel.h"
+#include "editors/workloadeditor.h"
 
 #include "metrics/tokenizer.h"
 
@@ -523,12 +524,16 @@ private Q_SLOTS:
         editor.setConfig(base());
         editor.show();
         WorkloadEditor *workload = editor.workloadEditor();
+        auto *lengths = new WorkloadLengthsView; // as the main window puts it there
+        connect(workload, &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+        workload->setFilePreview(lengths);
         workload->setSource(WorkloadEditor::Source::File);
         editor.findChild<QComboBox *>(QStringLiteral("fileKind"))->setCurrentIndex(kind);
         enter(editor.findChild<QWidget *>(QStringLiteral("promptFile")), file);
         QVERIFY2(workload->fileSummaryText().contains(summary), qPrintable(workload->fileSummaryText()));
-        QCOMPARE(workload->lengthChart()->distributions().size(), series);
-        QVERIFY(workload->lengthChart()->hasData());
+        QCOMPARE(lengths->chart()->distributions().size(), series);
+        QVERIFY(lengths->chart()->hasData());
+        QVERIFY(lengths->isVisibleTo(workload));
         QCOMPARE(editor.findChild<QWidget *>(QStringLiteral("timeScale"))->isVisibleTo(workload), timeScaleShown);
         const RunConfig c = editor.config();
         QCOMPARE(c.load.trace, kind == int(WorkloadEditor::FileKind::Trace) ? file : QString());

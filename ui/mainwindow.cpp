@@ -1,19 +1,21 @@
 #include "mainwindow.h"
 
-#include "chartview.h"
+#include "charts/chartview.h"
 #include "comparisoncontroller.h"
-#include "configeditor.h"
-#include "dashboardview.h"
-#include "exportdialog.h"
-#include "requestsmodel.h"
-#include "requestsview.h"
-#include "rundocument.h"
-#include "runhistorymodel.h"
-#include "runhistoryview.h"
-#include "runloader.h"
-#include "simulatorcontroller.h"
-#include "summaryview.h"
-#include "targetlistmodel.h"
+#include "editors/configeditor.h"
+#include "editors/workloadeditor.h"
+#include "views/dashboardview.h"
+#include "views/exportdialog.h"
+#include "models/requestsmodel.h"
+#include "views/requestsview.h"
+#include "views/rundocument.h"
+#include "models/runhistorymodel.h"
+#include "views/runhistoryview.h"
+#include "views/runloader.h"
+#include "editors/simulatorcontroller.h"
+#include "views/summaryview.h"
+#include "views/workloadlengthsview.h"
+#include "models/targetlistmodel.h"
 
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -141,6 +143,11 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    // The workload file's lengths under its request count (editors draw no charts themselves).
+    auto *lengths = new WorkloadLengthsView;
+    connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+    lengths->showEstimate(m_editor->workloadEditor()->estimate());
+    m_editor->workloadEditor()->setFilePreview(lengths);
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
     connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
     connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);

@@ -7,7 +7,7 @@
 #include "config/sharding.h"
 #include "engine/modelslisting.h"
 #include "engine/runplan.h"
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 #include "results/runwriter.h"
 
 #include <QCoreApplication>

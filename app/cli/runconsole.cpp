@@ -2,8 +2,8 @@
 
 #include "cliparser.h"
 
+#include "analysis/comparison.h"
 #include "engine/workloadfile.h"
-#include "results/comparison.h"
 
 #include <QDir>
 
