@@ -20,7 +20,7 @@ DistributionChart *lengthChart()
 
 WorkloadLengthsView::WorkloadLengthsView(QWidget *parent)
     : ChartView(lengthChart(), parent)
-    , m_chart(static_cast<DistributionChart *>(chart()))
+    , m_chart(static_cast<DistributionChart *>(QChartView::chart()))
 {
     setObjectName(QStringLiteral("workloadLengths"));
     setMinimumHeight(200);
