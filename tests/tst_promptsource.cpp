@@ -139,6 +139,67 @@ private Q_SLOTS:
         QCOMPARE(source->prompt(2).user, std::string("first")); // wraps around
     }
 
+    void datasetLengthsBecomeMaxTokens_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("fromDataset");
+        QTest::addColumn<QList<int>>("maxTokens"); ///< per entry; 0: the configured max_tokens
+        QTest::newRow("prompt lines: max_tokens always, output_len when asked")
+            << QStringLiteral("prompts-lengths.jsonl") << false << QList<int>{12, 0, 0, 7};
+        QTest::newRow("prompt lines with --max-tokens dataset")
+            << QStringLiteral("prompts-lengths.jsonl") << true << QList<int>{12, 40, 0, 7};
+        QTest::newRow("sharegpt replies only when asked")
+            << QStringLiteral("sharegpt.jsonl") << false << QList<int>{0, 0};
+        QTest::newRow("sharegpt with --max-tokens dataset")
+            << QStringLiteral("sharegpt.jsonl") << true
+            << QList<int>{int(tokens("Requests queue once the batch is full.")),
+                          int(tokens("Requests that met every target, per second."))};
+    }
+
+    void datasetLengthsBecomeMaxTokens()
+    {
+        QFETCH(QString, file);
+        QFETCH(bool, fromDataset);
+        QFETCH(QList<int>, maxTokens);
+        PromptConfig config;
+        config.dataset = QStringLiteral(TOKENBENCH_TESTDATA "/workload/") + file;
+        config.outputLenAsMaxTokens = fromDataset;
+        QString error;
+        const auto source = PromptSource::create(config, 1, &error);
+        QVERIFY2(source, qPrintable(error));
+        QCOMPARE(qsizetype(source->fileLines()), maxTokens.size());
+        for (qsizetype i = 0; i < maxTokens.size(); ++i)
+            QCOMPARE(source->prompt(std::uint64_t(i)).maxTokens, maxTokens[i]);
+    }
+
+    void traceTextHasTheTracesLengthAndSharesHashBlocks()
+    {
+        PromptConfig config;
+        config.salt = QStringLiteral("one");
+        const QString trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
+        QString error;
+        const auto run = PromptSource::create(config, 1, &error, trace);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(run->isTrace());
+        const std::int64_t lengths[] = {1100, 1300, 700, 600};
+        const int outputs[] = {5, 6, 4, 3};
+        for (std::uint64_t i = 0; i < 4; ++i) {
+            QCOMPARE(run->prompt(i).tokens, lengths[i]);
+            QCOMPARE(run->prompt(i).maxTokens, outputs[i]); // max_tokens = output_length
+        }
+        QCOMPARE(run->traceOffsetNs(2), std::int64_t(260'000'000));
+        QCOMPARE(run->traceOffsetNs(4), std::int64_t(-1));
+        // Lines 1 and 2 name blocks 0 and 1: the same 1024 tokens of text, then different.
+        const std::string a = run->prompt(0).user, b = run->prompt(1).user, c = run->prompt(2).user;
+        const auto common = std::size_t(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+        QVERIFY(tokens(a.substr(0, common)) >= 1024 && tokens(a.substr(0, common)) < 1030);
+        QVERIFY(a.substr(0, 40) != c.substr(0, 40));
+        // Deterministic for a salt, different for another.
+        QCOMPARE(PromptSource::create(config, 1, nullptr, trace)->prompt(1).user, b);
+        config.salt = QStringLiteral("two");
+        QVERIFY(PromptSource::create(config, 1, nullptr, trace)->prompt(0).user.substr(0, 40) != a.substr(0, 40));
+    }
+
     void badFiles_data()
     {
         QTest::addColumn<QByteArray>("content");

@@ -148,6 +148,23 @@ private Q_SLOTS:
             << QStringLiteral("it needs --turns 2 or more");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
+        QTest::newRow("broken dataset line")
+            << base + QStringList{QStringLiteral("--dataset"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken.jsonl")}
+            << QStringLiteral("broken.jsonl' line 3: not a JSON object");
+        QTest::newRow("broken trace row")
+            << base + QStringList{QStringLiteral("--trace"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken-trace.csv")}
+            << QStringLiteral("broken-trace.csv' line 3: TIMESTAMP is not");
+        QTest::newRow("trace and rate") << base + QStringList{QStringLiteral("--trace"),
+                                                              QStringLiteral(TOKENBENCH_TESTDATA "/workload/azure.csv"),
+                                                              QStringLiteral("--rate"), QStringLiteral("5")}
+                                        << QStringLiteral("--trace and --rate: a trace is its own schedule");
+        QTest::newRow("malformed length range")
+            << base + QStringList{QStringLiteral("--dataset-prompt-len"), QStringLiteral("9..4")}
+            << QStringLiteral("--dataset-prompt-len: '9..4' is not a token range");
+        QTest::newRow("zero time scale") << base + QStringList{QStringLiteral("--time-scale"), QStringLiteral("0")}
+                                         << QStringLiteral("--time-scale");
         QTest::newRow("server metrics twice")
             << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("http://127.0.0.1:9/metrics"),
                                   QStringLiteral("--no-server-metrics")}
@@ -332,6 +349,76 @@ private Q_SLOTS:
         QVERIFY(turns[2].cachedTokens.mean > 0);
     }
 
+    void workloadFilesAreCountedInTheSummary_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<qint64>("requests");
+        QTest::addColumn<qint64>("badLines");
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/workload/");
+        QTest::newRow("trace") << QStringList{QStringLiteral("--trace"), data + QStringLiteral("mooncake.jsonl"),
+                                              QStringLiteral("--time-scale"), QStringLiteral("0.1")}
+                               << QStringLiteral("mooncake") << qint64(4) << qint64(0);
+        QTest::newRow("dataset with a bad entry skipped, sampled")
+            << QStringList{QStringLiteral("--dataset"),
+                           data + QStringLiteral("broken-array.json"),
+                           QStringLiteral("--skip-bad-lines"),
+                           QStringLiteral("--dataset-sample"),
+                           QStringLiteral("2"),
+                           QStringLiteral("--max-tokens"),
+                           QStringLiteral("dataset"),
+                           QStringLiteral("--requests"),
+                           QStringLiteral("6")}
+            << QStringLiteral("sharegpt") << qint64(2) << qint64(1);
+    }
+
+    void workloadFilesAreCountedInTheSummary()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, format);
+        QFETCH(qint64, requests);
+        QFETCH(qint64, badLines);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + args + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("workload   %1 of").arg(requests)), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        const nlohmann::json &w = data->summary.workload;
+        QCOMPARE(QString::fromStdString(w.value("format", std::string())), format);
+        QCOMPARE(w.value("requests", qint64(-1)), requests);
+        QCOMPARE(w.value("bad_lines", qint64(-1)), badLines);
+        QCOMPARE(data->summary.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("bad lines skipped")),
+                 badLines > 0);
+    }
+
+    void requestsLongerThanTheContextAreFlaggedBeforeTheRun()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.maxModelLen = 1000; // reported as vLLM does, in /v1/models
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--trace"), QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"),
+                            QStringLiteral("--time-scale"), QStringLiteral("0.1"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // 1100 and 1300 prompt tokens: too long by themselves; 700 + 4 and 600 + 3 fit.
+        const QString warning = QStringLiteral("2 of 4 requests exceed the model's context of 1000 tokens (2 by the "
+                                               "prompt alone, 0 with their max_tokens; longest 1306 tokens)");
+        QVERIFY2(r.err.contains(QStringLiteral("warning: ") + warning), qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY2(data->summary.warnings.join(QLatin1Char('\n')).contains(warning),
+                 qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
+    }
     void serverMetricsAreScrapedFromTheSimulator()
     {
         SimConfig simConfig = fastSim();

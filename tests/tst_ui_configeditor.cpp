@@ -1,6 +1,8 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
 #include "config/pricepresets.h"
+#include "charts/distributionchart.h"
+#include "views/workloadlengthsview.h"
 #include "editors/configeditor.h"
 #include "widgets/durationedit.h"
 #include "editors/fieldvalidator.h"
@@ -209,6 +211,20 @@ private Q_SLOTS:
             c.prompt.promptTokens = 128; // lower precedence than the file: kept, not used
             c.request.temperature = 0;
             QTest::newRow("prompt file") << c;
+        }
+        {
+            RunConfig c = base();
+            c.prompt.dataset = QStringLiteral(TOKENBENCH_TESTDATA "/workload/sharegpt.json");
+            c.prompt.datasetSample = 2;
+            c.prompt.outputLenAsMaxTokens = true;
+            c.prompt.skipBadLines = true;
+            QTest::newRow("dataset, sampled, recorded lengths as max tokens") << c;
+        }
+        {
+            RunConfig c = base();
+            c.load.trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
+            c.load.timeScale = 0.25;
+            QTest::newRow("trace, four times as fast") << c;
         }
     }
 
@@ -506,6 +522,50 @@ private Q_SLOTS:
         enter(file, bad.fileName());
         QVERIFY(file->property("invalid").toBool());
         QVERIFY2(messageFor(file)->text().contains(QStringLiteral("line 2")), qPrintable(messageFor(file)->text()));
+    }
+
+    void workloadFileShowsItsRequestsAndLengths_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("summary");
+        QTest::addColumn<int>("series"); ///< prompt, and output when the file records output lengths
+        QTest::addColumn<bool>("timeScaleShown");
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/workload/");
+        QTest::newRow("sharegpt") << data + QStringLiteral("sharegpt.json") << int(WorkloadEditor::FileKind::Dataset)
+                                  << QStringLiteral("3 of 3 entries (sharegpt; 1 without a human turn)") << 2 << false;
+        QTest::newRow("azure trace") << data + QStringLiteral("azure.csv") << int(WorkloadEditor::FileKind::Trace)
+                                     << QStringLiteral("4 of 4 entries (azure-csv)") << 2 << true;
+        QTest::newRow("prompt lines") << m_promptFile << int(WorkloadEditor::FileKind::Prompts)
+                                      << QStringLiteral("3 of 3 entries (prompts)") << 1 << false;
+    }
+
+    void workloadFileShowsItsRequestsAndLengths()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, kind);
+        QFETCH(QString, summary);
+        QFETCH(int, series);
+        QFETCH(bool, timeScaleShown);
+        ConfigEditor editor;
+        editor.setConfig(base());
+        editor.show();
+        WorkloadEditor *workload = editor.workloadEditor();
+        auto *lengths = new WorkloadLengthsView; // as the main window puts it there
+        connect(workload, &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+        workload->setFilePreview(lengths);
+        workload->setSource(WorkloadEditor::Source::File);
+        editor.findChild<QComboBox *>(QStringLiteral("fileKind"))->setCurrentIndex(kind);
+        enter(editor.findChild<QWidget *>(QStringLiteral("promptFile")), file);
+        QVERIFY2(workload->fileSummaryText().contains(summary), qPrintable(workload->fileSummaryText()));
+        QCOMPARE(lengths->chart()->distributions().size(), series);
+        QVERIFY(lengths->chart()->hasData());
+        QVERIFY(lengths->isVisibleTo(workload));
+        QCOMPARE(editor.findChild<QWidget *>(QStringLiteral("timeScale"))->isVisibleTo(workload), timeScaleShown);
+        const RunConfig c = editor.config();
+        QCOMPARE(c.load.trace, kind == int(WorkloadEditor::FileKind::Trace) ? file : QString());
+        QCOMPARE(c.prompt.dataset, kind == int(WorkloadEditor::FileKind::Dataset) ? file : QString());
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
     }
 
     void shapeSwitchSeedsStages()

@@ -3,6 +3,7 @@
 #include "charts/chartview.h"
 #include "comparisoncontroller.h"
 #include "editors/configeditor.h"
+#include "editors/workloadeditor.h"
 #include "views/dashboardview.h"
 #include "views/exportdialog.h"
 #include "models/requestsmodel.h"
@@ -13,6 +14,7 @@
 #include "views/runloader.h"
 #include "editors/simulatorcontroller.h"
 #include "views/summaryview.h"
+#include "views/workloadlengthsview.h"
 #include "models/targetlistmodel.h"
 
 #include "results/rundirectory.h"
@@ -150,6 +152,11 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    // The workload file's lengths under its request count (editors draw no charts themselves).
+    auto *lengths = new WorkloadLengthsView;
+    connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+    lengths->showEstimate(m_editor->workloadEditor()->estimate());
+    m_editor->workloadEditor()->setFilePreview(lengths);
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
     connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
     connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);

@@ -6,6 +6,7 @@
 #include "config/pricepresets.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
+#include "engine/modelslisting.h"
 #include "engine/runplan.h"
 #include "run/benchmarkrunner.h"
 #include "results/runwriter.h"
@@ -14,6 +15,9 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTimer>
 
@@ -195,7 +199,9 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.request.stream = true;
     if (f.isSet("no-stream"))
         c.request.stream = false;
-    if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
+    if (f.value("max-tokens") == QLatin1String("dataset"))
+        c.prompt.outputLenAsMaxTokens = true; // entries without a recorded length keep request.max_tokens
+    else if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
         return false;
     if (f.isSet("max-tokens-field")) {
         const auto field = maxTokensFieldFromName(f.value("max-tokens-field"));
@@ -227,6 +233,37 @@ bool applyFlags(Flags &f, RunConfig &c)
         return false;
     if (f.isSet("prompt-file"))
         c.prompt.promptFile = f.value("prompt-file");
+    if (f.isSet("dataset"))
+        c.prompt.dataset = f.value("dataset");
+    if (!f.integer("dataset-sample", c.prompt.datasetSample, qint64(1), limits::kMaxRequests))
+        return false;
+    const auto lengthRange = [&f](const char *name, int &min, int &max) {
+        if (!f.isSet(name))
+            return true;
+        QString why;
+        const auto range = parseLengthRange(f.value(name), &why);
+        if (!range)
+            return f.fail(QStringLiteral("--%1: %2").arg(QLatin1String(name), why));
+        std::tie(min, max) = *range;
+        return true;
+    };
+    if (!lengthRange("dataset-prompt-len", c.prompt.promptLenMin, c.prompt.promptLenMax) ||
+        !lengthRange("dataset-output-len", c.prompt.outputLenMin, c.prompt.outputLenMax))
+        return false;
+    if (f.isSet("skip-bad-lines"))
+        c.prompt.skipBadLines = true;
+    if (f.isSet("trace")) {
+        for (const char *schedule : {"concurrency", "rate", "stages", "sweep"}) {
+            if (f.isSet(schedule))
+                return f.fail(QStringLiteral("--trace and --%1: a trace is its own schedule (each request at its "
+                                             "time; --time-scale speeds it up or slows it down)")
+                                  .arg(QLatin1String(schedule)));
+        }
+        c.load.trace = f.value("trace");
+        c.load.stages.clear();
+    }
+    if (!f.real("time-scale", c.load.timeScale, 0, true))
+        return false;
     if (f.isSet("prompt-salt"))
         c.prompt.salt = f.value("prompt-salt");
     if (f.isSet("prompt"))
@@ -330,6 +367,30 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("out"))
         c.outDir = f.value("out");
     return true;
+}
+
+/// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
+/// reports none or does not answer, and the check before the run is skipped.
+qint64 targetContextTokens(const TargetConfig &target)
+{
+    if (target.api == ApiKind::AnthropicMessages) // its listing has no context lengths
+        return 0;
+    QString base = target.url.trimmed();
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    QNetworkAccessManager nam;
+    QNetworkRequest request(QUrl(base + QStringLiteral("/models"), QUrl::StrictMode));
+    request.setTransferTimeout(3000);
+    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+        request.setRawHeader(name, value);
+    QNetworkReply *reply = nam.get(request);
+    reply->setReadBufferSize(1 << 20); // a larger listing stalls into the timeout
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QByteArray body = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
+    delete reply;
+    return contextLengthFromModels(body, target.model).value_or(0);
 }
 
 /// How far in the past a --start-at may lie (pods started a little late still join) and in the future.
@@ -443,17 +504,25 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages | openai-responses."),
              QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
-        flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."), QStringLiteral("NAME")),
-        flag(QStringLiteral("api-key-env"), QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
-                                                           "ANTHROPIC_API_KEY). Keys are never written to any file."),
+        flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."),
+             QStringLiteral("NAME")),
+        flag(QStringLiteral("api-key-env"),
+             QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
+                            "ANTHROPIC_API_KEY). Keys are never written to any file."),
              QStringLiteral("VAR")),
-        flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."), QStringLiteral("'K: V'")),
-        flag(QStringLiteral("extra-body"), QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."), QStringLiteral("JSON")),
-        flag(QStringLiteral("insecure"), QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
-        flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."), QStringLiteral("FILE")),
+        flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."),
+             QStringLiteral("'K: V'")),
+        flag(QStringLiteral("extra-body"),
+             QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
+             QStringLiteral("JSON")),
+        flag(QStringLiteral("insecure"),
+             QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
+        flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),
+             QStringLiteral("FILE")),
         flag(QStringLiteral("server-metrics"),
-             QStringLiteral("The server's Prometheus endpoint, scraped once a second during the run into server_metrics.csv "
-                            "and the summary (default: the --url server's /metrics, when it answers)."),
+             QStringLiteral(
+                 "The server's Prometheus endpoint, scraped once a second during the run into server_metrics.csv "
+                 "and the summary (default: the --url server's /metrics, when it answers)."),
              QStringLiteral("URL")),
         flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
         flag(QStringLiteral("proxy"),
@@ -479,41 +548,86 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("NAME")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
-        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens"),
+             QStringLiteral("max_tokens per request (default 256); 'dataset': each --dataset entry's recorded reply "
+                            "length (entries without one: 256)."),
+             QStringLiteral("N|dataset")),
         flag(QStringLiteral("max-tokens-field"),
-             QStringLiteral("Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
-                            "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
+             QStringLiteral(
+                 "Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
+                 "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
              QStringLiteral("FIELD")),
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
-        flag(QStringLiteral("tokenizer"), QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
-                                                         "(default none: one token per chunk)."),
+        flag(QStringLiteral("tokenizer"),
+             QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
+                            "(default none: one token per chunk)."),
              QStringLiteral("NAME")),
-        flag(QStringLiteral("prompt-tokens"), QStringLiteral("Synthetic user prompt of about N tokens, different for each request."), QStringLiteral("N")),
-        flag(QStringLiteral("system-tokens"), QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."), QStringLiteral("N")),
-        flag(QStringLiteral("shared-prefix-tokens"), QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-tokens"),
+             QStringLiteral("Synthetic user prompt of about N tokens, different for each request."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("system-tokens"),
+             QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("shared-prefix-tokens"),
+             QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."),
+             QStringLiteral("N")),
         flag(QStringLiteral("prompt-salt"),
              QStringLiteral("Salt of the synthetic prompts: a run's salt (in its run.json) replays its prompts exactly "
                             "(default: a fresh salt per run, so no prefix cache carries over)."),
              QStringLiteral("S")),
-        flag(QStringLiteral("prompt-file"), QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."), QStringLiteral("FILE")),
-        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."), QStringLiteral("TEXT")),
-        flag(QStringLiteral("concurrency"), QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-file"),
+             QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("dataset"),
+             QStringLiteral("ShareGPT JSON or JSONL (the first human turn is the prompt, the reply's length its output "
+                            "length), or JSONL prompt lines with max_tokens / output_len."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("dataset-sample"),
+             QStringLiteral("Use N entries of the workload file drawn at random (seeded by --seed)."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("dataset-prompt-len"),
+             QStringLiteral("Keep entries whose prompt is MIN..MAX tokens (either end may be left out, e.g. 4..1024)."),
+             QStringLiteral("MIN..MAX")),
+        flag(QStringLiteral("dataset-output-len"),
+             QStringLiteral("Keep entries whose output length is MIN..MAX tokens (entries without one are dropped)."),
+             QStringLiteral("MIN..MAX")),
+        flag(QStringLiteral("skip-bad-lines"),
+             QStringLiteral("Skip a workload file's broken lines (counted in the summary) instead of refusing it.")),
+        flag(QStringLiteral("trace"),
+             QStringLiteral("Replay a trace at its timestamps, open loop: Mooncake JSONL (timestamp ms, input_length, "
+                            "output_length, hash_ids), Azure LLM trace CSV (TIMESTAMP, ContextTokens, "
+                            "GeneratedTokens) or JSONL prompt lines with \"timestamp\"."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("time-scale"),
+             QStringLiteral("Trace time multiplier (default 1; 0.5 replays twice as fast)."), QStringLiteral("X")),
+        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
+             QStringLiteral("TEXT")),
+        flag(QStringLiteral("concurrency"),
+             QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."),
+             QStringLiteral("N")),
         flag(QStringLiteral("rate"), QStringLiteral("Open loop: R requests/s."), QStringLiteral("R")),
-        flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."), QStringLiteral("KIND")),
-        flag(QStringLiteral("max-in-flight"), QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
-        flag(QStringLiteral("stages"), QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
-                                                      "(after ':' a duration or a request count)."),
+        flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."),
+             QStringLiteral("KIND")),
+        flag(QStringLiteral("max-in-flight"),
+             QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
+        flag(QStringLiteral("stages"),
+             QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
+                            "(after ':' a duration or a request count)."),
              QStringLiteral("SPEC")),
         flag(QStringLiteral("sweep"),
              QStringLiteral("Generated stages to find the throughput-latency knee: \"c=1..256\" doubles the users, "
                             "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels; \":60s\" or \":200\" ends "
                             "each stage (else --duration/--requests). The summary names the knee."),
              QStringLiteral("SPEC")),
-        flag(QStringLiteral("requests"), QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."), QStringLiteral("N")),
-        flag(QStringLiteral("duration"), QStringLiteral("Stop each stage after D (e.g. 60s, 5m)."), QStringLiteral("D")),
-        flag(QStringLiteral("warmup"), QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
-                                                      "written to requests.csv, excluded from statistics."),
+        flag(QStringLiteral("requests"),
+             QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("duration"), QStringLiteral("Stop each stage after D (e.g. 60s, 5m)."),
+             QStringLiteral("D")),
+        flag(QStringLiteral("warmup"),
+             QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
+                            "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
         flag(QStringLiteral("turns"),
              QStringLiteral("Conversations of N turns: each user (or each open-loop arrival) holds one, and turn k "
@@ -528,9 +642,13 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."), QStringLiteral("X")),
         flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
-        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."), QStringLiteral("DIR")),
-        flag(QStringLiteral("force"), QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
-        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."), QStringLiteral("N")),
+        flag(QStringLiteral("out"),
+             QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."),
+             QStringLiteral("DIR")),
+        flag(QStringLiteral("force"),
+             QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
+        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."),
+             QStringLiteral("N")),
         flag(QStringLiteral("quiet"), QStringLiteral("No progress on stderr.")),
         flag(QStringLiteral("shard"),
              QStringLiteral("Run shard K of N (0 ≤ K < N): users, rates and request counts are split exactly over "
@@ -631,6 +749,9 @@ int runCommand(const QStringList &args)
     runner.setShard(shard);
     runner.setMetricsListen(p.value(QStringLiteral("metrics-listen")));
     int exitCode = ExitOk;
+    // Only a workload file's sizes are unknown to the user; a synthetic prompt's are given.
+    if (!config.prompt.promptFile.isEmpty() || !config.prompt.dataset.isEmpty() || !config.load.trace.isEmpty())
+        runner.setContextTokens(targetContextTokens(config.target));
     const auto start = [&]() {
         QString error;
         if (!runner.start(config, &error)) {
@@ -638,6 +759,8 @@ int runCommand(const QStringList &args)
             exitCode = runner.failureIsConfiguration() ? ExitUsage : ExitFailure;
             return false;
         }
+        for (const QString &warning : runner.info().preRunWarnings)
+            printErr(QStringLiteral("warning: %1\n").arg(warning));
         console.attach(&runner);
         if (!runner.metricsUrl().isEmpty() && !p.isSet(QStringLiteral("quiet")))
             printErr(QStringLiteral("metrics for Prometheus: %1\n").arg(runner.metricsUrl()));

@@ -4,6 +4,7 @@
 
 #include "analysis/comparison.h"
 #include "formats/numberformat.h"
+#include "engine/workloadfile.h"
 
 #include <QDir>
 
@@ -147,6 +148,8 @@ int RunConsole::finish(const RunOutcome &outcome)
         sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
+    if (outcome.summary.workload.is_object())
+        text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
     if (const auto &server = outcome.summary.server) {
         QString line =
             QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
@@ -172,7 +175,7 @@ int RunConsole::finish(const RunOutcome &outcome)
             line += QStringLiteral(" [%1]").arg(cost->prices.source);
         text += line + QLatin1Char('\n');
     }
-    if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())
+    if ((m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty()) || !m_config.load.trace.isEmpty())
         text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
                     .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))

@@ -625,6 +625,17 @@ QString stageDefaultName(const StageConfig &stage)
 
 QList<StageConfig> effectiveStages(const LoadConfig &load)
 {
+    if (!load.trace.isEmpty()) {
+        // The trace is the schedule: one open-loop stage until its last entry (or an earlier
+        // --requests / --duration); the level is not a rate, the entries' times are.
+        StageConfig trace;
+        trace.name = QStringLiteral("trace");
+        trace.mode = LoadMode::Rate;
+        trace.level = 0;
+        trace.durationMs = load.durationMs;
+        trace.requests = load.requests;
+        return {trace};
+    }
     QList<StageConfig> stages = load.stages;
     if (stages.isEmpty()) {
         StageConfig only;
@@ -741,8 +752,43 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("prompt.prompt_file (--prompt-file): cannot read '%1'").arg(c.prompt.promptFile);
     }
 
+    QStringList workloadFiles;
+    const auto checkWorkloadFile = [&](const QString &path, const char *field) {
+        if (path.isEmpty())
+            return;
+        workloadFiles << QLatin1String(field);
+        const QFileInfo info(path);
+        if (!info.isFile() || !info.isReadable())
+            problems << QStringLiteral("%1: cannot read '%2'").arg(QLatin1String(field), path);
+    };
+    checkWorkloadFile(c.prompt.dataset, "prompt.dataset (--dataset)");
+    checkWorkloadFile(c.load.trace, "load.trace (--trace)");
+    if (!c.prompt.promptFile.isEmpty())
+        workloadFiles.prepend(QStringLiteral("prompt.prompt_file (--prompt-file)"));
+    if (workloadFiles.size() > 1)
+        problems << QStringLiteral("%1: one workload file at a time").arg(workloadFiles.join(QStringLiteral(" and ")));
+    const auto checkRange = [&](int min, int max, const char *field) {
+        if (min < 0 || max < 0 || (max > 0 && min > max))
+            problems << QStringLiteral("%1: must be MIN..MAX with 0 <= MIN <= MAX (got %2..%3)")
+                            .arg(QLatin1String(field))
+                            .arg(min)
+                            .arg(max);
+    };
+    checkRange(c.prompt.promptLenMin, c.prompt.promptLenMax, "prompt.dataset_prompt_len (--dataset-prompt-len)");
+    checkRange(c.prompt.outputLenMin, c.prompt.outputLenMax, "prompt.dataset_output_len (--dataset-output-len)");
+    if (c.prompt.datasetSample < 0 || c.prompt.datasetSample > limits::kMaxRequests)
+        problems << QStringLiteral("prompt.dataset_sample (--dataset-sample): must be from 0 (all) to %1 (got %2)")
+                        .arg(limits::kMaxRequests)
+                        .arg(c.prompt.datasetSample);
+    if (!c.load.trace.isEmpty() && !c.load.stages.isEmpty())
+        problems << QStringLiteral(
+            "load.trace (--trace): a trace is its own schedule; remove load.stages (--stages/--sweep)");
+    if (!(c.load.timeScale > 0 && c.load.timeScale <= 1000))
+        problems << QStringLiteral("load.time_scale (--time-scale): must be greater than 0 and at most 1000 (got %1)")
+                        .arg(number(c.load.timeScale));
+
     const LoadConfig &l = c.load;
-    if (l.stages.isEmpty()) {
+    if (l.stages.isEmpty() && l.trace.isEmpty()) {
         if (l.mode == LoadMode::Concurrency && (l.concurrency < 1 || l.concurrency > limits::kMaxConcurrency))
             problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
                             .arg(limits::kMaxConcurrency)
@@ -875,12 +921,19 @@ nlohmann::json toJson(const RunConfig &c)
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream},
-          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"tokenizer",
+           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
           {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
           {"prompt_file", toStd(c.prompt.promptFile)},
+          {"dataset", toStd(c.prompt.dataset)},
+          {"dataset_sample", c.prompt.datasetSample},
+          {"dataset_prompt_len", toStd(formatLengthRange(c.prompt.promptLenMin, c.prompt.promptLenMax))},
+          {"dataset_output_len", toStd(formatLengthRange(c.prompt.outputLenMin, c.prompt.outputLenMax))},
+          {"max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens},
+          {"skip_bad_lines", c.prompt.skipBadLines},
           {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
@@ -902,7 +955,9 @@ nlohmann::json toJson(const RunConfig &c)
           {"turns", c.load.turns},
           {"think_time", c.load.thinkTimeMs > 0
                              ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
-                             : nlohmann::json()}}},
+                             : nlohmann::json()},
+          {"trace", toStd(c.load.trace)},
+          {"time_scale", c.load.timeScale}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
           {"tpot_ms", optionalToJson(c.slo.tpotMs)},
@@ -1006,6 +1061,22 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
         r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
         r.string("prompt_file", c.prompt.promptFile);
+        r.string("dataset", c.prompt.dataset);
+        r.integer("dataset_sample", c.prompt.datasetSample, qint64(0), limits::kMaxRequests);
+        const auto range = [&](const char *key, int &min, int &max) {
+            QString text, why;
+            r.string(key, text);
+            if (text.isEmpty())
+                return;
+            if (const auto parsed = parseLengthRange(text, &why))
+                std::tie(min, max) = *parsed;
+            else
+                r.fail(r.field(key), why);
+        };
+        range("dataset_prompt_len", c.prompt.promptLenMin, c.prompt.promptLenMax);
+        range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
+        r.boolean("max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens);
+        r.boolean("skip_bad_lines", c.prompt.skipBadLines);
         r.string("salt", c.prompt.salt);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
@@ -1074,6 +1145,8 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                         .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
             }
         }
+        r.string("trace", c.load.trace);
+        r.real("time_scale", c.load.timeScale);
         if (!r.finish())
             return std::nullopt;
     }
@@ -1308,6 +1381,38 @@ QString formatStages(const QList<StageConfig> &stages)
         parts << part;
     }
     return parts.join(QLatin1Char(','));
+}
+
+std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error)
+{
+    const QString t = text.trimmed();
+    const qsizetype dots = t.indexOf(QLatin1String(".."));
+    const QString low = dots < 0 ? t : t.left(dots);
+    const QString high = dots < 0 ? t : t.mid(dots + 2);
+    const auto bound = [](const QString &s) -> std::optional<int> {
+        if (s.isEmpty())
+            return 0;
+        bool ok = false;
+        const int v = s.toInt(&ok);
+        return ok && v >= 0 && v <= limits::kMaxPromptTokens + limits::kMaxTokens ? std::optional<int>(v)
+                                                                                  : std::nullopt;
+    };
+    const auto min = bound(low), max = bound(high);
+    if (t.isEmpty() || !min || !max || (*max > 0 && *min > *max)) {
+        if (error)
+            *error =
+                QStringLiteral("'%1' is not a token range MIN..MAX (e.g. 4..1024, 4.., ..2048)").arg(text.left(32));
+        return std::nullopt;
+    }
+    return std::pair{*min, *max};
+}
+
+QString formatLengthRange(int min, int max)
+{
+    if (min == 0 && max == 0)
+        return {};
+    return (min > 0 ? QString::number(min) : QString()) + QStringLiteral("..") +
+           (max > 0 ? QString::number(max) : QString());
 }
 
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error)

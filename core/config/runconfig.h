@@ -154,6 +154,16 @@ struct PromptConfig {
     int systemTokens = 0;            ///< synthetic system prompt of about N tokens
     int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
     QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    QString dataset;                 ///< ShareGPT JSON/JSONL, or prompt lines with per-line lengths
+    /// Workload files (prompt file, dataset, trace): keep entries whose prompt / output length in
+    /// tokens is within [min, max] (0: no bound), then a seeded sample of N of them (0: all).
+    int promptLenMin = 0;
+    int promptLenMax = 0;
+    int outputLenMin = 0;
+    int outputLenMax = 0;
+    qint64 datasetSample = 0;
+    bool outputLenAsMaxTokens = false; ///< --max-tokens dataset: an entry's recorded reply length is its max_tokens
+    bool skipBadLines = false;         ///< skip and count a workload file's broken lines instead of refusing it
     /// Mixed into every synthetic text (system prompt, shared prefix, user prompts), so a run's
     /// prompts are its own and a server's prefix cache cannot carry over from an earlier run.
     /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
@@ -203,6 +213,10 @@ struct LoadConfig {
     int turns = 0;
     qint64 thinkTimeMs = 0;            ///< pause between a conversation's turns (--think-time)
     bool thinkTimeExponential = false; ///< exponential think times with mean thinkTimeMs ("exp:2s")
+    /// A timed workload file (Mooncake JSONL, Azure trace CSV, prompt lines with "timestamp"):
+    /// replaces the load profile with one open-loop stage that sends each entry at its time.
+    QString trace;
+    double timeScale = 1; ///< trace time multiplier: 0.5 replays twice as fast
     bool operator==(const LoadConfig &) const = default;
 };
 
@@ -286,6 +300,9 @@ QString formatStages(const QList<StageConfig> &stages);
 /// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage
 /// as in --stages (else the run's --duration/--requests does).
 std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error);
+/// "4..1024", "4..", "..2048" or "512" (exactly): an inclusive token range, 0 for an open end.
+std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error);
+QString formatLengthRange(int min, int max); ///< "" when both are 0
 /// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 /// "K: V"

@@ -112,6 +112,12 @@ void LoadController::beginPhase()
         m_phaseTimer.start(std::chrono::milliseconds(durationMs));
     if (stage.mode == LoadMode::Concurrency) {
         fillUsers();
+    } else if (m_plan->prompts->isTrace()) {
+        if (m_traceOriginNs < 0)
+            m_traceOriginNs = m_phaseStartNs;
+        if (!traceArrival())
+            return endPhase();
+        arrivalTick();
     } else {
         m_nextArrivalNs = m_phaseStartNs + (load.arrival == Arrival::Poisson ? std::int64_t(nextGapNs()) : 0);
         arrivalTick();
@@ -166,6 +172,26 @@ double LoadController::nextGapNs()
     return -std::log(u) * 1e9 / rate;
 }
 
+/// Moves m_nextArrivalNs past the arrival just issued; false when a trace has no entry left.
+bool LoadController::advanceArrival()
+{
+    if (m_plan->prompts->isTrace())
+        return traceArrival();
+    m_nextArrivalNs += std::int64_t(nextGapNs());
+    return true;
+}
+
+/// The next trace entry's time: the same entry as the request's prompt (its id), scaled from the
+/// trace's first entry.
+bool LoadController::traceArrival()
+{
+    const std::int64_t offset = m_plan->prompts->traceOffsetNs(shardRequestId(m_nextId, m_plan->shard) - 1);
+    if (offset < 0)
+        return false;
+    m_nextArrivalNs = m_traceOriginNs + std::llround(double(offset) * m_plan->config.load.timeScale);
+    return true;
+}
+
 void LoadController::arrivalTick()
 {
     if (!m_issuing || currentStage().mode != LoadMode::Rate)
@@ -179,8 +205,7 @@ void LoadController::arrivalTick()
     // latency is then measured from when the request should have started (no coordinated omission).
     while (m_issuing && m_nextArrivalNs <= now && m_nextArrivalNs < stageEndNs) {
         issue(m_nextArrivalNs);
-        m_nextArrivalNs += std::int64_t(nextGapNs());
-        if (phaseCountReached()) {
+        if (!advanceArrival() || phaseCountReached()) {
             endPhase();
             return;
         }

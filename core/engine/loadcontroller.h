@@ -74,6 +74,8 @@ private:
     void arrivalTick();
     void scheduleArrivalTimer();
     double nextGapNs();
+    bool advanceArrival();
+    bool traceArrival();
     /// A new request: the next turn of `conversation`, or (0) a new one, or an independent request.
     void issue(std::int64_t scheduledNs, std::uint64_t conversation = 0);
     void dispatch(const RequestJob &job);
@@ -110,6 +112,7 @@ private:
     // Open loop.
     std::int64_t m_nextArrivalNs = 0;
     std::uint64_t m_rng = 0;
+    std::int64_t m_traceOriginNs = -1; ///< a trace's first entry is due here; the rest at their offsets
     std::deque<RequestJob> m_waiting;
     QTimer m_arrivalTimer;
 

@@ -2,7 +2,6 @@
 
 #include "metrics/tokenizer.h"
 
-#include <QFile>
 #include <QRegularExpression>
 
 #include <array>
@@ -172,7 +171,8 @@ std::string PromptSource::expandTemplate(const QString &text, const QMap<QString
     return out.toStdString();
 }
 
-std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error)
+std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error,
+                                                         const QString &trace)
 {
     std::shared_ptr<PromptSource> source(new PromptSource);
     source->m_config = config;
@@ -185,100 +185,144 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
     if (config.sharedPrefixTokens > 0)
         source->m_prefix = syntheticText(config.sharedPrefixTokens, source->m_textSeed, 0x50EF1CULL);
 
-    if (!config.promptFile.isEmpty()) {
-        QFile file(config.promptFile);
-        if (!file.open(QIODevice::ReadOnly)) {
-            if (error)
-                *error = QStringLiteral("prompt file '%1': %2").arg(config.promptFile, file.errorString());
+    const bool dataset = !config.dataset.isEmpty();
+    const QString path = !trace.isEmpty() ? trace : dataset ? config.dataset : config.promptFile;
+    if (!path.isEmpty()) {
+        WorkloadOptions options;
+        options.promptLen = {config.promptLenMin, config.promptLenMax};
+        options.outputLen = {config.outputLenMin, config.outputLenMax};
+        options.sample = config.datasetSample;
+        options.seed = seed;
+        options.skipBadLines = config.skipBadLines;
+        const WorkloadRole role = !trace.isEmpty() ? WorkloadRole::Trace
+                                  : dataset        ? WorkloadRole::Dataset
+                                                   : WorkloadRole::PromptFile;
+        auto file = WorkloadFile::load(path, role, options, error);
+        if (!file)
             return nullptr;
-        }
-        int lineNumber = 0;
-        while (!file.atEnd()) {
-            const QByteArray line = file.readLine().trimmed();
-            ++lineNumber;
-            if (line.isEmpty())
-                continue;
-            const auto fail = [&](const QString &why) {
-                if (error)
-                    *error = QStringLiteral("prompt file '%1' line %2: %3").arg(config.promptFile).arg(lineNumber).arg(why);
-                return nullptr;
-            };
-            nlohmann::json json = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-            if (json.is_discarded() || !json.is_object())
-                return fail(QStringLiteral("not a JSON object"));
-            Prompt p;
-            if (auto it = json.find("prompt"); it != json.end() && it->is_string()) {
-                p.user = it->get<std::string>();
-            } else if (auto m = json.find("messages"); m != json.end() && m->is_array() && !m->empty()) {
-                for (const auto &message : *m) {
-                    if (!message.is_object() || !message.contains("role") || !message.contains("content"))
-                        return fail(QStringLiteral("each message needs \"role\" and \"content\""));
-                }
-                p.messages = *m;
-            } else {
-                return fail(QStringLiteral("expected {\"prompt\": \"...\"} or {\"messages\": [...]}"));
-            }
-            if (auto s = json.find("system"); s != json.end() && s->is_string())
-                p.system = s->get<std::string>();
-            source->m_lines.push_back(std::move(p));
-        }
-        if (source->m_lines.empty()) {
-            if (error)
-                *error = QStringLiteral("prompt file '%1': no prompts in it").arg(config.promptFile);
-            return nullptr;
-        }
+        source->m_stats = file->stats();
+        source->m_entries = file->entries();
+        source->m_trace = role == WorkloadRole::Trace;
     }
     return source;
+}
+
+void PromptSource::appendUnique(std::string &text, std::int64_t tokens, std::uint64_t index) const
+{
+    // A request number makes the text unique from here on.
+    // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
+    std::string tag(1, '#');
+    tag += std::to_string(index);
+    tag += ':';
+    const std::int64_t tagTokens = ApproxTokenizer::countUtf8(tag.data(), tag.size());
+    const auto append = [&text](const std::string &piece) {
+        if (!text.empty())
+            text += ' ';
+        text += piece;
+    };
+    if (tokens >= tagTokens) {
+        append(tag);
+        tokens -= tagTokens;
+    }
+    if (tokens > 0)
+        append(syntheticText(tokens, m_textSeed, index + 1));
+}
+
+PromptSource::ContextOverflow PromptSource::overContext(std::int64_t contextTokens, int maxTokens) const
+{
+    ContextOverflow o;
+    const auto look = [&](std::int64_t prompt, int cap) {
+        ++o.of;
+        o.longest = std::max(o.longest, prompt + cap);
+        if (prompt > contextTokens)
+            ++o.promptAlone;
+        else if (prompt + cap > contextTokens)
+            ++o.withOutput;
+    };
+    if (m_entries.empty()) {
+        const Prompt p = prompt(0);
+        look(p.tokens, maxTokens);
+        return o;
+    }
+    // The counts prompt() gives, without building a trace entry's text.
+    const std::int64_t system = defaultSystemTokens();
+    for (const WorkloadEntry &e : m_entries) {
+        const int cap = entryMaxTokens(e);
+        look(e.promptTokens + (e.system.empty() ? system : 0), cap > 0 ? cap : maxTokens);
+    }
+    return o;
+}
+
+QString PromptSource::ContextOverflow::warning(std::int64_t contextTokens) const
+{
+    if (promptAlone + withOutput == 0)
+        return {};
+    return QStringLiteral("%1 of %2 requests exceed the model's context of %3 tokens (%4 by the prompt alone, %5 with "
+                          "their max_tokens; longest %6 tokens): the server will refuse them")
+        .arg(promptAlone + withOutput)
+        .arg(of)
+        .arg(contextTokens)
+        .arg(promptAlone)
+        .arg(withOutput)
+        .arg(longest);
+}
+
+std::int64_t PromptSource::defaultSystemTokens() const
+{
+    return ApproxTokenizer::countUtf8(m_system.data(), m_system.size());
+}
+
+int PromptSource::entryMaxTokens(const WorkloadEntry &e) const
+{
+    if (e.outputIsCap || (m_config.outputLenAsMaxTokens && e.outputTokens > 0))
+        return int(std::max<std::int64_t>(1, e.outputTokens));
+    return 0;
+}
+
+std::int64_t PromptSource::traceOffsetNs(std::uint64_t index) const
+{
+    if (!m_trace || index >= m_entries.size())
+        return -1;
+    return m_entries[index].timeNs - m_entries.front().timeNs;
 }
 
 Prompt PromptSource::prompt(std::uint64_t index) const
 {
     Prompt p;
-    if (!m_lines.empty()) {
-        p = m_lines[index % m_lines.size()];
-        if (p.system.empty())
-            p.system = m_system;
+    if (!m_entries.empty()) {
+        const WorkloadEntry &e = m_entries[index % m_entries.size()];
+        p.system = e.system.empty() ? m_system : e.system;
+        if (e.synthetic) {
+            // One text per hash id, the same in every request that names it (a prefix cache sees
+            // the blocks shared); the block salts are apart from the unique texts' (index + 1).
+            std::int64_t left = e.promptTokens;
+            for (const std::uint64_t id : e.hashIds) {
+                if (left <= 0)
+                    break;
+                const std::int64_t n = std::min(left, WorkloadFile::kHashBlockTokens);
+                if (!p.user.empty())
+                    p.user += ' ';
+                p.user += syntheticText(n, m_textSeed, id ^ 0xB10C'0000'0000'0000ULL);
+                left -= n;
+            }
+            if (left > 0)
+                appendUnique(p.user, left, index);
+        } else {
+            p.user = e.user;
+            p.messages = e.messages;
+        }
+        p.maxTokens = entryMaxTokens(e);
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
-        // After the shared prefix, a request number makes every prompt unique from there on.
-        // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
-        std::string tag(1, '#');
-        tag += std::to_string(index);
-        tag += ':';
-        const std::int64_t tagTokens = ApproxTokenizer::countUtf8(tag.data(), tag.size());
-        std::int64_t left = m_config.promptTokens - m_config.sharedPrefixTokens;
         p.user = m_prefix;
-        const auto append = [&p](const std::string &piece) {
-            if (!p.user.empty())
-                p.user += ' ';
-            p.user += piece;
-        };
-        if (left >= tagTokens) {
-            append(tag);
-            left -= tagTokens;
-        }
-        if (left > 0)
-            append(syntheticText(left, m_textSeed, index + 1));
+        appendUnique(p.user, m_config.promptTokens - m_config.sharedPrefixTokens, index);
     } else {
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,
                                 m_config.variables, index, m_seed);
     }
     const auto count = [](const std::string &s) { return ApproxTokenizer::countUtf8(s.data(), s.size()); };
-    p.tokens = count(p.system) + count(p.user);
-    if (p.messages.is_array()) {
-        for (const auto &message : p.messages) {
-            const auto &content = message["content"];
-            if (content.is_string())
-                p.tokens += count(content.get_ref<const std::string &>());
-            else if (content.is_array()) {
-                for (const auto &part : content) {
-                    if (part.is_object() && part.contains("text") && part["text"].is_string())
-                        p.tokens += count(part["text"].get_ref<const std::string &>());
-                }
-            }
-        }
-    }
+    p.tokens = count(p.system) + count(p.user) + approxMessagesTokens(p.messages);
     return p;
 }
 

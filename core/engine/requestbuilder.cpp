@@ -235,7 +235,8 @@ QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetC
 
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 {
-    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, m_request.maxTokens}, {"stream", m_request.stream}};
+    const int maxTokens = prompt.maxTokens > 0 ? prompt.maxTokens : m_request.maxTokens;
+    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, maxTokens}, {"stream", m_request.stream}};
     if (m_request.temperature)
         body["temperature"] = *m_request.temperature;
     if (m_request.topP)

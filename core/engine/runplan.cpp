@@ -52,7 +52,7 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
     plan->shard = shard;
     plan->stages = effectiveStages(config.load);
     plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");
-    plan->prompts = PromptSource::create(config.prompt, config.load.seed, error);
+    plan->prompts = PromptSource::create(config.prompt, config.load.seed, error, config.load.trace);
     if (!plan->prompts)
         return nullptr;
     return plan;

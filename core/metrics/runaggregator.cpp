@@ -356,6 +356,8 @@ RunSummary RunAggregator::summary() const
     priced(s.total);
     for (SummaryBlock &b : s.stages)
         priced(b);
+    s.workload = m_info.workload;
+    s.warnings << m_info.preRunWarnings;
     const PromptConfig &prompt = m_info.config.prompt;
     const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
                                 m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||

@@ -43,6 +43,10 @@ struct RunInfo {
     LoadConfig totalLoad;   ///< with shard.isSharded(): the whole run's load before the split
     QStringList mergedFrom; ///< a merged run: the shard directories it was made of
     ConnectionInfo connection; ///< of the target's (first instance's) connections
+    /// What reading the workload file kept and dropped (WorkloadStats::toJson()); null without one.
+    nlohmann::json workload;
+    /// Problems found before the run (e.g. requests longer than the model's context): summary warnings.
+    QStringList preRunWarnings;
 
     /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
     static RunInfo begin(const RunConfig &config,

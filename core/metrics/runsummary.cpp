@@ -444,6 +444,8 @@ json RunSummary::toJson() const
         j["server"] = server->toJson();
     if (client)
         j["client"] = client->toJson();
+    if (workload.is_object())
+        j["workload"] = workload;
     return j;
 }
 
@@ -478,6 +480,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (top.has("connection"))
         s.connection = ConnectionInfo::fromJson(j["connection"]);
     s.total = blockFromJson(top, true);
+    if (const auto w = j.find("workload"); w != j.end() && w->is_object())
+        s.workload = *w;
     if (top.has("warnings")) {
         if (const json *warnings = top.array("warnings")) {
             for (const json &w : *warnings)

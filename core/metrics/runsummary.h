@@ -178,6 +178,9 @@ struct RunSummary {
     std::optional<ClientHealthSummary> client;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
+    /// The workload file's reading (format, entries read, bad lines skipped, filtered, sampled);
+    /// null when prompts came from no file.
+    nlohmann::json workload;
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or

@@ -385,6 +385,16 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
         info.connection.proxyOrigin = proxy.origin;
         info.shard = m_shard;
+        if (const auto &stats = plan->prompts->workloadStats()) {
+            info.workload = stats->toJson();
+            if (stats->badLines > 0)
+                info.preRunWarnings << QStringLiteral("workload file: %1").arg(stats->describe());
+        }
+        if (m_contextTokens > 0) {
+            const auto over = plan->prompts->overContext(m_contextTokens, config.request.maxTokens);
+            if (const QString warning = over.warning(m_contextTokens); !warning.isEmpty())
+                info.preRunWarnings << warning;
+        }
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
         QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;

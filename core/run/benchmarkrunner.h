@@ -77,6 +77,10 @@ public:
     void setTestStallMs(int ms) { m_testStallMs = ms; }
     /// The served endpoint, "http://127.0.0.1:9464/metrics"; empty when not serving.
     QString metricsUrl() const;
+    /// The target model's context length, when it reports one (contextLengthFromModels): requests
+    /// that exceed it are counted before the run, as a warning in info().preRunWarnings and the
+    /// summary. 0: unknown. Applies to the next start().
+    void setContextTokens(qint64 tokens) { m_contextTokens = tokens; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
@@ -120,6 +124,7 @@ private:
 
     int m_workerThreads = 0;
     bool m_replaceExisting = false;
+    qint64 m_contextTokens = 0;
     ShardSpec m_shard;
     QString m_metricsListen;
     int m_testStallMs = 0;

@@ -51,6 +51,8 @@ const Field kFields[] = {
      "1: chat hides reasoning as OpenAI's o-series (counted in usage, not streamed; max_tokens gets 400)"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
     {"kv_cache_tokens", &SimConfig::kvCacheTokens, 1, 1e12, "KV cache size, tokens (for /metrics' KV cache usage)"},
+    {"max_model_len", &SimConfig::maxModelLen, 0, 1e9,
+     "Context length /v1/models reports as vLLM's max_model_len (0: none)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},

@@ -52,6 +52,7 @@ struct SimConfig {
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
+    qint64 maxModelLen = 0;             ///< context length /v1/models reports as max_model_len (vLLM); 0: none
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;            ///< fraction of requests answered 500

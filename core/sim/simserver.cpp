@@ -687,7 +687,11 @@ public:
                 return {{"type", "model"}, {"id", name.toStdString()}, {"display_name", name.toStdString()},
                         {"created_at", QDateTime::fromSecsSinceEpoch(created).toUTC().toString(Qt::ISODate).toStdString()}};
             }
-            return {{"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
+            json model = {
+                {"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
+            if (config.maxModelLen > 0)
+                model["max_model_len"] = config.maxModelLen;
+            return model;
         };
         const QStringList names = QStringList{config.model} + config.aliases;
         if (request.path.size() > std::string_view("/v1/models/").size()) {
