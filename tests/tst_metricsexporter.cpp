@@ -6,6 +6,7 @@
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
+#include <algorithm>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -276,10 +277,15 @@ private Q_SLOTS:
         QVERIFY(outcome.error.isEmpty());
         QVERIFY(outcome.summary.total.requests.ok > 0);
         QCOMPARE(outcome.summary.total.requests.failed, std::int64_t(0));
-        int dropped = 0;
-        for (const auto &s : idle)
-            dropped += s->state() == QAbstractSocket::UnconnectedState ? 1 : 0;
-        QCOMPARE(dropped, int(idle.size()));
+        // On a loaded machine the kernel's accept queue overflows and some of the flood connects
+        // only on a SYN retry (1 s, 3 s, 7 s later), takes a slot the refused ones freed and starts
+        // its own deadline then: every idle socket is dropped, the last ones a deadline after that.
+        const auto dropped = [&idle] {
+            return int(std::count_if(idle.begin(), idle.end(), [](const auto &s) {
+                return s->state() == QAbstractSocket::UnconnectedState;
+            }));
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(dropped(), int(idle.size()), 4 * MetricsExporter::kDeadlineMs);
     }
 };
 
