@@ -61,7 +61,8 @@ private Q_SLOTS:
         auto &t = m_loaded[tokenizer];
         if (!t) {
             QString error;
-            t = Tokenizer::load(QString::fromStdString(m_oracle["files"][tokenizer.toStdString()].get<std::string>()), &error);
+            t = Tokenizer::load(QString::fromStdString(m_oracle["files"][tokenizer.toStdString()].get<std::string>()),
+                                &error);
             QVERIFY2(t, qPrintable(error));
         }
         const std::string input = m_corpus[text].get<std::string>();

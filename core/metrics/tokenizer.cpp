@@ -73,7 +73,10 @@ class Approximation final : public Tokenizer
 {
 public:
     QString description() const override { return QStringLiteral("approx"); }
-    std::int64_t count(std::string_view utf8) const override { return ApproxTokenizer::countUtf8(utf8.data(), utf8.size()); }
+    std::int64_t count(std::string_view utf8) const override
+    {
+        return ApproxTokenizer::countUtf8(utf8.data(), utf8.size());
+    }
     std::vector<std::int32_t> encode(std::string_view) const override { return {}; }
     bool exact() const override { return false; }
 };

@@ -97,11 +97,21 @@ QString normalizeText(const std::vector<BpeTokenizer::Normalizer> &steps, QStrin
     using N = BpeTokenizer::Normalizer;
     for (const N &n : steps) {
         switch (n.kind) {
-        case N::Nfc: text = text.normalized(QString::NormalizationForm_C); break;
-        case N::Nfd: text = text.normalized(QString::NormalizationForm_D); break;
-        case N::Nfkc: text = text.normalized(QString::NormalizationForm_KC); break;
-        case N::Nfkd: text = text.normalized(QString::NormalizationForm_KD); break;
-        case N::Lowercase: text = text.toLower(); break;
+        case N::Nfc:
+            text = text.normalized(QString::NormalizationForm_C);
+            break;
+        case N::Nfd:
+            text = text.normalized(QString::NormalizationForm_D);
+            break;
+        case N::Nfkc:
+            text = text.normalized(QString::NormalizationForm_KC);
+            break;
+        case N::Nfkd:
+            text = text.normalized(QString::NormalizationForm_KD);
+            break;
+        case N::Lowercase:
+            text = text.toLower();
+            break;
         case N::Prepend:
             if (!text.isEmpty())
                 text.prepend(n.text);
@@ -374,8 +384,8 @@ void BpeTokenizer::run(std::string_view utf8, Context &c) const
             if (text[i] != t.content.front() || !QStringView(text).mid(i).startsWith(t.content))
                 continue;
             qsizetype from = i, to = i + t.content.size();
-            if (t.singleWord && ((from > 0 && text[from - 1].isLetterOrNumber()) ||
-                                 (to < text.size() && text[to].isLetterOrNumber())))
+            if (t.singleWord &&
+                ((from > 0 && text[from - 1].isLetterOrNumber()) || (to < text.size() && text[to].isLetterOrNumber())))
                 continue;
             while (t.lstrip && from > segmentStart && text[from - 1].isSpace())
                 --from;
@@ -498,7 +508,8 @@ struct BpeLoader {
             n.kind = N::Replace;
             // QString::replace(regex, after) reads \1 as a capture: keep the file's text literal.
             n.content = text(json, "content").replace(QLatin1Char('\\'), QLatin1String("\\\\"));
-            if (!pattern(json.value("pattern", nlohmann::json()), &n.regex, &n.text, QStringLiteral("normalizer Replace")))
+            if (!pattern(json.value("pattern", nlohmann::json()), &n.regex, &n.text,
+                         QStringLiteral("normalizer Replace")))
                 return false;
             if (n.regex.pattern().isEmpty())
                 n.content = text(json, "content");
@@ -545,7 +556,8 @@ struct BpeLoader {
             if (!compile(&p.regex, QString::fromUtf16(kGpt2Pattern), QStringLiteral("pre_tokenizer ByteLevel")))
                 return false;
         } else if (type == QLatin1String("Split")) {
-            if (!pattern(json.value("pattern", nlohmann::json()), &p.regex, nullptr, QStringLiteral("pre_tokenizer Split")))
+            if (!pattern(json.value("pattern", nlohmann::json()), &p.regex, nullptr,
+                         QStringLiteral("pre_tokenizer Split")))
                 return false;
             p.invert = flag(json, "invert", false);
             const QString behavior = text(json, "behavior");
@@ -577,7 +589,8 @@ struct BpeLoader {
                 return fail(QStringLiteral("pre_tokenizer Metaspace: unknown prepend_scheme '%1'").arg(scheme)), false;
             p.split = flag(json, "split", true);
         } else if (type == QLatin1String("Digits")) {
-            compile(&p.regex, flag(json, "individual_digits", false) ? QStringLiteral("\\p{N}") : QStringLiteral("\\p{N}+"),
+            compile(&p.regex,
+                    flag(json, "individual_digits", false) ? QStringLiteral("\\p{N}") : QStringLiteral("\\p{N}+"),
                     QStringLiteral("pre_tokenizer Digits"));
         } else if (type == QLatin1String("Whitespace")) {
             compile(&p.regex, QStringLiteral("\\w+|[^\\w\\s]+"), QStringLiteral("pre_tokenizer Whitespace"));
@@ -587,8 +600,9 @@ struct BpeLoader {
             compile(&p.regex, QStringLiteral("\\s+"), QStringLiteral("pre_tokenizer WhitespaceSplit"));
             p.behavior = P::Removed;
         } else {
-            return fail(QStringLiteral("pre_tokenizer type '%1' is not supported (supported: Sequence, ByteLevel, Split, "
-                                       "Metaspace, Digits, Whitespace, WhitespaceSplit)")
+            return fail(QStringLiteral(
+                            "pre_tokenizer type '%1' is not supported (supported: Sequence, ByteLevel, Split, "
+                            "Metaspace, Digits, Whitespace, WhitespaceSplit)")
                             .arg(type)),
                    false;
         }
@@ -608,7 +622,8 @@ struct BpeLoader {
 
     std::shared_ptr<const BpeTokenizer> huggingFace(const QByteArray &data)
     {
-        const nlohmann::json json = nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
+        const nlohmann::json json =
+            nlohmann::json::parse(data.constData(), data.constData() + data.size(), nullptr, false);
         if (json.is_discarded() || !json.is_object())
             return fail(QStringLiteral("not JSON (expected a Hugging Face tokenizer.json or a .tiktoken file)"));
         const auto model = json.find("model");
@@ -655,7 +670,8 @@ struct BpeLoader {
             if (byteLevel) {
                 t->m_byteIds[b] = t->tokenId(std::string(1, char(b)));
                 if (t->m_byteIds[b] < 0)
-                    return fail(QStringLiteral("byte-level vocabulary lacks byte 0x%1").arg(b, 2, 16, QLatin1Char('0')));
+                    return fail(
+                        QStringLiteral("byte-level vocabulary lacks byte 0x%1").arg(b, 2, 16, QLatin1Char('0')));
             } else if (t->m_byteFallback) {
                 const QString name = QString::asprintf("<0x%02X>", b);
                 const auto it = fileIds.find(name.toStdString());
@@ -676,7 +692,8 @@ struct BpeLoader {
                 const std::string &s = m.get_ref<const std::string &>();
                 const auto space = s.find(' ');
                 if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos)
-                    return fail(QStringLiteral("merge %1 '%2' is not two tokens").arg(rank).arg(QString::fromStdString(s)));
+                    return fail(
+                        QStringLiteral("merge %1 '%2' is not two tokens").arg(rank).arg(QString::fromStdString(s)));
                 a = s.substr(0, space);
                 b = s.substr(space + 1);
             } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
@@ -703,9 +720,8 @@ struct BpeLoader {
                 t->m_added.push_back({content, a["id"].get<std::int32_t>(), flag(a, "lstrip", false),
                                       flag(a, "rstrip", false), flag(a, "single_word", false)});
             }
-            std::stable_sort(t->m_added.begin(), t->m_added.end(), [](const auto &x, const auto &y) {
-                return x.content.size() > y.content.size();
-            });
+            std::stable_sort(t->m_added.begin(), t->m_added.end(),
+                             [](const auto &x, const auto &y) { return x.content.size() > y.content.size(); });
         }
         t->m_description = QStringLiteral("%1: %2 BPE, %3 tokens")
                                .arg(QFileInfo(path).fileName(),
@@ -724,7 +740,8 @@ struct BpeLoader {
                 continue;
             const qsizetype space = line.indexOf(' ');
             bool ok = space > 0;
-            const auto decoded = QByteArray::fromBase64Encoding(line.left(space), QByteArray::AbortOnBase64DecodingErrors);
+            const auto decoded =
+                QByteArray::fromBase64Encoding(line.left(space), QByteArray::AbortOnBase64DecodingErrors);
             const qint64 rank = ok ? line.mid(space + 1).toLongLong(&ok) : -1;
             if (!ok || !decoded || decoded.decoded.isEmpty() || rank < 0 || rank > INT32_MAX)
                 return fail(QStringLiteral("line %1: expected \"<base64 token> <rank>\"").arg(lineNumber));
@@ -734,15 +751,18 @@ struct BpeLoader {
         for (int b = 0; b < 256; ++b) {
             t->m_byteIds[b] = t->tokenId(std::string(1, char(b)));
             if (t->m_byteIds[b] < 0)
-                return fail(QStringLiteral("no token for byte 0x%1 (every byte needs one)").arg(b, 2, 16, QLatin1Char('0')));
+                return fail(
+                    QStringLiteral("no token for byte 0x%1 (every byte needs one)").arg(b, 2, 16, QLatin1Char('0')));
         }
         // The file carries no pattern: o200k_base by name or by size (200k ranks), else cl100k_base.
         const QString name = QFileInfo(path).fileName();
         const bool o200k = name.contains(QLatin1String("o200k")) ||
                            (!name.contains(QLatin1String("cl100k")) && t->m_vocab.size() > 150000);
-        BpeTokenizer::PreTokenizer split{BpeTokenizer::PreTokenizer::Split, {}, BpeTokenizer::PreTokenizer::Isolated,
-                                         false, QChar(), BpeTokenizer::PreTokenizer::Never, false};
-        if (!compile(&split.regex, QString::fromUtf16(o200k ? kO200kPattern : kCl100kPattern), QStringLiteral("pattern")))
+        BpeTokenizer::PreTokenizer split{
+            BpeTokenizer::PreTokenizer::Split, {},   BpeTokenizer::PreTokenizer::Isolated, false, QChar(),
+            BpeTokenizer::PreTokenizer::Never, false};
+        if (!compile(&split.regex, QString::fromUtf16(o200k ? kO200kPattern : kCl100kPattern),
+                     QStringLiteral("pattern")))
             return nullptr;
         t->m_preTokenizers.push_back(std::move(split));
         t->m_byteLevel = true;

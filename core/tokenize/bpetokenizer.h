@@ -31,21 +31,21 @@ public:
     /// One normalizer step of a tokenizer.json ("Sequence"s flattened).
     struct Normalizer {
         enum Kind { Nfc, Nfd, Nfkc, Nfkd, Lowercase, Prepend, Replace, Strip } kind;
-        QString text;              ///< Prepend: what; Replace: the literal pattern (when no regex)
-        QString content;           ///< Replace: the replacement
-        QRegularExpression regex;  ///< Replace: the regex pattern, if the file gives one
+        QString text;                     ///< Prepend: what; Replace: the literal pattern (when no regex)
+        QString content;                  ///< Replace: the replacement
+        QRegularExpression regex;         ///< Replace: the regex pattern, if the file gives one
         bool left = false, right = false; ///< Strip
     };
     /// One pre-tokenizer step ("Sequence"s flattened; ByteLevel with use_regex becomes a Split).
     struct PreTokenizer {
         enum Kind { Split, PrefixSpace, Metaspace } kind;
         enum Behavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
-        QRegularExpression regex;  ///< Split: the delimiters
+        QRegularExpression regex; ///< Split: the delimiters
         Behavior behavior = Isolated;
-        bool invert = false;       ///< Split: the non-matches are the delimiters
-        QChar replacement;         ///< Metaspace: stands for ' ' ("▁")
+        bool invert = false;                                    ///< Split: the non-matches are the delimiters
+        QChar replacement;                                      ///< Metaspace: stands for ' ' ("▁")
         enum Prepend { Always, First, Never } prepend = Always; ///< Metaspace
-        bool split = true;         ///< Metaspace: split before each replacement
+        bool split = true;                                      ///< Metaspace: split before each replacement
     };
     /// A token matched in the raw text before anything else (special tokens, added vocabulary).
     struct AddedToken {
@@ -83,12 +83,12 @@ private:
     std::vector<AddedToken> m_added;
     std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> m_vocab; ///< raw bytes -> id
     std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id); empty: ranks are ids (tiktoken)
-    bool m_byteLevel = true;       ///< symbols start as bytes; otherwise as characters
-    bool m_ignoreMerges = false;   ///< a piece that is a token is that token (Llama 3, tiktoken)
-    bool m_byteFallback = false;   ///< unknown characters become <0xXX> tokens
+    bool m_byteLevel = true;                           ///< symbols start as bytes; otherwise as characters
+    bool m_ignoreMerges = false;                       ///< a piece that is a token is that token (Llama 3, tiktoken)
+    bool m_byteFallback = false;                       ///< unknown characters become <0xXX> tokens
     bool m_fuseUnknown = false;
     std::int32_t m_unknown = -1;
-    std::int32_t m_byteIds[256];   ///< byte-level: each byte's token; byte fallback: <0xXX>
+    std::int32_t m_byteIds[256]; ///< byte-level: each byte's token; byte fallback: <0xXX>
 };
 
 } // namespace tb
