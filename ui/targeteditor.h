@@ -55,6 +55,7 @@ private:
     void showConnectionError(const QString &error);
     void updateKeyState();
     void fillPresets();
+    void browseTokenizer();
     QList<Header> headers(QStringList *problems) const;
     QStringList replicas() const; ///< the non-empty lines of the replicas field
     std::optional<nlohmann::json> extraBody(QString *problem) const;
@@ -78,6 +79,7 @@ private:
     QPlainTextEdit *m_extraBody;
     QCheckBox *m_tlsVerify;
     QLineEdit *m_caCert;
+    QComboBox *m_tokenizer; ///< editable: approx, server, or a file path
     QList<std::pair<QString, QString>> m_presets;
 };
 

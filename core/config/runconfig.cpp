@@ -343,6 +343,11 @@ QStringList validate(const RunConfig &c)
     }
     if (!c.target.caCertificate.isEmpty() && !QFileInfo(c.target.caCertificate).isReadable())
         problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
+    if (const QString &t = c.target.tokenizer; !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server")
+                                                && !QFileInfo(t).isReadable())
+        problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
+                                   "tokenizer.json or .tiktoken file, or a model folder)")
+                        .arg(t);
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
 
@@ -425,6 +430,7 @@ nlohmann::json toJson(const TargetConfig &t)
         {"extra_body", t.extraBody},
         {"tls_verify", t.tlsVerify},
         {"ca_cert", toStd(t.caCertificate)},
+        {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
     };
 }
 
@@ -449,13 +455,13 @@ nlohmann::json toJson(const RunConfig &c)
          {{"max_tokens", c.request.maxTokens},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
-          {"stream", c.request.stream},
-          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"stream", c.request.stream}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
           {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
           {"prompt_file", toStd(c.prompt.promptFile)},
+          {"calibrate", c.prompt.calibrate},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
           {"variables", variables}}},
@@ -514,6 +520,7 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     }
     r.boolean("tls_verify", t.tlsVerify);
     r.string("ca_cert", t.caCertificate);
+    r.string("tokenizer", t.tokenizer);
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));
@@ -546,9 +553,13 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
-        r.string("tokenizer", c.request.tokenizer);
-        if (!c.request.tokenizer.isEmpty() && c.request.tokenizer != QLatin1String("approx"))
-            r.fail(r.field("tokenizer"), QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
+        // Before tokenizers were per target, request.tokenizer could say "approx".
+        QString legacy;
+        r.string("tokenizer", legacy);
+        if (!legacy.isEmpty() && legacy != QLatin1String("approx"))
+            r.fail(r.field("tokenizer"), QStringLiteral("'%1': set target.tokenizer instead").arg(legacy));
+        else if (c.target.tokenizer.isEmpty())
+            c.target.tokenizer = legacy;
         if (!r.finish())
             return std::nullopt;
     }
@@ -558,6 +569,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.integer("system_tokens", c.prompt.systemTokens);
         r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens);
         r.string("prompt_file", c.prompt.promptFile);
+        r.boolean("calibrate", c.prompt.calibrate);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
         if (const auto *vars = r.find("variables")) {

@@ -12,40 +12,43 @@ namespace tb {
 namespace {
 
 // Written for TokenBench: plain sentences about measuring services, so synthetic prompts read like
-// text rather than noise.
+// text rather than noise. Every word is short and common, so it is one token (punctuation another)
+// in ApproxTokenizer and in cl100k_base, o200k_base, Llama 3 and Qwen 3 alike (tst_promptsource
+// checks the first two): a synthetic prompt has about its requested size in any of them, which
+// keeps the per-request spread small when calibration has only the target's usage to go by.
 constexpr std::array kCorpus{
-    "The team measured how long each request waited before the first token arrived.",
-    "A queue forms when requests arrive faster than the server can start them.",
-    "Latency percentiles tell a different story from the average, especially at the tail.",
-    "Every service has a point where more load only adds waiting time.",
-    "The report compares three deployments under the same workload and the same prompts.",
-    "Short prompts reach the first token quickly, while long contexts spend more time in prefill.",
-    "Batching lets the server advance many sequences with one step of the model.",
-    "When the batch grows, each step takes a little longer for every user.",
-    "Goodput counts only the requests that met every target the team agreed on.",
-    "An open loop keeps sending at the planned rate even when responses slow down.",
-    "A closed loop waits for each answer before the next question is asked.",
-    "Cached prefixes make repeated instructions cheaper to process.",
-    "The dashboard shows throughput, latency and errors as the test runs.",
-    "Engineers often need a chart for the afternoon meeting, not a notebook.",
-    "Streaming responses show progress early, so users feel the service is fast.",
-    "A rate limit answers with a polite refusal and a hint about when to retry.",
-    "Timeouts protect the client, but they also hide how slow the slowest requests were.",
-    "Each measurement is stamped on a monotonic clock before any parsing happens.",
-    "The output tokens per second depend on both the model and the number of users.",
-    "Some servers pack several tokens into one event to save bandwidth.",
-    "A fair comparison sends the same requests to every model in the same order.",
-    "Warm-up requests fill caches and connection pools before the measured window starts.",
-    "Tail latency grows quickly once the queue starts to build up.",
-    "Capacity planning asks how many users one instance can serve within the target.",
-    "Load balancing spreads requests across several instances of the same model.",
-    "Reasoning models think before they answer, which delays the first visible token.",
-    "Input and output token counts decide most of the cost of a request.",
-    "A multi-turn conversation sends the growing history with every new question.",
-    "Errors are counted by status and by class, so a spike is easy to explain.",
-    "The histogram keeps every percentile within one percent of the exact value.",
-    "Throughput rises with concurrency until the server saturates and latency climbs.",
-    "Prefill time grows with the length of the prompt and the size of the model.",
+    "The team ran a load test to see how long each user had to wait.",
+    "When more jobs come in than the box can take, a line is made and time goes up.",
+    "We look at the tail, not just the mean, as the slow ones hurt most.",
+    "Each new user adds a bit of work to each step of the run.",
+    "Our plan was to send the same text to all of them in the same way.",
+    "Long text will need more time to read in, so the lead word is late.",
+    "The GPU can work on many at once, but each step gets a bit more slow.",
+    "Good runs are the ones that meet all the aims the team set.",
+    "An open loop will keep up its pace even when the host is slow.",
+    "In a shut loop each user asks once the last one is done.",
+    "If the same head is sent a lot, the host can keep it and save time.",
+    "The page can show rate, wait time and the odd fail live as it runs.",
+    "Some days you just need a plot for a talk, not a deep dig.",
+    "When text runs out bit by bit, the user sees it move and is glad.",
+    "A host that gets too much will say no and tell you when to try once more.",
+    "A time cap is good for the user, but it can hide how slow it was.",
+    "We mark each step by one fast tick, then read the data out.",
+    "How fast the text gets out is set by the size and the load.",
+    "Some of them pack more than one word into each part they send.",
+    "To be fair, send the same ask to each of them, one by one.",
+    "A warm up run will fill up the pool and the hot path.",
+    "Once a line has to form, the tail can grow very fast.",
+    "How many can one box take, and keep each wait in its goal?",
+    "You can send jobs to more than one copy of the same box.",
+    "Some of them will stop to plan, and that will slow the lead word.",
+    "What you pay is set by how much goes in and how much is sent out.",
+    "In a long chat, the full past is sent back each time.",
+    "We keep a tab on each code and kind of fail, so a jump is easy to read.",
+    "The plot of wait time is good to one part in a few.",
+    "Work per sec goes up with load, up to the top, then wait goes up.",
+    "The size of the ask and the size of the net both add to the wait.",
+    "It is not hard to see when a host is full: the line just gets long.",
 };
 
 /// splitmix64: a tiny, well-mixed, platform-independent generator (std:: distributions are not
@@ -58,20 +61,16 @@ std::uint64_t mix(std::uint64_t x)
     return x ^ (x >> 31);
 }
 
-struct Word {
-    std::string text; ///< with its leading space
-    std::int64_t tokens;
-};
-
-const std::vector<Word> &corpusWords()
+/// The corpus as words, each with its leading space.
+const std::vector<std::string> &corpusWords()
 {
-    static const std::vector<Word> words = [] {
-        std::vector<Word> out;
+    static const std::vector<std::string> words = [] {
+        std::vector<std::string> out;
         for (const char *sentence : kCorpus) {
             for (const QString &w : QString::fromLatin1(sentence).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
                 std::string text(1, ' ');
                 text += w.toStdString();
-                out.push_back({text, ApproxTokenizer::countUtf8(text.data(), text.size())});
+                out.push_back(std::move(text));
             }
         }
         return out;
@@ -79,25 +78,32 @@ const std::vector<Word> &corpusWords()
     return words;
 }
 
+/// One token in every tokenizer TokenBench knows (a space and a short word stays one piece).
+constexpr std::string_view kFiller = " a";
+
 } // namespace
 
-std::string PromptSource::syntheticText(std::int64_t tokens, std::uint64_t seed, std::uint64_t salt)
+std::int64_t PromptSource::tokens(const std::string &text) const
 {
-    const std::vector<Word> &words = corpusWords();
+    return m_tokenizer->count(text);
+}
+
+std::string PromptSource::synthetic(std::int64_t tokens, std::uint64_t salt) const
+{
+    const std::vector<std::string> &words = corpusWords();
     std::string text;
-    text.reserve(std::size_t(tokens) * 5);
-    std::uint64_t state = mix(seed ^ mix(salt));
+    text.reserve(std::size_t(std::max<std::int64_t>(tokens, 0)) * 5);
+    std::uint64_t state = mix(m_seed ^ mix(salt));
     // Start at a random sentence-aligned word and walk the corpus; jump elsewhere now and then so
     // long prompts do not repeat one cycle.
     std::size_t at = std::size_t(state % words.size());
     std::int64_t left = tokens;
     while (left > 0) {
-        const Word &w = words[at];
-        if (w.tokens <= left) {
-            text += w.text;
-            left -= w.tokens;
+        if (m_wordTokens[at] <= left) {
+            text += words[at];
+            left -= m_wordTokens[at];
         } else {
-            text += " a"; // one token: fills the remainder exactly
+            text += kFiller; // fills the remainder exactly
             left -= 1;
         }
         if (++at == words.size() || (state = mix(state)) % 97 == 0)
@@ -106,6 +112,28 @@ std::string PromptSource::syntheticText(std::int64_t tokens, std::uint64_t seed,
     if (!text.empty())
         text.erase(0, 1); // no leading space
     return text;
+}
+
+std::int64_t PromptSource::fit(std::string &text, std::int64_t target, std::size_t keep) const
+{
+    // Words counted alone add up in context for the split patterns real tokenizers use, so this
+    // usually measures once; a few rounds settle the rest.
+    std::int64_t n = tokens(text);
+    for (int round = 0; round < 8 && n != target; ++round) {
+        if (n < target) {
+            for (std::int64_t i = n; i < target; ++i)
+                text += text.empty() ? kFiller.substr(1) : kFiller;
+        } else {
+            for (std::int64_t i = target; i < n; ++i) {
+                const std::size_t space = text.rfind(' ');
+                if (space == std::string::npos || space < keep)
+                    break;
+                text.resize(space);
+            }
+        }
+        n = tokens(text);
+    }
+    return n;
 }
 
 namespace {
@@ -158,17 +186,37 @@ std::string PromptSource::expandTemplate(const QString &text, const QMap<QString
     return out.toStdString();
 }
 
-std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error)
+std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error,
+                                                         std::shared_ptr<const Tokenizer> tokenizer,
+                                                         const PromptCalibration &calibration)
 {
     std::shared_ptr<PromptSource> source(new PromptSource);
     source->m_config = config;
     source->m_seed = seed;
-    if (config.systemTokens > 0)
-        source->m_system = syntheticText(config.systemTokens, seed, 0x5157E4ULL);
-    else if (!config.systemTemplate.isEmpty())
+    source->m_tokenizer = tokenizer ? std::move(tokenizer) : Tokenizer::approx();
+    source->m_calibration = calibration;
+    for (const std::string &word : corpusWords())
+        source->m_wordTokens.push_back(std::max<std::int64_t>(1, source->tokens(word)));
+    // Requested sizes are the target's; the template's overhead comes out of the user prompt.
+    const double scale = calibration.scale > 0 ? calibration.scale : 1;
+    const auto local = [scale](std::int64_t tokens) {
+        return tokens > 0 ? std::max<std::int64_t>(1, std::llround(double(tokens) / scale)) : 0;
+    };
+    if (config.systemTokens > 0) {
+        source->m_system = source->synthetic(local(config.systemTokens), 0x5157E4ULL);
+        source->m_systemCount = source->fit(source->m_system, local(config.systemTokens), 0);
+    } else if (!config.systemTemplate.isEmpty()) {
         source->m_system = expandTemplate(config.systemTemplate, config.variables, 0, seed);
-    if (config.sharedPrefixTokens > 0)
-        source->m_prefix = syntheticText(config.sharedPrefixTokens, seed, 0x50EF1CULL);
+        source->m_systemCount = source->tokens(source->m_system);
+    }
+    if (config.promptTokens > 0) {
+        source->m_userTokens = local(std::max<std::int64_t>(1, config.promptTokens - calibration.overhead));
+        source->m_prefixTokens = std::min(local(config.sharedPrefixTokens), source->m_userTokens);
+    }
+    if (source->m_prefixTokens > 0) {
+        source->m_prefix = source->synthetic(source->m_prefixTokens, 0x50EF1CULL);
+        source->fit(source->m_prefix, source->m_prefixTokens, 0);
+    }
 
     if (!config.promptFile.isEmpty()) {
         QFile file(config.promptFile);
@@ -227,44 +275,49 @@ Prompt PromptSource::prompt(std::uint64_t index) const
         p.system = m_system;
         // After the shared prefix, a request number makes every prompt unique from there on.
         // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
-        std::string tag(1, '#');
+        p.user = m_prefix;
+        std::string tag(p.user.empty() ? "#" : " #");
         tag += std::to_string(index);
         tag += ':';
-        const std::int64_t tagTokens = ApproxTokenizer::countUtf8(tag.data(), tag.size());
-        std::int64_t left = m_config.promptTokens - m_config.sharedPrefixTokens;
-        p.user = m_prefix;
-        const auto append = [&p](const std::string &piece) {
+        std::int64_t used = m_prefixTokens;
+        if (const std::int64_t tagTokens = tokens(tag); used + tagTokens <= m_userTokens) {
+            p.user += tag;
+            used += tagTokens;
+        }
+        const std::size_t keep = p.user.size();
+        if (m_userTokens > used) {
             if (!p.user.empty())
                 p.user += ' ';
-            p.user += piece;
-        };
-        if (left >= tagTokens) {
-            append(tag);
-            left -= tagTokens;
+            p.user += synthetic(m_userTokens - used, index + 1);
         }
-        if (left > 0)
-            append(syntheticText(left, m_seed, index + 1));
+        p.tokens = m_systemCount + fit(p.user, m_userTokens, keep);
+        return p;
     } else {
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,
                                 m_config.variables, index, m_seed);
     }
-    const auto count = [](const std::string &s) { return ApproxTokenizer::countUtf8(s.data(), s.size()); };
-    p.tokens = count(p.system) + count(p.user);
+    p.tokens = count(p, *m_tokenizer);
+    return p;
+}
+
+std::int64_t PromptSource::count(const Prompt &p, const Tokenizer &tokenizer)
+{
+    std::int64_t n = tokenizer.count(p.system) + tokenizer.count(p.user);
     if (p.messages.is_array()) {
         for (const auto &message : p.messages) {
             const auto &content = message["content"];
             if (content.is_string())
-                p.tokens += count(content.get_ref<const std::string &>());
+                n += tokenizer.count(content.get_ref<const std::string &>());
             else if (content.is_array()) {
                 for (const auto &part : content) {
                     if (part.is_object() && part.contains("text") && part["text"].is_string())
-                        p.tokens += count(part["text"].get_ref<const std::string &>());
+                        n += tokenizer.count(part["text"].get_ref<const std::string &>());
                 }
             }
         }
     }
-    return p;
+    return n;
 }
 
 } // namespace tb

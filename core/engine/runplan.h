@@ -15,6 +15,9 @@ namespace tb {
 struct PlannedTarget {
     std::vector<RequestBuilder> instances;
     Balance balance = Balance::RoundRobin;
+    /// The target's tokenizer (target.tokenizer): counts text the server gives no usage for;
+    /// nullptr: none ("server" cannot count locally), one token per chunk.
+    std::shared_ptr<const Tokenizer> tokenizer;
 };
 
 /// Everything workers need to make requests, prepared once before the run and then shared
@@ -23,8 +26,8 @@ struct RunPlan {
     RunConfig config;                  ///< the configuration as given (a value copy)
     QList<StageConfig> stages;         ///< effectiveStages(config.load)
     std::vector<PlannedTarget> targets;
+    /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
-    bool countWithTokenizer = false;
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);

@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
+#include "metrics/tokenizer.h"
 
 #include <string>
 #include <string_view>
@@ -15,7 +16,9 @@ namespace tb {
 class StreamDecoder
 {
 public:
-    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false);
+    /// With a tokenizer, text is counted with it when the server reports no usage (once, at the
+    /// end); without, one token per chunk.
+    explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr);
 
     void begin(RequestRecord *record);
 
@@ -33,9 +36,9 @@ public:
     bool failed() const { return m_failed; }
 
     /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
-    /// else the local tokenizer when enabled, else one token per chunk). promptTokensEstimate is the
-    /// client's count of the prompt, used when the server reports no usage.
-    void finish(std::int64_t promptTokensEstimate);
+    /// else the local tokenizer when configured, else one token per chunk). promptTokens is the
+    /// client's count of the prompt, from promptSource, used when the server reports no usage.
+    void finish(std::int64_t promptTokens, TokenSource promptSource);
 
 private:
     struct Fields;
@@ -47,7 +50,7 @@ private:
     void apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming);
 
     ApiKind m_api;
-    bool m_countWithTokenizer;
+    const Tokenizer *m_tokenizer;
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;

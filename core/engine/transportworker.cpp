@@ -22,7 +22,7 @@ class ActiveRequest final : public ResponseSink
 public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
-        , m_decoder(builder.api(), worker->m_plan->countWithTokenizer)
+        , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get())
         , m_api(builder.api())
     {
         m_record.id = job.id;
@@ -38,6 +38,7 @@ public:
     HttpConnection *connection = nullptr;
     std::int64_t deadlineNs = 0;
     std::int64_t promptTokens = 0;
+    TokenSource promptSource = TokenSource::Estimate;
 
     void requestSent(std::int64_t stampNs) override
     {
@@ -136,7 +137,7 @@ private:
 
     void settle()
     {
-        m_decoder.finish(promptTokens);
+        m_decoder.finish(promptTokens, promptSource);
         if (m_counted)
             m_worker->m_counters->requestDone();
         m_worker->finish(this);
@@ -183,7 +184,12 @@ void TransportWorker::execute(const RequestJob &job)
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
     const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
-    raw->promptTokens = prompt.tokens;
+    // The prompt's count in this target's tokenizer (a comparison's targets may count differently
+    // from the first, whose tokenizer sized the prompts), else TokenBench's estimate.
+    const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
+    const Tokenizer &counting = own ? *own : *Tokenizer::approx();
+    raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
+    raw->promptTokens = &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     raw->deadlineNs = m_clock.nowNs() + m_plan->config.load.timeoutMs * 1'000'000;
     m_active.emplace(raw, std::move(request));
     if (!m_deadlineTimer.isActive())

@@ -28,9 +28,11 @@ enum class RequestStatus : std::uint8_t {
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
-/// Where completion/prompt token counts came from (SPEC §3 "Token counts").
-enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks };
-const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks"
+/// Where completion/prompt token counts came from (SPEC §3 "Token counts"): the server's usage,
+/// the target's configured tokenizer, one token per chunk (completions), or TokenBench's
+/// approximation when no tokenizer is configured (prompts).
+enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks, Estimate };
+const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks", "estimate"
 std::optional<TokenSource> tokenSourceFromName(const QString &name);
 
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
@@ -49,7 +51,8 @@ struct RequestRecord {
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;              ///< 0 when no response arrived
-    TokenSource tokenSource = TokenSource::Chunks;
+    TokenSource tokenSource = TokenSource::Chunks;       ///< of completionTokens
+    TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
     std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent
     std::int64_t sentNs = -1;        ///< handed to the network (request bytes written)

@@ -190,7 +190,14 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"out_in_ratio", optional(b.tokens.outInRatio)},
           {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
           {"sources",
-           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks}}}}},
+           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks},
+            {"estimate", b.tokens.fromEstimate}}},
+          {"prompt_sources",
+           {{"usage", b.tokens.promptFromUsage},
+            {"tokenizer", b.tokens.promptFromTokenizer},
+            {"estimate", b.tokens.promptEstimated}}},
+          {"prompt_min", b.tokens.promptMin},
+          {"prompt_max", b.tokens.promptMax}}},
         {"concurrency",
          {{"target", b.concurrency.target ? json(*b.concurrency.target) : json()},
           {"peak_in_flight", b.concurrency.peakInFlight},
@@ -254,6 +261,17 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.tokens.fromUsage = sources.integer("usage");
     b.tokens.fromTokenizer = sources.integer("tokenizer");
     b.tokens.fromChunks = sources.integer("chunks");
+    if (sources.has("estimate"))
+        b.tokens.fromEstimate = sources.integer("estimate");
+    // Runs from before prompt sources were recorded have none.
+    if (tokens.has("prompt_sources")) {
+        const Node prompt = tokens.object("prompt_sources");
+        b.tokens.promptFromUsage = prompt.integer("usage");
+        b.tokens.promptFromTokenizer = prompt.integer("tokenizer");
+        b.tokens.promptEstimated = prompt.integer("estimate");
+        b.tokens.promptMin = tokens.integer("prompt_min");
+        b.tokens.promptMax = tokens.integer("prompt_max");
+    }
 
     const Node concurrency = n.object("concurrency");
     if (const auto target = concurrency.optionalNumber("target"))
@@ -329,6 +347,24 @@ json RunSummary::toJson() const
             instanceArray.push_back(blockToJson(s, false));
         j["instances"] = std::move(instanceArray);
     }
+    const PromptSizing &p = promptSizing;
+    json calibration;
+    if (!p.calibration.isEmpty()) {
+        calibration = {{"method", toStd(p.calibration)},
+                       {"scale", p.scale},
+                       {"overhead", p.overhead},
+                       {"probes", p.probes},
+                       {"probed", p.probed ? json(*p.probed) : json()}};
+    } else if (!p.calibrationError.isEmpty()) {
+        calibration = {{"error", toStd(p.calibrationError)}};
+    }
+    j["prompt_size"] = {{"requested", p.requested ? json(*p.requested) : json()},
+                        {"measured_mean", total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
+                        {"measured_min", total.tokens.promptMin},
+                        {"measured_max", total.tokens.promptMax},
+                        {"tokenizer", toStd(p.tokenizer)},
+                        {"local_tokens", p.localTokens},
+                        {"calibration", calibration}};
     return j;
 }
 
@@ -363,6 +399,24 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (top.has("started_at"))
         s.startedAt = top.string("started_at");
     s.total = blockFromJson(top, true);
+    if (top.has("prompt_size")) {
+        const Node p = top.object("prompt_size");
+        if (const auto requested = p.optionalNumber("requested"))
+            s.promptSizing.requested = std::int64_t(*requested);
+        s.promptSizing.tokenizer = p.string("tokenizer");
+        s.promptSizing.localTokens = p.integer("local_tokens");
+        if (p.has("calibration") && p.value()["calibration"].contains("error")) {
+            s.promptSizing.calibrationError = p.object("calibration").string("error");
+        } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {
+            const Node c = p.object("calibration");
+            s.promptSizing.calibration = c.string("method");
+            s.promptSizing.scale = c.number("scale");
+            s.promptSizing.overhead = c.integer("overhead");
+            s.promptSizing.probes = int(c.integer("probes"));
+            if (const auto probed = c.optionalNumber("probed"))
+                s.promptSizing.probed = std::int64_t(*probed);
+        }
+    }
     if (const json *stages = top.array("stages")) {
         for (std::size_t i = 0; i < stages->size(); ++i)
             s.stages.push_back(blockFromJson(Node((*stages)[i], QStringLiteral("stages[%1]").arg(i), problem), false));

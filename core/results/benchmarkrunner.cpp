@@ -1,6 +1,8 @@
 #include "results/benchmarkrunner.h"
 
 #include "engine/loadcontroller.h"
+#include "engine/promptcalibrator.h"
+#include "metrics/tokenizer.h"
 #include "metrics/runaggregator.h"
 #include "results/runwriter.h"
 
@@ -64,6 +66,47 @@ public:
 
     void begin(int workerThreads)
     {
+        const RunConfig &config = m_plan->config;
+        const PromptSource &prompts = *m_plan->prompts;
+        PromptSizing sizing;
+        if (config.prompt.promptTokens > 0 && config.prompt.promptFile.isEmpty())
+            sizing.requested = std::int64_t(config.prompt.promptTokens) + config.prompt.systemTokens;
+        sizing.tokenizer = prompts.tokenizer().description();
+        sizing.localTokens = prompts.localSystemTokens() + prompts.localPromptTokens();
+        setPromptSizing(sizing);
+        if (!config.prompt.calibrate || !sizing.requested)
+            return run(workerThreads);
+        // Measure the target's counting first; the run starts with prompts sized by it.
+        m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
+        connect(m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads](const CalibrationResult &c) {
+            m_calibrator->deleteLater();
+            PromptSizing calibrated = sizing;
+            calibrated.calibrationError = c.error;
+            auto plan = std::make_shared<RunPlan>(*m_plan);
+            if (c.error.isEmpty()) {
+                plan->prompts = PromptSource::create(plan->config.prompt, plan->config.load.seed,
+                                                     &calibrated.calibrationError, m_plan->prompts->sharedTokenizer(),
+                                                     c.calibration);
+            }
+            if (plan->prompts && c.error.isEmpty()) {
+                m_plan = plan;
+                calibrated.calibration = c.method;
+                calibrated.scale = c.calibration.scale;
+                calibrated.overhead = c.calibration.overhead;
+                calibrated.probes = c.probes;
+                calibrated.probed = c.probed;
+                calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
+            }
+            setPromptSizing(calibrated);
+            run(workerThreads);
+            if (m_stopRequested)
+                m_controller->stop();
+        });
+        m_calibrator->start();
+    }
+
+    void run(int workerThreads)
+    {
         m_controller = std::make_unique<LoadController>(m_plan, RunClock(), [this](RequestRecord &&r) { recordDone(std::move(r)); });
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             const QString name = m_plan->stages.at(stage).name;
@@ -78,11 +121,20 @@ public:
 
     void stop()
     {
+        m_stopRequested = true;
         if (m_controller)
             m_controller->stop();
+        else if (m_calibrator)
+            m_calibrator->abort();
     }
 
 private:
+    void setPromptSizing(const PromptSizing &sizing)
+    {
+        for (auto &sink : m_sinks)
+            sink->aggregator.setPromptSizing(sizing);
+    }
+
     struct Sink {
         explicit Sink(const RunInfo &info)
             : aggregator(info)
@@ -177,6 +229,8 @@ private:
     QTimer m_flushTimer;
     QString m_writeError;
     bool m_finished = false;
+    bool m_stopRequested = false;
+    QPointer<PromptCalibrator> m_calibrator;
 };
 
 BenchmarkRunner::BenchmarkRunner(QObject *parent)

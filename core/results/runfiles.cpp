@@ -48,6 +48,7 @@ enum Column {
     FirstContentMs,
     DoneAtMs,
     Instance,
+    PromptTokenSource,
     ColumnCount
 };
 constexpr std::array<const char *, ColumnCount> kColumns{
@@ -82,6 +83,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "first_content_ms",
     "done_at_ms",
     "instance",
+    "prompt_token_source",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
 
@@ -375,6 +377,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
+    put(tokenSourceName(r.promptTokenSource));
     out += kCsvLineEnd;
 }
 
@@ -431,6 +434,12 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
+    if (f.has(PromptTokenSource)) {
+        if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))
+            r.promptTokenSource = *source;
+        else
+            f.fail(QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
+    }
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {
         const QString url = f.string(Instance);

@@ -48,6 +48,8 @@ const Field kFields[] = {
     {"output_max", &SimConfig::outputMax, 1, 1e7, "Longest natural output, tokens"},
     {"reasoning_ratio", &SimConfig::reasoningRatio, 0, 1, "Share of output emitted as reasoning first"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
+    {"tokenizer", &SimConfig::tokenizer, 0, 0, "Count prompts with this tokenizer.json or .tiktoken file (default: approx)"},
+    {"template_tokens", &SimConfig::templateTokens, 0, 1e6, "Tokens a chat template adds to each chat prompt"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},

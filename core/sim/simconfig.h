@@ -48,6 +48,12 @@ struct SimConfig {
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
 
+    /// How prompts are counted (usage.prompt_tokens, prefill, cache): a tokenizer.json or .tiktoken
+    /// file, or empty for ApproxTokenizer; so a client's calibration meets a server that is not
+    /// approx. Output text is generated in ApproxTokenizer tokens either way.
+    QString tokenizer;
+    qint64 templateTokens = 0;       ///< tokens a chat template adds to every chat/messages prompt
+
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;            ///< fraction of requests answered 500
     double cutRate = 0;              ///< fraction of responses cut mid-way (connection closed)

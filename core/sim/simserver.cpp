@@ -162,6 +162,8 @@ public:
         , cache(this->config.prefixCacheTokens)
         , limiter(this->config.rpmLimit, this->config.tpmLimit)
         , traces(this->config.traceCapacity)
+        , tokenizer(this->config.tokenizer.isEmpty() ? Tokenizer::approx()
+                                                     : Tokenizer::load(this->config.tokenizer, &tokenizerError))
     {
         std::random_device random;
         // Fixed widths: a random per-server part and a counter, unique across runs and requests.
@@ -712,7 +714,8 @@ public:
         trace.model = QString::fromStdString(req.model);
         trace.stream = req.stream;
 
-        const qint64 promptTokens = ApproxTokenizer::countUtf8(req.prompt.data(), req.prompt.size()) + req.promptTokenIds;
+        const qint64 promptTokens = tokenizer->count(req.prompt) + req.promptTokenIds +
+                                    (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
         trace.promptTokens = promptTokens;
         PlanInput input;
         input.index = generationIndex++;
@@ -763,7 +766,7 @@ public:
         const auto blocks = PrefixCache::blocks(prompt);
         const std::size_t cachedBytes = cache.cachedBytes(blocks);
         // A server computes at least the last prompt token itself, so never all are cached.
-        ex.usage.cachedTokens = std::clamp<qint64>(ApproxTokenizer::countUtf8(prompt.data(), cachedBytes), 0,
+        ex.usage.cachedTokens = std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)), 0,
                                                    std::max<qint64>(ex.usage.promptTokens - 1, 0));
 
         const bool cut = ex.plan.cutAfter >= 0;
@@ -981,6 +984,8 @@ public:
     PrefixCache cache;
     RateLimiter limiter;
     TraceLog traces;
+    QString tokenizerError;
+    const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
 
     int listenFd = -1;
     int wakeFd = -1;
@@ -1029,6 +1034,8 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
         }
         return false;
     };
+    if (!d->tokenizer)
+        return fail(d->tokenizerError);
     if (d->epollFd < 0 || d->timerFd < 0 || d->wakeFd < 0)
         return fail(QStringLiteral("cannot create the event loop: %1").arg(QString::fromStdString(errnoText(errno))));
 
