@@ -208,7 +208,8 @@ private Q_SLOTS:
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
-        c.request.tokenizer = QStringLiteral("approx");
+        c.target.tokenizer = QStringLiteral("/models/llama-3/tokenizer.json");
+        c.prompt.calibrate = true;
         c.prompt.promptTokens = 512;
         c.prompt.systemTokens = 128;
         c.prompt.userTemplate = QStringLiteral("Summarise {{topic}}");

@@ -12,14 +12,15 @@ struct Event {
     std::int64_t stamp;
 };
 
-RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t promptEstimate = 7)
+RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t promptEstimate = 7,
+                     const Tokenizer *tokenizer = nullptr)
 {
     RequestRecord r;
-    StreamDecoder d(api);
+    StreamDecoder d(api, tokenizer);
     d.begin(&r);
     for (const Event &e : events)
         d.onEvent(e.event, e.data, e.stamp);
-    d.finish(promptEstimate);
+    d.finish(promptEstimate, tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate);
     if (d.failed())
         r.status = RequestStatus::Protocol;
     else if (!d.complete())
@@ -140,6 +141,42 @@ private Q_SLOTS:
         QCOMPARE(r.finishReason, QStringLiteral("end_turn"));
     }
 
+    /// Regression: a server packing 4 tokens into each event without usage was counted 1 token
+    /// per chunk (4x too low); with a tokenizer the streamed text is counted, once, at the end.
+    void packedChunksWithoutUsageCountedWithTokenizer_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::newRow("approx") << QStringLiteral("approx");
+        QTest::newRow("tiktoken file") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        QTest::newRow("tokenizer.json") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny-bytelevel-tokenizer.json");
+    }
+
+    void packedChunksWithoutUsageCountedWithTokenizer()
+    {
+        QFETCH(QString, tokenizer);
+        QString error;
+        const auto t = Tokenizer::load(tokenizer, &error);
+        QVERIFY2(t, qPrintable(error));
+        const std::vector<std::string> pieces{"The team ran a", " load test to see", " how long each", " user had to wait."};
+        std::vector<Event> events;
+        std::string text;
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            const std::string json = nlohmann::json{{"id", "c1"}, {"choices", {{{"index", 0}, {"delta", {{"content", pieces[i]}}}}}}}.dump();
+            events.push_back({"", json, std::int64_t(10 * (i + 1))});
+            text += pieces[i];
+        }
+        events.push_back({"", R"({"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})", 60});
+        events.push_back({"", "[DONE]", 60});
+        const RequestRecord r = decode(ApiKind::OpenAIChat, events, 42, t.get());
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.chunks, 4);
+        QCOMPARE(r.completionTokens, t->count(text));
+        QVERIFY(r.completionTokens > 4 * 2);
+        QCOMPARE(r.tokenSource, TokenSource::Tokenizer);
+        QCOMPARE(r.promptTokens, 42);
+        QCOMPARE(r.promptTokenSource, TokenSource::Tokenizer);
+    }
+
     void nonStreamingBodies_data()
     {
         QTest::addColumn<int>("api");
@@ -151,7 +188,7 @@ private Q_SLOTS:
                               << qint64(1) << int(TokenSource::Usage);
         QTest::newRow("chat without usage") << int(ApiKind::OpenAIChat)
                                             << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
-                                            << qint64(5) << int(TokenSource::Tokenizer);
+                                            << qint64(5) << int(TokenSource::Estimate);
         QTest::newRow("anthropic") << int(ApiKind::AnthropicMessages)
                                    << QByteArray(R"({"id":"msg","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}})")
                                    << qint64(2) << int(TokenSource::Usage);
@@ -167,7 +204,7 @@ private Q_SLOTS:
         StreamDecoder d{ApiKind(api)};
         d.begin(&r);
         d.onBody(std::string_view(body.constData(), std::size_t(body.size())), 100);
-        d.finish(3);
+        d.finish(3, TokenSource::Estimate);
         QVERIFY(!d.failed());
         QVERIFY(d.complete());
         QCOMPARE(qint64(r.completionTokens), completion);

@@ -179,7 +179,7 @@ private Q_SLOTS:
             c.request.temperature = 0.7;
             c.request.topP = 0.95;
             c.request.stream = false;
-            c.request.tokenizer = QStringLiteral("approx");
+            c.prompt.calibrate = false;
             QTest::newRow("templates, sampling, no stream") << c;
         }
         {
