@@ -32,6 +32,43 @@ private Q_SLOTS:
         QTest::newRow("shared prefix") << 1000 << 64 << 600;
     }
 
+    /// With a tokenizer file, sizes are exact in it (here files whose tokens are mostly bytes, so
+    /// words are several tokens each and the one-token filler is not " a").
+    void syntheticIsExactInATokenizerFile_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<int>("prefixTokens");
+        for (const char *file : {"tiny.tiktoken", "tiny-bytelevel-tokenizer.json", "tiny-metaspace-tokenizer.json"}) {
+            QTest::addRow("%s: small", file) << QString::fromLatin1(file) << 17 << 0 << 0;
+            QTest::addRow("%s: long, system, shared prefix", file) << QString::fromLatin1(file) << 4001 << 129 << 700;
+        }
+    }
+
+    void syntheticIsExactInATokenizerFile()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, promptTokens);
+        QFETCH(int, systemTokens);
+        QFETCH(int, prefixTokens);
+        QString error;
+        const auto tokenizer = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/") + file, &error);
+        QVERIFY2(tokenizer, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = promptTokens;
+        config.systemTokens = systemTokens;
+        config.sharedPrefixTokens = prefixTokens;
+        const auto source = PromptSource::create(config, 7, &error, tokenizer);
+        QVERIFY2(source, qPrintable(error));
+        for (std::uint64_t i : {0, 1, 99, 123456}) {
+            const Prompt p = source->prompt(i);
+            QCOMPARE(tokenizer->count(p.user), std::int64_t(promptTokens));
+            QCOMPARE(tokenizer->count(p.system), std::int64_t(systemTokens));
+            QCOMPARE(p.tokens, std::int64_t(promptTokens + systemTokens));
+        }
+    }
+
     void syntheticHasExactTokenCount()
     {
         QFETCH(int, promptTokens);

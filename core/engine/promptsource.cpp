@@ -13,8 +13,8 @@ namespace {
 
 // Written for TokenBench: plain sentences about measuring services, so synthetic prompts read like
 // text rather than noise. Every word is short and common, so it is one token (punctuation another)
-// in ApproxTokenizer and in cl100k_base, o200k_base, Llama 3 and Qwen 3 alike (tst_promptsource
-// checks the first two): a synthetic prompt has about its requested size in any of them, which
+// in ApproxTokenizer and in cl100k_base, o200k_base, Llama 3 and Qwen 3 alike (tst_tokenizeroracle
+// checks): a synthetic prompt has about its requested size in any of them, which
 // keeps the per-request spread small when calibration has only the target's usage to go by.
 constexpr std::array kCorpus{
     "The team ran a load test to see how long each user had to wait.",
@@ -78,8 +78,9 @@ const std::vector<std::string> &corpusWords()
     return words;
 }
 
-/// One token in every tokenizer TokenBench knows (a space and a short word stays one piece).
-constexpr std::string_view kFiller = " a";
+/// Fillers that make one token, in order of preference: a space and a short word is one piece
+/// and one token in real vocabularies; tiny ones may need the punctuation mark.
+constexpr std::array<std::string_view, 3> kFillers{" a", " I", "."};
 
 } // namespace
 
@@ -103,7 +104,7 @@ std::string PromptSource::synthetic(std::int64_t tokens, std::uint64_t salt) con
             text += words[at];
             left -= m_wordTokens[at];
         } else {
-            text += kFiller; // fills the remainder exactly
+            text += m_filler; // fills the remainder exactly
             left -= 1;
         }
         if (++at == words.size() || (state = mix(state)) % 97 == 0)
@@ -122,7 +123,7 @@ std::int64_t PromptSource::fit(std::string &text, std::int64_t target, std::size
     for (int round = 0; round < 8 && n != target; ++round) {
         if (n < target) {
             for (std::int64_t i = n; i < target; ++i)
-                text += text.empty() ? kFiller.substr(1) : kFiller;
+                text += text.empty() && m_filler.front() == ' ' ? m_filler.substr(1) : m_filler;
         } else {
             for (std::int64_t i = target; i < n; ++i) {
                 const std::size_t space = text.rfind(' ');
@@ -195,6 +196,13 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
     source->m_seed = seed;
     source->m_tokenizer = tokenizer ? std::move(tokenizer) : Tokenizer::approx();
     source->m_calibration = calibration;
+    source->m_filler = kFillers.front();
+    for (const std::string_view filler : kFillers) {
+        if (source->tokens(std::string("word") + std::string(filler)) == source->tokens("word") + 1) {
+            source->m_filler = filler;
+            break;
+        }
+    }
     for (const std::string &word : corpusWords())
         source->m_wordTokens.push_back(std::max<std::int64_t>(1, source->tokens(word)));
     // Requested sizes are the target's; the template's overhead comes out of the user prompt.

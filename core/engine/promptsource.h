@@ -80,6 +80,7 @@ private:
     std::shared_ptr<const Tokenizer> m_tokenizer;
     PromptCalibration m_calibration;
     std::vector<std::int64_t> m_wordTokens; ///< each corpus word's tokens (with its space)
+    std::string_view m_filler;              ///< text that adds one token
     std::int64_t m_systemCount = 0;
     std::int64_t m_prefixTokens = 0;
     std::int64_t m_userTokens = 0;          ///< the whole synthetic user prompt, local tokens
