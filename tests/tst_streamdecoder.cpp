@@ -157,11 +157,13 @@ private Q_SLOTS:
         QString error;
         const auto t = Tokenizer::load(tokenizer, &error);
         QVERIFY2(t, qPrintable(error));
-        const std::vector<std::string> pieces{"The team ran a", " load test to see", " how long each", " user had to wait."};
+        const std::vector<std::string> pieces{"The team ran a", " load test to see", " how long each",
+                                              " user had to wait."};
         std::vector<Event> events;
         std::string text;
         for (std::size_t i = 0; i < pieces.size(); ++i) {
-            const std::string json = nlohmann::json{{"id", "c1"}, {"choices", {{{"index", 0}, {"delta", {{"content", pieces[i]}}}}}}}.dump();
+            const std::string json =
+                nlohmann::json{{"id", "c1"}, {"choices", {{{"index", 0}, {"delta", {{"content", pieces[i]}}}}}}}.dump();
             events.push_back({"", json, std::int64_t(10 * (i + 1))});
             text += pieces[i];
         }
@@ -186,9 +188,10 @@ private Q_SLOTS:
         QTest::newRow("chat") << int(ApiKind::OpenAIChat)
                               << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})")
                               << qint64(1) << int(TokenSource::Usage);
-        QTest::newRow("chat without usage") << int(ApiKind::OpenAIChat)
-                                            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
-                                            << qint64(5) << int(TokenSource::Estimate);
+        QTest::newRow("chat without usage")
+            << int(ApiKind::OpenAIChat)
+            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
+            << qint64(5) << int(TokenSource::Estimate);
         QTest::newRow("anthropic") << int(ApiKind::AnthropicMessages)
                                    << QByteArray(R"({"id":"msg","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}})")
                                    << qint64(2) << int(TokenSource::Usage);

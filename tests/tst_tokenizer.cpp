@@ -59,17 +59,18 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<Ids>("ids");
         const QString byteLevel = testFile("tiny-bytelevel-tokenizer.json");
-        QTest::newRow("byte-level: merges by rank, special token") << byteLevel << QStringLiteral("hello world<|end|>!")
-                                                                   << Ids{259, 262, 108, 100, 263, 33};
+        QTest::newRow("byte-level: merges by rank, special token")
+            << byteLevel << QStringLiteral("hello world<|end|>!") << Ids{259, 262, 108, 100, 263, 33};
         QTest::newRow("byte-level: UTF-8 bytes") << byteLevel << QStringLiteral("é") << Ids{195, 169};
         const QString metaspace = testFile("tiny-metaspace-tokenizer.json");
-        QTest::newRow("metaspace: ▁ and byte fallback") << metaspace << QStringLiteral("hello wé")
-                                                         << Ids{271, 259, 264, 198, 172};
+        QTest::newRow("metaspace: ▁ and byte fallback")
+            << metaspace << QStringLiteral("hello wé") << Ids{271, 259, 264, 198, 172};
         QTest::newRow("metaspace: special token ends it") << metaspace << QStringLiteral("hi</s>") << Ids{267, 108, 2};
         QTest::newRow("metaspace: prepended after a special token")
             << metaspace << QStringLiteral("</s>hi") << Ids{2, 267, 108};
         const QString tiktoken = testFile("tiny.tiktoken");
-        QTest::newRow("tiktoken: ranks, whole pieces") << tiktoken << QStringLiteral("hello world") << Ids{258, 111, 259};
+        QTest::newRow("tiktoken: ranks, whole pieces")
+            << tiktoken << QStringLiteral("hello world") << Ids{258, 111, 259};
         QTest::newRow("tiktoken: digits split in threes") << tiktoken << QStringLiteral("12345") << Ids{260, 52, 53};
         QTest::newRow("model folder") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny-model") << QStringLiteral("hello")
                                       << Ids{259};
@@ -96,7 +97,8 @@ private Q_SLOTS:
         QVERIFY(base.open(QIODevice::ReadOnly));
         nlohmann::json json = nlohmann::json::parse(base.readAll().toStdString());
         json["normalizer"] = nullptr;
-        json["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "first"}, {"split", true}};
+        json["pre_tokenizer"] = {
+            {"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "first"}, {"split", true}};
         QTemporaryDir dir;
         QFile file(dir.filePath(QStringLiteral("tokenizer.json")));
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -119,16 +121,20 @@ private Q_SLOTS:
         QTest::newRow("WordPiece") << QByteArray("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"a\": 0}}}")
                                    << QStringLiteral("model type 'WordPiece' is not supported (only BPE)");
         QTest::newRow("unknown pre-tokenizer")
-            << QByteArray("{\"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QByteArray("{\"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, \"model\": {\"type\": \"BPE\", "
+                          "\"vocab\": {\"a\": 0}, \"merges\": []}}")
             << QStringLiteral("pre_tokenizer type 'BertPreTokenizer' is not supported");
         QTest::newRow("merge of unknown tokens")
             << QByteArray("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a c\"]}}")
             << QStringLiteral("merge 0 'a c' uses a token that is not in the vocabulary");
         QTest::newRow("bad regex")
-            << QByteArray("{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"[unclosed\"}, \"behavior\": \"Isolated\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QByteArray(
+                   "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"[unclosed\"}, \"behavior\": "
+                   "\"Isolated\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}")
             << QStringLiteral("pre_tokenizer Split: regex not supported");
         QTest::newRow("byte fallback without bytes")
-            << QByteArray("{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QByteArray(
+                   "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0}, \"merges\": []}}")
             << QStringLiteral("byte_fallback is set but token <0x00> is missing");
         QTest::newRow("tiktoken: bad line") << QByteArray("aGk= 1\nnot-a-line\n") << QStringLiteral("line 2: expected");
         QTest::newRow("tiktoken: missing bytes") << QByteArray("aGk= 0\n") << QStringLiteral("no token for byte 0x00");

@@ -263,8 +263,9 @@ void TargetEditor::browseTokenizer()
 
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
-    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
-                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),
+                                     QSignalBlocker(m_headers),   QSignalBlocker(m_extraBody),
+                                     QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
                                      QSignalBlocker(m_balance),   QSignalBlocker(m_tokenizer)};
     m_lister->cancel();
     m_builtin = builtin;

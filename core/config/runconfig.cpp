@@ -343,8 +343,8 @@ QStringList validate(const RunConfig &c)
     }
     if (!c.target.caCertificate.isEmpty() && !QFileInfo(c.target.caCertificate).isReadable())
         problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
-    if (const QString &t = c.target.tokenizer; !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server")
-                                                && !QFileInfo(t).isReadable())
+    if (const QString &t = c.target.tokenizer;
+        !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
                                    "tokenizer.json or .tiktoken file, or a model folder)")
                         .arg(t);

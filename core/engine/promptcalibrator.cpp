@@ -20,7 +20,7 @@ namespace {
 constexpr std::uint64_t kFirstProbe = 900000;
 constexpr qint64 kMaxReplyBytes = 4 * 1024 * 1024;
 constexpr int kMaxChecks = 3;
-constexpr int kSamples = 3; // prompts averaged per measurement: their texts' tokens per word differ
+constexpr int kSamples = 3;     // prompts averaged per measurement: their texts' tokens per word differ
 constexpr int kFirstCheck = 10; // steps 0-2 fit the line, then the checks
 
 QByteArray tokenizeUrl(const QString &base)
@@ -127,8 +127,7 @@ void PromptCalibrator::send(Probe probe, const Prompt &prompt)
     nlohmann::json body;
     const std::string text = prompt.system.empty() ? prompt.user : prompt.system + "\n\n" + prompt.user;
     switch (probe) {
-    case Probe::Chat:
-    {
+    case Probe::Chat: {
         QUrl url(t.url);
         url.setPath(QString::fromUtf8(m_builder->path()));
         request.setUrl(url);
@@ -183,7 +182,8 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QByteArray body = reply->read(kMaxReplyBytes);
     if (probe != Probe::Chat) {
-        const nlohmann::json json = nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
+        const nlohmann::json json =
+            nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
         const auto count = status >= 200 && status < 300 ? tokenizeCount(json) : std::nullopt;
         if (count) {
             m_textOnly = probe != Probe::TokenizeChat;
@@ -203,7 +203,8 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
     if (status < 200 || status >= 300) {
         return done(QStringLiteral("probe request: HTTP %1: %2")
                         .arg(status)
-                        .arg(StreamDecoder::errorMessageFromBody(std::string_view(body.constData(), std::size_t(body.size())))));
+                        .arg(StreamDecoder::errorMessageFromBody(
+                            std::string_view(body.constData(), std::size_t(body.size())))));
     }
     RequestRecord record;
     StreamDecoder decoder(m_config.target.api);

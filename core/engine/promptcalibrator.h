@@ -70,15 +70,15 @@ private:
     QNetworkAccessManager *m_network;
     QPointer<QNetworkReply> m_reply;
     CalibrationResult m_result;
-    std::int64_t m_requested = 0;        ///< system_tokens + prompt_tokens
-    Probe m_probe = Probe::Chat;         ///< how counts are read
-    int m_step = 0;                      ///< 0: full size, 1: smallest, 2: template (text-only /tokenize), then checks
+    std::int64_t m_requested = 0; ///< system_tokens + prompt_tokens
+    Probe m_probe = Probe::Chat;  ///< how counts are read
+    int m_step = 0;               ///< 0: full size, 1: smallest, 2: template (text-only /tokenize), then checks
     std::shared_ptr<const PromptSource> m_source; ///< the prompts being measured
     int m_samples = 0, m_sampled = 0;
     std::int64_t m_localSum = 0, m_countSum = 0;
-    double m_local1 = 0, m_count1 = 0;   ///< the requested size: local and target tokens
-    double m_localNow = 0;               ///< mean local tokens of the prompts just measured
-    bool m_textOnly = false;             ///< /tokenize of text: the template overhead needs a usage probe
+    double m_local1 = 0, m_count1 = 0; ///< the requested size: local and target tokens
+    double m_localNow = 0;             ///< mean local tokens of the prompts just measured
+    bool m_textOnly = false;           ///< /tokenize of text: the template overhead needs a usage probe
     bool m_finished = false;
 };
 

@@ -83,7 +83,7 @@ private:
     std::string_view m_filler;              ///< text that adds one token
     std::int64_t m_systemCount = 0;
     std::int64_t m_prefixTokens = 0;
-    std::int64_t m_userTokens = 0;          ///< the whole synthetic user prompt, local tokens
+    std::int64_t m_userTokens = 0; ///< the whole synthetic user prompt, local tokens
     quint64 m_seed = 0;
     std::string m_system;      ///< the synthetic or template system prompt, same for all requests
     std::string m_prefix;      ///< shared synthetic prefix

@@ -317,7 +317,8 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
     r.promptTokenSource = promptSource;
     // A non-streaming body has no chunks to count: its text is all there is.
     if (m_tokenizer || r.chunks == 0) {
-        r.completionTokens = m_tokenizer ? m_tokenizer->count(m_text) : ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
+        r.completionTokens =
+            m_tokenizer ? m_tokenizer->count(m_text) : ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
         r.tokenSource = m_tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate;
     } else {
         r.completionTokens = r.chunks;

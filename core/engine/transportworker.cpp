@@ -189,7 +189,8 @@ void TransportWorker::execute(const RequestJob &job)
     const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
     const Tokenizer &counting = own ? *own : *Tokenizer::approx();
     raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
-    raw->promptTokens = &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
+    raw->promptTokens =
+        &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     raw->deadlineNs = m_clock.nowNs() + m_plan->config.load.timeoutMs * 1'000'000;
     m_active.emplace(raw, std::move(request));
     if (!m_deadlineTimer.isActive())

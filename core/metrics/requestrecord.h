@@ -51,7 +51,7 @@ struct RequestRecord {
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;              ///< 0 when no response arrived
-    TokenSource tokenSource = TokenSource::Chunks;       ///< of completionTokens
+    TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
     TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
     std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent

@@ -190,7 +190,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"out_in_ratio", optional(b.tokens.outInRatio)},
           {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
           {"sources",
-           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks},
+           {{"usage", b.tokens.fromUsage},
+            {"tokenizer", b.tokens.fromTokenizer},
+            {"chunks", b.tokens.fromChunks},
             {"estimate", b.tokens.fromEstimate}}},
           {"prompt_sources",
            {{"usage", b.tokens.promptFromUsage},
@@ -359,7 +361,8 @@ json RunSummary::toJson() const
         calibration = {{"error", toStd(p.calibrationError)}};
     }
     j["prompt_size"] = {{"requested", p.requested ? json(*p.requested) : json()},
-                        {"measured_mean", total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
+                        {"measured_mean",
+                         total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
                         {"measured_min", total.tokens.promptMin},
                         {"measured_max", total.tokens.promptMax},
                         {"tokenizer", toStd(p.tokenizer)},

@@ -86,11 +86,11 @@ struct TokenSummary {
     std::int64_t fromUsage = 0;          ///< successful requests whose counts came from each source
     std::int64_t fromTokenizer = 0;
     std::int64_t fromChunks = 0;
-    std::int64_t fromEstimate = 0;       ///< non-streaming, no usage, no tokenizer: ApproxTokenizer
-    std::int64_t promptFromUsage = 0;    ///< successful requests whose prompt count came from each source
+    std::int64_t fromEstimate = 0;    ///< non-streaming, no usage, no tokenizer: ApproxTokenizer
+    std::int64_t promptFromUsage = 0; ///< successful requests whose prompt count came from each source
     std::int64_t promptFromTokenizer = 0;
     std::int64_t promptEstimated = 0;
-    std::int64_t promptMin = 0;          ///< smallest and largest prompt_tokens of a successful request
+    std::int64_t promptMin = 0; ///< smallest and largest prompt_tokens of a successful request
     std::int64_t promptMax = 0;
 };
 

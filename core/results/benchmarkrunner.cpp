@@ -2,8 +2,8 @@
 
 #include "engine/loadcontroller.h"
 #include "engine/promptcalibrator.h"
-#include "metrics/tokenizer.h"
 #include "metrics/runaggregator.h"
+#include "metrics/tokenizer.h"
 #include "results/runwriter.h"
 
 #include <QThread>
@@ -78,30 +78,31 @@ public:
             return run(workerThreads);
         // Measure the target's counting first; the run starts with prompts sized by it.
         m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
-        connect(m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads](const CalibrationResult &c) {
-            m_calibrator->deleteLater();
-            PromptSizing calibrated = sizing;
-            calibrated.calibrationError = c.error;
-            auto plan = std::make_shared<RunPlan>(*m_plan);
-            if (c.error.isEmpty()) {
-                plan->prompts = PromptSource::create(plan->config.prompt, plan->config.load.seed,
-                                                     &calibrated.calibrationError, m_plan->prompts->sharedTokenizer(),
-                                                     c.calibration);
-            }
-            if (plan->prompts && c.error.isEmpty()) {
-                m_plan = plan;
-                calibrated.calibration = c.method;
-                calibrated.scale = c.calibration.scale;
-                calibrated.overhead = c.calibration.overhead;
-                calibrated.probes = c.probes;
-                calibrated.probed = c.probed;
-                calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
-            }
-            setPromptSizing(calibrated);
-            run(workerThreads);
-            if (m_stopRequested)
-                m_controller->stop();
-        });
+        connect(
+            m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads](const CalibrationResult &c) {
+                m_calibrator->deleteLater();
+                PromptSizing calibrated = sizing;
+                calibrated.calibrationError = c.error;
+                auto plan = std::make_shared<RunPlan>(*m_plan);
+                if (c.error.isEmpty()) {
+                    plan->prompts =
+                        PromptSource::create(plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
+                                             m_plan->prompts->sharedTokenizer(), c.calibration);
+                }
+                if (plan->prompts && c.error.isEmpty()) {
+                    m_plan = plan;
+                    calibrated.calibration = c.method;
+                    calibrated.scale = c.calibration.scale;
+                    calibrated.overhead = c.calibration.overhead;
+                    calibrated.probes = c.probes;
+                    calibrated.probed = c.probed;
+                    calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
+                }
+                setPromptSizing(calibrated);
+                run(workerThreads);
+                if (m_stopRequested)
+                    m_controller->stop();
+            });
         m_calibrator->start();
     }
 

@@ -438,7 +438,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))
             r.promptTokenSource = *source;
         else
-            f.fail(QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
+            f.fail(
+                QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
     }
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {

@@ -52,7 +52,7 @@ struct SimConfig {
     /// file, or empty for ApproxTokenizer; so a client's calibration meets a server that is not
     /// approx. Output text is generated in ApproxTokenizer tokens either way.
     QString tokenizer;
-    qint64 templateTokens = 0;       ///< tokens a chat template adds to every chat/messages prompt
+    qint64 templateTokens = 0; ///< tokens a chat template adds to every chat/messages prompt
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;            ///< fraction of requests answered 500
