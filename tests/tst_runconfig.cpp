@@ -254,6 +254,19 @@ private Q_SLOTS:
         QTest::newRow("unknown balance") << QByteArray(R"({"target": {"balance": "weighted"}})") << QStringLiteral("target.balance: unknown value \"weighted\" (accepted: round-robin|least-in-flight|random)");
         QTest::newRow("replicas not a list") << QByteArray("{\"target\": {\"replicas\": \"http://a/v1\"}}") /* not a raw string: moc reads its // as a comment */ << QStringLiteral("target.replicas: must be an array of strings");
         QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})") << QStringLiteral("load.stages[0].mode");
+        QTest::newRow("tokenizer file under request") << QByteArray(R"({"request": {"tokenizer": "tok.json"}})")
+                                                      << QStringLiteral("request.tokenizer: 'tok.json': set target.tokenizer instead");
+    }
+
+    /// Configurations from before tokenizers were per target keep their meaning.
+    void legacyRequestTokenizerIsTheTargets()
+    {
+        QString error;
+        const auto c = runConfigFromJson(nlohmann::json::parse(R"({"request": {"tokenizer": "approx"}})"), &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->target.tokenizer, QStringLiteral("approx"));
+        QVERIFY(!toJson(*c)["request"].contains("tokenizer"));
+        QVERIFY(toJson(*c)["target"]["tokenizer"] == nlohmann::json("approx"));
     }
 
     void badJson()

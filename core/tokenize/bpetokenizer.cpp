@@ -98,7 +98,9 @@ QString normalizeText(const std::vector<BpeTokenizer::Normalizer> &steps, QStrin
     for (const N &n : steps) {
         switch (n.kind) {
         case N::Nfc:
-            text = text.normalized(QString::NormalizationForm_C);
+            // Below U+0300 every character is its own NFC form: skip the work for such text.
+            if (std::any_of(text.cbegin(), text.cend(), [](QChar c) { return c.unicode() >= 0x300; }))
+                text = text.normalized(QString::NormalizationForm_C);
             break;
         case N::Nfd:
             text = text.normalized(QString::NormalizationForm_D);
@@ -379,6 +381,8 @@ void BpeTokenizer::run(std::string_view utf8, Context &c) const
     const QString text = QString::fromUtf8(utf8.data(), qsizetype(utf8.size()));
     qsizetype segmentStart = 0;
     for (qsizetype i = 0; i < text.size() && !m_added.empty(); ++i) {
+        if (!m_addedFirst[text[i].unicode()])
+            continue;
         // m_added is sorted longest first, so the first match here is the longest at i.
         for (const AddedToken &t : m_added) {
             if (text[i] != t.content.front() || !QStringView(text).mid(i).startsWith(t.content))
@@ -722,6 +726,9 @@ struct BpeLoader {
             }
             std::stable_sort(t->m_added.begin(), t->m_added.end(),
                              [](const auto &x, const auto &y) { return x.content.size() > y.content.size(); });
+            t->m_addedFirst.assign(0x10000, false);
+            for (const auto &a : t->m_added)
+                t->m_addedFirst[a.content.front().unicode()] = true;
         }
         t->m_description = QStringLiteral("%1: %2 BPE, %3 tokens")
                                .arg(QFileInfo(path).fileName(),

@@ -81,6 +81,7 @@ private:
     std::vector<Normalizer> m_normalizers;
     std::vector<PreTokenizer> m_preTokenizers;
     std::vector<AddedToken> m_added;
+    std::vector<bool> m_addedFirst; ///< by UTF-16 unit: could an added token start there
     std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> m_vocab; ///< raw bytes -> id
     std::unordered_map<std::uint64_t, Merge> m_merges; ///< (left id << 32 | right id); empty: ranks are ids (tiktoken)
     bool m_byteLevel = true;                           ///< symbols start as bytes; otherwise as characters
