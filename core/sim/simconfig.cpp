@@ -28,7 +28,7 @@ struct Field {
 constexpr double kMaxExactInteger = 9007199254740991.0;
 
 const Field kFields[] = {
-    {"model", &SimConfig::model, 0, 0, "Model name served (default: the preset's name)"},
+    {"model", &SimConfig::model, 1, 0, "Model name served (default: the preset's name)"},
     {"aliases", &SimConfig::aliases, 0, 0, "More accepted model names, comma-separated"},
     {"seed", &SimConfig::seed, 0, kMaxExactInteger, "Seed for output text, lengths and faults"},
     {"ttft_ms", &SimConfig::ttftMs, 0, 3.6e6, "Fixed latency before prefill, ms"},
@@ -119,9 +119,9 @@ bool assign(SimConfig &config, const Field &f, const Value &value, QString *erro
                 config.*member = T(*v);
             } else if constexpr (std::is_same_v<T, QString>) {
                 const QString *v = std::get_if<QString>(&value);
-                if (!v || v->trimmed().isEmpty()) {
+                if (!v || double(v->trimmed().size()) < f.min) { // min 1: must not be empty
                     if (error)
-                        *error = QStringLiteral("must be a non-empty string");
+                        *error = v ? QStringLiteral("must be a non-empty string") : QStringLiteral("must be a string");
                     return false;
                 }
                 config.*member = *v;
