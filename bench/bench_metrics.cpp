@@ -143,8 +143,6 @@ int main(int argc, char *argv[])
             if (write)
                 writer.append(r);
         }
-        if (write)
-            writer.flush();
         const double s = seconds(start);
         std::printf("%-27s %8.0f records/s  (%.2f µs per record, %.1f M chunks/s)\n", what, requests / s,
                     s * 1e6 / requests, double(requests) * tokens / s / 1e6);

@@ -5,7 +5,11 @@
 #   bash packaging/setup.sh            install dependencies and build (preset "default" -> build/)
 #   bash packaging/setup.sh --run      ... then start the GUI on the built-in simulator
 #   bash packaging/setup.sh --test     ... then run every test with CTest
-#   options: --preset NAME (default|dev|ci|asan), --no-install (skip apt), -h|--help
+#   options: --preset NAME (default|dev|ci|asan|fuzz), --no-install (skip apt), -h|--help
+#            --list-packages (print the Debian packages it would install, one a line, and exit)
+#   (--preset fuzz also installs clang; with --test it runs fuzz/run.sh instead of CTest)
+#
+# A fresh Debian 12 machine needs root or sudo, and a reachable Debian mirror (apt-get update).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,10 +20,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --run) action=run ;;
         --test) action=test ;;
-        --preset) preset=${2:?--preset needs a name: default, dev, ci or asan}; shift ;;
+        --preset) preset=${2:?--preset needs a name: default, dev, ci, asan or fuzz}; shift ;;
         --preset=*) preset=${1#--preset=} ;;
         --no-install) install=0 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --list-packages) action=list ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -40,6 +45,18 @@ packages=(
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library
 )
+# Only for the "fuzz" preset (libFuzzer harnesses in fuzz/).
+if [ "$preset" = fuzz ]; then
+    packages+=(
+        clang                # clang++ (clang 14): libFuzzer exists only for clang
+        libclang-rt-14-dev   # libclang_rt.fuzzer, .asan and .ubsan (clang-14 only recommends it)
+    )
+fi
+
+if [ "$action" = list ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 if [ "$install" = 1 ]; then
     missing=()
@@ -65,6 +82,7 @@ case "$preset" in default) build=build ;; *) build=build-$preset ;; esac
 
 case "$action" in
     test)
+        [ "$preset" = fuzz ] && exec bash fuzz/run.sh
         ctest --preset "$preset" --parallel "$(nproc)"
         ;;
     run)

@@ -364,18 +364,21 @@ private Q_SLOTS:
                 {"requests_per_s", "output_tokens_per_s", "input_tokens_per_s", "total_tokens_per_s",
                  "peak_output_tokens_per_s", "goodput_requests_per_s", "good_fraction"},
                 where + QStringLiteral(".throughput"));
-            has(b["latency_ms"], {"ttft", "ttft_from_schedule", "ttfb", "e2e", "tpot", "itl", "icl", "queue_delay"},
+            has(b["latency_ms"],
+                {"ttft", "ttfo", "ttft_from_schedule", "ttfb", "e2e", "tpot", "itl", "icl", "queue_delay"},
                 where + QStringLiteral(".latency_ms"));
             for (const auto &[name, stats] : b["latency_ms"].items())
                 has(stats, {"count", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p999", "max"},
                     where + QStringLiteral(".latency_ms.") + QString::fromStdString(name));
-            has(b["tokens"], {"input", "output", "cached", "reasoning", "out_in_ratio", "cache_hit_ratio", "sources"},
+            has(b["tokens"],
+                {"input", "output", "cached", "reasoning", "reasoning_hidden", "out_in_ratio", "cache_hit_ratio",
+                 "sources"},
                 where + QStringLiteral(".tokens"));
             has(b["tokens"]["sources"], {"usage", "tokenizer", "chunks"}, where + QStringLiteral(".tokens.sources"));
             has(b["concurrency"], {"target", "peak_in_flight", "mean_in_flight"},
                 where + QStringLiteral(".concurrency"));
         };
-        has(j, {"tool", "target", "stages", "format_version"}, QStringLiteral("summary"));
+        has(j, {"tool", "target", "stages", "format_version", "warnings"}, QStringLiteral("summary"));
         has(j["tool"], {"name", "version"}, QStringLiteral("tool"));
         has(j["target"], {"url", "api", "model"}, QStringLiteral("target"));
         block(j, QStringLiteral("summary"));
@@ -663,6 +666,77 @@ private Q_SLOTS:
         QCOMPARE(forward.timeSeries().size(), backward.timeSeries().size());
         for (std::size_t i = 0; i < forward.timeSeries().size(); ++i)
             QCOMPARE(forward.timeSeries()[i].inFlight, backward.timeSeries()[i].inFlight);
+    }
+
+    /// A request of a reasoning model with hidden reasoning (OpenAI's o-series): 1 s of thinking,
+    /// then five visible one-token chunks 5 ms apart; usage says 805 tokens, 800 of them reasoning.
+    void hiddenReasoningMetricsCoverWhatStreamed()
+    {
+        RequestRecord r = record(1, 0, RequestStatus::Ok, 0, 1021);
+        stream(r, 10, {{1000, 4}, {1005, 4}, {1010, 4}, {1015, 4}, {1020, 4}}, 805);
+        r.reasoningTokens = 800;
+        r.hiddenReasoningTokens = 800;
+        r.tokenSource = TokenSource::Usage;
+        r.finishReason = QStringLiteral("length");
+        RequestRecord plain = record(2, 0, RequestStatus::Ok, 0, 30);
+        stream(plain, 5, {{10, 4}, {30, 4}}, 2);
+        plain.finishReason = QStringLiteral("stop");
+        const RunSummary s = aggregate(twoStageConfig(), {r, plain}).summary();
+        const SummaryBlock &t = s.total;
+        COMPARE_NEAR(t.stat(Metric::Tpot).max, 20.0, kHistogram);         // plain: 20 ms / 1
+        COMPARE_NEAR(t.stat(Metric::Tpot).min, 5.0, kHistogram);          // hidden: 20 ms / (5 − 1), not 20 / 804
+        COMPARE_NEAR(t.stat(Metric::DecodeSpeed).max, 250.0, kHistogram); // 5 tokens / 20 ms
+        COMPARE_NEAR(t.stat(Metric::Ttfo).max, 1000.0, kHistogram);       // the thinking is inside TTFO
+        QCOMPARE(t.stat(Metric::Itl).count, std::uint64_t(5));            // 4 gaps of 5 ms, plain's one of 20
+        COMPARE_NEAR(t.stat(Metric::Itl).p50, 5.0, kHistogram);
+        QCOMPARE(t.tokens.output, std::int64_t(807));
+        QCOMPARE(t.tokens.reasoning, std::int64_t(800));
+        QCOMPARE(t.tokens.reasoningHidden, std::int64_t(800));
+        QCOMPARE(t.requests.byFinishReason.at(QStringLiteral("length")), std::int64_t(1));
+        QCOMPARE(t.requests.stoppedAtCap(), std::int64_t(1));
+        // Hidden tokens count for throughput with the first visible chunk: second 1 has them all.
+        const std::vector<TimeSeriesRow> rows = aggregate(twoStageConfig(), {r}).timeSeries();
+        QCOMPARE(rows.at(1).outputTokens, std::int64_t(805));
+        QString error;
+        const auto back = RunSummary::fromJson(nlohmann::json::parse(s.toJson().dump()), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->total.tokens.reasoningHidden, std::int64_t(800));
+        QCOMPARE(back->total.requests.stoppedAtCap(), std::int64_t(1));
+    }
+
+    void unexpectedCacheHitsWarn_data()
+    {
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<int>("sharedPrefixTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<qint64>("cached");
+        QTest::addColumn<bool>("warned");
+        QTest::newRow("unique prompts, no hits") << 100 << 0 << 0 << qint64(0) << false;
+        QTest::newRow("unique prompts, hits") << 100 << 0 << 0 << qint64(60) << true;
+        QTest::newRow("shared prefix asked for") << 100 << 50 << 0 << qint64(60) << false;
+        QTest::newRow("system prompt asked for") << 100 << 0 << 40 << qint64(40) << false;
+        QTest::newRow("templates may repeat") << 0 << 0 << 0 << qint64(60) << false;
+    }
+    void unexpectedCacheHitsWarn()
+    {
+        QFETCH(int, promptTokens);
+        QFETCH(int, sharedPrefixTokens);
+        QFETCH(int, systemTokens);
+        QFETCH(qint64, cached);
+        QFETCH(bool, warned);
+        RunConfig config = twoStageConfig();
+        config.prompt.promptTokens = promptTokens;
+        config.prompt.sharedPrefixTokens = sharedPrefixTokens;
+        config.prompt.systemTokens = systemTokens;
+        RequestRecord r = record(1, 0, RequestStatus::Ok, 0, 30);
+        stream(r, 5, {{10, 4}, {30, 4}}, 2);
+        r.promptTokens = 100;
+        r.cachedTokens = cached;
+        const RunSummary s = aggregate(config, {r}).summary();
+        QCOMPARE(!s.warnings.isEmpty(), warned);
+        if (warned)
+            QVERIFY2(s.warnings.first().contains(QStringLiteral("60.0% of prompt tokens were cached")),
+                     qPrintable(s.warnings.first()));
     }
 
     void emptyRun()

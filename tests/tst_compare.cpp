@@ -286,6 +286,44 @@ private Q_SLOTS:
         QVERIFY(againstB.toText().contains(QStringLiteral("vs #2")));
     }
 
+    void outInReflectsTheCapAndReasoningHasARow()
+    {
+        std::vector<RequestRecord> capped = synthetic(5, 100, 300);
+        for (RequestRecord &r : capped) {
+            r.finishReason = QStringLiteral("length");
+            r.reasoningTokens = 6;
+            r.hiddenReasoningTokens = 6;
+        }
+        std::vector<RequestRecord> plain = synthetic(6, 100, 300);
+        for (RequestRecord &r : plain)
+            r.finishReason = QStringLiteral("stop");
+        const std::vector<RunData> runs{inMemory(QStringLiteral("plain"), config(), plain),
+                                        inMemory(QStringLiteral("capped"), config(), capped)};
+        const ComparisonTable table(runs, 0);
+        const auto &reasoning = row(table, "reasoning_per_request");
+        QCOMPARE(*reasoning.values[0], 0.0);
+        QCOMPARE(*reasoning.values[1], 6.0);
+        QCOMPARE(*row(table, "ttfo_p50").values[1], runs[1].summary.total.stat(Metric::Ttfo).p50);
+        const QString notes = table.notes().join(QLatin1Char('\n'));
+        QVERIFY2(notes.contains(
+                     QStringLiteral("#2 capped: 300 of 300 requests stopped at max_tokens (finish_reason length): "
+                                    "out/in reflects the max_tokens cap")),
+                 qPrintable(notes));
+        QVERIFY2(!notes.contains(QStringLiteral("#1 plain: 300")), qPrintable(notes));
+        QVERIFY(table.toText().contains(QStringLiteral("out/in reflects the max_tokens cap")));
+        QVERIFY(lineOf(table.toText(), QStringLiteral("Reasoning tokens/req")).contains(QStringLiteral("6.000")));
+
+        // What `compare` prints from the run directories.
+        QTemporaryDir tmp;
+        writeRun(tmp.filePath(QStringLiteral("plain")), config(), plain);
+        writeRun(tmp.filePath(QStringLiteral("capped")), config(), capped);
+        const CliResult r = compare({tmp.filePath(QStringLiteral("plain")), tmp.filePath(QStringLiteral("capped"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("out/in reflects the max_tokens cap")), qPrintable(r.out));
+        QVERIFY2(lineOf(r.out, QStringLiteral("Reasoning tokens/req")).contains(QStringLiteral("6.000")),
+                 qPrintable(r.out));
+    }
+
     void knee_data()
     {
         // Throughput of each stage (req/s); p50/p99 latency grows with the stage number.

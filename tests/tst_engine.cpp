@@ -3,6 +3,8 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
+#include "echoserver.h"
+
 #include <QSignalSpy>
 #include <QFile>
 #include <QSslCertificate>
@@ -17,6 +19,10 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -117,6 +123,64 @@ private:
     QByteArray m_response;
 };
 
+/// A server that accepts, sends `greeting` (an HTTP/2 server's SETTINGS frame, say) and then
+/// only reads: it never answers and never closes.
+class SilentServer : public QTcpServer
+{
+public:
+    explicit SilentServer(QByteArray greeting = {})
+    {
+        connect(this, &QTcpServer::newConnection, this, [this, greeting] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                if (!greeting.isEmpty())
+                    socket->write(greeting);
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] { socket->readAll(); });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString url(const char *scheme = "http") const
+    {
+        return QStringLiteral("%1://127.0.0.1:%2/v1").arg(QLatin1String(scheme)).arg(serverPort());
+    }
+};
+
+/// A listener whose accept queue is full: further connects get no answer to their SYN.
+class FullBacklog
+{
+public:
+    FullBacklog()
+    {
+        m_listener = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof a;
+        if (::bind(m_listener, reinterpret_cast<sockaddr *>(&a), size) != 0 || ::listen(m_listener, 0) != 0 ||
+            ::getsockname(m_listener, reinterpret_cast<sockaddr *>(&a), &size) != 0)
+            return;
+        m_port = ntohs(a.sin_port);
+        for (int &filler : m_fillers) { // never accepted: they fill the queue
+            filler = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            ::connect(filler, reinterpret_cast<sockaddr *>(&a), sizeof a);
+        }
+        QTest::qWait(50);
+    }
+    ~FullBacklog()
+    {
+        for (int fd : m_fillers)
+            ::close(fd);
+        ::close(m_listener);
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(m_port); }
+    quint16 port() const { return m_port; }
+
+private:
+    int m_listener = -1;
+    int m_fillers[4] = {-1, -1, -1, -1};
+    quint16 m_port = 0;
+};
+
 /// An HTTPS server with the self-signed test certificate, answering with one fixed SSE stream.
 class TlsServer : public QSslServer
 {
@@ -150,6 +214,18 @@ public:
     }
     QString url() const { return QStringLiteral("https://127.0.0.1:%1/v1").arg(serverPort()); }
 };
+
+RunConfig echoConfig(const QString &url)
+{
+    RunConfig c;
+    c.target.url = url;
+    c.target.model = QStringLiteral("m");
+    c.target.apiKeyEnv = QStringLiteral("TB_ENGINE_TEST_KEY");
+    c.load.concurrency = 1;
+    c.load.requests = 1;
+    c.load.timeoutMs = 30000;
+    return c;
+}
 
 } // namespace
 
@@ -483,10 +559,41 @@ private Q_SLOTS:
                                              << true << int(RequestStatus::StreamTruncated) << QStringLiteral("without [DONE]");
         QTest::newRow("not http") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n") << true << int(RequestStatus::Protocol) << QStringLiteral("not an HTTP response");
         QTest::newRow("closed without answer") << QByteArray() << true << int(RequestStatus::Protocol) << QStringLiteral("before any response");
-        QTest::newRow("error event mid-stream") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
-                                                              "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
-                                                              "data: {\"error\": {\"message\": \"engine died\", \"type\": \"internal\"}}\n\n")
-                                                << true << int(RequestStatus::Protocol) << QStringLiteral("internal: engine died");
+        // The server's own error, mid-stream or as the body: its class, with its type kept.
+        QTest::newRow("error event mid-stream")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                          "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
+                          "data: {\"error\": {\"message\": \"engine died\", \"type\": \"internal\"}}\n\n")
+            << true << int(RequestStatus::ServerError) << QStringLiteral("server error: internal: engine died");
+        QTest::newRow("anthropic overloaded event")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                          "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", "
+                          "\"message\": \"Overloaded\"}}\n\n")
+            << true << int(RequestStatus::ServerError) << QStringLiteral("overloaded_error: Overloaded");
+        QTest::newRow("error body with 200")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 48\r\n\r\n"
+                          "{\"error\":\"Model is overloaded\",\"error_type\":\"x\"}")
+            << false << int(RequestStatus::ServerError) << QStringLiteral("x: Model is overloaded");
+        // Regression: a hostile chunk size aborted the whole process (std::length_error).
+        for (const char *size : {"-1", "8000000000000000", "5bbbbbbbbbbbbbbbbbbbbbbbb"})
+            QTest::addRow("chunk size %s", size)
+                << QByteArray(
+                       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n") +
+                       size + "\r\ndata: x\n\n"
+                << true << int(RequestStatus::Protocol) << QStringLiteral("chunk size");
+        QTest::newRow("gzip despite identity")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\n\r\n"
+                          "\x1f\x8b\x08\x00\x00\x00\x00\x00")
+            << true << int(RequestStatus::Protocol) << QStringLiteral("response is Content-Encoding: gzip");
+        QTest::newRow("nul byte in an error page")
+            << QByteArray("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 22\r\n\r\n"
+                          "<h1>bad\0gate\x1b[31m</h1>",
+                          95)
+            << true << int(RequestStatus::Http) << QStringLiteral("HTTP 502");
+        QTest::newRow("sse line without end")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ") +
+                   QByteArray(1100 * 1024, 'x')
+            << true << int(RequestStatus::Protocol) << QStringLiteral("SSE line exceeds 1048576 bytes");
     }
 
     void malformedServersGiveClassifiedErrors()
@@ -508,10 +615,146 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 4);
         for (const RequestRecord &rec : r.records) {
-            QCOMPARE(int(rec.status), status);
+            QVERIFY2(int(rec.status) == status,
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
             QVERIFY(rec.doneNs >= rec.scheduledNs);
+            // Server text is recorded printable: no NUL, no escape sequences in requests.csv.
+            for (const QChar c : rec.errorMessage)
+                QVERIFY2(c.category() != QChar::Other_Control, qPrintable(rec.errorMessage));
         }
+    }
+
+    void connectAndHandshakeHaveTheirOwnDeadline_data()
+    {
+        QTest::addColumn<QString>("peer");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("message");
+        // Regression: https:// to a plain-HTTP server hung silently; these waited for --timeout.
+        QTest::newRow("https to a silent plain-HTTP server")
+            << QStringLiteral("silent-https") << int(RequestStatus::Tls)
+            << QStringLiteral(
+                   "TLS handshake not finished within 300ms (--connect-timeout): the server may speak plain HTTP");
+        QTest::newRow("https to a plain-HTTP server that answers")
+            << QStringLiteral("plain-https") << int(RequestStatus::Tls) << QStringLiteral("plain HTTP");
+        QTest::newRow("http/2-only server that keeps the socket open")
+            << QStringLiteral("h2") << int(RequestStatus::Protocol)
+            << QStringLiteral("the server answered in HTTP/2, not HTTP/1.1 (it may speak only HTTP/2)");
+        QTest::newRow("connect never completes") << QStringLiteral("backlog") << int(RequestStatus::Connect)
+                                                 << QStringLiteral("within 300ms (--connect-timeout)");
+    }
+
+    void connectAndHandshakeHaveTheirOwnDeadline()
+    {
+        QFETCH(QString, peer);
+        QFETCH(int, status);
+        QFETCH(QString, message);
+        if (peer.endsWith(QLatin1String("https")) && !QSslSocket::supportsSsl())
+            QSKIP("this Qt has no TLS backend");
+        SilentServer silent;
+        // An HTTP/2 server's connection preface: a SETTINGS frame (no line break, ever).
+        SilentServer h2(QByteArray("\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64", 15));
+        CannedServer plain("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        FullBacklog backlog;
+        QVERIFY(silent.listen(QHostAddress::LocalHost) && h2.listen(QHostAddress::LocalHost) &&
+                plain.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.model = QStringLiteral("m");
+        config.target.tlsVerify = false;
+        config.load.concurrency = 2;
+        config.load.requests = 4;
+        config.load.timeoutMs = 30000;
+        config.load.connectTimeoutMs = 300;
+        if (peer == QLatin1String("silent-https"))
+            config.target.url = silent.url("https");
+        else if (peer == QLatin1String("plain-https"))
+            config.target.url = QString(plain.url()).replace(QLatin1String("http://"), QLatin1String("https://"));
+        else if (peer == QLatin1String("h2"))
+            config.target.url = h2.url();
+        else {
+            QVERIFY(backlog.port() != 0);
+            config.target.url = backlog.url();
+        }
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 4);
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(int(rec.status) == status,
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
+            QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
+            // Ended by its own deadline (or at once), far from the 30 s request timeout.
+            QVERIFY2(rec.doneNs - rec.scheduledNs < 10'000'000'000,
+                     qPrintable(QString::number(double(rec.doneNs - rec.scheduledNs) / 1e6)));
+        }
+    }
+
+    void largeBodyAnswered413EarlyReportsThe413()
+    {
+        // A server that refuses a large body from its headers: answers 413, stops reading and
+        // closes. Regression: recorded as "write failed: Connection reset".
+        QTcpServer server;
+        QObject::connect(&server, &QTcpServer::newConnection, &server, [&server] {
+            while (QTcpSocket *socket = server.nextPendingConnection()) {
+                socket->setReadBufferSize(64 * 1024); // stop taking the body
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    if (socket->property("answered").toBool() || !socket->peek(64 * 1024).contains("\r\n\r\n"))
+                        return;
+                    socket->setProperty("answered", true);
+                    socket->write(
+                        "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nContent-Length: 36\r\n"
+                        "Connection: close\r\n\r\n{\"error\":{\"message\":\"body too big\"}}");
+                    socket->flush();
+                    socket->abort(); // unread body left: a reset, right behind the answer
+                });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.url = QStringLiteral("http://127.0.0.1:%1/v1").arg(server.serverPort());
+        config.target.model = QStringLiteral("m");
+        config.target.extraBody = {{"padding", std::string(20 * 1024 * 1024, 'x')}};
+        config.load.concurrency = 1;
+        config.load.requests = 3;
+        config.load.timeoutMs = 30000;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 3);
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.status == RequestStatus::Http,
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
+            QCOMPARE(rec.httpStatus, 413);
+            QVERIFY2(rec.errorMessage.contains(QStringLiteral("HTTP 413: body too big")), qPrintable(rec.errorMessage));
+            QVERIFY(rec.sentNs >= 0 && rec.headersNs >= rec.sentNs);
+        }
+    }
+
+    void deadlineFiresWithinMillisecondsNotAt50msTicks()
+    {
+        // Regression: deadlines were checked every 50 ms, so a 100 ms timeout fired at 144-149 ms.
+        SilentServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.url = server.url();
+        config.target.model = QStringLiteral("m");
+        config.load.concurrency = 4;
+        config.load.requests = 20;
+        config.load.timeoutMs = 100;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Timeout), 20);
+        std::vector<double> late;
+        for (const RequestRecord &rec : r.records) {
+            // The deadline runs from when the worker took the request: after its schedule, before it was sent.
+            QVERIFY2(rec.doneNs - rec.scheduledNs >= 100'000'000,
+                     qPrintable(QString::number(double(rec.doneNs - rec.scheduledNs) / 1e6)));
+            QVERIFY2(rec.doneNs - rec.sentNs < 130'000'000,
+                     qPrintable(QString::number(double(rec.doneNs - rec.sentNs) / 1e6)));
+            late.push_back(double(rec.doneNs - rec.sentNs) / 1e6 - 100);
+        }
+        std::sort(late.begin(), late.end());
+        qInfo("100 ms timeout: recorded after sent + 100 ms + %.2f ms (median), %.2f ms (max)", late[late.size() / 2],
+              late.back());
     }
 
     void httpsTargets_data()
@@ -603,6 +846,111 @@ private Q_SLOTS:
             completion += rec.completionTokens;
         }
         QCOMPARE(host.stats().tokensSent, completion);
+    }
+
+    void headerInjectionNeverReachesTheWire_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("CRLF in a value") << QStringLiteral("X-A") << QStringLiteral("1\r\nX-Injected: 1");
+        QTest::newRow("LF in a value") << QStringLiteral("X-A") << QStringLiteral("1\nX-Injected: 1");
+        QTest::newRow("NUL in a value") << QStringLiteral("X-A")
+                                        << QStringLiteral("1") + QChar(0) + QStringLiteral("X-Injected: 1");
+        QTest::newRow("second Host") << QStringLiteral("Host") << QStringLiteral("evil.example");
+        QTest::newRow("second Content-Length") << QStringLiteral("Content-Length") << QStringLiteral("0");
+        QTest::newRow("Transfer-Encoding") << QStringLiteral("Transfer-Encoding") << QStringLiteral("chunked");
+        QTest::newRow("Connection") << QStringLiteral("connection") << QStringLiteral("close");
+    }
+
+    void headerInjectionNeverReachesTheWire()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url());
+        config.target.headers = {{name, value}};
+        QString error;
+        QVERIFY(!RunPlan::create(config, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("target.headers (--header): '%1'").arg(name)), qPrintable(error));
+        const RunResult r = runLoad(config);
+        QVERIFY(r.records.empty());
+        QTest::qWait(200); // a connection, had one been opened, would have arrived by now
+        QCOMPARE(server.connections, 0);
+
+        // The same target with a harmless header: it goes out once, beside one Host and one Content-Length.
+        config.target.headers = {{QStringLiteral("X-A"), QStringLiteral("1")}};
+        QVERIFY(runLoad(config).finished);
+        QCOMPARE(server.heads.size(), 1);
+        QCOMPARE(server.count("X-A"), 1);
+        QCOMPARE(server.count("X-Injected"), 0);
+        QCOMPARE(server.count("Host"), 1);
+        QCOMPARE(server.count("Content-Length"), 1);
+        QCOMPARE(server.count("Connection"), 1);
+    }
+
+    void credentialsOnTheWire_data()
+    {
+        QTest::addColumn<QString>("userInfo");
+        QTest::addColumn<QString>("header"); // "Name: value" given by the user; empty: none
+        QTest::addColumn<QByteArray>("authorization");
+        QTest::newRow("key from the environment") << QString() << QString() << QByteArray("Bearer sk-env-secret");
+        QTest::newRow("userinfo is Basic auth, not the key")
+            << QStringLiteral("alice:pw-secret") << QString() << "Basic " + QByteArray("alice:pw-secret").toBase64();
+        QTest::newRow("a user's Authorization replaces the key's")
+            << QString() << QStringLiteral("authorization: Bearer given-secret") << QByteArray("Bearer given-secret");
+        QTest::newRow("header from an environment reference")
+            << QString() << QStringLiteral("Authorization: ${env:TB_ENGINE_TEST_HEADER}")
+            << QByteArray("Token hdr-env-secret");
+    }
+
+    void credentialsOnTheWire()
+    {
+        QFETCH(QString, userInfo);
+        QFETCH(QString, header);
+        QFETCH(QByteArray, authorization);
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "Token hdr-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(userInfo));
+        if (!header.isEmpty())
+            config.target.headers = {*parseHeader(header, nullptr)};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(server.count("Authorization"), 1);
+        QCOMPARE(server.value("Authorization"), authorization);
+        QVERIFY(!server.heads.first().contains("${env:"));
+        QCOMPARE(r.records.size(), std::size_t(1));
+        QCOMPARE(r.records.front().httpStatus, 401);
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
+    }
+
+    void echoedSecretsAreMaskedInRecordedErrors()
+    {
+        qputenv("TB_ENGINE_TEST_KEY", "sk-env-secret");
+        qputenv("TB_ENGINE_TEST_HEADER", "ocp-env-secret");
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url(QStringLiteral("alice:pw-secret")));
+        config.target.api = ApiKind::AnthropicMessages; // the key goes in x-api-key, userinfo in Authorization
+        config.target.headers = {
+            {QStringLiteral("Cookie"), QStringLiteral("sid=cookie-secret")},
+            {QStringLiteral("Ocp-Apim-Subscription-Key"), QStringLiteral("${env:TB_ENGINE_TEST_HEADER}")}};
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.records.size(), std::size_t(1));
+        const QString error = r.records.front().errorMessage;
+        QCOMPARE(error, QStringLiteral("HTTP 401: invalid credentials: Basic ***, ***, ***, ***"));
+        QVERIFY2(!error.contains(QStringLiteral("secret")) &&
+                     !error.contains(QString::fromLatin1(QByteArray("alice:pw-secret").toBase64())),
+                 qPrintable(error));
+        // What the server saw was the real thing.
+        QVERIFY(server.heads.first().contains("sk-env-secret"));
+        QVERIFY(server.heads.first().contains("ocp-env-secret"));
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        qunsetenv("TB_ENGINE_TEST_HEADER");
     }
 
     void keepAliveReusesConnections()

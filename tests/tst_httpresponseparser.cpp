@@ -96,6 +96,43 @@ private Q_SLOTS:
         QCOMPARE(p.contentType, QByteArray("application/json"));
     }
 
+    void chunkAtTheBodyCapIsAccepted()
+    {
+        const QByteArray head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2000000\r\n");
+        HttpResponseParser parser;
+        std::size_t body = 0;
+        const auto result = parser.feed(
+            head.constData(), std::size_t(head.size()), nullptr, [](const tb::ResponseHead &) {},
+            [&body](const char *, std::size_t size) { body += size; });
+        QCOMPARE(result, HttpResponseParser::Result::NeedMore);
+        QVERIFY(parser.errorText().empty());
+        QCOMPARE(body, std::size_t(0));
+    }
+
+    void contentEncodingIsReported_data()
+    {
+        QTest::addColumn<QByteArray>("header");
+        QTest::addColumn<QByteArray>("encoding");
+        QTest::newRow("gzip") << QByteArray("Content-Encoding: GZIP\r\n") << QByteArray("gzip");
+        QTest::newRow("identity") << QByteArray("Content-Encoding: identity\r\n") << QByteArray();
+        QTest::newRow("none") << QByteArray() << QByteArray();
+    }
+
+    void contentEncodingIsReported()
+    {
+        QFETCH(QByteArray, header);
+        QFETCH(QByteArray, encoding);
+        HttpResponseParser parser;
+        const QByteArray bytes = "HTTP/1.1 200 OK\r\n" + header + "Content-Length: 0\r\n\r\n";
+        QByteArray seen("unset");
+        QCOMPARE(parser.feed(
+                     bytes.constData(), std::size_t(bytes.size()), nullptr,
+                     [&seen](const tb::ResponseHead &h) { seen = h.contentEncoding; },
+                     [](const char *, std::size_t) {}),
+                 HttpResponseParser::Result::Complete);
+        QCOMPARE(seen, encoding);
+    }
+
     void stopsAtMessageEnd()
     {
         const Parsed p = parse("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nxEXTRA", 4096);
@@ -114,6 +151,24 @@ private Q_SLOTS:
         QTest::newRow("bad content-length") << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n")
                                             << QStringLiteral("bad Content-Length");
         QTest::newRow("header without colon") << QByteArray("HTTP/1.1 200 OK\r\nnonsense\r\n\r\n") << QStringLiteral("malformed header");
+        // Regression: these chunk sizes became a body of SIZE_MAX bytes (std::length_error, exit 134).
+        const QByteArray chunked("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        QTest::newRow("chunk size negative") << chunked + "-1\r\nxx" << QStringLiteral("malformed chunk size '-1'");
+        QTest::newRow("chunk size 2^63") << chunked + "8000000000000000\r\nxx"
+                                         << QStringLiteral("chunk size '8000000000000000' exceeds the 32 MiB limit");
+        QTest::newRow("chunk size 2^64-1")
+            << chunked + "ffffffffffffffff\r\nxx" << QStringLiteral("exceeds the 32 MiB limit");
+        QTest::newRow("chunk size overflowing hex")
+            << chunked + "5bbbbbbbbbbbbbbbbbbbbbbbb\r\nxx" << QStringLiteral("exceeds the 32 MiB limit");
+        QTest::newRow("chunk size beyond the body cap")
+            << chunked + "2000001\r\nxx" << QStringLiteral("exceeds the 32 MiB limit");
+        // Peers that never send a line break are judged by their first bytes.
+        QTest::newRow("http/2 settings frame")
+            << QByteArray("\x00\x00\x12\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64", 15)
+            << QStringLiteral("the server answered in HTTP/2");
+        QTest::newRow("tls alert") << QByteArray("\x15\x03\x01\x00\x02\x02\x46", 7)
+                                   << QStringLiteral("the server answered in TLS");
+        QTest::newRow("binary without line break") << QByteArray(64, '\x01') << QStringLiteral("not an HTTP response");
     }
 
     void malformed()

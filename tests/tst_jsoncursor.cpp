@@ -4,6 +4,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using tb::JsonCursor;
 
 
@@ -60,6 +62,34 @@ private Q_SLOTS:
         // Agrees with a reference parser (except depth, which nlohmann allows).
         if (json.size() < 200)
             QVERIFY(!nlohmann::json::accept(json.constData(), json.constData() + json.size()));
+    }
+
+    void integerBeyondInt64IsOutOfRangeNotOverflow_data()
+    {
+        QTest::addColumn<QByteArray>("number");
+        QTest::addColumn<bool>("accepted");
+        QTest::addColumn<qint64>("value");
+        QTest::newRow("twenty nines") << QByteArray("99999999999999999999") << false << qint64(0);
+        QTest::newRow("int64 max + 1") << QByteArray("9223372036854775808") << false << qint64(0);
+        QTest::newRow("int64 min - 1") << QByteArray("-9223372036854775809") << false << qint64(0);
+        QTest::newRow("long with fraction") << QByteArray("123456789012345678901.5") << false << qint64(0);
+        QTest::newRow("int64 max") << QByteArray("9223372036854775807") << true << std::numeric_limits<qint64>::max();
+        QTest::newRow("int64 min") << QByteArray("-9223372036854775808") << true << std::numeric_limits<qint64>::min();
+        QTest::newRow("leading zero then fraction") << QByteArray("0.75") << true << qint64(0);
+    }
+
+    void integerBeyondInt64IsOutOfRangeNotOverflow()
+    {
+        QFETCH(QByteArray, number);
+        QFETCH(bool, accepted);
+        QFETCH(qint64, value);
+        const std::string json = "{\"n\":" + number.toStdString() + "}";
+        JsonCursor c(json);
+        std::int64_t n = -42;
+        const bool ok = c.object([&](std::string_view) { return c.integer(&n); });
+        QCOMPARE(ok, accepted);
+        QCOMPARE(c.outOfRange(), !accepted);
+        QCOMPARE(qint64(n), accepted ? value : qint64(-42)); // a rejected value is not written
     }
 
     void membersAndValues()

@@ -5,11 +5,13 @@
 #include "mainwindow.h"
 
 #include "configeditor.h"
+#include "rundocument.h"
 #include "simulatorcontroller.h"
 #include "targetlistmodel.h"
 
 #include "tokenbench/version.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -21,9 +23,11 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -68,6 +72,35 @@ class TestMainWindow : public QObject
 
 private:
     QTemporaryDir m_settingsDir;
+
+    static void runAnyway(MainWindow &w)
+    {
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((box = w.findChild<QMessageBox *>(QStringLiteral("targetUnreachableBox"))), 10000);
+        QVERIFY(box->text().contains(QStringLiteral("127.0.0.1:9")));
+        for (QAbstractButton *b : box->buttons()) {
+            if (b->text() == QStringLiteral("Run Anyway"))
+                b->click();
+        }
+        QTRY_VERIFY(w.isRunning());
+        reactivate(w);
+    }
+
+    /// A desktop gives the focus back to the window when its message box closes; offscreen does not.
+    static void reactivate(MainWindow &w)
+    {
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+    }
+
+    /// A run against nobody (it goes on until stopped: every request fails at once).
+    static void startDeadRun(MainWindow &w, const QString &runsFolder)
+    {
+        w.setRunsFolder(runsFolder);
+        w.configEditor()->setConfig(remoteConfig());
+        QString error;
+        QVERIFY2(w.startRun(&error), qPrintable(error));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -268,6 +301,8 @@ private Q_SLOTS:
         QSignalSpy stopped(&w, &MainWindow::stopRequested);
         QSignalSpy finished(&w, &MainWindow::runFinished);
         QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);
+        // Nobody at the target: Run offers the connection test first; this run goes anyway.
+        runAnyway(w);
         QCOMPARE(requested.size(), 1);
         const auto config = requested.constFirst().constFirst().value<RunConfig>();
         // A run without an outDir goes to <runs folder>/<yyyyMMdd-HHmmss>-<model>.
@@ -291,6 +326,162 @@ private Q_SLOTS:
         QVERIFY(!w.stopAction()->isEnabled());
         QTRY_VERIFY(w.configEditor()->isEnabled());
         QVERIFY(QFile::exists(QDir(config.outDir).filePath(QStringLiteral("summary.json"))));
+    }
+
+    void configuredOutThatHoldsFilesIsRefused()
+    {
+        // A configured `out` that held only run.json was silently overwritten. The GUI has no
+        // --force: it refuses, and says which directory.
+        QTemporaryDir runs;
+        const QString out = runs.filePath(QStringLiteral("mine"));
+        QVERIFY(QDir().mkpath(out));
+        QFile held(QDir(out).filePath(QStringLiteral("run.json")));
+        QVERIFY(held.open(QIODevice::WriteOnly));
+        held.write("sentinel");
+        held.close();
+        MainWindow w;
+        w.setRunsFolder(runs.path());
+        w.show();
+        RunConfig c = remoteConfig();
+        c.outDir = out;
+        w.configEditor()->setConfig(c);
+        QString error;
+        QVERIFY(!w.startRun(&error));
+        QVERIFY(!w.isRunning());
+        QVERIFY2(error.contains(QDir::toNativeSeparators(out) + QStringLiteral(" is not empty (it holds run.json)")),
+                 qPrintable(error));
+        auto *box = w.findChild<QMessageBox *>(QStringLiteral("errorBox"));
+        QVERIFY(box);
+        QCOMPARE(box->text(), error);
+        QVERIFY(held.open(QIODevice::ReadOnly));
+        QCOMPARE(held.readAll(), QByteArray("sentinel"));
+    }
+
+    // Esc on an open drop-down (the distribution chart's selector) used to stop the run.
+    void escOnOpenPopupLeavesRunGoing()
+    {
+        QTemporaryDir runs;
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        startDeadRun(w, runs.path());
+        QSignalSpy stopped(&w, &MainWindow::stopRequested);
+        auto *combo = w.findChild<QComboBox *>(QStringLiteral("distributionMetric"));
+        QVERIFY(combo);
+        // The key where the popup has the keyboard, and where the window system delivers it to the
+        // window that had the focus before: either way Esc closes the list, and only the list.
+        for (bool toPopup : {true, false}) {
+            combo->showPopup();
+            QTRY_VERIFY(QApplication::activePopupWidget());
+            QTest::keyClick(toPopup ? QApplication::activePopupWidget() : static_cast<QWidget *>(&w), Qt::Key_Escape);
+            QTRY_VERIFY(!QApplication::activePopupWidget());
+            QVERIFY(w.isRunning());
+            QCOMPARE(stopped.size(), 0);
+        }
+        QTest::keyClick(&w, Qt::Key_Escape); // with nothing open, Esc stops
+        QCOMPARE(stopped.size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), 30000);
+    }
+
+    void longRunAsksBeforeStopping()
+    {
+        QTemporaryDir runs;
+        MainWindow w;
+        w.show();
+        w.setStopConfirmationAfter(1); // every run is "long"
+        startDeadRun(w, runs.path());
+        QTRY_VERIFY(w.document()->progress().elapsedNs > 1);
+        QSignalSpy stopped(&w, &MainWindow::stopRequested);
+        QTest::keyClick(&w, Qt::Key_Escape);
+        auto *box = w.findChild<QMessageBox *>(QStringLiteral("confirmStopBox"));
+        QVERIFY(box);
+        QCOMPARE(stopped.size(), 0);
+        QTest::keyClick(box, Qt::Key_Escape); // Esc again: the question goes, the run stays
+        QTRY_VERIFY(!w.findChild<QMessageBox *>(QStringLiteral("confirmStopBox")));
+        QVERIFY(w.isRunning());
+        reactivate(w);
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QTRY_VERIFY((box = w.findChild<QMessageBox *>(QStringLiteral("confirmStopBox"))));
+        for (QAbstractButton *b : box->buttons()) {
+            if (b->text() == QStringLiteral("Stop Run"))
+                b->click();
+        }
+        QCOMPARE(stopped.size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), 30000);
+    }
+
+    void restoredWindowFitsASmallerScreen()
+    {
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        {
+            MainWindow w;
+            w.show();
+            w.resize(available.size() + QSize(500, 400)); // left on a larger monitor
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.showRestored();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY2(available.contains(w.frameGeometry()),
+                     qPrintable(QStringLiteral("%1x%2+%3+%4 on %5x%6")
+                                    .arg(w.frameGeometry().width()).arg(w.frameGeometry().height())
+                                    .arg(w.frameGeometry().x()).arg(w.frameGeometry().y())
+                                    .arg(available.width()).arg(available.height())));
+    }
+
+    void maximisedStateRestored()
+    {
+        {
+            MainWindow w;
+            w.showMaximized();
+            QTRY_VERIFY(w.isMaximized());
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.showRestored();
+        QTRY_VERIFY(w.isMaximized());
+    }
+
+    void sidePanelCollapsesWhenNarrow()
+    {
+        MainWindow w;
+        w.resize(w.sidePanelCollapseWidth() + 200, 800);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *panel = w.findChild<QAction *>(QStringLiteral("actionConfigPanel"));
+        QVERIFY(w.sideTabs()->isVisible());
+        QVERIFY(panel->isChecked());
+        w.resize(w.sidePanelCollapseWidth() - 100, 800);
+        QTRY_VERIFY(!w.sideTabs()->isVisible());
+        QVERIFY(!panel->isChecked()); // View → Side Panel tells the truth
+        QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier); // Ctrl+1 shows it on demand…
+        QVERIFY(w.sideTabs()->isVisible());
+        QVERIFY(panel->isChecked()); // …and the menu says so
+        w.resize(w.sidePanelCollapseWidth() + 200, 800);
+        QVERIFY(w.sideTabs()->isVisible());
+    }
+
+    // Every request refused used to read "Run finished; results saved".
+    void allFailedRunSaysRunFailed()
+    {
+        QTemporaryDir runs;
+        MainWindow w;
+        w.show();
+        w.setRunsFolder(runs.path());
+        RunConfig c = remoteConfig();
+        c.load.durationMs = 0;
+        c.load.requests = 20;
+        w.configEditor()->setConfig(c);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QVERIFY(w.startRun());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        const QString status = w.statusBar()->currentMessage();
+        QVERIFY2(status.startsWith(QStringLiteral("Run failed: 20 of 20 requests failed — ")), qPrintable(status));
+        auto *note = w.findChild<QLabel *>(QStringLiteral("runErrors"));
+        QVERIFY(note);
+        QTRY_VERIFY(note->isVisible());
+        QVERIFY2(note->text().contains(QStringLiteral("top errors: connect")), qPrintable(note->text()));
     }
 
     void saveAndOpen()
@@ -350,7 +541,7 @@ private Q_SLOTS:
                  "an API key was written to QSettings");
 
         MainWindow w;
-        w.show();
+        w.showRestored();
         QCOMPARE(w.size(), size);
         const QList<TargetConfig> user = w.configEditor()->targets()->userTargets();
         QCOMPARE(user.size(), 2);
@@ -361,6 +552,56 @@ private Q_SLOTS:
         QCOMPARE(w.currentConfig().load, c.load);
         QCOMPARE(w.configPath(), path);
         QCOMPARE(w.recentConfigs(), QStringList{path});
+    }
+
+    void credentialHeadersAndUserInfoNeverInSettings()
+    {
+        // Like the typed key, a literal credential header and URL userinfo live in memory only:
+        // settings and saved files get "<redacted>" and the URL without them; ${env:} stays.
+        qputenv("STAGING_HDR", "hdr-env-secret");
+        const QByteArrayList secrets{"pw-userinfo-secret", "bearer-literal-secret", "cookie-literal-secret",
+                                     "hdr-env-secret"};
+        RunConfig c = remoteConfig();
+        c.target.url = QStringLiteral("http://alice:pw-userinfo-secret@127.0.0.1:9/v1");
+        c.target.headers = {{QStringLiteral("Authorization"), QStringLiteral("Bearer bearer-literal-secret")},
+                            {QStringLiteral("Cookie"), QStringLiteral("sid=cookie-literal-secret")},
+                            {QStringLiteral("X-Api-Key"), QStringLiteral("${env:STAGING_HDR}")},
+                            {QStringLiteral("X-Team"), QStringLiteral("perf")}};
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.json"));
+        {
+            MainWindow w;
+            w.show();
+            w.configEditor()->setConfig(c);
+            QCOMPARE(w.currentConfig().target.headers, c.target.headers); // in memory: what is sent
+            QCOMPARE(w.currentConfig().target.url, c.target.url);
+            QVERIFY(w.runAction()->isEnabled());
+            QVERIFY(w.saveConfig(path));
+            w.close();
+        }
+        QSettings().sync();
+        const QByteArray settings = allFilesUnder(m_settingsDir.path());
+        QVERIFY(settings.contains("${env:STAGING_HDR}"));
+        QFile saved(path);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QByteArray file = saved.readAll();
+        for (const QByteArray &secret : secrets) {
+            QVERIFY2(!settings.contains(secret), secret.constData());
+            QVERIFY2(!file.contains(secret), secret.constData());
+        }
+
+        // Restored: the literal values must be given again, and the form says so.
+        MainWindow w;
+        w.show();
+        const RunConfig restored = w.currentConfig();
+        QCOMPARE(restored.target.url, QStringLiteral("http://127.0.0.1:9/v1"));
+        QCOMPARE(restored.target.headers.at(0).value, QLatin1String(kRedacted));
+        QCOMPARE(restored.target.headers.at(2).value, QStringLiteral("${env:STAGING_HDR}"));
+        QCOMPARE(restored.target.headers.at(3).value, QStringLiteral("perf"));
+        QVERIFY(!w.runAction()->isEnabled());
+        QVERIFY2(w.runAction()->toolTip().contains(QStringLiteral("credentials are never saved")),
+                 qPrintable(w.runAction()->toolTip()));
+        qunsetenv("STAGING_HDR");
     }
 };
 

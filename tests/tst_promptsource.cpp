@@ -109,6 +109,46 @@ private Q_SLOTS:
         QVERIFY(other->prompt(5).user != p5);
     }
 
+    void saltMakesARunsPromptsItsOwn_data()
+    {
+        QTest::addColumn<int>("sharedPrefixTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::newRow("unique prompts") << 0 << 0;
+        QTest::newRow("shared prefix and system prompt") << 50 << 30;
+    }
+    void saltMakesARunsPromptsItsOwn()
+    {
+        QFETCH(int, sharedPrefixTokens);
+        QFETCH(int, systemTokens);
+        PromptConfig config;
+        config.promptTokens = 200;
+        config.sharedPrefixTokens = sharedPrefixTokens;
+        config.systemTokens = systemTokens;
+        config.salt = QStringLiteral("3f2a9c0d41b7e856");
+        const auto run = PromptSource::create(config, 1, nullptr);
+        const auto replay = PromptSource::create(config, 1, nullptr);
+        config.salt = QStringLiteral("77aa01c2d3e4f5b6");
+        const auto next = PromptSource::create(config, 1, nullptr);
+        for (std::uint64_t i : {0, 1, 7}) {
+            // The same salt replays a run exactly; another shares nothing a cache could reuse.
+            QCOMPARE(replay->prompt(i).user, run->prompt(i).user);
+            QCOMPARE(replay->prompt(i).system, run->prompt(i).system);
+            QCOMPARE(tokens(next->prompt(i).user), std::int64_t(200));
+        }
+        if (systemTokens > 0) {
+            QVERIFY(next->prompt(0).system != run->prompt(0).system);
+            QCOMPARE(run->prompt(0).system, run->prompt(1).system); // shared within the run, as configured
+        }
+        if (sharedPrefixTokens > 0) {
+            // Still shared within the run, salted per run.
+            QCOMPARE(run->prompt(0).user.substr(0, 100), run->prompt(1).user.substr(0, 100));
+            QVERIFY(next->prompt(0).user.substr(0, 100) != run->prompt(0).user.substr(0, 100));
+        } else {
+            // Unique prompts start with their request number; what follows depends on the salt.
+            QVERIFY(next->prompt(3).user != run->prompt(3).user);
+        }
+    }
+
     void templates()
     {
         QMap<QString, QString> vars{{QStringLiteral("topic"), QStringLiteral("queues")}};

@@ -9,8 +9,15 @@
 #include <QTest>
 
 #include "clirunner.h"
+#include "echoserver.h"
 
+#include <atomic>
 #include <csignal>
+#include <thread>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -23,6 +30,21 @@ CliResult run(const QStringList &args, const QProcessEnvironment &env = QProcess
     return runCli(QStringList{QStringLiteral("run")} + args, env);
 }
 
+/// runCli() for a server living on the test's own thread: spins the event loop while waiting.
+CliResult runServing(const QStringList &args, const QProcessEnvironment &env)
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(TOKENBENCH_CLI), args);
+    if (!p.waitForStarted() || !QTest::qWaitFor([&p] { return p.state() == QProcess::NotRunning; }, 120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
 SimConfig fastSim()
 {
     return *SimConfig::preset(QStringLiteral("fast"));
@@ -32,6 +54,65 @@ QStringList target(const SimulatorHost &host)
 {
     return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model, QStringLiteral("--quiet")};
 }
+
+/// A server on a thread of its own (the test's thread blocks while the CLI runs): answers the
+/// k-th connection's request with responses[k] (the last one repeats) and closes it.
+class ScriptedServer
+{
+public:
+    explicit ScriptedServer(std::vector<QByteArray> responses)
+        : m_responses(std::move(responses))
+    {
+        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof a;
+        if (::bind(m_fd, reinterpret_cast<sockaddr *>(&a), size) == 0 && ::listen(m_fd, 16) == 0 &&
+            ::getsockname(m_fd, reinterpret_cast<sockaddr *>(&a), &size) == 0)
+            m_port = ntohs(a.sin_port);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~ScriptedServer()
+    {
+        ::shutdown(m_fd, SHUT_RDWR); // wakes accept()
+        m_thread.join();
+        ::close(m_fd);
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(m_port); }
+
+private:
+    void serve()
+    {
+        for (std::size_t k = 0;; ++k) {
+            const int c = ::accept(m_fd, nullptr, nullptr);
+            if (c < 0)
+                return;
+            QByteArray in;
+            char buf[4096];
+            qsizetype end = -1;
+            qsizetype length = 0;
+            while (end < 0 || in.size() < end + 4 + length) {
+                const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+                if (n <= 0)
+                    break;
+                in.append(buf, qsizetype(n));
+                if (end < 0 && (end = in.indexOf("\r\n\r\n")) >= 0) {
+                    const qsizetype at = in.toLower().indexOf("content-length:");
+                    length = at < 0 ? 0 : in.mid(at + 15, in.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+                }
+            }
+            const QByteArray &response = m_responses.at(std::min(k, m_responses.size() - 1));
+            ::send(c, response.constData(), std::size_t(response.size()), MSG_NOSIGNAL);
+            ::close(c);
+        }
+    }
+
+    std::vector<QByteArray> m_responses;
+    int m_fd = -1;
+    quint16 m_port = 0;
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -45,8 +126,9 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QStringList base{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"), QStringLiteral("--model"), QStringLiteral("m")};
-        QTest::newRow("zero concurrency") << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("0")}
-                                          << QStringLiteral("--concurrency: '0' is not a whole number ≥ 1");
+        QTest::newRow("zero concurrency")
+            << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("0")}
+            << QStringLiteral("--concurrency: '0' is not a whole number from 1 to 100000");
         QTest::newRow("negative concurrency") << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("-3")}
                                               << QStringLiteral("--concurrency");
         QTest::newRow("rate and concurrency") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("2")}
@@ -80,8 +162,68 @@ private Q_SLOTS:
         QTest::newRow("bad replica url") << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
                                          << QStringLiteral("target.replicas[0] (--url): '127.0.0.1:8001' is not an http:// or https:// URL");
         QTest::newRow("missing config file") << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")} << QStringLiteral("--config: cannot read");
+        QTest::newRow("unknown max tokens field")
+            << base + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_new_tokens")}
+            << QStringLiteral("--max-tokens-field: unknown field 'max_new_tokens' (accepted: "
+                              "auto|max_tokens|max_completion_tokens)");
         QTest::newRow("key instead of variable name") << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
                                                       << QStringLiteral("is not an environment variable name");
+        QTest::newRow("concurrency wrapping around")
+            << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("99999999999")}
+            << QStringLiteral("--concurrency: '99999999999' is not a whole number from 1 to 100000");
+        QTest::newRow("max-tokens wrapping negative")
+            << base + QStringList{QStringLiteral("--max-tokens"), QStringLiteral("2147483648")}
+            << QStringLiteral("--max-tokens: '2147483648' is not a whole number from 1 to 10000000");
+        QTest::newRow("prompt tokens beyond the maximum")
+            << base + QStringList{QStringLiteral("--prompt-tokens"), QStringLiteral("99999999999")}
+            << QStringLiteral("--prompt-tokens: '99999999999' is not a whole number from 0 to 2000000");
+        QTest::newRow("100000 workers") << base + QStringList{QStringLiteral("--workers"), QStringLiteral("100000")}
+                                        << QStringLiteral("--workers: '100000' is not a whole number from 1 to 256");
+        QTest::newRow("infinite rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("inf")}
+                                       << QStringLiteral("--rate: 'inf' is not a finite number > 0");
+        QTest::newRow("NaN temperature") << base + QStringList{QStringLiteral("--temperature"), QStringLiteral("nan")}
+                                         << QStringLiteral("--temperature: 'nan' is not a finite number");
+        QTest::newRow("NaN top-p") << base + QStringList{QStringLiteral("--top-p"), QStringLiteral("NaN")}
+                                   << QStringLiteral("--top-p: 'NaN' is not a finite number");
+        QTest::newRow("zero duration") << base + QStringList{QStringLiteral("--duration"), QStringLiteral("0")}
+                                       << QStringLiteral("--duration: '0' is not a duration above 0");
+        QTest::newRow("stage ending after nothing")
+            << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=1:0")}
+            << QStringLiteral("'0' is neither a duration above 0 nor a request count");
+        // One argument may hold at most 128 KiB (MAX_ARG_STRLEN): 20,000 stages and 10,000 levels fit.
+        QTest::newRow("20000 stages") << base +
+                                             QStringList{QStringLiteral("--stages"),
+                                                         QStringLiteral("c=1,").repeated(19999) + QStringLiteral("c=1")}
+                                      << QStringLiteral("more than 1000 stages");
+        QTest::newRow("ca-cert that is not PEM")
+            << base + QStringList{QStringLiteral("--ca-cert"), QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.key")}
+            << QStringLiteral("target.ca_cert (--ca-cert): '" TOKENBENCH_TESTDATA
+                              "/tls-test.key' holds no PEM certificate");
+        QTest::newRow("header injection")
+            << base + QStringList{QStringLiteral("--header"), QStringLiteral("X-A: 1\r\nX-Injected: 1")}
+            << QStringLiteral("--header: header 'X-A' has a value that contains a line break");
+        QTest::newRow("second Host header")
+            << base + QStringList{QStringLiteral("--header"), QStringLiteral("Host: evil.example")}
+            << QStringLiteral("--header: header 'Host' is one TokenBench sets itself");
+        QTest::newRow("extra body nested too deep")
+            << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("{\"a\":").repeated(10000) +
+                                                                      QStringLiteral("1") +
+                                                                      QStringLiteral("}").repeated(10000)}
+            << QStringLiteral("--extra-body: a.a: nests deeper than 64 levels");
+        QTest::newRow("userinfo stays out of errors")
+            << QStringList{QStringLiteral("--url"), QStringLiteral("http://alice:pw-secret@/v1"),
+                           QStringLiteral("--model"), QStringLiteral("m")}
+            << QStringLiteral("target.url (--url): 'http:///v1' is not an http");
+        // Several choices in one stream would be counted as one response's tokens.
+        QTest::newRow("n > 1 in extra body")
+            << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral(R"({"n": 3})")}
+            << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got 3)");
+        QTest::newRow("zero connect timeout")
+            << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("0s")}
+            << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
+        QTest::newRow("bad connect timeout")
+            << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("soon")}
+            << QStringLiteral("--connect-timeout: 'soon' is not a duration");
     }
 
     void badUsageExits2()
@@ -286,6 +428,131 @@ private Q_SLOTS:
         }
     }
 
+    void noSecretInAnyFileOrStream()
+    {
+        // Every kind of secret at once, against a server that echoes the credentials it is sent in
+        // its 401 body: an API key from the environment, a credential header from an ${env:}
+        // reference, literal credential headers (on the command line and in a config file) and URL
+        // userinfo. None may reach a file, a stream, `compare` or `report`.
+        const QByteArrayList secrets{"sk-env-key-secret",     "hdr-env-secret",
+                                     "cookie-literal-secret", "ocp-file-secret",
+                                     "pw-userinfo-secret",    QByteArray("alice:pw-userinfo-secret").toBase64()};
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        QTemporaryDir dir;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("TB_CLI_TEST_KEY"), QStringLiteral("sk-env-key-secret"));
+        env.insert(QStringLiteral("TB_CLI_TEST_HEADER"), QStringLiteral("hdr-env-secret"));
+        const QString config = dir.filePath(QStringLiteral("config.json"));
+        QFile file(config);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"target": {"model": "m", "headers": {"Ocp-Apim-Subscription-Key": "ocp-file-secret"}}})");
+        file.close();
+        const QStringList common{QStringLiteral("--model"),       QStringLiteral("m"),
+                                 QStringLiteral("--api-key-env"), QStringLiteral("TB_CLI_TEST_KEY"),
+                                 QStringLiteral("--requests"),    QStringLiteral("2")};
+        const QString openai = dir.filePath(QStringLiteral("openai"));
+        const QString anthropic = dir.filePath(QStringLiteral("anthropic"));
+        QList<CliResult> results;
+        // OpenAI: the key as Bearer, an ${env:} header, a literal Cookie.
+        results << runServing(
+            QStringList{QStringLiteral("run"), QStringLiteral("--url"), server.url(), QStringLiteral("--header"),
+                        QStringLiteral("X-Api-Key: ${env:TB_CLI_TEST_HEADER}"), QStringLiteral("--header"),
+                        QStringLiteral("Cookie: sid=cookie-literal-secret"), QStringLiteral("--out"), openai} +
+                common,
+            env);
+        // Anthropic: the key as x-api-key, userinfo as Basic auth, a literal header from the file.
+        results << runServing(
+            QStringList{QStringLiteral("run"), QStringLiteral("--config"), config, QStringLiteral("--api"),
+                        QStringLiteral("anthropic-messages"), QStringLiteral("--url"),
+                        server.url(QStringLiteral("alice:pw-userinfo-secret")), QStringLiteral("--out"), anthropic} +
+                common,
+            env);
+        for (const CliResult &r : results)
+            QVERIFY2(r.exitCode == 1 && r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
+        // The server did get every secret (so each had the chance to leak); the password inside Basic.
+        const QByteArray seen = server.heads.join();
+        for (const QByteArray &secret : secrets)
+            QVERIFY2(seen.contains(secret) || secret == "pw-userinfo-secret", secret.constData());
+        const QString table = dir.filePath(QStringLiteral("compare.csv"));
+        const QString html = dir.filePath(QStringLiteral("report.html"));
+        results << runCli({QStringLiteral("compare"), openai, anthropic, QStringLiteral("--csv"), table});
+        results << runCli({QStringLiteral("report"), openai, anthropic, QStringLiteral("--out"), html});
+        QCOMPARE(results.at(2).exitCode, 0);
+        QCOMPARE(results.at(3).exitCode, 0);
+
+        QStringList written;
+        QDirIterator it(dir.path(), QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            written << it.next();
+        written.removeAll(config);
+        QVERIFY(written.size() >= 10);
+        for (const QByteArray &secret : secrets) {
+            for (const CliResult &r : results) {
+                QVERIFY2(!r.out.toUtf8().contains(secret), qPrintable(r.out));
+                QVERIFY2(!r.err.toUtf8().contains(secret), qPrintable(r.err));
+            }
+            for (const QString &path : written) {
+                QFile f(path);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                QVERIFY2(!f.readAll().contains(secret),
+                         qPrintable(path + QStringLiteral(": ") + QString::fromLatin1(secret)));
+            }
+        }
+        // What was masked is still there to read: the error column says the server refused.
+        QFile csv(QDir(anthropic).filePath(QStringLiteral("requests.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readAll().contains("HTTP 401: invalid credentials: Basic ***"));
+        QFile runJson(QDir(openai).filePath(QStringLiteral("run.json")));
+        QVERIFY(runJson.open(QIODevice::ReadOnly));
+        const QByteArray recorded = runJson.readAll();
+        QVERIFY(recorded.contains("${env:TB_CLI_TEST_HEADER}"));
+        QVERIFY(recorded.contains("\"Cookie\": \"<redacted>\""));
+    }
+
+    void hostileChunkSizeKeepsTheRowsBeforeIt_data()
+    {
+        QTest::addColumn<QByteArray>("size");
+        QTest::newRow("negative") << QByteArray("-1");
+        QTest::newRow("2^63") << QByteArray("8000000000000000");
+        QTest::newRow("overflowing hex") << QByteArray("5bbbbbbbbbbbbbbbbbbbbbbbb");
+    }
+
+    void hostileChunkSizeKeepsTheRowsBeforeIt()
+    {
+        // Regression: the chunk size became a body of SIZE_MAX bytes, std::length_error aborted
+        // the CLI (exit 134) and requests.csv held only its header.
+        QFETCH(QByteArray, size);
+        const QByteArray head("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: "
+                              "chunked\r\nConnection: close\r\n\r\n");
+        const QByteArray events(
+            "data: {\"id\":\"good\",\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+            "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n");
+        const QByteArray good = head + QByteArray::number(events.size(), 16) + "\r\n" + events + "\r\n0\r\n\r\n";
+        ScriptedServer server({good, good, good, head + size + "\r\ndata: x\n\n"});
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run({QStringLiteral("--url"), server.url(), QStringLiteral("--model"), QStringLiteral("m"),
+                                 QStringLiteral("--quiet"), QStringLiteral("--requests"), QStringLiteral("4"),
+                                 QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(QString::number(r.exitCode) + QLatin1Char(' ') + r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records.size(), std::size_t(4));
+        int ok = 0;
+        for (const RequestRecord &rec : data->records) {
+            if (rec.ok()) {
+                ++ok;
+                QCOMPARE(rec.responseId, QStringLiteral("good"));
+            } else {
+                QCOMPARE(rec.status, RequestStatus::Protocol);
+                QVERIFY2(rec.errorMessage.contains(QStringLiteral("chunk size")), qPrintable(rec.errorMessage));
+            }
+        }
+        QCOMPARE(ok, 3);
+    }
+
     void sigintStopsAndSaves()
     {
         SimConfig simConfig = fastSim();
@@ -333,6 +600,110 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 3);
         for (const RequestRecord &rec : data->records)
             QVERIFY(rec.completionTokens <= 8);
+    }
+
+    // The second of two identical runs against one server had 98.4% cache hits: the same seed sent
+    // the same prompts, so it measured the server's prefix cache.
+    void secondIdenticalRunGetsNoCacheHits()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload =
+            target(host) + QStringList{QStringLiteral("--concurrency"),   QStringLiteral("2"),
+                                       QStringLiteral("--requests"),      QStringLiteral("10"),
+                                       QStringLiteral("--prompt-tokens"), QStringLiteral("400")};
+        const auto runOnce = [&](const QString &name, const QStringList &more) {
+            const CliResult r = run(workload + more + QStringList{QStringLiteral("--out"), dir.filePath(name)});
+            QString error;
+            auto data =
+                r.exitCode == 0 ? RunReader::load(dir.filePath(name), &error, RunReader::SummaryOnly) : std::nullopt;
+            return std::make_pair(r, data);
+        };
+        const auto [firstOut, first] = runOnce(QStringLiteral("first"), {});
+        QVERIFY2(first, qPrintable(firstOut.err));
+        const auto [secondOut, second] = runOnce(QStringLiteral("second"), {});
+        QVERIFY2(second, qPrintable(secondOut.err));
+        QCOMPARE(first->summary.total.tokens.cached, std::int64_t(0));
+        QCOMPARE(second->summary.total.tokens.cached, std::int64_t(0));
+        QVERIFY(second->summary.warnings.isEmpty());
+        const QString salt = first->info.config.prompt.salt;
+        QVERIFY(!salt.isEmpty());
+        QVERIFY(salt != second->info.config.prompt.salt);
+        QVERIFY2(firstOut.out.contains(QStringLiteral("--prompt-salt ") + salt), qPrintable(firstOut.out));
+
+        // The first run's salt replays its prompts: now the server's cache answers, and says so.
+        const auto [replayOut, replay] = runOnce(QStringLiteral("replay"), {QStringLiteral("--prompt-salt"), salt});
+        QVERIFY2(replay, qPrintable(replayOut.err));
+        QCOMPARE(replay->info.config.prompt.salt, salt);
+        QVERIFY(replay->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
+        QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
+        QVERIFY2(replayOut.out.contains(QStringLiteral("unexpected cache hits")), qPrintable(replayOut.out));
+    }
+
+    // Hosted reasoning models stream no reasoning: it is only counted in usage. The client's
+    // metrics must match what the server did, by its own trace.
+    void hiddenReasoningMetricsMatchTheSimulatorsTrace()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.stepMs = 4;
+        simConfig.stepMsPerSeq = 0;
+        simConfig.ttftMs = 20;
+        simConfig.outputTokens = 40;
+        simConfig.reasoningRatio = 0.75; // 30 hidden, 10 visible
+        simConfig.hideReasoning = 1;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload = target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("2"),
+                                                                QStringLiteral("--requests"),    QStringLiteral("8"),
+                                                                QStringLiteral("--max-tokens"),  QStringLiteral("100")};
+        // Such an API refuses max_tokens, which is what TokenBench sends a self-hosted server…
+        const CliResult refused =
+            run(workload + QStringList{QStringLiteral("--out"), dir.filePath(QStringLiteral("refused"))});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.out.contains(QStringLiteral("HTTP 400")), qPrintable(refused.out));
+        // …and takes max_completion_tokens.
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(workload + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_completion_tokens"),
+                                       QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->summary.total.tokens.reasoning, std::int64_t(8 * 30));
+        QCOMPARE(data->summary.total.tokens.reasoningHidden, std::int64_t(8 * 30));
+
+        QHash<QString, tb::sim::RequestTrace> traces;
+        for (const tb::sim::RequestTrace &t : host.requests())
+            traces.insert(t.id, t);
+        std::vector<double> tpotRatios;
+        std::vector<double> ttfoRatios;
+        for (const RequestRecord &rec : data->records) {
+            QVERIFY(traces.contains(rec.responseId));
+            const tb::sim::RequestTrace &t = traces[rec.responseId];
+            QCOMPARE(rec.completionTokens, t.completionTokens);
+            QCOMPARE(rec.reasoningTokens, t.reasoningTokens);
+            QCOMPARE(rec.hiddenReasoningTokens, std::int64_t(30));
+            QCOMPARE(rec.chunks, 10); // only the visible tokens streamed
+            QCOMPARE(rec.firstContentNs, rec.firstTokenNs);
+            // The server's own TPOT over what it sent: (last − first written) / (visible − 1).
+            const double serverTpotMs = double(t.lastTokenNs - t.firstTokenNs) / 1e6 / double(10 - 1);
+            tpotRatios.push_back(*rec.tpotMs() / serverTpotMs);
+            ttfoRatios.push_back(*rec.ttfoMs() / (double(t.firstTokenNs - t.receivedNs) / 1e6));
+        }
+        // Medians, so one request the loaded machine delayed does not decide. Dividing by all 40
+        // completion tokens would make the TPOT ratio 9/39 ≈ 0.23.
+        const auto median = [](std::vector<double> v) {
+            std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+            return v[v.size() / 2];
+        };
+        QVERIFY2(std::abs(median(tpotRatios) - 1) < 0.15, qPrintable(QString::number(median(tpotRatios))));
+        // TTFO holds the thinking (30 steps of 4 ms): the client sees it from sending, the server
+        // from receiving, so the client's is a little longer.
+        QVERIFY2(median(ttfoRatios) > 0.95 && median(ttfoRatios) < 1.3,
+                 qPrintable(QString::number(median(ttfoRatios))));
     }
 };
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -413,6 +414,44 @@ class TestSim : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void idleConnectionsAreClosedSoOthersAreServed_data()
+    {
+        QTest::addColumn<QByteArray>("sent");
+        QTest::newRow("never sends") << QByteArray();
+        QTest::newRow("partial request") << QByteArray("GET /v1/mod");
+        QTest::newRow("idle after a response") << QByteArray("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    }
+
+    void idleConnectionsAreClosedSoOthersAreServed()
+    {
+        // Regression: with no idle timeout, idle connections could hold every descriptor.
+        QFETCH(QByteArray, sent);
+        SimConfig config = fastConfig();
+        config.idleTimeoutS = 0.3;
+        config.ttftMs = 800; // a request under way for longer than the idle timeout
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+        std::vector<std::unique_ptr<Client>> idle;
+        for (int i = 0; i < 5; ++i) {
+            idle.push_back(std::make_unique<Client>(host.port()));
+            if (!sent.isEmpty())
+                idle.back()->sendRaw(sent);
+        }
+        Client busy(host.port());
+        busy.post(pathOf(Endpoint::Chat), requestBody(Endpoint::Chat, kPrompt, true));
+        QVERIFY(waitUntil(
+            [&idle] { return std::all_of(idle.begin(), idle.end(), [](const auto &c) { return c->closed; }); }, 10000));
+        // The request under way was not taken for idle, and a new client is served.
+        QVERIFY(busy.wait());
+        QCOMPARE(busy.status, 200);
+        QVERIFY(!busy.closed);
+        QVERIFY(host.stats().peakOpenConnections >= 6); // they were all accepted first
+        Client fresh(host.port());
+        fresh.get("/v1/models");
+        QVERIFY(fresh.wait());
+        QCOMPARE(fresh.status, 200);
+    }
+
     void modelsListsNameAndAliases()
     {
         SimConfig config = fastConfig();
@@ -603,6 +642,57 @@ private Q_SLOTS:
         QCOMPARE(host.stats().reasoningTokensSent, 2 * reasoning);
     }
 
+    void hiddenReasoningIsCountedNotSent_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::newRow("streaming") << true;
+        QTest::newRow("whole response") << false;
+    }
+    void hiddenReasoningIsCountedNotSent()
+    {
+        QFETCH(bool, stream);
+        SimConfig config = fastConfig();
+        config.outputTokens = 20;
+        config.reasoningRatio = 0.5;
+        config.hideReasoning = 1;
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+
+        json body = requestBody(Endpoint::Chat, kPrompt, stream);
+        body["max_tokens"] = 100;
+        auto refused = call(host, Endpoint::Chat, body);
+        QCOMPARE(refused->status, 400); // as OpenAI's o-series answer max_tokens
+        QCOMPARE(str(refused->bodyJson()["error"]["param"]), QStringLiteral("max_tokens"));
+        QVERIFY(str(refused->bodyJson()["error"]["message"]).contains(QStringLiteral("max_completion_tokens")));
+
+        body.erase("max_tokens");
+        body["max_completion_tokens"] = 100;
+        auto client = call(host, Endpoint::Chat, body);
+        QCOMPARE(client->status, 200);
+        const Reply reply =
+            stream ? parseStream(Endpoint::Chat, *client) : parseComplete(Endpoint::Chat, client->bodyJson());
+        QVERIFY(reply.reasoning.isEmpty());
+        QVERIFY(!client->body.contains("reasoning_content"));
+        QCOMPARE(ApproxTokenizer::count(reply.content), 10);
+        QCOMPARE(reply.completionTokens, 20); // usage counts what was generated
+        QCOMPARE(reply.reasoningTokens, 10);
+        if (stream)
+            QCOMPARE(reply.tokenEvents, 10);
+        QCOMPARE(host.stats().tokensSent, 10);
+        QCOMPARE(host.stats().reasoningTokensSent, 0);
+        const QList<RequestTrace> traces = host.requests();
+        QCOMPARE(traces.size(), qsizetype(2));
+        const RequestTrace &t = traces.last();
+        QCOMPARE(t.completionTokens, 20);
+        QCOMPARE(t.reasoningTokens, 10);
+        // The first token written is visible content: it waited for the ten hidden steps.
+        QVERIFY(t.firstTokenNs > t.headersNs || !stream);
+
+        // Anthropic's thinking is not what the mode hides: it still streams there.
+        auto messages = call(host, Endpoint::Messages, requestBody(Endpoint::Messages, kPrompt, true));
+        QCOMPARE(ApproxTokenizer::count(parseStream(Endpoint::Messages, *messages).reasoning), 10);
+    }
+
     void tokensPerChunkPacksEvents()
     {
         SimConfig config = fastConfig();
@@ -692,6 +782,9 @@ private Q_SLOTS:
         const QByteArray messages = R"("messages": [{"role": "user", "content": "hi"}])";
         QTest::newRow("malformed JSON") << post("/v1/chat/completions", R"({"model": "fast", "messages": [)") << 400
                                         << QStringLiteral("parse") << false;
+        QTest::newRow("number beyond double got no answer")
+            << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 1e400, )" + messages + "}") << 400
+            << QStringLiteral("parse") << false;
         QTest::newRow("body not an object") << post("/v1/chat/completions", "[1, 2]") << 400 << QStringLiteral("object") << false;
         QTest::newRow("missing messages") << post("/v1/chat/completions", R"({"model": "fast"})") << 400
                                           << QStringLiteral("messages") << false;
@@ -706,6 +799,11 @@ private Q_SLOTS:
                                                << 400 << QStringLiteral("max_tokens") << false;
         QTest::newRow("stream not boolean") << post("/v1/chat/completions", R"({"model": "fast", "stream": "yes", )" + messages + "}")
                                             << 400 << QStringLiteral("stream") << false;
+        const QByteArray deep(100000, '[');
+        QTest::newRow("deeply nested value overflowed the stack")
+            << post("/v1/chat/completions",
+                    R"({"model": "fast", "stream": )" + deep + QByteArray(100000, ']') + ", " + messages + "}")
+            << 400 << QStringLiteral("stream") << false;
         QTest::newRow("stream_options without stream")
             << post("/v1/chat/completions", R"({"model": "fast", "stream_options": {"include_usage": true}, )" + messages + "}") << 400
             << QStringLiteral("stream_options") << false;

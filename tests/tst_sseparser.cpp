@@ -82,6 +82,55 @@ private Q_SLOTS:
         QCOMPARE(parseAll(stream, everyByte), expected);
     }
 
+    void endlessLineOrEventIsBounded_data()
+    {
+        QTest::addColumn<QByteArray>("piece");
+        QTest::addColumn<QString>("error");
+        // Regression: a stream without a line break grew without bound (256 MiB in, 513 MiB RSS).
+        QTest::newRow("no line break") << QByteArray(2048, 'x') << QStringLiteral("SSE line exceeds 1048576 bytes");
+        QTest::newRow("data line without break")
+            << QByteArray("data: ") + QByteArray(2042, 'x') << QStringLiteral("SSE line exceeds 1048576 bytes");
+        QTest::newRow("one endless event") << QByteArray("data: ") + QByteArray(2041, 'x') + '\n'
+                                           << QStringLiteral("SSE event exceeds 1048576 bytes");
+    }
+
+    void endlessLineOrEventIsBounded()
+    {
+        QFETCH(QByteArray, piece);
+        QFETCH(QString, error);
+        SseParser parser;
+        int events = 0;
+        std::size_t fed = 0;
+        while (!parser.error() && fed < 4 * SseParser::kMaxBytes) {
+            parser.feed(piece.constData(), std::size_t(piece.size()),
+                        [&events](std::string_view, std::string_view) { ++events; });
+            fed += std::size_t(piece.size());
+        }
+        QVERIFY(parser.error());
+        QCOMPARE(QString::fromLatin1(parser.error()), error);
+        QVERIFY2(fed < SseParser::kMaxBytes * 11 / 10,
+                 qPrintable(QString::number(fed))); // stopped near the cap, not at the 4 MiB fed
+        QCOMPARE(events, 0);
+        // Once stopped it reads nothing more, not even a well-formed event.
+        parser.feed("\n\ndata: x\n\n", 12, [&events](std::string_view, std::string_view) { ++events; });
+        QCOMPARE(events, 0);
+        parser.reset();
+        parser.feed("data: x\n\n", 9, [&events](std::string_view, std::string_view) { ++events; });
+        QCOMPARE(events, 1);
+    }
+
+    void eventJustUnderTheLimitPasses()
+    {
+        SseParser parser;
+        const QByteArray stream = "data: " + QByteArray(int(SseParser::kMaxBytes) - 16, 'y') + "\n\n";
+        std::size_t size = 0;
+        for (qsizetype from = 0; from < stream.size(); from += 2048)
+            parser.feed(stream.constData() + from, std::size_t(std::min<qsizetype>(2048, stream.size() - from)),
+                        [&size](std::string_view, std::string_view data) { size = data.size(); });
+        QVERIFY(!parser.error());
+        QCOMPARE(size, SseParser::kMaxBytes - 16);
+    }
+
     void crlfSplitAcrossReadsIsOneLineEnd()
     {
         // Regression guard: "\r" at the end of one read and "\n" at the start of the next are one

@@ -22,7 +22,7 @@ RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t
         d.onEvent(e.event, e.data, e.stamp);
     d.finish(promptEstimate, tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate);
     if (d.failed())
-        r.status = RequestStatus::Protocol;
+        r.status = d.failure();
     else if (!d.complete())
         r.status = RequestStatus::StreamTruncated;
     return r;
@@ -61,6 +61,50 @@ private Q_SLOTS:
         QCOMPARE(r.finishReason, QStringLiteral("stop"));
     }
 
+    // The OpenAI o-series: reasoning counted only in usage. TPOT divided by completion_tokens
+    // (hidden reasoning included) came out 0.69 ms for a model streaming every 5 ms.
+    void tpotWithHiddenReasoningCountsStreamedTokens_data()
+    {
+        QTest::addColumn<bool>("reasoningStreamed");
+        QTest::addColumn<qint64>("hidden");
+        QTest::addColumn<double>("tpotMs");
+        // Five visible chunks 5 ms apart; usage: 805 completion tokens, 800 of them reasoning.
+        QTest::newRow("hidden") << false << qint64(800) << 5.0;
+        // The same usage with the reasoning streamed: every token arrived, TPOT over all of them
+        // (here the reasoning arrives in one chunk 200 ms before the content).
+        QTest::newRow("streamed") << true << qint64(0) << 220.0 / 804.0;
+    }
+    void tpotWithHiddenReasoningCountsStreamedTokens()
+    {
+        QFETCH(bool, reasoningStreamed);
+        QFETCH(qint64, hidden);
+        QFETCH(double, tpotMs);
+        std::vector<Event> events;
+        const std::int64_t t0 = 1'000'000'000;
+        if (reasoningStreamed)
+            events.push_back(
+                {"", R"({"id":"c","choices":[{"delta":{"reasoning_content":"thinking"}}]})", t0 - 200'000'000});
+        for (int i = 0; i < 5; ++i)
+            events.push_back({"", R"({"id":"c","choices":[{"delta":{"content":"word"}}]})", t0 + i * 5'000'000});
+        events.push_back({"", R"({"id":"c","choices":[{"delta":{},"finish_reason":"stop"}]})", t0 + 20'000'000});
+        events.push_back(
+            {"",
+             R"({"id":"c","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":805,"completion_tokens_details":{"reasoning_tokens":800}}})",
+             t0 + 20'000'000});
+        RequestRecord r = decode(ApiKind::OpenAIChat, events);
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.completionTokens, std::int64_t(805));
+        QCOMPARE(r.reasoningTokens, std::int64_t(800));
+        QCOMPARE(r.hiddenReasoningTokens, std::int64_t(hidden));
+        QCOMPARE(r.streamedTokens(), 805 - hidden);
+        QCOMPARE(r.firstContentNs, t0);
+        r.sentNs = 0;
+        QCOMPARE(*r.ttfoMs(), 1000.0); // the hidden thinking is inside TTFO
+        QVERIFY2(std::abs(*r.tpotMs() - tpotMs) < 1e-9, qPrintable(QString::number(*r.tpotMs())));
+        if (!reasoningStreamed)
+            QVERIFY(std::abs(*r.decodeTokensPerS() - 250.0) < 1e-9); // 5 tokens over 20 ms
+    }
+
     void toolCallsAreTokens()
     {
         const RequestRecord r = decode(ApiKind::OpenAIChat, {
@@ -97,12 +141,25 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("event");
         QTest::addColumn<QByteArray>("data");
         QTest::addColumn<QString>("message");
-        QTest::newRow("openai error object") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray(R"({"error":{"message":"overloaded","type":"server_error"}})")
-                                             << QStringLiteral("server_error: overloaded");
-        QTest::newRow("anthropic error event") << int(ApiKind::AnthropicMessages) << QByteArray("error")
-                                               << QByteArray(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
-                                               << QStringLiteral("overloaded_error: Overloaded");
-        QTest::newRow("garbage json") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray("{not json") << QStringLiteral("malformed JSON");
+        QTest::addColumn<int>("status");
+        // The server's own errors are its class, not the client's parsing trouble (regression:
+        // they were all "protocol", so error charts showed overload as a client problem).
+        QTest::newRow("openai error object")
+            << int(ApiKind::OpenAIChat) << QByteArray()
+            << QByteArray(R"({"error":{"message":"overloaded","type":"server_error"}})")
+            << QStringLiteral("server_error: overloaded") << int(RequestStatus::ServerError);
+        QTest::newRow("anthropic error event")
+            << int(ApiKind::AnthropicMessages) << QByteArray("error")
+            << QByteArray(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
+            << QStringLiteral("overloaded_error: Overloaded") << int(RequestStatus::ServerError);
+        QTest::newRow("tgi error")
+            << int(ApiKind::OpenAIChat) << QByteArray()
+            << QByteArray(
+                   R"({"error":"Request failed during generation: CUDA out of memory","error_type":"generation"})")
+            << QStringLiteral("server error: generation: Request failed during generation: CUDA out of memory")
+            << int(RequestStatus::ServerError);
+        QTest::newRow("garbage json") << int(ApiKind::OpenAIChat) << QByteArray() << QByteArray("{not json")
+                                      << QStringLiteral("malformed JSON") << int(RequestStatus::Protocol);
     }
 
     void errorEventMidStream()
@@ -111,12 +168,44 @@ private Q_SLOTS:
         QFETCH(QByteArray, event);
         QFETCH(QByteArray, data);
         QFETCH(QString, message);
+        QFETCH(int, status);
         const RequestRecord r = decode(ApiKind(api), {
             {"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1},
             {event.toStdString(), data.toStdString(), 2},
         });
-        QCOMPARE(r.status, RequestStatus::Protocol);
+        QCOMPARE(int(r.status), status);
         QVERIFY2(r.errorMessage.contains(message), qPrintable(r.errorMessage));
+    }
+
+    void tokenCountBeyondInt64IsRejectedNotGarbage_data()
+    {
+        QTest::addColumn<QByteArray>("usage");
+        QTest::newRow("beyond int64") << QByteArray(R"({"prompt_tokens":99999999999999999999,"completion_tokens":3})");
+        QTest::newRow("just beyond int64")
+            << QByteArray(R"({"prompt_tokens":9223372036854775808,"completion_tokens":3})");
+        QTest::newRow("int64 max (sums would overflow)")
+            << QByteArray(R"({"prompt_tokens":3,"completion_tokens":9223372036854775807})");
+        QTest::newRow("cached beyond int64") << QByteArray(
+            R"({"prompt_tokens":3,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":123456789012345678901234}})");
+    }
+
+    void tokenCountBeyondInt64IsRejectedNotGarbage()
+    {
+        QFETCH(QByteArray, usage);
+        const std::string last = R"({"id":"x","choices":[],"usage":)" + usage.toStdString() + "}";
+        const RequestRecord r =
+            decode(ApiKind::OpenAIChat,
+                   {
+                       {"", R"({"id":"x","choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]})", 1},
+                       {"", last, 2},
+                       {"", "[DONE]", 3},
+                   });
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.startsWith(QStringLiteral("token count out of range")), qPrintable(r.errorMessage));
+        // Never a garbage count: the client's own estimate and the chunk count stand in.
+        QCOMPARE(r.tokenSource, TokenSource::Chunks);
+        QCOMPARE(r.promptTokens, std::int64_t(7));
+        QCOMPARE(r.completionTokens, std::int64_t(1));
     }
 
     void anthropicStream()
@@ -232,6 +321,31 @@ private Q_SLOTS:
         QFETCH(QString, message);
         const QString text = StreamDecoder::errorMessageFromBody(std::string_view(body.constData(), std::size_t(body.size())));
         QVERIFY2(text.contains(message), qPrintable(text));
+    }
+
+    // Found by fuzz/fuzz_streamdecoder: input + cache read + cache creation tokens, each within 64
+    // bits, summed past INT64_MAX (undefined behaviour, garbage prompt_tokens).
+    void anthropicUsageSumOverflows()
+    {
+        const RequestRecord r = decode(
+            ApiKind::AnthropicMessages,
+            {
+                {"message_start",
+                 R"({"type":"message_start","message":{"id":"m","usage":{"input_tokens":5000000000000000000,"cache_read_input_tokens":5000000000000000000}}})",
+                 10},
+                {"message_stop", R"({"type":"message_stop"})", 20},
+            });
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.contains(QStringLiteral("out of range")), qPrintable(r.errorMessage));
+    }
+
+    // An HTTP error body nested 100,000 levels deep crashed the client (stack overflow in the
+    // message extraction); it now reads as text.
+    void deeplyNestedErrorBodyOverflowsStack()
+    {
+        const std::string body = R"({"error":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+        const QString text = StreamDecoder::errorMessageFromBody(body);
+        QVERIFY2(text.startsWith(QStringLiteral("{\"error\":[[[")), qPrintable(text.left(40)));
     }
 };
 

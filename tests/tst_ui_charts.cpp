@@ -23,6 +23,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <memory>
 
 using namespace tb;
 
@@ -421,6 +422,61 @@ private Q_SLOTS:
         error.clear();
         QVERIFY(!ChartExporter::save(chart.get(), dir.filePath(QStringLiteral("missing/dir/chart.png")), {}, &error));
         QVERIFY2(error.contains(QStringLiteral("chart.png")), qPrintable(error));
+    }
+
+    // The token-efficiency legend exported as "pro… cac… out…" with blank swatches.
+    void exportedLegendKeepsSwatchesAndNames()
+    {
+        TokenChart tokens;
+        RunSummary summary;
+        summary.total.requests.ok = 10;
+        summary.total.tokens.input = 5000;
+        summary.total.tokens.cached = 1000;
+        summary.total.tokens.output = 2000;
+        tokens.setSummary(summary);
+        ChartExporter::Options options;
+        options.caption = QStringLiteral("fast at http://127.0.0.1:8000/v1 · c=4 · prompt ~512 tokens · max 256 tokens");
+        std::unique_ptr<QChart> copy(ChartExporter::reportCopy(&tokens, options));
+        QVERIFY(copy);
+        const QList<QLegendMarker *> shown = tokens.legend()->markers();
+        const QList<QLegendMarker *> copied = copy->legend()->markers();
+        QCOMPARE(copied.size(), shown.size());
+        for (qsizetype i = 0; i < shown.size(); ++i)
+            QCOMPARE(copied[i]->shape(), shown[i]->shape()); // bar sets: filled squares, not empty boxes
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("tokens.svg"));
+        QString error;
+        QVERIFY2(ChartExporter::save(&tokens, path, options, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(f.readAll());
+        for (const QString &name : {QStringLiteral(">prompt<"), QStringLiteral(">cached<"), QStringLiteral(">output<"),
+                                    QStringLiteral(">out/in<"), QStringLiteral(">cache hit<")})
+            QVERIFY2(svg.contains(name), qPrintable(name));
+        QVERIFY(!svg.contains(QStringLiteral("…")));
+        QVERIFY(svg.contains(QStringLiteral("c=4 · prompt ~512 tokens"))); // the caption
+        // A family every browser resolves to a sans serif.
+        QVERIFY(svg.contains(QStringLiteral("sans-serif\"")));
+        QVERIFY(!svg.contains(QStringLiteral("font-family=\"Sans Serif\"")));
+    }
+
+    // An errors chart with no errors exported as bare axes.
+    void exportedEmptyChartSaysWhy()
+    {
+        auto *chart = new TimeChart(QStringLiteral("Errors by status"), QStringLiteral("errors/s"));
+        ChartView view(chart);
+        view.setEmptyText(QStringLiteral("✓ No errors in this run."));
+        view.setEmpty(true);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("errors.svg"));
+        QString error;
+        QVERIFY2(ChartExporter::save(chart, path, view.exportOptions(), &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(f.readAll()).contains(QStringLiteral("No errors in this run.")));
+        view.setEmpty(false);
+        QVERIFY(view.exportOptions().emptyText.isEmpty());
     }
 
     void chartViewEmptyState()

@@ -259,12 +259,26 @@ private Q_SLOTS:
                                      << "X-Ok: 1\nBad Header: x"
                                      << "headers"
                                      << "line 2: malformed header" << 0;
+        // A pasted line break splits the text into two headers, as shown; other control characters stay.
+        QTest::newRow("header control character")
+            << "headers"
+            << "X-Ok: 1\x01X-Injected: 1"
+            << "headers"
+            << "line 1: header 'X-Ok' has a value that contains a control character (U+0001)" << 0;
+        QTest::newRow("header the engine owns") << "headers"
+                                                << "X-Ok: 1\nContent-Length: 0"
+                                                << "headers"
+                                                << "line 2: header 'Content-Length' is one TokenBench sets itself" << 0;
+        QTest::newRow("extra body nested too deep")
+            << "extraBody" << QString(QStringLiteral("[").repeated(100) + QStringLiteral("]").repeated(100))
+            << "extraBody"
+            << "nests deeper than 64 levels" << 0;
         QTest::newRow("reserved name") << "targetName" << TargetListModel::builtinName() << "targetName"
                                        << "reserved" << 0;
         QTest::newRow("max tokens") << "maxTokens"
                                     << "0"
                                     << "maxTokens"
-                                    << "at least 1" << 1;
+                                    << "from 1 to 10000000" << 1;
         QTest::newRow("synthetic size") << "promptTokens"
                                         << "0"
                                         << "promptTokens"
@@ -276,7 +290,7 @@ private Q_SLOTS:
         QTest::newRow("concurrency") << "concurrency"
                                      << "0"
                                      << "concurrency"
-                                     << "at least 1" << 2;
+                                     << "from 1 to 100000" << 2;
         QTest::newRow("duration text") << "duration"
                                        << "soon"
                                        << "duration"

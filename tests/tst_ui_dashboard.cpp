@@ -24,8 +24,11 @@
 #include "timelinemodel.h"
 #include "tokenchart.h"
 
+#include "results/benchmarkrunner.h"
 #include "results/csv.h"
 #include "results/runfiles.h"
+#include "results/runmerge.h"
+#include "sim/simulatorhost.h"
 
 #include <QAction>
 #include <QApplication>
@@ -139,7 +142,7 @@ private Q_SLOTS:
         QSignalSpy inserted(requests, &QAbstractItemModel::rowsInserted);
 
         QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
-        QCOMPARE(started.size(), 1);
+        QTRY_COMPARE(started.size(), 1); // after Run's reachability check of the target
         QVERIFY(w->isRunning());
         const QString directory = started.constFirst().constFirst().toString();
         QCOMPARE(QFileInfo(directory).absolutePath(), QDir(m_runs.path()).absolutePath());
@@ -316,6 +319,44 @@ private Q_SLOTS:
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-summary.png")));
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
+    }
+
+    void mergedRunShowsMergedFromInItsHeader()
+    {
+        sim::SimulatorHost host(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        RunConfig c;
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        c.load.concurrency = 2;
+        c.load.requests = 6;
+        QStringList shards;
+        for (int k = 0; k < 2; ++k) {
+            c.outDir = QDir(m_runs.path()).filePath(QStringLiteral("sharded/shard-%1").arg(k));
+            shards << c.outDir;
+            BenchmarkRunner runner;
+            runner.setShard({k, 2});
+            QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+            QString error;
+            QVERIFY2(runner.start(c, &error), qPrintable(error));
+            QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        }
+        const QString merged = QDir(m_runs.path()).filePath(QStringLiteral("sharded/merged"));
+        QString error;
+        QVERIFY2(RunMerger::merge(shards, merged, &error), qPrintable(error));
+
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(merged));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QCOMPARE(w->document()->summary().total.requests.ok, qint64(6));
+        w->dashboard()->refresh();
+        QStringList texts;
+        for (const QLabel *label : w->dashboard()->findChildren<QLabel *>())
+            texts << label->text();
+        QVERIFY2(texts.join(QLatin1Char('\n')).contains(QLatin1String("merged from 2 shards (shard-0, shard-1)")),
+                 qPrintable(texts.join(QLatin1Char('\n'))));
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-merged.png")));
     }
 
     void exportsParseBack_data()

@@ -407,8 +407,7 @@ private Q_SLOTS:
         QVERIFY(writer.open(dir.path() + QStringLiteral("/run"), info));
         const std::vector<RequestRecord> all = records(20);
         for (std::size_t i = 0; i < 10; ++i)
-            writer.append(all[i]);
-        QVERIFY(writer.flush());
+            QVERIFY(writer.append(all[i]));
         ChunkReader reader;
         QString error;
         QVERIFY(reader.read(writer.directory(), 3, &error));
@@ -416,8 +415,7 @@ private Q_SLOTS:
         // A line still being written (no newline yet) is not taken for a whole one.
         QFile chunks(QDir(writer.directory()).filePath(QLatin1String(runfiles::kChunksJsonl)));
         for (std::size_t i = 10; i < 20; ++i)
-            writer.append(all[i]);
-        QVERIFY(writer.flush());
+            QVERIFY(writer.append(all[i]));
         QVERIFY(chunks.open(QIODevice::Append));
         chunks.write("{\"id\":999,\"t_us\":[1,2");
         chunks.close();

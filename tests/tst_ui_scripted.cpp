@@ -7,7 +7,9 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QImage>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +23,7 @@ constexpr int kTimeoutMs = 180000;
 struct Result {
     int exitCode = -1;
     QString stderrText;
+    QString stdoutText;
 };
 
 /// Pixels that differ from white and from the window's grey: what was drawn.
@@ -45,11 +48,17 @@ class TestUiScripted : public QObject
 private:
     QTemporaryDir m_home; ///< the child's settings and data folders: never the user's
 
-    Result tokenbench(const QStringList &args)
+    Result tokenbench(const QStringList &args, const QMap<QString, QString> &extraEnv = {})
     {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it) {
+            if (it.value().isNull())
+                env.remove(it.key());
+            else
+                env.insert(it.key(), it.value());
+        }
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_home.filePath(QStringLiteral("config")));
         env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.filePath(QStringLiteral("data")));
         p.setProcessEnvironment(env);
@@ -60,17 +69,38 @@ private:
             return {};
         }
         return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardError())};
+                QString::fromUtf8(p.readAllStandardError()), QString::fromUtf8(p.readAllStandardOutput())};
     }
 
-    QString writeConfig(const QString &outDir)
+    /// An offscreen "monitor" of the given size (Qt's offscreen platform reads it from a file).
+    QString screenConfig(int width, int height)
+    {
+        const QString path = m_home.filePath(QStringLiteral("screen-%1x%2.json").arg(width).arg(height));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        f.write(QStringLiteral(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": %1, "height": %2,
+                                  "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                    .arg(width)
+                    .arg(height)
+                    .toUtf8());
+        return path;
+    }
+
+    QString writeConfig(const QString &outDir, const QString &url = {})
     {
         RunConfig c;
         c.target.name = QStringLiteral("Built-in simulator");
         c.target.model = QStringLiteral("fast");
+        if (!url.isEmpty()) {
+            c.target.name = QStringLiteral("nobody");
+            c.target.url = url;
+            c.load.requests = 10;
+        }
         c.prompt.promptTokens = 128;
         c.request.maxTokens = 32;
-        c.load.stages = *parseStages(QStringLiteral("c=2:1s,c=4:1s"), nullptr);
+        if (url.isEmpty())
+            c.load.stages = *parseStages(QStringLiteral("c=2:1s,c=4:1s"), nullptr);
         c.outDir = outDir;
         const QString path = m_home.filePath(QStringLiteral("bench.json"));
         QString error;
@@ -104,6 +134,64 @@ private Q_SLOTS:
         QCOMPARE(image.size(), QSize(1280, 800));
         QVERIFY2(inkFraction(image) > 0.03, qPrintable(QString::number(inkFraction(image))));
         QCOMPARE(settingsFiles(), 0); // a scripted session leaves the stored settings alone
+    }
+
+    // The window used to open at 1280×820 on a 1280×800 screen (status bar off-screen) and at
+    // 1920×1230 at 1.5× scale: it must fit the screen it opens on.
+    void windowFitsTheScreen_data()
+    {
+        QTest::addColumn<QSize>("screen");
+        QTest::addColumn<QString>("scale");
+        QTest::newRow("1280x800") << QSize(1280, 800) << "1";
+        QTest::newRow("1280x800 at 1.5x") << QSize(1280, 800) << "1.5";
+        QTest::newRow("1600x1000") << QSize(1600, 1000) << "1";
+    }
+
+    void windowFitsTheScreen()
+    {
+        QFETCH(QSize, screen);
+        QFETCH(QString, scale);
+        const QString run = m_home.filePath(QStringLiteral("runs/fit-%1x%2-%3").arg(screen.width()).arg(screen.height()).arg(scale));
+        const QString shot = run + QStringLiteral(".png");
+        const Result r = tokenbench(
+            {QStringLiteral("--config"), writeConfig(run), QStringLiteral("--autorun"), QStringLiteral("--screenshot"),
+             shot, QStringLiteral("--quit-when-done")},
+            {{QStringLiteral("QT_QPA_PLATFORM"),
+              QStringLiteral("offscreen:configfile=%1").arg(screenConfig(screen.width(), screen.height()))},
+             {QStringLiteral("QT_SCALE_FACTOR"), scale}});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+        const QImage image(shot); // device pixels
+        QVERIFY(!image.isNull());
+        QVERIFY2(image.width() <= screen.width() && image.height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                                .arg(image.width()).arg(image.height()).arg(screen.width()).arg(screen.height())));
+        // …and uses it: not a postage stamp.
+        QVERIFY2(image.width() >= screen.width() * 0.8, qPrintable(QString::number(image.width())));
+    }
+
+    // Every request refused used to end in "Run finished; results saved" and exit 0.
+    void allFailedRunExitsOne()
+    {
+        const QString run = m_home.filePath(QStringLiteral("runs/dead-target"));
+        const Result r = tokenbench({QStringLiteral("--config"), writeConfig(run, QStringLiteral("http://127.0.0.1:9/v1")),
+                                     QStringLiteral("--autorun"), QStringLiteral("--quit-when-done")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.stderrText.contains(QStringLiteral("Run failed: 10 of 10 requests failed")), qPrintable(r.stderrText));
+        QVERIFY(QFile::exists(QDir(run).filePath(QStringLiteral("summary.json")))); // saved all the same
+    }
+
+    // `tokenbench --help` on a machine without a display printed Qt's platform-plugin error.
+    void helpWithoutDisplay()
+    {
+        const QMap<QString, QString> noDisplay{{QStringLiteral("QT_QPA_PLATFORM"), QString()},
+                                               {QStringLiteral("DISPLAY"), QString()},
+                                               {QStringLiteral("WAYLAND_DISPLAY"), QString()}};
+        const Result help = tokenbench({QStringLiteral("--help")}, noDisplay);
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.stdoutText.contains(QStringLiteral("--screenshot")), qPrintable(help.stdoutText + help.stderrText));
+        const Result run = tokenbench({}, noDisplay);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.stderrText.contains(QStringLiteral("no display")), qPrintable(run.stderrText));
     }
 
     void opensASavedRun()

@@ -11,6 +11,9 @@
 #include <QDateTimeAxis>
 #include <QFileInfo>
 #include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
+#include <QRegularExpression>
 #include <QHash>
 #include <QHorizontalBarSeries>
 #include <QHorizontalPercentBarSeries>
@@ -30,6 +33,8 @@
 
 #include "tokenbench/version.h"
 
+#include <QBuffer>
+
 #include <memory>
 
 namespace tb {
@@ -39,7 +44,7 @@ namespace {
 /// Reports are read from further away than a dashboard tile: larger type.
 qreal fontScale(ChartExporter::Page page)
 {
-    return page == ChartExporter::Page::Slide ? 1.6 : 1.4;
+    return page == ChartExporter::Page::Slide ? 1.6 : 1.7;
 }
 
 QAbstractAxis *copyAxis(QAbstractAxis *from)
@@ -245,7 +250,6 @@ Prepared prepare(const QChart *chart, const ChartExporter::Options &options)
     if (QChart *copy = ChartExporter::reportCopy(chart, options)) {
         p.ownScene = std::make_unique<QGraphicsScene>();
         p.ownScene->addItem(copy); // the scene owns and deletes it
-        copy->resize(ChartExporter::logicalSize(options.page));
         p.scene = p.ownScene.get();
         p.source = copy->sceneBoundingRect();
     } else {
@@ -260,6 +264,14 @@ void draw(const Prepared &p, QPainter *painter, const QRectF &target)
     painter->fillRect(target, Qt::white);
     if (p.scene)
         p.scene->render(painter, target, p.source, Qt::KeepAspectRatio);
+}
+
+QByteArray withSansFallback(const QByteArray &svg)
+{
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+    QString text = QString::fromUtf8(svg);
+    text.replace(family, QStringLiteral("font-family=\"\\1, DejaVu Sans, Helvetica, Arial, sans-serif\""));
+    return text.toUtf8();
 }
 
 bool fail(QString *error, const QString &text)
@@ -303,8 +315,8 @@ QString ChartExporter::suffix(Format format)
 
 QSizeF ChartExporter::logicalSize(Page page)
 {
-    // A4 landscape inside 10 mm margins (277 × 190 mm) at 96 px per inch.
-    return page == Page::Slide ? QSizeF(1280, 720) : QSizeF(1047, 718);
+    // A4 landscape inside 5 mm margins (287 × 200 mm) at 96 px per inch.
+    return page == Page::Slide ? QSizeF(1280, 720) : QSizeF(1085, 756);
 }
 
 qreal ChartExporter::pixelRatio(Page page)
@@ -342,6 +354,37 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
         if (!chartstyle::isInLegend(from))
             chartstyle::setInLegend(copy.get(), to, false);
     }
+    // The on-screen legend may draw some entries its own way (bar sets as filled squares: "from
+    // series" draws them as empty boxes): the same entries, the same shapes.
+    const QList<QLegendMarker *> shown = chart->legend()->markers();
+    const QList<QLegendMarker *> copied = copy->legend()->markers();
+    for (qsizetype i = 0; i < std::min(shown.size(), copied.size()); ++i) {
+        copied[i]->setShape(shown[i]->shape());
+        copied[i]->setVisible(shown[i]->isVisible());
+    }
+    const QSizeF page = logicalSize(options.page);
+    copy->resize(page);
+    if (!options.emptyText.isEmpty()) {
+        // An empty chart says why, as on screen, instead of showing bare axes.
+        for (QAbstractAxis *axis : copy->axes())
+            axis->setVisible(false);
+        copy->legend()->setVisible(false);
+        auto *text = new QGraphicsSimpleTextItem(options.emptyText, copy.get());
+        text->setFont(chartstyle::reportFont(11, scale));
+        text->setBrush(QColor(0x4b, 0x55, 0x63));
+        text->setPos((page.width() - text->boundingRect().width()) / 2, (page.height() - text->boundingRect().height()) / 2);
+    }
+    if (!options.caption.isEmpty()) {
+        // Under the plot, left-aligned like a figure caption; the chart leaves it room.
+        auto *caption = new QGraphicsSimpleTextItem(options.caption, copy.get());
+        caption->setFont(chartstyle::reportFont(7, scale));
+        caption->setBrush(QColor(0x4b, 0x55, 0x63));
+        const qreal height = caption->boundingRect().height();
+        QMargins margins = copy->margins();
+        margins.setBottom(margins.bottom() + int(height) + 6);
+        copy->setMargins(margins);
+        caption->setPos(16, page.height() - height - 8);
+    }
     return copy.release();
 }
 
@@ -376,8 +419,10 @@ bool ChartExporter::save(const QChart *chart, const QString &path, const Options
         break;
     case Format::Svg: {
         const Prepared p = prepare(chart, options);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
         QSvgGenerator svg;
-        svg.setOutputDevice(&file);
+        svg.setOutputDevice(&buffer);
         svg.setSize(logical.toSize());
         svg.setViewBox(QRectF(QPointF(), logical));
         svg.setTitle(p.title);
@@ -388,6 +433,9 @@ bool ChartExporter::save(const QChart *chart, const QString &path, const Options
             return fail(error, QObject::tr("%1: cannot write SVG").arg(path));
         draw(p, &painter, QRectF(QPointF(), logical));
         painter.end();
+        // QSvgGenerator names one family (Qt's "Sans Serif" alias, which no browser knows, so it
+        // falls back to a serif): name a list that ends in the generic family.
+        file.write(withSansFallback(buffer.data()));
         break;
     }
     case Format::Pdf: {
@@ -400,7 +448,7 @@ bool ChartExporter::save(const QChart *chart, const QString &path, const Options
                                                         : QPageSize(QSizeF(254, 142.875), QPageSize::Millimeter,
                                                                     QStringLiteral("Slide 16:9"));
         pdf.setPageLayout(QPageLayout(size, options.page == Page::A4 ? QPageLayout::Landscape : QPageLayout::Portrait,
-                                      QMarginsF(10, 10, 10, 10), QPageLayout::Millimeter));
+                                      QMarginsF(5, 5, 5, 5), QPageLayout::Millimeter));
         QPainter painter;
         if (!painter.begin(&pdf))
             return fail(error, QObject::tr("%1: cannot write PDF").arg(path));

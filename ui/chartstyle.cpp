@@ -35,6 +35,11 @@ QFont scaledFont(qreal points, qreal scale, bool bold = false)
 
 } // namespace
 
+QFont reportFont(qreal points, qreal scale)
+{
+    return scaledFont(points, scale);
+}
+
 QColor color(Quantity quantity)
 {
     switch (quantity) {
@@ -71,6 +76,7 @@ QColor color(Metric metric)
 {
     switch (metric) {
     case Metric::Ttft:
+    case Metric::Ttfo:
     case Metric::TtftFromSchedule:
         return color(Quantity::Ttft);
     case Metric::E2e:
@@ -99,6 +105,7 @@ QColor errorColor(const QString &label)
         {QStringLiteral("tls"), QColor(0x4a, 0x23, 0x5a)},
         {QStringLiteral("protocol"), QColor(0xb0, 0x3a, 0x2e)},
         {QStringLiteral("stream-truncated"), QColor(0xe6, 0x7e, 0x22)},
+        {QStringLiteral("server-error"), QColor(0xc0, 0x39, 0x2b)},
         {QStringLiteral("cancelled"), QColor(0x95, 0xa5, 0xa6)},
     };
     if (const auto it = known.constFind(label); it != known.constEnd())
@@ -155,6 +162,9 @@ QString describe(Metric metric)
     switch (metric) {
     case Metric::Ttft:
         return QObject::tr("Time to first token: request sent → first generated token");
+    case Metric::Ttfo:
+        return QObject::tr(
+            "Time to first output: request sent → first visible (non-reasoning) token; hidden thinking is inside it");
     case Metric::TtftFromSchedule:
         return QObject::tr("Time to first token from the scheduled send time (includes queueing)");
     case Metric::Ttfb:
@@ -164,7 +174,7 @@ QString describe(Metric metric)
     case Metric::E2eFromSchedule:
         return QObject::tr("End-to-end latency from the scheduled send time (includes queueing)");
     case Metric::Tpot:
-        return QObject::tr("Time per output token after the first: (last − first token) / (tokens − 1)");
+        return QObject::tr("Time per output token after the first: (last − first token) / (streamed tokens − 1)");
     case Metric::Itl:
         return QObject::tr("Inter-token latency: each gap between chunks divided over the tokens it brought");
     case Metric::Icl:

@@ -51,6 +51,8 @@ QString describe(Metric metric);
 
 /// The light theme of the dashboard and of exports: white background, light grid, dark grey text,
 /// the legend at the top. fontScale > 1 enlarges every text (reports are read from further away).
+/// The charts' font at `points` × `scale` (what applyTheme uses), for text drawn beside a chart.
+QFont reportFont(qreal points, qreal scale);
 void applyTheme(QChart *chart, qreal fontScale = 1.0);
 /// Styles one axis the same way (call after adding axes to a themed chart).
 void styleAxis(QAbstractAxis *axis, qreal fontScale = 1.0);

@@ -194,10 +194,8 @@ void ChartView::exportChart()
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setDefaultSuffix(QStringLiteral("png"));
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-        ChartExporter::Options options;
-        options.subtitle = m_subtitle;
         QString error;
-        if (ChartExporter::save(chart(), path, options, &error))
+        if (ChartExporter::save(chart(), path, exportOptions(), &error))
             Q_EMIT exported(path, {});
         else
             Q_EMIT exported({}, error);
@@ -207,9 +205,18 @@ void ChartView::exportChart()
 
 void ChartView::copyImage()
 {
+    QApplication::clipboard()->setImage(ChartExporter::toImage(chart(), exportOptions()));
+}
+
+ChartExporter::Options ChartView::exportOptions(ChartExporter::Page page) const
+{
     ChartExporter::Options options;
+    options.page = page;
     options.subtitle = m_subtitle;
-    QApplication::clipboard()->setImage(ChartExporter::toImage(chart(), options));
+    options.caption = m_caption;
+    if (m_empty)
+        options.emptyText = emptyText();
+    return options;
 }
 
 } // namespace tb

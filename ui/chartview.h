@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chartexporter.h"
+
 #include <QChartView>
 #include <QPointer>
 
@@ -26,6 +28,11 @@ public:
     /// The run name under an exported chart's title.
     void setExportSubtitle(const QString &subtitle) { m_subtitle = subtitle; }
     QString exportSubtitle() const { return m_subtitle; }
+    /// What was measured (RunInfo::workloadCaption), as an exported figure's caption.
+    void setExportCaption(const QString &caption) { m_caption = caption; }
+    /// What every export of this chart draws: subtitle and caption, and the empty text in place of
+    /// bare axes while the chart is empty.
+    ChartExporter::Options exportOptions(ChartExporter::Page page = ChartExporter::Page::Slide) const;
 
     /// Hooks tooltips to series, bar sets and legend markers added since the last call (charts
     /// change their series as data arrives; call after updating the chart).
@@ -49,6 +56,7 @@ private:
 
     QLabel *m_emptyLabel;
     QString m_subtitle;
+    QString m_caption;
     bool m_empty = false;
 };
 

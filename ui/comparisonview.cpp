@@ -605,6 +605,8 @@ void ComparisonView::updateBanner()
         for (const QString &note : m_runs->at(i).notes)
             notes += QStringLiteral("<br/>• #%1: %2").arg(QString::number(i + 1), note.toHtmlEscaped());
     }
+    for (const QString &note : m_result ? m_result->table.notes() : QStringList())
+        notes += QStringLiteral("<br/>• ") + note.toHtmlEscaped();
     if (!notes.isEmpty())
         parts << tr("<b>Notes</b>") + notes;
     m_banner->setText(parts.join(QStringLiteral("<br/><br/>")));
@@ -688,10 +690,7 @@ bool ComparisonView::exportChart(ChartTab tab, const QString &path, ChartExporte
         *error = tr("this tab has no chart");
         return false;
     }
-    ChartExporter::Options options;
-    options.page = page;
-    options.subtitle = view->exportSubtitle();
-    return ChartExporter::save(view->chart(), path, options, error);
+    return ChartExporter::save(view->chart(), path, view->exportOptions(page), error);
 }
 
 void ComparisonView::saveDialog(const QString &caption, const QString &name, const QString &filter,

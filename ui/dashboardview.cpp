@@ -72,6 +72,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_stack(new QStackedWidget(this))
     , m_title(new QLabel(this))
     , m_subtitle(new QLabel(this))
+    , m_errorNote(new QLabel(this))
     , m_progress(new QProgressBar(this))
     , m_tileGrid(new QGridLayout)
     , m_chartGrid(new QGridLayout)
@@ -134,6 +135,12 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     header->setHorizontalSpacing(16);
     header->addWidget(m_title, 0, 0);
     header->addWidget(m_subtitle, 1, 0);
+    m_errorNote->setObjectName(QStringLiteral("runErrors"));
+    m_errorNote->setWordWrap(true);
+    m_errorNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setTextColor(m_errorNote, QColor(0xc6, 0x28, 0x28));
+    m_errorNote->hide();
+    header->addWidget(m_errorNote, 2, 0, 1, 2);
     header->addWidget(m_progress, 0, 1, 2, 1, Qt::AlignVCenter);
     header->setColumnStretch(0, 1);
     layout->addLayout(header);
@@ -432,7 +439,20 @@ void DashboardView::refreshHeader()
     }
     for (const QString &note : d.notes())
         parts << QStringLiteral("<span style='color:#b45309'>%1</span>").arg(note.toHtmlEscaped());
+    for (const QString &warning : s.warnings)
+        parts << QStringLiteral("<span style='color:#b45309'>⚠ %1</span>").arg(warning.toHtmlEscaped());
     m_subtitle->setText(parts.join(QStringLiteral(" · ")));
+
+    // A failing target is said in words, not left to the error chart: what failed and why.
+    const QString failures = d.failureHeadline();
+    m_errorNote->setVisible(!failures.isEmpty());
+    if (!failures.isEmpty()) {
+        const QString text = tr("⚠ %1%2 · top errors: %3")
+                                 .arg(d.allFailed() && !d.isLive() ? tr("Run failed: ") : QString(), failures,
+                                      d.topErrors(3).join(QStringLiteral("; ")));
+        if (m_errorNote->text() != text)
+            m_errorNote->setText(text);
+    }
 
     m_progress->setVisible(d.isLive());
     if (!d.isLive())
@@ -555,6 +575,7 @@ void DashboardView::finishChart(const QString &key, bool empty, const QString &l
     view->setEmptyText(m_document->isLive() ? live : saved);
     view->setEmpty(empty);
     view->setExportSubtitle(m_document->name());
+    view->setExportCaption(m_document->info().workloadCaption());
     view->updateTooltips();
 }
 

@@ -107,6 +107,7 @@ private:
     QStackedWidget *m_stack;
     QLabel *m_title;
     QLabel *m_subtitle;
+    QLabel *m_errorNote; ///< failed share and top causes, while there are failures
     QProgressBar *m_progress;
     QGridLayout *m_tileGrid;
     QGridLayout *m_chartGrid;

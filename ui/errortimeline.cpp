@@ -6,6 +6,11 @@
 
 namespace tb {
 
+namespace {
+/// Server text varies (ids, numbers): past this many distinct messages, new ones are not kept apart.
+constexpr std::size_t kMaxCauses = 256;
+} // namespace
+
 void ErrorTimeline::add(const RequestRecord &record)
 {
     if (record.ok() || record.warmup || record.status == RequestStatus::Cancelled)
@@ -16,6 +21,10 @@ void ErrorTimeline::add(const RequestRecord &record)
     if (counts.size() <= std::size_t(second))
         counts.resize(std::size_t(second) + 1, 0);
     ++counts[std::size_t(second)];
+    auto key = std::make_pair(label(record), record.errorMessage);
+    if (m_causes.size() >= kMaxCauses && !m_causes.count(key))
+        key.second = QStringLiteral("(other messages)");
+    ++m_causes[key];
     ++m_total;
     m_lastSecond = std::max(m_lastSecond, second);
 }
@@ -30,6 +39,18 @@ QString ErrorTimeline::label(const RequestRecord &record)
     if (record.status == RequestStatus::Http && record.httpStatus > 0)
         return QString::number(record.httpStatus);
     return QString::fromLatin1(statusName(record.status));
+}
+
+std::vector<ErrorTimeline::Cause> ErrorTimeline::topCauses(int n) const
+{
+    std::vector<Cause> causes;
+    causes.reserve(m_causes.size());
+    for (const auto &[key, count] : m_causes)
+        causes.push_back({key.first, key.second, count});
+    std::stable_sort(causes.begin(), causes.end(), [](const Cause &a, const Cause &b) { return a.count > b.count; });
+    if (causes.size() > std::size_t(std::max(0, n)))
+        causes.resize(std::size_t(std::max(0, n)));
+    return causes;
 }
 
 QStringList ErrorTimeline::labels() const

@@ -31,12 +31,22 @@ public:
     /// The last second with an error; -1 when none.
     int lastSecond() const { return m_lastSecond; }
 
+    struct Cause {
+        QString label;   ///< as label()
+        QString message; ///< the requests' error text
+        std::int64_t count = 0;
+    };
+    /// The most frequent (label, message) pairs, most frequent first: what the dashboard and the
+    /// "Run failed" message name.
+    std::vector<Cause> topCauses(int n) const;
+
     /// Errors per second of one label at x = second + 0.5 for every second up to endSecond
     /// (seconds without errors are 0), decimated to maxPoints by their mean rate.
     QList<QPointF> points(const QString &label, int endSecond, int maxPoints) const;
 
 private:
     std::map<QString, std::vector<std::int32_t>> m_perSecond;
+    std::map<std::pair<QString, QString>, std::int64_t> m_causes; ///< at most kMaxCauses distinct
     std::int64_t m_total = 0;
     int m_lastSecond = -1;
 };

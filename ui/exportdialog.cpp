@@ -192,12 +192,12 @@ QStringList ExportDialog::exportSelected(QString *error)
     step(m_summaryBox->isChecked(), QStringLiteral("summary.csv"),
          [&](const QString &path) { return exportSummary(*m_summary, path, error); });
     const auto format = ChartExporter::Format(m_format->currentData().toInt());
-    ChartExporter::Options options;
-    options.page = ChartExporter::Page(m_page->currentData().toInt());
-    options.subtitle = m_document->name();
+    const auto page = ChartExporter::Page(m_page->currentData().toInt());
     for (qsizetype i = 0; i < m_charts.size(); ++i) {
         step(m_chartBoxes[i]->isChecked(), m_charts[i].key + QLatin1Char('.') + ChartExporter::suffix(format),
-             [&](const QString &path) { return ChartExporter::save(m_charts[i].view->chart(), path, options, error); });
+             [&](const QString &path) {
+                 return ChartExporter::save(m_charts[i].view->chart(), path, m_charts[i].view->exportOptions(page), error);
+             });
     }
     return written;
 }

@@ -27,7 +27,6 @@ namespace tb {
 
 namespace {
 
-constexpr int kMaxUsers = 100000;
 constexpr int kStageRows = 5;
 constexpr double kSloMaxMs = 1e7;
 
@@ -123,7 +122,7 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Shape:"), m_shape, QStringLiteral("load.mode"),
                       tr("Closed loop: N users each send when their last request ends (--concurrency). Open loop: "
                          "requests arrive at a rate (--rate). Stages: step through levels (--stages)."));
-    m_concurrency->setRange(0, kMaxUsers);
+    m_concurrency->setRange(0, limits::kMaxConcurrency);
     m_concurrency->setSuffix(tr(" users"));
     for (QWidget *field :
          std::initializer_list<QWidget *>{m_concurrency, m_rate, m_maxInFlight, m_timeout, m_seed, m_sloTarget})
@@ -204,7 +203,7 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_arrival->addItem(tr("Constant (even gaps)"), arrivalName(Arrival::Constant));
     validator->addRow(form, tr("Arrivals:"), m_arrival, QStringLiteral("load.arrival"),
                       tr("How open-loop requests are spaced in time (--arrival)."));
-    m_maxInFlight->setRange(0, kMaxUsers);
+    m_maxInFlight->setRange(0, limits::kMaxConcurrency);
     m_maxInFlight->setSpecialValueText(tr("no cap"));
     m_maxInFlight->setSuffix(tr(" requests"));
     validator->addRow(

@@ -18,15 +18,22 @@
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -34,8 +41,12 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTcpSocket>
 #include <QTimer>
 #include <QToolBar>
+
+#include <algorithm>
+#include <utility>
 
 // Resources compiled into a static library are registered only when asked for by name.
 static void initResources()
@@ -49,9 +60,16 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 constexpr int kStatusMs = 5000;
+/// A run this long is not stopped by one key press without asking.
+constexpr std::int64_t kConfirmStopAfterNs = 60'000'000'000;
+/// The dashboard keeps two chart columns from this width (DashboardView::relayout).
+constexpr int kDashboardTwoColumnWidth = 640;
+/// The window's size on a screen it has never been shown on, at most (logical pixels).
+constexpr QSize kPreferredSize(1600, 1000);
+/// How long Run waits for a TCP connect to the target before offering the connection test.
+constexpr int kProbeMs = 3000;
 
 namespace key {
-const QString geometry = QStringLiteral("window/geometry");
 const QString state = QStringLiteral("window/state");
 const QString splitter = QStringLiteral("window/splitter");
 const QString tab = QStringLiteral("window/configTab");
@@ -86,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_readiness(new QLabel(this))
     , m_liveStatus(new QLabel(this))
+    , m_confirmStopAfterNs(kConfirmStopAfterNs)
 {
     initResources();
     setWindowIcon(QIcon(QStringLiteral(":/icons/tokenbench.svg")));
@@ -119,7 +138,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_liveStatus);
     statusBar()->addPermanentWidget(m_readiness);
     m_liveStatus->hide();
-    resize(1280, 820);
+    qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
@@ -163,7 +182,7 @@ void MainWindow::createActions()
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop the run; what was measured is kept (Esc)"));
     m_stop->setEnabled(false);
-    connect(m_stop, &QAction::triggered, this, &MainWindow::stop);
+    connect(m_stop, &QAction::triggered, this, &MainWindow::confirmStop);
 
     m_testConnection = new QAction(icon(QStyle::SP_DriveNetIcon), tr("&Test Connection"), this);
     m_testConnection->setObjectName(QStringLiteral("actionTestConnection"));
@@ -243,27 +262,30 @@ void MainWindow::createMenus()
                                                            {tr("&Load"), ConfigEditor::LoadTab}};
     for (int i = 0; i < tabs.size(); ++i) {
         QAction *show = view->addAction(tabs.at(i).first, this, [this, tab = tabs.at(i).second] {
-            m_side->show();
+            setSidePanelVisible(true);
             m_side->setCurrentIndex(ConfigureSideTab);
             m_editor->tabs()->setCurrentIndex(tab);
         });
         show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
     QAction *runs = view->addAction(tr("Run &History"), this, [this] {
-        m_side->show();
+        setSidePanelVisible(true);
         m_side->setCurrentIndex(RunsSideTab);
         m_historyView->table()->setFocus();
     });
     runs->setObjectName(QStringLiteral("actionRunHistory"));
     runs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     view->addSeparator();
-    QAction *panel = view->addAction(tr("&Side Panel"));
-    panel->setObjectName(QStringLiteral("actionConfigPanel"));
-    panel->setCheckable(true);
-    panel->setChecked(true);
-    panel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    panel->setToolTip(tr("Show or hide the configuration and the run history, to give the dashboard room"));
-    connect(panel, &QAction::toggled, m_side, &QWidget::setVisible);
+    m_sidePanel = view->addAction(tr("&Side Panel"));
+    m_sidePanel->setObjectName(QStringLiteral("actionConfigPanel"));
+    m_sidePanel->setCheckable(true);
+    m_sidePanel->setChecked(true);
+    m_sidePanel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_sidePanel->setToolTip(tr("Show or hide the configuration and the run history, to give the dashboard room"));
+    connect(m_sidePanel, &QAction::toggled, this, [this](bool visible) {
+        m_sidePanelAutoHidden = false; // the user chose
+        setSidePanelVisible(visible);
+    });
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -381,8 +403,14 @@ void MainWindow::connectRunner()
         m_history->setExcluded({});
         m_history->refresh();
         const QString where = QDir::toNativeSeparators(outcome.directory);
+        const QString failures = m_document->failureHeadline();
         if (!outcome.error.isEmpty())
             showError(tr("The run failed"), tr("%1\nWhat was measured is in %2").arg(outcome.error, where));
+        else if (m_document->allFailed() && !outcome.cancelled)
+            statusBar()->showMessage(tr("Run failed: %1; results saved to %2").arg(failures, where));
+        else if (!failures.isEmpty())
+            statusBar()->showMessage(outcome.cancelled ? tr("Run stopped (%1); results saved to %2").arg(failures, where)
+                                                       : tr("Run finished (%1); results saved to %2").arg(failures, where));
         else
             statusBar()->showMessage(outcome.cancelled ? tr("Run stopped; results saved to %1").arg(where)
                                                        : tr("Run finished; results saved to %1").arg(where));
@@ -400,9 +428,61 @@ QString MainWindow::newRunDirectory(const RunConfig &config) const
 
 void MainWindow::run()
 {
+    if (m_running || m_probe || !m_runBlocked.isEmpty() || !m_editor->isValid()) {
+        startRunOrSay();
+        return;
+    }
+    // A target nobody answers would give a run of nothing but connection errors: a TCP connect
+    // first (asynchronous, a few milliseconds when the server is up) offers the full probe instead.
+    const QUrl url(currentConfig().target.url);
+    const bool tls = url.scheme() == QLatin1String("https");
+    m_probe = new QTcpSocket(this);
+    auto *timeout = new QTimer(m_probe);
+    timeout->setSingleShot(true);
+    const auto finish = [this](const QString &problem) {
+        QTcpSocket *probe = std::exchange(m_probe, nullptr);
+        if (!probe)
+            return;
+        probe->abort();
+        probe->deleteLater();
+        if (problem.isEmpty())
+            startRunOrSay();
+        else
+            askUnreachable(problem);
+    };
+    connect(m_probe, &QTcpSocket::connected, this, [finish] { finish({}); });
+    connect(m_probe, &QTcpSocket::errorOccurred, this, [this, finish] { finish(m_probe ? m_probe->errorString() : QString()); });
+    connect(timeout, &QTimer::timeout, this, [this, finish] { finish(tr("no answer within %1 s").arg(kProbeMs / 1000)); });
+    timeout->start(kProbeMs);
+    m_probe->connectToHost(url.host(), quint16(url.port(tls ? 443 : 80)));
+}
+
+void MainWindow::startRunOrSay()
+{
     QString error;
     if (!startRun(&error) && !error.isEmpty())
         statusBar()->showMessage(tr("Cannot run: %1").arg(error), kStatusMs);
+}
+
+void MainWindow::askUnreachable(const QString &problem)
+{
+    const QString url = currentConfig().target.url;
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("The target does not answer"),
+                                tr("Nothing answers at %1 (%2).\n\nEvery request of a run would fail. Test the "
+                                   "connection first, or run anyway?")
+                                    .arg(url, problem),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("targetUnreachableBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton *test = box->addButton(tr("Test Connection"), QMessageBox::AcceptRole);
+    QPushButton *anyway = box->addButton(tr("Run Anyway"), QMessageBox::DestructiveRole);
+    QPushButton *cancel = box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(test);
+    box->setEscapeButton(cancel);
+    connect(test, &QPushButton::clicked, m_editor, &ConfigEditor::testConnection);
+    connect(anyway, &QPushButton::clicked, this, &MainWindow::startRunOrSay);
+    statusBar()->showMessage(tr("Nothing answers at %1 (%2)").arg(url, problem), kStatusMs);
+    box->open();
 }
 
 bool MainWindow::startRun(QString *error)
@@ -427,7 +507,8 @@ bool MainWindow::startRun(QString *error)
         showError(tr("Cannot start the run"), why);
         return fail(why);
     }
-    statusBar()->showMessage(tr("Running %1 at %2").arg(config.target.displayName(), config.target.url), kStatusMs);
+    statusBar()->showMessage(
+        tr("Running %1 at %2").arg(config.target.displayName(), withoutUserInfo(config.target.url)), kStatusMs);
     setRunning(true);
     return true;
 }
@@ -444,6 +525,155 @@ void MainWindow::stop()
         Q_EMIT stopRequested();
     }
     updateRunState();
+}
+
+void MainWindow::confirmStop()
+{
+    if (!m_running)
+        return;
+    if (m_stopping || m_document->progress().elapsedNs < m_confirmStopAfterNs) {
+        stop();
+        return;
+    }
+    if (findChild<QMessageBox *>(QStringLiteral("confirmStopBox")))
+        return; // already asking
+    // open(), not exec(): the run goes on while the question is up. Esc (or Continue) keeps it going.
+    const double minutes = double(m_document->progress().elapsedNs) / 60e9;
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Stop the run?"),
+                                tr("The run has been going for %1 min. Stop it now? What was measured "
+                                   "so far is kept.")
+                                    .arg(minutes, 0, 'f', 1),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("confirmStopBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton *stopButton = box->addButton(tr("Stop Run"), QMessageBox::DestructiveRole);
+    QPushButton *goOn = box->addButton(tr("Continue"), QMessageBox::RejectRole);
+    box->setDefaultButton(goOn);
+    box->setEscapeButton(goOn);
+    connect(stopButton, &QPushButton::clicked, this, &MainWindow::stop);
+    connect(m_runner, &BenchmarkRunner::runFinished, box, &QWidget::close);
+    box->open();
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape) {
+        // Accepting the override hands Esc to the widget as a key press instead of the Stop
+        // shortcut: a popup (combo box list, menu) closes, a dialog is dismissed, an edit is cancelled.
+        // An open popup takes Esc wherever the window system delivered the key (some deliver it to
+        // the window that had the focus before the popup grabbed the keyboard): it closes.
+        if (QWidget *popup = QApplication::activePopupWidget()) {
+            popup->close();
+            event->accept();
+            return true;
+        }
+        // A cell editor is a child of an item view's viewport.
+        const QWidget *focus = QApplication::focusWidget();
+        const QWidget *viewport = focus ? focus->parentWidget() : nullptr;
+        const bool editing = viewport && qobject_cast<const QAbstractItemView *>(viewport->parentWidget());
+        if (QApplication::activeModalWidget() || editing) {
+            event->accept();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::setSidePanelVisible(bool visible)
+{
+    m_side->setVisible(visible);
+    const QSignalBlocker blocker(m_sidePanel);
+    m_sidePanel->setChecked(visible);
+}
+
+int MainWindow::sidePanelCollapseWidth() const
+{
+    return m_side->minimumWidth() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    // A layout that grew (a minimum size learnt late) can push the window past the screen: fit it
+    // again once the layouts have settled.
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (isVisible() && !isMaximized() && !isFullScreen() && !s->availableGeometry().contains(frameGeometry()))
+        QTimer::singleShot(0, this, &MainWindow::fitToScreen);
+    const bool narrow = width() < sidePanelCollapseWidth();
+    if (narrow == m_narrow)
+        return; // only a change of room hides or shows the panel: Ctrl+0 still overrules it
+    m_narrow = narrow;
+    if (narrow && m_side->isVisible()) {
+        m_sidePanelAutoHidden = true;
+        setSidePanelVisible(false);
+        statusBar()->showMessage(tr("Side panel hidden to give the dashboard room (Ctrl+0 shows it)"), kStatusMs);
+    } else if (!narrow && m_sidePanelAutoHidden) {
+        m_sidePanelAutoHidden = false;
+        setSidePanelVisible(true);
+    }
+}
+
+QString MainWindow::screenSettingsKey() const
+{
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    QString name = s->name();
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
+    return QStringLiteral("window/screens/%1-%2x%3")
+        .arg(name)
+        .arg(s->geometry().width())
+        .arg(s->geometry().height());
+}
+
+void MainWindow::fitToScreen()
+{
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    const QRect available = s->availableGeometry();
+    // The frame (title bar, borders) is known once the window manager has framed the window;
+    // until then a window with no frame fits as it is.
+    const QMargins frame(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+                         frameGeometry().right() - geometry().right(),
+                         frameGeometry().bottom() - geometry().bottom());
+    const QSize room = available.size().shrunkBy(frame);
+    if (room.width() < sidePanelCollapseWidth() && m_side->isVisible()) {
+        // Too narrow for both: the dashboard gets the room, the panel is a Ctrl+0 away.
+        m_narrow = true;
+        m_sidePanelAutoHidden = true;
+        setSidePanelVisible(false);
+    }
+    // The layout holds the window at the minimum it last computed (with the panel, perhaps):
+    // recompute it first. Never below it: Qt keeps the window at that size whatever is asked.
+    layout()->activate();
+    const QSize size = this->size().boundedTo(room);
+    if (size != this->size())
+        resize(size);
+    QRect outer = frameGeometry();
+    outer.setSize(size.grownBy(frame));
+    if (!available.contains(outer)) {
+        const int x = std::clamp(outer.left(), available.left(), std::max(available.left(), available.right() - outer.width() + 1));
+        const int y = std::clamp(outer.top(), available.top(), std::max(available.top(), available.bottom() - outer.height() + 1));
+        move(x, y);
+    }
+}
+
+void MainWindow::showRestored()
+{
+    const QSettings settings;
+    const QString key = screenSettingsKey();
+    const QRect available = (screen() ? screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    if (!restoreGeometry(settings.value(key + QStringLiteral("/geometry")).toByteArray())) {
+        resize(kPreferredSize.boundedTo(available.size() * 0.9));
+        move(available.center() - rect().center());
+    }
+    fitToScreen();
+    if (settings.value(key + QStringLiteral("/maximized")).toBool())
+        showMaximized();
+    else
+        show();
+    // Once framed: the frame may push the window past the screen's edge.
+    QTimer::singleShot(0, this, [this] {
+        if (!isMaximized() && !isFullScreen())
+            fitToScreen();
+    });
 }
 
 void MainWindow::setRunning(bool running)
@@ -646,7 +876,6 @@ void MainWindow::readSettings()
 {
     const QSettings settings;
     setRunsFolder(settings.value(key::runsFolder, defaultRunsFolder()).toString());
-    restoreGeometry(settings.value(key::geometry).toByteArray());
     restoreState(settings.value(key::state).toByteArray());
     m_splitter->restoreState(settings.value(key::splitter).toByteArray());
 
@@ -684,7 +913,10 @@ void MainWindow::writeSettings() const
     QSettings settings;
     settings.setValue(key::runsFolder, m_runsFolder);
     settings.setValue(key::sideTab, m_side->currentIndex());
-    settings.setValue(key::geometry, saveGeometry());
+    // Per screen: a laptop's panel and the desk's monitor each get the window as it was left there.
+    const QString screenKey = screenSettingsKey();
+    settings.setValue(screenKey + QStringLiteral("/geometry"), saveGeometry());
+    settings.setValue(screenKey + QStringLiteral("/maximized"), isMaximized());
     settings.setValue(key::state, saveState());
     settings.setValue(key::splitter, m_splitter->saveState());
     settings.setValue(key::tab, m_editor->tabs()->currentIndex());

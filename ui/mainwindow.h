@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <memory>
 
 class QAction;
@@ -12,6 +13,7 @@ class QLabel;
 class QMenu;
 class QSplitter;
 class QTabWidget;
+class QTcpSocket;
 
 namespace tb {
 
@@ -100,6 +102,18 @@ public:
     /// the reason in its tooltip; empty allows runs again.
     void setRunBlocked(const QString &reason);
 
+    /// Shows the window as it was last left on the screen it opens on — position, size, maximised —
+    /// fitted to that screen's available area at any scale factor; on a screen seen for the first
+    /// time, 90% of the area (at most 1600×1000), centred.
+    void showRestored();
+    /// Esc or Stop on a run going for longer than this asks first (default one minute).
+    void setStopConfirmationAfter(std::int64_t ns) { m_confirmStopAfterNs = ns; }
+    /// Shows or hides the configuration and run-history panel (View → Side Panel follows).
+    void setSidePanelVisible(bool visible);
+    /// Below this width the dashboard would lose its second chart column beside the side panel, so
+    /// the panel collapses by itself (and comes back when the window is widened again).
+    int sidePanelCollapseWidth() const;
+
 public Q_SLOTS:
     void showAbout();
     /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
@@ -131,6 +145,10 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    /// Esc stops a run only when nothing else takes it: an open popup, menu or dialog, or a cell
+    /// being edited, gets Esc first (QEvent::ShortcutOverride is accepted for them).
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void createActions();
@@ -145,6 +163,13 @@ private:
     void updateRecentMenu();
     void setConfigPath(const QString &path);
     void showError(const QString &title, const QString &text);
+    /// Stop as the user asked for it (Esc, the Stop button): a run longer than a minute asks first.
+    void confirmStop();
+    void startRunOrSay();
+    /// Run found nobody at the target: offers Test Connection, Run Anyway or Cancel (not modal).
+    void askUnreachable(const QString &problem);
+    void fitToScreen();
+    QString screenSettingsKey() const;
 
     SimulatorController *m_simulator;
     ConfigEditor *m_editor;
@@ -171,6 +196,8 @@ private:
     QAction *m_export = nullptr;
     QAction *m_testConnection = nullptr;
     QAction *m_copySummary = nullptr;
+    QAction *m_sidePanel = nullptr;
+    QTcpSocket *m_probe = nullptr; ///< Run's reachability check, while it goes
     QString m_configPath;
     QStringList m_recent;
     QString m_runsFolder;
@@ -179,6 +206,9 @@ private:
     bool m_stopping = false;
     bool m_closeWhenStopped = false;
     bool m_settingsWritable = true;
+    std::int64_t m_confirmStopAfterNs;
+    bool m_sidePanelAutoHidden = false; ///< collapsed by a narrow window, not by the user
+    bool m_narrow = false;
 };
 
 } // namespace tb

@@ -4,6 +4,8 @@
 
 #include <QDir>
 
+#include <algorithm>
+
 namespace tb {
 
 RunDocument::RunDocument(QObject *parent)
@@ -145,6 +147,36 @@ QStringList RunDocument::stageNames() const
     for (const StageConfig &s : stages())
         names << (s.name.isEmpty() ? stageDefaultName(s) : s.name);
     return names;
+}
+
+bool RunDocument::allFailed() const
+{
+    return m_summary.total.requests.allFailed();
+}
+
+QString RunDocument::failureHeadline() const
+{
+    const RequestCounts &r = m_summary.total.requests;
+    const std::int64_t failed = std::max(r.failed, m_errors.total());
+    if (failed == 0)
+        return {};
+    const std::int64_t attempted = std::max(r.attempted, failed);
+    const auto causes = m_errors.topCauses(1);
+    QString headline = tr("%1 of %2 requests failed").arg(failed).arg(attempted);
+    if (!causes.empty())
+        headline += QStringLiteral(" — ") +
+                    (causes.front().message.isEmpty() ? causes.front().label : causes.front().message);
+    return headline;
+}
+
+QStringList RunDocument::topErrors(int n) const
+{
+    QStringList lines;
+    for (const ErrorTimeline::Cause &cause : m_errors.topCauses(n)) {
+        const QString what = cause.message.isEmpty() ? cause.label : cause.label + QStringLiteral(": ") + cause.message;
+        lines << tr("%1 (%2)").arg(what).arg(cause.count);
+    }
+    return lines;
 }
 
 } // namespace tb

@@ -50,6 +50,13 @@ public:
     QString error() const { return m_error; }
     /// What a reader should know about a saved run (e.g. its summary was recomputed).
     QStringList notes() const { return m_notes; }
+    /// Every attempted request failed (not a Stop): the run measured nothing of the target.
+    bool allFailed() const;
+    /// "200 of 200 requests failed — connection refused": the failed share and the most frequent
+    /// cause; empty when nothing failed.
+    QString failureHeadline() const;
+    /// The most frequent causes with their counts ("connect: Connection refused (200)"), one a line.
+    QStringList topErrors(int n) const;
 
     RequestsModel *requests() const { return m_requests; }
     const ErrorTimeline &errors() const { return m_errors; }

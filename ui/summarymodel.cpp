@@ -80,6 +80,7 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
         {"mean", &S::mean}, {"p50", &S::p50}, {"p99", &S::p99}};
     const std::vector<LatencyRows> latencies = {
         {Metric::Ttft, "ttft", "TTFT", full},
+        {Metric::Ttfo, "ttfo", "TTFO", brief},
         {Metric::TtftFromSchedule, "ttft_from_schedule", "TTFT from schedule", brief},
         {Metric::Ttfb, "ttfb", "TTFB", brief},
         {Metric::E2e, "e2e", "E2E", full},
@@ -107,6 +108,20 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
          [](const SummaryBlock &b) { return std::optional<double>(double(b.tokens.input)); }},
         {QStringLiteral("output_tokens"), tr("Output tokens"), QStringLiteral("tokens"),
          [](const SummaryBlock &b) { return std::optional<double>(double(b.tokens.output)); }},
+        {QStringLiteral("reasoning_tokens"), tr("Reasoning tokens"), QStringLiteral("tokens"),
+         [](const SummaryBlock &b) {
+             return b.tokens.reasoning > 0 ? std::optional<double>(double(b.tokens.reasoning)) : std::nullopt;
+         }},
+        {QStringLiteral("reasoning_hidden_tokens"), tr("Hidden reasoning tokens"), QStringLiteral("tokens"),
+         [](const SummaryBlock &b) {
+             return b.tokens.reasoningHidden > 0 ? std::optional<double>(double(b.tokens.reasoningHidden))
+                                                 : std::nullopt;
+         }},
+        {QStringLiteral("stopped_at_cap"), tr("Stopped at max_tokens"), QStringLiteral("requests"),
+         [](const SummaryBlock &b) {
+             return b.requests.stoppedAtCap() > 0 ? std::optional<double>(double(b.requests.stoppedAtCap()))
+                                                  : std::nullopt;
+         }},
         {QStringLiteral("input_tokens_per_request"), tr("Prompt tokens per request"), QStringLiteral("tokens"),
          [](const SummaryBlock &b) { return perOk(b, b.tokens.input); }},
         {QStringLiteral("output_tokens_per_request"), tr("Output tokens per request"), QStringLiteral("tokens"),

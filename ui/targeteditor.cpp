@@ -464,19 +464,13 @@ std::optional<nlohmann::json> TargetEditor::extraBody(QString *problem) const
     const QByteArray text = m_extraBody->toPlainText().toUtf8();
     if (text.trimmed().isEmpty())
         return nlohmann::json::object();
-    try {
-        auto json = nlohmann::json::parse(text.constData(), text.constData() + text.size());
-        if (json.is_object())
-            return json;
-        if (problem)
-            *problem = QStringLiteral("target.extra_body: must be a JSON object, e.g. {\"top_k\": 40}");
-    } catch (const nlohmann::json::parse_error &e) {
-        // The parser's own words say where it stopped; drop its "[json.exception…] " prefix.
-        QString why = QString::fromUtf8(e.what());
-        why = why.mid(why.indexOf(QStringLiteral("] ")) + 2);
-        if (problem)
-            *problem = QStringLiteral("target.extra_body: not valid JSON: %1").arg(why);
-    }
+    QString why;
+    auto json = parseJsonBounded(text, &why);
+    if (json && json->is_object())
+        return json;
+    if (problem)
+        *problem = QStringLiteral("target.extra_body: ") +
+                   (json ? QStringLiteral("must be a JSON object, e.g. {\"top_k\": 40}") : why);
     return std::nullopt;
 }
 

@@ -143,11 +143,15 @@ QVariant TargetListModel::data(const QModelIndex &index, int role) const
         case ModelColumn:
             return r.target.model;
         case UrlColumn:
-            return r.target.replicas.isEmpty() ? r.target.url : tr("%1 +%2").arg(r.target.url).arg(r.target.replicas.size());
+            // On screen as in files: no userinfo password (screenshots get shared).
+            return r.target.replicas.isEmpty()
+                       ? withoutUserInfo(r.target.url)
+                       : tr("%1 +%2").arg(withoutUserInfo(r.target.url)).arg(r.target.replicas.size());
         }
     } else if (role == Qt::ToolTipRole) {
-        return QStringLiteral("%1\n%2 · %3").arg(r.target.displayName(), r.target.instanceUrls().join(QStringLiteral(", ")),
-                                                apiKindName(r.target.api));
+        return QStringLiteral("%1\n%2 · %3")
+            .arg(r.target.displayName(), redacted(r.target).instanceUrls().join(QStringLiteral(", ")),
+                 apiKindName(r.target.api));
     } else if (role == Qt::FontRole && r.builtin) {
         QFont font;
         font.setItalic(true);

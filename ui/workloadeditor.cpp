@@ -29,14 +29,13 @@ namespace tb {
 
 namespace {
 
-constexpr int kMaxPromptTokens = 10'000'000;
 constexpr int kVariableRows = 4;
 
 QSpinBox *tokenSpin(const QString &objectName, QWidget *parent)
 {
     auto *spin = new QSpinBox(parent);
     spin->setObjectName(objectName);
-    spin->setRange(0, kMaxPromptTokens);
+    spin->setRange(0, limits::kMaxPromptTokens);
     spin->setSuffix(QObject::tr(" tokens"));
     spin->setGroupSeparatorShown(true);
     spin->setAccelerated(true);
@@ -175,7 +174,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     form->addRow(tr("Estimate:"), m_estimateLabel);
 
     layout->addWidget(createFormGroup(tr("Generation"), this, &form));
-    m_maxTokens->setRange(0, kMaxPromptTokens);
+    m_maxTokens->setRange(0, limits::kMaxTokens);
     m_maxTokens->setSuffix(tr(" tokens"));
     m_maxTokens->setGroupSeparatorShown(true);
     setCompact(m_maxTokens);

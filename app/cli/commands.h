@@ -10,5 +10,6 @@ int runCommand(const QStringList &args);
 int simCommand(const QStringList &args);
 int compareCommand(const QStringList &args);
 int reportCommand(const QStringList &args);
+int mergeCommand(const QStringList &args);
 
 } // namespace tb::cli

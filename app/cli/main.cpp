@@ -23,6 +23,7 @@ constexpr std::array kCommands{
     Command{"sim", "start the built-in simulated LLM server", &simCommand},
     Command{"compare", "side-by-side table of saved runs", &compareCommand},
     Command{"report", "self-contained HTML report of saved runs", &reportCommand},
+    Command{"merge", "merge the run directories of a sharded run", &mergeCommand},
 };
 
 QString usage()

@@ -4,11 +4,19 @@
 #include "signalwatcher.h"
 
 #include "config/runconfig.h"
+#include "config/sharding.h"
+#include "engine/runplan.h"
 #include "results/benchmarkrunner.h"
+#include "results/runwriter.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDateTime>
 #include <QDir>
 #include <QRegularExpression>
+#include <QTimer>
+
+#include <cmath>
 
 namespace tb::cli {
 
@@ -34,15 +42,18 @@ struct Flags {
         return false;
     }
 
-    template<typename Int>
-    bool integer(const char *name, Int &out, Int minimum)
+    /// A whole number in [minimum, maximum] (never one that wraps around in Int).
+    template<typename Int> bool integer(const char *name, Int &out, Int minimum, Int maximum)
     {
         if (!isSet(name))
             return true;
         bool ok = false;
         const qlonglong v = value(name).toLongLong(&ok);
-        if (!ok || v < qlonglong(minimum))
-            return fail(QStringLiteral("--%1: '%2' is not a whole number ≥ %3").arg(QLatin1String(name), value(name)).arg(qlonglong(minimum)));
+        if (!ok || v < qlonglong(minimum) || v > qlonglong(maximum))
+            return fail(QStringLiteral("--%1: '%2' is not a whole number from %3 to %4")
+                            .arg(QLatin1String(name), value(name).left(32))
+                            .arg(qlonglong(minimum))
+                            .arg(qlonglong(maximum)));
         out = Int(v);
         return true;
     }
@@ -53,21 +64,25 @@ struct Flags {
             return true;
         bool ok = false;
         const double v = value(name).toDouble(&ok);
-        if (!ok || v < minimum || (exclusive && v == minimum))
-            return fail(QStringLiteral("--%1: '%2' is not a number %3 %4").arg(QLatin1String(name), value(name),
-                                                                             exclusive ? QStringLiteral(">") : QStringLiteral("≥"))
-                            .arg(minimum));
+        // toDouble() reads "inf" and "nan": neither is a setting.
+        if (!ok || !std::isfinite(v) || v < minimum || (exclusive && v == minimum))
+            return fail(
+                QStringLiteral("--%1: '%2' is not a finite number %3 %4")
+                    .arg(QLatin1String(name), value(name), exclusive ? QStringLiteral(">") : QStringLiteral("≥"))
+                    .arg(minimum));
         out = v;
         return true;
     }
 
+    /// A duration above 0 (0 would mean "not set" and silently change the run).
     bool duration(const char *name, qint64 &out)
     {
         if (!isSet(name))
             return true;
         const auto ms = parseDurationMs(value(name));
-        if (!ms)
-            return fail(QStringLiteral("--%1: '%2' is not a duration (e.g. 500ms, 30s, 5m, 1h)").arg(QLatin1String(name), value(name)));
+        if (!ms || *ms <= 0)
+            return fail(QStringLiteral("--%1: '%2' is not a duration above 0 (e.g. 500ms, 30s, 5m, 1h; at most %3)")
+                            .arg(QLatin1String(name), value(name).left(32), formatDuration(limits::kMaxDurationMs)));
         out = *ms;
         return true;
     }
@@ -110,14 +125,19 @@ bool applyFlags(Flags &f, RunConfig &c)
         const auto header = parseHeader(h, &why);
         if (!header)
             return f.fail(QStringLiteral("--header: ") + why);
+        // Flags override the file: a header given again replaces the file's (e.g. a redacted one).
+        c.target.headers.removeIf(
+            [&header](const Header &h) { return h.name.compare(header->name, Qt::CaseInsensitive) == 0; });
         c.target.headers << *header;
     }
     if (f.isSet("extra-body")) {
-        const QByteArray text = f.value("extra-body").toUtf8();
-        const nlohmann::json extra = nlohmann::json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
-        if (extra.is_discarded() || !extra.is_object())
+        QString why;
+        const auto extra = parseJsonBounded(f.value("extra-body").toUtf8(), &why);
+        if (!extra)
+            return f.fail(QStringLiteral("--extra-body: ") + why);
+        if (!extra->is_object())
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
-        c.target.extraBody = extra;
+        c.target.extraBody = *extra;
     }
     if (f.isSet("insecure"))
         c.target.tlsVerify = false;
@@ -129,8 +149,15 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.request.stream = true;
     if (f.isSet("no-stream"))
         c.request.stream = false;
-    if (!f.integer("max-tokens", c.request.maxTokens, 1))
+    if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
         return false;
+    if (f.isSet("max-tokens-field")) {
+        const auto field = maxTokensFieldFromName(f.value("max-tokens-field"));
+        if (!field)
+            return f.fail(QStringLiteral("--max-tokens-field: unknown field '%1' (accepted: %2)")
+                              .arg(f.value("max-tokens-field"), maxTokensFieldNames()));
+        c.request.maxTokensField = *field;
+    }
     if (f.isSet("temperature")) {
         double t = 0;
         if (!f.real("temperature", t, 0, false))
@@ -147,11 +174,14 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.target.tokenizer = f.value("tokenizer") == QLatin1String("none") ? QString() : f.value("tokenizer");
     if (f.isSet("calibrate"))
         c.prompt.calibrate = true;
-    if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0) || !f.integer("system-tokens", c.prompt.systemTokens, 0)
-        || !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0))
+    if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens) ||
+        !f.integer("system-tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens) ||
+        !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens))
         return false;
     if (f.isSet("prompt-file"))
         c.prompt.promptFile = f.value("prompt-file");
+    if (f.isSet("prompt-salt"))
+        c.prompt.salt = f.value("prompt-salt");
     if (f.isSet("prompt"))
         c.prompt.userTemplate = f.value("prompt");
 
@@ -169,7 +199,7 @@ bool applyFlags(Flags &f, RunConfig &c)
                           .arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"),
                                concurrency ? QStringLiteral("concurrency") : QStringLiteral("rate")));
     if (concurrency) {
-        if (!f.integer("concurrency", c.load.concurrency, 1))
+        if (!f.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency))
             return false;
         c.load.mode = LoadMode::Concurrency;
         c.load.stages.clear();
@@ -194,13 +224,14 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--arrival: unknown arrival '%1' (accepted: constant|poisson)").arg(f.value("arrival")));
         c.load.arrival = *arrival;
     }
-    if (!f.integer("max-in-flight", c.load.maxInFlight, 0))
+    if (!f.integer("max-in-flight", c.load.maxInFlight, 0, limits::kMaxConcurrency))
         return false;
     if (f.isSet("requests") || f.isSet("duration")) {
         // A stop condition on the command line replaces the file's.
         c.load.requests = 0;
         c.load.durationMs = 0;
-        if (!f.integer("requests", c.load.requests, qint64(1)) || !f.duration("duration", c.load.durationMs))
+        if (!f.integer("requests", c.load.requests, qint64(1), limits::kMaxRequests) ||
+            !f.duration("duration", c.load.durationMs))
             return false;
     }
     if (f.isSet("warmup")) {
@@ -209,14 +240,14 @@ bool applyFlags(Flags &f, RunConfig &c)
         const qint64 n = w.toLongLong(&isCount);
         c.load.warmupMs = 0;
         c.load.warmupRequests = 0;
-        if (isCount && n >= 0)
+        if (isCount && n >= 0 && n <= limits::kMaxRequests)
             c.load.warmupRequests = n;
         else if (const auto ms = parseDurationMs(w); ms && !isCount)
             c.load.warmupMs = *ms;
         else
             return f.fail(QStringLiteral("--warmup: '%1' is neither a request count (e.g. 20) nor a duration (e.g. 10s)").arg(w));
     }
-    if (!f.duration("timeout", c.load.timeoutMs))
+    if (!f.duration("timeout", c.load.timeoutMs) || !f.duration("connect-timeout", c.load.connectTimeoutMs))
         return false;
     if (f.isSet("seed")) {
         bool ok = false;
@@ -241,6 +272,100 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("out"))
         c.outDir = f.value("out");
     return true;
+}
+
+/// How far in the past a --start-at may lie (pods started a little late still join) and in the future.
+constexpr qint64 kStartAtLateMs = 5000;
+constexpr qint64 kStartAtAheadMs = 7LL * 24 * 3600 * 1000;
+
+/// --shard K/N, or --shards N with K from JOB_COMPLETION_INDEX (what a Kubernetes Indexed Job sets).
+bool shardFlags(Flags &f, ShardSpec &shard)
+{
+    if (f.isSet("shard") && f.isSet("shards"))
+        return f.fail(QStringLiteral("--shard and --shards: choose one (--shards takes K from JOB_COMPLETION_INDEX)"));
+    QString why;
+    if (f.isSet("shard")) {
+        const auto parsed = ShardSpec::parse(f.value("shard"), &why);
+        if (!parsed)
+            return f.fail(QStringLiteral("--shard: ") + why);
+        shard = *parsed;
+    }
+    if (f.isSet("shards")) {
+        int count = 0;
+        if (!f.integer("shards", count, 1, ShardSpec::kMaxCount))
+            return false;
+        const QString index = qEnvironmentVariable("JOB_COMPLETION_INDEX");
+        if (index.isEmpty())
+            return f.fail(QStringLiteral("--shards: JOB_COMPLETION_INDEX is not set (a Kubernetes Indexed Job sets it; "
+                                         "elsewhere use --shard K/N)"));
+        const auto parsed = ShardSpec::parse(index + QLatin1Char('/') + QString::number(count), &why);
+        if (!parsed)
+            return f.fail(
+                QStringLiteral("--shards %1: JOB_COMPLETION_INDEX is '%2'; expected a whole number from 0 to %3")
+                    .arg(count)
+                    .arg(index.left(20))
+                    .arg(count - 1));
+        shard = *parsed;
+    }
+    return true;
+}
+
+/// --start-at as an RFC 3339 time with its zone ("2026-05-01T10:00:00Z", "…+02:00").
+bool startAtFlag(Flags &f, QDateTime &startAt)
+{
+    if (!f.isSet("start-at"))
+        return true;
+    static const QRegularExpression rfc3339(
+        QStringLiteral("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const QString text = f.value("start-at").trimmed();
+    QString iso = text.toUpper();
+    // Qt reads at most milliseconds: cut longer fractions (the wait is timer-precise anyway).
+    static const QRegularExpression longFraction(QStringLiteral("(\\.\\d{3})\\d+"));
+    iso.replace(longFraction, QStringLiteral("\\1"));
+    startAt = rfc3339.match(text).hasMatch() ? QDateTime::fromString(iso, Qt::ISODateWithMs) : QDateTime();
+    if (!startAt.isValid())
+        return f.fail(QStringLiteral("--start-at: '%1' is not an RFC 3339 time with a zone (e.g. 2026-05-01T10:00:00Z)")
+                          .arg(text.left(40)));
+    const qint64 inMs = QDateTime::currentDateTimeUtc().msecsTo(startAt);
+    if (inMs < -kStartAtLateMs)
+        return f.fail(
+            QStringLiteral("--start-at: %1 is %2 s in the past; give a time ahead of now").arg(text).arg(-inMs / 1000));
+    if (inMs > kStartAtAheadMs)
+        return f.fail(QStringLiteral("--start-at: %1 is more than 7 days ahead").arg(text));
+    return true;
+}
+
+/// What --dry-run prints: the run as resolved, so a manifest's command line can be checked.
+QString planText(const RunConfig &config, const RunPlan &plan, const QDateTime &startAt)
+{
+    QString text = QStringLiteral("dry run: configuration valid, nothing sent\n");
+    text += QStringLiteral("  target    %1 @ %2 (%3)\n")
+                .arg(config.target.model, config.target.instanceUrls().join(QStringLiteral(", ")),
+                     apiKindName(config.target.api));
+    if (plan.shard.isSharded())
+        text += QStringLiteral("  shard     %1 of %2 (request ids %3, %4, …; arrival seed %5)\n")
+                    .arg(plan.shard.index)
+                    .arg(plan.shard.count)
+                    .arg(shardRequestId(1, plan.shard))
+                    .arg(shardRequestId(2, plan.shard))
+                    .arg(shardArrivalSeed(plan.config.load.seed, plan.shard));
+    for (const StageConfig &stage : plan.stages) {
+        const QString level = stage.mode == LoadMode::Rate ? QStringLiteral("%1 requests/s").arg(stage.level)
+                                                           : QStringLiteral("%1 users").arg(stage.level);
+        QStringList ends;
+        if (stage.durationMs > 0)
+            ends << formatDuration(stage.durationMs);
+        if (stage.requests > 0)
+            ends << QStringLiteral("%1 requests").arg(stage.requests);
+        text +=
+            QStringLiteral("  stage     %1: %2, until %3\n").arg(stage.name, level, ends.join(QStringLiteral(" or ")));
+    }
+    text += QStringLiteral("  start     %1\n")
+                .arg(startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs) : QStringLiteral("now"));
+    text += QStringLiteral("  out       %1\n")
+                .arg(config.outDir.isEmpty() ? QStringLiteral("(default: runs/<time>-<model>)") : config.outDir);
+    return text;
 }
 
 void addRunOptions(CliParser &cli)
@@ -276,8 +401,11 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("FILE")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
-        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."),
-             QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens-field"),
+             QStringLiteral("Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
+                            "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
+             QStringLiteral("FIELD")),
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
         flag(QStringLiteral("tokenizer"),
@@ -289,23 +417,16 @@ void addRunOptions(CliParser &cli)
             QStringLiteral("calibrate"),
             QStringLiteral("Probe the target before the run (max_tokens=1 requests, or /tokenize) so synthetic prompts "
                            "have the requested size in its own counting, chat template included.")),
-        flag(QStringLiteral("prompt-tokens"),
-             QStringLiteral("Synthetic user prompt of about N tokens, different for each request."),
-             QStringLiteral("N")),
-        flag(QStringLiteral("system-tokens"),
-             QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."),
-             QStringLiteral("N")),
-        flag(QStringLiteral("shared-prefix-tokens"),
-             QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."),
-             QStringLiteral("N")),
-        flag(QStringLiteral("prompt-file"),
-             QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."),
-             QStringLiteral("FILE")),
-        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
-             QStringLiteral("TEXT")),
-        flag(QStringLiteral("concurrency"),
-             QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."),
-             QStringLiteral("N")),
+        flag(QStringLiteral("prompt-tokens"), QStringLiteral("Synthetic user prompt of about N tokens, different for each request."), QStringLiteral("N")),
+        flag(QStringLiteral("system-tokens"), QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."), QStringLiteral("N")),
+        flag(QStringLiteral("shared-prefix-tokens"), QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-salt"),
+             QStringLiteral("Salt of the synthetic prompts: a run's salt (in its run.json) replays its prompts exactly "
+                            "(default: a fresh salt per run, so no prefix cache carries over)."),
+             QStringLiteral("S")),
+        flag(QStringLiteral("prompt-file"), QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."), QStringLiteral("FILE")),
+        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."), QStringLiteral("TEXT")),
+        flag(QStringLiteral("concurrency"), QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."), QStringLiteral("N")),
         flag(QStringLiteral("rate"), QStringLiteral("Open loop: R requests/s."), QStringLiteral("R")),
         flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."),
              QStringLiteral("KIND")),
@@ -329,19 +450,28 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
                             "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
-        flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."),
-             QStringLiteral("D")),
-        flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."),
-             QStringLiteral("SPEC")),
-        flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."),
-             QStringLiteral("X")),
+        flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."), QStringLiteral("D")),
+        flag(QStringLiteral("connect-timeout"), QStringLiteral("Deadline for connecting and the TLS handshake (default 10s)."), QStringLiteral("D")),
+        flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."), QStringLiteral("SPEC")),
+        flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."), QStringLiteral("X")),
         flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
-        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>)."),
-             QStringLiteral("DIR")),
-        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."),
-             QStringLiteral("N")),
+        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."), QStringLiteral("DIR")),
+        flag(QStringLiteral("force"), QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
+        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."), QStringLiteral("N")),
         flag(QStringLiteral("quiet"), QStringLiteral("No progress on stderr.")),
+        flag(QStringLiteral("shard"),
+             QStringLiteral("Run shard K of N (0 ≤ K < N): users, rates and request counts are split exactly over "
+                            "the shards, prompts never repeat between them; 'merge' joins their run directories."),
+             QStringLiteral("K/N")),
+        flag(QStringLiteral("shards"),
+             QStringLiteral("Like --shard, with K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("start-at"),
+             QStringLiteral("Wait until this RFC 3339 time (e.g. 2026-05-01T10:00:00Z), so shards start together."),
+             QStringLiteral("TIME")),
+        flag(QStringLiteral("dry-run"),
+             QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
     };
     for (const QCommandLineOption &o : options)
         cli.addOption(o);
@@ -374,22 +504,93 @@ int runCommand(const QStringList &args)
     if (!applyFlags(flags, config))
         return cli.usageError(flags.error);
     int workers = 0;
-    if (!flags.integer("workers", workers, 1))
+    ShardSpec shard;
+    QDateTime startAt;
+    if (!flags.integer("workers", workers, 1, limits::kMaxWorkers) || !shardFlags(flags, shard) ||
+        !startAtFlag(flags, startAt))
         return cli.usageError(flags.error);
+    // Before the limits are checked: allow what the system allows (the soft limit is often 1024).
+    raiseOpenFileLimit();
+    if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
+        return cli.usageError(QStringLiteral("--workers: ") + files);
+
+    if (shard.isSharded() && config.prompt.salt.isEmpty()) {
+        // One run in N processes: every shard needs the same salt (merge checks the configurations
+        // agree), and a fresh one per sharded run. The start time the shards share serves for
+        // that; without --start-at the shards' common configuration alone decides it.
+        RunConfig common = config;
+        common.outDir.clear(); // each shard writes its own directory
+        const QByteArray basis = toJson(common).dump().c_str() +
+                                 (startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs).toUtf8() : QByteArray());
+        config.prompt.salt = QString::fromLatin1(QCryptographicHash::hash(basis, QCryptographicHash::Sha256).toHex().left(16));
+    }
+
+    const bool force = p.isSet(QStringLiteral("force"));
+    if (!force && !config.outDir.isEmpty()) {
+        if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty())
+            return cli.usageError(QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
+    }
+
+    const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
+    if (p.isSet(QStringLiteral("dry-run")) || waitMs > 0) {
+        // Resolved now (the runner does it again at the start), so a bad configuration fails at
+        // once rather than at the start time.
+        QString why;
+        RunConfig share = config;
+        const auto load = shardLoad(config.load, shard, &why);
+        if (!load)
+            return cli.usageError(QStringLiteral("--shard %1: %2").arg(shard.text(), why));
+        share.load = *load;
+        const auto plan = RunPlan::create(share, {share.target}, &why, shard);
+        if (!plan) {
+            printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(why));
+            return ExitUsage;
+        }
+        if (p.isSet(QStringLiteral("dry-run"))) {
+            printOut(planText(share, *plan, startAt));
+            return ExitOk;
+        }
+    }
 
     RunConsole console(config, !p.isSet(QStringLiteral("quiet")));
     BenchmarkRunner runner;
     runner.setWorkerThreads(workers);
-    QString error;
-    if (!runner.start(config, &error)) {
-        const bool usage = runner.failureIsConfiguration();
-        printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(error));
-        return usage ? ExitUsage : ExitFailure;
+    runner.setReplaceExisting(force);
+    runner.setShard(shard);
+    int exitCode = ExitOk;
+    const auto start = [&]() {
+        QString error;
+        if (!runner.start(config, &error)) {
+            printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(error));
+            exitCode = runner.failureIsConfiguration() ? ExitUsage : ExitFailure;
+            return false;
+        }
+        console.attach(&runner);
+        return true;
+    };
+    QTimer startTimer;
+    if (waitMs > 0) {
+        if (!p.isSet(QStringLiteral("quiet")))
+            printErr(QStringLiteral("waiting until %1 (%2 s) to start\n")
+                         .arg(startAt.toUTC().toString(Qt::ISODateWithMs))
+                         .arg(waitMs / 1000.0, 0, 'f', 1));
+        startTimer.setSingleShot(true);
+        startTimer.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&startTimer, &QTimer::timeout, &runner, [&] {
+            if (!start())
+                QCoreApplication::exit(exitCode);
+        });
+        startTimer.start(int(waitMs));
+    } else if (!start()) {
+        return exitCode;
     }
-    console.attach(&runner);
 
     SignalWatcher watcher;
     QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner](int, int count) {
+        if (!runner.isRunning()) { // still waiting for --start-at: nothing to save
+            QCoreApplication::exit(ExitFailure);
+            return;
+        }
         if (count == 1) {
             printErr(QStringLiteral("\nstopping: cancelling requests in flight and saving results (Ctrl-C again to quit at once)\n"));
             runner.stop();
@@ -397,13 +598,12 @@ int runCommand(const QStringList &args)
             std::_Exit(ExitFailure);
         }
     });
-    int exitCode = ExitOk;
     QObject::connect(&runner, &BenchmarkRunner::runFinished, &runner, [&](const RunOutcome &outcome) {
         exitCode = console.finish(outcome);
         QCoreApplication::quit();
     });
-    QCoreApplication::exec();
-    return exitCode;
+    const int loopExit = QCoreApplication::exec();
+    return loopExit != 0 ? loopExit : exitCode;
 }
 
 } // namespace tb::cli

@@ -28,7 +28,7 @@ QString rate(double v)
 } // namespace
 
 RunConsole::RunConsole(const RunConfig &config, bool showProgress)
-    : m_config(config)
+    : m_config(redacted(config)) // the summary it prints shows URLs and headers
     , m_showProgress(showProgress)
     , m_tty(::isatty(STDERR_FILENO) == 1)
 {
@@ -36,6 +36,7 @@ RunConsole::RunConsole(const RunConfig &config, bool showProgress)
 
 void RunConsole::attach(BenchmarkRunner *runner)
 {
+    m_config = runner->info().config; // as run: with the salt the runner chose
     connect(runner, &BenchmarkRunner::snapshotUpdated, this, [this](const RunSnapshot &snapshot) {
         m_snapshot = snapshot;
         m_haveSnapshot = true;
@@ -164,6 +165,9 @@ int RunConsole::finish(const RunOutcome &outcome)
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
         text += line + QLatin1Char('\n');
     }
+    if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())
+        text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
+                    .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
     text += QLatin1Char('\n');
@@ -187,7 +191,7 @@ int RunConsole::finish(const RunOutcome &outcome)
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
     }
-    if (t.requests.attempted > 0 && t.requests.ok == 0) {
+    if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));
         return ExitFailure;
     }

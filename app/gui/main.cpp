@@ -7,11 +7,13 @@
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
 //                                    failed, 2 for bad usage or configuration).
 #include "configeditor.h"
+#include "rundocument.h"
 #include "comparisoncontroller.h"
 #include "mainwindow.h"
 #include "results/comparisonsession.h"
 #include "runhistorymodel.h"
 
+#include "config/runconfig.h"
 #include "tokenbench/version.h"
 
 #include <QApplication>
@@ -31,15 +33,39 @@ void printError(const QString &text)
     std::fprintf(stderr, "tokenbench: %s\n", qPrintable(text));
 }
 
+// Without a display QApplication aborts with a platform-plugin error: --help and --version need
+// none (they are answered offscreen), anything else is told what to do instead.
+bool prepareDisplay(int argc, char *argv[])
+{
+    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
+        qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+        return true;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return true;
+        }
+    }
+    printError(QStringLiteral("no display: DISPLAY and WAYLAND_DISPLAY are not set. Start it under a "
+                              "desktop session, with xvfb-run, or with QT_QPA_PLATFORM=offscreen"));
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
+    if (!prepareDisplay(argc, argv))
+        return kExitRuntime;
     QApplication app(argc, argv);
     // These name the QSettings store where the window keeps its targets and last configuration.
     QApplication::setApplicationName(QStringLiteral("TokenBench"));
     QApplication::setOrganizationName(QStringLiteral("TokenBench"));
     QApplication::setApplicationVersion(tb::version());
+    // Each request in flight holds a socket: allow as many as the system does (the soft limit is
+    // often 1024), so the forms' concurrency check is against the real limit.
+    tb::raiseOpenFileLimit();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Load-testing workbench for LLM inference APIs."));
@@ -58,9 +84,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption quitOption(QStringLiteral("quit-when-done"),
                                         QStringLiteral("Exit when the run has finished and the screenshot is saved; "
                                                        "the stored settings are left unchanged."));
-    const QCommandLineOption sizeOption(QStringLiteral("size"),
-                                        QStringLiteral("Window size for screenshots (default 1440x900)."),
-                                        QStringLiteral("WxH"), QStringLiteral("1440x900"));
+    const QCommandLineOption sizeOption(
+        QStringLiteral("size"),
+        QStringLiteral("Window size, e.g. for screenshots (default: as last left on this screen, fitted to it)."),
+        QStringLiteral("WxH"));
     parser.addOptions({configOption, autorunOption, screenshotOption, quitOption, sizeOption});
     parser.process(app);
 
@@ -82,7 +109,7 @@ int main(int argc, char *argv[])
             return kExitUsage;
         }
     }
-    if (!screenshot.isEmpty()) {
+    if (parser.isSet(sizeOption)) {
         const QRegularExpressionMatch size =
             QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(sizeOption));
         if (!size.hasMatch()) {
@@ -90,8 +117,10 @@ int main(int argc, char *argv[])
             return kExitUsage;
         }
         window.resize(size.captured(1).toInt(), size.captured(2).toInt());
+        window.show();
+    } else {
+        window.showRestored();
     }
-    window.show();
 
     // What ends a scripted session: the screenshot, then (with --quit-when-done) the exit code.
     // The views relayout after the last update; the screenshot waits a moment for that.
@@ -115,7 +144,11 @@ int main(int argc, char *argv[])
         QObject::connect(&window, &tb::MainWindow::runFinished, &window, [&](const tb::RunOutcome &outcome) {
             if (!outcome.error.isEmpty())
                 printError(outcome.error);
-            done(outcome.error.isEmpty());
+            // A run in which every request failed measured nothing: a failure, as in tokenbench-cli.
+            const bool allFailed = outcome.summary.total.requests.allFailed() && !outcome.cancelled;
+            if (allFailed)
+                printError(QStringLiteral("Run failed: %1").arg(window.document()->failureHeadline()));
+            done(outcome.error.isEmpty() && !allFailed);
         });
     } else if (!runs.isEmpty()) {
         QObject::connect(&window, &tb::MainWindow::runOpened, &window, [&] { done(true); });

@@ -6,10 +6,16 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSslCertificate>
+#include <QThread>
 #include <QUrl>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 namespace tb {
 
@@ -30,10 +36,30 @@ constexpr EnumName<Balance> kBalanceNames[] = {
     {Balance::Random, "random"},
 };
 
+constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
+    {MaxTokensField::Auto, "auto"},
+    {MaxTokensField::MaxTokens, "max_tokens"},
+    {MaxTokensField::MaxCompletionTokens, "max_completion_tokens"},
+};
+
 QString number(double v)
 {
     return QString::number(v, 'g', 12);
 }
+
+/// A JSON value quoted in a message: short, whatever was written.
+QString shown(const nlohmann::json &v)
+{
+    QString text = fromStd(v.dump());
+    if (text.size() > 40)
+        text = text.left(39) + QChar(0x2026);
+    return text;
+}
+
+/// Descriptors a run holds besides its sockets: the worker threads' event descriptors (epoll,
+/// wake-ups), files it writes, and a margin for Qt and the tokenizer.
+constexpr qint64 kFilesPerWorker = 4;
+constexpr qint64 kReservedFiles = 64;
 
 /// Reads a JSON object strictly: every key must be consumed by a reader, or it is reported as
 /// unknown. Errors carry the JSON path ("load.concurrency").
@@ -94,29 +120,45 @@ public:
         }
     }
 
+    /// A whole number in [minimum, maximum]; anything else (a fraction, a value the type cannot
+    /// hold) is an error, never a wrapped-around value.
     template<typename Int>
-    void integer(const char *key, Int &out)
+    void integer(const char *key, Int &out, Int minimum = std::numeric_limits<Int>::min(),
+                 Int maximum = std::numeric_limits<Int>::max())
     {
-        if (const auto *v = find(key)) {
-            // Integers are read as integers: a 64-bit seed does not survive a trip through double.
-            if (v->is_number_unsigned())
-                out = Int(v->get<std::uint64_t>());
-            else if (v->is_number_integer())
-                out = Int(v->get<std::int64_t>());
-            else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>())
-                out = Int(v->get<double>());
-            else
-                fail(field(key), QStringLiteral("must be a whole number"));
+        const auto *v = find(key);
+        if (!v)
+            return;
+        // Integers are read as integers: a 64-bit seed does not survive a trip through double.
+        std::optional<Int> value;
+        if (v->is_number_unsigned()) {
+            if (const auto u = v->get<std::uint64_t>(); std::in_range<Int>(u))
+                value = Int(u);
+        } else if (v->is_number_integer()) {
+            if (const auto i = v->get<std::int64_t>(); std::in_range<Int>(i))
+                value = Int(i);
+        } else if (v->is_number_float()) {
+            // Beyond 2^53 a double is no longer the number that was written.
+            const double d = v->get<double>();
+            if (std::floor(d) == d && std::abs(d) <= 9007199254740992.0 && std::in_range<Int>(std::int64_t(d)))
+                value = Int(std::int64_t(d));
         }
+        if (value && *value >= minimum && *value <= maximum)
+            out = *value;
+        else
+            fail(field(key), QStringLiteral("must be a whole number from %1 to %2 (got %3)")
+                                 .arg(minimum)
+                                 .arg(maximum)
+                                 .arg(shown(*v)));
     }
 
     void real(const char *key, double &out)
     {
         if (const auto *v = find(key)) {
-            if (v->is_number())
+            if (v->is_number() && std::isfinite(v->get<double>()))
                 out = v->get<double>();
             else
-                fail(field(key), QStringLiteral("must be a number"));
+                fail(field(key), QStringLiteral("must be a finite number (got %1)").arg(shown(*v)));
         }
     }
 
@@ -124,26 +166,34 @@ public:
     {
         out.reset();
         if (const auto *v = find(key)) {
-            if (v->is_number())
+            if (v->is_number() && std::isfinite(v->get<double>()))
                 out = v->get<double>();
             else
-                fail(field(key), QStringLiteral("must be a number or null"));
+                fail(field(key), QStringLiteral("must be a finite number or null (got %1)").arg(shown(*v)));
         }
     }
 
-    /// Durations: "30s"-style strings or a number of seconds.
-    void duration(const char *key, qint64 &out)
+    /// Durations: "30s"-style strings or a number of seconds, at most limits::kMaxDurationMs;
+    /// `positive`: 0 is refused (null is how "not set" is written).
+    void duration(const char *key, qint64 &out, bool positive)
     {
         if (const auto *v = find(key)) {
             std::optional<qint64> ms;
-            if (v->is_number() && v->get<double>() >= 0)
-                ms = qint64(std::llround(v->get<double>() * 1000.0));
-            else if (v->is_string())
+            if (v->is_number()) {
+                const double s = v->get<double>();
+                if (s >= 0 && s * 1000.0 <= double(limits::kMaxDurationMs))
+                    ms = qint64(std::llround(s * 1000.0));
+            } else if (v->is_string()) {
                 ms = parseDurationMs(fromStd(v->get<std::string>()));
-            if (ms)
+            }
+            if (ms && (!positive || *ms > 0))
                 out = *ms;
             else
-                fail(field(key), QStringLiteral("must be a duration such as \"500ms\", \"30s\", \"5m\" or a number of seconds"));
+                fail(field(key),
+                     QStringLiteral("must be a duration such as \"500ms\", \"30s\", \"5m\" or a number of seconds, "
+                                    "%1at most %2 (got %3)")
+                         .arg(positive ? QStringLiteral("above 0 and ") : QString(),
+                              formatDuration(limits::kMaxDurationMs), shown(*v)));
         }
     }
 
@@ -221,7 +271,179 @@ bool isValidHeaderName(const QString &name)
     return token.match(name).hasMatch();
 }
 
+/// Why a header value cannot go on the wire as given; empty when it can. CR and LF would end the
+/// header and start another (header injection); other control characters are refused by servers.
+QString headerValueProblem(const QString &value)
+{
+    for (const QChar c : value) {
+        if (c == QLatin1Char('\r') || c == QLatin1Char('\n'))
+            return QStringLiteral("contains a line break (CR or LF): one header per --header");
+        if ((c.unicode() < 0x20 && c != QLatin1Char('\t')) || c.unicode() == 0x7f)
+            return QStringLiteral("contains a control character (U+%1)").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+    }
+    return {};
+}
+
+/// Headers the engine writes itself (message framing, the connection): a second copy from the user
+/// would make the request ambiguous, so they are refused.
+bool isEngineOwnedHeader(const QString &name)
+{
+    static const QStringList owned{
+        QStringLiteral("host"),       QStringLiteral("content-length"), QStringLiteral("transfer-encoding"),
+        QStringLiteral("connection"), QStringLiteral("keep-alive"),     QStringLiteral("upgrade"),
+        QStringLiteral("te"),         QStringLiteral("trailer"),        QStringLiteral("expect")};
+    return owned.contains(name.toLower());
+}
+
+/// Nesting deeper than `limit` below `json` (stops descending there, so it cannot overflow).
+bool nestsDeeperThan(const nlohmann::json &json, int limit)
+{
+    if (!json.is_structured())
+        return false;
+    if (limit <= 0)
+        return true;
+    return std::any_of(json.begin(), json.end(),
+                       [limit](const nlohmann::json &child) { return nestsDeeperThan(child, limit - 1); });
+}
+
+/// First pass over JSON text: checks nesting before a tree is built (nlohmann's parser itself is
+/// iterative, but copying, comparing or dumping a deep tree recurses). Names the key where it is
+/// too deep by its first two levels ("target.extra_body").
+class DepthCheck final : public nlohmann::json_sax<nlohmann::json>
+{
+public:
+    QString error;
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return enter(); }
+    bool end_object() override { return leave(); }
+    bool start_array(std::size_t) override { return enter(); }
+    bool end_array() override { return leave(); }
+    bool key(string_t &key) override
+    {
+        if (!m_keys.empty())
+            m_keys.back() = key;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override
+    {
+        // The parser's own words say where it stopped; drop its "[json.exception…] " prefix.
+        QString why = QString::fromUtf8(e.what());
+        error = QStringLiteral("not valid JSON: %1").arg(why.mid(why.indexOf(QStringLiteral("] ")) + 2));
+        return false;
+    }
+
+private:
+    bool enter()
+    {
+        if (int(m_keys.size()) >= limits::kMaxJsonDepth) {
+            QStringList path;
+            for (const std::string &k : m_keys) {
+                if (!k.empty() && path.size() < 2)
+                    path << fromStd(k);
+            }
+            error = (path.isEmpty() ? QString() : path.join(QLatin1Char('.')) + QStringLiteral(": ")) +
+                    QStringLiteral("nests deeper than %1 levels").arg(limits::kMaxJsonDepth);
+            return false;
+        }
+        m_keys.emplace_back();
+        return true;
+    }
+    bool leave()
+    {
+        m_keys.pop_back();
+        return true;
+    }
+
+    std::vector<std::string> m_keys;
+};
+
+/// Why a header cannot be sent as configured; empty when it can.
+QString headerProblem(const Header &h)
+{
+    if (!isValidHeaderName(h.name))
+        return QStringLiteral("is not a valid header name");
+    if (isEngineOwnedHeader(h.name))
+        return QStringLiteral(
+            "is one TokenBench sets itself (Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, "
+            "Upgrade, TE, Trailer, Expect): it cannot be given");
+    if (h.name.size() + h.value.size() > limits::kMaxHeaderBytes)
+        return QStringLiteral("is longer than %1 bytes").arg(limits::kMaxHeaderBytes);
+    if (const QString problem = headerValueProblem(h.value); !problem.isEmpty())
+        return QStringLiteral("has a value that ") + problem;
+    if (h.value == QLatin1String(kRedacted))
+        return QStringLiteral("has no value: credentials are never saved; give it as ${env:VARIABLE} or type it again");
+    const QString var = headerEnvReference(h.value);
+    if (var.isEmpty())
+        return {};
+    if (!qEnvironmentVariableIsSet(var.toLocal8Bit().constData()))
+        return QStringLiteral("refers to the environment variable %1, which is not set").arg(var);
+    if (const QString problem = headerValueProblem(h.resolvedValue()); !problem.isEmpty())
+        return QStringLiteral("refers to the environment variable %1, whose value ").arg(var) + problem;
+    return {};
+}
+
 } // namespace
+
+QString Header::resolvedValue() const
+{
+    const QString var = headerEnvReference(value);
+    return var.isEmpty() ? value : qEnvironmentVariable(var.toLocal8Bit().constData());
+}
+
+bool isCredentialHeader(const QString &name)
+{
+    static const QRegularExpression credential(QStringLiteral("auth|key|token|secret|passw|cookie|session|credential"),
+                                               QRegularExpression::CaseInsensitiveOption);
+    return credential.match(name).hasMatch();
+}
+
+QString headerEnvReference(const QString &value)
+{
+    static const QRegularExpression reference(QStringLiteral("^\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)\\}$"));
+    return reference.match(value.trimmed()).captured(1);
+}
+
+QString withoutUserInfo(const QString &url)
+{
+    // On the text, not through QUrl: a URL QUrl refuses must not keep its password in the message
+    // that says so.
+    static const QRegularExpression userInfo(QStringLiteral("^(\\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@"));
+    QString stripped = url;
+    return stripped.replace(userInfo, QStringLiteral("\\1"));
+}
+
+QString maskSecrets(QString text, const QStringList &secrets)
+{
+    constexpr qsizetype kMinCutPart = 4;
+    const QChar ellipsis(0x2026);
+    // Longest first: a secret containing another is masked whole.
+    QStringList longestFirst = secrets;
+    std::sort(longestFirst.begin(), longestFirst.end(),
+              [](const QString &a, const QString &b) { return a.size() > b.size(); });
+    for (const QString &secret : std::as_const(longestFirst)) {
+        // A value of a few characters (an "X-Session-Id: 1") is no secret, and masking it would
+        // garble every message ("HTTP 40***").
+        if (secret.size() < kMinCutPart)
+            continue;
+        text.replace(secret, QStringLiteral("***"));
+        // Messages are shortened with "…": the key's first characters may end one.
+        const qsizetype end = text.endsWith(ellipsis) ? text.size() - 1 : text.size();
+        for (qsizetype n = secret.size() - 1; n >= kMinCutPart; --n) {
+            if (QStringView(text).left(end).endsWith(QStringView(secret).left(n))) {
+                text.replace(end - n, n, QStringLiteral("***"));
+                break;
+            }
+        }
+    }
+    return text;
+}
 
 QString apiKindName(ApiKind api)
 {
@@ -243,6 +465,21 @@ QString balanceName(Balance balance)
     return enumName(kBalanceNames, balance);
 }
 
+QString maxTokensFieldName(MaxTokensField field)
+{
+    return enumName(kMaxTokensFieldNames, field);
+}
+
+std::optional<MaxTokensField> maxTokensFieldFromName(const QString &name)
+{
+    return enumFromName<MaxTokensField>(kMaxTokensFieldNames, name);
+}
+
+QString maxTokensFieldNames()
+{
+    return enumNames(kMaxTokensFieldNames);
+}
+
 std::optional<Balance> balanceFromName(const QString &name)
 {
     return enumFromName<Balance>(kBalanceNames, name);
@@ -256,6 +493,87 @@ QString balanceNames()
 QString defaultApiKeyEnv(ApiKind api)
 {
     return api == ApiKind::AnthropicMessages ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY");
+}
+
+TargetConfig redacted(const TargetConfig &target)
+{
+    TargetConfig t = target;
+    t.apiKey.clear();
+    t.url = withoutUserInfo(t.url);
+    for (QString &replica : t.replicas)
+        replica = withoutUserInfo(replica);
+    for (Header &h : t.headers) {
+        if (isCredentialHeader(h.name) && headerEnvReference(h.value).isEmpty())
+            h.value = QLatin1String(kRedacted);
+    }
+    return t;
+}
+
+RunConfig redacted(const RunConfig &config)
+{
+    RunConfig c = config;
+    c.target = redacted(config.target);
+    return c;
+}
+
+QStringList secretsOf(const TargetConfig &target)
+{
+    QStringList secrets{target.resolveApiKey()};
+    for (const Header &h : target.headers) {
+        if (isCredentialHeader(h.name))
+            secrets << h.resolvedValue();
+    }
+    for (const QString &text : target.instanceUrls()) {
+        const QUrl url(text);
+        if (url.password().isEmpty())
+            continue;
+        secrets << url.password(QUrl::FullyDecoded) << url.password(QUrl::FullyEncoded)
+                << QString::fromLatin1(
+                       (url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + url.password(QUrl::FullyDecoded))
+                           .toUtf8()
+                           .toBase64());
+    }
+    secrets.removeAll(QString());
+    secrets.removeDuplicates();
+    return secrets;
+}
+
+qint64 raiseOpenFileLimit()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return std::numeric_limits<qint64>::max();
+    if (limit.rlim_cur < limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            limit = raised;
+    }
+    return limit.rlim_cur == RLIM_INFINITY ? std::numeric_limits<qint64>::max() : qint64(limit.rlim_cur);
+}
+
+QString checkOpenFiles(const RunConfig &config, int workerThreads)
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return {};
+    // Every request in flight holds a socket: the most users of any stage, or the open-loop cap
+    // (an uncapped open loop has no bound to check in advance).
+    qint64 sockets = 0;
+    for (const StageConfig &s : effectiveStages(config.load))
+        sockets =
+            std::max(sockets, s.mode == LoadMode::Concurrency ? qint64(s.level) : qint64(config.load.maxInFlight));
+    const qint64 workers = workerThreads > 0 ? workerThreads : std::max(2, QThread::idealThreadCount());
+    const qint64 needed = sockets + workers * kFilesPerWorker + kReservedFiles;
+    if (needed <= qint64(limit.rlim_cur))
+        return {};
+    return QStringLiteral(
+               "%1 connections and %2 worker threads need about %3 open files, more than this process may open (%4, "
+               "RLIMIT_NOFILE; raise it with 'ulimit -n')")
+        .arg(sockets)
+        .arg(workers)
+        .arg(needed)
+        .arg(qint64(limit.rlim_cur));
 }
 
 QString TargetConfig::resolveApiKey() const
@@ -327,22 +645,38 @@ QStringList validate(const RunConfig &c)
     if (c.target.url.isEmpty())
         problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
     else if (!isHttpUrl(c.target.url))
-        problems << QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host").arg(c.target.url);
+        problems << QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host")
+                        .arg(withoutUserInfo(c.target.url));
     for (int i = 0; i < c.target.replicas.size(); ++i) {
         const QString &replica = c.target.replicas.at(i);
         if (!isHttpUrl(replica))
-            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is not an http:// or https:// URL with a host").arg(i).arg(replica);
+            problems << QStringLiteral(
+                            "target.replicas[%1] (--url): '%2' is not an http:// or https:// URL with a host")
+                            .arg(i)
+                            .arg(withoutUserInfo(replica));
         else if (c.target.instanceUrls().indexOf(replica) != i + 1)
-            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once").arg(i).arg(replica);
+            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once")
+                            .arg(i)
+                            .arg(withoutUserInfo(replica));
     }
     if (c.target.model.trimmed().isEmpty())
         problems << QStringLiteral("target.model (--model): missing; name the model to request");
+    if (c.target.headers.size() > limits::kMaxHeaders)
+        problems << QStringLiteral("target.headers (--header): %1 headers; at most %2")
+                        .arg(c.target.headers.size())
+                        .arg(limits::kMaxHeaders);
     for (const Header &h : c.target.headers) {
-        if (!isValidHeaderName(h.name))
-            problems << QStringLiteral("target.headers (--header): '%1' is not a valid header name").arg(h.name);
+        if (const QString problem = headerProblem(h); !problem.isEmpty())
+            problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
     }
-    if (!c.target.caCertificate.isEmpty() && !QFileInfo(c.target.caCertificate).isReadable())
-        problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
+    if (!c.target.caCertificate.isEmpty()) {
+        if (!QFileInfo(c.target.caCertificate).isReadable())
+            problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
+        else if (QSslCertificate::fromPath(c.target.caCertificate, QSsl::Pem).isEmpty())
+            problems << QStringLiteral(
+                            "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+                            .arg(c.target.caCertificate);
+    }
     if (const QString &t = c.target.tokenizer;
         !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
@@ -350,18 +684,38 @@ QStringList validate(const RunConfig &c)
                         .arg(t);
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
+    else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
+        problems << QStringLiteral("target.extra_body: nests deeper than %1 levels").arg(limits::kMaxJsonDepth - 2);
+    // Several choices interleave in one stream: their tokens would be counted as one response's.
+    else if (const auto n = c.target.extraBody.find("n"); n != c.target.extraBody.end() && *n != 1)
+        problems << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got %1); remove \"n\"")
+                        .arg(fromStd(n->dump()).left(40));
 
-    if (c.request.maxTokens < 1)
-        problems << QStringLiteral("request.max_tokens (--max-tokens): must be at least 1 (got %1)").arg(c.request.maxTokens);
-    if (c.request.temperature && (*c.request.temperature < 0 || *c.request.temperature > 2))
+    if (c.request.maxTokens < 1 || c.request.maxTokens > limits::kMaxTokens)
+        problems << QStringLiteral("request.max_tokens (--max-tokens): must be from 1 to %1 (got %2)")
+                        .arg(limits::kMaxTokens)
+                        .arg(c.request.maxTokens);
+    if (c.request.temperature && !(*c.request.temperature >= 0 && *c.request.temperature <= 2))
         problems << QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got %1)").arg(number(*c.request.temperature));
-    if (c.request.topP && (*c.request.topP <= 0 || *c.request.topP > 1))
+    if (c.request.topP && !(*c.request.topP > 0 && *c.request.topP <= 1))
         problems << QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP));
 
-    if (c.prompt.promptTokens < 0)
-        problems << QStringLiteral("prompt.prompt_tokens (--prompt-tokens): must be 0 or more (got %1)").arg(c.prompt.promptTokens);
-    if (c.prompt.systemTokens < 0)
-        problems << QStringLiteral("prompt.system_tokens (--system-tokens): must be 0 or more (got %1)").arg(c.prompt.systemTokens);
+    if (c.prompt.promptTokens < 0 || c.prompt.promptTokens > limits::kMaxPromptTokens)
+        problems << QStringLiteral("prompt.prompt_tokens (--prompt-tokens): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxPromptTokens)
+                        .arg(c.prompt.promptTokens);
+    if (c.prompt.systemTokens < 0 || c.prompt.systemTokens > limits::kMaxPromptTokens)
+        problems << QStringLiteral("prompt.system_tokens (--system-tokens): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxPromptTokens)
+                        .arg(c.prompt.systemTokens);
+    else if (qint64(c.prompt.promptTokens) + c.prompt.systemTokens > limits::kMaxPromptTokens)
+        problems << QStringLiteral(
+                        "prompt.system_tokens (--system-tokens): with prompt_tokens %1 tokens a request; at most %2")
+                        .arg(qint64(c.prompt.promptTokens) + c.prompt.systemTokens)
+                        .arg(limits::kMaxPromptTokens);
+    if (c.prompt.salt.size() > 256)
+        problems
+            << QStringLiteral("prompt.salt (--prompt-salt): at most 256 characters (got %1)").arg(c.prompt.salt.size());
     if (c.prompt.sharedPrefixTokens < 0 || (c.prompt.promptTokens > 0 && c.prompt.sharedPrefixTokens > c.prompt.promptTokens))
         problems << QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)").arg(c.prompt.sharedPrefixTokens);
     if (!c.prompt.promptFile.isEmpty()) {
@@ -372,34 +726,61 @@ QStringList validate(const RunConfig &c)
 
     const LoadConfig &l = c.load;
     if (l.stages.isEmpty()) {
-        if (l.mode == LoadMode::Concurrency && l.concurrency < 1)
-            problems << QStringLiteral("load.concurrency (--concurrency): must be at least 1 (got %1)").arg(l.concurrency);
-        if (l.mode == LoadMode::Rate && !(l.rate > 0))
-            problems << QStringLiteral("load.rate (--rate): must be greater than 0 requests/s (got %1)").arg(number(l.rate));
+        if (l.mode == LoadMode::Concurrency && (l.concurrency < 1 || l.concurrency > limits::kMaxConcurrency))
+            problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
+                            .arg(limits::kMaxConcurrency)
+                            .arg(l.concurrency);
+        if (l.mode == LoadMode::Rate && !(l.rate > 0 && l.rate <= limits::kMaxRate))
+            problems << QStringLiteral("load.rate (--rate): must be greater than 0 and at most %1 requests/s (got %2)")
+                            .arg(number(limits::kMaxRate), number(l.rate));
     }
-    for (int i = 0; i < l.stages.size(); ++i) {
+    if (l.stages.size() > limits::kMaxStages)
+        problems << QStringLiteral("load.stages (--stages): %1 stages; at most %2")
+                        .arg(l.stages.size())
+                        .arg(limits::kMaxStages);
+    for (int i = 0; i < l.stages.size() && i < limits::kMaxStages; ++i) {
         const StageConfig &s = l.stages.at(i);
         const QString where = QStringLiteral("load.stages[%1] (--stages)").arg(i);
-        if (!(s.level > 0))
-            problems << QStringLiteral("%1: level must be greater than 0 (got %2)").arg(where, number(s.level));
-        if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))
+        const double maxLevel = s.mode == LoadMode::Concurrency ? double(limits::kMaxConcurrency) : limits::kMaxRate;
+        if (!(s.level > 0 && s.level <= maxLevel))
+            problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
+                            .arg(where, number(maxLevel), number(s.level));
+        else if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))
             problems << QStringLiteral("%1: concurrency must be a whole number of users (got %2)").arg(where, number(s.level));
-        if (s.durationMs < 0 || s.requests < 0)
-            problems << QStringLiteral("%1: duration and requests must not be negative").arg(where);
+        if (s.durationMs < 0 || s.requests < 0 || s.durationMs > limits::kMaxDurationMs ||
+            s.requests > limits::kMaxRequests)
+            problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
+                            .arg(where, formatDuration(limits::kMaxDurationMs))
+                            .arg(limits::kMaxRequests);
     }
-    if (l.maxInFlight < 0)
-        problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be 0 (no cap) or more (got %1)").arg(l.maxInFlight);
-    if (l.requests < 0)
-        problems << QStringLiteral("load.requests (--requests): must be 0 or more (got %1)").arg(l.requests);
-    if (l.durationMs < 0)
-        problems << QStringLiteral("load.duration (--duration): must not be negative");
-    if (l.warmupMs < 0 || l.warmupRequests < 0)
-        problems << QStringLiteral("load.warmup (--warmup): must not be negative");
-    if (l.timeoutMs <= 0)
-        problems << QStringLiteral("load.timeout (--timeout): must be greater than 0");
+    if (l.maxInFlight < 0 || l.maxInFlight > limits::kMaxConcurrency)
+        problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be from 0 (no cap) to %1 (got %2)")
+                        .arg(limits::kMaxConcurrency)
+                        .arg(l.maxInFlight);
+    if (l.requests < 0 || l.requests > limits::kMaxRequests)
+        problems << QStringLiteral("load.requests (--requests): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxRequests)
+                        .arg(l.requests);
+    if (l.durationMs < 0 || l.durationMs > limits::kMaxDurationMs)
+        problems << QStringLiteral("load.duration (--duration): must be from 0 to %1")
+                        .arg(formatDuration(limits::kMaxDurationMs));
+    if (l.warmupMs < 0 || l.warmupRequests < 0 || l.warmupMs > limits::kMaxDurationMs ||
+        l.warmupRequests > limits::kMaxRequests)
+        problems << QStringLiteral("load.warmup (--warmup): must not be negative, at most %1 or %2 requests")
+                        .arg(formatDuration(limits::kMaxDurationMs))
+                        .arg(limits::kMaxRequests);
+    if (l.timeoutMs <= 0 || l.timeoutMs > limits::kMaxDurationMs)
+        problems << QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
+                        .arg(formatDuration(limits::kMaxDurationMs));
+    if (problems.isEmpty()) {
+        if (const QString files = checkOpenFiles(c, 0); !files.isEmpty())
+            problems << QStringLiteral("load.concurrency (--concurrency): ") + files;
+    }
+    if (l.connectTimeoutMs <= 0)
+        problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
-        if (v && !(*v > 0))
+        if (v && !(*v > 0 && std::isfinite(*v)))
             problems << QStringLiteral("slo.%1 (--slo): must be greater than 0 ms (got %2)").arg(QLatin1String(name), number(*v));
     };
     checkSlo(c.slo.ttftMs, "ttft_ms");
@@ -410,8 +791,9 @@ QStringList validate(const RunConfig &c)
     return problems;
 }
 
-nlohmann::json toJson(const TargetConfig &t)
+nlohmann::json toJson(const TargetConfig &target)
 {
+    const TargetConfig t = redacted(target);
     nlohmann::json headers = nlohmann::json::object();
     for (const Header &h : t.headers)
         headers[toStd(h.name)] = toStd(h.value);
@@ -453,6 +835,7 @@ nlohmann::json toJson(const RunConfig &c)
         {"target", toJson(c.target)},
         {"request",
          {{"max_tokens", c.request.maxTokens},
+          {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream}}},
@@ -462,6 +845,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
           {"prompt_file", toStd(c.prompt.promptFile)},
           {"calibrate", c.prompt.calibrate},
+          {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
           {"variables", variables}}},
@@ -477,6 +861,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"warmup_duration", durationToJson(c.load.warmupMs)},
           {"warmup_requests", c.load.warmupRequests},
           {"timeout", durationToJson(c.load.timeoutMs)},
+          {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
           {"seed", c.load.seed}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
@@ -502,6 +887,9 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     if (const auto *headers = r.find("headers")) {
         if (!headers->is_object())
             r.fail(r.field("headers"), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
+        else if (headers->size() > std::size_t(limits::kMaxHeaders))
+            r.fail(r.field("headers"),
+                   QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
         else {
             for (auto it = headers->begin(); it != headers->end(); ++it) {
                 if (!it->is_string()) {
@@ -549,7 +937,8 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *request = top.find("request"); request && top.ok()) {
         ObjectReader r(*request, QStringLiteral("request"), error);
-        r.integer("max_tokens", c.request.maxTokens);
+        r.integer("max_tokens", c.request.maxTokens, 1, limits::kMaxTokens);
+        r.enumeration("max_tokens_field", c.request.maxTokensField, &maxTokensFieldFromName, maxTokensFieldNames());
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
@@ -565,11 +954,12 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *prompt = top.find("prompt"); prompt && top.ok()) {
         ObjectReader r(*prompt, QStringLiteral("prompt"), error);
-        r.integer("prompt_tokens", c.prompt.promptTokens);
-        r.integer("system_tokens", c.prompt.systemTokens);
-        r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens);
+        r.integer("prompt_tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens);
+        r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
+        r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
         r.string("prompt_file", c.prompt.promptFile);
         r.boolean("calibrate", c.prompt.calibrate);
+        r.string("salt", c.prompt.salt);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
         if (const auto *vars = r.find("variables")) {
@@ -591,13 +981,16 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         ObjectReader r(*load, QStringLiteral("load"), error);
         const QString modes = QStringLiteral("concurrency|rate");
         r.enumeration("mode", c.load.mode, &loadModeFromName, modes);
-        r.integer("concurrency", c.load.concurrency);
+        r.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency);
         r.real("rate", c.load.rate);
         r.enumeration("arrival", c.load.arrival, &arrivalFromName, QStringLiteral("constant|poisson"));
-        r.integer("max_in_flight", c.load.maxInFlight);
+        r.integer("max_in_flight", c.load.maxInFlight, 0, limits::kMaxConcurrency);
         if (const auto *stages = r.find("stages")) {
             if (!stages->is_array())
                 r.fail(r.field("stages"), QStringLiteral("must be an array of stages"));
+            else if (stages->size() > std::size_t(limits::kMaxStages))
+                r.fail(r.field("stages"),
+                       QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
             else {
                 for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
                     StageConfig s;
@@ -605,19 +998,20 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                     sr.string("name", s.name);
                     sr.enumeration("mode", s.mode, &loadModeFromName, modes);
                     sr.real("level", s.level);
-                    sr.duration("duration", s.durationMs);
-                    sr.integer("requests", s.requests);
+                    sr.duration("duration", s.durationMs, true);
+                    sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
                     if (!sr.finish())
                         return std::nullopt;
                     c.load.stages << s;
                 }
             }
         }
-        r.integer("requests", c.load.requests);
-        r.duration("duration", c.load.durationMs);
-        r.duration("warmup_duration", c.load.warmupMs);
-        r.integer("warmup_requests", c.load.warmupRequests);
-        r.duration("timeout", c.load.timeoutMs);
+        r.integer("requests", c.load.requests, qint64(0), limits::kMaxRequests);
+        r.duration("duration", c.load.durationMs, true);
+        r.duration("warmup_duration", c.load.warmupMs, false);
+        r.integer("warmup_requests", c.load.warmupRequests, qint64(0), limits::kMaxRequests);
+        r.duration("timeout", c.load.timeoutMs, true);
+        r.duration("connect_timeout", c.load.connectTimeoutMs, true);
         r.integer("seed", c.load.seed);
         if (!r.finish())
             return std::nullopt;
@@ -647,17 +1041,28 @@ std::optional<RunConfig> loadRunConfig(const QString &path, QString *error)
         return std::nullopt;
     }
     const QByteArray bytes = file.readAll();
-    nlohmann::json json = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
-    if (json.is_discarded()) {
+    QString why;
+    const auto json = parseJsonBounded(bytes, &why);
+    if (!json) {
         if (error)
-            *error = QStringLiteral("'%1' is not valid JSON").arg(path);
+            *error = QStringLiteral("%1: %2").arg(path, why);
         return std::nullopt;
     }
-    QString why;
-    auto config = runConfigFromJson(json, &why);
+    auto config = runConfigFromJson(*json, &why);
     if (!config && error)
         *error = QStringLiteral("%1: %2").arg(path, why);
     return config;
+}
+
+std::optional<nlohmann::json> parseJsonBounded(const QByteArray &text, QString *error)
+{
+    DepthCheck check;
+    if (!nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &check)) {
+        if (error)
+            *error = check.error;
+        return std::nullopt;
+    }
+    return nlohmann::json::parse(text.constData(), text.constData() + text.size());
 }
 
 bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
@@ -693,6 +1098,8 @@ std::optional<qint64> parseDurationMs(const QString &text)
         factor = 60000.0;
     else if (unit == QLatin1String("h"))
         factor = 3600000.0;
+    if (!(value * factor <= double(limits::kMaxDurationMs)))
+        return std::nullopt;
     return qint64(std::llround(value * factor));
 }
 
@@ -710,18 +1117,19 @@ QString formatDuration(qint64 ms)
 namespace {
 
 /// A stage's end after ':' in --stages and --sweep: a request count ("200") or a duration ("30s").
+/// Zero is refused: a stage that ends after no time or no request would be skipped unseen.
 bool parseStageEnd(const QString &text, StageConfig &stage)
 {
     bool isCount = false;
     const qint64 count = text.toLongLong(&isCount);
     if (isCount) {
         stage.requests = count;
-        return true;
+        return count > 0 && count <= limits::kMaxRequests;
     }
     const auto ms = parseDurationMs(text);
     if (ms)
         stage.durationMs = *ms;
-    return ms.has_value();
+    return ms && *ms > 0;
 }
 
 } // namespace
@@ -731,12 +1139,15 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
     static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*(?::\\s*([^:]+?)\\s*)?$"));
     const auto fail = [error, &spec](const QString &why) {
         if (error)
-            *error = QStringLiteral("malformed stages '%1': %2 (expected e.g. \"c=50:30s,c=100:30s\" or "
-                                    "\"r=20:60s,r=100:500\"; c= users, r= requests/s, after ':' a duration or a request count)")
-                         .arg(spec, why);
+            *error = QStringLiteral(
+                         "malformed stages '%1': %2 (expected e.g. \"c=50:30s,c=100:30s\" or "
+                         "\"r=20:60s,r=100:500\"; c= users, r= requests/s, after ':' a duration or a request count)")
+                         .arg(spec.size() > 80 ? spec.left(79) + QChar(0x2026) : spec, why);
         return std::nullopt;
     };
     QList<StageConfig> stages;
+    if (spec.count(QLatin1Char(',')) >= limits::kMaxStages)
+        return fail(QStringLiteral("more than %1 stages").arg(limits::kMaxStages));
     const QStringList parts = spec.split(QLatin1Char(','));
     for (const QString &part : parts) {
         const auto m = re.match(part);
@@ -746,7 +1157,9 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
         s.mode = m.captured(1) == QLatin1String("r") ? LoadMode::Rate : LoadMode::Concurrency;
         s.level = m.captured(2).toDouble();
         if (const QString end = m.captured(3); !end.isEmpty() && !parseStageEnd(end, s))
-            return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(end));
+            return fail(QStringLiteral("'%1' is neither a duration above 0 nor a request count from 1 to %2")
+                            .arg(end)
+                            .arg(limits::kMaxRequests));
         stages << s;
     }
     return stages;
@@ -787,7 +1200,9 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
     }
     StageConfig end;
     if (const QString text = m.captured(5); !text.isEmpty() && !parseStageEnd(text, end))
-        return fail(QStringLiteral("'%1' is neither a duration nor a request count").arg(text));
+        return fail(QStringLiteral("'%1' is neither a duration above 0 nor a request count from 1 to %2")
+                        .arg(text)
+                        .arg(limits::kMaxRequests));
     QList<StageConfig> stages;
     for (double level : levels) {
         level = mode == LoadMode::Concurrency ? std::round(level) : QString::number(level, 'g', 3).toDouble();
@@ -850,10 +1265,18 @@ std::optional<Header> parseHeader(const QString &text, QString *error)
     const QString name = text.left(colon).trimmed();
     if (colon <= 0 || !isValidHeaderName(name)) {
         if (error)
-            *error = QStringLiteral("malformed header '%1' (expected 'Name: value')").arg(text);
+            // Only the first word: a line without ':' may be a credential ("Authorization Bearer sk-…").
+            *error = QStringLiteral("malformed header '%1…' (expected 'Name: value')")
+                         .arg(text.trimmed().section(QLatin1Char(' '), 0, 0).left(32));
         return std::nullopt;
     }
-    return Header{name, text.mid(colon + 1).trimmed()};
+    Header header{name, text.mid(colon + 1).trimmed()};
+    if (const QString problem = headerProblem(header); !problem.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("header '%1' %2").arg(name.left(64), problem);
+        return std::nullopt;
+    }
+    return header;
 }
 
 } // namespace tb

@@ -27,9 +27,41 @@ QString defaultApiKeyEnv(ApiKind api);
 
 struct Header {
     QString name;
-    QString value;
+    QString value; ///< a literal, or "${env:NAME}": read from the environment when the run starts
+    /// The value to send: an ${env:NAME} reference resolved (empty when NAME is not set).
+    QString resolvedValue() const;
     friend bool operator==(const Header &, const Header &) = default;
 };
+
+/// Authorization, Proxy-Authorization, Cookie, X-Api-Key, api-key, Ocp-Apim-Subscription-Key and
+/// any name containing auth, key, token, secret, passw, cookie, session or credential: headers
+/// whose literal values are never written anywhere (README "Secrets").
+bool isCredentialHeader(const QString &name);
+/// NAME of a "${env:NAME}" header value; empty when the value is a literal.
+QString headerEnvReference(const QString &value);
+/// What a credential header's literal value is written as.
+inline constexpr char kRedacted[] = "<redacted>";
+/// The URL without "user:password@"; other text unchanged.
+QString withoutUserInfo(const QString &url);
+/// Replaces every occurrence of each secret (of 4 characters or more) in server-provided text with
+/// "***", and a secret's leading part where the text was cut short.
+QString maskSecrets(QString text, const QStringList &secrets);
+
+/// Bounds on what a configuration may ask for, so that no value from a file or a flag wraps around
+/// or exhausts the machine (README "Limits").
+namespace limits {
+inline constexpr int kMaxTokens = 10'000'000;             ///< request.max_tokens
+inline constexpr int kMaxPromptTokens = 2'000'000;        ///< prompt + system tokens per request
+inline constexpr int kMaxConcurrency = 100'000;           ///< users or in-flight cap; RLIMIT_NOFILE may allow fewer
+inline constexpr double kMaxRate = 1'000'000;             ///< requests/s
+inline constexpr qint64 kMaxRequests = 1'000'000'000'000; ///< per stage, warm-up
+inline constexpr int kMaxStages = 1000;
+inline constexpr int kMaxWorkers = 256;                                  ///< transport threads
+inline constexpr qint64 kMaxDurationMs = qint64(365) * 24 * 3600 * 1000; ///< any duration: one year
+inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (extra_body)
+inline constexpr int kMaxHeaders = 100;
+inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
+} // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing
 /// policies the seed report compares. The client is the balancer, so each policy's effect on
@@ -72,9 +104,16 @@ struct TargetConfig {
     bool operator==(const TargetConfig &) const = default;
 };
 
+/// Which body field carries the output cap (RequestBuilder::maxTokensKey has the auto rule).
+enum class MaxTokensField { Auto, MaxTokens, MaxCompletionTokens };
+QString maxTokensFieldName(MaxTokensField field); ///< "auto" | "max_tokens" | "max_completion_tokens"
+std::optional<MaxTokensField> maxTokensFieldFromName(const QString &name);
+QString maxTokensFieldNames(); ///< the names joined with '|', for messages
+
 /// What each request asks for.
 struct RequestConfig {
     int maxTokens = 256;
+    MaxTokensField maxTokensField = MaxTokensField::Auto;
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
@@ -88,6 +127,11 @@ struct PromptConfig {
     int systemTokens = 0;            ///< synthetic system prompt of about N tokens
     int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
     QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    /// Mixed into every synthetic text (system prompt, shared prefix, user prompts), so a run's
+    /// prompts are its own and a server's prefix cache cannot carry over from an earlier run.
+    /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
+    /// giving a run's salt back replays its prompts exactly.
+    QString salt;
     QString systemTemplate;          ///< may contain {{variables}}
     QString userTemplate;            ///< may contain {{variables}}
     QMap<QString, QString> variables;
@@ -127,6 +171,7 @@ struct LoadConfig {
     qint64 warmupMs = 0;             ///< warm-up by time, at the start of the run
     qint64 warmupRequests = 0;       ///< or by count
     qint64 timeoutMs = 600000;       ///< per-request total deadline
+    qint64 connectTimeoutMs = 10000; ///< deadline for a new connection's connect + TLS handshake
     quint64 seed = 1;
     bool operator==(const LoadConfig &) const = default;
 };
@@ -157,13 +202,31 @@ struct RunConfig {
 QList<StageConfig> effectiveStages(const LoadConfig &load);
 QString stageDefaultName(const StageConfig &stage);
 
+/// The soft RLIMIT_NOFILE of this process, after raising it to the hard limit (each request in
+/// flight holds a socket).
+qint64 raiseOpenFileLimit();
+/// Empty, or why the run cannot hold its sockets and the worker threads' descriptors within
+/// RLIMIT_NOFILE (workerThreads 0: the default, one per core).
+QString checkOpenFiles(const RunConfig &config, int workerThreads);
+
 /// Problems that make a configuration unusable. Each message names the field (the JSON path, which
 /// is also the flag's spirit) and what is accepted. Empty means valid.
 QStringList validate(const RunConfig &config);
 
-// JSON (see README "Configuration file"). toJson() never writes apiKey.
+/// A copy fit to be written or shown: no apiKey, no userinfo in any URL, literal credential header
+/// values replaced by kRedacted (${env:NAME} references stay).
+TargetConfig redacted(const TargetConfig &target);
+RunConfig redacted(const RunConfig &config);
+/// The secrets a target sends, resolved: API key, credential header values, the URLs' userinfo
+/// passwords and their Basic tokens. Masked in server-provided text; never printed.
+QStringList secretsOf(const TargetConfig &target);
+
+// JSON (see README "Configuration file"). toJson() writes redacted(): no secret.
 nlohmann::json toJson(const RunConfig &config);
 nlohmann::json toJson(const TargetConfig &target);
+/// Parses JSON text, refusing nesting deeper than limits::kMaxJsonDepth before any tree is built
+/// (a deep tree overflows the stack when copied or written). nullopt with *error naming the key.
+std::optional<nlohmann::json> parseJsonBounded(const QByteArray &text, QString *error);
 /// Reads a configuration; unknown keys are errors (typos must not be silently ignored). On error
 /// returns std::nullopt and fills *error with "field: problem (accepted: …)".
 std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *error);

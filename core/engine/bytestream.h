@@ -44,6 +44,8 @@ public:
     /// Closes at once; the handler hears nothing more.
     virtual void abort() = 0;
     virtual bool isOpen() const = 0;
+    /// Connected over TCP, TLS handshake under way (never for plain TCP).
+    virtual bool handshaking() const = 0;
     /// True when received bytes carry the kernel's arrival time (not the time they were read).
     virtual bool hasKernelTimestamps() const = 0;
 

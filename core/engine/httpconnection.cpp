@@ -21,6 +21,7 @@ void HttpConnection::send(QByteArray request, ResponseSink *sink)
     m_sink = sink;
     m_parser.reset();
     m_sentReported = false;
+    m_answeredEarly = false;
     ++m_exchanges;
     if (m_connected) {
         m_stream->write(request);
@@ -49,6 +50,7 @@ void HttpConnection::streamOpened()
 {
     m_connected = true;
     if (m_sink) {
+        m_sink->connectionOpened();
         const QByteArray request = std::exchange(m_request, {});
         m_stream->write(request);
     }
@@ -77,6 +79,13 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
         data, size, &consumed,
         [this, sink, stampNs](const ResponseHead &head) {
             m_keepAlive = head.keepAlive;
+            if (!m_sentReported) {
+                // Answered before the request was all written (413 to a large body): the rest
+                // of it must not go out, nor this connection be reused.
+                m_sentReported = true;
+                m_answeredEarly = true;
+                sink->requestSent(stampNs);
+            }
             sink->responseHead(head, stampNs);
         },
         [this, stampNs](const char *body, std::size_t bodySize) {
@@ -86,7 +95,8 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
     if (!m_sink)
         return; // the sink abandoned the exchange while handling the data
     if (result == HttpResponseParser::Result::Error) {
-        fail(RequestStatus::Protocol, QStringLiteral("malformed HTTP response: ") + QString::fromStdString(m_parser.errorText()), stampNs);
+        fail(RequestStatus::Protocol,
+             QStringLiteral("malformed HTTP response: ") + QString::fromStdString(m_parser.errorText()), stampNs, true);
         return;
     }
     if (result == HttpResponseParser::Result::Complete) {
@@ -101,7 +111,7 @@ void HttpConnection::finishExchange(std::int64_t stampNs)
     ResponseSink *sink = m_sink;
     m_sink = nullptr;
     m_idleSinceNs = stampNs;
-    if (!m_keepAlive || m_broken) {
+    if (!m_keepAlive || m_broken || m_answeredEarly) {
         m_broken = true;
         m_stream->abort();
         reportLost();
@@ -109,14 +119,14 @@ void HttpConnection::finishExchange(std::int64_t stampNs)
     sink->responseComplete(stampNs);
 }
 
-void HttpConnection::fail(RequestStatus status, const QString &message, std::int64_t stampNs)
+void HttpConnection::fail(RequestStatus status, const QString &message, std::int64_t stampNs, bool malformed)
 {
     m_broken = true;
     ResponseSink *sink = m_sink;
     m_sink = nullptr;
     m_stream->abort();
     if (sink)
-        sink->responseFailed(status, message, m_parser.headReceived(), stampNs);
+        sink->responseFailed(status, message, !malformed && m_parser.headReceived(), stampNs);
     reportLost();
 }
 

@@ -18,15 +18,19 @@ class ResponseSink
 {
 public:
     virtual ~ResponseSink() = default;
-    /// The whole request was handed to the kernel.
+    /// The connection (TCP, and TLS for https) is open: connecting is over.
+    virtual void connectionOpened() = 0;
+    /// The whole request was handed to the kernel — or, when the server answered before taking
+    /// all of it (413 to a large body), when its answer began.
     virtual void requestSent(std::int64_t stampNs) = 0;
     virtual void responseHead(const ResponseHead &head, std::int64_t stampNs) = 0;
     /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
     virtual void responseBody(const char *data, std::size_t size, std::int64_t stampNs) = 0;
     virtual void responseComplete(std::int64_t stampNs) = 0;
-    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `afterHead` when the
-    /// response had begun (a body cut off).
-    virtual void responseFailed(RequestStatus status, const QString &message, bool afterHead, std::int64_t stampNs) = 0;
+    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `cutAfterHead` when the
+    /// connection broke after the response had begun (a body cut off, not a malformed one).
+    virtual void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead,
+                                std::int64_t stampNs) = 0;
 };
 
 /// One HTTP/1.1 client connection on the thread that created it, carrying one exchange at a time
@@ -55,6 +59,10 @@ public:
 
     /// Idle, connected and allowed to carry another exchange.
     bool isReusable() const;
+    /// Open: connected, and past the TLS handshake for https.
+    bool isConnected() const { return m_connected; }
+    /// Connected over TCP, TLS handshake not finished.
+    bool handshaking() const { return m_stream->handshaking(); }
     /// When the last exchange ended (run clock), for dropping connections idle too long.
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
     /// Total exchanges carried (1 = fresh connection).
@@ -72,7 +80,8 @@ private:
     void streamClosed(std::int64_t stampNs) override;
     void streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs) override;
 
-    void fail(RequestStatus status, const QString &message, std::int64_t stampNs);
+    /// `malformed`: the response broke HTTP's rules (not cut off).
+    void fail(RequestStatus status, const QString &message, std::int64_t stampNs, bool malformed = false);
     void finishExchange(std::int64_t stampNs);
     void reportLost();
 
@@ -85,6 +94,7 @@ private:
     bool m_opening = false;
     bool m_connected = false;
     bool m_sentReported = false;
+    bool m_answeredEarly = false; ///< the response began before the whole request was written
     bool m_keepAlive = true;
     bool m_broken = false;
     bool m_lostReported = false;

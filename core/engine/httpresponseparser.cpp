@@ -17,6 +17,17 @@ std::string lower(std::string s)
     return s;
 }
 
+int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 std::string trim(const std::string &s)
 {
     const std::size_t b = s.find_first_not_of(" \t");
@@ -68,6 +79,58 @@ bool HttpResponseParser::statusLine(const std::string &line)
     return true;
 }
 
+bool HttpResponseParser::statusStart(const char *data, std::size_t size)
+{
+    // A peer that is not an HTTP/1.1 server may never send a line break: an HTTP/2-only server
+    // sends its binary SETTINGS frame and waits, a TLS server sends an alert. Judge the first
+    // bytes as they come instead of waiting for a line that never ends.
+    char probe[kStatusProbe];
+    const std::size_t have = std::min(m_line.size(), kStatusProbe);
+    std::memcpy(probe, m_line.data(), have);
+    const std::size_t n = have + std::min(size, kStatusProbe - have);
+    std::memcpy(probe + have, data, n - have);
+    if (n == 0 || probe[0] == '\r' || probe[0] == '\n')
+        return true; // stray CRLF before a response: takeLine skips it
+    if (std::memcmp(probe, "HTTP/", std::min<std::size_t>(n, 5)) == 0)
+        return true;
+    const auto byte = [&probe](std::size_t i) { return static_cast<unsigned char>(probe[i]); };
+    if (n >= 4 && byte(0) == 0 && (byte(3) == 0x04 || byte(3) == 0x07)) // SETTINGS or GOAWAY frame
+        m_error = "the server answered in HTTP/2, not HTTP/1.1 (it may speak only HTTP/2)";
+    else if (n >= 2 && (byte(0) == 0x15 || byte(0) == 0x16) && byte(1) == 0x03)
+        m_error = "the server answered in TLS (use an https:// URL)";
+    else if (n == kStatusProbe || std::memchr(probe, '\n', n))
+        m_error = "not an HTTP response: '" + std::string(probe, std::min(n, std::size_t(40))) + "'";
+    else
+        return true; // undecided yet: the line is not complete
+    if (const std::size_t nl = m_error.find('\n'); nl != std::string::npos)
+        m_error.resize(nl); // the snippet ends at its line
+    return false;
+}
+
+bool HttpResponseParser::chunkSize(const std::string &line)
+{
+    std::int64_t n = 0;
+    std::size_t i = 0;
+    for (; i < line.size(); ++i) {
+        const int digit = hexDigit(line[i]);
+        if (digit < 0)
+            break;
+        // Checked before it is added: any length of digits stays a bounded number.
+        if (n > (kMaxBodyBytes - digit) / 16) {
+            m_error = "chunk size '" + line.substr(0, 40) + "' exceeds the " +
+                      std::to_string(kMaxBodyBytes / (1024 * 1024)) + " MiB limit";
+            return false;
+        }
+        n = n * 16 + digit;
+    }
+    if (i == 0 || (i < line.size() && line[i] != ';' && line[i] != ' ' && line[i] != '\t')) {
+        m_error = "malformed chunk size '" + line.substr(0, 40) + "'";
+        return false;
+    }
+    m_remaining = n;
+    return true;
+}
+
 bool HttpResponseParser::headerLine(const std::string &line)
 {
     const std::size_t colon = line.find(':');
@@ -87,6 +150,9 @@ bool HttpResponseParser::headerLine(const std::string &line)
         m_contentLength = n;
     } else if (name == "transfer-encoding") {
         m_chunked = lower(value).find("chunked") != std::string::npos;
+    } else if (name == "content-encoding") {
+        const std::string encoding = lower(value);
+        m_head.contentEncoding = encoding == "identity" ? QByteArray() : QByteArray::fromStdString(encoding);
     } else if (name == "content-type") {
         std::string type = lower(value);
         type = trim(type.substr(0, type.find(';')));

@@ -13,6 +13,7 @@ struct ResponseHead {
     QByteArray contentType;  ///< lower case, without parameters
     double retryAfterS = -1; ///< Retry-After in seconds (delta form), -1 when absent
     bool keepAlive = true;
+    QByteArray contentEncoding; ///< lower case; empty for none or identity (the engine asks for identity)
 };
 
 /// Incremental HTTP/1.1 response parser: status line, headers, then a body delimited by
@@ -22,6 +23,10 @@ class HttpResponseParser
 {
 public:
     enum class Result { NeedMore, Complete, Error };
+
+    /// The largest chunk a response may declare, and the largest body the engine buffers: a
+    /// larger size is a hostile or broken server, never an allocation.
+    static constexpr std::int64_t kMaxBodyBytes = 32 * 1024 * 1024;
 
     /// For a response to HEAD-like requests there is no body; not needed by the engine.
     void reset();
@@ -44,7 +49,12 @@ private:
     bool takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line);
     bool headerLine(const std::string &line);
     bool statusLine(const std::string &line);
+    bool statusStart(const char *data, std::size_t size);
+    bool chunkSize(const std::string &line);
     State bodyState();
+
+    /// Bytes of a status line looked at before it is complete (see statusStart).
+    static constexpr std::size_t kStatusProbe = 40;
 
     State m_state = State::StatusLine;
     ResponseHead m_head;
@@ -72,6 +82,8 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
             return finish(Result::Error);
         switch (m_state) {
         case State::StatusLine:
+            if (m_line.size() < kStatusProbe && !statusStart(data + pos, size - pos))
+                return finish(Result::Error);
             if (!takeLine(data, size, pos, line))
                 return finish(m_error.empty() ? Result::NeedMore : Result::Error);
             if (line.empty())
@@ -118,16 +130,9 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
         case State::ChunkSize: {
             if (!takeLine(data, size, pos, line))
                 return finish(m_error.empty() ? Result::NeedMore : Result::Error);
-            const std::size_t semicolon = line.find(';');
-            const std::string hex = line.substr(0, semicolon);
-            char *end = nullptr;
-            const unsigned long long n = std::strtoull(hex.c_str(), &end, 16);
-            if (hex.empty() || end == hex.c_str() || (*end != '\0' && *end != ' ' && *end != '\t')) {
-                m_error = "malformed chunk size '" + line.substr(0, 40) + "'";
+            if (!chunkSize(line))
                 return finish(Result::Error);
-            }
-            m_remaining = std::int64_t(n);
-            m_state = n == 0 ? State::Trailers : State::ChunkData;
+            m_state = m_remaining == 0 ? State::Trailers : State::ChunkData;
             break;
         }
         case State::ChunkDataEnd:

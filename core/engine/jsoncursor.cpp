@@ -1,5 +1,7 @@
 #include "engine/jsoncursor.h"
 
+#include <limits>
+
 namespace tb {
 
 namespace {
@@ -153,12 +155,24 @@ bool JsonCursor::integer(std::int64_t *out)
     if (!number())
         return false;
     // Token counts are whole numbers; a fraction or exponent is truncated (1e3 reads as 1).
+    // Accumulated negatively: the int64 range is one larger below zero.
     std::int64_t value = 0;
     const bool negative = *start == '-';
-    for (const char *p = start + (negative ? 1 : 0); p < m_p && *p >= '0' && *p <= '9'; ++p)
-        value = value * 10 + (*p - '0');
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+    for (const char *p = start + (negative ? 1 : 0); p < m_p && *p >= '0' && *p <= '9'; ++p) {
+        const int digit = *p - '0';
+        if (value < (kMin + digit) / 10) {
+            m_outOfRange = true;
+            return fail();
+        }
+        value = value * 10 - digit;
+    }
+    if (!negative && value == kMin) {
+        m_outOfRange = true;
+        return fail();
+    }
     if (out)
-        *out = negative ? -value : value;
+        *out = negative ? value : -value;
     return true;
 }
 

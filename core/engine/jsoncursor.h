@@ -51,8 +51,12 @@ public:
     bool array(OnElement &&onElement);
     /// A string; *raw is what stands between the quotes, escapes undecoded.
     bool string(std::string_view *raw = nullptr);
-    /// A number, truncated to an integer (token counts); other values are errors.
+    /// A number, truncated to an integer (token counts); other values are errors. A number whose
+    /// integer part lies outside int64 is rejected (outOfRange() tells it apart from bad JSON):
+    /// clamping would turn a server's garbage into a plausible count.
     bool integer(std::int64_t *out);
+    /// The failure was an integer() out of range, not malformed text.
+    bool outOfRange() const { return m_outOfRange; }
     /// Any value.
     bool skip();
 
@@ -94,6 +98,7 @@ private:
     const char *m_p;
     const char *m_end;
     bool m_ok = true;
+    bool m_outOfRange = false;
     int m_depth = 0;
     static constexpr int kMaxDepth = 64;
 };

@@ -27,8 +27,8 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     , m_clock(clock)
     , m_onRecord(std::move(onRecord))
     , m_counters(std::make_shared<LiveCounters>())
-    , m_rng(m_plan->config.load.seed)
-    , m_balanceRng(m_plan->config.load.seed ^ 0xBA1A9CEULL)
+    , m_rng(shardArrivalSeed(m_plan->config.load.seed, m_plan->shard))
+    , m_balanceRng(shardArrivalSeed(m_plan->config.load.seed, m_plan->shard) ^ 0xBA1A9CEULL)
 {
     for (const PlannedTarget &target : m_plan->targets)
         m_balancers.push_back({target.balance, std::vector<int>(target.instances.size(), 0), 0});
@@ -188,7 +188,7 @@ void LoadController::scheduleArrivalTimer()
 void LoadController::issue(std::int64_t scheduledNs)
 {
     RequestJob job;
-    job.id = m_nextId++;
+    job.id = shardRequestId(m_nextId++, m_plan->shard);
     job.stage = m_stage;
     job.warmup = m_inWarmup;
     job.scheduledNs = scheduledNs;

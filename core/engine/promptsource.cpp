@@ -61,6 +61,20 @@ std::uint64_t mix(std::uint64_t x)
     return x ^ (x >> 31);
 }
 
+/// The seed of a run's synthetic text: its load seed, salted. Without a salt (tools that only
+/// estimate prompts) the seed alone decides.
+std::uint64_t saltedSeed(std::uint64_t seed, const QString &salt)
+{
+    if (salt.isEmpty())
+        return seed;
+    std::uint64_t hash = 0xCBF29CE484222325ULL; // FNV-1a: stable across platforms and Qt versions
+    for (const char c : salt.toUtf8()) {
+        hash ^= std::uint8_t(c);
+        hash *= 0x100000001B3ULL;
+    }
+    return mix(seed ^ mix(hash));
+}
+
 /// The corpus as words, each with its leading space.
 const std::vector<std::string> &corpusWords()
 {
@@ -94,7 +108,7 @@ std::string PromptSource::synthetic(std::int64_t tokens, std::uint64_t salt) con
     const std::vector<std::string> &words = corpusWords();
     std::string text;
     text.reserve(std::size_t(std::max<std::int64_t>(tokens, 0)) * 5);
-    std::uint64_t state = mix(m_seed ^ mix(salt));
+    std::uint64_t state = mix(m_textSeed ^ mix(salt));
     // Start at a random sentence-aligned word and walk the corpus; jump elsewhere now and then so
     // long prompts do not repeat one cycle.
     std::size_t at = std::size_t(state % words.size());
@@ -194,6 +208,7 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
     std::shared_ptr<PromptSource> source(new PromptSource);
     source->m_config = config;
     source->m_seed = seed;
+    source->m_textSeed = saltedSeed(seed, config.salt);
     source->m_tokenizer = tokenizer ? std::move(tokenizer) : Tokenizer::approx();
     source->m_calibration = calibration;
     source->m_filler = kFillers.front();

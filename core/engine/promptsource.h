@@ -39,7 +39,9 @@ struct Prompt {
 ///
 /// Sizes are in the given tokenizer (ApproxTokenizer when none): exact, measured on the finished
 /// text. A calibration maps the requested sizes to local ones, so the target's own count (chat
-/// template included) is system_tokens + prompt_tokens.
+/// template included) is system_tokens + prompt_tokens. All synthetic text — system prompt, shared
+/// prefix, user prompts — also derives from the configured salt, so runs with different salts share
+/// no prefix a server could have cached; prompt files and templates are sent as written.
 class PromptSource
 {
 public:
@@ -69,7 +71,8 @@ public:
 private:
     PromptSource() = default;
 
-    /// Synthetic text of `tokens` tokens, the first word without its space; different for each salt.
+    /// Synthetic text of `tokens` tokens, the first word without its space; different for each `salt`
+    /// and each run (m_textSeed).
     std::string synthetic(std::int64_t tokens, std::uint64_t salt) const;
     /// Makes text exactly `target` tokens long by the tokenizer, adding or dropping words after
     /// `keep` bytes; returns its count.
@@ -85,6 +88,7 @@ private:
     std::int64_t m_prefixTokens = 0;
     std::int64_t m_userTokens = 0; ///< the whole synthetic user prompt, local tokens
     quint64 m_seed = 0;
+    quint64 m_textSeed = 0;    ///< the seed salted with PromptConfig::salt: what synthetic text derives from
     std::string m_system;      ///< the synthetic or template system prompt, same for all requests
     std::string m_prefix;      ///< shared synthetic prefix
     std::vector<Prompt> m_lines;

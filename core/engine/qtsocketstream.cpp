@@ -33,8 +33,16 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
     connect(m_socket, &QSslSocket::disconnected, this, [this] {
         ByteStreamHandler *handler = m_handler;
         m_handler = nullptr;
-        if (handler)
+        if (!handler)
+            return;
+        if (m_encrypted)
             handler->streamClosed(m_clock.nowNs());
+        else // a plain-HTTP server answers the ClientHello with 400 and closes
+            handler->streamFailed(
+                RequestStatus::Tls,
+                QStringLiteral(
+                    "TLS handshake failed: the server closed the connection (does it speak plain HTTP? try http://)"),
+                m_clock.nowNs());
     });
     connect(m_socket, &QSslSocket::errorOccurred, this, &QtSocketStream::onError);
 }
@@ -77,6 +85,11 @@ bool QtSocketStream::isOpen() const
     return m_encrypted && m_socket->state() == QAbstractSocket::ConnectedState;
 }
 
+bool QtSocketStream::handshaking() const
+{
+    return !m_encrypted && m_socket->state() == QAbstractSocket::ConnectedState;
+}
+
 void QtSocketStream::onBytesWritten()
 {
     // Stamped like TcpStream: before the write that handed over the last bytes (for a request
@@ -109,7 +122,12 @@ void QtSocketStream::onError()
     const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError
                      || error == QAbstractSocket::SslInvalidUserDataError;
     const RequestStatus status = tls ? RequestStatus::Tls : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
-    const QString message = m_socket->errorString();
+    QString message = m_socket->errorString();
+    // OpenSSL's words when the peer answered the ClientHello with text ("HTTP/1.1 400 …").
+    if (tls && !m_encrypted &&
+        (message.contains(QLatin1String("wrong version number")) ||
+         message.contains(QLatin1String("packet length too long"))))
+        message = QStringLiteral("TLS handshake failed: the server answered in plain HTTP? (try http://) — ") + message;
     abort();
     handler->streamFailed(status, message, m_clock.nowNs());
 }

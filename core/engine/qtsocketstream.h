@@ -20,6 +20,7 @@ public:
     void write(const QByteArray &bytes) override;
     void abort() override;
     bool isOpen() const override;
+    bool handshaking() const override;
     bool hasKernelTimestamps() const override { return false; }
 
 private:

@@ -1,5 +1,7 @@
 #include "engine/requestbuilder.h"
 
+#include <algorithm>
+
 namespace tb {
 
 namespace {
@@ -25,13 +27,15 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     const bool tls = url.scheme() == QLatin1String("https");
     if (!url.isValid() || url.host().isEmpty() || (!tls && url.scheme() != QLatin1String("http"))) {
         if (error)
-            *error = QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host").arg(target.url);
+            *error = QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host")
+                         .arg(withoutUserInfo(target.url));
         return std::nullopt;
     }
     RequestBuilder b;
     b.m_api = target.api;
     b.m_request = request;
     b.m_model = target.model.toStdString();
+    b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
     b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate};
     switch (target.api) {
@@ -53,31 +57,67 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     if (!defaultPort)
         h += ':' + QByteArray::number(url.port());
     h += "\r\nUser-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    h += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
     for (const auto &[name, value] : targetHeaders(target))
         h += name + ": " + value + "\r\n";
     b.m_headers = h;
     return b;
 }
 
+const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
+{
+    if (target.api == ApiKind::AnthropicMessages)
+        return "max_tokens"; // its only name
+    switch (field) {
+    case MaxTokensField::MaxTokens:
+        return "max_tokens";
+    case MaxTokensField::MaxCompletionTokens:
+        return "max_completion_tokens";
+    case MaxTokensField::Auto:
+        break;
+    }
+    if (target.api != ApiKind::OpenAIChat)
+        return "max_tokens";
+    const QString host = QUrl(target.url).host().toLower();
+    const bool openAi = host == QLatin1String("api.openai.com") || host.endsWith(QLatin1String(".openai.azure.com"));
+    return openAi ? "max_completion_tokens" : "max_tokens";
+}
+
 QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetConfig &target)
 {
     QList<QPair<QByteArray, QByteArray>> headers;
+    const auto given = [&target](const char *name) {
+        return std::any_of(target.headers.begin(), target.headers.end(), [name](const Header &h) {
+            return h.name.compare(QLatin1String(name), Qt::CaseInsensitive) == 0;
+        });
+    };
+    const auto add = [&headers, &given](const char *name, const QByteArray &value) {
+        if (!given(name))
+            headers.append(qMakePair(QByteArray(name), value));
+    };
     const QByteArray key = target.resolveApiKey().toUtf8();
+    // userinfo in the URL is HTTP Basic credentials (a proxy in front of the server); it takes the
+    // Authorization header from an API key that may only be set in the environment by chance.
+    const QUrl url(target.url);
+    const QByteArray basic =
+        (url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + url.password(QUrl::FullyDecoded)).toUtf8().toBase64();
+    if (!url.userInfo().isEmpty())
+        add("Authorization", "Basic " + basic);
     if (target.api == ApiKind::AnthropicMessages) {
         if (!key.isEmpty())
-            headers.append(qMakePair(QByteArray("x-api-key"), key));
-        headers.append(qMakePair(QByteArray("anthropic-version"), QByteArray(kAnthropicVersion)));
-    } else if (!key.isEmpty()) {
-        headers.append(qMakePair(QByteArray("Authorization"), "Bearer " + key));
+            add("x-api-key", key);
+        add("anthropic-version", QByteArray(kAnthropicVersion));
+    } else if (!key.isEmpty() && url.userInfo().isEmpty()) {
+        add("Authorization", "Bearer " + key);
     }
     for (const Header &header : target.headers)
-        headers.append(qMakePair(header.name.toLatin1(), header.value.toUtf8()));
+        headers.append(qMakePair(header.name.toLatin1(), header.resolvedValue().toUtf8()));
     return headers;
 }
 
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 {
-    nlohmann::json body = {{"model", m_model}, {"max_tokens", m_request.maxTokens}, {"stream", m_request.stream}};
+    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, m_request.maxTokens}, {"stream", m_request.stream}};
     if (m_request.temperature)
         body["temperature"] = *m_request.temperature;
     if (m_request.topP)

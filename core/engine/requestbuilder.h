@@ -39,10 +39,19 @@ public:
     /// A GET request for {base}/models (connection test).
     QByteArray modelsRequest() const;
 
+    /// The body field that carries the output cap. Anthropic has only max_tokens; otherwise an
+    /// explicit choice wins. Auto: OpenAI's own chat
+    /// API (api.openai.com, Azure OpenAI) takes max_completion_tokens — its o-series answer
+    /// max_tokens with HTTP 400, and it refuses both at once; legacy completions, Anthropic and
+    /// every other server get max_tokens, which OpenAI-compatible servers all read, while some
+    /// (Ollama, TGI 3.0, llama.cpp before 2026) silently ignore max_completion_tokens.
+    static const char *maxTokensKey(const TargetConfig &target, MaxTokensField field);
+
     /// The base URL's path joined with a suffix: "/v1" + "/models".
     static QByteArray joinPath(const QUrl &base, const char *suffix);
-    /// The headers every request to the target carries: its credentials (Bearer, or x-api-key and
-    /// anthropic-version for Anthropic), then the user's extra headers, which may replace them.
+    /// The headers every request to the target carries: its credentials (Basic from the URL's
+    /// userinfo, else Bearer; x-api-key and anthropic-version for Anthropic), then the user's extra
+    /// headers (${env:NAME} values resolved), which replace a credential header of the same name.
     static QList<QPair<QByteArray, QByteArray>> targetHeaders(const TargetConfig &target);
 
 private:
@@ -51,6 +60,7 @@ private:
     ApiKind m_api = ApiKind::OpenAIChat;
     RequestConfig m_request;
     std::string m_model;
+    const char *m_maxTokensKey = "max_tokens";
     nlohmann::json m_extraBody;
     Endpoint m_endpoint;
     QByteArray m_path;

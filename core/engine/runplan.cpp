@@ -13,7 +13,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString 
     return create(config, {config.target}, error);
 }
 
-std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error)
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets,
+                                               QString *error, ShardSpec shard)
 {
     if (targets.isEmpty()) {
         if (error)
@@ -64,7 +65,9 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
             planned.instances.push_back(std::move(*builder));
         }
         plan->targets.push_back(std::move(planned));
+        plan->secrets << secretsOf(target);
     }
+    plan->shard = shard;
     plan->stages = effectiveStages(config.load);
     const auto &sizing = plan->targets.front().tokenizer;
     plan->prompts = PromptSource::create(config.prompt, config.load.seed, error, sizing);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "config/sharding.h"
 #include "engine/promptsource.h"
 #include "engine/requestbuilder.h"
 
@@ -28,12 +29,16 @@ struct RunPlan {
     std::vector<PlannedTarget> targets;
     /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
+    ShardSpec shard; ///< which share of a sharded run `config.load` is
+    /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
+    QStringList secrets;
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);
     /// An interleaved comparison: every request goes to each of `targets` (same prompt, same
     /// scheduled time); RequestRecord::target says which. `config.target` is not used.
-    static std::shared_ptr<const RunPlan> create(const RunConfig &config, const QList<TargetConfig> &targets, QString *error);
+    static std::shared_ptr<const RunPlan> create(const RunConfig &config, const QList<TargetConfig> &targets,
+                                                 QString *error, ShardSpec shard = {});
 };
 
 /// One request the load profile wants made.

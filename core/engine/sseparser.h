@@ -12,9 +12,16 @@ namespace tb {
 ///
 /// Hot path: one call per socket read. Complete lines are parsed in place; only a trailing partial
 /// line, and data spanning lines, are copied.
+///
+/// Bounded: a line, or an event's data, longer than kMaxBytes (a stream that never sends a line
+/// break, one endless event) stops the parser with error() set; nothing more is read.
 class SseParser
 {
 public:
+    /// Of the same order as the largest JSON body the engine buffers; real events are a few
+    /// hundred bytes.
+    static constexpr std::size_t kMaxBytes = 1024 * 1024;
+
     /// Feeds bytes; calls onEvent(std::string_view event, std::string_view data) for every complete
     /// event (the views are valid only during the call). `event` is empty when the stream gave none
     /// (the spec's default type "message").
@@ -22,6 +29,8 @@ public:
     void feed(const char *data, std::size_t size, OnEvent &&onEvent);
 
     void reset();
+    /// Why parsing stopped ("SSE line exceeds 1048576 bytes"); nullptr while all is well.
+    const char *error() const { return m_error; }
 
 private:
     template<typename OnEvent>
@@ -33,12 +42,16 @@ private:
     bool m_hasData = false;
     bool m_skipLf = false;     ///< the previous read ended in CR: a leading LF belongs to it
     bool m_started = false;    ///< past a possible UTF-8 BOM
+    const char *m_error = nullptr;
 };
+static_assert(SseParser::kMaxBytes == 1048576, "the error texts name the limit");
 
 template<typename OnEvent>
 void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
 {
     std::size_t pos = 0;
+    if (m_error)
+        return;
     if (!m_started && size > 0) {
         m_partial.append(data, size);
         if (m_partial.size() < 3 && std::string_view("\xEF\xBB\xBF").starts_with(m_partial))
@@ -54,10 +67,14 @@ void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
     if (m_skipLf && pos < size && data[pos] == '\n')
         ++pos;
     m_skipLf = false;
-    while (pos < size) {
+    while (pos < size && !m_error) {
         std::size_t end = pos;
         while (end < size && data[end] != '\n' && data[end] != '\r')
             ++end;
+        if (m_partial.size() + (end - pos) > kMaxBytes) {
+            m_error = "SSE line exceeds 1048576 bytes";
+            return;
+        }
         if (end == size) {
             m_partial.append(data + pos, size - pos);
             return;
@@ -105,6 +122,10 @@ void SseParser::line(std::string_view text, OnEvent &&onEvent)
             value.remove_prefix(1);
     }
     if (field == "data") {
+        if (m_data.size() + value.size() + 1 > kMaxBytes) {
+            m_error = "SSE event exceeds 1048576 bytes";
+            return;
+        }
         if (m_hasData)
             m_data.push_back('\n');
         m_data.append(value);
@@ -123,6 +144,7 @@ inline void SseParser::reset()
     m_hasData = false;
     m_skipLf = false;
     m_started = false;
+    m_error = nullptr;
 }
 
 } // namespace tb

@@ -7,6 +7,9 @@ namespace tb {
 namespace {
 
 constexpr qsizetype kMaxErrorMessage = 300;
+/// Far beyond any model's context, and small enough that sums over millions of requests stay in
+/// int64: a larger count is a broken server's, rejected like a number out of int64's range.
+constexpr std::int64_t kMaxTokenCount = 1'000'000'000'000;
 
 const nlohmann::json *member(const nlohmann::json &object, const char *key)
 {
@@ -68,6 +71,7 @@ struct StreamDecoder::Fields {
     std::size_t contentBytes = 0;
     std::size_t reasoningBytes = 0;
     bool hasError = false;
+    bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
     Usage usage;
 };
 
@@ -80,7 +84,7 @@ StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer)
 void StreamDecoder::begin(RequestRecord *record)
 {
     m_record = record;
-    m_done = m_finished = m_failed = m_sawUsage = false;
+    m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = false;
     m_text.clear();
 }
 
@@ -120,27 +124,33 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         return true;
     };
     const auto optionalString = [&c](std::string_view &out) { return c.null() || c.string(&out); };
-    const auto usage = [&c, &f] {
+    const auto count = [&c, &f](std::int64_t *out) {
+        if (!c.integer(out))
+            return false;
+        f.outOfRange = *out > kMaxTokenCount;
+        return !f.outOfRange;
+    };
+    const auto usage = [&c, &f, &count] {
         f.usage.seen = true;
         return c.null() || c.object([&](std::string_view key) {
                    if (key == "prompt_tokens")
-                       return c.integer(&f.usage.promptTokens);
+                       return count(&f.usage.promptTokens);
                    if (key == "completion_tokens")
-                       return c.integer(&f.usage.completionTokens);
+                       return count(&f.usage.completionTokens);
                    if (key == "input_tokens")
-                       return c.integer(&f.usage.inputTokens);
+                       return count(&f.usage.inputTokens);
                    if (key == "output_tokens")
-                       return c.integer(&f.usage.outputTokens);
+                       return count(&f.usage.outputTokens);
                    if (key == "cache_read_input_tokens")
-                       return c.null() || c.integer(&f.usage.cacheReadTokens);
+                       return c.null() || count(&f.usage.cacheReadTokens);
                    if (key == "cache_creation_input_tokens")
-                       return c.null() || c.integer(&f.usage.cacheCreationTokens);
+                       return c.null() || count(&f.usage.cacheCreationTokens);
                    if (key == "prompt_tokens_details" || key == "completion_tokens_details") {
                        return c.null() || c.object([&](std::string_view detail) {
                                   if (detail == "cached_tokens")
-                                      return c.null() || c.integer(&f.usage.cachedTokens);
+                                      return c.null() || count(&f.usage.cachedTokens);
                                   if (detail == "reasoning_tokens")
-                                      return c.null() || c.integer(&f.usage.reasoningTokens);
+                                      return c.null() || count(&f.usage.reasoningTokens);
                                   return c.skip();
                               });
                    }
@@ -214,6 +224,7 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         }
         return c.skip();
     });
+    f.outOfRange = f.outOfRange || c.outOfRange();
     return ok && c.atEnd();
 }
 
@@ -225,7 +236,9 @@ void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::
     }
     Fields f;
     if (!read(data, f)) {
-        fail(QStringLiteral("malformed JSON in stream event: %1").arg(text(data.substr(0, 80))));
+        fail(QStringLiteral("%1 in stream event: %2")
+                 .arg(f.outOfRange ? QStringLiteral("token count out of range") : QStringLiteral("malformed JSON"),
+                      text(data.substr(0, 80))));
         return;
     }
     if (f.type.empty())
@@ -237,7 +250,9 @@ void StreamDecoder::onBody(std::string_view body, std::int64_t stampNs)
 {
     Fields f;
     if (!read(body, f)) {
-        fail(QStringLiteral("response is not JSON: %1").arg(text(body.substr(0, 80))));
+        fail(QStringLiteral("%1: %2").arg(f.outOfRange ? QStringLiteral("token count out of range in response")
+                                                       : QStringLiteral("response is not JSON"),
+                                          text(body.substr(0, 80))));
         return;
     }
     apply(f, body, stampNs, false);
@@ -252,7 +267,13 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         // Rare: worth a full parse for a good message.
         const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
         const nlohmann::json *error = parsed.is_discarded() ? nullptr : member(parsed, "error");
-        fail(QStringLiteral("server error: ") + (error ? describeError(*error) : QStringLiteral("unknown")));
+        QString description = error ? describeError(*error) : QStringLiteral("unknown");
+        // TGI: {"error": "…", "error_type": "overloaded"}
+        if (const nlohmann::json *type = member(parsed, "error_type");
+            type && type->is_string() && error && error->is_string())
+            description = shorten(fromStd(type->get<std::string>()) + QStringLiteral(": ") + description);
+        m_serverError = true;
+        fail(QStringLiteral("server error: ") + description);
         return;
     }
     if (r.responseId.isEmpty() && !f.id.empty())
@@ -261,6 +282,7 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         m_finished = true;
         r.finishReason = text(f.finish);
     }
+    m_sawReasoningText = m_sawReasoningText || f.reasoningBytes > 0;
     if (streaming && f.contentBytes + f.reasoningBytes > 0)
         chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
     if (m_api == ApiKind::AnthropicMessages && f.type == "message_stop")
@@ -274,8 +296,15 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of
         // them, as OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
         if (u.inputTokens >= 0) {
+            // Each count fits in 64 bits; a hostile server can still make their sum overflow.
+            std::int64_t prompt = 0;
+            if (__builtin_add_overflow(u.inputTokens, std::max<std::int64_t>(0, u.cacheReadTokens), &prompt) ||
+                __builtin_add_overflow(prompt, std::max<std::int64_t>(0, u.cacheCreationTokens), &prompt)) {
+                fail(QStringLiteral("usage token counts out of range"));
+                return;
+            }
             r.cachedTokens = std::max<std::int64_t>(0, u.cacheReadTokens);
-            r.promptTokens = u.inputTokens + std::max<std::int64_t>(0, u.cacheReadTokens) + std::max<std::int64_t>(0, u.cacheCreationTokens);
+            r.promptTokens = prompt;
         }
         if (u.outputTokens >= 0)
             r.completionTokens = u.outputTokens;
@@ -293,7 +322,12 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
 
 QString StreamDecoder::errorMessageFromBody(std::string_view body)
 {
-    const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
+    // nlohmann's dump() recurses per nesting level: a deeply nested error body from a hostile
+    // server would overflow the stack. The cursor checks the body with a depth limit first.
+    JsonCursor check(body);
+    const bool shallow = check.skip() && check.atEnd();
+    const nlohmann::json json =
+        shallow ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
     if (!json.is_discarded()) {
         if (const nlohmann::json *error = member(json, "error"))
             return describeError(*error);
@@ -308,6 +342,8 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
 void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
 {
     RequestRecord &r = *m_record;
+    r.hiddenReasoningTokens =
+        m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_sawUsage && (r.completionTokens > 0 || r.promptTokens > 0)) {
         r.tokenSource = TokenSource::Usage;
         r.promptTokenSource = TokenSource::Usage;

@@ -34,6 +34,9 @@ public:
     bool complete() const { return m_done || m_finished; }
     /// A protocol problem or an error event was seen; the message is in the record.
     bool failed() const { return m_failed; }
+    /// How the failure is classed: the server's own error (an error event or error body) or a
+    /// protocol problem. Only meaningful when failed().
+    RequestStatus failure() const { return m_serverError ? RequestStatus::ServerError : RequestStatus::Protocol; }
 
     /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
     /// else the local tokenizer when configured, else one token per chunk). promptTokens is the
@@ -56,6 +59,8 @@ private:
     bool m_finished = false;
     bool m_failed = false;
     bool m_sawUsage = false;
+    bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
+    bool m_serverError = false;
     std::string m_text; ///< generated text, kept only when counting with the tokenizer
 };
 

@@ -191,7 +191,16 @@ void TcpStream::flushWrites()
             }
             if (errno == EINTR)
                 continue;
-            failed(RequestStatus::Protocol, QStringLiteral("write failed: ") + errnoText(errno));
+            const int error = errno;
+            if (error == EPIPE || error == ECONNRESET) {
+                // A server may answer (413 to a large body) and close before taking the whole
+                // request: its answer waits in the receive queue, and says more than the reset.
+                const quint64 generation = m_generation;
+                onReadable();
+                if (generation != m_generation)
+                    return;
+            }
+            failed(RequestStatus::Protocol, QStringLiteral("write failed: ") + errnoText(error));
             return;
         }
         m_pendingOffset += n;

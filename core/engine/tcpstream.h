@@ -27,6 +27,7 @@ public:
     void write(const QByteArray &bytes) override;
     void abort() override;
     bool isOpen() const override { return m_fd >= 0 && m_connected; }
+    bool handshaking() const override { return false; }
     bool hasKernelTimestamps() const override { return m_kernelStamps; }
 
     static constexpr std::size_t kReadSize = 2048;

@@ -4,6 +4,9 @@
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 
+#include <chrono>
+#include <optional>
+
 namespace tb {
 
 namespace {
@@ -11,8 +14,16 @@ namespace {
 /// Servers commonly close idle keep-alive connections after 5 s (uvicorn, which serves vLLM);
 /// reusing one just as it closes would fail a request for the client's sake, so retire them first.
 constexpr std::int64_t kMaxIdleNs = 4'000'000'000;
-constexpr std::size_t kMaxBufferedBody = 32 * 1024 * 1024;
-constexpr int kDeadlineCheckMs = 50;
+
+/// Server text reaches the error column (an HTML page's NUL, terminal escapes): no control
+/// characters in what is recorded.
+void makePrintable(QString &text)
+{
+    for (QChar &c : text) {
+        if (c.category() == QChar::Other_Control)
+            c = (c == u'\t' || c == u'\n' || c == u'\r') ? QChar(u' ') : QChar(QChar::ReplacementCharacter);
+    }
+}
 
 } // namespace
 
@@ -36,9 +47,18 @@ public:
 
     RequestRecord &record() { return m_record; }
     HttpConnection *connection = nullptr;
-    std::int64_t deadlineNs = 0;
     std::int64_t promptTokens = 0;
     TokenSource promptSource = TokenSource::Estimate;
+    TransportWorker::Deadlines::iterator deadline;
+    std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
+
+    void connectionOpened() override
+    {
+        if (connectDeadline) {
+            m_worker->m_deadlines.erase(*connectDeadline);
+            connectDeadline.reset();
+        }
+    }
 
     void requestSent(std::int64_t stampNs) override
     {
@@ -52,6 +72,15 @@ public:
         m_record.headersNs = stampNs;
         m_record.httpStatus = head.status;
         m_record.retryAfterS = head.retryAfterS;
+        if (!head.contentEncoding.isEmpty()) {
+            // Asked for identity; encoded bytes would read as a broken stream or binary text.
+            const QString what =
+                QStringLiteral("response is Content-Encoding: ") + QString::fromLatin1(head.contentEncoding.left(40));
+            const bool ok = head.status >= 200 && head.status < 300;
+            m_worker->endRequest(this, ok ? RequestStatus::Protocol : RequestStatus::Http,
+                                 ok ? what : QStringLiteral("HTTP %1: %2").arg(head.status).arg(what), stampNs);
+            return; // ended: `this` is gone
+        }
         if (head.status < 200 || head.status >= 300)
             m_mode = Mode::ErrorBody;
         else if (head.contentType == "text/event-stream")
@@ -69,10 +98,15 @@ public:
             });
             if (m_record.chunks != before)
                 m_worker->m_counters->chunks.fetch_add(m_record.chunks - before, std::memory_order_relaxed);
+            if (m_sse.error())
+                m_worker->endRequest(this, RequestStatus::Protocol, QString::fromLatin1(m_sse.error()), stampNs);
             return;
         }
-        if (m_body.size() + size <= kMaxBufferedBody)
+        if (m_body.size() + size <= std::size_t(HttpResponseParser::kMaxBodyBytes))
             m_body.append(data, size);
+        else if (m_mode == Mode::JsonBody) // an error body's first 32 MiB are message enough
+            m_worker->endRequest(this, RequestStatus::Protocol, QStringLiteral("response body exceeds 32 MiB"),
+                                 stampNs);
     }
 
     void responseComplete(std::int64_t stampNs) override
@@ -95,7 +129,7 @@ public:
         }
         if (m_record.status == RequestStatus::Ok) {
             if (m_decoder.failed())
-                m_record.status = RequestStatus::Protocol;
+                m_record.status = m_decoder.failure();
             else if (!m_decoder.complete()) {
                 m_record.status = RequestStatus::StreamTruncated;
                 m_record.errorMessage = m_api == ApiKind::AnthropicMessages
@@ -106,11 +140,13 @@ public:
         settle();
     }
 
-    void responseFailed(RequestStatus status, const QString &message, bool afterHead, std::int64_t stampNs) override
+    void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
         connection = nullptr; // the connection drops itself
-        if (afterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
+        if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
+            fail(m_decoder.failure(), m_record.errorMessage);
+        else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
             status = RequestStatus::StreamTruncated;
         fail(status, message);
         settle();
@@ -162,7 +198,8 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
 {
     m_deadlineTimer.setParent(this); // moves to the worker thread with us
     m_poller.setParent(this);
-    m_deadlineTimer.setInterval(kDeadlineCheckMs);
+    m_deadlineTimer.setSingleShot(true);
+    m_deadlineTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
 }
 
@@ -191,12 +228,24 @@ void TransportWorker::execute(const RequestJob &job)
     raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
     raw->promptTokens =
         &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
-    raw->deadlineNs = m_clock.nowNs() + m_plan->config.load.timeoutMs * 1'000'000;
+    const std::int64_t now = m_clock.nowNs();
+    raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
-    if (!m_deadlineTimer.isActive())
-        m_deadlineTimer.start();
     raw->connection = acquireConnection(builder.endpoint());
+    if (!raw->connection->isConnected())
+        raw->connectDeadline =
+            addDeadline(now + m_plan->config.load.connectTimeoutMs * 1'000'000, raw, Deadline::Connect);
     raw->connection->send(builder.httpRequest(prompt), raw);
+}
+
+TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t dueNs, ActiveRequest *request,
+                                                                  Deadline kind)
+{
+    const auto it = m_deadlines.emplace(dueNs, std::make_pair(request, kind));
+    // Re-armed only for an earlier deadline; one that fires for a request already gone re-arms.
+    if (!m_deadlineTimer.isActive() || dueNs < m_armedNs)
+        armDeadlineTimer(dueNs);
+    return it;
 }
 
 HttpConnection *TransportWorker::acquireConnection(const Endpoint &endpoint)
@@ -238,33 +287,77 @@ void TransportWorker::finish(ActiveRequest *request)
         return;
     std::unique_ptr<ActiveRequest> owned = std::move(it->second);
     m_active.erase(it);
+    m_deadlines.erase(owned->deadline);
+    if (owned->connectDeadline)
+        m_deadlines.erase(*owned->connectDeadline);
     if (HttpConnection *c = owned->connection) {
         owned->connection = nullptr;
         releaseConnection(c);
     }
-    if (m_active.empty())
+    if (m_deadlines.empty())
         m_deadlineTimer.stop();
+    // Servers echo requests in their errors; whatever they echo of a credential stops here.
+    RequestRecord &record = owned->record();
+    if (!m_plan->secrets.isEmpty()) {
+        record.errorMessage = maskSecrets(record.errorMessage, m_plan->secrets);
+        record.responseId = maskSecrets(record.responseId, m_plan->secrets);
+    }
+    makePrintable(record.errorMessage);
     if (m_completed)
-        m_completed(std::move(owned->record()));
+        m_completed(std::move(record));
+}
+
+void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, const QString &message,
+                                 std::int64_t nowNs)
+{
+    if (HttpConnection *c = request->connection) {
+        request->connection = nullptr;
+        c->abandon();
+        dropConnection(c);
+    }
+    request->abort(status, message, nowNs);
+}
+
+void TransportWorker::armDeadlineTimer(std::int64_t dueNs)
+{
+    m_armedNs = dueNs;
+    const std::int64_t waitNs = std::max<std::int64_t>(0, dueNs - m_clock.nowNs());
+    m_deadlineTimer.start(std::chrono::milliseconds((waitNs + 999'999) / 1'000'000));
 }
 
 void TransportWorker::checkDeadlines()
 {
     const std::int64_t now = m_clock.nowNs();
-    std::vector<ActiveRequest *> expired;
-    for (const auto &[raw, request] : m_active) {
-        if (now >= request->deadlineNs)
-            expired.push_back(raw);
-    }
-    const QString message = QStringLiteral("no complete response within %1").arg(formatDuration(m_plan->config.load.timeoutMs));
-    for (ActiveRequest *request : expired) {
-        if (HttpConnection *c = request->connection) {
-            request->connection = nullptr;
-            c->abandon();
-            dropConnection(c);
+    // Ending a request erases its deadlines, so the earliest is always the next to look at.
+    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+        const auto [request, kind] = m_deadlines.begin()->second;
+        HttpConnection *connection = request->connection;
+        if (kind == Deadline::Total || !connection) {
+            endRequest(
+                request, RequestStatus::Timeout,
+                QStringLiteral("no complete response within %1").arg(formatDuration(m_plan->config.load.timeoutMs)),
+                now);
+            continue;
         }
-        request->abort(RequestStatus::Timeout, message, now);
+        const QString within = formatDuration(m_plan->config.load.connectTimeoutMs);
+        const Endpoint &endpoint = connection->endpoint();
+        if (connection->handshaking())
+            endRequest(
+                request, RequestStatus::Tls,
+                QStringLiteral("TLS handshake not finished within %1 (--connect-timeout): the server may speak plain "
+                               "HTTP (try http://)")
+                    .arg(within),
+                now);
+        else
+            endRequest(request, RequestStatus::Connect,
+                       QStringLiteral("no connection to %1:%2 within %3 (--connect-timeout)")
+                           .arg(endpoint.host)
+                           .arg(endpoint.port)
+                           .arg(within),
+                       now);
     }
+    if (!m_deadlines.empty())
+        armDeadlineTimer(m_deadlines.begin()->first);
 }
 
 void TransportWorker::cancelAll()
@@ -274,14 +367,8 @@ void TransportWorker::cancelAll()
     all.reserve(m_active.size());
     for (const auto &[raw, request] : m_active)
         all.push_back(raw);
-    for (ActiveRequest *request : all) {
-        if (HttpConnection *c = request->connection) {
-            request->connection = nullptr;
-            c->abandon();
-            dropConnection(c);
-        }
-        request->abort(RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
-    }
+    for (ActiveRequest *request : all)
+        endRequest(request, RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
     for (HttpConnection *c : std::vector<HttpConnection *>(m_idle.begin(), m_idle.end()))
         dropConnection(c);
 }

@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,16 @@ private:
     void releaseConnection(HttpConnection *connection);
     void dropConnection(HttpConnection *connection);
     void finish(ActiveRequest *request);
+    /// Ends a request from the outside (its deadline, Stop, a response it must not read on):
+    /// closes its connection and records it with `status`. Deletes `request`.
+    void endRequest(ActiveRequest *request, RequestStatus status, const QString &message, std::int64_t nowNs);
+
+    /// A request's deadlines, earliest first: the total deadline, and the connect deadline while
+    /// its connection is being opened.
+    enum class Deadline { Total, Connect };
+    using Deadlines = std::multimap<std::int64_t, std::pair<ActiveRequest *, Deadline>>;
+    Deadlines::iterator addDeadline(std::int64_t dueNs, ActiveRequest *request, Deadline kind);
+    void armDeadlineTimer(std::int64_t dueNs);
     void checkDeadlines();
 
     std::shared_ptr<const RunPlan> m_plan;
@@ -58,7 +69,11 @@ private:
     std::unordered_map<ActiveRequest *, std::unique_ptr<ActiveRequest>> m_active;
     QSet<HttpConnection *> m_connections;
     std::vector<HttpConnection *> m_idle;
+    Deadlines m_deadlines;
+    /// Single-shot, precise, armed for the earliest deadline (not a periodic check: a deadline
+    /// fires within a millisecond or two of its time).
     QTimer m_deadlineTimer;
+    std::int64_t m_armedNs = 0;
     EpollPoller m_poller; ///< every plain-TCP connection of this worker
 };
 

@@ -8,7 +8,7 @@ namespace tb {
 TokenTimeline::TokenTimeline(const RequestRecord &record)
     : m_record(record)
     , m_chunks(record.tokenChunks)
-    , m_tokens(apportion(record.tokenChunks, record.completionTokens))
+    , m_tokens(apportion(record.tokenChunks, record.streamedTokens()))
 {}
 
 std::vector<std::int64_t> TokenTimeline::apportion(const std::vector<ChunkStamp> &chunks, std::int64_t tokens)

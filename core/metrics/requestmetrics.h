@@ -17,6 +17,12 @@
 // tokens per event still get about k per chunk. The counts are integers summing to
 // completion_tokens, so ITL is aggregated over whole tokens.
 //
+// Hidden reasoning (RequestRecord::hiddenReasoningTokens) never arrived in any chunk: the chunks
+// share the streamed tokens only (completion_tokens − hidden), and wherever this file says
+// completion_tokens for the chunks, it means those. For throughput over time the hidden tokens
+// arrive with the first chunk — the client cannot see them earlier, and they were generated
+// before it.
+//
 // ITL: for each chunk after the first that carries n ≥ 1 tokens, the gap g since the previous
 // chunk that carried tokens is divided evenly over its tokens: the value g/n is recorded with
 // weight n. A chunk apportioned 0 tokens passes its gap on to the next one. Per request, the mean
@@ -63,13 +69,14 @@ public:
             f(double(m_chunks[i].tNs - m_chunks[i - 1].tNs) / 1e6);
     }
 
-    /// f(tNs, tokens): when output tokens arrived — per chunk when the chunks are known, otherwise
-    /// all completion tokens at the last token (or at done, for a non-streamed response).
+    /// f(tNs, tokens): when output tokens arrived — per chunk when the chunks are known (hidden
+    /// reasoning with the first), otherwise all completion tokens at the last token (or at done,
+    /// for a non-streamed response).
     template<typename F> void forEachArrival(F &&f) const
     {
         if (!m_chunks.empty()) {
             for (std::size_t i = 0; i < m_chunks.size(); ++i)
-                f(m_chunks[i].tNs, m_tokens[i]);
+                f(m_chunks[i].tNs, m_tokens[i] + (i == 0 ? m_record.hiddenReasoningTokens : 0));
         } else if (m_record.completionTokens > 0) {
             f(m_record.lastTokenNs >= 0 ? m_record.lastTokenNs : m_record.doneNs, m_record.completionTokens);
         }

@@ -14,6 +14,7 @@ constexpr EnumName<RequestStatus> kStatusNames[] = {
     {RequestStatus::Tls, "tls"},
     {RequestStatus::Protocol, "protocol"},
     {RequestStatus::StreamTruncated, "stream-truncated"},
+    {RequestStatus::ServerError, "server-error"},
     {RequestStatus::Cancelled, "cancelled"},
 };
 

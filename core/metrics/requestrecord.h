@@ -7,6 +7,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -20,11 +21,12 @@ enum class RequestStatus : std::uint8_t {
     Timeout,         ///< per-request deadline passed
     Connect,         ///< connection refused / host unreachable / DNS
     Tls,             ///< TLS handshake or certificate failure
-    Protocol,        ///< malformed HTTP, SSE or JSON; an error event mid-stream
+    Protocol,        ///< malformed HTTP, SSE or JSON; a peer that is not an HTTP/1.1 server
     StreamTruncated, ///< the stream ended without [DONE] / finish
+    ServerError,     ///< the server's own error in a 2xx response: an error event mid-stream, an error body
     Cancelled,       ///< stopped by the user
 };
-/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "cancelled"
+/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled"
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
@@ -48,6 +50,7 @@ struct RequestRecord {
     int stage = 0;                   ///< index into the run's effective stages
     int target = 0;                  ///< index of the target (interleaved comparisons send each request to several)
     int instance = 0;                ///< which of the target's instances served it (load balancing); -1: none (never sent)
+    int shard = -1;                  ///< a merged run: the index of the shard that made it; -1 otherwise
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;              ///< 0 when no response arrived
@@ -67,6 +70,10 @@ struct RequestRecord {
     std::int64_t completionTokens = 0;
     std::int64_t cachedTokens = 0;   ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
     std::int64_t reasoningTokens = 0;///< usage.completion_tokens_details.reasoning_tokens
+    /// Reasoning tokens the server counted but did not stream (OpenAI's o-series): reasoningTokens
+    /// when no reasoning text arrived, else 0. They are inside completionTokens and TTFO, and out
+    /// of TPOT, ITL and decode speed, which measure what was streamed.
+    std::int64_t hiddenReasoningTokens = 0;
 
     double retryAfterS = -1;         ///< from a 429's Retry-After, -1 when absent
     QString responseId;              ///< the server's response "id"
@@ -81,23 +88,28 @@ struct RequestRecord {
     std::optional<double> ttfbMs() const { return spanMs(sentNs, headersNs); }
     std::optional<double> ttftMs() const { return spanMs(sentNs, firstTokenNs); }
     std::optional<double> ttftFromScheduleMs() const { return spanMs(scheduledNs, firstTokenNs); }
+    /// Time to first visible output: first non-reasoning content − sent.
+    std::optional<double> ttfoMs() const { return spanMs(sentNs, firstContentNs); }
     /// last_token − sent; without tokens (non-streaming, or empty output) done − sent.
     std::optional<double> e2eMs() const { return spanMs(sentNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
     std::optional<double> e2eFromScheduleMs() const { return spanMs(scheduledNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
     std::optional<double> queueMs() const { return spanMs(scheduledNs, sentNs); }
-    /// (last_token − first_token) / (completion_tokens − 1), for ≥ 2 tokens.
+    /// The completion tokens that arrived in the stream: all of them, less hidden reasoning.
+    std::int64_t streamedTokens() const { return std::max<std::int64_t>(completionTokens - hiddenReasoningTokens, 0); }
+    /// (last_token − first_token) / (streamed tokens − 1), for ≥ 2 streamed tokens. With hidden
+    /// reasoning nothing but visible output streams, so first_token is the first visible one.
     std::optional<double> tpotMs() const
     {
-        if (completionTokens < 2 || firstTokenNs < 0 || lastTokenNs < firstTokenNs)
+        if (streamedTokens() < 2 || firstTokenNs < 0 || lastTokenNs < firstTokenNs)
             return std::nullopt;
-        return double(lastTokenNs - firstTokenNs) / 1e6 / double(completionTokens - 1);
+        return double(lastTokenNs - firstTokenNs) / 1e6 / double(streamedTokens() - 1);
     }
-    /// completion_tokens / (last_token − first_token), tokens/s.
+    /// streamed tokens / (last_token − first_token), tokens/s.
     std::optional<double> decodeTokensPerS() const
     {
-        if (completionTokens < 2 || firstTokenNs < 0 || lastTokenNs <= firstTokenNs)
+        if (streamedTokens() < 2 || firstTokenNs < 0 || lastTokenNs <= firstTokenNs)
             return std::nullopt;
-        return double(completionTokens) / (double(lastTokenNs - firstTokenNs) / 1e9);
+        return double(streamedTokens()) / (double(lastTokenNs - firstTokenNs) / 1e9);
     }
 
     static std::optional<double> spanMs(std::int64_t from, std::int64_t to)

@@ -134,11 +134,14 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     }
     ++requests.ok;
     good += isGood ? 1 : 0;
+    if (!r.finishReason.isEmpty())
+        ++requests.byFinishReason[r.finishReason];
 
     tokens.input += r.promptTokens;
     tokens.output += r.completionTokens;
     tokens.cached += r.cachedTokens;
     tokens.reasoning += r.reasoningTokens;
+    tokens.reasoningHidden += r.hiddenReasoningTokens;
     switch (r.tokenSource) {
     case TokenSource::Usage:
         ++tokens.fromUsage;
@@ -180,6 +183,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
 
     record(Metric::Ttfb, r.ttfbMs());
     record(Metric::Ttft, r.ttftMs());
+    record(Metric::Ttfo, r.ttfoMs());
     record(Metric::E2e, r.e2eMs());
     record(Metric::Tpot, r.tpotMs());
     record(Metric::DecodeSpeed, r.decodeTokensPerS());
@@ -350,6 +354,16 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    const PromptConfig &prompt = m_info.config.prompt;
+    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
+                                prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
+                                !prompt.systemTemplate.isEmpty();
+    if (!sharesPrefixes && s.total.tokens.cached > 0) {
+        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
+                                     "of this run is unique to it (no shared prefix or system prompt): the server's "
+                                     "prefix cache was warmed by another client or by a run with the same prompt salt")
+                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+    }
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);

@@ -32,6 +32,9 @@ class TokenTimeline;
 ///  - Queue delay is recorded wherever the schedule is known; TTFT/E2E from schedule only in
 ///    open-loop (rate) stages, where the schedule is independent of the responses.
 ///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
+///  - Cache hits are unexpected — a summary warning — when the prompts are synthetic with neither
+///    a shared prefix nor a system prompt: each prompt is then unique to the run (its salt), so
+///    any cached token came from outside it. Prompt files and templates may repeat themselves.
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
 class RunAggregator

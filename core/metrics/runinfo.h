@@ -1,10 +1,15 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "config/sharding.h"
 
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <cstdint>
 
 namespace tb {
 
@@ -12,16 +17,35 @@ namespace tb {
 /// where and when it started. The aggregator names its blocks from it, the writer stores it as
 /// run.json, the reader gives it back.
 struct RunInfo {
-    RunConfig config;          ///< as run; its apiKey is never written anywhere
+    RunConfig config;          ///< as run, redacted(): no key, no userinfo, no credential header value
     QList<StageConfig> stages; ///< effectiveStages(config.load): what RequestRecord::stage indexes
     QDateTime startedAt;       ///< wall-clock time of the run's t = 0
     QString host;
     QString toolVersion;
+    /// CLOCK_MONOTONIC (steady_clock) and Unix wall time at t = 0, in ns (0: unknown, older runs):
+    /// joins the run's offsets with other tools' stamps on this machine, and aligns shards.
+    std::int64_t monotonicOriginNs = 0;
+    std::int64_t wallOriginNs = 0;
+    ShardSpec shard;        ///< a sharded run: config.load is this shard's share of totalLoad
+    LoadConfig totalLoad;   ///< with shard.isSharded(): the whole run's load before the split
+    QStringList mergedFrom; ///< a merged run: the shard directories it was made of
 
-    /// For a run starting now on this machine with this build.
-    static RunInfo begin(const RunConfig &config);
+    /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
+    static RunInfo begin(const RunConfig &config,
+                         std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now());
     /// startedAt as ISO 8601 with milliseconds and the UTC offset ("2024-05-01T10:00:00.000+02:00").
     QString startedAtText() const;
+
+    /// "~512 tokens + system ~128" (or the prompt file, or "templates").
+    QString promptText() const;
+    /// The stages with arrivals and warm-up: "c=4:5s, c=16:5s", "r=20:60s poisson, warm-up 10s".
+    QString loadText() const;
+    /// One line that says what was measured, for a figure's caption: model and target, load,
+    /// prompt and max tokens, date ("gpt4-like at http://… · c=4:5s · ~512 tokens · max 256 tokens ·
+    /// 2026-12-01 10:00").
+    QString workloadCaption() const;
+    /// wallOriginNs as ISO 8601 UTC with microseconds ("2024-05-01T08:00:00.123456Z"); empty when unknown.
+    QString wallOriginText() const;
 };
 
 } // namespace tb

@@ -15,6 +15,7 @@ struct MetricName {
 };
 constexpr std::array<MetricName, kMetricCount> kMetricNames{{
     {"ttft", "latency_ms", "TTFT"},
+    {"ttfo", "latency_ms", "TTFO"},
     {"ttft_from_schedule", "latency_ms", "TTFT from schedule"},
     {"ttfb", "latency_ms", "TTFB"},
     {"e2e", "latency_ms", "E2E"},
@@ -160,6 +161,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     json byError = json::object();
     for (const auto &[error, count] : b.requests.byError)
         byError[toStd(error)] = count;
+    json byFinishReason = json::object();
+    for (const auto &[reason, count] : b.requests.byFinishReason)
+        byFinishReason[toStd(reason)] = count;
 
     json block{
         {"load", loadToJson(b.load, wholeRun)},
@@ -171,7 +175,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"cancelled", b.requests.cancelled},
           {"warmup", b.requests.warmup},
           {"by_status", byStatus},
-          {"by_error", byError}}},
+          {"by_error", byError},
+          {"by_finish_reason", byFinishReason}}},
         {"throughput",
          {{"requests_per_s", b.throughput.requestsPerS},
           {"output_tokens_per_s", b.throughput.outputTokensPerS},
@@ -187,6 +192,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"output", b.tokens.output},
           {"cached", b.tokens.cached},
           {"reasoning", b.tokens.reasoning},
+          {"reasoning_hidden", b.tokens.reasoningHidden},
           {"out_in_ratio", optional(b.tokens.outInRatio)},
           {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
           {"sources",
@@ -241,6 +247,12 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     const Node byError = requests.object("by_error");
     for (const auto &[key, value] : byError.value().items())
         b.requests.byError[QString::fromStdString(key)] = byError.integer(key.c_str());
+    // Summaries from before finish reasons were counted have none.
+    if (requests.has("by_finish_reason")) {
+        const Node byFinishReason = requests.object("by_finish_reason");
+        for (const auto &[key, value] : byFinishReason.value().items())
+            b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
+    }
 
     const Node throughput = n.object("throughput");
     b.throughput.requestsPerS = throughput.number("requests_per_s");
@@ -257,6 +269,8 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.tokens.output = tokens.integer("output");
     b.tokens.cached = tokens.integer("cached");
     b.tokens.reasoning = tokens.integer("reasoning");
+    if (tokens.has("reasoning_hidden"))
+        b.tokens.reasoningHidden = tokens.integer("reasoning_hidden");
     b.tokens.outInRatio = tokens.optionalNumber("out_in_ratio");
     b.tokens.cacheHitRatio = tokens.optionalNumber("cache_hit_ratio");
     const Node sources = tokens.object("sources");
@@ -292,7 +306,8 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
                 b.stats[i] = *s;
             else
                 section.fail(section.where(kMetricNames[i].key), why);
-        } else if (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule) {
+        } else if (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule && Metric(i) != Metric::Ttfo) {
+            // (e2e_from_schedule and ttfo came later: older summaries lack them.)
             section.fail(section.where(kMetricNames[i].key), QStringLiteral("missing"));
         }
         if (hasHistograms && histograms.has(kMetricNames[i].key)) {
@@ -306,6 +321,16 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
 }
 
 } // namespace
+
+std::int64_t RequestCounts::stoppedAtCap() const
+{
+    std::int64_t n = 0;
+    for (const char *reason : {"length", "max_tokens"}) {
+        const auto it = byFinishReason.find(QLatin1String(reason));
+        n += it == byFinishReason.end() ? 0 : it->second;
+    }
+    return n;
+}
 
 const char *metricKey(Metric metric)
 {
@@ -339,6 +364,10 @@ json RunSummary::toJson() const
         j["target"]["balance"] = toStd(balance);
     }
     j.update(blockToJson(total, true));
+    json warningArray = json::array();
+    for (const QString &w : warnings)
+        warningArray.push_back(toStd(w));
+    j["warnings"] = std::move(warningArray);
     json stageArray = json::array();
     for (const SummaryBlock &s : stages)
         stageArray.push_back(blockToJson(s, false));
@@ -418,6 +447,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             s.promptSizing.probes = int(c.integer("probes"));
             if (const auto probed = c.optionalNumber("probed"))
                 s.promptSizing.probed = std::int64_t(*probed);
+        }
+    }
+    if (top.has("warnings")) {
+        if (const json *warnings = top.array("warnings")) {
+            for (const json &w : *warnings)
+                s.warnings << (w.is_string() ? fromStd(w.get<std::string>()) : QString());
         }
     }
     if (const json *stages = top.array("stages")) {

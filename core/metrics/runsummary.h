@@ -25,6 +25,7 @@ inline constexpr int kRunFormatVersion = 1;
 /// Every distribution a summary block carries.
 enum class Metric : std::uint8_t {
     Ttft,             ///< first_token − sent, ms
+    Ttfo,             ///< first visible (non-reasoning) output − sent, ms
     TtftFromSchedule, ///< first_token − scheduled, ms (open loop only)
     Ttfb,             ///< headers − sent, ms
     E2e,              ///< last_token (or done) − sent, ms
@@ -37,13 +38,13 @@ enum class Metric : std::uint8_t {
     TokensPerChunk,   ///< apportioned tokens of each token-bearing chunk
     RetryAfter,       ///< Retry-After of failed requests, s
 };
-inline constexpr std::size_t kMetricCount = 12;
+inline constexpr std::size_t kMetricCount = 13;
 /// The JSON key: "ttft", "ttft_from_schedule", …, "decode_tokens_per_s", "tokens_per_chunk",
 /// "retry_after_s".
 const char *metricKey(Metric metric);
 /// What people call it: "TTFT", "TTFT from schedule", "E2E", "Decode speed", "Retry-After", …
 QString metricLabel(Metric metric);
-/// The metrics under "latency_ms" (the first nine).
+/// The metrics under "latency_ms" (the first ten).
 bool isLatencyMetric(Metric metric);
 
 struct LoadSummary {
@@ -63,6 +64,13 @@ struct RequestCounts {
     std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
+    /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
+    std::map<QString, std::int64_t> byFinishReason;
+    /// Successful requests that stopped at the max_tokens cap (finish_reason "length" or "max_tokens").
+    std::int64_t stoppedAtCap() const;
+
+    /// Every request that reached a verdict failed: the run measured nothing of the target.
+    bool allFailed() const { return attempted > 0 && ok == 0; }
 };
 
 struct ThroughputSummary {
@@ -81,6 +89,7 @@ struct TokenSummary {
     std::int64_t output = 0;
     std::int64_t cached = 0;
     std::int64_t reasoning = 0;
+    std::int64_t reasoningHidden = 0;    ///< of `reasoning`, counted by the server but not streamed
     std::optional<double> outInRatio;    ///< output / input
     std::optional<double> cacheHitRatio; ///< cached / input
     std::int64_t fromUsage = 0;          ///< successful requests whose counts came from each source
@@ -147,6 +156,8 @@ struct RunSummary {
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
     PromptSizing promptSizing;
+    /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
+    QStringList warnings;
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or

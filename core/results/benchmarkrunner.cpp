@@ -6,6 +6,7 @@
 #include "metrics/tokenizer.h"
 #include "results/runwriter.h"
 
+#include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
 
@@ -15,7 +16,6 @@ namespace {
 
 constexpr int kRecordsIntervalMs = 100;  // ≤ 10 Hz to the GUI
 constexpr int kSnapshotIntervalMs = 250; // summaries and time series
-constexpr int kFlushIntervalMs = 1000;   // requests.csv reaches the disk at least once a second
 
 } // namespace
 
@@ -32,13 +32,8 @@ public:
             m_sinks.push_back(std::make_unique<Sink>(info));
         m_recordsTimer.setParent(this);
         m_snapshotTimer.setParent(this);
-        m_flushTimer.setParent(this);
         connect(&m_recordsTimer, &QTimer::timeout, this, &RunSession::postRecords);
         connect(&m_snapshotTimer, &QTimer::timeout, this, &RunSession::postSnapshots);
-        connect(&m_flushTimer, &QTimer::timeout, this, [this] {
-            for (auto &sink : m_sinks)
-                sink->writer.flush();
-        });
     }
 
     ~RunSession() override
@@ -52,11 +47,11 @@ public:
         }
     }
 
-    bool open(const QStringList &directories, QString *error)
+    bool open(const QStringList &directories, bool replace, QString *error)
     {
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             Sink &sink = *m_sinks[i];
-            if (!sink.writer.open(directories.at(qsizetype(i)), sink.aggregator.info())) {
+            if (!sink.writer.open(directories.at(qsizetype(i)), sink.aggregator.info(), replace)) {
                 *error = sink.writer.errorString();
                 return false;
             }
@@ -64,7 +59,7 @@ public:
         return true;
     }
 
-    void begin(int workerThreads)
+    void begin(int workerThreads, const RunClock &clock)
     {
         const RunConfig &config = m_plan->config;
         const PromptSource &prompts = *m_plan->prompts;
@@ -75,11 +70,11 @@ public:
         sizing.localTokens = prompts.localSystemTokens() + prompts.localPromptTokens();
         setPromptSizing(sizing);
         if (!config.prompt.calibrate || !sizing.requested)
-            return run(workerThreads);
+            return run(workerThreads, clock);
         // Measure the target's counting first; the run starts with prompts sized by it.
         m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
         connect(
-            m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads](const CalibrationResult &c) {
+            m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads, clock](const CalibrationResult &c) {
                 m_calibrator->deleteLater();
                 PromptSizing calibrated = sizing;
                 calibrated.calibrationError = c.error;
@@ -99,16 +94,17 @@ public:
                     calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
                 }
                 setPromptSizing(calibrated);
-                run(workerThreads);
+                run(workerThreads, clock);
                 if (m_stopRequested)
                     m_controller->stop();
             });
         m_calibrator->start();
     }
 
-    void run(int workerThreads)
+    void run(int workerThreads, const RunClock &clock)
     {
-        m_controller = std::make_unique<LoadController>(m_plan, RunClock(), [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_controller =
+            std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             const QString name = m_plan->stages.at(stage).name;
             post([stage, name, warmup](BenchmarkRunner *r) { Q_EMIT r->stageStarted(stage, name, warmup); });
@@ -116,7 +112,6 @@ public:
         connect(m_controller.get(), &LoadController::finished, this, &RunSession::finish);
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
-        m_flushTimer.start(kFlushIntervalMs);
         m_controller->start(workerThreads);
     }
 
@@ -191,7 +186,6 @@ private:
         m_finished = true;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
-        m_flushTimer.stop();
         postRecords();
         const RunProgress progress = m_controller->progress();
         std::vector<RunOutcome> outcomes;
@@ -227,7 +221,6 @@ private:
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
-    QTimer m_flushTimer;
     QString m_writeError;
     bool m_finished = false;
     bool m_stopRequested = false;
@@ -259,9 +252,16 @@ bool BenchmarkRunner::start(const RunConfig &config, QString *error)
     return startInterleaved(config, {config.target}, {config.outDir}, error);
 }
 
-bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets,
+bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<TargetConfig> &targets,
                                        const QStringList &directories, QString *error)
 {
+    // A fresh salt makes this run's prompts its own, so no server cache carries over from an
+    // earlier run; run.json records it for a replay. (Interleaved targets share it: the same
+    // prompts go to each.)
+    RunConfig workload = configured;
+    if (workload.prompt.salt.isEmpty())
+        workload.prompt.salt =
+            QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, QLatin1Char('0'));
     m_configurationError = false;
     if (m_running) {
         if (error)
@@ -270,7 +270,18 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     shutDown();
     QString why;
-    const auto plan = RunPlan::create(workload, targets, &why);
+    RunConfig share = workload;
+    if (m_shard.isSharded()) {
+        const auto load = shardLoad(workload.load, m_shard, &why);
+        if (!load) {
+            m_configurationError = true;
+            if (error)
+                *error = QStringLiteral("load (--shard %1): %2").arg(m_shard.text(), why);
+            return false;
+        }
+        share.load = *load;
+    }
+    const auto plan = RunPlan::create(share, targets, &why, m_shard);
     if (!plan) {
         m_configurationError = true;
         if (error)
@@ -279,11 +290,26 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     m_infos.clear();
     m_directories.clear();
+    // t = 0 of the run, recorded in run.json (the clock origins) before the first request exists.
+    const RunClock clock;
     for (qsizetype i = 0; i < targets.size(); ++i) {
-        RunConfig config = workload;
+        RunConfig config = share;
         config.target = targets[i];
         config.outDir = directories.value(i);
-        RunInfo info = RunInfo::begin(config);
+        // A named directory that holds anything is a mistake in the configuration, not a failure
+        // of the run: its files are not replaced unless asked (--force).
+        if (!m_replaceExisting && !config.outDir.isEmpty()) {
+            if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty()) {
+                m_configurationError = true;
+                if (error)
+                    *error = why + QStringLiteral(": choose a new or empty directory");
+                return false;
+            }
+        }
+        RunInfo info = RunInfo::begin(config, clock.origin());
+        info.shard = m_shard;
+        if (m_shard.isSharded())
+            info.totalLoad = workload.load;
         QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
         if (config.outDir.isEmpty() && m_directories.contains(directory))
             directory += QStringLiteral("-%1").arg(i + 1); // two targets with one model name
@@ -299,7 +325,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     bool opened = false;
     RunSession *session = m_session;
     // Creating the directories is quick; doing it here lets start() report an unwritable path.
-    QMetaObject::invokeMethod(session, [&] { opened = session->open(m_directories, &why); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [&] { opened = session->open(m_directories, m_replaceExisting, &why); }, Qt::BlockingQueuedConnection);
     if (!opened) {
         shutDown();
         if (error)
@@ -308,7 +335,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &workload, const QList<Ta
     }
     m_running = true;
     const int threads = m_workerThreads;
-    QMetaObject::invokeMethod(session, [session, threads] { session->begin(threads); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
 }

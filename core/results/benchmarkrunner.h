@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "config/sharding.h"
 #include "engine/runprogress.h"
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
@@ -57,10 +58,17 @@ public:
 
     /// Transport threads (0 = one per core, at least 2).
     void setWorkerThreads(int threads) { m_workerThreads = threads; }
+    /// Write into a named run directory that is not empty, replacing the run files there (--force);
+    /// by default start() refuses it as a configuration error.
+    void setReplaceExisting(bool replace) { m_replaceExisting = replace; }
+    /// Run only this share of the configured load (see shardLoad); run.json records the shard and
+    /// the whole run's load. Applies to the next start().
+    void setShard(ShardSpec shard) { m_shard = shard; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
-    /// runtime failure such as an unwritable directory (exit 1).
+    /// runtime failure such as an unwritable directory (exit 1). Without a prompt salt the run
+    /// gets a fresh one (info().config.prompt.salt).
     bool start(const RunConfig &config, QString *error);
     /// An interleaved comparison: each request of `workload` goes to every target at the same
     /// time (same prompt, same schedule), so conditions match; one run directory per target
@@ -94,6 +102,8 @@ private:
     void retire();
 
     int m_workerThreads = 0;
+    bool m_replaceExisting = false;
+    ShardSpec m_shard;
     bool m_running = false;
     bool m_configurationError = false;
     QStringList m_directories;

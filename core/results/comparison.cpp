@@ -3,6 +3,7 @@
 #include "metrics/bootstrap.h"
 #include "metrics/loghistogram.h"
 #include "results/csv.h"
+#include "results/runmerge.h"
 
 #include <QLocale>
 #include <QSet>
@@ -37,7 +38,7 @@ std::optional<double> percent(const std::optional<double> &fraction)
 }
 
 /// Per-request values behind a row, for its noise test.
-enum class Sample { None, Ttft, Tpot, Itl, E2e };
+enum class Sample { None, Ttft, Ttfo, Tpot, Itl, E2e };
 
 struct RowSpec {
     const char *key;
@@ -47,6 +48,7 @@ struct RowSpec {
     std::function<std::optional<double>(const SummaryBlock &)> value;
     Sample sample = Sample::None;
     double q = -1; ///< the row's statistic for the test: mean when < 0, else this quantile
+    bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
 };
 
 std::vector<RowSpec> rowSpecs()
@@ -58,6 +60,7 @@ std::vector<RowSpec> rowSpecs()
         {"ttft_mean", "TTFT mean", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::mean), Sample::Ttft, -1},
         {"ttft_p50", "TTFT p50", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p50), Sample::Ttft, 0.5},
         {"ttft_p99", "TTFT p99", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p99), Sample::Ttft, 0.99},
+        {"ttfo_p50", "TTFO p50", "ms", Better::Lower, stat(Metric::Ttfo, &LatencyStats::p50), Sample::Ttfo, 0.5, true},
         {"tpot_p50", "TPOT p50", "ms", Better::Lower, stat(Metric::Tpot, &LatencyStats::p50), Sample::Tpot, 0.5},
         {"itl_p50", "ITL p50", "ms", Better::Lower, stat(Metric::Itl, &LatencyStats::p50), Sample::Itl, 0.5},
         {"e2e_p50", "E2E p50", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p50), Sample::E2e, 0.5},
@@ -68,6 +71,12 @@ std::vector<RowSpec> rowSpecs()
          [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
         {"out_in_ratio", "Out/in tokens", "x", Better::Neither,
          [](const SummaryBlock &b) { return b.tokens.outInRatio; }},
+        {"reasoning_per_request", "Reasoning tokens/req", "tokens", Better::Neither,
+         [](const SummaryBlock &b) {
+             return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.reasoning) / double(b.requests.ok))
+                                      : std::nullopt;
+         },
+         Sample::None, -1, true},
         {"cache_hit_pct", "Cache hits", "%", Better::Higher,
          [](const SummaryBlock &b) { return percent(b.tokens.cacheHitRatio); }},
         {"error_pct", "Errors", "%", Better::Lower,
@@ -94,6 +103,8 @@ std::optional<double> requestValue(const RunData &run, std::size_t i, Sample sam
         break;
     case Sample::Ttft:
         return r.ttftMs();
+    case Sample::Ttfo:
+        return r.ttfoMs();
     case Sample::Tpot:
         return r.tpotMs();
     case Sample::Itl:
@@ -112,37 +123,6 @@ std::vector<double> samples(const RunData &run, Sample sample)
             values.push_back(*v);
     }
     return values;
-}
-
-QString describePrompt(const PromptConfig &p)
-{
-    if (!p.promptFile.isEmpty())
-        return QStringLiteral("file %1").arg(p.promptFile);
-    if (p.promptTokens <= 0)
-        return QStringLiteral("templates");
-    QString text = QStringLiteral("~%1 tokens").arg(p.promptTokens);
-    if (p.systemTokens > 0)
-        text += QStringLiteral(" + system ~%1").arg(p.systemTokens);
-    if (p.sharedPrefixTokens > 0)
-        text += QStringLiteral(", shared prefix %1").arg(p.sharedPrefixTokens);
-    return text;
-}
-
-QString describeLoad(const RunInfo &info)
-{
-    const LoadConfig &l = info.config.load;
-    QString text = formatStages(info.stages);
-    if (std::any_of(info.stages.begin(), info.stages.end(),
-                    [](const StageConfig &s) { return s.mode == LoadMode::Rate; })) {
-        text += QLatin1Char(' ') + arrivalName(l.arrival);
-        if (l.maxInFlight > 0)
-            text += QStringLiteral(", max in flight %1").arg(l.maxInFlight);
-    }
-    if (l.warmupMs > 0)
-        text += QStringLiteral(", warm-up %1").arg(formatDuration(l.warmupMs));
-    if (l.warmupRequests > 0)
-        text += QStringLiteral(", warm-up %1 requests").arg(l.warmupRequests);
-    return text;
 }
 
 std::optional<double> meanPromptTokens(const SummaryBlock &b)
@@ -204,7 +184,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
     for (std::size_t i = 0; i < n; ++i) {
         const QString &label = m_labels[qsizetype(i)];
         const RunSummary &s = runs[i].summary;
-        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests")
+        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests%9")
                           .arg(i + 1)
                           .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
                                s.targetReplicas.isEmpty()
@@ -212,15 +192,34 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                                    : QStringLiteral("%1 +%2 replicas, %3").arg(s.targetUrl).arg(s.targetReplicas.size()).arg(s.balance),
                                s.api,
                                s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
-                          .arg(s.total.requests.attempted);
+                          .arg(s.total.requests.attempted)
+                          .arg(runs[i].info.mergedFrom.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral(", ") + RunMerger::mergedNote(runs[i].info.mergedFrom));
     }
     if (n == 0)
         return;
     const std::size_t base = std::size_t(m_baseline);
+    for (std::size_t i = 0; i < n; ++i) {
+        const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        const SummaryBlock &t = runs[i].summary.total;
+        if (const std::int64_t capped = t.requests.stoppedAtCap(); capped > 0)
+            m_notes << QStringLiteral("%1: %2 of %3 requests stopped at max_tokens (finish_reason length): out/in "
+                                      "reflects the max_tokens cap")
+                           .arg(who)
+                           .arg(capped)
+                           .arg(t.requests.ok);
+        for (const QString &w : runs[i].summary.warnings)
+            m_notes << QStringLiteral("%1: %2").arg(who, w);
+    }
 
+    const bool reasoned = std::any_of(runs.begin(), runs.end(),
+                                      [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
     const std::vector<RowSpec> specs = rowSpecs();
     for (std::size_t r = 0; r < specs.size(); ++r) {
         const RowSpec &spec = specs[r];
+        if (spec.reasoningOnly && !reasoned)
+            continue;
         Row row;
         row.key = QLatin1String(spec.key);
         row.label = QLatin1String(spec.label);
@@ -274,13 +273,13 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                bc.request.stream ? QStringLiteral("on") : QStringLiteral("off"));
         differ(QStringLiteral("max_tokens"), QString::number(c.request.maxTokens),
                QString::number(bc.request.maxTokens));
-        differ(QStringLiteral("prompt"), describePrompt(c.prompt), describePrompt(bc.prompt));
+        differ(QStringLiteral("prompt"), run.info.promptText(), baseRun.info.promptText());
         if (c.prompt.promptFile.isEmpty() && c.prompt.promptTokens <= 0 && bc.prompt.promptFile.isEmpty() &&
             bc.prompt.promptTokens <= 0 &&
             (c.prompt.systemTemplate != bc.prompt.systemTemplate || c.prompt.userTemplate != bc.prompt.userTemplate ||
              c.prompt.variables != bc.prompt.variables))
             m_warnings << QStringLiteral("%1: prompt templates differ from the baseline's").arg(who);
-        differ(QStringLiteral("load"), describeLoad(run.info), describeLoad(baseRun.info));
+        differ(QStringLiteral("load"), run.info.loadText(), baseRun.info.loadText());
         const auto mine = meanPromptTokens(run.summary.total);
         const auto theirs = meanPromptTokens(baseRun.summary.total);
         if (mine && theirs && *theirs > 0 && std::abs(*mine / *theirs - 1) > kPromptSizeTolerance)
@@ -479,6 +478,11 @@ QString ComparisonTable::toText() const
         text += QStringLiteral("\nWorkload differences (these runs measured different things):\n");
         for (const QString &w : m_warnings)
             text += QStringLiteral("  ") + w + QLatin1Char('\n');
+    }
+    if (!m_notes.isEmpty()) {
+        text += QStringLiteral("\nNotes on the figures:\n");
+        for (const QString &note : m_notes)
+            text += QStringLiteral("  ") + note + QLatin1Char('\n');
     }
     text +=
         QStringLiteral("\n* best value. vs #%1: change against the baseline; significant / within noise: whether the "

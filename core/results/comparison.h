@@ -50,8 +50,12 @@ public:
     const std::vector<Row> &rows() const { return m_rows; }
     /// "#2 run-b: max_tokens 512, baseline 256"
     const QStringList &warnings() const { return m_warnings; }
+    /// What qualifies a run's own figures: "#1 run-a: 97 of 100 requests stopped at max_tokens
+    /// (finish_reason length): out/in reflects the max_tokens cap", and its summary's warnings
+    /// (cache hits the workload did not ask for).
+    const QStringList &notes() const { return m_notes; }
 
-    /// A fixed-width table for a terminal, then the warnings and a legend.
+    /// A fixed-width table for a terminal, then the warnings, the notes and a legend.
     QString toText() const;
     /// metric,unit,better,<label>… (values), then per non-baseline run "<label> delta %" and
     /// "<label> noise"; numbers with full precision.
@@ -71,6 +75,7 @@ private:
     QStringList m_labels;
     QStringList m_runLines;
     QStringList m_warnings;
+    QStringList m_notes;
     int m_baseline = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "results/htmlreport.h"
 
 #include "results/comparisonsession.h"
+#include "results/runmerge.h"
 #include "tokenbench/version.h"
 
 #include <QDir>
@@ -276,10 +277,13 @@ QString HtmlReport::runsSection() const
         const RunSummary &s = run.summary;
         const bool isBase = int(i) == m_table.baseline();
         const QString load = run.hasInfo ? formatStages(run.info.stages) : s.total.load.stages;
+        const QString merged = run.info.mergedFrom.isEmpty() ? QString()
+                                                             : QStringLiteral("<br/><span class=\"legend\">%1</span>")
+                                                                   .arg(esc(RunMerger::mergedNote(run.info.mergedFrom)));
         html += QStringLiteral("<tr><td class=\"nowrap\">%1%2</td><td>%3%4</td><td>%5</td><td>%6<br/><span class=\"legend\">%7</span></td>"
                                "<td>%8</td><td>%9</td><td class=\"num\">%10 / %11</td></tr>\n")
                     .arg(swatch(int(i)), QString::number(i + 1), esc(m_table.labels()[qsizetype(i)]),
-                         isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString(), esc(s.model),
+                         (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged, esc(s.model),
                          esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
                          esc(s.targetUrl + QStringLiteral(" · ") + s.api), esc(load), esc(shortTime(s.startedAt)),
                          QString::number(s.total.requests.ok), QString::number(s.total.requests.attempted));
@@ -303,6 +307,7 @@ QString HtmlReport::warningsSection() const
         for (const QString &note : m_runs[i].notes)
             notes << QStringLiteral("#%1 %2: %3").arg(i + 1).arg(m_table.labels()[qsizetype(i)], note);
     }
+    notes << m_table.notes();
     if (!notes.isEmpty()) {
         html += QStringLiteral("<div class=\"box info\" id=\"notes\"><h3>Notes</h3><ul>\n");
         for (const QString &n : std::as_const(notes))

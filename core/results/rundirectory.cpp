@@ -3,6 +3,7 @@
 #include "metrics/runaggregator.h"
 #include "results/csv.h"
 #include "results/runfiles.h"
+#include "results/runmerge.h"
 
 #include <QDir>
 #include <QFile>
@@ -165,21 +166,34 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
             return failed();
         data.info = *info;
         data.hasInfo = true;
+        if (!info->mergedFrom.isEmpty())
+            data.notes << RunMerger::mergedNote(info->mergedFrom);
     }
-    const bool hasSummary = in.exists(runfiles::kSummaryJson);
+    // A file with nothing in it is what a full disk left behind (older builds renamed an empty
+    // file into place): it counts as missing, and is recomputed like one.
+    QStringList empty;
+    const auto present = [&](const char *name) {
+        if (!in.exists(name))
+            return false;
+        if (QFileInfo(in.dir.filePath(QLatin1String(name))).size() > 0)
+            return true;
+        empty << QLatin1String(name);
+        return false;
+    };
+    const bool hasSummary = present(runfiles::kSummaryJson);
     if (hasSummary) {
         const auto summary = in.readJson<RunSummary>(runfiles::kSummaryJson, &RunSummary::fromJson);
         if (!summary)
             return failed();
         data.summary = *summary;
     }
-    const bool hasSeries = in.exists(runfiles::kTimeSeriesCsv);
+    const bool hasSeries = present(runfiles::kTimeSeriesCsv);
     const bool hasRequests = in.exists(runfiles::kRequestsCsv);
     const bool recompute = hasRequests && (!hasSummary || !hasSeries);
-    if (recompute && !data.hasInfo) {
+    if ((recompute && !data.hasInfo) || (!hasSummary && !hasRequests)) {
         in.fail(QStringLiteral("%1 is missing, and without %2 it cannot be recomputed")
                     .arg(QLatin1String(hasSummary ? runfiles::kTimeSeriesCsv : runfiles::kSummaryJson),
-                         QLatin1String(runfiles::kRunJson)));
+                         QLatin1String(hasRequests ? runfiles::kRunJson : runfiles::kRequestsCsv)));
         return failed();
     }
     // Recomputing needs the chunk timelines too (ITL, ICL, when tokens streamed in).
@@ -195,12 +209,17 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
         if (!hasSummary) {
             data.summary = aggregator.summary();
             data.summaryRecomputed = true;
-            data.notes << QStringLiteral(
-                "summary.json is missing (the run was stopped or crashed): recomputed from requests.csv");
+            if (!empty.contains(QLatin1String(runfiles::kSummaryJson)))
+                data.notes << QStringLiteral(
+                    "summary.json is missing (the run was stopped, crashed or ran out of disk space): recomputed from "
+                    "requests.csv");
         }
         if (!hasSeries)
             data.timeSeries = aggregator.timeSeries();
     }
+    for (const QString &name : std::as_const(empty))
+        data.notes << QStringLiteral("%1 is empty (the disk was full when the run ended)%2")
+                          .arg(name, recompute ? QStringLiteral(": recomputed from requests.csv") : QString());
     if (hasSeries) {
         const auto bytes = in.read(runfiles::kTimeSeriesCsv);
         if (!bytes)

@@ -38,8 +38,10 @@ struct RunData {
 ///   "DIR: damaged summary.json: latency_ms.ttft: missing"
 ///   "DIR: summary.json was written by a newer format version 3 (this build reads up to 1)"
 /// A run stopped or crashed before summary.json existed still loads: its summary and time series
-/// are recomputed from requests.csv and chunks.jsonl with RunAggregator, and a note says so. So
-/// does a requests.csv whose last row a crash cut short (that row is left out, with a note).
+/// are recomputed from requests.csv and chunks.jsonl with RunAggregator, and a note says so; an
+/// empty summary.json or timeseries.csv (what a full disk left with earlier builds) counts as
+/// missing. So does a requests.csv whose last row a crash cut short (that row is left out, with a
+/// note).
 class RunReader
 {
 public:

@@ -48,7 +48,9 @@ enum Column {
     FirstContentMs,
     DoneAtMs,
     Instance,
+    HiddenReasoningTokens,
     PromptTokenSource,
+    Shard, // merged runs only
     ColumnCount
 };
 constexpr std::array<const char *, ColumnCount> kColumns{
@@ -83,7 +85,9 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "first_content_ms",
     "done_at_ms",
     "instance",
+    "hidden_reasoning_tokens",
     "prompt_token_source",
+    "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
 
@@ -275,7 +279,7 @@ std::optional<QList<StageConfig>> stagesFromJson(const json &array)
 
 json runInfoToJson(const RunInfo &info)
 {
-    return {
+    json j = {
         {"format", "tokenbench-run"},
         {"format_version", kRunFormatVersion},
         {"tool", {{"name", kToolName}, {"version", toStd(info.toolVersion)}}},
@@ -284,6 +288,25 @@ json runInfoToJson(const RunInfo &info)
         {"stages", stagesToJson(info.stages)},
         {"config", toJson(info.config)},
     };
+    if (info.wallOriginNs > 0)
+        j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
+                      {"wall_origin", toStd(info.wallOriginText())},
+                      {"wall_origin_ns", info.wallOriginNs}};
+    if (info.shard.isSharded()) {
+        RunConfig whole;
+        whole.load = info.totalLoad;
+        j["shard"] = {{"index", info.shard.index},
+                      {"count", info.shard.count},
+                      {"arrival_seed", shardArrivalSeed(info.config.load.seed, info.shard)},
+                      {"load", toJson(whole)["load"]}};
+    }
+    if (!info.mergedFrom.isEmpty()) {
+        json from = json::array();
+        for (const QString &directory : info.mergedFrom)
+            from.push_back(toStd(directory));
+        j["merged_from"] = std::move(from);
+    }
+    return j;
 }
 
 std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
@@ -324,12 +347,43 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
         info.toolVersion = fromStd(tool->value("version", std::string()));
     info.host = fromStd(j.value("host", std::string()));
     info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
+    if (const auto clock = j.find("clock"); clock != j.end() && clock->is_object()) {
+        const auto ns = [&](const char *key) {
+            const auto it = clock->find(key);
+            return it != clock->end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t(0);
+        };
+        info.monotonicOriginNs = ns("monotonic_origin_ns");
+        info.wallOriginNs = ns("wall_origin_ns");
+    }
+    if (const auto shard = j.find("shard"); shard != j.end()) {
+        const auto index = shard->is_object() ? shard->find("index") : shard->end();
+        const auto count = shard->is_object() ? shard->find("count") : shard->end();
+        const auto load = shard->is_object() ? shard->find("load") : shard->end();
+        if (index == shard->end() || count == shard->end() || load == shard->end() || !index->is_number_integer() ||
+            !count->is_number_integer())
+            return fail(QStringLiteral("shard: needs an index, a count and the whole run's load"));
+        const auto spec = ShardSpec::parse(
+            QStringLiteral("%1/%2").arg(index->get<std::int64_t>()).arg(count->get<std::int64_t>()), &why);
+        if (!spec)
+            return fail(QStringLiteral("shard: ") + why);
+        const auto whole = runConfigFromJson(json{{"load", *load}}, &why);
+        if (!whole)
+            return fail(QStringLiteral("shard.") + why);
+        info.shard = *spec;
+        info.totalLoad = whole->load;
+    }
+    if (const auto from = j.find("merged_from"); from != j.end() && from->is_array()) {
+        for (const json &directory : *from) {
+            if (directory.is_string())
+                info.mergedFrom << fromStd(directory.get<std::string>());
+        }
+    }
     return info;
 }
 
-std::string requestsCsvHeader()
+std::string requestsCsvHeader(const RunInfo &info)
 {
-    return header(kColumns.data(), ColumnCount);
+    return header(kColumns.data(), info.mergedFrom.isEmpty() ? Shard : ColumnCount);
 }
 
 void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &info)
@@ -377,7 +431,10 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
+    putInt(r.hiddenReasoningTokens);
     put(tokenSourceName(r.promptTokenSource));
+    if (!info.mergedFrom.isEmpty())
+        putInt(r.shard);
     out += kCsvLineEnd;
 }
 
@@ -421,6 +478,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.completionTokens = f.integer(CompletionTokens);
     r.cachedTokens = f.integer(CachedTokens);
     r.reasoningTokens = f.integer(ReasoningTokens);
+    r.hiddenReasoningTokens = f.integer(HiddenReasoningTokens);
     if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
         r.tokenSource = *source;
     else
@@ -448,6 +506,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
     }
+    r.shard = int(f.integer(Shard, -1));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

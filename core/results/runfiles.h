@@ -32,16 +32,19 @@ inline constexpr char kChunksJsonl[] = "chunks.jsonl";
 inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
 
 /// {"format": "tokenbench-run", "format_version", "tool", "host", "started_at", "stages",
-///  "config": toJson(RunConfig)}
+///  "config": toJson(RunConfig), "clock": {"monotonic_origin_ns", "wall_origin", "wall_origin_ns"}}
+/// and, for a shard, "shard": {"index", "count", "arrival_seed", "load": the whole run's load}; for a
+/// merged run, "merged_from": [shard directories].
 nlohmann::json runInfoToJson(const RunInfo &info);
 /// Refuses a newer format_version with "written by a newer format version N".
 std::optional<RunInfo> runInfoFromJson(const nlohmann::json &json, QString *error);
 
 /// The header row: SPEC §4's columns in order, then
 /// stage_index,target,finish_reason,retry_after_s,decode_tps,ttft_from_schedule_ms,
-/// e2e_from_schedule_ms,first_content_ms,done_at_ms (done_at_ms is an offset from run start, like
-/// sent_ms; with the durations it lets a row be read back into the same record).
-std::string requestsCsvHeader();
+/// e2e_from_schedule_ms,first_content_ms,done_at_ms,instance (done_at_ms is an offset from run
+/// start, like sent_ms; with the durations it lets a row be read back into the same record), and
+/// for a merged run (info.mergedFrom) a last column, shard.
+std::string requestsCsvHeader(const RunInfo &info);
 void appendRequestRow(std::string &out, const RequestRecord &record, const RunInfo &info);
 
 /// Reads requests.csv rows back into records, by column name (so added columns do not matter).

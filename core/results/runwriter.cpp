@@ -11,16 +11,26 @@ namespace tb {
 
 namespace {
 
-// Big enough to keep system calls rare at thousands of requests per second, small enough that a
-// flush never stalls the orchestrator noticeably.
-constexpr std::size_t kFlushBytes = 256 * 1024;
+/// All of `data`, or false with the device's error set. QFileDevice reports a short write — the
+/// disk filled up part-way — as a success with no error; writing the rest then fails with the
+/// system's own reason (ENOSPC: "No space left on device").
+bool writeFully(QFileDevice &file, std::string_view data)
+{
+    while (!data.empty()) {
+        const qint64 written = file.write(data.data(), qint64(data.size()));
+        if (written <= 0)
+            return false;
+        data.remove_prefix(std::size_t(written));
+    }
+    return true;
+}
+
+QString reason(const QFileDevice &file)
+{
+    return file.error() == QFileDevice::NoError ? QStringLiteral("short write") : file.errorString();
+}
 
 } // namespace
-
-RunWriter::~RunWriter()
-{
-    flush();
-}
 
 bool RunWriter::fail(const QString &what)
 {
@@ -29,85 +39,99 @@ bool RunWriter::fail(const QString &what)
     return false;
 }
 
-bool RunWriter::open(const QString &directory, const RunInfo &info)
+QString RunWriter::occupied(const QString &directory)
+{
+    const QFileInfo info(directory);
+    const QString path = QDir::toNativeSeparators(directory);
+    if (!info.exists())
+        return {};
+    if (!info.isDir())
+        return QStringLiteral("%1 is a file, not a directory").arg(path);
+    const QStringList entries =
+        QDir(directory).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System, QDir::Name);
+    if (entries.isEmpty())
+        return {};
+    constexpr int kNamed = 3;
+    QString held = entries.mid(0, kNamed).join(QStringLiteral(", "));
+    if (entries.size() > kNamed)
+        held += QStringLiteral(" and %1 more").arg(entries.size() - kNamed);
+    return QStringLiteral("%1 is not empty (it holds %2)").arg(path, held);
+}
+
+bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace)
 {
     m_directory = directory;
     m_info = info;
     const QDir dir(directory);
-    for (const char *name : {runfiles::kRequestsCsv, runfiles::kSummaryJson}) {
-        if (dir.exists(QLatin1String(name)))
-            return fail(QStringLiteral("%1 already holds a run (%2); choose another directory")
-                            .arg(QDir::toNativeSeparators(directory), QLatin1String(name)));
+    if (!replace) {
+        if (const QString why = occupied(directory); !why.isEmpty())
+            return fail(why);
     }
     if (!QDir().mkpath(directory))
         return fail(QStringLiteral("cannot create the run directory %1").arg(QDir::toNativeSeparators(directory)));
+    // The files written at the end go now: a replacing run that never ends must not show an earlier
+    // run's summary beside its own rows. The others are rewritten at once.
+    for (const char *name : {runfiles::kSummaryJson, runfiles::kTimeSeriesCsv}) {
+        QFile file(dir.filePath(QLatin1String(name)));
+        if (replace && file.exists() && !file.remove())
+            return fail(QStringLiteral("cannot replace %1: %2")
+                            .arg(QDir::toNativeSeparators(file.fileName()), file.errorString()));
+    }
     if (!writeWhole(runfiles::kRunJson, runfiles::runInfoToJson(info).dump(2) + "\n"))
         return false;
 
     m_requests.setFileName(dir.filePath(QLatin1String(runfiles::kRequestsCsv)));
     m_chunks.setFileName(dir.filePath(QLatin1String(runfiles::kChunksJsonl)));
-    // Unbuffered: the writer keeps its own buffer, so flush() is one write() per file.
+    // Unbuffered: each write() is one write(2), so nothing waits in the process.
     for (QFile *file : {&m_requests, &m_chunks}) {
         if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered))
             return fail(QStringLiteral("cannot create %1: %2")
                             .arg(QDir::toNativeSeparators(file->fileName()), file->errorString()));
     }
-    m_requestsBuffer = runfiles::requestsCsvHeader();
-    m_lastFlush = std::chrono::steady_clock::now();
-    return flush();
+    m_requestsRows = runfiles::requestsCsvHeader(info);
+    return writeAll(m_requests, m_requestsRows);
 }
 
 bool RunWriter::append(const RequestRecord &record)
 {
     if (!m_error.isEmpty() || !isOpen())
         return false;
-    runfiles::appendRequestRow(m_requestsBuffer, record, m_info);
-    runfiles::appendChunksLine(m_chunksBuffer, record);
-    if (m_requestsBuffer.size() + m_chunksBuffer.size() >= kFlushBytes ||
-        std::chrono::steady_clock::now() - m_lastFlush >= std::chrono::seconds(1))
-        return flush();
-    return true;
+    runfiles::appendRequestRow(m_requestsRows, record, m_info);
+    runfiles::appendChunksLine(m_chunksLine, record);
+    // Requests first: a chunk line never refers to a request that a crash could lose. Two small
+    // write(2)s cost a few µs; a request costs far more than that to make.
+    return writeAll(m_requests, m_requestsRows) && writeAll(m_chunks, m_chunksLine);
 }
 
-bool RunWriter::writeAll(QFile &file, std::string &buffer)
+bool RunWriter::writeAll(QFile &file, std::string &rows)
 {
-    if (buffer.empty())
-        return true;
-    const qint64 written = file.write(buffer.data(), qint64(buffer.size()));
-    if (written != qint64(buffer.size())) {
-        return fail(QStringLiteral("cannot write %1: %2")
-                        .arg(QDir::toNativeSeparators(file.fileName()),
-                             file.errorString().isEmpty() ? QStringLiteral("short write") : file.errorString()));
-    }
-    buffer.clear();
+    const bool written = writeFully(file, rows);
+    rows.clear();
+    if (!written)
+        return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), reason(file)));
     return true;
-}
-
-bool RunWriter::flush()
-{
-    if (!isOpen())
-        return m_error.isEmpty();
-    m_lastFlush = std::chrono::steady_clock::now();
-    // Requests first: a chunk line never refers to a request that a crash could lose.
-    return writeAll(m_requests, m_requestsBuffer) && writeAll(m_chunks, m_chunksBuffer) && m_error.isEmpty();
 }
 
 bool RunWriter::writeWhole(const char *name, const std::string &content)
 {
-    QSaveFile file(QDir(m_directory).filePath(QLatin1String(name)));
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(
-            QStringLiteral("cannot create %1: %2").arg(QDir::toNativeSeparators(file.fileName()), file.errorString()));
-    file.write(content.data(), qint64(content.size()));
+    const QString path = QDir(m_directory).filePath(QLatin1String(name));
+    QSaveFile file(path);
+    // Unbuffered, so that every failed write is seen here: QSaveFile::commit() (Qt 6.4) misses a
+    // failure of its final flush and renames an empty file into place (seen on a full disk).
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Unbuffered))
+        return fail(QStringLiteral("cannot create %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    if (!writeFully(file, content)) {
+        const QString why = reason(file);
+        file.cancelWriting();
+        return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why));
+    }
     if (!file.commit())
-        return fail(
-            QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), file.errorString()));
+        return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
     return true;
 }
 
 bool RunWriter::finish(const RunSummary &summary, const std::vector<TimeSeriesRow> &timeSeries)
 {
-    const bool flushed = flush();
     m_requests.close();
     m_chunks.close();
     if (m_directory.isEmpty())
@@ -115,7 +139,7 @@ bool RunWriter::finish(const RunSummary &summary, const std::vector<TimeSeriesRo
     // Written even after an earlier error: a summary of what was measured is still worth having.
     const bool series = writeWhole(runfiles::kTimeSeriesCsv, runfiles::timeSeriesCsv(timeSeries, m_info.stages));
     const bool written = writeWhole(runfiles::kSummaryJson, summary.toJson().dump(2) + "\n");
-    return flushed && series && written && m_error.isEmpty();
+    return series && written && m_error.isEmpty();
 }
 
 QString RunWriter::fileSafeName(const QString &name)

@@ -47,6 +47,8 @@ const Field kFields[] = {
     {"output_min", &SimConfig::outputMin, 1, 1e7, "Shortest natural output, tokens"},
     {"output_max", &SimConfig::outputMax, 1, 1e7, "Longest natural output, tokens"},
     {"reasoning_ratio", &SimConfig::reasoningRatio, 0, 1, "Share of output emitted as reasoning first"},
+    {"hide_reasoning", &SimConfig::hideReasoning, 0, 1,
+     "1: chat hides reasoning as OpenAI's o-series (counted in usage, not streamed; max_tokens gets 400)"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
     {"tokenizer", &SimConfig::tokenizer, 0, 0,
      "Count prompts with this tokenizer.json or .tiktoken file (default: approx)"},
@@ -58,6 +60,7 @@ const Field kFields[] = {
     {"header_delay_ms", &SimConfig::headerDelayMs, 0, 3.6e6, "Slow response headers: hold requests this long, ms"},
     {"header_delay_rate", &SimConfig::headerDelayRate, 0, 1, "Fraction of requests with slow headers"},
     {"max_body_bytes", &SimConfig::maxBodyBytes, 1024, double(1LL << 34), "Largest request body; more get 413"},
+    {"idle_timeout_s", &SimConfig::idleTimeoutS, 0, 86400, "Close connections idle this long, s (0: never)"},
     {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
 };
 

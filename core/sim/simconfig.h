@@ -45,6 +45,10 @@ struct SimConfig {
     qint64 outputMin = 1;
     qint64 outputMax = 4096;
     double reasoningRatio = 0;       ///< share of output tokens emitted as reasoning first (chat, messages)
+    /// 1: chat completions behave as OpenAI's o-series — reasoning is generated (it takes decode
+    /// steps) and counted in usage.completion_tokens_details.reasoning_tokens but never sent, and
+    /// a request with max_tokens gets 400 (max_completion_tokens is the field).
+    qint64 hideReasoning = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
 
@@ -63,6 +67,8 @@ struct SimConfig {
     double headerDelayRate = 1;      ///< fraction of requests that get headerDelayMs
 
     qint64 maxBodyBytes = 32 * 1024 * 1024; ///< larger request bodies get 413
+    double idleTimeoutS =
+        60; ///< a connection with no request under way and nothing read this long is closed; 0 = never
     qint64 traceCapacity = 100000;   ///< finished requests kept for GET /sim/requests
 
     /// Whether `name` is the model or one of its aliases.

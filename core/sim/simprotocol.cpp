@@ -25,6 +25,20 @@ std::string jsonString(std::string_view s)
     return json(std::string(s)).dump();
 }
 
+/// A client's value as an error message shows it. Containers by kind only: dump() recurses per
+/// nesting level, and a body nested 100,000 deep overflowed the stack; scalars are shortened.
+std::string shown(const json &value)
+{
+    if (value.is_object())
+        return "an object";
+    if (value.is_array())
+        return "an array";
+    std::string text = value.dump();
+    if (text.size() > 80)
+        text = text.substr(0, 77) + "...";
+    return text;
+}
+
 const json *member(const json &object, const char *key)
 {
     const auto it = object.find(key);
@@ -37,7 +51,7 @@ Checked<bool> optionalBool(const json &object, const char *key, bool fallback)
     if (!v)
         return fallback;
     if (!v->is_boolean())
-        return invalid(key, std::string("'") + key + "' must be a boolean, got " + v->dump());
+        return invalid(key, std::string("'") + key + "' must be a boolean, got " + shown(*v));
     return v->get<bool>();
 }
 
@@ -48,7 +62,8 @@ Checked<std::optional<qint64>> optionalInt(const json &object, const char *key, 
     if (!v)
         return std::optional<qint64>();
     if (!v->is_number_integer() || v->get<double>() < double(min))
-        return invalid(key, std::string("'") + key + "' must be an integer >= " + std::to_string(min) + ", got " + v->dump());
+        return invalid(key, std::string("'") + key + "' must be an integer >= " + std::to_string(min) + ", got " +
+                                shown(*v));
     return std::optional<qint64>(v->get<qint64>());
 }
 
@@ -184,6 +199,12 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
         request.includeUsage = std::get<bool>(usage);
     }
 
+    // OpenAI's reasoning models refuse the older name outright.
+    if (endpoint == Endpoint::Chat && config.hideReasoning && member(body, "max_tokens"))
+        return ApiError{400,
+                        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                        "'max_completion_tokens' instead.",
+                        "max_tokens", "unsupported_parameter"};
     // Anthropic requires max_tokens; chat prefers max_completion_tokens (reasoning models).
     for (const char *key : {"max_tokens", "max_completion_tokens"}) {
         auto value = optionalInt(body, key, 1);
@@ -304,8 +325,9 @@ std::variant<GenerationRequest, ApiError> parseGenerationRequest(Endpoint endpoi
     json parsed;
     try {
         parsed = json::parse(body);
-    } catch (const json::parse_error &e) {
-        // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: …"
+    } catch (const json::exception &e) {
+        // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: …". A number
+        // beyond double (1e400) is an out_of_range: it used to escape, and the client got no answer.
         std::string what = e.what();
         if (const auto at = what.find("] "); at != std::string::npos)
             what.erase(0, at + 2);

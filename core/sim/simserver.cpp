@@ -53,6 +53,10 @@ constexpr std::size_t kReadBytes = 64 * 1024;
 /// A client that stops reading is dropped when this much output waits for it.
 constexpr std::size_t kMaxPendingOutput = 64 * 1024 * 1024;
 constexpr qint64 kAcceptRetryNs = 100'000'000;
+/// How often idle connections are looked for: a connection goes within a quarter of the idle
+/// timeout after it (at most a second) — one wake-up per interval whatever the connections.
+constexpr qint64 kMaxIdleSweepNs = 1'000'000'000;
+constexpr qint64 kMinIdleSweepNs = 10'000'000;
 
 const char *reasonPhrase(int status)
 {
@@ -95,6 +99,8 @@ struct Exchange {
     TextSource text{0};
     std::string reasoningText; ///< non-streaming: the whole response is written at the end
     std::string contentText;
+    bool hideReasoning = false; ///< chat with hide_reasoning: reasoning is counted, never sent
+    qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
     bool chunked = true;       ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
 };
 
@@ -135,6 +141,7 @@ struct Connection {
     std::optional<RequestTrace> trace; ///< of the generation request being answered
     std::unique_ptr<Exchange> exchange;
     qint64 lastReadNs = 0;
+    qint64 idleSinceNs = 0;       ///< accepted, or its last response finished
     bool responding = false;      ///< a request is being answered; later ones wait in `in`
     bool responseComplete = false;
     bool keepAlive = true;
@@ -144,7 +151,7 @@ struct Connection {
 };
 
 struct Timer {
-    enum Kind { HeaderDelay, ResumeAccept };
+    enum Kind { HeaderDelay, ResumeAccept, IdleSweep };
     qint64 dueNs;
     Kind kind;
     quint64 connection;
@@ -206,6 +213,8 @@ public:
     {
         // Timer slack would let the kernel fire our timer up to 50 µs late to batch wake-ups.
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        if (idleTimeoutNs() > 0)
+            closeIdle(nowNs());
         std::vector<epoll_event> events(256);
         while (!stopRequested) {
             runDue();
@@ -286,6 +295,10 @@ public:
                 modify(listenFd, kListenerId, EPOLLIN);
                 continue;
             }
+            if (timer.kind == Timer::IdleSweep) {
+                closeIdle(now);
+                continue;
+            }
             // A request held by the slow-header fault goes to the serving model now.
             const auto it = connections.find(timer.connection);
             if (it == connections.end() || it->second->dead || !it->second->exchange || it->second->exchange->seq != 0)
@@ -335,12 +348,28 @@ public:
             auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
             conn->id = nextConnectionId++;
             conn->fd = fd;
+            conn->idleSinceNs = nowNs();
             watch(fd, conn->id, EPOLLIN | EPOLLRDHUP);
             connections.emplace(conn->id, std::move(conn));
             std::lock_guard lock(statsMutex);
             ++stats.openConnections;
             stats.peakOpenConnections = std::max(stats.peakOpenConnections, stats.openConnections);
         }
+    }
+
+    qint64 idleTimeoutNs() const { return qint64(config.idleTimeoutS * 1e9); }
+
+    /// Idle connections must not hold descriptors other clients need: close those with no
+    /// request under way (a partial one counts as idle) that have been quiet for the timeout.
+    void closeIdle(qint64 now)
+    {
+        const qint64 timeout = idleTimeoutNs();
+        for (auto &[id, conn] : connections) {
+            if (!conn->dead && !conn->responding && !conn->exchange &&
+                now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
+                closeConnection(*conn);
+        }
+        timers.push({now + std::clamp(timeout / 4, kMinIdleSweepNs, kMaxIdleSweepNs), Timer::IdleSweep, 0});
     }
 
     void readable(Connection &conn)
@@ -505,6 +534,7 @@ public:
     void finishResponse(Connection &conn)
     {
         conn.responding = false;
+        conn.idleSinceNs = nowNs();
         conn.responseComplete = false;
         conn.marks.clear();
         if (!conn.keepAlive) {
@@ -735,6 +765,7 @@ public:
         ex->meta.includeUsage = req.includeUsage;
         ex->usage.promptTokens = promptTokens;
         ex->chunked = request.minorVersion >= 1;
+        ex->hideReasoning = config.hideReasoning && endpoint == Endpoint::Chat;
         if (!ex->chunked)
             conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
         trace.id = QString::fromStdString(ex->meta.id);
@@ -845,7 +876,8 @@ public:
     void deliver(Connection &conn, const Chunk &chunk)
     {
         Exchange &ex = *conn.exchange;
-        const bool first = ex.usage.completionTokens == 0;
+        const bool first = ex.usage.completionTokens == ex.hiddenTokens; // nothing sent yet
+        const bool hidden = chunk.reasoning && ex.hideReasoning;
         ex.usage.completionTokens += chunk.tokens;
         if (chunk.reasoning)
             ex.usage.reasoningTokens += chunk.tokens;
@@ -854,7 +886,12 @@ public:
 
         scratchFrame.clear();
         unsigned stamps = 0;
-        if (ex.request.stream) {
+        if (hidden) {
+            // Generated and counted (the trace says what usage says), but nothing leaves.
+            ex.hiddenTokens += chunk.tokens;
+            conn.trace->completionTokens += chunk.tokens;
+            conn.trace->reasoningTokens += chunk.tokens;
+        } else if (ex.request.stream) {
             scratchText.clear();
             ex.text.append(scratchText, chunk.tokens);
             scratchEvents.clear();
@@ -878,7 +915,8 @@ public:
             if (cut) {
                 stamps = StampHeaders;
             } else {
-                countSent(conn, ex.usage.completionTokens, ex.usage.reasoningTokens);
+                const qint64 sent = ex.usage.completionTokens - ex.hiddenTokens;
+                countSent(conn, sent, ex.usage.reasoningTokens - ex.hiddenTokens);
                 stamps = StampHeaders | StampFirstToken | StampLastToken;
             }
         }

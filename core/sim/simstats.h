@@ -59,12 +59,12 @@ struct RequestTrace {
     int status = 0;            ///< HTTP status sent
     QString outcome;           ///< "ok" | "error" | "cut" | "client_closed"
     qint64 promptTokens = 0;
-    qint64 completionTokens = 0; ///< tokens written (reasoning included)
+    qint64 completionTokens = 0; ///< tokens written, reasoning included (and hidden reasoning: as usage counts)
     qint64 cachedTokens = 0;
     qint64 reasoningTokens = 0;
     qint64 receivedNs = -1;    ///< request fully received
     qint64 headersNs = -1;     ///< response headers written
-    qint64 firstTokenNs = -1;  ///< first token written to the socket
+    qint64 firstTokenNs = -1;  ///< first token written to the socket (hidden reasoning is not written)
     qint64 lastTokenNs = -1;   ///< last token written
     qint64 doneNs = -1;        ///< response complete (or connection closed)
 

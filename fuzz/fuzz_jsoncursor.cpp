@@ -1,0 +1,90 @@
+// JsonCursor: no crash or over-read on any text; reading a document through the typed functions
+// (object, array, string, integer, null) accepts exactly what skip() accepts; decodedSize() is the
+// size decode() writes; integer() reads every integer that fits in 64 bits exactly.
+#include "engine/jsoncursor.h"
+#include "fuzzinput.h"
+
+#include <charconv>
+#include <string>
+
+namespace {
+
+void checkString(std::string_view raw)
+{
+    std::string decoded;
+    tb::JsonCursor::decode(raw, decoded);
+    if (decoded.size() != tb::JsonCursor::decodedSize(raw))
+        tb::fuzz::violated("decodedSize() differs from the size decode() wrote");
+}
+
+/// Reads one value with the function made for its type. The cursor offers no peek, so each is
+/// tried on a copy: a wrong guess fails at the first character.
+bool value(tb::JsonCursor &c)
+{
+    tb::JsonCursor probe = c;
+    if (probe.null()) {
+        c = probe;
+        return true;
+    }
+    probe = c;
+    std::string_view raw;
+    if (probe.string(&raw)) {
+        checkString(raw);
+        c = probe;
+        return true;
+    }
+    probe = c;
+    if (probe.object([&probe](std::string_view key) {
+            checkString(key);
+            return value(probe);
+        })) {
+        c = probe;
+        return true;
+    }
+    probe = c;
+    if (probe.array([&probe] { return value(probe); })) {
+        c = probe;
+        return true;
+    }
+    probe = c;
+    std::int64_t n = 0;
+    if (probe.integer(&n)) {
+        c = probe;
+        return true;
+    }
+    return c.skip(); // true/false, or a number integer() refused
+}
+
+/// A document that is one number: integer() must give its integer part exactly when that fits.
+void checkInteger(std::string_view text)
+{
+    tb::JsonCursor c(text);
+    std::int64_t n = 0;
+    if (!c.integer(&n) || !c.atEnd())
+        return;
+    const std::size_t begin = text.find_first_not_of(" \t\r\n");
+    const std::size_t end = text.find_first_of(".eE \t\r\n", begin);
+    const std::string_view digits = text.substr(begin, end == std::string_view::npos ? end : end - begin);
+    std::int64_t expected = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), expected);
+    if (ec == std::errc() && ptr == digits.data() + digits.size() && n != expected)
+        tb::fuzz::violated("integer() misread an integer that fits in 64 bits");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    if (size > tb::fuzz::kMaxInput)
+        return 0;
+    const std::string_view text = tb::fuzz::text(data, size);
+    tb::JsonCursor skipped(text);
+    const bool skipOk = skipped.skip() && skipped.atEnd();
+    tb::JsonCursor typed(text);
+    const bool typedOk = value(typed) && typed.atEnd();
+    if (skipOk != typedOk)
+        tb::fuzz::violated(skipOk ? "skip() accepts a document the typed functions refuse"
+                                  : "the typed functions accept a document skip() refuses");
+    checkInteger(text);
+    return 0;
+}

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+namespace tb::fuzz {
+
+/// Inputs above this are skipped: every parser here bounds its own lines and bodies far above it,
+/// and small inputs keep each run fast enough for libFuzzer to explore.
+constexpr std::size_t kMaxInput = 16 * 1024;
+
+inline std::string_view text(const std::uint8_t *data, std::size_t size)
+{
+    return {reinterpret_cast<const char *>(data), size};
+}
+
+/// The input cut into non-empty pieces, as socket reads would deliver it. The cut points come from
+/// the input's own last bytes (FuzzedDataProvider takes integers from the end), so the fuzzer
+/// chooses them while every byte still belongs to the stream. Empty pieces are never produced: a
+/// read returns at least one byte.
+inline std::vector<std::string_view> pieces(const std::uint8_t *data, std::size_t size)
+{
+    const std::string_view whole = text(data, size);
+    FuzzedDataProvider choices(data, size);
+    std::vector<std::size_t> cuts;
+    const int count = choices.ConsumeIntegralInRange<int>(1, 16);
+    for (int i = 0; i < count && size > 1; ++i)
+        cuts.push_back(choices.ConsumeIntegralInRange<std::size_t>(1, size - 1));
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::vector<std::string_view> out;
+    std::size_t from = 0;
+    for (const std::size_t cut : cuts) {
+        out.push_back(whole.substr(from, cut - from));
+        from = cut;
+    }
+    if (from < size)
+        out.push_back(whole.substr(from));
+    return out;
+}
+
+/// Every byte on its own: the finest split, where a CRLF or a BOM always straddles two reads.
+inline std::vector<std::string_view> bytes(const std::uint8_t *data, std::size_t size)
+{
+    std::vector<std::string_view> out;
+    out.reserve(size);
+    for (std::size_t i = 0; i < size; ++i)
+        out.push_back(text(data + i, 1));
+    return out;
+}
+
+/// A broken invariant is a finding: say which, and abort so libFuzzer saves the input.
+[[noreturn]] inline void violated(const char *what)
+{
+    std::fprintf(stderr, "fuzz invariant violated: %s\n", what);
+    std::abort();
+}
+
+} // namespace tb::fuzz
