@@ -220,7 +220,7 @@ private Q_SLOTS:
             << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got 3)");
         QTest::newRow("zero connect timeout")
             << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("0s")}
-            << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
+            << QStringLiteral("--connect-timeout: '0s' is not a duration above 0");
         QTest::newRow("bad connect timeout")
             << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("soon")}
             << QStringLiteral("--connect-timeout: 'soon' is not a duration");

@@ -330,6 +330,8 @@ private Q_SLOTS:
         c.target.model = host.config().model;
         c.load.concurrency = 2;
         c.load.requests = 6;
+        // Shards of one run share a salt (the CLI derives it; BenchmarkRunner draws one per run).
+        c.prompt.salt = QStringLiteral("5a17");
         QStringList shards;
         for (int k = 0; k < 2; ++k) {
             c.outDir = QDir(m_runs.path()).filePath(QStringLiteral("sharded/shard-%1").arg(k));
