@@ -358,10 +358,8 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
     // series" draws them as empty boxes): the same entries, the same shapes.
     const QList<QLegendMarker *> shown = chart->legend()->markers();
     const QList<QLegendMarker *> copied = copy->legend()->markers();
-    for (qsizetype i = 0; i < std::min(shown.size(), copied.size()); ++i) {
+    for (qsizetype i = 0; i < std::min(shown.size(), copied.size()); ++i)
         copied[i]->setShape(shown[i]->shape());
-        copied[i]->setVisible(shown[i]->isVisible());
-    }
     const QSizeF page = logicalSize(options.page);
     copy->resize(page);
     if (!options.emptyText.isEmpty()) {
