@@ -259,7 +259,8 @@ void PromptCalibrator::done(const QString &error)
     if (m_finished)
         return;
     m_finished = true;
-    m_result.error = error;
+    // Goes into summary.json and the console: a server echoing credentials must not put them there.
+    m_result.error = maskSecrets(error, secretsOf(m_config.target));
     if (!error.isEmpty())
         m_result.calibration = {};
     Q_EMIT finished(m_result);
