@@ -3,8 +3,8 @@
 // counts, a bounded error message whenever it failed).
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
-#include "metrics/tokenizer.h"
 #include "fuzzinput.h"
+#include "metrics/tokenizer.h"
 
 namespace {
 
@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const std::string_view input = tb::fuzz::text(data, size);
     for (const tb::ApiKind api :
          {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages}) {
-        for (const tb::Tokenizer *tokenizer : {static_cast<const tb::Tokenizer *>(nullptr), tb::Tokenizer::approx().get()}) {
+        for (const tb::Tokenizer *tokenizer :
+             {static_cast<const tb::Tokenizer *>(nullptr), tb::Tokenizer::approx().get()}) {
             tb::StreamDecoder decoder(api, tokenizer);
 
             tb::RequestRecord streamed;

@@ -74,7 +74,8 @@ public:
         // Measure the target's counting first; the run starts with prompts sized by it.
         m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
         connect(
-            m_calibrator, &PromptCalibrator::finished, this, [this, sizing, workerThreads, clock](const CalibrationResult &c) {
+            m_calibrator, &PromptCalibrator::finished, this,
+            [this, sizing, workerThreads, clock](const CalibrationResult &c) {
                 m_calibrator->deleteLater();
                 PromptSizing calibrated = sizing;
                 calibrated.calibrationError = c.error;
