@@ -10,6 +10,8 @@
 //    exact count of allocated bytes.
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
+//                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
+//                     default off: the CPU figure then is the engine's alone)
 #include "pacedsimulator.h"
 
 #include "results/benchmarkrunner.h"
@@ -75,6 +77,7 @@ int main(int argc, char *argv[])
     QList<int> levels{200, 1000};
     int seconds = 20;
     double tokensPerS = 20000;
+    bool scrape = false;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -87,9 +90,13 @@ int main(int argc, char *argv[])
             seconds = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--tokens-per-s"))
             tokensPerS = args[i + 1].toDouble();
+        else if (args[i] == QLatin1String("--server-metrics"))
+            scrape = args[i + 1] == QLatin1String("on");
     }
 
-    std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process\n", seconds, tokensPerS);
+    std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process; server "
+                "metrics %s\n",
+                seconds, tokensPerS, scrape ? "scraped every second" : "not scraped");
     std::printf("%8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "streams", "wire peak", "events/s", "CPU us/evt", "TTFT err p50",
                 "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
@@ -103,6 +110,7 @@ int main(int argc, char *argv[])
         RunConfig config;
         config.target.url = sim.base() + QStringLiteral("/v1");
         config.target.model = QStringLiteral("fast");
+        config.target.serverMetrics = scrape;
         config.load.concurrency = concurrency;
         config.load.durationMs = seconds * 1000;
         config.request.maxTokens = sim.outputTokens();

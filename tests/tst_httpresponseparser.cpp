@@ -171,6 +171,26 @@ private Q_SLOTS:
         QTest::newRow("binary without line break") << QByteArray(64, '\x01') << QStringLiteral("not an HTTP response");
     }
 
+    // Found by fuzz_httpresponseparser: a line ending inside the first four bytes was judged an
+    // HTTP/2 frame header when the bytes came at once, a broken status line when they came one by one.
+    void shortLineIsJudgedAlikeWholeOrByteByByte()
+    {
+        const QByteArray bytes("\0\n\0\x07\0\n\xf0", 7);
+        const auto errorOf = [&bytes](int chunk) {
+            HttpResponseParser parser;
+            for (int from = 0; from < bytes.size(); from += chunk) {
+                const auto n = std::size_t(std::min<int>(chunk, int(bytes.size()) - from));
+                const auto r = parser.feed(bytes.constData() + from, n, nullptr, [](const tb::ResponseHead &) {},
+                                           [](const char *, std::size_t) {});
+                if (r == HttpResponseParser::Result::Error)
+                    return QString::fromStdString(parser.errorText());
+            }
+            return QStringLiteral("no error");
+        };
+        QCOMPARE(errorOf(1), errorOf(int(bytes.size())));
+        QVERIFY2(errorOf(1).startsWith(QStringLiteral("not an HTTP response")), qPrintable(errorOf(1)));
+    }
+
     void malformed()
     {
         QFETCH(QByteArray, bytes);

@@ -208,10 +208,12 @@ private Q_SLOTS:
             QCOMPARE(values.at(QStringLiteral("requests_per_s")).at(i + 1), t.throughput.requestsPerS);
             QCOMPARE(values.at(QStringLiteral("output_tokens_per_s")).at(i + 1), t.throughput.outputTokensPerS);
             QCOMPARE(values.at(QStringLiteral("out_in_ratio")).at(i + 1), *t.tokens.outInRatio);
+            QVERIFY(run->summary.server); // the simulator's /metrics was scraped
+            QCOMPARE(values.at(QStringLiteral("server_ttft_p50")).at(i + 1), *run->summary.server->ttft.p50);
             // The shown, rounded number is there too.
             QVERIFY(html.contains(ComparisonTable::formatValue(t.stat(Metric::Ttft).p50).toUtf8()));
         }
-        QCOMPARE(int(values.size()), 14);
+        QCOMPARE(int(values.size()), 14 + 5); // and the server's rows
 
         // Self-contained: no scripts, no stylesheets or images from anywhere else (url(#…) names a
         // clip path in the same chart).

@@ -138,6 +138,17 @@ private Q_SLOTS:
                                      << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
+        QTest::newRow("server metrics twice")
+            << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("http://127.0.0.1:9/metrics"),
+                                  QStringLiteral("--no-server-metrics")}
+            << QStringLiteral("--server-metrics and --no-server-metrics: choose one");
+        QTest::newRow("server metrics not http")
+            << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("ftp://127.0.0.1/metrics")}
+            << QStringLiteral("target.server_metrics_url (--server-metrics): not an http://");
+        QTest::newRow("server metrics credentials")
+            << base + QStringList{QStringLiteral("--server-metrics"),
+                                  QStringLiteral("http://user:secret@127.0.0.1:9/metrics")}
+            << QStringLiteral("credentials in the URL would be written to run.json");
         QTest::newRow("missing model") << QStringList{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1")}
                                        << QStringLiteral("target.model (--model): missing");
         QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")} << QStringLiteral("target.url (--url): missing");
@@ -258,6 +269,65 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
         QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    void serverMetricsAreScrapedFromTheSimulator()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 30; // in vLLM's (20 ms, 40 ms] TTFT bucket
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                           QStringLiteral("--duration"), QStringLiteral("2500ms"),
+                                                           QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("Server TTFT p50")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("server     ") + host.baseUrl().adjusted(QUrl::RemovePath).toString() +
+                                QStringLiteral("/metrics (vllm)")),
+                 qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->summary.server);
+        const ServerSummary &server = *data->summary.server;
+        QCOMPARE(server.engine, QStringLiteral("vllm"));
+        QVERIFY2(server.scrapes >= 3, qPrintable(QString::number(server.scrapes))); // at 0 s, every second, at the end
+        QCOMPARE(server.failures, 0);
+        const double ok = double(data->summary.total.requests.ok);
+        // Requests whose first token came before the first scrape fall outside the window.
+        QVERIFY2(server.ttft.count <= ok && server.ttft.count >= ok - 4,
+                 qPrintable(QString::number(server.ttft.count)));
+        const double client = data->summary.total.stat(Metric::Ttft).p50;
+        QVERIFY2(std::abs(*server.ttft.p50 - client) <= 20.0,
+                 qPrintable(QStringLiteral("server %1 ms, client %2 ms").arg(*server.ttft.p50).arg(client)));
+        QCOMPARE(*server.runningMax, 4.0);
+        QVERIFY(*server.generationTokensPerS > 0);
+
+        QFile csv(out + QStringLiteral("/server_metrics.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csv.readAll().split('\n');
+        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value"));
+        int running = 0;
+        for (const QByteArray &line : lines)
+            running +=
+                line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
+        QCOMPARE(running, server.scrapes);
+        // A saved run's server chart is read back from the CSV, scrape by scrape.
+        const auto withRecords = RunReader::load(out, &error, RunReader::Records);
+        QVERIFY2(withRecords, qPrintable(error));
+        QCOMPARE(int(withRecords->serverRows.size()), server.scrapes);
+        QCOMPARE(withRecords->serverRows.back().running, 0.0);
+
+        // --no-server-metrics: nothing scraped, nothing written.
+        const QString off = dir.filePath(QStringLiteral("off"));
+        const CliResult r2 =
+            run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("4"),
+                                           QStringLiteral("--no-server-metrics"), QStringLiteral("--out"), off});
+        QVERIFY2(r2.exitCode == 0, qPrintable(r2.err));
+        QVERIFY(!QFile::exists(off + QStringLiteral("/server_metrics.csv")));
+        QVERIFY(!RunReader::load(off, &error)->summary.server);
     }
 
     void sweepFindsTheKneeAtTheBatchLimit()
@@ -534,7 +604,7 @@ private Q_SLOTS:
         const QString out = dir.filePath(QStringLiteral("run"));
         const CliResult r = run({QStringLiteral("--url"), server.url(), QStringLiteral("--model"), QStringLiteral("m"),
                                  QStringLiteral("--quiet"), QStringLiteral("--requests"), QStringLiteral("4"),
-                                 QStringLiteral("--out"), out});
+                                 QStringLiteral("--no-server-metrics"), QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(QString::number(r.exitCode) + QLatin1Char(' ') + r.err));
         QString error;
         const auto data = RunReader::load(out, &error);

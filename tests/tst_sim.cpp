@@ -1,6 +1,8 @@
 // The simulated LLM server over real sockets on 127.0.0.1: the three APIs' bodies, the serving
 // model under load, faults, limits, bad input, and the ground truth it reports.
 #include "metrics/tokenizer.h"
+#include "observe/prometheustext.h"
+#include "observe/servermetrics.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
 
@@ -20,6 +22,13 @@
 
 using json = nlohmann::json;
 using tb::ApproxTokenizer;
+using tb::detectServerEngine;
+using tb::histogramQuantile;
+using tb::mapServerMetrics;
+using tb::parsePrometheusText;
+using tb::PromExposition;
+using tb::PromSample;
+using tb::ServerPoint;
 using namespace tb::sim;
 
 namespace {
@@ -1125,6 +1134,95 @@ private Q_SLOTS:
         QCOMPARE(after.tokensSent, 0);
         QCOMPARE(after.peakConcurrentRequests, 0);
         QVERIFY(after.peakOpenConnections <= after.openConnections + 1);
+    }
+
+    void metricsAgreeWithStats()
+    {
+        SimConfig config = fastConfig();
+        config.outputTokens = 40;
+        config.stepMs = 20; // the batch holds still for about a second while it is read
+        config.maxBatch = 3;
+        config.kvCacheTokens = 1000;
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+        const auto scrape = [&host] {
+            auto client = fetch(host, "/metrics");
+            QString error;
+            auto exposition = parsePrometheusText(client->body, &error);
+            if (!exposition)
+                qWarning("not Prometheus text: %s", qPrintable(error));
+            return std::make_pair(std::move(client), std::move(exposition));
+        };
+        const auto value = [](const PromExposition &e, const char *name) {
+            for (const PromSample &s : e.samples) {
+                if (s.name == name)
+                    return s.value;
+            }
+            return -1.0;
+        };
+
+        const auto clients = startStreams(host, 5);
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsActive + host.stats().requestsQueued, qint64(5), 10000);
+        // Mid-run: the gauges are the serving model's, as /sim/stats reports it.
+        auto [mid, during] = scrape();
+        QCOMPARE(mid->status, 200);
+        QVERIFY(mid->headers.value("content-type").startsWith("text/plain; version=0.0.4"));
+        QVERIFY(during);
+        const SimStats now = host.stats();
+        const ServerPoint p = mapServerMetrics(*during, 0);
+        QCOMPARE(detectServerEngine(*during), QStringLiteral("vllm"));
+        QCOMPARE(*p.running, double(now.requestsActive));
+        QCOMPARE(*p.waiting, double(now.requestsQueued));
+        QCOMPARE(*p.running, 3.0);
+        QCOMPARE(*p.waiting, 2.0);
+        // Three prompts and their tokens so far, of a 1000-token KV cache.
+        const double promptEach = double(ApproxTokenizer::count(kPrompt));
+        QVERIFY2(*p.kvCacheFraction >= 3 * promptEach / 1000 && *p.kvCacheFraction < (3 * promptEach + 3 * 40) / 1000,
+                 qPrintable(QString::number(*p.kvCacheFraction)));
+
+        for (const auto &c : clients)
+            QVERIFY(c->wait());
+        // At the end: the counters are /sim/stats' counters, the histograms count every request.
+        auto [end, after] = scrape();
+        QVERIFY(after);
+        const json stats = fetch(host, "/sim/stats")->bodyJson();
+        const ServerPoint q = mapServerMetrics(*after, 0);
+        QCOMPARE(*q.running, 0.0);
+        QCOMPARE(*q.waiting, 0.0);
+        QCOMPARE(*q.kvCacheFraction, 0.0);
+        QCOMPARE(*q.promptTokens, double(num(stats["prompt_tokens"])));
+        QCOMPARE(*q.promptTokens, 5 * promptEach);
+        QCOMPARE(*q.generationTokens, double(num(stats["tokens_sent"])));
+        QCOMPARE(*q.generationTokens, 5 * 40.0);
+        QCOMPARE(*q.prefixQueries, double(num(stats["prompt_tokens"])));
+        QCOMPARE(*q.prefixHits, double(num(stats["cached_tokens"])));
+        QVERIFY(*q.prefixHits > 0); // the same prompt five times
+        double served = 0;
+        for (const PromSample &s : after->samples) {
+            if (s.name == "vllm:request_success_total")
+                served += s.value;
+        }
+        QCOMPARE(served, double(num(stats["requests_served"])));
+        QCOMPARE(q.ttft.count(), 5.0);
+        QCOMPARE(q.e2e.count(), 5.0);
+        QCOMPARE(q.itl.count(), 5 * 39.0); // every token after the first
+        QCOMPARE(value(*after, "vllm:request_time_per_output_token_seconds_count"), 5.0);
+        // Decode steps of 20 ms and more: the median inter-token latency is in the bucket above 20 ms.
+        const double itlP50 = *histogramQuantile(q.itl, nullptr, 0.5);
+        QVERIFY2(itlP50 > 0.01 && itlP50 <= 0.05, qPrintable(QString::number(itlP50)));
+
+        Client reset(host.port());
+        reset.sendRaw("POST /sim/reset HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+        QVERIFY(reset.wait());
+        auto [cleared, zero] = scrape();
+        QVERIFY(zero);
+        QCOMPARE(mapServerMetrics(*zero, 0).ttft.count(), 0.0);
+        QCOMPARE(*mapServerMetrics(*zero, 0).generationTokens, 0.0);
+
+        Client post(host.port());
+        post.post("/metrics", QByteArray("x"));
+        QVERIFY(post.wait());
+        QCOMPARE(post.status, 405);
     }
 
     void faultsAreDeterministicForASeed()

@@ -330,8 +330,7 @@ private Q_SLOTS:
         c.target.model = host.config().model;
         c.load.concurrency = 2;
         c.load.requests = 6;
-        // Shards of one run share a salt (the CLI derives it; BenchmarkRunner draws one per run).
-        c.prompt.salt = QStringLiteral("5a17");
+        c.prompt.salt = QStringLiteral("one-run"); // the shards of one run share its salt (the CLI derives one)
         QStringList shards;
         for (int k = 0; k < 2; ++k) {
             c.outDir = QDir(m_runs.path()).filePath(QStringLiteral("sharded/shard-%1").arg(k));
@@ -450,7 +449,8 @@ private Q_SLOTS:
                 QImage image;
                 QVERIFY(image.loadFromData(bytes));
                 QCOMPARE(image.size(), QSize(1920, 1080));
-                QVERIFY2(inkFraction(image, image.rect()) > 0.01, qPrintable(chart.key));
+                // A chart with no data (no errors) exports its reason in words: less ink, not none.
+                QVERIFY2(inkFraction(image, image.rect()) > (chart.view->isEmpty() ? 0.0005 : 0.01), qPrintable(chart.key));
             } else {
                 QVERIFY(bytes.contains(chart.view->chart()->title().toUtf8()));
                 QVERIFY(bytes.contains(doc->name().toUtf8())); // the run, under the title

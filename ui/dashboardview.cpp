@@ -35,6 +35,7 @@ constexpr int kRecentSeconds = 5;
 enum LatencyLine { TtftP50, TtftP99, E2eP50, E2eP99 };
 enum ThroughputLine { RequestsLine, TokensLine };
 enum InFlightLine { InFlightActual, InFlightTarget };
+enum ServerLine { ServerRunning, ServerWaiting, ServerTtft, ClientTtft };
 
 struct TileSpec {
     const char *key;
@@ -82,6 +83,8 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_errors(new TimeChart(tr("Errors by status"), tr("errors/s")))
     , m_distribution(new DistributionChart)
     , m_tokens(new TokenChart)
+    , m_server(new TimeChart(tr("Server"), tr("requests")))
+    , m_serverNote(new QLabel(this))
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -202,6 +205,26 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     addChart(QStringLiteral("latency-distribution"), distributionView, card(distributionView, controls));
     addChart(QStringLiteral("token-efficiency"), new ChartView(m_tokens));
     addChart(QStringLiteral("errors-by-status"), new ChartView(m_errors));
+    // The server's side from its /metrics: the gap between its TTFT and the client's is network
+    // plus client; its queue and KV cache say why latency grows.
+    const QColor inFlight = chartstyle::color(Quantity::InFlight);
+    m_server->setRightAxisTitle(tr("TTFT p50 (ms)"), ttft);
+    m_server->addLine(tr("running"), inFlight, false,
+                      tr("Requests the server is prefilling or decoding (its own gauge)"));
+    m_server->addLine(tr("waiting"), chartstyle::color(Quantity::Errors), false,
+                      tr("Requests queued at the server for a batch slot"));
+    m_server->addLine(tr("server TTFT p50"), ttft, false,
+                      tr("Median time to first token inside the server, from its histogram between two scrapes"),
+                      TimeChart::Side::Right);
+    m_server->addLine(tr("client TTFT p50"), chartstyle::color(Quantity::E2e), false,
+                      tr("Median TTFT measured here: the gap to the server's is network plus client"),
+                      TimeChart::Side::Right);
+    m_serverNote->setObjectName(QStringLiteral("serverNote"));
+    m_serverNote->setContentsMargins(8, 4, 8, 0);
+    m_serverNote->setWordWrap(true);
+    setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
+    auto *serverView = new ChartView(m_server);
+    addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -393,6 +416,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case ErrorsPart:
         refreshErrors();
+        break;
+    case ServerPart:
+        refreshServer();
         break;
     case PartCount:
         return;
@@ -635,6 +661,54 @@ void DashboardView::refreshConcurrency()
     chartstyle::setInLegend(m_inFlight, inFlight[InFlightTarget], !target.isEmpty());
     finishTimeChart(m_inFlight, f, QStringLiteral("concurrency"), rows.empty(),
                     tr("Waiting for the first second of the run…"), tr("This run has no time series."));
+}
+
+void DashboardView::refreshServer()
+{
+    const RunDocument &d = *m_document;
+    const std::vector<ServerRow> &rows = d.serverRows();
+    const QList<QLineSeries *> lines = m_server->lines();
+    const auto points = [&rows](double ServerRow::*field) {
+        QList<QPointF> out;
+        for (const ServerRow &r : rows) {
+            if (!std::isnan(r.*field))
+                out << QPointF(r.tS, r.*field);
+        }
+        return decimate(out, TimeChart::kMaxPoints, Reduce::Mean);
+    };
+    lines[ServerRunning]->replace(points(&ServerRow::running));
+    lines[ServerWaiting]->replace(points(&ServerRow::waiting));
+    lines[ServerTtft]->replace(points(&ServerRow::ttftP50Ms));
+    const bool serverTtft = lines[ServerTtft]->count() > 0;
+    // The client's line only beside the server's: alone it repeats the latency chart.
+    lines[ClientTtft]->replace(serverTtft ? timePoints(
+                                                d.timeSeries(), [](const TimeSeriesRow &r) { return r.ttftP50Ms; },
+                                                Reduce::Mean, TimeChart::kMaxPoints)
+                                          : QList<QPointF>());
+
+    const std::optional<ServerSummary> &server = d.summary().server;
+    QStringList facts;
+    if (server && !rows.empty()) {
+        const ServerRow &last = rows.back();
+        if (!std::isnan(last.kvCachePct) && server->kvCachePctPeak)
+            facts << tr("KV cache %1% (peak %2%)")
+                         .arg(formatNumber(last.kvCachePct), formatNumber(*server->kvCachePctPeak));
+        if (server->prefixHitRatio)
+            facts << tr("prefix cache hits %1%").arg(formatNumber(*server->prefixHitRatio * 100));
+        if (server->ttft.p50)
+            facts << tr("server TTFT p50 %1 over the run").arg(formatMs(*server->ttft.p50));
+        facts << tr("%1 at %2").arg(server->engine, server->url);
+    }
+    if (server && !server->problem.isEmpty())
+        facts << tr("%n failed scrape(s): %1", nullptr, server->failures).arg(server->problem);
+    m_serverNote->setText(facts.join(QStringLiteral(" · ")));
+    m_serverNote->setVisible(!facts.isEmpty());
+    const QString why =
+        server && !server->problem.isEmpty()
+            ? tr("The server's metrics could not be read: %1").arg(server->problem)
+            : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
+    finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),
+                    rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
 }
 
 void DashboardView::refreshErrors()

@@ -22,9 +22,10 @@ class KpiTile;
 class RunDocument;
 class TokenChart;
 
-/// The live dashboard: the run's progress, key figures as tiles, and six charts — latency over
+/// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
-/// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency and errors by status.
+/// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency, errors by status, and
+/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache).
 /// It shows whatever the RunDocument holds, live or saved, and redraws from a timer only when the
 /// document changed — never per record: the header and tiles at up to 10 Hz, the charts one per
 /// tick in turn, so that no redraw holds the event loop for long (each chart refreshes about
@@ -74,6 +75,7 @@ private:
         DistributionPart,
         TokensPart,
         ErrorsPart,
+        ServerPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -97,6 +99,7 @@ private:
     void refreshConcurrency();
     void refreshErrors();
     void refreshTokens();
+    void refreshServer();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -120,6 +123,8 @@ private:
     TimeChart *m_errors;
     DistributionChart *m_distribution;
     TokenChart *m_tokens;
+    TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
+    QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;

@@ -23,6 +23,7 @@ void RunDocument::start(State state, const QString &directory)
     m_hasInfo = false;
     m_summary = RunSummary();
     m_timeSeries.clear();
+    m_serverRows.clear();
     m_progress = RunProgress();
     m_cancelled = false;
     m_error.clear();
@@ -70,6 +71,7 @@ void RunDocument::setSnapshot(const RunSnapshot &snapshot)
     m_progress = snapshot.progress;
     m_summary = snapshot.summary;
     m_timeSeries = snapshot.timeSeries;
+    m_serverRows = snapshot.server;
     touch();
 }
 
@@ -92,6 +94,7 @@ void RunDocument::load(RunData data)
     m_hasInfo = data.hasInfo;
     m_summary = std::move(data.summary);
     m_timeSeries = std::move(data.timeSeries);
+    m_serverRows = std::move(data.serverRows);
     m_notes = data.notes;
     for (const RequestRecord &r : data.records)
         m_errors.add(r);

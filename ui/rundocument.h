@@ -45,6 +45,8 @@ public:
     QStringList stageNames() const;
     const RunSummary &summary() const { return m_summary; }
     const std::vector<TimeSeriesRow> &timeSeries() const { return m_timeSeries; }
+    /// The server's metrics per scrape (live runs, and saved ones from server_metrics.csv).
+    const std::vector<ServerRow> &serverRows() const { return m_serverRows; }
     const RunProgress &progress() const { return m_progress; }
     bool cancelled() const { return m_cancelled; }
     QString error() const { return m_error; }
@@ -83,6 +85,7 @@ private:
     QString m_directory;
     RunSummary m_summary;
     std::vector<TimeSeriesRow> m_timeSeries;
+    std::vector<ServerRow> m_serverRows;
     RunProgress m_progress;
     bool m_cancelled = false;
     QString m_error;

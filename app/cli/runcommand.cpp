@@ -143,6 +143,14 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.target.tlsVerify = false;
     if (f.isSet("ca-cert"))
         c.target.caCertificate = f.value("ca-cert");
+    if (f.isSet("server-metrics") && f.isSet("no-server-metrics"))
+        return f.fail(QStringLiteral("--server-metrics and --no-server-metrics: choose one"));
+    if (f.isSet("server-metrics")) {
+        c.target.serverMetrics = true;
+        c.target.serverMetricsUrl = f.value("server-metrics");
+    }
+    if (f.isSet("no-server-metrics"))
+        c.target.serverMetrics = false;
     if (f.isSet("stream") && f.isSet("no-stream"))
         return f.fail(QStringLiteral("--stream and --no-stream: choose one"));
     if (f.isSet("stream"))
@@ -399,6 +407,11 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
         flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),
              QStringLiteral("FILE")),
+        flag(QStringLiteral("server-metrics"),
+             QStringLiteral("The server's Prometheus endpoint, scraped once a second during the run into server_metrics.csv "
+                            "and the summary (default: the --url server's /metrics, when it answers)."),
+             QStringLiteral("URL")),
+        flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
         flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),

@@ -47,6 +47,16 @@ void RunConsole::attach(BenchmarkRunner *runner)
         if (m_showProgress && !m_tty)
             printErr(QStringLiteral("%1 %2 (stage %3)\n").arg(warmup ? QStringLiteral("warm-up at") : QStringLiteral("stage"), name).arg(stage + 1));
     });
+    connect(runner, &BenchmarkRunner::serverMetricsFailed, this,
+            [this](int, const QString &url, const QString &problem, bool stopped) {
+                // A guessed endpoint that is not there is only worth a word when progress is shown.
+                if (stopped && !m_showProgress)
+                    return;
+                printErr(
+                    QStringLiteral("%1server metrics: %2: %3%4\n")
+                        .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
+                             stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
+            });
     if (m_showProgress)
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
 }
@@ -163,6 +173,17 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(p.overhead);
         if (!p.calibrationError.isEmpty())
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
+        text += line + QLatin1Char('\n');
+    }
+    if (const auto &server = outcome.summary.server) {
+        QString line =
+            QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
+        if (server->failures)
+            line += QStringLiteral(", %1 failed (%2)").arg(server->failures).arg(server->problem);
+        if (server->ttft.p50 && std::isfinite(t.stat(Metric::Ttft).p50))
+            line += QStringLiteral("; TTFT p50 %1 ms at the server, %2 ms here")
+                        .arg(*server->ttft.p50, 0, 'f', 1)
+                        .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
         text += line + QLatin1Char('\n');
     }
     if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())

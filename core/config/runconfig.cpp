@@ -682,6 +682,14 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
                                    "tokenizer.json or .tiktoken file, or a model folder)")
                         .arg(t);
+    // Never echoed: a URL may carry credentials.
+    if (!c.target.serverMetricsUrl.isEmpty() && !isHttpUrl(c.target.serverMetricsUrl))
+        problems << QStringLiteral(
+            "target.server_metrics_url (--server-metrics): not an http:// or https:// URL with a host");
+    else if (!QUrl(c.target.serverMetricsUrl).userInfo().isEmpty())
+        problems << QStringLiteral(
+            "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
+            "give the URL without them");
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
@@ -813,6 +821,8 @@ nlohmann::json toJson(const TargetConfig &target)
         {"tls_verify", t.tlsVerify},
         {"ca_cert", toStd(t.caCertificate)},
         {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
+        {"server_metrics", t.serverMetrics},
+        {"server_metrics_url", toStd(t.serverMetricsUrl)},
     };
 }
 
@@ -909,6 +919,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.boolean("tls_verify", t.tlsVerify);
     r.string("ca_cert", t.caCertificate);
     r.string("tokenizer", t.tokenizer);
+    r.boolean("server_metrics", t.serverMetrics);
+    r.string("server_metrics_url", t.serverMetricsUrl);
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));

@@ -93,6 +93,10 @@ struct TargetConfig {
     /// usage: "approx" (ApproxTokenizer), "server" (the target's own /tokenize, for calibration), a
     /// tokenizer.json or .tiktoken file (or a model folder); empty: none (one token per chunk).
     QString tokenizer;
+    /// Scrape the server's Prometheus endpoint during runs: serverMetricsUrl, or when empty the
+    /// base URL's server root + /metrics if it answers.
+    bool serverMetrics = true;
+    QString serverMetricsUrl;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.

@@ -1,5 +1,7 @@
 #include "engine/httpresponseparser.h"
 
+#include "engine/jsoncursor.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -15,17 +17,6 @@ std::string lower(std::string s)
 {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
-}
-
-int hexDigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 std::string trim(const std::string &s)
@@ -94,11 +85,14 @@ bool HttpResponseParser::statusStart(const char *data, std::size_t size)
     if (std::memcmp(probe, "HTTP/", std::min<std::size_t>(n, 5)) == 0)
         return true;
     const auto byte = [&probe](std::size_t i) { return static_cast<unsigned char>(probe[i]); };
-    if (n >= 4 && byte(0) == 0 && (byte(3) == 0x04 || byte(3) == 0x07)) // SETTINGS or GOAWAY frame
+    // A line that ends within the frame header is a (broken) line, however the bytes arrived.
+    const auto *lineEnd = static_cast<const char *>(std::memchr(probe, '\n', n));
+    const bool frameSized = n >= 4 && (!lineEnd || lineEnd - probe >= 4);
+    if (frameSized && byte(0) == 0 && (byte(3) == 0x04 || byte(3) == 0x07)) // SETTINGS or GOAWAY frame
         m_error = "the server answered in HTTP/2, not HTTP/1.1 (it may speak only HTTP/2)";
     else if (n >= 2 && (byte(0) == 0x15 || byte(0) == 0x16) && byte(1) == 0x03)
         m_error = "the server answered in TLS (use an https:// URL)";
-    else if (n == kStatusProbe || std::memchr(probe, '\n', n))
+    else if (n == kStatusProbe || lineEnd)
         m_error = "not an HTTP response: '" + std::string(probe, std::min(n, std::size_t(40))) + "'";
     else
         return true; // undecided yet: the line is not complete

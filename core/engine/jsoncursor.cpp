@@ -4,9 +4,7 @@
 
 namespace tb {
 
-namespace {
-
-int hexValue(char c)
+int hexDigit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -17,6 +15,8 @@ int hexValue(char c)
     return -1;
 }
 
+namespace {
+
 /// Reads the 4 hex digits after "\u" at raw[i]; -1 when malformed.
 long hex4(std::string_view raw, std::size_t i)
 {
@@ -24,7 +24,7 @@ long hex4(std::string_view raw, std::size_t i)
         return -1;
     long v = 0;
     for (std::size_t k = 0; k < 4; ++k) {
-        const int h = hexValue(raw[i + k]);
+        const int h = hexDigit(raw[i + k]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

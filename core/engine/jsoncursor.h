@@ -6,6 +6,9 @@
 
 namespace tb {
 
+/// The value of one hexadecimal digit, -1 for any other character (JSON \u escapes, chunk sizes).
+int hexDigit(char c);
+
 /// A forward-only JSON reader over text that stays alive while it is read, for the engine's hot
 /// path: every SSE event of every stream passes through it. It builds no tree and allocates
 /// nothing — strings come back as raw views between their quotes (escapes undecoded), and values

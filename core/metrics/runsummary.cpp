@@ -397,6 +397,8 @@ json RunSummary::toJson() const
                         {"tokenizer", toStd(p.tokenizer)},
                         {"local_tokens", p.localTokens},
                         {"calibration", calibration}};
+    if (server)
+        j["server"] = server->toJson();
     return j;
 }
 
@@ -464,6 +466,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             for (std::size_t i = 0; i < instances->size(); ++i)
                 s.instances.push_back(blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
         }
+    }
+    if (top.has("server") && !j["server"].is_null()) {
+        QString why;
+        s.server = ServerSummary::fromJson(j["server"], &why);
+        if (!s.server)
+            top.fail(QStringLiteral("server"), why);
     }
     if (!problem.isEmpty()) {
         if (error)

@@ -6,6 +6,7 @@
 #include "config/runconfig.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
+#include "observe/servermetrics.h"
 
 #include <QString>
 
@@ -156,6 +157,8 @@ struct RunSummary {
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
     PromptSizing promptSizing;
+    /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
+    std::optional<ServerSummary> server;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
 

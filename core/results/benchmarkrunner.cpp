@@ -4,6 +4,7 @@
 #include "engine/promptcalibrator.h"
 #include "metrics/runaggregator.h"
 #include "metrics/tokenizer.h"
+#include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 
 #include <QRandomGenerator>
@@ -16,6 +17,7 @@ namespace {
 
 constexpr int kRecordsIntervalMs = 100;  // ≤ 10 Hz to the GUI
 constexpr int kSnapshotIntervalMs = 250; // summaries and time series
+constexpr int kLastScrapeWaitMs = 3000;  // a run's end waits this long at most for the last scrape
 
 } // namespace
 
@@ -40,10 +42,12 @@ public:
     {
         // Destroyed mid-run (the runner went away): requests in flight are abandoned, but what
         // finished is saved with a summary.
-        if (m_controller && !m_finished) {
+        if (m_controller && !m_completed) {
             m_controller.reset();
-            for (auto &sink : m_sinks)
-                sink->writer.finish(sink->aggregator.summary(), sink->aggregator.timeSeries());
+            for (auto &sink : m_sinks) {
+                sink->scraper.reset();
+                sink->writer.finish(summaryOf(*sink), sink->aggregator.timeSeries());
+            }
         }
     }
 
@@ -106,7 +110,13 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
+            if (!warmup) {
+                const double tS = double(m_controller->clock().nowNs()) / 1e9;
+                for (auto &sink : m_sinks)
+                    sink->server.markMeasurementStart(tS);
+            }
             const QString name = m_plan->stages.at(stage).name;
             post([stage, name, warmup](BenchmarkRunner *r) { Q_EMIT r->stageStarted(stage, name, warmup); });
         });
@@ -139,7 +149,57 @@ private:
         }
         RunAggregator aggregator;
         RunWriter writer;
+        ServerSeries server;
+        std::unique_ptr<MetricsScraper> scraper;
+        bool scrapeFailed = false;
+        bool scraping = false; ///< the last scrape is awaited
     };
+
+    /// One scraper per target whose metrics endpoint is known, each on its own thread.
+    void startScrapers()
+    {
+        for (std::size_t i = 0; i < m_sinks.size(); ++i) {
+            Sink &sink = *m_sinks[i];
+            bool discovered = false;
+            const QUrl url = MetricsScraper::endpointFor(sink.aggregator.info().config.target, &discovered);
+            if (url.isEmpty())
+                continue;
+            MetricsScraper::Options options;
+            options.url = url;
+            options.discovered = discovered;
+            options.csvPath = sink.writer.directory() + QStringLiteral("/server_metrics.csv");
+            options.clock = m_controller->clock();
+            const QString shown = MetricsScraper::displayUrl(url);
+            sink.server.setEndpoint(shown);
+            sink.scraper = std::make_unique<MetricsScraper>(options);
+            MetricsScraper *scraper = sink.scraper.get();
+            connect(scraper, &MetricsScraper::scraped, this,
+                    [&sink](const ServerPoint &point, const QString &engine) { sink.server.add(point, engine); });
+            connect(scraper, &MetricsScraper::scrapeFailed, this,
+                    [this, &sink, i, shown](const QString &problem, bool stopped) {
+                        // A guessed endpoint that is not there is no failure of the run: nothing is kept.
+                        if (!(stopped && sink.server.isEmpty()))
+                            sink.server.addFailure(problem);
+                        if (!std::exchange(sink.scrapeFailed, true)) {
+                            post([i, shown, problem, stopped](BenchmarkRunner *r) {
+                                Q_EMIT r->serverMetricsFailed(int(i), shown, problem, stopped);
+                            });
+                        }
+                    });
+            connect(scraper, &MetricsScraper::finished, this, [this, &sink] {
+                if (std::exchange(sink.scraping, false))
+                    lastScrapeDone();
+            });
+            scraper->start();
+        }
+    }
+
+    RunSummary summaryOf(const Sink &sink) const
+    {
+        RunSummary summary = sink.aggregator.summary();
+        summary.server = sink.server.summary();
+        return summary;
+    }
 
     template<typename Fn>
     void post(Fn &&fn)
@@ -175,19 +235,48 @@ private:
     {
         const RunProgress progress = m_controller->progress();
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
-            const RunAggregator &a = m_sinks[i]->aggregator;
-            post([s = RunSnapshot{int(i), progress, a.summary(), a.timeSeries(0, progress.elapsedNs)}](BenchmarkRunner *r) {
-                Q_EMIT r->snapshotUpdated(s);
-            });
+            const Sink &sink = *m_sinks[i];
+            post([s = RunSnapshot{int(i), progress, summaryOf(sink), sink.aggregator.timeSeries(0, progress.elapsedNs),
+                                  sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
     }
 
     void finish(bool cancelled)
     {
         m_finished = true;
+        m_cancelled = cancelled;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
         postRecords();
+        // The server's counters at the end close the window: one last scrape, briefly awaited.
+        for (auto &sink : m_sinks) {
+            if (sink->scraper) {
+                sink->scraping = true;
+                ++m_scrapesAwaited;
+                sink->scraper->finish();
+            }
+        }
+        if (m_scrapesAwaited == 0) {
+            complete();
+            return;
+        }
+        QTimer::singleShot(kLastScrapeWaitMs, this, [this] {
+            m_scrapesAwaited = 0;
+            complete();
+        });
+    }
+
+    void lastScrapeDone()
+    {
+        if (m_scrapesAwaited > 0 && --m_scrapesAwaited == 0)
+            complete();
+    }
+
+    void complete()
+    {
+        if (std::exchange(m_completed, true))
+            return;
+        const bool cancelled = m_cancelled;
         const RunProgress progress = m_controller->progress();
         std::vector<RunOutcome> outcomes;
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
@@ -195,7 +284,8 @@ private:
             RunOutcome outcome;
             outcome.target = int(i);
             outcome.directory = sink.writer.directory();
-            outcome.summary = sink.aggregator.summary();
+            sink.scraper.reset();
+            outcome.summary = summaryOf(sink);
             outcome.timeSeries = sink.aggregator.timeSeries();
             outcome.progress = progress;
             outcome.steadyOriginNs = std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch()).count();
@@ -203,9 +293,8 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
-            post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries}](BenchmarkRunner *r) {
-                Q_EMIT r->snapshotUpdated(s);
-            });
+            post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
+                     BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
             outcomes.push_back(std::move(outcome));
         }
         post([outcomes = std::move(outcomes)](BenchmarkRunner *r) {
@@ -226,6 +315,9 @@ private:
     bool m_finished = false;
     bool m_stopRequested = false;
     QPointer<PromptCalibrator> m_calibrator;
+    bool m_cancelled = false;
+    bool m_completed = false;
+    int m_scrapesAwaited = 0;
 };
 
 BenchmarkRunner::BenchmarkRunner(QObject *parent)

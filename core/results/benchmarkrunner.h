@@ -7,6 +7,7 @@
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
 #include "metrics/timeseriesrow.h"
+#include "observe/servermetrics.h"
 
 #include <QList>
 #include <QObject>
@@ -27,6 +28,7 @@ struct RunSnapshot {
     RunProgress progress;                  ///< of the whole run
     RunSummary summary;                    ///< everything so far (the same code as summary.json)
     std::vector<TimeSeriesRow> timeSeries; ///< every second so far; the last rows may still grow
+    std::vector<ServerRow> server;         ///< every scrape of the server's metrics so far
 };
 
 /// How a run ended.
@@ -94,6 +96,9 @@ Q_SIGNALS:
     /// chunks.jsonl) to keep the GUI's memory flat.
     void recordsCompleted(const QList<tb::RequestRecord> &records);
     void snapshotUpdated(const tb::RunSnapshot &snapshot);
+    /// The first time the target's metrics endpoint failed (once per run and target); `stopped`:
+    /// it is not asked again (a guessed endpoint that is not there).
+    void serverMetricsFailed(int target, const QString &url, const QString &problem, bool stopped);
     void runFinished(const tb::RunOutcome &outcome);
 
 private:

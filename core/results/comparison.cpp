@@ -49,7 +49,16 @@ struct RowSpec {
     Sample sample = Sample::None;
     double q = -1; ///< the row's statistic for the test: mean when < 0, else this quantile
     bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
+    /// A run-wide value instead of `value` (the server's own metrics); the row is left out when no
+    /// run has one.
+    std::function<std::optional<double>(const RunSummary &)> whole = {};
 };
+
+/// A figure of the server block, when the run scraped the server's metrics.
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> serverValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
+}
 
 std::vector<RowSpec> rowSpecs()
 {
@@ -89,6 +98,41 @@ std::vector<RowSpec> rowSpecs()
          [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
         {"good_pct", "Good fraction", "%", Better::Higher,
          [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
+        {"server_ttft_p50",
+         "Server TTFT p50",
+         "ms",
+         Better::Lower,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.ttft.p50; })},
+        {"server_ttft_p99",
+         "Server TTFT p99",
+         "ms",
+         Better::Lower,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.ttft.p99; })},
+        {"server_running_mean",
+         "Server running",
+         "req",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.runningMean; })},
+        {"server_waiting_mean",
+         "Server waiting",
+         "req",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.waitingMean; })},
+        {"server_kv_cache_peak_pct",
+         "Server KV cache peak",
+         "%",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
     };
 }
 
@@ -226,7 +270,10 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         row.unit = QLatin1String(spec.unit);
         row.better = spec.better;
         for (const RunData &run : runs)
-            row.values.push_back(spec.value(run.summary.total));
+            row.values.push_back(spec.whole ? spec.whole(run.summary) : spec.value(run.summary.total));
+        if (spec.whole &&
+            std::none_of(row.values.begin(), row.values.end(), [](const auto &v) { return v.has_value(); }))
+            continue;
 
         std::optional<double> best;
         for (const auto &v : row.values) {
@@ -315,6 +362,8 @@ std::vector<RunData> splitByInstance(const RunData &run)
         d.summary.total.name.clear();
         d.summary.stages.clear();
         d.summary.instances.clear();
+        if (i != 0)
+            d.summary.server.reset(); // scraped from the target's URL: the first instance's
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].instance != int(i))
                 continue;

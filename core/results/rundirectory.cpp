@@ -232,6 +232,21 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
         }
         data.timeSeries = std::move(*rows);
     }
+    if (parts.testFlag(Records) && QFileInfo::exists(data.directory + QStringLiteral("/server_metrics.csv"))) {
+        // The server's side is an extra: a damaged file costs its chart, not the run.
+        QFile file(data.directory + QStringLiteral("/server_metrics.csv"));
+        QString why;
+        std::optional<std::vector<ServerRow>> rows;
+        if (file.open(QIODevice::ReadOnly))
+            rows = serverRowsFromCsv(file.readAll(), &why);
+        else
+            why = file.errorString();
+        if (rows)
+            data.serverRows = std::move(*rows);
+        else
+            data.notes
+                << QStringLiteral("server_metrics.csv is not readable (%1): the server's chart is left empty").arg(why);
+    }
     if (!parts.testFlag(Records) && !parts.testFlag(Chunks)) {
         data.records.clear();
         data.itlMeanMs.clear();

@@ -26,6 +26,7 @@ struct RunData {
     std::vector<TimeSeriesRow> timeSeries;
     std::vector<RequestRecord> records; ///< with RunReader::Records; tokenChunks with ::Chunks
     std::vector<double> itlMeanMs;      ///< per record, requests.csv's itl_mean_ms (NaN: none)
+    std::vector<ServerRow> serverRows;  ///< with RunReader::Records: server_metrics.csv, per scrape
     QStringList notes;                  ///< what a user should know, e.g. that the summary was recomputed
     QString name;                       ///< a label of its own (an instance of a run, see splitByInstance)
 

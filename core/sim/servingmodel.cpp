@@ -46,8 +46,10 @@ void ServingModel::cancel(quint64 seq, qint64 nowNs)
     if (it == m_sequences.end())
         return;
     const bool admitted = it->second.admitted;
+    const qint64 held = it->second.job.promptTokens + it->second.emitted;
     m_sequences.erase(it); // its scheduled event, if any, is skipped as stale
     if (admitted) {
+        m_kvTokens -= held;
         --m_active;
         fillSlots(nowNs);
     } else {
@@ -59,6 +61,7 @@ void ServingModel::admit(quint64 seq, Sequence &s, qint64 atNs)
 {
     s.admitted = true;
     ++m_active;
+    m_kvTokens += s.job.promptTokens;
     const qint64 start = std::max(atNs + qint64(std::llround(m_config.ttftMs * 1e6)), m_prefillFreeNs);
     m_prefillFreeNs = start + prefillNs(s.job.promptTokens, s.job.cachedTokens);
     schedule(seq, s, m_prefillFreeNs, 1);
@@ -99,8 +102,10 @@ void ServingModel::takeDue(qint64 nowNs, const std::function<void(const Chunk &)
         chunk.tokens = s.pendingTokens;
         chunk.reasoning = s.emitted < s.job.reasoningTokens;
         s.emitted += chunk.tokens;
+        m_kvTokens += chunk.tokens;
         chunk.last = s.emitted >= s.job.outputTokens;
         if (chunk.last) {
+            m_kvTokens -= s.job.promptTokens + s.emitted;
             m_sequences.erase(it);
             --m_active;
             fillSlots(event.dueNs);

@@ -63,6 +63,8 @@ public:
 
     qint64 active() const { return m_active; }
     qint64 queued() const { return qint64(m_queue.size()); }
+    /// Tokens whose KV entries the batch holds: prompts and the output so far of admitted sequences.
+    qint64 kvTokens() const { return m_kvTokens; }
     qint64 stepNs(qint64 batch) const;
     qint64 prefillNs(qint64 promptTokens, qint64 cachedTokens) const;
 
@@ -88,6 +90,7 @@ private:
     std::deque<quint64> m_queue;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
     qint64 m_active = 0;
+    qint64 m_kvTokens = 0;
     qint64 m_prefillFreeNs = 0;
     quint64 m_nextSeq = 1;
 };

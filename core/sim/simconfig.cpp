@@ -53,6 +53,7 @@ const Field kFields[] = {
     {"tokenizer", &SimConfig::tokenizer, 0, 0,
      "Count prompts with this tokenizer.json or .tiktoken file (default: approx)"},
     {"template_tokens", &SimConfig::templateTokens, 0, 1e6, "Tokens a chat template adds to each chat prompt"},
+    {"kv_cache_tokens", &SimConfig::kvCacheTokens, 1, 1e12, "KV cache size, tokens (for /metrics' KV cache usage)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},

@@ -51,6 +51,7 @@ struct SimConfig {
     qint64 hideReasoning = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
+    qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
 
     /// How prompts are counted (usage.prompt_tokens, prefill, cache): a tokenizer.json or .tiktoken
     /// file, or empty for ApproxTokenizer; so a client's calibration meets a server that is not

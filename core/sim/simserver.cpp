@@ -2,6 +2,7 @@
 
 #include "metrics/loghistogram.h"
 #include "metrics/tokenizer.h"
+#include "observe/prometheustext.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
@@ -102,6 +103,7 @@ struct Exchange {
     bool hideReasoning = false; ///< chat with hide_reasoning: reasoning is counted, never sent
     qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
     bool chunked = true;       ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
+    qint64 lastTokenNs = 0;    ///< when the previous chunk was produced (inter-token latency)
 };
 
 /// Trace fields a write stamps.
@@ -526,6 +528,7 @@ public:
     void publishTrace(Connection &conn)
     {
         if (conn.trace) {
+            observeLatencies(*conn.trace);
             traces.append(std::move(*conn.trace));
             conn.trace.reset();
         }
@@ -645,6 +648,11 @@ public:
             if (!get)
                 return methodNotAllowed(conn, "GET");
             return models(conn, request);
+        }
+        if (path == "/metrics") {
+            if (!get)
+                return methodNotAllowed(conn, "GET");
+            return respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", prometheusText());
         }
         if (path == "/health" || path == "/sim/stats" || path == "/sim/requests" || path == "/sim/config") {
             if (!get)
@@ -878,6 +886,14 @@ public:
         Exchange &ex = *conn.exchange;
         const bool first = ex.usage.completionTokens == ex.hiddenTokens; // nothing sent yet
         const bool hidden = chunk.reasoning && ex.hideReasoning;
+        if (ex.request.stream) {
+            // As vLLM measures it: the gap between two outputs of the sequence, per token.
+            const qint64 now = nowNs();
+            if (ex.lastTokenNs != 0)
+                itlHistogram.observe(double(now - ex.lastTokenNs) / 1e9 / double(chunk.tokens),
+                                     std::uint64_t(chunk.tokens));
+            ex.lastTokenNs = now;
+        }
         ex.usage.completionTokens += chunk.tokens;
         if (chunk.reasoning)
             ex.usage.reasoningTokens += chunk.tokens;
@@ -936,6 +952,7 @@ public:
             return;
         }
         conn.trace->outcome = QStringLiteral("ok");
+        ++(ex.plan.stoppedByLength ? successLength : successStop);
         endExchange(conn);
         {
             std::lock_guard lock(statsMutex);
@@ -1003,8 +1020,69 @@ public:
         return s;
     }
 
+    /// The request-level histograms of /metrics, from a finished request's trace (server thread).
+    void observeLatencies(const RequestTrace &t)
+    {
+        if (t.receivedNs < 0)
+            return;
+        if (t.firstTokenNs >= 0)
+            ttftHistogram.observe(double(t.firstTokenNs - t.receivedNs) / 1e9);
+        if (t.outcome != QLatin1String("ok") || t.doneNs < 0)
+            return;
+        e2eHistogram.observe(double(t.doneNs - t.receivedNs) / 1e9);
+        if (t.stream && t.completionTokens >= 2 && t.lastTokenNs > t.firstTokenNs)
+            tpotHistogram.observe(double(t.lastTokenNs - t.firstTokenNs) / 1e9 / double(t.completionTokens - 1));
+    }
+
+    /// GET /metrics: vLLM's names, types and label, from the same counters as /sim/stats.
+    std::string prometheusText()
+    {
+        const SimStats s = snapshot();
+        const PromLabels labels{{"model_name", config.model.toStdString()}, {"engine", "0"}};
+        PromWriter w;
+        const auto one = [&](const char *name, PromType type, const char *help, double value) {
+            w.family(name, type, help);
+            w.sample(name, labels, value);
+        };
+        one("vllm:num_requests_running", PromType::Gauge, "Number of requests in model execution batches.",
+            double(s.requestsActive));
+        one("vllm:num_requests_waiting", PromType::Gauge, "Number of requests waiting to be processed.",
+            double(s.requestsQueued));
+        one("vllm:kv_cache_usage_perc", PromType::Gauge, "KV-cache usage. 1 means 100 percent usage.",
+            std::min(1.0, double(model.kvTokens()) / double(config.kvCacheTokens)));
+        one("vllm:prefix_cache_queries_total", PromType::Counter,
+            "Prefix cache queries, in terms of number of queried tokens.", double(s.promptTokens));
+        one("vllm:prefix_cache_hits_total", PromType::Counter,
+            "Prefix cache hits, in terms of number of cached tokens.", double(s.cachedTokens));
+        one("vllm:prompt_tokens_total", PromType::Counter, "Number of prefill tokens processed.",
+            double(s.promptTokens));
+        one("vllm:generation_tokens_total", PromType::Counter, "Number of generation tokens processed.",
+            double(s.tokensSent));
+        w.family("vllm:request_success_total", PromType::Counter, "Count of successfully processed requests.");
+        for (const auto &[reason, count] : {std::pair{"stop", successStop}, std::pair{"length", successLength}}) {
+            PromLabels withReason = labels;
+            withReason.emplace_back("finished_reason", reason);
+            w.sample("vllm:request_success_total", withReason, double(count));
+        }
+        const auto histogram = [&](const char *name, const char *help, const PromHistogram &h) {
+            w.family(name, PromType::Histogram, help);
+            w.histogram(name, labels, h.bounds(), h.cumulative(), h.sum());
+        };
+        histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttftHistogram);
+        histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itlHistogram);
+        histogram("vllm:request_time_per_output_token_seconds",
+                  "Histogram of time_per_output_token_seconds per request.", tpotHistogram);
+        histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2eHistogram);
+        return w.text();
+    }
+
     void resetStats()
     {
+        ttftHistogram.clear();
+        itlHistogram.clear();
+        tpotHistogram.clear();
+        e2eHistogram.clear();
+        successStop = successLength = 0;
         std::lock_guard lock(statsMutex);
         SimStats fresh;
         fresh.requestsActive = stats.requestsActive;
@@ -1052,6 +1130,18 @@ public:
     mutable std::mutex statsMutex;
     SimStats stats;
     LogHistogram pacing; ///< chunk lateness, µs
+
+    // /metrics' request-level series, in vLLM's bucket bounds so the simulator reads like vLLM
+    // (touched by the server thread only).
+    PromHistogram ttftHistogram{{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
+                                 1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}};
+    PromHistogram itlHistogram{
+        {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}};
+    PromHistogram tpotHistogram{itlHistogram.bounds()};
+    PromHistogram e2eHistogram{{0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
+                                30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}};
+    qint64 successStop = 0;
+    qint64 successLength = 0;
 };
 
 SimServer::SimServer(SimConfig config)
