@@ -1,5 +1,7 @@
 #include "tokenize/bpetokenizer.h"
 
+#include "tokenize/splitpattern.h"
+
 #include <QFile>
 #include <QFileInfo>
 
@@ -14,16 +16,6 @@ namespace {
 
 // Tokenizer files are a few MB (Llama 3's tokenizer.json is 9 MB); anything far larger is not one.
 constexpr qint64 kMaxFileBytes = 256LL * 1024 * 1024;
-
-// tiktoken's split patterns (the files carry only ranks). cl100k_base is also Llama 3's Split.
-const char16_t kCl100kPattern[] =
-    uR"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-const char16_t kO200kPattern[] =
-    uR"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
-    uR"(|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?)"
-    uR"(|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-// The ByteLevel pre-tokenizer's own split (GPT-2), used when a file sets "use_regex".
-const char16_t kGpt2Pattern[] = uR"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
 void appendUtf8(QStringView text, std::string &out)
 {
@@ -158,6 +150,11 @@ struct BpeTokenizer::Context {
         bool operator>(const Candidate &o) const { return rank != o.rank ? rank > o.rank : start > o.start; }
     };
     std::vector<Candidate> heap;
+    std::vector<SplitPattern::Span> spans;
+    /// Pieces merged so far in this call, to their ids in `mergedIds`: text repeats its words, and
+    /// merging is most of the cost where pieces are not tokens whole.
+    std::unordered_map<std::string, std::pair<std::uint32_t, std::uint32_t>, StringHash, std::equal_to<>> merged;
+    std::vector<std::int32_t> mergedIds;
 };
 
 std::int32_t BpeTokenizer::tokenId(std::string_view bytes) const
@@ -192,6 +189,16 @@ void BpeTokenizer::bytePairs(std::string_view bytes, Context &c) const
             return;
         }
     }
+    constexpr std::size_t kMaxRemembered = 64; // bytes: longer pieces rarely repeat
+    const bool remember = bytes.size() <= kMaxRemembered;
+    if (remember) {
+        if (const auto it = c.merged.find(bytes); it != c.merged.end()) {
+            const auto from = c.mergedIds.begin() + it->second.first;
+            c.ids.insert(c.ids.end(), from, from + it->second.second);
+            return;
+        }
+    }
+    const std::size_t firstId = c.ids.size();
     auto &symbols = c.symbols;
     symbols.clear();
     const auto add = [&symbols](std::size_t start, std::size_t length, std::int32_t id) {
@@ -258,6 +265,11 @@ void BpeTokenizer::bytePairs(std::string_view bytes, Context &c) const
     }
     for (std::int32_t i = 0; i >= 0; i = symbols[i].next)
         c.ids.push_back(symbols[i].id);
+    if (remember) {
+        c.merged.emplace(std::string(bytes),
+                         std::pair{std::uint32_t(c.mergedIds.size()), std::uint32_t(c.ids.size() - firstId)});
+        c.mergedIds.insert(c.mergedIds.end(), c.ids.begin() + std::ptrdiff_t(firstId), c.ids.end());
+    }
 }
 
 void BpeTokenizer::preTokenize(std::size_t step, QStringView text, bool atStart, Context &c) const
@@ -312,14 +324,25 @@ void BpeTokenizer::preTokenize(std::size_t step, QStringView text, bool atStart,
     };
     std::vector<Part> parts;
     qsizetype last = 0;
-    for (auto it = p.regex.globalMatch(text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        if (m.capturedLength() == 0)
-            continue;
-        if (m.capturedStart() > last)
-            parts.push_back({last, m.capturedStart(), p.invert});
-        parts.push_back({m.capturedStart(), m.capturedEnd(), !p.invert});
-        last = m.capturedEnd();
+    const auto matched = [&](qsizetype start, qsizetype end) {
+        if (start > last)
+            parts.push_back({last, start, p.invert});
+        parts.push_back({start, end, !p.invert});
+        last = end;
+    };
+    if (p.known) {
+        std::vector<SplitPattern::Span> &spans = c.spans;
+        spans.clear();
+        p.known->matches(text, spans);
+        parts.reserve(spans.size());
+        for (const SplitPattern::Span &m : spans)
+            matched(m.start, m.end);
+    } else {
+        for (auto it = p.regex.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            if (m.capturedLength() > 0)
+                matched(m.capturedStart(), m.capturedEnd());
+        }
     }
     if (last < text.size())
         parts.push_back({last, text.size(), p.invert});
@@ -537,7 +560,7 @@ struct BpeLoader {
             return true;
         using P = BpeTokenizer::PreTokenizer;
         const QString type = typeOf(json);
-        P p{P::Split, {}, P::Isolated, false, QChar(), P::Always, true};
+        P p{P::Split, {}, P::Isolated, false, QChar(), P::Always, true, std::nullopt};
         if (type == QLatin1String("Sequence")) {
             const auto it = json.find("pretokenizers");
             if (it == json.end() || !it->is_array())
@@ -557,7 +580,7 @@ struct BpeLoader {
             }
             if (!flag(json, "use_regex", true))
                 return true;
-            if (!compile(&p.regex, QString::fromUtf16(kGpt2Pattern), QStringLiteral("pre_tokenizer ByteLevel")))
+            if (!compile(&p.regex, SplitPattern::gpt2Regex(), QStringLiteral("pre_tokenizer ByteLevel")))
                 return false;
         } else if (type == QLatin1String("Split")) {
             if (!pattern(json.value("pattern", nlohmann::json()), &p.regex, nullptr,
@@ -610,6 +633,8 @@ struct BpeLoader {
                             .arg(type)),
                    false;
         }
+        if (p.kind == P::Split)
+            p.known = SplitPattern::fromRegex(p.regex.pattern());
         t->m_preTokenizers.push_back(std::move(p));
         return true;
     }
@@ -765,12 +790,18 @@ struct BpeLoader {
         const QString name = QFileInfo(path).fileName();
         const bool o200k = name.contains(QLatin1String("o200k")) ||
                            (!name.contains(QLatin1String("cl100k")) && t->m_vocab.size() > 150000);
-        BpeTokenizer::PreTokenizer split{
-            BpeTokenizer::PreTokenizer::Split, {},   BpeTokenizer::PreTokenizer::Isolated, false, QChar(),
-            BpeTokenizer::PreTokenizer::Never, false};
-        if (!compile(&split.regex, QString::fromUtf16(o200k ? kO200kPattern : kCl100kPattern),
+        BpeTokenizer::PreTokenizer split{BpeTokenizer::PreTokenizer::Split,
+                                         {},
+                                         BpeTokenizer::PreTokenizer::Isolated,
+                                         false,
+                                         QChar(),
+                                         BpeTokenizer::PreTokenizer::Never,
+                                         false,
+                                         std::nullopt};
+        if (!compile(&split.regex, o200k ? SplitPattern::o200kRegex() : SplitPattern::cl100kRegex(),
                      QStringLiteral("pattern")))
             return nullptr;
+        split.known = SplitPattern::fromRegex(split.regex.pattern());
         t->m_preTokenizers.push_back(std::move(split));
         t->m_byteLevel = true;
         t->m_ignoreMerges = true;

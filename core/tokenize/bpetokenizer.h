@@ -1,6 +1,7 @@
 #pragma once
 
 #include "metrics/tokenizer.h"
+#include "tokenize/splitpattern.h"
 
 #include <QRegularExpression>
 
@@ -46,6 +47,7 @@ public:
         QChar replacement;                                      ///< Metaspace: stands for ' ' ("▁")
         enum Prepend { Always, First, Never } prepend = Always; ///< Metaspace
         bool split = true;                                      ///< Metaspace: split before each replacement
+        std::optional<SplitPattern> known;                      ///< Split: the regex matched by hand
     };
     /// A token matched in the raw text before anything else (special tokens, added vocabulary).
     struct AddedToken {
