@@ -15,9 +15,8 @@ namespace tb {
 
 namespace {
 
-// Probes are the run's prompts (its system prompt, which every request repeats) with request
-// numbers the run does not reach soon, so they warm no cache for its user text.
-constexpr std::uint64_t kFirstProbe = 900000;
+// Probes are the run's first prompts with their words in another order (PromptSource::probe):
+// they count as the run's do, and warm no cache for its user text.
 constexpr qint64 kMaxReplyBytes = 4 * 1024 * 1024;
 constexpr int kMaxChecks = 3;
 constexpr int kSamples = 3;     // prompts averaged per measurement: their texts' tokens per word differ
@@ -106,7 +105,7 @@ void PromptCalibrator::measure(const PromptCalibration &calibration, int samples
 
 void PromptCalibrator::sendNext()
 {
-    const Prompt prompt = m_source->prompt(kFirstProbe + std::uint64_t(m_sampled));
+    const Prompt prompt = m_source->probe(std::uint64_t(m_sampled));
     m_localSum += prompt.tokens;
     send(m_probe, prompt);
 }

@@ -96,6 +96,9 @@ const std::vector<std::string> &corpusWords()
 /// and one token in real vocabularies; tiny ones may need the punctuation mark.
 constexpr std::array<std::string_view, 3> kFillers{" a", " I", "."};
 
+/// Where the calibration probes' rotations of the text come from: none of the run's.
+constexpr std::uint64_t kProbeRotations = 0xCA11B8A7E0000000ULL;
+
 } // namespace
 
 std::int64_t PromptSource::tokens(const std::string &text) const
@@ -240,6 +243,13 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
         source->m_prefix = source->synthetic(source->m_prefixTokens, 0x50EF1CULL);
         source->fit(source->m_prefix, source->m_prefixTokens, 0);
     }
+    if (source->m_userTokens > source->m_prefixTokens) {
+        source->m_body = source->synthetic(source->m_userTokens - source->m_prefixTokens, 0xB0D1ULL);
+        for (std::size_t i = 0; i < source->m_body.size(); ++i) {
+            if (source->m_body[i] == ' ')
+                source->m_bodyCuts.push_back(i);
+        }
+    }
 
     if (!config.promptFile.isEmpty()) {
         QFile file(config.promptFile);
@@ -289,6 +299,16 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
 
 Prompt PromptSource::prompt(std::uint64_t index) const
 {
+    return make(index, index + 1);
+}
+
+Prompt PromptSource::probe(std::uint64_t index) const
+{
+    return make(index, kProbeRotations + index);
+}
+
+Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
+{
     Prompt p;
     if (!m_lines.empty()) {
         p = m_lines[index % m_lines.size()];
@@ -311,7 +331,19 @@ Prompt PromptSource::prompt(std::uint64_t index) const
         if (m_userTokens > used) {
             if (!p.user.empty())
                 p.user += ' ';
-            p.user += synthetic(m_userTokens - used, index + 1);
+            // The run's body, rotated to start at a word of this request's own: texts differ
+            // while their words, and so their count in any tokenizer, stay those the calibration
+            // probes measured (fresh text per request varies by a few percent in a tokenizer
+            // whose tokens per word are not the local one's).
+            const std::size_t cut =
+                m_bodyCuts.empty() ? 0 : m_bodyCuts[std::size_t(mix(m_textSeed ^ mix(rotation)) % m_bodyCuts.size())];
+            if (cut == 0) {
+                p.user += m_body;
+            } else {
+                p.user.append(m_body, cut + 1);
+                p.user += ' ';
+                p.user.append(m_body, 0, cut);
+            }
         }
         p.tokens = m_systemCount + fit(p.user, m_userTokens, keep);
         return p;

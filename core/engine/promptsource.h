@@ -32,7 +32,8 @@ struct Prompt {
 ///
 /// Sources, first match wins: a JSONL prompt file (line i mod lines), synthetic text of exactly
 /// prompt_tokens tokens drawn from an embedded corpus — unique per request after an optional shared
-/// prefix, so server prefix caches do not hide prefill — or the user template. Templates substitute
+/// prefix (the request number, then the run's text rotated to a word of its own), so server prefix
+/// caches do not hide prefill — or the user template. Templates substitute
 /// {{name}} from the configured variables and the built-ins {{index}} (request number) and
 /// {{seed}}. A synthetic system prompt of system_tokens tokens is the same for every request, like
 /// a real system instruction.
@@ -52,6 +53,9 @@ public:
                                                       const PromptCalibration &calibration = {});
 
     Prompt prompt(std::uint64_t index) const;
+    /// What calibration sends for request `index`: its size, its number and the run's words, in
+    /// another order than any request's, so probing warms no cache for the run's user text.
+    Prompt probe(std::uint64_t index) const;
     std::size_t fileLines() const { return m_lines.size(); }
 
     const Tokenizer &tokenizer() const { return *m_tokenizer; }
@@ -70,6 +74,7 @@ public:
 
 private:
     PromptSource() = default;
+    Prompt make(std::uint64_t index, std::uint64_t rotation) const;
 
     /// Synthetic text of `tokens` tokens, the first word without its space; different for each `salt`
     /// and each run (m_textSeed).
@@ -91,6 +96,8 @@ private:
     quint64 m_textSeed = 0;    ///< the seed salted with PromptConfig::salt: what synthetic text derives from
     std::string m_system;      ///< the synthetic or template system prompt, same for all requests
     std::string m_prefix;      ///< shared synthetic prefix
+    std::string m_body;        ///< the synthetic user text every request sends a rotation of
+    std::vector<std::size_t> m_bodyCuts; ///< m_body's spaces: where a rotation may start
     std::vector<Prompt> m_lines;
 };
 
