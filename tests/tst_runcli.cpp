@@ -365,11 +365,19 @@ private Q_SLOTS:
         QTest::addColumn<int>("promptTokens");
         QTest::addColumn<double>("tolerance"); ///< of each request's prompt_tokens, relative
         QTest::addColumn<bool>("everyRequest");
+        QTest::addColumn<QString>("method");
         const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
-        QTest::newRow("no tokenizer, calibrated: mean within 1%") << QString() << true << 1024 << 0.01 << false;
-        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << false;
-        QTest::newRow("same tokenizer, calibrated: exact") << file << true << 1024 << 0.0 << true;
-        QTest::newRow("same tokenizer: exact but for the template") << file << false << 1024 << 0.02 << true;
+        const QString usage = QStringLiteral("usage");
+        QTest::newRow("no tokenizer, calibrated: mean within 1%")
+            << QString() << true << 1024 << 0.01 << false << usage;
+        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << false << usage;
+        QTest::newRow("same tokenizer, calibrated: exact") << file << true << 1024 << 0.0 << true << usage;
+        QTest::newRow("same tokenizer: exact but for the template")
+            << file << false << 1024 << 0.02 << true << QString();
+        QTest::newRow("server's /tokenize, calibrated")
+            << QStringLiteral("server") << true << 1024 << 0.01 << false << QStringLiteral("tokenize");
+        QTest::newRow("server's /tokenize, calibrated, short")
+            << QStringLiteral("server") << true << 200 << 0.01 << false << QStringLiteral("tokenize");
     }
 
     void calibrateMatchesTheServersCount()
@@ -379,6 +387,7 @@ private Q_SLOTS:
         QFETCH(int, promptTokens);
         QFETCH(double, tolerance);
         QFETCH(bool, everyRequest);
+        QFETCH(QString, method);
         SimConfig simConfig = fastSim();
         simConfig.tokenizer = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
         simConfig.templateTokens = 9;
@@ -404,7 +413,7 @@ private Q_SLOTS:
         const RunSummary &s = data->summary;
         QCOMPARE(s.promptSizing.requested, std::optional<std::int64_t>(requested));
         QCOMPARE(s.total.tokens.promptFromUsage, std::int64_t(30));
-        QCOMPARE(s.promptSizing.calibration, calibrate ? QStringLiteral("usage") : QString());
+        QCOMPARE(s.promptSizing.calibration, method);
         const double mean = double(s.total.tokens.input) / double(s.total.requests.ok);
         const double allowed = std::max(2.0, double(requested) * std::max(tolerance, 0.01));
         QVERIFY2(std::abs(mean - double(requested)) <= allowed,

@@ -553,6 +553,37 @@ private Q_SLOTS:
                     ->text()
                     .contains(QStringLiteral("add an endpoint")));
     }
+
+    /// Each target keeps its own tokenizer: switching targets shows each one's, and the saved
+    /// target list (what the workbench stores between sessions) holds it.
+    void tokenizerRememberedPerTarget()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        editor.duplicateTarget();
+        const int second = editor.currentTarget();
+        const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        auto *field = editor.findChild<QComboBox *>(QStringLiteral("tokenizer"));
+        QVERIFY(field);
+        enter(field, file);
+        QCOMPARE(editor.config().target.tokenizer, file);
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        editor.setCurrentTarget(second - 1);
+        QCOMPARE(field->currentText(), QString());
+        enter(field, QStringLiteral("server"));
+        editor.setCurrentTarget(second);
+        QCOMPARE(field->currentText(), file);
+        const QList<TargetConfig> saved = TargetListModel::fromJson(
+            TargetListModel::toJson({editor.targets()->target(second - 1), editor.targets()->target(second)}));
+        QCOMPARE(saved.size(), 2);
+        QCOMPARE(saved.at(0).tokenizer, QStringLiteral("server"));
+        QCOMPARE(saved.at(1).tokenizer, file);
+        // A file that is not there is named in the field's problem.
+        enter(field, QStringLiteral("/no/such/tokenizer.json"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.problems().join(QLatin1Char('\n')).contains(QStringLiteral("/no/such/tokenizer.json")),
+                 qPrintable(editor.problems().join(QLatin1Char('\n'))));
+    }
 };
 
 QTEST_MAIN(TestUiConfigEditor)

@@ -649,6 +649,11 @@ public:
                 return methodNotAllowed(conn, "GET");
             return models(conn, request);
         }
+        if (path == "/tokenize") {
+            if (!post)
+                return methodNotAllowed(conn, "POST");
+            return tokenize(conn, request);
+        }
         if (path == "/metrics") {
             if (!get)
                 return methodNotAllowed(conn, "GET");
@@ -672,6 +677,22 @@ public:
             return respondJson(conn, {{"reset", true}});
         }
         respondError(conn, Endpoint::Chat, {404, "Unknown path '" + path + "' (try /v1/models)", {}, "not_found"});
+    }
+
+    /// vLLM's and SGLang's POST /tokenize: {"model", "prompt"} counts the text as a completions
+    /// request would, {"model", "messages"} the chat with its template, as usage.prompt_tokens does.
+    void tokenize(Connection &conn, const HttpRequest &request)
+    {
+        const json body = json::parse(request.body, nullptr, false);
+        const bool chat = body.is_object() && body.contains("messages");
+        const Endpoint endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+        auto parsed = parseGenerationRequest(endpoint, request.body, config);
+        if (const auto *error = std::get_if<ApiError>(&parsed))
+            return respondError(conn, endpoint, *error);
+        const GenerationRequest &req = std::get<GenerationRequest>(parsed);
+        const qint64 count =
+            tokenizer->count(req.prompt) + req.promptTokenIds + (chat ? qint64(config.templateTokens) : 0);
+        respondJson(conn, {{"count", count}});
     }
 
     void methodNotAllowed(Connection &conn, const char *allowed)
