@@ -3,7 +3,7 @@
 // synthetic English prompt and a Chinese text of about the same size.
 // Usage: bench_tokenizer FILE... (tokenizer.json, .tiktoken or a model folder; "approx" too)
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QCoreApplication>
 

@@ -4,7 +4,7 @@
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 #include "fuzzinput.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 namespace {
 

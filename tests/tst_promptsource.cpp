@@ -1,5 +1,5 @@
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QTest>

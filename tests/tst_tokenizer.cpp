@@ -1,4 +1,4 @@
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QFile>
 #include <QTemporaryDir>

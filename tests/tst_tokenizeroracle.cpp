@@ -3,7 +3,7 @@
 // tokenizer_npm_install fixture installs into the build tree. Ids must be equal, text by text.
 // Without node/npm the test exits with 77, which CTest reports as skipped.
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -1,7 +1,7 @@
 #include "engine/promptcalibrator.h"
 
 #include "engine/streamdecoder.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>

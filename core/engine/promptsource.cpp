@@ -1,6 +1,6 @@
 #include "engine/promptsource.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QFile>
 #include <QRegularExpression>

@@ -1,6 +1,6 @@
 #include "engine/runplan.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QSslSocket>
 

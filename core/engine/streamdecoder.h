@@ -2,7 +2,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <string>
 #include <string_view>

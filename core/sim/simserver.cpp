@@ -1,8 +1,8 @@
 #include "sim/simserver.h"
 
 #include "metrics/loghistogram.h"
-#include "metrics/tokenizer.h"
-#include "observe/prometheustext.h"
+#include "tokenize/tokenizer.h"
+#include "formats/prometheustext.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 #include "tokenize/splitpattern.h"
 
 #include <QRegularExpression>
