@@ -4,6 +4,7 @@
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 #include "fuzzinput.h"
+#include "tokenize/tokenizer.h"
 
 namespace {
 
@@ -33,8 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     for (const tb::ApiKind api :
          {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages,
           tb::ApiKind::OpenAIResponses}) {
-        for (const bool tokenizer : {false, true}) {
-            tb::StreamDecoder decoder(api, tokenizer, tokenizer); // a conversation's reply kept, or not
+        for (const tb::Tokenizer *tokenizer :
+             {static_cast<const tb::Tokenizer *>(nullptr), tb::Tokenizer::approx().get()}) {
+            tb::StreamDecoder decoder(api, tokenizer, tokenizer != nullptr); // a conversation's reply kept, or not
 
             tb::RequestRecord streamed;
             decoder.begin(&streamed);
@@ -44,13 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 decoder.onEvent(event, payload, stampNs);
                 stampNs += 1000;
             });
-            decoder.finish(7);
+            decoder.finish(7, tb::TokenSource::Estimate);
             check(decoder, streamed);
 
             tb::RequestRecord body;
             decoder.begin(&body);
             decoder.onBody(input, 1000);
-            decoder.finish(7);
+            decoder.finish(7, tb::TokenSource::Estimate);
             check(decoder, body);
         }
     }

@@ -1,5 +1,5 @@
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,6 +32,43 @@ private Q_SLOTS:
         QTest::newRow("shared prefix") << 1000 << 64 << 600;
     }
 
+    /// With a tokenizer file, sizes are exact in it (here files whose tokens are mostly bytes, so
+    /// words are several tokens each and the one-token filler is not " a").
+    void syntheticIsExactInATokenizerFile_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<int>("prefixTokens");
+        for (const char *file : {"tiny.tiktoken", "tiny-bytelevel-tokenizer.json", "tiny-metaspace-tokenizer.json"}) {
+            QTest::addRow("%s: small", file) << QString::fromLatin1(file) << 17 << 0 << 0;
+            QTest::addRow("%s: long, system, shared prefix", file) << QString::fromLatin1(file) << 4001 << 129 << 700;
+        }
+    }
+
+    void syntheticIsExactInATokenizerFile()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, promptTokens);
+        QFETCH(int, systemTokens);
+        QFETCH(int, prefixTokens);
+        QString error;
+        const auto tokenizer = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/") + file, &error);
+        QVERIFY2(tokenizer, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = promptTokens;
+        config.systemTokens = systemTokens;
+        config.sharedPrefixTokens = prefixTokens;
+        const auto source = PromptSource::create(config, 7, &error, tokenizer);
+        QVERIFY2(source, qPrintable(error));
+        for (std::uint64_t i : {0, 1, 99, 123456}) {
+            const Prompt p = source->prompt(i);
+            QCOMPARE(tokenizer->count(p.user), std::int64_t(promptTokens));
+            QCOMPARE(tokenizer->count(p.system), std::int64_t(systemTokens));
+            QCOMPARE(p.tokens, std::int64_t(promptTokens + systemTokens));
+        }
+    }
+
     void syntheticHasExactTokenCount()
     {
         QFETCH(int, promptTokens);
@@ -61,13 +98,20 @@ private Q_SLOTS:
         const auto b = PromptSource::create(config, 1, nullptr);
         QCOMPARE(a->prompt(5).user, b->prompt(5).user);
         QVERIFY(a->prompt(5).user != a->prompt(6).user);
-        // The shared prefix is the same for every request; what follows differs at once.
+        // The shared prefix is the same for every request; the request number follows at once,
+        // then text that differs too (the run's text rotated to another word).
         const std::string p5 = a->prompt(5).user;
         const std::string p6 = a->prompt(6).user;
         std::size_t common = 0;
         while (common < p5.size() && p5[common] == p6[common])
             ++common;
-        QCOMPARE(tokens(p5.substr(0, common)), std::int64_t(50) + 1); // prefix and the '#'
+        QCOMPARE(p5.substr(common - 2, 2), std::string(" #"));
+        QCOMPARE(tokens(p5.substr(0, common - 2)), std::int64_t(50));
+        QVERIFY(p5.substr(p5.find(':', common)) != p6.substr(p6.find(':', common)));
+        // Calibration probes are the run's prompts in size and number, not in text.
+        QCOMPARE(tokens(a->probe(5).user), std::int64_t(200));
+        QCOMPARE(a->probe(5).user.substr(0, common + 2), p5.substr(0, common + 2));
+        QVERIFY(a->probe(5).user != p5);
         const auto other = PromptSource::create(config, 2, nullptr);
         QVERIFY(other->prompt(5).user != p5);
     }
@@ -109,6 +153,40 @@ private Q_SLOTS:
         } else {
             // Unique prompts start with their request number; what follows depends on the salt.
             QVERIFY(next->prompt(3).user != run->prompt(3).user);
+        }
+    }
+
+    /// Regression: with salted prompts, calibration against a target counting with another
+    /// tokenizer missed the requested size by 1–2% (each request drew fresh text, whose target
+    /// tokens per local token differ from the probes'). A run's prompts now count alike there.
+    void saltedPromptsMissedTheCalibratedSize_data()
+    {
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<QString>("salt");
+        QTest::newRow("200 tokens") << 200 << QStringLiteral("3f2a9c0d41b7e856");
+        QTest::newRow("200 tokens, another salt") << 200 << QStringLiteral("77aa01c2d3e4f5b6");
+        QTest::newRow("1024 tokens") << 1024 << QStringLiteral("0123456789abcdef");
+    }
+    void saltedPromptsMissedTheCalibratedSize()
+    {
+        QFETCH(int, promptTokens);
+        QFETCH(QString, salt);
+        QString error;
+        const auto target = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken"), &error);
+        QVERIFY2(target, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = promptTokens;
+        config.systemTokens = 64;
+        config.salt = salt;
+        const auto source = PromptSource::create(config, 1, nullptr);
+        // The calibration's probes against the run's requests.
+        double probes = 0;
+        for (std::uint64_t i = 0; i < 3; ++i)
+            probes += double(target->count(source->probe(i).user)) / 3;
+        for (std::uint64_t i = 0; i < 30; ++i) {
+            const std::int64_t n = target->count(source->prompt(i).user);
+            QVERIFY2(std::abs(double(n) - probes) <= std::max(2.0, 0.01 * probes),
+                     qPrintable(QStringLiteral("request %1: %2 tokens, the probes %3").arg(i).arg(n).arg(probes)));
         }
     }
 
@@ -178,7 +256,7 @@ private Q_SLOTS:
         config.salt = QStringLiteral("one");
         const QString trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
         QString error;
-        const auto run = PromptSource::create(config, 1, &error, trace);
+        const auto run = PromptSource::create(config, 1, &error, nullptr, {}, trace);
         QVERIFY2(run, qPrintable(error));
         QVERIFY(run->isTrace());
         const std::int64_t lengths[] = {1100, 1300, 700, 600};
@@ -195,9 +273,9 @@ private Q_SLOTS:
         QVERIFY(tokens(a.substr(0, common)) >= 1024 && tokens(a.substr(0, common)) < 1030);
         QVERIFY(a.substr(0, 40) != c.substr(0, 40));
         // Deterministic for a salt, different for another.
-        QCOMPARE(PromptSource::create(config, 1, nullptr, trace)->prompt(1).user, b);
+        QCOMPARE(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(1).user, b);
         config.salt = QStringLiteral("two");
-        QVERIFY(PromptSource::create(config, 1, nullptr, trace)->prompt(0).user.substr(0, 40) != a.substr(0, 40));
+        QVERIFY(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(0).user.substr(0, 40) != a.substr(0, 40));
     }
 
     void badFiles_data()

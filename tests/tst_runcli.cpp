@@ -504,6 +504,77 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("knee       ") + knee->text), qPrintable(r.out));
     }
 
+    /// Calibration against a server that counts with another tokenizer than the client's (a
+    /// byte-heavy tiktoken file: ~4 of its tokens per approx token) and adds a chat template.
+    void calibrateMatchesTheServersCount_data()
+    {
+        QTest::addColumn<QString>("clientTokenizer");
+        QTest::addColumn<bool>("calibrate");
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<double>("tolerance"); ///< of each request's prompt_tokens, relative
+        QTest::addColumn<bool>("everyRequest");
+        QTest::addColumn<QString>("method");
+        const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        const QString usage = QStringLiteral("usage");
+        QTest::newRow("no tokenizer, calibrated: mean within 1%")
+            << QString() << true << 1024 << 0.01 << false << usage;
+        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << false << usage;
+        QTest::newRow("same tokenizer, calibrated: exact") << file << true << 1024 << 0.0 << true << usage;
+        QTest::newRow("same tokenizer: exact but for the template")
+            << file << false << 1024 << 0.02 << true << QString();
+        QTest::newRow("server's /tokenize, calibrated")
+            << QStringLiteral("server") << true << 1024 << 0.01 << false << QStringLiteral("tokenize");
+        QTest::newRow("server's /tokenize, calibrated, short")
+            << QStringLiteral("server") << true << 200 << 0.01 << false << QStringLiteral("tokenize");
+    }
+
+    void calibrateMatchesTheServersCount()
+    {
+        QFETCH(QString, clientTokenizer);
+        QFETCH(bool, calibrate);
+        QFETCH(int, promptTokens);
+        QFETCH(double, tolerance);
+        QFETCH(bool, everyRequest);
+        QFETCH(QString, method);
+        SimConfig simConfig = fastSim();
+        simConfig.tokenizer = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        simConfig.templateTokens = 9;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        QStringList args = target(host) + QStringList{QStringLiteral("--prompt-tokens"), QString::number(promptTokens),
+                                                      QStringLiteral("--system-tokens"), QStringLiteral("64"),
+                                                      QStringLiteral("--requests"),      QStringLiteral("30"),
+                                                      QStringLiteral("--concurrency"),   QStringLiteral("3"),
+                                                      QStringLiteral("--out"),           out};
+        if (calibrate)
+            args << QStringLiteral("--calibrate");
+        if (!clientTokenizer.isEmpty())
+            args << QStringLiteral("--tokenizer") << clientTokenizer;
+        const CliResult r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        const std::int64_t requested = promptTokens + 64;
+        const RunSummary &s = data->summary;
+        QCOMPARE(s.promptSizing.requested, std::optional<std::int64_t>(requested));
+        QCOMPARE(s.total.tokens.promptFromUsage, std::int64_t(30));
+        QCOMPARE(s.promptSizing.calibration, method);
+        const double mean = double(s.total.tokens.input) / double(s.total.requests.ok);
+        const double allowed = std::max(2.0, double(requested) * std::max(tolerance, 0.01));
+        QVERIFY2(std::abs(mean - double(requested)) <= allowed,
+                 qPrintable(QStringLiteral("mean %1, requested %2").arg(mean).arg(requested)));
+        if (everyRequest) {
+            const double each =
+                std::max(tolerance > 0 ? 2.0 : 0.0, double(requested) * tolerance) + (calibrate ? 0 : 9);
+            for (const RequestRecord &rec : data->records)
+                QVERIFY2(std::abs(double(rec.promptTokens - requested)) <= each,
+                         qPrintable(QStringLiteral("request %1: %2 tokens").arg(rec.id).arg(rec.promptTokens)));
+        }
+    }
+
     void sloMissedExits3()
     {
         SimConfig simConfig = fastSim();

@@ -436,7 +436,8 @@ private Q_SLOTS:
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
-        c.request.tokenizer = QStringLiteral("approx");
+        c.target.tokenizer = QStringLiteral("/models/llama-3/tokenizer.json");
+        c.prompt.calibrate = true;
         c.prompt.promptTokens = 512;
         c.prompt.systemTokens = 128;
         c.prompt.userTemplate = QStringLiteral("Summarise {{topic}}");
@@ -491,6 +492,8 @@ private Q_SLOTS:
         QTest::newRow("unknown balance") << QByteArray(R"({"target": {"balance": "weighted"}})") << QStringLiteral("target.balance: unknown value \"weighted\" (accepted: round-robin|least-in-flight|random)");
         QTest::newRow("replicas not a list") << QByteArray("{\"target\": {\"replicas\": \"http://a/v1\"}}") /* not a raw string: moc reads its // as a comment */ << QStringLiteral("target.replicas: must be an array of strings");
         QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})") << QStringLiteral("load.stages[0].mode");
+        QTest::newRow("tokenizer file under request") << QByteArray(R"({"request": {"tokenizer": "tok.json"}})")
+                                                      << QStringLiteral("request.tokenizer: 'tok.json': set target.tokenizer instead");
         QTest::newRow("concurrency wrapping to 1")
             << QByteArray(R"({"load": {"concurrency": 4294967297}})")
             << QStringLiteral("load.concurrency: must be a whole number from 1 to 100000 (got 4294967297)");
@@ -531,6 +534,17 @@ private Q_SLOTS:
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", \"headers\": {\"X-A\": "
                           "\"1\\r\\nX-Injected: 1\"}}}")
             << QStringLiteral("target.headers (--header): 'X-A' has a value that contains a line break");
+    }
+
+    /// Configurations from before tokenizers were per target keep their meaning.
+    void legacyRequestTokenizerIsTheTargets()
+    {
+        QString error;
+        const auto c = runConfigFromJson(nlohmann::json::parse(R"({"request": {"tokenizer": "approx"}})"), &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->target.tokenizer, QStringLiteral("approx"));
+        QVERIFY(!toJson(*c)["request"].contains("tokenizer"));
+        QVERIFY(toJson(*c)["target"]["tokenizer"] == nlohmann::json("approx"));
     }
 
     void badJson()

@@ -1,6 +1,6 @@
 // The simulated LLM server over real sockets on 127.0.0.1: the three APIs' bodies, the serving
 // model under load, faults, limits, bad input, and the ground truth it reports.
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 #include "formats/prometheustext.h"
 #include "metrics/servermetrics.h"
 #include "sim/simprotocol.h"

@@ -13,14 +13,14 @@ struct Event {
 };
 
 RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t promptEstimate = 7,
-                     bool keepReply = false)
+                     const Tokenizer *tokenizer = nullptr, bool keepReply = false)
 {
     RequestRecord r;
-    StreamDecoder d(api, false, keepReply);
+    StreamDecoder d(api, tokenizer, keepReply);
     d.begin(&r);
     for (const Event &e : events)
         d.onEvent(e.event, e.data, e.stamp);
-    d.finish(promptEstimate);
+    d.finish(promptEstimate, tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate);
     if (d.failed())
         r.status = d.failure();
     else if (!d.complete())
@@ -230,6 +230,44 @@ private Q_SLOTS:
         QCOMPARE(r.finishReason, QStringLiteral("end_turn"));
     }
 
+    /// Regression: a server packing 4 tokens into each event without usage was counted 1 token
+    /// per chunk (4x too low); with a tokenizer the streamed text is counted, once, at the end.
+    void packedChunksWithoutUsageCountedWithTokenizer_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::newRow("approx") << QStringLiteral("approx");
+        QTest::newRow("tiktoken file") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        QTest::newRow("tokenizer.json") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny-bytelevel-tokenizer.json");
+    }
+
+    void packedChunksWithoutUsageCountedWithTokenizer()
+    {
+        QFETCH(QString, tokenizer);
+        QString error;
+        const auto t = Tokenizer::load(tokenizer, &error);
+        QVERIFY2(t, qPrintable(error));
+        const std::vector<std::string> pieces{"The team ran a", " load test to see", " how long each",
+                                              " user had to wait."};
+        std::vector<Event> events;
+        std::string text;
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            const std::string json =
+                nlohmann::json{{"id", "c1"}, {"choices", {{{"index", 0}, {"delta", {{"content", pieces[i]}}}}}}}.dump();
+            events.push_back({"", json, std::int64_t(10 * (i + 1))});
+            text += pieces[i];
+        }
+        events.push_back({"", R"({"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})", 60});
+        events.push_back({"", "[DONE]", 60});
+        const RequestRecord r = decode(ApiKind::OpenAIChat, events, 42, t.get());
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.chunks, 4);
+        QCOMPARE(r.completionTokens, t->count(text));
+        QVERIFY(r.completionTokens > 4 * 2);
+        QCOMPARE(r.tokenSource, TokenSource::Tokenizer);
+        QCOMPARE(r.promptTokens, 42);
+        QCOMPARE(r.promptTokenSource, TokenSource::Tokenizer);
+    }
+
     void nonStreamingBodies_data()
     {
         QTest::addColumn<int>("api");
@@ -239,9 +277,10 @@ private Q_SLOTS:
         QTest::newRow("chat") << int(ApiKind::OpenAIChat)
                               << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})")
                               << qint64(1) << int(TokenSource::Usage);
-        QTest::newRow("chat without usage") << int(ApiKind::OpenAIChat)
-                                            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
-                                            << qint64(5) << int(TokenSource::Tokenizer);
+        QTest::newRow("chat without usage")
+            << int(ApiKind::OpenAIChat)
+            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
+            << qint64(5) << int(TokenSource::Estimate);
         QTest::newRow("anthropic") << int(ApiKind::AnthropicMessages)
                                    << QByteArray(R"({"id":"msg","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}})")
                                    << qint64(2) << int(TokenSource::Usage);
@@ -257,7 +296,7 @@ private Q_SLOTS:
         StreamDecoder d{ApiKind(api)};
         d.begin(&r);
         d.onBody(std::string_view(body.constData(), std::size_t(body.size())), 100);
-        d.finish(3);
+        d.finish(3, TokenSource::Estimate);
         QVERIFY(!d.failed());
         QVERIFY(d.complete());
         QCOMPARE(qint64(r.completionTokens), completion);
@@ -332,7 +371,7 @@ private Q_SLOTS:
                  R"({"type":"response.completed","sequence_number":7,"response":{"id":"resp_1","object":"response","status":"completed","error":null,"incomplete_details":null,"output":[{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Hi there é"}]}],"usage":{"input_tokens":20,"input_tokens_details":{"cached_tokens":8},"output_tokens":9,"output_tokens_details":{"reasoning_tokens":4},"total_tokens":29}}})",
                  50},
             },
-            7, true);
+            7, nullptr, true);
         QCOMPARE(r.status, RequestStatus::Ok);
         QCOMPARE(r.responseId, QStringLiteral("resp_1"));
         QCOMPARE(r.chunks, 3);
@@ -400,7 +439,7 @@ private Q_SLOTS:
     void responsesBody()
     {
         RequestRecord r;
-        StreamDecoder d(ApiKind::OpenAIResponses, false, true);
+        StreamDecoder d(ApiKind::OpenAIResponses, nullptr, true);
         d.begin(&r);
         d.onBody(
             R"({"id":"resp_2","object":"response","status":"completed","error":null,"incomplete_details":null,)"
@@ -408,7 +447,7 @@ private Q_SLOTS:
             R"({"id":"msg_2","type":"message","role":"assistant","content":[{"text":"The answer","type":"output_text","annotations":[]}]}],)"
             R"("usage":{"input_tokens":11,"input_tokens_details":{"cached_tokens":3},"output_tokens":6,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":17}})",
             100);
-        d.finish(1);
+        d.finish(1, TokenSource::Estimate);
         QVERIFY(!d.failed());
         QVERIFY(d.complete());
         QCOMPARE(r.responseId, QStringLiteral("resp_2"));
@@ -455,7 +494,7 @@ private Q_SLOTS:
                 {"", R"({"id":"c","choices":[{"delta":{"content":")" + text + R"("},"finish_reason":"stop"}]})", 10},
                 {"", "[DONE]", 20},
             },
-            7, true);
+            7, nullptr, true);
         QCOMPARE(r.status, RequestStatus::Ok);
         QCOMPARE(r.reply.size(), StreamDecoder::kMaxReplyBytes - 1);
         QVERIFY(QString::fromUtf8(r.reply.data(), qsizetype(r.reply.size())).toUtf8().size() ==

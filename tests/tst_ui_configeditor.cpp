@@ -12,7 +12,7 @@
 #include "models/targetlistmodel.h"
 #include "editors/workloadeditor.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>
@@ -189,7 +189,7 @@ private Q_SLOTS:
             c.request.temperature = 0.7;
             c.request.topP = 0.95;
             c.request.stream = false;
-            c.request.tokenizer = QStringLiteral("approx");
+            c.prompt.calibrate = false;
             QTest::newRow("templates, sampling, no stream") << c;
         }
         {
@@ -639,6 +639,37 @@ private Q_SLOTS:
         QVERIFY(editor.findChild<QLabel *>(QStringLiteral("otherProblems"))
                     ->text()
                     .contains(QStringLiteral("add an endpoint")));
+    }
+
+    /// Each target keeps its own tokenizer: switching targets shows each one's, and the saved
+    /// target list (what the workbench stores between sessions) holds it.
+    void tokenizerRememberedPerTarget()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        editor.duplicateTarget();
+        const int second = editor.currentTarget();
+        const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        auto *field = editor.findChild<QComboBox *>(QStringLiteral("tokenizer"));
+        QVERIFY(field);
+        enter(field, file);
+        QCOMPARE(editor.config().target.tokenizer, file);
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        editor.setCurrentTarget(second - 1);
+        QCOMPARE(field->currentText(), QString());
+        enter(field, QStringLiteral("server"));
+        editor.setCurrentTarget(second);
+        QCOMPARE(field->currentText(), file);
+        const QList<TargetConfig> saved = TargetListModel::fromJson(
+            TargetListModel::toJson({editor.targets()->target(second - 1), editor.targets()->target(second)}));
+        QCOMPARE(saved.size(), 2);
+        QCOMPARE(saved.at(0).tokenizer, QStringLiteral("server"));
+        QCOMPARE(saved.at(1).tokenizer, file);
+        // A file that is not there is named in the field's problem.
+        enter(field, QStringLiteral("/no/such/tokenizer.json"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.problems().join(QLatin1Char('\n')).contains(QStringLiteral("/no/such/tokenizer.json")),
+                 qPrintable(editor.problems().join(QLatin1Char('\n'))));
     }
 };
 

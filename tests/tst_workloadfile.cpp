@@ -1,5 +1,5 @@
 #include "engine/workloadfile.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -222,11 +222,10 @@ bool applyFlags(Flags &f, RunConfig &c)
             return false;
         c.request.topP = t;
     }
-    if (f.isSet("tokenizer")) {
-        if (f.value("tokenizer") != QLatin1String("approx") && f.value("tokenizer") != QLatin1String("none"))
-            return f.fail(QStringLiteral("--tokenizer: unknown tokenizer '%1' (accepted: approx|none)").arg(f.value("tokenizer")));
-        c.request.tokenizer = f.value("tokenizer") == QLatin1String("approx") ? QStringLiteral("approx") : QString();
-    }
+    if (f.isSet("tokenizer"))
+        c.target.tokenizer = f.value("tokenizer") == QLatin1String("none") ? QString() : f.value("tokenizer");
+    if (f.isSet("calibrate"))
+        c.prompt.calibrate = true;
     if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens) ||
         !f.integer("system-tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens) ||
         !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens))
@@ -560,9 +559,14 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
         flag(QStringLiteral("tokenizer"),
-             QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
-                            "(default none: one token per chunk)."),
-             QStringLiteral("NAME")),
+             QStringLiteral("The model's tokenizer, to size prompts exactly and count text when the server reports no "
+                            "usage: a tokenizer.json or .tiktoken FILE (or a model folder), approx, server (the "
+                            "target's /tokenize, for --calibrate) or none (default: one token per chunk)."),
+             QStringLiteral("approx|server|FILE")),
+        flag(
+            QStringLiteral("calibrate"),
+            QStringLiteral("Probe the target before the run (max_tokens=1 requests, or /tokenize) so synthetic prompts "
+                           "have the requested size in its own counting, chat template included.")),
         flag(QStringLiteral("prompt-tokens"),
              QStringLiteral("Synthetic user prompt of about N tokens, different for each request."),
              QStringLiteral("N")),

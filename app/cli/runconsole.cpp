@@ -146,10 +146,38 @@ int RunConsole::finish(const RunOutcome &outcome)
         sources << QStringLiteral("tokenizer %1").arg(t.tokens.fromTokenizer);
     if (t.tokens.fromChunks)
         sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
+    if (t.tokens.fromEstimate)
+        sources << QStringLiteral("estimate %1").arg(t.tokens.fromEstimate);
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
     if (outcome.summary.workload.is_object())
         text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
+    QStringList promptSources;
+    if (t.tokens.promptFromUsage)
+        promptSources << QStringLiteral("usage %1").arg(t.tokens.promptFromUsage);
+    if (t.tokens.promptFromTokenizer)
+        promptSources << QStringLiteral("tokenizer %1").arg(t.tokens.promptFromTokenizer);
+    if (t.tokens.promptEstimated)
+        promptSources << QStringLiteral("estimate %1").arg(t.tokens.promptEstimated);
+    if (t.requests.ok > 0) {
+        const PromptSizing &p = outcome.summary.promptSizing;
+        QString line = QStringLiteral("prompts    %1 tokens on average (%2–%3), counted from %4")
+                           .arg(double(t.tokens.input) / double(t.requests.ok), 0, 'f', 1)
+                           .arg(t.tokens.promptMin)
+                           .arg(t.tokens.promptMax)
+                           .arg(promptSources.join(QStringLiteral(", ")));
+        if (p.requested)
+            line += QStringLiteral("; requested %1, sized with %2").arg(*p.requested).arg(p.tokenizer);
+        if (!p.calibration.isEmpty())
+            line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4)")
+                        .arg(p.calibration)
+                        .arg(p.probes)
+                        .arg(p.scale, 0, 'f', 3)
+                        .arg(p.overhead);
+        if (!p.calibrationError.isEmpty())
+            line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
+        text += line + QLatin1Char('\n');
+    }
     if (const auto &server = outcome.summary.server) {
         QString line =
             QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);

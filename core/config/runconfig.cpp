@@ -694,6 +694,11 @@ QStringList validate(const RunConfig &c)
                             "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
                             .arg(c.target.caCertificate);
     }
+    if (const QString &t = c.target.tokenizer;
+        !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
+        problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
+                                   "tokenizer.json or .tiktoken file, or a model folder)")
+                        .arg(t);
     // Never echoed: a URL may carry credentials.
     if (!c.target.serverMetricsUrl.isEmpty() && !isHttpUrl(c.target.serverMetricsUrl))
         problems << QStringLiteral(
@@ -886,6 +891,7 @@ nlohmann::json toJson(const TargetConfig &target)
         {"extra_body", t.extraBody},
         {"tls_verify", t.tlsVerify},
         {"ca_cert", toStd(t.caCertificate)},
+        {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
         {"proxy", toStd(t.proxy)},
@@ -920,9 +926,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
-          {"stream", c.request.stream},
-          {"tokenizer",
-           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"stream", c.request.stream}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
@@ -934,6 +938,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"dataset_output_len", toStd(formatLengthRange(c.prompt.outputLenMin, c.prompt.outputLenMax))},
           {"max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens},
           {"skip_bad_lines", c.prompt.skipBadLines},
+          {"calibrate", c.prompt.calibrate},
           {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
@@ -1003,6 +1008,7 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     }
     r.boolean("tls_verify", t.tlsVerify);
     r.string("ca_cert", t.caCertificate);
+    r.string("tokenizer", t.tokenizer);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
     r.string("proxy", t.proxy);
@@ -1049,9 +1055,13 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
-        r.string("tokenizer", c.request.tokenizer);
-        if (!c.request.tokenizer.isEmpty() && c.request.tokenizer != QLatin1String("approx"))
-            r.fail(r.field("tokenizer"), QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
+        // Before tokenizers were per target, request.tokenizer could say "approx".
+        QString legacy;
+        r.string("tokenizer", legacy);
+        if (!legacy.isEmpty() && legacy != QLatin1String("approx"))
+            r.fail(r.field("tokenizer"), QStringLiteral("'%1': set target.tokenizer instead").arg(legacy));
+        else if (c.target.tokenizer.isEmpty())
+            c.target.tokenizer = legacy;
         if (!r.finish())
             return std::nullopt;
     }
@@ -1077,6 +1087,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
         r.boolean("max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens);
         r.boolean("skip_bad_lines", c.prompt.skipBadLines);
+        r.boolean("calibrate", c.prompt.calibrate);
         r.string("salt", c.prompt.salt);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);

@@ -107,6 +107,10 @@ struct TargetConfig {
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
     bool tlsVerify = true;           ///< https: check the server's certificate (off: --insecure)
     QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
+    /// How this model counts tokens, to size prompts and to count text when the server reports no
+    /// usage: "approx" (ApproxTokenizer), "server" (the target's own /tokenize, for calibration), a
+    /// tokenizer.json or .tiktoken file (or a model folder); empty: none (one token per chunk).
+    QString tokenizer;
     /// Scrape the server's Prometheus endpoint during runs: serverMetricsUrl, or when empty the
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
@@ -141,9 +145,6 @@ struct RequestConfig {
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
-    /// Local token counting when the server reports no usage: "approx" (ApproxTokenizer) or empty
-    /// (count one token per token-bearing chunk).
-    QString tokenizer;
     bool operator==(const RequestConfig &) const = default;
 };
 
@@ -172,6 +173,9 @@ struct PromptConfig {
     QString systemTemplate;          ///< may contain {{variables}}
     QString userTemplate;            ///< may contain {{variables}}
     QMap<QString, QString> variables;
+    /// Probe the target before the run (max_tokens=1 requests reading usage.prompt_tokens, or its
+    /// /tokenize) so synthetic prompts have their size in the target's own counting.
+    bool calibrate = false;
     bool operator==(const PromptConfig &) const = default;
 };
 

@@ -1,7 +1,7 @@
 #include "engine/loadcontroller.h"
 
 #include "engine/transportworker.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QThread>
 

@@ -16,6 +16,9 @@ namespace tb {
 struct PlannedTarget {
     std::vector<RequestBuilder> instances;
     Balance balance = Balance::RoundRobin;
+    /// The target's tokenizer (target.tokenizer): counts text the server gives no usage for;
+    /// nullptr: none ("server" cannot count locally), one token per chunk.
+    std::shared_ptr<const Tokenizer> tokenizer;
 };
 
 /// Everything workers need to make requests, prepared once before the run and then shared
@@ -24,8 +27,8 @@ struct RunPlan {
     RunConfig config;                  ///< the configuration as given (a value copy)
     QList<StageConfig> stages;         ///< effectiveStages(config.load)
     std::vector<PlannedTarget> targets;
+    /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
-    bool countWithTokenizer = false;
     ShardSpec shard; ///< which share of a sharded run `config.load` is
     /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
     QStringList secrets;

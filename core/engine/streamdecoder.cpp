@@ -1,7 +1,6 @@
 #include "engine/streamdecoder.h"
 
 #include "engine/jsoncursor.h"
-#include "metrics/tokenizer.h"
 
 namespace tb {
 
@@ -79,9 +78,9 @@ struct StreamDecoder::Fields {
     Usage usage;
 };
 
-StreamDecoder::StreamDecoder(ApiKind api, bool countWithTokenizer, bool keepReply)
+StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepReply)
     : m_api(api)
-    , m_countWithTokenizer(countWithTokenizer)
+    , m_tokenizer(tokenizer)
     , m_keepReply(keepReply)
 {
 }
@@ -134,7 +133,7 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
     // Generated text: counts its bytes, and keeps it when tokens may have to be counted locally.
     const auto keep = [this](std::string_view raw, std::size_t &bytes, bool reply) {
         bytes += JsonCursor::decodedSize(raw);
-        if (m_countWithTokenizer || !m_sawUsage)
+        if (m_tokenizer || !m_sawUsage)
             JsonCursor::decode(raw, m_text);
         if (reply)
             keepReplyText(raw);
@@ -492,7 +491,7 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
     return shorten(QString::fromUtf8(body.data(), qsizetype(std::min<std::size_t>(body.size(), 1000))));
 }
 
-void StreamDecoder::finish(std::int64_t promptTokensEstimate)
+void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
 {
     RequestRecord &r = *m_record;
     if (m_keepReply && r.ok())
@@ -501,13 +500,16 @@ void StreamDecoder::finish(std::int64_t promptTokensEstimate)
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_sawUsage && (r.completionTokens > 0 || r.promptTokens > 0)) {
         r.tokenSource = TokenSource::Usage;
+        r.promptTokenSource = TokenSource::Usage;
         return;
     }
-    r.promptTokens = promptTokensEstimate;
+    r.promptTokens = promptTokens;
+    r.promptTokenSource = promptSource;
     // A non-streaming body has no chunks to count: its text is all there is.
-    if (m_countWithTokenizer || r.chunks == 0) {
-        r.completionTokens = ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
-        r.tokenSource = TokenSource::Tokenizer;
+    if (m_tokenizer || r.chunks == 0) {
+        r.completionTokens =
+            m_tokenizer ? m_tokenizer->count(m_text) : ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
+        r.tokenSource = m_tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate;
     } else {
         r.completionTokens = r.chunks;
         r.tokenSource = TokenSource::Chunks;

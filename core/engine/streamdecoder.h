@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
+#include "tokenize/tokenizer.h"
 
 #include <string>
 #include <string_view>
@@ -15,9 +16,11 @@ namespace tb {
 class StreamDecoder
 {
 public:
-    /// keepReply: keep the generated content (not reasoning or tool calls) as RequestRecord::reply,
-    /// up to kMaxReplyBytes, for conversations whose next turn carries it.
-    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false, bool keepReply = false);
+    /// With a tokenizer, text is counted with it when the server reports no usage (once, at the
+    /// end); without, one token per chunk. keepReply: keep the generated content (not reasoning or
+    /// tool calls) as RequestRecord::reply, up to kMaxReplyBytes, for conversations whose next turn
+    /// carries it.
+    explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr, bool keepReply = false);
 
     static constexpr std::size_t kMaxReplyBytes = 256 * 1024;
 
@@ -40,9 +43,9 @@ public:
     RequestStatus failure() const { return m_serverError ? RequestStatus::ServerError : RequestStatus::Protocol; }
 
     /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
-    /// else the local tokenizer when enabled, else one token per chunk). promptTokensEstimate is the
-    /// client's count of the prompt, used when the server reports no usage.
-    void finish(std::int64_t promptTokensEstimate);
+    /// else the local tokenizer when configured, else one token per chunk). promptTokens is the
+    /// client's count of the prompt, from promptSource, used when the server reports no usage.
+    void finish(std::int64_t promptTokens, TokenSource promptSource);
 
 private:
     struct Fields;
@@ -55,7 +58,7 @@ private:
     void apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming);
 
     ApiKind m_api;
-    bool m_countWithTokenizer;
+    const Tokenizer *m_tokenizer;
     bool m_keepReply;
     RequestRecord *m_record = nullptr;
     bool m_done = false;

@@ -34,7 +34,7 @@ public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
         , m_builder(builder)
-        , m_decoder(builder.api(), worker->m_plan->countWithTokenizer, job.turn > 0)
+        , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get(), job.turn > 0)
         , m_api(builder.api())
         , m_url(builder.url())
     {
@@ -52,6 +52,7 @@ public:
     RequestRecord &record() { return m_record; }
     HttpConnection *connection = nullptr;
     std::int64_t promptTokens = 0;
+    TokenSource promptSource = TokenSource::Estimate;
     TransportWorker::Deadlines::iterator deadline;
     std::string json; ///< the request body, kept for a 307/308 redirect when redirects are followed
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
@@ -253,7 +254,7 @@ private:
     void settle()
     {
         leaveConnecting();
-        m_decoder.finish(promptTokens);
+        m_decoder.finish(promptTokens, promptSource);
         if (m_counted)
             m_worker->m_counters->requestDone();
         m_worker->finish(this);
@@ -306,7 +307,13 @@ void TransportWorker::execute(const RequestJob &job)
     ActiveRequest *raw = request.get();
     Prompt generated;
     const Prompt &prompt = job.prompt ? *job.prompt : (generated = m_plan->prompts->prompt(job.id - 1));
-    raw->promptTokens = prompt.tokens;
+    // The prompt's count in this target's tokenizer (a comparison's targets may count differently
+    // from the first, whose tokenizer sized the prompts), else TokenBench's estimate.
+    const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
+    const Tokenizer &counting = own ? *own : *Tokenizer::approx();
+    raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
+    raw->promptTokens =
+        &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));

@@ -1,7 +1,7 @@
 #include "engine/workloadfile.h"
 
 #include "config/runconfig.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QFile>
 

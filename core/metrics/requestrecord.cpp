@@ -23,6 +23,7 @@ constexpr EnumName<TokenSource> kSourceNames[] = {
     {TokenSource::Usage, "usage"},
     {TokenSource::Tokenizer, "tokenizer"},
     {TokenSource::Chunks, "chunks"},
+    {TokenSource::Estimate, "estimate"},
 };
 
 } // namespace

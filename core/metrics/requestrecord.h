@@ -33,9 +33,11 @@ enum class RequestStatus : std::uint8_t {
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
-/// Where completion/prompt token counts came from (SPEC §3 "Token counts").
-enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks };
-const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks"
+/// Where completion/prompt token counts came from (SPEC §3 "Token counts"): the server's usage,
+/// the target's configured tokenizer, one token per chunk (completions), or TokenBench's
+/// approximation when no tokenizer is configured (prompts).
+enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks, Estimate };
+const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks", "estimate"
 std::optional<TokenSource> tokenSourceFromName(const QString &name);
 
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
@@ -56,9 +58,10 @@ struct RequestRecord {
     int turn = 0;                    ///< conversations (--turns): 1-based turn index; 0 = not a conversation
     std::uint64_t conversation = 0;  ///< conversations: which one (1-based, in order of starting); 0 = none
     RequestStatus status = RequestStatus::Ok;
-    int httpStatus = 0;
-    int redirects = 0; ///< redirects followed (target.follow_redirects)              ///< 0 when no response arrived
-    TokenSource tokenSource = TokenSource::Chunks;
+    int httpStatus = 0;              ///< 0 when no response arrived
+    int redirects = 0;               ///< redirects followed (target.follow_redirects)
+    TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
+    TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
     std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent
     std::int64_t sentNs = -1;        ///< handed to the network (request bytes written)

@@ -154,7 +154,24 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     case TokenSource::Chunks:
         ++tokens.fromChunks;
         break;
+    case TokenSource::Estimate:
+        ++tokens.fromEstimate;
+        break;
     }
+    switch (r.promptTokenSource) {
+    case TokenSource::Usage:
+        ++tokens.promptFromUsage;
+        break;
+    case TokenSource::Tokenizer:
+        ++tokens.promptFromTokenizer;
+        break;
+    case TokenSource::Chunks:
+    case TokenSource::Estimate:
+        ++tokens.promptEstimated;
+        break;
+    }
+    tokens.promptMin = requests.ok == 1 ? r.promptTokens : std::min(tokens.promptMin, r.promptTokens);
+    tokens.promptMax = std::max(tokens.promptMax, r.promptTokens);
     timeline->forEachArrival([this](std::int64_t tNs, std::int64_t n) {
         if (tNs < 0)
             return;
@@ -342,6 +359,7 @@ RunSummary RunAggregator::summary() const
     s.model = m_info.config.target.model;
     s.connection = m_info.connection;
     s.startedAt = m_info.startedAtText();
+    s.promptSizing = m_promptSizing;
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
     for (std::size_t i = 1; i < m_blocks.size(); ++i) {
         s.stages.push_back(m_blocks[i].summary(m_blocks[i].histograms));

@@ -53,6 +53,8 @@ public:
     std::int64_t recordCount() const { return m_records; }
 
     RunSummary summary() const;
+    /// How the prompts were sized (known once calibration, if any, is done); goes into summaries.
+    void setPromptSizing(const PromptSizing &sizing) { m_promptSizing = sizing; }
     /// Rows [fromSecond, end): end is the last second with any event, or, when nowNs ≥ 0 (run
     /// time of a live run), the last second completed by then. A live run's recent rows still grow
     /// as long requests complete and are attributed to the seconds they were sent and streamed in,
@@ -70,6 +72,7 @@ private:
     bool isGood(const RequestRecord &record) const;
 
     RunInfo m_info;
+    PromptSizing m_promptSizing;
     std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
     struct Turn {

@@ -235,7 +235,16 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"out_in_ratio", optional(b.tokens.outInRatio)},
           {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
           {"sources",
-           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks}}}}},
+           {{"usage", b.tokens.fromUsage},
+            {"tokenizer", b.tokens.fromTokenizer},
+            {"chunks", b.tokens.fromChunks},
+            {"estimate", b.tokens.fromEstimate}}},
+          {"prompt_sources",
+           {{"usage", b.tokens.promptFromUsage},
+            {"tokenizer", b.tokens.promptFromTokenizer},
+            {"estimate", b.tokens.promptEstimated}}},
+          {"prompt_min", b.tokens.promptMin},
+          {"prompt_max", b.tokens.promptMax}}},
         {"concurrency",
          {{"target", b.concurrency.target ? json(*b.concurrency.target) : json()},
           {"peak_in_flight", b.concurrency.peakInFlight},
@@ -314,6 +323,17 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.tokens.fromUsage = sources.integer("usage");
     b.tokens.fromTokenizer = sources.integer("tokenizer");
     b.tokens.fromChunks = sources.integer("chunks");
+    if (sources.has("estimate"))
+        b.tokens.fromEstimate = sources.integer("estimate");
+    // Runs from before prompt sources were recorded have none.
+    if (tokens.has("prompt_sources")) {
+        const Node prompt = tokens.object("prompt_sources");
+        b.tokens.promptFromUsage = prompt.integer("usage");
+        b.tokens.promptFromTokenizer = prompt.integer("tokenizer");
+        b.tokens.promptEstimated = prompt.integer("estimate");
+        b.tokens.promptMin = tokens.integer("prompt_min");
+        b.tokens.promptMax = tokens.integer("prompt_max");
+    }
 
     const Node concurrency = n.object("concurrency");
     if (const auto target = concurrency.optionalNumber("target"))
@@ -440,6 +460,25 @@ json RunSummary::toJson() const
                                  {"cached_tokens", t.cachedTokens.toJson()}});
         j["turns"] = std::move(turnArray);
     }
+    const PromptSizing &p = promptSizing;
+    json calibration;
+    if (!p.calibration.isEmpty()) {
+        calibration = {{"method", toStd(p.calibration)},
+                       {"scale", p.scale},
+                       {"overhead", p.overhead},
+                       {"probes", p.probes},
+                       {"probed", p.probed ? json(*p.probed) : json()}};
+    } else if (!p.calibrationError.isEmpty()) {
+        calibration = {{"error", toStd(p.calibrationError)}};
+    }
+    j["prompt_size"] = {{"requested", p.requested ? json(*p.requested) : json()},
+                        {"measured_mean",
+                         total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
+                        {"measured_min", total.tokens.promptMin},
+                        {"measured_max", total.tokens.promptMax},
+                        {"tokenizer", toStd(p.tokenizer)},
+                        {"local_tokens", p.localTokens},
+                        {"calibration", calibration}};
     if (server)
         j["server"] = server->toJson();
     if (client)
@@ -482,6 +521,24 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.total = blockFromJson(top, true);
     if (const auto w = j.find("workload"); w != j.end() && w->is_object())
         s.workload = *w;
+    if (top.has("prompt_size")) {
+        const Node p = top.object("prompt_size");
+        if (const auto requested = p.optionalNumber("requested"))
+            s.promptSizing.requested = std::int64_t(*requested);
+        s.promptSizing.tokenizer = p.string("tokenizer");
+        s.promptSizing.localTokens = p.integer("local_tokens");
+        if (p.has("calibration") && p.value()["calibration"].contains("error")) {
+            s.promptSizing.calibrationError = p.object("calibration").string("error");
+        } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {
+            const Node c = p.object("calibration");
+            s.promptSizing.calibration = c.string("method");
+            s.promptSizing.scale = c.number("scale");
+            s.promptSizing.overhead = c.integer("overhead");
+            s.promptSizing.probes = int(c.integer("probes"));
+            if (const auto probed = c.optionalNumber("probed"))
+                s.promptSizing.probed = std::int64_t(*probed);
+        }
+    }
     if (top.has("warnings")) {
         if (const json *warnings = top.array("warnings")) {
             for (const json &w : *warnings)

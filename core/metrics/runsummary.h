@@ -100,6 +100,26 @@ struct TokenSummary {
     std::int64_t fromUsage = 0;          ///< successful requests whose counts came from each source
     std::int64_t fromTokenizer = 0;
     std::int64_t fromChunks = 0;
+    std::int64_t fromEstimate = 0;    ///< non-streaming, no usage, no tokenizer: ApproxTokenizer
+    std::int64_t promptFromUsage = 0; ///< successful requests whose prompt count came from each source
+    std::int64_t promptFromTokenizer = 0;
+    std::int64_t promptEstimated = 0;
+    std::int64_t promptMin = 0; ///< smallest and largest prompt_tokens of a successful request
+    std::int64_t promptMax = 0;
+};
+
+/// How prompts were sized: what was asked, in which tokenizer, and what calibration found.
+struct PromptSizing {
+    std::optional<std::int64_t> requested; ///< system_tokens + prompt_tokens of synthetic prompts
+    QString tokenizer;                     ///< Tokenizer::description() of the sizing tokenizer
+    std::int64_t localTokens = 0;          ///< that tokenizer's count of a synthetic prompt (after calibration)
+    QString calibration;                   ///< "usage" or "tokenize" when calibrated, else empty
+    double scale = 1;                      ///< target tokens per local token, from calibration
+    std::int64_t overhead = 0;             ///< chat-template tokens per request, from calibration
+    int probes = 0;                        ///< calibration requests sent
+    std::optional<std::int64_t> probed;    ///< the target's count of the calibrated prompt
+    QString calibrationError;              ///< why --calibrate could not calibrate (the run went on without)
+    bool operator==(const PromptSizing &) const = default;
 };
 
 struct ConcurrencySummary {
@@ -172,6 +192,7 @@ struct RunSummary {
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
     std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
+    PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.

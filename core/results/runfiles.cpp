@@ -53,6 +53,7 @@ enum Column {
     Redirects,
     Turn,
     Conversation,
+    PromptTokenSource,
     Shard, // merged runs only
     ColumnCount
 };
@@ -92,6 +93,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "redirects",
     "turn",
     "conversation",
+    "prompt_token_source",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -434,6 +436,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putInt(r.redirects);
     put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
+    put(tokenSourceName(r.promptTokenSource));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -494,6 +497,13 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
+    if (f.has(PromptTokenSource)) {
+        if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))
+            r.promptTokenSource = *source;
+        else
+            f.fail(
+                QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
+    }
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {
         const QString url = f.string(Instance);

@@ -1,9 +1,11 @@
 #include "run/benchmarkrunner.h"
 
 #include "engine/loadcontroller.h"
+#include "engine/promptcalibrator.h"
 #include "metrics/runaggregator.h"
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
+#include "tokenize/tokenizer.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 
@@ -67,6 +69,49 @@ public:
 
     void begin(int workerThreads, const RunClock &clock)
     {
+        const RunConfig &config = m_plan->config;
+        const PromptSource &prompts = *m_plan->prompts;
+        PromptSizing sizing;
+        if (config.prompt.promptTokens > 0 && config.prompt.promptFile.isEmpty())
+            sizing.requested = std::int64_t(config.prompt.promptTokens) + config.prompt.systemTokens;
+        sizing.tokenizer = prompts.tokenizer().description();
+        sizing.localTokens = prompts.localSystemTokens() + prompts.localPromptTokens();
+        setPromptSizing(sizing);
+        if (!config.prompt.calibrate || !sizing.requested)
+            return run(workerThreads, clock);
+        // Measure the target's counting first; the run starts with prompts sized by it.
+        m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
+        connect(
+            m_calibrator, &PromptCalibrator::finished, this,
+            [this, sizing, workerThreads, clock](const CalibrationResult &c) {
+                m_calibrator->deleteLater();
+                PromptSizing calibrated = sizing;
+                calibrated.calibrationError = c.error;
+                auto plan = std::make_shared<RunPlan>(*m_plan);
+                if (c.error.isEmpty()) {
+                    plan->prompts =
+                        PromptSource::create(plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
+                                             m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
+                }
+                if (plan->prompts && c.error.isEmpty()) {
+                    m_plan = plan;
+                    calibrated.calibration = c.method;
+                    calibrated.scale = c.calibration.scale;
+                    calibrated.overhead = c.calibration.overhead;
+                    calibrated.probes = c.probes;
+                    calibrated.probed = c.probed;
+                    calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
+                }
+                setPromptSizing(calibrated);
+                run(workerThreads, clock);
+                if (m_stopRequested)
+                    m_controller->stop();
+            });
+        m_calibrator->start();
+    }
+
+    void run(int workerThreads, const RunClock &clock)
+    {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
         m_health = std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(),
@@ -91,11 +136,20 @@ public:
 
     void stop()
     {
+        m_stopRequested = true;
         if (m_controller)
             m_controller->stop();
+        else if (m_calibrator)
+            m_calibrator->abort();
     }
 
 private:
+    void setPromptSizing(const PromptSizing &sizing)
+    {
+        for (auto &sink : m_sinks)
+            sink->aggregator.setPromptSizing(sizing);
+    }
+
     struct Sink {
         explicit Sink(const RunInfo &info)
             : aggregator(info)
@@ -295,6 +349,8 @@ private:
     QTimer m_snapshotTimer;
     QString m_writeError;
     bool m_finished = false;
+    bool m_stopRequested = false;
+    QPointer<PromptCalibrator> m_calibrator;
     bool m_cancelled = false;
     bool m_completed = false;
     int m_scrapesAwaited = 0;

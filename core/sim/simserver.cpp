@@ -1,7 +1,7 @@
 #include "sim/simserver.h"
 
 #include "metrics/loghistogram.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 #include "formats/prometheustext.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
@@ -171,6 +171,8 @@ public:
         , cache(this->config.prefixCacheTokens)
         , limiter(this->config.rpmLimit, this->config.tpmLimit)
         , traces(this->config.traceCapacity)
+        , tokenizer(this->config.tokenizer.isEmpty() ? Tokenizer::approx()
+                                                     : Tokenizer::load(this->config.tokenizer, &tokenizerError))
     {
         std::random_device random;
         // Fixed widths: a random per-server part and a counter, unique across runs and requests.
@@ -647,6 +649,11 @@ public:
                 return methodNotAllowed(conn, "GET");
             return models(conn, request);
         }
+        if (path == "/tokenize") {
+            if (!post)
+                return methodNotAllowed(conn, "POST");
+            return tokenize(conn, request);
+        }
         if (path == "/metrics") {
             if (!get)
                 return methodNotAllowed(conn, "GET");
@@ -670,6 +677,22 @@ public:
             return respondJson(conn, {{"reset", true}});
         }
         respondError(conn, Endpoint::Chat, {404, "Unknown path '" + path + "' (try /v1/models)", {}, "not_found"});
+    }
+
+    /// vLLM's and SGLang's POST /tokenize: {"model", "prompt"} counts the text as a completions
+    /// request would, {"model", "messages"} the chat with its template, as usage.prompt_tokens does.
+    void tokenize(Connection &conn, const HttpRequest &request)
+    {
+        const json body = json::parse(request.body, nullptr, false);
+        const bool chat = body.is_object() && body.contains("messages");
+        const Endpoint endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+        auto parsed = parseGenerationRequest(endpoint, request.body, config);
+        if (const auto *error = std::get_if<ApiError>(&parsed))
+            return respondError(conn, endpoint, *error);
+        const GenerationRequest &req = std::get<GenerationRequest>(parsed);
+        const qint64 count =
+            tokenizer->count(req.prompt) + req.promptTokenIds + (chat ? qint64(config.templateTokens) : 0);
+        respondJson(conn, {{"count", count}});
     }
 
     void methodNotAllowed(Connection &conn, const char *allowed)
@@ -754,7 +777,8 @@ public:
         trace.model = QString::fromStdString(req.model);
         trace.stream = req.stream;
 
-        const qint64 promptTokens = ApproxTokenizer::countUtf8(req.prompt.data(), req.prompt.size()) + req.promptTokenIds;
+        const qint64 promptTokens = tokenizer->count(req.prompt) + req.promptTokenIds +
+                                    (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
         trace.promptTokens = promptTokens;
         PlanInput input;
         input.index = generationIndex++;
@@ -806,7 +830,7 @@ public:
         const auto blocks = PrefixCache::blocks(prompt);
         const std::size_t cachedBytes = cache.cachedBytes(blocks);
         // A server computes at least the last prompt token itself, so never all are cached.
-        ex.usage.cachedTokens = std::clamp<qint64>(ApproxTokenizer::countUtf8(prompt.data(), cachedBytes), 0,
+        ex.usage.cachedTokens = std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)), 0,
                                                    std::max<qint64>(ex.usage.promptTokens - 1, 0));
 
         const bool cut = ex.plan.cutAfter >= 0;
@@ -1101,6 +1125,8 @@ public:
     PrefixCache cache;
     RateLimiter limiter;
     TraceLog traces;
+    QString tokenizerError;
+    const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
 
     int listenFd = -1;
     int wakeFd = -1;
@@ -1161,6 +1187,8 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
         }
         return false;
     };
+    if (!d->tokenizer)
+        return fail(d->tokenizerError);
     if (d->epollFd < 0 || d->timerFd < 0 || d->wakeFd < 0)
         return fail(QStringLiteral("cannot create the event loop: %1").arg(QString::fromStdString(errnoText(errno))));
 

@@ -1,7 +1,7 @@
 #include "editors/promptestimate.h"
 
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <algorithm>
 #include <climits>
@@ -12,7 +12,7 @@ PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts, const
 {
     PromptEstimate estimate;
     // Token counts do not depend on the seed (synthetic text is sized exactly), so any seed does.
-    const auto source = PromptSource::create(config, 1, &estimate.error, trace);
+    const auto source = PromptSource::create(config, 1, &estimate.error, nullptr, {}, trace);
     if (!source)
         return estimate;
     if (source->workloadStats()) {

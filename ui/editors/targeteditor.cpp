@@ -10,6 +10,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -67,6 +69,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_priceInput(new OptionalSpinBox(tr("no price"), this))
     , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
     , m_priceOutput(new OptionalSpinBox(tr("no price"), this))
+    , m_tokenizer(new QComboBox(this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -86,6 +89,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_proxyMode->setObjectName(QStringLiteral("proxyMode"));
     m_proxyUrl->setObjectName(QStringLiteral("proxyUrl"));
     m_followRedirects->setObjectName(QStringLiteral("followRedirects"));
+    m_tokenizer->setObjectName(QStringLiteral("tokenizer"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -183,6 +187,24 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     QLabel *caMessage = validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
                                           tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
     validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
+    auto *tokenizerBox = new QWidget(this);
+    auto *tokenizerRow = new QHBoxLayout(tokenizerBox);
+    tokenizerRow->setContentsMargins(0, 0, 0, 0);
+    m_tokenizer->setEditable(true);
+    m_tokenizer->setInsertPolicy(QComboBox::NoInsert);
+    m_tokenizer->addItems({QString(), QStringLiteral("approx"), QStringLiteral("server")});
+    m_tokenizer->lineEdit()->setPlaceholderText(tr("none: one token per chunk"));
+    m_tokenizer->lineEdit()->setClearButtonEnabled(true);
+    tokenizerRow->addWidget(m_tokenizer, 1);
+    auto *browseTokenizer = new QPushButton(tr("Browse…"), tokenizerBox);
+    browseTokenizer->setObjectName(QStringLiteral("browseTokenizer"));
+    tokenizerRow->addWidget(browseTokenizer);
+    QLabel *tokenizerMessage = validator->addRow(
+        form, tr("Tokenizer:"), tokenizerBox, QStringLiteral("target.tokenizer"),
+        tr("The model's tokenizer.json or .tiktoken file (or its folder): prompts get their exact size and text is "
+           "counted when the server reports no usage. approx: TokenBench's estimate; server: the target's /tokenize "
+           "for calibration (--tokenizer)."));
+    validator->addField(QStringLiteral("target.tokenizer"), m_tokenizer->lineEdit(), tokenizerMessage);
 
     auto *proxyBox = new QWidget(this);
     auto *proxyRow = new QHBoxLayout(proxyBox);
@@ -291,6 +313,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
             Q_EMIT edited();
         });
     }
+    connect(m_tokenizer, &QComboBox::currentTextChanged, this, changed);
+    connect(browseTokenizer, &QPushButton::clicked, this, &TargetEditor::browseTokenizer);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -305,12 +329,25 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
 
 TargetEditor::~TargetEditor() = default;
 
+void TargetEditor::browseTokenizer()
+{
+    // open(), not exec(): no nested event loop.
+    auto *dialog = new QFileDialog(this, tr("Tokenizer file"), QFileInfo(m_tokenizer->currentText()).absolutePath(),
+                                   tr("Tokenizers (tokenizer.json *.tiktoken);;All files (*)"));
+    dialog->setObjectName(QStringLiteral("tokenizerDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, m_tokenizer, &QComboBox::setCurrentText);
+    dialog->open();
+}
+
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
     const QSignalBlocker blocks[] = {
         QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
         QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
-        QSignalBlocker(m_balance),   QSignalBlocker(m_proxyMode), QSignalBlocker(m_followRedirects)};
+        QSignalBlocker(m_balance),   QSignalBlocker(m_proxyMode), QSignalBlocker(m_followRedirects),
+        QSignalBlocker(m_tokenizer)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -350,6 +387,7 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_proxyUrl->setEnabled(proxyUrl);
     m_followRedirects->setChecked(target.followRedirects);
     setPricing(target.pricing);
+    m_tokenizer->setCurrentText(target.tokenizer);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -387,6 +425,7 @@ TargetConfig TargetEditor::target() const
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
     t.followRedirects = m_followRedirects->isChecked();
     t.pricing = pricing();
+    t.tokenizer = m_tokenizer->currentText().trimmed();
     return t;
 }
 

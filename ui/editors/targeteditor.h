@@ -56,6 +56,7 @@ private:
     void showConnectionError(const QString &error);
     void updateKeyState();
     void fillPresets();
+    void browseTokenizer();
     QList<Header> headers(QStringList *problems) const;
     QStringList replicas() const; ///< the non-empty lines of the replicas field
     std::optional<nlohmann::json> extraBody(QString *problem) const;
@@ -89,6 +90,7 @@ private:
     OptionalSpinBox *m_priceCached;
     OptionalSpinBox *m_priceOutput;
     QString m_priceSource; ///< Pricing::source of the prices shown
+    QComboBox *m_tokenizer; ///< editable: approx, server, or a file path
     QList<std::pair<QString, QString>> m_presets;
 };
 

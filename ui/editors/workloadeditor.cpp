@@ -80,7 +80,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_temperature(new OptionalSpinBox(tr("server default"), this))
     , m_topP(new OptionalSpinBox(tr("server default"), this))
     , m_stream(new QCheckBox(tr("Stream tokens (server-sent events)"), this))
-    , m_tokenizer(new QComboBox(this))
+    , m_calibrate(new QCheckBox(tr("Calibrate prompt sizes against the target"), this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -99,7 +99,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_temperature->setObjectName(QStringLiteral("temperature"));
     m_topP->setObjectName(QStringLiteral("topP"));
     m_stream->setObjectName(QStringLiteral("stream"));
-    m_tokenizer->setObjectName(QStringLiteral("tokenizer"));
+    m_calibrate->setObjectName(QStringLiteral("calibrate"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -238,10 +238,10 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Streaming:"), m_stream, QStringLiteral("request.stream"),
         tr("Stream the answer to measure time to first token and inter-token latency (--stream / --no-stream)."));
-    m_tokenizer->addItem(tr("One token per streamed chunk"), QString());
-    m_tokenizer->addItem(tr("Approximate tokenizer"), QStringLiteral("approx"));
-    validator->addRow(form, tr("Without usage:"), m_tokenizer, QStringLiteral("request.tokenizer"),
-                      tr("How output tokens are counted when the server reports no usage (request.tokenizer)."));
+    validator->addRow(form, tr("Prompt sizes:"), m_calibrate, QStringLiteral("prompt.calibrate"),
+                      tr("Before the run, a few max_tokens=1 requests (or the target's /tokenize) measure how the "
+                         "target counts, chat template included, so synthetic prompts have the requested size in its "
+                         "tokens (--calibrate). Not needed with an exact tokenizer file on the target."));
     layout->addStretch(1);
 
     connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
@@ -276,7 +276,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_stream, &QCheckBox::toggled, this, &WorkloadEditor::changed);
-    connect(m_tokenizer, &QComboBox::currentIndexChanged, this, &WorkloadEditor::changed);
+    connect(m_calibrate, &QCheckBox::toggled, this, &WorkloadEditor::changed);
 
     setConfig(RunConfig());
 }
@@ -310,7 +310,7 @@ void WorkloadEditor::setConfig(const RunConfig &config)
         m_temperature->setValue(config.request.temperature);
         m_topP->setValue(config.request.topP);
         m_stream->setChecked(config.request.stream);
-        m_tokenizer->setCurrentIndex(qMax(0, m_tokenizer->findData(config.request.tokenizer)));
+        m_calibrate->setChecked(p.calibrate);
         setSource(!m_promptFile->text().isEmpty() ? Source::File
                   : p.promptTokens > 0            ? Source::Synthetic
                                                   : Source::Template);
@@ -324,7 +324,6 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     config.request.temperature = m_temperature->value();
     config.request.topP = m_topP->value();
     config.request.stream = m_stream->isChecked();
-    config.request.tokenizer = m_tokenizer->currentData().toString();
 
     PromptConfig &p = config.prompt;
     const Source s = source();
@@ -343,6 +342,7 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     p.systemTemplate = m_systemTemplate->toPlainText();
     p.userTemplate = m_userTemplate->toPlainText();
     p.variables = m_variables->variables();
+    p.calibrate = m_calibrate->isChecked();
 }
 
 WorkloadEditor::Source WorkloadEditor::source() const

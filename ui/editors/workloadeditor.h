@@ -103,7 +103,7 @@ private:
     OptionalSpinBox *m_temperature;
     OptionalSpinBox *m_topP;
     QCheckBox *m_stream;
-    QComboBox *m_tokenizer;
+    QCheckBox *m_calibrate;
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.
