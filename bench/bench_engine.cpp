@@ -29,8 +29,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <malloc.h>
+#include <map>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -103,8 +103,8 @@ int main(int argc, char *argv[])
                 "metrics %s; own metrics %s\n",
                 seconds, tokensPerS, scrape ? "scraped every second" : "not scraped",
                 serve ? "served and scraped every second" : "not served");
-    std::printf("%8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "streams", "wire peak", "events/s", "CPU us/evt", "TTFT err p50",
-                "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
+    std::printf("%8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "streams", "wire peak", "events/s", "CPU us/evt",
+                "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
     for (int concurrency : levels) {
         PacedSimulator sim;
@@ -134,7 +134,8 @@ int main(int argc, char *argv[])
             ownScrape.start(1000);
         }
         QList<RequestRecord> kept; // as the GUI's requests table keeps them
-        QObject::connect(&runner, &BenchmarkRunner::recordsCompleted, [&kept](const QList<RequestRecord> &batch) { kept += batch; });
+        QObject::connect(&runner, &BenchmarkRunner::recordsCompleted,
+                         [&kept](const QList<RequestRecord> &batch) { kept += batch; });
         double heapBase = heapMiB();
         double heapMid = 0;
         qsizetype keptMid = 0;
@@ -164,12 +165,14 @@ int main(int argc, char *argv[])
         };
         std::map<std::string, Trace> traces;
         for (qint64 since = 0;;) {
-            const nlohmann::json page = getJson(nam, sim.base() + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
+            const nlohmann::json page =
+                getJson(nam, sim.base() + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
             const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
             if (!list.is_array() || list.empty())
                 break;
             for (const auto &t : list) {
-                traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)), t.value("first_token_ns", std::int64_t(-1))};
+                traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)),
+                                                        t.value("first_token_ns", std::int64_t(-1))};
                 since = std::max<qint64>(since, t.value("seq", qint64(0)));
             }
         }
@@ -182,7 +185,8 @@ int main(int argc, char *argv[])
         std::vector<double> requestLag;
         for (const RequestRecord &r : kept) {
             const auto it = traces.find(r.responseId.toStdString());
-            if (!r.ok() || it == traces.end() || it->second.receivedNs < 0 || it->second.firstTokenNs < 0 || !r.ttftMs())
+            if (!r.ok() || it == traces.end() || it->second.receivedNs < 0 || it->second.firstTokenNs < 0 ||
+                !r.ttftMs())
                 continue;
             errors.push_back(*r.ttftMs() - double(it->second.firstTokenNs - it->second.receivedNs) / 1e6);
             stampLag.push_back(double(outcome.steadyOriginNs + r.firstTokenNs - it->second.firstTokenNs) / 1e6);
@@ -193,16 +197,21 @@ int main(int argc, char *argv[])
         const double heapEnd = heapMiB();
         kept = {};
         const double perRecordBytes = keptCount > 0 ? (heapEnd - heapMiB()) * 1024.0 * 1024.0 / double(keptCount) : 0;
-        const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) - perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
+        const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) -
+                                      perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
         std::printf("%8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n", concurrency,
-                    stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS, cpu * 1e6 / std::max(1.0, events),
-                    percentile(errors, 0.5), percentile(errors, 0.99), errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()),
-                    perInFlightKiB, perRecordBytes);
-        std::printf("         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request read by the\n"
-                    "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
-                    percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5), percentile(requestLag, 0.99));
+                    stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS,
+                    cpu * 1e6 / std::max(1.0, events), percentile(errors, 0.5), percentile(errors, 0.99),
+                    errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()), perInFlightKiB,
+                    perRecordBytes);
+        std::printf(
+            "         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request read by the\n"
+            "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
+            percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5),
+            percentile(requestLag, 0.99));
         std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
-                    static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu, outcome.summary.total.windowS);
+                    static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
+                    outcome.summary.total.windowS);
         std::fflush(stdout);
     }
     return 0;

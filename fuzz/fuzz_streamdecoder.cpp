@@ -31,9 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (size > tb::fuzz::kMaxInput)
         return 0;
     const std::string_view input = tb::fuzz::text(data, size);
-    for (const tb::ApiKind api :
-         {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages,
-          tb::ApiKind::OpenAIResponses}) {
+    for (const tb::ApiKind api : {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions,
+                                  tb::ApiKind::AnthropicMessages, tb::ApiKind::OpenAIResponses}) {
         for (const tb::Tokenizer *tokenizer :
              {static_cast<const tb::Tokenizer *>(nullptr), tb::Tokenizer::approx().get()}) {
             tb::StreamDecoder decoder(api, tokenizer, tokenizer != nullptr); // a conversation's reply kept, or not

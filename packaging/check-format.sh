@@ -12,7 +12,11 @@ command -v "$clang_format" >/dev/null || { echo "check-format: $clang_format not
 
 cd "$here"
 # Generated or third-party sources are not ours to format (tests/sdk holds JavaScript only).
-mapfile -t files < <(git ls-files -- '*.cpp' '*.h' '*.hpp' ':!:tests/sdk/**')
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    mapfile -t files < <(git ls-files -- '*.cpp' '*.h' '*.hpp' ':!:tests/sdk/**')
+else # a source tarball: every C++ file but the build trees'
+    mapfile -t files < <(find . \( -name 'build*' -o -name sdk \) -prune -o \( -name '*.cpp' -o -name '*.h' -o -name '*.hpp' \) -print | sed 's|^\./||' | sort)
+fi
 bad=()
 for file in "${files[@]}"; do
     if ! "$clang_format" --dry-run -Werror --style=file "$file" >/dev/null 2>&1; then

@@ -1,9 +1,9 @@
 // What a run cost (issue 16): prices per target in the configuration and the presets, the cost
 // block of summary.json from a real run on the simulator, and the comparison's cheapest mark.
-#include "config/pricepresets.h"
-#include "run/benchmarkrunner.h"
 #include "analysis/comparison.h"
+#include "config/pricepresets.h"
 #include "results/rundirectory.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
 #include <QFile>

@@ -1,17 +1,17 @@
 // --metrics-listen (issue 16): TokenBench's own figures as OpenMetrics, scraped over real HTTP on
 // 127.0.0.1 while a run goes and after it, checked against the run's summary; and scrapers that
 // misbehave (idle, huge, flooding) get nothing from the run.
-#include "observe/metricsexporter.h"
 #include "formats/prometheustext.h"
+#include "observe/metricsexporter.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
-#include <algorithm>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <algorithm>
 
 #include <memory>
 
@@ -281,9 +281,8 @@ private Q_SLOTS:
         // only on a SYN retry (1 s, 3 s, 7 s later), takes a slot the refused ones freed and starts
         // its own deadline then: every idle socket is dropped, the last ones a deadline after that.
         const auto dropped = [&idle] {
-            return int(std::count_if(idle.begin(), idle.end(), [](const auto &s) {
-                return s->state() == QAbstractSocket::UnconnectedState;
-            }));
+            return int(std::count_if(idle.begin(), idle.end(),
+                                     [](const auto &s) { return s->state() == QAbstractSocket::UnconnectedState; }));
         };
         QTRY_COMPARE_WITH_TIMEOUT(dropped(), int(idle.size()), 4 * MetricsExporter::kDeadlineMs);
     }

@@ -193,7 +193,8 @@ private Q_SLOTS:
     void templates()
     {
         QMap<QString, QString> vars{{QStringLiteral("topic"), QStringLiteral("queues")}};
-        QCOMPARE(PromptSource::expandTemplate(QStringLiteral("About {{topic}} #{{ index }} seed {{seed}} {{unknown}}"), vars, 3, 9),
+        QCOMPARE(PromptSource::expandTemplate(QStringLiteral("About {{topic}} #{{ index }} seed {{seed}} {{unknown}}"),
+                                              vars, 3, 9),
                  std::string("About queues #3 seed 9 {{unknown}}"));
     }
 
@@ -203,7 +204,8 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("prompts.jsonl"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], \"system\": \"be brief\"}\n");
+        f.write("{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], "
+                "\"system\": \"be brief\"}\n");
         f.close();
         PromptConfig config;
         config.promptFile = path;
@@ -214,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(source->prompt(0).user, std::string("first"));
         QCOMPARE(source->prompt(1).system, std::string("be brief"));
         QCOMPARE(source->prompt(1).tokens, std::int64_t(3 + 3)); // "be brie·f" + "seco·nd one"
-        QCOMPARE(source->prompt(2).user, std::string("first")); // wraps around
+        QCOMPARE(source->prompt(2).user, std::string("first"));  // wraps around
     }
 
     void datasetLengthsBecomeMaxTokens_data()
@@ -275,16 +277,20 @@ private Q_SLOTS:
         // Deterministic for a salt, different for another.
         QCOMPARE(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(1).user, b);
         config.salt = QStringLiteral("two");
-        QVERIFY(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(0).user.substr(0, 40) != a.substr(0, 40));
+        QVERIFY(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(0).user.substr(0, 40) !=
+                a.substr(0, 40));
     }
 
     void badFiles_data()
     {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not json") << QByteArray("{\"prompt\": \"ok\"}\nnope\n") << QStringLiteral("line 2: not a JSON object");
-        QTest::newRow("wrong shape") << QByteArray("{\"text\": \"x\"}\n") << QStringLiteral("line 1: expected {\"prompt\"");
-        QTest::newRow("bad message") << QByteArray("{\"messages\": [{\"content\": \"x\"}]}\n") << QStringLiteral("\"role\" and \"content\"");
+        QTest::newRow("not json") << QByteArray("{\"prompt\": \"ok\"}\nnope\n")
+                                  << QStringLiteral("line 2: not a JSON object");
+        QTest::newRow("wrong shape") << QByteArray("{\"text\": \"x\"}\n")
+                                     << QStringLiteral("line 1: expected {\"prompt\"");
+        QTest::newRow("bad message") << QByteArray("{\"messages\": [{\"content\": \"x\"}]}\n")
+                                     << QStringLiteral("\"role\" and \"content\"");
         QTest::newRow("empty") << QByteArray("\n\n") << QStringLiteral("no prompts");
     }
 

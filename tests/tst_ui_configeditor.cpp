@@ -1,16 +1,16 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
-#include "config/pricepresets.h"
 #include "charts/distributionchart.h"
-#include "views/workloadlengthsview.h"
+#include "config/pricepresets.h"
 #include "editors/configeditor.h"
-#include "widgets/durationedit.h"
 #include "editors/fieldvalidator.h"
 #include "editors/loadeditor.h"
-#include "widgets/optionalspinbox.h"
+#include "editors/workloadeditor.h"
 #include "models/stagesmodel.h"
 #include "models/targetlistmodel.h"
-#include "editors/workloadeditor.h"
+#include "views/workloadlengthsview.h"
+#include "widgets/durationedit.h"
+#include "widgets/optionalspinbox.h"
 
 #include "tokenize/tokenizer.h"
 

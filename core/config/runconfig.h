@@ -78,7 +78,7 @@ enum class Balance {
 };
 QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "random"
 std::optional<Balance> balanceFromName(const QString &name);
-QString balanceNames();               ///< the names joined with '|', for messages
+QString balanceNames(); ///< the names joined with '|', for messages
 
 /// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
 /// target with no price set has no cost figures.
@@ -95,18 +95,18 @@ inline constexpr double kMaxPricePerM = 1'000'000;
 
 /// One endpoint profile.
 struct TargetConfig {
-    QString name;                    ///< display name; empty means "use the model name"
+    QString name; ///< display name; empty means "use the model name"
     ApiKind api = ApiKind::OpenAIChat;
-    QString url;                     ///< base URL, e.g. http://127.0.0.1:8000/v1
-    QStringList replicas;            ///< more base URLs serving the same model: requests spread over url + replicas
+    QString url;          ///< base URL, e.g. http://127.0.0.1:8000/v1
+    QStringList replicas; ///< more base URLs serving the same model: requests spread over url + replicas
     Balance balance = Balance::RoundRobin; ///< how, when there are replicas
     QString model;
-    QString apiKeyEnv;               ///< environment variable with the key; empty: defaultApiKeyEnv(api)
-    QString apiKey;                  ///< typed-in key, memory only: never serialised
-    QList<Header> headers;           ///< extra request headers
+    QString apiKeyEnv;     ///< environment variable with the key; empty: defaultApiKeyEnv(api)
+    QString apiKey;        ///< typed-in key, memory only: never serialised
+    QList<Header> headers; ///< extra request headers
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
-    bool tlsVerify = true;           ///< https: check the server's certificate (off: --insecure)
-    QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
+    bool tlsVerify = true;                               ///< https: check the server's certificate (off: --insecure)
+    QString caCertificate; ///< https: PEM file of extra CAs to trust (self-hosted servers)
     /// How this model counts tokens, to size prompts and to count text when the server reports no
     /// usage: "approx" (ApproxTokenizer), "server" (the target's own /tokenize, for calibration), a
     /// tokenizer.json or .tiktoken file (or a model folder); empty: none (one token per chunk).
@@ -151,11 +151,11 @@ struct RequestConfig {
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.
 struct PromptConfig {
-    int promptTokens = 0;            ///< synthetic user prompt of about N tokens
-    int systemTokens = 0;            ///< synthetic system prompt of about N tokens
-    int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
-    QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
-    QString dataset;                 ///< ShareGPT JSON/JSONL, or prompt lines with per-line lengths
+    int promptTokens = 0;       ///< synthetic user prompt of about N tokens
+    int systemTokens = 0;       ///< synthetic system prompt of about N tokens
+    int sharedPrefixTokens = 0; ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
+    QString promptFile;         ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    QString dataset;            ///< ShareGPT JSON/JSONL, or prompt lines with per-line lengths
     /// Workload files (prompt file, dataset, trace): keep entries whose prompt / output length in
     /// tokens is within [min, max] (0: no bound), then a seeded sample of N of them (0: all).
     int promptLenMin = 0;
@@ -170,8 +170,8 @@ struct PromptConfig {
     /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
     /// giving a run's salt back replays its prompts exactly.
     QString salt;
-    QString systemTemplate;          ///< may contain {{variables}}
-    QString userTemplate;            ///< may contain {{variables}}
+    QString systemTemplate; ///< may contain {{variables}}
+    QString userTemplate;   ///< may contain {{variables}}
     QMap<QString, QString> variables;
     /// Probe the target before the run (max_tokens=1 requests reading usage.prompt_tokens, or its
     /// /tokenize) so synthetic prompts have their size in the target's own counting.
@@ -181,17 +181,17 @@ struct PromptConfig {
 
 enum class LoadMode { Concurrency, Rate };
 enum class Arrival { Constant, Poisson };
-QString loadModeName(LoadMode mode);   ///< "concurrency" | "rate"
-QString arrivalName(Arrival arrival);  ///< "constant" | "poisson"
+QString loadModeName(LoadMode mode);  ///< "concurrency" | "rate"
+QString arrivalName(Arrival arrival); ///< "constant" | "poisson"
 std::optional<LoadMode> loadModeFromName(const QString &name);
 std::optional<Arrival> arrivalFromName(const QString &name);
 
 /// One level of a staged run. A stage ends after durationMs or after `requests` requests, whichever
 /// comes first (0 = not set; at least one is set after effectiveStages()).
 struct StageConfig {
-    QString name;                    ///< e.g. "c=50"; empty: generated
+    QString name; ///< e.g. "c=50"; empty: generated
     LoadMode mode = LoadMode::Concurrency;
-    double level = 1;                ///< virtual users (concurrency) or requests/s (rate)
+    double level = 1; ///< virtual users (concurrency) or requests/s (rate)
     qint64 durationMs = 0;
     qint64 requests = 0;
     bool operator==(const StageConfig &) const = default;
@@ -229,7 +229,7 @@ struct SloConfig {
     std::optional<double> ttftMs;
     std::optional<double> tpotMs;
     std::optional<double> e2eMs;
-    double target = 0.99;            ///< good fraction needed for --fail-on-slo
+    double target = 0.99; ///< good fraction needed for --fail-on-slo
     bool failOnSlo = false;
     bool isEmpty() const { return !ttftMs && !tpotMs && !e2eMs; }
     bool operator==(const SloConfig &) const = default;
@@ -241,7 +241,7 @@ struct RunConfig {
     PromptConfig prompt;
     LoadConfig load;
     SloConfig slo;
-    QString outDir;                  ///< empty: ./runs/<timestamp>-<model>
+    QString outDir; ///< empty: ./runs/<timestamp>-<model>
     bool operator==(const RunConfig &) const = default;
 };
 
@@ -313,7 +313,13 @@ std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 std::optional<Header> parseHeader(const QString &text, QString *error);
 
 // Qt <-> std::string at the JSON boundary.
-inline std::string toStd(const QString &s) { return s.toStdString(); }
-inline QString fromStd(const std::string &s) { return QString::fromStdString(s); }
+inline std::string toStd(const QString &s)
+{
+    return s.toStdString();
+}
+inline QString fromStd(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 } // namespace tb

@@ -39,7 +39,8 @@ class LoadController : public QObject
 public:
     using RecordFn = std::function<void(RequestRecord &&record)>;
 
-    LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent = nullptr);
+    LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord,
+                   QObject *parent = nullptr);
     /// Stops workers and joins their threads.
     ~LoadController() override;
 

@@ -24,9 +24,9 @@ struct PromptCalibration {
 struct Prompt {
     std::string system;
     std::string user;
-    nlohmann::json messages;   ///< non-null only for {"messages": [...]} prompt-file lines
-    std::int64_t tokens = 0;   ///< the source's tokenizer's count of everything the model reads (no chat template)
-    int maxTokens = 0;         ///< this request's output cap from its workload entry; 0: request.max_tokens
+    nlohmann::json messages; ///< non-null only for {"messages": [...]} prompt-file lines
+    std::int64_t tokens = 0; ///< the source's tokenizer's count of everything the model reads (no chat template)
+    int maxTokens = 0;       ///< this request's output cap from its workload entry; 0: request.max_tokens
 };
 
 /// Produces the prompt of request i, deterministically for a seed. Immutable after construction, so
@@ -117,10 +117,10 @@ private:
     std::int64_t m_prefixTokens = 0;
     std::int64_t m_userTokens = 0; ///< the whole synthetic user prompt, local tokens
     quint64 m_seed = 0;
-    quint64 m_textSeed = 0;    ///< the seed salted with PromptConfig::salt: what synthetic text derives from
-    std::string m_system;      ///< the synthetic or template system prompt, same for all requests
-    std::string m_prefix;      ///< shared synthetic prefix
-    std::string m_body;        ///< the synthetic user text every request sends a rotation of
+    quint64 m_textSeed = 0;              ///< the seed salted with PromptConfig::salt: what synthetic text derives from
+    std::string m_system;                ///< the synthetic or template system prompt, same for all requests
+    std::string m_prefix;                ///< shared synthetic prefix
+    std::string m_body;                  ///< the synthetic user text every request sends a rotation of
     std::vector<std::size_t> m_bodyCuts; ///< m_body's spaces: where a rotation may start
     std::vector<WorkloadEntry> m_entries;
     std::optional<WorkloadStats> m_stats;

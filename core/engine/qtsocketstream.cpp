@@ -9,7 +9,8 @@
 
 namespace tb {
 
-QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent)
+QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
+                               QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
@@ -32,7 +33,8 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
         ByteStreamHandler *handler = m_handler;
         abort();
         if (handler)
-            handler->streamFailed(RequestStatus::Tls, errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
+            handler->streamFailed(RequestStatus::Tls,
+                                  errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
                                   m_clock.nowNs());
     });
     connect(m_socket, &QSslSocket::readyRead, this, &QtSocketStream::onReadyRead);
@@ -129,8 +131,8 @@ void QtSocketStream::onError()
     ByteStreamHandler *handler = m_handler;
     if (!handler)
         return;
-    const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError
-                     || error == QAbstractSocket::SslInvalidUserDataError;
+    const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError ||
+                     error == QAbstractSocket::SslInvalidUserDataError;
     const bool proxy =
         error == QAbstractSocket::ProxyAuthenticationRequiredError ||
         error == QAbstractSocket::ProxyConnectionRefusedError || error == QAbstractSocket::ProxyConnectionClosedError ||

@@ -39,7 +39,8 @@ class RequestBuilder
 {
 public:
     /// nullopt with *error when the URL cannot be used.
-    static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request, QString *error);
+    static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request,
+                                                QString *error);
 
     const Endpoint &endpoint() const { return m_endpoint; }
     ApiKind api() const { return m_api; }
@@ -102,8 +103,8 @@ private:
     QUrl m_url;
     QString m_proxySetting;
     bool m_followRedirects = false;
-    QByteArray m_targetPrefix; ///< "http://host:port" before the path when proxiedPlain()
-    QByteArray m_headers; ///< everything after the request line except Content-Length
+    QByteArray m_targetPrefix;      ///< "http://host:port" before the path when proxiedPlain()
+    QByteArray m_headers;           ///< everything after the request line except Content-Length
     QByteArray m_commonHeaders;     ///< after Host: the headers any origin may see
     QByteArray m_credentialHeaders; ///< the target's credentials: for its own origin only
 };

@@ -24,8 +24,8 @@ struct PlannedTarget {
 /// Everything workers need to make requests, prepared once before the run and then shared
 /// read-only between threads.
 struct RunPlan {
-    RunConfig config;                  ///< the configuration as given (a value copy)
-    QList<StageConfig> stages;         ///< effectiveStages(config.load)
+    RunConfig config;          ///< the configuration as given (a value copy)
+    QList<StageConfig> stages; ///< effectiveStages(config.load)
     std::vector<PlannedTarget> targets;
     /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
@@ -58,11 +58,11 @@ struct RequestJob {
 
 /// Counters workers update on the hot path and the controller reads for live progress.
 struct LiveCounters {
-    std::atomic<std::int64_t> inFlight{0};      ///< sent on the wire, not yet done
+    std::atomic<std::int64_t> inFlight{0}; ///< sent on the wire, not yet done
     std::atomic<std::int64_t> peakInFlight{0};
-    std::atomic<std::int64_t> chunks{0};        ///< token-bearing chunks received
-    std::atomic<std::int64_t> connecting{0};    ///< requests waiting for TCP to connect
-    std::atomic<std::int64_t> handshaking{0};   ///< requests waiting for a TLS handshake
+    std::atomic<std::int64_t> chunks{0};      ///< token-bearing chunks received
+    std::atomic<std::int64_t> connecting{0};  ///< requests waiting for TCP to connect
+    std::atomic<std::int64_t> handshaking{0}; ///< requests waiting for a TLS handshake
 
     void requestSent()
     {

@@ -69,8 +69,8 @@ struct StreamDecoder::Fields {
     std::string_view status;           ///< Responses API: the response's status
     std::string_view delta;            ///< Responses API: a text delta, classed by the event type
     std::string_view incompleteReason; ///< Responses API: incomplete_details.reason
-    std::string_view finish;  ///< finish_reason / stop_reason
-    std::string_view type;    ///< Anthropic's event type
+    std::string_view finish;           ///< finish_reason / stop_reason
+    std::string_view type;             ///< Anthropic's event type
     std::size_t contentBytes = 0;
     std::size_t reasoningBytes = 0;
     bool hasError = false;
@@ -82,8 +82,7 @@ StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepR
     : m_api(api)
     , m_tokenizer(tokenizer)
     , m_keepReply(keepReply)
-{
-}
+{}
 
 void StreamDecoder::begin(RequestRecord *record)
 {
@@ -161,58 +160,57 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
             return true;
         f.usage.seen = true;
         return c.null() || c.object([&](std::string_view key) {
-                   if (key == "prompt_tokens")
-                       return count(&f.usage.promptTokens);
-                   if (key == "completion_tokens")
-                       return count(&f.usage.completionTokens);
-                   if (key == "input_tokens")
-                       return count(&f.usage.inputTokens);
-                   if (key == "output_tokens")
-                       return count(&f.usage.outputTokens);
-                   if (key == "cache_read_input_tokens")
-                       return c.null() || count(&f.usage.cacheReadTokens);
-                   if (key == "cache_creation_input_tokens")
-                       return c.null() || count(&f.usage.cacheCreationTokens);
-                   if (key == "prompt_tokens_details" || key == "completion_tokens_details" ||
-                       key == "input_tokens_details" || key == "output_tokens_details") {
-                       return c.null() || c.object([&](std::string_view detail) {
-                                  if (detail == "cached_tokens")
-                                      return c.null() || count(&f.usage.cachedTokens);
-                                  if (detail == "reasoning_tokens")
-                                      return c.null() || count(&f.usage.reasoningTokens);
-                                  return c.skip();
-                              });
-                   }
-                   return c.skip();
-               });
+            if (key == "prompt_tokens")
+                return count(&f.usage.promptTokens);
+            if (key == "completion_tokens")
+                return count(&f.usage.completionTokens);
+            if (key == "input_tokens")
+                return count(&f.usage.inputTokens);
+            if (key == "output_tokens")
+                return count(&f.usage.outputTokens);
+            if (key == "cache_read_input_tokens")
+                return c.null() || count(&f.usage.cacheReadTokens);
+            if (key == "cache_creation_input_tokens")
+                return c.null() || count(&f.usage.cacheCreationTokens);
+            if (key == "prompt_tokens_details" || key == "completion_tokens_details" || key == "input_tokens_details" ||
+                key == "output_tokens_details") {
+                return c.null() || c.object([&](std::string_view detail) {
+                    if (detail == "cached_tokens")
+                        return c.null() || count(&f.usage.cachedTokens);
+                    if (detail == "reasoning_tokens")
+                        return c.null() || count(&f.usage.reasoningTokens);
+                    return c.skip();
+                });
+            }
+            return c.skip();
+        });
     };
     // A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
     const auto delta = [&] {
-        return c.null() ||
-               c.object([&](std::string_view key) {
-                   if (key == "content" || key == "text")
-                       return generated(f.contentBytes, true);
-                   if (key == "partial_json")
-                       return generated(f.contentBytes);
-                   if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
-                       return generated(f.reasoningBytes);
-                   if (key == "stop_reason")
-                       return optionalString(f.finish);
-                   if (key == "tool_calls") {
-                       return c.null() || c.array([&] {
-                                  return c.object([&](std::string_view call) {
-                                      if (call != "function")
-                                          return c.skip();
-                                      return c.null() || c.object([&](std::string_view fn) {
-                                                 if (fn == "name" || fn == "arguments")
-                                                     return generated(f.contentBytes);
-                                                 return c.skip();
-                                             });
-                                  });
-                              });
-                   }
-                   return c.skip();
-               });
+        return c.null() || c.object([&](std::string_view key) {
+            if (key == "content" || key == "text")
+                return generated(f.contentBytes, true);
+            if (key == "partial_json")
+                return generated(f.contentBytes);
+            if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
+                return generated(f.reasoningBytes);
+            if (key == "stop_reason")
+                return optionalString(f.finish);
+            if (key == "tool_calls") {
+                return c.null() || c.array([&] {
+                    return c.object([&](std::string_view call) {
+                        if (call != "function")
+                            return c.skip();
+                        return c.null() || c.object([&](std::string_view fn) {
+                            if (fn == "name" || fn == "arguments")
+                                return generated(f.contentBytes);
+                            return c.skip();
+                        });
+                    });
+                });
+            }
+            return c.skip();
+        });
     };
     // Responses API: the response object (a body, or inside response.* events); its output items
     // are read only in a body, since response.completed repeats the streamed text there.
@@ -311,16 +309,16 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
             return usage();
         if (key == "choices") { // OpenAI
             return c.null() || c.array([&] {
-                       return c.object([&](std::string_view k) {
-                           if (k == "delta" || k == "message")
-                               return delta();
-                           if (k == "text")
-                               return generated(f.contentBytes, true);
-                           if (k == "finish_reason")
-                               return optionalString(f.finish);
-                           return c.skip();
-                       });
-                   });
+                return c.object([&](std::string_view k) {
+                    if (k == "delta" || k == "message")
+                        return delta();
+                    if (k == "text")
+                        return generated(f.contentBytes, true);
+                    if (k == "finish_reason")
+                        return optionalString(f.finish);
+                    return c.skip();
+                });
+            });
         }
         if (key == "delta" || key == "content_block") // Anthropic stream
             return delta();
@@ -331,12 +329,12 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         }
         if (key == "message") { // Anthropic message_start
             return c.null() || c.object([&](std::string_view k) {
-                       if (k == "id")
-                           return optionalString(f.id);
-                       if (k == "usage")
-                           return usage();
-                       return c.skip();
-                   });
+                if (k == "id")
+                    return optionalString(f.id);
+                if (k == "usage")
+                    return usage();
+                return c.skip();
+            });
         }
         return c.skip();
     });

@@ -67,7 +67,7 @@ private:
     bool m_sawUsage = false;
     bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
     bool m_serverError = false;
-    std::string m_text; ///< generated text, kept only when counting with the tokenizer
+    std::string m_text;  ///< generated text, kept only when counting with the tokenizer
     std::string m_reply; ///< generated content, kept only with keepReply
 };
 

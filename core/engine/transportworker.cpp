@@ -166,7 +166,8 @@ public:
         switch (m_mode) {
         case Mode::ErrorBody:
             m_record.status = RequestStatus::Http;
-            m_record.errorMessage = QStringLiteral("HTTP %1: %2").arg(m_record.httpStatus).arg(StreamDecoder::errorMessageFromBody(m_body));
+            m_record.errorMessage =
+                QStringLiteral("HTTP %1: %2").arg(m_record.httpStatus).arg(StreamDecoder::errorMessageFromBody(m_body));
             break;
         case Mode::JsonBody:
             if (m_body.size() > 0 && (m_body.front() == '<'))
@@ -197,7 +198,7 @@ public:
     void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
-        connection = nullptr; // the connection drops itself
+        connection = nullptr;   // the connection drops itself
         if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
             fail(m_decoder.failure(), m_record.errorMessage);
         else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)

@@ -73,7 +73,7 @@ private:
 
     RunInfo m_info;
     PromptSizing m_promptSizing;
-    std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
+    std::vector<Block> m_blocks;    ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
     struct Turn {
         std::int64_t requests = 0;

@@ -39,9 +39,9 @@ struct RunInfo {
     /// joins the run's offsets with other tools' stamps on this machine, and aligns shards.
     std::int64_t monotonicOriginNs = 0;
     std::int64_t wallOriginNs = 0;
-    ShardSpec shard;        ///< a sharded run: config.load is this shard's share of totalLoad
-    LoadConfig totalLoad;   ///< with shard.isSharded(): the whole run's load before the split
-    QStringList mergedFrom; ///< a merged run: the shard directories it was made of
+    ShardSpec shard;           ///< a sharded run: config.load is this shard's share of totalLoad
+    LoadConfig totalLoad;      ///< with shard.isSharded(): the whole run's load before the split
+    QStringList mergedFrom;    ///< a merged run: the shard directories it was made of
     ConnectionInfo connection; ///< of the target's (first instance's) connections
     /// What reading the workload file kept and dropped (WorkloadStats::toJson()); null without one.
     nlohmann::json workload;

@@ -182,7 +182,7 @@ struct RunSummary {
     QString targetUrl;
     QString api;
     QString model;
-    QString startedAt; ///< ISO 8601 with offset
+    QString startedAt;          ///< ISO 8601 with offset
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
     ConnectionInfo connection;  ///< how the connections were made (RunInfo::connection)

@@ -5,9 +5,9 @@
 #include "metrics/runaggregator.h"
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
-#include "tokenize/tokenizer.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
+#include "tokenize/tokenizer.h"
 
 #include <QRandomGenerator>
 #include <QThread>
@@ -81,32 +81,32 @@ public:
             return run(workerThreads, clock);
         // Measure the target's counting first; the run starts with prompts sized by it.
         m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
-        connect(
-            m_calibrator, &PromptCalibrator::finished, this,
-            [this, sizing, workerThreads, clock](const CalibrationResult &c) {
-                m_calibrator->deleteLater();
-                PromptSizing calibrated = sizing;
-                calibrated.calibrationError = c.error;
-                auto plan = std::make_shared<RunPlan>(*m_plan);
-                if (c.error.isEmpty()) {
-                    plan->prompts =
-                        PromptSource::create(plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
-                                             m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
-                }
-                if (plan->prompts && c.error.isEmpty()) {
-                    m_plan = plan;
-                    calibrated.calibration = c.method;
-                    calibrated.scale = c.calibration.scale;
-                    calibrated.overhead = c.calibration.overhead;
-                    calibrated.probes = c.probes;
-                    calibrated.probed = c.probed;
-                    calibrated.localTokens = plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
-                }
-                setPromptSizing(calibrated);
-                run(workerThreads, clock);
-                if (m_stopRequested)
-                    m_controller->stop();
-            });
+        connect(m_calibrator, &PromptCalibrator::finished, this,
+                [this, sizing, workerThreads, clock](const CalibrationResult &c) {
+                    m_calibrator->deleteLater();
+                    PromptSizing calibrated = sizing;
+                    calibrated.calibrationError = c.error;
+                    auto plan = std::make_shared<RunPlan>(*m_plan);
+                    if (c.error.isEmpty()) {
+                        plan->prompts = PromptSource::create(
+                            plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
+                            m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
+                    }
+                    if (plan->prompts && c.error.isEmpty()) {
+                        m_plan = plan;
+                        calibrated.calibration = c.method;
+                        calibrated.scale = c.calibration.scale;
+                        calibrated.overhead = c.calibration.overhead;
+                        calibrated.probes = c.probes;
+                        calibrated.probed = c.probed;
+                        calibrated.localTokens =
+                            plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
+                    }
+                    setPromptSizing(calibrated);
+                    run(workerThreads, clock);
+                    if (m_stopRequested)
+                        m_controller->stop();
+                });
         m_calibrator->start();
     }
 
@@ -114,8 +114,8 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
-        m_health = std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(),
-                                                         sendLagIsTheClients());
+        m_health =
+            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
         m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
@@ -153,8 +153,7 @@ private:
     struct Sink {
         explicit Sink(const RunInfo &info)
             : aggregator(info)
-        {
-        }
+        {}
         RunAggregator aggregator;
         RunWriter writer;
         ServerSeries server;
@@ -222,11 +221,11 @@ private:
                std::all_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; });
     }
 
-    template<typename Fn>
-    void post(Fn &&fn)
+    template<typename Fn> void post(Fn &&fn)
     {
         BenchmarkRunner *runner = m_runner;
-        QMetaObject::invokeMethod(runner, [runner, fn = std::forward<Fn>(fn)]() mutable { fn(runner); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            runner, [runner, fn = std::forward<Fn>(fn)]() mutable { fn(runner); }, Qt::QueuedConnection);
     }
 
     void recordDone(RequestRecord &&record)
@@ -261,7 +260,8 @@ private:
             const Sink &sink = *m_sinks[i];
             RunSummary summary = summaryOf(sink);
             exportFigures(i, summary, progress.inFlight);
-            post([s = RunSnapshot{int(i), progress, std::move(summary), sink.aggregator.timeSeries(0, progress.elapsedNs),
+            post([s = RunSnapshot{int(i), progress, std::move(summary),
+                                  sink.aggregator.timeSeries(0, progress.elapsedNs),
                                   sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
     }
@@ -270,7 +270,8 @@ private:
     void exportFigures(std::size_t target, const RunSummary &summary, std::int64_t inFlight)
     {
         if (m_exporter)
-            m_exporter->publish(int(target), {m_sinks[target]->aggregator.info().config.target.displayName(), summary, inFlight});
+            m_exporter->publish(int(target),
+                                {m_sinks[target]->aggregator.info().config.target.displayName(), summary, inFlight});
     }
 
     void finish(bool cancelled)
@@ -321,7 +322,9 @@ private:
             outcome.summary = summaryOf(sink);
             outcome.timeSeries = sink.aggregator.timeSeries();
             outcome.progress = progress;
-            outcome.steadyOriginNs = std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch()).count();
+            outcome.steadyOriginNs =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch())
+                    .count();
             outcome.cancelled = cancelled && m_writeError.isEmpty();
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
@@ -453,7 +456,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         }
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
-        QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
+        QString directory =
+            config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
         if (config.outDir.isEmpty() && m_directories.contains(directory))
             directory += QStringLiteral("-%1").arg(i + 1); // two targets with one model name
         m_directories << directory;
@@ -529,7 +533,8 @@ void BenchmarkRunner::stop()
     if (!m_running || !m_session)
         return;
     RunSession *session = m_session;
-    QMetaObject::invokeMethod(session, [session] { session->stop(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session] { session->stop(); }, Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::retire()
@@ -544,10 +549,13 @@ void BenchmarkRunner::retire()
     m_retiring.removeAll(nullptr);
     m_retiring.append(thread);
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    QMetaObject::invokeMethod(session, [session, thread] {
-        delete session;
-        thread->quit();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session,
+        [session, thread] {
+            delete session;
+            thread->quit();
+        },
+        Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::shutDown()
@@ -556,7 +564,8 @@ void BenchmarkRunner::shutDown()
         return;
     RunSession *session = m_session;
     // The session's sockets and timers belong to its thread: delete it there.
-    QMetaObject::invokeMethod(session, [session] { delete session; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session] { delete session; }, Qt::BlockingQueuedConnection);
     m_session = nullptr;
     m_thread->quit();
     m_thread->wait();

@@ -30,7 +30,7 @@ struct GenerationRequest {
     /// The text whose tokens count as the prompt: message contents (text parts only), system
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;
-    qint64 promptTokenIds = 0;       ///< completions given token ids count one token each
+    qint64 promptTokenIds = 0; ///< completions given token ids count one token each
 };
 
 struct ApiError {
@@ -86,8 +86,8 @@ private:
 
     ResponseMeta m_meta;
     std::shared_ptr<ResponsesStream> m_responses; ///< the Responses API's events
-    std::string m_head; ///< chunk JSON up to the choices
-    std::string m_tail; ///< after the choices
+    std::string m_head;                           ///< chunk JSON up to the choices
+    std::string m_tail;                           ///< after the choices
     Block m_block = Block::None;
     int m_blockIndex = -1;
 };

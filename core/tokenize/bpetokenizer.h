@@ -1,7 +1,7 @@
 #pragma once
 
-#include "tokenize/tokenizer.h"
 #include "tokenize/splitpattern.h"
+#include "tokenize/tokenizer.h"
 
 #include <QRegularExpression>
 

@@ -63,8 +63,9 @@ void ThroughputLatencyChart::rebuild()
                 maxX = std::max(maxX, p.requestsPerS);
                 maxY = std::max(maxY, tail ? p.p99 : p.p50);
             }
-            chartstyle::setDescription(line, tail ? tr("%1 p99 of each stage against the request rate it achieved").arg(m_label)
-                                                  : tr("%1 p50 of each stage against the request rate it achieved").arg(m_label));
+            chartstyle::setDescription(
+                line, tail ? tr("%1 p99 of each stage against the request rate it achieved").arg(m_label)
+                           : tr("%1 p50 of each stage against the request rate it achieved").arg(m_label));
             addSeries(line);
             line->attachAxis(m_x);
             line->attachAxis(m_y);
@@ -88,9 +89,9 @@ void ThroughputLatencyChart::rebuild()
             label->setPointLabelsVisible(true);
             label->setPointLabelsClipping(false);
             label->setPointLabelsColor(chartstyle::textColor(this));
-            chartstyle::setDescription(label, tr("%1 %2: %3 req/s, %4 p50 %5 ms")
-                                                  .arg(curve.name, p.stage, formatNumber(p.requestsPerS),
-                                                       m_label, formatNumber(p.p50)));
+            chartstyle::setDescription(
+                label, tr("%1 %2: %3 req/s, %4 p50 %5 ms")
+                           .arg(curve.name, p.stage, formatNumber(p.requestsPerS), m_label, formatNumber(p.p50)));
             addSeries(label);
             label->attachAxis(m_x);
             label->attachAxis(m_y);

@@ -2,10 +2,10 @@
 
 #include "config/pricepresets.h"
 #include "editors/fieldvalidator.h"
-#include "widgets/formstyle.h"
 #include "editors/modellister.h"
-#include "widgets/optionalspinbox.h"
 #include "models/targetlistmodel.h"
+#include "widgets/formstyle.h"
+#include "widgets/optionalspinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -184,8 +184,9 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
                       tr("Unchecked, self-signed test servers are accepted (--insecure); keep it checked otherwise."));
     m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
     m_caCert->setClearButtonEnabled(true);
-    QLabel *caMessage = validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
-                                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
+    QLabel *caMessage =
+        validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
+                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
     validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
     auto *tokenizerBox = new QWidget(this);
     auto *tokenizerRow = new QHBoxLayout(tokenizerBox);

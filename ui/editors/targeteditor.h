@@ -89,7 +89,7 @@ private:
     OptionalSpinBox *m_priceInput;
     OptionalSpinBox *m_priceCached;
     OptionalSpinBox *m_priceOutput;
-    QString m_priceSource; ///< Pricing::source of the prices shown
+    QString m_priceSource;  ///< Pricing::source of the prices shown
     QComboBox *m_tokenizer; ///< editable: approx, server, or a file path
     QList<std::pair<QString, QString>> m_presets;
 };

@@ -3,9 +3,9 @@
 #include "analysis/baseline.h"
 #include "results/sessioninfo.h"
 
+#include "formats/numberformat.h"
 #include "models/quantitystyle.h"
 #include "results/rundirectory.h"
-#include "formats/numberformat.h"
 
 #include <QColor>
 #include <QDir>
@@ -67,7 +67,7 @@ void RunHistoryModel::setExcluded(const QString &directory)
 }
 
 RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, const RunSummary *baseline,
-                                                   const QString &baselineDirectory)
+                                                  const QString &baselineDirectory)
 {
     Entry e;
     e.directory = canonical(directory);
@@ -273,9 +273,7 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
                                                                                  : QStringLiteral("yyyy-MM-dd HH:mm"));
     }
     case RequestsPerSColumn:
-        return sort       ? QVariant(e.requestsPerS)
-               : readable ? QVariant(formatNumber(e.requestsPerS))
-                          : QVariant();
+        return sort ? QVariant(e.requestsPerS) : readable ? QVariant(formatNumber(e.requestsPerS)) : QVariant();
     case TtftP50Column:
         return sort       ? QVariant(std::isnan(e.ttftP50Ms) ? -1.0 : e.ttftP50Ms)
                : readable ? QVariant(formatMs(e.ttftP50Ms))
@@ -285,9 +283,9 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
             return e.failed;
         if (!readable)
             return {};
-        return e.attempted > 0 && e.failed > 0 ? QStringLiteral("%1 (%2)").arg(e.failed).arg(
-                                                     formatPercent(double(e.failed) / double(e.attempted)))
-                                               : QString::number(e.failed);
+        return e.attempted > 0 && e.failed > 0
+                   ? QStringLiteral("%1 (%2)").arg(e.failed).arg(formatPercent(double(e.failed) / double(e.attempted)))
+                   : QString::number(e.failed);
     case BaselineColumn:
         if (e.baseline)
             return tr("baseline");

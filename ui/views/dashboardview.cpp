@@ -360,8 +360,8 @@ void DashboardView::relayout()
         for (qsizetype i = 0; i < m_chartCards.size(); ++i) {
             QWidget *cardWidget = m_chartCards[i];
             const QString &key = m_charts[i].key;
-            if ((key == QLatin1String("throughput-latency") && !m_showCurve)
-                || (key == QLatin1String("turns") && !m_showTurns)) {
+            if ((key == QLatin1String("throughput-latency") && !m_showCurve) ||
+                (key == QLatin1String("turns") && !m_showTurns)) {
                 m_chartGrid->removeWidget(cardWidget);
                 cardWidget->hide();
                 continue;
@@ -471,7 +471,10 @@ void DashboardView::refreshHeader()
     if (!model.isEmpty() && target.replicas.isEmpty())
         parts << tr("%1 at %2").arg(model, url);
     else if (!model.isEmpty())
-        parts << tr("%1 at %2 +%3 replicas, %4").arg(model, url).arg(target.replicas.size()).arg(balanceName(target.balance));
+        parts << tr("%1 at %2 +%3 replicas, %4")
+                     .arg(model, url)
+                     .arg(target.replicas.size())
+                     .arg(balanceName(target.balance));
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;
@@ -811,8 +814,7 @@ void DashboardView::refreshTurns()
 void DashboardView::refreshDistribution()
 {
     const SummaryBlock &total = m_document->summary().total;
-    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric),
-                              chartstyle::color(m_metric)};
+    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric), chartstyle::color(m_metric)};
     m_distribution->setDistributions({series});
     if (!chartView(QStringLiteral("latency-distribution")))
         return; // still being built

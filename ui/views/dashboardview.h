@@ -1,8 +1,8 @@
 #pragma once
 
 #include "charts/distributionchart.h"
-#include "metrics/runsummary.h"
 #include "charts/timechart.h"
+#include "metrics/runsummary.h"
 
 #include <QWidget>
 
@@ -132,11 +132,11 @@ private:
     TimeChart *m_errors;
     DistributionChart *m_distribution;
     TokenChart *m_tokens;
-    TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
-    QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
+    TimeChart *m_server;             ///< the server's own metrics beside the client's TTFT
+    QLabel *m_serverNote;            ///< KV cache, prefix hits, or why there is nothing
     ThroughputLatencyChart *m_curve; ///< staged runs only
     QLabel *m_kneeNote;              ///< the core's knee in words
-    TurnChart *m_turns;   ///< conversations only
+    TurnChart *m_turns;              ///< conversations only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
