@@ -41,6 +41,16 @@ constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
     {MaxTokensField::MaxCompletionTokens, "max_completion_tokens"},
 };
 
+constexpr EnumName<LoadMode> kLoadModeNames[] = {
+    {LoadMode::Concurrency, "concurrency"},
+    {LoadMode::Rate, "rate"},
+};
+
+constexpr EnumName<Arrival> kArrivalNames[] = {
+    {Arrival::Constant, "constant"},
+    {Arrival::Poisson, "poisson"},
+};
+
 /// Descriptors a run holds besides its sockets: the worker threads' event descriptors (epoll,
 /// wake-ups), files it writes, and a margin for Qt and the tokenizer.
 constexpr qint64 kFilesPerWorker = 4;
@@ -320,30 +330,32 @@ QString TargetConfig::resolveApiKey() const
 
 QString loadModeName(LoadMode mode)
 {
-    return mode == LoadMode::Rate ? QStringLiteral("rate") : QStringLiteral("concurrency");
+    return enumName(kLoadModeNames, mode);
 }
 
 QString arrivalName(Arrival arrival)
 {
-    return arrival == Arrival::Constant ? QStringLiteral("constant") : QStringLiteral("poisson");
+    return enumName(kArrivalNames, arrival);
 }
 
 std::optional<LoadMode> loadModeFromName(const QString &name)
 {
-    if (name == QLatin1String("concurrency"))
-        return LoadMode::Concurrency;
-    if (name == QLatin1String("rate"))
-        return LoadMode::Rate;
-    return std::nullopt;
+    return enumFromName<LoadMode>(kLoadModeNames, name);
 }
 
 std::optional<Arrival> arrivalFromName(const QString &name)
 {
-    if (name == QLatin1String("constant"))
-        return Arrival::Constant;
-    if (name == QLatin1String("poisson"))
-        return Arrival::Poisson;
-    return std::nullopt;
+    return enumFromName<Arrival>(kArrivalNames, name);
+}
+
+QString loadModeNames()
+{
+    return enumNames(kLoadModeNames);
+}
+
+QString arrivalNames()
+{
+    return enumNames(kArrivalNames);
 }
 
 QString stageDefaultName(const StageConfig &stage)

@@ -12,6 +12,10 @@ inline QString number(double v)
     return QString::number(v, 'g', 12);
 }
 
+/// The names joined with '|', for messages.
+QString loadModeNames();
+QString arrivalNames();
+
 bool isValidHeaderName(const QString &name);
 
 /// Why a header cannot be sent as configured; empty when it can.

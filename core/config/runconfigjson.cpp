@@ -527,11 +527,11 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *load = top.find("load"); load && top.ok()) {
         ObjectReader r(*load, QStringLiteral("load"), error);
-        const QString modes = QStringLiteral("concurrency|rate");
+        const QString modes = loadModeNames();
         r.enumeration("mode", c.load.mode, &loadModeFromName, modes);
         r.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency);
         r.real("rate", c.load.rate);
-        r.enumeration("arrival", c.load.arrival, &arrivalFromName, QStringLiteral("constant|poisson"));
+        r.enumeration("arrival", c.load.arrival, &arrivalFromName, arrivalNames());
         r.integer("max_in_flight", c.load.maxInFlight, 0, limits::kMaxConcurrency);
         if (const auto *stages = r.find("stages")) {
             if (!stages->is_array())

@@ -19,6 +19,11 @@ using json = nlohmann::json;
 
 constexpr char kFormat[] = "tokenbench-session";
 
+constexpr EnumName<SessionMode> kModeNames[] = {
+    {SessionMode::Sequential, "sequential"},
+    {SessionMode::Interleaved, "interleaved"},
+};
+
 constexpr EnumName<SessionRunStatus> kStatusNames[] = {
     {SessionRunStatus::Pending, "pending"}, {SessionRunStatus::Running, "running"},
     {SessionRunStatus::Ok, "ok"},           {SessionRunStatus::Cancelled, "cancelled"},
@@ -29,16 +34,12 @@ constexpr EnumName<SessionRunStatus> kStatusNames[] = {
 
 QString sessionModeName(SessionMode mode)
 {
-    return mode == SessionMode::Interleaved ? QStringLiteral("interleaved") : QStringLiteral("sequential");
+    return enumName(kModeNames, mode);
 }
 
 std::optional<SessionMode> sessionModeFromName(const QString &name)
 {
-    if (name == QLatin1String("sequential"))
-        return SessionMode::Sequential;
-    if (name == QLatin1String("interleaved"))
-        return SessionMode::Interleaved;
-    return std::nullopt;
+    return enumFromName<SessionMode>(kModeNames, name);
 }
 
 QString sessionRunStatusName(SessionRunStatus status)

@@ -48,6 +48,7 @@ ConfigEditor::ConfigEditor(SimulatorController *simulator, QWidget *parent)
     , m_targetEditor(new TargetEditor(&m_validator, this))
     , m_workload(new WorkloadEditor(&m_validator, this))
     , m_load(new LoadEditor(&m_validator, this))
+    , m_forms{m_workload, m_load}
     , m_otherProblems(FieldValidator::createMessageLabel(this))
 {
     setStyleSheet(validationStyleSheet());
@@ -105,8 +106,8 @@ ConfigEditor::ConfigEditor(SimulatorController *simulator, QWidget *parent)
     connect(m_targetList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ConfigEditor::currentTargetChanged);
     connect(m_targetEditor, &TargetEditor::edited, this, &ConfigEditor::targetEdited);
-    connect(m_workload, &WorkloadEditor::edited, this, &ConfigEditor::edited);
-    connect(m_load, &LoadEditor::edited, this, &ConfigEditor::edited);
+    for (ConfigForm *form : std::as_const(m_forms))
+        connect(form, &ConfigForm::edited, this, &ConfigEditor::edited);
 
     if (m_simulator) {
         QList<std::pair<QString, QString>> presets;
@@ -143,8 +144,8 @@ RunConfig ConfigEditor::config() const
     RunConfig c = m_base;
     const int row = currentTarget();
     c.target = row >= 0 ? m_targets->target(row) : TargetConfig();
-    m_workload->applyTo(c);
-    m_load->applyTo(c);
+    for (const ConfigForm *form : m_forms)
+        form->applyTo(c);
     return c;
 }
 
@@ -164,8 +165,8 @@ void ConfigEditor::setConfig(const RunConfig &config)
     } else if (!m_targets->isBuiltin(row)) {
         m_targets->setTarget(row, config.target); // carries a typed-in key, which findTarget() ignores
     }
-    m_workload->setConfig(config);
-    m_load->setConfig(config);
+    for (ConfigForm *form : std::as_const(m_forms))
+        form->setConfig(config);
     m_loading = false;
     if (row == currentTarget())
         currentTargetChanged();
@@ -272,7 +273,8 @@ void ConfigEditor::revalidate()
     if (simulatorDown)
         problems
             << QStringLiteral("target.url: the built-in simulator is not running: %1").arg(m_simulator->errorString());
-    problems << m_workload->problems() << m_load->problems();
+    for (const ConfigForm *form : m_forms)
+        problems << form->problems();
     for (const QString &p : validate(config())) {
         // While the simulator is down its URL is empty; the line above already says why.
         if (!(simulatorDown && FieldValidator::fieldOf(p) == QLatin1String("target.url")))

@@ -12,6 +12,7 @@ class QTableView;
 
 namespace tb {
 
+class ConfigForm;
 class LoadEditor;
 class SimulatorController;
 class TargetEditor;
@@ -86,6 +87,7 @@ private:
     TargetEditor *m_targetEditor;
     WorkloadEditor *m_workload;
     LoadEditor *m_load;
+    const QList<ConfigForm *> m_forms; ///< the RunConfig parts, driven alike
     QLabel *m_otherProblems;
     /// What the forms do not show (outDir), carried from setConfig() to config().
     RunConfig m_base;

@@ -70,7 +70,7 @@ QString stageSummary(const StageConfig &s)
 } // namespace
 
 LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
-    : QWidget(parent)
+    : ConfigForm(parent)
     , m_shape(new QComboBox(this))
     , m_concurrency(new QSpinBox(this))
     , m_rate(new QDoubleSpinBox(this))

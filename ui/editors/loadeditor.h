@@ -1,8 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
-
-#include <QWidget>
+#include "editors/configform.h"
 
 class QCheckBox;
 class QComboBox;
@@ -23,7 +22,7 @@ class StagesModel;
 /// How hard and how long to push: closed-loop concurrency, open-loop rate (constant or Poisson
 /// arrivals, optional in-flight cap) or a table of stages; when to stop, warm-up, timeout, seed,
 /// and the SLO thresholds that define goodput. Edits config.load and config.slo.
-class LoadEditor : public QWidget
+class LoadEditor : public ConfigForm
 {
     Q_OBJECT
 
@@ -34,8 +33,8 @@ public:
     explicit LoadEditor(FieldValidator *validator, QWidget *parent = nullptr);
     ~LoadEditor() override;
 
-    void setConfig(const RunConfig &config);
-    void applyTo(RunConfig &config) const;
+    void setConfig(const RunConfig &config) override;
+    void applyTo(RunConfig &config) const override;
 
     Shape shape() const;
     void setShape(Shape shape);
@@ -44,10 +43,7 @@ public:
     QString effectiveStagesText() const;
 
     /// Problems the config cannot express (unreadable durations, a stage run without stages).
-    QStringList problems() const;
-
-Q_SIGNALS:
-    void edited();
+    QStringList problems() const override;
 
 private:
     void changed();

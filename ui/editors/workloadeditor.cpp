@@ -55,7 +55,7 @@ QFormLayout *pageForm(QWidget *page)
 } // namespace
 
 WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
-    : QWidget(parent)
+    : ConfigForm(parent)
     , m_source(new QComboBox(this))
     , m_syntheticPage(new QWidget(this))
     , m_templatePage(new QWidget(this))

@@ -1,9 +1,8 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "editors/configform.h"
 #include "editors/promptestimate.h"
-
-#include <QWidget>
 
 #include <limits>
 #include <optional>
@@ -29,7 +28,7 @@ class VariablesModel;
 /// system + user templates with {{variables}}, or a JSONL file), max tokens, temperature, top_p,
 /// streaming, local token counting; with a live estimate of the prompt tokens, computed by the
 /// engine's own prompt builder.
-class WorkloadEditor : public QWidget
+class WorkloadEditor : public ConfigForm
 {
     Q_OBJECT
 
@@ -44,10 +43,10 @@ public:
 
     /// Reads config.request and config.prompt. The source follows the config's precedence: a prompt
     /// file, else a synthetic size, else the templates.
-    void setConfig(const RunConfig &config);
+    void setConfig(const RunConfig &config) override;
     /// Writes config.request and config.prompt. Fields of the sources not chosen are kept, as long
     /// as they do not take precedence over the chosen one.
-    void applyTo(RunConfig &config) const;
+    void applyTo(RunConfig &config) const override;
 
     Source source() const;
     void setSource(Source source);
@@ -63,10 +62,9 @@ public:
     VariablesModel *variables() const { return m_variables; }
 
     /// Problems the config cannot express, in "json.path: reason" form.
-    QStringList problems() const;
+    QStringList problems() const override;
 
 Q_SIGNALS:
-    void edited();
     /// The prompt settings changed what estimate() holds (e.g. another workload file was read).
     void estimated(const tb::PromptEstimate &estimate);
 

@@ -18,31 +18,21 @@ QString levelText(const StageConfig &s)
 } // namespace
 
 StagesModel::StagesModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel(ColumnCount, parent)
 {}
 
 void StagesModel::setStages(const QList<StageConfig> &stages)
 {
     beginResetModel();
-    m_stages = stages;
+    m_rows = stages;
     endResetModel();
-}
-
-int StagesModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_stages.size());
-}
-
-int StagesModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant StagesModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const StageConfig &s = m_stages.at(index.row());
+    const StageConfig &s = m_rows.at(index.row());
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case NameColumn:
@@ -80,9 +70,9 @@ QVariant StagesModel::data(const QModelIndex &index, int role) const
 
 bool StagesModel::setData(const QModelIndex &index, const QVariant &value, int role)
 {
-    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (role != Qt::EditRole || !isCell(index))
         return false;
-    StageConfig s = m_stages.at(index.row());
+    StageConfig s = m_rows.at(index.row());
     switch (index.column()) {
     case NameColumn:
         s.name = value.toString().trimmed();
@@ -121,9 +111,9 @@ bool StagesModel::setData(const QModelIndex &index, const QVariant &value, int r
     default:
         return false;
     }
-    if (s == m_stages.at(index.row()))
+    if (s == m_rows.at(index.row()))
         return true;
-    m_stages[index.row()] = s;
+    m_rows[index.row()] = s;
     // Mode and level change the generated name and the level's unit, so the whole row repaints.
     Q_EMIT dataChanged(this->index(index.row(), 0), this->index(index.row(), ColumnCount - 1));
     return true;
@@ -159,19 +149,19 @@ Qt::ItemFlags StagesModel::flags(const QModelIndex &index) const
 
 bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
 {
-    if (parent.isValid() || row < 0 || row > m_stages.size() || count < 1)
+    if (parent.isValid() || row < 0 || row > m_rows.size() || count < 1)
         return false;
     StageConfig next;
     next.durationMs = 30000;
     if (row > 0) {
-        next = m_stages.at(row - 1);
+        next = m_rows.at(row - 1);
         next.name.clear();
     }
     beginInsertRows(parent, row, row + count - 1);
     for (int i = 0; i < count; ++i) {
         if (row > 0 || i > 0)
             next.level *= 2;
-        m_stages.insert(row + i, next);
+        m_rows.insert(row + i, next);
     }
     endInsertRows();
     return true;
@@ -179,28 +169,23 @@ bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
 
 bool StagesModel::removeRows(int row, int count, const QModelIndex &parent)
 {
-    if (parent.isValid() || row < 0 || count < 1 || row + count > m_stages.size())
-        return false;
-    beginRemoveRows(parent, row, row + count - 1);
-    m_stages.remove(row, count);
-    endRemoveRows();
-    return true;
+    return eraseRows(row, count, parent);
 }
 
 bool StagesModel::moveRows(const QModelIndex &sourceParent, int sourceRow, int count,
                            const QModelIndex &destinationParent, int destinationChild)
 {
     if (sourceParent.isValid() || destinationParent.isValid() || count < 1 || sourceRow < 0 ||
-        sourceRow + count > m_stages.size() || destinationChild < 0 || destinationChild > m_stages.size() ||
+        sourceRow + count > m_rows.size() || destinationChild < 0 || destinationChild > m_rows.size() ||
         (destinationChild >= sourceRow && destinationChild <= sourceRow + count))
         return false;
     if (!beginMoveRows(sourceParent, sourceRow, sourceRow + count - 1, destinationParent, destinationChild))
         return false;
-    const QList<StageConfig> moved = m_stages.mid(sourceRow, count);
-    m_stages.remove(sourceRow, count);
+    const QList<StageConfig> moved = m_rows.mid(sourceRow, count);
+    m_rows.remove(sourceRow, count);
     const int to = destinationChild > sourceRow ? destinationChild - count : destinationChild;
     for (int i = 0; i < count; ++i)
-        m_stages.insert(to + i, moved.at(i));
+        m_rows.insert(to + i, moved.at(i));
     endMoveRows();
     return true;
 }

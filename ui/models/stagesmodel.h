@@ -2,14 +2,14 @@
 
 #include "config/runconfig.h"
 
-#include <QAbstractTableModel>
+#include "models/rowtablemodel.h"
 
 namespace tb {
 
 /// The stages of a staged run (load.stages / --stages), one row per stage, editable in place.
 /// Edit roles carry config values: Mode as "concurrency"/"rate", Level as double, Duration as the
 /// CLI's duration text ("30s"; empty = not set), Requests as qint64 (0 = not set).
-class StagesModel : public QAbstractTableModel
+class StagesModel : public RowTableModel<QList<StageConfig>>
 {
     Q_OBJECT
 
@@ -18,11 +18,9 @@ public:
 
     explicit StagesModel(QObject *parent = nullptr);
 
-    QList<StageConfig> stages() const { return m_stages; }
+    QList<StageConfig> stages() const { return m_rows; }
     void setStages(const QList<StageConfig> &stages);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
@@ -32,9 +30,6 @@ public:
     bool removeRows(int row, int count, const QModelIndex &parent = {}) override;
     bool moveRows(const QModelIndex &sourceParent, int sourceRow, int count, const QModelIndex &destinationParent,
                   int destinationChild) override;
-
-private:
-    QList<StageConfig> m_stages;
 };
 
 } // namespace tb

@@ -5,7 +5,7 @@
 namespace tb {
 
 TargetListModel::TargetListModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel(ColumnCount, parent)
 {}
 
 QString TargetListModel::builtinName()
@@ -119,19 +119,9 @@ QList<TargetConfig> TargetListModel::fromJson(const QByteArray &json)
     return targets;
 }
 
-int TargetListModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int TargetListModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant TargetListModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
     const Row &r = m_rows.at(index.row());
     if (role == Qt::DisplayRole) {

@@ -2,14 +2,19 @@
 
 #include "config/runconfig.h"
 
-#include <QAbstractTableModel>
+#include "models/rowtablemodel.h"
 
 namespace tb {
+
+struct TargetListRow {
+    TargetConfig target;
+    bool builtin = false;
+};
 
 /// The endpoint profiles the user keeps, one row each; the selected one becomes the run's target.
 /// Row 0 may be the built-in simulator, whose URL follows the in-process server and which cannot be
 /// removed. Typed-in API keys live only in this model's memory: the JSON form below never has them.
-class TargetListModel : public QAbstractTableModel
+class TargetListModel : public RowTableModel<QList<TargetListRow>>
 {
     Q_OBJECT
 
@@ -47,17 +52,11 @@ public:
     static QByteArray toJson(const QList<TargetConfig> &targets);
     static QList<TargetConfig> fromJson(const QByteArray &json);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    struct Row {
-        TargetConfig target;
-        bool builtin = false;
-    };
-    QList<Row> m_rows;
+    using Row = TargetListRow;
 };
 
 } // namespace tb

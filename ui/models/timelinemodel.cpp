@@ -7,7 +7,7 @@
 namespace tb {
 
 TimelineModel::TimelineModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel(ColumnCount, parent)
 {}
 
 std::vector<TimelineModel::Event> TimelineModel::eventsOf(const RequestRecord &r)
@@ -42,7 +42,7 @@ std::vector<TimelineModel::Event> TimelineModel::eventsOf(const RequestRecord &r
 void TimelineModel::setRecord(const RequestRecord &record)
 {
     beginResetModel();
-    m_events = eventsOf(record);
+    m_rows = eventsOf(record);
     m_sentNs = record.sentNs >= 0 ? record.sentNs : record.scheduledNs;
     endResetModel();
 }
@@ -50,30 +50,20 @@ void TimelineModel::setRecord(const RequestRecord &record)
 void TimelineModel::clear()
 {
     beginResetModel();
-    m_events.clear();
+    m_rows.clear();
     endResetModel();
-}
-
-int TimelineModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_events.size());
-}
-
-int TimelineModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant TimelineModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
     if (role == Qt::TextAlignmentRole)
         return index.column() == EventColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
-    const Event &e = m_events[std::size_t(index.row())];
+    const Event &e = m_rows[std::size_t(index.row())];
     switch (Column(index.column())) {
     case EventColumn:
         return e.name;
@@ -82,7 +72,7 @@ QVariant TimelineModel::data(const QModelIndex &index, int role) const
     case GapColumn:
         return index.row() == 0
                    ? QString()
-                   : QString::number(double(e.tNs - m_events[std::size_t(index.row()) - 1].tNs) / 1e6, 'f', 3);
+                   : QString::number(double(e.tNs - m_rows[std::size_t(index.row()) - 1].tNs) / 1e6, 'f', 3);
     case CharsColumn:
         return e.chars >= 0 ? QString::number(e.chars) : QString();
     case TokensColumn:

@@ -5,7 +5,7 @@
 namespace tb {
 
 VariablesModel::VariablesModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel(ColumnCount, parent)
 {}
 
 QMap<QString, QString> VariablesModel::variables() const
@@ -59,19 +59,9 @@ QStringList VariablesModel::problems() const
     return problems;
 }
 
-int VariablesModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int VariablesModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant VariablesModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
@@ -81,7 +71,7 @@ QVariant VariablesModel::data(const QModelIndex &index, int role) const
 
 bool VariablesModel::setData(const QModelIndex &index, const QVariant &value, int role)
 {
-    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (role != Qt::EditRole || !isCell(index))
         return false;
     Variable &v = m_rows[index.row()];
     QString &slot = index.column() == NameColumn ? v.name : v.value;
@@ -122,12 +112,7 @@ bool VariablesModel::insertRows(int row, int count, const QModelIndex &parent)
 
 bool VariablesModel::removeRows(int row, int count, const QModelIndex &parent)
 {
-    if (parent.isValid() || row < 0 || count < 1 || row + count > m_rows.size())
-        return false;
-    beginRemoveRows(parent, row, row + count - 1);
-    m_rows.remove(row, count);
-    endRemoveRows();
-    return true;
+    return eraseRows(row, count, parent);
 }
 
 } // namespace tb

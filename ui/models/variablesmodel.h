@@ -1,13 +1,19 @@
 #pragma once
 
-#include <QAbstractTableModel>
+#include "models/rowtablemodel.h"
+
 #include <QMap>
 #include <QStringList>
 
 namespace tb {
 
+struct VariableRow {
+    QString name;
+    QString value;
+};
+
 /// The values of a prompt template's {{variables}} (prompt.variables), one editable row each.
-class VariablesModel : public QAbstractTableModel
+class VariablesModel : public RowTableModel<QList<VariableRow>>
 {
     Q_OBJECT
 
@@ -24,8 +30,6 @@ public:
     /// Rows the config cannot hold: empty or repeated names ("prompt.variables: …").
     QStringList problems() const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
@@ -34,11 +38,7 @@ public:
     bool removeRows(int row, int count, const QModelIndex &parent = {}) override;
 
 private:
-    struct Variable {
-        QString name;
-        QString value;
-    };
-    QList<Variable> m_rows;
+    using Variable = VariableRow;
 };
 
 } // namespace tb
