@@ -267,6 +267,20 @@ private Q_SLOTS:
         QCOMPARE(w.configEditor()->targets()->userTargets().size(), 0);
     }
 
+    // The empty-state hint said the simulator was selected when another target was.
+    void emptyStateNamesTheSelectedTarget()
+    {
+        MainWindow w;
+        auto *hint = w.findChild<QLabel *>(QStringLiteral("noRunPlaceholder"));
+        QVERIFY(hint);
+        QVERIFY2(hint->text().contains(QStringLiteral("built-in simulator is selected")), qPrintable(hint->text()));
+        w.configEditor()->setConfig(remoteConfig());
+        QVERIFY2(!hint->text().contains(QStringLiteral("simulator")), qPrintable(hint->text()));
+        QVERIFY2(hint->text().contains(QStringLiteral("<b>staging</b> is selected")), qPrintable(hint->text()));
+        w.configEditor()->setCurrentTarget(w.configEditor()->targets()->builtinRow());
+        QVERIFY2(hint->text().contains(QStringLiteral("built-in simulator is selected")), qPrintable(hint->text()));
+    }
+
     void invalidInputDisablesRun()
     {
         MainWindow w;
@@ -464,6 +478,37 @@ private Q_SLOTS:
         QVERIFY(panel->isChecked()); // …and the menu says so
         w.resize(w.sidePanelCollapseWidth() + 200, 800);
         QVERIFY(w.sideTabs()->isVisible());
+    }
+
+    // View → Side Panel showed unchecked while the panel was visible: however the panel is shown
+    // or hidden, the check mark says so (and the action shows and hides it).
+    void sidePanelActionFollowsThePanel()
+    {
+        {
+            MainWindow w;
+            w.resize(1400, 900);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.sideTabs()->hide(); // as a restored splitter state or the narrow collapse would
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *panel = w.findChild<QAction *>(QStringLiteral("actionConfigPanel"));
+        QVERIFY(panel);
+        QCOMPARE(panel->isChecked(), w.sideTabs()->isVisible());
+        w.sideTabs()->show();
+        QVERIFY(panel->isChecked());
+        w.sideTabs()->hide();
+        QVERIFY(!panel->isChecked());
+        panel->trigger();
+        QVERIFY(w.sideTabs()->isVisible());
+        QVERIFY(panel->isChecked());
+        panel->trigger();
+        QVERIFY(!w.sideTabs()->isVisible());
+        QVERIFY(!panel->isChecked());
     }
 
     // Every request refused used to read "Run finished; results saved".

@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
@@ -530,6 +531,27 @@ private Q_SLOTS:
         const auto info = SessionInfo::load(directory, &error);
         QVERIFY2(info, qPrintable(error));
         QCOMPARE(info->runs[1].target.model, QStringLiteral("fast"));
+    }
+
+    // The session window had no Close button and ignored Esc.
+    void sessionPanelClosesWithEscAndCloseButton()
+    {
+        ConfigEditor editor;
+        ComparisonSessionPanel panel(&editor);
+        for (bool byKey : {true, false}) {
+            panel.show();
+            panel.activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(&panel));
+            if (byKey) {
+                QTest::keyClick(&panel, Qt::Key_Escape);
+            } else {
+                auto *close = panel.findChild<QPushButton *>(QStringLiteral("closeSessionPanelButton"));
+                QVERIFY(close);
+                QVERIFY(close->isVisible());
+                close->click();
+            }
+            QTRY_VERIFY(!panel.isVisible());
+        }
     }
 
     void mainWindowCompareMenuAndDrops()

@@ -152,6 +152,12 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    const auto nameNextTarget = [this] {
+        m_dashboard->setNextTarget(currentConfig().target.displayName(),
+                                   m_editor->targets()->isBuiltin(m_editor->currentTarget()));
+    };
+    connect(m_editor, &ConfigEditor::configChanged, this, nameNextTarget);
+    nameNextTarget();
     // The workload file's lengths under its request count (editors draw no charts themselves).
     auto *lengths = new WorkloadLengthsView;
     connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
@@ -612,6 +618,12 @@ void MainWindow::confirmStop()
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    // View → Side Panel follows the panel however it was shown or hidden (a splitter state restored,
+    // the narrow-window collapse, a view action).
+    if (watched == m_side && (event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent)) {
+        const QSignalBlocker blocker(m_sidePanel);
+        m_sidePanel->setChecked(!m_side->isHidden());
+    }
     if (event->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape) {
         // Accepting the override hands Esc to the widget as a key press instead of the Stop
         // shortcut: a popup (combo box list, menu) closes, a dialog is dismissed, an edit is cancelled.
@@ -637,8 +649,6 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 void MainWindow::setSidePanelVisible(bool visible)
 {
     m_side->setVisible(visible);
-    const QSignalBlocker blocker(m_sidePanel);
-    m_sidePanel->setChecked(visible);
 }
 
 int MainWindow::sidePanelCollapseWidth() const

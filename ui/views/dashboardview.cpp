@@ -96,16 +96,12 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
 {
     setObjectName(QStringLiteral("dashboard"));
     m_drawn.fill(~quint64(0));
-    auto *placeholder =
-        new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
-                      "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>"
-                      "The built-in simulator is selected, so a run works without any server.</p>"
-                      "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>"),
-                   m_stack);
-    placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    placeholder->setWordWrap(true);
-    m_stack->addWidget(placeholder);
+    m_placeholder = new QLabel(m_stack);
+    m_placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    setNextTarget({}, true);
+    m_stack->addWidget(m_placeholder);
 
     auto *scroll = new QScrollArea(m_stack);
     scroll->setObjectName(QStringLiteral("dashboardScroll"));
@@ -262,6 +258,19 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     });
     relayout();
     refresh();
+}
+
+void DashboardView::setNextTarget(const QString &name, bool simulator)
+{
+    const QString selected =
+        simulator ? tr("The built-in simulator is selected, so a run works without any server.")
+                  : tr("The target <b>%1</b> is selected; Test Connection (Ctrl+T) checks that it answers.")
+                        .arg(name.toHtmlEscaped());
+    m_placeholder->setText(
+        tr("<p style='font-size:large'>No run yet.</p>"
+           "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>%1</p>"
+           "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>")
+            .arg(selected));
 }
 
 DashboardView::~DashboardView() = default;
