@@ -107,6 +107,9 @@ ConfigEditor::ConfigEditor(SimulatorController *simulator, QWidget *parent)
     connect(m_targetEditor, &TargetEditor::edited, this, &ConfigEditor::targetEdited);
     connect(m_workload, &WorkloadEditor::edited, this, &ConfigEditor::edited);
     connect(m_load, &LoadEditor::edited, this, &ConfigEditor::edited);
+    // A number field's text that does not read leaves its value as it was: only its text tells.
+    for (QLineEdit *number : m_validator.numberEdits())
+        connect(number, &QLineEdit::textChanged, this, &ConfigEditor::revalidate);
 
     if (m_simulator) {
         QList<std::pair<QString, QString>> presets;
@@ -272,7 +275,7 @@ void ConfigEditor::revalidate()
     if (simulatorDown)
         problems
             << QStringLiteral("target.url: the built-in simulator is not running: %1").arg(m_simulator->errorString());
-    problems << m_workload->problems() << m_load->problems();
+    problems << m_workload->problems() << m_load->problems() << m_validator.unreadableNumbers();
     for (const QString &p : validate(config())) {
         // While the simulator is down its URL is empty; the line above already says why.
         if (!(simulatorDown && FieldValidator::fieldOf(p) == QLatin1String("target.url")))
