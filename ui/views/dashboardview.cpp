@@ -24,6 +24,7 @@
 #include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -487,7 +488,9 @@ void DashboardView::refreshHeader()
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;
-    const double elapsedS = double(p.elapsedNs) / 1e9;
+    // A run's length is its measurement window wherever it is shown (first sent → last done,
+    // warm-up excluded): the same figure live, in the summary and reopened.
+    const double elapsedS = s.total.windowS;
     const std::int64_t requests = s.total.requests.attempted + s.total.requests.cancelled;
     switch (d.state()) {
     case RunDocument::State::Live:
@@ -660,6 +663,15 @@ void DashboardView::refreshLatency()
         rows, [](const TimeSeriesRow &r) { return r.e2eP50Ms; }, Reduce::Mean, max));
     latency[E2eP99]->replace(timePoints(
         rows, [](const TimeSeriesRow &r) { return r.e2eP99Ms; }, Reduce::Max, max));
+    // Without streaming there is no first token to time: no TTFT lines, no empty TTFT axis (the
+    // E2E axis takes the grid).
+    const bool streaming = m_document->info().config.request.stream;
+    for (const int line : {TtftP50, TtftP99}) {
+        latency[line]->setVisible(streaming);
+        chartstyle::setInLegend(m_latency, latency[line], streaming);
+    }
+    m_latency->leftAxis()->setVisible(streaming);
+    m_latency->rightAxis()->setGridLineVisible(!streaming);
     finishTimeChart(m_latency, frame(), QStringLiteral("latency-over-time"), !m_latency->hasData(),
                     tr("Waiting for the first successful request…"), tr("No successful requests."));
 }
