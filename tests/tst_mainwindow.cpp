@@ -9,6 +9,7 @@
 #include "models/targetlistmodel.h"
 #include "views/rundocument.h"
 
+#include "analysis/metricglossary.h"
 #include "support/testsettings.h"
 #include "tokenbench/version.h"
 
@@ -16,6 +17,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QLabel>
@@ -23,6 +25,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
@@ -35,6 +38,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 
 using namespace tb;
 
@@ -207,6 +211,53 @@ private Q_SLOTS:
         QVERIFY2(box->text().contains(tb::version()), qPrintable(box->text()));
         QVERIFY2(box->text().contains(QLatin1String(qVersion())), qPrintable(box->text()));
         box->accept();
+    }
+
+    // Help had only About: a metric glossary and the shortcuts, read off the actions themselves.
+    void helpListsMetricsAndShortcuts()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.findChild<QAction *>(QStringLiteral("actionMetricGlossary"))->trigger();
+        auto *glossary = w.findChild<QDialog *>(QStringLiteral("metricGlossaryDialog"));
+        QVERIFY(glossary);
+        QVERIFY(glossary->isVisible());
+        const QString terms = glossary->findChild<QTextBrowser *>()->toPlainText();
+        QVERIFY(!MetricGlossary::entries().isEmpty());
+        for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+            QVERIFY2(terms.contains(entry.term) && terms.contains(entry.definition), qPrintable(entry.term));
+
+        auto *save = w.findChild<QAction *>(QStringLiteral("actionSaveConfig"));
+        save->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F9)); // a changed shortcut is listed as it is
+        w.findChild<QAction *>(QStringLiteral("actionKeyboardShortcuts"))->trigger();
+        auto *shortcuts = w.findChild<QDialog *>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(shortcuts);
+        const QString list = shortcuts->findChild<QTextBrowser *>()->toPlainText();
+        int listed = 0;
+        for (QAction *action : w.findChildren<QAction *>()) {
+            if (action->shortcut().isEmpty() || action->menu() || !action->associatedObjects().size())
+                continue;
+            bool inMenu = false;
+            for (QObject *o : action->associatedObjects())
+                inMenu |= qobject_cast<QMenu *>(o) != nullptr;
+            if (!inMenu)
+                continue;
+            const QString keys = action->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(list.contains(keys + QStringLiteral("\t")) || list.contains(keys + QStringLiteral("\n")) ||
+                         list.contains(keys + QStringLiteral(" ")),
+                     qPrintable(keys + QStringLiteral(" in\n") + list));
+            ++listed;
+        }
+        QVERIFY(listed >= 10);
+        QVERIFY2(list.contains(QStringLiteral("File ▸ Save Configuration")), qPrintable(list));
+        QVERIFY(list.contains(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F9).toString(QKeySequence::NativeText)));
+        QVERIFY(list.contains(QStringLiteral("Esc")));
+        shortcuts->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(shortcuts));
+        QPointer<QDialog> guard(shortcuts);
+        QTest::keyClick(shortcuts, Qt::Key_Escape);
+        QTRY_VERIFY(!guard || !guard->isVisible());
     }
 
     void firstStartRunsOnSimulator()

@@ -17,6 +17,7 @@
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
 
+#include "analysis/metricglossary.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -25,6 +26,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -45,10 +48,13 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTcpSocket>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 // Resources compiled into a static library are registered only when asked for by name.
@@ -339,6 +345,11 @@ void MainWindow::createMenus()
     view->addAction(toolbar->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Metrics"), this, &MainWindow::showMetricGlossary)
+        ->setObjectName(QStringLiteral("actionMetricGlossary"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)
+        ->setObjectName(QStringLiteral("actionKeyboardShortcuts"));
+    help->addSeparator();
     help->addAction(tr("&About TokenBench"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
@@ -1038,6 +1049,63 @@ void MainWindow::showAbout()
     box->setObjectName(QStringLiteral("aboutBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::showTextWindow(const QString &objectName, const QString &title, const QString &html)
+{
+    auto *dialog = findChild<QDialog *>(objectName);
+    if (!dialog) {
+        dialog = new QDialog(this);
+        dialog->setObjectName(objectName);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(title);
+        auto *text = new QTextBrowser(dialog);
+        text->setObjectName(QStringLiteral("text"));
+        text->setOpenLinks(false);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        auto *layout = new QVBoxLayout(dialog);
+        layout->addWidget(text);
+        layout->addWidget(buttons);
+        dialog->resize(640, 560);
+    }
+    dialog->findChild<QTextBrowser *>(QStringLiteral("text"))->setHtml(html);
+    dialog->show(); // not modal: it may stay open beside the window, also during a run
+    dialog->raise();
+    dialog->activateWindow();
+}
+
+void MainWindow::showMetricGlossary()
+{
+    QString html = tr("<p>How TokenBench measures, in the words of the README's <i>Metrics</i> section. "
+                      "Latencies come from successful requests; rates divide by the measurement window.</p>");
+    html += QStringLiteral("<table cellspacing='0' cellpadding='4'>");
+    for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+        html += QStringLiteral("<tr><td valign='top'><b>%1</b></td><td>%2</td></tr>")
+                    .arg(entry.term.toHtmlEscaped(), entry.definition.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    showTextWindow(QStringLiteral("metricGlossaryDialog"), tr("Metrics — TokenBench"), html);
+}
+
+void MainWindow::showShortcuts()
+{
+    // Walked off the menus (sub-menus included), so a changed or added shortcut is listed as it is.
+    QString rows;
+    const std::function<void(QMenu *, const QString &)> walk = [&](QMenu *menu, const QString &path) {
+        const QString here = path + menu->title().remove(QLatin1Char('&'));
+        for (QAction *action : menu->actions()) {
+            if (QMenu *sub = action->menu())
+                walk(sub, here + QStringLiteral(" ▸ "));
+            else if (!action->shortcut().isEmpty() && !action->text().isEmpty())
+                rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 ▸ %3</td></tr>")
+                            .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                                 here.toHtmlEscaped(), action->text().remove(QLatin1Char('&')).toHtmlEscaped());
+        }
+    };
+    for (QMenu *menu : menus())
+        walk(menu, QString());
+    showTextWindow(QStringLiteral("shortcutsDialog"), tr("Keyboard Shortcuts — TokenBench"),
+                   QStringLiteral("<table cellspacing='0' cellpadding='4'>%1</table>").arg(rows));
 }
 
 } // namespace tb
