@@ -14,6 +14,7 @@
 #include "tokenbench/version.h"
 
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -134,6 +135,76 @@ private Q_SLOTS:
             QTest::qWait(100); // let the newly shown tab lay itself out (nested layouts take several passes)
             w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-mainwindow-tab%1.png").arg(tab)));
         }
+    }
+
+    void sidePanelFitsItsContents_data()
+    {
+        QTest::addColumn<QSize>("window");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+        QTest::newRow("1280x800 at 1.5x") << QSize(853, 533); // its size in logical pixels
+    }
+
+    // The side panel clipped its own contents at its default width (the Shape box's arrow, "no
+    // count", Generate Sweep, the sweep error text): every field gets the width it asks for, and
+    // none is cut off at the panel's edge.
+    void sidePanelFitsItsContents()
+    {
+        QFETCH(QSize, window);
+        MainWindow w;
+        w.resize(window);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setSidePanelVisible(true); // also where the window is too narrow to show it by itself
+        RunConfig staged = remoteConfig();
+        staged.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s"), nullptr);
+        const QList<RunConfig> configs{remoteConfig(), staged};
+        QStringList clipped;
+        for (const RunConfig &config : configs) {
+            w.configEditor()->setConfig(config);
+            if (!config.load.stages.isEmpty()) { // a sweep that cannot be generated says why under it
+                auto *sweep = w.findChild<QLineEdit *>(QStringLiteral("sweepSpec"));
+                sweep->setText(QStringLiteral("c=1..nonsense"));
+                w.findChild<QAbstractButton *>(QStringLiteral("generateSweep"))->click();
+                QVERIFY(w.findChild<QLabel *>(QStringLiteral("sweepProblem"))->isVisible());
+            }
+            for (int tab = 0; tab < w.configEditor()->tabs()->count(); ++tab) {
+                w.configEditor()->tabs()->setCurrentIndex(tab);
+                QTRY_VERIFY(w.configEditor()->tabs()->currentWidget()->isVisible());
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QTest::qWait(50);
+                for (QWidget *child : w.configEditor()->findChildren<QWidget *>()) {
+                    if (!child->isVisible() || child->objectName().startsWith(QLatin1String("qt_")) ||
+                        qobject_cast<QLineEdit *>(child->parentWidget())) // a line edit's own buttons
+                        continue;
+                    const QRect shown = child->visibleRegion().boundingRect();
+                    if (shown.isEmpty())
+                        continue; // scrolled out of view
+                    const auto *label = qobject_cast<QLabel *>(child);
+                    const bool field = qobject_cast<QComboBox *>(child) || qobject_cast<QAbstractButton *>(child) ||
+                                       qobject_cast<QAbstractSpinBox *>(child) || qobject_cast<QLineEdit *>(child) ||
+                                       label;
+                    if (!field)
+                        continue;
+                    const int needs =
+                        label && label->wordWrap() ? child->minimumSizeHint().width() : child->sizeHint().width();
+                    if (shown.width() < child->width() || child->width() < std::min(needs, child->maximumWidth()))
+                        clipped << QStringLiteral("tab %1: %2 %3 shows %4 of %5 px, asks for %6")
+                                       .arg(tab)
+                                       .arg(QString::fromLatin1(child->metaObject()->className()), child->objectName())
+                                       .arg(shown.width())
+                                       .arg(child->width())
+                                       .arg(needs);
+                }
+                w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-side-%1x%2-%3-tab%4.png")
+                                                        .arg(window.width())
+                                                        .arg(window.height())
+                                                        .arg(configs.indexOf(config))
+                                                        .arg(tab)));
+            }
+        }
+        clipped.removeDuplicates();
+        QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
     }
 
     void screenshotOfBusyForms()

@@ -140,7 +140,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->addTab(m_requestsView, tr("Requests"));
     m_results->setDocumentMode(true);
 
-    m_side->setMinimumWidth(440);
+    // The panel is at least this wide, and as wide as its forms need (ConfigEditor's forms say).
+    m_historyView->setMinimumWidth(440);
     m_splitter->addWidget(m_side);
     m_splitter->addWidget(m_results);
     m_splitter->setStretchFactor(0, 0);
@@ -664,7 +665,7 @@ void MainWindow::setSidePanelVisible(bool visible)
 
 int MainWindow::sidePanelCollapseWidth() const
 {
-    return m_side->minimumWidth() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
+    return m_side->minimumSizeHint().width() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)

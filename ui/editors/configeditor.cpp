@@ -7,16 +7,20 @@
 #include "models/targetlistmodel.h"
 #include "widgets/formstyle.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tb {
 
@@ -24,9 +28,35 @@ namespace {
 
 constexpr int kTargetRows = 4;
 
+/// A form that scrolls vertically only: with no horizontal scroll bar the area must be as wide
+/// as its form, or the fields at the right are cut off (the Shape box's arrow, "no count"). Its
+/// minimum width follows the form as rows come and go.
+class FormScrollArea : public QScrollArea
+{
+public:
+    using QScrollArea::QScrollArea;
+
+    QSize minimumSizeHint() const override
+    {
+        QSize hint = QScrollArea::minimumSizeHint();
+        if (widget())
+            hint.setWidth(std::max(hint.width(), widget()->minimumSizeHint().width() +
+                                                     verticalScrollBar()->sizeHint().width() + 2 * frameWidth()));
+        return hint;
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
+};
+
 QScrollArea *scrolling(QWidget *content, QWidget *parent)
 {
-    auto *area = new QScrollArea(parent);
+    auto *area = new FormScrollArea(parent);
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
     area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
