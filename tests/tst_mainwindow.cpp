@@ -27,6 +27,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPointer>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
@@ -580,6 +581,49 @@ private Q_SLOTS:
         MainWindow w;
         w.showRestored();
         QTRY_VERIFY(w.isMaximized());
+    }
+
+    void positionRestoredOnTheSameScreen()
+    {
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        const QRect left(available.topLeft() + QPoint(40, 30), QSize(1200, 760).boundedTo(available.size() * 0.8));
+        {
+            MainWindow w;
+            w.setGeometry(left);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.showRestored();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.geometry(), left);
+    }
+
+    // A dead target used to read as success; Run now offers the connection test first.
+    void deadTargetOffersTestConnection()
+    {
+        MainWindow w;
+        w.show();
+        w.configEditor()->setConfig(remoteConfig()); // nobody listens on 127.0.0.1:9
+        w.runAction()->trigger();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((box = w.findChild<QMessageBox *>(QStringLiteral("targetUnreachableBox"))), 10000);
+        QVERIFY(!w.isRunning());
+        QAbstractButton *test = nullptr;
+        for (QAbstractButton *b : box->buttons()) {
+            if (b->text() == QStringLiteral("Test Connection"))
+                test = b;
+        }
+        QVERIFY(test);
+        QVERIFY(box->defaultButton() == test);
+        test->click();
+        auto *status = w.findChild<QLabel *>(QStringLiteral("connectionStatus"));
+        QVERIFY(status);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->isVisible() && !status->text().startsWith(QStringLiteral("Asking")),
+                                  qPrintable(status->text()), 20000);
+        QVERIFY(!status->text().startsWith(QStringLiteral("Connected")));
+        QVERIFY(!w.isRunning());
     }
 
     void sidePanelCollapsesWhenNarrow()
