@@ -18,6 +18,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/baseline.h"
+#include "analysis/metricglossary.h"
 #include "analysis/svgchart.h"
 #include "run/benchmarkrunner.h"
 #include "run/comparisonsession.h"
@@ -33,6 +34,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
@@ -187,6 +189,14 @@ private Q_SLOTS:
                  qPrintable(slow.data(ComparisonModel::DeltaTextRole).toString()));
         QCOMPARE(slow.data(ComparisonModel::DeltaToneRole).toInt(), -1); // significantly worse
         QVERIFY(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("95% confidence interval")));
+        for (int row = 0; row < model->rowCount(); ++row) // every row explains its metric (the glossary)
+            QVERIFY2(model->index(row, ComparisonModel::MetricColumn)
+                             .data(Qt::ToolTipRole)
+                             .toString()
+                             .startsWith(MetricGlossary::definitionOf(
+                                 model->index(row, 0).data(ComparisonModel::KeyRole).toString())) &&
+                         MetricGlossary::find(model->index(row, 0).data(ComparisonModel::KeyRole).toString()),
+                     qPrintable(model->index(row, 0).data(ComparisonModel::KeyRole).toString()));
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(0), Qt::Horizontal).toString(),
                  QStringLiteral("#1 fast-run\n(baseline)"));
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(1), Qt::Horizontal, ComparisonModel::RunColorRole)
@@ -530,6 +540,27 @@ private Q_SLOTS:
         const auto info = SessionInfo::load(directory, &error);
         QVERIFY2(info, qPrintable(error));
         QCOMPARE(info->runs[1].target.model, QStringLiteral("fast"));
+    }
+
+    // The session window had no Close button and ignored Esc.
+    void sessionPanelClosesWithEscAndCloseButton()
+    {
+        ConfigEditor editor;
+        ComparisonSessionPanel panel(&editor);
+        for (bool byKey : {true, false}) {
+            panel.show();
+            panel.activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(&panel));
+            if (byKey) {
+                QTest::keyClick(&panel, Qt::Key_Escape);
+            } else {
+                auto *close = panel.findChild<QPushButton *>(QStringLiteral("closeSessionPanelButton"));
+                QVERIFY(close);
+                QVERIFY(close->isVisible());
+                close->click();
+            }
+            QTRY_VERIFY(!panel.isVisible());
+        }
     }
 
     void mainWindowCompareMenuAndDrops()

@@ -4,6 +4,7 @@
 // run stops it and closes once saved; saved runs open from the history into the same views, with
 // a request's chunk timeline read on demand; exports parse back to the same numbers; and the
 // window, photographed, shows charts with something drawn in them.
+#include "charts/chartstyle.h"
 #include "charts/chartview.h"
 #include "charts/comparisoncharts.h"
 #include "charts/distributionchart.h"
@@ -27,6 +28,7 @@
 
 #include "analysis/comparison.h"
 #include "formats/csv.h"
+#include "formats/numberformat.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 #include "run/benchmarkrunner.h"
@@ -50,6 +52,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace tb;
 
@@ -323,6 +326,64 @@ private Q_SLOTS:
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-summary.png")));
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
+    }
+
+    // The run length read 38.1 s live and 39.0 s reopened: both are the measurement window now.
+    void runLengthReadsTheSameLiveAndReopened()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1200ms")));
+        const RunOutcome outcome = runToEnd(*w);
+        const QString length = formatNumber(outcome.summary.total.windowS) + QStringLiteral(" s");
+        const auto subtitle = [](MainWindow &window) {
+            window.dashboard()->refresh();
+            return window.dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        };
+        const QString live = subtitle(*w);
+        QVERIFY2(live.contains(QStringLiteral("finished in ") + length),
+                 qPrintable(live + QStringLiteral(" / ") + length));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        const QString reopened = subtitle(*w);
+        QVERIFY2(reopened.contains(QStringLiteral("saved run, ") + length),
+                 qPrintable(reopened + QStringLiteral(" / ") + length));
+    }
+
+    // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.
+    void latencyChartWithoutStreamingHasNoTtft()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s"));
+        c.request.stream = false;
+        auto w = window(c);
+        const RunOutcome outcome = runToEnd(*w);
+        for (bool reopened : {false, true}) {
+            if (reopened) {
+                QSignalSpy opened(w.get(), &MainWindow::runOpened);
+                QVERIFY(w->openRun(outcome.directory));
+                QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+            }
+            w->dashboard()->refresh();
+            auto *latency =
+                static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
+            QVERIFY(!latency->leftAxis()->isVisible());
+            QVERIFY(latency->rightAxis()->isVisible());
+            for (QLineSeries *line : latency->lines()) {
+                const bool ttft = line->name().startsWith(QStringLiteral("TTFT"));
+                QCOMPARE(line->isVisible(), !ttft);
+                QCOMPARE(chartstyle::isInLegend(line), !ttft);
+                if (!ttft)
+                    QVERIFY2(line->count() > 0, qPrintable(line->name()));
+            }
+        }
+        // A streaming run gets them back.
+        w->configEditor()->setConfig(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        runToEnd(*w);
+        w->dashboard()->refresh();
+        auto *latency =
+            static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
+        QVERIFY(latency->leftAxis()->isVisible());
+        for (QLineSeries *line : latency->lines())
+            QVERIFY2(line->isVisible() && chartstyle::isInLegend(line), qPrintable(line->name()));
     }
 
     void aSweepRingsItsKneeWhereTheCoreFindsIt()

@@ -15,6 +15,7 @@
 #include "views/rundocument.h"
 
 #include "analysis/baseline.h"
+#include "analysis/metricglossary.h"
 #include "formats/csv.h"
 #include "metrics/runaggregator.h"
 #include "results/runfiles.h"
@@ -278,6 +279,28 @@ private Q_SLOTS:
         model.setSummary(RunSummary());
         QCOMPARE(reset.size(), 1);
         QCOMPARE(model.blockCount(), 1);
+    }
+
+    // Help had only About: every summary row now explains its metric (the core's glossary).
+    void summaryRowsExplainTheirMetric()
+    {
+        QVERIFY(MetricGlossary::entries().size() > 10); // the resource is compiled in and reads
+        RunAggregator aggregator(runInfo());
+        for (const RequestRecord &r : records(60))
+            aggregator.add(r);
+        SummaryTableModel model;
+        model.setSummary(aggregator.summary());
+        QVERIFY(model.rowCount() > 20);
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QVERIFY2(MetricGlossary::find(model.key(row)), qPrintable(model.key(row)));
+            for (int column : {int(SummaryTableModel::MetricColumn), int(SummaryTableModel::FirstBlockColumn)})
+                QCOMPARE(model.index(row, column).data(Qt::ToolTipRole).toString(),
+                         MetricGlossary::definitionOf(model.key(row)));
+        }
+        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_from_schedule_p99"))->term,
+                 QStringLiteral("TTFT from schedule")); // the longest prefix, not "ttft"
+        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_p99"))->term, QStringLiteral("TTFT"));
+        QVERIFY(!MetricGlossary::find(QStringLiteral("no_such_row")));
     }
 
     void summaryCsvParsesBack()

@@ -17,6 +17,7 @@
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
 
+#include "analysis/metricglossary.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -25,6 +26,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -45,10 +48,13 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTcpSocket>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 // Resources compiled into a static library are registered only when asked for by name.
@@ -134,7 +140,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->addTab(m_requestsView, tr("Requests"));
     m_results->setDocumentMode(true);
 
-    m_side->setMinimumWidth(440);
+    // The panel is at least this wide, and as wide as its forms need (ConfigEditor's forms say).
+    m_historyView->setMinimumWidth(440);
     m_splitter->addWidget(m_side);
     m_splitter->addWidget(m_results);
     m_splitter->setStretchFactor(0, 0);
@@ -152,6 +159,12 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    const auto nameNextTarget = [this] {
+        m_dashboard->setNextTarget(currentConfig().target.displayName(),
+                                   m_editor->targets()->isBuiltin(m_editor->currentTarget()));
+    };
+    connect(m_editor, &ConfigEditor::configChanged, this, nameNextTarget);
+    nameNextTarget();
     // The workload file's lengths under its request count (editors draw no charts themselves).
     auto *lengths = new WorkloadLengthsView;
     connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
@@ -333,6 +346,11 @@ void MainWindow::createMenus()
     view->addAction(toolbar->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Metrics"), this, &MainWindow::showMetricGlossary)
+        ->setObjectName(QStringLiteral("actionMetricGlossary"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)
+        ->setObjectName(QStringLiteral("actionKeyboardShortcuts"));
+    help->addSeparator();
     help->addAction(tr("&About TokenBench"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
@@ -612,6 +630,12 @@ void MainWindow::confirmStop()
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    // View → Side Panel follows the panel however it was shown or hidden (a splitter state restored,
+    // the narrow-window collapse, a view action).
+    if (watched == m_side && (event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent)) {
+        const QSignalBlocker blocker(m_sidePanel);
+        m_sidePanel->setChecked(!m_side->isHidden());
+    }
     if (event->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape) {
         // Accepting the override hands Esc to the widget as a key press instead of the Stop
         // shortcut: a popup (combo box list, menu) closes, a dialog is dismissed, an edit is cancelled.
@@ -637,13 +661,11 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 void MainWindow::setSidePanelVisible(bool visible)
 {
     m_side->setVisible(visible);
-    const QSignalBlocker blocker(m_sidePanel);
-    m_sidePanel->setChecked(visible);
 }
 
 int MainWindow::sidePanelCollapseWidth() const
 {
-    return m_side->minimumWidth() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
+    return m_side->minimumSizeHint().width() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)
@@ -1028,6 +1050,63 @@ void MainWindow::showAbout()
     box->setObjectName(QStringLiteral("aboutBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::showTextWindow(const QString &objectName, const QString &title, const QString &html)
+{
+    auto *dialog = findChild<QDialog *>(objectName);
+    if (!dialog) {
+        dialog = new QDialog(this);
+        dialog->setObjectName(objectName);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(title);
+        auto *text = new QTextBrowser(dialog);
+        text->setObjectName(QStringLiteral("text"));
+        text->setOpenLinks(false);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        auto *layout = new QVBoxLayout(dialog);
+        layout->addWidget(text);
+        layout->addWidget(buttons);
+        dialog->resize(640, 560);
+    }
+    dialog->findChild<QTextBrowser *>(QStringLiteral("text"))->setHtml(html);
+    dialog->show(); // not modal: it may stay open beside the window, also during a run
+    dialog->raise();
+    dialog->activateWindow();
+}
+
+void MainWindow::showMetricGlossary()
+{
+    QString html = tr("<p>How TokenBench measures, in the words of the README's <i>Metrics</i> section. "
+                      "Latencies come from successful requests; rates divide by the measurement window.</p>");
+    html += QStringLiteral("<table cellspacing='0' cellpadding='4'>");
+    for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+        html += QStringLiteral("<tr><td valign='top'><b>%1</b></td><td>%2</td></tr>")
+                    .arg(entry.term.toHtmlEscaped(), entry.definition.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    showTextWindow(QStringLiteral("metricGlossaryDialog"), tr("Metrics — TokenBench"), html);
+}
+
+void MainWindow::showShortcuts()
+{
+    // Walked off the menus (sub-menus included), so a changed or added shortcut is listed as it is.
+    QString rows;
+    const std::function<void(QMenu *, const QString &)> walk = [&](QMenu *menu, const QString &path) {
+        const QString here = path + menu->title().remove(QLatin1Char('&'));
+        for (QAction *action : menu->actions()) {
+            if (QMenu *sub = action->menu())
+                walk(sub, here + QStringLiteral(" ▸ "));
+            else if (!action->shortcut().isEmpty() && !action->text().isEmpty())
+                rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 ▸ %3</td></tr>")
+                            .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                                 here.toHtmlEscaped(), action->text().remove(QLatin1Char('&')).toHtmlEscaped());
+        }
+    };
+    for (QMenu *menu : menus())
+        walk(menu, QString());
+    showTextWindow(QStringLiteral("shortcutsDialog"), tr("Keyboard Shortcuts — TokenBench"),
+                   QStringLiteral("<table cellspacing='0' cellpadding='4'>%1</table>").arg(rows));
 }
 
 } // namespace tb

@@ -116,6 +116,10 @@ public:
 
 public Q_SLOTS:
     void showAbout();
+    /// Help ▸ Metrics: what every figure means (MetricGlossary), beside the window, not modal.
+    void showMetricGlossary();
+    /// Help ▸ Keyboard Shortcuts: read off the menus' actions, so the list cannot go stale.
+    void showShortcuts();
     /// Run This Configuration Again: a saved run's configuration (run.json) into the forms.
     bool loadRunConfiguration(const QString &directory);
     /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
@@ -171,6 +175,8 @@ private:
     /// Run found nobody at the target: offers Test Connection, Run Anyway or Cancel (not modal).
     void askUnreachable(const QString &problem);
     void fitToScreen();
+    /// A non-modal window with a page of text and Close (Esc); shown again if already open.
+    void showTextWindow(const QString &objectName, const QString &title, const QString &html);
     QString screenSettingsKey() const;
 
     SimulatorController *m_simulator;

@@ -37,8 +37,9 @@ void printError(const QString &text)
 // none (they are answered offscreen), anything else is told what to do instead.
 bool prepareDisplay(int argc, char *argv[])
 {
-    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
-        qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+    // Set but empty counts as unset: Qt then looks for a display all the same, and finds none.
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);

@@ -24,6 +24,7 @@
 #include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -96,16 +97,12 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
 {
     setObjectName(QStringLiteral("dashboard"));
     m_drawn.fill(~quint64(0));
-    auto *placeholder =
-        new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
-                      "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>"
-                      "The built-in simulator is selected, so a run works without any server.</p>"
-                      "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>"),
-                   m_stack);
-    placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    placeholder->setWordWrap(true);
-    m_stack->addWidget(placeholder);
+    m_placeholder = new QLabel(m_stack);
+    m_placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    setNextTarget({}, true);
+    m_stack->addWidget(m_placeholder);
 
     auto *scroll = new QScrollArea(m_stack);
     scroll->setObjectName(QStringLiteral("dashboardScroll"));
@@ -262,6 +259,19 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     });
     relayout();
     refresh();
+}
+
+void DashboardView::setNextTarget(const QString &name, bool simulator)
+{
+    const QString selected =
+        simulator ? tr("The built-in simulator is selected, so a run works without any server.")
+                  : tr("The target <b>%1</b> is selected; Test Connection (Ctrl+T) checks that it answers.")
+                        .arg(name.toHtmlEscaped());
+    m_placeholder->setText(
+        tr("<p style='font-size:large'>No run yet.</p>"
+           "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>%1</p>"
+           "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>")
+            .arg(selected));
 }
 
 DashboardView::~DashboardView() = default;
@@ -478,7 +488,9 @@ void DashboardView::refreshHeader()
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;
-    const double elapsedS = double(p.elapsedNs) / 1e9;
+    // A run's length is its measurement window wherever it is shown (first sent → last done,
+    // warm-up excluded): the same figure live, in the summary and reopened.
+    const double elapsedS = s.total.windowS;
     const std::int64_t requests = s.total.requests.attempted + s.total.requests.cancelled;
     switch (d.state()) {
     case RunDocument::State::Live:
@@ -651,6 +663,15 @@ void DashboardView::refreshLatency()
         rows, [](const TimeSeriesRow &r) { return r.e2eP50Ms; }, Reduce::Mean, max));
     latency[E2eP99]->replace(timePoints(
         rows, [](const TimeSeriesRow &r) { return r.e2eP99Ms; }, Reduce::Max, max));
+    // Without streaming there is no first token to time: no TTFT lines, no empty TTFT axis (the
+    // E2E axis takes the grid).
+    const bool streaming = m_document->info().config.request.stream;
+    for (const int line : {TtftP50, TtftP99}) {
+        latency[line]->setVisible(streaming);
+        chartstyle::setInLegend(m_latency, latency[line], streaming);
+    }
+    m_latency->leftAxis()->setVisible(streaming);
+    m_latency->rightAxis()->setGridLineVisible(!streaming);
     finishTimeChart(m_latency, frame(), QStringLiteral("latency-over-time"), !m_latency->hasData(),
                     tr("Waiting for the first successful request…"), tr("No successful requests."));
 }

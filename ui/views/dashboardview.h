@@ -61,6 +61,9 @@ public:
     Metric distributionMetric() const { return m_metric; }
     void setDistributionMode(DistributionChart::Mode mode);
 
+    /// Names the target a run would go to in the hint shown before the first run.
+    void setNextTarget(const QString &name, bool simulator);
+
     /// How many chart redraws there were (for tests and the UI benchmark).
     int redrawCount() const { return m_redraws; }
 
@@ -117,6 +120,7 @@ private:
 
     RunDocument *m_document;
     QStackedWidget *m_stack;
+    QLabel *m_placeholder = nullptr; ///< "No run yet", before the first run
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_errorNote; ///< failed share and top causes, while there are failures
