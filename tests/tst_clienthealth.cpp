@@ -127,6 +127,7 @@ private Q_SLOTS:
         QVERIFY(outcome.summary.client);
         const ClientHealthSummary &h = *outcome.summary.client;
         const QString shown = QString::fromStdString(h.toJson().dump());
+        qInfo("client block: %s", qPrintable(shown)); // the figures the README quotes
         QVERIFY2(h.readBacklogP50Ms && h.readBacklogP99Ms && h.readBacklogMaxMs, qPrintable(shown));
         QVERIFY2(*h.readBacklogP50Ms <= *h.readBacklogP99Ms && *h.readBacklogP99Ms <= *h.readBacklogMaxMs,
                  qPrintable(shown));

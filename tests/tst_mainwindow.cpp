@@ -344,9 +344,11 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowActive(&w));
         auto *serve = w.findChild<QAction *>(QStringLiteral("actionServeMetrics"));
         QVERIFY(serve && serve->isCheckable());
-        QVERIFY(!serve->isChecked());                           // off unless asked for
+        QVERIFY(serve->isChecked());                            // on, as the stored address says
         QVERIFY(w.menus().value(1)->actions().contains(serve)); // in the Run menu
         serve->trigger();
+        QVERIFY(!serve->isChecked());
+        serve->trigger(); // on again, by hand
         QVERIFY(serve->isChecked());
 
         RunConfig c = w.currentConfig();
