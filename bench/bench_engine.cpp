@@ -7,7 +7,8 @@
 //  - timing error: client TTFT minus the simulator's own first-token time for the same request
 //    (joined on the response id; both clocks are steady_clock on this machine);
 //  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
-//    exact count of allocated bytes.
+//    exact count of allocated bytes;
+//  - the socket read backlog the client health measured (README "Client health").
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
@@ -212,6 +213,10 @@ int main(int argc, char *argv[])
         std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
                     static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
                     outcome.summary.total.windowS);
+        if (const auto &client = outcome.summary.client; client && client->readBacklogP50Ms)
+            std::printf("         socket read backlog (kernel stamp -> read, by bytes): p50 %.3f ms, p99 %.3f ms, "
+                        "max %.1f ms\n",
+                        *client->readBacklogP50Ms, *client->readBacklogP99Ms, *client->readBacklogMaxMs);
         std::fflush(stdout);
     }
     return 0;

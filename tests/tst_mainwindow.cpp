@@ -10,6 +10,7 @@
 #include "views/rundocument.h"
 
 #include "analysis/metricglossary.h"
+#include "support/openmetricsscrape.h"
 #include "support/testsettings.h"
 #include "tokenbench/version.h"
 
@@ -465,6 +466,69 @@ private Q_SLOTS:
         QVERIFY(!w.stopAction()->isEnabled());
         QTRY_VERIFY(w.configEditor()->isEnabled());
         QVERIFY(QFile::exists(QDir(config.outDir).filePath(QStringLiteral("summary.json"))));
+    }
+
+    // Run ▸ Serve Metrics (--metrics-listen in the GUI, issue 16): turned on, a run on the built-in
+    // simulator serves OpenMetrics that a scraper reads while the run goes; once it ends, the figures
+    // served are the summary's.
+    void serveMetricsIsScrapedMidRun()
+    {
+        QSettings().setValue(QStringLiteral("run/metricsListen"), QStringLiteral("127.0.0.1:0")); // a free port
+        QTemporaryDir runs;
+        MainWindow w;
+        w.setRunsFolder(runs.path());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *serve = w.findChild<QAction *>(QStringLiteral("actionServeMetrics"));
+        QVERIFY(serve && serve->isCheckable());
+        QVERIFY(serve->isChecked());                            // on, as the stored address says
+        QVERIFY(w.menus().value(1)->actions().contains(serve)); // in the Run menu
+        serve->trigger();
+        QVERIFY(!serve->isChecked());
+        serve->trigger(); // on again, by hand
+        QVERIFY(serve->isChecked());
+
+        RunConfig c = w.currentConfig();
+        c.load.concurrency = 2;
+        c.load.durationMs = 6000;
+        c.request.maxTokens = 32;
+        w.configEditor()->setConfig(c);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w.startRun(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->metricsUrl().isEmpty(), 10000);
+        const QString url = w.runner()->metricsUrl();
+        QVERIFY2(url.startsWith(QStringLiteral("http://127.0.0.1:")) && !url.contains(QStringLiteral(":0/")),
+                 qPrintable(url));
+
+        test::Scrape mid;
+        double midOk = 0;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (
+                mid = test::scrape(url),
+                midOk =
+                    [&mid] {
+                        const auto e = test::parsed(mid);
+                        return e ? test::value(*e, "tokenbench_requests_total", {{"status", "ok"}}) : 0;
+                    }()) > 0,
+            30000);
+        QVERIFY(w.isRunning()); // read mid-run
+        QCOMPARE(mid.status, 200);
+        QVERIFY2(mid.contentType.startsWith("application/openmetrics-text"), mid.contentType.constData());
+        QVERIFY(mid.body.endsWith("# EOF\n"));
+        const auto midE = test::parsed(mid);
+        QVERIFY(midE);
+        QVERIFY(test::value(*midE, "tokenbench_requests_total", {{"target", c.target.name.toStdString()}}) > 0);
+
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        const auto e = test::parsed(test::scrape(url));
+        QVERIFY(e);
+        QVERIFY(double(outcome.summary.total.requests.ok) >= midOk);
+        QCOMPARE(test::value(*e, "tokenbench_requests_total", {{"status", "ok"}}),
+                 double(outcome.summary.total.requests.ok));
+        QCOMPARE(test::value(*e, "tokenbench_tokens_total", {{"kind", "output"}}),
+                 double(outcome.summary.total.tokens.output));
     }
 
     void configuredOutThatHoldsFilesIsRefused()

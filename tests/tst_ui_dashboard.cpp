@@ -222,6 +222,57 @@ private Q_SLOTS:
         }
     }
 
+    // The Server panel (issue 16): the simulator's /metrics scraped live beside the client's TTFT;
+    // an endpoint that is not there leaves the chart empty with its reason, said once.
+    void serverPanel_data()
+    {
+        QTest::addColumn<QString>("metricsUrl"); // empty: the target's own /metrics
+        QTest::addColumn<QString>("problem");    // empty: scraped
+        QTest::newRow("simulator's /metrics") << QString() << QString();
+        QTest::newRow("nothing listens") << QStringLiteral("http://127.0.0.1:9/metrics")
+                                         << QStringLiteral("Connection refused");
+    }
+
+    void serverPanel()
+    {
+        QFETCH(QString, metricsUrl);
+        QFETCH(QString, problem);
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=4:3s"));
+        c.target.serverMetricsUrl = metricsUrl;
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QCOMPARE(w->currentConfig().target.serverMetricsUrl, metricsUrl);
+        DashboardView *dash = w->dashboard();
+        ChartView *view = dash->chartView(QStringLiteral("server"));
+        auto *chart = static_cast<TimeChart *>(view->chart());
+        auto *note = dash->findChild<QLabel *>(QStringLiteral("serverNote"));
+        QVERIFY(note);
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        if (problem.isEmpty()) {
+            // Live: running requests arrive while the run goes.
+            QTRY_VERIFY_WITH_TIMEOUT(!view->isEmpty() && points(chart->lines().at(0)) > 0, 30000);
+            QVERIFY(w->isRunning());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.summary.total.requests.ok > 0); // the run itself was not disturbed
+        QVERIFY(outcome.summary.server);
+        if (problem.isEmpty()) {
+            QVERIFY(!view->isEmpty());
+            QVERIFY2(note->text().contains(QStringLiteral("server TTFT p50")), qPrintable(note->text()));
+            QVERIFY2(note->text().contains(QStringLiteral("vllm at http://127.0.0.1:")), qPrintable(note->text()));
+            for (QLineSeries *line : chart->lines())
+                QVERIFY2(points(line) > 0, qPrintable(line->name()));
+        } else {
+            QVERIFY(view->isEmpty());
+            QVERIFY2(view->emptyText().contains(problem), qPrintable(view->emptyText()));
+            QCOMPARE(note->text().count(problem), 1); // said once, however many scrapes failed
+            QVERIFY2(note->text().contains(QStringLiteral("failed scrape")), qPrintable(note->text()));
+        }
+    }
+
     void stopMidRunLeavesSavedRun()
     {
         // The default preset streams for seconds: plenty in flight when Stop comes.

@@ -116,9 +116,6 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
-        m_health =
-            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
-        m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -133,6 +130,11 @@ public:
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
         m_controller->start(workerThreads);
+        // After start(): the transport threads it probes exist only from then on.
+        m_health =
+            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
+        m_health->setTransportStallMs(m_runner->m_testTransportStallMs);
         m_health->start();
     }
 
