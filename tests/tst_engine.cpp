@@ -50,6 +50,13 @@ SimConfig fastSim()
     return c;
 }
 
+/// The transport of the global data row (initTestCase_data): every test runs over each.
+TransportKind rowTransport()
+{
+    QFETCH_GLOBAL(int, transport);
+    return TransportKind(transport);
+}
+
 RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
 {
     RunConfig c;
@@ -64,10 +71,12 @@ RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
 }
 
 /// Runs a whole load profile; `during` may act on the controller while it runs (e.g. Stop).
-RunResult runLoad(const RunConfig &config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000)
+RunResult runLoad(RunConfig config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000)
 {
     RunResult result;
     QString error;
+    if (config.target.transport == TransportKind::Auto)
+        config.target.transport = rowTransport();
     const auto plan = RunPlan::create(config, &error);
     if (!plan) {
         qWarning() << "plan:" << error;
@@ -234,6 +243,13 @@ class TestEngine : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase_data()
+    {
+        QTest::addColumn<int>("transport");
+        QTest::newRow("native") << int(TransportKind::Native);
+        QTest::newRow("qnam") << int(TransportKind::Qnam);
+    }
+
     void closedLoopReachesConcurrencyOnTheWire_data()
     {
         QTest::addColumn<int>("concurrency");
@@ -241,6 +257,7 @@ private Q_SLOTS:
         QTest::newRow("6 users (one QNAM's limit)") << 6;
         QTest::newRow("40 users") << 40;
         QTest::newRow("150 users") << 150;
+        QTest::newRow("200 users") << 200;
     }
 
     void closedLoopReachesConcurrencyOnTheWire()

@@ -139,6 +139,15 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
         c.target.extraBody = *extra;
     }
+    if (f.isSet("transport")) {
+        const auto transport = transportKindFromName(f.value("transport"));
+        if (!transport)
+            return f.fail(QStringLiteral("--transport: unknown transport '%1' (accepted: %2)")
+                              .arg(f.value("transport"), transportKindNames()));
+        c.target.transport = *transport;
+    }
+    if (f.isSet("http2"))
+        c.target.httpVersion = HttpVersion::Http2;
     if (f.isSet("insecure"))
         c.target.tlsVerify = false;
     if (f.isSet("ca-cert"))
@@ -390,68 +399,113 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("How requests are spread over several --url instances: round-robin (default), "
                             "least-in-flight (fewest requests in flight, i.e. least connections) or random."),
              QStringLiteral("POLICY")),
-        flag(QStringLiteral("api"), QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages."), QStringLiteral("API")),
+        flag(QStringLiteral("api"), QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages."),
+             QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
-        flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."), QStringLiteral("NAME")),
-        flag(QStringLiteral("api-key-env"), QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
-                                                           "ANTHROPIC_API_KEY). Keys are never written to any file."),
+        flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."),
+             QStringLiteral("NAME")),
+        flag(QStringLiteral("api-key-env"),
+             QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
+                            "ANTHROPIC_API_KEY). Keys are never written to any file."),
              QStringLiteral("VAR")),
-        flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."), QStringLiteral("'K: V'")),
-        flag(QStringLiteral("extra-body"), QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."), QStringLiteral("JSON")),
-        flag(QStringLiteral("insecure"), QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
-        flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."), QStringLiteral("FILE")),
+        flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."),
+             QStringLiteral("'K: V'")),
+        flag(QStringLiteral("extra-body"),
+             QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
+             QStringLiteral("JSON")),
+        flag(QStringLiteral("transport"),
+             QStringLiteral("HTTP client: auto (default: native for HTTP/1.1, qnam for HTTP/2), native "
+                            "(TokenBench's own HTTP/1.1 client) or qnam (Qt's QNetworkAccessManager)."),
+             QStringLiteral("NAME")),
+        flag(QStringLiteral("http2"),
+             QStringLiteral("Ask for HTTP/2: by ALPN over https, by prior knowledge (h2c) over "
+                            "http. Carried by the qnam transport.")),
+        flag(QStringLiteral("insecure"),
+             QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
+        flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),
+             QStringLiteral("FILE")),
         flag(QStringLiteral("server-metrics"),
-             QStringLiteral("The server's Prometheus endpoint, scraped once a second during the run into server_metrics.csv "
-                            "and the summary (default: the --url server's /metrics, when it answers)."),
+             QStringLiteral(
+                 "The server's Prometheus endpoint, scraped once a second during the run into server_metrics.csv "
+                 "and the summary (default: the --url server's /metrics, when it answers)."),
              QStringLiteral("URL")),
         flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
-        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."), QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."),
+             QStringLiteral("N")),
         flag(QStringLiteral("max-tokens-field"),
-             QStringLiteral("Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
-                            "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
+             QStringLiteral(
+                 "Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
+                 "max_tokens elsewhere) | max_tokens | max_completion_tokens."),
              QStringLiteral("FIELD")),
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
-        flag(QStringLiteral("tokenizer"), QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
-                                                         "(default none: one token per chunk)."),
+        flag(QStringLiteral("tokenizer"),
+             QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
+                            "(default none: one token per chunk)."),
              QStringLiteral("NAME")),
-        flag(QStringLiteral("prompt-tokens"), QStringLiteral("Synthetic user prompt of about N tokens, different for each request."), QStringLiteral("N")),
-        flag(QStringLiteral("system-tokens"), QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."), QStringLiteral("N")),
-        flag(QStringLiteral("shared-prefix-tokens"), QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-tokens"),
+             QStringLiteral("Synthetic user prompt of about N tokens, different for each request."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("system-tokens"),
+             QStringLiteral("Synthetic system prompt of about N tokens, the same for each request."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("shared-prefix-tokens"),
+             QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."),
+             QStringLiteral("N")),
         flag(QStringLiteral("prompt-salt"),
              QStringLiteral("Salt of the synthetic prompts: a run's salt (in its run.json) replays its prompts exactly "
                             "(default: a fresh salt per run, so no prefix cache carries over)."),
              QStringLiteral("S")),
-        flag(QStringLiteral("prompt-file"), QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."), QStringLiteral("FILE")),
-        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."), QStringLiteral("TEXT")),
-        flag(QStringLiteral("concurrency"), QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."), QStringLiteral("N")),
+        flag(QStringLiteral("prompt-file"),
+             QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
+             QStringLiteral("TEXT")),
+        flag(QStringLiteral("concurrency"),
+             QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."),
+             QStringLiteral("N")),
         flag(QStringLiteral("rate"), QStringLiteral("Open loop: R requests/s."), QStringLiteral("R")),
-        flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."), QStringLiteral("KIND")),
-        flag(QStringLiteral("max-in-flight"), QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
-        flag(QStringLiteral("stages"), QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
-                                                      "(after ':' a duration or a request count)."),
+        flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."),
+             QStringLiteral("KIND")),
+        flag(QStringLiteral("max-in-flight"),
+             QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
+        flag(QStringLiteral("stages"),
+             QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
+                            "(after ':' a duration or a request count)."),
              QStringLiteral("SPEC")),
         flag(QStringLiteral("sweep"),
              QStringLiteral("Generated stages to find the throughput-latency knee: \"c=1..256\" doubles the users, "
                             "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels; \":60s\" or \":200\" ends "
                             "each stage (else --duration/--requests). The summary names the knee."),
              QStringLiteral("SPEC")),
-        flag(QStringLiteral("requests"), QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."), QStringLiteral("N")),
-        flag(QStringLiteral("duration"), QStringLiteral("Stop each stage after D (e.g. 60s, 5m)."), QStringLiteral("D")),
-        flag(QStringLiteral("warmup"), QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
-                                                      "written to requests.csv, excluded from statistics."),
+        flag(QStringLiteral("requests"),
+             QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("duration"), QStringLiteral("Stop each stage after D (e.g. 60s, 5m)."),
+             QStringLiteral("D")),
+        flag(QStringLiteral("warmup"),
+             QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
+                            "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
-        flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."), QStringLiteral("D")),
-        flag(QStringLiteral("connect-timeout"), QStringLiteral("Deadline for connecting and the TLS handshake (default 10s)."), QStringLiteral("D")),
-        flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."), QStringLiteral("SPEC")),
-        flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."), QStringLiteral("X")),
+        flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."),
+             QStringLiteral("D")),
+        flag(QStringLiteral("connect-timeout"),
+             QStringLiteral("Deadline for connecting and the TLS handshake (default 10s)."), QStringLiteral("D")),
+        flag(QStringLiteral("slo"), QStringLiteral("Goodput thresholds, e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000."),
+             QStringLiteral("SPEC")),
+        flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."),
+             QStringLiteral("X")),
         flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
-        flag(QStringLiteral("out"), QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."), QStringLiteral("DIR")),
-        flag(QStringLiteral("force"), QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
-        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."), QStringLiteral("N")),
+        flag(QStringLiteral("out"),
+             QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."),
+             QStringLiteral("DIR")),
+        flag(QStringLiteral("force"),
+             QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
+        flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."),
+             QStringLiteral("N")),
         flag(QStringLiteral("quiet"), QStringLiteral("No progress on stderr.")),
         flag(QStringLiteral("shard"),
              QStringLiteral("Run shard K of N (0 ≤ K < N): users, rates and request counts are split exactly over "

@@ -36,6 +36,18 @@ constexpr EnumName<Balance> kBalanceNames[] = {
     {Balance::Random, "random"},
 };
 
+constexpr EnumName<TransportKind> kTransportNames[] = {
+    {TransportKind::Auto, "auto"},
+    {TransportKind::Native, "native"},
+    {TransportKind::Qnam, "qnam"},
+};
+
+constexpr EnumName<HttpVersion> kHttpVersionNames[] = {
+    {HttpVersion::Auto, "auto"},
+    {HttpVersion::Http1, "1.1"},
+    {HttpVersion::Http2, "2"},
+};
+
 constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
     {MaxTokensField::Auto, "auto"},
     {MaxTokensField::MaxTokens, "max_tokens"},
@@ -490,6 +502,36 @@ QString balanceNames()
     return enumNames(kBalanceNames);
 }
 
+QString transportKindName(TransportKind kind)
+{
+    return enumName(kTransportNames, kind);
+}
+
+std::optional<TransportKind> transportKindFromName(const QString &name)
+{
+    return enumFromName<TransportKind>(kTransportNames, name);
+}
+
+QString transportKindNames()
+{
+    return enumNames(kTransportNames);
+}
+
+QString httpVersionName(HttpVersion version)
+{
+    return enumName(kHttpVersionNames, version);
+}
+
+std::optional<HttpVersion> httpVersionFromName(const QString &name)
+{
+    return enumFromName<HttpVersion>(kHttpVersionNames, name);
+}
+
+QString httpVersionNames()
+{
+    return enumNames(kHttpVersionNames);
+}
+
 QString defaultApiKeyEnv(ApiKind api)
 {
     return api == ApiKind::AnthropicMessages ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY");
@@ -669,6 +711,10 @@ QStringList validate(const RunConfig &c)
         if (const QString problem = headerProblem(h); !problem.isEmpty())
             problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
     }
+    if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2)
+        problems << QStringLiteral(
+            "target.http_version (--http2): HTTP/2 needs --transport qnam or auto (native speaks "
+            "HTTP/1.1)");
     if (!c.target.caCertificate.isEmpty()) {
         if (!QFileInfo(c.target.caCertificate).isReadable())
             problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
@@ -817,6 +863,8 @@ nlohmann::json toJson(const TargetConfig &target)
         {"ca_cert", toStd(t.caCertificate)},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
+        {"transport", toStd(transportKindName(t.transport))},
+        {"http_version", toStd(httpVersionName(t.httpVersion))},
     };
 }
 
@@ -914,6 +962,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("ca_cert", t.caCertificate);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
+    r.enumeration("transport", t.transport, &transportKindFromName, transportKindNames());
+    r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));

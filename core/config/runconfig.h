@@ -75,6 +75,20 @@ QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "
 std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames();               ///< the names joined with '|', for messages
 
+/// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
+/// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
+enum class TransportKind { Auto, Native, Qnam };
+QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
+std::optional<TransportKind> transportKindFromName(const QString &name);
+QString transportKindNames();
+
+/// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2
+/// (over https by ALPN, in clear by prior knowledge: h2c).
+enum class HttpVersion { Auto, Http1, Http2 };
+QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
+std::optional<HttpVersion> httpVersionFromName(const QString &name);
+QString httpVersionNames();
+
 /// One endpoint profile.
 struct TargetConfig {
     QString name;                    ///< display name; empty means "use the model name"
@@ -93,6 +107,8 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    TransportKind transport = TransportKind::Auto;
+    HttpVersion httpVersion = HttpVersion::Auto;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.

@@ -37,7 +37,11 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
-    b.m_endpoint = {url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate};
+    b.m_endpoint = {url.host(),        quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate,
+                    target.httpVersion};
+    b.m_transport = target.transport != TransportKind::Auto    ? target.transport
+                    : target.httpVersion == HttpVersion::Http2 ? TransportKind::Qnam
+                                                               : TransportKind::Native;
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");
@@ -51,15 +55,29 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     }
     b.m_modelsPath = joinPath(url, "/models");
 
+    b.m_requestUrl = url.adjusted(QUrl::RemoveUserInfo);
+    QByteArray path = b.m_path;
+    if (const qsizetype query = path.indexOf('?'); query >= 0)
+        path.truncate(query);
+    b.m_requestUrl.setPath(QString::fromLatin1(path));
+
+    auto &list = b.m_headerList;
+    list.append(qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")));
+    // Compressed SSE would arrive in bursts, and timed wrong.
+    list.append(qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity")));
+    list += targetHeaders(target);
+    list.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    if (request.stream)
+        list.append(qMakePair(QByteArray("Accept"), QByteArray("text/event-stream")));
     QByteArray h;
     const bool defaultPort = url.port() < 0;
     h += "Host: " + url.host(QUrl::FullyEncoded).toLatin1();
     if (!defaultPort)
         h += ':' + QByteArray::number(url.port());
-    h += "\r\nUser-Agent: tokenbench\r\nConnection: keep-alive\r\n";
-    h += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
-    for (const auto &[name, value] : targetHeaders(target))
-        h += name + ": " + value + "\r\n";
+    h += "\r\nConnection: keep-alive\r\n";
+    // Without the last two: the models request (a GET) shares the rest.
+    for (qsizetype i = 0; i < list.size() - (request.stream ? 2 : 1); ++i)
+        h += list[i].first + ": " + list[i].second + "\r\n";
     b.m_headers = h;
     return b;
 }

@@ -15,6 +15,7 @@ struct Endpoint {
     bool tls = false;
     bool verifyTls = true;
     QString caCertificate;
+    HttpVersion httpVersion = HttpVersion::Auto;
     bool operator==(const Endpoint &) const = default;
 };
 
@@ -34,8 +35,15 @@ public:
 
     /// The JSON body for a prompt (before the target's extra_body is merged in).
     nlohmann::json body(const Prompt &prompt) const;
-    /// The whole HTTP request message.
+    /// The transport that carries the target's requests: never Auto (README "Transports": auto is
+    /// native for HTTP/1.1, qnam where HTTP/2 is asked for).
+    TransportKind transport() const { return m_transport; }
+    /// The whole HTTP/1.1 request message.
     QByteArray httpRequest(const Prompt &prompt) const;
+    /// What a transport that makes its own messages (qnam) needs: the URL requests are posted to,
+    /// and every header httpRequest() carries but Host, Connection and Content-Length.
+    const QUrl &requestUrl() const { return m_requestUrl; }
+    const QList<QPair<QByteArray, QByteArray>> &requestHeaders() const { return m_headerList; }
     /// A GET request for {base}/models (connection test).
     QByteArray modelsRequest() const;
 
@@ -66,6 +74,9 @@ private:
     QByteArray m_path;
     QByteArray m_modelsPath;
     QByteArray m_headers; ///< everything after the request line except Content-Length
+    QList<QPair<QByteArray, QByteArray>> m_headerList;
+    QUrl m_requestUrl;
+    TransportKind m_transport = TransportKind::Native;
 };
 
 } // namespace tb

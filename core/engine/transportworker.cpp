@@ -1,19 +1,17 @@
 #include "engine/transportworker.h"
 
-#include "engine/httpconnection.h"
+#include "engine/nativetransport.h"
+#include "engine/qnamtransport.h"
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 
 #include <chrono>
 #include <optional>
+#include <utility>
 
 namespace tb {
 
 namespace {
-
-/// Servers commonly close idle keep-alive connections after 5 s (uvicorn, which serves vLLM);
-/// reusing one just as it closes would fail a request for the client's sake, so retire them first.
-constexpr std::int64_t kMaxIdleNs = 4'000'000'000;
 
 /// Server text reaches the error column (an HTML page's NUL, terminal escapes): no control
 /// characters in what is recorded.
@@ -46,7 +44,8 @@ public:
     }
 
     RequestRecord &record() { return m_record; }
-    HttpConnection *connection = nullptr;
+    Transport *transport = nullptr;
+    Exchange *exchange = nullptr;
     std::int64_t promptTokens = 0;
     TransportWorker::Deadlines::iterator deadline;
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
@@ -142,7 +141,7 @@ public:
     void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
-        connection = nullptr; // the connection drops itself
+        exchange = nullptr;     // the transport disposes of it
         if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
             fail(m_decoder.failure(), m_record.errorMessage);
         else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
@@ -196,7 +195,7 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
     , m_completed(std::move(completed))
 {
     m_deadlineTimer.setParent(this); // moves to the worker thread with us
-    m_poller.setParent(this);
+    m_native = new NativeTransport(m_clock, this);
     m_deadlineTimer.setSingleShot(true);
     m_deadlineTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
@@ -206,12 +205,12 @@ TransportWorker::~TransportWorker()
 {
     m_completed = nullptr; // nobody listens any more; just tear down
     for (auto &[raw, request] : m_active) {
-        if (request->connection)
-            request->connection->abandon();
+        if (request->exchange)
+            request->transport->abandon(request->exchange);
     }
     m_active.clear();
-    // Every connection, including those already dropped (deleteLater) — before m_poller goes.
-    qDeleteAll(findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly));
+    delete m_qnam;
+    delete m_native;
 }
 
 void TransportWorker::execute(const RequestJob &job)
@@ -224,11 +223,21 @@ void TransportWorker::execute(const RequestJob &job)
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
-    raw->connection = acquireConnection(builder.endpoint());
-    if (!raw->connection->isConnected())
+    raw->transport = transportFor(builder);
+    raw->exchange = raw->transport->acquire(builder);
+    if (!raw->exchange->isConnected())
         raw->connectDeadline =
             addDeadline(now + m_plan->config.load.connectTimeoutMs * 1'000'000, raw, Deadline::Connect);
-    raw->connection->send(builder.httpRequest(prompt), raw);
+    raw->transport->send(raw->exchange, builder, prompt, raw);
+}
+
+Transport *TransportWorker::transportFor(const RequestBuilder &builder)
+{
+    if (builder.transport() == TransportKind::Native)
+        return m_native;
+    if (!m_qnam)
+        m_qnam = new QnamTransport(m_clock, this);
+    return m_qnam;
 }
 
 TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t dueNs, ActiveRequest *request,
@@ -241,38 +250,6 @@ TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t d
     return it;
 }
 
-HttpConnection *TransportWorker::acquireConnection(const Endpoint &endpoint)
-{
-    const std::int64_t now = m_clock.nowNs();
-    while (!m_idle.empty()) {
-        HttpConnection *c = m_idle.back();
-        m_idle.pop_back();
-        if (c->endpoint() == endpoint && c->isReusable() && now - c->idleSinceNs() < kMaxIdleNs)
-            return c;
-        dropConnection(c);
-    }
-    auto *c = new HttpConnection(endpoint, m_clock, &m_poller, this);
-    connect(c, &HttpConnection::connectionLost, this, &TransportWorker::dropConnection);
-    m_connections.insert(c);
-    return c;
-}
-
-void TransportWorker::releaseConnection(HttpConnection *connection)
-{
-    if (connection->isReusable())
-        m_idle.push_back(connection);
-    else
-        dropConnection(connection);
-}
-
-void TransportWorker::dropConnection(HttpConnection *connection)
-{
-    if (m_connections.remove(connection)) {
-        std::erase(m_idle, connection);
-        connection->deleteLater();
-    }
-}
-
 void TransportWorker::finish(ActiveRequest *request)
 {
     auto it = m_active.find(request);
@@ -283,10 +260,8 @@ void TransportWorker::finish(ActiveRequest *request)
     m_deadlines.erase(owned->deadline);
     if (owned->connectDeadline)
         m_deadlines.erase(*owned->connectDeadline);
-    if (HttpConnection *c = owned->connection) {
-        owned->connection = nullptr;
-        releaseConnection(c);
-    }
+    if (Exchange *e = std::exchange(owned->exchange, nullptr))
+        owned->transport->release(e);
     if (m_deadlines.empty())
         m_deadlineTimer.stop();
     // Servers echo requests in their errors; whatever they echo of a credential stops here.
@@ -303,11 +278,8 @@ void TransportWorker::finish(ActiveRequest *request)
 void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, const QString &message,
                                  std::int64_t nowNs)
 {
-    if (HttpConnection *c = request->connection) {
-        request->connection = nullptr;
-        c->abandon();
-        dropConnection(c);
-    }
+    if (Exchange *e = std::exchange(request->exchange, nullptr))
+        request->transport->abandon(e);
     request->abort(status, message, nowNs);
 }
 
@@ -324,8 +296,8 @@ void TransportWorker::checkDeadlines()
     // Ending a request erases its deadlines, so the earliest is always the next to look at.
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
         const auto [request, kind] = m_deadlines.begin()->second;
-        HttpConnection *connection = request->connection;
-        if (kind == Deadline::Total || !connection) {
+        const Exchange *exchange = request->exchange;
+        if (kind == Deadline::Total || !exchange) {
             endRequest(
                 request, RequestStatus::Timeout,
                 QStringLiteral("no complete response within %1").arg(formatDuration(m_plan->config.load.timeoutMs)),
@@ -333,8 +305,10 @@ void TransportWorker::checkDeadlines()
             continue;
         }
         const QString within = formatDuration(m_plan->config.load.connectTimeoutMs);
-        const Endpoint &endpoint = connection->endpoint();
-        if (connection->handshaking())
+        const Endpoint &endpoint = m_plan->targets.at(std::size_t(request->record().target))
+                                       .instances.at(std::size_t(request->record().instance))
+                                       .endpoint();
+        if (exchange->handshaking())
             endRequest(
                 request, RequestStatus::Tls,
                 QStringLiteral("TLS handshake not finished within %1 (--connect-timeout): the server may speak plain "
@@ -362,8 +336,9 @@ void TransportWorker::cancelAll()
         all.push_back(raw);
     for (ActiveRequest *request : all)
         endRequest(request, RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
-    for (HttpConnection *c : std::vector<HttpConnection *>(m_idle.begin(), m_idle.end()))
-        dropConnection(c);
+    m_native->closeIdle();
+    if (m_qnam)
+        m_qnam->closeIdle();
 }
 
 } // namespace tb
