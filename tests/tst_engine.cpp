@@ -619,6 +619,20 @@ private Q_SLOTS:
         QFETCH(bool, stream);
         QFETCH(int, status);
         QFETCH(QString, message);
+        // QNAM parses HTTP itself: what it cannot parse it reports in fewer words, and hostile
+        // chunk sizes it takes as the end of the body or waits on (README "Transports").
+        static const QHash<QByteArray, std::pair<QList<RequestStatus>, QString>> qnamSays = {
+            {"not http", {{RequestStatus::Protocol}, QStringLiteral("before any response")}},
+            {"chunk size -1", {{RequestStatus::StreamTruncated, RequestStatus::Timeout}, QString()}},
+            {"chunk size 8000000000000000", {{RequestStatus::StreamTruncated}, QString()}},
+            {"chunk size 5bbbbbbbbbbbbbbbbbbbbbbbb", {{RequestStatus::StreamTruncated}, QString()}},
+        };
+        const auto qnam = qnamSays.constFind(QTest::currentDataTag());
+        QList<RequestStatus> accepted{RequestStatus(status)};
+        if (rowTransport() == TransportKind::Qnam && qnam != qnamSays.cend()) {
+            accepted = qnam->first;
+            message = qnam->second;
+        }
         CannedServer server(response);
         QVERIFY(server.listen(QHostAddress::LocalHost));
         RunConfig config;
@@ -627,12 +641,12 @@ private Q_SLOTS:
         config.request.stream = stream;
         config.load.concurrency = 2;
         config.load.requests = 4;
-        config.load.timeoutMs = 20000;
+        config.load.timeoutMs = accepted.contains(RequestStatus::Timeout) ? 1000 : 20000;
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 4);
         for (const RequestRecord &rec : r.records) {
-            QVERIFY2(int(rec.status) == status,
+            QVERIFY2(accepted.contains(rec.status),
                      qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
             QVERIFY(rec.doneNs >= rec.scheduledNs);
@@ -666,6 +680,8 @@ private Q_SLOTS:
         QFETCH(QString, peer);
         QFETCH(int, status);
         QFETCH(QString, message);
+        if (peer == QLatin1String("h2") && rowTransport() == TransportKind::Qnam) // it closes, not waits
+            message = QStringLiteral("connection closed before any response");
         if (peer.endsWith(QLatin1String("https")) && !QSslSocket::supportsSsl())
             QSKIP("this Qt has no TLS backend");
         SilentServer silent;
@@ -738,6 +754,12 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 3);
         for (const RequestRecord &rec : r.records) {
+            if (rowTransport() == TransportKind::Qnam) {
+                // QNAM drops an answer that comes while the body is still going out; pinned so that
+                // a Qt that reads it shows up here (README "Transports").
+                QVERIFY2(rec.status == RequestStatus::Protocol, qPrintable(rec.errorMessage));
+                continue;
+            }
             QVERIFY2(rec.status == RequestStatus::Http,
                      qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QCOMPARE(rec.httpStatus, 413);

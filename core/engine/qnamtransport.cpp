@@ -41,8 +41,8 @@ public:
 
     bool isConnected() const override { return m_opened; }
     // QNAM says when TLS is done (encrypted), not when TCP is: over https a connect deadline is
-    // taken for the handshake once QNAM has begun to connect.
-    bool handshaking() const override { return m_endpoint.tls && m_connecting && !m_opened; }
+    // taken for the handshake (README "Transports").
+    bool handshaking() const override { return m_endpoint.tls && !m_opened; }
 
     void start(QNetworkRequest request, const QByteArray &body, ResponseSink *sink)
     {
@@ -51,16 +51,8 @@ public:
         m_reply = m_transport->m_managers[m_manager].nam->post(request, body);
         m_reply->setParent(this);
         m_reply->setReadBufferSize(kReplyBufferBytes);
-        connect(m_reply, &QNetworkReply::socketStartedConnecting, this, [this] { m_connecting = true; });
         connect(m_reply, &QNetworkReply::encrypted, this, [this] { opened(); });
-        connect(m_reply, &QNetworkReply::requestSent, this, [this] {
-            const std::int64_t stamp = m_transport->m_clock.nowNs();
-            opened();
-            if (m_sink && !m_sent) {
-                m_sent = true;
-                m_sink->requestSent(stamp);
-            }
-        });
+        connect(m_reply, &QNetworkReply::requestSent, this, [this] { sent(); });
         connect(m_reply, &QNetworkReply::metaDataChanged, this, [this] { head(m_transport->m_clock.nowNs()); });
         connect(m_reply, &QNetworkReply::readyRead, this, [this] { read(m_transport->m_clock.nowNs()); });
         connect(m_reply, &QNetworkReply::finished, this, [this] { finished(m_transport->m_clock.nowNs()); });
@@ -89,17 +81,26 @@ private:
             m_sink->connectionOpened();
     }
 
+    /// Stamped with when the request was handed to QNAM: its requestSent comes through QNAM's
+    /// thread, later than the bytes left — after the server has them, at times.
+    void sent()
+    {
+        opened();
+        if (m_sink && !m_sent) {
+            m_sent = true;
+            m_sink->requestSent(m_postedNs);
+        }
+    }
+
     void head(std::int64_t stampNs)
     {
         const QVariant status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
         if (m_headSeen || !m_sink || !status.isValid())
             return;
         m_headSeen = true;
-        opened();
-        if (!m_sent) { // QNAM did not say when the request left (HTTP/2 may not): when it was handed over
-            m_sent = true;
-            m_sink->requestSent(m_postedNs);
-        }
+        sent(); // QNAM may not say when the request left (HTTP/2): its answer says it did
+        if (!m_sink)
+            return;
         ResponseHead h;
         h.status = status.toInt();
         h.http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
@@ -140,10 +141,19 @@ private:
         m_transport->dispose(this);
     }
 
+    /// Qt's own error text, without the request URL it may hold (a query may carry a key).
+    QString qtText() const
+    {
+        QString text = m_reply->errorString();
+        const QString where = QStringLiteral("%1:%2").arg(m_endpoint.host).arg(m_endpoint.port);
+        text.replace(m_reply->url().toString(), where);
+        text.replace(m_reply->url().toDisplayString(), where);
+        return text.left(300);
+    }
+
     std::pair<RequestStatus, QString> classify(QNetworkReply::NetworkError error) const
     {
         const QString where = QStringLiteral("%1:%2").arg(m_endpoint.host).arg(m_endpoint.port);
-        // Qt's texts may carry the request URL (its query may hold a key): named by class here.
         switch (error) {
         case QNetworkReply::ConnectionRefusedError:
             return {RequestStatus::Connect, QStringLiteral("connection refused by %1").arg(where)};
@@ -160,8 +170,14 @@ private:
             return {RequestStatus::Timeout, QStringLiteral("QNAM timed out the transfer")};
         case QNetworkReply::OperationCanceledError:
             return {RequestStatus::Cancelled, QStringLiteral("cancelled")};
-        case QNetworkReply::SslHandshakeFailedError:
-            return {RequestStatus::Tls, QStringLiteral("TLS handshake failed: ") + m_reply->errorString()};
+        case QNetworkReply::SslHandshakeFailedError: {
+            const QString why = qtText();
+            // OpenSSL's words for an answer that is not TLS: a plain-HTTP server's 400.
+            const bool plain = why.contains(QLatin1String("wrong version number"));
+            return {RequestStatus::Tls,
+                    QStringLiteral("TLS handshake failed: ") + why +
+                        (plain ? QStringLiteral(" (does it speak plain HTTP? try http://)") : QString())};
+        }
         case QNetworkReply::ProxyConnectionRefusedError:
         case QNetworkReply::ProxyConnectionClosedError:
         case QNetworkReply::ProxyNotFoundError:
@@ -176,8 +192,13 @@ private:
         default:
             break;
         }
+        // Once the connection was open (a reset while the body was going out, too), a network
+        // failure is the exchange's, not the connect's.
+        const QString text = qtText();
+        if (error < QNetworkReply::ContentAccessDenied && !m_opened && !text.contains(QLatin1String("reset")))
+            return {RequestStatus::Connect, QStringLiteral("%1: %2").arg(where, text)};
         if (error < QNetworkReply::ContentAccessDenied)
-            return {RequestStatus::Connect, QStringLiteral("network error %1 to %2").arg(int(error)).arg(where)};
+            return {RequestStatus::Protocol, QStringLiteral("connection failed mid-exchange: ") + text};
         return {RequestStatus::Protocol, QStringLiteral("QNetworkReply error %1").arg(int(error))};
     }
 
@@ -187,7 +208,6 @@ private:
     Endpoint m_endpoint;
     QNetworkReply *m_reply = nullptr;
     ResponseSink *m_sink = nullptr;
-    bool m_connecting = false;
     bool m_opened = false;
     bool m_sent = false;
     bool m_headSeen = false;
