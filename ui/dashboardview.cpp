@@ -441,6 +441,9 @@ void DashboardView::refreshHeader()
         parts << tr("%1 at %2").arg(model, url);
     else if (!model.isEmpty())
         parts << tr("%1 at %2 +%3 replicas, %4").arg(model, url).arg(target.replicas.size()).arg(balanceName(target.balance));
+    // Live, before a summary counts HTTP versions: the transport the configuration picks.
+    const QString transport = s.transportText();
+    parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;

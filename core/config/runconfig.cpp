@@ -517,6 +517,13 @@ QString transportKindNames()
     return enumNames(kTransportNames);
 }
 
+TransportKind effectiveTransport(const TargetConfig &target)
+{
+    if (target.transport != TransportKind::Auto)
+        return target.transport;
+    return target.httpVersion == HttpVersion::Http2 ? TransportKind::Qnam : TransportKind::Native;
+}
+
 QString httpVersionName(HttpVersion version)
 {
     return enumName(kHttpVersionNames, version);

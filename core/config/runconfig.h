@@ -78,9 +78,12 @@ QString balanceNames();               ///< the names joined with '|', for messag
 /// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
 /// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
 enum class TransportKind { Auto, Native, Qnam };
+struct TargetConfig;
 QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
 std::optional<TransportKind> transportKindFromName(const QString &name);
 QString transportKindNames();
+/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for, else native.
+TransportKind effectiveTransport(const TargetConfig &target);
 
 /// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2
 /// (over https by ALPN, in clear by prior knowledge: h2c).

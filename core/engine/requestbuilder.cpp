@@ -39,9 +39,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_extraBody = target.extraBody;
     b.m_endpoint = {url.host(),        quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate,
                     target.httpVersion};
-    b.m_transport = target.transport != TransportKind::Auto    ? target.transport
-                    : target.httpVersion == HttpVersion::Http2 ? TransportKind::Qnam
-                                                               : TransportKind::Native;
+    b.m_transport = effectiveTransport(target);
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");

@@ -35,8 +35,7 @@ public:
 
     /// The JSON body for a prompt (before the target's extra_body is merged in).
     nlohmann::json body(const Prompt &prompt) const;
-    /// The transport that carries the target's requests: never Auto (README "Transports": auto is
-    /// native for HTTP/1.1, qnam where HTTP/2 is asked for).
+    /// The transport that carries the target's requests: effectiveTransport(), never Auto.
     TransportKind transport() const { return m_transport; }
     /// The whole HTTP/1.1 request message.
     QByteArray httpRequest(const Prompt &prompt) const;

@@ -69,6 +69,7 @@ public:
     {
         m_record.headersNs = stampNs;
         m_record.httpStatus = head.status;
+        m_record.httpVersion = head.http2 ? 2 : 1;
         m_record.retryAfterS = head.retryAfterS;
         if (!head.contentEncoding.isEmpty()) {
             // Asked for identity; encoded bytes would read as a broken stream or binary text.

@@ -52,6 +52,7 @@ struct RequestRecord {
     bool warmup = false;             ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;              ///< 0 when no response arrived
+    int httpVersion = 0;             ///< the response came over HTTP/1.1 (1) or HTTP/2 (2); 0: none
     TokenSource tokenSource = TokenSource::Chunks;
 
     std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent

@@ -125,6 +125,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     ++requests.attempted;
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
+    if (r.httpVersion > 0)
+        ++requests.byHttpVersion[r.httpVersion == 2 ? QStringLiteral("2") : QStringLiteral("1.1")];
     if (!r.ok()) {
         ++requests.failed;
         ++requests.byError[QLatin1String(statusName(r.status))];
@@ -326,6 +328,7 @@ RunSummary RunAggregator::summary() const
     s.toolVersion = m_info.toolVersion.isEmpty() ? version() : m_info.toolVersion;
     s.targetName = m_info.config.target.displayName();
     s.targetUrl = m_info.config.target.url;
+    s.transport = transportKindName(effectiveTransport(m_info.config.target));
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
     s.startedAt = m_info.startedAtText();

@@ -164,6 +164,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     json byFinishReason = json::object();
     for (const auto &[reason, count] : b.requests.byFinishReason)
         byFinishReason[toStd(reason)] = count;
+    json byHttpVersion = json::object();
+    for (const auto &[version, count] : b.requests.byHttpVersion)
+        byHttpVersion[toStd(version)] = count;
 
     json block{
         {"load", loadToJson(b.load, wholeRun)},
@@ -176,7 +179,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"warmup", b.requests.warmup},
           {"by_status", byStatus},
           {"by_error", byError},
-          {"by_finish_reason", byFinishReason}}},
+          {"by_finish_reason", byFinishReason},
+          {"by_http_version", byHttpVersion}}},
         {"throughput",
          {{"requests_per_s", b.throughput.requestsPerS},
           {"output_tokens_per_s", b.throughput.outputTokensPerS},
@@ -243,6 +247,11 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         const Node byFinishReason = requests.object("by_finish_reason");
         for (const auto &[key, value] : byFinishReason.value().items())
             b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
+    }
+    if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
+        const Node byHttpVersion = requests.object("by_http_version");
+        for (const auto &[key, value] : byHttpVersion.value().items())
+            b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
     }
 
     const Node throughput = n.object("throughput");
@@ -327,13 +336,29 @@ bool isLatencyMetric(Metric metric)
     return std::string_view(kMetricNames[std::size_t(metric)].section) == "latency_ms";
 }
 
+QString RunSummary::transportText() const
+{
+    if (transport.isEmpty())
+        return {};
+    const auto &versions = total.requests.byHttpVersion;
+    QStringList parts;
+    for (const auto &[version, count] : versions)
+        parts << (versions.size() == 1 ? QStringLiteral("HTTP/%1").arg(version)
+                                       : QStringLiteral("HTTP/%1 × %2").arg(version).arg(count));
+    return parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+}
+
 json RunSummary::toJson() const
 {
     json j{
         {"format_version", formatVersion},
         {"tool", {{"name", toStd(toolName)}, {"version", toStd(toolVersion)}}},
         {"target",
-         {{"name", toStd(targetName)}, {"url", toStd(targetUrl)}, {"api", toStd(api)}, {"model", toStd(model)}}},
+         {{"name", toStd(targetName)},
+          {"url", toStd(targetUrl)},
+          {"api", toStd(api)},
+          {"model", toStd(model)},
+          {"transport", toStd(transport)}}},
         {"started_at", toStd(startedAt)},
     };
     if (!targetReplicas.isEmpty()) {
@@ -384,6 +409,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.targetUrl = target.string("url");
     s.api = target.string("api");
     s.model = target.string("model");
+    s.transport = target.has("transport") ? target.string("transport") : QString();
     if (target.has("replicas")) {
         if (const json *replicas = target.array("replicas")) {
             for (const json &r : *replicas)

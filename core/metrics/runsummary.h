@@ -67,6 +67,8 @@ struct RequestCounts {
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
     std::map<QString, std::int64_t> byFinishReason;
+    /// HTTP version ("1.1", "2") of attempted requests that got a response: what was negotiated.
+    std::map<QString, std::int64_t> byHttpVersion;
     /// Successful requests that stopped at the max_tokens cap (finish_reason "length" or "max_tokens").
     std::int64_t stoppedAtCap() const;
 
@@ -121,6 +123,10 @@ struct SummaryBlock {
 };
 
 struct RunSummary {
+    /// The transport and the HTTP versions it negotiated: "native · HTTP/1.1", "qnam · HTTP/2",
+    /// "qnam · HTTP/1.1 × 3, HTTP/2 × 5"; empty for runs from before transports were chosen.
+    QString transportText() const;
+
     int formatVersion = kRunFormatVersion;
     QString toolName;
     QString toolVersion;
@@ -131,6 +137,7 @@ struct RunSummary {
     QString startedAt; ///< ISO 8601 with offset
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
+    QString transport;          ///< transportKindName() of the transport used; empty for older runs
     SummaryBlock total;
     std::vector<SummaryBlock> stages;
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the

@@ -280,13 +280,16 @@ QString HtmlReport::runsSection() const
         const QString merged = run.info.mergedFrom.isEmpty() ? QString()
                                                              : QStringLiteral("<br/><span class=\"legend\">%1</span>")
                                                                    .arg(esc(RunMerger::mergedNote(run.info.mergedFrom)));
-        html += QStringLiteral("<tr><td class=\"nowrap\">%1%2</td><td>%3%4</td><td>%5</td><td>%6<br/><span class=\"legend\">%7</span></td>"
+        html += QStringLiteral("<tr><td class=\"nowrap\">%1%2</td><td>%3%4</td><td>%5</td><td>%6<br/><span "
+                               "class=\"legend\">%7</span></td>"
                                "<td>%8</td><td>%9</td><td class=\"num\">%10 / %11</td></tr>\n")
                     .arg(swatch(int(i)), QString::number(i + 1), esc(m_table.labels()[qsizetype(i)]),
-                         (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged, esc(s.model),
-                         esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
-                         esc(s.targetUrl + QStringLiteral(" · ") + s.api), esc(load), esc(shortTime(s.startedAt)),
-                         QString::number(s.total.requests.ok), QString::number(s.total.requests.attempted));
+                         (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged,
+                         esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
+                         esc(s.targetUrl + QStringLiteral(" · ") + s.api +
+                             (s.transport.isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
+                         esc(load), esc(shortTime(s.startedAt)), QString::number(s.total.requests.ok),
+                         QString::number(s.total.requests.attempted));
     }
     return html + QStringLiteral("</tbody>\n</table>\n");
 }

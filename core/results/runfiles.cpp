@@ -49,6 +49,7 @@ enum Column {
     DoneAtMs,
     Instance,
     HiddenReasoningTokens,
+    HttpVersionColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -85,6 +86,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "done_at_ms",
     "instance",
     "hidden_reasoning_tokens",
+    "http_version",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -285,6 +287,7 @@ json runInfoToJson(const RunInfo &info)
         {"started_at", toStd(info.startedAtText())},
         {"stages", stagesToJson(info.stages)},
         {"config", toJson(info.config)},
+        {"transport", toStd(transportKindName(effectiveTransport(info.config.target)))},
     };
     if (info.wallOriginNs > 0)
         j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
@@ -430,6 +433,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
+    put(r.httpVersion == 2 ? "2" : r.httpVersion == 1 ? "1.1" : "");
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -488,6 +492,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.errorMessage = f.string(Error);
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
+    r.httpVersion = f.text(HttpVersionColumn) == "2" ? 2 : f.text(HttpVersionColumn) == "1.1" ? 1 : 0;
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {
