@@ -14,7 +14,7 @@
 //                     default off: the CPU figure then is the engine's alone)
 #include "pacedsimulator.h"
 
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>

@@ -13,12 +13,12 @@
 // Usage: bench_ui [--cli PATH] [--streams 1000] [--seconds 20] [--tokens-per-s 20000]
 #include "pacedsimulator.h"
 
-#include "configeditor.h"
-#include "dashboardview.h"
+#include "editors/configeditor.h"
+#include "views/dashboardview.h"
 #include "mainwindow.h"
-#include "requestsmodel.h"
-#include "requestsview.h"
-#include "rundocument.h"
+#include "models/requestsmodel.h"
+#include "views/requestsview.h"
+#include "views/rundocument.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 // BenchmarkRunner, the one entry point the GUI and the CLI share: live signals, summaries on a
 // known simulator profile, Stop, and what a cancelled or abandoned run leaves on disk.
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 

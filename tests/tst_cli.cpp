@@ -4,7 +4,7 @@
 #include <QProcess>
 #include <QTest>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
 
 namespace {
 

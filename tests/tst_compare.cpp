@@ -3,8 +3,8 @@
 #include "metrics/bootstrap.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
-#include "results/comparison.h"
-#include "results/csv.h"
+#include "analysis/comparison.h"
+#include "formats/csv.h"
 #include "results/runwriter.h"
 
 #include <QDir>
@@ -13,7 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
 
 #include <cmath>
 #include <random>

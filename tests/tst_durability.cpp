@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clirunner.h"
-#include "smalldisk.h"
+#include "support/clirunner.h"
+#include "support/smalldisk.h"
 
 #include <chrono>
 #include <csignal>

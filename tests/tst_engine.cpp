@@ -3,7 +3,7 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
-#include "echoserver.h"
+#include "support/echoserver.h"
 
 #include <QSignalSpy>
 #include <QFile>

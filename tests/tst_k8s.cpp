@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
 
 using json = nlohmann::json;
 

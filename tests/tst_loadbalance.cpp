@@ -1,10 +1,10 @@
 // Load balancing over several instances of one model (a target with replicas) against real
 // simulators on 127.0.0.1: each policy's request shares checked against what every simulator says
 // it served, the per-instance summary and requests.csv column, and the CLI's per-instance table.
-#include "clirunner.h"
+#include "support/clirunner.h"
 
-#include "results/benchmarkrunner.h"
-#include "results/comparison.h"
+#include "run/benchmarkrunner.h"
+#include "analysis/comparison.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 

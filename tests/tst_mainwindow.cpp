@@ -4,12 +4,13 @@
 // window writes.
 #include "mainwindow.h"
 
-#include "configeditor.h"
-#include "rundocument.h"
-#include "simulatorcontroller.h"
-#include "targetlistmodel.h"
+#include "editors/configeditor.h"
+#include "views/rundocument.h"
+#include "editors/simulatorcontroller.h"
+#include "models/targetlistmodel.h"
 
 #include "tokenbench/version.h"
+#include "support/testsettings.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -107,10 +108,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_settingsDir.isValid());
         QStandardPaths::setTestModeEnabled(true); // runs and history stay out of the user's folders
-        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
-        QApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        test::isolateSettings(m_settingsDir.path(), QStringLiteral("tst_mainwindow"));
     }
 
     void init() { QSettings().clear(); }

@@ -3,7 +3,7 @@
 // and the reason is reported once.
 
 #include "observe/metricsscraper.h"
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 

@@ -1,8 +1,8 @@
 // The Prometheus text / OpenMetrics parser, the mapping of vLLM's, SGLang's, TGI's and llama.cpp's
 // names to the common server series, histogram quantiles and a run's server window.
 
-#include "observe/prometheustext.h"
-#include "observe/servermetrics.h"
+#include "formats/prometheustext.h"
+#include "metrics/servermetrics.h"
 
 #include <QFile>
 #include <QtTest>

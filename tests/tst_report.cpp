@@ -1,9 +1,9 @@
 // `tokenbench-cli report` (and `compare` on sessions) on runs made by `tokenbench-cli run` against
 // simulated servers: the HTML parses, its numbers are the summaries', it references nothing
 // outside itself, hides credentials, and bad inputs are refused by name.
-#include "results/comparison.h"
-#include "results/comparisonsession.h"
-#include "results/htmlreport.h"
+#include "analysis/comparison.h"
+#include "run/comparisonsession.h"
+#include "analysis/htmlreport.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 
@@ -15,38 +15,21 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
+#include "support/testfiles.h"
+#include "support/testsimulator.h"
 #include <QXmlStreamReader>
 
 #include <map>
 #include <memory>
 
 using namespace tb;
+using tb::test::readFile;
+using tb::test::writeFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 
 namespace {
-
-std::unique_ptr<SimulatorHost> startServer(double ttftMs)
-{
-    SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
-    sc.ttftMs = ttftMs;
-    sc.stepMs = 2;
-    auto host = std::make_unique<SimulatorHost>(sc);
-    return host->start() ? std::move(host) : nullptr;
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
 
 /// What a report holds, read with an XML parser (the report is well-formed XML by design).
 struct ParsedReport {
@@ -126,8 +109,8 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        m_fast = startServer(15);
-        m_slow = startServer(45);
+        m_fast = test::startFastSimulator(15, 2);
+        m_slow = test::startFastSimulator(45, 2);
         QVERIFY(m_fast && m_slow);
         const auto run = [&](const SimulatorHost &host, const QString &out, const QStringList &extra,
                              const QString &maxTokens = QStringLiteral("32")) {

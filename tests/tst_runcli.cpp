@@ -1,5 +1,5 @@
 // `tokenbench-cli run` as users and scripts run it: a real process against the real simulator.
-#include "results/comparison.h"
+#include "analysis/comparison.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 
@@ -8,8 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "clirunner.h"
-#include "echoserver.h"
+#include "support/clirunner.h"
+#include "support/echoserver.h"
 
 #include <atomic>
 #include <csignal>

@@ -2,12 +2,13 @@
 // and time series; stopped, torn and damaged directories load or fail with the right message.
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
-#include "results/csv.h"
+#include "formats/csv.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
-#include "smalldisk.h"
+#include "support/smalldisk.h"
+#include "support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,6 +19,7 @@
 #include <cmath>
 
 using namespace tb;
+using tb::test::readFile;
 
 namespace {
 
@@ -129,12 +131,6 @@ Written writeRun(const QString &dir, const std::vector<RequestRecord> &rs, bool 
     if (finish && !writer.finish(w.summary, w.series))
         qFatal("finish: %s", qPrintable(writer.errorString()));
     return w;
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
 void writeFile(const QString &path, const QByteArray &content)

@@ -1,11 +1,14 @@
 // Comparison sessions: one workload against several simulated servers (the seed report's three
 // models, time-scaled), sequential and interleaved; session.json; what a failed target and Stop
 // leave; paired per-request deltas; the baseline mark.
-#include "results/baseline.h"
-#include "results/comparison.h"
-#include "results/comparisonsession.h"
+#include "analysis/baseline.h"
+#include "analysis/comparison.h"
+#include "run/comparisonsession.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
+#include "support/testfiles.h"
+#include "support/testsimulator.h"
+#include "support/testsettings.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -19,6 +22,8 @@
 #include <set>
 
 using namespace tb;
+using tb::test::readFile;
+using tb::test::writeFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 
@@ -36,10 +41,7 @@ std::unique_ptr<SimulatorHost> startPreset(const QString &preset)
     sc.prefillQuadraticMs *= kTimeScale;
     sc.stepMs *= kTimeScale;
     sc.stepMsPerSeq *= kTimeScale;
-    auto host = std::make_unique<SimulatorHost>(sc);
-    if (!host->start())
-        return nullptr;
-    return host;
+    return test::startSimulator(sc);
 }
 
 TargetConfig targetOf(const SimulatorHost &host, const QString &name)
@@ -116,18 +118,6 @@ const PairedComparison::Row &pairedRow(const PairedComparison &paired, const cha
     qFatal("no paired row %s", key);
 }
 
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
-
 } // namespace
 
 class TestSession : public QObject
@@ -142,10 +132,7 @@ private Q_SLOTS:
     {
         // The baseline mark lives in QSettings: keep the user's own out of reach.
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_session"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        test::isolateSettings(m_settingsDir.path(), QStringLiteral("tst_session"));
         qRegisterMetaType<SessionRunStatus>();
     }
 

@@ -2,7 +2,7 @@
 // processes, and `merge` of real shard directories measured against one simulator.
 #include "config/sharding.h"
 #include "metrics/loghistogram.h"
-#include "results/csv.h"
+#include "formats/csv.h"
 #include "results/rundirectory.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
@@ -16,7 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
 
 using namespace tb;
 using tb::sim::SimConfig;

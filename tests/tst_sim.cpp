@@ -1,8 +1,8 @@
 // The simulated LLM server over real sockets on 127.0.0.1: the three APIs' bodies, the serving
 // model under load, faults, limits, bad input, and the ground truth it reports.
 #include "metrics/tokenizer.h"
-#include "observe/prometheustext.h"
-#include "observe/servermetrics.h"
+#include "formats/prometheustext.h"
+#include "metrics/servermetrics.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
 

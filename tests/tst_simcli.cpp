@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "clirunner.h"
+#include "support/clirunner.h"
 
 #include <nlohmann/json.hpp>
 

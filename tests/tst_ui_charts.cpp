@@ -1,12 +1,12 @@
 // The dashboard's charts and their export: round axis ranges, bounded series (decimation), stage
 // marks, distributions from histograms, and report exports in PNG, SVG and PDF that carry the
 // chart's title, units and data — while the chart on screen stays as it was.
-#include "chartexporter.h"
-#include "chartstyle.h"
-#include "chartview.h"
-#include "distributionchart.h"
-#include "timechart.h"
-#include "tokenchart.h"
+#include "charts/chartexporter.h"
+#include "charts/chartstyle.h"
+#include "charts/chartview.h"
+#include "charts/distributionchart.h"
+#include "charts/timechart.h"
+#include "charts/tokenchart.h"
 
 #include <QBarSet>
 #include <QDir>

@@ -1,25 +1,28 @@
 // The comparison GUI on real runs against simulated servers: the models under
 // QAbstractItemModelTester, the view's table, banner and overlaid charts, chart exports (PNG, SVG,
 // PDF for a slide and an A4 page), the session panel, and the main window's Compare menu and drops.
-#include "chartstyle.h"
-#include "chartview.h"
-#include "comparisoncharts.h"
+#include "charts/chartstyle.h"
+#include "charts/chartview.h"
+#include "compare/comparisoncharts.h"
 #include "comparisoncontroller.h"
-#include "comparisonmodel.h"
-#include "comparisonsessionpanel.h"
-#include "comparisonview.h"
-#include "configeditor.h"
-#include "distributionchart.h"
+#include "models/comparisonmodel.h"
+#include "compare/comparisonsessionpanel.h"
+#include "compare/comparisonview.h"
+#include "editors/configeditor.h"
+#include "charts/distributionchart.h"
 #include "mainwindow.h"
-#include "summarymodel.h"
-#include "targetlistmodel.h"
-#include "timechart.h"
+#include "models/summarymodel.h"
+#include "models/targetlistmodel.h"
+#include "charts/timechart.h"
 
-#include "results/baseline.h"
-#include "results/benchmarkrunner.h"
-#include "results/comparisonsession.h"
-#include "results/svgchart.h"
+#include "analysis/baseline.h"
+#include "run/benchmarkrunner.h"
+#include "run/comparisonsession.h"
+#include "analysis/svgchart.h"
 #include "sim/simulatorhost.h"
+#include "support/testfiles.h"
+#include "support/testsimulator.h"
+#include "support/testsettings.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -41,19 +44,11 @@
 #include <memory>
 
 using namespace tb;
+using tb::test::readFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 
 namespace {
-
-std::unique_ptr<SimulatorHost> startServer(double ttftMs, double stepMs)
-{
-    SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
-    sc.ttftMs = ttftMs;
-    sc.stepMs = stepMs;
-    auto host = std::make_unique<SimulatorHost>(sc);
-    return host->start() ? std::move(host) : nullptr;
-}
 
 TargetConfig targetOf(const SimulatorHost &host, const QString &name)
 {
@@ -72,12 +67,6 @@ RunConfig workload()
     c.prompt.promptTokens = 40;
     c.request.maxTokens = 32;
     return c;
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 bool parsesAsXml(const QByteArray &bytes, QString *error)
@@ -131,14 +120,11 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
-        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
-        QApplication::setApplicationName(QStringLiteral("tst_ui_comparison"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        test::isolateSettings(m_settingsDir.path(), QStringLiteral("tst_ui_comparison"));
         qRegisterMetaType<RunOutcome>();
 
-        m_fast = startServer(20, 2);
-        m_slow = startServer(60, 4);
+        m_fast = test::startFastSimulator(20, 2);
+        m_slow = test::startFastSimulator(60, 4);
         QVERIFY(m_fast && m_slow);
         m_a = m_tmp.filePath(QStringLiteral("fast-run"));
         m_b = m_tmp.filePath(QStringLiteral("slow-staged"));

@@ -1,13 +1,13 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
-#include "configeditor.h"
-#include "durationedit.h"
-#include "fieldvalidator.h"
-#include "loadeditor.h"
-#include "optionalspinbox.h"
-#include "stagesmodel.h"
-#include "targetlistmodel.h"
-#include "workloadeditor.h"
+#include "editors/configeditor.h"
+#include "widgets/durationedit.h"
+#include "editors/fieldvalidator.h"
+#include "editors/loadeditor.h"
+#include "widgets/optionalspinbox.h"
+#include "models/stagesmodel.h"
+#include "models/targetlistmodel.h"
+#include "editors/workloadeditor.h"
 
 #include "metrics/tokenizer.h"
 

@@ -1,8 +1,8 @@
 // "Test connection": the target form asks a real HTTP server on 127.0.0.1 for its models, shows the
 // list or the error, and lets the user pick a model from it; the GUI thread never blocks.
-#include "configeditor.h"
-#include "modellister.h"
-#include "targeteditor.h"
+#include "editors/configeditor.h"
+#include "editors/modellister.h"
+#include "editors/targeteditor.h"
 
 #include <QComboBox>
 #include <QLabel>

@@ -4,31 +4,32 @@
 // run stops it and closes once saved; saved runs open from the history into the same views, with
 // a request's chunk timeline read on demand; exports parse back to the same numbers; and the
 // window, photographed, shows charts with something drawn in them.
-#include "chartview.h"
-#include "configeditor.h"
-#include "dashboardview.h"
-#include "distributionchart.h"
-#include "exportdialog.h"
-#include "kpitile.h"
+#include "charts/chartview.h"
+#include "editors/configeditor.h"
+#include "views/dashboardview.h"
+#include "charts/distributionchart.h"
+#include "views/exportdialog.h"
+#include "widgets/kpitile.h"
 #include "mainwindow.h"
-#include "requestdetailview.h"
-#include "requestsmodel.h"
-#include "requestsview.h"
-#include "rundocument.h"
-#include "runhistorymodel.h"
-#include "runhistoryview.h"
-#include "summarymodel.h"
-#include "summaryview.h"
-#include "targetlistmodel.h"
-#include "timechart.h"
-#include "timelinemodel.h"
-#include "tokenchart.h"
+#include "views/requestdetailview.h"
+#include "models/requestsmodel.h"
+#include "views/requestsview.h"
+#include "views/rundocument.h"
+#include "models/runhistorymodel.h"
+#include "views/runhistoryview.h"
+#include "models/summarymodel.h"
+#include "views/summaryview.h"
+#include "models/targetlistmodel.h"
+#include "charts/timechart.h"
+#include "models/timelinemodel.h"
+#include "charts/tokenchart.h"
 
-#include "results/benchmarkrunner.h"
-#include "results/csv.h"
+#include "run/benchmarkrunner.h"
+#include "formats/csv.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 #include "sim/simulatorhost.h"
+#include "support/testsettings.h"
 
 #include <QAction>
 #include <QApplication>
@@ -122,10 +123,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        QApplication::setOrganizationName(QStringLiteral("TokenBenchTest"));
-        QApplication::setApplicationName(QStringLiteral("tst_ui_dashboard"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        test::isolateSettings(m_settingsDir.path(), QStringLiteral("tst_ui_dashboard"));
         QSettings().clear();
         qRegisterMetaType<RunOutcome>();
     }

@@ -1,8 +1,8 @@
 // The configuration forms' item models: structure under QAbstractItemModelTester, and what editing
 // them does to the configuration values they hold.
-#include "stagesmodel.h"
-#include "targetlistmodel.h"
-#include "variablesmodel.h"
+#include "models/stagesmodel.h"
+#include "models/targetlistmodel.h"
+#include "models/variablesmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>

@@ -2,20 +2,20 @@
 // appends, sorting, filters, 100 000 rows), the summary table (and its CSV, which parses back to
 // the summary's numbers), a request's timeline and detail view, errors by status, the on-demand
 // chunk reader and the run history — each model under QAbstractItemModelTester.
-#include "chunkreader.h"
-#include "errortimeline.h"
-#include "requestdetailview.h"
-#include "requestsmodel.h"
-#include "requestsview.h"
-#include "rundocument.h"
-#include "runhistorymodel.h"
-#include "summarymodel.h"
-#include "timelinemodel.h"
+#include "views/chunkreader.h"
+#include "charts/errortimeline.h"
+#include "views/requestdetailview.h"
+#include "models/requestsmodel.h"
+#include "views/requestsview.h"
+#include "views/rundocument.h"
+#include "models/runhistorymodel.h"
+#include "models/summarymodel.h"
+#include "models/timelinemodel.h"
 
 #include "metrics/runaggregator.h"
-#include "results/csv.h"
+#include "formats/csv.h"
 #include "results/runfiles.h"
-#include "results/baseline.h"
+#include "analysis/baseline.h"
 #include "results/runwriter.h"
 
 #include <QAbstractItemModelTester>

@@ -1,15 +1,15 @@
 #include "comparisoncontroller.h"
 
-#include "comparisonpicker.h"
-#include "comparisonsessionpanel.h"
-#include "comparisonview.h"
+#include "compare/comparisonpicker.h"
+#include "compare/comparisonsessionpanel.h"
+#include "compare/comparisonview.h"
 #include "mainwindow.h"
-#include "rundocument.h"
-#include "runhistorymodel.h"
-#include "runhistoryview.h"
+#include "views/rundocument.h"
+#include "models/runhistorymodel.h"
+#include "views/runhistoryview.h"
 
-#include "results/baseline.h"
-#include "results/comparisonsession.h"
+#include "analysis/baseline.h"
+#include "run/comparisonsession.h"
 #include "results/rundirectory.h"
 
 #include <QAction>

@@ -2,8 +2,8 @@
 #include "commands.h"
 #include "savedruns.h"
 
-#include "results/comparison.h"
-#include "results/comparisonsession.h"
+#include "analysis/comparison.h"
+#include "run/comparisonsession.h"
 
 #include <QDir>
 #include <QSaveFile>

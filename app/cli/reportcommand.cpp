@@ -2,7 +2,7 @@
 #include "commands.h"
 #include "savedruns.h"
 
-#include "results/htmlreport.h"
+#include "analysis/htmlreport.h"
 
 #include <QDir>
 #include <QFileInfo>

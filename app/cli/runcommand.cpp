@@ -6,7 +6,7 @@
 #include "config/runconfig.h"
 #include "config/sharding.h"
 #include "engine/runplan.h"
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 #include "results/runwriter.h"
 
 #include <QCoreApplication>

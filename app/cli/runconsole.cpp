@@ -2,7 +2,7 @@
 
 #include "cliparser.h"
 
-#include "results/comparison.h"
+#include "analysis/comparison.h"
 
 #include <QDir>
 

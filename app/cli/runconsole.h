@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
-#include "results/benchmarkrunner.h"
+#include "run/benchmarkrunner.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,7 +1,7 @@
 #include "savedruns.h"
 
-#include "results/comparison.h"
-#include "results/comparisonsession.h"
+#include "analysis/comparison.h"
+#include "run/comparisonsession.h"
 
 #include <QDir>
 

@@ -6,12 +6,12 @@
 //                                    the scripted mode for documentation and tests: runs a benchmark,
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
 //                                    failed, 2 for bad usage or configuration).
-#include "configeditor.h"
-#include "rundocument.h"
+#include "editors/configeditor.h"
+#include "views/rundocument.h"
 #include "comparisoncontroller.h"
 #include "mainwindow.h"
-#include "results/comparisonsession.h"
-#include "runhistorymodel.h"
+#include "run/comparisonsession.h"
+#include "models/runhistorymodel.h"
 
 #include "config/runconfig.h"
 #include "tokenbench/version.h"

@@ -6,7 +6,7 @@
 #include "config/runconfig.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
-#include "observe/servermetrics.h"
+#include "metrics/servermetrics.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "observe/metricsscraper.h"
 
 #include "config/runconfig.h"
-#include "results/csv.h"
+#include "formats/csv.h"
 
 #include <QFile>
 #include <QNetworkAccessManager>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "engine/runclock.h"
-#include "observe/prometheustext.h"
-#include "observe/servermetrics.h"
+#include "formats/prometheustext.h"
+#include "metrics/servermetrics.h"
 
 #include <QObject>
 #include <QUrl>

@@ -2,7 +2,7 @@
 
 #include "metrics/requestmetrics.h"
 #include "metrics/runsummary.h"
-#include "results/csv.h"
+#include "formats/csv.h"
 #include "tokenbench/version.h"
 
 #include <array>

@@ -2,7 +2,7 @@
 
 #include "metrics/loghistogram.h"
 #include "metrics/tokenizer.h"
-#include "observe/prometheustext.h"
+#include "formats/prometheustext.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"

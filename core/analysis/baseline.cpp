@@ -1,0 +1,116 @@
+#include "analysis/baseline.h"
+
+#include "analysis/comparison.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStringList>
+
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+QString normalised(const QString &directory)
+{
+    return directory.isEmpty() ? QString() : QDir::cleanPath(QFileInfo(directory).absoluteFilePath());
+}
+
+std::optional<double> relative(double run, double baseline)
+{
+    if (!std::isfinite(run) || !std::isfinite(baseline) || baseline == 0)
+        return std::nullopt;
+    return (run - baseline) / std::abs(baseline) * 100;
+}
+
+std::optional<double> errorPercent(const SummaryBlock &b)
+{
+    if (b.requests.attempted <= 0)
+        return std::nullopt;
+    return 100.0 * double(b.requests.failed) / double(b.requests.attempted);
+}
+
+} // namespace
+
+QString Baseline::directory()
+{
+    return QSettings().value(QLatin1String(kSettingsKey)).toString();
+}
+
+void Baseline::setDirectory(const QString &directory)
+{
+    QSettings settings;
+    if (directory.isEmpty())
+        settings.remove(QLatin1String(kSettingsKey));
+    else
+        settings.setValue(QLatin1String(kSettingsKey), normalised(directory));
+}
+
+bool Baseline::isBaseline(const QString &directory)
+{
+    const QString marked = Baseline::directory();
+    return !marked.isEmpty() && normalised(directory) == marked;
+}
+
+Baseline::Change Baseline::change(const RunSummary &run, const RunSummary &baseline)
+{
+    const SummaryBlock &r = run.total;
+    const SummaryBlock &b = baseline.total;
+    Change c;
+    c.ttftP50Pct = relative(r.stat(Metric::Ttft).p50, b.stat(Metric::Ttft).p50);
+    c.e2eP99Pct = relative(r.stat(Metric::E2e).p99, b.stat(Metric::E2e).p99);
+    c.requestsPerSPct = relative(r.throughput.requestsPerS, b.throughput.requestsPerS);
+    c.outputTokensPerSPct = relative(r.throughput.outputTokensPerS, b.throughput.outputTokensPerS);
+    const auto errors = errorPercent(r);
+    const auto baseErrors = errorPercent(b);
+    if (errors && baseErrors)
+        c.errorPoints = *errors - *baseErrors;
+    return c;
+}
+
+bool Baseline::Change::isEmpty() const
+{
+    return !ttftP50Pct && !e2eP99Pct && !requestsPerSPct && !outputTokensPerSPct && !errorPoints;
+}
+
+QString Baseline::Change::text() const
+{
+    QStringList parts;
+    if (ttftP50Pct)
+        parts << QStringLiteral("TTFT p50 ") + ComparisonTable::formatChange(*ttftP50Pct);
+    if (e2eP99Pct)
+        parts << QStringLiteral("E2E p99 ") + ComparisonTable::formatChange(*e2eP99Pct);
+    if (requestsPerSPct)
+        parts << QStringLiteral("req/s ") + ComparisonTable::formatChange(*requestsPerSPct);
+    if (outputTokensPerSPct)
+        parts << QStringLiteral("tok/s ") + ComparisonTable::formatChange(*outputTokensPerSPct);
+    if (errorPoints && *errorPoints != 0)
+        parts << QStringLiteral("errors ") + ComparisonTable::formatChange(*errorPoints, QStringLiteral(" pp"));
+    return parts.join(QStringLiteral(" · "));
+}
+
+int Baseline::Change::direction() const
+{
+    // Latency and errors are better lower, throughput higher: count the moves each way.
+    int better = 0;
+    int worse = 0;
+    const auto count = [&](const std::optional<double> &v, bool lowerIsBetter) {
+        if (!v || *v == 0)
+            return;
+        ((*v < 0) == lowerIsBetter ? better : worse) += 1;
+    };
+    count(ttftP50Pct, true);
+    count(e2eP99Pct, true);
+    count(requestsPerSPct, false);
+    count(outputTokensPerSPct, false);
+    count(errorPoints, true);
+    if (better > 0 && worse == 0)
+        return 1;
+    if (worse > 0 && better == 0)
+        return -1;
+    return 0;
+}
+
+} // namespace tb

@@ -1,0 +1,699 @@
+#include "analysis/comparison.h"
+
+#include "metrics/bootstrap.h"
+#include "metrics/loghistogram.h"
+#include "formats/csv.h"
+#include "results/runmerge.h"
+
+#include <QLocale>
+#include <QSet>
+#include <QUrl>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+namespace tb {
+
+namespace {
+
+using Better = ComparisonTable::Better;
+using Noise = ComparisonTable::Noise;
+
+/// Too few requests make a bootstrap interval meaningless.
+constexpr std::size_t kMinSamples = 10;
+constexpr std::uint64_t kSeed = 0x7B5EED2024ULL;
+/// Mean prompt sizes further apart than this make the runs' workloads different.
+constexpr double kPromptSizeTolerance = 0.10;
+
+std::optional<double> finite(double v)
+{
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::optional<double> percent(const std::optional<double> &fraction)
+{
+    return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
+}
+
+/// Per-request values behind a row, for its noise test.
+enum class Sample { None, Ttft, Ttfo, Tpot, Itl, E2e };
+
+struct RowSpec {
+    const char *key;
+    const char *label;
+    const char *unit;
+    Better better;
+    std::function<std::optional<double>(const SummaryBlock &)> value;
+    Sample sample = Sample::None;
+    double q = -1; ///< the row's statistic for the test: mean when < 0, else this quantile
+    bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
+    /// A run-wide value instead of `value` (the server's own metrics); the row is left out when no
+    /// run has one.
+    std::function<std::optional<double>(const RunSummary &)> whole = {};
+};
+
+/// A figure of the server block, when the run scraped the server's metrics.
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> serverValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
+}
+
+std::vector<RowSpec> rowSpecs()
+{
+    const auto stat = [](Metric m, double LatencyStats::*field) {
+        return [m, field](const SummaryBlock &b) { return finite(b.stat(m).*field); };
+    };
+    return {
+        {"ttft_mean", "TTFT mean", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::mean), Sample::Ttft, -1},
+        {"ttft_p50", "TTFT p50", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p50), Sample::Ttft, 0.5},
+        {"ttft_p99", "TTFT p99", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p99), Sample::Ttft, 0.99},
+        {"ttfo_p50", "TTFO p50", "ms", Better::Lower, stat(Metric::Ttfo, &LatencyStats::p50), Sample::Ttfo, 0.5, true},
+        {"tpot_p50", "TPOT p50", "ms", Better::Lower, stat(Metric::Tpot, &LatencyStats::p50), Sample::Tpot, 0.5},
+        {"itl_p50", "ITL p50", "ms", Better::Lower, stat(Metric::Itl, &LatencyStats::p50), Sample::Itl, 0.5},
+        {"e2e_p50", "E2E p50", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p50), Sample::E2e, 0.5},
+        {"e2e_p99", "E2E p99", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p99), Sample::E2e, 0.99},
+        {"requests_per_s", "Requests/s", "req/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.requestsPerS); }},
+        {"output_tokens_per_s", "Output tokens/s", "tok/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
+        {"out_in_ratio", "Out/in tokens", "x", Better::Neither,
+         [](const SummaryBlock &b) { return b.tokens.outInRatio; }},
+        {"reasoning_per_request", "Reasoning tokens/req", "tokens", Better::Neither,
+         [](const SummaryBlock &b) {
+             return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.reasoning) / double(b.requests.ok))
+                                      : std::nullopt;
+         },
+         Sample::None, -1, true},
+        {"cache_hit_pct", "Cache hits", "%", Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.tokens.cacheHitRatio); }},
+        {"error_pct", "Errors", "%", Better::Lower,
+         [](const SummaryBlock &b) {
+             return b.requests.attempted > 0
+                        ? std::optional<double>(100.0 * double(b.requests.failed) / double(b.requests.attempted))
+                        : std::nullopt;
+         }},
+        {"goodput_requests_per_s", "Goodput", "req/s", Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
+        {"good_pct", "Good fraction", "%", Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
+        {"server_ttft_p50",
+         "Server TTFT p50",
+         "ms",
+         Better::Lower,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.ttft.p50; })},
+        {"server_ttft_p99",
+         "Server TTFT p99",
+         "ms",
+         Better::Lower,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.ttft.p99; })},
+        {"server_running_mean",
+         "Server running",
+         "req",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.runningMean; })},
+        {"server_waiting_mean",
+         "Server waiting",
+         "req",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.waitingMean; })},
+        {"server_kv_cache_peak_pct",
+         "Server KV cache peak",
+         "%",
+         Better::Neither,
+         {},
+         Sample::None, -1, false,
+         serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
+    };
+}
+
+/// One request's value of a sample; none for failed and warm-up requests.
+std::optional<double> requestValue(const RunData &run, std::size_t i, Sample sample)
+{
+    const RequestRecord &r = run.records[i];
+    if (r.warmup || !r.ok())
+        return std::nullopt;
+    switch (sample) {
+    case Sample::None:
+        break;
+    case Sample::Ttft:
+        return r.ttftMs();
+    case Sample::Ttfo:
+        return r.ttfoMs();
+    case Sample::Tpot:
+        return r.tpotMs();
+    case Sample::Itl:
+        return i < run.itlMeanMs.size() ? finite(run.itlMeanMs[i]) : std::nullopt;
+    case Sample::E2e:
+        return r.e2eMs();
+    }
+    return std::nullopt;
+}
+
+std::vector<double> samples(const RunData &run, Sample sample)
+{
+    std::vector<double> values;
+    for (std::size_t i = 0; i < run.records.size(); ++i) {
+        if (const auto v = requestValue(run, i, sample))
+            values.push_back(*v);
+    }
+    return values;
+}
+
+std::optional<double> meanPromptTokens(const SummaryBlock &b)
+{
+    return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.input) / double(b.requests.ok)) : std::nullopt;
+}
+
+Noise verdict(const std::optional<Bootstrap::Interval> &interval)
+{
+    if (!interval)
+        return Noise::NotTested;
+    return interval->excludesZero() ? Noise::Significant : Noise::WithinNoise;
+}
+
+QString pad(const QString &text, int width, bool right = false)
+{
+    return right ? text.rightJustified(width) : text.leftJustified(width);
+}
+
+/// Lines of cells in columns two spaces apart: the first `textColumns` left-aligned (names), the
+/// rest right-aligned so that digits line up.
+QString alignColumns(const QList<QStringList> &cells, qsizetype textColumns)
+{
+    std::vector<int> widths;
+    for (const QStringList &line : cells) {
+        widths.resize(std::max(widths.size(), std::size_t(line.size())), 0);
+        for (qsizetype c = 0; c < line.size(); ++c)
+            widths[std::size_t(c)] = std::max(widths[std::size_t(c)], int(line[c].size()));
+    }
+    QString text;
+    for (const QStringList &line : cells) {
+        QString out;
+        for (qsizetype c = 0; c < line.size(); ++c)
+            out += pad(line[c], widths[std::size_t(c)], c >= textColumns) + QStringLiteral("  ");
+        while (out.endsWith(QLatin1Char(' ')))
+            out.chop(1);
+        text += out + QLatin1Char('\n');
+    }
+    return text;
+}
+
+QString deltaText(const std::optional<double> &delta, Noise noise)
+{
+    if (!delta)
+        return QStringLiteral("-");
+    QString text = QString::asprintf("%+.1f%%", *delta);
+    if (noise != Noise::NotTested)
+        text += QLatin1Char(' ') + ComparisonTable::noiseName(noise);
+    return text;
+}
+
+} // namespace
+
+ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
+    : m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
+{
+    const std::size_t n = runs.size();
+    m_labels = runLabels(runs);
+    for (std::size_t i = 0; i < n; ++i) {
+        const QString &label = m_labels[qsizetype(i)];
+        const RunSummary &s = runs[i].summary;
+        m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests%9")
+                          .arg(i + 1)
+                          .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
+                               s.targetReplicas.isEmpty()
+                                   ? s.targetUrl
+                                   : QStringLiteral("%1 +%2 replicas, %3").arg(s.targetUrl).arg(s.targetReplicas.size()).arg(s.balance),
+                               s.api,
+                               s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
+                          .arg(s.total.requests.attempted)
+                          .arg(runs[i].info.mergedFrom.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral(", ") + RunMerger::mergedNote(runs[i].info.mergedFrom));
+    }
+    if (n == 0)
+        return;
+    const std::size_t base = std::size_t(m_baseline);
+    for (std::size_t i = 0; i < n; ++i) {
+        const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        const SummaryBlock &t = runs[i].summary.total;
+        if (const std::int64_t capped = t.requests.stoppedAtCap(); capped > 0)
+            m_notes << QStringLiteral("%1: %2 of %3 requests stopped at max_tokens (finish_reason length): out/in "
+                                      "reflects the max_tokens cap")
+                           .arg(who)
+                           .arg(capped)
+                           .arg(t.requests.ok);
+        for (const QString &w : runs[i].summary.warnings)
+            m_notes << QStringLiteral("%1: %2").arg(who, w);
+    }
+
+    const bool reasoned = std::any_of(runs.begin(), runs.end(),
+                                      [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
+    const std::vector<RowSpec> specs = rowSpecs();
+    for (std::size_t r = 0; r < specs.size(); ++r) {
+        const RowSpec &spec = specs[r];
+        if (spec.reasoningOnly && !reasoned)
+            continue;
+        Row row;
+        row.key = QLatin1String(spec.key);
+        row.label = QLatin1String(spec.label);
+        row.unit = QLatin1String(spec.unit);
+        row.better = spec.better;
+        for (const RunData &run : runs)
+            row.values.push_back(spec.whole ? spec.whole(run.summary) : spec.value(run.summary.total));
+        if (spec.whole &&
+            std::none_of(row.values.begin(), row.values.end(), [](const auto &v) { return v.has_value(); }))
+            continue;
+
+        std::optional<double> best;
+        for (const auto &v : row.values) {
+            if (v && spec.better != Better::Neither)
+                best = !best ? *v : spec.better == Better::Lower ? std::min(*best, *v) : std::max(*best, *v);
+        }
+        const std::vector<double> baseSample = samples(runs[base], spec.sample);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto &v = row.values[i];
+            const auto &b = row.values[base];
+            row.best.push_back(best && v && *v == *best);
+            row.deltaPct.push_back(
+                i != base && v && b && *b != 0 ? std::optional<double>((*v - *b) / std::abs(*b) * 100) : std::nullopt);
+            std::optional<Bootstrap::Interval> interval;
+            if (i != base && spec.sample != Sample::None) {
+                std::vector<double> sample = samples(runs[i], spec.sample);
+                if (baseSample.size() >= kMinSamples && sample.size() >= kMinSamples)
+                    interval = Bootstrap::difference(baseSample, std::move(sample), spec.q, kSeed + r * 1000 + i);
+            }
+            row.noise.push_back(verdict(interval));
+            row.intervals.push_back(interval);
+        }
+        m_rows.push_back(std::move(row));
+    }
+
+    const RunData &baseRun = runs[base];
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i == base)
+            continue;
+        const RunData &run = runs[i];
+        const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        if (!run.hasInfo || !baseRun.hasInfo) {
+            m_warnings << QStringLiteral("%1: no run.json to compare the workload with the baseline's").arg(who);
+            continue;
+        }
+        const RunConfig &c = run.info.config;
+        const RunConfig &bc = baseRun.info.config;
+        const auto differ = [&](const QString &what, const QString &mine, const QString &theirs) {
+            if (mine != theirs)
+                m_warnings << QStringLiteral("%1: %2 %3, baseline %4").arg(who, what, mine, theirs);
+        };
+        differ(QStringLiteral("api"), apiKindName(c.target.api), apiKindName(bc.target.api));
+        differ(QStringLiteral("stream"), c.request.stream ? QStringLiteral("on") : QStringLiteral("off"),
+               bc.request.stream ? QStringLiteral("on") : QStringLiteral("off"));
+        differ(QStringLiteral("max_tokens"), QString::number(c.request.maxTokens),
+               QString::number(bc.request.maxTokens));
+        differ(QStringLiteral("prompt"), run.info.promptText(), baseRun.info.promptText());
+        if (c.prompt.promptFile.isEmpty() && c.prompt.promptTokens <= 0 && bc.prompt.promptFile.isEmpty() &&
+            bc.prompt.promptTokens <= 0 &&
+            (c.prompt.systemTemplate != bc.prompt.systemTemplate || c.prompt.userTemplate != bc.prompt.userTemplate ||
+             c.prompt.variables != bc.prompt.variables))
+            m_warnings << QStringLiteral("%1: prompt templates differ from the baseline's").arg(who);
+        differ(QStringLiteral("load"), run.info.loadText(), baseRun.info.loadText());
+        const auto mine = meanPromptTokens(run.summary.total);
+        const auto theirs = meanPromptTokens(baseRun.summary.total);
+        if (mine && theirs && *theirs > 0 && std::abs(*mine / *theirs - 1) > kPromptSizeTolerance)
+            m_warnings << QStringLiteral("%1: measured prompts average %2 tokens, baseline %3")
+                              .arg(who, QString::number(*mine, 'f', 0), QString::number(*theirs, 'f', 0));
+    }
+}
+
+QString instanceName(const QString &url)
+{
+    const QUrl parsed(url);
+    return parsed.isValid() && !parsed.host().isEmpty() ? parsed.authority() + parsed.path() : url;
+}
+
+std::vector<RunData> splitByInstance(const RunData &run)
+{
+    std::vector<RunData> instances;
+    const RunSummary &summary = run.summary;
+    for (std::size_t i = 0; i < summary.instances.size(); ++i) {
+        RunData &d = instances.emplace_back();
+        const QString url = summary.instances[i].name; // an instance block is named after its URL
+        d.directory = run.directory;
+        d.name = instanceName(url);
+        d.info = run.info;
+        d.info.config.target.url = url;
+        d.info.config.target.replicas.clear();
+        d.hasInfo = run.hasInfo;
+        d.summary = summary;
+        d.summary.targetUrl = url;
+        d.summary.targetReplicas.clear();
+        d.summary.balance.clear();
+        d.summary.total = summary.instances[i];
+        d.summary.total.name.clear();
+        d.summary.stages.clear();
+        d.summary.instances.clear();
+        if (i != 0)
+            d.summary.server.reset(); // scraped from the target's URL: the first instance's
+        for (std::size_t r = 0; r < run.records.size(); ++r) {
+            if (run.records[r].instance != int(i))
+                continue;
+            d.records.push_back(run.records[r]);
+            if (r < run.itlMeanMs.size())
+                d.itlMeanMs.push_back(run.itlMeanMs[r]);
+        }
+    }
+    return instances;
+}
+
+bool expandSingleRunInstances(std::vector<RunData> &runs)
+{
+    if (runs.size() != 1)
+        return false;
+    std::vector<RunData> instances = splitByInstance(runs.front());
+    if (instances.empty())
+        return false;
+    runs = std::move(instances);
+    return true;
+}
+
+std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric)
+{
+    std::vector<CurvePoint> curve;
+    if (summary.stages.size() < 2)
+        return curve;
+    for (const SummaryBlock &stage : summary.stages) {
+        const LatencyStats &s = stage.stat(metric);
+        if (s.count == 0 || !std::isfinite(s.p50))
+            continue;
+        curve.push_back({stage.name, stage.throughput.requestsPerS, s.p50, s.p99});
+    }
+    return curve;
+}
+
+std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel)
+{
+    if (curve.size() < 2)
+        return std::nullopt;
+    Knee knee;
+    for (std::size_t i = 1; i < curve.size(); ++i) {
+        if (curve[i].requestsPerS >= curve[knee.point].requestsPerS * (1 + Knee::kKneeGain))
+            knee.point = i;
+    }
+    // Every stage after the knee fell short of it (a dip before it was noise, not saturation).
+    knee.saturated = knee.point + 1 < curve.size();
+    const CurvePoint &k = curve[knee.point];
+    const auto change = [](double now, double before) {
+        return before > 0 ? ComparisonTable::formatChange((now / before - 1) * 100) : QStringLiteral("—");
+    };
+    if (knee.saturated) {
+        const CurvePoint &next = curve[knee.point + 1];
+        knee.text = QStringLiteral("knee at %1: %2 req/s, %3 p99 %4 ms; %5 adds %6 req/s for %7 p99")
+                        .arg(k.stage, ComparisonTable::formatValue(k.requestsPerS), metricLabel,
+                             ComparisonTable::formatValue(k.p99), next.stage, change(next.requestsPerS, k.requestsPerS),
+                             change(next.p99, k.p99));
+    } else {
+        const CurvePoint &before = curve[curve.size() - 2];
+        knee.text = QStringLiteral("no knee up to %1: throughput still rose %2 over %3 (%4 p99 %5); sweep higher")
+                        .arg(k.stage, change(k.requestsPerS, before.requestsPerS), before.stage, metricLabel,
+                             change(k.p99, before.p99));
+    }
+    return knee;
+}
+
+std::optional<Knee> findKnee(const RunSummary &summary)
+{
+    const Metric metric = summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
+}
+
+QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
+{
+    QStringList labels;
+    QSet<QString> seen;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        QString label = runs[i].label();
+        if (seen.contains(label))
+            label += QStringLiteral(" (#%1)").arg(i + 1);
+        seen.insert(label);
+        labels << label;
+    }
+    return labels;
+}
+
+QString ComparisonTable::formatValue(double v)
+{
+    const double magnitude = std::abs(v);
+    if (magnitude >= 1000)
+        return QString::number(v, 'f', 0);
+    if (magnitude >= 100)
+        return QString::number(v, 'f', 1);
+    if (magnitude >= 10)
+        return QString::number(v, 'f', 2);
+    if (magnitude >= 1 || v == 0)
+        return QString::number(v, 'f', 3);
+    return QString::number(v, 'g', 4);
+}
+
+QString ComparisonTable::formatChange(double value, const QString &suffix)
+{
+    QString text = QString::asprintf("%+.1f", value) + suffix;
+    if (text.startsWith(QLatin1Char('-')))
+        text.replace(0, 1, QChar(0x2212));
+    return text;
+}
+
+QString ComparisonTable::noiseName(Noise noise)
+{
+    switch (noise) {
+    case Noise::NotTested:
+        break;
+    case Noise::WithinNoise:
+        return QStringLiteral("within noise");
+    case Noise::Significant:
+        return QStringLiteral("significant");
+    }
+    return {};
+}
+
+QString ComparisonTable::betterName(Better better)
+{
+    switch (better) {
+    case Better::Lower:
+        return QStringLiteral("lower");
+    case Better::Higher:
+        return QStringLiteral("higher");
+    case Better::Neither:
+        break;
+    }
+    return {};
+}
+
+QString ComparisonTable::toText() const
+{
+    // Cells first, then widths, then lines.
+    QList<QStringList> cells;
+    QStringList header{QStringLiteral("metric"), QStringLiteral("unit"), QStringLiteral("better")};
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        header << QStringLiteral("#%1").arg(i + 1);
+        if (int(i) != m_baseline)
+            header << QStringLiteral("vs #%1").arg(m_baseline + 1);
+    }
+    cells << header;
+    for (const Row &row : m_rows) {
+        QStringList line{row.label, row.unit, betterName(row.better)};
+        for (std::size_t i = 0; i < row.values.size(); ++i) {
+            const QString value = row.values[i] ? formatValue(*row.values[i]) : QStringLiteral("-");
+            line << value + (row.best[i] ? QStringLiteral(" *") : QString());
+            if (int(i) != m_baseline)
+                line << deltaText(row.deltaPct[i], row.noise[i]);
+        }
+        cells << line;
+    }
+    QString text = QStringLiteral("Runs:\n");
+    for (const QString &line : m_runLines)
+        text += QStringLiteral("  ") + line + QLatin1Char('\n');
+    text += QLatin1Char('\n') + alignColumns(cells, 3);
+    if (!m_warnings.isEmpty()) {
+        text += QStringLiteral("\nWorkload differences (these runs measured different things):\n");
+        for (const QString &w : m_warnings)
+            text += QStringLiteral("  ") + w + QLatin1Char('\n');
+    }
+    if (!m_notes.isEmpty()) {
+        text += QStringLiteral("\nNotes on the figures:\n");
+        for (const QString &note : m_notes)
+            text += QStringLiteral("  ") + note + QLatin1Char('\n');
+    }
+    text +=
+        QStringLiteral("\n* best value. vs #%1: change against the baseline; significant / within noise: whether the "
+                       "bootstrap 95% confidence interval of the difference (per-request values) excludes 0.\n")
+            .arg(m_baseline + 1);
+    return text;
+}
+
+QByteArray ComparisonTable::toCsv() const
+{
+    std::string out;
+    std::vector<std::string> fields{"metric", "unit", "better", "best"};
+    for (const QString &label : m_labels)
+        fields.push_back(label.toStdString());
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        if (int(i) != m_baseline) {
+            fields.push_back((m_labels[i] + QStringLiteral(" delta %")).toStdString());
+            fields.push_back((m_labels[i] + QStringLiteral(" noise")).toStdString());
+        }
+    }
+    appendCsvRecord(out, fields);
+    const auto number = [](const std::optional<double> &v) {
+        return v ? QByteArray::number(*v, 'g', QLocale::FloatingPointShortest).toStdString() : std::string();
+    };
+    for (const Row &row : m_rows) {
+        QStringList best;
+        for (std::size_t i = 0; i < row.best.size(); ++i) {
+            if (row.best[i])
+                best << m_labels[qsizetype(i)];
+        }
+        fields = {row.key.toStdString(), row.unit.toStdString(), betterName(row.better).toStdString(),
+                  best.join(QLatin1Char(';')).toStdString()};
+        for (const auto &v : row.values)
+            fields.push_back(number(v));
+        for (std::size_t i = 0; i < row.values.size(); ++i) {
+            if (int(i) != m_baseline) {
+                fields.push_back(number(row.deltaPct[i]));
+                fields.push_back(noiseName(row.noise[i]).toStdString());
+            }
+        }
+        appendCsvRecord(out, fields);
+    }
+    return QByteArray::fromStdString(out);
+}
+
+
+namespace {
+
+/// The nearest-rank median, the statistic the comparison's quantile rows use.
+std::optional<double> median(std::vector<double> values)
+{
+    if (values.empty())
+        return std::nullopt;
+    const std::size_t rank = LogHistogram::nearestRank(0.5, values.size());
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(rank - 1), values.end());
+    return values[rank - 1];
+}
+
+struct PairedSpec {
+    const char *key;
+    const char *label;
+    Sample sample;
+};
+
+constexpr PairedSpec kPairedSpecs[] = {
+    {"ttft", "TTFT", Sample::Ttft},
+    {"tpot", "TPOT", Sample::Tpot},
+    {"itl", "ITL (request mean)", Sample::Itl},
+    {"e2e", "E2E", Sample::E2e},
+};
+
+} // namespace
+
+PairedComparison::PairedComparison(const std::vector<RunData> &runs, int baseline)
+    : m_labels(ComparisonTable::runLabels(runs))
+    , m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
+{
+    if (runs.empty())
+        return;
+    const std::size_t base = std::size_t(m_baseline);
+    const RunData &baseRun = runs[base];
+    std::unordered_map<std::uint64_t, std::size_t> baseIndex;
+    for (std::size_t j = 0; j < baseRun.records.size(); ++j)
+        baseIndex.emplace(baseRun.records[j].id, j);
+
+    for (std::size_t r = 0; r < std::size(kPairedSpecs); ++r) {
+        const PairedSpec &spec = kPairedSpecs[r];
+        Row row{QLatin1String(spec.key), QLatin1String(spec.label), QStringLiteral("ms"), {}};
+        const std::optional<double> baseMedian = median(samples(baseRun, spec.sample));
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            Cell cell;
+            if (i != base) {
+                std::vector<double> differences;
+                for (std::size_t j = 0; j < runs[i].records.size(); ++j) {
+                    const auto value = requestValue(runs[i], j, spec.sample);
+                    const auto match = baseIndex.find(runs[i].records[j].id);
+                    if (!value || match == baseIndex.end())
+                        continue;
+                    if (const auto b = requestValue(baseRun, match->second, spec.sample))
+                        differences.push_back(*value - *b);
+                }
+                cell.pairs = differences.size();
+                cell.median = median(differences);
+                if (cell.median && baseMedian && *baseMedian != 0)
+                    cell.medianPct = *cell.median / std::abs(*baseMedian) * 100;
+                if (differences.size() >= kMinSamples) {
+                    // Against a one-value sample {0}, Bootstrap's two-sample interval is the
+                    // interval of the differences' own median: the one-sample test pairing needs.
+                    cell.interval = Bootstrap::difference({0.0}, std::move(differences), 0.5,
+                                                          kSeed + 0x9A1Du + r * 1000 + i);
+                    cell.noise = verdict(cell.interval);
+                }
+            }
+            row.cells.push_back(cell);
+        }
+        m_rows.push_back(std::move(row));
+    }
+}
+
+bool PairedComparison::hasPairs() const
+{
+    return std::any_of(m_rows.begin(), m_rows.end(), [](const Row &row) {
+        return std::any_of(row.cells.begin(), row.cells.end(), [](const Cell &c) { return c.pairs > 0; });
+    });
+}
+
+QString PairedComparison::toText() const
+{
+    QList<QStringList> cells;
+    QStringList header{QStringLiteral("metric"), QStringLiteral("unit")};
+    for (qsizetype i = 0; i < m_labels.size(); ++i) {
+        if (int(i) != m_baseline)
+            header << QStringLiteral("#%1 - #%2").arg(i + 1).arg(m_baseline + 1) << QStringLiteral("95% CI")
+                   << QStringLiteral("pairs");
+    }
+    cells << header;
+    for (const Row &row : m_rows) {
+        QStringList line{row.label, row.unit};
+        for (std::size_t i = 0; i < row.cells.size(); ++i) {
+            if (int(i) == m_baseline)
+                continue;
+            const Cell &c = row.cells[i];
+            QString median = c.median ? ComparisonTable::formatValue(*c.median) : QStringLiteral("-");
+            if (c.medianPct)
+                median += QString::asprintf(" (%+.1f%%)", *c.medianPct);
+            line << median
+                 << (c.interval ? QStringLiteral("[%1, %2] %3")
+                                      .arg(ComparisonTable::formatValue(c.interval->low),
+                                           ComparisonTable::formatValue(c.interval->high),
+                                           ComparisonTable::noiseName(c.noise))
+                                : QStringLiteral("-"))
+                 << QString::number(c.pairs);
+        }
+        cells << line;
+    }
+    return QStringLiteral("Paired per-request differences against #%1 %2 (interleaved: each request went to every "
+                          "target at once):\n")
+               .arg(m_baseline + 1)
+               .arg(m_labels.value(m_baseline)) +
+           alignColumns(cells, 2) +
+           QStringLiteral("\nEach cell: the median over requests of (run - baseline) for the same request id, with "
+                          "its bootstrap 95% confidence interval; significant when the interval excludes 0.\n");
+}
+
+} // namespace tb

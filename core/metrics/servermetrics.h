@@ -1,0 +1,151 @@
+#pragma once
+
+// A server's own metrics beside the client's: the series that vLLM, SGLang, TGI and llama.cpp
+// expose under different names, mapped to common ones (running and waiting requests, KV cache use,
+// prefix-cache hits, token counters, TTFT/ITL/E2E histograms), and what a run makes of them — the
+// live rows of the dashboard and the `server` block of summary.json.
+
+#include "formats/prometheustext.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace tb {
+
+/// A cumulative histogram of one scrape, summed over its label sets.
+struct CumulativeHistogram {
+    std::vector<double> bounds; ///< finite `le` bounds, ascending
+    std::vector<double> counts; ///< cumulative per bound, then +Inf (= total)
+    double sum = 0;
+
+    bool isEmpty() const { return counts.empty(); }
+    double count() const { return counts.empty() ? 0 : counts.back(); }
+};
+
+/// The q-quantile (0..1) of the observations between two scrapes of a histogram (`earlier` may be
+/// null: since the server started), interpolated linearly inside the bucket as Prometheus's
+/// histogram_quantile() does; a quantile in the +Inf bucket is the largest finite bound. None
+/// without observations. A counter reset (later < earlier) counts from zero.
+std::optional<double> histogramQuantile(const CumulativeHistogram &later, const CumulativeHistogram *earlier, double q);
+
+/// One scrape, in the common series. Gauges and counters are summed over label sets (several
+/// engines or models), KV use is their largest.
+struct ServerPoint {
+    double tS = 0;                          ///< run time of the scrape
+    std::optional<double> running;          ///< requests being decoded/prefilled
+    std::optional<double> waiting;          ///< requests queued
+    std::optional<double> kvCacheFraction;  ///< 0..1 of the KV cache in use
+    std::optional<double> promptTokens;     ///< counter
+    std::optional<double> generationTokens; ///< counter
+    std::optional<double> prefixQueries;    ///< counter: prompt tokens looked up in the prefix cache
+    std::optional<double> prefixHits;       ///< counter: of those, found
+    std::optional<double> prefixHitRate;    ///< a server's own hit-rate gauge (SGLang), 0..1
+    CumulativeHistogram ttft;               ///< seconds
+    CumulativeHistogram itl;                ///< seconds
+    CumulativeHistogram e2e;                ///< seconds
+};
+
+/// "vllm", "sglang", "tgi", "llamacpp" by the names present, else "unknown".
+QString detectServerEngine(const PromExposition &exposition);
+/// Maps the known names of one scrape (every raw series is kept apart, in server_metrics.csv).
+ServerPoint mapServerMetrics(const PromExposition &exposition, double tS);
+
+/// One scrape as the dashboard draws it: gauges as read, rates and percentiles over the interval
+/// since the previous scrape. NaN where the server has no such series.
+struct ServerRow {
+    static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+    double tS = 0;
+    double running = kNone;
+    double waiting = kNone;
+    double kvCachePct = kNone;
+    double ttftP50Ms = kNone;
+    double ttftP99Ms = kNone;
+    double itlP50Ms = kNone;
+    double promptTokensPerS = kNone;
+    double generationTokensPerS = kNone;
+    double prefixHitRatio = kNone;
+};
+
+/// The rows of a saved run from its server_metrics.csv (`t_s,name,labels,value`), scrape by scrape
+/// through the same mapping as the live run. None with *error when the file is damaged.
+std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QString *error);
+
+/// Percentiles of a server histogram over the window, in ms.
+struct ServerLatency {
+    double count = 0;
+    std::optional<double> mean;
+    std::optional<double> p50;
+    std::optional<double> p90;
+    std::optional<double> p99;
+};
+
+/// summary.json's `server` block.
+struct ServerSummary {
+    QString url;        ///< scraped endpoint (no credentials)
+    QString engine;     ///< detectServerEngine()
+    int scrapes = 0;    ///< successful scrapes
+    int failures = 0;   ///< failed scrapes
+    QString problem;    ///< the first failure, as reported; empty when none
+    double windowS = 0; ///< from the baseline scrape to the last one
+    ServerLatency ttft; ///< from the histogram's bucket deltas over the window
+    ServerLatency itl;
+    ServerLatency e2e;
+    std::optional<double> runningMean, runningMax;
+    std::optional<double> waitingMean, waitingMax;
+    std::optional<double> kvCachePctMean, kvCachePctPeak;
+    std::optional<double> prefixHitRatio; ///< hits / queries over the window, else the server's gauge
+    std::optional<double> promptTokensPerS;
+    std::optional<double> generationTokensPerS;
+
+    nlohmann::json toJson() const;
+    static std::optional<ServerSummary> fromJson(const nlohmann::json &json, QString *error);
+};
+
+/// A run's scrapes: the dashboard rows and the summary over the measurement window (from the last
+/// scrape before the first measured request was sent — after warm-up — to the last scrape). Keeps
+/// the rows (small) and only the two histogram snapshots the window needs.
+class ServerSeries
+{
+public:
+    void setEndpoint(const QString &url) { m_url = url; }
+    /// The measurement starts (warm-up over) at run time tS.
+    void markMeasurementStart(double tS);
+    void add(const ServerPoint &point, const QString &engine);
+    void addFailure(const QString &problem);
+
+    bool isEmpty() const { return m_rows.empty(); }
+    const std::vector<ServerRow> &rows() const { return m_rows; }
+    /// None before the first scrape or failure.
+    std::optional<ServerSummary> summary() const;
+
+private:
+    struct Accumulator {
+        double sum = 0;
+        double max = -std::numeric_limits<double>::infinity();
+        int n = 0;
+        void add(const std::optional<double> &v);
+        std::optional<double> mean() const { return n ? std::optional<double>(sum / n) : std::nullopt; }
+        std::optional<double> peak() const { return n ? std::optional<double>(max) : std::nullopt; }
+    };
+
+    QString m_url;
+    QString m_engine;
+    QString m_problem;
+    int m_failures = 0;
+    std::optional<double> m_markS;
+    std::optional<ServerPoint> m_baseline;
+    std::optional<ServerPoint> m_last;
+    std::vector<ServerRow> m_rows;
+    Accumulator m_running, m_waiting, m_kv, m_hitRate;
+};
+
+} // namespace tb
+
+Q_DECLARE_METATYPE(tb::ServerPoint)

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace tb::test {
+
+/// The whole file, or nothing when it cannot be read (the assertion on its content then fails).
+QByteArray readFile(const QString &path);
+/// Replaces the file with `bytes`; false when it could not be written whole.
+bool writeFile(const QString &path, const QByteArray &bytes);
+
+} // namespace tb::test

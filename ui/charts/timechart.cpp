@@ -1,0 +1,235 @@
+#include "charts/timechart.h"
+
+#include "charts/chartstyle.h"
+
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <cmath>
+#include <limits>
+
+namespace tb {
+
+QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce reduce)
+{
+    QList<QPointF> finite;
+    finite.reserve(points.size());
+    for (const QPointF &p : points) {
+        if (std::isfinite(p.y()))
+            finite.append(p);
+    }
+    if (finite.size() <= maxPoints || maxPoints < 1)
+        return finite;
+    const qsizetype bucket = (finite.size() + maxPoints - 1) / maxPoints;
+    QList<QPointF> out;
+    out.reserve(maxPoints);
+    for (qsizetype begin = 0; begin < finite.size(); begin += bucket) {
+        const qsizetype end = std::min(finite.size(), begin + bucket);
+        double x = 0;
+        double y = reduce == Reduce::Max ? -std::numeric_limits<double>::infinity() : 0;
+        for (qsizetype i = begin; i < end; ++i) {
+            x += finite[i].x();
+            y = reduce == Reduce::Max ? std::max(y, finite[i].y()) : y + finite[i].y();
+        }
+        const double n = double(end - begin);
+        out.append({x / n, reduce == Reduce::Max ? y : y / n});
+    }
+    return out;
+}
+
+QList<QPointF> timePoints(const std::vector<TimeSeriesRow> &rows,
+                          const std::function<double(const TimeSeriesRow &)> &value, Reduce reduce, int maxPoints)
+{
+    QList<QPointF> points;
+    points.reserve(qsizetype(rows.size()));
+    for (const TimeSeriesRow &row : rows)
+        points.append({row.second + 0.5, value(row)});
+    return decimate(points, maxPoints, reduce);
+}
+
+QList<StageMark> stageMarks(const std::vector<TimeSeriesRow> &rows, const QStringList &stageNames)
+{
+    QList<StageMark> marks;
+    int next = 0;
+    for (const TimeSeriesRow &row : rows) {
+        while (next <= row.stage && next < stageNames.size()) {
+            // A stage skipped within one second still gets its mark, at that second.
+            marks.append({next == 0 ? 0.0 : double(row.second), stageNames.at(next)});
+            ++next;
+        }
+    }
+    return marks;
+}
+
+TimeChart::TimeChart(const QString &title, const QString &leftAxisTitle, QGraphicsItem *parent)
+    : QChart(parent)
+    , m_x(new QValueAxis(this))
+    , m_left(new QValueAxis(this))
+{
+    setTitle(title);
+    m_x->setTitleText(tr("s since start"));
+    m_left->setTitleText(leftAxisTitle);
+    addAxis(m_x, Qt::AlignBottom);
+    addAxis(m_left, Qt::AlignLeft);
+    chartstyle::applyTheme(this);
+    rescale(0);
+}
+
+void TimeChart::setRightAxisTitle(const QString &title, const QColor &color)
+{
+    if (!m_right) {
+        m_right = new QValueAxis(this);
+        addAxis(m_right, Qt::AlignRight);
+        chartstyle::styleAxis(m_right);
+        m_right->setGridLineVisible(false);
+    }
+    m_right->setTitleText(title);
+    if (color.isValid()) {
+        m_right->setLabelsColor(color);
+        m_right->setTitleBrush(color);
+    }
+}
+
+void TimeChart::setLeftAxisColor(const QColor &color)
+{
+    m_left->setLabelsColor(color);
+    m_left->setTitleBrush(color);
+}
+
+QLineSeries *TimeChart::addLine(const QString &name, const QColor &color, bool dashed, const QString &description,
+                                Side side)
+{
+    auto *series = new QLineSeries(this);
+    series->setName(name);
+    series->setPen(chartstyle::pen(color, dashed));
+    series->setMarkerSize(5);
+    chartstyle::setDescription(series, description);
+    addSeries(series);
+    series->attachAxis(m_x);
+    series->attachAxis(side == Side::Right && m_right ? m_right : m_left);
+    series->setProperty("tbSide", int(side));
+    m_lines.append(series);
+    return series;
+}
+
+void TimeChart::removeLines()
+{
+    for (QLineSeries *series : std::as_const(m_lines)) {
+        removeSeries(series);
+        delete series;
+    }
+    m_lines.clear();
+}
+
+void TimeChart::setStageMarks(const QList<StageMark> &marks)
+{
+    const auto same = [](const QList<StageMark> &a, const QList<StageMark> &b) {
+        if (a.size() != b.size())
+            return false;
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            if (a[i].startS != b[i].startS || a[i].name != b[i].name)
+                return false;
+        }
+        return true;
+    };
+    if (same(marks, m_marks))
+        return;
+    m_marks = marks;
+    for (QXYSeries *series : stageSeries()) {
+        removeSeries(series);
+        delete series;
+    }
+    m_boundaries.clear();
+    m_stageNames.clear();
+    if (marks.size() < 2)
+        return;
+    const QColor muted(0x6b, 0x72, 0x80);
+    for (qsizetype i = 0; i < marks.size(); ++i) {
+        const StageMark &mark = marks[i];
+        auto *name = new QScatterSeries(this);
+        name->setName(mark.name);
+        name->setMarkerSize(1);
+        name->setColor(Qt::transparent);
+        name->setBorderColor(Qt::transparent);
+        name->setPointLabelsVisible(true);
+        name->setPointLabelsFormat(mark.name);
+        name->setPointLabelsColor(muted);
+        name->setPointLabelsClipping(false);
+        chartstyle::setDescription(name, tr("Stage %1").arg(mark.name));
+        m_stageNames << name;
+        if (i > 0) {
+            auto *line = new QLineSeries(this);
+            line->setName(tr("stage %1").arg(mark.name));
+            line->setPen(QPen(QColor(0x9c, 0xa3, 0xaf), 1, Qt::DashLine));
+            chartstyle::setDescription(line, tr("Stage %1 starts here").arg(mark.name));
+            m_boundaries << line;
+        }
+    }
+    for (QXYSeries *series : stageSeries()) {
+        addSeries(series);
+        series->attachAxis(m_x);
+        series->attachAxis(m_left);
+        chartstyle::setInLegend(this, series, false);
+    }
+    placeStageMarks();
+}
+
+QList<QXYSeries *> TimeChart::stageSeries() const
+{
+    QList<QXYSeries *> all(m_boundaries.begin(), m_boundaries.end());
+    all.append(QList<QXYSeries *>(m_stageNames.begin(), m_stageNames.end()));
+    return all;
+}
+
+void TimeChart::placeStageMarks()
+{
+    const double top = m_left->max();
+    const double bottom = m_left->min();
+    for (qsizetype i = 0; i < m_boundaries.size(); ++i) {
+        const double x = m_marks[i + 1].startS;
+        m_boundaries[i]->replace({QPointF(x, bottom), QPointF(x, top)});
+    }
+    // Each name over the middle of its stage, a little below the top so that its label (drawn
+    // above the point) stays inside the plot.
+    const double labelY = top - 0.12 * (top - bottom);
+    for (qsizetype i = 0; i < m_stageNames.size(); ++i) {
+        const double from = m_marks[i].startS;
+        const double to = i + 1 < m_marks.size() ? m_marks[i + 1].startS : std::max(m_endS, from);
+        m_stageNames[i]->replace({QPointF((from + to) / 2, labelY)});
+    }
+}
+
+void TimeChart::rescale(double endS, double minSpanS)
+{
+    m_endS = endS;
+    chartstyle::setNiceRange(m_x, 0, std::max(endS, minSpanS), 6);
+    double maxLeft = 0;
+    double maxRight = 0;
+    for (QLineSeries *series : std::as_const(m_lines)) {
+        // A line needs two points; until then its points show as dots.
+        series->setPointsVisible(series->count() < 2);
+        if (!series->isVisible())
+            continue;
+        double &max = series->property("tbSide").toInt() == int(Side::Right) && m_right ? maxRight : maxLeft;
+        for (const QPointF &p : series->points())
+            max = std::max(max, p.y());
+    }
+    // Stage names sit at the top of the plot: leave them room above the lines.
+    const double headroom = m_stageNames.isEmpty() ? 1.0 : 1.15;
+    chartstyle::setNiceRange(m_left, 0, maxLeft > 0 ? maxLeft * headroom : 1);
+    if (m_right)
+        chartstyle::setNiceRange(m_right, 0, maxRight > 0 ? maxRight * headroom : 1);
+    placeStageMarks();
+}
+
+bool TimeChart::hasData() const
+{
+    for (const QLineSeries *series : m_lines) {
+        if (series->count() > 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace tb

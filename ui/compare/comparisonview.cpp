@@ -1,0 +1,736 @@
+#include "compare/comparisonview.h"
+
+#include "charts/chartstyle.h"
+#include "charts/chartview.h"
+#include "compare/comparisoncharts.h"
+#include "models/comparisonmodel.h"
+#include "charts/distributionchart.h"
+#include "charts/timechart.h"
+
+#include "analysis/baseline.h"
+#include "run/comparisonsession.h"
+#include "analysis/htmlreport.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMenu>
+#include <QPainter>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace tb {
+
+namespace {
+
+const QColor kBetter(0x15, 0x80, 0x3d);
+const QColor kWorse(0xb9, 0x1c, 0x1c);
+const QColor kMuted(0x6b, 0x72, 0x80);
+const QColor kStar(0xb7, 0x79, 0x1f);
+constexpr int kRunColumnWidth = 170;
+
+/// A run cell in two lines: the value (bold and starred where it is the row's best), and under
+/// it, smaller, its change against the baseline coloured by whether it is a significant
+/// improvement, a significant regression, or neither.
+class ComparisonDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        if (index.column() == ComparisonModel::MetricColumn) {
+            paintMetric(painter, option, index);
+            return;
+        }
+        if (index.column() < ComparisonModel::FirstRunColumn) {
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
+        QStyleOptionViewItem opt(option);
+        initStyleOption(&opt, index);
+        const QString value = opt.text;
+        opt.text.clear();
+        const QWidget *widget = option.widget;
+        QStyle *style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+
+        const bool selected = opt.state.testFlag(QStyle::State_Selected);
+        const bool best = index.data(ComparisonModel::BestRole).toBool();
+        const bool isBase = index.data(ComparisonModel::BaselineRole).toBool();
+        const QRect area = opt.rect.adjusted(6, 3, -10, -3);
+        const int half = area.height() / 2;
+        painter->save();
+        QFont valueFont = opt.font;
+        valueFont.setBold(best);
+        const QFontMetrics valueMetrics(valueFont);
+        const QString star = best ? QStringLiteral(" ★") : QString();
+        const int starWidth = best ? valueMetrics.horizontalAdvance(star) : 0;
+        painter->setFont(valueFont);
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : opt.palette.color(QPalette::Text));
+        const QRect valueRect(area.left(), area.top(), area.width() - starWidth, half);
+        painter->drawText(valueRect, Qt::AlignRight | Qt::AlignBottom, value);
+        if (best) {
+            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kStar);
+            painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half), Qt::AlignLeft | Qt::AlignBottom,
+                              star);
+        }
+        QFont small = option.font; // not the cell's font: that is bold for the best value
+        small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
+        painter->setFont(small);
+        QString delta = index.data(ComparisonModel::DeltaTextRole).toString();
+        QColor color = kMuted;
+        if (isBase) {
+            delta = QObject::tr("baseline");
+        } else {
+            const int tone = index.data(ComparisonModel::DeltaToneRole).toInt();
+            color = tone > 0 ? kBetter : tone < 0 ? kWorse : kMuted;
+        }
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : color);
+        painter->drawText(QRect(area.left(), area.top() + half + 1, area.width(), area.height() - half),
+                          Qt::AlignRight | Qt::AlignTop, delta);
+        painter->restore();
+    }
+
+    /// The metric's name, and in grey at the right of the cell which way is better.
+    void paintMetric(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+    {
+        QStyleOptionViewItem opt(option);
+        initStyleOption(&opt, index);
+        const QString label = opt.text;
+        opt.text.clear();
+        const QWidget *widget = option.widget;
+        QStyle *style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+        const bool selected = opt.state.testFlag(QStyle::State_Selected);
+        const QRect area = opt.rect.adjusted(8, 0, -10, 0);
+        painter->save();
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : opt.palette.color(QPalette::Text));
+        painter->drawText(area, Qt::AlignLeft | Qt::AlignVCenter, label);
+        const QString better = index.data(ComparisonModel::BetterRole).toString();
+        if (!better.isEmpty()) {
+            QFont small = option.font;
+            small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
+            painter->setFont(small);
+            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kMuted);
+            painter->drawText(area, Qt::AlignRight | Qt::AlignVCenter, QObject::tr("%1 is better").arg(better));
+        }
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        const QSize base = QStyledItemDelegate::sizeHint(option, index);
+        if (index.column() < ComparisonModel::FirstRunColumn)
+            return base;
+        QFont bold = option.font;
+        bold.setBold(true);
+        const int valueWidth = QFontMetrics(bold).horizontalAdvance(index.data().toString() + QStringLiteral(" ★"));
+        const int deltaWidth = option.fontMetrics.horizontalAdvance(index.data(ComparisonModel::DeltaTextRole).toString());
+        return {std::max(valueWidth, deltaWidth) + 24, option.fontMetrics.height() * 2 + 10};
+    }
+};
+
+struct LoadResult {
+    std::vector<RunData> runs;
+    QStringList problems;
+};
+
+/// Runs from directory arguments; a folder that cannot be read is named in the problems, and the
+/// others still load.
+LoadResult loadRuns(const QStringList &arguments)
+{
+    LoadResult out;
+    for (const QString &argument : arguments) {
+        QStringList directories;
+        QString error;
+        if (!expandRunDirectories({argument}, &directories, &error, &out.problems)) {
+            out.problems << error;
+            continue;
+        }
+        for (const QString &directory : std::as_const(directories)) {
+            auto data = RunReader::load(directory, &error, RunReader::Records);
+            if (data)
+                out.runs.push_back(std::move(*data));
+            else
+                out.problems << error;
+        }
+    }
+    expandSingleRunInstances(out.runs);
+    return out;
+}
+
+std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline)
+{
+    auto result = std::make_shared<ComparisonResult>(ComparisonResult{ComparisonTable(runs, baseline), {}, {}, {}});
+    if (isInterleavedSet(runs))
+        result->paired.emplace(runs, baseline);
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const RunSummary &s = runs[i].summary;
+        result->directories << runs[i].directory;
+        result->runTips << QStringLiteral("<b>#%1 %2</b><br/>%3 @ %4 (%5)<br/>started %6<br/>%7")
+                               .arg(QString::number(i + 1), result->table.labels()[qsizetype(i)].toHtmlEscaped(),
+                                    s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(), s.api.toHtmlEscaped(),
+                                    s.startedAt.toHtmlEscaped(),
+                                    QDir::toNativeSeparators(runs[i].directory).toHtmlEscaped());
+    }
+    return result;
+}
+
+QString metricUnit(Metric metric)
+{
+    return metric == Metric::Itl || metric == Metric::Tpot ? QObject::tr("ms per token") : QObject::tr("ms");
+}
+
+} // namespace
+
+ComparisonView::ComparisonView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new ComparisonModel(this))
+    , m_pairedModel(new PairedDeltaModel(this))
+    , m_heading(new QLabel(this))
+    , m_subheading(new QLabel(this))
+    , m_baselineBox(new QComboBox(this))
+    , m_markBaseline(new QPushButton(tr("Mark as Baseline"), this))
+    , m_banner(new QLabel(this))
+    , m_table(new QTableView(this))
+    , m_pairedTable(new QTableView(this))
+    , m_tabs(new QTabWidget(this))
+    , m_cdf(new DistributionChart)
+    , m_throughput(new TimeChart(tr("Throughput over time"), tr("output tokens/s")))
+    , m_curve(new ThroughputLatencyChart)
+    , m_cdfView(new ChartView(m_cdf, this))
+    , m_throughputView(new ChartView(m_throughput, this))
+    , m_curveView(new ChartView(m_curve, this))
+    , m_cdfBox(new QComboBox(this))
+    , m_throughputBox(new QComboBox(this))
+    , m_curveBox(new QComboBox(this))
+{
+    m_pool.setMaxThreadCount(1);
+    setObjectName(QStringLiteral("comparisonView"));
+    m_table->setObjectName(QStringLiteral("comparisonTable"));
+    m_banner->setObjectName(QStringLiteral("comparisonBanner"));
+    m_baselineBox->setObjectName(QStringLiteral("baselineBox"));
+
+    // Heading and actions.
+    QFont headingFont = m_heading->font();
+    headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
+    headingFont.setBold(true);
+    m_heading->setFont(headingFont);
+    m_subheading->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_subheading->setWordWrap(true);
+    m_baselineBox->setToolTip(tr("The run the others are compared with: deltas and noise tests are against it"));
+    m_markBaseline->setToolTip(tr("Remember this baseline: comparisons open against it, and the run history shows "
+                                  "each later run's change against it"));
+    auto *copy = new QPushButton(tr("Copy Table"), this);
+    copy->setToolTip(tr("Copy the table (values and changes) for a spreadsheet or a document"));
+    auto *csv = new QPushButton(tr("Save CSV…"), this);
+    auto *report = new QPushButton(tr("Save Report…"), this);
+    report->setToolTip(tr("A self-contained HTML report: the table, the charts and each run's configuration; it "
+                          "opens offline in any browser and prints on A4"));
+    report->setObjectName(QStringLiteral("saveReportButton"));
+    connect(copy, &QPushButton::clicked, this, &ComparisonView::copyTable);
+    connect(csv, &QPushButton::clicked, this, &ComparisonView::saveCsvDialog);
+    connect(report, &QPushButton::clicked, this, &ComparisonView::saveReportDialog);
+    connect(m_markBaseline, &QPushButton::clicked, this, &ComparisonView::markBaseline);
+    connect(m_baselineBox, &QComboBox::activated, this, &ComparisonView::setBaseline);
+
+    auto *titles = new QVBoxLayout;
+    titles->setSpacing(2);
+    titles->addWidget(m_heading);
+    titles->addWidget(m_subheading);
+    auto *top = new QHBoxLayout;
+    top->addLayout(titles, 1);
+    top->addWidget(new QLabel(tr("Baseline:"), this));
+    top->addWidget(m_baselineBox);
+    top->addWidget(m_markBaseline);
+    top->addSpacing(12);
+    top->addWidget(copy);
+    top->addWidget(csv);
+    top->addWidget(report);
+
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
+                                           "padding: 6px 10px; color: #1f2937; }"));
+    m_banner->hide();
+
+    // The table.
+    m_table->setModel(m_model);
+    m_table->setItemDelegate(new ComparisonDelegate(m_table));
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() * 2 + 10);
+    m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
+    m_table->horizontalHeader()->setMinimumSectionSize(60);
+    m_table->setSelectionMode(QAbstractItemView::ContiguousSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
+    m_table->setStyleSheet(QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
+    auto *copyShortcut = new QAction(tr("Copy Table"), m_table);
+    copyShortcut->setShortcut(QKeySequence::Copy);
+    copyShortcut->setShortcutContext(Qt::WidgetShortcut);
+    connect(copyShortcut, &QAction::triggered, this, &ComparisonView::copyTable);
+    m_table->addAction(copyShortcut);
+
+    m_pairedTable->setModel(m_pairedModel);
+    m_pairedTable->setItemDelegate(new ComparisonDelegate(m_pairedTable));
+    m_pairedTable->verticalHeader()->hide();
+    m_pairedTable->verticalHeader()->setDefaultSectionSize(m_table->verticalHeader()->defaultSectionSize());
+    m_pairedTable->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
+    m_pairedTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_pairedTable->setWordWrap(false);
+    m_pairedTable->setStyleSheet(QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
+
+    // The charts.
+    for (const Metric m : {Metric::Ttft, Metric::E2e, Metric::Itl, Metric::Tpot})
+        m_cdfBox->addItem(tr("%1 distribution (CDF)").arg(metricLabel(m)), int(m));
+    m_throughputBox->addItem(tr("Output tokens/s"));
+    m_throughputBox->addItem(tr("Successful requests/s"));
+    for (const Metric m : {Metric::Ttft, Metric::E2e})
+        m_curveBox->addItem(tr("%1 against throughput").arg(metricLabel(m)), int(m));
+    connect(m_cdfBox, &QComboBox::activated, this,
+            [this](int index) { setCdfMetric(Metric(m_cdfBox->itemData(index).toInt())); });
+    connect(m_throughputBox, &QComboBox::activated, this, [this] { updateThroughput(); });
+    connect(m_curveBox, &QComboBox::activated, this,
+            [this](int index) { setCurveMetric(Metric(m_curveBox->itemData(index).toInt())); });
+    m_cdf->setMode(DistributionChart::Mode::Cdf);
+    m_cdfView->setEmptyText(tr("No successful requests to draw"));
+    m_throughputView->setEmptyText(tr("No time series in these runs"));
+    m_curveView->setEmptyText(tr("No staged runs here. A run with several load stages (e.g. c=1, c=4, c=16) shows "
+                                 "how its latency grows with the throughput it reaches."));
+    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
+        view->setMinimumHeight(240);
+        connect(view, &ChartView::exported, this, &ComparisonView::saved);
+    }
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(chartPage(CdfTab, m_cdfBox), tr("Latency Distribution"));
+    m_tabs->addTab(chartPage(ThroughputTab, m_throughputBox), tr("Throughput over Time"));
+    m_tabs->addTab(chartPage(CurveTab, m_curveBox), tr("Throughput vs Latency"));
+    auto *pairedPage = new QWidget(this);
+    auto *pairedLayout = new QVBoxLayout(pairedPage);
+    auto *pairedNote = new QLabel(tr("Interleaved session: every request went to each target at the same moment. "
+                                     "Each cell is the median over those requests of (run − baseline) for the same "
+                                     "request; green or red where its 95% confidence interval excludes 0."),
+                                  pairedPage);
+    pairedNote->setWordWrap(true);
+    pairedNote->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    pairedLayout->addWidget(pairedNote);
+    pairedLayout->addWidget(m_pairedTable, 1);
+    m_tabs->addTab(pairedPage, tr("Paired Deltas"));
+    m_tabs->setTabVisible(PairedTab, false);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    // The whole table when there is room (14 rows of two lines), the charts below.
+    splitter->setSizes({m_table->verticalHeader()->defaultSectionSize() * 14 + 48, 420});
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_banner);
+    layout->addWidget(splitter, 1);
+    updateHeader();
+}
+
+ComparisonView::~ComparisonView()
+{
+    m_pool.waitForDone();
+}
+
+QWidget *ComparisonView::chartPage(ChartTab tab, QComboBox *selector)
+{
+    auto *page = new QWidget(this);
+    auto *exportButton = new QToolButton(page);
+    exportButton->setText(tr("Export Chart"));
+    exportButton->setToolTip(tr("Save this chart as PNG, SVG or PDF in the light report theme"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto *menu = new QMenu(exportButton);
+    menu->addAction(tr("For a Slide (16:9)…"), this,
+                    [this, tab] { exportChartDialog(tab, ChartExporter::Page::Slide); });
+    menu->addAction(tr("For an A4 Page…"), this, [this, tab] { exportChartDialog(tab, ChartExporter::Page::A4); });
+    exportButton->setMenu(menu);
+    auto *row = new QHBoxLayout;
+    row->addWidget(selector);
+    row->addStretch(1);
+    row->addWidget(exportButton);
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 6, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(chartView(tab), 1);
+    return page;
+}
+
+ChartView *ComparisonView::chartView(ChartTab tab) const
+{
+    switch (tab) {
+    case CdfTab:
+        return m_cdfView;
+    case ThroughputTab:
+        return m_throughputView;
+    case CurveTab:
+        return m_curveView;
+    case PairedTab:
+        break;
+    }
+    return nullptr;
+}
+
+void ComparisonView::openDirectories(const QStringList &arguments)
+{
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    updateHeader();
+    m_pool.start([this, generation, arguments] {
+        LoadResult loaded = loadRuns(arguments);
+        // The marked baseline, when it is among the runs.
+        int baseline = 0;
+        for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
+            if (Baseline::isBaseline(loaded.runs[i].directory))
+                baseline = int(i);
+        }
+        auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
+        auto result = computeResult(*runs, baseline);
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, runs, result, problems = loaded.problems] {
+                --m_pending;
+                if (generation == m_generation)
+                    present(runs, result, problems, true);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void ComparisonView::setRuns(std::vector<RunData> runs, int baseline)
+{
+    compute(std::make_shared<const std::vector<RunData>>(std::move(runs)), baseline, {});
+}
+
+void ComparisonView::compute(Runs runs, int baseline, QStringList problems)
+{
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    const bool newRuns = runs != m_runs;
+    m_pool.start([this, generation, runs, baseline, problems, newRuns] {
+        auto result = computeResult(*runs, baseline);
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, runs, result, problems, newRuns] {
+                --m_pending;
+                if (generation == m_generation)
+                    present(runs, result, problems, newRuns);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void ComparisonView::setBaseline(int run)
+{
+    if (!m_runs || run < 0 || run >= runCount() || (run == m_baseline && m_result))
+        return;
+    m_baseline = run;
+    compute(m_runs, run, m_problems);
+}
+
+void ComparisonView::present(Runs runs, std::shared_ptr<const ComparisonResult> result, QStringList problems, bool newRuns)
+{
+    m_runs = std::move(runs);
+    m_result = std::move(result);
+    m_problems = std::move(problems);
+    m_baseline = m_result->table.baseline();
+    m_model->setResult(m_result);
+    m_pairedModel->setResult(m_result);
+    m_tabs->setTabVisible(PairedTab, m_result->paired && m_result->paired->hasPairs());
+
+    {
+        const QSignalBlocker blocker(m_baselineBox);
+        m_baselineBox->clear();
+        for (qsizetype i = 0; i < m_result->table.labels().size(); ++i)
+            m_baselineBox->addItem(QStringLiteral("#%1 %2").arg(QString::number(i + 1), m_result->table.labels()[i]));
+        m_baselineBox->setCurrentIndex(m_baseline);
+    }
+    // Values stay together at a readable width; the metric column takes the rest (its name, and
+    // which way is better).
+    for (QTableView *table : {m_table, m_pairedTable}) {
+        QHeaderView *header = table->horizontalHeader();
+        header->setSectionResizeMode(ComparisonModel::MetricColumn, QHeaderView::Stretch);
+        header->setSectionResizeMode(ComparisonModel::UnitColumn, QHeaderView::ResizeToContents);
+        for (int column = ComparisonModel::FirstRunColumn; column < table->model()->columnCount(); ++column) {
+            header->setSectionResizeMode(column, QHeaderView::Interactive);
+            table->resizeColumnToContents(column);
+            header->resizeSection(column, std::max(kRunColumnWidth, header->sectionSize(column)));
+        }
+    }
+
+    if (newRuns)
+        rebuildCharts();
+    updateBanner();
+    updateHeader();
+    Q_EMIT titleChanged(title());
+    Q_EMIT loaded();
+    if (newRuns && !m_problems.isEmpty())
+        Q_EMIT problemsFound(m_problems);
+}
+
+int ComparisonView::runCount() const
+{
+    return m_runs ? int(m_runs->size()) : 0;
+}
+
+QStringList ComparisonView::directories() const
+{
+    return m_result ? m_result->directories : QStringList();
+}
+
+QString ComparisonView::title() const
+{
+    if (!m_result || m_result->table.labels().isEmpty())
+        return tr("Compare");
+    const QString names = m_result->table.labels().join(QStringLiteral(" · "));
+    return names.size() <= 48 ? tr("Compare: %1").arg(names) : tr("Compare: %1 runs").arg(runCount());
+}
+
+void ComparisonView::rebuildCharts()
+{
+    updateCdf();
+    updateThroughput();
+    updateCurve();
+    const QString subtitle = runCount() == 1 ? tr("One run") : tr("Comparison of %1 runs").arg(runCount());
+    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView})
+        view->setExportSubtitle(subtitle);
+}
+
+void ComparisonView::setCdfMetric(Metric metric)
+{
+    m_cdfMetric = metric;
+    m_cdfBox->setCurrentIndex(std::max(0, m_cdfBox->findData(int(metric))));
+    updateCdf();
+}
+
+void ComparisonView::setCurveMetric(Metric metric)
+{
+    m_curveMetric = metric;
+    m_curveBox->setCurrentIndex(std::max(0, m_curveBox->findData(int(metric))));
+    updateCurve();
+}
+
+void ComparisonView::updateCdf()
+{
+    QList<DistributionSeries> series;
+    for (int i = 0; i < runCount(); ++i)
+        series << DistributionSeries{m_result->table.labels()[i], m_runs->at(std::size_t(i)).summary.total.histogram(m_cdfMetric),
+                                     ComparisonModel::runColor(i), false};
+    const QString label = metricLabel(m_cdfMetric);
+    m_cdf->setTitle(tr("%1 — share of %2 at or below each value").arg(label, m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests")));
+    m_cdf->setQuantity(label, metricUnit(m_cdfMetric), chartstyle::describe(m_cdfMetric),
+                       m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests"));
+    m_cdf->setDistributions(series);
+    m_cdfView->setEmpty(!m_cdf->hasData());
+    m_cdfView->updateTooltips();
+}
+
+void ComparisonView::updateThroughput()
+{
+    const bool tokens = m_throughputBox->currentIndex() == 0;
+    m_throughput->removeLines();
+    m_throughput->setTitle(tokens ? tr("Output tokens per second over the run") : tr("Successful requests per second over the run"));
+    m_throughput->leftAxis()->setTitleText(tokens ? tr("output tokens/s") : tr("requests/s"));
+    double end = 0;
+    for (int i = 0; i < runCount(); ++i) {
+        const RunData &run = m_runs->at(std::size_t(i));
+        QLineSeries *line = m_throughput->addLine(m_result->table.labels()[i], ComparisonModel::runColor(i), false,
+                                                  chartstyle::describe(tokens ? Quantity::OutputTokens : Quantity::Requests));
+        line->replace(timePoints(
+            run.timeSeries,
+            [tokens](const TimeSeriesRow &r) { return tokens ? double(r.outputTokens) : double(r.completed); },
+            Reduce::Mean, TimeChart::kMaxPoints));
+        if (!run.timeSeries.empty())
+            end = std::max(end, double(run.timeSeries.back().second + 1));
+    }
+    m_throughput->rescale(end);
+    m_throughputView->setEmpty(!m_throughput->hasData());
+    m_throughputView->updateTooltips();
+}
+
+void ComparisonView::updateCurve()
+{
+    QList<ThroughputLatencyChart::Curve> curves;
+    for (int i = 0; i < runCount(); ++i)
+        curves << ThroughputLatencyChart::Curve{m_result->table.labels()[i], ComparisonModel::runColor(i),
+                                                throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
+    m_curve->setMetricLabel(metricLabel(m_curveMetric));
+    m_curve->setCurves(curves);
+    m_curveView->setEmpty(!m_curve->hasData());
+    m_curveView->updateTooltips();
+}
+
+void ComparisonView::updateBanner()
+{
+    QStringList parts;
+    if (!m_problems.isEmpty()) {
+        QString text = tr("<b style='color:#b91c1c'>Not compared</b> — these folders could not be read:");
+        for (const QString &p : std::as_const(m_problems))
+            text += QStringLiteral("<br/>• ") + p.toHtmlEscaped();
+        parts << text;
+    }
+    if (m_result && !m_result->table.warnings().isEmpty()) {
+        QString text = tr("<b>Workload differences</b> — these runs measured different things; compare with care:");
+        for (const QString &w : m_result->table.warnings())
+            text += QStringLiteral("<br/>• ") + w.toHtmlEscaped();
+        parts << text;
+    }
+    QString notes;
+    for (std::size_t i = 0; m_runs && i < m_runs->size(); ++i) {
+        for (const QString &note : m_runs->at(i).notes)
+            notes += QStringLiteral("<br/>• #%1: %2").arg(QString::number(i + 1), note.toHtmlEscaped());
+    }
+    for (const QString &note : m_result ? m_result->table.notes() : QStringList())
+        notes += QStringLiteral("<br/>• ") + note.toHtmlEscaped();
+    if (!notes.isEmpty())
+        parts << tr("<b>Notes</b>") + notes;
+    m_banner->setText(parts.join(QStringLiteral("<br/><br/>")));
+    m_banner->setVisible(!parts.isEmpty());
+}
+
+void ComparisonView::updateHeader()
+{
+    if (!m_result) {
+        m_heading->setText(isLoading() ? tr("Reading the runs…") : tr("Nothing to compare yet"));
+        m_subheading->setText(tr("Open runs from the Compare menu, or drop run folders on the window."));
+        m_markBaseline->setEnabled(false);
+        m_baselineBox->setEnabled(false);
+        return;
+    }
+    m_heading->setText(runCount() == 1 ? tr("One run") : tr("Comparison of %1 runs").arg(runCount()));
+    QString sub;
+    if (const auto session = runCount() > 0 ? SessionInfo::sessionOf(m_runs->front().directory) : std::nullopt) {
+        const bool interleaved = m_result->paired.has_value();
+        sub = interleaved ? tr("Interleaved session “%1”: each request went to every target at the same moment, so "
+                               "conditions match; see Paired Deltas.")
+                                .arg(session->second.name)
+                          : tr("Session “%1” (%2), %3").arg(session->second.name, sessionModeName(session->second.mode),
+                                                            QDir::toNativeSeparators(session->first));
+    } else {
+        sub = tr("Saved runs. Best values in bold with ★; under each value its change against the baseline — green "
+                 "or red where it is larger than run-to-run noise.");
+    }
+    m_subheading->setText(sub);
+    const bool marked = Baseline::isBaseline(m_result->directories.value(m_baseline));
+    m_markBaseline->setText(marked ? tr("Baseline Marked ✓") : tr("Mark as Baseline"));
+    m_markBaseline->setEnabled(!marked);
+    m_baselineBox->setEnabled(runCount() > 1);
+}
+
+void ComparisonView::copyTable()
+{
+    QApplication::clipboard()->setText(m_model->toTsv());
+}
+
+void ComparisonView::markBaseline()
+{
+    if (!m_result)
+        return;
+    const QString directory = m_result->directories.value(m_baseline);
+    Baseline::setDirectory(directory);
+    updateHeader();
+    Q_EMIT baselineMarked(directory);
+}
+
+bool ComparisonView::saveReport(const QString &path, QString *error) const
+{
+    if (!m_runs || m_runs->empty()) {
+        *error = tr("nothing to report yet");
+        return false;
+    }
+    HtmlReport::Options options;
+    options.baseline = m_baseline;
+    return HtmlReport(*m_runs, options).write(path, error);
+}
+
+bool ComparisonView::saveCsv(const QString &path, QString *error) const
+{
+    if (!m_result) {
+        *error = tr("nothing to save yet");
+        return false;
+    }
+    QSaveFile file(path);
+    const QByteArray csv = m_result->table.toCsv();
+    if (!file.open(QIODevice::WriteOnly) || file.write(csv) != csv.size() || !file.commit()) {
+        *error = tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool ComparisonView::exportChart(ChartTab tab, const QString &path, ChartExporter::Page page, QString *error) const
+{
+    const ChartView *view = chartView(tab);
+    if (!view) {
+        *error = tr("this tab has no chart");
+        return false;
+    }
+    return ChartExporter::save(view->chart(), path, view->exportOptions(page), error);
+}
+
+void ComparisonView::saveDialog(const QString &caption, const QString &name, const QString &filter,
+                                const std::function<bool(const QString &, QString *)> &save)
+{
+    const QString folder = m_runs && !m_runs->empty() ? QFileInfo(m_runs->front().directory).absolutePath() : QString();
+    auto *dialog = new QFileDialog(this, caption, QDir(folder).filePath(name), filter);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    dialog->setDefaultSuffix(QFileInfo(name).suffix());
+    connect(dialog, &QFileDialog::fileSelected, this, [this, save](const QString &path) {
+        QString error;
+        if (save(path, &error))
+            Q_EMIT saved(path, {});
+        else
+            Q_EMIT saved({}, error);
+    });
+    dialog->open();
+}
+
+void ComparisonView::saveReportDialog()
+{
+    saveDialog(tr("Save Report"), QStringLiteral("comparison.html"), tr("HTML report (*.html)"),
+               [this](const QString &path, QString *error) { return saveReport(path, error); });
+}
+
+void ComparisonView::saveCsvDialog()
+{
+    saveDialog(tr("Save Table as CSV"), QStringLiteral("comparison.csv"), tr("CSV (*.csv)"),
+               [this](const QString &path, QString *error) { return saveCsv(path, error); });
+}
+
+void ComparisonView::exportChartDialog(ChartTab tab, ChartExporter::Page page)
+{
+    const QString name = (tab == CdfTab ? QStringLiteral("comparison-cdf")
+                          : tab == ThroughputTab ? QStringLiteral("comparison-throughput")
+                                                 : QStringLiteral("comparison-curve")) +
+                         QStringLiteral(".png");
+    saveDialog(tr("Export Chart"), name, ChartExporter::fileFilter(),
+               [this, tab, page](const QString &path, QString *error) { return exportChart(tab, path, page, error); });
+}
+
+} // namespace tb

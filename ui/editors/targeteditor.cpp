@@ -1,0 +1,438 @@
+#include "editors/targeteditor.h"
+
+#include "editors/fieldvalidator.h"
+#include "widgets/formstyle.h"
+#include "editors/modellister.h"
+#include "models/targetlistmodel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace tb {
+
+namespace {
+
+struct ApiChoice {
+    ApiKind api;
+    const char *label;
+};
+constexpr ApiChoice kApiChoices[] = {
+    {ApiKind::OpenAIChat, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI chat — /chat/completions")},
+    {ApiKind::OpenAICompletions, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI completions — /completions")},
+    {ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::TargetEditor", "Anthropic messages — /messages")},
+};
+
+constexpr int kModelListRows = 6;
+
+} // namespace
+
+TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
+    : QWidget(parent)
+    , m_lister(new ModelLister(this))
+    , m_name(new QLineEdit(this))
+    , m_api(new QComboBox(this))
+    , m_url(new QLineEdit(this))
+    , m_simulatorState(new QLabel(this))
+    , m_replicas(new QPlainTextEdit(this))
+    , m_balance(new QComboBox(this))
+    , m_model(new QComboBox(this))
+    , m_test(new QPushButton(tr("Test connection"), this))
+    , m_connection(new QLabel(this))
+    , m_models(new QListWidget(this))
+    , m_keyEnv(new QLineEdit(this))
+    , m_keyState(new QLabel(this))
+    , m_key(new QLineEdit(this))
+    , m_headers(new QPlainTextEdit(this))
+    , m_extraBody(new QPlainTextEdit(this))
+    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
+    , m_caCert(new QLineEdit(this))
+{
+    m_name->setObjectName(QStringLiteral("targetName"));
+    m_api->setObjectName(QStringLiteral("targetApi"));
+    m_url->setObjectName(QStringLiteral("targetUrl"));
+    m_model->setObjectName(QStringLiteral("targetModel"));
+    m_replicas->setObjectName(QStringLiteral("replicas"));
+    m_balance->setObjectName(QStringLiteral("balance"));
+    m_test->setObjectName(QStringLiteral("testConnection"));
+    m_connection->setObjectName(QStringLiteral("connectionStatus"));
+    m_models->setObjectName(QStringLiteral("modelList"));
+    m_keyEnv->setObjectName(QStringLiteral("apiKeyEnv"));
+    m_key->setObjectName(QStringLiteral("apiKey"));
+    m_headers->setObjectName(QStringLiteral("headers"));
+    m_extraBody->setObjectName(QStringLiteral("extraBody"));
+    m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
+    m_caCert->setObjectName(QStringLiteral("caCert"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+
+    QFormLayout *form = nullptr;
+    layout->addWidget(createFormGroup(tr("Endpoint"), this, &form));
+    m_name->setPlaceholderText(tr("defaults to the model name"));
+    validator->addRow(form, tr("Name:"), m_name, QStringLiteral("target.name"),
+                      tr("A name for this endpoint in lists and reports (target.name)."));
+    for (const ApiChoice &choice : kApiChoices)
+        m_api->addItem(tr(choice.label), apiKindName(choice.api));
+    validator->addRow(form, tr("API:"), m_api, QStringLiteral("target.api"),
+                      tr("The request format the server speaks (--api)."));
+
+    auto *urlBox = new QWidget(this);
+    auto *urlLayout = new QVBoxLayout(urlBox);
+    urlLayout->setContentsMargins(0, 0, 0, 0);
+    urlLayout->setSpacing(2);
+    m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:8000/v1"));
+    urlLayout->addWidget(m_url);
+    m_simulatorState->setObjectName(QStringLiteral("simulatorState"));
+    m_simulatorState->setWordWrap(true);
+    m_simulatorState->hide();
+    urlLayout->addWidget(m_simulatorState);
+    QLabel *urlMessage =
+        validator->addRow(form, tr("Base URL:"), urlBox, QStringLiteral("target.url"),
+                          tr("The API's base URL; requests go to {url}/chat/completions etc. (--url)."));
+    // The row registered the box; the red border belongs on the line edit itself.
+    validator->addField(QStringLiteral("target.url"), m_url, urlMessage);
+
+    auto *modelBox = new QWidget(this);
+    auto *modelRow = new QHBoxLayout;
+    modelRow->setContentsMargins(0, 0, 0, 0);
+    m_model->setEditable(true);
+    m_model->setInsertPolicy(QComboBox::NoInsert);
+    m_model->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    modelRow->addWidget(m_model, 1);
+    m_test->setToolTip(tr("Ask the server for its models (GET {url}/models with the key and headers below)."));
+    modelRow->addWidget(m_test);
+    auto *modelLayout = new QVBoxLayout(modelBox);
+    modelLayout->setContentsMargins(0, 0, 0, 0);
+    modelLayout->setSpacing(2);
+    modelLayout->addLayout(modelRow);
+    m_connection->setWordWrap(true);
+    m_connection->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_connection->hide();
+    modelLayout->addWidget(m_connection);
+    m_models->setToolTip(tr("Click a model to use it."));
+    m_models->setMaximumHeight(m_models->fontMetrics().height() * (kModelListRows + 1));
+    m_models->hide();
+    modelLayout->addWidget(m_models);
+    QLabel *modelMessage = validator->addRow(
+        form, tr("Model:"), modelBox, QStringLiteral("target.model"),
+        tr("The model name sent in each request (--model); Test connection lists what the server has."));
+    validator->addField(QStringLiteral("target.model"), m_model, modelMessage);
+
+    layout->addWidget(createFormGroup(tr("Load balancing"), this, &form));
+    m_replicas->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_replicas->setPlaceholderText(tr("none: every request goes to the base URL\nhttp://10.0.0.2:8000/v1"));
+    m_replicas->setLineWrapMode(QPlainTextEdit::NoWrap);
+    setVisibleLines(m_replicas, 2);
+    validator->addRow(form, tr("Replicas:"), m_replicas, QStringLiteral("target.replicas"),
+                      tr("More base URLs serving the same model, one per line (--url, repeated): requests are "
+                         "spread over the base URL and these, and the results show each instance."));
+    m_balance->addItem(tr("Round robin"), balanceName(Balance::RoundRobin));
+    m_balance->addItem(tr("Least in flight (least connections)"), balanceName(Balance::LeastInFlight));
+    m_balance->addItem(tr("Random"), balanceName(Balance::Random));
+    m_balance->setEnabled(false);
+    validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
+                      tr("How requests are spread over the instances (--balance): in turn; to the one with the "
+                         "fewest requests in flight; or at random."));
+
+    layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
+    auto *envBox = new QWidget(this);
+    auto *envRow = new QHBoxLayout(envBox);
+    envRow->setContentsMargins(0, 0, 0, 0);
+    envRow->addWidget(m_keyEnv, 1);
+    m_keyState->setObjectName(QStringLiteral("apiKeyEnvState"));
+    envRow->addWidget(m_keyState);
+    QLabel *envMessage =
+        validator->addRow(form, tr("Key variable:"), envBox, QStringLiteral("target.api_key_env"),
+                          tr("Environment variable that holds the API key (--api-key-env); only its name is saved."));
+    validator->addField(QStringLiteral("target.api_key_env"), m_keyEnv, envMessage);
+    m_key->setEchoMode(QLineEdit::Password);
+    m_key->setPlaceholderText(tr("or type a key: kept in memory only, never saved"));
+    m_key->setClearButtonEnabled(true);
+    validator->addRow(
+        form, tr("API key:"), m_key, QStringLiteral("target.api_key"),
+        tr("A key typed here is used instead of the variable; it stays in memory and is never written to a file."));
+    m_tlsVerify->setChecked(true);
+    validator->addRow(form, tr("HTTPS:"), m_tlsVerify, QStringLiteral("target.tls_verify"),
+                      tr("Unchecked, self-signed test servers are accepted (--insecure); keep it checked otherwise."));
+    m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
+    m_caCert->setClearButtonEnabled(true);
+    QLabel *caMessage = validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
+                                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
+    validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
+
+    layout->addWidget(createFormGroup(tr("Request extras"), this, &form));
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_headers->setFont(fixed);
+    m_headers->setPlaceholderText(QStringLiteral("X-Team: perf\nX-Trace: on"));
+    m_headers->setLineWrapMode(QPlainTextEdit::NoWrap);
+    setVisibleLines(m_headers, 3);
+    validator->addRow(form, tr("Headers:"), m_headers, QStringLiteral("target.headers"),
+                      tr("Extra request headers, one 'Name: value' per line (--header)."));
+    m_extraBody->setFont(fixed);
+    m_extraBody->setPlaceholderText(QStringLiteral("{\"top_k\": 40, \"repetition_penalty\": 1.05}"));
+    setVisibleLines(m_extraBody, 4);
+    validator->addRow(
+        form, tr("Extra body:"), m_extraBody, QStringLiteral("target.extra_body"),
+        tr("A JSON object merged into every request body: server-specific sampling parameters (target.extra_body)."));
+    layout->addStretch(1);
+
+    const auto changed = [this] { Q_EMIT edited(); };
+    connect(m_name, &QLineEdit::textEdited, this, changed);
+    connect(m_api, &QComboBox::currentIndexChanged, this, [this] {
+        updateKeyState();
+        Q_EMIT edited();
+    });
+    connect(m_url, &QLineEdit::textEdited, this, changed);
+    connect(m_model, &QComboBox::currentTextChanged, this, changed);
+    connect(m_keyEnv, &QLineEdit::textEdited, this, [this] {
+        updateKeyState();
+        Q_EMIT edited();
+    });
+    connect(m_key, &QLineEdit::textEdited, this, [this] {
+        updateKeyState();
+        Q_EMIT edited();
+    });
+    connect(m_replicas, &QPlainTextEdit::textChanged, this, [this] {
+        m_balance->setEnabled(!m_builtin && !replicas().isEmpty());
+        Q_EMIT edited();
+    });
+    connect(m_balance, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
+    connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
+    connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
+    connect(m_caCert, &QLineEdit::textEdited, this, changed);
+    connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
+    connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
+        if (m_builtin)
+            m_model->setCurrentIndex(m_model->findText(item->text()));
+        else
+            m_model->setCurrentText(item->text());
+    });
+    connect(m_lister, &ModelLister::modelsListed, this, &TargetEditor::showModels);
+    connect(m_lister, &ModelLister::listFailed, this, &TargetEditor::showConnectionError);
+    updateKeyState();
+}
+
+TargetEditor::~TargetEditor() = default;
+
+void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
+{
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
+                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
+                                     QSignalBlocker(m_balance)};
+    m_lister->cancel();
+    m_builtin = builtin;
+    m_name->setText(target.name);
+    m_name->setReadOnly(builtin);
+    m_api->setCurrentIndex(m_api->findData(apiKindName(target.api)));
+    m_url->setText(target.url);
+    m_url->setReadOnly(builtin);
+    m_simulatorState->setVisible(false);
+    // The built-in simulator is one instance; replicas are other servers' addresses.
+    m_replicas->setPlainText(target.replicas.join(QLatin1Char('\n')));
+    m_replicas->setReadOnly(builtin);
+    m_balance->setCurrentIndex(m_balance->findData(balanceName(target.balance)));
+    m_balance->setEnabled(!builtin && !target.replicas.isEmpty());
+    m_url->setPlaceholderText(builtin ? tr("set when the simulator starts")
+                                      : QStringLiteral("http://127.0.0.1:8000/v1"));
+    m_model->clear();
+    m_model->setEditable(!builtin);
+    if (builtin)
+        fillPresets();
+    m_model->setCurrentText(target.model);
+    m_model->setToolTip(
+        builtin ? tr("The simulator preset: a serving model that mimics a real deployment.")
+                : tr("The model name sent in each request (--model); Test connection lists what the server has."));
+    m_keyEnv->setText(target.apiKeyEnv);
+    m_key->setText(target.apiKey);
+    QStringList lines;
+    for (const Header &h : target.headers)
+        lines << h.name + QStringLiteral(": ") + h.value;
+    m_headers->setPlainText(lines.join(QLatin1Char('\n')));
+    m_extraBody->setPlainText(
+        target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
+    m_tlsVerify->setChecked(target.tlsVerify);
+    m_caCert->setText(target.caCertificate);
+    m_connection->hide();
+    m_models->clear();
+    m_models->hide();
+    m_test->setEnabled(true);
+    updateKeyState();
+}
+
+QStringList TargetEditor::replicas() const
+{
+    QStringList urls;
+    for (const QString &line : m_replicas->toPlainText().split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty())
+            urls << line.trimmed();
+    }
+    return urls;
+}
+
+TargetConfig TargetEditor::target() const
+{
+    TargetConfig t;
+    t.name = m_name->text().trimmed();
+    t.api = apiKindFromName(m_api->currentData().toString()).value_or(ApiKind::OpenAIChat);
+    t.url = m_url->text().trimmed();
+    t.replicas = replicas();
+    t.balance = balanceFromName(m_balance->currentData().toString()).value_or(Balance::RoundRobin);
+    t.model = m_model->currentText();
+    t.apiKeyEnv = m_keyEnv->text().trimmed();
+    t.apiKey = m_key->text();
+    t.headers = headers(nullptr);
+    if (auto body = extraBody(nullptr))
+        t.extraBody = *body;
+    t.tlsVerify = m_tlsVerify->isChecked();
+    t.caCertificate = m_caCert->text().trimmed();
+    return t;
+}
+
+void TargetEditor::setSimulatorPresets(const QList<std::pair<QString, QString>> &presets)
+{
+    m_presets = presets;
+    if (m_builtin) {
+        const QSignalBlocker block(m_model);
+        const QString current = m_model->currentText();
+        fillPresets();
+        m_model->setCurrentText(current);
+    }
+}
+
+void TargetEditor::fillPresets()
+{
+    m_model->clear();
+    for (const auto &[name, description] : std::as_const(m_presets)) {
+        m_model->addItem(name);
+        m_model->setItemData(m_model->count() - 1, description, Qt::ToolTipRole);
+    }
+}
+
+void TargetEditor::setSimulatorState(const QString &url, const QString &status, bool running)
+{
+    if (!m_builtin)
+        return;
+    m_url->setText(url);
+    // While it is down, the URL field's problem line says why; one line is enough.
+    m_simulatorState->setText(status);
+    m_simulatorState->setVisible(running);
+    setTone(m_simulatorState, Tone::Hint);
+}
+
+QStringList TargetEditor::problems() const
+{
+    QStringList problems;
+    headers(&problems);
+    QString bodyProblem;
+    if (!extraBody(&bodyProblem))
+        problems << bodyProblem;
+    if (!m_builtin && m_name->text().trimmed() == TargetListModel::builtinName())
+        problems << QStringLiteral("target.name: '%1' is reserved for the simulator; choose another name")
+                        .arg(TargetListModel::builtinName());
+    return problems;
+}
+
+void TargetEditor::testConnection()
+{
+    m_models->clear();
+    m_models->hide();
+    setTone(m_connection, Tone::Hint);
+    m_connection->setText(tr("Asking %1 …").arg(ModelLister::modelsUrl(m_url->text()).toString()));
+    m_connection->show();
+    m_test->setEnabled(false);
+    m_lister->list(target());
+}
+
+void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
+{
+    m_test->setEnabled(true);
+    setTone(m_connection, Tone::Good);
+    if (models.isEmpty())
+        m_connection->setText(tr("Connected in %1 ms, but the server lists no models.").arg(elapsedMs));
+    else if (models.size() == 1)
+        m_connection->setText(tr("Connected in %1 ms · 1 model — click it to use it:").arg(elapsedMs));
+    else
+        m_connection->setText(
+            tr("Connected in %1 ms · %2 models — click one to use it:").arg(elapsedMs).arg(models.size()));
+    m_models->addItems(models);
+    m_models->setVisible(!models.isEmpty());
+    if (!m_builtin) {
+        // Offer the listed names in the model box too, keeping what is typed.
+        const QSignalBlocker block(m_model);
+        const QString current = m_model->currentText();
+        m_model->clear();
+        m_model->addItems(models);
+        m_model->setCurrentText(current);
+    }
+    const auto matches = m_models->findItems(m_model->currentText(), Qt::MatchExactly);
+    if (!matches.isEmpty())
+        m_models->setCurrentItem(matches.first());
+}
+
+void TargetEditor::showConnectionError(const QString &error)
+{
+    m_test->setEnabled(true);
+    setTone(m_connection, Tone::Bad);
+    m_connection->setText(error);
+}
+
+void TargetEditor::updateKeyState()
+{
+    const TargetConfig t = target();
+    const QString var = t.apiKeyEnv.isEmpty() ? defaultApiKeyEnv(t.api) : t.apiKeyEnv;
+    m_keyEnv->setPlaceholderText(defaultApiKeyEnv(t.api));
+    if (!t.apiKey.isEmpty()) {
+        m_keyState->setText(tr("typed key used"));
+        setTone(m_keyState, Tone::Hint);
+    } else if (qEnvironmentVariableIsEmpty(var.toLocal8Bit().constData())) {
+        m_keyState->setText(tr("not set"));
+        setTone(m_keyState, Tone::Hint);
+    } else {
+        m_keyState->setText(tr("✓ set"));
+        setTone(m_keyState, Tone::Good);
+    }
+}
+
+QList<Header> TargetEditor::headers(QStringList *problems) const
+{
+    QList<Header> headers;
+    const QStringList lines = m_headers->toPlainText().split(QLatin1Char('\n'));
+    for (int i = 0; i < lines.size(); ++i) {
+        if (lines.at(i).trimmed().isEmpty())
+            continue;
+        QString error;
+        if (auto h = parseHeader(lines.at(i), &error))
+            headers << *h;
+        else if (problems)
+            *problems << QStringLiteral("target.headers: line %1: %2").arg(i + 1).arg(error);
+    }
+    return headers;
+}
+
+std::optional<nlohmann::json> TargetEditor::extraBody(QString *problem) const
+{
+    const QByteArray text = m_extraBody->toPlainText().toUtf8();
+    if (text.trimmed().isEmpty())
+        return nlohmann::json::object();
+    QString why;
+    auto json = parseJsonBounded(text, &why);
+    if (json && json->is_object())
+        return json;
+    if (problem)
+        *problem = QStringLiteral("target.extra_body: ") +
+                   (json ? QStringLiteral("must be a JSON object, e.g. {\"top_k\": 40}") : why);
+    return std::nullopt;
+}
+
+} // namespace tb

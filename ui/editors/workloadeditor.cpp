@@ -1,0 +1,396 @@
+#include "editors/workloadeditor.h"
+
+#include "editors/fieldvalidator.h"
+#include "widgets/formstyle.h"
+#include "widgets/optionalspinbox.h"
+#include "models/variablesmodel.h"
+
+#include "engine/promptsource.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tb {
+
+namespace {
+
+constexpr int kVariableRows = 4;
+
+QSpinBox *tokenSpin(const QString &objectName, QWidget *parent)
+{
+    auto *spin = new QSpinBox(parent);
+    spin->setObjectName(objectName);
+    spin->setRange(0, limits::kMaxPromptTokens);
+    spin->setSuffix(QObject::tr(" tokens"));
+    spin->setGroupSeparatorShown(true);
+    spin->setAccelerated(true);
+    setCompact(spin);
+    return spin;
+}
+
+QFormLayout *pageForm(QWidget *page)
+{
+    auto *form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    return form;
+}
+
+} // namespace
+
+WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
+    : QWidget(parent)
+    , m_source(new QComboBox(this))
+    , m_syntheticPage(new QWidget(this))
+    , m_templatePage(new QWidget(this))
+    , m_filePage(new QWidget(this))
+    , m_promptTokens(tokenSpin(QStringLiteral("promptTokens"), this))
+    , m_systemTokens(tokenSpin(QStringLiteral("systemTokens"), this))
+    , m_sharedPrefix(tokenSpin(QStringLiteral("sharedPrefixTokens"), this))
+    , m_systemTemplate(new QPlainTextEdit(this))
+    , m_userTemplate(new QPlainTextEdit(this))
+    , m_variables(new VariablesModel(this))
+    , m_variablesView(new QTableView(this))
+    , m_addMissing(new QPushButton(tr("Add missing"), this))
+    , m_promptFile(new QLineEdit(this))
+    , m_estimateLabel(new QLabel(this))
+    , m_maxTokens(new QSpinBox(this))
+    , m_temperature(new OptionalSpinBox(tr("server default"), this))
+    , m_topP(new OptionalSpinBox(tr("server default"), this))
+    , m_stream(new QCheckBox(tr("Stream tokens (server-sent events)"), this))
+    , m_tokenizer(new QComboBox(this))
+{
+    m_source->setObjectName(QStringLiteral("promptSource"));
+    m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
+    m_userTemplate->setObjectName(QStringLiteral("userTemplate"));
+    m_variablesView->setObjectName(QStringLiteral("variables"));
+    m_addMissing->setObjectName(QStringLiteral("addMissingVariables"));
+    m_promptFile->setObjectName(QStringLiteral("promptFile"));
+    m_estimateLabel->setObjectName(QStringLiteral("promptEstimate"));
+    m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
+    m_temperature->setObjectName(QStringLiteral("temperature"));
+    m_topP->setObjectName(QStringLiteral("topP"));
+    m_stream->setObjectName(QStringLiteral("stream"));
+    m_tokenizer->setObjectName(QStringLiteral("tokenizer"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+
+    QFormLayout *form = nullptr;
+    layout->addWidget(createFormGroup(tr("Prompts"), this, &form));
+    m_source->addItem(tr("Synthetic, of a given size"));
+    m_source->addItem(tr("Template with {{variables}}"));
+    m_source->addItem(tr("JSONL file"));
+    validator->addRow(
+        form, tr("Source:"), m_source, QStringLiteral("prompt.source"),
+        tr("Where prompts come from: generated text of a set size, your templates, or a file of prompts."));
+
+    // Synthetic prompts.
+    QFormLayout *page = pageForm(m_syntheticPage);
+    validator->addRow(page, tr("Prompt:"), m_promptTokens, QStringLiteral("prompt.prompt_tokens"),
+                      tr("Size of the generated user prompt (--prompt-tokens)."));
+    validator->addRow(page, tr("Shared prefix:"), m_sharedPrefix, QStringLiteral("prompt.shared_prefix_tokens"),
+                      tr("Leading tokens identical in every prompt, to exercise the server's prefix cache "
+                         "(prompt.shared_prefix_tokens)."));
+    form->addRow(m_syntheticPage);
+
+    // Applies to every source, so it sits outside the pages.
+    m_systemTokens->setSpecialValueText(tr("none"));
+    validator->addRow(form, tr("Synthetic system:"), m_systemTokens, QStringLiteral("prompt.system_tokens"),
+                      tr("A generated system prompt of this size in every request, whatever the source; it replaces "
+                         "the system template (--system-tokens)."));
+
+    // Templates.
+    page = pageForm(m_templatePage);
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_systemTemplate->setPlaceholderText(tr("You are a concise assistant."));
+    setVisibleLines(m_systemTemplate, 2);
+    validator->addRow(page, tr("System:"), m_systemTemplate, QStringLiteral("prompt.system"),
+                      tr("System message; {{name}} is replaced by the variable's value (prompt.system)."));
+    m_userTemplate->setPlaceholderText(tr("Summarise the history of {{topic}} in three paragraphs."));
+    setVisibleLines(m_userTemplate, 4);
+    validator->addRow(page, tr("User:"), m_userTemplate, QStringLiteral("prompt.user"),
+                      tr("User message; {{name}} is replaced by the variable's value (prompt.user)."));
+    auto *variablesBox = new QWidget(m_templatePage);
+    auto *variablesLayout = new QHBoxLayout(variablesBox);
+    variablesLayout->setContentsMargins(0, 0, 0, 0);
+    m_variablesView->setModel(m_variables);
+    m_variablesView->horizontalHeader()->setStretchLastSection(true);
+    m_variablesView->verticalHeader()->hide();
+    m_variablesView->verticalHeader()->setDefaultSectionSize(m_variablesView->fontMetrics().height() + 8);
+    m_variablesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_variablesView->setFixedHeight(m_variablesView->verticalHeader()->defaultSectionSize() * (kVariableRows + 1) + 4);
+    variablesLayout->addWidget(m_variablesView, 1);
+    auto *buttons = new QVBoxLayout;
+    auto *add = new QPushButton(tr("Add"), variablesBox);
+    auto *remove = new QPushButton(tr("Remove"), variablesBox);
+    m_addMissing->setToolTip(tr("Add a row for each {{variable}} the templates use but the table lacks."));
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addWidget(m_addMissing);
+    buttons->addStretch(1);
+    variablesLayout->addLayout(buttons);
+    QLabel *variablesMessage =
+        validator->addRow(page, tr("Variables:"), variablesBox, QStringLiteral("prompt.variables"),
+                          tr("Values for the templates' {{variables}} (prompt.variables)."));
+    validator->addField(QStringLiteral("prompt.variables"), m_variablesView, variablesMessage);
+    form->addRow(m_templatePage);
+
+    // Prompt file.
+    page = pageForm(m_filePage);
+    auto *fileBox = new QWidget(m_filePage);
+    auto *fileLayout = new QHBoxLayout(fileBox);
+    fileLayout->setContentsMargins(0, 0, 0, 0);
+    m_promptFile->setPlaceholderText(tr("one {\"prompt\": …} or {\"messages\": […]} per line"));
+    m_promptFile->setClearButtonEnabled(true);
+    fileLayout->addWidget(m_promptFile, 1);
+    auto *browse = new QPushButton(tr("Browse…"), fileBox);
+    browse->setObjectName(QStringLiteral("browsePromptFile"));
+    fileLayout->addWidget(browse);
+    QLabel *fileMessage = validator->addRow(page, tr("File:"), fileBox, QStringLiteral("prompt.prompt_file"),
+                                            tr("A JSONL file of prompts, used in turn (--prompt-file)."));
+    validator->addField(QStringLiteral("prompt.prompt_file"), m_promptFile, fileMessage);
+    form->addRow(m_filePage);
+
+    m_estimateLabel->setWordWrap(true);
+    m_estimateLabel->setToolTip(tr("Counted with TokenBench's approximate tokenizer (about 4 characters a token); "
+                                   "the server's own count may differ."));
+    form->addRow(tr("Estimate:"), m_estimateLabel);
+
+    layout->addWidget(createFormGroup(tr("Generation"), this, &form));
+    m_maxTokens->setRange(0, limits::kMaxTokens);
+    m_maxTokens->setSuffix(tr(" tokens"));
+    m_maxTokens->setGroupSeparatorShown(true);
+    setCompact(m_maxTokens);
+    setCompact(m_temperature);
+    setCompact(m_topP);
+    validator->addRow(form, tr("Max tokens:"), m_maxTokens, QStringLiteral("request.max_tokens"),
+                      tr("Upper bound on output tokens per request (--max-tokens)."));
+    m_temperature->spinBox()->setRange(0, 2);
+    m_temperature->spinBox()->setSingleStep(0.1);
+    m_temperature->spinBox()->setDecimals(2);
+    QLabel *message =
+        validator->addRow(form, tr("Temperature:"), m_temperature, QStringLiteral("request.temperature"),
+                          tr("Sampling temperature, 0–2; unticked: the server's default (--temperature)."));
+    validator->addField(QStringLiteral("request.temperature"), m_temperature->spinBox(), message);
+    m_topP->spinBox()->setRange(0, 1);
+    m_topP->spinBox()->setSingleStep(0.05);
+    m_topP->spinBox()->setDecimals(2);
+    message = validator->addRow(form, tr("Top-p:"), m_topP, QStringLiteral("request.top_p"),
+                                tr("Nucleus sampling, (0, 1]; unticked: the server's default (--top-p)."));
+    validator->addField(QStringLiteral("request.top_p"), m_topP->spinBox(), message);
+    validator->addRow(
+        form, tr("Streaming:"), m_stream, QStringLiteral("request.stream"),
+        tr("Stream the answer to measure time to first token and inter-token latency (--stream / --no-stream)."));
+    m_tokenizer->addItem(tr("One token per streamed chunk"), QString());
+    m_tokenizer->addItem(tr("Approximate tokenizer"), QStringLiteral("approx"));
+    validator->addRow(form, tr("Without usage:"), m_tokenizer, QStringLiteral("request.tokenizer"),
+                      tr("How output tokens are counted when the server reports no usage (request.tokenizer)."));
+    layout->addStretch(1);
+
+    connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
+        showSourcePage();
+        changed();
+    });
+    for (QSpinBox *spin : {m_promptTokens, m_systemTokens, m_sharedPrefix, m_maxTokens})
+        connect(spin, &QSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_systemTemplate, &QPlainTextEdit::textChanged, this, &WorkloadEditor::changed);
+    connect(m_userTemplate, &QPlainTextEdit::textChanged, this, &WorkloadEditor::changed);
+    connectModelEdits(m_variables, this, [this] { changed(); });
+    connect(add, &QPushButton::clicked, this, [this] {
+        const int row = m_variables->addVariable(QString());
+        m_variablesView->setCurrentIndex(m_variables->index(row, VariablesModel::NameColumn));
+        m_variablesView->edit(m_variablesView->currentIndex());
+    });
+    connect(remove, &QPushButton::clicked, this, [this] {
+        if (m_variablesView->currentIndex().isValid())
+            m_variables->removeRows(m_variablesView->currentIndex().row(), 1);
+    });
+    connect(m_addMissing, &QPushButton::clicked, this, &WorkloadEditor::addMissingVariables);
+    connect(m_promptFile, &QLineEdit::textChanged, this, &WorkloadEditor::changed);
+    connect(browse, &QPushButton::clicked, this, &WorkloadEditor::browsePromptFile);
+    connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_stream, &QCheckBox::toggled, this, &WorkloadEditor::changed);
+    connect(m_tokenizer, &QComboBox::currentIndexChanged, this, &WorkloadEditor::changed);
+
+    setConfig(RunConfig());
+}
+
+WorkloadEditor::~WorkloadEditor() = default;
+
+void WorkloadEditor::setConfig(const RunConfig &config)
+{
+    const PromptConfig &p = config.prompt;
+    {
+        // One edited() for the whole load, not one per field.
+        const QSignalBlocker block(this);
+        m_promptTokens->setValue(p.promptTokens);
+        m_systemTokens->setValue(p.systemTokens);
+        m_sharedPrefix->setValue(p.sharedPrefixTokens);
+        m_systemTemplate->setPlainText(p.systemTemplate);
+        m_userTemplate->setPlainText(p.userTemplate);
+        m_variables->setVariables(p.variables);
+        m_promptFile->setText(p.promptFile);
+        m_maxTokens->setValue(config.request.maxTokens);
+        m_temperature->setValue(config.request.temperature);
+        m_topP->setValue(config.request.topP);
+        m_stream->setChecked(config.request.stream);
+        m_tokenizer->setCurrentIndex(qMax(0, m_tokenizer->findData(config.request.tokenizer)));
+        setSource(!p.promptFile.isEmpty() ? Source::File : p.promptTokens > 0 ? Source::Synthetic : Source::Template);
+    }
+    changed();
+}
+
+void WorkloadEditor::applyTo(RunConfig &config) const
+{
+    config.request.maxTokens = m_maxTokens->value();
+    config.request.temperature = m_temperature->value();
+    config.request.topP = m_topP->value();
+    config.request.stream = m_stream->isChecked();
+    config.request.tokenizer = m_tokenizer->currentData().toString();
+
+    PromptConfig &p = config.prompt;
+    const Source s = source();
+    p.promptFile = s == Source::File ? m_promptFile->text().trimmed() : QString();
+    p.promptTokens = s == Source::Template ? 0 : m_promptTokens->value();
+    p.systemTokens = m_systemTokens->value();
+    p.sharedPrefixTokens = m_sharedPrefix->value();
+    p.systemTemplate = m_systemTemplate->toPlainText();
+    p.userTemplate = m_userTemplate->toPlainText();
+    p.variables = m_variables->variables();
+}
+
+WorkloadEditor::Source WorkloadEditor::source() const
+{
+    return Source(m_source->currentIndex());
+}
+
+void WorkloadEditor::setSource(Source source)
+{
+    m_source->setCurrentIndex(int(source));
+    // currentIndexChanged does not fire for the index already shown; the pages must still match.
+    showSourcePage();
+}
+
+void WorkloadEditor::showSourcePage()
+{
+    const Source s = source();
+    m_syntheticPage->setVisible(s == Source::Synthetic);
+    m_templatePage->setVisible(s == Source::Template);
+    m_filePage->setVisible(s == Source::File);
+}
+
+QString WorkloadEditor::estimateText() const
+{
+    return m_estimateLabel->text();
+}
+
+QStringList WorkloadEditor::problems() const
+{
+    QStringList problems;
+    switch (source()) {
+    case Source::Synthetic:
+        if (m_promptTokens->value() < 1)
+            problems << QStringLiteral(
+                "prompt.prompt_tokens (--prompt-tokens): a synthetic prompt needs at least 1 token");
+        break;
+    case Source::Template:
+        if (m_userTemplate->toPlainText().trimmed().isEmpty())
+            problems << QStringLiteral("prompt.user: write the user prompt, or choose another prompt source");
+        for (const QString &name : undefinedVariables())
+            problems << QStringLiteral("prompt.variables: {{%1}} has no value").arg(name);
+        problems << m_variables->problems();
+        break;
+    case Source::File:
+        if (m_promptFile->text().trimmed().isEmpty())
+            problems << QStringLiteral("prompt.prompt_file (--prompt-file): choose a JSONL file of prompts");
+        else if (QFileInfo(m_promptFile->text().trimmed()).isReadable() && !m_estimated.error.isEmpty())
+            problems << QStringLiteral("prompt.prompt_file (--prompt-file): %1")
+                            .arg(m_estimated.error); // unreadable: validate() says so
+        break;
+    }
+    return problems;
+}
+
+void WorkloadEditor::changed()
+{
+    updateEstimate();
+    m_addMissing->setEnabled(!undefinedVariables().isEmpty());
+    Q_EMIT edited();
+}
+
+void WorkloadEditor::browsePromptFile()
+{
+    // open(), not exec(): no nested event loop.
+    auto *dialog = new QFileDialog(this, tr("Prompt file"), QFileInfo(m_promptFile->text()).absolutePath(),
+                                   tr("JSON Lines (*.jsonl *.ndjson *.json);;All files (*)"));
+    dialog->setObjectName(QStringLiteral("promptFileDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, m_promptFile, &QLineEdit::setText);
+    dialog->open();
+}
+
+void WorkloadEditor::addMissingVariables()
+{
+    for (const QString &name : undefinedVariables())
+        m_variables->addVariable(name);
+}
+
+QStringList WorkloadEditor::undefinedVariables() const
+{
+    const QStringList defined = m_variables->names();
+    QStringList missing;
+    for (const QString &name :
+         PromptSource::templateVariables(m_systemTemplate->toPlainText() + QLatin1Char('\n') + m_userTemplate->toPlainText())) {
+        if (!defined.contains(name))
+            missing << name;
+    }
+    return missing;
+}
+
+void WorkloadEditor::updateEstimate()
+{
+    RunConfig config;
+    applyTo(config);
+    if (config.prompt != m_estimatedFor) {
+        m_estimatedFor = config.prompt;
+        m_estimated = estimatePrompts(config.prompt);
+    }
+    const PromptEstimate &e = m_estimated;
+    if (!e.error.isEmpty()) {
+        m_estimateLabel->setText(tr("no prompts to estimate yet"));
+        return;
+    }
+    const QLocale locale;
+    const qint64 mean = qRound64(e.meanTokens);
+    QString text = tr("≈ %1 prompt tokens per request").arg(locale.toString(mean));
+    if (source() == Source::File)
+        text += e.sampled ? tr(" on average over the first %1 prompts").arg(locale.toString(e.prompts))
+                          : tr(" on average over %1 prompts").arg(locale.toString(e.prompts));
+    else if (e.systemTokens > 0)
+        text +=
+            tr(" (system %1 + user %2)").arg(locale.toString(e.systemTokens), locale.toString(mean - e.systemTokens));
+    if (source() == Source::Synthetic && m_sharedPrefix->value() > 0)
+        text += tr("; the first %1 are the same in every request").arg(locale.toString(m_sharedPrefix->value()));
+    m_estimateLabel->setText(text);
+}
+
+} // namespace tb

@@ -1,0 +1,185 @@
+#include "models/quantitystyle.h"
+
+#include <QHash>
+#include <QObject>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb::chartstyle {
+
+QColor mutedText()
+{
+    return QColor(0x4b, 0x55, 0x63);
+}
+
+QColor color(Quantity quantity)
+{
+    switch (quantity) {
+    case Quantity::Ttft:
+        return QColor(0x1f, 0x6f, 0xd1);
+    case Quantity::E2e:
+        return QColor(0xe8, 0x71, 0x0a);
+    case Quantity::Tpot:
+        return QColor(0x1a, 0x9e, 0x5a);
+    case Quantity::Itl:
+        return QColor(0x8e, 0x44, 0xad);
+    case Quantity::Requests:
+        return QColor(0x0f, 0x8b, 0x8d);
+    case Quantity::OutputTokens:
+        return QColor(0xc2, 0x18, 0x5b);
+    case Quantity::InputTokens:
+        return QColor(0x8a, 0x94, 0xa6);
+    case Quantity::CachedTokens:
+    case Quantity::CacheHitRatio:
+        return QColor(0x00, 0xa0, 0xc6);
+    case Quantity::InFlight:
+        return QColor(0x34, 0x49, 0x5e);
+    case Quantity::Target:
+        return QColor(0x7f, 0x8c, 0x8d);
+    case Quantity::Errors:
+        return QColor(0xd6, 0x27, 0x28);
+    case Quantity::OutInRatio:
+        return QColor(0x6d, 0x4c, 0x41);
+    }
+    return mutedText();
+}
+
+QColor color(Metric metric)
+{
+    switch (metric) {
+    case Metric::Ttft:
+    case Metric::Ttfo:
+    case Metric::TtftFromSchedule:
+        return color(Quantity::Ttft);
+    case Metric::E2e:
+    case Metric::E2eFromSchedule:
+        return color(Quantity::E2e);
+    case Metric::Tpot:
+        return color(Quantity::Tpot);
+    case Metric::Itl:
+    case Metric::Icl:
+        return color(Quantity::Itl);
+    default:
+        return mutedText();
+    }
+}
+
+QColor errorColor(const QString &label)
+{
+    static const QHash<QString, QColor> known = {
+        {QStringLiteral("429"), QColor(0xf0, 0xa3, 0x0a)},
+        {QStringLiteral("500"), QColor(0xd6, 0x27, 0x28)},
+        {QStringLiteral("502"), QColor(0xe3, 0x5d, 0x6a)},
+        {QStringLiteral("503"), QColor(0xa5, 0x1d, 0x2d)},
+        {QStringLiteral("504"), QColor(0xff, 0x7b, 0x7b)},
+        {QStringLiteral("timeout"), QColor(0x7b, 0x24, 0x1c)},
+        {QStringLiteral("connect"), QColor(0x6c, 0x34, 0x83)},
+        {QStringLiteral("tls"), QColor(0x4a, 0x23, 0x5a)},
+        {QStringLiteral("protocol"), QColor(0xb0, 0x3a, 0x2e)},
+        {QStringLiteral("stream-truncated"), QColor(0xe6, 0x7e, 0x22)},
+        {QStringLiteral("server-error"), QColor(0xc0, 0x39, 0x2b)},
+        {QStringLiteral("cancelled"), QColor(0x95, 0xa5, 0xa6)},
+    };
+    if (const auto it = known.constFind(label); it != known.constEnd())
+        return *it;
+    // Other statuses: warm reds that stay apart from the known ones, the same for a label every time.
+    const int hue = int(qHash(label) % 40u);
+    return QColor::fromHsv(hue < 20 ? hue : 340 + hue - 20, 170, 200);
+}
+
+QString describe(Quantity quantity)
+{
+    switch (quantity) {
+    case Quantity::Ttft:
+        return describe(Metric::Ttft);
+    case Quantity::E2e:
+        return describe(Metric::E2e);
+    case Quantity::Tpot:
+        return describe(Metric::Tpot);
+    case Quantity::Itl:
+        return describe(Metric::Itl);
+    case Quantity::Requests:
+        return QObject::tr("Successful requests completed per second");
+    case Quantity::OutputTokens:
+        return QObject::tr("Output tokens streamed by successful requests");
+    case Quantity::InputTokens:
+        return QObject::tr("Prompt tokens sent per successful request");
+    case Quantity::CachedTokens:
+        return QObject::tr("Prompt tokens the server took from its prefix cache, per request");
+    case Quantity::InFlight:
+        return QObject::tr("Requests sent and not yet finished (the peak within each second)");
+    case Quantity::Target:
+        return QObject::tr("The concurrency the load profile asks for in each stage");
+    case Quantity::Errors:
+        return QObject::tr("Failed requests per second, by HTTP status or error class");
+    case Quantity::OutInRatio:
+        return QObject::tr("Output tokens per prompt token (Σ completion / Σ prompt)");
+    case Quantity::CacheHitRatio:
+        return QObject::tr("Share of prompt tokens served from the prefix cache (Σ cached / Σ prompt)");
+    }
+    return {};
+}
+
+QString describe(Metric metric)
+{
+    switch (metric) {
+    case Metric::Ttft:
+        return QObject::tr("Time to first token: request sent → first generated token");
+    case Metric::Ttfo:
+        return QObject::tr(
+            "Time to first output: request sent → first visible (non-reasoning) token; hidden thinking is inside it");
+    case Metric::TtftFromSchedule:
+        return QObject::tr("Time to first token from the scheduled send time (includes queueing)");
+    case Metric::Ttfb:
+        return QObject::tr("Time to first byte: request sent → response headers");
+    case Metric::E2e:
+        return QObject::tr("End-to-end latency: request sent → last token");
+    case Metric::E2eFromSchedule:
+        return QObject::tr("End-to-end latency from the scheduled send time (includes queueing)");
+    case Metric::Tpot:
+        return QObject::tr("Time per output token after the first: (last − first token) / (streamed tokens − 1)");
+    case Metric::Itl:
+        return QObject::tr("Inter-token latency: each gap between chunks divided over the tokens it brought");
+    case Metric::Icl:
+        return QObject::tr("Inter-chunk latency: raw gaps between streamed chunks");
+    case Metric::QueueDelay:
+        return QObject::tr("Queue delay: scheduled send time → actually sent");
+    case Metric::DecodeSpeed:
+        return QObject::tr("Decode speed: tokens per second after the first token, per request");
+    case Metric::TokensPerChunk:
+        return QObject::tr("Tokens carried by each streamed chunk");
+    case Metric::RetryAfter:
+        return QObject::tr("Retry-After the server asked for on failed requests");
+    }
+    return {};
+}
+
+QString formatNumber(double value, int significant)
+{
+    if (!std::isfinite(value))
+        return QStringLiteral("—");
+    if (value == 0)
+        return QStringLiteral("0");
+    const int magnitude = int(std::floor(std::log10(std::abs(value))));
+    const int decimals = std::clamp(significant - 1 - magnitude, 0, 3);
+    return QString::number(value, 'f', decimals);
+}
+
+QString formatMs(double ms)
+{
+    if (!std::isfinite(ms))
+        return QStringLiteral("—");
+    if (std::abs(ms) < 1000)
+        return formatNumber(ms) + QStringLiteral(" ms");
+    return formatNumber(ms / 1000) + QStringLiteral(" s");
+}
+
+QString formatPercent(double fraction)
+{
+    if (!std::isfinite(fraction))
+        return QStringLiteral("—");
+    return formatNumber(fraction * 100) + QLatin1Char('%');
+}
+
+} // namespace tb::chartstyle

@@ -1,0 +1,208 @@
+#include "models/stagesmodel.h"
+
+#include <QBrush>
+#include <QPalette>
+
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+QString levelText(const StageConfig &s)
+{
+    const QString n = QString::number(s.level, 'g', 12);
+    return s.mode == LoadMode::Rate ? QStringLiteral("%1 req/s").arg(n) : QStringLiteral("%1 users").arg(n);
+}
+
+} // namespace
+
+StagesModel::StagesModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+void StagesModel::setStages(const QList<StageConfig> &stages)
+{
+    beginResetModel();
+    m_stages = stages;
+    endResetModel();
+}
+
+int StagesModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_stages.size());
+}
+
+int StagesModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant StagesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const StageConfig &s = m_stages.at(index.row());
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case NameColumn:
+            return s.name.isEmpty() ? stageDefaultName(s) : s.name;
+        case ModeColumn:
+            return s.mode == LoadMode::Rate ? tr("Rate") : tr("Concurrency");
+        case LevelColumn:
+            return levelText(s);
+        case DurationColumn:
+            return s.durationMs > 0 ? formatDuration(s.durationMs) : QStringLiteral("—");
+        case RequestsColumn:
+            return s.requests > 0 ? QString::number(s.requests) : QStringLiteral("—");
+        }
+    } else if (role == Qt::EditRole) {
+        switch (index.column()) {
+        case NameColumn:
+            return s.name;
+        case ModeColumn:
+            return loadModeName(s.mode);
+        case LevelColumn:
+            return s.level;
+        case DurationColumn:
+            return s.durationMs > 0 ? formatDuration(s.durationMs) : QString();
+        case RequestsColumn:
+            return s.requests;
+        }
+    } else if (role == Qt::ForegroundRole && index.column() == NameColumn && s.name.isEmpty()) {
+        // A generated name is shown greyed: it follows the level, the user did not type it.
+        return QPalette().brush(QPalette::Disabled, QPalette::Text);
+    } else if (role == Qt::TextAlignmentRole && index.column() >= LevelColumn) {
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+bool StagesModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return false;
+    StageConfig s = m_stages.at(index.row());
+    switch (index.column()) {
+    case NameColumn:
+        s.name = value.toString().trimmed();
+        break;
+    case ModeColumn: {
+        const auto mode = loadModeFromName(value.toString());
+        if (!mode)
+            return false;
+        s.mode = *mode;
+        break;
+    }
+    case LevelColumn: {
+        bool ok = false;
+        const double level = value.toDouble(&ok);
+        if (!ok || !std::isfinite(level))
+            return false;
+        s.level = level;
+        break;
+    }
+    case DurationColumn: {
+        const QString text = value.toString().trimmed();
+        const auto ms = text.isEmpty() ? std::optional<qint64>(0) : parseDurationMs(text);
+        if (!ms)
+            return false;
+        s.durationMs = *ms;
+        break;
+    }
+    case RequestsColumn: {
+        bool ok = false;
+        const qint64 requests = value.toLongLong(&ok);
+        if (!ok || requests < 0)
+            return false;
+        s.requests = requests;
+        break;
+    }
+    default:
+        return false;
+    }
+    if (s == m_stages.at(index.row()))
+        return true;
+    m_stages[index.row()] = s;
+    // Mode and level change the generated name and the level's unit, so the whole row repaints.
+    Q_EMIT dataChanged(this->index(index.row(), 0), this->index(index.row(), ColumnCount - 1));
+    return true;
+}
+
+QVariant StagesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (role != Qt::DisplayRole)
+        return {};
+    if (orientation == Qt::Vertical)
+        return section + 1;
+    switch (section) {
+    case NameColumn:
+        return tr("Name");
+    case ModeColumn:
+        return tr("Mode");
+    case LevelColumn:
+        return tr("Level");
+    case DurationColumn:
+        return tr("Duration");
+    case RequestsColumn:
+        return tr("Requests");
+    }
+    return {};
+}
+
+Qt::ItemFlags StagesModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return QAbstractTableModel::flags(index) | Qt::ItemIsEditable;
+}
+
+bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
+{
+    if (parent.isValid() || row < 0 || row > m_stages.size() || count < 1)
+        return false;
+    StageConfig next;
+    next.durationMs = 30000;
+    if (row > 0) {
+        next = m_stages.at(row - 1);
+        next.name.clear();
+    }
+    beginInsertRows(parent, row, row + count - 1);
+    for (int i = 0; i < count; ++i) {
+        if (row > 0 || i > 0)
+            next.level *= 2;
+        m_stages.insert(row + i, next);
+    }
+    endInsertRows();
+    return true;
+}
+
+bool StagesModel::removeRows(int row, int count, const QModelIndex &parent)
+{
+    if (parent.isValid() || row < 0 || count < 1 || row + count > m_stages.size())
+        return false;
+    beginRemoveRows(parent, row, row + count - 1);
+    m_stages.remove(row, count);
+    endRemoveRows();
+    return true;
+}
+
+bool StagesModel::moveRows(const QModelIndex &sourceParent, int sourceRow, int count,
+                           const QModelIndex &destinationParent, int destinationChild)
+{
+    if (sourceParent.isValid() || destinationParent.isValid() || count < 1 || sourceRow < 0 ||
+        sourceRow + count > m_stages.size() || destinationChild < 0 || destinationChild > m_stages.size() ||
+        (destinationChild >= sourceRow && destinationChild <= sourceRow + count))
+        return false;
+    if (!beginMoveRows(sourceParent, sourceRow, sourceRow + count - 1, destinationParent, destinationChild))
+        return false;
+    const QList<StageConfig> moved = m_stages.mid(sourceRow, count);
+    m_stages.remove(sourceRow, count);
+    const int to = destinationChild > sourceRow ? destinationChild - count : destinationChild;
+    for (int i = 0; i < count; ++i)
+        m_stages.insert(to + i, moved.at(i));
+    endMoveRows();
+    return true;
+}
+
+} // namespace tb

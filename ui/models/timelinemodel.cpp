@@ -1,0 +1,123 @@
+#include "models/timelinemodel.h"
+
+#include "metrics/requestmetrics.h"
+
+#include <algorithm>
+
+namespace tb {
+
+TimelineModel::TimelineModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+std::vector<TimelineModel::Event> TimelineModel::eventsOf(const RequestRecord &r)
+{
+    std::vector<Event> events;
+    const auto add = [&events](const QString &name, std::int64_t tNs) {
+        if (tNs >= 0)
+            events.push_back({name, tNs});
+    };
+    if (r.scheduledNs >= 0 && r.scheduledNs != r.sentNs)
+        add(tr("scheduled"), r.scheduledNs);
+    add(tr("sent"), r.sentNs);
+    add(tr("headers"), r.headersNs);
+    if (!r.tokenChunks.empty()) {
+        const std::vector<std::int64_t> tokens = TokenTimeline::apportion(r.tokenChunks, r.completionTokens);
+        for (std::size_t i = 0; i < r.tokenChunks.size(); ++i) {
+            events.push_back({i == 0 ? tr("first token") : tr("chunk %1").arg(i + 1), r.tokenChunks[i].tNs,
+                              r.tokenChunks[i].chars, tokens[i]});
+        }
+    } else {
+        add(tr("first token"), r.firstTokenNs);
+        if (r.lastTokenNs != r.firstTokenNs)
+            add(tr("last token"), r.lastTokenNs);
+    }
+    if (r.firstContentNs >= 0 && r.firstContentNs != r.firstTokenNs)
+        add(tr("first content (after reasoning)"), r.firstContentNs);
+    add(r.ok() ? tr("done") : tr("failed"), r.doneNs);
+    std::stable_sort(events.begin(), events.end(), [](const Event &a, const Event &b) { return a.tNs < b.tNs; });
+    return events;
+}
+
+void TimelineModel::setRecord(const RequestRecord &record)
+{
+    beginResetModel();
+    m_events = eventsOf(record);
+    m_sentNs = record.sentNs >= 0 ? record.sentNs : record.scheduledNs;
+    endResetModel();
+}
+
+void TimelineModel::clear()
+{
+    beginResetModel();
+    m_events.clear();
+    endResetModel();
+}
+
+int TimelineModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_events.size());
+}
+
+int TimelineModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TimelineModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == EventColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
+        return {};
+    const Event &e = m_events[std::size_t(index.row())];
+    switch (Column(index.column())) {
+    case EventColumn:
+        return e.name;
+    case AtColumn:
+        return QString::number(double(e.tNs - m_sentNs) / 1e6, 'f', 3);
+    case GapColumn:
+        return index.row() == 0
+                   ? QString()
+                   : QString::number(double(e.tNs - m_events[std::size_t(index.row()) - 1].tNs) / 1e6, 'f', 3);
+    case CharsColumn:
+        return e.chars >= 0 ? QString::number(e.chars) : QString();
+    case TokensColumn:
+        return e.tokens >= 0 ? QString::number(e.tokens) : QString();
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::DisplayRole) {
+        static const char *const titles[ColumnCount] = {QT_TR_NOOP("Event"), QT_TR_NOOP("At (ms)"),
+                                                        QT_TR_NOOP("Gap (ms)"), QT_TR_NOOP("Chars"),
+                                                        QT_TR_NOOP("Tokens")};
+        return tr(titles[section]);
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (Column(section)) {
+        case AtColumn:
+            return tr("Milliseconds since the request was sent (negative: before, e.g. scheduled)");
+        case GapColumn:
+            return tr("Milliseconds since the event above");
+        case CharsColumn:
+            return tr("Characters of generated text the chunk carried");
+        case TokensColumn:
+            return tr("Tokens apportioned to the chunk from the request's completion tokens");
+        default:
+            break;
+        }
+    }
+    return {};
+}
+
+} // namespace tb

@@ -1,0 +1,762 @@
+#include "views/dashboardview.h"
+
+#include "widgets/card.h"
+#include "charts/chartstyle.h"
+#include "charts/chartview.h"
+#include "widgets/kpitile.h"
+#include "views/rundocument.h"
+#include "charts/timechart.h"
+#include "charts/tokenchart.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+using chartstyle::formatMs;
+using chartstyle::formatNumber;
+
+/// Seconds of the most recent complete rows that the "last N s" tile details average over.
+constexpr int kRecentSeconds = 5;
+
+enum LatencyLine { TtftP50, TtftP99, E2eP50, E2eP99 };
+enum ThroughputLine { RequestsLine, TokensLine };
+enum InFlightLine { InFlightActual, InFlightTarget };
+enum ServerLine { ServerRunning, ServerWaiting, ServerTtft, ClientTtft };
+
+struct TileSpec {
+    const char *key;
+    const char *caption;
+    const char *unit;
+    Quantity quantity;
+    QString description;
+};
+
+QString formatClock(std::int64_t ms)
+{
+    const std::int64_t s = (ms + 999) / 1000;
+    return s >= 60 ? QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'))
+                   : QStringLiteral("%1 s").arg(s);
+}
+
+QWidget *card(QWidget *content, QWidget *header = nullptr)
+{
+    auto *frame = new Card;
+    frame->setObjectName(QStringLiteral("chartCard"));
+    auto *layout = new QVBoxLayout(frame);
+    layout->setContentsMargins(1, 1, 1, 1);
+    layout->setSpacing(0);
+    if (header)
+        layout->addWidget(header);
+    layout->addWidget(content);
+    return frame;
+}
+
+} // namespace
+
+DashboardView::DashboardView(RunDocument *document, QWidget *parent)
+    : QWidget(parent)
+    , m_document(document)
+    , m_stack(new QStackedWidget(this))
+    , m_title(new QLabel(this))
+    , m_subtitle(new QLabel(this))
+    , m_errorNote(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_tileGrid(new QGridLayout)
+    , m_chartGrid(new QGridLayout)
+    , m_latency(new TimeChart(tr("Latency over time"), tr("TTFT (ms)")))
+    , m_throughput(new TimeChart(tr("Throughput"), tr("requests/s")))
+    , m_inFlight(new TimeChart(tr("Concurrency"), tr("requests in flight")))
+    , m_errors(new TimeChart(tr("Errors by status"), tr("errors/s")))
+    , m_distribution(new DistributionChart)
+    , m_tokens(new TokenChart)
+    , m_server(new TimeChart(tr("Server"), tr("requests")))
+    , m_serverNote(new QLabel(this))
+    , m_metricBox(new QComboBox(this))
+    , m_modeBox(new QComboBox(this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("dashboard"));
+    m_drawn.fill(~quint64(0));
+    auto *placeholder =
+        new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
+                      "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>"
+                      "The built-in simulator is selected, so a run works without any server.</p>"
+                      "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>"),
+                   m_stack);
+    placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
+    placeholder->setAlignment(Qt::AlignCenter);
+    placeholder->setWordWrap(true);
+    m_stack->addWidget(placeholder);
+
+    auto *scroll = new QScrollArea(m_stack);
+    scroll->setObjectName(QStringLiteral("dashboardScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *page = new QWidget;
+    page->setObjectName(QStringLiteral("dashboardPage"));
+    // Colours by palette, not style sheet: the page repaints often while a run goes.
+    QPalette pagePalette = page->palette();
+    pagePalette.setColor(QPalette::Window, QColor(0xf4, 0xf5, 0xf7));
+    page->setPalette(pagePalette);
+    page->setAutoFillBackground(true);
+    scroll->setWidget(page);
+    m_stack->addWidget(scroll);
+
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(10, 8, 10, 10);
+    layout->setSpacing(8);
+
+    // Header: which run, its state, and (live) the progress with stage and ETA.
+    m_title->setObjectName(QStringLiteral("runTitle"));
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
+    titleFont.setWeight(QFont::DemiBold);
+    m_title->setFont(titleFont);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_subtitle->setObjectName(QStringLiteral("runSubtitle"));
+    setTextColor(m_subtitle, QColor(0x4b, 0x55, 0x63));
+    m_subtitle->setWordWrap(true);
+    m_progress->setObjectName(QStringLiteral("runProgress"));
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(true);
+    m_progress->setMinimumWidth(320);
+    auto *header = new QGridLayout;
+    header->setHorizontalSpacing(16);
+    header->addWidget(m_title, 0, 0);
+    header->addWidget(m_subtitle, 1, 0);
+    m_errorNote->setObjectName(QStringLiteral("runErrors"));
+    m_errorNote->setWordWrap(true);
+    m_errorNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setTextColor(m_errorNote, QColor(0xc6, 0x28, 0x28));
+    m_errorNote->hide();
+    header->addWidget(m_errorNote, 2, 0, 1, 2);
+    header->addWidget(m_progress, 0, 1, 2, 1, Qt::AlignVCenter);
+    header->setColumnStretch(0, 1);
+    layout->addLayout(header);
+
+    buildTiles(page);
+    m_tileGrid->setSpacing(8);
+    layout->addLayout(m_tileGrid);
+
+    // Charts.
+    const QColor ttft = chartstyle::color(Quantity::Ttft);
+    const QColor e2e = chartstyle::color(Quantity::E2e);
+    // TTFT and E2E differ by an order of magnitude: each gets its own axis, coloured like its lines,
+    // so that a change in either shows.
+    m_latency->setLeftAxisColor(ttft);
+    m_latency->setRightAxisTitle(tr("E2E (ms)"), e2e);
+    m_latency->addLine(tr("TTFT p50"), ttft, false,
+                       tr("Median time to first token of the requests that finished in each second"));
+    m_latency->addLine(tr("TTFT p99"), ttft, true, tr("99th percentile of TTFT per second: the slow tail"));
+    m_latency->addLine(tr("E2E p50"), e2e, false,
+                       tr("Median end-to-end latency of the requests that finished in each second"),
+                       TimeChart::Side::Right);
+    m_latency->addLine(tr("E2E p99"), e2e, true, tr("99th percentile of end-to-end latency per second"),
+                       TimeChart::Side::Right);
+    const QColor requests = chartstyle::color(Quantity::Requests);
+    const QColor tokens = chartstyle::color(Quantity::OutputTokens);
+    m_throughput->setLeftAxisColor(requests);
+    m_throughput->setRightAxisTitle(tr("output tok/s"), tokens);
+    m_throughput->addLine(tr("requests/s"), requests, false, chartstyle::describe(Quantity::Requests));
+    m_throughput->addLine(tr("output tok/s"), tokens, false,
+                          tr("Output tokens streamed per second by successful requests"), TimeChart::Side::Right);
+    m_inFlight->addLine(tr("in flight"), chartstyle::color(Quantity::InFlight), false,
+                        chartstyle::describe(Quantity::InFlight));
+    m_inFlight->addLine(tr("target"), chartstyle::color(Quantity::Target), true,
+                        chartstyle::describe(Quantity::Target));
+
+    m_metricBox->setObjectName(QStringLiteral("distributionMetric"));
+    for (const Metric m : {Metric::Ttft, Metric::Tpot, Metric::Itl, Metric::E2e})
+        m_metricBox->addItem(metricLabel(m), int(m));
+    m_metricBox->setToolTip(tr("Which latency the distribution shows"));
+    m_modeBox->setObjectName(QStringLiteral("distributionMode"));
+    m_modeBox->addItem(tr("CDF"), int(DistributionChart::Mode::Cdf));
+    m_modeBox->addItem(tr("Histogram"), int(DistributionChart::Mode::Histogram));
+    m_modeBox->setToolTip(tr("Cumulative distribution or histogram"));
+    auto *controls = new QWidget;
+    auto *controlsLayout = new QHBoxLayout(controls);
+    controlsLayout->setContentsMargins(8, 4, 8, 0);
+    controlsLayout->addStretch();
+    controlsLayout->addWidget(m_metricBox);
+    controlsLayout->addWidget(m_modeBox);
+    connect(m_metricBox, &QComboBox::currentIndexChanged, this,
+            [this] { setDistributionMetric(Metric(m_metricBox->currentData().toInt())); });
+    connect(m_modeBox, &QComboBox::currentIndexChanged, this,
+            [this] { setDistributionMode(DistributionChart::Mode(m_modeBox->currentData().toInt())); });
+
+    addChart(QStringLiteral("latency-over-time"), new ChartView(m_latency));
+    addChart(QStringLiteral("throughput"), new ChartView(m_throughput));
+    addChart(QStringLiteral("concurrency"), new ChartView(m_inFlight));
+    auto *distributionView = new ChartView(m_distribution);
+    addChart(QStringLiteral("latency-distribution"), distributionView, card(distributionView, controls));
+    addChart(QStringLiteral("token-efficiency"), new ChartView(m_tokens));
+    addChart(QStringLiteral("errors-by-status"), new ChartView(m_errors));
+    // The server's side from its /metrics: the gap between its TTFT and the client's is network
+    // plus client; its queue and KV cache say why latency grows.
+    const QColor inFlight = chartstyle::color(Quantity::InFlight);
+    m_server->setRightAxisTitle(tr("TTFT p50 (ms)"), ttft);
+    m_server->addLine(tr("running"), inFlight, false,
+                      tr("Requests the server is prefilling or decoding (its own gauge)"));
+    m_server->addLine(tr("waiting"), chartstyle::color(Quantity::Errors), false,
+                      tr("Requests queued at the server for a batch slot"));
+    m_server->addLine(tr("server TTFT p50"), ttft, false,
+                      tr("Median time to first token inside the server, from its histogram between two scrapes"),
+                      TimeChart::Side::Right);
+    m_server->addLine(tr("client TTFT p50"), chartstyle::color(Quantity::E2e), false,
+                      tr("Median TTFT measured here: the gap to the server's is network plus client"),
+                      TimeChart::Side::Right);
+    m_serverNote->setObjectName(QStringLiteral("serverNote"));
+    m_serverNote->setContentsMargins(8, 4, 8, 0);
+    m_serverNote->setWordWrap(true);
+    setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
+    auto *serverView = new ChartView(m_server);
+    addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
+    m_chartGrid->setSpacing(8);
+    layout->addLayout(m_chartGrid, 1);
+    setDistributionMetric(Metric::Ttft);
+
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_stack);
+
+    m_timer->setObjectName(QStringLiteral("dashboardRedrawTimer"));
+    m_timer->setInterval(kRedrawIntervalMs);
+    connect(m_timer, &QTimer::timeout, this, &DashboardView::tick);
+    m_timer->start();
+    // A saved or finished run is drawn whole at once. A live run starts while the engine opens its
+    // connections: its first picture is drawn by the timer, a part per tick like the rest.
+    connect(m_document, &RunDocument::reset, this, [this] {
+        if (!m_document->isLive())
+            return refresh();
+        m_drawn.fill(~quint64(0));
+    });
+    connect(m_document, &RunDocument::stateChanged, this, [this] {
+        if (!m_document->isLive())
+            refresh();
+    });
+    relayout();
+    refresh();
+}
+
+DashboardView::~DashboardView() = default;
+
+void DashboardView::buildTiles(QWidget *page)
+{
+    const QList<TileSpec> specs = {
+        {"requests_per_s", QT_TR_NOOP("Requests"), "req/s", Quantity::Requests,
+         chartstyle::describe(Quantity::Requests)},
+        {"output_tokens_per_s", QT_TR_NOOP("Output tokens"), "tok/s", Quantity::OutputTokens,
+         tr("Output tokens per second of successful requests over the run")},
+        {"ttft_p50", QT_TR_NOOP("TTFT p50"), "", Quantity::Ttft, chartstyle::describe(Metric::Ttft)},
+        {"ttft_p99", QT_TR_NOOP("TTFT p99"), "", Quantity::Ttft, tr("99% of requests got their first token sooner")},
+        {"e2e_p99", QT_TR_NOOP("E2E p99"), "", Quantity::E2e, tr("99% of requests finished sooner")},
+        {"out_in_ratio", QT_TR_NOOP("Out / in"), "×", Quantity::OutInRatio, chartstyle::describe(Quantity::OutInRatio)},
+        {"error_pct", QT_TR_NOOP("Errors"), "%", Quantity::Errors,
+         tr("Failed requests / attempted (cancelled ones by Stop are not errors)")},
+        {"in_flight", QT_TR_NOOP("In flight / target"), "", Quantity::InFlight,
+         tr("Requests on the wire now against the concurrency the stage asks for")},
+    };
+    for (const TileSpec &spec : specs) {
+        auto *tile = new KpiTile(tr(spec.caption), QString::fromUtf8(spec.unit), chartstyle::color(spec.quantity),
+                                 spec.description, page);
+        tile->setProperty("tileKey", QString::fromLatin1(spec.key));
+        m_tiles << tile;
+    }
+}
+
+void DashboardView::addChart(const QString &key, ChartView *view, QWidget *cardWidget)
+{
+    view->setObjectName(key);
+    view->setFrameShape(QFrame::NoFrame);
+    view->setMinimumHeight(220);
+    m_charts.append({key, view});
+    m_chartCards << (cardWidget ? cardWidget : card(view));
+}
+
+ChartView *DashboardView::chartView(const QString &key) const
+{
+    for (const ChartEntry &entry : m_charts) {
+        if (entry.key == key)
+            return entry.view;
+    }
+    return nullptr;
+}
+
+KpiTile *DashboardView::tile(const QString &key) const
+{
+    for (KpiTile *tile : m_tiles) {
+        if (tile->property("tileKey").toString() == key)
+            return tile;
+    }
+    return nullptr;
+}
+
+void DashboardView::setDistributionMetric(Metric metric)
+{
+    m_metric = metric;
+    const int index = m_metricBox->findData(int(metric));
+    if (index >= 0 && index != m_metricBox->currentIndex())
+        m_metricBox->setCurrentIndex(index);
+    m_distribution->setQuantity(metricLabel(metric), tr("ms"), chartstyle::describe(metric),
+                                metric == Metric::Itl ? tr("tokens") : tr("requests"));
+    refreshDistribution();
+}
+
+void DashboardView::setDistributionMode(DistributionChart::Mode mode)
+{
+    const int index = m_modeBox->findData(int(mode));
+    if (index >= 0 && index != m_modeBox->currentIndex())
+        m_modeBox->setCurrentIndex(index);
+    m_distribution->setMode(mode);
+    refreshDistribution();
+}
+
+void DashboardView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    relayout();
+}
+
+void DashboardView::relayout()
+{
+    const int w = width();
+    const int tileColumns = w >= 1000 ? 8 : 4;
+    const int chartColumns = w >= 1350 ? 3 : w >= 640 ? 2 : 1;
+    if (tileColumns != m_tileColumns) {
+        m_tileColumns = tileColumns;
+        for (qsizetype i = 0; i < m_tiles.size(); ++i)
+            m_tileGrid->addWidget(m_tiles[i], int(i) / tileColumns, int(i) % tileColumns);
+    }
+    if (chartColumns != m_chartColumns) {
+        m_chartColumns = chartColumns;
+        for (qsizetype i = 0; i < m_chartCards.size(); ++i)
+            m_chartGrid->addWidget(m_chartCards[i], int(i) / chartColumns, int(i) % chartColumns);
+        for (int c = 0; c < 3; ++c)
+            m_chartGrid->setColumnStretch(c, c < chartColumns ? 1 : 0);
+    }
+}
+
+void DashboardView::refresh()
+{
+    if (m_document->isEmpty()) {
+        m_stack->setCurrentIndex(0);
+        m_drawn.fill(m_document->revision());
+        return;
+    }
+    m_stack->setCurrentIndex(1);
+    for (int part = 0; part < PartCount; ++part)
+        refreshPart(Part(part));
+}
+
+void DashboardView::tick()
+{
+    const quint64 revision = m_document->revision();
+    const quint64 data = m_document->dataRevision();
+    if (m_document->isEmpty()) {
+        if (m_drawn[HeaderPart] != revision)
+            refresh();
+        return;
+    }
+    if (m_stack->currentIndex() != 1) {
+        // Showing the page (its first layout and paint) is a tick's work of its own.
+        m_stack->setCurrentIndex(1);
+        return;
+    }
+    if (m_drawn[HeaderPart] != revision)
+        refreshPart(HeaderPart);
+    // One chart per tick, in turn: a redraw (and the repaint it causes) stays short, so the event
+    // loop is never held for long even when the cores are busy with the run itself.
+    for (int i = 0; i < PartCount - 1; ++i) {
+        const Part part = Part(1 + (m_nextChart + i) % (PartCount - 1));
+        if (m_drawn[part] != data) {
+            refreshPart(part);
+            m_nextChart = part % (PartCount - 1);
+            break;
+        }
+    }
+}
+
+void DashboardView::refreshPart(Part part)
+{
+    // The header shows progress; the charts only data.
+    m_drawn[part] = part == HeaderPart ? m_document->revision() : m_document->dataRevision();
+    switch (part) {
+    case HeaderPart:
+        refreshHeader();
+        refreshTiles();
+        return;
+    case LatencyPart:
+        refreshLatency();
+        break;
+    case ThroughputPart:
+        refreshThroughput();
+        break;
+    case ConcurrencyPart:
+        refreshConcurrency();
+        break;
+    case DistributionPart:
+        refreshDistribution();
+        break;
+    case TokensPart:
+        refreshTokens();
+        break;
+    case ErrorsPart:
+        refreshErrors();
+        break;
+    case ServerPart:
+        refreshServer();
+        break;
+    case PartCount:
+        return;
+    }
+    ++m_redraws;
+}
+
+void DashboardView::refreshHeader()
+{
+    const RunDocument &d = *m_document;
+    const RunProgress &p = d.progress();
+    const RunSummary &s = d.summary();
+    m_title->setText(d.name());
+
+    const TargetConfig &target = d.info().config.target;
+    const QString model = !s.model.isEmpty() ? s.model : target.model;
+    const QString url = !s.targetUrl.isEmpty() ? s.targetUrl : target.url;
+    QStringList parts;
+    if (!model.isEmpty() && target.replicas.isEmpty())
+        parts << tr("%1 at %2").arg(model, url);
+    else if (!model.isEmpty())
+        parts << tr("%1 at %2 +%3 replicas, %4").arg(model, url).arg(target.replicas.size()).arg(balanceName(target.balance));
+    // Live, before a summary counts HTTP versions: the transport the configuration picks.
+    const QString transport = s.transportText();
+    parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
+    const QString stages = formatStages(d.stages());
+    if (!stages.isEmpty())
+        parts << stages;
+    const double elapsedS = double(p.elapsedNs) / 1e9;
+    const std::int64_t requests = s.total.requests.attempted + s.total.requests.cancelled;
+    switch (d.state()) {
+    case RunDocument::State::Live:
+        break;
+    case RunDocument::State::Finished:
+        if (!d.error().isEmpty())
+            parts << tr("<span style='color:#c62828'>failed: %1</span>").arg(d.error().toHtmlEscaped());
+        else if (d.cancelled())
+            parts << tr("stopped after %1 s, %2 requests (saved)").arg(formatNumber(elapsedS)).arg(requests);
+        else
+            parts << tr("finished in %1 s, %2 requests").arg(formatNumber(elapsedS)).arg(requests);
+        break;
+    case RunDocument::State::Loaded:
+        parts << tr("saved run, %1 s, %2 requests").arg(formatNumber(elapsedS)).arg(requests);
+        break;
+    case RunDocument::State::Empty:
+        break;
+    }
+    for (const QString &note : d.notes())
+        parts << QStringLiteral("<span style='color:#b45309'>%1</span>").arg(note.toHtmlEscaped());
+    for (const QString &warning : s.warnings)
+        parts << QStringLiteral("<span style='color:#b45309'>⚠ %1</span>").arg(warning.toHtmlEscaped());
+    m_subtitle->setText(parts.join(QStringLiteral(" · ")));
+
+    // A failing target is said in words, not left to the error chart: what failed and why.
+    const QString failures = d.failureHeadline();
+    m_errorNote->setVisible(!failures.isEmpty());
+    if (!failures.isEmpty()) {
+        const QString text = tr("⚠ %1%2 · top errors: %3")
+                                 .arg(d.allFailed() && !d.isLive() ? tr("Run failed: ") : QString(), failures,
+                                      d.topErrors(3).join(QStringLiteral("; ")));
+        if (m_errorNote->text() != text)
+            m_errorNote->setText(text);
+    }
+
+    m_progress->setVisible(d.isLive());
+    if (!d.isLive())
+        return;
+    double fraction = 0;
+    if (p.etaMs >= 0 && p.elapsedNs > 0)
+        fraction = double(p.elapsedNs) / (double(p.elapsedNs) + double(p.etaMs) * 1e6);
+    else if (p.stageCount > 0)
+        fraction = (p.stage + std::max(0.0, p.stageFraction)) / p.stageCount;
+    m_progress->setValue(int(std::clamp(fraction, 0.0, 1.0) * 1000));
+    QString text;
+    if (p.stopping)
+        text = tr("Stopping: cancelling %1 requests in flight").arg(p.inFlight);
+    else if (p.warmup)
+        text = tr("Warm-up");
+    else
+        text = tr("Stage %1 of %2: %3").arg(p.stage + 1).arg(std::max(1, p.stageCount)).arg(p.stageName);
+    if (!p.stopping && p.draining)
+        text += tr(" · finishing %1 requests in flight").arg(p.inFlight);
+    else if (!p.stopping)
+        text += QStringLiteral(" · %1%").arg(int(fraction * 100));
+    if (!p.stopping && !p.draining && p.etaMs >= 0)
+        text += tr(" · ETA %1").arg(formatClock(p.etaMs));
+    m_progress->setFormat(text);
+}
+
+void DashboardView::refreshTiles()
+{
+    const RunDocument &d = *m_document;
+    const SummaryBlock &t = d.summary().total;
+    const RunProgress &p = d.progress();
+    const auto &rows = d.timeSeries();
+    const auto set = [this](const char *key, const QString &value, const QString &detail) {
+        tile(QString::fromLatin1(key))->setValue(value, detail);
+    };
+
+    // Live rates over the last complete seconds show a stage change long before the run's average does.
+    QString recentRequests;
+    QString recentTokens;
+    if (d.isLive() && !rows.empty()) {
+        const std::size_t n = std::min<std::size_t>(kRecentSeconds, rows.size());
+        std::int64_t completed = 0;
+        std::int64_t tokens = 0;
+        for (std::size_t i = rows.size() - n; i < rows.size(); ++i) {
+            completed += rows[i].completed;
+            tokens += rows[i].outputTokens;
+        }
+        recentRequests = tr("last %1 s: %2").arg(n).arg(formatNumber(double(completed) / double(n)));
+        recentTokens = tr("last %1 s: %2").arg(n).arg(formatNumber(double(tokens) / double(n)));
+    }
+    const bool any = t.requests.ok > 0;
+    set("requests_per_s", any ? formatNumber(t.throughput.requestsPerS) : QStringLiteral("—"),
+        !recentRequests.isEmpty() ? recentRequests : tr("%1 ok of %2").arg(t.requests.ok).arg(t.requests.attempted));
+    set("output_tokens_per_s", any ? formatNumber(t.throughput.outputTokensPerS) : QStringLiteral("—"),
+        !recentTokens.isEmpty() ? recentTokens : tr("peak %1").arg(formatNumber(t.throughput.peakOutputTokensPerS)));
+    const LatencyStats &ttft = t.stat(Metric::Ttft);
+    const LatencyStats &e2e = t.stat(Metric::E2e);
+    set("ttft_p50", ttft.count ? formatMs(ttft.p50) : QStringLiteral("—"),
+        ttft.count ? tr("mean %1").arg(formatMs(ttft.mean)) : QString());
+    set("ttft_p99", ttft.count ? formatMs(ttft.p99) : QStringLiteral("—"),
+        ttft.count ? tr("max %1").arg(formatMs(ttft.max)) : QString());
+    set("e2e_p99", e2e.count ? formatMs(e2e.p99) : QStringLiteral("—"),
+        e2e.count ? tr("p50 %1").arg(formatMs(e2e.p50)) : QString());
+    set("out_in_ratio", t.tokens.outInRatio ? QString::number(*t.tokens.outInRatio, 'f', 2) : QStringLiteral("—"),
+        t.tokens.cacheHitRatio ? tr("cache hit %1").arg(chartstyle::formatPercent(*t.tokens.cacheHitRatio))
+                               : QString());
+    QString errors = tr("%1 failed").arg(t.requests.failed);
+    if (t.requests.cancelled > 0)
+        errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
+    set("error_pct",
+        t.requests.attempted > 0 ? formatNumber(100.0 * double(t.requests.failed) / double(t.requests.attempted))
+                                 : QStringLiteral("—"),
+        errors);
+
+    // The target of the stage running now (or of the last stage, once the run is over).
+    const QList<StageConfig> stages = d.stages();
+    const int stage = std::clamp(p.stage, 0, int(std::max<qsizetype>(1, stages.size())) - 1);
+    QString target = QStringLiteral("—");
+    if (stage < stages.size()) {
+        const StageConfig &s = stages.at(stage);
+        if (s.mode == LoadMode::Concurrency)
+            target = QString::number(s.level);
+        else if (d.info().config.load.maxInFlight > 0)
+            target = QString::number(d.info().config.load.maxInFlight);
+    }
+    if (d.isLive())
+        set("in_flight", QStringLiteral("%1 / %2").arg(p.inFlight).arg(target), tr("peak %1").arg(p.peakInFlight));
+    else
+        set("in_flight", QStringLiteral("%1 / %2").arg(t.concurrency.peakInFlight).arg(target),
+            tr("peak · mean %1").arg(formatNumber(t.concurrency.meanInFlight)));
+}
+
+DashboardView::Frame DashboardView::frame() const
+{
+    const RunDocument &d = *m_document;
+    const auto &rows = d.timeSeries();
+    const RunProgress &p = d.progress();
+    Frame f;
+    f.endS = std::max(rows.empty() ? 0.0 : rows.back().second + 1.0, double(p.elapsedNs) / 1e9);
+    // A live run's x axis spans the whole run as planned (when the ETA is known), so the lines grow
+    // into it instead of the axis rescaling every second; a finished run's fits its data.
+    const double plannedS = d.isLive() && p.etaMs >= 0 ? double(p.elapsedNs) / 1e9 + double(p.etaMs) / 1e3 : 0;
+    f.rangeS = std::max(f.endS, plannedS);
+    f.minSpanS = d.isLive() && plannedS <= 0 ? TimeChart::kMinSpanS : 1.0;
+    f.marks = stageMarks(rows, d.stageNames());
+    return f;
+}
+
+void DashboardView::finishTimeChart(TimeChart *chart, const Frame &f, const QString &key, bool empty,
+                                    const QString &live, const QString &saved)
+{
+    chart->setStageMarks(f.marks);
+    chart->rescale(f.rangeS, f.minSpanS);
+    finishChart(key, empty, live, saved);
+}
+
+void DashboardView::finishChart(const QString &key, bool empty, const QString &live, const QString &saved)
+{
+    ChartView *view = chartView(key);
+    view->setEmptyText(m_document->isLive() ? live : saved);
+    view->setEmpty(empty);
+    view->setExportSubtitle(m_document->name());
+    view->setExportCaption(m_document->info().workloadCaption());
+    view->updateTooltips();
+}
+
+void DashboardView::refreshLatency()
+{
+    const auto &rows = m_document->timeSeries();
+    const int max = TimeChart::kMaxPoints;
+    const QList<QLineSeries *> latency = m_latency->lines();
+    latency[TtftP50]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return r.ttftP50Ms; }, Reduce::Mean, max));
+    latency[TtftP99]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return r.ttftP99Ms; }, Reduce::Max, max));
+    latency[E2eP50]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return r.e2eP50Ms; }, Reduce::Mean, max));
+    latency[E2eP99]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return r.e2eP99Ms; }, Reduce::Max, max));
+    finishTimeChart(m_latency, frame(), QStringLiteral("latency-over-time"), !m_latency->hasData(),
+                    tr("Waiting for the first successful request…"), tr("No successful requests."));
+}
+
+void DashboardView::refreshThroughput()
+{
+    const auto &rows = m_document->timeSeries();
+    const int max = TimeChart::kMaxPoints;
+    const QList<QLineSeries *> throughput = m_throughput->lines();
+    throughput[RequestsLine]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return double(r.completed); }, Reduce::Mean, max));
+    throughput[TokensLine]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return double(r.outputTokens); }, Reduce::Mean, max));
+    finishTimeChart(m_throughput, frame(), QStringLiteral("throughput"), rows.empty(),
+                    tr("Waiting for the first second of the run…"), tr("This run has no time series."));
+}
+
+void DashboardView::refreshConcurrency()
+{
+    const RunDocument &d = *m_document;
+    const auto &rows = d.timeSeries();
+    const Frame f = frame();
+    const QList<QLineSeries *> inFlight = m_inFlight->lines();
+    inFlight[InFlightActual]->replace(timePoints(
+        rows, [](const TimeSeriesRow &r) { return double(r.inFlight); }, Reduce::Max, TimeChart::kMaxPoints));
+    // The target is a step per stage: the users of a concurrency stage, the in-flight cap of a
+    // rate stage (an uncapped rate stage has no target concurrency).
+    const QList<StageConfig> stages = d.stages();
+    const int cap = d.info().config.load.maxInFlight;
+    QList<QPointF> target;
+    for (qsizetype i = 0; i < f.marks.size() && i < stages.size(); ++i) {
+        const StageConfig &s = stages.at(i);
+        const double level = s.mode == LoadMode::Concurrency ? s.level : cap > 0 ? double(cap) : NAN;
+        if (std::isnan(level))
+            continue;
+        const double to = i + 1 < f.marks.size() ? f.marks[i + 1].startS : f.endS;
+        target << QPointF(f.marks[i].startS, level) << QPointF(to, level);
+    }
+    inFlight[InFlightTarget]->replace(target);
+    inFlight[InFlightTarget]->setVisible(!target.isEmpty());
+    chartstyle::setInLegend(m_inFlight, inFlight[InFlightTarget], !target.isEmpty());
+    finishTimeChart(m_inFlight, f, QStringLiteral("concurrency"), rows.empty(),
+                    tr("Waiting for the first second of the run…"), tr("This run has no time series."));
+}
+
+void DashboardView::refreshServer()
+{
+    const RunDocument &d = *m_document;
+    const std::vector<ServerRow> &rows = d.serverRows();
+    const QList<QLineSeries *> lines = m_server->lines();
+    const auto points = [&rows](double ServerRow::*field) {
+        QList<QPointF> out;
+        for (const ServerRow &r : rows) {
+            if (!std::isnan(r.*field))
+                out << QPointF(r.tS, r.*field);
+        }
+        return decimate(out, TimeChart::kMaxPoints, Reduce::Mean);
+    };
+    lines[ServerRunning]->replace(points(&ServerRow::running));
+    lines[ServerWaiting]->replace(points(&ServerRow::waiting));
+    lines[ServerTtft]->replace(points(&ServerRow::ttftP50Ms));
+    const bool serverTtft = lines[ServerTtft]->count() > 0;
+    // The client's line only beside the server's: alone it repeats the latency chart.
+    lines[ClientTtft]->replace(serverTtft ? timePoints(
+                                                d.timeSeries(), [](const TimeSeriesRow &r) { return r.ttftP50Ms; },
+                                                Reduce::Mean, TimeChart::kMaxPoints)
+                                          : QList<QPointF>());
+
+    const std::optional<ServerSummary> &server = d.summary().server;
+    QStringList facts;
+    if (server && !rows.empty()) {
+        const ServerRow &last = rows.back();
+        if (!std::isnan(last.kvCachePct) && server->kvCachePctPeak)
+            facts << tr("KV cache %1% (peak %2%)")
+                         .arg(formatNumber(last.kvCachePct), formatNumber(*server->kvCachePctPeak));
+        if (server->prefixHitRatio)
+            facts << tr("prefix cache hits %1%").arg(formatNumber(*server->prefixHitRatio * 100));
+        if (server->ttft.p50)
+            facts << tr("server TTFT p50 %1 over the run").arg(formatMs(*server->ttft.p50));
+        facts << tr("%1 at %2").arg(server->engine, server->url);
+    }
+    if (server && !server->problem.isEmpty())
+        facts << tr("%n failed scrape(s): %1", nullptr, server->failures).arg(server->problem);
+    m_serverNote->setText(facts.join(QStringLiteral(" · ")));
+    m_serverNote->setVisible(!facts.isEmpty());
+    const QString why =
+        server && !server->problem.isEmpty()
+            ? tr("The server's metrics could not be read: %1").arg(server->problem)
+            : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
+    finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),
+                    rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
+}
+
+void DashboardView::refreshErrors()
+{
+    const ErrorTimeline &errors = m_document->errors();
+    const Frame f = frame();
+    const QStringList labels = errors.labels();
+    QStringList shown;
+    for (const QLineSeries *line : m_errors->lines())
+        shown << line->name();
+    if (shown != labels) {
+        m_errors->removeLines();
+        for (const QString &label : labels)
+            m_errors->addLine(label, chartstyle::errorColor(label), false,
+                              label.front().isDigit()
+                                  ? tr("Requests answered with HTTP status %1, per second").arg(label)
+                                  : tr("Requests that failed with %1, per second").arg(label));
+    }
+    const int lastSecond = std::max(int(f.endS) - 1, errors.lastSecond());
+    for (QLineSeries *line : m_errors->lines())
+        line->replace(errors.points(line->name(), lastSecond, TimeChart::kMaxPoints));
+    finishTimeChart(m_errors, f, QStringLiteral("errors-by-status"), errors.total() == 0, tr("✓ No errors so far."),
+                    tr("✓ No errors in this run."));
+}
+
+void DashboardView::refreshTokens()
+{
+    m_tokens->setSummary(m_document->summary());
+    finishChart(QStringLiteral("token-efficiency"), !m_tokens->hasData(),
+                tr("Waiting for the first successful request…"), tr("No successful requests."));
+}
+
+void DashboardView::refreshDistribution()
+{
+    const SummaryBlock &total = m_document->summary().total;
+    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric),
+                              chartstyle::color(m_metric)};
+    m_distribution->setDistributions({series});
+    if (!chartView(QStringLiteral("latency-distribution")))
+        return; // still being built
+    const QString label = metricLabel(m_metric);
+    finishChart(QStringLiteral("latency-distribution"), !m_distribution->hasData(), tr("No %1 values yet.").arg(label),
+                m_metric == Metric::Itl || m_metric == Metric::Tpot
+                    ? tr("No %1 values: they need streamed responses of two tokens or more.").arg(label)
+                    : tr("No %1 values in this run.").arg(label));
+}
+
+} // namespace tb

@@ -1,0 +1,139 @@
+#pragma once
+
+#include "charts/distributionchart.h"
+#include "metrics/runsummary.h"
+#include "charts/timechart.h"
+
+#include <QWidget>
+
+#include <array>
+
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+class QTimer;
+
+namespace tb {
+
+class ChartView;
+class KpiTile;
+class RunDocument;
+class TokenChart;
+
+/// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
+/// time, throughput, in-flight requests against the target with the stages marked, the latency
+/// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency, errors by status, and
+/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache).
+/// It shows whatever the RunDocument holds, live or saved, and redraws from a timer only when the
+/// document changed — never per record: the header and tiles at up to 10 Hz, the charts one per
+/// tick in turn, so that no redraw holds the event loop for long (each chart refreshes about
+/// every 0.6 s, close to the 4 Hz at which the run's snapshots arrive).
+class DashboardView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    static constexpr int kRedrawIntervalMs = 100;
+
+    explicit DashboardView(RunDocument *document, QWidget *parent = nullptr);
+    ~DashboardView() override;
+
+    struct ChartEntry {
+        QString key; ///< file-name friendly: "latency-over-time", …
+        ChartView *view;
+    };
+    /// Every chart, in the order shown (for export).
+    QList<ChartEntry> charts() const { return m_charts; }
+    ChartView *chartView(const QString &key) const;
+    /// Tiles by key: "requests_per_s", "output_tokens_per_s", "ttft_p50", "ttft_p99", "e2e_p99",
+    /// "out_in_ratio", "error_pct", "in_flight".
+    KpiTile *tile(const QString &key) const;
+    DistributionChart *distributionChart() const { return m_distribution; }
+
+    void setDistributionMetric(Metric metric);
+    Metric distributionMetric() const { return m_metric; }
+    void setDistributionMode(DistributionChart::Mode mode);
+
+    /// How many chart redraws there were (for tests and the UI benchmark).
+    int redrawCount() const { return m_redraws; }
+
+public Q_SLOTS:
+    /// Redraws everything now from the document (a new or finished run, a screenshot).
+    void refresh();
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    enum Part {
+        HeaderPart,
+        LatencyPart,
+        ThroughputPart,
+        ConcurrencyPart,
+        DistributionPart,
+        TokensPart,
+        ErrorsPart,
+        ServerPart,
+        PartCount
+    };
+    /// What the time charts share: how far the data goes, the x range, the stage marks.
+    struct Frame {
+        double endS = 0;
+        double rangeS = 0;
+        double minSpanS = 0;
+        QList<StageMark> marks;
+    };
+
+    void tick();
+    void refreshPart(Part part);
+    Frame frame() const;
+    void buildTiles(QWidget *page);
+    void addChart(const QString &key, ChartView *view, QWidget *card = nullptr);
+    void relayout();
+    void refreshHeader();
+    void refreshTiles();
+    void refreshLatency();
+    void refreshThroughput();
+    void refreshConcurrency();
+    void refreshErrors();
+    void refreshTokens();
+    void refreshServer();
+    void refreshDistribution();
+    void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
+                         const QString &saved);
+    /// The chart's empty state (`live` or `saved` text), export subtitle and tooltips.
+    void finishChart(const QString &key, bool empty, const QString &live, const QString &saved);
+
+    RunDocument *m_document;
+    QStackedWidget *m_stack;
+    QLabel *m_title;
+    QLabel *m_subtitle;
+    QLabel *m_errorNote; ///< failed share and top causes, while there are failures
+    QProgressBar *m_progress;
+    QGridLayout *m_tileGrid;
+    QGridLayout *m_chartGrid;
+    QList<KpiTile *> m_tiles;
+    QList<ChartEntry> m_charts;
+    QList<QWidget *> m_chartCards;
+    TimeChart *m_latency;
+    TimeChart *m_throughput;
+    TimeChart *m_inFlight;
+    TimeChart *m_errors;
+    DistributionChart *m_distribution;
+    TokenChart *m_tokens;
+    TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
+    QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
+    QComboBox *m_metricBox;
+    QComboBox *m_modeBox;
+    QTimer *m_timer;
+    Metric m_metric = Metric::Ttft;
+    std::array<quint64, PartCount> m_drawn; ///< the document (data) revision each part shows
+    int m_nextChart = 0;
+    int m_tileColumns = 0;
+    int m_chartColumns = 0;
+    int m_redraws = 0;
+};
+
+} // namespace tb

@@ -1,0 +1,185 @@
+#include "views/rundocument.h"
+
+#include "models/requestsmodel.h"
+
+#include <QDir>
+
+#include <algorithm>
+
+namespace tb {
+
+RunDocument::RunDocument(QObject *parent)
+    : QObject(parent)
+    , m_requests(new RequestsModel(this))
+{}
+
+RunDocument::~RunDocument() = default;
+
+void RunDocument::start(State state, const QString &directory)
+{
+    m_state = state;
+    m_directory = directory;
+    m_info = RunInfo();
+    m_hasInfo = false;
+    m_summary = RunSummary();
+    m_timeSeries.clear();
+    m_serverRows.clear();
+    m_progress = RunProgress();
+    m_cancelled = false;
+    m_error.clear();
+    m_notes.clear();
+    m_errors.clear();
+    m_requests->clear();
+}
+
+void RunDocument::touch(bool data)
+{
+    ++m_revision;
+    if (data)
+        ++m_dataRevision;
+    Q_EMIT changed();
+}
+
+void RunDocument::beginLive(const RunInfo &info, const QString &directory)
+{
+    start(State::Live, directory);
+    m_info = info;
+    m_hasInfo = true;
+    m_progress.stageCount = int(info.stages.size());
+    m_requests->setStageNames(stageNames());
+    Q_EMIT reset();
+    Q_EMIT stateChanged(m_state);
+    touch();
+}
+
+void RunDocument::addRecords(const QList<RequestRecord> &records)
+{
+    for (const RequestRecord &r : records)
+        m_errors.add(r);
+    m_requests->append(records);
+    touch();
+}
+
+void RunDocument::setProgress(const RunProgress &progress)
+{
+    m_progress = progress;
+    touch(false);
+}
+
+void RunDocument::setSnapshot(const RunSnapshot &snapshot)
+{
+    m_progress = snapshot.progress;
+    m_summary = snapshot.summary;
+    m_timeSeries = snapshot.timeSeries;
+    m_serverRows = snapshot.server;
+    touch();
+}
+
+void RunDocument::finishLive(const RunOutcome &outcome)
+{
+    m_progress = outcome.progress;
+    m_summary = outcome.summary;
+    m_timeSeries = outcome.timeSeries;
+    m_cancelled = outcome.cancelled;
+    m_error = outcome.error;
+    m_state = State::Finished;
+    Q_EMIT stateChanged(m_state);
+    touch();
+}
+
+void RunDocument::load(RunData data)
+{
+    start(State::Loaded, data.directory);
+    m_info = std::move(data.info);
+    m_hasInfo = data.hasInfo;
+    m_summary = std::move(data.summary);
+    m_timeSeries = std::move(data.timeSeries);
+    m_serverRows = std::move(data.serverRows);
+    m_notes = data.notes;
+    for (const RequestRecord &r : data.records)
+        m_errors.add(r);
+    // What a finished live run's progress would say, for the views that show it.
+    m_progress.stageCount = int(stages().size());
+    m_progress.elapsedNs = m_timeSeries.empty() ? 0 : std::int64_t(m_timeSeries.back().second + 1) * 1'000'000'000;
+    m_progress.completed = m_summary.total.requests.ok;
+    m_progress.failed = m_summary.total.requests.failed + m_summary.total.requests.cancelled;
+    m_progress.peakInFlight = m_summary.total.concurrency.peakInFlight;
+    m_progress.issued =
+        m_summary.total.requests.attempted + m_summary.total.requests.cancelled + m_summary.total.requests.warmup;
+    m_progress.stageFraction = 1;
+    m_progress.etaMs = 0;
+    m_requests->setStageNames(stageNames());
+    m_requests->setRecords(std::move(data.records));
+    Q_EMIT reset();
+    Q_EMIT stateChanged(m_state);
+    touch();
+}
+
+void RunDocument::clear()
+{
+    start(State::Empty, {});
+    Q_EMIT reset();
+    Q_EMIT stateChanged(m_state);
+    touch();
+}
+
+QString RunDocument::name() const
+{
+    return m_directory.isEmpty() ? QString() : QDir(m_directory).dirName();
+}
+
+QList<StageConfig> RunDocument::stages() const
+{
+    if (m_hasInfo && !m_info.stages.isEmpty())
+        return m_info.stages;
+    QList<StageConfig> stages;
+    for (const SummaryBlock &block : m_summary.stages) {
+        StageConfig s;
+        s.name = block.name;
+        s.mode = block.load.mode;
+        s.level =
+            block.load.mode == LoadMode::Concurrency ? block.load.concurrency.value_or(0) : block.load.rate.value_or(0);
+        stages << s;
+    }
+    return stages;
+}
+
+QStringList RunDocument::stageNames() const
+{
+    QStringList names;
+    for (const StageConfig &s : stages())
+        names << (s.name.isEmpty() ? stageDefaultName(s) : s.name);
+    return names;
+}
+
+bool RunDocument::allFailed() const
+{
+    return m_summary.total.requests.allFailed();
+}
+
+QString RunDocument::failureHeadline() const
+{
+    const RequestCounts &r = m_summary.total.requests;
+    const std::int64_t failed = std::max(r.failed, m_errors.total());
+    if (failed == 0)
+        return {};
+    const std::int64_t attempted = std::max(r.attempted, failed);
+    const auto causes = m_errors.topCauses(1);
+    QString headline = tr("%1 of %2 requests failed").arg(failed).arg(attempted);
+    if (!causes.empty())
+        headline += QStringLiteral(" — ") +
+                    (causes.front().message.isEmpty() ? causes.front().label : causes.front().message);
+    return headline;
+}
+
+QStringList RunDocument::topErrors(int n) const
+{
+    QStringList lines;
+    for (const ErrorTimeline::Cause &cause : m_errors.topCauses(n)) {
+        const QString what = cause.message.isEmpty() ? cause.label : cause.label + QStringLiteral(": ") + cause.message;
+        lines << tr("%1 (%2)").arg(what).arg(cause.count);
+    }
+    return lines;
+}
+
+} // namespace tb

@@ -1,0 +1,181 @@
+#include "views/runhistoryview.h"
+
+#include "analysis/baseline.h"
+
+#include "models/runhistorymodel.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tb {
+
+RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_folder(new QLabel(this))
+    , m_table(new QTableView(this))
+    , m_open(new QPushButton(tr("&Open"), this))
+    , m_compare(new QPushButton(tr("Compare"), this))
+{
+    setObjectName(QStringLiteral("runHistory"));
+    m_proxy->setSourceModel(model);
+    m_proxy->setSortRole(RunHistoryModel::SortRole);
+
+    m_folder->setObjectName(QStringLiteral("runsFolder"));
+    m_folder->setWordWrap(true);
+    m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_folder->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    auto *change = new QPushButton(tr("Change…"), this);
+    change->setObjectName(QStringLiteral("changeRunsFolder"));
+    change->setToolTip(tr("Where new runs are saved and which folder this list shows"));
+    auto *refresh = new QPushButton(tr("Refresh"), this);
+    refresh->setObjectName(QStringLiteral("refreshRuns"));
+    m_open->setObjectName(QStringLiteral("openRun"));
+    m_open->setToolTip(tr("Show the selected run in the dashboard (Enter, double click)"));
+
+    m_table->setObjectName(QStringLiteral("runHistoryTable"));
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RunHistoryModel::DateColumn, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    // Run names end with the model: keep both ends when the name does not fit.
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(RunHistoryModel::NameColumn, QHeaderView::Stretch);
+
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(change);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(refresh);
+    buttons->addStretch();
+    m_compare->setObjectName(QStringLiteral("compareRuns"));
+    m_compare->setToolTip(tr("Compare the selected runs side by side (select two or more with Ctrl or Shift)"));
+    buttons->addWidget(m_compare);
+    buttons->addWidget(m_open);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(folderRow);
+    layout->addWidget(m_table, 1);
+    layout->addLayout(buttons);
+
+    connect(change, &QPushButton::clicked, this, &RunHistoryView::chooseFolder);
+    connect(refresh, &QPushButton::clicked, m_model, &RunHistoryModel::refresh);
+    connect(m_open, &QPushButton::clicked, this, &RunHistoryView::openSelected);
+    connect(m_table, &QTableView::activated, this, &RunHistoryView::openSelected);
+    connect(m_model, &RunHistoryModel::refreshed, this, &RunHistoryView::updateFolderLabel);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_open->setEnabled(m_openEnabled && !selectedDirectory().isEmpty());
+        m_compare->setEnabled(selectedDirectories().size() >= 2);
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedDirectories()); });
+    connect(m_table, &QWidget::customContextMenuRequested, this, &RunHistoryView::showContextMenu);
+    updateFolderLabel();
+    m_open->setEnabled(false);
+    m_compare->setEnabled(false);
+}
+
+QString RunHistoryView::selectedDirectory() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? QString() : rows.constFirst().data(RunHistoryModel::DirectoryRole).toString();
+}
+
+QStringList RunHistoryView::selectedDirectories() const
+{
+    QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QStringList directories;
+    for (const QModelIndex &row : std::as_const(rows))
+        directories << row.data(RunHistoryModel::DirectoryRole).toString();
+    return directories;
+}
+
+void RunHistoryView::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_table->indexAt(position);
+    if (!index.isValid())
+        return;
+    const QString directory = index.data(RunHistoryModel::DirectoryRole).toString();
+    const QStringList selected = selectedDirectories();
+    auto *menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    QAction *open = menu->addAction(tr("&Open"), this, [this, directory] { Q_EMIT openRequested(directory); });
+    open->setEnabled(m_openEnabled);
+    QAction *compare = menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
+    compare->setEnabled(selected.size() >= 2);
+    const int instances = index.data(RunHistoryModel::InstancesRole).toInt();
+    if (instances > 1) {
+        menu->addAction(tr("Compare its %1 &Instances").arg(instances), this,
+                        [this, directory] { Q_EMIT compareRequested({directory}); });
+    }
+    menu->addSeparator();
+    if (Baseline::isBaseline(directory))
+        menu->addAction(tr("Clear &Baseline"), this, [this] { markBaseline({}); });
+    else
+        menu->addAction(tr("Mark as &Baseline"), this, [this, directory] { markBaseline(directory); });
+    menu->popup(m_table->viewport()->mapToGlobal(position)); // not exec(): no nested event loop
+}
+
+void RunHistoryView::markBaseline(const QString &directory)
+{
+    Baseline::setDirectory(directory);
+    m_model->refresh(); // every row's change is against the new baseline
+}
+
+void RunHistoryView::selectDirectory(const QString &directory)
+{
+    const int row = m_model->rowOf(directory);
+    if (row < 0)
+        return;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->scrollTo(index);
+}
+
+void RunHistoryView::setOpenEnabled(bool enabled)
+{
+    m_openEnabled = enabled;
+    m_open->setEnabled(enabled && !selectedDirectory().isEmpty());
+}
+
+void RunHistoryView::chooseFolder()
+{
+    auto *dialog = new QFileDialog(this, tr("Runs Folder"), m_model->folder());
+    dialog->setObjectName(QStringLiteral("runsFolderDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    connect(dialog, &QFileDialog::fileSelected, this, &RunHistoryView::folderChosen);
+    dialog->open();
+}
+
+void RunHistoryView::updateFolderLabel()
+{
+    m_folder->setText(tr("<b>%n run(s)</b> in %1", nullptr, m_model->rowCount())
+                          .arg(QDir::toNativeSeparators(m_model->folder()).toHtmlEscaped()));
+}
+
+void RunHistoryView::openSelected()
+{
+    const QString dir = selectedDirectory();
+    if (m_openEnabled && !dir.isEmpty())
+        Q_EMIT openRequested(dir);
+}
+
+} // namespace tb

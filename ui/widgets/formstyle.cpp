@@ -1,0 +1,80 @@
+#include "widgets/formstyle.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+
+namespace tb {
+
+QGroupBox *createFormGroup(const QString &title, QWidget *parent, QFormLayout **form)
+{
+    auto *group = new QGroupBox(title, parent);
+    auto *layout = new QFormLayout(group);
+    layout->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    layout->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    layout->setVerticalSpacing(6);
+    *form = layout;
+    return group;
+}
+
+void setVisibleLines(QPlainTextEdit *edit, int lines)
+{
+    const QMargins m = edit->contentsMargins();
+    edit->setFixedHeight(edit->fontMetrics().lineSpacing() * lines + int(2 * edit->document()->documentMargin()) +
+                         m.top() + m.bottom() + 2 * edit->frameWidth());
+}
+
+void setCompact(QWidget *field)
+{
+    constexpr int kCompactWidth = 170;
+    field->setFixedWidth(kCompactWidth);
+}
+
+void alignFormLabels(QWidget *root)
+{
+    const QList<QFormLayout *> forms = root->findChildren<QFormLayout *>();
+    QList<QWidget *> labels;
+    int width = 0;
+    for (QFormLayout *form : forms) {
+        for (int row = 0; row < form->rowCount(); ++row) {
+            if (QLayoutItem *item = form->itemAt(row, QFormLayout::LabelRole); item && item->widget()) {
+                labels << item->widget();
+                width = qMax(width, item->widget()->sizeHint().width());
+            }
+        }
+    }
+    for (QWidget *label : std::as_const(labels)) {
+        label->setMinimumWidth(width);
+        // The label is now wider than its text: keep the text against the field.
+        if (auto *text = qobject_cast<QLabel *>(label))
+            text->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+}
+
+QString validationStyleSheet()
+{
+    return QStringLiteral(
+        "QLineEdit[invalid=\"true\"], QPlainTextEdit[invalid=\"true\"], QAbstractSpinBox[invalid=\"true\"],"
+        " QComboBox[invalid=\"true\"], QTableView[invalid=\"true\"] { border: 1px solid #c62828; }");
+}
+
+void setTone(QLabel *label, Tone tone)
+{
+    QPalette palette = label->palette();
+    switch (tone) {
+    case Tone::Hint:
+        palette.setColor(QPalette::WindowText, QPalette().color(QPalette::PlaceholderText));
+        break;
+    case Tone::Good:
+        palette.setColor(QPalette::WindowText, QColor(0x2e, 0x7d, 0x32));
+        break;
+    case Tone::Bad:
+        palette.setColor(QPalette::WindowText, QColor(0xc6, 0x28, 0x28));
+        break;
+    }
+    label->setPalette(palette);
+}
+
+} // namespace tb

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "widgets/card.h"
+
+class QLabel;
+
+namespace tb {
+
+/// One key figure of a run: a caption, a large value and a line of detail, with an accent in the
+/// colour its charts use and a tooltip saying what it measures.
+class KpiTile : public Card
+{
+    Q_OBJECT
+
+public:
+    /// `unit` follows the value in smaller type ("req/s"); empty when the value carries its own.
+    KpiTile(const QString &caption, const QString &unit, const QColor &accent, const QString &description,
+            QWidget *parent = nullptr);
+
+    void setValue(const QString &value, const QString &detail = {});
+    QString value() const;
+    QString detail() const;
+
+private:
+    QLabel *m_caption;
+    QLabel *m_value;
+    QLabel *m_unit;
+    QLabel *m_detail;
+};
+
+} // namespace tb
