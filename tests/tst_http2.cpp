@@ -4,6 +4,7 @@
 #include "engine/loadcontroller.h"
 
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSslSocket>
 #include <QTest>
 
@@ -19,10 +20,13 @@ private Q_SLOTS:
         QTest::addColumn<bool>("tls");
         QTest::addColumn<int>("transport");
         QTest::addColumn<int>("version");
+        QTest::addColumn<int>("maxSessions");
+        // Asked for HTTP/2, each worker (2) opens one connection for all its streams; by ALPN
+        // unasked, a worker plans for HTTP/1.1 (6 per manager) until the first answer says h2.
         QTest::newRow("h2c by prior knowledge (--http2, auto picks qnam)")
-            << false << int(TransportKind::Auto) << int(HttpVersion::Http2);
+            << false << int(TransportKind::Auto) << int(HttpVersion::Http2) << 2;
         QTest::newRow("h2 by ALPN (qnam, http_version auto)")
-            << true << int(TransportKind::Qnam) << int(HttpVersion::Auto);
+            << true << int(TransportKind::Qnam) << int(HttpVersion::Auto) << 4;
     }
 
     void streamsOverHttp2()
@@ -30,6 +34,7 @@ private Q_SLOTS:
         QFETCH(bool, tls);
         QFETCH(int, transport);
         QFETCH(int, version);
+        QFETCH(int, maxSessions);
         if (tls && !QSslSocket::supportsSsl())
             QSKIP("this Qt has no TLS backend");
         QProcess node;
@@ -40,6 +45,10 @@ private Q_SLOTS:
                  << QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.key");
         node.start(QStringLiteral(TOKENBENCH_NODE), args);
         QVERIFY(node.waitForStarted());
+        const auto stopNode = qScopeGuard([&node] {
+            node.kill();
+            node.waitForFinished();
+        });
         QByteArray out;
         QVERIFY(QTest::qWaitFor(
             [&] {
@@ -79,7 +88,7 @@ private Q_SLOTS:
             QCOMPARE(r.completionTokens, std::int64_t(4));
             QVERIFY(r.firstTokenNs > r.sentNs);
         }
-        // The server's own view: all users' streams at once, over one session per worker.
+        // The server's own view: all users' streams at once, over few sessions (connections).
         QVERIFY(QTest::qWaitFor(
             [&] {
                 out += node.readAllStandardOutput();
@@ -89,9 +98,7 @@ private Q_SLOTS:
         const QList<QByteArray> last = out.trimmed().split('\n').last().split(' ');
         QCOMPARE(last.value(0), QByteArray("stats"));
         QCOMPARE(last.value(1).toInt(), kConcurrency);
-        QVERIFY2(last.value(2).toInt() <= 2, last.value(2).constData()); // 2 workers, one connection each
-        node.kill();
-        node.waitForFinished();
+        QVERIFY2(last.value(2).toInt() <= maxSessions, last.value(2).constData());
     }
 };
 
