@@ -55,6 +55,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
     , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
+    , m_transport(new QComboBox(this))
+    , m_httpVersion(new QComboBox(this))
     , m_caCert(new QLineEdit(this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
@@ -71,6 +73,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_headers->setObjectName(QStringLiteral("headers"));
     m_extraBody->setObjectName(QStringLiteral("extraBody"));
     m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
+    m_transport->setObjectName(QStringLiteral("transport"));
+    m_httpVersion->setObjectName(QStringLiteral("httpVersion"));
     m_caCert->setObjectName(QStringLiteral("caCert"));
 
     auto *layout = new QVBoxLayout(this);
@@ -143,6 +147,16 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
                       tr("How requests are spread over the instances (--balance): in turn; to the one with the "
                          "fewest requests in flight; or at random."));
+    m_transport->addItem(tr("Auto (native for HTTP/1.1, qnam for HTTP/2)"), transportKindName(TransportKind::Auto));
+    m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 client)"), transportKindName(TransportKind::Native));
+    m_transport->addItem(tr("qnam (Qt's QNetworkAccessManager)"), transportKindName(TransportKind::Qnam));
+    validator->addRow(form, tr("Transport:"), m_transport, QStringLiteral("target.transport"),
+                      tr("The HTTP client that carries the requests (--transport)."));
+    m_httpVersion->addItem(tr("Auto (HTTP/2 by ALPN over https with qnam)"), httpVersionName(HttpVersion::Auto));
+    m_httpVersion->addItem(tr("HTTP/1.1"), httpVersionName(HttpVersion::Http1));
+    m_httpVersion->addItem(tr("HTTP/2 (h2c by prior knowledge over http)"), httpVersionName(HttpVersion::Http2));
+    validator->addRow(form, tr("HTTP version:"), m_httpVersion, QStringLiteral("target.http_version"),
+                      tr("HTTP/2 (--http2) is carried by qnam."));
 
     layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
     auto *envBox = new QWidget(this);
@@ -210,6 +224,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
     connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
+    connect(m_transport, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_httpVersion, &QComboBox::currentIndexChanged, this, changed);
     connect(m_caCert, &QLineEdit::textEdited, this, changed);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
@@ -227,9 +243,10 @@ TargetEditor::~TargetEditor() = default;
 
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
-    const QSignalBlocker blocks[] = {QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
-                                     QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
-                                     QSignalBlocker(m_balance)};
+    const QSignalBlocker blocks[] = {
+        QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
+        QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
+        QSignalBlocker(m_balance),   QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -262,6 +279,8 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_extraBody->setPlainText(
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
     m_tlsVerify->setChecked(target.tlsVerify);
+    m_transport->setCurrentIndex(m_transport->findData(transportKindName(target.transport)));
+    m_httpVersion->setCurrentIndex(m_httpVersion->findData(httpVersionName(target.httpVersion)));
     m_caCert->setText(target.caCertificate);
     m_connection->hide();
     m_models->clear();
@@ -295,6 +314,8 @@ TargetConfig TargetEditor::target() const
     if (auto body = extraBody(nullptr))
         t.extraBody = *body;
     t.tlsVerify = m_tlsVerify->isChecked();
+    t.transport = transportKindFromName(m_transport->currentData().toString()).value_or(TransportKind::Auto);
+    t.httpVersion = httpVersionFromName(m_httpVersion->currentData().toString()).value_or(HttpVersion::Auto);
     t.caCertificate = m_caCert->text().trimmed();
     return t;
 }

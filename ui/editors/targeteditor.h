@@ -77,6 +77,8 @@ private:
     QPlainTextEdit *m_headers;
     QPlainTextEdit *m_extraBody;
     QCheckBox *m_tlsVerify;
+    QComboBox *m_transport;
+    QComboBox *m_httpVersion;
     QLineEdit *m_caCert;
     QList<std::pair<QString, QString>> m_presets;
 };
