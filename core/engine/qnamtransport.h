@@ -7,7 +7,6 @@
 #include <QObject>
 #include <QSslConfiguration>
 
-#include <memory>
 #include <vector>
 
 class QNetworkAccessManager;
@@ -41,8 +40,6 @@ public:
     void release(Exchange *exchange) override;
     void abandon(Exchange *exchange) override;
     void closeIdle() override;
-
-    int managers() const { return int(m_managers.size()); }
 
 private:
     friend class QnamExchange;
