@@ -264,7 +264,8 @@ private Q_SLOTS:
     {
         QFETCH(int, concurrency);
         SimConfig simConfig = fastSim();
-        simConfig.ttftMs = 50; // long enough that every user is in flight at once
+        // Long enough that every user is in flight at once, also through QNAM on a loaded machine.
+        simConfig.ttftMs = 300;
         SimulatorHost host(simConfig);
         QVERIFY(host.start());
         const RunResult r = runLoad(configFor(host, concurrency, concurrency * 3));
