@@ -28,8 +28,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <malloc.h>
+#include <map>
 #include <sys/resource.h>
 #include <unistd.h>
 

@@ -82,7 +82,8 @@ std::string httpOnce(quint16 port, const std::string &method, const std::string 
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     std::string response;
     if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0) {
-        const std::string request = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        const std::string request =
+            method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
         [[maybe_unused]] const auto n = ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
         char buf[65536];
         ssize_t got = 0;
@@ -97,7 +98,8 @@ std::string httpOnce(quint16 port, const std::string &method, const std::string 
 qint64 countEvents(const char *data, std::size_t size)
 {
     qint64 n = 0;
-    for (const char *p = data; (p = static_cast<const char *>(memmem(p, std::size_t(data + size - p), "data: ", 6))); p += 6)
+    for (const char *p = data; (p = static_cast<const char *>(memmem(p, std::size_t(data + size - p), "data: ", 6)));
+         p += 6)
         ++n;
     return n;
 }
@@ -128,7 +130,8 @@ int main(int argc, char *argv[])
     const Options o = parseOptions(app.arguments());
     const qint64 fdLimit = raiseOpenFileLimit();
     if (fdLimit < 2 * o.connections + 64) {
-        std::fprintf(stderr, "bench_sim: need %d open files, the limit is %lld\n", 2 * o.connections + 64, static_cast<long long>(fdLimit));
+        std::fprintf(stderr, "bench_sim: need %d open files, the limit is %lld\n", 2 * o.connections + 64,
+                     static_cast<long long>(fdLimit));
         return 1;
     }
 
@@ -153,7 +156,8 @@ int main(int argc, char *argv[])
         return 1;
     }
     const quint16 port = host.port();
-    std::printf("bench_sim: %d streaming connections, %.0f tokens/s in total (%.1f per stream, step %.1f ms), %d token(s) per chunk\n",
+    std::printf("bench_sim: %d streaming connections, %.0f tokens/s in total (%.1f per stream, step %.1f ms), %d "
+                "token(s) per chunk\n",
                 o.connections, o.tokensPerSecond, perStream, config.stepMs, o.tokensPerChunk);
 
     const int ep = epoll_create1(0);
@@ -168,9 +172,11 @@ int main(int argc, char *argv[])
         std::string prompt = "Stream " + std::to_string(i) + " asks:";
         for (int w = 0; w < 100; ++w)
             prompt += " word";
-        const std::string body = R"({"model":"fast","stream":true,"ignore_eos":true,"max_tokens":)" + std::to_string(maxTokens) +
-                                 R"(,"messages":[{"role":"user","content":")" + prompt + R"("}]})";
-        s.request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+        const std::string body = R"({"model":"fast","stream":true,"ignore_eos":true,"max_tokens":)" +
+                                 std::to_string(maxTokens) + R"(,"messages":[{"role":"user","content":")" + prompt +
+                                 R"("}]})";
+        s.request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                    "application/json\r\nContent-Length: " +
                     std::to_string(body.size()) + "\r\n\r\n" + body;
         s.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
         const int one = 1;
@@ -254,10 +260,10 @@ int main(int argc, char *argv[])
                 static_cast<long long>(stats.value("peak_open_connections", qint64(0))),
                 static_cast<long long>(stats.value("requests_in_progress", qint64(0))), static_cast<long long>(failed));
     std::printf("pacing error (write time - schedule) over %lld chunks: p50 %.1f us, p99 %.1f us, max %.1f us\n",
-                static_cast<long long>(pacing.value("count", qint64(0))), pacing.value("p50", 0.0), pacing.value("p99", 0.0),
-                pacing.value("max", 0.0));
-    std::printf("simulator thread CPU: %.2f s in %.1f s = %.1f%% of one core, %.2f us per token\n", cpu, window, 100 * cpu / window,
-                tokens > 0 ? 1e6 * cpu / double(tokens) : 0.0);
+                static_cast<long long>(pacing.value("count", qint64(0))), pacing.value("p50", 0.0),
+                pacing.value("p99", 0.0), pacing.value("max", 0.0));
+    std::printf("simulator thread CPU: %.2f s in %.1f s = %.1f%% of one core, %.2f us per token\n", cpu, window,
+                100 * cpu / window, tokens > 0 ? 1e6 * cpu / double(tokens) : 0.0);
 
     for (const Stream &s : streams)
         ::close(s.fd);

@@ -14,9 +14,9 @@
 #include "pacedsimulator.h"
 
 #include "editors/configeditor.h"
-#include "views/dashboardview.h"
 #include "mainwindow.h"
 #include "models/requestsmodel.h"
+#include "views/dashboardview.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
 

@@ -19,15 +19,33 @@ public:
         const double stepMs = 1000.0 * double(streams) / tokensPerS;
         m_outputTokens = int(std::max(50.0, 4000.0 / stepMs));
         m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process.start(cli, {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--preset"),
-                              QStringLiteral("fast"), QStringLiteral("--ttft-ms"), QString::number(ttftMs),
-                              QStringLiteral("--prefill-ms-per-1k"), QStringLiteral("0"), QStringLiteral("--prefill-quadratic-ms"),
-                              QStringLiteral("0"), QStringLiteral("--step-ms"), QString::number(stepMs),
-                              QStringLiteral("--step-ms-per-seq"), QStringLiteral("0"), QStringLiteral("--max-batch"),
-                              QString::number(streams * 2), QStringLiteral("--queue-limit"), QString::number(streams * 4),
-                              QStringLiteral("--output-dist"), QStringLiteral("fixed"), QStringLiteral("--output-tokens"),
-                              QString::number(m_outputTokens), QStringLiteral("--output-min"), QString::number(m_outputTokens),
-                              QStringLiteral("--trace-capacity"), QStringLiteral("1000000")});
+        m_process.start(cli, {QStringLiteral("sim"),
+                              QStringLiteral("--port"),
+                              QStringLiteral("0"),
+                              QStringLiteral("--preset"),
+                              QStringLiteral("fast"),
+                              QStringLiteral("--ttft-ms"),
+                              QString::number(ttftMs),
+                              QStringLiteral("--prefill-ms-per-1k"),
+                              QStringLiteral("0"),
+                              QStringLiteral("--prefill-quadratic-ms"),
+                              QStringLiteral("0"),
+                              QStringLiteral("--step-ms"),
+                              QString::number(stepMs),
+                              QStringLiteral("--step-ms-per-seq"),
+                              QStringLiteral("0"),
+                              QStringLiteral("--max-batch"),
+                              QString::number(streams * 2),
+                              QStringLiteral("--queue-limit"),
+                              QString::number(streams * 4),
+                              QStringLiteral("--output-dist"),
+                              QStringLiteral("fixed"),
+                              QStringLiteral("--output-tokens"),
+                              QString::number(m_outputTokens),
+                              QStringLiteral("--output-min"),
+                              QString::number(m_outputTokens),
+                              QStringLiteral("--trace-capacity"),
+                              QStringLiteral("1000000")});
         if (!m_process.waitForStarted() || !m_process.waitForReadyRead(10000))
             return false;
         const QString line = QString::fromUtf8(m_process.readLine()).trimmed();

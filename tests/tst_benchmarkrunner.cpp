@@ -1,7 +1,7 @@
 // BenchmarkRunner, the one entry point the GUI and the CLI share: live signals, summaries on a
 // known simulator profile, Stop, and what a cancelled or abandoned run leaves on disk.
-#include "run/benchmarkrunner.h"
 #include "results/rundirectory.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
 #include <QSignalSpy>
@@ -80,7 +80,8 @@ private Q_SLOTS:
         QVERIFY2(within(t.stat(Metric::Tpot).p50, 19, 35), qPrintable(QString::number(t.stat(Metric::Tpot).p50)));
         QVERIFY2(within(t.stat(Metric::Itl).p50, 19, 35), qPrintable(QString::number(t.stat(Metric::Itl).p50)));
         QVERIFY2(within(t.stat(Metric::Icl).p50, 76, 140), qPrintable(QString::number(t.stat(Metric::Icl).p50)));
-        QVERIFY2(within(t.stat(Metric::TokensPerChunk).p50, 3.9, 4.1), qPrintable(QString::number(t.stat(Metric::TokensPerChunk).p50)));
+        QVERIFY2(within(t.stat(Metric::TokensPerChunk).p50, 3.9, 4.1),
+                 qPrintable(QString::number(t.stat(Metric::TokensPerChunk).p50)));
         QCOMPARE(t.concurrency.peakInFlight, 4);
         QCOMPARE(t.tokens.fromUsage, std::int64_t(24));
     }
@@ -180,8 +181,9 @@ private Q_SLOTS:
         const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(data->summary.total.requests.ok > 0);
-        QCOMPARE(std::int64_t(data->records.size()), data->summary.total.requests.ok + data->summary.total.requests.failed
-                                                         + data->summary.total.requests.cancelled + data->summary.total.requests.warmup);
+        QCOMPARE(std::int64_t(data->records.size()),
+                 data->summary.total.requests.ok + data->summary.total.requests.failed +
+                     data->summary.total.requests.cancelled + data->summary.total.requests.warmup);
     }
 
     void interleavedSendsEachRequestToEveryTarget()

@@ -6,9 +6,7 @@
 
 #include "support/clirunner.h"
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 class TestCli : public QObject
 {
@@ -22,8 +20,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("stdoutContains");
         QTest::addColumn<QString>("stderrContains");
 
-        QTest::newRow("no arguments") << QStringList{} << 2 << QString() << QStringLiteral("Usage: tokenbench-cli <command>");
-        QTest::newRow("--help") << QStringList{QStringLiteral("--help")} << 0 << QStringLiteral("Commands:") << QString();
+        QTest::newRow("no arguments") << QStringList{} << 2 << QString()
+                                      << QStringLiteral("Usage: tokenbench-cli <command>");
+        QTest::newRow("--help") << QStringList{QStringLiteral("--help")} << 0 << QStringLiteral("Commands:")
+                                << QString();
         QTest::newRow("-h") << QStringList{QStringLiteral("-h")} << 0 << QStringLiteral("compare") << QString();
         QTest::newRow("--version") << QStringList{QStringLiteral("--version")} << 0 << tb::version() << QString();
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << 2 << QString()
@@ -34,8 +34,9 @@ private Q_SLOTS:
             const QString c = QLatin1String(cmd);
             QTest::addRow("%s --help", cmd) << QStringList{c, QStringLiteral("--help")} << 0
                                             << QStringLiteral("Usage: tokenbench-cli %1").arg(c) << QString();
-            QTest::addRow("%s unknown flag", cmd) << QStringList{c, QStringLiteral("--no-such-flag")} << 2 << QString()
-                                                  << QStringLiteral("tokenbench-cli %1: Unknown option 'no-such-flag'").arg(c);
+            QTest::addRow("%s unknown flag", cmd)
+                << QStringList{c, QStringLiteral("--no-such-flag")} << 2 << QString()
+                << QStringLiteral("tokenbench-cli %1: Unknown option 'no-such-flag'").arg(c);
         }
     }
 
@@ -47,8 +48,9 @@ private Q_SLOTS:
         QFETCH(QString, stderrContains);
 
         const CliResult r = runCli(args);
-        QVERIFY2(r.exitCode == exitCode,
-                 qPrintable(QStringLiteral("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(r.err)));
+        QVERIFY2(
+            r.exitCode == exitCode,
+            qPrintable(QStringLiteral("exit %1, expected %2; stderr: %3").arg(r.exitCode).arg(exitCode).arg(r.err)));
         if (!stdoutContains.isEmpty())
             QVERIFY2(r.out.contains(stdoutContains), qPrintable(r.out));
         if (!stderrContains.isEmpty())

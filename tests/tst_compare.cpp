@@ -1,10 +1,10 @@
 // The comparison table (best marks, deltas, noise tests, workload warnings), the bootstrap behind
 // the noise test, and `tokenbench-cli compare` on run directories written here.
+#include "analysis/comparison.h"
+#include "formats/csv.h"
 #include "metrics/bootstrap.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
-#include "analysis/comparison.h"
-#include "formats/csv.h"
 #include "results/runwriter.h"
 
 #include <QDir>
@@ -331,14 +331,19 @@ private Q_SLOTS:
         QTest::addColumn<int>("knee");
         QTest::addColumn<bool>("saturated");
         QTest::addColumn<QString>("text");
-        QTest::newRow("flattens") << QList<double>{10, 19, 30, 31, 30} << 2 << true
-                                  << QStringLiteral("knee at c=4: 30.00 req/s, TTFT p99 300.0 ms; c=8 adds +3.3% req/s for +33.3% p99");
-        QTest::newRow("still rising") << QList<double>{10, 20, 40} << 2 << false
-                                      << QStringLiteral("no knee up to c=4: throughput still rose +100.0% over c=2 (TTFT p99 +50.0%); sweep higher");
-        QTest::newRow("a dip before the best is noise") << QList<double>{10, 9.8, 20, 20.5} << 2 << true
-                                                        << QStringLiteral("knee at c=4: 20.00 req/s, TTFT p99 300.0 ms; c=8 adds +2.5% req/s for +33.3% p99");
-        QTest::newRow("falls off") << QList<double>{10, 30, 25} << 1 << true
-                                   << QStringLiteral("knee at c=2: 30.00 req/s, TTFT p99 200.0 ms; c=4 adds -16.7% req/s for +50.0% p99");
+        QTest::newRow("flattens")
+            << QList<double>{10, 19, 30, 31, 30} << 2 << true
+            << QStringLiteral("knee at c=4: 30.00 req/s, TTFT p99 300.0 ms; c=8 adds +3.3% req/s for +33.3% p99");
+        QTest::newRow("still rising")
+            << QList<double>{10, 20, 40} << 2 << false
+            << QStringLiteral(
+                   "no knee up to c=4: throughput still rose +100.0% over c=2 (TTFT p99 +50.0%); sweep higher");
+        QTest::newRow("a dip before the best is noise")
+            << QList<double>{10, 9.8, 20, 20.5} << 2 << true
+            << QStringLiteral("knee at c=4: 20.00 req/s, TTFT p99 300.0 ms; c=8 adds +2.5% req/s for +33.3% p99");
+        QTest::newRow("falls off")
+            << QList<double>{10, 30, 25} << 1 << true
+            << QStringLiteral("knee at c=2: 30.00 req/s, TTFT p99 200.0 ms; c=4 adds -16.7% req/s for +50.0% p99");
         QTest::newRow("one point") << QList<double>{10} << -1 << false << QString();
     }
 
@@ -350,7 +355,8 @@ private Q_SLOTS:
         QFETCH(QString, text);
         std::vector<CurvePoint> curve;
         for (qsizetype i = 0; i < throughput.size(); ++i)
-            curve.push_back({QStringLiteral("c=%1").arg(1 << i), throughput[i], 50.0 * double(i + 1), 100.0 * double(i + 1)});
+            curve.push_back(
+                {QStringLiteral("c=%1").arg(1 << i), throughput[i], 50.0 * double(i + 1), 100.0 * double(i + 1)});
         const auto found = findKnee(curve, QStringLiteral("TTFT"));
         QCOMPARE(found.has_value(), knee >= 0);
         if (!found)

@@ -5,8 +5,8 @@
 
 #include "support/echoserver.h"
 
-#include <QSignalSpy>
 #include <QFile>
+#include <QSignalSpy>
 #include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QSslKey>
@@ -39,7 +39,8 @@ struct RunResult {
 
     int count(RequestStatus status) const
     {
-        return int(std::count_if(records.begin(), records.end(), [status](const RequestRecord &r) { return r.status == status; }));
+        return int(std::count_if(records.begin(), records.end(),
+                                 [status](const RequestRecord &r) { return r.status == status; }));
     }
 };
 
@@ -82,7 +83,8 @@ RunResult runLoad(RunConfig config, const std::function<void(LoadController &)> 
         qWarning() << "plan:" << error;
         return result;
     }
-    LoadController controller(plan, RunClock(), [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
+    LoadController controller(plan, RunClock(),
+                              [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
     QObject::connect(&controller, &LoadController::finished, [&result](bool cancelled) {
         result.finished = true;
         result.cancelled = cancelled;
@@ -212,7 +214,8 @@ public:
                         return;
                     socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                                   "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\"secure\"}}]}\n\n"
-                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" hi\"},\"finish_reason\":\"stop\"}],"
+                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" "
+                                  "hi\"},\"finish_reason\":\"stop\"}],"
                                   "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
                                   "data: [DONE]\n\n");
                     socket->disconnectFromHost();
@@ -379,7 +382,8 @@ private Q_SLOTS:
         const double span = double(scheduled.back() - scheduled.front()) / 1e9;
         const double achieved = double(requests - 1) / span;
         const double tolerance = arrival == QLatin1String("constant") ? 0.02 : 0.25;
-        QVERIFY2(std::abs(achieved - rate) / rate < tolerance, qPrintable(QStringLiteral("achieved %1/s").arg(achieved)));
+        QVERIFY2(std::abs(achieved - rate) / rate < tolerance,
+                 qPrintable(QStringLiteral("achieved %1/s").arg(achieved)));
         // And the requests really went out on schedule (generous: loaded machine).
         std::vector<double> queue;
         for (const RequestRecord &rec : r.records)
@@ -495,13 +499,19 @@ private Q_SLOTS:
         QTest::addColumn<int>("status");
         QTest::addColumn<int>("httpStatus");
         QTest::addColumn<QString>("message");
-        QTest::newRow("500s") << QStringLiteral("error") << int(RequestStatus::Http) << 500 << QStringLiteral("HTTP 500");
+        QTest::newRow("500s") << QStringLiteral("error") << int(RequestStatus::Http) << 500
+                              << QStringLiteral("HTTP 500");
         QTest::newRow("stream cut") << QStringLiteral("cut") << int(RequestStatus::StreamTruncated) << 200 << QString();
-        QTest::newRow("unknown model") << QStringLiteral("model") << int(RequestStatus::Http) << 404 << QStringLiteral("HTTP 404");
-        QTest::newRow("rate limit") << QStringLiteral("rpm") << int(RequestStatus::Http) << 429 << QStringLiteral("HTTP 429");
-        QTest::newRow("queue full") << QStringLiteral("queue") << int(RequestStatus::Http) << 503 << QStringLiteral("HTTP 503");
-        QTest::newRow("timeout") << QStringLiteral("timeout") << int(RequestStatus::Timeout) << 200 << QStringLiteral("no complete response");
-        QTest::newRow("connection refused") << QStringLiteral("refused") << int(RequestStatus::Connect) << 0 << QString();
+        QTest::newRow("unknown model") << QStringLiteral("model") << int(RequestStatus::Http) << 404
+                                       << QStringLiteral("HTTP 404");
+        QTest::newRow("rate limit") << QStringLiteral("rpm") << int(RequestStatus::Http) << 429
+                                    << QStringLiteral("HTTP 429");
+        QTest::newRow("queue full") << QStringLiteral("queue") << int(RequestStatus::Http) << 503
+                                    << QStringLiteral("HTTP 503");
+        QTest::newRow("timeout") << QStringLiteral("timeout") << int(RequestStatus::Timeout) << 200
+                                 << QStringLiteral("no complete response");
+        QTest::newRow("connection refused")
+            << QStringLiteral("refused") << int(RequestStatus::Connect) << 0 << QString();
     }
 
     void errorClasses()
@@ -543,7 +553,8 @@ private Q_SLOTS:
         const int matching = r.count(RequestStatus(status));
         // Rate limits and a full queue let some requests through; the others are all faulted.
         if (fault == QLatin1String("rpm") || fault == QLatin1String("queue"))
-            QVERIFY2(matching >= 1 && matching + r.count(RequestStatus::Ok) == 8, qPrintable(QString::number(matching)));
+            QVERIFY2(matching >= 1 && matching + r.count(RequestStatus::Ok) == 8,
+                     qPrintable(QString::number(matching)));
         else
             QCOMPARE(matching, 8);
         for (const RequestRecord &rec : r.records) {
@@ -564,19 +575,28 @@ private Q_SLOTS:
         QTest::addColumn<bool>("stream");
         QTest::addColumn<int>("status");
         QTest::addColumn<QString>("message");
-        QTest::newRow("html page with 200") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>proxy page</html>")
-                                            << false << int(RequestStatus::Protocol) << QStringLiteral("got HTML");
-        QTest::newRow("html error page") << QByteArray("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 32\r\n\r\n<html><h1>502 Bad Gateway</h1></html>")
-                                         << true << int(RequestStatus::Http) << QStringLiteral("HTTP 502");
-        QTest::newRow("garbage json body") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"id\": [1")
-                                           << false << int(RequestStatus::Protocol) << QStringLiteral("not JSON");
-        QTest::newRow("garbage sse data") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {oops\n\ndata: [DONE]\n\n")
-                                          << true << int(RequestStatus::Protocol) << QStringLiteral("malformed JSON");
-        QTest::newRow("stream without done") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
-                                                           "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n")
-                                             << true << int(RequestStatus::StreamTruncated) << QStringLiteral("without [DONE]");
-        QTest::newRow("not http") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n") << true << int(RequestStatus::Protocol) << QStringLiteral("not an HTTP response");
-        QTest::newRow("closed without answer") << QByteArray() << true << int(RequestStatus::Protocol) << QStringLiteral("before any response");
+        QTest::newRow("html page with 200")
+            << QByteArray(
+                   "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\n\r\n<html>proxy page</html>")
+            << false << int(RequestStatus::Protocol) << QStringLiteral("got HTML");
+        QTest::newRow("html error page")
+            << QByteArray("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: "
+                          "32\r\n\r\n<html><h1>502 Bad Gateway</h1></html>")
+            << true << int(RequestStatus::Http) << QStringLiteral("HTTP 502");
+        QTest::newRow("garbage json body")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"id\": [1")
+            << false << int(RequestStatus::Protocol) << QStringLiteral("not JSON");
+        QTest::newRow("garbage sse data")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {oops\n\ndata: [DONE]\n\n")
+            << true << int(RequestStatus::Protocol) << QStringLiteral("malformed JSON");
+        QTest::newRow("stream without done")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"
+                          "data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n")
+            << true << int(RequestStatus::StreamTruncated) << QStringLiteral("without [DONE]");
+        QTest::newRow("not http") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n") << true << int(RequestStatus::Protocol)
+                                  << QStringLiteral("not an HTTP response");
+        QTest::newRow("closed without answer")
+            << QByteArray() << true << int(RequestStatus::Protocol) << QStringLiteral("before any response");
         // The server's own error, mid-stream or as the body: its class, with its type kept.
         QTest::newRow("error event mid-stream")
             << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"

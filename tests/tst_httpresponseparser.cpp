@@ -56,19 +56,24 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<bool>("complete");
 
-        QTest::newRow("content-length") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-                                        << 200 << QByteArray("{}") << true;
-        QTest::newRow("chunked sse")
-            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"
-                          "7\r\ndata: x\r\n3;ext=1\r\n\n\n\n\r\n0\r\n\r\n")
-            << 200 << QByteArray("data: x\n\n\n") << true;
-        QTest::newRow("chunked with trailers") << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\nX-T: 1\r\n\r\n")
-                                               << 200 << QByteArray("a") << true;
-        QTest::newRow("interim 100 continue") << QByteArray("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nz")
-                                              << 201 << QByteArray("z") << true;
+        QTest::newRow("content-length")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}") << 200
+            << QByteArray("{}") << true;
+        QTest::newRow("chunked sse") << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; "
+                                                   "charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                                   "7\r\ndata: x\r\n3;ext=1\r\n\n\n\n\r\n0\r\n\r\n")
+                                     << 200 << QByteArray("data: x\n\n\n") << true;
+        QTest::newRow("chunked with trailers")
+            << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\nX-T: 1\r\n\r\n") << 200
+            << QByteArray("a") << true;
+        QTest::newRow("interim 100 continue")
+            << QByteArray("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nz") << 201
+            << QByteArray("z") << true;
         QTest::newRow("empty body") << QByteArray("HTTP/1.1 204 No Content\r\n\r\n") << 204 << QByteArray() << true;
-        QTest::newRow("until close") << QByteArray("HTTP/1.0 200 OK\r\n\r\npartial") << 200 << QByteArray("partial") << false;
-        QTest::newRow("bare LF headers") << QByteArray("HTTP/1.1 429 Too Many\nRetry-After: 7\nContent-Length: 0\n\n") << 429 << QByteArray() << true;
+        QTest::newRow("until close") << QByteArray("HTTP/1.0 200 OK\r\n\r\npartial") << 200 << QByteArray("partial")
+                                     << false;
+        QTest::newRow("bare LF headers") << QByteArray("HTTP/1.1 429 Too Many\nRetry-After: 7\nContent-Length: 0\n\n")
+                                         << 429 << QByteArray() << true;
     }
 
     void responses()
@@ -148,9 +153,10 @@ private Q_SLOTS:
         QTest::newRow("bad status") << QByteArray("HTTP/1.1 abc\r\n") << QStringLiteral("bad HTTP status");
         QTest::newRow("bad chunk size") << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
                                         << QStringLiteral("malformed chunk size");
-        QTest::newRow("bad content-length") << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n")
-                                            << QStringLiteral("bad Content-Length");
-        QTest::newRow("header without colon") << QByteArray("HTTP/1.1 200 OK\r\nnonsense\r\n\r\n") << QStringLiteral("malformed header");
+        QTest::newRow("bad content-length")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n") << QStringLiteral("bad Content-Length");
+        QTest::newRow("header without colon")
+            << QByteArray("HTTP/1.1 200 OK\r\nnonsense\r\n\r\n") << QStringLiteral("malformed header");
         // Regression: these chunk sizes became a body of SIZE_MAX bytes (std::length_error, exit 134).
         const QByteArray chunked("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
         QTest::newRow("chunk size negative") << chunked + "-1\r\nxx" << QStringLiteral("malformed chunk size '-1'");
@@ -180,8 +186,9 @@ private Q_SLOTS:
             HttpResponseParser parser;
             for (int from = 0; from < bytes.size(); from += chunk) {
                 const auto n = std::size_t(std::min<int>(chunk, int(bytes.size()) - from));
-                const auto r = parser.feed(bytes.constData() + from, n, nullptr, [](const tb::ResponseHead &) {},
-                                           [](const char *, std::size_t) {});
+                const auto r = parser.feed(
+                    bytes.constData() + from, n, nullptr, [](const tb::ResponseHead &) {},
+                    [](const char *, std::size_t) {});
                 if (r == HttpResponseParser::Result::Error)
                     return QString::fromStdString(parser.errorText());
             }
@@ -196,8 +203,9 @@ private Q_SLOTS:
         QFETCH(QByteArray, bytes);
         QFETCH(QString, error);
         HttpResponseParser parser;
-        const auto result = parser.feed(bytes.constData(), std::size_t(bytes.size()), nullptr, [](const tb::ResponseHead &) {},
-                                        [](const char *, std::size_t) {});
+        const auto result = parser.feed(
+            bytes.constData(), std::size_t(bytes.size()), nullptr, [](const tb::ResponseHead &) {},
+            [](const char *, std::size_t) {});
         QCOMPARE(result, HttpResponseParser::Result::Error);
         QVERIFY2(QString::fromStdString(parser.errorText()).contains(error), parser.errorText().c_str());
     }

@@ -8,7 +8,6 @@
 
 using tb::JsonCursor;
 
-
 class TestJsonCursor : public QObject
 {
     Q_OBJECT
@@ -21,7 +20,8 @@ private Q_SLOTS:
         QTest::newRow("empty array") << QByteArray(" [ ] ");
         QTest::newRow("nested") << QByteArray("{\"a\":[1,2,{\"b\":null,\"c\":[true,false]}],\"d\":{\"e\":\"f\"}}");
         QTest::newRow("numbers") << QByteArray("[0,-1,3.25,1e9,-2.5E-3,10]");
-        QTest::newRow("escapes") << QByteArray("[\"\\\"quoted\\\"\",\"back\\\\slash\",\"\\/\",\"\\b\\f\\n\\r\\t\",\"\\u00e9\\u4e2d\\ud83d\\ude00\"]");
+        QTest::newRow("escapes") << QByteArray(
+            "[\"\\\"quoted\\\"\",\"back\\\\slash\",\"\\/\",\"\\b\\f\\n\\r\\t\",\"\\u00e9\\u4e2d\\ud83d\\ude00\"]");
         QTest::newRow("utf8 raw") << QByteArray("{\"k\":\"吞吐量 ✓\"}");
         QTest::newRow("whitespace") << QByteArray(" {\n\t\"a\" :\r\n 1 } \n");
     }
@@ -94,7 +94,8 @@ private Q_SLOTS:
 
     void membersAndValues()
     {
-        const std::string json = "{\"id\":\"x-1\",\"n\":42,\"f\":7.9,\"neg\":-3,\"s\":\"a\\\"b\",\"skip\":{\"deep\":[1,{\"x\":2}]},\"last\":null}";
+        const std::string json = "{\"id\":\"x-1\",\"n\":42,\"f\":7.9,\"neg\":-3,\"s\":\"a\\\"b\",\"skip\":{\"deep\":[1,"
+                                 "{\"x\":2}]},\"last\":null}";
         JsonCursor c(json);
         std::string_view id, s;
         std::int64_t n = 0, f = 0, neg = 0;

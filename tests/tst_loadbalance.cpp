@@ -3,9 +3,9 @@
 // it served, the per-instance summary and requests.csv column, and the CLI's per-instance table.
 #include "support/clirunner.h"
 
-#include "run/benchmarkrunner.h"
 #include "analysis/comparison.h"
 #include "results/rundirectory.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
 #include <QSignalSpy>

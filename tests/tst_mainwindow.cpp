@@ -5,12 +5,12 @@
 #include "mainwindow.h"
 
 #include "editors/configeditor.h"
-#include "views/rundocument.h"
 #include "editors/simulatorcontroller.h"
 #include "models/targetlistmodel.h"
+#include "views/rundocument.h"
 
-#include "tokenbench/version.h"
 #include "support/testsettings.h"
+#include "tokenbench/version.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -28,8 +28,8 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QStatusBar>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -305,7 +305,9 @@ private Q_SLOTS:
         const auto config = requested.constFirst().constFirst().value<RunConfig>();
         // A run without an outDir goes to <runs folder>/<yyyyMMdd-HHmmss>-<model>.
         QCOMPARE(QFileInfo(config.outDir).absolutePath(), QDir(runs.path()).absolutePath());
-        QVERIFY2(QRegularExpression(QStringLiteral("^\\d{8}-\\d{6}-m-7b$")).match(QFileInfo(config.outDir).fileName()).hasMatch(),
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\d{8}-\\d{6}-m-7b$"))
+                     .match(QFileInfo(config.outDir).fileName())
+                     .hasMatch(),
                  qPrintable(config.outDir));
         RunConfig expected = w.currentConfig();
         expected.outDir = config.outDir;
@@ -313,7 +315,7 @@ private Q_SLOTS:
         QVERIFY(w.isRunning());
         QVERIFY(!w.runAction()->isEnabled());
         QVERIFY(w.stopAction()->isEnabled());
-        QTRY_VERIFY(!w.configEditor()->isEnabled()); // the forms are locked in the next event-loop turn
+        QTRY_VERIFY(!w.configEditor()->isEnabled());         // the forms are locked in the next event-loop turn
         QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier); // one run at a time
         QCOMPARE(requested.size(), 1);
         QTest::keyClick(&w, Qt::Key_Escape);
@@ -420,11 +422,13 @@ private Q_SLOTS:
         MainWindow w;
         w.showRestored();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY2(available.contains(w.frameGeometry()),
-                     qPrintable(QStringLiteral("%1x%2+%3+%4 on %5x%6")
-                                    .arg(w.frameGeometry().width()).arg(w.frameGeometry().height())
-                                    .arg(w.frameGeometry().x()).arg(w.frameGeometry().y())
-                                    .arg(available.width()).arg(available.height())));
+        QTRY_VERIFY2(available.contains(w.frameGeometry()), qPrintable(QStringLiteral("%1x%2+%3+%4 on %5x%6")
+                                                                           .arg(w.frameGeometry().width())
+                                                                           .arg(w.frameGeometry().height())
+                                                                           .arg(w.frameGeometry().x())
+                                                                           .arg(w.frameGeometry().y())
+                                                                           .arg(available.width())
+                                                                           .arg(available.height())));
     }
 
     void maximisedStateRestored()
@@ -452,7 +456,7 @@ private Q_SLOTS:
         QVERIFY(panel->isChecked());
         w.resize(w.sidePanelCollapseWidth() - 100, 800);
         QTRY_VERIFY(!w.sideTabs()->isVisible());
-        QVERIFY(!panel->isChecked()); // View → Side Panel tells the truth
+        QVERIFY(!panel->isChecked());                        // View → Side Panel tells the truth
         QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier); // Ctrl+1 shows it on demand…
         QVERIFY(w.sideTabs()->isVisible());
         QVERIFY(panel->isChecked()); // …and the menu says so

@@ -3,8 +3,8 @@
 // and the reason is reported once.
 
 #include "observe/metricsscraper.h"
-#include "run/benchmarkrunner.h"
 #include "results/rundirectory.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 
 #include <QFile>

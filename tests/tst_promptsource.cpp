@@ -115,7 +115,8 @@ private Q_SLOTS:
     void templates()
     {
         QMap<QString, QString> vars{{QStringLiteral("topic"), QStringLiteral("queues")}};
-        QCOMPARE(PromptSource::expandTemplate(QStringLiteral("About {{topic}} #{{ index }} seed {{seed}} {{unknown}}"), vars, 3, 9),
+        QCOMPARE(PromptSource::expandTemplate(QStringLiteral("About {{topic}} #{{ index }} seed {{seed}} {{unknown}}"),
+                                              vars, 3, 9),
                  std::string("About queues #3 seed 9 {{unknown}}"));
     }
 
@@ -125,7 +126,8 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("prompts.jsonl"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], \"system\": \"be brief\"}\n");
+        f.write("{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], "
+                "\"system\": \"be brief\"}\n");
         f.close();
         PromptConfig config;
         config.promptFile = path;
@@ -136,16 +138,19 @@ private Q_SLOTS:
         QCOMPARE(source->prompt(0).user, std::string("first"));
         QCOMPARE(source->prompt(1).system, std::string("be brief"));
         QCOMPARE(source->prompt(1).tokens, std::int64_t(3 + 3)); // "be brie·f" + "seco·nd one"
-        QCOMPARE(source->prompt(2).user, std::string("first")); // wraps around
+        QCOMPARE(source->prompt(2).user, std::string("first"));  // wraps around
     }
 
     void badFiles_data()
     {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not json") << QByteArray("{\"prompt\": \"ok\"}\nnope\n") << QStringLiteral("line 2: not a JSON object");
-        QTest::newRow("wrong shape") << QByteArray("{\"text\": \"x\"}\n") << QStringLiteral("line 1: expected {\"prompt\"");
-        QTest::newRow("bad message") << QByteArray("{\"messages\": [{\"content\": \"x\"}]}\n") << QStringLiteral("\"role\" and \"content\"");
+        QTest::newRow("not json") << QByteArray("{\"prompt\": \"ok\"}\nnope\n")
+                                  << QStringLiteral("line 2: not a JSON object");
+        QTest::newRow("wrong shape") << QByteArray("{\"text\": \"x\"}\n")
+                                     << QStringLiteral("line 1: expected {\"prompt\"");
+        QTest::newRow("bad message") << QByteArray("{\"messages\": [{\"content\": \"x\"}]}\n")
+                                     << QStringLiteral("\"role\" and \"content\"");
         QTest::newRow("empty") << QByteArray("\n\n") << QStringLiteral("no prompts");
     }
 

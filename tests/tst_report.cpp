@@ -2,9 +2,9 @@
 // simulated servers: the HTML parses, its numbers are the summaries', it references nothing
 // outside itself, hides credentials, and bad inputs are refused by name.
 #include "analysis/comparison.h"
-#include "run/comparisonsession.h"
 #include "analysis/htmlreport.h"
 #include "results/rundirectory.h"
+#include "run/comparisonsession.h"
 #include "sim/simulatorhost.h"
 
 #include <QDir>
@@ -24,22 +24,22 @@
 #include <memory>
 
 using namespace tb;
-using tb::test::readFile;
-using tb::test::writeFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::readFile;
+using tb::test::writeFile;
 
 namespace {
 
 /// What a report holds, read with an XML parser (the report is well-formed XML by design).
 struct ParsedReport {
-    QString error;            ///< the parser's complaint; empty when the document parsed
+    QString error; ///< the parser's complaint; empty when the document parsed
     QString title;
     int svgCount = 0;
     int polylines = 0;
     /// section ("comparison" or "paired") → row key → run number → data-value
     std::map<QString, std::map<QString, std::map<int, double>>> values;
-    QStringList svgErrors;    ///< each <svg> parsed on its own
+    QStringList svgErrors; ///< each <svg> parsed on its own
     /// The configuration table: setting → run number → text; and which settings are flagged as differing.
     std::map<QString, std::map<int, QString>> config;
     QStringList differs;
@@ -68,7 +68,8 @@ ParsedReport parse(const QByteArray &html)
                 key = attrs.value(QLatin1String("data-key")).toString();
                 if (attrs.value(QLatin1String("class")) == QLatin1String("differs"))
                     r.differs << key;
-            } else if (table == QLatin1String("config") && name == QLatin1String("td") && attrs.hasAttribute(QLatin1String("data-run")))
+            } else if (table == QLatin1String("config") && name == QLatin1String("td") &&
+                       attrs.hasAttribute(QLatin1String("data-run")))
                 r.config[key][attrs.value(QLatin1String("data-run")).toInt()] = xml.readElementText();
             else if (name == QLatin1String("td") && !key.isEmpty() && attrs.hasAttribute(QLatin1String("data-value")))
                 r.values[table][key][attrs.value(QLatin1String("data-run")).toInt()] =
@@ -114,12 +115,13 @@ private Q_SLOTS:
         QVERIFY(m_fast && m_slow);
         const auto run = [&](const SimulatorHost &host, const QString &out, const QStringList &extra,
                              const QString &maxTokens = QStringLiteral("32")) {
-            const CliResult r = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--url"), host.baseUrl().toString(),
-                                             QStringLiteral("--model"), host.config().model, QStringLiteral("--prompt-tokens"),
-                                             QStringLiteral("30"), QStringLiteral("--max-tokens"), maxTokens,
-                                             QStringLiteral("--header"), QStringLiteral("Authorization: Bearer sk-test-secret"),
-                                             QStringLiteral("--out"), out, QStringLiteral("--quiet")} +
-                                 extra);
+            const CliResult r =
+                runCli(QStringList{QStringLiteral("run"), QStringLiteral("--url"), host.baseUrl().toString(),
+                                   QStringLiteral("--model"), host.config().model, QStringLiteral("--prompt-tokens"),
+                                   QStringLiteral("30"), QStringLiteral("--max-tokens"), maxTokens,
+                                   QStringLiteral("--header"), QStringLiteral("Authorization: Bearer sk-test-secret"),
+                                   QStringLiteral("--out"), out, QStringLiteral("--quiet")} +
+                       extra);
             return r.exitCode == 0 ? QString() : r.err;
         };
         m_a = path(QStringLiteral("run-a"));
@@ -159,7 +161,7 @@ private Q_SLOTS:
     {
         const QString out = path(QStringLiteral("report.html"));
         const CliResult r = runCli({QStringLiteral("report"), m_a, m_b, m_c, QStringLiteral("--out"), out,
-                              QStringLiteral("--title"), QStringLiteral("Models <A & B>")});
+                                    QStringLiteral("--title"), QStringLiteral("Models <A & B>")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("3 runs, 7 charts")), qPrintable(r.out));
         const QByteArray html = readFile(out);
@@ -210,7 +212,8 @@ private Q_SLOTS:
         // Each run's configuration, without credentials; the workload difference is called out.
         QVERIFY(!html.contains("sk-test-secret"));
         for (int run = 1; run <= 3; ++run)
-            QCOMPARE(report.config.at(QStringLiteral("target.headers.Authorization")).at(run), QStringLiteral("(hidden)"));
+            QCOMPARE(report.config.at(QStringLiteral("target.headers.Authorization")).at(run),
+                     QStringLiteral("(hidden)"));
         QCOMPARE(report.config.at(QStringLiteral("target.url")).at(1), m_fast->baseUrl().toString());
         QCOMPARE(report.config.at(QStringLiteral("request.max_tokens")).at(1), QStringLiteral("32"));
         QCOMPARE(report.config.at(QStringLiteral("request.max_tokens")).at(3), QStringLiteral("16"));
@@ -251,10 +254,12 @@ private Q_SLOTS:
         const CliResult text = runCli({QStringLiteral("compare"), m_session});
         QVERIFY2(text.exitCode == 0, qPrintable(text.err));
         QVERIFY2(text.out.contains(QStringLiteral("#1 1-fast (baseline)")), qPrintable(text.out));
-        QVERIFY2(text.out.contains(QStringLiteral("Paired per-request differences against #1 1-fast")), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("Paired per-request differences against #1 1-fast")),
+                 qPrintable(text.out));
 
         // The session's runs with another baseline, mixed with a run from elsewhere: no pairing.
-        const CliResult mixed = runCli({QStringLiteral("compare"), m_session, m_a, QStringLiteral("--baseline"), QStringLiteral("3")});
+        const CliResult mixed =
+            runCli({QStringLiteral("compare"), m_session, m_a, QStringLiteral("--baseline"), QStringLiteral("3")});
         QVERIFY2(mixed.exitCode == 0, qPrintable(mixed.err));
         QVERIFY(mixed.out.contains(QStringLiteral("#3 run-a (baseline)")));
         QVERIFY(!mixed.out.contains(QStringLiteral("Paired")));
@@ -268,18 +273,18 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         for (const QString &command : {QStringLiteral("compare"), QStringLiteral("report")}) {
             const QByteArray c = command.toLatin1();
-            QTest::addRow("%s: not a run", c.constData()) << command << QStringLiteral("empty") << 2
-                                                          << QStringLiteral("BAD: not a run directory");
-            QTest::addRow("%s: damaged summary", c.constData()) << command << QStringLiteral("damaged") << 2
-                                                                << QStringLiteral("BAD: damaged summary.json");
+            QTest::addRow("%s: not a run", c.constData())
+                << command << QStringLiteral("empty") << 2 << QStringLiteral("BAD: not a run directory");
+            QTest::addRow("%s: damaged summary", c.constData())
+                << command << QStringLiteral("damaged") << 2 << QStringLiteral("BAD: damaged summary.json");
             QTest::addRow("%s: newer format", c.constData())
                 << command << QStringLiteral("newer") << 2
                 << QStringLiteral("BAD: summary.json was written by a newer format version 9");
-            QTest::addRow("%s: damaged session", c.constData()) << command << QStringLiteral("session") << 2
-                                                                << QStringLiteral("BAD: damaged session.json");
+            QTest::addRow("%s: damaged session", c.constData())
+                << command << QStringLiteral("session") << 2 << QStringLiteral("BAD: damaged session.json");
         }
-        QTest::newRow("report without --out") << QStringLiteral("report") << QStringLiteral("no-out") << 2
-                                              << QStringLiteral("--out: name the HTML file");
+        QTest::newRow("report without --out")
+            << QStringLiteral("report") << QStringLiteral("no-out") << 2 << QStringLiteral("--out: name the HTML file");
         QTest::newRow("report unwritable") << QStringLiteral("report") << QStringLiteral("unwritable") << 1
                                            << QStringLiteral("cannot write /nonexistent/dir/r.html");
     }
@@ -300,13 +305,16 @@ private Q_SLOTS:
         if (setup == QLatin1String("damaged")) {
             copyRun();
             QFile::remove(QDir(bad).filePath(QStringLiteral("summary.json")));
-            QVERIFY(writeFile(QDir(bad).filePath(QStringLiteral("summary.json")), "{\"format_version\": 1, \"tool\": 3"));
+            QVERIFY(
+                writeFile(QDir(bad).filePath(QStringLiteral("summary.json")), "{\"format_version\": 1, \"tool\": 3"));
         } else if (setup == QLatin1String("newer")) {
             copyRun();
-            auto json = nlohmann::json::parse(readFile(QDir(bad).filePath(QStringLiteral("summary.json"))).toStdString());
+            auto json =
+                nlohmann::json::parse(readFile(QDir(bad).filePath(QStringLiteral("summary.json"))).toStdString());
             json["format_version"] = 9;
             QFile::remove(QDir(bad).filePath(QStringLiteral("summary.json")));
-            QVERIFY(writeFile(QDir(bad).filePath(QStringLiteral("summary.json")), QByteArray::fromStdString(json.dump())));
+            QVERIFY(
+                writeFile(QDir(bad).filePath(QStringLiteral("summary.json")), QByteArray::fromStdString(json.dump())));
         } else if (setup == QLatin1String("session")) {
             QVERIFY(writeFile(QDir(bad).filePath(QStringLiteral("session.json")), "[1, 2"));
         }

@@ -52,7 +52,8 @@ SimConfig fastSim()
 
 QStringList target(const SimulatorHost &host)
 {
-    return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model, QStringLiteral("--quiet")};
+    return {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model,
+            QStringLiteral("--quiet")};
 }
 
 /// A server on a thread of its own (the test's thread blocks while the CLI runs): answers the
@@ -125,15 +126,20 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        const QStringList base{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"), QStringLiteral("--model"), QStringLiteral("m")};
+        const QStringList base{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1"),
+                               QStringLiteral("--model"), QStringLiteral("m")};
         QTest::newRow("zero concurrency")
             << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("0")}
             << QStringLiteral("--concurrency: '0' is not a whole number from 1 to 100000");
-        QTest::newRow("negative concurrency") << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("-3")}
-                                              << QStringLiteral("--concurrency");
-        QTest::newRow("rate and concurrency") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("2")}
-                                              << QStringLiteral("--concurrency and --rate: choose one");
-        QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("--rate");
+        QTest::newRow("negative concurrency")
+            << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("-3")}
+            << QStringLiteral("--concurrency");
+        QTest::newRow("rate and concurrency")
+            << base + QStringList{QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"),
+                                  QStringLiteral("2")}
+            << QStringLiteral("--concurrency and --rate: choose one");
+        QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")}
+                                   << QStringLiteral("--rate");
         QTest::newRow("unknown api") << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
                                      << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
@@ -151,34 +157,49 @@ private Q_SLOTS:
             << QStringLiteral("credentials in the URL would be written to run.json");
         QTest::newRow("missing model") << QStringList{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1")}
                                        << QStringLiteral("target.model (--model): missing");
-        QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")} << QStringLiteral("target.url (--url): missing");
-        QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8000"), QStringLiteral("--model"), QStringLiteral("m")}
+        QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")}
+                                     << QStringLiteral("target.url (--url): missing");
+        QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8000"),
+                                                QStringLiteral("--model"), QStringLiteral("m")}
                                  << QStringLiteral("not an http:// or https:// URL");
-        QTest::newRow("unreadable prompt file") << base + QStringList{QStringLiteral("--prompt-file"), QStringLiteral("/nonexistent/p.jsonl")}
-                                                << QStringLiteral("cannot read '/nonexistent/p.jsonl'");
+        QTest::newRow("unreadable prompt file")
+            << base + QStringList{QStringLiteral("--prompt-file"), QStringLiteral("/nonexistent/p.jsonl")}
+            << QStringLiteral("cannot read '/nonexistent/p.jsonl'");
         QTest::newRow("bad duration") << base + QStringList{QStringLiteral("--duration"), QStringLiteral("forever")}
                                       << QStringLiteral("--duration: 'forever' is not a duration");
-        QTest::newRow("bad slo") << base + QStringList{QStringLiteral("--slo"), QStringLiteral("ttft=5")} << QStringLiteral("--slo: malformed SLO");
-        QTest::newRow("bad header") << base + QStringList{QStringLiteral("--header"), QStringLiteral("no colon")} << QStringLiteral("--header: malformed header");
-        QTest::newRow("bad extra body") << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("[1]")} << QStringLiteral("--extra-body: not a JSON object");
-        QTest::newRow("unknown flag") << base + QStringList{QStringLiteral("--concurency"), QStringLiteral("5")} << QStringLiteral("Unknown option 'concurency'");
+        QTest::newRow("bad slo") << base + QStringList{QStringLiteral("--slo"), QStringLiteral("ttft=5")}
+                                 << QStringLiteral("--slo: malformed SLO");
+        QTest::newRow("bad header") << base + QStringList{QStringLiteral("--header"), QStringLiteral("no colon")}
+                                    << QStringLiteral("--header: malformed header");
+        QTest::newRow("bad extra body") << base + QStringList{QStringLiteral("--extra-body"), QStringLiteral("[1]")}
+                                        << QStringLiteral("--extra-body: not a JSON object");
+        QTest::newRow("unknown flag") << base + QStringList{QStringLiteral("--concurency"), QStringLiteral("5")}
+                                      << QStringLiteral("Unknown option 'concurency'");
         QTest::newRow("bad sweep") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=8..8")}
                                    << QStringLiteral("--sweep: malformed sweep 'c=8..8'");
-        QTest::newRow("sweep and stages") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"), QStringLiteral("--stages"), QStringLiteral("c=1")}
+        QTest::newRow("sweep and stages") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"),
+                                                                QStringLiteral("--stages"), QStringLiteral("c=1")}
                                           << QStringLiteral("--stages and --sweep: choose one");
-        QTest::newRow("sweep and concurrency") << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"), QStringLiteral("--concurrency"), QStringLiteral("2")}
-                                               << QStringLiteral("--sweep sets the load levels; do not combine it with --concurrency");
-        QTest::newRow("unknown balance") << base + QStringList{QStringLiteral("--balance"), QStringLiteral("weighted")}
-                                         << QStringLiteral("--balance: unknown policy 'weighted' (accepted: round-robin|least-in-flight|random)");
-        QTest::newRow("bad replica url") << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
-                                         << QStringLiteral("target.replicas[0] (--url): '127.0.0.1:8001' is not an http:// or https:// URL");
-        QTest::newRow("missing config file") << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")} << QStringLiteral("--config: cannot read");
+        QTest::newRow("sweep and concurrency")
+            << base + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..8"), QStringLiteral("--concurrency"),
+                                  QStringLiteral("2")}
+            << QStringLiteral("--sweep sets the load levels; do not combine it with --concurrency");
+        QTest::newRow("unknown balance")
+            << base + QStringList{QStringLiteral("--balance"), QStringLiteral("weighted")}
+            << QStringLiteral("--balance: unknown policy 'weighted' (accepted: round-robin|least-in-flight|random)");
+        QTest::newRow("bad replica url")
+            << base + QStringList{QStringLiteral("--url"), QStringLiteral("127.0.0.1:8001")}
+            << QStringLiteral("target.replicas[0] (--url): '127.0.0.1:8001' is not an http:// or https:// URL");
+        QTest::newRow("missing config file")
+            << QStringList{QStringLiteral("--config"), QStringLiteral("/nonexistent.json")}
+            << QStringLiteral("--config: cannot read");
         QTest::newRow("unknown max tokens field")
             << base + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_new_tokens")}
             << QStringLiteral("--max-tokens-field: unknown field 'max_new_tokens' (accepted: "
                               "auto|max_tokens|max_completion_tokens)");
-        QTest::newRow("key instead of variable name") << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
-                                                      << QStringLiteral("is not an environment variable name");
+        QTest::newRow("key instead of variable name")
+            << base + QStringList{QStringLiteral("--api-key-env"), QStringLiteral("sk-abc123-secret")}
+            << QStringLiteral("is not an environment variable name");
         QTest::newRow("concurrency wrapping around")
             << base + QStringList{QStringLiteral("--concurrency"), QStringLiteral("99999999999")}
             << QStringLiteral("--concurrency: '99999999999' is not a whole number from 1 to 100000");
@@ -253,9 +274,11 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
-                                                           QStringLiteral("40"), QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
-                                                           QStringLiteral("--warmup"), QStringLiteral("4"), QStringLiteral("--out"), out});
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
+                            QStringLiteral("40"), QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
+                            QStringLiteral("--warmup"), QStringLiteral("4"), QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("TTFT p50")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("40 ok, 0 failed")), qPrintable(r.out));
@@ -342,8 +365,9 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("sweep"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..16"), QStringLiteral("--requests"),
-                                                           QStringLiteral("32"), QStringLiteral("--out"), out});
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..16"),
+                                                           QStringLiteral("--requests"), QStringLiteral("32"),
+                                                           QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QString error;
         const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
@@ -363,14 +387,17 @@ private Q_SLOTS:
         SimulatorHost host(simConfig);
         QVERIFY(host.start());
         QTemporaryDir dir;
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
-                                                           QStringLiteral("ttft_ms=1"), QStringLiteral("--fail-on-slo"), QStringLiteral("--out"),
-                                                           dir.filePath(QStringLiteral("run"))});
+        const CliResult r =
+            run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+                                           QStringLiteral("ttft_ms=1"), QStringLiteral("--fail-on-slo"),
+                                           QStringLiteral("--out"), dir.filePath(QStringLiteral("run"))});
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains(QStringLiteral("SLO not met")), qPrintable(r.err));
         // The same run without --fail-on-slo succeeds.
-        const CliResult ok = run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
-                                                            QStringLiteral("ttft_ms=1"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run2"))});
+        const CliResult ok =
+            run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--slo"),
+                                           QStringLiteral("ttft_ms=1"), QStringLiteral("--out"),
+                                           dir.filePath(QStringLiteral("run2"))});
         QCOMPARE(ok.exitCode, 0);
     }
 
@@ -395,7 +422,8 @@ private Q_SLOTS:
             host.stop();
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
+        const CliResult r =
+            run(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
         QString error;
@@ -417,10 +445,11 @@ private Q_SLOTS:
         env.insert(QStringLiteral("MY_TEST_KEY"), QString::fromLatin1(secret));
         // One good run and one where every request fails (errors are where keys tend to leak).
         for (const QString &model : {host.config().model, QStringLiteral("unknown-model")}) {
-            const CliResult r = run({QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), model, QStringLiteral("--api-key-env"),
-                                     QStringLiteral("MY_TEST_KEY"), QStringLiteral("--requests"), QStringLiteral("3"), QStringLiteral("--out"),
-                                     out + model},
-                                    env);
+            const CliResult r =
+                run({QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), model,
+                     QStringLiteral("--api-key-env"), QStringLiteral("MY_TEST_KEY"), QStringLiteral("--requests"),
+                     QStringLiteral("3"), QStringLiteral("--out"), out + model},
+                    env);
             QVERIFY(r.exitCode == 0 || r.exitCode == 1);
             QVERIFY(!r.out.contains(QString::fromLatin1(secret)));
             QVERIFY(!r.err.contains(QString::fromLatin1(secret)));
@@ -570,9 +599,10 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
         QProcess p;
-        p.start(QStringLiteral(TOKENBENCH_CLI), QStringList{QStringLiteral("run")} + target(host)
-                                                     + QStringList{QStringLiteral("--concurrency"), QStringLiteral("5"), QStringLiteral("--duration"),
-                                                                   QStringLiteral("10m"), QStringLiteral("--out"), out});
+        p.start(QStringLiteral(TOKENBENCH_CLI),
+                QStringList{QStringLiteral("run")} + target(host) +
+                    QStringList{QStringLiteral("--concurrency"), QStringLiteral("5"), QStringLiteral("--duration"),
+                                QStringLiteral("10m"), QStringLiteral("--out"), out});
         QVERIFY(p.waitForStarted());
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(5), 20000);
         ::kill(pid_t(p.processId()), SIGINT);
@@ -593,13 +623,15 @@ private Q_SLOTS:
         const QString config = dir.filePath(QStringLiteral("config.json"));
         QFile f(config);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QStringLiteral(R"({"target": {"url": "%1", "model": "%2"}, "load": {"concurrency": 3, "requests": 9}, "request": {"max_tokens": 8}})")
-                    .arg(host.baseUrl().toString(), host.config().model)
-                    .toUtf8());
+        f.write(
+            QStringLiteral(
+                R"({"target": {"url": "%1", "model": "%2"}, "load": {"concurrency": 3, "requests": 9}, "request": {"max_tokens": 8}})")
+                .arg(host.baseUrl().toString(), host.config().model)
+                .toUtf8());
         f.close();
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"), QStringLiteral("--quiet"),
-                                 QStringLiteral("--out"), out});
+        const CliResult r = run({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"),
+                                 QStringLiteral("--quiet"), QStringLiteral("--out"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QString error;
         const auto data = RunReader::load(out, &error);

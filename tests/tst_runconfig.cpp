@@ -63,8 +63,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("spec");
         QTest::addColumn<int>("count"); // -1: invalid
         QTest::addColumn<QString>("roundTrip");
-        QTest::newRow("concurrency steps") << QStringLiteral("c=50:30s,c=100:30s,c=200:30s") << 3 << QStringLiteral("c=50:30s,c=100:30s,c=200:30s");
-        QTest::newRow("rate steps with counts") << QStringLiteral("r=20:60s, r=100:500") << 2 << QStringLiteral("r=20:1m,r=100:500");
+        QTest::newRow("concurrency steps")
+            << QStringLiteral("c=50:30s,c=100:30s,c=200:30s") << 3 << QStringLiteral("c=50:30s,c=100:30s,c=200:30s");
+        QTest::newRow("rate steps with counts")
+            << QStringLiteral("r=20:60s, r=100:500") << 2 << QStringLiteral("r=20:1m,r=100:500");
         QTest::newRow("fractional rate") << QStringLiteral("r=0.5:10s") << 1 << QStringLiteral("r=0.5:10s");
         QTest::newRow("no end") << QStringLiteral("c=4") << 1 << QStringLiteral("c=4");
         QTest::newRow("bad prefix") << QStringLiteral("x=4:10s") << -1 << QString();
@@ -98,18 +100,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("stages"); // formatStages() of the result; empty: refused
-        QTest::newRow("doubling") << "c=1..256" << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=128,c=256";
-        QTest::newRow("doubling to a level off the doubling") << "c=1..100" << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=100";
-        QTest::newRow("log-spaced users") << "c=8..128x5" << "c=8,c=16,c=32,c=64,c=128";
-        QTest::newRow("repeats dropped") << "c=1..3x5" << "c=1,c=2,c=3";
-        QTest::newRow("log-spaced rates, stage length") << "r=2..50x6:60s" << "r=2:1m,r=3.81:1m,r=7.25:1m,r=13.8:1m,r=26.3:1m,r=50:1m";
-        QTest::newRow("request count per stage") << "c=4..16:200" << "c=4:200,c=8:200,c=16:200";
-        QTest::newRow("not rising") << "c=5..5" << "";
-        QTest::newRow("from zero") << "c=0..10" << "";
-        QTest::newRow("one level") << "c=1..10x1" << "";
-        QTest::newRow("bad end") << "c=1..10:soon" << "";
-        QTest::newRow("unknown mode") << "q=1..10" << "";
-        QTest::newRow("rounds to one level") << "c=1..1.4" << "";
+        QTest::newRow("doubling") << "c=1..256"
+                                  << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=128,c=256";
+        QTest::newRow("doubling to a level off the doubling") << "c=1..100"
+                                                              << "c=1,c=2,c=4,c=8,c=16,c=32,c=64,c=100";
+        QTest::newRow("log-spaced users") << "c=8..128x5"
+                                          << "c=8,c=16,c=32,c=64,c=128";
+        QTest::newRow("repeats dropped") << "c=1..3x5"
+                                         << "c=1,c=2,c=3";
+        QTest::newRow("log-spaced rates, stage length") << "r=2..50x6:60s"
+                                                        << "r=2:1m,r=3.81:1m,r=7.25:1m,r=13.8:1m,r=26.3:1m,r=50:1m";
+        QTest::newRow("request count per stage") << "c=4..16:200"
+                                                 << "c=4:200,c=8:200,c=16:200";
+        QTest::newRow("not rising") << "c=5..5"
+                                    << "";
+        QTest::newRow("from zero") << "c=0..10"
+                                   << "";
+        QTest::newRow("one level") << "c=1..10x1"
+                                   << "";
+        QTest::newRow("bad end") << "c=1..10:soon"
+                                 << "";
+        QTest::newRow("unknown mode") << "q=1..10"
+                                      << "";
+        QTest::newRow("rounds to one level") << "c=1..1.4"
+                                             << "";
     }
 
     void sweep()
@@ -160,7 +174,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("zero concurrency") << QStringLiteral("concurrency") << QStringLiteral("load.concurrency (--concurrency)");
+        QTest::newRow("zero concurrency")
+            << QStringLiteral("concurrency") << QStringLiteral("load.concurrency (--concurrency)");
         QTest::newRow("no url") << QStringLiteral("url") << QStringLiteral("target.url (--url): missing");
         QTest::newRow("bad url") << QStringLiteral("badurl") << QStringLiteral("not an http:// or https:// URL");
         QTest::newRow("no model") << QStringLiteral("model") << QStringLiteral("target.model (--model)");
@@ -168,8 +183,11 @@ private Q_SLOTS:
         QTest::newRow("bad top_p") << QStringLiteral("top_p") << QStringLiteral("request.top_p");
         QTest::newRow("missing prompt file") << QStringLiteral("prompt_file") << QStringLiteral("cannot read");
         QTest::newRow("fractional users") << QStringLiteral("stage") << QStringLiteral("whole number of users");
-        QTest::newRow("bad replica") << QStringLiteral("replica") << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
-        QTest::newRow("replica repeats url") << QStringLiteral("replica twice") << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:8000/v1' is listed twice");
+        QTest::newRow("bad replica") << QStringLiteral("replica")
+                                     << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
+        QTest::newRow("replica repeats url")
+            << QStringLiteral("replica twice")
+            << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:8000/v1' is listed twice");
         QTest::newRow("NaN temperature")
             << QStringLiteral("nan temperature")
             << QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got nan)");
@@ -469,7 +487,8 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("expected");
         QTest::newRow("not json") << QByteArray("{nope") << QStringLiteral("not valid JSON");
-        QTest::newRow("unknown key") << QByteArray(R"({"load": {"concurency": 5}})") << QStringLiteral("load.concurency: unknown key");
+        QTest::newRow("unknown key") << QByteArray(R"({"load": {"concurency": 5}})")
+                                     << QStringLiteral("load.concurency: unknown key");
         QTest::newRow("unknown transport")
             << QByteArray(R"({"target": {"transport": "curl"}})")
             << QStringLiteral("target.transport: unknown value \"curl\" (accepted: auto|native|qnam)");
@@ -477,14 +496,25 @@ private Q_SLOTS:
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
                           "\"transport\": \"native\", \"http_version\": \"2\"}}")
             << QStringLiteral("target.http_version (--http2): HTTP/2 needs --transport qnam");
-        QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})") << QStringLiteral("load.concurrency: must be a whole number");
-        QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})") << QStringLiteral("openai-chat|openai-completions|anthropic-messages");
-        QTest::newRow("api key in file") << QByteArray(R"({"target": {"api_key": "sk-x"}})") << QStringLiteral("never read from files");
-        QTest::newRow("bad duration") << QByteArray(R"({"load": {"duration": "forever"}})") << QStringLiteral("load.duration: must be a duration");
+        QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
+                                    << QStringLiteral("load.concurrency: must be a whole number");
+        QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")
+                                     << QStringLiteral("openai-chat|openai-completions|anthropic-messages");
+        QTest::newRow("api key in file") << QByteArray(R"({"target": {"api_key": "sk-x"}})")
+                                         << QStringLiteral("never read from files");
+        QTest::newRow("bad duration") << QByteArray(R"({"load": {"duration": "forever"}})")
+                                      << QStringLiteral("load.duration: must be a duration");
         QTest::newRow("newer format") << QByteArray(R"({"version": 99})") << QStringLiteral("newer TokenBench");
-        QTest::newRow("unknown balance") << QByteArray(R"({"target": {"balance": "weighted"}})") << QStringLiteral("target.balance: unknown value \"weighted\" (accepted: round-robin|least-in-flight|random)");
-        QTest::newRow("replicas not a list") << QByteArray("{\"target\": {\"replicas\": \"http://a/v1\"}}") /* not a raw string: moc reads its // as a comment */ << QStringLiteral("target.replicas: must be an array of strings");
-        QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})") << QStringLiteral("load.stages[0].mode");
+        QTest::newRow("unknown balance")
+            << QByteArray(R"({"target": {"balance": "weighted"}})")
+            << QStringLiteral(
+                   "target.balance: unknown value \"weighted\" (accepted: round-robin|least-in-flight|random)");
+        QTest::newRow("replicas not a list")
+            << QByteArray("{\"target\": {\"replicas\": \"http://a/v1\"}}") /* not a raw string: moc reads its // as a
+                                                                              comment */
+            << QStringLiteral("target.replicas: must be an array of strings");
+        QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})")
+                                   << QStringLiteral("load.stages[0].mode");
         QTest::newRow("concurrency wrapping to 1")
             << QByteArray(R"({"load": {"concurrency": 4294967297}})")
             << QStringLiteral("load.concurrency: must be a whole number from 1 to 100000 (got 4294967297)");

@@ -1,8 +1,8 @@
 // RunWriter and RunReader on real files: what is written reads back as the same records, summary
 // and time series; stopped, torn and damaged directories load or fail with the right message.
+#include "formats/csv.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
-#include "formats/csv.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"

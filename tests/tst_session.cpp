@@ -3,12 +3,12 @@
 // leave; paired per-request deltas; the baseline mark.
 #include "analysis/baseline.h"
 #include "analysis/comparison.h"
-#include "run/comparisonsession.h"
 #include "results/rundirectory.h"
+#include "run/comparisonsession.h"
 #include "sim/simulatorhost.h"
 #include "support/testfiles.h"
-#include "support/testsimulator.h"
 #include "support/testsettings.h"
+#include "support/testsimulator.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -22,10 +22,10 @@
 #include <set>
 
 using namespace tb;
-using tb::test::readFile;
-using tb::test::writeFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::readFile;
+using tb::test::writeFile;
 
 namespace {
 
@@ -71,9 +71,10 @@ struct ReportTargets {
 
     bool start()
     {
-        const QList<std::pair<QString, QString>> presets{{QStringLiteral("gpt4-like"), QStringLiteral("gpt-4")},
-                                                         {QStringLiteral("gpt4-turbo-like"), QStringLiteral("gpt-4-turbo")},
-                                                         {QStringLiteral("o1-preview-like"), QStringLiteral("o1-preview")}};
+        const QList<std::pair<QString, QString>> presets{
+            {QStringLiteral("gpt4-like"), QStringLiteral("gpt-4")},
+            {QStringLiteral("gpt4-turbo-like"), QStringLiteral("gpt-4-turbo")},
+            {QStringLiteral("o1-preview-like"), QStringLiteral("o1-preview")}};
         for (const auto &[preset, name] : presets) {
             hosts.push_back(startPreset(preset));
             if (!hosts.back())
@@ -203,7 +204,8 @@ private Q_SLOTS:
         const ComparisonTable table(runs, 0);
         QCOMPARE(table.labels(), expected);
         const auto &ttft = row(table, "ttft_mean");
-        const QString values = QStringLiteral("%1 / %2 / %3").arg(*ttft.values[0]).arg(*ttft.values[1]).arg(*ttft.values[2]);
+        const QString values =
+            QStringLiteral("%1 / %2 / %3").arg(*ttft.values[0]).arg(*ttft.values[1]).arg(*ttft.values[2]);
         QVERIFY2(*ttft.values[1] < *ttft.values[0] && *ttft.values[0] < *ttft.values[2], qPrintable(values));
         QCOMPARE(ttft.best, (std::vector<bool>{false, true, false}));
         QCOMPARE(ttft.noise[1], ComparisonTable::Noise::Significant);
@@ -263,7 +265,8 @@ private Q_SLOTS:
         QCOMPARE(ttft.cells[1].noise, ComparisonTable::Noise::Significant);
         QCOMPARE(ttft.cells[2].noise, ComparisonTable::Noise::Significant);
         QVERIFY(ttft.cells[1].interval->high < 0);
-        QVERIFY(ttft.cells[1].interval->low <= *ttft.cells[1].median && *ttft.cells[1].median <= ttft.cells[1].interval->high);
+        QVERIFY(ttft.cells[1].interval->low <= *ttft.cells[1].median &&
+                *ttft.cells[1].median <= ttft.cells[1].interval->high);
         QVERIFY(ttft.cells[1].medianPct && *ttft.cells[1].medianPct < 0);
         const QString text = paired.toText();
         QVERIFY2(text.contains(QStringLiteral("#2 - #1")) && text.contains(QStringLiteral("significant")),
@@ -382,7 +385,8 @@ private Q_SLOTS:
         QTest::newRow("one target") << QStringLiteral("one") << QStringLiteral("at least two targets (got 1)");
         QTest::newRow("bad target") << QStringLiteral("url") << QStringLiteral("target 2 (broken): target.url");
         QTest::newRow("bad workload") << QStringLiteral("load") << QStringLiteral("load.concurrency");
-        QTest::newRow("directory taken") << QStringLiteral("taken") << QStringLiteral("already exists and is not empty");
+        QTest::newRow("directory taken") << QStringLiteral("taken")
+                                         << QStringLiteral("already exists and is not empty");
     }
 
     void refusesWhatCannotRun()
@@ -448,13 +452,15 @@ private Q_SLOTS:
         // Neither run directory exists: nothing to compare, and the message names the folder.
         QStringList dirs;
         QVERIFY(!expandRunDirectories({tmp.path()}, &dirs, &error));
-        QVERIFY2(error.contains(QDir::toNativeSeparators(tmp.path())) && error.contains(QStringLiteral("no run directories")),
+        QVERIFY2(error.contains(QDir::toNativeSeparators(tmp.path())) &&
+                     error.contains(QStringLiteral("no run directories")),
                  qPrintable(error));
 
         const QString path = tmp.filePath(QLatin1String(SessionInfo::kFileName));
         QVERIFY(writeFile(path, "{ not json"));
         QVERIFY(!SessionInfo::load(tmp.path(), &error));
-        QVERIFY2(error.startsWith(QDir::toNativeSeparators(tmp.path())) && error.contains(QStringLiteral("damaged session.json")),
+        QVERIFY2(error.startsWith(QDir::toNativeSeparators(tmp.path())) &&
+                     error.contains(QStringLiteral("damaged session.json")),
                  qPrintable(error));
         nlohmann::json newer = info.toJson();
         newer["format_version"] = 9;

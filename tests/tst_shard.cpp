@@ -1,8 +1,8 @@
 // Sharded runs: the exact split of a load, `run --shard/--shards/--start-at/--dry-run` as real
 // processes, and `merge` of real shard directories measured against one simulator.
 #include "config/sharding.h"
-#include "metrics/loghistogram.h"
 #include "formats/csv.h"
+#include "metrics/loghistogram.h"
 #include "results/rundirectory.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"

@@ -1,8 +1,8 @@
 // The simulated LLM server over real sockets on 127.0.0.1: the three APIs' bodies, the serving
 // model under load, faults, limits, bad input, and the ground truth it reports.
-#include "metrics/tokenizer.h"
 #include "formats/prometheustext.h"
 #include "metrics/servermetrics.h"
+#include "metrics/tokenizer.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
 
@@ -35,7 +35,8 @@ namespace {
 
 qint64 nowNs()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 double msBetween(qint64 fromNs, qint64 toNs)
@@ -387,7 +388,8 @@ SimConfig fastConfig()
 }
 
 /// One request on a fresh connection, waited for.
-std::unique_ptr<Client> call(const SimulatorHost &host, Endpoint endpoint, const json &body, const QByteArray &headers = {})
+std::unique_ptr<Client> call(const SimulatorHost &host, Endpoint endpoint, const json &body,
+                             const QByteArray &headers = {})
 {
     auto client = std::make_unique<Client>(host.port());
     client->post(pathOf(endpoint), body, headers);
@@ -512,16 +514,19 @@ private Q_SLOTS:
         QVERIFY(reply.terminated);
         QCOMPARE(reply.completionTokens, 16); // the fast preset's fixed output
         QCOMPARE(ApproxTokenizer::count(reply.content), reply.completionTokens);
-        QCOMPARE(reply.tokenEvents, 16);       // one token per event
+        QCOMPARE(reply.tokenEvents, 16); // one token per event
         QCOMPARE(reply.promptTokens, ApproxTokenizer::count(kPrompt));
         QCOMPARE(reply.cachedTokens, 0);
-        QCOMPARE(reply.finishReason, endpoint == Endpoint::Messages ? QStringLiteral("end_turn") : QStringLiteral("stop"));
+        QCOMPARE(reply.finishReason,
+                 endpoint == Endpoint::Messages ? QStringLiteral("end_turn") : QStringLiteral("stop"));
         QVERIFY(!reply.id.isEmpty());
-        QVERIFY2(!reply.eventTypes.contains(QStringLiteral("usage-with-choices")), "the usage chunk must have choices: []");
+        QVERIFY2(!reply.eventTypes.contains(QStringLiteral("usage-with-choices")),
+                 "the usage chunk must have choices: []");
         if (endpoint == Endpoint::Messages) {
             QCOMPARE(reply.eventTypes.first(), QStringLiteral("message_start"));
             QCOMPARE(reply.eventTypes.mid(reply.eventTypes.size() - 3),
-                     (QStringList{QStringLiteral("content_block_stop"), QStringLiteral("message_delta"), QStringLiteral("message_stop")}));
+                     (QStringList{QStringLiteral("content_block_stop"), QStringLiteral("message_delta"),
+                                  QStringLiteral("message_stop")}));
             QVERIFY(reply.eventTypes.contains(QStringLiteral("content_block_start")));
         } else {
             QCOMPARE(client->events().last().data, QByteArray("[DONE]"));
@@ -548,10 +553,12 @@ private Q_SLOTS:
         SimulatorHost host(fastConfig());
         QVERIFY(host.start());
         QSet<QString> ids;
-        for (Endpoint endpoint : {Endpoint::Chat, Endpoint::Chat, Endpoint::Completions, Endpoint::Messages, Endpoint::Messages}) {
+        for (Endpoint endpoint :
+             {Endpoint::Chat, Endpoint::Chat, Endpoint::Completions, Endpoint::Messages, Endpoint::Messages}) {
             for (bool stream : {false, true}) {
                 auto client = call(host, endpoint, requestBody(endpoint, kPrompt, stream));
-                const Reply reply = stream ? parseStream(endpoint, *client) : parseComplete(endpoint, client->bodyJson());
+                const Reply reply =
+                    stream ? parseStream(endpoint, *client) : parseComplete(endpoint, client->bodyJson());
                 QVERIFY(!reply.id.isEmpty());
                 QVERIFY2(!ids.contains(reply.id), qPrintable(reply.id));
                 ids.insert(reply.id);
@@ -582,7 +589,8 @@ private Q_SLOTS:
             QCOMPARE(str(body["type"]), QStringLiteral("message"));
             QCOMPARE(str(body["role"]), QStringLiteral("assistant"));
         } else {
-            QCOMPARE(str(body["object"]), endpoint == Endpoint::Chat ? QStringLiteral("chat.completion") : QStringLiteral("text_completion"));
+            QCOMPARE(str(body["object"]), endpoint == Endpoint::Chat ? QStringLiteral("chat.completion")
+                                                                     : QStringLiteral("text_completion"));
             QCOMPARE(reply.finishReason, QStringLiteral("stop"));
         }
         QCOMPARE(host.stats().tokensSent, 16);
@@ -594,13 +602,16 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("tokens");
         QTest::addColumn<QString>("finish");
         // The fast preset's natural length is 16.
-        QTest::newRow("max_tokens truncates") << QStringLiteral(R"({"max_tokens": 5})") << qint64(5) << QStringLiteral("length");
-        QTest::newRow("max_completion_tokens truncates") << QStringLiteral(R"({"max_completion_tokens": 7})") << qint64(7)
-                                                         << QStringLiteral("length");
-        QTest::newRow("max_tokens above natural") << QStringLiteral(R"({"max_tokens": 100})") << qint64(16) << QStringLiteral("stop");
-        QTest::newRow("ignore_eos runs to max_tokens") << QStringLiteral(R"({"max_tokens": 40, "ignore_eos": true})") << qint64(40)
-                                                       << QStringLiteral("length");
-        QTest::newRow("min_tokens raises") << QStringLiteral(R"({"min_tokens": 30})") << qint64(30) << QStringLiteral("stop");
+        QTest::newRow("max_tokens truncates")
+            << QStringLiteral(R"({"max_tokens": 5})") << qint64(5) << QStringLiteral("length");
+        QTest::newRow("max_completion_tokens truncates")
+            << QStringLiteral(R"({"max_completion_tokens": 7})") << qint64(7) << QStringLiteral("length");
+        QTest::newRow("max_tokens above natural")
+            << QStringLiteral(R"({"max_tokens": 100})") << qint64(16) << QStringLiteral("stop");
+        QTest::newRow("ignore_eos runs to max_tokens")
+            << QStringLiteral(R"({"max_tokens": 40, "ignore_eos": true})") << qint64(40) << QStringLiteral("length");
+        QTest::newRow("min_tokens raises")
+            << QStringLiteral(R"({"min_tokens": 30})") << qint64(30) << QStringLiteral("stop");
     }
 
     void outputLengthControls()
@@ -632,7 +643,8 @@ private Q_SLOTS:
 
         auto streamed = call(host, endpoint, requestBody(endpoint, kPrompt, true));
         const Reply reply = parseStream(endpoint, *streamed);
-        QVERIFY2(!reply.eventTypes.contains(QStringLiteral("reasoning-after-content")), qPrintable(reply.eventTypes.join(',')));
+        QVERIFY2(!reply.eventTypes.contains(QStringLiteral("reasoning-after-content")),
+                 qPrintable(reply.eventTypes.join(',')));
         QCOMPARE(reply.completionTokens, 20);
         const qint64 reasoning = endpoint == Endpoint::Completions ? 0 : 10; // completions carry no reasoning
         QCOMPARE(ApproxTokenizer::count(reply.reasoning), reasoning);
@@ -757,8 +769,8 @@ private Q_SLOTS:
         client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
                        "Expect: 100-continue\r\n\r\n");
         QTest::qWait(50);
-        client.sendRaw(QByteArray::number(10, 16) + "\r\n" + body.left(10) + "\r\n" + QByteArray::number(body.size() - 10, 16) +
-                       "\r\n" + body.mid(10) + "\r\n0\r\n\r\n");
+        client.sendRaw(QByteArray::number(10, 16) + "\r\n" + body.left(10) + "\r\n" +
+                       QByteArray::number(body.size() - 10, 16) + "\r\n" + body.mid(10) + "\r\n0\r\n\r\n");
         QVERIFY(client.wait());
         QCOMPARE(client.status, 200);
         QCOMPARE(parseComplete(Endpoint::Chat, client.bodyJson()).completionTokens, 16);
@@ -770,7 +782,8 @@ private Q_SLOTS:
         QVERIFY(host.start());
         const QByteArray body = QByteArray::fromStdString(requestBody(Endpoint::Chat, kPrompt, true).dump());
         Client client(host.port());
-        client.sendRaw("POST /v1/chat/completions HTTP/1.0\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        client.sendRaw("POST /v1/chat/completions HTTP/1.0\r\nContent-Length: " + QByteArray::number(body.size()) +
+                       "\r\n\r\n" + body);
         QVERIFY(client.wait());
         QVERIFY(client.closed);
         QVERIFY(!client.headers.contains("transfer-encoding"));
@@ -785,8 +798,9 @@ private Q_SLOTS:
         QTest::addColumn<bool>("anthropicStyle");
 
         const auto post = [](const QByteArray &path, const QByteArray &body) {
-            return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + QByteArray::number(body.size()) +
-                   "\r\n\r\n" + body;
+            return "POST " + path +
+                   " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" +
+                   body;
         };
         const QByteArray messages = R"("messages": [{"role": "user", "content": "hi"}])";
         QTest::newRow("malformed JSON") << post("/v1/chat/completions", R"({"model": "fast", "messages": [)") << 400
@@ -794,56 +808,72 @@ private Q_SLOTS:
         QTest::newRow("number beyond double got no answer")
             << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 1e400, )" + messages + "}") << 400
             << QStringLiteral("parse") << false;
-        QTest::newRow("body not an object") << post("/v1/chat/completions", "[1, 2]") << 400 << QStringLiteral("object") << false;
-        QTest::newRow("missing messages") << post("/v1/chat/completions", R"({"model": "fast"})") << 400
-                                          << QStringLiteral("messages") << false;
+        QTest::newRow("body not an object")
+            << post("/v1/chat/completions", "[1, 2]") << 400 << QStringLiteral("object") << false;
+        QTest::newRow("missing messages")
+            << post("/v1/chat/completions", R"({"model": "fast"})") << 400 << QStringLiteral("messages") << false;
         QTest::newRow("empty messages") << post("/v1/chat/completions", R"({"model": "fast", "messages": []})") << 400
                                         << QStringLiteral("messages") << false;
-        QTest::newRow("bad role") << post("/v1/chat/completions", R"({"model": "fast", "messages": [{"role": "robot", "content": "x"}]})")
+        QTest::newRow("bad role") << post("/v1/chat/completions",
+                                          R"({"model": "fast", "messages": [{"role": "robot", "content": "x"}]})")
                                   << 400 << QStringLiteral("messages[0].role") << false;
-        QTest::newRow("missing model") << post("/v1/chat/completions", "{" + messages + "}") << 400 << QStringLiteral("model") << false;
-        QTest::newRow("negative max_tokens") << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": -5, )" + messages + "}")
-                                             << 400 << QStringLiteral("max_tokens") << false;
-        QTest::newRow("fractional max_tokens") << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 2.5, )" + messages + "}")
-                                               << 400 << QStringLiteral("max_tokens") << false;
-        QTest::newRow("stream not boolean") << post("/v1/chat/completions", R"({"model": "fast", "stream": "yes", )" + messages + "}")
-                                            << 400 << QStringLiteral("stream") << false;
+        QTest::newRow("missing model") << post("/v1/chat/completions", "{" + messages + "}") << 400
+                                       << QStringLiteral("model") << false;
+        QTest::newRow("negative max_tokens")
+            << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": -5, )" + messages + "}") << 400
+            << QStringLiteral("max_tokens") << false;
+        QTest::newRow("fractional max_tokens")
+            << post("/v1/chat/completions", R"({"model": "fast", "max_tokens": 2.5, )" + messages + "}") << 400
+            << QStringLiteral("max_tokens") << false;
+        QTest::newRow("stream not boolean")
+            << post("/v1/chat/completions", R"({"model": "fast", "stream": "yes", )" + messages + "}") << 400
+            << QStringLiteral("stream") << false;
         const QByteArray deep(100000, '[');
         QTest::newRow("deeply nested value overflowed the stack")
             << post("/v1/chat/completions",
                     R"({"model": "fast", "stream": )" + deep + QByteArray(100000, ']') + ", " + messages + "}")
             << 400 << QStringLiteral("stream") << false;
         QTest::newRow("stream_options without stream")
-            << post("/v1/chat/completions", R"({"model": "fast", "stream_options": {"include_usage": true}, )" + messages + "}") << 400
-            << QStringLiteral("stream_options") << false;
+            << post("/v1/chat/completions",
+                    R"({"model": "fast", "stream_options": {"include_usage": true}, )" + messages + "}")
+            << 400 << QStringLiteral("stream_options") << false;
         QTest::newRow("n > 1") << post("/v1/chat/completions", R"({"model": "fast", "n": 3, )" + messages + "}") << 400
                                << QStringLiteral("'n'") << false;
         QTest::newRow("unknown model") << post("/v1/chat/completions", R"({"model": "gpt-5", )" + messages + "}") << 404
                                        << QStringLiteral("gpt-5") << false;
-        QTest::newRow("completions without prompt") << post("/v1/completions", R"({"model": "fast"})") << 400
-                                                    << QStringLiteral("prompt") << false;
-        QTest::newRow("completions batched prompt") << post("/v1/completions", R"({"model": "fast", "prompt": ["a", "b"]})") << 400
-                                                    << QStringLiteral("batched") << false;
-        QTest::newRow("messages without max_tokens") << post("/v1/messages", R"({"model": "fast", )" + messages + "}") << 400
-                                                     << QStringLiteral("max_tokens") << true;
-        QTest::newRow("messages with system role") << post("/v1/messages", R"({"model": "fast", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]})")
-                                                   << 400 << QStringLiteral("role") << true;
-        QTest::newRow("messages unknown model") << post("/v1/messages", R"({"model": "claude", "max_tokens": 5, )" + messages + "}")
-                                                << 404 << QStringLiteral("claude") << true;
+        QTest::newRow("completions without prompt")
+            << post("/v1/completions", R"({"model": "fast"})") << 400 << QStringLiteral("prompt") << false;
+        QTest::newRow("completions batched prompt")
+            << post("/v1/completions", R"({"model": "fast", "prompt": ["a", "b"]})") << 400 << QStringLiteral("batched")
+            << false;
+        QTest::newRow("messages without max_tokens") << post("/v1/messages", R"({"model": "fast", )" + messages + "}")
+                                                     << 400 << QStringLiteral("max_tokens") << true;
+        QTest::newRow("messages with system role")
+            << post("/v1/messages",
+                    R"({"model": "fast", "max_tokens": 5, "messages": [{"role": "system", "content": "x"}]})")
+            << 400 << QStringLiteral("role") << true;
+        QTest::newRow("messages unknown model")
+            << post("/v1/messages", R"({"model": "claude", "max_tokens": 5, )" + messages + "}") << 404
+            << QStringLiteral("claude") << true;
         QTest::newRow("unknown path") << QByteArray("GET /v2/everything HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 404
                                       << QStringLiteral("/v2/everything") << false;
-        QTest::newRow("wrong method") << QByteArray("GET /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 405
-                                      << QStringLiteral("POST") << false;
-        QTest::newRow("oversize body") << QByteArray("POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 999999999\r\n\r\n{") << 413
-                                       << QStringLiteral("larger") << false;
-        QTest::newRow("malformed request line") << QByteArray("HELLO\r\n\r\n") << 400 << QStringLiteral("request line") << false;
-        QTest::newRow("HTTP/2 preface") << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") << 505 << QStringLiteral("HTTP version") << false;
-        QTest::newRow("bad chunk size") << QByteArray("POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") << 400
-                                        << QStringLiteral("chunk") << false;
-        QTest::newRow("bad Content-Length") << QByteArray("POST /v1/completions HTTP/1.1\r\nContent-Length: ten\r\n\r\n") << 400
-                                            << QStringLiteral("Content-Length") << false;
-        QTest::newRow("invalid UTF-8 in path") << QByteArray("GET /\xff\xfe HTTP/1.1\r\n\r\n") << 404 << QStringLiteral("Unknown path")
-                                               << false;
+        QTest::newRow("wrong method") << QByteArray("GET /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                                      << 405 << QStringLiteral("POST") << false;
+        QTest::newRow("oversize body")
+            << QByteArray("POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 999999999\r\n\r\n{") << 413
+            << QStringLiteral("larger") << false;
+        QTest::newRow("malformed request line")
+            << QByteArray("HELLO\r\n\r\n") << 400 << QStringLiteral("request line") << false;
+        QTest::newRow("HTTP/2 preface") << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") << 505
+                                        << QStringLiteral("HTTP version") << false;
+        QTest::newRow("bad chunk size")
+            << QByteArray("POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") << 400
+            << QStringLiteral("chunk") << false;
+        QTest::newRow("bad Content-Length")
+            << QByteArray("POST /v1/completions HTTP/1.1\r\nContent-Length: ten\r\n\r\n") << 400
+            << QStringLiteral("Content-Length") << false;
+        QTest::newRow("invalid UTF-8 in path")
+            << QByteArray("GET /\xff\xfe HTTP/1.1\r\n\r\n") << 404 << QStringLiteral("Unknown path") << false;
     }
 
     void badInputGetsAnErrorAndTheServerKeepsServing()
@@ -920,7 +950,8 @@ private Q_SLOTS:
             ttfts << msBetween(c->sentNs, c->firstTokenNs);
         }
         std::sort(ttfts.begin(), ttfts.end());
-        qInfo("TTFT unloaded %.1f ms; under load (6 requests, batch 2): %.1f .. %.1f ms", unloadedTtft, ttfts.first(), ttfts.last());
+        qInfo("TTFT unloaded %.1f ms; under load (6 requests, batch 2): %.1f .. %.1f ms", unloadedTtft, ttfts.first(),
+              ttfts.last());
         QVERIFY2(ttfts.last() >= 350, qPrintable(QString::number(ttfts.last())));
         QVERIFY(ttfts.last() > unloadedTtft);
         // The server saw the queue build up.
@@ -1012,7 +1043,8 @@ private Q_SLOTS:
         QVERIFY(str(limited->bodyJson()["error"]["message"]).contains(QStringLiteral("tokens")));
 
         body["max_tokens"] = 5000; // can never pass
-        auto tooLarge = call(host, Endpoint::Messages, json{{"model", "fast"}, {"max_tokens", 5000}, {"messages", body["messages"]}});
+        auto tooLarge = call(host, Endpoint::Messages,
+                             json{{"model", "fast"}, {"max_tokens", 5000}, {"messages", body["messages"]}});
         QCOMPARE(tooLarge->status, 429);
         QCOMPARE(str(tooLarge->bodyJson()["error"]["type"]), QStringLiteral("rate_limit_error"));
         QVERIFY(str(tooLarge->bodyJson()["error"]["message"]).contains(QStringLiteral("too large")));
@@ -1112,8 +1144,8 @@ private Q_SLOTS:
         auto stats = fetch(host, "/sim/stats");
         const json s = stats->bodyJson();
         for (const char *key : {"requests_served", "requests_active", "requests_queued", "peak_concurrent_requests",
-                                "open_connections", "peak_open_connections", "tokens_sent", "prompt_tokens", "cached_tokens",
-                                "rejections", "streams_cut", "uptime_s"})
+                                "open_connections", "peak_open_connections", "tokens_sent", "prompt_tokens",
+                                "cached_tokens", "rejections", "streams_cut", "uptime_s"})
             QVERIFY2(s.contains(key), key);
         for (const char *status : {"429", "503", "500", "400", "404"})
             QVERIFY2(s["rejections"].contains(status), status);
@@ -1237,7 +1269,9 @@ private Q_SLOTS:
             QStringList list;
             for (int i = 0; i < 24; ++i) {
                 auto client = call(host, Endpoint::Chat, requestBody(Endpoint::Chat, kPrompt, i % 2 == 0));
-                list << QStringLiteral("%1:%2").arg(client->status).arg(client->done ? QStringLiteral("complete") : QStringLiteral("cut"));
+                list << QStringLiteral("%1:%2")
+                            .arg(client->status)
+                            .arg(client->done ? QStringLiteral("complete") : QStringLiteral("cut"));
             }
             return list;
         };
@@ -1321,8 +1355,8 @@ private Q_SLOTS:
         const json list = all->bodyJson();
         QCOMPARE(int(list["requests"].size()), 3);
         QCOMPARE(num(list["last_seq"]), qint64(3));
-        for (const char *key : {"id", "model", "stream", "prompt_tokens", "completion_tokens", "cached_tokens", "status",
-                                "received_ns", "headers_ns", "first_token_ns", "last_token_ns", "done_ns"})
+        for (const char *key : {"id", "model", "stream", "prompt_tokens", "completion_tokens", "cached_tokens",
+                                "status", "received_ns", "headers_ns", "first_token_ns", "last_token_ns", "done_ns"})
             QVERIFY2(list["requests"][0].contains(key), key);
         QCOMPARE(list["requests"][1]["stream"].get<bool>(), true);
         auto later = fetch(host, "/sim/requests?since=2");

@@ -62,14 +62,16 @@ private Q_SLOTS:
     {
         QFETCH(int, signal);
         QProcess sim;
-        sim.start(QStringLiteral(TOKENBENCH_CLI), {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"),
-                                                   QStringLiteral("--preset"), QStringLiteral("fast"), QStringLiteral("--model"),
-                                                   QStringLiteral("mine"), QStringLiteral("--aliases"), QStringLiteral("a1,a2")});
+        sim.start(QStringLiteral(TOKENBENCH_CLI),
+                  {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--preset"),
+                   QStringLiteral("fast"), QStringLiteral("--model"), QStringLiteral("mine"),
+                   QStringLiteral("--aliases"), QStringLiteral("a1,a2")});
         QVERIFY(sim.waitForStarted());
         QVERIFY(sim.waitForReadyRead(20000));
         QVERIFY(QTest::qWaitFor([&] { return sim.canReadLine(); }, 5000));
         const QString first = QString::fromUtf8(sim.readLine()).trimmed();
-        const QRegularExpressionMatch match = QRegularExpression(QStringLiteral("^listening on http://127\\.0\\.0\\.1:(\\d+)$")).match(first);
+        const QRegularExpressionMatch match =
+            QRegularExpression(QStringLiteral("^listening on http://127\\.0\\.0\\.1:(\\d+)$")).match(first);
         QVERIFY2(match.hasMatch(), qPrintable(first));
         const quint16 port = quint16(match.captured(1).toUInt());
         QVERIFY(port != 0);
@@ -99,17 +101,24 @@ private Q_SLOTS:
                 out << QLatin1String(a);
             return out;
         };
-        QTest::newRow("not a number") << args({"--max-batch", "many"}) << QStringLiteral("--max-batch: must be a whole number from 1 to");
-        QTest::newRow("out of range") << args({"--error-rate", "2"}) << QStringLiteral("--error-rate: must be a number from 0 to 1 (got '2')");
-        QTest::newRow("bad distribution") << args({"--output-dist", "zipf"})
-                                          << QStringLiteral("--output-dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
+        QTest::newRow("not a number") << args({"--max-batch", "many"})
+                                      << QStringLiteral("--max-batch: must be a whole number from 1 to");
+        QTest::newRow("out of range") << args({"--error-rate", "2"})
+                                      << QStringLiteral("--error-rate: must be a number from 0 to 1 (got '2')");
+        QTest::newRow("bad distribution")
+            << args({"--output-dist", "zipf"})
+            << QStringLiteral("--output-dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
         QTest::newRow("unknown preset") << args({"--preset", "huge"})
-                                        << QStringLiteral("--preset: unknown preset 'huge' (accepted: default|fast|gpt4-like|gpt4-turbo-like|o1-preview-like)");
-        QTest::newRow("hostname") << args({"--host", "localhost"}) << QStringLiteral("--host: 'localhost' is not an IP address");
-        QTest::newRow("port") << args({"--port", "70000"}) << QStringLiteral("--port: must be a whole number from 0 to 65535");
+                                        << QStringLiteral("--preset: unknown preset 'huge' (accepted: "
+                                                          "default|fast|gpt4-like|gpt4-turbo-like|o1-preview-like)");
+        QTest::newRow("hostname") << args({"--host", "localhost"})
+                                  << QStringLiteral("--host: 'localhost' is not an IP address");
+        QTest::newRow("port") << args({"--port", "70000"})
+                              << QStringLiteral("--port: must be a whole number from 0 to 65535");
         QTest::newRow("min above max") << args({"--output-min", "50", "--output-max", "10"})
                                        << QStringLiteral("--output-min: must not exceed output_max (50 > 10)");
-        QTest::newRow("missing config") << args({"--config", "/nonexistent/sim.json"}) << QStringLiteral("--config: cannot read");
+        QTest::newRow("missing config") << args({"--config", "/nonexistent/sim.json"})
+                                        << QStringLiteral("--config: cannot read");
         QTest::newRow("unknown flag") << args({"--max-btach", "3"}) << QStringLiteral("Unknown option 'max-btach'");
         QTest::newRow("stray argument") << args({"fast"}) << QStringLiteral("unexpected argument 'fast'");
     }
@@ -140,9 +149,11 @@ private Q_SLOTS:
     void flagsOverrideTheConfigFileWhichOverridesThePreset()
     {
         QTemporaryDir dir;
-        const QString file = writeFile(dir, QStringLiteral("sim.json"), R"({"preset": "fast", "max_batch": 3, "step_ms": 2.5})");
-        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--config"), file, QStringLiteral("--max-batch"),
-                                 QStringLiteral("9"), QStringLiteral("--print-config")});
+        const QString file =
+            writeFile(dir, QStringLiteral("sim.json"), R"({"preset": "fast", "max_batch": 3, "step_ms": 2.5})");
+        const CliResult r =
+            runCli({QStringLiteral("sim"), QStringLiteral("--config"), file, QStringLiteral("--max-batch"),
+                    QStringLiteral("9"), QStringLiteral("--print-config")});
         QCOMPARE(r.exitCode, 0);
         const json config = json::parse(r.out.toStdString(), nullptr, false);
         QVERIFY2(!config.is_discarded(), qPrintable(r.out));
@@ -152,7 +163,7 @@ private Q_SLOTS:
         QCOMPARE(config["ttft_ms"].get<double>(), 1.0);
 
         const CliResult preset = runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("gpt4-like"),
-                                      QStringLiteral("--print-config")});
+                                         QStringLiteral("--print-config")});
         QCOMPARE(json::parse(preset.out.toStdString())["ttft_ms"].get<double>(), 1801.5);
         QCOMPARE(json::parse(preset.out.toStdString())["model"].get<std::string>(), std::string("gpt4-like"));
     }
@@ -169,10 +180,27 @@ private Q_SLOTS:
     {
         const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
-        for (const char *flag : {"--host", "--port", "--preset", "--list-presets", "--config", "--seed", "--model", "--ttft-ms",
-                                 "--prefill-ms-per-1k", "--step-ms", "--step-ms-per-seq", "--max-batch", "--queue-limit",
-                                 "--tokens-per-chunk", "--output-tokens", "--error-rate", "--rpm-limit", "--tpm-limit",
-                                 "--cut-rate", "--header-delay-ms", "--print-config"})
+        for (const char *flag : {"--host",
+                                 "--port",
+                                 "--preset",
+                                 "--list-presets",
+                                 "--config",
+                                 "--seed",
+                                 "--model",
+                                 "--ttft-ms",
+                                 "--prefill-ms-per-1k",
+                                 "--step-ms",
+                                 "--step-ms-per-seq",
+                                 "--max-batch",
+                                 "--queue-limit",
+                                 "--tokens-per-chunk",
+                                 "--output-tokens",
+                                 "--error-rate",
+                                 "--rpm-limit",
+                                 "--tpm-limit",
+                                 "--cut-rate",
+                                 "--header-delay-ms",
+                                 "--print-config"})
             QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
     }
 
@@ -180,9 +208,11 @@ private Q_SLOTS:
     {
         QTcpServer blocker;
         QVERIFY(blocker.listen(QHostAddress(QHostAddress::LocalHost)));
-        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--port"), QString::number(blocker.serverPort())});
+        const CliResult r =
+            runCli({QStringLiteral("sim"), QStringLiteral("--port"), QString::number(blocker.serverPort())});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(blocker.serverPort())), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("cannot listen on 127.0.0.1 port %1").arg(blocker.serverPort())),
+                 qPrintable(r.err));
     }
 };
 

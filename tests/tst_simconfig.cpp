@@ -115,7 +115,8 @@ private Q_SLOTS:
         QCOMPARE(c->maxBatch, 8);
         QCOMPARE(c->stepMs, SimConfig::preset(QStringLiteral("fast"))->stepMs);
         // A caller's preset (the --preset flag) wins over the file's.
-        const auto d = SimConfig::fromJson(json{{"preset", "fast"}, {"model", "mine"}}, &error, QStringLiteral("gpt4-like"));
+        const auto d =
+            SimConfig::fromJson(json{{"preset", "fast"}, {"model", "mine"}}, &error, QStringLiteral("gpt4-like"));
         QVERIFY(d);
         QCOMPARE(d->ttftMs, SimConfig::preset(QStringLiteral("gpt4-like"))->ttftMs);
         QCOMPARE(d->model, QStringLiteral("mine"));
@@ -127,20 +128,31 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
         QTest::newRow("not an object") << QStringLiteral("[1]") << QStringLiteral("must be a JSON object");
-        QTest::newRow("unknown key") << QStringLiteral(R"({"max_btach": 3})") << QStringLiteral("max_btach: unknown key (accepted: preset, model");
-        QTest::newRow("unknown preset") << QStringLiteral(R"({"preset": "huge"})") << QStringLiteral("preset: unknown preset 'huge' (accepted: default|fast");
-        QTest::newRow("wrong type") << QStringLiteral(R"({"max_batch": "8"})") << QStringLiteral("max_batch: must be a number");
-        QTest::newRow("not whole") << QStringLiteral(R"({"max_batch": 2.5})") << QStringLiteral("max_batch: must be a whole number from 1 to");
-        QTest::newRow("negative") << QStringLiteral(R"({"ttft_ms": -1})") << QStringLiteral("ttft_ms: must be a number from 0 to");
-        QTest::newRow("rate above one") << QStringLiteral(R"({"error_rate": 1.5})") << QStringLiteral("error_rate: must be a number from 0 to 1");
-        QTest::newRow("bad distribution") << QStringLiteral(R"({"output_dist": "zipf"})")
-                                          << QStringLiteral("output_dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
-        QTest::newRow("empty model") << QStringLiteral(R"({"model": " "})") << QStringLiteral("model: must be a non-empty string");
-        QTest::newRow("aliases not names") << QStringLiteral(R"({"aliases": [1]})") << QStringLiteral("aliases: has the wrong type");
-        QTest::newRow("alias repeats model") << QStringLiteral(R"({"aliases": ["default"]})") << QStringLiteral("aliases: 'default' is listed twice");
+        QTest::newRow("unknown key") << QStringLiteral(R"({"max_btach": 3})")
+                                     << QStringLiteral("max_btach: unknown key (accepted: preset, model");
+        QTest::newRow("unknown preset") << QStringLiteral(R"({"preset": "huge"})")
+                                        << QStringLiteral("preset: unknown preset 'huge' (accepted: default|fast");
+        QTest::newRow("wrong type") << QStringLiteral(R"({"max_batch": "8"})")
+                                    << QStringLiteral("max_batch: must be a number");
+        QTest::newRow("not whole") << QStringLiteral(R"({"max_batch": 2.5})")
+                                   << QStringLiteral("max_batch: must be a whole number from 1 to");
+        QTest::newRow("negative") << QStringLiteral(R"({"ttft_ms": -1})")
+                                  << QStringLiteral("ttft_ms: must be a number from 0 to");
+        QTest::newRow("rate above one") << QStringLiteral(R"({"error_rate": 1.5})")
+                                        << QStringLiteral("error_rate: must be a number from 0 to 1");
+        QTest::newRow("bad distribution")
+            << QStringLiteral(R"({"output_dist": "zipf"})")
+            << QStringLiteral("output_dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
+        QTest::newRow("empty model") << QStringLiteral(R"({"model": " "})")
+                                     << QStringLiteral("model: must be a non-empty string");
+        QTest::newRow("aliases not names")
+            << QStringLiteral(R"({"aliases": [1]})") << QStringLiteral("aliases: has the wrong type");
+        QTest::newRow("alias repeats model")
+            << QStringLiteral(R"({"aliases": ["default"]})") << QStringLiteral("aliases: 'default' is listed twice");
         QTest::newRow("min above max") << QStringLiteral(R"({"output_min": 10, "output_max": 5})")
                                        << QStringLiteral("output_min: must not exceed output_max (10 > 5)");
-        QTest::newRow("null value") << QStringLiteral(R"({"seed": null})") << QStringLiteral("seed: has the wrong type");
+        QTest::newRow("null value") << QStringLiteral(R"({"seed": null})")
+                                    << QStringLiteral("seed: has the wrong type");
     }
 
     void jsonErrorsNameTheField()

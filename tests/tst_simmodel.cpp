@@ -424,10 +424,11 @@ private Q_SLOTS:
     void httpParserAcceptsSplitAndPipelinedInput()
     {
         QFETCH(int, pieceSize);
-        const std::string wire = "\r\nPOST /v1/completions?x=1&since=42 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
-                                 "Connection: close\r\n\r\nhello"
-                                 "POST /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"
-                                 "GET http://example.invalid/c HTTP/1.0\nConnection: keep-alive\n\n";
+        const std::string wire =
+            "\r\nPOST /v1/completions?x=1&since=42 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+            "Connection: close\r\n\r\nhello"
+            "POST /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: x\r\n\r\n"
+            "GET http://example.invalid/c HTTP/1.0\nConnection: keep-alive\n\n";
         HttpRequestParser parser(1000);
         std::string buffer;
         std::vector<HttpRequest> requests;
@@ -465,11 +466,16 @@ private Q_SLOTS:
         QTest::newRow("space in header name") << QByteArray("GET / HTTP/1.1\r\nBad Name: x\r\n\r\n") << 400;
         QTest::newRow("folded header") << QByteArray("GET / HTTP/1.1\r\nA: x\r\n  y\r\n\r\n") << 400;
         QTest::newRow("body too large") << QByteArray("POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n") << 413;
-        QTest::newRow("chunk too large") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n") << 413;
-        QTest::newRow("both lengths") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n") << 400;
+        QTest::newRow("chunk too large") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n")
+                                         << 413;
+        QTest::newRow("both lengths")
+            << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n") << 400;
         QTest::newRow("gzip coding") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n") << 501;
-        QTest::newRow("conflicting lengths") << QByteArray("POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n") << 400;
-        QTest::newRow("chunk overrun") << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n") << 400;
+        QTest::newRow("conflicting lengths")
+            << QByteArray("POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n") << 400;
+        QTest::newRow("chunk overrun") << QByteArray(
+                                              "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n")
+                                       << 400;
         QTest::newRow("headers too large") << QByteArray("GET / HTTP/1.1\r\nA: " + QByteArray(70000, 'x')) << 431;
     }
 

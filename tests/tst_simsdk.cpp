@@ -36,7 +36,8 @@ private Q_SLOTS:
 
         QProcess node;
         node.setWorkingDirectory(QStringLiteral(TOKENBENCH_SDK_DIR));
-        node.start(QStringLiteral(TOKENBENCH_NODE), {QStringLiteral("sdkcheck.mjs"), host.baseUrl().toString(), config.model});
+        node.start(QStringLiteral(TOKENBENCH_NODE),
+                   {QStringLiteral("sdkcheck.mjs"), host.baseUrl().toString(), config.model});
         QVERIFY(node.waitForStarted());
         QVERIFY(node.waitForFinished(180000));
         const QString errors = QString::fromUtf8(node.readAllStandardError());

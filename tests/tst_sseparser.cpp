@@ -12,8 +12,8 @@ QStringList parseAll(const QByteArray &stream, const QList<int> &cuts)
     SseParser parser;
     QStringList events;
     const auto onEvent = [&events](std::string_view event, std::string_view data) {
-        events << QString::fromUtf8(event.data(), qsizetype(event.size())) + QLatin1Char('|')
-                      + QString::fromUtf8(data.data(), qsizetype(data.size()));
+        events << QString::fromUtf8(event.data(), qsizetype(event.size())) + QLatin1Char('|') +
+                      QString::fromUtf8(data.data(), qsizetype(data.size()));
     };
     int from = 0;
     for (int cut : cuts) {
@@ -38,11 +38,14 @@ private Q_SLOTS:
 
         QTest::newRow("openai") << QByteArray("data: {\"a\":1}\n\ndata: [DONE]\n\n")
                                 << QStringList{QStringLiteral("|{\"a\":1}"), QStringLiteral("|[DONE]")};
-        QTest::newRow("crlf") << QByteArray("data: x\r\n\r\ndata: y\r\n\r\n") << QStringList{QStringLiteral("|x"), QStringLiteral("|y")};
-        QTest::newRow("bare cr") << QByteArray("data: x\r\rdata: y\r\r") << QStringList{QStringLiteral("|x"), QStringLiteral("|y")};
-        QTest::newRow("mixed endings") << QByteArray("data: a\r\n\ndata: b\n\r\n") << QStringList{QStringLiteral("|a"), QStringLiteral("|b")};
-        QTest::newRow("comments and keep-alives") << QByteArray(": ping\n\n: OPENROUTER PROCESSING\ndata: x\n\n")
-                                                  << QStringList{QStringLiteral("|x")};
+        QTest::newRow("crlf") << QByteArray("data: x\r\n\r\ndata: y\r\n\r\n")
+                              << QStringList{QStringLiteral("|x"), QStringLiteral("|y")};
+        QTest::newRow("bare cr") << QByteArray("data: x\r\rdata: y\r\r")
+                                 << QStringList{QStringLiteral("|x"), QStringLiteral("|y")};
+        QTest::newRow("mixed endings") << QByteArray("data: a\r\n\ndata: b\n\r\n")
+                                       << QStringList{QStringLiteral("|a"), QStringLiteral("|b")};
+        QTest::newRow("comments and keep-alives")
+            << QByteArray(": ping\n\n: OPENROUTER PROCESSING\ndata: x\n\n") << QStringList{QStringLiteral("|x")};
         QTest::newRow("multi-line data") << QByteArray("data: one\ndata: two\ndata:three\n\n")
                                          << QStringList{QStringLiteral("|one\ntwo\nthree")};
         QTest::newRow("anthropic events")
@@ -53,11 +56,16 @@ private Q_SLOTS:
         QTest::newRow("no space after colon") << QByteArray("data:x\n\n") << QStringList{QStringLiteral("|x")};
         QTest::newRow("only one space stripped") << QByteArray("data:  x\n\n") << QStringList{QStringLiteral("| x")};
         QTest::newRow("empty data dispatches") << QByteArray("data\n\n") << QStringList{QStringLiteral("|")};
-        QTest::newRow("id and retry ignored") << QByteArray("id: 7\nretry: 10\ndata: x\n\n") << QStringList{QStringLiteral("|x")};
-        QTest::newRow("unterminated event dropped") << QByteArray("data: x\n\ndata: partial") << QStringList{QStringLiteral("|x")};
+        QTest::newRow("id and retry ignored")
+            << QByteArray("id: 7\nretry: 10\ndata: x\n\n") << QStringList{QStringLiteral("|x")};
+        QTest::newRow("unterminated event dropped")
+            << QByteArray("data: x\n\ndata: partial") << QStringList{QStringLiteral("|x")};
         QTest::newRow("blank lines without data") << QByteArray("\n\n\nevent: x\n\n") << QStringList{};
-        QTest::newRow("utf-8 bom") << QByteArray("\xEF\xBB\xBF" "data: x\n\n") << QStringList{QStringLiteral("|x")};
-        QTest::newRow("utf-8 payload") << QByteArray("data: {\"c\":\"吞吐\"}\n\n") << QStringList{QStringLiteral("|{\"c\":\"吞吐\"}")};
+        QTest::newRow("utf-8 bom") << QByteArray("\xEF\xBB\xBF"
+                                                 "data: x\n\n")
+                                   << QStringList{QStringLiteral("|x")};
+        QTest::newRow("utf-8 payload") << QByteArray("data: {\"c\":\"吞吐\"}\n\n")
+                                       << QStringList{QStringLiteral("|{\"c\":\"吞吐\"}")};
     }
 
     void events()

@@ -36,14 +36,21 @@ class TestStreamDecoder : public QObject
 private Q_SLOTS:
     void openAIChatWithUsage()
     {
-        const RequestRecord r = decode(ApiKind::OpenAIChat, {
-            {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]})", 10},
-            {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]})", 20},
-            {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"Hi"}}]})", 30},
-            {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]})", 40},
-            {"", R"({"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":8},"completion_tokens_details":{"reasoning_tokens":1}}})", 50},
-            {"", "[DONE]", 50},
-        });
+        const RequestRecord r = decode(
+            ApiKind::OpenAIChat,
+            {
+                {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]})",
+                 10},
+                {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]})", 20},
+                {"", R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"Hi"}}]})", 30},
+                {"",
+                 R"({"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]})",
+                 40},
+                {"",
+                 R"({"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":8},"completion_tokens_details":{"reasoning_tokens":1}}})",
+                 50},
+                {"", "[DONE]", 50},
+            });
         QCOMPARE(r.status, RequestStatus::Ok);
         QCOMPARE(r.responseId, QStringLiteral("chatcmpl-1"));
         QCOMPARE(r.firstTokenNs, std::int64_t(20)); // reasoning counts as the first token
@@ -106,10 +113,16 @@ private Q_SLOTS:
 
     void toolCallsAreTokens()
     {
-        const RequestRecord r = decode(ApiKind::OpenAIChat, {
-            {"", R"({"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"get","arguments":""}}]}}]})", 5},
-            {"", R"({"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"[1,2]"}}]},"finish_reason":"tool_calls"}]})", 6},
-        });
+        const RequestRecord r = decode(
+            ApiKind::OpenAIChat,
+            {
+                {"",
+                 R"({"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"get","arguments":""}}]}}]})",
+                 5},
+                {"",
+                 R"({"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"[1,2]"}}]},"finish_reason":"tool_calls"}]})",
+                 6},
+            });
         QCOMPARE(r.status, RequestStatus::Ok); // a finish reason completes a stream without [DONE]
         QCOMPARE(r.chunks, 2);
         QCOMPARE(r.firstContentNs, std::int64_t(5));
@@ -118,11 +131,13 @@ private Q_SLOTS:
 
     void withoutUsageCountsChunks()
     {
-        const RequestRecord r = decode(ApiKind::OpenAICompletions, {
-            {"", R"({"id":"cmpl-1","choices":[{"text":"one"}]})", 1},
-            {"", R"({"id":"cmpl-1","choices":[{"text":" two"}]})", 2},
-            {"", "[DONE]", 3},
-        }, 42);
+        const RequestRecord r = decode(ApiKind::OpenAICompletions,
+                                       {
+                                           {"", R"({"id":"cmpl-1","choices":[{"text":"one"}]})", 1},
+                                           {"", R"({"id":"cmpl-1","choices":[{"text":" two"}]})", 2},
+                                           {"", "[DONE]", 3},
+                                       },
+                                       42);
         QCOMPARE(r.tokenSource, TokenSource::Chunks);
         QCOMPARE(r.completionTokens, std::int64_t(2));
         QCOMPARE(r.promptTokens, std::int64_t(42));
@@ -130,7 +145,8 @@ private Q_SLOTS:
 
     void truncatedStream()
     {
-        const RequestRecord r = decode(ApiKind::OpenAIChat, {{"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1}});
+        const RequestRecord r =
+            decode(ApiKind::OpenAIChat, {{"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1}});
         QCOMPARE(r.status, RequestStatus::StreamTruncated);
     }
 
@@ -169,9 +185,9 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QFETCH(int, status);
         const RequestRecord r = decode(ApiKind(api), {
-            {"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1},
-            {event.toStdString(), data.toStdString(), 2},
-        });
+                                                         {"", R"({"id":"x","choices":[{"delta":{"content":"a"}}]})", 1},
+                                                         {event.toStdString(), data.toStdString(), 2},
+                                                     });
         QCOMPARE(int(r.status), status);
         QVERIFY2(r.errorMessage.contains(message), qPrintable(r.errorMessage));
     }
@@ -209,15 +225,24 @@ private Q_SLOTS:
 
     void anthropicStream()
     {
-        const RequestRecord r = decode(ApiKind::AnthropicMessages, {
-            {"message_start", R"({"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_read_input_tokens":30,"cache_creation_input_tokens":2,"output_tokens":1}}})", 1},
-            {"content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})", 2},
-            {"content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"let me see"}})", 3},
-            {"content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hello"}})", 4},
-            {"ping", R"({"type":"ping"})", 4},
-            {"message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":6}})", 5},
-            {"message_stop", R"({"type":"message_stop"})", 5},
-        });
+        const RequestRecord r = decode(
+            ApiKind::AnthropicMessages,
+            {
+                {"message_start",
+                 R"({"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_read_input_tokens":30,"cache_creation_input_tokens":2,"output_tokens":1}}})",
+                 1},
+                {"content_block_start",
+                 R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})", 2},
+                {"content_block_delta",
+                 R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"let me see"}})",
+                 3},
+                {"content_block_delta",
+                 R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hello"}})", 4},
+                {"ping", R"({"type":"ping"})", 4},
+                {"message_delta",
+                 R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":6}})", 5},
+                {"message_stop", R"({"type":"message_stop"})", 5},
+            });
         QCOMPARE(r.status, RequestStatus::Ok);
         QCOMPARE(r.responseId, QStringLiteral("msg_1"));
         QCOMPARE(r.firstTokenNs, std::int64_t(3));
@@ -235,15 +260,20 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<qint64>("completion");
         QTest::addColumn<int>("source");
-        QTest::newRow("chat") << int(ApiKind::OpenAIChat)
-                              << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})")
-                              << qint64(1) << int(TokenSource::Usage);
-        QTest::newRow("chat without usage") << int(ApiKind::OpenAIChat)
-                                            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
-                                            << qint64(5) << int(TokenSource::Tokenizer);
-        QTest::newRow("anthropic") << int(ApiKind::AnthropicMessages)
-                                   << QByteArray(R"({"id":"msg","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}})")
-                                   << qint64(2) << int(TokenSource::Usage);
+        QTest::newRow("chat")
+            << int(ApiKind::OpenAIChat)
+            << QByteArray(
+                   R"({"id":"c1","choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})")
+            << qint64(1) << int(TokenSource::Usage);
+        QTest::newRow("chat without usage")
+            << int(ApiKind::OpenAIChat)
+            << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
+            << qint64(5) << int(TokenSource::Tokenizer);
+        QTest::newRow("anthropic")
+            << int(ApiKind::AnthropicMessages)
+            << QByteArray(
+                   R"({"id":"msg","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}})")
+            << qint64(2) << int(TokenSource::Usage);
     }
 
     void nonStreamingBodies()
@@ -272,14 +302,16 @@ private Q_SLOTS:
         QTest::newRow("openai") << QByteArray(R"({"error":{"message":"Rate limit reached","type":"rate_limit_error"}})")
                                 << QStringLiteral("rate_limit_error: Rate limit reached");
         QTest::newRow("fastapi detail") << QByteArray(R"({"detail":"Not Found"})") << QStringLiteral("Not Found");
-        QTest::newRow("html") << QByteArray("<html><body>502 Bad Gateway</body></html>") << QStringLiteral("502 Bad Gateway");
+        QTest::newRow("html") << QByteArray("<html><body>502 Bad Gateway</body></html>")
+                              << QStringLiteral("502 Bad Gateway");
     }
 
     void errorBodies()
     {
         QFETCH(QByteArray, body);
         QFETCH(QString, message);
-        const QString text = StreamDecoder::errorMessageFromBody(std::string_view(body.constData(), std::size_t(body.size())));
+        const QString text =
+            StreamDecoder::errorMessageFromBody(std::string_view(body.constData(), std::size_t(body.size())));
         QVERIFY2(text.contains(message), qPrintable(text));
     }
 

@@ -435,7 +435,8 @@ private Q_SLOTS:
         summary.total.tokens.output = 2000;
         tokens.setSummary(summary);
         ChartExporter::Options options;
-        options.caption = QStringLiteral("fast at http://127.0.0.1:8000/v1 · c=4 · prompt ~512 tokens · max 256 tokens");
+        options.caption =
+            QStringLiteral("fast at http://127.0.0.1:8000/v1 · c=4 · prompt ~512 tokens · max 256 tokens");
         std::unique_ptr<QChart> copy(ChartExporter::reportCopy(&tokens, options));
         QVERIFY(copy);
         const QList<QLegendMarker *> shown = tokens.legend()->markers();

@@ -3,35 +3,35 @@
 // PDF for a slide and an A4 page), the session panel, and the main window's Compare menu and drops.
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/distributionchart.h"
+#include "charts/timechart.h"
 #include "compare/comparisoncharts.h"
-#include "comparisoncontroller.h"
-#include "models/comparisonmodel.h"
 #include "compare/comparisonsessionpanel.h"
 #include "compare/comparisonview.h"
+#include "comparisoncontroller.h"
 #include "editors/configeditor.h"
-#include "charts/distributionchart.h"
 #include "mainwindow.h"
+#include "models/comparisonmodel.h"
 #include "models/summarymodel.h"
 #include "models/targetlistmodel.h"
-#include "charts/timechart.h"
 
 #include "analysis/baseline.h"
+#include "analysis/svgchart.h"
 #include "run/benchmarkrunner.h"
 #include "run/comparisonsession.h"
-#include "analysis/svgchart.h"
 #include "sim/simulatorhost.h"
 #include "support/testfiles.h"
-#include "support/testsimulator.h"
 #include "support/testsettings.h"
+#include "support/testsimulator.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLabel>
 #include <QLineSeries>
-#include <QScatterSeries>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -44,9 +44,9 @@
 #include <memory>
 
 using namespace tb;
-using tb::test::readFile;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::readFile;
 
 namespace {
 
@@ -99,9 +99,9 @@ private:
     QTemporaryDir m_tmp;
     std::unique_ptr<SimulatorHost> m_fast;
     std::unique_ptr<SimulatorHost> m_slow;
-    QString m_a;      ///< fast server
-    QString m_b;      ///< slow server, staged
-    QString m_c;      ///< slow server, another max_tokens
+    QString m_a;       ///< fast server
+    QString m_b;       ///< slow server, staged
+    QString m_c;       ///< slow server, another max_tokens
     QString m_session; ///< interleaved, both servers
 
     bool runOne(const RunConfig &config)
@@ -165,7 +165,8 @@ private Q_SLOTS:
     {
         ComparisonView view;
         QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester pairedTester(view.pairedModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester pairedTester(view.pairedModel(),
+                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy loaded(&view, &ComparisonView::loaded);
         view.openDirectories({m_a, m_b, m_c});
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
@@ -211,7 +212,9 @@ private Q_SLOTS:
         QCOMPARE(view.runCount(), 2);
         QCOMPARE(view.pairedModel()->rowCount(), 4);
         QCOMPARE(view.pairedModel()->columnCount(), PairedDeltaModel::FirstRunColumn + 1);
-        QVERIFY(view.pairedModel()->index(0, PairedDeltaModel::FirstRunColumn).data(ComparisonModel::ValueRole).toDouble() > 0);
+        QVERIFY(
+            view.pairedModel()->index(0, PairedDeltaModel::FirstRunColumn).data(ComparisonModel::ValueRole).toDouble() >
+            0);
         QVERIFY(view.chartTabs()->isTabVisible(ComparisonView::PairedTab));
     }
 
@@ -256,7 +259,8 @@ private Q_SLOTS:
             for (const auto tab : {ComparisonView::CdfTab, ComparisonView::ThroughputTab, ComparisonView::CurveTab}) {
                 view.chartTabs()->setCurrentIndex(tab);
                 QTest::qWait(200);
-                view.grab().save(QStringLiteral("%1/comparison-view-%2.png").arg(QString::fromLocal8Bit(dir)).arg(int(tab)));
+                view.grab().save(
+                    QStringLiteral("%1/comparison-view-%2.png").arg(QString::fromLocal8Bit(dir)).arg(int(tab)));
             }
         }
     }
@@ -285,7 +289,8 @@ private Q_SLOTS:
                                                  {QStringLiteral("c=2"), 19, 60, 120},
                                                  {QStringLiteral("c=4"), 30, 80, 160},
                                                  {QStringLiteral("c=8"), 30.5, 200, 400}};
-        const std::vector<CurvePoint> rising{{QStringLiteral("c=1"), 10, 50, 100}, {QStringLiteral("c=2"), 20, 55, 110}};
+        const std::vector<CurvePoint> rising{{QStringLiteral("c=1"), 10, 50, 100},
+                                             {QStringLiteral("c=2"), 20, 55, 110}};
         chart.setCurves({{QStringLiteral("a"), Qt::blue, flattening}, {QStringLiteral("b"), Qt::red, rising}});
         QList<QScatterSeries *> rings;
         for (QAbstractSeries *series : chart.series()) {
@@ -319,9 +324,13 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         const QString fastName = instanceName(m_fast->baseUrl().toString());
         const QString slowName = instanceName(m_slow->baseUrl().toString());
-        QVERIFY2(view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString().contains(fastName),
-                 qPrintable(view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString()));
-        QVERIFY(view.model()->headerData(ComparisonModel::FirstRunColumn + 1, Qt::Horizontal).toString().contains(slowName));
+        QVERIFY2(
+            view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString().contains(fastName),
+            qPrintable(view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString()));
+        QVERIFY(view.model()
+                    ->headerData(ComparisonModel::FirstRunColumn + 1, Qt::Horizontal)
+                    .toString()
+                    .contains(slowName));
 
         QString error;
         const auto run = RunReader::load(config.outDir, &error, RunReader::SummaryOnly);
@@ -349,7 +358,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("tab");
         QTest::addColumn<QString>("suffix");
         QTest::addColumn<int>("page");
-        for (const int tab : {int(ComparisonView::CdfTab), int(ComparisonView::ThroughputTab), int(ComparisonView::CurveTab)}) {
+        for (const int tab :
+             {int(ComparisonView::CdfTab), int(ComparisonView::ThroughputTab), int(ComparisonView::CurveTab)}) {
             for (const char *suffix : {"png", "svg", "pdf"}) {
                 for (const int page : {int(ChartExporter::Page::Slide), int(ChartExporter::Page::A4)})
                     QTest::addRow("tab %d %s page %d", tab, suffix, page) << tab << QString::fromLatin1(suffix) << page;
@@ -452,7 +462,8 @@ private Q_SLOTS:
         QVERIFY(directory.startsWith(tmp.path()) && directory.endsWith(QStringLiteral("-session-gui")));
         QCOMPARE(panel.statusModel()->rowCount(), 2);
         for (int row = 0; row < 2; ++row)
-            QCOMPARE(panel.statusModel()->item(row, ComparisonSessionPanel::StatusColumn)->text(), QStringLiteral("done"));
+            QCOMPARE(panel.statusModel()->item(row, ComparisonSessionPanel::StatusColumn)->text(),
+                     QStringLiteral("done"));
         const auto info = SessionInfo::load(directory, &error);
         QVERIFY2(info, qPrintable(error));
         QCOMPARE(info->runs[1].target.model, QStringLiteral("fast"));
@@ -483,7 +494,9 @@ private Q_SLOTS:
         ComparisonView *view = controller->views().constLast();
         QCOMPARE(window.resultsTabs()->currentWidget(), view);
         QTRY_COMPARE_WITH_TIMEOUT(view->runCount(), 2, 60000);
-        QTRY_VERIFY(window.resultsTabs()->tabText(window.resultsTabs()->indexOf(view)).startsWith(QStringLiteral("Compare: 1-fast")));
+        QTRY_VERIFY(window.resultsTabs()
+                        ->tabText(window.resultsTabs()->indexOf(view))
+                        .startsWith(QStringLiteral("Compare: 1-fast")));
 
         // Folders that are no runs: the tab goes again, and a message (not modal) names them.
         QTemporaryDir tmp;

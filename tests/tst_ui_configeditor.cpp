@@ -1,13 +1,13 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
 #include "editors/configeditor.h"
-#include "widgets/durationedit.h"
 #include "editors/fieldvalidator.h"
 #include "editors/loadeditor.h"
-#include "widgets/optionalspinbox.h"
+#include "editors/workloadeditor.h"
 #include "models/stagesmodel.h"
 #include "models/targetlistmodel.h"
-#include "editors/workloadeditor.h"
+#include "widgets/durationedit.h"
+#include "widgets/optionalspinbox.h"
 
 #include "metrics/tokenizer.h"
 

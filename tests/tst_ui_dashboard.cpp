@@ -5,29 +5,29 @@
 // a request's chunk timeline read on demand; exports parse back to the same numbers; and the
 // window, photographed, shows charts with something drawn in them.
 #include "charts/chartview.h"
-#include "editors/configeditor.h"
-#include "views/dashboardview.h"
 #include "charts/distributionchart.h"
-#include "views/exportdialog.h"
-#include "widgets/kpitile.h"
+#include "charts/timechart.h"
+#include "charts/tokenchart.h"
+#include "editors/configeditor.h"
 #include "mainwindow.h"
-#include "views/requestdetailview.h"
 #include "models/requestsmodel.h"
+#include "models/runhistorymodel.h"
+#include "models/summarymodel.h"
+#include "models/targetlistmodel.h"
+#include "models/timelinemodel.h"
+#include "views/dashboardview.h"
+#include "views/exportdialog.h"
+#include "views/requestdetailview.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
-#include "models/runhistorymodel.h"
 #include "views/runhistoryview.h"
-#include "models/summarymodel.h"
 #include "views/summaryview.h"
-#include "models/targetlistmodel.h"
-#include "charts/timechart.h"
-#include "models/timelinemodel.h"
-#include "charts/tokenchart.h"
+#include "widgets/kpitile.h"
 
-#include "run/benchmarkrunner.h"
 #include "formats/csv.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
+#include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 #include "support/testsettings.h"
 
@@ -448,7 +448,8 @@ private Q_SLOTS:
                 QVERIFY(image.loadFromData(bytes));
                 QCOMPARE(image.size(), QSize(1920, 1080));
                 // A chart with no data (no errors) exports its reason in words: less ink, not none.
-                QVERIFY2(inkFraction(image, image.rect()) > (chart.view->isEmpty() ? 0.0005 : 0.01), qPrintable(chart.key));
+                QVERIFY2(inkFraction(image, image.rect()) > (chart.view->isEmpty() ? 0.0005 : 0.01),
+                         qPrintable(chart.key));
             } else {
                 QVERIFY(bytes.contains(chart.view->chart()->title().toUtf8()));
                 QVERIFY(bytes.contains(doc->name().toUtf8())); // the run, under the title

@@ -2,20 +2,20 @@
 // appends, sorting, filters, 100 000 rows), the summary table (and its CSV, which parses back to
 // the summary's numbers), a request's timeline and detail view, errors by status, the on-demand
 // chunk reader and the run history — each model under QAbstractItemModelTester.
-#include "views/chunkreader.h"
 #include "charts/errortimeline.h"
-#include "views/requestdetailview.h"
 #include "models/requestsmodel.h"
-#include "views/requestsview.h"
-#include "views/rundocument.h"
 #include "models/runhistorymodel.h"
 #include "models/summarymodel.h"
 #include "models/timelinemodel.h"
+#include "views/chunkreader.h"
+#include "views/requestdetailview.h"
+#include "views/requestsview.h"
+#include "views/rundocument.h"
 
-#include "metrics/runaggregator.h"
-#include "formats/csv.h"
-#include "results/runfiles.h"
 #include "analysis/baseline.h"
+#include "formats/csv.h"
+#include "metrics/runaggregator.h"
+#include "results/runfiles.h"
 #include "results/runwriter.h"
 
 #include <QAbstractItemModelTester>
@@ -505,8 +505,12 @@ private Q_SLOTS:
         Baseline::setDirectory(later);
         model.refresh();
         QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 2, 20000);
-        QCOMPARE(model.index(model.rowOf(later), RunHistoryModel::BaselineColumn).data().toString(), QStringLiteral("baseline"));
-        QVERIFY(model.index(model.rowOf(base), RunHistoryModel::BaselineColumn).data().toString().contains(QStringLiteral("TTFT p50 −")));
+        QCOMPARE(model.index(model.rowOf(later), RunHistoryModel::BaselineColumn).data().toString(),
+                 QStringLiteral("baseline"));
+        QVERIFY(model.index(model.rowOf(base), RunHistoryModel::BaselineColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("TTFT p50 −")));
         Baseline::setDirectory({});
     }
 

@@ -68,8 +68,8 @@ private:
             p.waitForFinished();
             return {};
         }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                QString::fromUtf8(p.readAllStandardError()), QString::fromUtf8(p.readAllStandardOutput())};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError()),
+                QString::fromUtf8(p.readAllStandardOutput())};
     }
 
     /// An offscreen "monitor" of the given size (Qt's offscreen platform reads it from a file).
@@ -151,20 +151,24 @@ private Q_SLOTS:
     {
         QFETCH(QSize, screen);
         QFETCH(QString, scale);
-        const QString run = m_home.filePath(QStringLiteral("runs/fit-%1x%2-%3").arg(screen.width()).arg(screen.height()).arg(scale));
+        const QString run =
+            m_home.filePath(QStringLiteral("runs/fit-%1x%2-%3").arg(screen.width()).arg(screen.height()).arg(scale));
         const QString shot = run + QStringLiteral(".png");
-        const Result r = tokenbench(
-            {QStringLiteral("--config"), writeConfig(run), QStringLiteral("--autorun"), QStringLiteral("--screenshot"),
-             shot, QStringLiteral("--quit-when-done")},
-            {{QStringLiteral("QT_QPA_PLATFORM"),
-              QStringLiteral("offscreen:configfile=%1").arg(screenConfig(screen.width(), screen.height()))},
-             {QStringLiteral("QT_SCALE_FACTOR"), scale}});
+        const Result r =
+            tokenbench({QStringLiteral("--config"), writeConfig(run), QStringLiteral("--autorun"),
+                        QStringLiteral("--screenshot"), shot, QStringLiteral("--quit-when-done")},
+                       {{QStringLiteral("QT_QPA_PLATFORM"),
+                         QStringLiteral("offscreen:configfile=%1").arg(screenConfig(screen.width(), screen.height()))},
+                        {QStringLiteral("QT_SCALE_FACTOR"), scale}});
         QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
         const QImage image(shot); // device pixels
         QVERIFY(!image.isNull());
         QVERIFY2(image.width() <= screen.width() && image.height() <= screen.height(),
                  qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
-                                .arg(image.width()).arg(image.height()).arg(screen.width()).arg(screen.height())));
+                                .arg(image.width())
+                                .arg(image.height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
         // …and uses it: not a postage stamp.
         QVERIFY2(image.width() >= screen.width() * 0.8, qPrintable(QString::number(image.width())));
     }
@@ -173,10 +177,12 @@ private Q_SLOTS:
     void allFailedRunExitsOne()
     {
         const QString run = m_home.filePath(QStringLiteral("runs/dead-target"));
-        const Result r = tokenbench({QStringLiteral("--config"), writeConfig(run, QStringLiteral("http://127.0.0.1:9/v1")),
-                                     QStringLiteral("--autorun"), QStringLiteral("--quit-when-done")});
+        const Result r =
+            tokenbench({QStringLiteral("--config"), writeConfig(run, QStringLiteral("http://127.0.0.1:9/v1")),
+                        QStringLiteral("--autorun"), QStringLiteral("--quit-when-done")});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.stderrText.contains(QStringLiteral("Run failed: 10 of 10 requests failed")), qPrintable(r.stderrText));
+        QVERIFY2(r.stderrText.contains(QStringLiteral("Run failed: 10 of 10 requests failed")),
+                 qPrintable(r.stderrText));
         QVERIFY(QFile::exists(QDir(run).filePath(QStringLiteral("summary.json")))); // saved all the same
     }
 
@@ -188,7 +194,8 @@ private Q_SLOTS:
                                                {QStringLiteral("WAYLAND_DISPLAY"), QString()}};
         const Result help = tokenbench({QStringLiteral("--help")}, noDisplay);
         QCOMPARE(help.exitCode, 0);
-        QVERIFY2(help.stdoutText.contains(QStringLiteral("--screenshot")), qPrintable(help.stdoutText + help.stderrText));
+        QVERIFY2(help.stdoutText.contains(QStringLiteral("--screenshot")),
+                 qPrintable(help.stdoutText + help.stderrText));
         const Result run = tokenbench({}, noDisplay);
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.stderrText.contains(QStringLiteral("no display")), qPrintable(run.stderrText));

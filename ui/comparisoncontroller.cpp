@@ -4,13 +4,13 @@
 #include "compare/comparisonsessionpanel.h"
 #include "compare/comparisonview.h"
 #include "mainwindow.h"
-#include "views/rundocument.h"
 #include "models/runhistorymodel.h"
+#include "views/rundocument.h"
 #include "views/runhistoryview.h"
 
 #include "analysis/baseline.h"
-#include "run/comparisonsession.h"
 #include "results/rundirectory.h"
+#include "run/comparisonsession.h"
 
 #include <QAction>
 #include <QDir>
@@ -128,12 +128,12 @@ ComparisonView *ComparisonController::openComparison(const QStringList &argument
     connect(close, &QToolButton::clicked, view, [this, view] { closeTab(view); });
     tabs->setCurrentWidget(view);
 
-    connect(view, &ComparisonView::titleChanged, this, [tabs, view](const QString &title) {
-        tabs->setTabText(tabs->indexOf(view), title);
-    });
+    connect(view, &ComparisonView::titleChanged, this,
+            [tabs, view](const QString &title) { tabs->setTabText(tabs->indexOf(view), title); });
     connect(view, &ComparisonView::loaded, this, [this, view] {
         if (view->runCount() == 0) {
-            warn(tr("Nothing to compare"), tr("None of these folders could be read:\n%1").arg(view->problems().join(QLatin1Char('\n'))));
+            warn(tr("Nothing to compare"),
+                 tr("None of these folders could be read:\n%1").arg(view->problems().join(QLatin1Char('\n'))));
             closeTab(view);
         } else if (!view->problems().isEmpty()) {
             m_window->statusBar()->showMessage(

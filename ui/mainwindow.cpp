@@ -3,17 +3,17 @@
 #include "charts/chartview.h"
 #include "comparisoncontroller.h"
 #include "editors/configeditor.h"
+#include "editors/simulatorcontroller.h"
+#include "models/requestsmodel.h"
+#include "models/runhistorymodel.h"
+#include "models/targetlistmodel.h"
 #include "views/dashboardview.h"
 #include "views/exportdialog.h"
-#include "models/requestsmodel.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
-#include "models/runhistorymodel.h"
 #include "views/runhistoryview.h"
 #include "views/runloader.h"
-#include "editors/simulatorcontroller.h"
 #include "views/summaryview.h"
-#include "models/targetlistmodel.h"
 
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -409,8 +409,9 @@ void MainWindow::connectRunner()
         else if (m_document->allFailed() && !outcome.cancelled)
             statusBar()->showMessage(tr("Run failed: %1; results saved to %2").arg(failures, where));
         else if (!failures.isEmpty())
-            statusBar()->showMessage(outcome.cancelled ? tr("Run stopped (%1); results saved to %2").arg(failures, where)
-                                                       : tr("Run finished (%1); results saved to %2").arg(failures, where));
+            statusBar()->showMessage(outcome.cancelled
+                                         ? tr("Run stopped (%1); results saved to %2").arg(failures, where)
+                                         : tr("Run finished (%1); results saved to %2").arg(failures, where));
         else
             statusBar()->showMessage(outcome.cancelled ? tr("Run stopped; results saved to %1").arg(where)
                                                        : tr("Run finished; results saved to %1").arg(where));
@@ -451,8 +452,10 @@ void MainWindow::run()
             askUnreachable(problem);
     };
     connect(m_probe, &QTcpSocket::connected, this, [finish] { finish({}); });
-    connect(m_probe, &QTcpSocket::errorOccurred, this, [this, finish] { finish(m_probe ? m_probe->errorString() : QString()); });
-    connect(timeout, &QTimer::timeout, this, [this, finish] { finish(tr("no answer within %1 s").arg(kProbeMs / 1000)); });
+    connect(m_probe, &QTcpSocket::errorOccurred, this,
+            [this, finish] { finish(m_probe ? m_probe->errorString() : QString()); });
+    connect(timeout, &QTimer::timeout, this,
+            [this, finish] { finish(tr("no answer within %1 s").arg(kProbeMs / 1000)); });
     timeout->start(kProbeMs);
     m_probe->connectToHost(url.host(), quint16(url.port(tls ? 443 : 80)));
 }
@@ -618,10 +621,7 @@ QString MainWindow::screenSettingsKey() const
     const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
     QString name = s->name();
     name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
-    return QStringLiteral("window/screens/%1-%2x%3")
-        .arg(name)
-        .arg(s->geometry().width())
-        .arg(s->geometry().height());
+    return QStringLiteral("window/screens/%1-%2x%3").arg(name).arg(s->geometry().width()).arg(s->geometry().height());
 }
 
 void MainWindow::fitToScreen()
@@ -631,8 +631,7 @@ void MainWindow::fitToScreen()
     // The frame (title bar, borders) is known once the window manager has framed the window;
     // until then a window with no frame fits as it is.
     const QMargins frame(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
-                         frameGeometry().right() - geometry().right(),
-                         frameGeometry().bottom() - geometry().bottom());
+                         frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom());
     const QSize room = available.size().shrunkBy(frame);
     if (room.width() < sidePanelCollapseWidth() && m_side->isVisible()) {
         // Too narrow for both: the dashboard gets the room, the panel is a Ctrl+0 away.
@@ -649,8 +648,10 @@ void MainWindow::fitToScreen()
     QRect outer = frameGeometry();
     outer.setSize(size.grownBy(frame));
     if (!available.contains(outer)) {
-        const int x = std::clamp(outer.left(), available.left(), std::max(available.left(), available.right() - outer.width() + 1));
-        const int y = std::clamp(outer.top(), available.top(), std::max(available.top(), available.bottom() - outer.height() + 1));
+        const int x = std::clamp(outer.left(), available.left(),
+                                 std::max(available.left(), available.right() - outer.width() + 1));
+        const int y = std::clamp(outer.top(), available.top(),
+                                 std::max(available.top(), available.bottom() - outer.height() + 1));
         move(x, y);
     }
 }

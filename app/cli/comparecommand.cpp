@@ -48,7 +48,8 @@ int compareCommand(const QStringList &args)
             knees << QStringLiteral("  #%1 %2: %3").arg(i + 1).arg(table.labels()[qsizetype(i)], knee->text);
     }
     if (!knees.isEmpty())
-        text += QStringLiteral("\nThroughput–latency knees (a stage gaining < %1% throughput over the best before it is past the knee):\n%2\n")
+        text += QStringLiteral("\nThroughput–latency knees (a stage gaining < %1% throughput over the best before it "
+                               "is past the knee):\n%2\n")
                     .arg(Knee::kKneeGain * 100)
                     .arg(knees.join(QLatin1Char('\n')));
     printOut(text);

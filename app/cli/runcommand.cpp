@@ -6,8 +6,8 @@
 #include "config/runconfig.h"
 #include "config/sharding.h"
 #include "engine/runplan.h"
-#include "run/benchmarkrunner.h"
 #include "results/runwriter.h"
+#include "run/benchmarkrunner.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -100,7 +100,8 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("balance")) {
         const auto balance = balanceFromName(f.value("balance"));
         if (!balance)
-            return f.fail(QStringLiteral("--balance: unknown policy '%1' (accepted: %2)").arg(f.value("balance"), balanceNames()));
+            return f.fail(QStringLiteral("--balance: unknown policy '%1' (accepted: %2)")
+                              .arg(f.value("balance"), balanceNames()));
         c.target.balance = *balance;
     }
     if (f.isSet("api")) {
@@ -116,8 +117,10 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("api-key-env")) {
         static const QRegularExpression envName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
         if (!envName.match(f.value("api-key-env")).hasMatch())
-            return f.fail(QStringLiteral("--api-key-env: '%1' is not an environment variable name (give the variable's name, not the key)")
-                              .arg(f.value("api-key-env").left(4) + QStringLiteral("…")));
+            return f.fail(
+                QStringLiteral(
+                    "--api-key-env: '%1' is not an environment variable name (give the variable's name, not the key)")
+                    .arg(f.value("api-key-env").left(4) + QStringLiteral("…")));
         c.target.apiKeyEnv = f.value("api-key-env");
     }
     for (const QString &h : f.p.values(QStringLiteral("header"))) {
@@ -189,7 +192,8 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (f.isSet("tokenizer")) {
         if (f.value("tokenizer") != QLatin1String("approx") && f.value("tokenizer") != QLatin1String("none"))
-            return f.fail(QStringLiteral("--tokenizer: unknown tokenizer '%1' (accepted: approx|none)").arg(f.value("tokenizer")));
+            return f.fail(QStringLiteral("--tokenizer: unknown tokenizer '%1' (accepted: approx|none)")
+                              .arg(f.value("tokenizer")));
         c.request.tokenizer = f.value("tokenizer") == QLatin1String("approx") ? QStringLiteral("approx") : QString();
     }
     if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens) ||
@@ -209,7 +213,8 @@ bool applyFlags(Flags &f, RunConfig &c)
     const bool stages = f.isSet("stages");
     const bool sweep = f.isSet("sweep");
     if (concurrency && rate)
-        return f.fail(QStringLiteral("--concurrency and --rate: choose one (closed loop: N users; open loop: R requests/s)"));
+        return f.fail(
+            QStringLiteral("--concurrency and --rate: choose one (closed loop: N users; open loop: R requests/s)"));
     if (stages && sweep)
         return f.fail(QStringLiteral("--stages and --sweep: choose one (a sweep generates the stages)"));
     if ((stages || sweep) && (concurrency || rate))
@@ -232,14 +237,16 @@ bool applyFlags(Flags &f, RunConfig &c)
         QString why;
         const auto parsed = stages ? parseStages(f.value("stages"), &why) : parseSweep(f.value("sweep"), &why);
         if (!parsed)
-            return f.fail(QStringLiteral("--%1: %2").arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"), why));
+            return f.fail(
+                QStringLiteral("--%1: %2").arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"), why));
         c.load.stages = *parsed;
         c.load.mode = parsed->first().mode;
     }
     if (f.isSet("arrival")) {
         const auto arrival = arrivalFromName(f.value("arrival"));
         if (!arrival)
-            return f.fail(QStringLiteral("--arrival: unknown arrival '%1' (accepted: constant|poisson)").arg(f.value("arrival")));
+            return f.fail(
+                QStringLiteral("--arrival: unknown arrival '%1' (accepted: constant|poisson)").arg(f.value("arrival")));
         c.load.arrival = *arrival;
     }
     if (!f.integer("max-in-flight", c.load.maxInFlight, 0, limits::kMaxConcurrency))
@@ -263,7 +270,8 @@ bool applyFlags(Flags &f, RunConfig &c)
         else if (const auto ms = parseDurationMs(w); ms && !isCount)
             c.load.warmupMs = *ms;
         else
-            return f.fail(QStringLiteral("--warmup: '%1' is neither a request count (e.g. 20) nor a duration (e.g. 10s)").arg(w));
+            return f.fail(
+                QStringLiteral("--warmup: '%1' is neither a request count (e.g. 20) nor a duration (e.g. 10s)").arg(w));
     }
     if (!f.duration("timeout", c.load.timeoutMs) || !f.duration("connect-timeout", c.load.connectTimeoutMs))
         return false;
@@ -528,10 +536,11 @@ void addRunOptions(CliParser &cli)
 
 int runCommand(const QStringList &args)
 {
-    CliParser cli(QStringLiteral("run"), QStringLiteral("Run a benchmark against an LLM API and write a run directory.\n"
-                                                        "Progress goes to stderr, the summary table to stdout.\n"
-                                                        "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
-                                                        "2 bad usage/config, 3 SLO not met."));
+    CliParser cli(QStringLiteral("run"),
+                  QStringLiteral("Run a benchmark against an LLM API and write a run directory.\n"
+                                 "Progress goes to stderr, the summary table to stdout.\n"
+                                 "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
+                                 "2 bad usage/config, 3 SLO not met."));
     addRunOptions(cli);
     if (const auto exit = cli.parse(args))
         return *exit;
@@ -567,15 +576,18 @@ int runCommand(const QStringList &args)
         // that; without --start-at the shards' common configuration alone decides it.
         RunConfig common = config;
         common.outDir.clear(); // each shard writes its own directory
-        const QByteArray basis = toJson(common).dump().c_str() +
-                                 (startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs).toUtf8() : QByteArray());
-        config.prompt.salt = QString::fromLatin1(QCryptographicHash::hash(basis, QCryptographicHash::Sha256).toHex().left(16));
+        const QByteArray basis =
+            toJson(common).dump().c_str() +
+            (startAt.isValid() ? startAt.toUTC().toString(Qt::ISODateWithMs).toUtf8() : QByteArray());
+        config.prompt.salt =
+            QString::fromLatin1(QCryptographicHash::hash(basis, QCryptographicHash::Sha256).toHex().left(16));
     }
 
     const bool force = p.isSet(QStringLiteral("force"));
     if (!force && !config.outDir.isEmpty()) {
         if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty())
-            return cli.usageError(QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
+            return cli.usageError(
+                QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
     }
 
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
@@ -639,7 +651,8 @@ int runCommand(const QStringList &args)
             return;
         }
         if (count == 1) {
-            printErr(QStringLiteral("\nstopping: cancelling requests in flight and saving results (Ctrl-C again to quit at once)\n"));
+            printErr(QStringLiteral(
+                "\nstopping: cancelling requests in flight and saving results (Ctrl-C again to quit at once)\n"));
             runner.stop();
         } else {
             std::_Exit(ExitFailure);

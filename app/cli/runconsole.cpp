@@ -16,8 +16,12 @@ namespace {
 QString clock(std::int64_t ms)
 {
     const std::int64_t s = ms / 1000;
-    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
-                     : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return s >= 3600
+               ? QStringLiteral("%1:%2:%3")
+                     .arg(s / 3600)
+                     .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+                     .arg(s % 60, 2, 10, QLatin1Char('0'))
+               : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 QString rate(double v)
@@ -31,8 +35,7 @@ RunConsole::RunConsole(const RunConfig &config, bool showProgress)
     : m_config(redacted(config)) // the summary it prints shows URLs and headers
     , m_showProgress(showProgress)
     , m_tty(::isatty(STDERR_FILENO) == 1)
-{
-}
+{}
 
 void RunConsole::attach(BenchmarkRunner *runner)
 {
@@ -45,7 +48,9 @@ void RunConsole::attach(BenchmarkRunner *runner)
     });
     connect(runner, &BenchmarkRunner::stageStarted, this, [this](int stage, const QString &name, bool warmup) {
         if (m_showProgress && !m_tty)
-            printErr(QStringLiteral("%1 %2 (stage %3)\n").arg(warmup ? QStringLiteral("warm-up at") : QStringLiteral("stage"), name).arg(stage + 1));
+            printErr(QStringLiteral("%1 %2 (stage %3)\n")
+                         .arg(warmup ? QStringLiteral("warm-up at") : QStringLiteral("stage"), name)
+                         .arg(stage + 1));
     });
     connect(runner, &BenchmarkRunner::serverMetricsFailed, this,
             [this](int, const QString &url, const QString &problem, bool stopped) {
@@ -117,11 +122,13 @@ int RunConsole::finish(const RunOutcome &outcome)
     }
     const SummaryBlock &t = outcome.summary.total;
     QString text;
-    text += QStringLiteral("target     %1 (%2, %3)\n").arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
+    text += QStringLiteral("target     %1 (%2, %3)\n")
+                .arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
     if (const QString transport = outcome.summary.transportText(); !transport.isEmpty())
         text += QStringLiteral("transport  %1\n").arg(transport);
     text += QStringLiteral("load       %1 %2\n")
-                .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"), t.load.stages);
+                .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"),
+                     t.load.stages);
     text += QStringLiteral("requests   %1 ok, %2 failed, %3 cancelled, %4 warm-up; window %5 s; peak in flight %6\n")
                 .arg(t.requests.ok)
                 .arg(t.requests.failed)

@@ -40,7 +40,8 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
         if (!data)
             return fail(error);
         for (const QString &note : std::as_const(data->notes))
-            printErr(QStringLiteral("tokenbench-cli %1: %2: %3\n").arg(cli.command(), QDir::toNativeSeparators(dir), note));
+            printErr(
+                QStringLiteral("tokenbench-cli %1: %2: %3\n").arg(cli.command(), QDir::toNativeSeparators(dir), note));
         saved.runs.push_back(std::move(*data));
     }
     const QString balance = saved.runs.front().summary.balance;

@@ -80,17 +80,20 @@ int simCommand(const QStringList &args)
                                  "OpenAI-compatible (/v1/chat/completions, /v1/completions, /v1/models) and Anthropic "
                                  "(/v1/messages), with GET /sim/stats and GET /sim/requests as ground truth.\n"
                                  "Parameters apply in this order: --preset, then --config, then the other flags."));
-    cli.addOption({QStringLiteral("host"), QStringLiteral("Address to listen on (default 127.0.0.1)."), QStringLiteral("ADDR"),
-                   QStringLiteral("127.0.0.1")});
+    cli.addOption({QStringLiteral("host"), QStringLiteral("Address to listen on (default 127.0.0.1)."),
+                   QStringLiteral("ADDR"), QStringLiteral("127.0.0.1")});
     cli.addOption({QStringLiteral("port"), QStringLiteral("Port to listen on; 0 picks a free one (default 8000)."),
                    QStringLiteral("N"), QStringLiteral("8000")});
     cli.addOption({QStringLiteral("preset"),
-                   QStringLiteral("Starting point: %1 (default: default).").arg(sim::SimConfig::presetNames().join(QLatin1Char('|'))),
+                   QStringLiteral("Starting point: %1 (default: default).")
+                       .arg(sim::SimConfig::presetNames().join(QLatin1Char('|'))),
                    QStringLiteral("NAME")});
     cli.addOption({QStringLiteral("list-presets"), QStringLiteral("List the presets and exit.")});
-    cli.addOption({QStringLiteral("config"), QStringLiteral("JSON file with any parameters (keys as the flags, with '_')."),
+    cli.addOption({QStringLiteral("config"),
+                   QStringLiteral("JSON file with any parameters (keys as the flags, with '_')."),
                    QStringLiteral("FILE.json")});
-    cli.addOption({QStringLiteral("print-config"), QStringLiteral("Print the effective configuration as JSON and exit.")});
+    cli.addOption(
+        {QStringLiteral("print-config"), QStringLiteral("Print the effective configuration as JSON and exit.")});
     for (const sim::SimConfig::Parameter &p : sim::SimConfig::parameters())
         cli.addOption({flagName(p.key), p.help + QLatin1Char('.'), p.valueName});
     if (const auto exit = cli.parse(args))
@@ -137,12 +140,15 @@ int simCommand(const QStringList &args)
     SignalWatcher stopSignals;
     QObject::connect(&stopSignals, &SignalWatcher::terminationRequested, qApp, &QCoreApplication::quit);
 
-    const QString hostText = host.protocol() == QAbstractSocket::IPv6Protocol ? QLatin1Char('[') + host.toString() + QLatin1Char(']')
-                                                                             : host.toString();
+    const QString hostText = host.protocol() == QAbstractSocket::IPv6Protocol
+                                 ? QLatin1Char('[') + host.toString() + QLatin1Char(']')
+                                 : host.toString();
     printOut(QStringLiteral("listening on http://%1:%2\n").arg(hostText).arg(simulator.port()));
     printErr(QStringLiteral("tokenbench-cli sim: serving model '%1'%2 at %3; stats at /sim/stats; Ctrl-C stops\n")
                  .arg(config->model,
-                      config->aliases.isEmpty() ? QString() : QStringLiteral(" (aliases: %1)").arg(config->aliases.join(QStringLiteral(", "))),
+                      config->aliases.isEmpty()
+                          ? QString()
+                          : QStringLiteral(" (aliases: %1)").arg(config->aliases.join(QStringLiteral(", "))),
                       simulator.baseUrl().toString()));
 
     QCoreApplication::exec();

@@ -6,12 +6,12 @@
 //                                    the scripted mode for documentation and tests: runs a benchmark,
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
 //                                    failed, 2 for bad usage or configuration).
-#include "editors/configeditor.h"
-#include "views/rundocument.h"
 #include "comparisoncontroller.h"
+#include "editors/configeditor.h"
 #include "mainwindow.h"
-#include "run/comparisonsession.h"
 #include "models/runhistorymodel.h"
+#include "run/comparisonsession.h"
+#include "views/rundocument.h"
 
 #include "config/runconfig.h"
 #include "tokenbench/version.h"

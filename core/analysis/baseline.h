@@ -26,11 +26,11 @@ public:
 
     /// A run's headline figures against the baseline's.
     struct Change {
-        std::optional<double> ttftP50Pct;          ///< (run − baseline) / baseline × 100
+        std::optional<double> ttftP50Pct; ///< (run − baseline) / baseline × 100
         std::optional<double> e2eP99Pct;
         std::optional<double> requestsPerSPct;
         std::optional<double> outputTokensPerSPct;
-        std::optional<double> errorPoints;         ///< run's error % − baseline's, percentage points
+        std::optional<double> errorPoints; ///< run's error % − baseline's, percentage points
 
         /// Whether any figure could be compared.
         bool isEmpty() const;

@@ -1,8 +1,8 @@
 #include "analysis/comparison.h"
 
+#include "formats/csv.h"
 #include "metrics/bootstrap.h"
 #include "metrics/loghistogram.h"
-#include "formats/csv.h"
 #include "results/runmerge.h"
 
 #include <QLocale>
@@ -47,7 +47,7 @@ struct RowSpec {
     Better better;
     std::function<std::optional<double>(const SummaryBlock &)> value;
     Sample sample = Sample::None;
-    double q = -1; ///< the row's statistic for the test: mean when < 0, else this quantile
+    double q = -1;              ///< the row's statistic for the test: mean when < 0, else this quantile
     bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
     /// A run-wide value instead of `value` (the server's own metrics); the row is left out when no
     /// run has one.
@@ -103,35 +103,45 @@ std::vector<RowSpec> rowSpecs()
          "ms",
          Better::Lower,
          {},
-         Sample::None, -1, false,
+         Sample::None,
+         -1,
+         false,
          serverValue([](const ServerSummary &s) { return s.ttft.p50; })},
         {"server_ttft_p99",
          "Server TTFT p99",
          "ms",
          Better::Lower,
          {},
-         Sample::None, -1, false,
+         Sample::None,
+         -1,
+         false,
          serverValue([](const ServerSummary &s) { return s.ttft.p99; })},
         {"server_running_mean",
          "Server running",
          "req",
          Better::Neither,
          {},
-         Sample::None, -1, false,
+         Sample::None,
+         -1,
+         false,
          serverValue([](const ServerSummary &s) { return s.runningMean; })},
         {"server_waiting_mean",
          "Server waiting",
          "req",
          Better::Neither,
          {},
-         Sample::None, -1, false,
+         Sample::None,
+         -1,
+         false,
          serverValue([](const ServerSummary &s) { return s.waitingMean; })},
         {"server_kv_cache_peak_pct",
          "Server KV cache peak",
          "%",
          Better::Neither,
          {},
-         Sample::None, -1, false,
+         Sample::None,
+         -1,
+         false,
          serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
     };
 }
@@ -231,11 +241,12 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         m_runLines << QStringLiteral("#%1 %2%3: %4 @ %5 (%6), %7, %8 requests%9")
                           .arg(i + 1)
                           .arg(label, int(i) == m_baseline ? QStringLiteral(" (baseline)") : QString(), s.model,
-                               s.targetReplicas.isEmpty()
-                                   ? s.targetUrl
-                                   : QStringLiteral("%1 +%2 replicas, %3").arg(s.targetUrl).arg(s.targetReplicas.size()).arg(s.balance),
-                               s.api,
-                               s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
+                               s.targetReplicas.isEmpty() ? s.targetUrl
+                                                          : QStringLiteral("%1 +%2 replicas, %3")
+                                                                .arg(s.targetUrl)
+                                                                .arg(s.targetReplicas.size())
+                                                                .arg(s.balance),
+                               s.api, s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
                           .arg(s.total.requests.attempted)
                           .arg(runs[i].info.mergedFrom.isEmpty()
                                    ? QString()
@@ -577,7 +588,6 @@ QByteArray ComparisonTable::toCsv() const
     return QByteArray::fromStdString(out);
 }
 
-
 namespace {
 
 /// The nearest-rank median, the statistic the comparison's quantile rows use.
@@ -640,8 +650,8 @@ PairedComparison::PairedComparison(const std::vector<RunData> &runs, int baselin
                 if (differences.size() >= kMinSamples) {
                     // Against a one-value sample {0}, Bootstrap's two-sample interval is the
                     // interval of the differences' own median: the one-sample test pairing needs.
-                    cell.interval = Bootstrap::difference({0.0}, std::move(differences), 0.5,
-                                                          kSeed + 0x9A1Du + r * 1000 + i);
+                    cell.interval =
+                        Bootstrap::difference({0.0}, std::move(differences), 0.5, kSeed + 0x9A1Du + r * 1000 + i);
                     cell.noise = verdict(cell.interval);
                 }
             }
@@ -678,11 +688,11 @@ QString PairedComparison::toText() const
             if (c.medianPct)
                 median += QString::asprintf(" (%+.1f%%)", *c.medianPct);
             line << median
-                 << (c.interval ? QStringLiteral("[%1, %2] %3")
-                                      .arg(ComparisonTable::formatValue(c.interval->low),
-                                           ComparisonTable::formatValue(c.interval->high),
-                                           ComparisonTable::noiseName(c.noise))
-                                : QStringLiteral("-"))
+                 << (c.interval
+                         ? QStringLiteral("[%1, %2] %3")
+                               .arg(ComparisonTable::formatValue(c.interval->low),
+                                    ComparisonTable::formatValue(c.interval->high), ComparisonTable::noiseName(c.noise))
+                         : QStringLiteral("-"))
                  << QString::number(c.pairs);
         }
         cells << line;

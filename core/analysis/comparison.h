@@ -130,16 +130,16 @@ class PairedComparison
 {
 public:
     struct Cell {
-        std::size_t pairs = 0;              ///< requests successful in both runs
-        std::optional<double> median;       ///< median of (run − baseline), in the row's unit
-        std::optional<double> medianPct;    ///< that median against the baseline's median, in %
+        std::size_t pairs = 0;                       ///< requests successful in both runs
+        std::optional<double> median;                ///< median of (run − baseline), in the row's unit
+        std::optional<double> medianPct;             ///< that median against the baseline's median, in %
         std::optional<Bootstrap::Interval> interval; ///< of the median
         ComparisonTable::Noise noise = ComparisonTable::Noise::NotTested;
     };
     struct Row {
-        QString key;   ///< "ttft", "tpot", "itl", "e2e"
-        QString label; ///< "TTFT"
-        QString unit;  ///< "ms"
+        QString key;             ///< "ttft", "tpot", "itl", "e2e"
+        QString label;           ///< "TTFT"
+        QString unit;            ///< "ms"
         std::vector<Cell> cells; ///< per run; the baseline's is empty
     };
 

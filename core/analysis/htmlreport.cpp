@@ -1,7 +1,7 @@
 #include "analysis/htmlreport.h"
 
-#include "results/sessioninfo.h"
 #include "results/runmerge.h"
+#include "results/sessioninfo.h"
 #include "tokenbench/version.h"
 
 #include <QDir>
@@ -170,8 +170,8 @@ HtmlReport::HtmlReport(const std::vector<RunData> &runs, const Options &options)
 
 bool HtmlReport::isSecretHeader(const QString &name)
 {
-    static const char *const kSecretWords[] = {"auth", "key", "token", "secret", "cookie", "password", "signature",
-                                               "session", "credential"};
+    static const char *const kSecretWords[] = {"auth",     "key",       "token",   "secret",    "cookie",
+                                               "password", "signature", "session", "credential"};
     const QString lower = name.toLower();
     return std::any_of(std::begin(kSecretWords), std::end(kSecretWords),
                        [&](const char *word) { return lower.contains(QLatin1String(word)); });
@@ -229,8 +229,8 @@ void HtmlReport::buildCharts()
              QStringLiteral("Successful requests completed in each second of run time."),
              [](const TimeSeriesRow &r) { return double(r.completed); });
 
-    const bool anyStaged = std::any_of(m_runs.begin(), m_runs.end(),
-                                       [](const RunData &r) { return r.summary.stages.size() >= 2; });
+    const bool anyStaged =
+        std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) { return r.summary.stages.size() >= 2; });
     if (!anyStaged)
         return;
     const auto curve = [&](const char *id, Metric metric, const QString &name) {
@@ -242,7 +242,8 @@ void HtmlReport::buildCharts()
             if (points.empty())
                 continue;
             SvgChart::Series p50{labels[qsizetype(i)], runColor(int(i)), false, true, true, {}};
-            SvgChart::Series p99{labels[qsizetype(i)] + QStringLiteral(" p99"), runColor(int(i)), true, true, false, {}};
+            SvgChart::Series p99{
+                labels[qsizetype(i)] + QStringLiteral(" p99"), runColor(int(i)), true, true, false, {}};
             for (const CurvePoint &p : points) {
                 p50.points.append({p.requestsPerS, p.p50});
                 p99.points.append({p.requestsPerS, p.p99});
@@ -277,9 +278,10 @@ QString HtmlReport::runsSection() const
         const RunSummary &s = run.summary;
         const bool isBase = int(i) == m_table.baseline();
         const QString load = run.hasInfo ? formatStages(run.info.stages) : s.total.load.stages;
-        const QString merged = run.info.mergedFrom.isEmpty() ? QString()
-                                                             : QStringLiteral("<br/><span class=\"legend\">%1</span>")
-                                                                   .arg(esc(RunMerger::mergedNote(run.info.mergedFrom)));
+        const QString merged = run.info.mergedFrom.isEmpty()
+                                   ? QString()
+                                   : QStringLiteral("<br/><span class=\"legend\">%1</span>")
+                                         .arg(esc(RunMerger::mergedNote(run.info.mergedFrom)));
         html += QStringLiteral("<tr><td class=\"nowrap\">%1%2</td><td>%3%4</td><td>%5</td><td>%6<br/><span "
                                "class=\"legend\">%7</span></td>"
                                "<td>%8</td><td>%9</td><td class=\"num\">%10 / %11</td></tr>\n")
@@ -335,10 +337,11 @@ QString HtmlReport::tableSection() const
     html += QStringLiteral("</tr></thead>\n<tbody>\n");
     for (const ComparisonTable::Row &row : m_table.rows()) {
         const QString better = ComparisonTable::betterName(row.better);
-        html += QStringLiteral("<tr data-key=\"%1\"><td>%2</td><td>%3%4</td>")
-                    .arg(esc(row.key), esc(row.label), esc(row.unit),
-                         better.isEmpty() ? QString()
-                                          : QStringLiteral("<span class=\"legend\"> · %1 is better</span>").arg(better));
+        html +=
+            QStringLiteral("<tr data-key=\"%1\"><td>%2</td><td>%3%4</td>")
+                .arg(esc(row.key), esc(row.label), esc(row.unit),
+                     better.isEmpty() ? QString()
+                                      : QStringLiteral("<span class=\"legend\"> · %1 is better</span>").arg(better));
         for (std::size_t i = 0; i < row.values.size(); ++i) {
             const auto &v = row.values[i];
             QString cell = v ? esc(ComparisonTable::formatValue(*v)) : QStringLiteral("—");
@@ -400,7 +403,8 @@ QString HtmlReport::pairedSection() const
     }
     html += QStringLiteral("</tr></thead>\n<tbody>\n");
     for (const PairedComparison::Row &row : p.rows()) {
-        html += QStringLiteral("<tr data-key=\"%1\"><td>%2</td><td>%3</td>").arg(esc(row.key), esc(row.label), esc(row.unit));
+        html += QStringLiteral("<tr data-key=\"%1\"><td>%2</td><td>%3</td>")
+                    .arg(esc(row.key), esc(row.label), esc(row.unit));
         for (std::size_t i = 0; i < row.cells.size(); ++i) {
             if (int(i) == base)
                 continue;
@@ -416,8 +420,8 @@ QString HtmlReport::pairedSection() const
                                   detail);
             html += QStringLiteral("<td class=\"num\" data-run=\"%1\"%2>%3<span class=\"delta%4\">%5</span></td>")
                         .arg(QString::number(i + 1),
-                             c.median ? QStringLiteral(" data-value=\"%1\"").arg(fullPrecision(*c.median)) : QString(), cell,
-                             c.median ? deltaClass(Better::Lower, *c.median, c.noise) : QString(), esc(detail));
+                             c.median ? QStringLiteral(" data-value=\"%1\"").arg(fullPrecision(*c.median)) : QString(),
+                             cell, c.median ? deltaClass(Better::Lower, *c.median, c.noise) : QString(), esc(detail));
         }
         html += QStringLiteral("</tr>\n");
     }
@@ -482,12 +486,15 @@ QString HtmlReport::configurationSection() const
         QSet<QString> distinct;
         for (const auto &run : values)
             distinct.insert(run.count(key) ? run.at(key) : QStringLiteral("(none)"));
-        const bool differs = distinct.size() > 1 && key != QLatin1String("directory") && key != QLatin1String("started");
-        html += QStringLiteral("<tr data-key=\"%1\"%2><td>%1</td>").arg(esc(key), differs ? QStringLiteral(" class=\"differs\"") : QString());
+        const bool differs =
+            distinct.size() > 1 && key != QLatin1String("directory") && key != QLatin1String("started");
+        html += QStringLiteral("<tr data-key=\"%1\"%2><td>%1</td>")
+                    .arg(esc(key), differs ? QStringLiteral(" class=\"differs\"") : QString());
         for (std::size_t i = 0; i < values.size(); ++i) {
             const auto it = values[i].find(key);
-            html += QStringLiteral("<td data-run=\"%1\">%2</td>")
-                        .arg(QString::number(i + 1), it == values[i].end() ? QStringLiteral("(none)") : esc(it->second));
+            html +=
+                QStringLiteral("<td data-run=\"%1\">%2</td>")
+                    .arg(QString::number(i + 1), it == values[i].end() ? QStringLiteral("(none)") : esc(it->second));
         }
         html += QStringLiteral("</tr>\n");
     }
@@ -498,14 +505,16 @@ QString HtmlReport::toHtml() const
 {
     const QString generated = m_options.generatedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     QString html;
-    html += QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-                           "<meta name=\"generator\" content=\"TokenBench %1\"/>\n<title>%2</title>\n<style>%3</style>\n"
-                           "</head>\n<body>\n<main>\n")
-                .arg(esc(version()), esc(m_options.title), QLatin1String(kStyle));
-    html += QStringLiteral("<h1>%1</h1>\n<p class=\"meta\">%2 runs · baseline #%3 %4 · generated %5 by TokenBench %6</p>\n")
-                .arg(esc(m_options.title), QString::number(m_runs.size()), QString::number(m_table.baseline() + 1),
-                     esc(m_table.labels().value(m_table.baseline())), esc(generated), esc(version()));
+    html +=
+        QStringLiteral("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+                       "<meta name=\"generator\" content=\"TokenBench %1\"/>\n<title>%2</title>\n<style>%3</style>\n"
+                       "</head>\n<body>\n<main>\n")
+            .arg(esc(version()), esc(m_options.title), QLatin1String(kStyle));
+    html +=
+        QStringLiteral("<h1>%1</h1>\n<p class=\"meta\">%2 runs · baseline #%3 %4 · generated %5 by TokenBench %6</p>\n")
+            .arg(esc(m_options.title), QString::number(m_runs.size()), QString::number(m_table.baseline() + 1),
+                 esc(m_table.labels().value(m_table.baseline())), esc(generated), esc(version()));
     html += runsSection();
     html += warningsSection();
     html += tableSection();

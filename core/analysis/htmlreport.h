@@ -1,8 +1,8 @@
 #pragma once
 
 #include "analysis/comparison.h"
-#include "results/rundirectory.h"
 #include "analysis/svgchart.h"
+#include "results/rundirectory.h"
 
 #include <QDateTime>
 #include <QList>
@@ -27,9 +27,9 @@ class HtmlReport
 {
 public:
     struct Options {
-        QString title;          ///< empty: "TokenBench comparison"
-        int baseline = 0;       ///< index into the runs
-        QDateTime generatedAt;  ///< invalid: now
+        QString title;         ///< empty: "TokenBench comparison"
+        int baseline = 0;      ///< index into the runs
+        QDateTime generatedAt; ///< invalid: now
     };
 
     /// The runs need their records (RunReader::Records) for noise tests and paired deltas.

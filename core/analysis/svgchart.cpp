@@ -146,8 +146,7 @@ SvgChart::SvgChart(const QString &id, const QString &title, const QString &xTitl
     , m_title(title)
     , m_xTitle(xTitle)
     , m_yTitle(yTitle)
-{
-}
+{}
 
 void SvgChart::setSize(int width, int height)
 {
@@ -177,10 +176,12 @@ QString SvgChart::toSvg() const
 
     // Title and subtitle.
     double y = 26;
-    svg += textElement(16, y, m_title, QStringLiteral("font-size=\"16\" font-weight=\"bold\" fill=\"%1\"").arg(QLatin1String(kText)));
+    svg += textElement(16, y, m_title,
+                       QStringLiteral("font-size=\"16\" font-weight=\"bold\" fill=\"%1\"").arg(QLatin1String(kText)));
     if (!m_subtitle.isEmpty()) {
         y += 18;
-        svg += textElement(16, y, m_subtitle, QStringLiteral("font-size=\"12\" fill=\"%1\"").arg(QLatin1String(kMuted)));
+        svg +=
+            textElement(16, y, m_subtitle, QStringLiteral("font-size=\"12\" fill=\"%1\"").arg(QLatin1String(kMuted)));
     }
 
     // Legend: swatch and name, wrapped into rows.
@@ -290,7 +291,8 @@ QString SvgChart::toSvg() const
             }
             run << num(px(p.x())) + QLatin1Char(',') + num(py(p.y()));
             if (s.markers)
-                markers += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"3.5\"/>").arg(num(px(p.x())), num(py(p.y())));
+                markers +=
+                    QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"3.5\"/>").arg(num(px(p.x())), num(py(p.y())));
         }
         flush();
         if (!markers.isEmpty())
@@ -298,8 +300,9 @@ QString SvgChart::toSvg() const
     }
     svg += QStringLiteral("</g>\n");
     if (!hasData())
-        svg += textElement((left + right) / 2, (top + bottom) / 2, QStringLiteral("No data"),
-                           QStringLiteral("font-size=\"13\" text-anchor=\"middle\" fill=\"%1\"").arg(QLatin1String(kMuted)));
+        svg += textElement(
+            (left + right) / 2, (top + bottom) / 2, QStringLiteral("No data"),
+            QStringLiteral("font-size=\"13\" text-anchor=\"middle\" fill=\"%1\"").arg(QLatin1String(kMuted)));
     svg += QStringLiteral("</svg>\n");
     return svg;
 }

@@ -42,9 +42,9 @@ public:
         QString name;
         QString color; ///< "#rrggbb"
         bool dashed = false;
-        bool markers = false;    ///< a dot at each point (few points: stages)
+        bool markers = false; ///< a dot at each point (few points: stages)
         bool inLegend = true;
-        QList<QPointF> points;   ///< sorted or not; NaN y breaks the line
+        QList<QPointF> points; ///< sorted or not; NaN y breaks the line
     };
 
     /// `xTitle` and `yTitle` name the quantity with its unit: "TTFT (ms)".

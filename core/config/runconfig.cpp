@@ -212,7 +212,8 @@ public:
     void stringList(const char *key, QStringList &out)
     {
         if (const auto *v = find(key)) {
-            const bool strings = v->is_array() && std::all_of(v->begin(), v->end(), [](const nlohmann::json &e) { return e.is_string(); });
+            const bool strings = v->is_array() && std::all_of(v->begin(), v->end(),
+                                                              [](const nlohmann::json &e) { return e.is_string(); });
             if (!strings) {
                 fail(field(key), QStringLiteral("must be an array of strings"));
                 return;
@@ -233,8 +234,7 @@ public:
             if (parsed)
                 out = *parsed;
             else
-                fail(field(key), QStringLiteral("unknown value %1 (accepted: %2)")
-                                     .arg(fromStd(v->dump()), accepted));
+                fail(field(key), QStringLiteral("unknown value %1 (accepted: %2)").arg(fromStd(v->dump()), accepted));
         }
     }
 
@@ -244,7 +244,8 @@ public:
         if (m_ok && m_json.is_object()) {
             for (auto it = m_json.begin(); it != m_json.end(); ++it) {
                 if (!m_seen.contains(fromStd(it.key()))) {
-                    fail(field(it.key().c_str()), QStringLiteral("unknown key (accepted: %1)").arg(m_seen.join(QStringLiteral(", "))));
+                    fail(field(it.key().c_str()),
+                         QStringLiteral("unknown key (accepted: %1)").arg(m_seen.join(QStringLiteral(", "))));
                     break;
                 }
             }
@@ -273,8 +274,8 @@ nlohmann::json durationToJson(qint64 ms)
 bool isHttpUrl(const QString &text)
 {
     const QUrl url(text, QUrl::StrictMode);
-    return url.isValid() && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"))
-        && !url.host().isEmpty();
+    return url.isValid() && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https")) &&
+           !url.host().isEmpty();
 }
 
 bool isValidHeaderName(const QString &name)
@@ -752,7 +753,8 @@ QStringList validate(const RunConfig &c)
                         .arg(limits::kMaxTokens)
                         .arg(c.request.maxTokens);
     if (c.request.temperature && !(*c.request.temperature >= 0 && *c.request.temperature <= 2))
-        problems << QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got %1)").arg(number(*c.request.temperature));
+        problems << QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got %1)")
+                        .arg(number(*c.request.temperature));
     if (c.request.topP && !(*c.request.topP > 0 && *c.request.topP <= 1))
         problems << QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP));
 
@@ -772,8 +774,10 @@ QStringList validate(const RunConfig &c)
     if (c.prompt.salt.size() > 256)
         problems
             << QStringLiteral("prompt.salt (--prompt-salt): at most 256 characters (got %1)").arg(c.prompt.salt.size());
-    if (c.prompt.sharedPrefixTokens < 0 || (c.prompt.promptTokens > 0 && c.prompt.sharedPrefixTokens > c.prompt.promptTokens))
-        problems << QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)").arg(c.prompt.sharedPrefixTokens);
+    if (c.prompt.sharedPrefixTokens < 0 ||
+        (c.prompt.promptTokens > 0 && c.prompt.sharedPrefixTokens > c.prompt.promptTokens))
+        problems << QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)")
+                        .arg(c.prompt.sharedPrefixTokens);
     if (!c.prompt.promptFile.isEmpty()) {
         const QFileInfo info(c.prompt.promptFile);
         if (!info.isFile() || !info.isReadable())
@@ -802,7 +806,8 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
                             .arg(where, number(maxLevel), number(s.level));
         else if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))
-            problems << QStringLiteral("%1: concurrency must be a whole number of users (got %2)").arg(where, number(s.level));
+            problems << QStringLiteral("%1: concurrency must be a whole number of users (got %2)")
+                            .arg(where, number(s.level));
         if (s.durationMs < 0 || s.requests < 0 || s.durationMs > limits::kMaxDurationMs ||
             s.requests > limits::kMaxRequests)
             problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
@@ -837,7 +842,8 @@ QStringList validate(const RunConfig &c)
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0 && std::isfinite(*v)))
-            problems << QStringLiteral("slo.%1 (--slo): must be greater than 0 ms (got %2)").arg(QLatin1String(name), number(*v));
+            problems << QStringLiteral("slo.%1 (--slo): must be greater than 0 ms (got %2)")
+                            .arg(QLatin1String(name), number(*v));
     };
     checkSlo(c.slo.ttftMs, "ttft_ms");
     checkSlo(c.slo.tpotMs, "tpot_ms");
@@ -898,7 +904,8 @@ nlohmann::json toJson(const RunConfig &c)
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
           {"stream", c.request.stream},
-          {"tokenizer", c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"tokenizer",
+           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
@@ -952,7 +959,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
         else {
             for (auto it = headers->begin(); it != headers->end(); ++it) {
                 if (!it->is_string()) {
-                    r.fail(r.field("headers") + QLatin1Char('.') + fromStd(it.key()), QStringLiteral("must be a string"));
+                    r.fail(r.field("headers") + QLatin1Char('.') + fromStd(it.key()),
+                           QStringLiteral("must be a string"));
                     break;
                 }
                 t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
@@ -973,7 +981,9 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
-        r.fail(r.field("api_key"), QStringLiteral("API keys are never read from files; set api_key_env to the name of an environment variable"));
+        r.fail(r.field("api_key"),
+               QStringLiteral(
+                   "API keys are never read from files; set api_key_env to the name of an environment variable"));
     if (!r.finish())
         return std::nullopt;
     return t;
@@ -986,11 +996,15 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     QString format;
     top.string("format", format);
     if (!format.isEmpty() && format != QLatin1String("tokenbench-config"))
-        top.fail(QStringLiteral("format"), QStringLiteral("'%1' is not a TokenBench configuration (expected \"tokenbench-config\")").arg(format));
+        top.fail(QStringLiteral("format"),
+                 QStringLiteral("'%1' is not a TokenBench configuration (expected \"tokenbench-config\")").arg(format));
     int version = kFormatVersion;
     top.integer("version", version);
     if (version > kFormatVersion)
-        top.fail(QStringLiteral("version"), QStringLiteral("written by a newer TokenBench (format %1; this one reads up to %2)").arg(version).arg(kFormatVersion));
+        top.fail(QStringLiteral("version"),
+                 QStringLiteral("written by a newer TokenBench (format %1; this one reads up to %2)")
+                     .arg(version)
+                     .arg(kFormatVersion));
     if (const auto *target = top.find("target"); target && top.ok()) {
         if (auto t = targetFromJson(*target, error))
             c.target = *t;
@@ -1006,7 +1020,9 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.boolean("stream", c.request.stream);
         r.string("tokenizer", c.request.tokenizer);
         if (!c.request.tokenizer.isEmpty() && c.request.tokenizer != QLatin1String("approx"))
-            r.fail(r.field("tokenizer"), QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
+            r.fail(
+                r.field("tokenizer"),
+                QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
         if (!r.finish())
             return std::nullopt;
     }
@@ -1193,7 +1209,8 @@ bool parseStageEnd(const QString &text, StageConfig &stage)
 
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error)
 {
-    static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*(?::\\s*([^:]+?)\\s*)?$"));
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*(?::\\s*([^:]+?)\\s*)?$"));
     const auto fail = [error, &spec](const QString &why) {
         if (error)
             *error = QStringLiteral(
@@ -1224,15 +1241,16 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
 
 std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error)
 {
-    static const QRegularExpression re(QStringLiteral(
-        "^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\.\\d+)?)\\s*(?:x\\s*(\\d+))?\\s*(?::\\s*(\\S+)\\s*)?$"));
+    static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\."
+                                                      "\\d+)?)\\s*(?:x\\s*(\\d+))?\\s*(?::\\s*(\\S+)\\s*)?$"));
     constexpr int kMaxLevels = 50;
     const auto fail = [error, &spec](const QString &why) {
         if (error)
-            *error = QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\" or "
-                                    "\"r=2..50x6:60s\": c= users, r= requests/s, FROM..TO, xN levels, after ':' a duration "
-                                    "or a request count per stage)")
-                         .arg(spec, why);
+            *error =
+                QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\" or "
+                               "\"r=2..50x6:60s\": c= users, r= requests/s, FROM..TO, xN levels, after ':' a duration "
+                               "or a request count per stage)")
+                    .arg(spec, why);
         return std::nullopt;
     };
     const auto m = re.match(spec);

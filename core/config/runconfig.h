@@ -73,7 +73,7 @@ enum class Balance {
 };
 QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "random"
 std::optional<Balance> balanceFromName(const QString &name);
-QString balanceNames();               ///< the names joined with '|', for messages
+QString balanceNames(); ///< the names joined with '|', for messages
 
 /// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
 /// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
@@ -94,18 +94,18 @@ QString httpVersionNames();
 
 /// One endpoint profile.
 struct TargetConfig {
-    QString name;                    ///< display name; empty means "use the model name"
+    QString name; ///< display name; empty means "use the model name"
     ApiKind api = ApiKind::OpenAIChat;
-    QString url;                     ///< base URL, e.g. http://127.0.0.1:8000/v1
-    QStringList replicas;            ///< more base URLs serving the same model: requests spread over url + replicas
+    QString url;          ///< base URL, e.g. http://127.0.0.1:8000/v1
+    QStringList replicas; ///< more base URLs serving the same model: requests spread over url + replicas
     Balance balance = Balance::RoundRobin; ///< how, when there are replicas
     QString model;
-    QString apiKeyEnv;               ///< environment variable with the key; empty: defaultApiKeyEnv(api)
-    QString apiKey;                  ///< typed-in key, memory only: never serialised
-    QList<Header> headers;           ///< extra request headers
+    QString apiKeyEnv;     ///< environment variable with the key; empty: defaultApiKeyEnv(api)
+    QString apiKey;        ///< typed-in key, memory only: never serialised
+    QList<Header> headers; ///< extra request headers
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
-    bool tlsVerify = true;           ///< https: check the server's certificate (off: --insecure)
-    QString caCertificate;           ///< https: PEM file of extra CAs to trust (self-hosted servers)
+    bool tlsVerify = true;                               ///< https: check the server's certificate (off: --insecure)
+    QString caCertificate; ///< https: PEM file of extra CAs to trust (self-hosted servers)
     /// Scrape the server's Prometheus endpoint during runs: serverMetricsUrl, or when empty the
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
@@ -145,34 +145,34 @@ struct RequestConfig {
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.
 struct PromptConfig {
-    int promptTokens = 0;            ///< synthetic user prompt of about N tokens
-    int systemTokens = 0;            ///< synthetic system prompt of about N tokens
-    int sharedPrefixTokens = 0;      ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
-    QString promptFile;              ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    int promptTokens = 0;       ///< synthetic user prompt of about N tokens
+    int systemTokens = 0;       ///< synthetic system prompt of about N tokens
+    int sharedPrefixTokens = 0; ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
+    QString promptFile;         ///< JSONL: {"prompt": ...} or {"messages": [...]}
     /// Mixed into every synthetic text (system prompt, shared prefix, user prompts), so a run's
     /// prompts are its own and a server's prefix cache cannot carry over from an earlier run.
     /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
     /// giving a run's salt back replays its prompts exactly.
     QString salt;
-    QString systemTemplate;          ///< may contain {{variables}}
-    QString userTemplate;            ///< may contain {{variables}}
+    QString systemTemplate; ///< may contain {{variables}}
+    QString userTemplate;   ///< may contain {{variables}}
     QMap<QString, QString> variables;
     bool operator==(const PromptConfig &) const = default;
 };
 
 enum class LoadMode { Concurrency, Rate };
 enum class Arrival { Constant, Poisson };
-QString loadModeName(LoadMode mode);   ///< "concurrency" | "rate"
-QString arrivalName(Arrival arrival);  ///< "constant" | "poisson"
+QString loadModeName(LoadMode mode);  ///< "concurrency" | "rate"
+QString arrivalName(Arrival arrival); ///< "constant" | "poisson"
 std::optional<LoadMode> loadModeFromName(const QString &name);
 std::optional<Arrival> arrivalFromName(const QString &name);
 
 /// One level of a staged run. A stage ends after durationMs or after `requests` requests, whichever
 /// comes first (0 = not set; at least one is set after effectiveStages()).
 struct StageConfig {
-    QString name;                    ///< e.g. "c=50"; empty: generated
+    QString name; ///< e.g. "c=50"; empty: generated
     LoadMode mode = LoadMode::Concurrency;
-    double level = 1;                ///< virtual users (concurrency) or requests/s (rate)
+    double level = 1; ///< virtual users (concurrency) or requests/s (rate)
     qint64 durationMs = 0;
     qint64 requests = 0;
     bool operator==(const StageConfig &) const = default;
@@ -200,7 +200,7 @@ struct SloConfig {
     std::optional<double> ttftMs;
     std::optional<double> tpotMs;
     std::optional<double> e2eMs;
-    double target = 0.99;            ///< good fraction needed for --fail-on-slo
+    double target = 0.99; ///< good fraction needed for --fail-on-slo
     bool failOnSlo = false;
     bool isEmpty() const { return !ttftMs && !tpotMs && !e2eMs; }
     bool operator==(const SloConfig &) const = default;
@@ -212,7 +212,7 @@ struct RunConfig {
     PromptConfig prompt;
     LoadConfig load;
     SloConfig slo;
-    QString outDir;                  ///< empty: ./runs/<timestamp>-<model>
+    QString outDir; ///< empty: ./runs/<timestamp>-<model>
     bool operator==(const RunConfig &) const = default;
 };
 
@@ -274,7 +274,13 @@ std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 std::optional<Header> parseHeader(const QString &text, QString *error);
 
 // Qt <-> std::string at the JSON boundary.
-inline std::string toStd(const QString &s) { return s.toStdString(); }
-inline QString fromStd(const std::string &s) { return QString::fromStdString(s); }
+inline std::string toStd(const QString &s)
+{
+    return s.toStdString();
+}
+inline QString fromStd(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 } // namespace tb

@@ -5,8 +5,8 @@
 
 namespace tb {
 
-std::unique_ptr<ByteStream> ByteStream::create(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
-                                               EpollPoller *poller, QObject *parent)
+std::unique_ptr<ByteStream> ByteStream::create(const Endpoint &endpoint, const RunClock &clock,
+                                               ByteStreamHandler *handler, EpollPoller *poller, QObject *parent)
 {
     if (endpoint.tls)
         return std::make_unique<QtSocketStream>(endpoint, clock, handler, parent);

@@ -54,8 +54,8 @@ public:
     /// falls back to the time of the read where the kernel gives none. TLS: QSslSocket, stamped
     /// when its readyRead is handled, before parsing.
     /// Plain TCP streams register with `poller` (one per thread).
-    static std::unique_ptr<ByteStream> create(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
-                                              class EpollPoller *poller, QObject *parent);
+    static std::unique_ptr<ByteStream> create(const Endpoint &endpoint, const RunClock &clock,
+                                              ByteStreamHandler *handler, class EpollPoller *poller, QObject *parent);
 };
 
 } // namespace tb

@@ -7,8 +7,7 @@ HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, 
     , m_endpoint(endpoint)
     , m_clock(clock)
     , m_stream(ByteStream::create(endpoint, clock, this, poller, this))
-{
-}
+{}
 
 HttpConnection::~HttpConnection()
 {

@@ -49,7 +49,17 @@ public:
     const std::string &errorText() const { return m_error; }
 
 private:
-    enum class State { StatusLine, Headers, BodyLength, BodyUntilClose, ChunkSize, ChunkData, ChunkDataEnd, Trailers, Done };
+    enum class State {
+        StatusLine,
+        Headers,
+        BodyLength,
+        BodyUntilClose,
+        ChunkSize,
+        ChunkData,
+        ChunkDataEnd,
+        Trailers,
+        Done
+    };
 
     bool takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line);
     bool headerLine(const std::string &line);

@@ -45,11 +45,21 @@ void unescape(std::string_view raw, OnByte &&onByte, OnCodePoint &&onCodePoint)
         }
         const char e = raw[++i];
         switch (e) {
-        case 'n': onByte('\n'); break;
-        case 't': onByte('\t'); break;
-        case 'r': onByte('\r'); break;
-        case 'b': onByte('\b'); break;
-        case 'f': onByte('\f'); break;
+        case 'n':
+            onByte('\n');
+            break;
+        case 't':
+            onByte('\t');
+            break;
+        case 'r':
+            onByte('\r');
+            break;
+        case 'b':
+            onByte('\b');
+            break;
+        case 'f':
+            onByte('\f');
+            break;
         case 'u': {
             long cp = hex4(raw, i + 1);
             if (cp < 0) {
@@ -58,7 +68,8 @@ void unescape(std::string_view raw, OnByte &&onByte, OnCodePoint &&onCodePoint)
             }
             i += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-                const long low = (i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u') ? hex4(raw, i + 3) : -1;
+                const long low =
+                    (i + 2 < raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u') ? hex4(raw, i + 3) : -1;
                 if (low >= 0xDC00 && low <= 0xDFFF) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     i += 6;
@@ -71,7 +82,9 @@ void unescape(std::string_view raw, OnByte &&onByte, OnCodePoint &&onCodePoint)
             onCodePoint(char32_t(cp));
             break;
         }
-        default: onByte(e); break; // \" \\ \/
+        default:
+            onByte(e);
+            break; // \" \\ \/
         }
     }
 }
@@ -204,7 +217,8 @@ std::size_t JsonCursor::decodedSize(std::string_view raw)
     if (raw.find('\\') == std::string_view::npos)
         return raw.size();
     std::size_t size = 0;
-    unescape(raw, [&size](char) { ++size; }, [&size](char32_t cp) { size += utf8Size(cp); });
+    unescape(
+        raw, [&size](char) { ++size; }, [&size](char32_t cp) { size += utf8Size(cp); });
     return size;
 }
 
@@ -214,24 +228,25 @@ void JsonCursor::decode(std::string_view raw, std::string &out)
         out.append(raw);
         return;
     }
-    unescape(raw, [&out](char c) { out.push_back(c); },
-             [&out](char32_t cp) {
-                 if (cp < 0x80) {
-                     out.push_back(char(cp));
-                 } else if (cp < 0x800) {
-                     out.push_back(char(0xC0 | (cp >> 6)));
-                     out.push_back(char(0x80 | (cp & 0x3F)));
-                 } else if (cp < 0x10000) {
-                     out.push_back(char(0xE0 | (cp >> 12)));
-                     out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-                     out.push_back(char(0x80 | (cp & 0x3F)));
-                 } else {
-                     out.push_back(char(0xF0 | (cp >> 18)));
-                     out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-                     out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-                     out.push_back(char(0x80 | (cp & 0x3F)));
-                 }
-             });
+    unescape(
+        raw, [&out](char c) { out.push_back(c); },
+        [&out](char32_t cp) {
+            if (cp < 0x80) {
+                out.push_back(char(cp));
+            } else if (cp < 0x800) {
+                out.push_back(char(0xC0 | (cp >> 6)));
+                out.push_back(char(0x80 | (cp & 0x3F)));
+            } else if (cp < 0x10000) {
+                out.push_back(char(0xE0 | (cp >> 12)));
+                out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+                out.push_back(char(0x80 | (cp & 0x3F)));
+            } else {
+                out.push_back(char(0xF0 | (cp >> 18)));
+                out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+                out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+                out.push_back(char(0x80 | (cp & 0x3F)));
+            }
+        });
 }
 
 } // namespace tb

@@ -26,8 +26,7 @@ public:
     explicit JsonCursor(std::string_view text)
         : m_p(text.data())
         , m_end(text.data() + text.size())
-    {
-    }
+    {}
 
     bool ok() const { return m_ok; }
     /// After the top-level value: only white space may follow.
@@ -48,10 +47,8 @@ public:
         return false;
     }
 
-    template<typename OnMember>
-    bool object(OnMember &&onMember);
-    template<typename OnElement>
-    bool array(OnElement &&onElement);
+    template<typename OnMember> bool object(OnMember &&onMember);
+    template<typename OnElement> bool array(OnElement &&onElement);
     /// A string; *raw is what stands between the quotes, escapes undecoded.
     bool string(std::string_view *raw = nullptr);
     /// A number, truncated to an integer (token counts); other values are errors. A number whose
@@ -106,8 +103,7 @@ private:
     static constexpr int kMaxDepth = 64;
 };
 
-template<typename OnMember>
-bool JsonCursor::object(OnMember &&onMember)
+template<typename OnMember> bool JsonCursor::object(OnMember &&onMember)
 {
     if (!expect('{') || ++m_depth > kMaxDepth)
         return fail();
@@ -135,8 +131,7 @@ bool JsonCursor::object(OnMember &&onMember)
     }
 }
 
-template<typename OnElement>
-bool JsonCursor::array(OnElement &&onElement)
+template<typename OnElement> bool JsonCursor::array(OnElement &&onElement)
 {
     if (!expect('[') || ++m_depth > kMaxDepth)
         return fail();

@@ -21,7 +21,8 @@ std::uint64_t splitmix(std::uint64_t &state)
 
 } // namespace
 
-LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent)
+LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord,
+                               QObject *parent)
     : QObject(parent)
     , m_plan(std::move(plan))
     , m_clock(clock)
@@ -78,7 +79,8 @@ void LoadController::stopWorkers()
             continue;
         TransportWorker *transport = w.transport;
         // Sockets must die on the thread that owns them.
-        QMetaObject::invokeMethod(transport, [transport] { delete transport; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            transport, [transport] { delete transport; }, Qt::BlockingQueuedConnection);
         w.thread->quit();
         w.thread->wait();
         delete w.thread;
@@ -245,7 +247,8 @@ void LoadController::dispatch(const RequestJob &job)
     ++least->active;
     ++m_pending;
     TransportWorker *transport = least->transport;
-    QMetaObject::invokeMethod(transport, [transport, job] { transport->execute(job); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        transport, [transport, job] { transport->execute(job); }, Qt::QueuedConnection);
 }
 
 void LoadController::completed(std::size_t worker, RequestRecord &&record)
@@ -301,12 +304,14 @@ void LoadController::stop()
     m_phaseTimer.stop();
     m_arrivalTimer.stop();
     while (!m_waiting.empty()) {
-        recordUnsent(m_waiting.front(), RequestStatus::Cancelled, QStringLiteral("cancelled by Stop before it was sent"));
+        recordUnsent(m_waiting.front(), RequestStatus::Cancelled,
+                     QStringLiteral("cancelled by Stop before it was sent"));
         m_waiting.pop_front();
     }
     for (Worker &w : m_workers) {
         TransportWorker *transport = w.transport;
-        QMetaObject::invokeMethod(transport, [transport] { transport->cancelAll(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            transport, [transport] { transport->cancelAll(); }, Qt::QueuedConnection);
     }
     maybeFinish();
 }

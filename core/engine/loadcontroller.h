@@ -9,9 +9,9 @@
 #include <QTimer>
 
 #include <deque>
-#include <unordered_map>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 class QThread;
@@ -33,7 +33,8 @@ class LoadController : public QObject
 public:
     using RecordFn = std::function<void(RequestRecord &&record)>;
 
-    LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord, QObject *parent = nullptr);
+    LoadController(std::shared_ptr<const RunPlan> plan, const RunClock &clock, RecordFn onRecord,
+                   QObject *parent = nullptr);
     /// Stops workers and joins their threads.
     ~LoadController() override;
 

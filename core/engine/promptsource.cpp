@@ -200,10 +200,12 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
                 continue;
             const auto fail = [&](const QString &why) {
                 if (error)
-                    *error = QStringLiteral("prompt file '%1' line %2: %3").arg(config.promptFile).arg(lineNumber).arg(why);
+                    *error =
+                        QStringLiteral("prompt file '%1' line %2: %3").arg(config.promptFile).arg(lineNumber).arg(why);
                 return nullptr;
             };
-            nlohmann::json json = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+            nlohmann::json json =
+                nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
             if (json.is_discarded() || !json.is_object())
                 return fail(QStringLiteral("not a JSON object"));
             Prompt p;

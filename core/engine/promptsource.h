@@ -13,8 +13,8 @@ namespace tb {
 struct Prompt {
     std::string system;
     std::string user;
-    nlohmann::json messages;   ///< non-null only for {"messages": [...]} prompt-file lines
-    std::int64_t tokens = 0;   ///< ApproxTokenizer count of everything the model reads
+    nlohmann::json messages; ///< non-null only for {"messages": [...]} prompt-file lines
+    std::int64_t tokens = 0; ///< ApproxTokenizer count of everything the model reads
 };
 
 /// Produces the prompt of request i, deterministically for a seed. Immutable after construction, so
@@ -51,9 +51,9 @@ private:
 
     PromptConfig m_config;
     quint64 m_seed = 0;
-    quint64 m_textSeed = 0;    ///< the seed salted with PromptConfig::salt: what synthetic text derives from
-    std::string m_system;      ///< the synthetic or template system prompt, same for all requests
-    std::string m_prefix;      ///< shared synthetic prefix
+    quint64 m_textSeed = 0; ///< the seed salted with PromptConfig::salt: what synthetic text derives from
+    std::string m_system;   ///< the synthetic or template system prompt, same for all requests
+    std::string m_prefix;   ///< shared synthetic prefix
     std::vector<Prompt> m_lines;
 };
 

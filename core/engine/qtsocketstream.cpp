@@ -8,7 +8,8 @@
 
 namespace tb {
 
-QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent)
+QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
+                               QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
@@ -25,7 +26,8 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
         ByteStreamHandler *handler = m_handler;
         abort();
         if (handler)
-            handler->streamFailed(RequestStatus::Tls, errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
+            handler->streamFailed(RequestStatus::Tls,
+                                  errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
                                   m_clock.nowNs());
     });
     connect(m_socket, &QSslSocket::readyRead, this, &QtSocketStream::onReadyRead);
@@ -119,9 +121,10 @@ void QtSocketStream::onError()
     ByteStreamHandler *handler = m_handler;
     if (!handler)
         return;
-    const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError
-                     || error == QAbstractSocket::SslInvalidUserDataError;
-    const RequestStatus status = tls ? RequestStatus::Tls : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
+    const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError ||
+                     error == QAbstractSocket::SslInvalidUserDataError;
+    const RequestStatus status =
+        tls ? RequestStatus::Tls : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
     QString message = m_socket->errorString();
     // OpenSSL's words when the peer answered the ClientHello with text ("HTTP/1.1 400 …").
     if (tls && !m_encrypted &&

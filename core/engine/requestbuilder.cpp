@@ -21,7 +21,8 @@ QByteArray RequestBuilder::joinPath(const QUrl &base, const char *suffix)
     return path;
 }
 
-std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target, const RequestConfig &request, QString *error)
+std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target, const RequestConfig &request,
+                                                     QString *error)
 {
     const QUrl url(target.url, QUrl::StrictMode);
     const bool tls = url.scheme() == QLatin1String("https");

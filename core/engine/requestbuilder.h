@@ -25,7 +25,8 @@ class RequestBuilder
 {
 public:
     /// nullopt with *error when the URL cannot be used.
-    static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request, QString *error);
+    static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request,
+                                                QString *error);
 
     const Endpoint &endpoint() const { return m_endpoint; }
     ApiKind api() const { return m_api; }

@@ -14,12 +14,10 @@ public:
 
     RunClock()
         : m_origin(Clock::now())
-    {
-    }
+    {}
     explicit RunClock(Clock::time_point origin)
         : m_origin(origin)
-    {
-    }
+    {}
 
     std::int64_t nowNs() const { return toNs(Clock::now()); }
     std::int64_t toNs(Clock::time_point t) const

@@ -41,7 +41,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
                 return nullptr;
             if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
                 if (error)
-                    *error = QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
+                    *error =
+                        QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
                 return nullptr;
             }
             planned.instances.push_back(std::move(*builder));

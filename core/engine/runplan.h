@@ -21,8 +21,8 @@ struct PlannedTarget {
 /// Everything workers need to make requests, prepared once before the run and then shared
 /// read-only between threads.
 struct RunPlan {
-    RunConfig config;                  ///< the configuration as given (a value copy)
-    QList<StageConfig> stages;         ///< effectiveStages(config.load)
+    RunConfig config;          ///< the configuration as given (a value copy)
+    QList<StageConfig> stages; ///< effectiveStages(config.load)
     std::vector<PlannedTarget> targets;
     std::shared_ptr<const PromptSource> prompts;
     bool countWithTokenizer = false;
@@ -50,9 +50,9 @@ struct RequestJob {
 
 /// Counters workers update on the hot path and the controller reads for live progress.
 struct LiveCounters {
-    std::atomic<std::int64_t> inFlight{0};      ///< sent on the wire, not yet done
+    std::atomic<std::int64_t> inFlight{0}; ///< sent on the wire, not yet done
     std::atomic<std::int64_t> peakInFlight{0};
-    std::atomic<std::int64_t> chunks{0};        ///< token-bearing chunks received
+    std::atomic<std::int64_t> chunks{0}; ///< token-bearing chunks received
 
     void requestSent()
     {

@@ -12,23 +12,23 @@ namespace tb {
 /// A live snapshot of where a run is, for progress bars, status lines and the CLI's stderr.
 struct RunProgress {
     std::int64_t elapsedNs = 0;
-    int stage = 0;                 ///< index into the effective stages
+    int stage = 0; ///< index into the effective stages
     int stageCount = 0;
     QString stageName;
-    bool warmup = false;           ///< still in the warm-up phase
-    bool draining = false;         ///< no more requests will start; waiting for those in flight
-    bool stopping = false;         ///< Stop was pressed
+    bool warmup = false;   ///< still in the warm-up phase
+    bool draining = false; ///< no more requests will start; waiting for those in flight
+    bool stopping = false; ///< Stop was pressed
     LoadMode mode = LoadMode::Concurrency;
-    double level = 0;              ///< target users or requests/s of the current stage
-    double stageFraction = -1;     ///< 0..1 of the current stage, -1 when unknown
-    std::int64_t etaMs = -1;       ///< estimated time to the end of the run, -1 when unknown
-    std::int64_t issued = 0;       ///< requests the load profile started (incl. warm-up)
-    std::int64_t completed = 0;    ///< finished ok
-    std::int64_t failed = 0;       ///< finished with an error (incl. cancelled)
-    std::int64_t inFlight = 0;     ///< sent on the wire and not yet done
+    double level = 0;           ///< target users or requests/s of the current stage
+    double stageFraction = -1;  ///< 0..1 of the current stage, -1 when unknown
+    std::int64_t etaMs = -1;    ///< estimated time to the end of the run, -1 when unknown
+    std::int64_t issued = 0;    ///< requests the load profile started (incl. warm-up)
+    std::int64_t completed = 0; ///< finished ok
+    std::int64_t failed = 0;    ///< finished with an error (incl. cancelled)
+    std::int64_t inFlight = 0;  ///< sent on the wire and not yet done
     std::int64_t peakInFlight = 0;
-    std::int64_t waiting = 0;      ///< open loop: over the in-flight cap, waiting to be sent
-    std::int64_t chunks = 0;       ///< token-bearing chunks received so far
+    std::int64_t waiting = 0; ///< open loop: over the in-flight cap, waiting to be sent
+    std::int64_t chunks = 0;  ///< token-bearing chunks received so far
 };
 
 } // namespace tb

@@ -25,29 +25,26 @@ public:
     /// Feeds bytes; calls onEvent(std::string_view event, std::string_view data) for every complete
     /// event (the views are valid only during the call). `event` is empty when the stream gave none
     /// (the spec's default type "message").
-    template<typename OnEvent>
-    void feed(const char *data, std::size_t size, OnEvent &&onEvent);
+    template<typename OnEvent> void feed(const char *data, std::size_t size, OnEvent &&onEvent);
 
     void reset();
     /// Why parsing stopped ("SSE line exceeds 1048576 bytes"); nullptr while all is well.
     const char *error() const { return m_error; }
 
 private:
-    template<typename OnEvent>
-    void line(std::string_view line, OnEvent &&onEvent);
+    template<typename OnEvent> void line(std::string_view line, OnEvent &&onEvent);
 
-    std::string m_partial;     ///< an unterminated line carried to the next read
-    std::string m_data;        ///< data of the event being assembled
-    std::string m_event;       ///< its event type
+    std::string m_partial; ///< an unterminated line carried to the next read
+    std::string m_data;    ///< data of the event being assembled
+    std::string m_event;   ///< its event type
     bool m_hasData = false;
-    bool m_skipLf = false;     ///< the previous read ended in CR: a leading LF belongs to it
-    bool m_started = false;    ///< past a possible UTF-8 BOM
+    bool m_skipLf = false;  ///< the previous read ended in CR: a leading LF belongs to it
+    bool m_started = false; ///< past a possible UTF-8 BOM
     const char *m_error = nullptr;
 };
 static_assert(SseParser::kMaxBytes == 1048576, "the error texts name the limit");
 
-template<typename OnEvent>
-void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
+template<typename OnEvent> void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
 {
     std::size_t pos = 0;
     if (m_error)
@@ -99,8 +96,7 @@ void SseParser::feed(const char *data, std::size_t size, OnEvent &&onEvent)
     }
 }
 
-template<typename OnEvent>
-void SseParser::line(std::string_view text, OnEvent &&onEvent)
+template<typename OnEvent> void SseParser::line(std::string_view text, OnEvent &&onEvent)
 {
     if (text.empty()) {
         if (m_hasData) {

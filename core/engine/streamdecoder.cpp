@@ -67,8 +67,8 @@ struct Usage {
 /// What one JSON document of either API says, as views into it.
 struct StreamDecoder::Fields {
     std::string_view id;
-    std::string_view finish;  ///< finish_reason / stop_reason
-    std::string_view type;    ///< Anthropic's event type
+    std::string_view finish; ///< finish_reason / stop_reason
+    std::string_view type;   ///< Anthropic's event type
     std::size_t contentBytes = 0;
     std::size_t reasoningBytes = 0;
     bool hasError = false;
@@ -79,8 +79,7 @@ struct StreamDecoder::Fields {
 StreamDecoder::StreamDecoder(ApiKind api, bool countWithTokenizer)
     : m_api(api)
     , m_countWithTokenizer(countWithTokenizer)
-{
-}
+{}
 
 void StreamDecoder::begin(RequestRecord *record)
 {
@@ -134,54 +133,54 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
     const auto usage = [&c, &f, &count] {
         f.usage.seen = true;
         return c.null() || c.object([&](std::string_view key) {
-                   if (key == "prompt_tokens")
-                       return count(&f.usage.promptTokens);
-                   if (key == "completion_tokens")
-                       return count(&f.usage.completionTokens);
-                   if (key == "input_tokens")
-                       return count(&f.usage.inputTokens);
-                   if (key == "output_tokens")
-                       return count(&f.usage.outputTokens);
-                   if (key == "cache_read_input_tokens")
-                       return c.null() || count(&f.usage.cacheReadTokens);
-                   if (key == "cache_creation_input_tokens")
-                       return c.null() || count(&f.usage.cacheCreationTokens);
-                   if (key == "prompt_tokens_details" || key == "completion_tokens_details") {
-                       return c.null() || c.object([&](std::string_view detail) {
-                                  if (detail == "cached_tokens")
-                                      return c.null() || count(&f.usage.cachedTokens);
-                                  if (detail == "reasoning_tokens")
-                                      return c.null() || count(&f.usage.reasoningTokens);
-                                  return c.skip();
-                              });
-                   }
-                   return c.skip();
-               });
+            if (key == "prompt_tokens")
+                return count(&f.usage.promptTokens);
+            if (key == "completion_tokens")
+                return count(&f.usage.completionTokens);
+            if (key == "input_tokens")
+                return count(&f.usage.inputTokens);
+            if (key == "output_tokens")
+                return count(&f.usage.outputTokens);
+            if (key == "cache_read_input_tokens")
+                return c.null() || count(&f.usage.cacheReadTokens);
+            if (key == "cache_creation_input_tokens")
+                return c.null() || count(&f.usage.cacheCreationTokens);
+            if (key == "prompt_tokens_details" || key == "completion_tokens_details") {
+                return c.null() || c.object([&](std::string_view detail) {
+                    if (detail == "cached_tokens")
+                        return c.null() || count(&f.usage.cachedTokens);
+                    if (detail == "reasoning_tokens")
+                        return c.null() || count(&f.usage.reasoningTokens);
+                    return c.skip();
+                });
+            }
+            return c.skip();
+        });
     };
     // A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
     const auto delta = [&] {
         return c.null() || c.object([&](std::string_view key) {
-                   if (key == "content" || key == "text" || key == "partial_json")
-                       return generated(f.contentBytes);
-                   if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
-                       return generated(f.reasoningBytes);
-                   if (key == "stop_reason")
-                       return optionalString(f.finish);
-                   if (key == "tool_calls") {
-                       return c.null() || c.array([&] {
-                                  return c.object([&](std::string_view call) {
-                                      if (call != "function")
-                                          return c.skip();
-                                      return c.null() || c.object([&](std::string_view fn) {
-                                                 if (fn == "name" || fn == "arguments")
-                                                     return generated(f.contentBytes);
-                                                 return c.skip();
-                                             });
-                                  });
-                              });
-                   }
-                   return c.skip();
-               });
+            if (key == "content" || key == "text" || key == "partial_json")
+                return generated(f.contentBytes);
+            if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
+                return generated(f.reasoningBytes);
+            if (key == "stop_reason")
+                return optionalString(f.finish);
+            if (key == "tool_calls") {
+                return c.null() || c.array([&] {
+                    return c.object([&](std::string_view call) {
+                        if (call != "function")
+                            return c.skip();
+                        return c.null() || c.object([&](std::string_view fn) {
+                            if (fn == "name" || fn == "arguments")
+                                return generated(f.contentBytes);
+                            return c.skip();
+                        });
+                    });
+                });
+            }
+            return c.skip();
+        });
     };
     const bool ok = c.object([&](std::string_view key) {
         if (key == "id")
@@ -196,16 +195,16 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
             return usage();
         if (key == "choices") { // OpenAI
             return c.null() || c.array([&] {
-                       return c.object([&](std::string_view k) {
-                           if (k == "delta" || k == "message")
-                               return delta();
-                           if (k == "text")
-                               return generated(f.contentBytes);
-                           if (k == "finish_reason")
-                               return optionalString(f.finish);
-                           return c.skip();
-                       });
-                   });
+                return c.object([&](std::string_view k) {
+                    if (k == "delta" || k == "message")
+                        return delta();
+                    if (k == "text")
+                        return generated(f.contentBytes);
+                    if (k == "finish_reason")
+                        return optionalString(f.finish);
+                    return c.skip();
+                });
+            });
         }
         if (key == "delta" || key == "content_block") // Anthropic stream
             return delta();
@@ -216,12 +215,12 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         }
         if (key == "message") { // Anthropic message_start
             return c.null() || c.object([&](std::string_view k) {
-                       if (k == "id")
-                           return optionalString(f.id);
-                       if (k == "usage")
-                           return usage();
-                       return c.skip();
-                   });
+                if (k == "id")
+                    return optionalString(f.id);
+                if (k == "usage")
+                    return usage();
+                return c.skip();
+            });
         }
         return c.skip();
     });

@@ -38,8 +38,7 @@ TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStream
     , m_clock(clock)
     , m_handler(handler)
     , m_poller(poller)
-{
-}
+{}
 
 TcpStream::~TcpStream()
 {
@@ -61,7 +60,8 @@ void TcpStream::open()
         if (generation != m_generation)
             return;
         if (info.error() != QHostInfo::NoError || info.addresses().isEmpty()) {
-            failed(RequestStatus::Connect, QStringLiteral("cannot resolve '%1': %2").arg(m_endpoint.host, info.errorString()));
+            failed(RequestStatus::Connect,
+                   QStringLiteral("cannot resolve '%1': %2").arg(m_endpoint.host, info.errorString()));
             return;
         }
         // Prefer IPv4, like most clients: a host that answers AAAA but does not listen on it
@@ -183,7 +183,8 @@ void TcpStream::flushWrites()
     std::int64_t stamp = m_clock.nowNs();
     while (m_pendingOffset < m_pending.size()) {
         stamp = m_clock.nowNs();
-        const ssize_t n = ::send(m_fd, m_pending.constData() + m_pendingOffset, std::size_t(m_pending.size() - m_pendingOffset), MSG_NOSIGNAL);
+        const ssize_t n = ::send(m_fd, m_pending.constData() + m_pendingOffset,
+                                 std::size_t(m_pending.size() - m_pendingOffset), MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 setWatching(true);
@@ -215,7 +216,8 @@ void TcpStream::flushWrites()
 
 std::int64_t TcpStream::stampOf(const msghdr &message)
 {
-    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c; c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
+    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c;
+         c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
             continue;
         timespec stamps[3];

@@ -20,7 +20,8 @@ namespace tb {
 class TcpStream : public QObject, public ByteStream, private PollHandler
 {
 public:
-    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller, QObject *parent);
+    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller,
+              QObject *parent);
     ~TcpStream() override;
 
     void open() override;

@@ -114,7 +114,8 @@ public:
         switch (m_mode) {
         case Mode::ErrorBody:
             m_record.status = RequestStatus::Http;
-            m_record.errorMessage = QStringLiteral("HTTP %1: %2").arg(m_record.httpStatus).arg(StreamDecoder::errorMessageFromBody(m_body));
+            m_record.errorMessage =
+                QStringLiteral("HTTP %1: %2").arg(m_record.httpStatus).arg(StreamDecoder::errorMessageFromBody(m_body));
             break;
         case Mode::JsonBody:
             if (m_body.size() > 0 && (m_body.front() == '<'))

@@ -44,39 +44,39 @@ struct ChunkStamp {
 };
 
 struct RequestRecord {
-    std::uint64_t id = 0;            ///< 1-based, in order of scheduling
-    int stage = 0;                   ///< index into the run's effective stages
-    int target = 0;                  ///< index of the target (interleaved comparisons send each request to several)
-    int instance = 0;                ///< which of the target's instances served it (load balancing); -1: none (never sent)
-    int shard = -1;                  ///< a merged run: the index of the shard that made it; -1 otherwise
-    bool warmup = false;             ///< excluded from statistics, still in requests.csv
+    std::uint64_t id = 0; ///< 1-based, in order of scheduling
+    int stage = 0;        ///< index into the run's effective stages
+    int target = 0;       ///< index of the target (interleaved comparisons send each request to several)
+    int instance = 0;     ///< which of the target's instances served it (load balancing); -1: none (never sent)
+    int shard = -1;       ///< a merged run: the index of the shard that made it; -1 otherwise
+    bool warmup = false;  ///< excluded from statistics, still in requests.csv
     RequestStatus status = RequestStatus::Ok;
-    int httpStatus = 0;              ///< 0 when no response arrived
-    int httpVersion = 0;             ///< the response came over HTTP/1.1 (1) or HTTP/2 (2); 0: none
+    int httpStatus = 0;  ///< 0 when no response arrived
+    int httpVersion = 0; ///< the response came over HTTP/1.1 (1) or HTTP/2 (2); 0: none
     TokenSource tokenSource = TokenSource::Chunks;
 
-    std::int64_t scheduledNs = -1;   ///< when the load profile wanted it sent
-    std::int64_t sentNs = -1;        ///< handed to the network (request bytes written)
-    std::int64_t headersNs = -1;     ///< response headers received
-    std::int64_t firstTokenNs = -1;  ///< first chunk with content, reasoning or tool-call text
-    std::int64_t firstContentNs = -1;///< first chunk with non-reasoning content
-    std::int64_t lastTokenNs = -1;   ///< last token-bearing chunk
-    std::int64_t doneNs = -1;        ///< stream complete / response body complete / failure seen
+    std::int64_t scheduledNs = -1;    ///< when the load profile wanted it sent
+    std::int64_t sentNs = -1;         ///< handed to the network (request bytes written)
+    std::int64_t headersNs = -1;      ///< response headers received
+    std::int64_t firstTokenNs = -1;   ///< first chunk with content, reasoning or tool-call text
+    std::int64_t firstContentNs = -1; ///< first chunk with non-reasoning content
+    std::int64_t lastTokenNs = -1;    ///< last token-bearing chunk
+    std::int64_t doneNs = -1;         ///< stream complete / response body complete / failure seen
 
-    int chunks = 0;                  ///< token-bearing chunks (== tokenChunks.size() while kept)
+    int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
-    std::int64_t cachedTokens = 0;   ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
-    std::int64_t reasoningTokens = 0;///< usage.completion_tokens_details.reasoning_tokens
+    std::int64_t cachedTokens = 0;    ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
+    std::int64_t reasoningTokens = 0; ///< usage.completion_tokens_details.reasoning_tokens
     /// Reasoning tokens the server counted but did not stream (OpenAI's o-series): reasoningTokens
     /// when no reasoning text arrived, else 0. They are inside completionTokens and TTFO, and out
     /// of TPOT, ITL and decode speed, which measure what was streamed.
     std::int64_t hiddenReasoningTokens = 0;
 
-    double retryAfterS = -1;         ///< from a 429's Retry-After, -1 when absent
-    QString responseId;              ///< the server's response "id"
+    double retryAfterS = -1; ///< from a 429's Retry-After, -1 when absent
+    QString responseId;      ///< the server's response "id"
     QString finishReason;
-    QString errorMessage;            ///< short, human readable, never contains secrets
+    QString errorMessage; ///< short, human readable, never contains secrets
 
     std::vector<ChunkStamp> tokenChunks; ///< every token-bearing chunk; may be dropped after aggregation
 
@@ -90,7 +90,10 @@ struct RequestRecord {
     std::optional<double> ttfoMs() const { return spanMs(sentNs, firstContentNs); }
     /// last_token − sent; without tokens (non-streaming, or empty output) done − sent.
     std::optional<double> e2eMs() const { return spanMs(sentNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
-    std::optional<double> e2eFromScheduleMs() const { return spanMs(scheduledNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
+    std::optional<double> e2eFromScheduleMs() const
+    {
+        return spanMs(scheduledNs, lastTokenNs >= 0 ? lastTokenNs : doneNs);
+    }
     std::optional<double> queueMs() const { return spanMs(scheduledNs, sentNs); }
     /// The completion tokens that arrived in the stream: all of them, less hidden reasoning.
     std::int64_t streamedTokens() const { return std::max<std::int64_t>(completionTokens - hiddenReasoningTokens, 0); }

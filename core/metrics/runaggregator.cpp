@@ -275,7 +275,9 @@ void RunAggregator::add(const RequestRecord &r)
     ++m_records;
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
-    Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size() ? &m_instances[std::size_t(r.instance)] : nullptr;
+    Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size()
+                          ? &m_instances[std::size_t(r.instance)]
+                          : nullptr;
     if (r.warmup) {
         ++m_blocks[0].requests.warmup;
         if (stage)
@@ -408,7 +410,8 @@ std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_
 
 std::size_t RunAggregator::heapBytes() const
 {
-    std::size_t bytes = m_seconds.capacity() * sizeof(Second) + (m_blocks.capacity() + m_instances.capacity()) * sizeof(Block);
+    std::size_t bytes =
+        m_seconds.capacity() * sizeof(Second) + (m_blocks.capacity() + m_instances.capacity()) * sizeof(Block);
     for (const Second &s : m_seconds)
         bytes += (s.ttftMs.capacity() + s.e2eMs.capacity()) * sizeof(float);
     for (const auto *blocks : {&m_blocks, &m_instances}) {

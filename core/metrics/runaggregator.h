@@ -69,7 +69,7 @@ private:
     bool isGood(const RequestRecord &record) const;
 
     RunInfo m_info;
-    std::vector<Block> m_blocks; ///< [0] the whole run, [1 + i] stage i
+    std::vector<Block> m_blocks;    ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;

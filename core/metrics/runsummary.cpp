@@ -433,7 +433,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (top.has("instances")) {
         if (const json *instances = top.array("instances")) {
             for (std::size_t i = 0; i < instances->size(); ++i)
-                s.instances.push_back(blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
+                s.instances.push_back(
+                    blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
         }
     }
     if (top.has("server") && !j["server"].is_null()) {

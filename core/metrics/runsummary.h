@@ -134,7 +134,7 @@ struct RunSummary {
     QString targetUrl;
     QString api;
     QString model;
-    QString startedAt; ///< ISO 8601 with offset
+    QString startedAt;          ///< ISO 8601 with offset
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
     QString transport;          ///< transportKindName() of the transport used; empty for older runs

@@ -1,7 +1,7 @@
 #include "results/rundirectory.h"
 
-#include "metrics/runaggregator.h"
 #include "formats/csv.h"
+#include "metrics/runaggregator.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 

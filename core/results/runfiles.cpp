@@ -1,8 +1,8 @@
 #include "results/runfiles.h"
 
+#include "formats/csv.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runsummary.h"
-#include "formats/csv.h"
 #include "tokenbench/version.h"
 
 #include <array>

@@ -22,11 +22,10 @@ namespace tb {
 ///   finish()  writes summary.json and timeseries.csv and closes the files.
 /// run.json, summary.json and timeseries.csv go to a temporary name and are renamed into place:
 /// after a crash or on a full disk each is whole or absent, never empty or cut short (readers
-/// recompute the last two from requests.csv). Problems (unwritable directory, disk full) make the calls return false and
-/// errorString() say what, where and the system's reason ("No space left on device"); the writer
-/// never throws or crashes, and later calls keep returning false. After a failed write the last
-/// row of requests.csv may be cut short; readers leave such a row out.
-/// Not thread-safe: the orchestrator uses it from its one thread.
+/// recompute the last two from requests.csv). Problems (unwritable directory, disk full) make the calls return false
+/// and errorString() say what, where and the system's reason ("No space left on device"); the writer never throws or
+/// crashes, and later calls keep returning false. After a failed write the last row of requests.csv may be cut short;
+/// readers leave such a row out. Not thread-safe: the orchestrator uses it from its one thread.
 class RunWriter
 {
 public:

@@ -181,8 +181,8 @@ bool SessionInfo::save(const QString &directory, QString *error) const
     QSaveFile file(QDir(directory).filePath(QLatin1String(kFileName)));
     const std::string text = toJson().dump(2) + '\n';
     if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
-        *error = QStringLiteral("cannot write %1: %2")
-                     .arg(QDir::toNativeSeparators(file.fileName()), file.errorString());
+        *error =
+            QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), file.errorString());
         return false;
     }
     return true;
@@ -230,7 +230,8 @@ bool expandRunDirectories(const QStringList &arguments, QStringList *directories
             }
         }
         if (added == 0) {
-            *error = QStringLiteral("%1: the session has no run directories yet").arg(QDir::toNativeSeparators(argument));
+            *error =
+                QStringLiteral("%1: the session has no run directories yet").arg(QDir::toNativeSeparators(argument));
             return false;
         }
     }

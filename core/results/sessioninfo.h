@@ -30,7 +30,7 @@ std::optional<SessionMode> sessionModeFromName(const QString &name);
 
 /// What became of one target of a session.
 enum class SessionRunStatus {
-    Pending,   ///< not started yet
+    Pending, ///< not started yet
     Running,
     Ok,        ///< finished, some requests succeeded
     Cancelled, ///< Stop ended it; what was measured is saved

@@ -91,8 +91,7 @@ private:
     struct Sink {
         explicit Sink(const RunInfo &info)
             : aggregator(info)
-        {
-        }
+        {}
         RunAggregator aggregator;
         RunWriter writer;
         ServerSeries server;
@@ -147,11 +146,11 @@ private:
         return summary;
     }
 
-    template<typename Fn>
-    void post(Fn &&fn)
+    template<typename Fn> void post(Fn &&fn)
     {
         BenchmarkRunner *runner = m_runner;
-        QMetaObject::invokeMethod(runner, [runner, fn = std::forward<Fn>(fn)]() mutable { fn(runner); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            runner, [runner, fn = std::forward<Fn>(fn)]() mutable { fn(runner); }, Qt::QueuedConnection);
     }
 
     void recordDone(RequestRecord &&record)
@@ -234,7 +233,9 @@ private:
             outcome.summary = summaryOf(sink);
             outcome.timeSeries = sink.aggregator.timeSeries();
             outcome.progress = progress;
-            outcome.steadyOriginNs = std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch()).count();
+            outcome.steadyOriginNs =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(m_controller->clock().origin().time_since_epoch())
+                    .count();
             outcome.cancelled = cancelled && m_writeError.isEmpty();
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
@@ -347,7 +348,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.shard = m_shard;
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
-        QString directory = config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
+        QString directory =
+            config.outDir.isEmpty() ? RunWriter::defaultDirectory(config, info.startedAt) : config.outDir;
         if (config.outDir.isEmpty() && m_directories.contains(directory))
             directory += QStringLiteral("-%1").arg(i + 1); // two targets with one model name
         m_directories << directory;
@@ -383,7 +385,8 @@ void BenchmarkRunner::stop()
     if (!m_running || !m_session)
         return;
     RunSession *session = m_session;
-    QMetaObject::invokeMethod(session, [session] { session->stop(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session] { session->stop(); }, Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::retire()
@@ -398,10 +401,13 @@ void BenchmarkRunner::retire()
     m_retiring.removeAll(nullptr);
     m_retiring.append(thread);
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    QMetaObject::invokeMethod(session, [session, thread] {
-        delete session;
-        thread->quit();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        session,
+        [session, thread] {
+            delete session;
+            thread->quit();
+        },
+        Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::shutDown()
@@ -410,7 +416,8 @@ void BenchmarkRunner::shutDown()
         return;
     RunSession *session = m_session;
     // The session's sockets and timers belong to its thread: delete it there.
-    QMetaObject::invokeMethod(session, [session] { delete session; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        session, [session] { delete session; }, Qt::BlockingQueuedConnection);
     m_session = nullptr;
     m_thread->quit();
     m_thread->wait();

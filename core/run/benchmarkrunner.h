@@ -6,8 +6,8 @@
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
-#include "metrics/timeseriesrow.h"
 #include "metrics/servermetrics.h"
+#include "metrics/timeseriesrow.h"
 
 #include <QList>
 #include <QObject>
@@ -33,16 +33,16 @@ struct RunSnapshot {
 
 /// How a run ended.
 struct RunOutcome {
-    int target = 0;           ///< which target (interleaved runs end with one outcome per target)
+    int target = 0; ///< which target (interleaved runs end with one outcome per target)
     QString directory;
     RunSummary summary;
     std::vector<TimeSeriesRow> timeSeries;
     RunProgress progress;
-    bool cancelled = false;   ///< Stop ended it early (results are saved all the same)
+    bool cancelled = false; ///< Stop ended it early (results are saved all the same)
     /// The run's t = 0 as std::chrono::steady_clock nanoseconds since its epoch: joins the run's
     /// timestamps with other traces on this machine (e.g. the simulator's /sim/requests).
     std::int64_t steadyOriginNs = 0;
-    QString error;            ///< a runtime failure (e.g. the disk filled up); empty when none
+    QString error; ///< a runtime failure (e.g. the disk filled up); empty when none
 };
 
 /// Runs one benchmark: the load controller and its transport threads, the aggregator that makes

@@ -36,7 +36,6 @@ QString failureText(const RunSummary &summary)
 
 } // namespace
 
-
 SessionRunner::SessionRunner(QObject *parent)
     : QObject(parent)
     , m_runner(new BenchmarkRunner(this))
@@ -56,8 +55,9 @@ void SessionRunner::setWorkerThreads(int threads)
 
 QString SessionRunner::defaultDirectory(const QString &runsFolder, const QString &name, const QDateTime &when)
 {
-    const QString stem = when.toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-session") +
-                         (name.trimmed().isEmpty() ? QString() : QLatin1Char('-') + RunWriter::fileSafeName(name.trimmed()));
+    const QString stem =
+        when.toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-session") +
+        (name.trimmed().isEmpty() ? QString() : QLatin1Char('-') + RunWriter::fileSafeName(name.trimmed()));
     return RunWriter::unusedPath(runsFolder, stem);
 }
 
@@ -82,7 +82,8 @@ bool SessionRunner::start(const Config &config, QString *error)
     if (m_running)
         return fail(QStringLiteral("a session is already running"));
     if (config.targets.size() < 2)
-        return fail(QStringLiteral("a comparison session needs at least two targets (got %1)").arg(config.targets.size()));
+        return fail(
+            QStringLiteral("a comparison session needs at least two targets (got %1)").arg(config.targets.size()));
     // Refuse before anything runs: a session that fails at its third target after an hour is a
     // worse place to learn of a typo.
     QStringList problems;
@@ -90,9 +91,10 @@ bool SessionRunner::start(const Config &config, QString *error)
         RunConfig c = config.workload;
         c.target = config.targets[i];
         for (const QString &p : validate(c)) {
-            const QString line = p.startsWith(QLatin1String("target."))
-                                     ? QStringLiteral("target %1 (%2): %3").arg(i + 1).arg(config.targets[i].displayName(), p)
-                                     : p;
+            const QString line =
+                p.startsWith(QLatin1String("target."))
+                    ? QStringLiteral("target %1 (%2): %3").arg(i + 1).arg(config.targets[i].displayName(), p)
+                    : p;
             if (!problems.contains(line))
                 problems << line;
         }

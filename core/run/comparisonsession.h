@@ -20,11 +20,11 @@ namespace tb {
 
 /// Where a session is in its work, for progress bars.
 struct SessionProgress {
-    int target = -1;       ///< the target running now (sequential), -1 when all run at once
+    int target = -1; ///< the target running now (sequential), -1 when all run at once
     int targetCount = 0;
-    int finished = 0;      ///< targets done (whatever their status)
-    RunProgress run;       ///< of the run going now
-    double fraction = -1;  ///< 0..1 of the whole session, -1 when unknown
+    int finished = 0;     ///< targets done (whatever their status)
+    RunProgress run;      ///< of the run going now
+    double fraction = -1; ///< 0..1 of the whole session, -1 when unknown
 };
 
 /// Runs one workload against several targets as one comparison session, on BenchmarkRunner:
@@ -42,7 +42,7 @@ class SessionRunner : public QObject
 
 public:
     struct Config {
-        QString name;                ///< a label for the session ("models", "before-after")
+        QString name; ///< a label for the session ("models", "before-after")
         SessionMode mode = SessionMode::Sequential;
         RunConfig workload;          ///< target and outDir are replaced per target
         QList<TargetConfig> targets; ///< at least two

@@ -94,8 +94,7 @@ std::string HttpRequest::queryValue(std::string_view name) const
 
 HttpRequestParser::HttpRequestParser(std::size_t maxBodyBytes)
     : m_maxBodyBytes(maxBodyBytes)
-{
-}
+{}
 
 void HttpRequestParser::reset()
 {
@@ -315,8 +314,10 @@ HttpRequestParser::Result HttpRequestParser::startBody()
     }
     if (contentLength) {
         std::uint64_t length = 0;
-        const auto [end, ec] = std::from_chars(contentLength->data(), contentLength->data() + contentLength->size(), length);
-        if (contentLength->empty() || ec == std::errc::invalid_argument || end != contentLength->data() + contentLength->size())
+        const auto [end, ec] =
+            std::from_chars(contentLength->data(), contentLength->data() + contentLength->size(), length);
+        if (contentLength->empty() || ec == std::errc::invalid_argument ||
+            end != contentLength->data() + contentLength->size())
             return fail(400, "malformed Content-Length");
         if (ec == std::errc::result_out_of_range || length > m_maxBodyBytes)
             return fail(413, "request body is larger than " + std::to_string(m_maxBodyBytes) + " bytes");

@@ -6,8 +6,7 @@ namespace tb::sim {
 
 PrefixCache::PrefixCache(qint64 capacityTokens)
     : m_capacity(capacityTokens)
-{
-}
+{}
 
 std::vector<PrefixCache::Block> PrefixCache::blocks(std::string_view prompt)
 {

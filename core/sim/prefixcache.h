@@ -20,7 +20,7 @@ public:
 
     struct Block {
         quint64 hash;
-        qint64 tokens;      ///< ApproxTokenizer tokens in the block's own bytes (for the capacity)
+        qint64 tokens;       ///< ApproxTokenizer tokens in the block's own bytes (for the capacity)
         std::size_t endByte; ///< offset just past the block in the prompt
     };
 

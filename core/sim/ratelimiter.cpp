@@ -47,7 +47,8 @@ RateLimiter::Verdict RateLimiter::admit(qint64 tokens, qint64 nowNs)
         // It can never pass; say so, and suggest a full minute as hosted APIs do.
         verdict.allowed = false;
         verdict.retryAfterNs = qint64(kNsPerMinute);
-        verdict.reason = "Request too large: it needs " + std::to_string(tokens) + " tokens (prompt + max_tokens), more than tpm_limit " +
+        verdict.reason = "Request too large: it needs " + std::to_string(tokens) +
+                         " tokens (prompt + max_tokens), more than tpm_limit " +
                          std::to_string(qint64(m_tokens.capacity)) + " per minute";
         return verdict;
     }
@@ -56,9 +57,10 @@ RateLimiter::Verdict RateLimiter::admit(qint64 tokens, qint64 nowNs)
     if (requestWait > 0 || tokenWait > 0) {
         verdict.allowed = false;
         verdict.retryAfterNs = std::max(requestWait, tokenWait);
-        verdict.reason = requestWait >= tokenWait
-                             ? "Rate limit reached for requests: limit " + std::to_string(qint64(m_requests.capacity)) + " per minute"
-                             : "Rate limit reached for tokens: limit " + std::to_string(qint64(m_tokens.capacity)) + " per minute";
+        verdict.reason = requestWait >= tokenWait ? "Rate limit reached for requests: limit " +
+                                                        std::to_string(qint64(m_requests.capacity)) + " per minute"
+                                                  : "Rate limit reached for tokens: limit " +
+                                                        std::to_string(qint64(m_tokens.capacity)) + " per minute";
         return verdict;
     }
     if (m_requests.capacity > 0)

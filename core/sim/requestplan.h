@@ -9,12 +9,12 @@ namespace tb::sim {
 
 /// What the serving model needs to know about a request to plan it.
 struct PlanInput {
-    qint64 index = 0;        ///< the n-th generation request since the server started
+    qint64 index = 0; ///< the n-th generation request since the server started
     qint64 promptTokens = 0;
     std::optional<qint64> maxTokens;
     qint64 minTokens = 0;
     bool ignoreEos = false;
-    bool reasoning = false;  ///< the endpoint can carry reasoning (chat, messages)
+    bool reasoning = false; ///< the endpoint can carry reasoning (chat, messages)
 };
 
 /// Everything random about one request. Each decision is a pure function of (seed, request
@@ -39,8 +39,7 @@ class TextSource
 public:
     explicit TextSource(quint64 seed)
         : m_state(seed)
-    {
-    }
+    {}
     void append(std::string &out, qint64 tokens);
 
 private:

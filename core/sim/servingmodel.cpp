@@ -8,8 +8,7 @@ namespace tb::sim {
 
 ServingModel::ServingModel(const SimConfig &config)
     : m_config(config)
-{
-}
+{}
 
 qint64 ServingModel::stepNs(qint64 batch) const
 {
@@ -20,7 +19,8 @@ qint64 ServingModel::prefillNs(qint64 promptTokens, qint64 cachedTokens) const
 {
     const double p = double(promptTokens) / 1000.0;
     const double c = double(cachedTokens) / 1000.0;
-    return qint64(std::llround((m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c)) * 1e6));
+    return qint64(
+        std::llround((m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c)) * 1e6));
 }
 
 std::optional<quint64> ServingModel::submit(const Job &job, qint64 nowNs)

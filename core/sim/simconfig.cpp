@@ -94,8 +94,9 @@ bool inRange(const Field &f, double v, bool whole, QString *error)
     if (std::isfinite(v) && v >= f.min && v <= f.max && (!whole || std::floor(v) == v))
         return true;
     if (error)
-        *error = QStringLiteral("must be %1 from %2 to %3").arg(whole ? QStringLiteral("a whole number") : QStringLiteral("a number"),
-                                                                   number(f.min), number(f.max));
+        *error = QStringLiteral("must be %1 from %2 to %3")
+                     .arg(whole ? QStringLiteral("a whole number") : QStringLiteral("a number"), number(f.min),
+                          number(f.max));
     return false;
 }
 
@@ -252,12 +253,39 @@ struct ReportModel {
 };
 
 const ReportModel kReportModels[] = {
-    {"gpt4-like", "the report's GPT-4: ~1.8 s to first token, ~22-33 tokens/s, out/in 1.12",
-     {"gpt-4", "gpt-4-0613"}, 1801.5, 60, 5, 30, 0.118, 131, 1.12, 0},
-    {"gpt4-turbo-like", "the report's GPT-4 Turbo (fastest): ~0.9 s to first token, ~40-66 tokens/s, out/in 1.38",
-     {"gpt-4-turbo", "gpt-4-turbo-2024-04-09"}, 876, 30, 2, 15, 0.0508, 192, 1.38, 0},
-    {"o1-preview-like", "the report's o1-preview (slowest): ~3.2 s to first token, ~20-28 tokens/s, reasons first",
-     {"o1-preview", "o1-preview-2024-09-12"}, 3163.3, 80, 6, 35, 0.208, 76, 0.94, 0.6},
+    {"gpt4-like",
+     "the report's GPT-4: ~1.8 s to first token, ~22-33 tokens/s, out/in 1.12",
+     {"gpt-4", "gpt-4-0613"},
+     1801.5,
+     60,
+     5,
+     30,
+     0.118,
+     131,
+     1.12,
+     0},
+    {"gpt4-turbo-like",
+     "the report's GPT-4 Turbo (fastest): ~0.9 s to first token, ~40-66 tokens/s, out/in 1.38",
+     {"gpt-4-turbo", "gpt-4-turbo-2024-04-09"},
+     876,
+     30,
+     2,
+     15,
+     0.0508,
+     192,
+     1.38,
+     0},
+    {"o1-preview-like",
+     "the report's o1-preview (slowest): ~3.2 s to first token, ~20-28 tokens/s, reasons first",
+     {"o1-preview", "o1-preview-2024-09-12"},
+     3163.3,
+     80,
+     6,
+     35,
+     0.208,
+     76,
+     0.94,
+     0.6},
 };
 
 void applyReportModel(const ReportModel &m, SimConfig &c)
@@ -330,13 +358,15 @@ std::optional<SimConfig> SimConfig::fromJson(const nlohmann::json &json, QString
         presetName = QStringLiteral("default");
         if (const auto it = json.find("preset"); it != json.end()) {
             if (!it->is_string())
-                return fail(QStringLiteral("preset: must be a string (accepted: %1)").arg(presetNames().join(QLatin1Char('|'))));
+                return fail(QStringLiteral("preset: must be a string (accepted: %1)")
+                                .arg(presetNames().join(QLatin1Char('|'))));
             presetName = QString::fromStdString(it->get<std::string>());
         }
     }
     std::optional<SimConfig> config = preset(presetName);
     if (!config)
-        return fail(QStringLiteral("preset: unknown preset '%1' (accepted: %2)").arg(presetName, presetNames().join(QLatin1Char('|'))));
+        return fail(QStringLiteral("preset: unknown preset '%1' (accepted: %2)")
+                        .arg(presetName, presetNames().join(QLatin1Char('|'))));
 
     for (auto it = json.begin(); it != json.end(); ++it) {
         const QString key = QString::fromStdString(it.key());

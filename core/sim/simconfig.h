@@ -24,27 +24,27 @@ struct SimConfig {
     // Time to first token = ttftMs + waiting for the (serial) prefill unit + prefill time, where
     // prefill time = prefillMsPer1k * U/1000 + prefillQuadraticMs * ((P/1000)^2 - (C/1000)^2) for
     // P prompt tokens of which C are cached and U = P - C are computed.
-    double ttftMs = 150;             ///< fixed per-request latency before prefill (not shared)
-    double prefillMsPer1k = 20;      ///< linear prefill cost per 1000 uncached prompt tokens
-    double prefillQuadraticMs = 2;   ///< super-linear (attention) term; long contexts cost more
+    double ttftMs = 150;           ///< fixed per-request latency before prefill (not shared)
+    double prefillMsPer1k = 20;    ///< linear prefill cost per 1000 uncached prompt tokens
+    double prefillQuadraticMs = 2; ///< super-linear (attention) term; long contexts cost more
 
     // Decode: continuous batching; each sequence in the batch gets one token per step of
     // stepMs + stepMsPerSeq * batch size.
     double stepMs = 10;
     double stepMsPerSeq = 0.05;
-    qint64 maxBatch = 64;            ///< sequences decoding at once; more wait in the queue
-    qint64 queueLimit = 1024;        ///< requests waiting for a batch slot; more get 503
-    qint64 tokensPerChunk = 1;       ///< tokens per SSE event after the first (which comes alone)
+    qint64 maxBatch = 64;      ///< sequences decoding at once; more wait in the queue
+    qint64 queueLimit = 1024;  ///< requests waiting for a batch slot; more get 503
+    qint64 tokensPerChunk = 1; ///< tokens per SSE event after the first (which comes alone)
 
     // Output length: mean = outputTokens + outputRatio * prompt tokens, drawn by outputDist,
     // clamped to [outputMin, outputMax], then to the request's max_tokens.
     double outputTokens = 128;
     double outputRatio = 0;
     OutputDistribution outputDist = OutputDistribution::Normal;
-    double outputSpread = 0.3;       ///< uniform: ±spread*mean; normal: sd = spread*mean
+    double outputSpread = 0.3; ///< uniform: ±spread*mean; normal: sd = spread*mean
     qint64 outputMin = 1;
     qint64 outputMax = 4096;
-    double reasoningRatio = 0;       ///< share of output tokens emitted as reasoning first (chat, messages)
+    double reasoningRatio = 0; ///< share of output tokens emitted as reasoning first (chat, messages)
     /// 1: chat completions behave as OpenAI's o-series — reasoning is generated (it takes decode
     /// steps) and counted in usage.completion_tokens_details.reasoning_tokens but never sent, and
     /// a request with max_tokens gets 400 (max_completion_tokens is the field).
@@ -54,17 +54,17 @@ struct SimConfig {
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
-    double errorRate = 0;            ///< fraction of requests answered 500
-    double cutRate = 0;              ///< fraction of responses cut mid-way (connection closed)
-    qint64 rpmLimit = 0;             ///< requests per minute before 429; 0 = none
-    qint64 tpmLimit = 0;             ///< prompt + max_tokens per minute before 429; 0 = none
-    double headerDelayMs = 0;        ///< slow response headers: the front end holds requests this long
-    double headerDelayRate = 1;      ///< fraction of requests that get headerDelayMs
+    double errorRate = 0;       ///< fraction of requests answered 500
+    double cutRate = 0;         ///< fraction of responses cut mid-way (connection closed)
+    qint64 rpmLimit = 0;        ///< requests per minute before 429; 0 = none
+    qint64 tpmLimit = 0;        ///< prompt + max_tokens per minute before 429; 0 = none
+    double headerDelayMs = 0;   ///< slow response headers: the front end holds requests this long
+    double headerDelayRate = 1; ///< fraction of requests that get headerDelayMs
 
     qint64 maxBodyBytes = 32 * 1024 * 1024; ///< larger request bodies get 413
     double idleTimeoutS =
         60; ///< a connection with no request under way and nothing read this long is closed; 0 = never
-    qint64 traceCapacity = 100000;   ///< finished requests kept for GET /sim/requests
+    qint64 traceCapacity = 100000; ///< finished requests kept for GET /sim/requests
 
     /// Whether `name` is the model or one of its aliases.
     bool servesModel(const QString &name) const;

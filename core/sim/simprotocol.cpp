@@ -11,8 +11,7 @@ namespace {
 using json = nlohmann::json;
 
 /// Either a value or the reason the request is refused.
-template<typename T>
-using Checked = std::variant<T, ApiError>;
+template<typename T> using Checked = std::variant<T, ApiError>;
 
 ApiError invalid(std::string param, std::string message)
 {
@@ -117,7 +116,8 @@ std::optional<ApiError> readMessages(const json &body, Endpoint endpoint, std::s
         if (!message.is_object())
             return invalid(where, "'" + where + "' must be an object");
         const json *role = member(message, "role");
-        if (!role || !role->is_string() || std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end()) {
+        if (!role || !role->is_string() ||
+            std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end()) {
             std::string accepted;
             for (const auto &r : roles)
                 accepted += (accepted.empty() ? "" : ", ") + r;
@@ -149,7 +149,8 @@ std::optional<ApiError> readCompletionPrompt(const json &body, GenerationRequest
         request.prompt = single.get<std::string>();
         return std::nullopt;
     }
-    if (single.is_array() && std::all_of(single.begin(), single.end(), [](const json &t) { return t.is_number_integer(); })) {
+    if (single.is_array() &&
+        std::all_of(single.begin(), single.end(), [](const json &t) { return t.is_number_integer(); })) {
         request.promptTokenIds = qint64(single.size());
         return std::nullopt;
     }
@@ -234,10 +235,12 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
         return invalid("n", "'n' must be 1: the simulator generates one choice per request");
 
     if (!config.servesModel(QString::fromStdString(request.model))) {
-        return ApiError{404, "The model '" + request.model + "' does not exist; this simulator serves '" +
-                                 config.model.toStdString() + "'" +
-                                 (config.aliases.isEmpty() ? std::string()
-                                                           : " (also as '" + config.aliases.join(QStringLiteral("', '")).toStdString() + "')"),
+        return ApiError{404,
+                        "The model '" + request.model + "' does not exist; this simulator serves '" +
+                            config.model.toStdString() + "'" +
+                            (config.aliases.isEmpty()
+                                 ? std::string()
+                                 : " (also as '" + config.aliases.join(QStringLiteral("', '")).toStdString() + "')"),
                         "model", "model_not_found"};
     }
     return request;
@@ -341,8 +344,13 @@ std::string errorBody(Endpoint endpoint, const ApiError &error)
     const json param = error.param.empty() ? json() : json(error.param);
     const json code = error.code.empty() ? json() : json(error.code);
     const json body = endpoint == Endpoint::Messages
-                          ? json{{"type", "error"}, {"error", {{"type", errorType(endpoint, error.status)}, {"message", error.message}}}}
-                          : json{{"error", {{"message", error.message}, {"type", errorType(endpoint, error.status)}, {"param", param}, {"code", code}}}};
+                          ? json{{"type", "error"},
+                                 {"error", {{"type", errorType(endpoint, error.status)}, {"message", error.message}}}}
+                          : json{{"error",
+                                  {{"message", error.message},
+                                   {"type", errorType(endpoint, error.status)},
+                                   {"param", param},
+                                   {"code", code}}}};
     // Messages may quote what the client sent (a path, a model name), which need not be UTF-8.
     return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -352,7 +360,8 @@ SseFormatter::SseFormatter(const ResponseMeta &meta)
 {
     const std::string common = "{\"id\":" + jsonString(meta.id) + ",\"object\":\"" +
                                (meta.endpoint == Endpoint::Chat ? "chat.completion.chunk" : "text_completion") +
-                               "\",\"created\":" + std::to_string(meta.created) + ",\"model\":" + jsonString(meta.model);
+                               "\",\"created\":" + std::to_string(meta.created) +
+                               ",\"model\":" + jsonString(meta.model);
     m_head = "data: " + common;
     if (meta.endpoint == Endpoint::Chat)
         m_head += ",\"system_fingerprint\":\"" + std::string(kFingerprint) + "\"";
@@ -377,8 +386,14 @@ void SseFormatter::start(std::string &out, const Usage &prompt)
         appendEvent(out, "message_start",
                     {{"type", "message_start"},
                      {"message",
-                      {{"id", m_meta.id}, {"type", "message"}, {"role", "assistant"}, {"model", m_meta.model},
-                       {"content", json::array()}, {"stop_reason", nullptr}, {"stop_sequence", nullptr}, {"usage", usage}}}});
+                      {{"id", m_meta.id},
+                       {"type", "message"},
+                       {"role", "assistant"},
+                       {"model", m_meta.model},
+                       {"content", json::array()},
+                       {"stop_reason", nullptr},
+                       {"stop_sequence", nullptr},
+                       {"usage", usage}}}});
         appendEvent(out, "ping", {{"type", "ping"}});
         break;
     }
@@ -408,13 +423,16 @@ void SseFormatter::delta(std::string &out, bool reasoning, std::string_view text
             closeBlock(out);
             m_block = wanted;
             ++m_blockIndex;
-            out += "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" + std::to_string(m_blockIndex) +
-                   (reasoning ? R"(,"content_block":{"type":"thinking","thinking":""}})" : R"(,"content_block":{"type":"text","text":""}})") +
+            out += "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" +
+                   std::to_string(m_blockIndex) +
+                   (reasoning ? R"(,"content_block":{"type":"thinking","thinking":""}})"
+                              : R"(,"content_block":{"type":"text","text":""}})") +
                    "\n\n";
         }
         out += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":";
         out += std::to_string(m_blockIndex);
-        out += reasoning ? R"(,"delta":{"type":"thinking_delta","thinking":")" : R"(,"delta":{"type":"text_delta","text":")";
+        out += reasoning ? R"(,"delta":{"type":"thinking_delta","thinking":")"
+                         : R"(,"delta":{"type":"text_delta","text":")";
         out += text;
         out += "\"}}\n\n";
         break;
@@ -428,7 +446,9 @@ void SseFormatter::closeBlock(std::string &out)
         return;
     if (m_block == Block::Thinking) {
         appendEvent(out, "content_block_delta",
-                    {{"type", "content_block_delta"}, {"index", m_blockIndex}, {"delta", {{"type", "signature_delta"}, {"signature", kSignature}}}});
+                    {{"type", "content_block_delta"},
+                     {"index", m_blockIndex},
+                     {"delta", {{"type", "signature_delta"}, {"signature", kSignature}}}});
     }
     appendEvent(out, "content_block_stop", {{"type", "content_block_stop"}, {"index", m_blockIndex}});
     m_block = Block::None;
@@ -476,31 +496,36 @@ std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, s
         json message = {{"role", "assistant"}, {"content", std::string(content)}};
         if (!reasoning.empty())
             message["reasoning_content"] = std::string(reasoning);
-        return json{{"id", meta.id},
-                    {"object", "chat.completion"},
-                    {"created", meta.created},
-                    {"model", meta.model},
-                    {"system_fingerprint", kFingerprint},
-                    {"choices", json::array({{{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
-                    {"usage", openAiUsage(usage)}}
+        return json{
+            {"id", meta.id},
+            {"object", "chat.completion"},
+            {"created", meta.created},
+            {"model", meta.model},
+            {"system_fingerprint", kFingerprint},
+            {"choices",
+             json::array({{{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+            {"usage", openAiUsage(usage)}}
             .dump();
     }
     case Endpoint::Completions:
-        return json{{"id", meta.id},
-                    {"object", "text_completion"},
-                    {"created", meta.created},
-                    {"model", meta.model},
-                    {"choices", json::array({{{"index", 0}, {"text", std::string(content)}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
-                    {"usage", openAiUsage(usage)}}
+        return json{
+            {"id", meta.id},
+            {"object", "text_completion"},
+            {"created", meta.created},
+            {"model", meta.model},
+            {"choices",
+             json::array(
+                 {{{"index", 0}, {"text", std::string(content)}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+            {"usage", openAiUsage(usage)}}
             .dump();
     case Endpoint::Messages: {
         json blocks = json::array();
         if (!reasoning.empty())
             blocks.push_back({{"type", "thinking"}, {"thinking", std::string(reasoning)}, {"signature", kSignature}});
         blocks.push_back({{"type", "text"}, {"text", std::string(content)}});
-        return json{{"id", meta.id},      {"type", "message"},         {"role", "assistant"},
-                    {"model", meta.model}, {"content", blocks},         {"stop_reason", reason},
-                    {"stop_sequence", nullptr}, {"usage", anthropicUsage(usage)}}
+        return json{
+            {"id", meta.id},     {"type", "message"},     {"role", "assistant"},      {"model", meta.model},
+            {"content", blocks}, {"stop_reason", reason}, {"stop_sequence", nullptr}, {"usage", anthropicUsage(usage)}}
             .dump();
     }
     }

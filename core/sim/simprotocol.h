@@ -29,7 +29,7 @@ struct GenerationRequest {
     /// The text whose tokens count as the prompt: message contents (text parts only), system
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;
-    qint64 promptTokenIds = 0;       ///< completions given token ids count one token each
+    qint64 promptTokenIds = 0; ///< completions given token ids count one token each
 };
 
 struct ApiError {

@@ -1,8 +1,8 @@
 #include "sim/simserver.h"
 
+#include "formats/prometheustext.h"
 #include "metrics/loghistogram.h"
 #include "metrics/tokenizer.h"
-#include "formats/prometheustext.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
@@ -41,7 +41,8 @@ using json = nlohmann::json;
 
 qint64 nowNs()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 // epoll user data: fixed ids for the loop's own descriptors, connection ids above.
@@ -62,19 +63,32 @@ constexpr qint64 kMinIdleSweepNs = 10'000'000;
 const char *reasonPhrase(int status)
 {
     switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Content Too Large";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 503:
+        return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Unknown";
     }
 }
 
@@ -102,8 +116,8 @@ struct Exchange {
     std::string contentText;
     bool hideReasoning = false; ///< chat with hide_reasoning: reasoning is counted, never sent
     qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
-    bool chunked = true;       ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
-    qint64 lastTokenNs = 0;    ///< when the previous chunk was produced (inter-token latency)
+    bool chunked = true;        ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
+    qint64 lastTokenNs = 0;     ///< when the previous chunk was produced (inter-token latency)
 };
 
 /// Trace fields a write stamps.
@@ -129,22 +143,21 @@ struct Mark {
 struct Connection {
     explicit Connection(std::size_t maxBody)
         : parser(maxBody)
-    {
-    }
+    {}
     quint64 id = 0;
     int fd = -1;
     std::string in;
     HttpRequestParser parser;
-    std::string out;              ///< output the kernel did not take yet
-    std::size_t outSent = 0;      ///< bytes of `out` already written
+    std::string out;         ///< output the kernel did not take yet
+    std::size_t outSent = 0; ///< bytes of `out` already written
     std::uint64_t queuedTotal = 0;
     std::uint64_t flushedTotal = 0;
     std::vector<Mark> marks;
     std::optional<RequestTrace> trace; ///< of the generation request being answered
     std::unique_ptr<Exchange> exchange;
     qint64 lastReadNs = 0;
-    qint64 idleSinceNs = 0;       ///< accepted, or its last response finished
-    bool responding = false;      ///< a request is being answered; later ones wait in `in`
+    qint64 idleSinceNs = 0;  ///< accepted, or its last response finished
+    bool responding = false; ///< a request is being answered; later ones wait in `in`
     bool responseComplete = false;
     bool keepAlive = true;
     bool continueSent = false;
@@ -218,7 +231,8 @@ public:
         std::vector<epoll_event> events(256);
         while (!stopRequested) {
             runDue();
-            const qint64 next = std::min(model.nextDueNs(), timers.empty() ? std::numeric_limits<qint64>::max() : timers.top().dueNs);
+            const qint64 next =
+                std::min(model.nextDueNs(), timers.empty() ? std::numeric_limits<qint64>::max() : timers.top().dueNs);
             int timeout = -1;
             if (next <= nowNs())
                 timeout = 0;
@@ -449,7 +463,8 @@ public:
     void flush(Connection &conn)
     {
         while (conn.outSent < conn.out.size()) {
-            const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent, MSG_NOSIGNAL | MSG_DONTWAIT);
+            const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent,
+                                     MSG_NOSIGNAL | MSG_DONTWAIT);
             if (n < 0) {
                 if (errno == EAGAIN || errno == EINTR)
                     break;
@@ -612,10 +627,7 @@ public:
                   StampHeaders);
     }
 
-    void respondJson(Connection &conn, const json &body)
-    {
-        respond(conn, 200, "application/json", body.dump());
-    }
+    void respondJson(Connection &conn, const json &body) { respond(conn, 200, "application/json", body.dump()); }
 
     void respondError(Connection &conn, Endpoint endpoint, const ApiError &error, std::string_view extraHeaders = {})
     {
@@ -633,9 +645,9 @@ public:
             const char *path;
             Endpoint endpoint;
         };
-        for (const Generation &g : {Generation{"/v1/chat/completions", Endpoint::Chat},
-                                    Generation{"/v1/completions", Endpoint::Completions},
-                                    Generation{"/v1/messages", Endpoint::Messages}}) {
+        for (const Generation &g :
+             {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
+              Generation{"/v1/messages", Endpoint::Messages}}) {
             if (path == g.path) {
                 if (!post)
                     return methodNotAllowed(conn, "POST");
@@ -684,17 +696,22 @@ public:
         const qint64 created = startSeconds;
         const auto entry = [&](const QString &name) -> json {
             if (anthropic) {
-                return {{"type", "model"}, {"id", name.toStdString()}, {"display_name", name.toStdString()},
-                        {"created_at", QDateTime::fromSecsSinceEpoch(created).toUTC().toString(Qt::ISODate).toStdString()}};
+                return {
+                    {"type", "model"},
+                    {"id", name.toStdString()},
+                    {"display_name", name.toStdString()},
+                    {"created_at", QDateTime::fromSecsSinceEpoch(created).toUTC().toString(Qt::ISODate).toStdString()}};
             }
-            return {{"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
+            return {
+                {"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
         };
         const QStringList names = QStringList{config.model} + config.aliases;
         if (request.path.size() > std::string_view("/v1/models/").size()) {
             const QString id = QString::fromStdString(request.path.substr(std::string_view("/v1/models/").size()));
             if (!config.servesModel(id))
-                return respondError(conn, anthropic ? Endpoint::Messages : Endpoint::Chat,
-                                    {404, "The model '" + id.toStdString() + "' does not exist", "model", "model_not_found"});
+                return respondError(
+                    conn, anthropic ? Endpoint::Messages : Endpoint::Chat,
+                    {404, "The model '" + id.toStdString() + "' does not exist", "model", "model_not_found"});
             return respondJson(conn, entry(id));
         }
         json data = json::array();
@@ -702,7 +719,10 @@ public:
             data.push_back(entry(name));
         json body = {{"object", "list"}, {"data", data}};
         if (anthropic) {
-            body = {{"data", data}, {"has_more", false}, {"first_id", names.first().toStdString()}, {"last_id", names.last().toStdString()}};
+            body = {{"data", data},
+                    {"has_more", false},
+                    {"first_id", names.first().toStdString()},
+                    {"last_id", names.last().toStdString()}};
         }
         respondJson(conn, body);
     }
@@ -720,7 +740,8 @@ public:
         const auto since = number("since");
         const auto limit = number("limit");
         if (!since || !limit)
-            return respondError(conn, Endpoint::Chat, {400, "'since' and 'limit' must be whole numbers >= 0", since ? "limit" : "since", {}});
+            return respondError(conn, Endpoint::Chat,
+                                {400, "'since' and 'limit' must be whole numbers >= 0", since ? "limit" : "since", {}});
         json list = json::array();
         for (const RequestTrace &t : traces.since(*since, *limit))
             list.push_back(t.toJson());
@@ -750,7 +771,8 @@ public:
         trace.model = QString::fromStdString(req.model);
         trace.stream = req.stream;
 
-        const qint64 promptTokens = ApproxTokenizer::countUtf8(req.prompt.data(), req.prompt.size()) + req.promptTokenIds;
+        const qint64 promptTokens =
+            ApproxTokenizer::countUtf8(req.prompt.data(), req.prompt.size()) + req.promptTokenIds;
         trace.promptTokens = promptTokens;
         PlanInput input;
         input.index = generationIndex++;
@@ -783,7 +805,9 @@ public:
             return respondError(conn, endpoint, {429, verdict.reason, {}, "rate_limit_exceeded"}, headers);
         }
         if (ex->plan.serverError)
-            return respondError(conn, endpoint, {500, "The server had an error while processing your request (simulated fault)", {}, {}});
+            return respondError(
+                conn, endpoint,
+                {500, "The server had an error while processing your request (simulated fault)", {}, {}});
 
         conn.exchange = std::move(ex);
         exchangeCountChanged(+1);
@@ -817,8 +841,11 @@ public:
             const Endpoint endpoint = ex.request.endpoint;
             endExchange(conn);
             return respondError(conn, endpoint,
-                                {503, "The server is overloaded: the batch and the queue are full (queue_limit " +
-                                          std::to_string(config.queueLimit) + ")", {}, "overloaded"},
+                                {503,
+                                 "The server is overloaded: the batch and the queue are full (queue_limit " +
+                                     std::to_string(config.queueLimit) + ")",
+                                 {},
+                                 "overloaded"},
                                 "retry-after: 1\r\n");
         }
         cache.insert(blocks);
@@ -920,11 +947,13 @@ public:
             ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);
             if (!chunk.last)
                 return;
-            const std::string body = completeBody(ex.meta, ex.reasoningText, ex.contentText, ex.plan.stoppedByLength, ex.usage);
+            const std::string body =
+                completeBody(ex.meta, ex.reasoningText, ex.contentText, ex.plan.stoppedByLength, ex.usage);
             conn.trace->status = 200;
             // A cut response promises the whole body in its headers, and half of it arrives.
-            scratchFrame = head(conn, 200, "application/json", qint64(body.size()), "x-request-id: " + ex.meta.id + "\r\n") +
-                           (cut ? body.substr(0, body.size() / 2) : body);
+            scratchFrame =
+                head(conn, 200, "application/json", qint64(body.size()), "x-request-id: " + ex.meta.id + "\r\n") +
+                (cut ? body.substr(0, body.size() / 2) : body);
             if (cut) {
                 stamps = StampHeaders;
             } else {
@@ -1141,8 +1170,7 @@ public:
 
 SimServer::SimServer(SimConfig config)
     : d(std::make_unique<Impl>(std::move(config)))
-{
-}
+{}
 
 SimServer::~SimServer() = default;
 
@@ -1191,7 +1219,10 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
     if (family == AF_INET6 && any)
         setsockopt(d->listenFd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero); // Any: IPv4 too
     if (::bind(d->listenFd, reinterpret_cast<sockaddr *>(&storage), length) != 0)
-        return fail(QStringLiteral("cannot listen on %1 port %2: %3").arg(address.toString()).arg(port).arg(QString::fromStdString(errnoText(errno))));
+        return fail(QStringLiteral("cannot listen on %1 port %2: %3")
+                        .arg(address.toString())
+                        .arg(port)
+                        .arg(QString::fromStdString(errnoText(errno))));
     if (::listen(d->listenFd, 4096) != 0)
         return fail(QStringLiteral("cannot listen: %1").arg(QString::fromStdString(errnoText(errno))));
     getsockname(d->listenFd, reinterpret_cast<sockaddr *>(&storage), &length);

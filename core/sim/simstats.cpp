@@ -29,7 +29,8 @@ nlohmann::json SimStats::toJson() const
         {"streams_cut", streamsCut},
         {"client_disconnects", clientDisconnects},
         {"uptime_s", uptimeS},
-        {"pacing_error_us", {{"count", pacing.count}, {"p50", pacing.p50Us}, {"p99", pacing.p99Us}, {"max", pacing.maxUs}}},
+        {"pacing_error_us",
+         {{"count", pacing.count}, {"p50", pacing.p50Us}, {"p99", pacing.p99Us}, {"max", pacing.maxUs}}},
     };
 }
 
@@ -58,8 +59,7 @@ nlohmann::json RequestTrace::toJson() const
 
 TraceLog::TraceLog(qint64 capacity)
     : m_capacity(capacity)
-{
-}
+{}
 
 void TraceLog::append(RequestTrace trace)
 {

@@ -34,13 +34,13 @@ struct SimStats {
     qint64 peakConcurrentRequests = 0; ///< peak of requestsInProgress
     qint64 openConnections = 0;
     qint64 peakOpenConnections = 0;
-    qint64 tokensSent = 0;             ///< completion tokens written (reasoning included)
+    qint64 tokensSent = 0; ///< completion tokens written (reasoning included)
     qint64 reasoningTokensSent = 0;
-    qint64 promptTokens = 0;           ///< of requests admitted to the serving model
+    qint64 promptTokens = 0; ///< of requests admitted to the serving model
     qint64 cachedTokens = 0;
-    QMap<int, qint64> rejections;      ///< error responses by HTTP status
-    qint64 streamsCut = 0;             ///< responses cut by the cut_rate fault
-    qint64 clientDisconnects = 0;      ///< clients that closed before their response finished
+    QMap<int, qint64> rejections; ///< error responses by HTTP status
+    qint64 streamsCut = 0;        ///< responses cut by the cut_rate fault
+    qint64 clientDisconnects = 0; ///< clients that closed before their response finished
     double uptimeS = 0;
     PacingSummary pacing;
 
@@ -51,22 +51,22 @@ struct SimStats {
 /// epoch (directly comparable with a client's steady_clock on the same machine), -1 when the
 /// request never got there.
 struct RequestTrace {
-    qint64 seq = 0;            ///< 1-based, in order of finishing
-    QString id;                ///< the response's "id"
+    qint64 seq = 0; ///< 1-based, in order of finishing
+    QString id;     ///< the response's "id"
     QString model;
-    QString endpoint;          ///< "chat" | "completions" | "messages"
+    QString endpoint; ///< "chat" | "completions" | "messages"
     bool stream = false;
-    int status = 0;            ///< HTTP status sent
-    QString outcome;           ///< "ok" | "error" | "cut" | "client_closed"
+    int status = 0;  ///< HTTP status sent
+    QString outcome; ///< "ok" | "error" | "cut" | "client_closed"
     qint64 promptTokens = 0;
     qint64 completionTokens = 0; ///< tokens written, reasoning included (and hidden reasoning: as usage counts)
     qint64 cachedTokens = 0;
     qint64 reasoningTokens = 0;
-    qint64 receivedNs = -1;    ///< request fully received
-    qint64 headersNs = -1;     ///< response headers written
-    qint64 firstTokenNs = -1;  ///< first token written to the socket (hidden reasoning is not written)
-    qint64 lastTokenNs = -1;   ///< last token written
-    qint64 doneNs = -1;        ///< response complete (or connection closed)
+    qint64 receivedNs = -1;   ///< request fully received
+    qint64 headersNs = -1;    ///< response headers written
+    qint64 firstTokenNs = -1; ///< first token written to the socket (hidden reasoning is not written)
+    qint64 lastTokenNs = -1;  ///< last token written
+    qint64 doneNs = -1;       ///< response complete (or connection closed)
 
     nlohmann::json toJson() const;
 };

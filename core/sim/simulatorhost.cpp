@@ -9,8 +9,7 @@ namespace tb::sim {
 SimulatorHost::SimulatorHost(SimConfig config, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
-{
-}
+{}
 
 SimulatorHost::~SimulatorHost()
 {

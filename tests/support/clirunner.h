@@ -13,7 +13,8 @@ struct CliResult {
     QString err;
 };
 
-inline CliResult runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
+inline CliResult runCli(const QStringList &args,
+                        const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
                         int timeoutMs = 240000)
 {
     QProcess p;

@@ -12,18 +12,18 @@
 #include <QFileInfo>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
-#include <QLegendMarker>
-#include <QRegularExpression>
 #include <QHash>
 #include <QHorizontalBarSeries>
 #include <QHorizontalPercentBarSeries>
 #include <QHorizontalStackedBarSeries>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPercentBarSeries>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScatterSeries>
 #include <QSplineSeries>
@@ -370,7 +370,8 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
         auto *text = new QGraphicsSimpleTextItem(options.emptyText, copy.get());
         text->setFont(chartstyle::reportFont(11, scale));
         text->setBrush(QColor(0x4b, 0x55, 0x63));
-        text->setPos((page.width() - text->boundingRect().width()) / 2, (page.height() - text->boundingRect().height()) / 2);
+        text->setPos((page.width() - text->boundingRect().width()) / 2,
+                     (page.height() - text->boundingRect().height()) / 2);
     }
     if (!options.caption.isEmpty()) {
         // Under the plot, left-aligned like a figure caption; the chart leaves it room.

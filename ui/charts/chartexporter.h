@@ -26,9 +26,9 @@ public:
 
     struct Options {
         Page page = Page::Slide;
-        QString title;    ///< replaces the chart's own title when not empty
-        QString subtitle; ///< a smaller second line under the title
-        QString caption;  ///< what was measured (RunInfo::workloadCaption), under the plot
+        QString title;     ///< replaces the chart's own title when not empty
+        QString subtitle;  ///< a smaller second line under the title
+        QString caption;   ///< what was measured (RunInfo::workloadCaption), under the plot
         QString emptyText; ///< drawn in place of the plot when the chart has no data ("No errors in this run.")
     };
 

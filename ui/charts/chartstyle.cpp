@@ -118,5 +118,4 @@ bool isInLegend(const QAbstractSeries *series)
     return !series->property(kHiddenFromLegendProperty).toBool();
 }
 
-
 } // namespace tb::chartstyle

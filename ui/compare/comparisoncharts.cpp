@@ -62,8 +62,9 @@ void ThroughputLatencyChart::rebuild()
                 maxX = std::max(maxX, p.requestsPerS);
                 maxY = std::max(maxY, tail ? p.p99 : p.p50);
             }
-            chartstyle::setDescription(line, tail ? tr("%1 p99 of each stage against the request rate it achieved").arg(m_label)
-                                                  : tr("%1 p50 of each stage against the request rate it achieved").arg(m_label));
+            chartstyle::setDescription(
+                line, tail ? tr("%1 p99 of each stage against the request rate it achieved").arg(m_label)
+                           : tr("%1 p50 of each stage against the request rate it achieved").arg(m_label));
             addSeries(line);
             line->attachAxis(m_x);
             line->attachAxis(m_y);

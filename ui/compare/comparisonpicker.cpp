@@ -3,8 +3,8 @@
 #include "models/runhistorymodel.h"
 
 #include "analysis/baseline.h"
-#include "run/comparisonsession.h"
 #include "results/rundirectory.h"
+#include "run/comparisonsession.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -32,7 +32,8 @@ ComparisonPicker::ComparisonPicker(const RunHistoryModel *history, const QString
     m_model->setHorizontalHeaderLabels({tr("Run or session"), tr("Kind"), tr("Model"), tr("Started")});
 
     // Sessions first: a whole session is the usual thing to compare.
-    const QFileInfoList folders = QDir(runsFolder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
+    const QFileInfoList folders =
+        QDir(runsFolder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed);
     for (const QFileInfo &folder : folders) {
         QString error;
         const auto session = SessionInfo::isSessionDirectory(folder.filePath())

@@ -100,7 +100,8 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     m_destination->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *sequential = new QRadioButton(tr("One after another — each target runs alone (default)"), this);
-    auto *interleaved = new QRadioButton(tr("Interleaved — each request goes to every target at the same moment"), this);
+    auto *interleaved =
+        new QRadioButton(tr("Interleaved — each request goes to every target at the same moment"), this);
     sequential->setToolTip(tr("Each target gets the whole machine and network to itself, one run after another"));
     interleaved->setToolTip(tr("One shared arrival schedule: request i is sent to every target at once, so each "
                                "faces the same prompt at the same moment; the comparison adds paired per-request "
@@ -284,7 +285,8 @@ void ComparisonSessionPanel::run()
 {
     QString error;
     if (!start(&error) && !error.isEmpty())
-        m_state->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(error.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br/>"))));
+        m_state->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>")
+                             .arg(error.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br/>"))));
 }
 
 bool ComparisonSessionPanel::start(QString *error)
@@ -356,10 +358,10 @@ void ComparisonSessionPanel::updateState()
     const bool running = isRunning();
     const qsizetype checked = checkedRows().size();
     m_run->setEnabled(!running && !m_otherRun && checked >= 2);
-    m_run->setToolTip(running        ? tr("A session is running")
-                      : m_otherRun   ? tr("A run is going in the main window")
-                      : checked < 2  ? tr("Check at least two targets")
-                                     : tr("Run the workload against each checked target"));
+    m_run->setToolTip(running       ? tr("A session is running")
+                      : m_otherRun  ? tr("A run is going in the main window")
+                      : checked < 2 ? tr("Check at least two targets")
+                                    : tr("Run the workload against each checked target"));
     m_stop->setEnabled(running);
     m_name->setEnabled(!running);
     m_targetList->setEnabled(!running);
@@ -375,7 +377,8 @@ void ComparisonSessionPanel::onProgress(const SessionProgress &p)
 {
     if (p.fraction >= 0)
         m_progress->setValue(int(p.fraction * 1000));
-    const QString done = tr("%1 done · %2 errors · %3 in flight").arg(p.run.completed).arg(p.run.failed).arg(p.run.inFlight);
+    const QString done =
+        tr("%1 done · %2 errors · %3 in flight").arg(p.run.completed).arg(p.run.failed).arg(p.run.inFlight);
     if (p.target >= 0)
         m_state->setText(tr("Running %1 of %2: %3 — %4")
                              .arg(QString::number(p.target + 1), QString::number(p.targetCount),

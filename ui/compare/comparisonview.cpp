@@ -2,14 +2,14 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
-#include "compare/comparisoncharts.h"
-#include "models/comparisonmodel.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
+#include "compare/comparisoncharts.h"
+#include "models/comparisonmodel.h"
 
 #include "analysis/baseline.h"
-#include "run/comparisonsession.h"
 #include "analysis/htmlreport.h"
+#include "run/comparisonsession.h"
 
 #include <QAction>
 #include <QApplication>
@@ -89,8 +89,8 @@ public:
         painter->drawText(valueRect, Qt::AlignRight | Qt::AlignBottom, value);
         if (best) {
             painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kStar);
-            painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half), Qt::AlignLeft | Qt::AlignBottom,
-                              star);
+            painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half),
+                              Qt::AlignLeft | Qt::AlignBottom, star);
         }
         QFont small = option.font; // not the cell's font: that is bold for the best value
         small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
@@ -143,7 +143,8 @@ public:
         QFont bold = option.font;
         bold.setBold(true);
         const int valueWidth = QFontMetrics(bold).horizontalAdvance(index.data().toString() + QStringLiteral(" ★"));
-        const int deltaWidth = option.fontMetrics.horizontalAdvance(index.data(ComparisonModel::DeltaTextRole).toString());
+        const int deltaWidth =
+            option.fontMetrics.horizontalAdvance(index.data(ComparisonModel::DeltaTextRole).toString());
         return {std::max(valueWidth, deltaWidth) + 24, option.fontMetrics.height() * 2 + 10};
     }
 };
@@ -453,7 +454,8 @@ void ComparisonView::setBaseline(int run)
     compute(m_runs, run, m_problems);
 }
 
-void ComparisonView::present(Runs runs, std::shared_ptr<const ComparisonResult> result, QStringList problems, bool newRuns)
+void ComparisonView::present(Runs runs, std::shared_ptr<const ComparisonResult> result, QStringList problems,
+                             bool newRuns)
 {
     m_runs = std::move(runs);
     m_result = std::move(result);
@@ -539,10 +541,12 @@ void ComparisonView::updateCdf()
 {
     QList<DistributionSeries> series;
     for (int i = 0; i < runCount(); ++i)
-        series << DistributionSeries{m_result->table.labels()[i], m_runs->at(std::size_t(i)).summary.total.histogram(m_cdfMetric),
+        series << DistributionSeries{m_result->table.labels()[i],
+                                     m_runs->at(std::size_t(i)).summary.total.histogram(m_cdfMetric),
                                      ComparisonModel::runColor(i), false};
     const QString label = metricLabel(m_cdfMetric);
-    m_cdf->setTitle(tr("%1 — share of %2 at or below each value").arg(label, m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests")));
+    m_cdf->setTitle(tr("%1 — share of %2 at or below each value")
+                        .arg(label, m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests")));
     m_cdf->setQuantity(label, metricUnit(m_cdfMetric), chartstyle::describe(m_cdfMetric),
                        m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests"));
     m_cdf->setDistributions(series);
@@ -554,13 +558,15 @@ void ComparisonView::updateThroughput()
 {
     const bool tokens = m_throughputBox->currentIndex() == 0;
     m_throughput->removeLines();
-    m_throughput->setTitle(tokens ? tr("Output tokens per second over the run") : tr("Successful requests per second over the run"));
+    m_throughput->setTitle(tokens ? tr("Output tokens per second over the run")
+                                  : tr("Successful requests per second over the run"));
     m_throughput->leftAxis()->setTitleText(tokens ? tr("output tokens/s") : tr("requests/s"));
     double end = 0;
     for (int i = 0; i < runCount(); ++i) {
         const RunData &run = m_runs->at(std::size_t(i));
-        QLineSeries *line = m_throughput->addLine(m_result->table.labels()[i], ComparisonModel::runColor(i), false,
-                                                  chartstyle::describe(tokens ? Quantity::OutputTokens : Quantity::Requests));
+        QLineSeries *line =
+            m_throughput->addLine(m_result->table.labels()[i], ComparisonModel::runColor(i), false,
+                                  chartstyle::describe(tokens ? Quantity::OutputTokens : Quantity::Requests));
         line->replace(timePoints(
             run.timeSeries,
             [tokens](const TimeSeriesRow &r) { return tokens ? double(r.outputTokens) : double(r.completed); },
@@ -577,8 +583,9 @@ void ComparisonView::updateCurve()
 {
     QList<ThroughputLatencyChart::Curve> curves;
     for (int i = 0; i < runCount(); ++i)
-        curves << ThroughputLatencyChart::Curve{m_result->table.labels()[i], ComparisonModel::runColor(i),
-                                                throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
+        curves << ThroughputLatencyChart::Curve{
+            m_result->table.labels()[i], ComparisonModel::runColor(i),
+            throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
     m_curve->setMetricLabel(metricLabel(m_curveMetric));
     m_curve->setCurves(curves);
     m_curveView->setEmpty(!m_curve->hasData());
@@ -629,8 +636,9 @@ void ComparisonView::updateHeader()
         sub = interleaved ? tr("Interleaved session “%1”: each request went to every target at the same moment, so "
                                "conditions match; see Paired Deltas.")
                                 .arg(session->second.name)
-                          : tr("Session “%1” (%2), %3").arg(session->second.name, sessionModeName(session->second.mode),
-                                                            QDir::toNativeSeparators(session->first));
+                          : tr("Session “%1” (%2), %3")
+                                .arg(session->second.name, sessionModeName(session->second.mode),
+                                     QDir::toNativeSeparators(session->first));
     } else {
         sub = tr("Saved runs. Best values in bold with ★; under each value its change against the baseline — green "
                  "or red where it is larger than run-to-run noise.");
@@ -725,7 +733,7 @@ void ComparisonView::saveCsvDialog()
 
 void ComparisonView::exportChartDialog(ChartTab tab, ChartExporter::Page page)
 {
-    const QString name = (tab == CdfTab ? QStringLiteral("comparison-cdf")
+    const QString name = (tab == CdfTab          ? QStringLiteral("comparison-cdf")
                           : tab == ThroughputTab ? QStringLiteral("comparison-throughput")
                                                  : QStringLiteral("comparison-curve")) +
                          QStringLiteral(".png");

@@ -1,11 +1,11 @@
 #include "editors/configeditor.h"
 
-#include "widgets/formstyle.h"
 #include "editors/loadeditor.h"
 #include "editors/simulatorcontroller.h"
 #include "editors/targeteditor.h"
-#include "models/targetlistmodel.h"
 #include "editors/workloadeditor.h"
+#include "models/targetlistmodel.h"
+#include "widgets/formstyle.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -1,11 +1,11 @@
 #include "editors/loadeditor.h"
 
-#include "widgets/durationedit.h"
 #include "editors/fieldvalidator.h"
-#include "widgets/formstyle.h"
-#include "widgets/optionalspinbox.h"
 #include "editors/stagesdelegate.h"
 #include "models/stagesmodel.h"
+#include "widgets/durationedit.h"
+#include "widgets/formstyle.h"
+#include "widgets/optionalspinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>

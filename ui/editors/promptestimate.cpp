@@ -3,7 +3,6 @@
 #include "engine/promptsource.h"
 #include "metrics/tokenizer.h"
 
-
 namespace tb {
 
 PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts)

@@ -1,7 +1,7 @@
 #include "editors/stagesdelegate.h"
 
-#include "widgets/durationedit.h"
 #include "models/stagesmodel.h"
+#include "widgets/durationedit.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,9 +1,9 @@
 #include "editors/targeteditor.h"
 
 #include "editors/fieldvalidator.h"
-#include "widgets/formstyle.h"
 #include "editors/modellister.h"
 #include "models/targetlistmodel.h"
+#include "widgets/formstyle.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -180,8 +180,9 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
                       tr("Unchecked, self-signed test servers are accepted (--insecure); keep it checked otherwise."));
     m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
     m_caCert->setClearButtonEnabled(true);
-    QLabel *caMessage = validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
-                                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
+    QLabel *caMessage =
+        validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
+                          tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
     validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
 
     layout->addWidget(createFormGroup(tr("Request extras"), this, &form));

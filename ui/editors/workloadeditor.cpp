@@ -1,9 +1,9 @@
 #include "editors/workloadeditor.h"
 
 #include "editors/fieldvalidator.h"
+#include "models/variablesmodel.h"
 #include "widgets/formstyle.h"
 #include "widgets/optionalspinbox.h"
-#include "models/variablesmodel.h"
 
 #include "engine/promptsource.h"
 
@@ -358,8 +358,8 @@ QStringList WorkloadEditor::undefinedVariables() const
 {
     const QStringList defined = m_variables->names();
     QStringList missing;
-    for (const QString &name :
-         PromptSource::templateVariables(m_systemTemplate->toPlainText() + QLatin1Char('\n') + m_userTemplate->toPlainText())) {
+    for (const QString &name : PromptSource::templateVariables(m_systemTemplate->toPlainText() + QLatin1Char('\n') +
+                                                               m_userTemplate->toPlainText())) {
         if (!defined.contains(name))
             missing << name;
     }

@@ -1,7 +1,7 @@
 #include "models/comparisonmodel.h"
 
-#include "models/quantitystyle.h"
 #include "analysis/svgchart.h"
+#include "models/quantitystyle.h"
 
 #include <QFont>
 #include <QHash>
@@ -73,8 +73,7 @@ QIcon swatchIcon(const QColor &color)
 
 ComparisonModel::ComparisonModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-}
+{}
 
 QColor ComparisonModel::runColor(int run)
 {
@@ -131,7 +130,8 @@ QString ComparisonModel::tooltip(const ComparisonTable::Row &row, int run) const
     } else {
         const auto &delta = row.deltaPct[std::size_t(run)];
         if (delta)
-            lines << tr("%1 against the baseline #%2").arg(ComparisonTable::formatChange(*delta), QString::number(base + 1));
+            lines << tr("%1 against the baseline #%2")
+                         .arg(ComparisonTable::formatChange(*delta), QString::number(base + 1));
         const auto &interval = row.intervals[std::size_t(run)];
         switch (row.noise[std::size_t(run)]) {
         case Noise::Significant:
@@ -156,7 +156,8 @@ QString ComparisonModel::tooltip(const ComparisonTable::Row &row, int run) const
             const PairedComparison::Cell &c = paired->cells[std::size_t(run)];
             if (c.median && c.interval)
                 lines << tr("Paired (same requests): median %1 ms [%2, %3], %4 over %n requests", nullptr, int(c.pairs))
-                             .arg(ComparisonTable::formatValue(*c.median), ComparisonTable::formatValue(c.interval->low),
+                             .arg(ComparisonTable::formatValue(*c.median),
+                                  ComparisonTable::formatValue(c.interval->low),
                                   ComparisonTable::formatValue(c.interval->high), ComparisonTable::noiseName(c.noise));
         }
     }
@@ -290,8 +291,7 @@ QString ComparisonModel::toTsv() const
 
 PairedDeltaModel::PairedDeltaModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-}
+{}
 
 void PairedDeltaModel::setResult(std::shared_ptr<const ComparisonResult> result)
 {
@@ -376,7 +376,8 @@ QVariant PairedDeltaModel::headerData(int section, Qt::Orientation orientation, 
     const int base = m_result->paired->baseline();
     switch (role) {
     case Qt::DisplayRole:
-        return tr("#%1 %2 − #%3").arg(QString::number(run + 1), m_result->paired->labels()[run], QString::number(base + 1));
+        return tr("#%1 %2 − #%3")
+            .arg(QString::number(run + 1), m_result->paired->labels()[run], QString::number(base + 1));
     case Qt::DecorationRole:
         return swatchIcon(ComparisonModel::runColor(run));
     default:

@@ -7,8 +7,8 @@
 
 #include <QColor>
 #include <QDir>
-#include <QFont>
 #include <QFileInfo>
+#include <QFont>
 
 #include <cmath>
 
@@ -58,7 +58,7 @@ void RunHistoryModel::setExcluded(const QString &directory)
 }
 
 RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, const RunSummary *baseline,
-                                                   const QString &baselineDirectory)
+                                                  const QString &baselineDirectory)
 {
     Entry e;
     e.directory = canonical(directory);
@@ -251,10 +251,9 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
-        static const char *const titles[ColumnCount] = {QT_TR_NOOP("Run"),      QT_TR_NOOP("Model"),
-                                                        QT_TR_NOOP("Date"),     QT_TR_NOOP("req/s"),
-                                                        QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"),
-                                                        QT_TR_NOOP("vs baseline")};
+        static const char *const titles[ColumnCount] = {
+            QT_TR_NOOP("Run"),      QT_TR_NOOP("Model"),  QT_TR_NOOP("Date"),       QT_TR_NOOP("req/s"),
+            QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"), QT_TR_NOOP("vs baseline")};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole) {

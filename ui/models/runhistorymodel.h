@@ -47,7 +47,7 @@ public:
         qint64 attempted = 0;
         qint64 failed = 0;
         int instances = 1;     ///< load-balanced over replicas when more than 1
-        QString problem; ///< why the run could not be read (the row still lists it)
+        QString problem;       ///< why the run could not be read (the row still lists it)
         bool baseline = false; ///< the marked baseline itself
         QString change;        ///< Baseline::Change::text() against the baseline; empty: none
         int changeDirection = 0;

@@ -1,12 +1,12 @@
 #include "views/dashboardview.h"
 
-#include "widgets/card.h"
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
-#include "widgets/kpitile.h"
-#include "views/rundocument.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "views/rundocument.h"
+#include "widgets/card.h"
+#include "widgets/kpitile.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -440,7 +440,10 @@ void DashboardView::refreshHeader()
     if (!model.isEmpty() && target.replicas.isEmpty())
         parts << tr("%1 at %2").arg(model, url);
     else if (!model.isEmpty())
-        parts << tr("%1 at %2 +%3 replicas, %4").arg(model, url).arg(target.replicas.size()).arg(balanceName(target.balance));
+        parts << tr("%1 at %2 +%3 replicas, %4")
+                     .arg(model, url)
+                     .arg(target.replicas.size())
+                     .arg(balanceName(target.balance));
     // Live, before a summary counts HTTP versions: the transport the configuration picks.
     const QString transport = s.transportText();
     parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
@@ -747,8 +750,7 @@ void DashboardView::refreshTokens()
 void DashboardView::refreshDistribution()
 {
     const SummaryBlock &total = m_document->summary().total;
-    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric),
-                              chartstyle::color(m_metric)};
+    DistributionSeries series{metricLabel(m_metric), total.histogram(m_metric), chartstyle::color(m_metric)};
     m_distribution->setDistributions({series});
     if (!chartView(QStringLiteral("latency-distribution")))
         return; // still being built

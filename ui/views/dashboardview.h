@@ -1,8 +1,8 @@
 #pragma once
 
 #include "charts/distributionchart.h"
-#include "metrics/runsummary.h"
 #include "charts/timechart.h"
+#include "metrics/runsummary.h"
 
 #include <QWidget>
 

@@ -1,8 +1,8 @@
 #include "views/exportdialog.h"
 
 #include "charts/chartview.h"
-#include "views/rundocument.h"
 #include "models/summarymodel.h"
+#include "views/rundocument.h"
 
 #include "results/runfiles.h"
 
@@ -196,7 +196,8 @@ QStringList ExportDialog::exportSelected(QString *error)
     for (qsizetype i = 0; i < m_charts.size(); ++i) {
         step(m_chartBoxes[i]->isChecked(), m_charts[i].key + QLatin1Char('.') + ChartExporter::suffix(format),
              [&](const QString &path) {
-                 return ChartExporter::save(m_charts[i].view->chart(), path, m_charts[i].view->exportOptions(page), error);
+                 return ChartExporter::save(m_charts[i].view->chart(), path, m_charts[i].view->exportOptions(page),
+                                            error);
              });
     }
     return written;

@@ -2,9 +2,9 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
-#include "views/chunkreader.h"
 #include "models/requestsmodel.h"
 #include "models/timelinemodel.h"
+#include "views/chunkreader.h"
 
 #include <QChart>
 #include <QHeaderView>

@@ -1,7 +1,7 @@
 #include "views/requestsview.h"
 
-#include "views/requestdetailview.h"
 #include "models/requestsmodel.h"
+#include "views/requestdetailview.h"
 #include "views/rundocument.h"
 
 #include <QCheckBox>

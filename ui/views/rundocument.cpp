@@ -167,8 +167,8 @@ QString RunDocument::failureHeadline() const
     const auto causes = m_errors.topCauses(1);
     QString headline = tr("%1 of %2 requests failed").arg(failed).arg(attempted);
     if (!causes.empty())
-        headline += QStringLiteral(" — ") +
-                    (causes.front().message.isEmpty() ? causes.front().label : causes.front().message);
+        headline +=
+            QStringLiteral(" — ") + (causes.front().message.isEmpty() ? causes.front().label : causes.front().message);
     return headline;
 }
 

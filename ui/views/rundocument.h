@@ -1,8 +1,8 @@
 #pragma once
 
 #include "charts/errortimeline.h"
-#include "run/benchmarkrunner.h"
 #include "results/rundirectory.h"
+#include "run/benchmarkrunner.h"
 
 #include <QObject>
 

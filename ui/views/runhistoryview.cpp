@@ -117,7 +117,8 @@ void RunHistoryView::showContextMenu(const QPoint &position)
     menu->setAttribute(Qt::WA_DeleteOnClose);
     QAction *open = menu->addAction(tr("&Open"), this, [this, directory] { Q_EMIT openRequested(directory); });
     open->setEnabled(m_openEnabled);
-    QAction *compare = menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
+    QAction *compare =
+        menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
     compare->setEnabled(selected.size() >= 2);
     const int instances = index.data(RunHistoryModel::InstancesRole).toInt();
     if (instances > 1) {

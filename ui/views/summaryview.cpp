@@ -1,7 +1,7 @@
 #include "views/summaryview.h"
 
-#include "views/rundocument.h"
 #include "models/summarymodel.h"
+#include "views/rundocument.h"
 
 #include <QApplication>
 #include <QClipboard>
