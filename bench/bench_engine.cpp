@@ -13,6 +13,8 @@
 // 20000]
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
 //                     default off: the CPU figure then is the engine's alone)
+//                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
+//                     once a second, as Prometheus would; default off)
 #include "pacedsimulator.h"
 
 #include "run/benchmarkrunner.h"
@@ -80,6 +82,7 @@ int main(int argc, char *argv[])
     double tokensPerS = 20000;
     bool scrape = false;
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
+    bool serve = false;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -98,11 +101,14 @@ int main(int argc, char *argv[])
                 transports << transportKindFromName(t).value_or(TransportKind::Native);
         } else if (args[i] == QLatin1String("--server-metrics"))
             scrape = args[i + 1] == QLatin1String("on");
+        else if (args[i] == QLatin1String("--metrics-listen"))
+            serve = args[i + 1] == QLatin1String("on");
     }
 
     std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process; server "
-                "metrics %s\n",
-                seconds, tokensPerS, scrape ? "scraped every second" : "not scraped");
+                "metrics %s; own metrics %s\n",
+                seconds, tokensPerS, scrape ? "scraped every second" : "not scraped",
+                serve ? "served and scraped every second" : "not served");
     std::printf("%9s %8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "transport", "streams", "wire peak", "events/s",
                 "CPU us/evt", "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
@@ -126,6 +132,15 @@ int main(int argc, char *argv[])
             config.outDir = dir.filePath(QStringLiteral("run"));
 
             BenchmarkRunner runner;
+            QTimer ownScrape; // Prometheus scraping --metrics-listen
+            if (serve) {
+                runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
+                QObject::connect(&ownScrape, &QTimer::timeout, [&] {
+                    QNetworkReply *reply = nam.get(QNetworkRequest(QUrl(runner.metricsUrl())));
+                    QObject::connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+                });
+                ownScrape.start(1000);
+            }
             QList<RequestRecord> kept; // as the GUI's requests table keeps them
             QObject::connect(&runner, &BenchmarkRunner::recordsCompleted,
                              [&kept](const QList<RequestRecord> &batch) { kept += batch; });

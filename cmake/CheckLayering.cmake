@@ -8,13 +8,14 @@ endif()
 
 # <room>=<rank>. core/ rooms, then ui/ rooms (all above the core; "ui" is the ui/ root).
 set(tb_rooms
-    config=0 formats=0
-    metrics=1
-    engine=2 sim=2
-    observe=3
-    results=4
-    analysis=5
-    run=6
+    config=0 threads=0 tokenize=0
+    formats=1
+    metrics=2
+    engine=3 sim=3
+    observe=4
+    results=5
+    analysis=6
+    run=7
     ui/models=10 ui/widgets=10
     ui/charts=11 ui/editors=11
     ui/views=12

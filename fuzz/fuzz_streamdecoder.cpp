@@ -4,6 +4,7 @@
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 #include "fuzzinput.h"
+#include "tokenize/tokenizer.h"
 
 namespace {
 
@@ -19,6 +20,8 @@ void check(const tb::StreamDecoder &decoder, const tb::RequestRecord &r)
         tb::fuzz::violated("failed() without an error message");
     if (r.errorMessage.size() > kMaxMessage)
         tb::fuzz::violated("error message longer than the decoder's limit");
+    if (r.reply.size() > tb::StreamDecoder::kMaxReplyBytes)
+        tb::fuzz::violated("reply longer than the decoder's limit");
 }
 
 } // namespace
@@ -28,10 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (size > tb::fuzz::kMaxInput)
         return 0;
     const std::string_view input = tb::fuzz::text(data, size);
-    for (const tb::ApiKind api :
-         {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions, tb::ApiKind::AnthropicMessages}) {
-        for (const bool tokenizer : {false, true}) {
-            tb::StreamDecoder decoder(api, tokenizer);
+    for (const tb::ApiKind api : {tb::ApiKind::OpenAIChat, tb::ApiKind::OpenAICompletions,
+                                  tb::ApiKind::AnthropicMessages, tb::ApiKind::OpenAIResponses}) {
+        for (const tb::Tokenizer *tokenizer :
+             {static_cast<const tb::Tokenizer *>(nullptr), tb::Tokenizer::approx().get()}) {
+            tb::StreamDecoder decoder(api, tokenizer, tokenizer != nullptr); // a conversation's reply kept, or not
 
             tb::RequestRecord streamed;
             decoder.begin(&streamed);
@@ -41,13 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
                 decoder.onEvent(event, payload, stampNs);
                 stampNs += 1000;
             });
-            decoder.finish(7);
+            decoder.finish(7, tb::TokenSource::Estimate);
             check(decoder, streamed);
 
             tb::RequestRecord body;
             decoder.begin(&body);
             decoder.onBody(input, 1000);
-            decoder.finish(7);
+            decoder.finish(7, tb::TokenSource::Estimate);
             check(decoder, body);
         }
     }

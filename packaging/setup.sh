@@ -44,6 +44,7 @@ packages=(
     fonts-dejavu-core    # a font for offscreen rendering and screenshots
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library
+    clang-format         # the format test: every C++ file matches .clang-format
 )
 # Only for the "fuzz" preset (libFuzzer harnesses in fuzz/).
 if [ "$preset" = fuzz ]; then

@@ -228,6 +228,16 @@ private Q_SLOTS:
                                     QStringLiteral("cache_hit_pct"), QStringLiteral("error_pct"),
                                     QStringLiteral("goodput_requests_per_s"), QStringLiteral("good_pct")}));
 
+        // The rows a comparison leads with.
+        QStringList headlines;
+        for (const auto &r : table.rows()) {
+            if (r.headline)
+                headlines << r.key;
+        }
+        QCOMPARE(headlines, (QStringList{QStringLiteral("ttft_p50"), QStringLiteral("requests_per_s"),
+                                         QStringLiteral("output_tokens_per_s"), QStringLiteral("out_in_ratio"),
+                                         QStringLiteral("error_pct")}));
+
         // Values are the summaries'.
         const auto &ttftP50 = row(table, "ttft_p50");
         for (std::size_t i = 0; i < runs.size(); ++i)
@@ -375,7 +385,7 @@ private Q_SLOTS:
         QTest::newRow("tens") << 12.3456 << QStringLiteral("12.35");
         QTest::newRow("units") << 1.23456 << QStringLiteral("1.235");
         QTest::newRow("fraction") << 0.0123456 << QStringLiteral("0.01235");
-        QTest::newRow("zero") << 0.0 << QStringLiteral("0.000");
+        QTest::newRow("zero") << 0.0 << QStringLiteral("0");
     }
 
     void formatValue()

@@ -4,6 +4,8 @@
 #include "sim/simulatorhost.h"
 
 #include "support/echoserver.h"
+#include "support/tlsserver.h"
+#include "support/transportrows.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -49,13 +51,6 @@ SimConfig fastSim()
     SimConfig c = *SimConfig::preset(QStringLiteral("fast"));
     c.maxBatch = 256;
     return c;
-}
-
-/// The transport of the global data row (initTestCase_data): every test runs over each.
-TransportKind rowTransport()
-{
-    QFETCH_GLOBAL(int, transport);
-    return TransportKind(transport);
 }
 
 RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
@@ -192,41 +187,6 @@ private:
     quint16 m_port = 0;
 };
 
-/// An HTTPS server with the self-signed test certificate, answering with one fixed SSE stream.
-class TlsServer : public QSslServer
-{
-public:
-    TlsServer()
-    {
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        QFile cert(QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.crt"));
-        QFile key(QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.key"));
-        if (cert.open(QIODevice::ReadOnly) && key.open(QIODevice::ReadOnly)) {
-            tls.setLocalCertificate(QSslCertificate(&cert, QSsl::Pem));
-            tls.setPrivateKey(QSslKey(&key, QSsl::Rsa, QSsl::Pem));
-        }
-        tls.setPeerVerifyMode(QSslSocket::VerifyNone);
-        setSslConfiguration(tls);
-        connect(this, &QTcpServer::pendingConnectionAvailable, this, [this] {
-            while (QTcpSocket *socket = nextPendingConnection()) {
-                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
-                    if (!socket->readAll().contains("\r\n\r\n"))
-                        return;
-                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\"secure\"}}]}\n\n"
-                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" "
-                                  "hi\"},\"finish_reason\":\"stop\"}],"
-                                  "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
-                                  "data: [DONE]\n\n");
-                    socket->disconnectFromHost();
-                });
-                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            }
-        });
-    }
-    QString url() const { return QStringLiteral("https://127.0.0.1:%1/v1").arg(serverPort()); }
-};
-
 RunConfig echoConfig(const QString &url)
 {
     RunConfig c;
@@ -239,6 +199,106 @@ RunConfig echoConfig(const QString &url)
     return c;
 }
 
+/// A server that keeps every request body and answers each with a reply of its own — "Reply
+/// \"N\" é." for its Nth request, id "r-N" — in the chat or the Responses API's format, streamed
+/// or whole: what the conversation tests check the histories against.
+class ConversationServer : public QTcpServer
+{
+public:
+    explicit ConversationServer(bool responsesApi)
+    {
+        connect(this, &QTcpServer::newConnection, this, [this, responsesApi] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket, responsesApi] {
+                    QByteArray &buffer = m_buffers[socket];
+                    buffer += socket->readAll();
+                    const qsizetype end = buffer.indexOf("\r\n\r\n");
+                    if (end < 0)
+                        return;
+                    const QByteArray head = buffer.left(end).toLower();
+                    const qsizetype at = head.indexOf("content-length:");
+                    const qsizetype length =
+                        at < 0 ? 0 : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+                    if (buffer.size() < end + 4 + length)
+                        return;
+                    const nlohmann::json body =
+                        nlohmann::json::parse(buffer.mid(end + 4, length).toStdString(), nullptr, false);
+                    m_buffers.remove(socket);
+                    bodies.push_back(body);
+                    const std::string n = std::to_string(bodies.size());
+                    const std::string reply = "Reply \"" + n + "\" \xc3\xa9.";
+                    replies.push_back(reply);
+                    socket->write(answer(responsesApi, body.value("stream", false), "r-" + n, reply));
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(serverPort()); }
+
+    std::vector<nlohmann::json> bodies;
+    std::vector<std::string> replies; ///< [i] answered bodies[i], as id "r-(i+1)"
+
+private:
+    static QByteArray answer(bool responsesApi, bool stream, const std::string &id, const std::string &reply)
+    {
+        using nlohmann::json;
+        const std::string first = reply.substr(0, 6), rest = reply.substr(6);
+        std::string out;
+        if (responsesApi && stream) {
+            for (const std::string &piece : {first, rest})
+                out += "event: response.output_text.delta\ndata: " +
+                       json{{"type", "response.output_text.delta"}, {"delta", piece}}.dump() + "\n\n";
+            out += "event: response.completed\ndata: " +
+                   json{{"type", "response.completed"},
+                        {"response",
+                         {{"id", id}, {"status", "completed"}, {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}}}
+                       .dump() +
+                   "\n\n";
+        } else if (responsesApi) {
+            out = json{{"id", id},
+                       {"object", "response"},
+                       {"status", "completed"},
+                       {"error", nullptr},
+                       {"output",
+                        json::array({{{"type", "message"},
+                                      {"content", json::array({{{"type", "output_text"}, {"text", reply}}})}}})},
+                       {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}
+                      .dump();
+        } else if (stream) {
+            out += "data: " + json{{"id", id}, {"choices", json::array({{{"delta", {{"content", first}}}}})}}.dump() +
+                   "\n\n";
+            out += "data: " +
+                   json{{"id", id},
+                        {"choices", json::array({{{"delta", {{"content", rest}}}, {"finish_reason", "stop"}}})},
+                        {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}}}}
+                       .dump() +
+                   "\n\ndata: [DONE]\n\n";
+        } else {
+            out = json{{"id", id},
+                       {"choices", json::array({{{"message", {{"role", "assistant"}, {"content", reply}}},
+                                                 {"finish_reason", "stop"}}})},
+                       {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}}}}
+                      .dump();
+        }
+        return "HTTP/1.1 200 OK\r\nContent-Type: " + QByteArray(stream ? "text/event-stream" : "application/json") +
+               "\r\nConnection: close\r\nContent-Length: " + QByteArray::number(qsizetype(out.size())) + "\r\n\r\n" +
+               QByteArray::fromStdString(out);
+    }
+
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+/// The records of each conversation, by turn.
+std::map<std::uint64_t, std::map<int, RequestRecord>> byConversation(const std::vector<RequestRecord> &records)
+{
+    std::map<std::uint64_t, std::map<int, RequestRecord>> conversations;
+    for (const RequestRecord &r : records)
+        conversations[r.conversation][r.turn] = r;
+    return conversations;
+}
+
 } // namespace
 
 class TestEngine : public QObject
@@ -246,12 +306,7 @@ class TestEngine : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase_data()
-    {
-        QTest::addColumn<int>("transport");
-        QTest::newRow("native") << int(TransportKind::Native);
-        QTest::newRow("qnam") << int(TransportKind::Qnam);
-    }
+    void initTestCase_data() { addTransportRows(); }
 
     void closedLoopReachesConcurrencyOnTheWire_data()
     {
@@ -742,6 +797,60 @@ private Q_SLOTS:
         }
     }
 
+    void connectingAndHandshakingAreCounted_data()
+    {
+        QTest::addColumn<QString>("peer");
+        QTest::addColumn<int>("connecting");
+        QTest::addColumn<int>("handshaking");
+        // Regression: https:// to a server that never answered TLS showed "0 in flight" for 25 s.
+        QTest::newRow("accepts and never answers TLS") << QStringLiteral("silent-https") << 0 << 3;
+        QTest::newRow("connect never completes") << QStringLiteral("backlog") << 3 << 0;
+    }
+
+    void connectingAndHandshakingAreCounted()
+    {
+        QFETCH(QString, peer);
+        QFETCH(int, connecting);
+        QFETCH(int, handshaking);
+        if (peer.endsWith(QLatin1String("https")) && !QSslSocket::supportsSsl())
+            QSKIP("this Qt has no TLS backend");
+        SilentServer silent;
+        FullBacklog backlog;
+        QVERIFY(silent.listen(QHostAddress::LocalHost) && backlog.port() != 0);
+        RunConfig config;
+        config.target.model = QStringLiteral("m");
+        config.target.tlsVerify = false;
+        config.target.url = peer == QLatin1String("backlog") ? backlog.url() : silent.url("https");
+        config.load.concurrency = 3;
+        config.load.requests = 3;
+        config.load.timeoutMs = 60000;
+        config.load.connectTimeoutMs = 60000;
+        bool counted = false;
+        bool cleared = false;
+        RunProgress seen;
+        const RunResult r = runLoad(config, [&](LoadController &controller) {
+            counted = QTest::qWaitFor(
+                [&] {
+                    seen = controller.progress();
+                    return seen.connecting == connecting && seen.handshaking == handshaking;
+                },
+                20000);
+            controller.stop();
+            cleared = QTest::qWaitFor(
+                [&] {
+                    const RunProgress p = controller.progress();
+                    return p.connecting == 0 && p.handshaking == 0;
+                },
+                20000);
+        });
+        QVERIFY2(
+            counted,
+            qPrintable(QStringLiteral("connecting %1, handshaking %2").arg(seen.connecting).arg(seen.handshaking)));
+        QCOMPARE(seen.inFlight, std::int64_t(0)); // nothing reached the server yet
+        QVERIFY(cleared);
+        QVERIFY(r.finished);
+    }
+
     void largeBodyAnswered413EarlyReportsThe413()
     {
         // A server that refuses a large body from its headers: answers 413, stops reading and
@@ -879,7 +988,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("api");
         QTest::addColumn<bool>("stream");
-        for (const char *api : {"openai-chat", "openai-completions", "anthropic-messages"}) {
+        for (const char *api : {"openai-chat", "openai-completions", "anthropic-messages", "openai-responses"}) {
             QTest::addRow("%s streaming", api) << QString::fromLatin1(api) << true;
             QTest::addRow("%s whole", api) << QString::fromLatin1(api) << false;
         }
@@ -1021,6 +1130,191 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(r.count(RequestStatus::Ok), 60);
         QVERIFY2(host.stats().peakOpenConnections <= 3, qPrintable(QString::number(host.stats().peakOpenConnections)));
+    }
+    void conversationsCarryTheRealReplies_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::addColumn<bool>("stream");
+        for (const char *api : {"openai-chat", "openai-responses"}) {
+            QTest::addRow("%s streaming", api) << QString::fromLatin1(api) << true;
+            QTest::addRow("%s whole", api) << QString::fromLatin1(api) << false;
+        }
+    }
+
+    // Turn k carries the replies the client received to turns 1..k-1, byte for byte, as the
+    // assistant's messages between the user's.
+    void conversationsCarryTheRealReplies()
+    {
+        QFETCH(QString, api);
+        QFETCH(bool, stream);
+        const bool responses = api == QLatin1String("openai-responses");
+        ConversationServer server(responses);
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url());
+        config.target.api = *apiKindFromName(api);
+        config.request.stream = stream;
+        config.prompt.promptTokens = 12;
+        config.load.concurrency = 2;
+        config.load.requests = 6;
+        config.load.turns = 3;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 6);
+        QCOMPARE(server.bodies.size(), std::size_t(6));
+
+        // Two users; one whose conversation ends first starts another with the requests left.
+        const auto conversations = byConversation(r.records);
+        QVERIFY(conversations.size() >= 2 && conversations.size() <= 3);
+        QVERIFY(std::any_of(conversations.begin(), conversations.end(),
+                            [](const auto &c) { return c.second.size() == 3; }));
+        std::map<QString, std::size_t> served; // response id -> index of the body it answered
+        for (std::size_t i = 0; i < server.bodies.size(); ++i)
+            served[QStringLiteral("r-%1").arg(i + 1)] = i;
+        for (const auto &[id, turns] : conversations) {
+            QVERIFY(id > 0);
+            std::vector<std::string> received; // the replies of this conversation so far
+            for (const auto &[turn, record] : turns) {
+                QCOMPARE(turn, int(received.size()) + 1);
+                QVERIFY(record.reply.empty()); // taken by the controller, never passed on
+                const std::size_t at = served.at(record.responseId);
+                const nlohmann::json &messages = server.bodies[at][responses ? "input" : "messages"];
+                QVERIFY2(messages.is_array(), server.bodies[at].dump().c_str());
+                QCOMPARE(messages.size(), std::size_t(2 * turn - 1));
+                for (std::size_t m = 0; m < messages.size(); ++m) {
+                    QCOMPARE(messages[m]["role"].get<std::string>(), std::string(m % 2 ? "assistant" : "user"));
+                    if (m % 2)
+                        QCOMPARE(messages[m]["content"].get<std::string>(), received[m / 2]);
+                }
+                received.push_back(server.replies[at]);
+            }
+        }
+    }
+
+    // Against the simulator: its own count of each turn's prompt (GET /sim/requests) is the last
+    // prompt, the reply it generated and the new user message; the history is served from its
+    // prefix cache.
+    void conversationPromptsGrowByTheReplies_data()
+    {
+        QTest::addColumn<QString>("api");
+        for (const char *api : {"openai-chat", "openai-completions", "anthropic-messages", "openai-responses"})
+            QTest::addRow("%s", api) << QString::fromLatin1(api);
+    }
+
+    void conversationPromptsGrowByTheReplies()
+    {
+        QFETCH(QString, api);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 2, 8);
+        config.target.api = *apiKindFromName(api);
+        config.request.maxTokens = 24;
+        config.prompt.promptTokens = 40;
+        config.load.turns = 4;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 8);
+        std::map<QString, tb::sim::RequestTrace> traces;
+        for (const tb::sim::RequestTrace &t : host.requests())
+            traces[t.id] = t;
+        const auto conversations = byConversation(r.records);
+        QVERIFY(std::any_of(conversations.begin(), conversations.end(),
+                            [](const auto &c) { return c.second.size() == 4; }));
+        for (const auto &[id, turns] : conversations) {
+            const RequestRecord *previous = nullptr;
+            for (const auto &[turn, record] : turns) {
+                const tb::sim::RequestTrace &trace = traces.at(record.responseId);
+                QCOMPARE(record.promptTokens, trace.promptTokens);
+                if (previous) {
+                    // What the model said (reasoning is not sent back) plus a new 40-token question;
+                    // separators may count a token or two.
+                    const std::int64_t said = previous->completionTokens - previous->reasoningTokens;
+                    const std::int64_t added = record.promptTokens - previous->promptTokens - said;
+                    QVERIFY2(added >= 38 && added <= 44,
+                             qPrintable(QStringLiteral("turn %1: %2 -> %3 tokens, the reply had %4")
+                                            .arg(turn)
+                                            .arg(previous->promptTokens)
+                                            .arg(record.promptTokens)
+                                            .arg(said)));
+                    QVERIFY2(record.cachedTokens >= previous->promptTokens / 2,
+                             qPrintable(QStringLiteral("turn %1: %2 of %3 cached")
+                                            .arg(turn)
+                                            .arg(record.cachedTokens)
+                                            .arg(record.promptTokens)));
+                }
+                previous = &record;
+            }
+        }
+    }
+
+    void thinkTimeSeparatesTurns_data()
+    {
+        QTest::addColumn<QString>("thinkTime");
+        QTest::addRow("fixed") << QStringLiteral("300ms");
+        QTest::addRow("exponential") << QStringLiteral("exp:300ms");
+    }
+
+    // A user's next turn goes out no sooner than its think time after the last one finished, and
+    // the user is busy meanwhile (one user: never two requests at once).
+    void thinkTimeSeparatesTurns()
+    {
+        QFETCH(QString, thinkTime);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, 6);
+        config.request.maxTokens = 4;
+        config.load.turns = 6;
+        const ThinkTime think = *parseThinkTime(thinkTime);
+        config.load.thinkTimeMs = think.ms;
+        config.load.thinkTimeExponential = think.exponential;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 6);
+        QCOMPARE(r.peakInFlight, std::int64_t(1));
+        const auto conversations = byConversation(r.records);
+        QCOMPARE(conversations.size(), std::size_t(1));
+        std::vector<double> gapsMs;
+        const RequestRecord *previous = nullptr;
+        for (const auto &[turn, record] : conversations.begin()->second) {
+            if (previous) {
+                gapsMs.push_back(double(record.scheduledNs - previous->doneNs) / 1e6);
+                QVERIFY(record.sentNs >= record.scheduledNs);
+            }
+            previous = &record;
+        }
+        QCOMPARE(gapsMs.size(), std::size_t(5));
+        const auto [lo, hi] = std::minmax_element(gapsMs.begin(), gapsMs.end());
+        if (!think.exponential) {
+            QVERIFY2(*lo >= 300, qPrintable(QString::number(*lo)));
+        } else {
+            // Exponential with a 300 ms mean: seeded, so these five draws are fixed; they differ.
+            QVERIFY2(*lo >= 0 && *hi > 2 * *lo, qPrintable(QStringLiteral("%1 .. %2 ms").arg(*lo).arg(*hi)));
+        }
+    }
+
+    // Open loop: arrivals start conversations; a conversation's next turn follows its last reply.
+    void openLoopConversationsFollowTheirReplies()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = configFor(host, 1, 12);
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = 40;
+        config.load.turns = 3;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(r.count(RequestStatus::Ok), 12);
+        int followed = 0;
+        for (const auto &[id, turns] : byConversation(r.records)) {
+            const RequestRecord *previous = nullptr;
+            for (const auto &[turn, record] : turns) {
+                if (previous) {
+                    QVERIFY(record.sentNs >= previous->doneNs);
+                    ++followed;
+                }
+                previous = &record;
+            }
+        }
+        QVERIFY(followed > 0);
     }
 };
 

@@ -31,6 +31,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -484,6 +486,42 @@ private Q_SLOTS:
         QVERIFY(note);
         QTRY_VERIFY(note->isVisible());
         QVERIFY2(note->text().contains(QStringLiteral("top errors: connect")), qPrintable(note->text()));
+    }
+
+    void liveStatusCountsHandshakesAndSaysTheFirstError()
+    {
+        // A server that accepts and never answers the TLS handshake.
+        QTcpServer silent;
+        connect(&silent, &QTcpServer::newConnection, &silent, [&silent] {
+            while (QTcpSocket *socket = silent.nextPendingConnection())
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] { socket->readAll(); });
+        });
+        QVERIFY(silent.listen(QHostAddress(QStringLiteral("127.0.0.1"))));
+        QTemporaryDir runs;
+        MainWindow w;
+        w.show();
+        w.setRunsFolder(runs.path());
+        RunConfig c = remoteConfig();
+        c.target.url = QStringLiteral("https://127.0.0.1:%1/v1").arg(silent.serverPort());
+        c.load.concurrency = 3;
+        c.load.connectTimeoutMs = 60000;
+        w.configEditor()->setConfig(c);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QVERIFY(w.startRun());
+        auto *status = w.findChild<QLabel *>(QStringLiteral("liveStatus"));
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("0 in flight · 3 TLS handshaking · 0 done")),
+                                  qPrintable(status->text()), 20000);
+        w.stopAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+
+        // Refused at once: the cause is in the live status while the run still goes.
+        w.configEditor()->setConfig(remoteConfig());
+        QVERIFY(w.startRun());
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().contains(QStringLiteral(" errors — connect")),
+                                  qPrintable(status->text()), 20000);
+        QVERIFY(w.isRunning());
+        w.stopAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 30000);
     }
 
     void saveAndOpen()

@@ -12,6 +12,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 using namespace tb;
@@ -22,7 +23,7 @@ namespace {
 class FakeEndpoint : public QObject
 {
 public:
-    enum Mode { Silent, Html, Huge, NotFound, Good };
+    enum Mode { Silent, Html, Huge, NotFound, Good, Trickle, HugeAnnounced };
 
     explicit FakeEndpoint(Mode mode)
         : m_mode(mode)
@@ -63,6 +64,18 @@ private:
             return;
         case NotFound:
             return reply("404 Not Found", "not found");
+        case Trickle: {
+            // A byte every 100 ms: never silent long enough for a transfer timeout, yet never done.
+            s->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n# ");
+            auto *drip = new QTimer(s);
+            connect(drip, &QTimer::timeout, s, [s] { s->write("x"); });
+            drip->start(100);
+            return;
+        }
+        case HugeAnnounced:
+            // Says up front that it is too large: refused before a body byte is read.
+            s->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000000000\r\n\r\n");
+            return;
         case Good:
             return reply("200 OK",
                          "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} " +
@@ -100,6 +113,8 @@ private Q_SLOTS:
         QTest::newRow("missing") << -1 << "Connection refused";
         QTest::newRow("silent") << int(FakeEndpoint::Silent) << "no answer within 500 ms";
         QTest::newRow("huge") << int(FakeEndpoint::Huge) << "larger than 262144 bytes";
+        QTest::newRow("huge by its Content-Length") << int(FakeEndpoint::HugeAnnounced) << "larger than 262144 bytes";
+        QTest::newRow("slow (a byte at a time)") << int(FakeEndpoint::Trickle) << "no answer within 500 ms";
         QTest::newRow("not prometheus") << int(FakeEndpoint::Html)
                                         << "not Prometheus text (line 1: not a Prometheus sample";
         QTest::newRow("404") << int(FakeEndpoint::NotFound) << "answered HTTP 404";

@@ -1,5 +1,5 @@
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,6 +32,43 @@ private Q_SLOTS:
         QTest::newRow("shared prefix") << 1000 << 64 << 600;
     }
 
+    /// With a tokenizer file, sizes are exact in it (here files whose tokens are mostly bytes, so
+    /// words are several tokens each and the one-token filler is not " a").
+    void syntheticIsExactInATokenizerFile_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<int>("prefixTokens");
+        for (const char *file : {"tiny.tiktoken", "tiny-bytelevel-tokenizer.json", "tiny-metaspace-tokenizer.json"}) {
+            QTest::addRow("%s: small", file) << QString::fromLatin1(file) << 17 << 0 << 0;
+            QTest::addRow("%s: long, system, shared prefix", file) << QString::fromLatin1(file) << 4001 << 129 << 700;
+        }
+    }
+
+    void syntheticIsExactInATokenizerFile()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, promptTokens);
+        QFETCH(int, systemTokens);
+        QFETCH(int, prefixTokens);
+        QString error;
+        const auto tokenizer = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/") + file, &error);
+        QVERIFY2(tokenizer, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = promptTokens;
+        config.systemTokens = systemTokens;
+        config.sharedPrefixTokens = prefixTokens;
+        const auto source = PromptSource::create(config, 7, &error, tokenizer);
+        QVERIFY2(source, qPrintable(error));
+        for (std::uint64_t i : {0, 1, 99, 123456}) {
+            const Prompt p = source->prompt(i);
+            QCOMPARE(tokenizer->count(p.user), std::int64_t(promptTokens));
+            QCOMPARE(tokenizer->count(p.system), std::int64_t(systemTokens));
+            QCOMPARE(p.tokens, std::int64_t(promptTokens + systemTokens));
+        }
+    }
+
     void syntheticHasExactTokenCount()
     {
         QFETCH(int, promptTokens);
@@ -61,13 +98,20 @@ private Q_SLOTS:
         const auto b = PromptSource::create(config, 1, nullptr);
         QCOMPARE(a->prompt(5).user, b->prompt(5).user);
         QVERIFY(a->prompt(5).user != a->prompt(6).user);
-        // The shared prefix is the same for every request; what follows differs at once.
+        // The shared prefix is the same for every request; the request number follows at once,
+        // then text that differs too (the run's text rotated to another word).
         const std::string p5 = a->prompt(5).user;
         const std::string p6 = a->prompt(6).user;
         std::size_t common = 0;
         while (common < p5.size() && p5[common] == p6[common])
             ++common;
-        QCOMPARE(tokens(p5.substr(0, common)), std::int64_t(50) + 1); // prefix and the '#'
+        QCOMPARE(p5.substr(common - 2, 2), std::string(" #"));
+        QCOMPARE(tokens(p5.substr(0, common - 2)), std::int64_t(50));
+        QVERIFY(p5.substr(p5.find(':', common)) != p6.substr(p6.find(':', common)));
+        // Calibration probes are the run's prompts in size and number, not in text.
+        QCOMPARE(tokens(a->probe(5).user), std::int64_t(200));
+        QCOMPARE(a->probe(5).user.substr(0, common + 2), p5.substr(0, common + 2));
+        QVERIFY(a->probe(5).user != p5);
         const auto other = PromptSource::create(config, 2, nullptr);
         QVERIFY(other->prompt(5).user != p5);
     }
@@ -112,6 +156,40 @@ private Q_SLOTS:
         }
     }
 
+    /// Regression: with salted prompts, calibration against a target counting with another
+    /// tokenizer missed the requested size by 1–2% (each request drew fresh text, whose target
+    /// tokens per local token differ from the probes'). A run's prompts now count alike there.
+    void saltedPromptsMissedTheCalibratedSize_data()
+    {
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<QString>("salt");
+        QTest::newRow("200 tokens") << 200 << QStringLiteral("3f2a9c0d41b7e856");
+        QTest::newRow("200 tokens, another salt") << 200 << QStringLiteral("77aa01c2d3e4f5b6");
+        QTest::newRow("1024 tokens") << 1024 << QStringLiteral("0123456789abcdef");
+    }
+    void saltedPromptsMissedTheCalibratedSize()
+    {
+        QFETCH(int, promptTokens);
+        QFETCH(QString, salt);
+        QString error;
+        const auto target = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken"), &error);
+        QVERIFY2(target, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = promptTokens;
+        config.systemTokens = 64;
+        config.salt = salt;
+        const auto source = PromptSource::create(config, 1, nullptr);
+        // The calibration's probes against the run's requests.
+        double probes = 0;
+        for (std::uint64_t i = 0; i < 3; ++i)
+            probes += double(target->count(source->probe(i).user)) / 3;
+        for (std::uint64_t i = 0; i < 30; ++i) {
+            const std::int64_t n = target->count(source->prompt(i).user);
+            QVERIFY2(std::abs(double(n) - probes) <= std::max(2.0, 0.01 * probes),
+                     qPrintable(QStringLiteral("request %1: %2 tokens, the probes %3").arg(i).arg(n).arg(probes)));
+        }
+    }
+
     void templates()
     {
         QMap<QString, QString> vars{{QStringLiteral("topic"), QStringLiteral("queues")}};
@@ -139,6 +217,68 @@ private Q_SLOTS:
         QCOMPARE(source->prompt(1).system, std::string("be brief"));
         QCOMPARE(source->prompt(1).tokens, std::int64_t(3 + 3)); // "be brie·f" + "seco·nd one"
         QCOMPARE(source->prompt(2).user, std::string("first"));  // wraps around
+    }
+
+    void datasetLengthsBecomeMaxTokens_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("fromDataset");
+        QTest::addColumn<QList<int>>("maxTokens"); ///< per entry; 0: the configured max_tokens
+        QTest::newRow("prompt lines: max_tokens always, output_len when asked")
+            << QStringLiteral("prompts-lengths.jsonl") << false << QList<int>{12, 0, 0, 7};
+        QTest::newRow("prompt lines with --max-tokens dataset")
+            << QStringLiteral("prompts-lengths.jsonl") << true << QList<int>{12, 40, 0, 7};
+        QTest::newRow("sharegpt replies only when asked")
+            << QStringLiteral("sharegpt.jsonl") << false << QList<int>{0, 0};
+        QTest::newRow("sharegpt with --max-tokens dataset")
+            << QStringLiteral("sharegpt.jsonl") << true
+            << QList<int>{int(tokens("Requests queue once the batch is full.")),
+                          int(tokens("Requests that met every target, per second."))};
+    }
+
+    void datasetLengthsBecomeMaxTokens()
+    {
+        QFETCH(QString, file);
+        QFETCH(bool, fromDataset);
+        QFETCH(QList<int>, maxTokens);
+        PromptConfig config;
+        config.dataset = QStringLiteral(TOKENBENCH_TESTDATA "/workload/") + file;
+        config.outputLenAsMaxTokens = fromDataset;
+        QString error;
+        const auto source = PromptSource::create(config, 1, &error);
+        QVERIFY2(source, qPrintable(error));
+        QCOMPARE(qsizetype(source->fileLines()), maxTokens.size());
+        for (qsizetype i = 0; i < maxTokens.size(); ++i)
+            QCOMPARE(source->prompt(std::uint64_t(i)).maxTokens, maxTokens[i]);
+    }
+
+    void traceTextHasTheTracesLengthAndSharesHashBlocks()
+    {
+        PromptConfig config;
+        config.salt = QStringLiteral("one");
+        const QString trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
+        QString error;
+        const auto run = PromptSource::create(config, 1, &error, nullptr, {}, trace);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(run->isTrace());
+        const std::int64_t lengths[] = {1100, 1300, 700, 600};
+        const int outputs[] = {5, 6, 4, 3};
+        for (std::uint64_t i = 0; i < 4; ++i) {
+            QCOMPARE(run->prompt(i).tokens, lengths[i]);
+            QCOMPARE(run->prompt(i).maxTokens, outputs[i]); // max_tokens = output_length
+        }
+        QCOMPARE(run->traceOffsetNs(2), std::int64_t(260'000'000));
+        QCOMPARE(run->traceOffsetNs(4), std::int64_t(-1));
+        // Lines 1 and 2 name blocks 0 and 1: the same 1024 tokens of text, then different.
+        const std::string a = run->prompt(0).user, b = run->prompt(1).user, c = run->prompt(2).user;
+        const auto common = std::size_t(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
+        QVERIFY(tokens(a.substr(0, common)) >= 1024 && tokens(a.substr(0, common)) < 1030);
+        QVERIFY(a.substr(0, 40) != c.substr(0, 40));
+        // Deterministic for a salt, different for another.
+        QCOMPARE(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(1).user, b);
+        config.salt = QStringLiteral("two");
+        QVERIFY(PromptSource::create(config, 1, nullptr, nullptr, {}, trace)->prompt(0).user.substr(0, 40) !=
+                a.substr(0, 40));
     }
 
     void badFiles_data()

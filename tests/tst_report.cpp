@@ -224,6 +224,32 @@ private Q_SLOTS:
         QVERIFY(!html.contains("id=\"paired\"")); // not an interleaved session
     }
 
+    // Conversations: the measured multi-turn token growth and TTFT per turn, one point per turn.
+    void reportDrawsTheTurnsOfConversations()
+    {
+        const QString run = path(QStringLiteral("run-turns"));
+        CliResult r =
+            runCli({QStringLiteral("run"), QStringLiteral("--url"), m_fast->baseUrl().toString(),
+                    QStringLiteral("--model"), m_fast->config().model, QStringLiteral("--turns"), QStringLiteral("4"),
+                    QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
+                    QStringLiteral("8"), QStringLiteral("--out"), run, QStringLiteral("--quiet")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString out = path(QStringLiteral("report-turns.html"));
+        r = runCli({QStringLiteral("report"), run, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QByteArray html = readFile(out);
+        const ParsedReport report = parse(html);
+        QVERIFY2(report.error.isEmpty(), qPrintable(report.error));
+        QVERIFY2(report.svgErrors.isEmpty(), qPrintable(report.svgErrors.join(QLatin1Char('\n'))));
+        QVERIFY(html.contains("Multi-turn token growth"));
+        QVERIFY(html.contains("Time to first token per turn"));
+        // Not drawn for runs without conversations.
+        const QString plainOut = path(QStringLiteral("report-plain.html"));
+        r = runCli({QStringLiteral("report"), m_a, QStringLiteral("--out"), plainOut});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(!readFile(plainOut).contains("Multi-turn token growth"));
+    }
+
     void reportAndCompareOfAnInterleavedSession()
     {
         const QString out = path(QStringLiteral("session.html"));

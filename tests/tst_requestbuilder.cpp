@@ -65,6 +65,100 @@ private Q_SLOTS:
         QCOMPARE(body.value(sent.toStdString(), 0), 77);
         QVERIFY2(!body.contains(other), body.dump().c_str());
     }
+
+    void redirect_data()
+    {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("location");
+        QTest::addColumn<QByteArray>("requestLine"); // empty: not followed
+        QTest::addColumn<bool>("credentials");
+        QTest::addColumn<bool>("body");
+        // 307/308 keep the method and body; 301/302/303 turn a POST into a GET, as curl and
+        // browsers do (RFC 9110 15.4).
+        QTest::newRow("307 keeps POST") << 307 << QByteArray("/v2/chat") << QByteArray("POST /v2/chat HTTP/1.1") << true
+                                        << true;
+        QTest::newRow("308 relative path")
+            << 308 << QByteArray("other?x=1") << QByteArray("POST /v1/chat/other?x=1 HTTP/1.1") << true << true;
+        QTest::newRow("301 turns into GET")
+            << 301 << QByteArray("/v2") << QByteArray("GET /v2 HTTP/1.1") << true << false;
+        QTest::newRow("302 turns into GET")
+            << 302 << QByteArray("/v2") << QByteArray("GET /v2 HTTP/1.1") << true << false;
+        QTest::newRow("303 turns into GET")
+            << 303 << QByteArray("/done") << QByteArray("GET /done HTTP/1.1") << true << false;
+        QTest::newRow("another host gets no credentials") << 307 << QByteArray("https://other.example.com/v1/chat")
+                                                          << QByteArray("POST /v1/chat HTTP/1.1") << false << true;
+        QTest::newRow("another port gets no credentials") << 307 << QByteArray("https://api.example.com:8443/v1/chat")
+                                                          << QByteArray("POST /v1/chat HTTP/1.1") << false << true;
+        QTest::newRow("another scheme gets no credentials") << 308 << QByteArray("http://api.example.com/v1/chat")
+                                                            << QByteArray("POST /v1/chat HTTP/1.1") << false << true;
+        QTest::newRow("no Location") << 307 << QByteArray() << QByteArray() << false << false;
+        QTest::newRow("not http") << 307 << QByteArray("ftp://api.example.com/x") << QByteArray() << false << false;
+        QTest::newRow("not a redirect") << 304 << QByteArray("/x") << QByteArray() << false << false;
+    }
+
+    void redirect()
+    {
+        QFETCH(int, status);
+        QFETCH(QByteArray, location);
+        QFETCH(QByteArray, requestLine);
+        QFETCH(bool, credentials);
+        QFETCH(bool, body);
+        TargetConfig target;
+        target.url = QStringLiteral("https://api.example.com/v1");
+        target.model = QStringLiteral("m");
+        target.proxy = QStringLiteral("none");
+        target.headers << Header{QStringLiteral("X-Api-Key"), QStringLiteral("k-secret-1")}
+                       << Header{QStringLiteral("X-Team"), QStringLiteral("perf")};
+        QString error;
+        const auto builder = RequestBuilder::create(target, RequestConfig{}, &error);
+        QVERIFY2(builder, qPrintable(error));
+        QCOMPARE(builder->url(), QUrl(QStringLiteral("https://api.example.com/v1/chat/completions")));
+        const std::string json = R"({"model":"m"})";
+        const auto next = builder->redirect(builder->url(), location, status, json, &error);
+        if (requestLine.isEmpty()) {
+            QVERIFY(!next);
+            QVERIFY(!error.isEmpty());
+            return;
+        }
+        QVERIFY2(next, qPrintable(error));
+        QVERIFY2(next->message.startsWith(requestLine + "\r\n"), next->message.constData());
+        QCOMPARE(next->message.contains("X-Api-Key: k-secret-1"), credentials);
+        QVERIFY(next->message.contains("X-Team: perf"));
+        QCOMPARE(next->message.endsWith(QByteArray::fromStdString(json)), body);
+        QCOMPARE(next->message.contains("Content-Length:"), body);
+        QCOMPARE(next->keepsBody, body);
+        QCOMPARE(next->endpoint.host, next->url.host());
+    }
+
+    void absoluteFormThroughAPlainProxy()
+    {
+        TargetConfig target;
+        target.url = QStringLiteral("http://10.0.0.5:8000/v1");
+        target.model = QStringLiteral("m");
+        target.proxy = QStringLiteral("http://u:p@127.0.0.1:3128");
+        QString error;
+        const auto builder = RequestBuilder::create(target, RequestConfig{}, &error);
+        QVERIFY2(builder, qPrintable(error));
+        Prompt prompt;
+        prompt.user = "hi";
+        const QByteArray message = builder->httpRequest(prompt);
+        QVERIFY2(
+            message.startsWith("POST http://10.0.0.5:8000/v1/chat/completions HTTP/1.1\r\nHost: 10.0.0.5:8000\r\n"),
+            message.constData());
+        QVERIFY(message.contains("\r\nProxy-Authorization: Basic " + QByteArray("u:p").toBase64() + "\r\n"));
+        QVERIFY(builder->endpoint().proxiedPlain());
+
+        // Through a tunnel (https) the request is the origin's, and its proxy credentials go only
+        // into the CONNECT.
+        target.url = QStringLiteral("https://10.0.0.5/v1");
+        const auto tunnelled = RequestBuilder::create(target, RequestConfig{}, &error);
+        QVERIFY2(tunnelled, qPrintable(error));
+        const QByteArray inside = tunnelled->httpRequest(prompt);
+        QVERIFY2(inside.startsWith("POST /v1/chat/completions HTTP/1.1\r\n"), inside.constData());
+        QVERIFY(!inside.contains("Proxy-Authorization"));
+        QVERIFY(!tunnelled->endpoint().proxiedPlain());
+        QCOMPARE(tunnelled->endpoint().proxy.port, quint16(3128));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRequestBuilder)

@@ -140,10 +140,37 @@ private Q_SLOTS:
             << QStringLiteral("--concurrency and --rate: choose one");
         QTest::newRow("zero rate") << base + QStringList{QStringLiteral("--rate"), QStringLiteral("0")}
                                    << QStringLiteral("--rate");
-        QTest::newRow("unknown api") << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
-                                     << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages");
+        QTest::newRow("unknown api")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
+            << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages|openai-responses");
+        QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"),
+                                                              QStringLiteral("--think-time"),
+                                                              QStringLiteral("exp:soon")}
+                                        << QStringLiteral("--think-time: 'exp:soon' is not a duration");
+        QTest::newRow("zero turns") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("0")}
+                                    << QStringLiteral("--turns: '0' is not a whole number from 1 to 1000");
+        QTest::newRow("think time without turns")
+            << base + QStringList{QStringLiteral("--think-time"), QStringLiteral("2s")}
+            << QStringLiteral("it needs --turns 2 or more");
         QTest::newRow("malformed stages") << base + QStringList{QStringLiteral("--stages"), QStringLiteral("c=50/30s")}
                                           << QStringLiteral("--stages: malformed stages");
+        QTest::newRow("broken dataset line")
+            << base + QStringList{QStringLiteral("--dataset"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken.jsonl")}
+            << QStringLiteral("broken.jsonl' line 3: not a JSON object");
+        QTest::newRow("broken trace row")
+            << base + QStringList{QStringLiteral("--trace"),
+                                  QStringLiteral(TOKENBENCH_TESTDATA "/workload/broken-trace.csv")}
+            << QStringLiteral("broken-trace.csv' line 3: TIMESTAMP is not");
+        QTest::newRow("trace and rate") << base + QStringList{QStringLiteral("--trace"),
+                                                              QStringLiteral(TOKENBENCH_TESTDATA "/workload/azure.csv"),
+                                                              QStringLiteral("--rate"), QStringLiteral("5")}
+                                        << QStringLiteral("--trace and --rate: a trace is its own schedule");
+        QTest::newRow("malformed length range")
+            << base + QStringList{QStringLiteral("--dataset-prompt-len"), QStringLiteral("9..4")}
+            << QStringLiteral("--dataset-prompt-len: '9..4' is not a token range");
+        QTest::newRow("zero time scale") << base + QStringList{QStringLiteral("--time-scale"), QStringLiteral("0")}
+                                         << QStringLiteral("--time-scale");
         QTest::newRow("server metrics twice")
             << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("http://127.0.0.1:9/metrics"),
                                   QStringLiteral("--no-server-metrics")}
@@ -155,6 +182,14 @@ private Q_SLOTS:
             << base + QStringList{QStringLiteral("--server-metrics"),
                                   QStringLiteral("http://user:secret@127.0.0.1:9/metrics")}
             << QStringLiteral("credentials in the URL would be written to run.json");
+        QTest::newRow("proxy and no proxy")
+            << base + QStringList{QStringLiteral("--proxy"), QStringLiteral("http://127.0.0.1:3128"),
+                                  QStringLiteral("--no-proxy")}
+            << QStringLiteral("--proxy and --no-proxy: choose one");
+        QTest::newRow("socks proxy, its password not echoed")
+            << base + QStringList{QStringLiteral("--proxy"), QStringLiteral("socks5://u:pw-secret@127.0.0.1:1080")}
+            << QStringLiteral("target.proxy (--proxy): 'socks5://127.0.0.1:1080' is a socks5:// proxy; only http:// "
+                              "proxies are supported");
         QTest::newRow("missing model") << QStringList{QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:9/v1")}
                                        << QStringLiteral("target.model (--model): missing");
         QTest::newRow("missing url") << QStringList{QStringLiteral("--model"), QStringLiteral("m")}
@@ -294,6 +329,119 @@ private Q_SLOTS:
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
     }
 
+    // The whole path of a conversation run: the turn columns in requests.csv, the per-turn block in
+    // summary.json and the console's table, read back as written.
+    void conversationRunWritesItsTurns()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"), QStringLiteral("--turns"),
+                            QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:20ms"),
+                            QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
+                            QStringLiteral("6"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
+                            QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("per turn (conversations of 3 turns, think time exp:20ms)")),
+                 qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records.size(), std::size_t(6));
+        // A user starts a new conversation when its last one ends: two or three of them, one whole.
+        for (const RequestRecord &rec : data->records) {
+            QVERIFY(rec.turn >= 1 && rec.turn <= 3);
+            QVERIFY(rec.conversation >= 1 && rec.conversation <= 3);
+        }
+        const std::vector<TurnSummary> &turns = data->summary.turns;
+        QCOMPARE(turns.size(), std::size_t(3));
+        std::int64_t requests = 0;
+        for (std::size_t i = 0; i < turns.size(); ++i) {
+            QCOMPARE(turns[i].turn, int(i) + 1);
+            QVERIFY(turns[i].requests >= 1);
+            requests += turns[i].requests;
+            if (i > 0)
+                QVERIFY(turns[i].promptTokens.mean > turns[i - 1].promptTokens.mean + 32);
+        }
+        QCOMPARE(requests, std::int64_t(6));
+        QVERIFY(turns[0].requests >= 2);
+        QCOMPARE(turns[0].promptTokens.mean, 32.0);
+        QVERIFY(turns[2].cachedTokens.mean > 0);
+    }
+
+    void workloadFilesAreCountedInTheSummary_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<qint64>("requests");
+        QTest::addColumn<qint64>("badLines");
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/workload/");
+        QTest::newRow("trace") << QStringList{QStringLiteral("--trace"), data + QStringLiteral("mooncake.jsonl"),
+                                              QStringLiteral("--time-scale"), QStringLiteral("0.1")}
+                               << QStringLiteral("mooncake") << qint64(4) << qint64(0);
+        QTest::newRow("dataset with a bad entry skipped, sampled")
+            << QStringList{QStringLiteral("--dataset"),
+                           data + QStringLiteral("broken-array.json"),
+                           QStringLiteral("--skip-bad-lines"),
+                           QStringLiteral("--dataset-sample"),
+                           QStringLiteral("2"),
+                           QStringLiteral("--max-tokens"),
+                           QStringLiteral("dataset"),
+                           QStringLiteral("--requests"),
+                           QStringLiteral("6")}
+            << QStringLiteral("sharegpt") << qint64(2) << qint64(1);
+    }
+
+    void workloadFilesAreCountedInTheSummary()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, format);
+        QFETCH(qint64, requests);
+        QFETCH(qint64, badLines);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + args + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("workload   %1 of").arg(requests)), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        const nlohmann::json &w = data->summary.workload;
+        QCOMPARE(QString::fromStdString(w.value("format", std::string())), format);
+        QCOMPARE(w.value("requests", qint64(-1)), requests);
+        QCOMPARE(w.value("bad_lines", qint64(-1)), badLines);
+        QCOMPARE(data->summary.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("bad lines skipped")),
+                 badLines > 0);
+    }
+
+    void requestsLongerThanTheContextAreFlaggedBeforeTheRun()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.maxModelLen = 1000; // reported as vLLM does, in /v1/models
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--trace"), QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"),
+                            QStringLiteral("--time-scale"), QStringLiteral("0.1"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // 1100 and 1300 prompt tokens: too long by themselves; 700 + 4 and 600 + 3 fit.
+        const QString warning = QStringLiteral("2 of 4 requests exceed the model's context of 1000 tokens (2 by the "
+                                               "prompt alone, 0 with their max_tokens; longest 1306 tokens)");
+        QVERIFY2(r.err.contains(QStringLiteral("warning: ") + warning), qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY2(data->summary.warnings.join(QLatin1Char('\n')).contains(warning),
+                 qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
+    }
     void serverMetricsAreScrapedFromTheSimulator()
     {
         SimConfig simConfig = fastSim();
@@ -378,6 +526,77 @@ private Q_SLOTS:
         QVERIFY(knee);
         QVERIFY2(knee->saturated && (knee->point == 2 || knee->point == 3), qPrintable(knee->text));
         QVERIFY2(r.out.contains(QStringLiteral("knee       ") + knee->text), qPrintable(r.out));
+    }
+
+    /// Calibration against a server that counts with another tokenizer than the client's (a
+    /// byte-heavy tiktoken file: ~4 of its tokens per approx token) and adds a chat template.
+    void calibrateMatchesTheServersCount_data()
+    {
+        QTest::addColumn<QString>("clientTokenizer");
+        QTest::addColumn<bool>("calibrate");
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<double>("tolerance"); ///< of each request's prompt_tokens, relative
+        QTest::addColumn<bool>("everyRequest");
+        QTest::addColumn<QString>("method");
+        const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        const QString usage = QStringLiteral("usage");
+        QTest::newRow("no tokenizer, calibrated: mean within 1%")
+            << QString() << true << 1024 << 0.01 << false << usage;
+        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << false << usage;
+        QTest::newRow("same tokenizer, calibrated: exact") << file << true << 1024 << 0.0 << true << usage;
+        QTest::newRow("same tokenizer: exact but for the template")
+            << file << false << 1024 << 0.02 << true << QString();
+        QTest::newRow("server's /tokenize, calibrated")
+            << QStringLiteral("server") << true << 1024 << 0.01 << false << QStringLiteral("tokenize");
+        QTest::newRow("server's /tokenize, calibrated, short")
+            << QStringLiteral("server") << true << 200 << 0.01 << false << QStringLiteral("tokenize");
+    }
+
+    void calibrateMatchesTheServersCount()
+    {
+        QFETCH(QString, clientTokenizer);
+        QFETCH(bool, calibrate);
+        QFETCH(int, promptTokens);
+        QFETCH(double, tolerance);
+        QFETCH(bool, everyRequest);
+        QFETCH(QString, method);
+        SimConfig simConfig = fastSim();
+        simConfig.tokenizer = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        simConfig.templateTokens = 9;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        QStringList args = target(host) + QStringList{QStringLiteral("--prompt-tokens"), QString::number(promptTokens),
+                                                      QStringLiteral("--system-tokens"), QStringLiteral("64"),
+                                                      QStringLiteral("--requests"),      QStringLiteral("30"),
+                                                      QStringLiteral("--concurrency"),   QStringLiteral("3"),
+                                                      QStringLiteral("--out"),           out};
+        if (calibrate)
+            args << QStringLiteral("--calibrate");
+        if (!clientTokenizer.isEmpty())
+            args << QStringLiteral("--tokenizer") << clientTokenizer;
+        const CliResult r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        const std::int64_t requested = promptTokens + 64;
+        const RunSummary &s = data->summary;
+        QCOMPARE(s.promptSizing.requested, std::optional<std::int64_t>(requested));
+        QCOMPARE(s.total.tokens.promptFromUsage, std::int64_t(30));
+        QCOMPARE(s.promptSizing.calibration, method);
+        const double mean = double(s.total.tokens.input) / double(s.total.requests.ok);
+        const double allowed = std::max(2.0, double(requested) * std::max(tolerance, 0.01));
+        QVERIFY2(std::abs(mean - double(requested)) <= allowed,
+                 qPrintable(QStringLiteral("mean %1, requested %2").arg(mean).arg(requested)));
+        if (everyRequest) {
+            const double each =
+                std::max(tolerance > 0 ? 2.0 : 0.0, double(requested) * tolerance) + (calibrate ? 0 : 9);
+            for (const RequestRecord &rec : data->records)
+                QVERIFY2(std::abs(double(rec.promptTokens - requested)) <= each,
+                         qPrintable(QStringLiteral("request %1: %2 tokens").arg(rec.id).arg(rec.promptTokens)));
+        }
     }
 
     void sloMissedExits3()

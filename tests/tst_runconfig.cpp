@@ -183,6 +183,10 @@ private Q_SLOTS:
         QTest::newRow("bad top_p") << QStringLiteral("top_p") << QStringLiteral("request.top_p");
         QTest::newRow("missing prompt file") << QStringLiteral("prompt_file") << QStringLiteral("cannot read");
         QTest::newRow("fractional users") << QStringLiteral("stage") << QStringLiteral("whole number of users");
+        QTest::newRow("think time without turns")
+            << QStringLiteral("think_time")
+            << QStringLiteral("load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+                              "--turns 2 or more");
         QTest::newRow("bad replica") << QStringLiteral("replica")
                                      << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
         QTest::newRow("replica repeats url")
@@ -271,6 +275,8 @@ private Q_SLOTS:
             c.prompt.promptFile = QStringLiteral("/nonexistent/prompts.jsonl");
         else if (field == QLatin1String("replica"))
             c.target.replicas = {QStringLiteral("ftp://x/")};
+        else if (field == QLatin1String("think_time"))
+            c.load.thinkTimeMs = 1000;
         else if (field == QLatin1String("replica twice"))
             c.target.replicas = {c.target.url};
         else if (field == QLatin1String("n"))
@@ -450,7 +456,8 @@ private Q_SLOTS:
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
-        c.request.tokenizer = QStringLiteral("approx");
+        c.target.tokenizer = QStringLiteral("/models/llama-3/tokenizer.json");
+        c.prompt.calibrate = true;
         c.prompt.promptTokens = 512;
         c.prompt.systemTokens = 128;
         c.prompt.userTemplate = QStringLiteral("Summarise {{topic}}");
@@ -464,6 +471,9 @@ private Q_SLOTS:
         c.load.timeoutMs = 30000;
         c.load.connectTimeoutMs = 2500;
         c.load.seed = 18446744073709551615ULL; // regression: 64-bit seeds were read through double
+        c.load.turns = 5;
+        c.load.thinkTimeMs = 2500;
+        c.load.thinkTimeExponential = true;
         c.slo = *parseSlo(QStringLiteral("ttft_ms=500,e2e_ms=10000"), nullptr);
         c.slo.failOnSlo = true;
 
@@ -499,7 +509,12 @@ private Q_SLOTS:
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
                                     << QStringLiteral("load.concurrency: must be a whole number");
         QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")
-                                     << QStringLiteral("openai-chat|openai-completions|anthropic-messages");
+                                     << QStringLiteral(
+                                            "openai-chat|openai-completions|anthropic-messages|openai-responses");
+        QTest::newRow("bad think time") << QByteArray(R"({"load": {"turns": 3, "think_time": "exp:soon"}})")
+                                        << QStringLiteral(
+                                               "load.think_time: must be a duration such as \"2s\", or \"exp:2s\"");
+        QTest::newRow("too many turns") << QByteArray(R"({"load": {"turns": 5000}})") << QStringLiteral("load.turns");
         QTest::newRow("api key in file") << QByteArray(R"({"target": {"api_key": "sk-x"}})")
                                          << QStringLiteral("never read from files");
         QTest::newRow("bad duration") << QByteArray(R"({"load": {"duration": "forever"}})")
@@ -515,6 +530,9 @@ private Q_SLOTS:
             << QStringLiteral("target.replicas: must be an array of strings");
         QTest::newRow("bad stage") << QByteArray(R"({"load": {"stages": [{"mode": "burst"}]}})")
                                    << QStringLiteral("load.stages[0].mode");
+        QTest::newRow("tokenizer file under request")
+            << QByteArray(R"({"request": {"tokenizer": "tok.json"}})")
+            << QStringLiteral("request.tokenizer: 'tok.json': set target.tokenizer instead");
         QTest::newRow("concurrency wrapping to 1")
             << QByteArray(R"({"load": {"concurrency": 4294967297}})")
             << QStringLiteral("load.concurrency: must be a whole number from 1 to 100000 (got 4294967297)");
@@ -555,6 +573,17 @@ private Q_SLOTS:
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", \"headers\": {\"X-A\": "
                           "\"1\\r\\nX-Injected: 1\"}}}")
             << QStringLiteral("target.headers (--header): 'X-A' has a value that contains a line break");
+    }
+
+    /// Configurations from before tokenizers were per target keep their meaning.
+    void legacyRequestTokenizerIsTheTargets()
+    {
+        QString error;
+        const auto c = runConfigFromJson(nlohmann::json::parse(R"({"request": {"tokenizer": "approx"}})"), &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->target.tokenizer, QStringLiteral("approx"));
+        QVERIFY(!toJson(*c)["request"].contains("tokenizer"));
+        QVERIFY(toJson(*c)["target"]["tokenizer"] == nlohmann::json("approx"));
     }
 
     void badJson()

@@ -25,6 +25,7 @@ using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 using tb::test::readFile;
+using tb::test::targetOf;
 using tb::test::writeFile;
 
 namespace {
@@ -42,15 +43,6 @@ std::unique_ptr<SimulatorHost> startPreset(const QString &preset)
     sc.stepMs *= kTimeScale;
     sc.stepMsPerSeq *= kTimeScale;
     return test::startSimulator(sc);
-}
-
-TargetConfig targetOf(const SimulatorHost &host, const QString &name)
-{
-    TargetConfig t;
-    t.name = name;
-    t.url = host.baseUrl().toString();
-    t.model = host.config().model;
-    return t;
 }
 
 RunConfig workload(int requests)

@@ -5,6 +5,7 @@
 #include "metrics/tokenizer.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
+#include "tokenize/tokenizer.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -226,6 +227,8 @@ QByteArray pathOf(Endpoint endpoint)
         return "/v1/completions";
     case Endpoint::Messages:
         return "/v1/messages";
+    case Endpoint::Responses:
+        return "/v1/responses";
     }
     return {};
 }
@@ -546,6 +549,112 @@ private Q_SLOTS:
         QVERIFY(t.receivedNs <= t.headersNs && t.headersNs <= t.firstTokenNs);
         QVERIFY(t.firstTokenNs <= t.lastTokenNs && t.lastTokenNs <= t.doneNs);
         QVERIFY(t.firstTokenNs <= client->firstTokenNs);
+    }
+
+    void responsesApi_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<bool>("hideReasoning");
+        QTest::newRow("streaming") << true << false;
+        QTest::newRow("whole") << false << false;
+        QTest::newRow("streaming, hidden reasoning") << true << true;
+    }
+
+    // POST /v1/responses: instructions and input messages count as the prompt; the events (or the
+    // response object) carry the text once per kind and usage with cached and reasoning tokens.
+    void responsesApi()
+    {
+        QFETCH(bool, stream);
+        QFETCH(bool, hideReasoning);
+        SimConfig config = fastConfig();
+        config.outputTokens = 20;
+        config.reasoningRatio = 0.5;
+        config.hideReasoning = hideReasoning;
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+        const json body = {
+            {"model", "fast"},
+            {"instructions", "Be terse."},
+            {"input",
+             json::array(
+                 {{{"role", "user"}, {"content", kPrompt.toStdString()}},
+                  {{"role", "assistant"}, {"content", json::array({{{"type", "output_text"}, {"text", "Earlier."}}})}},
+                  {{"role", "user"}, {"content", json::array({{{"type", "input_text"}, {"text", "And now?"}}})}}})},
+            {"stream", stream}};
+        auto client = call(host, Endpoint::Responses, body);
+        QCOMPARE(client->status, 200);
+        QString content, reasoning;
+        json response;
+        QStringList types;
+        if (stream) {
+            qint64 sequence = 0;
+            for (const SseEvent &e : client->events()) {
+                const json event = json::parse(e.data.toStdString());
+                const QString type = str(event["type"]);
+                QCOMPARE(QString::fromLatin1(e.event), type);
+                QCOMPARE(event["sequence_number"].get<qint64>(), sequence++);
+                types << type;
+                if (type == QLatin1String("response.output_text.delta"))
+                    content += str(event["delta"]);
+                else if (type == QLatin1String("response.reasoning_summary_text.delta"))
+                    reasoning += str(event["delta"]);
+                else if (type == QLatin1String("response.completed"))
+                    response = event["response"];
+            }
+            QCOMPARE(types.first(), QStringLiteral("response.created"));
+            QCOMPARE(types.last(), QStringLiteral("response.completed"));
+        } else {
+            response = client->bodyJson();
+            for (const json &item : response["output"]) {
+                if (item["type"] == "message")
+                    content += str(item["content"][0]["text"]);
+                else
+                    for (const json &part : item["summary"])
+                        reasoning += str(part["text"]);
+            }
+        }
+        QCOMPARE(str(response["object"]), QStringLiteral("response"));
+        QCOMPARE(str(response["status"]), QStringLiteral("completed"));
+        QVERIFY(str(response["id"]).startsWith(QLatin1String("resp_")));
+        const json &usage = response["usage"];
+        const int promptTokens =
+            ApproxTokenizer::count(QStringLiteral("Be terse.\n") + kPrompt + QStringLiteral("\nEarlier.\nAnd now?"));
+        QCOMPARE(usage["input_tokens"].get<int>(), promptTokens);
+        QCOMPARE(usage["input_tokens_details"]["cached_tokens"].get<int>(), 0);
+        QCOMPARE(usage["output_tokens"].get<int>(), 20);
+        QCOMPARE(usage["output_tokens_details"]["reasoning_tokens"].get<int>(), 10);
+        QCOMPARE(ApproxTokenizer::count(content), 10);
+        QCOMPARE(ApproxTokenizer::count(reasoning), hideReasoning ? 0 : 10);
+        const RequestTrace t = host.requests().first();
+        QCOMPARE(t.endpoint, QStringLiteral("responses"));
+        QCOMPARE(t.id, str(response["id"]));
+        QCOMPARE(t.promptTokens, qint64(promptTokens));
+    }
+
+    void responsesApiBadInput_data()
+    {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<QString>("param");
+        QTest::newRow("no input") << QByteArray(R"({"model": "fast"})") << QStringLiteral("input");
+        QTest::newRow("empty input") << QByteArray(R"({"model": "fast", "input": []})") << QStringLiteral("input");
+        QTest::newRow("bad role") << QByteArray(R"({"model": "fast", "input": [{"role": "robot", "content": "x"}]})")
+                                  << QStringLiteral("input[0].role");
+        QTest::newRow("bad max_output_tokens")
+            << QByteArray(R"({"model": "fast", "input": "x", "max_output_tokens": 0})")
+            << QStringLiteral("max_output_tokens");
+        QTest::newRow("instructions not text")
+            << QByteArray(R"({"model": "fast", "input": "x", "instructions": 5})") << QStringLiteral("instructions");
+    }
+
+    void responsesApiBadInput()
+    {
+        QFETCH(QByteArray, body);
+        QFETCH(QString, param);
+        SimulatorHost host(fastConfig());
+        QVERIFY(host.start());
+        auto client = call(host, Endpoint::Responses, json::parse(body.toStdString()));
+        QCOMPARE(client->status, 400);
+        QCOMPARE(str(client->bodyJson()["error"]["param"]), param);
     }
 
     void responseIdsAreUnique()

@@ -1,13 +1,13 @@
 // The simulator's parts without sockets, in virtual time, so every figure is exact: the serving
 // model (prefill, batching, queue), request plans (lengths, faults, determinism), generated text,
 // the prefix cache, the rate limiter, the pacing histogram and the HTTP request parser.
-#include "metrics/tokenizer.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
 #include "sim/requestplan.h"
 #include "sim/servingmodel.h"
 #include "sim/simstats.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTest>
 

@@ -12,14 +12,15 @@ struct Event {
     std::int64_t stamp;
 };
 
-RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t promptEstimate = 7)
+RequestRecord decode(ApiKind api, const std::vector<Event> &events, std::int64_t promptEstimate = 7,
+                     const Tokenizer *tokenizer = nullptr, bool keepReply = false)
 {
     RequestRecord r;
-    StreamDecoder d(api);
+    StreamDecoder d(api, tokenizer, keepReply);
     d.begin(&r);
     for (const Event &e : events)
         d.onEvent(e.event, e.data, e.stamp);
-    d.finish(promptEstimate);
+    d.finish(promptEstimate, tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate);
     if (d.failed())
         r.status = d.failure();
     else if (!d.complete())
@@ -254,6 +255,44 @@ private Q_SLOTS:
         QCOMPARE(r.finishReason, QStringLiteral("end_turn"));
     }
 
+    /// Regression: a server packing 4 tokens into each event without usage was counted 1 token
+    /// per chunk (4x too low); with a tokenizer the streamed text is counted, once, at the end.
+    void packedChunksWithoutUsageCountedWithTokenizer_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::newRow("approx") << QStringLiteral("approx");
+        QTest::newRow("tiktoken file") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        QTest::newRow("tokenizer.json") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny-bytelevel-tokenizer.json");
+    }
+
+    void packedChunksWithoutUsageCountedWithTokenizer()
+    {
+        QFETCH(QString, tokenizer);
+        QString error;
+        const auto t = Tokenizer::load(tokenizer, &error);
+        QVERIFY2(t, qPrintable(error));
+        const std::vector<std::string> pieces{"The team ran a", " load test to see", " how long each",
+                                              " user had to wait."};
+        std::vector<Event> events;
+        std::string text;
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            const std::string json =
+                nlohmann::json{{"id", "c1"}, {"choices", {{{"index", 0}, {"delta", {{"content", pieces[i]}}}}}}}.dump();
+            events.push_back({"", json, std::int64_t(10 * (i + 1))});
+            text += pieces[i];
+        }
+        events.push_back({"", R"({"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})", 60});
+        events.push_back({"", "[DONE]", 60});
+        const RequestRecord r = decode(ApiKind::OpenAIChat, events, 42, t.get());
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.chunks, 4);
+        QCOMPARE(r.completionTokens, t->count(text));
+        QVERIFY(r.completionTokens > 4 * 2);
+        QCOMPARE(r.tokenSource, TokenSource::Tokenizer);
+        QCOMPARE(r.promptTokens, 42);
+        QCOMPARE(r.promptTokenSource, TokenSource::Tokenizer);
+    }
+
     void nonStreamingBodies_data()
     {
         QTest::addColumn<int>("api");
@@ -268,7 +307,7 @@ private Q_SLOTS:
         QTest::newRow("chat without usage")
             << int(ApiKind::OpenAIChat)
             << QByteArray(R"({"id":"c1","choices":[{"message":{"content":"Hello, world"},"finish_reason":"stop"}]})")
-            << qint64(5) << int(TokenSource::Tokenizer);
+            << qint64(5) << int(TokenSource::Estimate);
         QTest::newRow("anthropic")
             << int(ApiKind::AnthropicMessages)
             << QByteArray(
@@ -286,7 +325,7 @@ private Q_SLOTS:
         StreamDecoder d{ApiKind(api)};
         d.begin(&r);
         d.onBody(std::string_view(body.constData(), std::size_t(body.size())), 100);
-        d.finish(3);
+        d.finish(3, TokenSource::Estimate);
         QVERIFY(!d.failed());
         QVERIFY(d.complete());
         QCOMPARE(qint64(r.completionTokens), completion);
@@ -329,6 +368,168 @@ private Q_SLOTS:
             });
         QCOMPARE(r.status, RequestStatus::Protocol);
         QVERIFY2(r.errorMessage.contains(QStringLiteral("out of range")), qPrintable(r.errorMessage));
+    }
+
+    // The Responses API as OpenAI streams it: the done events and response.completed repeat the
+    // text, which must count once; the reply kept for a conversation is the content only.
+    void responsesStream()
+    {
+        const RequestRecord r = decode(
+            ApiKind::OpenAIResponses,
+            {
+                {"response.created",
+                 R"({"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","error":null,"output":[],"usage":null}})",
+                 10},
+                {"response.output_item.added",
+                 R"({"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}})",
+                 10},
+                {"response.reasoning_summary_text.delta",
+                 R"({"type":"response.reasoning_summary_text.delta","sequence_number":2,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"think"})",
+                 20},
+                {"response.reasoning_summary_text.done",
+                 R"({"type":"response.reasoning_summary_text.done","sequence_number":3,"item_id":"rs_1","output_index":0,"summary_index":0,"text":"think"})",
+                 20},
+                {"response.output_text.delta",
+                 R"({"sequence_number":4,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi","logprobs":[],"type":"response.output_text.delta"})",
+                 30},
+                {"response.output_text.delta",
+                 R"({"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_1","output_index":1,"content_index":0,"delta":" there é","logprobs":[]})",
+                 40},
+                {"response.output_text.done",
+                 R"({"type":"response.output_text.done","sequence_number":6,"item_id":"msg_1","output_index":1,"content_index":0,"text":"Hi there é"})",
+                 40},
+                {"response.completed",
+                 R"({"type":"response.completed","sequence_number":7,"response":{"id":"resp_1","object":"response","status":"completed","error":null,"incomplete_details":null,"output":[{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Hi there é"}]}],"usage":{"input_tokens":20,"input_tokens_details":{"cached_tokens":8},"output_tokens":9,"output_tokens_details":{"reasoning_tokens":4},"total_tokens":29}}})",
+                 50},
+            },
+            7, nullptr, true);
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.responseId, QStringLiteral("resp_1"));
+        QCOMPARE(r.chunks, 3);
+        QCOMPARE(r.firstTokenNs, std::int64_t(20));
+        QCOMPARE(r.firstContentNs, std::int64_t(30));
+        QCOMPARE(r.lastTokenNs, std::int64_t(40));
+        QCOMPARE(r.promptTokens, std::int64_t(20));
+        QCOMPARE(r.cachedTokens, std::int64_t(8));
+        QCOMPARE(r.completionTokens, std::int64_t(9));
+        QCOMPARE(r.reasoningTokens, std::int64_t(4));
+        QCOMPARE(r.hiddenReasoningTokens, std::int64_t(0)); // its summary streamed
+        QCOMPARE(r.tokenSource, TokenSource::Usage);
+        QCOMPARE(r.finishReason, QStringLiteral("completed"));
+        QCOMPARE(r.reply, std::string("Hi there \xc3\xa9"));
+    }
+
+    void responsesEndings_data()
+    {
+        QTest::addColumn<QByteArray>("event");
+        QTest::addColumn<QByteArray>("data");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("text"); // in the error message, or the finish reason
+        QTest::addRow("failed")
+            << QByteArray("response.failed")
+            << QByteArray(
+                   R"({"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"boom"},"usage":null}})")
+            << int(RequestStatus::ServerError) << QStringLiteral("server error: server_error: boom");
+        QTest::addRow("error event")
+            << QByteArray("error")
+            << QByteArray(
+                   R"({"type":"error","sequence_number":3,"code":"rate_limit_exceeded","message":"slow down","param":null})")
+            << int(RequestStatus::ServerError) << QStringLiteral("server error: rate_limit_exceeded: slow down");
+        QTest::addRow("incomplete")
+            << QByteArray("response.incomplete")
+            << QByteArray(
+                   R"({"type":"response.incomplete","sequence_number":3,"response":{"id":"resp_1","status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":5,"output_tokens":1}}})")
+            << int(RequestStatus::Ok) << QStringLiteral("max_output_tokens");
+        QTest::addRow("no completed event")
+            << QByteArray("response.in_progress")
+            << QByteArray(
+                   R"({"type":"response.in_progress","sequence_number":3,"response":{"id":"resp_1","status":"in_progress","usage":null}})")
+            << int(RequestStatus::StreamTruncated) << QString();
+    }
+
+    void responsesEndings()
+    {
+        QFETCH(QByteArray, event);
+        QFETCH(QByteArray, data);
+        QFETCH(int, status);
+        QFETCH(QString, text);
+        const RequestRecord r =
+            decode(ApiKind::OpenAIResponses,
+                   {
+                       {"response.output_text.delta",
+                        R"({"type":"response.output_text.delta","sequence_number":1,"delta":"Hi"})", 10},
+                       {event.toStdString(), data.toStdString(), 20},
+                   });
+        QCOMPARE(int(r.status), status);
+        if (r.ok())
+            QCOMPARE(r.finishReason, text);
+        else if (!text.isEmpty())
+            QCOMPARE(r.errorMessage, text);
+    }
+
+    void responsesBody()
+    {
+        RequestRecord r;
+        StreamDecoder d(ApiKind::OpenAIResponses, nullptr, true);
+        d.begin(&r);
+        d.onBody(
+            R"({"id":"resp_2","object":"response","status":"completed","error":null,"incomplete_details":null,)"
+            R"("output":[{"id":"rs_2","type":"reasoning","summary":[{"type":"summary_text","text":"thinking"}]},)"
+            R"({"id":"msg_2","type":"message","role":"assistant","content":[{"text":"The answer","type":"output_text","annotations":[]}]}],)"
+            R"("usage":{"input_tokens":11,"input_tokens_details":{"cached_tokens":3},"output_tokens":6,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":17}})",
+            100);
+        d.finish(1, TokenSource::Estimate);
+        QVERIFY(!d.failed());
+        QVERIFY(d.complete());
+        QCOMPARE(r.responseId, QStringLiteral("resp_2"));
+        QCOMPARE(r.promptTokens, std::int64_t(11));
+        QCOMPARE(r.cachedTokens, std::int64_t(3));
+        QCOMPARE(r.completionTokens, std::int64_t(6));
+        QCOMPARE(r.reasoningTokens, std::int64_t(2));
+        QCOMPARE(r.hiddenReasoningTokens, std::int64_t(0));
+        QCOMPARE(r.reply, std::string("The answer"));
+    }
+
+    // Responses API events on the chat path failed as "malformed JSON in stream event": they now
+    // say what they are and which --api reads them.
+    void responsesEventsOnTheChatPathAreNamed_data()
+    {
+        QTest::addColumn<QByteArray>("event");
+        QTest::addRow("with event lines") << QByteArray("response.output_text.delta");
+        QTest::addRow("data only") << QByteArray();
+    }
+
+    void responsesEventsOnTheChatPathAreNamed()
+    {
+        QFETCH(QByteArray, event);
+        const RequestRecord r = decode(
+            ApiKind::OpenAIChat,
+            {
+                {event.toStdString(), R"({"type":"response.output_text.delta","sequence_number":1,"delta":"Hi"})", 10},
+            });
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.contains(QLatin1String("response.output_text.delta")) &&
+                     r.errorMessage.contains(QLatin1String("--api openai-responses")),
+                 qPrintable(r.errorMessage));
+    }
+
+    void replyIsBoundedAtACharacterBoundary()
+    {
+        // 'é' is two bytes: a cut inside one would send invalid UTF-8 back to the server.
+        std::string text = std::string(StreamDecoder::kMaxReplyBytes - 1, 'a');
+        for (int i = 0; i < 100; ++i)
+            text += "\u00e9";
+        const RequestRecord r = decode(
+            ApiKind::OpenAIChat,
+            {
+                {"", R"({"id":"c","choices":[{"delta":{"content":")" + text + R"("},"finish_reason":"stop"}]})", 10},
+                {"", "[DONE]", 20},
+            },
+            7, nullptr, true);
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.reply.size(), StreamDecoder::kMaxReplyBytes - 1);
+        QVERIFY(QString::fromUtf8(r.reply.data(), qsizetype(r.reply.size())).toUtf8().size() ==
+                qsizetype(r.reply.size()));
     }
 
     // An HTTP error body nested 100,000 levels deep crashed the client (stack overflow in the

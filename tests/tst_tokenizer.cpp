@@ -1,8 +1,23 @@
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 using tb::ApproxTokenizer;
+using tb::Tokenizer;
+using Ids = std::vector<std::int32_t>;
+
+namespace {
+
+QString testFile(const char *name)
+{
+    return QStringLiteral(TOKENBENCH_TESTDATA "/") + QLatin1String(name);
+}
+
+} // namespace
 
 class TestTokenizer : public QObject
 {
@@ -34,6 +49,117 @@ private Q_SLOTS:
         QCOMPARE(qint64(ApproxTokenizer::count(text)), tokens);
         const QByteArray utf8 = text.toUtf8();
         QCOMPARE(qint64(ApproxTokenizer::countUtf8(utf8.constData(), size_t(utf8.size()))), tokens);
+    }
+
+    // The small files in tests/data (see its README) pin each kind of tokenizer file in every
+    // environment; tst_tokenizeroracle compares real ones with the reference implementations.
+    void files_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<Ids>("ids");
+        const QString byteLevel = testFile("tiny-bytelevel-tokenizer.json");
+        QTest::newRow("byte-level: merges by rank, special token")
+            << byteLevel << QStringLiteral("hello world<|end|>!") << Ids{259, 262, 108, 100, 263, 33};
+        QTest::newRow("byte-level: UTF-8 bytes") << byteLevel << QStringLiteral("é") << Ids{195, 169};
+        const QString metaspace = testFile("tiny-metaspace-tokenizer.json");
+        QTest::newRow("metaspace: ▁ and byte fallback")
+            << metaspace << QStringLiteral("hello wé") << Ids{271, 259, 264, 198, 172};
+        QTest::newRow("metaspace: special token ends it") << metaspace << QStringLiteral("hi</s>") << Ids{267, 108, 2};
+        QTest::newRow("metaspace: prepended after a special token")
+            << metaspace << QStringLiteral("</s>hi") << Ids{2, 267, 108};
+        const QString tiktoken = testFile("tiny.tiktoken");
+        QTest::newRow("tiktoken: ranks, whole pieces")
+            << tiktoken << QStringLiteral("hello world") << Ids{258, 111, 259};
+        QTest::newRow("tiktoken: digits split in threes") << tiktoken << QStringLiteral("12345") << Ids{260, 52, 53};
+        QTest::newRow("model folder") << QStringLiteral(TOKENBENCH_TESTDATA "/tiny-model") << QStringLiteral("hello")
+                                      << Ids{259};
+    }
+
+    void files()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, text);
+        QFETCH(Ids, ids);
+        QString error;
+        const auto tokenizer = Tokenizer::load(file, &error);
+        QVERIFY2(tokenizer, qPrintable(error));
+        QVERIFY(tokenizer->exact());
+        const std::string utf8 = text.toStdString();
+        QCOMPARE(tokenizer->encode(utf8), ids);
+        QCOMPARE(tokenizer->count(utf8), std::int64_t(ids.size()));
+    }
+
+    /// A Metaspace pre-tokenizer (newer Llama 2 / Mistral files) instead of the normalizers.
+    void metaspacePreTokenizer()
+    {
+        QFile base(testFile("tiny-metaspace-tokenizer.json"));
+        QVERIFY(base.open(QIODevice::ReadOnly));
+        nlohmann::json json = nlohmann::json::parse(base.readAll().toStdString());
+        json["normalizer"] = nullptr;
+        json["pre_tokenizer"] = {
+            {"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "first"}, {"split", true}};
+        QTemporaryDir dir;
+        QFile file(dir.filePath(QStringLiteral("tokenizer.json")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(json.dump()));
+        file.close();
+        QString error;
+        const auto tokenizer = Tokenizer::load(file.fileName(), &error);
+        QVERIFY2(tokenizer, qPrintable(error));
+        QCOMPARE(tokenizer->encode("hello w\xc3\xa9"), (Ids{271, 259, 264, 198, 172}));
+        // "first": only the text's start gets a ▁, not the text after a special token.
+        QCOMPARE(tokenizer->encode("</s>hi"), (Ids{2, 260, 108}));
+    }
+
+    void badFiles_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("empty") << QByteArray("  \n") << QStringLiteral("empty");
+        QTest::newRow("not JSON") << QByteArray("{oops") << QStringLiteral("not JSON");
+        QTest::newRow("WordPiece") << QByteArray("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {\"a\": 0}}}")
+                                   << QStringLiteral("model type 'WordPiece' is not supported (only BPE)");
+        QTest::newRow("unknown pre-tokenizer")
+            << QByteArray("{\"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, \"model\": {\"type\": \"BPE\", "
+                          "\"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QStringLiteral("pre_tokenizer type 'BertPreTokenizer' is not supported");
+        QTest::newRow("merge of unknown tokens")
+            << QByteArray("{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a c\"]}}")
+            << QStringLiteral("merge 0 'a c' uses a token that is not in the vocabulary");
+        QTest::newRow("bad regex")
+            << QByteArray(
+                   "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"[unclosed\"}, \"behavior\": "
+                   "\"Isolated\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QStringLiteral("pre_tokenizer Split: regex not supported");
+        QTest::newRow("byte fallback without bytes")
+            << QByteArray(
+                   "{\"model\": {\"type\": \"BPE\", \"byte_fallback\": true, \"vocab\": {\"a\": 0}, \"merges\": []}}")
+            << QStringLiteral("byte_fallback is set but token <0x00> is missing");
+        QTest::newRow("tiktoken: bad line") << QByteArray("aGk= 1\nnot-a-line\n") << QStringLiteral("line 2: expected");
+        QTest::newRow("tiktoken: missing bytes") << QByteArray("aGk= 0\n") << QStringLiteral("no token for byte 0x00");
+    }
+
+    void badFiles()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, problem);
+        QTemporaryDir dir;
+        QFile file(dir.filePath(QStringLiteral("broken.json")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(content);
+        file.close();
+        QString error;
+        QVERIFY(!Tokenizer::load(file.fileName(), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("tokenizer file '%1': ").arg(file.fileName())), qPrintable(error));
+        QVERIFY2(error.contains(problem), qPrintable(error));
+    }
+
+    void missingFileIsNamed()
+    {
+        QString error;
+        QVERIFY(!Tokenizer::load(QStringLiteral("/nonexistent/tokenizer.json"), &error));
+        QVERIFY2(error.startsWith(QStringLiteral("tokenizer file '/nonexistent/tokenizer.json': ")), qPrintable(error));
     }
 };
 

@@ -7,6 +7,8 @@
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "charts/turnchart.h"
+#include "formats/numberformat.h"
 
 #include <QBarSet>
 #include <QDir>
@@ -133,7 +135,7 @@ private Q_SLOTS:
     {
         QFETCH(double, ms);
         QFETCH(QString, text);
-        QCOMPARE(chartstyle::formatMs(ms), text);
+        QCOMPARE(formatMs(ms), text);
     }
 
     void decimateBoundsAndKeepsShape_data()
@@ -318,6 +320,35 @@ private Q_SLOTS:
         QCOMPARE(chart.cacheHitLine()->at(0), QPointF(0, 0.2));
         // Themed bars keep the metric colours.
         QCOMPARE(chart.outputSet()->color(), chartstyle::color(Quantity::OutputTokens));
+    }
+
+    void turnChartShowsTokenGrowth()
+    {
+        RunSummary summary;
+        for (int turn = 1; turn <= 3; ++turn) {
+            TurnSummary t;
+            t.turn = turn;
+            t.requests = 4;
+            LogHistogram prompt, cached, ttft;
+            prompt.record(100.0 * turn, 4);
+            cached.record(100.0 * (turn - 1), 4);
+            ttft.record(150.0 + turn, 4);
+            t.promptTokens = LatencyStats::fromHistogram(prompt);
+            t.cachedTokens = LatencyStats::fromHistogram(cached);
+            t.ttftMs = LatencyStats::fromHistogram(ttft);
+            summary.turns.push_back(t);
+        }
+        TurnChart chart;
+        QVERIFY(!chart.hasData());
+        chart.setSummary(summary);
+        QVERIFY(chart.hasData());
+        QCOMPARE(chart.promptLine()->count(), 3);
+        QCOMPARE(chart.promptLine()->at(2), QPointF(3, 300));
+        QCOMPARE(chart.cachedLine()->at(0), QPointF(1, 0));
+        QCOMPARE(chart.ttftLine()->at(1).x(), 2.0);
+        QVERIFY(qAbs(chart.ttftLine()->at(1).y() - 152) < 1); // a p50: within the histogram's 0.5%
+        chart.setSummary({});
+        QVERIFY(!chart.hasData());
     }
 
     void exportFormats_data()

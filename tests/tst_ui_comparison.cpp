@@ -3,17 +3,19 @@
 // PDF for a slide and an A4 page), the session panel, and the main window's Compare menu and drops.
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
-#include "compare/comparisoncharts.h"
 #include "compare/comparisonsessionpanel.h"
 #include "compare/comparisonview.h"
+#include "compare/headlinestrip.h"
 #include "comparisoncontroller.h"
 #include "editors/configeditor.h"
 #include "mainwindow.h"
 #include "models/comparisonmodel.h"
 #include "models/summarymodel.h"
 #include "models/targetlistmodel.h"
+#include "widgets/kpitile.h"
 
 #include "analysis/baseline.h"
 #include "analysis/svgchart.h"
@@ -47,17 +49,9 @@ using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 using tb::test::readFile;
+using tb::test::targetOf;
 
 namespace {
-
-TargetConfig targetOf(const SimulatorHost &host, const QString &name)
-{
-    TargetConfig t;
-    t.name = name;
-    t.url = host.baseUrl().toString();
-    t.model = host.config().model;
-    return t;
-}
 
 RunConfig workload()
 {
@@ -244,9 +238,9 @@ private Q_SLOTS:
         QCOMPARE(view.throughputChart()->lines().size(), 3);
         for (const QLineSeries *line : view.throughputChart()->lines())
             QVERIFY(line->count() > 0);
-        // Only the staged run has a curve: a point per stage, p50 and p99.
+        // Only the staged run has a curve: a point per stage, p50 and p99, and a label per stage.
         QVERIFY(view.curveChart()->hasData());
-        QCOMPARE(pointCount(view.curveChart()), 2 * 3);
+        QCOMPARE(pointCount(view.curveChart()), 2 * 3 + 3);
         QVERIFY(!view.chartView(ComparisonView::CurveTab)->isEmpty());
 
         // The workload difference (max_tokens) is in the banner.
@@ -263,6 +257,69 @@ private Q_SLOTS:
                     QStringLiteral("%1/comparison-view-%2.png").arg(QString::fromLocal8Bit(dir)).arg(int(tab)));
             }
         }
+    }
+
+    void headlineStripNamesTheWinners()
+    {
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_b, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        const HeadlineStrip *strip = view.headlineStrip();
+        QCOMPARE(strip->keys(), (QStringList{QStringLiteral("ttft_p50"), QStringLiteral("requests_per_s"),
+                                             QStringLiteral("output_tokens_per_s"), QStringLiteral("out_in_ratio"),
+                                             QStringLiteral("error_pct")}));
+        // The fast server (20 ms to the first token, against 60 ms) wins TTFT, with its value.
+        QString error;
+        const auto fast = RunReader::load(m_a, &error, RunReader::SummaryOnly);
+        QVERIFY2(fast, qPrintable(error));
+        const KpiTile *ttft = strip->tile(QStringLiteral("ttft_p50"));
+        QCOMPARE(ttft->value(), ComparisonTable::formatValue(fast->summary.total.stat(Metric::Ttft).p50));
+        QCOMPARE(ttft->detail(), QStringLiteral("★ #1 fast-run"));
+        QCOMPARE(ttft->accent(), QColor(runColor(0)));
+        // Nobody failed: no winner to name.
+        QCOMPARE(strip->tile(QStringLiteral("error_pct"))->detail(), QStringLiteral("all runs alike"));
+        // Out/in has no better direction: every run's value.
+        QCOMPARE(strip->tile(QStringLiteral("out_in_ratio"))->value().count(QStringLiteral(" · ")), 2);
+        QVERIFY(!strip->tile(QStringLiteral("ttft_mean")));
+    }
+
+    void aSingleStagedRunComparesItsStages()
+    {
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_b});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(view.runCount(), 3);
+        QCOMPARE(view.model()->headerData(ComparisonModel::columnOfRun(2), Qt::Horizontal).toString(),
+                 QStringLiteral("#3 c=4"));
+        QCOMPARE(view.title(), QStringLiteral("Sweep: slow-staged"));
+        // Its curve, one run's: a p50 and a p99 point and a label per stage.
+        QCOMPARE(view.chartTabs()->currentIndex(), int(ComparisonView::CurveTab));
+        QVERIFY(view.curveChart()->hasData());
+        QVERIFY(pointCount(view.curveChart()) >= 2 * 3 + 3);
+        // The stages' requests are split between the columns.
+        QString error;
+        const auto run = RunReader::load(m_b, &error, RunReader::SummaryOnly);
+        QVERIFY2(run, qPrintable(error));
+        const QModelIndex rps = view.model()->index(7, ComparisonModel::columnOfRun(1));
+        QCOMPARE(view.model()->index(7, ComparisonModel::MetricColumn).data().toString(), QStringLiteral("Requests/s"));
+        QCOMPARE(rps.data(ComparisonModel::ValueRole).toDouble(), run->summary.stages[1].throughput.requestsPerS);
+    }
+
+    void runsOfOneLoadLevelAreLabelledPoints()
+    {
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_c});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QStringList labels;
+        for (const QAbstractSeries *series : view.curveChart()->series()) {
+            if (const auto *xy = qobject_cast<const QXYSeries *>(series); xy && xy->pointLabelsVisible())
+                labels << xy->pointLabelsFormat();
+        }
+        QCOMPARE(labels, (QStringList{QStringLiteral("fast-run"), QStringLiteral("slow-short")}));
+        QVERIFY(!view.chartView(ComparisonView::CurveTab)->isEmpty());
     }
 
     void badFoldersAreNamedAndTheRestCompares()
@@ -293,8 +350,11 @@ private Q_SLOTS:
                                              {QStringLiteral("c=2"), 20, 55, 110}};
         chart.setCurves({{QStringLiteral("a"), Qt::blue, flattening}, {QStringLiteral("b"), Qt::red, rising}});
         QList<QScatterSeries *> rings;
+        QStringList labels;
         for (QAbstractSeries *series : chart.series()) {
-            if (auto *scatter = qobject_cast<QScatterSeries *>(series))
+            if (auto *scatter = qobject_cast<QScatterSeries *>(series); scatter && scatter->pointLabelsVisible())
+                labels << scatter->pointLabelsFormat();
+            else if (scatter)
                 rings << scatter;
         }
         // Only the run that saturated gets a ring, on its c=4 point.
@@ -303,6 +363,9 @@ private Q_SLOTS:
         QCOMPARE(rings.first()->points(), (QList<QPointF>{QPointF(30, 80)}));
         QVERIFY2(chartstyle::description(rings.first()).startsWith(QStringLiteral("knee at c=4")),
                  qPrintable(chartstyle::description(rings.first())));
+        // Every p50 point names its stage.
+        QCOMPARE(labels, (QStringList{QStringLiteral("c=1"), QStringLiteral("c=2"), QStringLiteral("c=4"),
+                                      QStringLiteral("c=8"), QStringLiteral("c=1"), QStringLiteral("c=2")}));
     }
 
     void aLoadBalancedRunComparesItsInstances()

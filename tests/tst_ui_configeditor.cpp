@@ -1,15 +1,18 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
+#include "charts/distributionchart.h"
+#include "config/pricepresets.h"
 #include "editors/configeditor.h"
 #include "editors/fieldvalidator.h"
 #include "editors/loadeditor.h"
 #include "editors/workloadeditor.h"
 #include "models/stagesmodel.h"
 #include "models/targetlistmodel.h"
+#include "views/workloadlengthsview.h"
 #include "widgets/durationedit.h"
 #include "widgets/optionalspinbox.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>
@@ -140,6 +143,13 @@ private Q_SLOTS:
         }
         {
             RunConfig c = base();
+            c.target.pricing = {2.5, 1.25, 10.0, QStringLiteral("gpt-4o list price as of 2024-10-01")};
+            QTest::newRow("prices") << c;
+            c.target.pricing = {std::nullopt, std::nullopt, 0.0, QStringLiteral("free output")};
+            QTest::newRow("output price only, free") << c;
+        }
+        {
+            RunConfig c = base();
             c.load.mode = LoadMode::Rate;
             c.load.rate = 12.5;
             c.load.arrival = Arrival::Constant;
@@ -179,7 +189,7 @@ private Q_SLOTS:
             c.request.temperature = 0.7;
             c.request.topP = 0.95;
             c.request.stream = false;
-            c.request.tokenizer = QStringLiteral("approx");
+            c.prompt.calibrate = false;
             QTest::newRow("templates, sampling, no stream") << c;
         }
         {
@@ -201,6 +211,20 @@ private Q_SLOTS:
             c.prompt.promptTokens = 128; // lower precedence than the file: kept, not used
             c.request.temperature = 0;
             QTest::newRow("prompt file") << c;
+        }
+        {
+            RunConfig c = base();
+            c.prompt.dataset = QStringLiteral(TOKENBENCH_TESTDATA "/workload/sharegpt.json");
+            c.prompt.datasetSample = 2;
+            c.prompt.outputLenAsMaxTokens = true;
+            c.prompt.skipBadLines = true;
+            QTest::newRow("dataset, sampled, recorded lengths as max tokens") << c;
+        }
+        {
+            RunConfig c = base();
+            c.load.trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
+            c.load.timeScale = 0.25;
+            QTest::newRow("trace, four times as fast") << c;
         }
     }
 
@@ -226,6 +250,25 @@ private Q_SLOTS:
         editor.setConfig(config);
         QCOMPARE(editor.targets()->count(), count);
         QCOMPARE(editor.config(), config);
+    }
+
+    void pricePresetFillsEditableFields()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        auto *preset = editor.findChild<QComboBox *>(QStringLiteral("pricePreset"));
+        auto *output = editor.findChild<OptionalSpinBox *>(QStringLiteral("priceOutput"));
+        QVERIFY(preset && output);
+        const int index = preset->findData(QStringLiteral("gpt-4o-mini"));
+        QVERIFY(index > 0);
+        preset->setCurrentIndex(index);
+        Q_EMIT preset->activated(index);
+        QCOMPARE(editor.config().target.pricing, findPricePreset(QStringLiteral("gpt-4o-mini"))->pricing);
+        output->spinBox()->setValue(0.5); // typed in
+        const Pricing edited = editor.config().target.pricing;
+        QCOMPARE(edited.outputPerM, std::optional<double>(0.5));
+        QCOMPARE(edited.inputPerM, std::optional<double>(0.15));
+        QCOMPARE(edited.source, QStringLiteral("gpt-4o-mini list price as of 2024-10-01, edited"));
     }
 
     void invalidInputMarksField_data()
@@ -481,6 +524,50 @@ private Q_SLOTS:
         QVERIFY2(messageFor(file)->text().contains(QStringLiteral("line 2")), qPrintable(messageFor(file)->text()));
     }
 
+    void workloadFileShowsItsRequestsAndLengths_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("summary");
+        QTest::addColumn<int>("series"); ///< prompt, and output when the file records output lengths
+        QTest::addColumn<bool>("timeScaleShown");
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/workload/");
+        QTest::newRow("sharegpt") << data + QStringLiteral("sharegpt.json") << int(WorkloadEditor::FileKind::Dataset)
+                                  << QStringLiteral("3 of 3 entries (sharegpt; 1 without a human turn)") << 2 << false;
+        QTest::newRow("azure trace") << data + QStringLiteral("azure.csv") << int(WorkloadEditor::FileKind::Trace)
+                                     << QStringLiteral("4 of 4 entries (azure-csv)") << 2 << true;
+        QTest::newRow("prompt lines") << m_promptFile << int(WorkloadEditor::FileKind::Prompts)
+                                      << QStringLiteral("3 of 3 entries (prompts)") << 1 << false;
+    }
+
+    void workloadFileShowsItsRequestsAndLengths()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, kind);
+        QFETCH(QString, summary);
+        QFETCH(int, series);
+        QFETCH(bool, timeScaleShown);
+        ConfigEditor editor;
+        editor.setConfig(base());
+        editor.show();
+        WorkloadEditor *workload = editor.workloadEditor();
+        auto *lengths = new WorkloadLengthsView; // as the main window puts it there
+        connect(workload, &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+        workload->setFilePreview(lengths);
+        workload->setSource(WorkloadEditor::Source::File);
+        editor.findChild<QComboBox *>(QStringLiteral("fileKind"))->setCurrentIndex(kind);
+        enter(editor.findChild<QWidget *>(QStringLiteral("promptFile")), file);
+        QVERIFY2(workload->fileSummaryText().contains(summary), qPrintable(workload->fileSummaryText()));
+        QCOMPARE(lengths->chart()->distributions().size(), series);
+        QVERIFY(lengths->chart()->hasData());
+        QVERIFY(lengths->isVisibleTo(workload));
+        QCOMPARE(editor.findChild<QWidget *>(QStringLiteral("timeScale"))->isVisibleTo(workload), timeScaleShown);
+        const RunConfig c = editor.config();
+        QCOMPARE(c.load.trace, kind == int(WorkloadEditor::FileKind::Trace) ? file : QString());
+        QCOMPARE(c.prompt.dataset, kind == int(WorkloadEditor::FileKind::Dataset) ? file : QString());
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+    }
+
     void shapeSwitchSeedsStages()
     {
         ConfigEditor editor;
@@ -552,6 +639,37 @@ private Q_SLOTS:
         QVERIFY(editor.findChild<QLabel *>(QStringLiteral("otherProblems"))
                     ->text()
                     .contains(QStringLiteral("add an endpoint")));
+    }
+
+    /// Each target keeps its own tokenizer: switching targets shows each one's, and the saved
+    /// target list (what the workbench stores between sessions) holds it.
+    void tokenizerRememberedPerTarget()
+    {
+        ConfigEditor editor;
+        editor.setConfig(base());
+        editor.duplicateTarget();
+        const int second = editor.currentTarget();
+        const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
+        auto *field = editor.findChild<QComboBox *>(QStringLiteral("tokenizer"));
+        QVERIFY(field);
+        enter(field, file);
+        QCOMPARE(editor.config().target.tokenizer, file);
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        editor.setCurrentTarget(second - 1);
+        QCOMPARE(field->currentText(), QString());
+        enter(field, QStringLiteral("server"));
+        editor.setCurrentTarget(second);
+        QCOMPARE(field->currentText(), file);
+        const QList<TargetConfig> saved = TargetListModel::fromJson(
+            TargetListModel::toJson({editor.targets()->target(second - 1), editor.targets()->target(second)}));
+        QCOMPARE(saved.size(), 2);
+        QCOMPARE(saved.at(0).tokenizer, QStringLiteral("server"));
+        QCOMPARE(saved.at(1).tokenizer, file);
+        // A file that is not there is named in the field's problem.
+        enter(field, QStringLiteral("/no/such/tokenizer.json"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.problems().join(QLatin1Char('\n')).contains(QStringLiteral("/no/such/tokenizer.json")),
+                 qPrintable(editor.problems().join(QLatin1Char('\n'))));
     }
 };
 

@@ -4,6 +4,8 @@
 #include "editors/modellister.h"
 #include "editors/targeteditor.h"
 
+#include "support/testproxy.h"
+
 #include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
@@ -150,6 +152,42 @@ private Q_SLOTS:
         QCOMPARE(editor.config().target.model, QStringLiteral("beta"));
         // The listed names are offered in the model box too.
         QCOMPARE(editor.findChild<QComboBox *>(QStringLiteral("targetModel"))->count(), 2);
+    }
+
+    void testConnectionSaysWhetherAProxyCarriedIt_data()
+    {
+        QTest::addColumn<bool>("proxied");
+        QTest::newRow("through the target's proxy") << true;
+        QTest::newRow("direct") << false;
+    }
+
+    void testConnectionSaysWhetherAProxyCarriedIt()
+    {
+        QFETCH(bool, proxied);
+        ModelsServer server(200, R"({"data":[{"id":"alpha"}]})");
+        QVERIFY(server.listen());
+        TestProxy proxy;
+        QVERIFY(proxy.listen(QHostAddress::LocalHost));
+        ConfigEditor editor;
+        editor.show();
+        RunConfig c;
+        c.target = targetAt(server.baseUrl());
+        c.target.proxy = proxied ? proxy.url() : QStringLiteral("none");
+        c.prompt.promptTokens = 16;
+        editor.setConfig(c);
+        auto *status = editor.findChild<QLabel *>(QStringLiteral("connectionStatus"));
+        QTest::mouseClick(editor.findChild<QPushButton *>(QStringLiteral("testConnection")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("1 model")), 20000);
+        // Test connection says what was negotiated and whether the proxy carried it.
+        const QString through =
+            QStringLiteral("Connected over HTTP/1.1 through proxy %1 (target.proxy) in").arg(proxy.url());
+        QVERIFY2(status->text().contains(through) == proxied, qPrintable(status->text()));
+        QVERIFY2(status->text().startsWith(QStringLiteral("Connected over HTTP/1.1")), qPrintable(status->text()));
+        QCOMPARE(proxy.connections > 0, proxied);
+        if (proxied)
+            QVERIFY2(proxy.heads.constFirst().startsWith("GET " + server.baseUrl().toLatin1() + "/models HTTP/1.1"),
+                     proxy.heads.constFirst().constData());
+        QCOMPARE(server.heads.size(), 1);
     }
 
     void anthropicHeaders()

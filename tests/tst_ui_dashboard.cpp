@@ -5,6 +5,7 @@
 // a request's chunk timeline read on demand; exports parse back to the same numbers; and the
 // window, photographed, shows charts with something drawn in them.
 #include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
@@ -24,6 +25,7 @@
 #include "views/summaryview.h"
 #include "widgets/kpitile.h"
 
+#include "analysis/comparison.h"
 #include "formats/csv.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
@@ -41,6 +43,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -299,6 +302,9 @@ private Q_SLOTS:
             static_cast<TimeChart *>(fresh->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
         QVERIFY(points(latency->lines().at(0)) > 0);
         QVERIFY(fresh->dashboard()->distributionChart()->hasData());
+        // One stage: no throughput–latency curve.
+        QVERIFY(fresh->dashboard()->chartView(QStringLiteral("throughput-latency"))->isHidden() ||
+                !fresh->dashboard()->chartView(QStringLiteral("throughput-latency"))->parentWidget()->isVisible());
 
         // A request's timeline, its chunks read from chunks.jsonl on demand.
         fresh->resultsTabs()->setCurrentWidget(fresh->requestsView());
@@ -317,6 +323,40 @@ private Q_SLOTS:
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-summary.png")));
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
+    }
+
+    void aSweepRingsItsKneeWhereTheCoreFindsIt()
+    {
+        // Two sequences decode at once: past c=2 more users buy latency, not throughput.
+        sim::SimConfig sc = *sim::SimConfig::preset(QStringLiteral("fast"));
+        sc.maxBatch = 2;
+        sc.stepMs = 6;
+        sim::SimulatorHost host(sc);
+        QVERIFY(host.start());
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1500ms,c=2:1500ms,c=8:1500ms"), 32);
+        c.target.name = QStringLiteral("capped");
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        runToEnd(*w);
+        DashboardView *dashboard = w->dashboard();
+        dashboard->refresh();
+        QVERIFY(dashboard->chartView(QStringLiteral("throughput-latency"))->parentWidget()->isVisible());
+        const RunSummary &s = w->document()->summary();
+        const std::vector<CurvePoint> curve = throughputLatencyCurve(s, kneeMetric(s));
+        QCOMPARE(curve.size(), std::size_t(3));
+        const auto knee = findKnee(s);
+        QVERIFY(knee);
+        QVERIFY2(knee->saturated, qPrintable(knee->text));
+        QCOMPARE(dashboard->kneeNote()->text(), knee->text);
+        QList<QPointF> ring;
+        for (QAbstractSeries *series : dashboard->curveChart()->series()) {
+            if (auto *scatter = qobject_cast<QScatterSeries *>(series); scatter && !scatter->pointLabelsVisible())
+                ring = scatter->points();
+        }
+        const CurvePoint &at = curve[knee->point];
+        QCOMPARE(ring, (QList<QPointF>{QPointF(at.requestsPerS, at.p50)}));
     }
 
     void mergedRunShowsMergedFromInItsHeader()

@@ -3,6 +3,8 @@
 // the summary's numbers), a request's timeline and detail view, errors by status, the on-demand
 // chunk reader and the run history — each model under QAbstractItemModelTester.
 #include "charts/errortimeline.h"
+#include "editors/configeditor.h"
+#include "mainwindow.h"
 #include "models/requestsmodel.h"
 #include "models/runhistorymodel.h"
 #include "models/summarymodel.h"
@@ -26,6 +28,8 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -558,6 +562,86 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 2, 20000);
         QCOMPARE(model.rowOf(runs.filePath(QStringLiteral("b-newer"))), -1);
         QVERIFY(model.rowOf(elsewhere.filePath(QStringLiteral("opened"))) >= 0);
+    }
+
+    void runHistoryIsALibrary()
+    {
+        QStandardPaths::setTestModeEnabled(true); // the window's settings and the trash stay out of the user's
+        QTemporaryDir folder;
+        const QDir runs(folder.path());
+        writeRun(runs.filePath(QStringLiteral("20261201-101500-002-a-model-with-a-long-name")), records(20));
+        std::vector<RequestRecord> stopped = records(10);
+        stopped.back().status = RequestStatus::Cancelled;
+        stopped.back().errorMessage = QStringLiteral("cancelled");
+        writeRun(runs.filePath(QStringLiteral("stopped")), stopped);
+        std::vector<RequestRecord> refused = records(4);
+        for (RequestRecord &r : refused) {
+            r.status = RequestStatus::Connect;
+            r.errorMessage = QStringLiteral("connection refused");
+            r.doneNs = r.sentNs;
+        }
+        writeRun(runs.filePath(QStringLiteral("refused")), refused);
+
+        RunHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&model, &RunHistoryModel::refreshed);
+        model.setFolder(folder.path());
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 1, 20000);
+        const auto cell = [&model, &runs](const char *run, int column) {
+            return model.index(model.rowOf(runs.filePath(QString::fromLatin1(run))), column);
+        };
+        QCOMPARE(cell("stopped", RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("stopped"));
+        QCOMPARE(cell("refused", RunHistoryModel::StatusColumn).data().toString(), QStringLiteral("failed"));
+        QCOMPARE(cell("20261201-101500-002-a-model-with-a-long-name", RunHistoryModel::StatusColumn).data().toString(),
+                 QStringLiteral("ok"));
+        QCOMPARE(cell("stopped", RunHistoryModel::TargetColumn).data().toString(),
+                 QStringLiteral("http://127.0.0.1:9/v1"));
+        QCOMPARE(cell("stopped", RunHistoryModel::LoadColumn).data().toString(), runInfo().loadText());
+        QCOMPARE(cell("stopped", RunHistoryModel::NameColumn).data(RunHistoryModel::StagesRole).toInt(), 2);
+
+        // Sortable by status: failed, ok, stopped.
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(RunHistoryModel::SortRole);
+        proxy.sort(RunHistoryModel::StatusColumn);
+        QCOMPARE(proxy.index(0, RunHistoryModel::NameColumn).data().toString(), QStringLiteral("refused"));
+
+        // Notes and a new name persist: a fresh scan reads them back.
+        QString error;
+        QVERIFY(model.setData(cell("stopped", RunHistoryModel::NotesColumn),
+                              QStringLiteral("after the driver update\nGPU 2")));
+        QVERIFY(model.setData(cell("stopped", RunHistoryModel::NameColumn), QStringLiteral("driver-555")));
+        QVERIFY(!QFileInfo::exists(runs.filePath(QStringLiteral("stopped"))));
+        QSignalSpy failed(&model, &RunHistoryModel::editFailed);
+        QVERIFY(!model.setData(cell("refused", RunHistoryModel::NameColumn), QStringLiteral("driver-555"))); // taken
+        QVERIFY(!model.setData(cell("refused", RunHistoryModel::NameColumn), QStringLiteral("../elsewhere")));
+        QCOMPARE(failed.size(), 2);
+        RunHistoryModel fresh;
+        QSignalSpy freshRefreshed(&fresh, &RunHistoryModel::refreshed);
+        fresh.setFolder(folder.path());
+        QTRY_COMPARE_WITH_TIMEOUT(freshRefreshed.size(), 1, 20000);
+        const int renamed = fresh.rowOf(runs.filePath(QStringLiteral("driver-555")));
+        QVERIFY(renamed >= 0);
+        QCOMPARE(fresh.index(renamed, RunHistoryModel::NotesColumn).data().toString(),
+                 QStringLiteral("after the driver update"));
+        QCOMPARE(fresh.index(renamed, RunHistoryModel::NotesColumn).data(Qt::EditRole).toString(),
+                 QStringLiteral("after the driver update\nGPU 2"));
+        QCOMPARE(fresh.entry(renamed).attempted, 9); // the measurements came along
+
+        // Run This Configuration Again: the run's configuration in the forms.
+        {
+            MainWindow w;
+            QVERIFY(w.loadRunConfiguration(runs.filePath(QStringLiteral("driver-555"))));
+            QCOMPARE(w.configEditor()->config().target.url, QStringLiteral("http://127.0.0.1:9/v1"));
+            QCOMPARE(w.configEditor()->config().load.stages.size(), 2);
+            QVERIFY(w.configEditor()->config().outDir.isEmpty());
+        }
+
+        // Delete goes to the trash.
+        const int doomed = fresh.rowOf(runs.filePath(QStringLiteral("refused")));
+        QVERIFY2(fresh.moveToTrash(doomed, &error), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(runs.filePath(QStringLiteral("refused"))));
+        QCOMPARE(fresh.rowCount(), 2);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "comparisoncontroller.h"
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
+#include "editors/workloadeditor.h"
 #include "models/requestsmodel.h"
 #include "models/runhistorymodel.h"
 #include "models/targetlistmodel.h"
@@ -14,7 +15,9 @@
 #include "views/runhistoryview.h"
 #include "views/runloader.h"
 #include "views/summaryview.h"
+#include "views/workloadlengthsview.h"
 
+#include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
@@ -79,7 +82,15 @@ const QString targets = QStringLiteral("targets/user");
 const QString config = QStringLiteral("config/last");
 const QString path = QStringLiteral("files/current");
 const QString recent = QStringLiteral("files/recent");
+const QString metricsListen = QStringLiteral("run/metricsListen"); ///< ADDR:PORT; empty: not served
 } // namespace key
+
+/// Where TokenBench's own metrics are served when turned on: the stored address, else --metrics-listen's example.
+QString metricsAddress()
+{
+    const QString stored = QSettings().value(key::metricsListen).toString();
+    return stored.isEmpty() ? QStringLiteral("127.0.0.1:9464") : stored;
+}
 
 const QString kConfigFilter = QStringLiteral("TokenBench configuration (*.json);;All files (*)");
 
@@ -141,9 +152,17 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    // The workload file's lengths under its request count (editors draw no charts themselves).
+    auto *lengths = new WorkloadLengthsView;
+    connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
+    lengths->showEstimate(m_editor->workloadEditor()->estimate());
+    m_editor->workloadEditor()->setFilePreview(lengths);
     connect(m_editor, &ConfigEditor::configChanged, this, [this] { setWindowModified(true); });
     connect(m_historyView, &RunHistoryView::openRequested, this, &MainWindow::openRun);
     connect(m_historyView, &RunHistoryView::folderChosen, this, &MainWindow::setRunsFolder);
+    connect(m_historyView, &RunHistoryView::rerunRequested, this, &MainWindow::loadRunConfiguration);
+    connect(m_history, &RunHistoryModel::editFailed, this,
+            [this](const QString &error) { statusBar()->showMessage(error, kStatusMs); });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
         showError(tr("Cannot open the run"), error);
@@ -190,6 +209,15 @@ void MainWindow::createActions()
     m_testConnection->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     m_testConnection->setToolTip(tr("List the target's models to check URL and key (Ctrl+T)"));
     connect(m_testConnection, &QAction::triggered, m_editor, &ConfigEditor::testConnection);
+
+    m_serveMetrics = new QAction(tr("Serve &Metrics for Prometheus"), this);
+    m_serveMetrics->setObjectName(QStringLiteral("actionServeMetrics"));
+    m_serveMetrics->setCheckable(true);
+    m_serveMetrics->setToolTip(tr("During runs, serve TokenBench's own figures as OpenMetrics at http://%1/metrics "
+                                  "(--metrics-listen; the address is the %2 setting)")
+                                   .arg(metricsAddress(), key::metricsListen));
+    connect(m_serveMetrics, &QAction::toggled, this,
+            [this](bool on) { m_runner->setMetricsListen(on ? metricsAddress() : QString()); });
 
     m_openConfig = new QAction(icon(QStyle::SP_DialogOpenButton), tr("&Open Configuration…"), this);
     m_openConfig->setObjectName(QStringLiteral("actionOpenConfig"));
@@ -255,6 +283,7 @@ void MainWindow::createMenus()
     run->addAction(m_stop);
     run->addSeparator();
     run->addAction(m_testConnection);
+    run->addAction(m_serveMetrics);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     const QList<QPair<QString, ConfigEditor::Tab>> tabs = {{tr("&Target"), ConfigEditor::TargetTab},
@@ -327,6 +356,26 @@ bool MainWindow::openConfig(const QString &path, QString *error)
     m_editor->setConfig(*config);
     setConfigPath(path);
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
+    return true;
+}
+
+bool MainWindow::loadRunConfiguration(const QString &directory)
+{
+    QString error;
+    const auto run = RunReader::load(directory, &error, RunReader::SummaryOnly);
+    if (!run || !run->hasInfo) {
+        statusBar()->showMessage(
+            run ? tr("%1 has no run.json to take the configuration from").arg(QDir::toNativeSeparators(directory))
+                : error,
+            kStatusMs);
+        return false;
+    }
+    RunConfig config = run->info.config;
+    config.outDir.clear(); // a new run gets a new directory
+    m_editor->setConfig(config);
+    setSidePanelVisible(true);
+    m_side->setCurrentIndex(ConfigureSideTab);
+    statusBar()->showMessage(tr("The configuration of %1 is in the forms: press Run").arg(run->label()), kStatusMs);
     return true;
 }
 
@@ -511,7 +560,10 @@ bool MainWindow::startRun(QString *error)
         return fail(why);
     }
     statusBar()->showMessage(
-        tr("Running %1 at %2").arg(config.target.displayName(), withoutUserInfo(config.target.url)), kStatusMs);
+        tr("Running %1 at %2%3")
+            .arg(config.target.displayName(), withoutUserInfo(config.target.url),
+                 m_runner->metricsUrl().isEmpty() ? QString() : tr("; metrics at %1").arg(m_runner->metricsUrl())),
+        kStatusMs);
     setRunning(true);
     return true;
 }
@@ -743,7 +795,26 @@ void MainWindow::updateLiveStatus()
     if (!m_running)
         return;
     const RunProgress &p = m_document->progress();
-    m_liveStatus->setText(tr("%1 in flight · %2 done · %3 errors").arg(p.inFlight).arg(p.completed).arg(p.failed));
+    // Connecting and TLS handshakes are shown while they last: a target that accepts and never
+    // finishes the handshake would otherwise read as an idle run until the connect timeout.
+    QStringList parts{tr("%1 in flight").arg(p.inFlight)};
+    if (p.connecting > 0)
+        parts << tr("%1 connecting").arg(p.connecting);
+    if (p.handshaking > 0)
+        parts << tr("%1 TLS handshaking").arg(p.handshaking);
+    parts << tr("%1 done").arg(p.completed) << tr("%1 errors").arg(p.failed);
+    QString text = parts.join(QStringLiteral(" · "));
+    QString tip = text;
+    // The first failure's cause at once (a refused connection, a failed handshake), not at the end.
+    if (const QStringList causes = m_document->topErrors(1); p.failed > 0 && !causes.isEmpty()) {
+        constexpr qsizetype kMaxCause = 90; // the status bar's room; the tooltip has it whole
+        const QString &cause = causes.constFirst();
+        text +=
+            QStringLiteral(" — ") + (cause.size() > kMaxCause ? cause.left(kMaxCause) + QStringLiteral("…") : cause);
+        tip += QStringLiteral("\n") + cause;
+    }
+    m_liveStatus->setText(text);
+    m_liveStatus->setToolTip(tip);
     // Only when it changes: a style sheet is re-applied (and the label re-polished) on every set.
     const QString style = p.failed > 0 ? QStringLiteral("color: #c62828;") : QString();
     if (m_liveStatus->styleSheet() != style)
@@ -897,6 +968,7 @@ void MainWindow::readSettings()
 
     m_recent = settings.value(key::recent).toStringList();
     updateRecentMenu();
+    m_serveMetrics->setChecked(!settings.value(key::metricsListen).toString().isEmpty());
     const QString path = settings.value(key::path).toString();
     if (!path.isEmpty()) {
         m_configPath = path;
@@ -926,6 +998,8 @@ void MainWindow::writeSettings() const
     settings.setValue(key::config, fromStd(toJson(currentConfig()).dump()));
     settings.setValue(key::path, m_configPath);
     settings.setValue(key::recent, m_recent);
+    // Off is stored as empty; on keeps the address the user may have edited in the settings.
+    settings.setValue(key::metricsListen, m_serveMetrics->isChecked() ? metricsAddress() : QString());
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

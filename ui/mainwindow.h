@@ -116,6 +116,8 @@ public:
 
 public Q_SLOTS:
     void showAbout();
+    /// Run This Configuration Again: a saved run's configuration (run.json) into the forms.
+    bool loadRunConfiguration(const QString &directory);
     /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
     void run();
     /// Stops the run going (stopRequested()); safe to call twice and when nothing runs.
@@ -195,6 +197,7 @@ private:
     QAction *m_openRun = nullptr;
     QAction *m_export = nullptr;
     QAction *m_testConnection = nullptr;
+    QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
     QAction *m_sidePanel = nullptr;
     QTcpSocket *m_probe = nullptr; ///< Run's reachability check, while it goes

@@ -3,8 +3,10 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "config/pricepresets.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
+#include "engine/modelslisting.h"
 #include "engine/runplan.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"
@@ -13,6 +15,9 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTimer>
 
@@ -163,13 +168,52 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (f.isSet("no-server-metrics"))
         c.target.serverMetrics = false;
+    if (f.isSet("proxy") && f.isSet("no-proxy"))
+        return f.fail(QStringLiteral("--proxy and --no-proxy: choose one"));
+    if (f.isSet("proxy")) {
+        if (f.value("proxy").isEmpty() || f.value("proxy") == QLatin1String("none"))
+            return f.fail(QStringLiteral("--proxy: give an http:// proxy URL (--no-proxy: none)"));
+        c.target.proxy = f.value("proxy");
+    }
+    if (f.isSet("no-proxy"))
+        c.target.proxy = QStringLiteral("none");
+    if (f.isSet("follow-redirects"))
+        c.target.followRedirects = true;
+    if (f.isSet("price-preset")) {
+        const auto preset = findPricePreset(f.value("price-preset"));
+        if (!preset) {
+            QStringList names;
+            for (const PricePreset &p : pricePresets())
+                names << p.name;
+            return f.fail(QStringLiteral("--price-preset: unknown preset '%1' (accepted: %2)")
+                              .arg(f.value("price-preset"), names.join(QLatin1Char('|'))));
+        }
+        c.target.pricing = preset->pricing;
+    }
+    bool priceEdited = false;
+    for (const auto &[flag, price] : {std::pair{"price-input", &c.target.pricing.inputPerM},
+                                      std::pair{"price-cached-input", &c.target.pricing.cachedInputPerM},
+                                      std::pair{"price-output", &c.target.pricing.outputPerM}}) {
+        if (!f.isSet(flag))
+            continue;
+        double v = 0;
+        if (!f.real(flag, v, 0, false))
+            return false;
+        *price = v;
+        priceEdited = true;
+    }
+    if (priceEdited) // no longer the preset's (or the file's) prices as they were
+        c.target.pricing.source = f.isSet("price-preset") ? c.target.pricing.source + QStringLiteral(", edited")
+                                                          : QStringLiteral("command line");
     if (f.isSet("stream") && f.isSet("no-stream"))
         return f.fail(QStringLiteral("--stream and --no-stream: choose one"));
     if (f.isSet("stream"))
         c.request.stream = true;
     if (f.isSet("no-stream"))
         c.request.stream = false;
-    if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
+    if (f.value("max-tokens") == QLatin1String("dataset"))
+        c.prompt.outputLenAsMaxTokens = true; // entries without a recorded length keep request.max_tokens
+    else if (!f.integer("max-tokens", c.request.maxTokens, 1, limits::kMaxTokens))
         return false;
     if (f.isSet("max-tokens-field")) {
         const auto field = maxTokensFieldFromName(f.value("max-tokens-field"));
@@ -190,18 +234,47 @@ bool applyFlags(Flags &f, RunConfig &c)
             return false;
         c.request.topP = t;
     }
-    if (f.isSet("tokenizer")) {
-        if (f.value("tokenizer") != QLatin1String("approx") && f.value("tokenizer") != QLatin1String("none"))
-            return f.fail(QStringLiteral("--tokenizer: unknown tokenizer '%1' (accepted: approx|none)")
-                              .arg(f.value("tokenizer")));
-        c.request.tokenizer = f.value("tokenizer") == QLatin1String("approx") ? QStringLiteral("approx") : QString();
-    }
+    if (f.isSet("tokenizer"))
+        c.target.tokenizer = f.value("tokenizer") == QLatin1String("none") ? QString() : f.value("tokenizer");
+    if (f.isSet("calibrate"))
+        c.prompt.calibrate = true;
     if (!f.integer("prompt-tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens) ||
         !f.integer("system-tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens) ||
         !f.integer("shared-prefix-tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens))
         return false;
     if (f.isSet("prompt-file"))
         c.prompt.promptFile = f.value("prompt-file");
+    if (f.isSet("dataset"))
+        c.prompt.dataset = f.value("dataset");
+    if (!f.integer("dataset-sample", c.prompt.datasetSample, qint64(1), limits::kMaxRequests))
+        return false;
+    const auto lengthRange = [&f](const char *name, int &min, int &max) {
+        if (!f.isSet(name))
+            return true;
+        QString why;
+        const auto range = parseLengthRange(f.value(name), &why);
+        if (!range)
+            return f.fail(QStringLiteral("--%1: %2").arg(QLatin1String(name), why));
+        std::tie(min, max) = *range;
+        return true;
+    };
+    if (!lengthRange("dataset-prompt-len", c.prompt.promptLenMin, c.prompt.promptLenMax) ||
+        !lengthRange("dataset-output-len", c.prompt.outputLenMin, c.prompt.outputLenMax))
+        return false;
+    if (f.isSet("skip-bad-lines"))
+        c.prompt.skipBadLines = true;
+    if (f.isSet("trace")) {
+        for (const char *schedule : {"concurrency", "rate", "stages", "sweep"}) {
+            if (f.isSet(schedule))
+                return f.fail(QStringLiteral("--trace and --%1: a trace is its own schedule (each request at its "
+                                             "time; --time-scale speeds it up or slows it down)")
+                                  .arg(QLatin1String(schedule)));
+        }
+        c.load.trace = f.value("trace");
+        c.load.stages.clear();
+    }
+    if (!f.real("time-scale", c.load.timeScale, 0, true))
+        return false;
     if (f.isSet("prompt-salt"))
         c.prompt.salt = f.value("prompt-salt");
     if (f.isSet("prompt"))
@@ -275,6 +348,17 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (!f.duration("timeout", c.load.timeoutMs) || !f.duration("connect-timeout", c.load.connectTimeoutMs))
         return false;
+    if (!f.integer("turns", c.load.turns, 1, limits::kMaxTurns))
+        return false;
+    if (f.isSet("think-time")) {
+        const auto think = parseThinkTime(f.value("think-time"));
+        if (!think || think->ms > limits::kMaxDurationMs)
+            return f.fail(QStringLiteral("--think-time: '%1' is not a duration (e.g. 2s) or exp:DURATION (exponential "
+                                         "think times with that mean, e.g. exp:2s)")
+                              .arg(f.value("think-time")));
+        c.load.thinkTimeMs = think->ms;
+        c.load.thinkTimeExponential = think->exponential;
+    }
     if (f.isSet("seed")) {
         bool ok = false;
         const quint64 seed = f.value("seed").toULongLong(&ok);
@@ -298,6 +382,30 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("out"))
         c.outDir = f.value("out");
     return true;
+}
+
+/// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
+/// reports none or does not answer, and the check before the run is skipped.
+qint64 targetContextTokens(const TargetConfig &target)
+{
+    if (target.api == ApiKind::AnthropicMessages) // its listing has no context lengths
+        return 0;
+    QString base = target.url.trimmed();
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    QNetworkAccessManager nam;
+    QNetworkRequest request(QUrl(base + QStringLiteral("/models"), QUrl::StrictMode));
+    request.setTransferTimeout(3000);
+    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+        request.setRawHeader(name, value);
+    QNetworkReply *reply = nam.get(request);
+    reply->setReadBufferSize(1 << 20); // a larger listing stalls into the timeout
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QByteArray body = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
+    delete reply;
+    return contextLengthFromModels(body, target.model).value_or(0);
 }
 
 /// How far in the past a --start-at may lie (pods started a little late still join) and in the future.
@@ -407,7 +515,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("How requests are spread over several --url instances: round-robin (default), "
                             "least-in-flight (fewest requests in flight, i.e. least connections) or random."),
              QStringLiteral("POLICY")),
-        flag(QStringLiteral("api"), QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages."),
+        flag(QStringLiteral("api"),
+             QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages | openai-responses."),
              QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
         flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."),
@@ -438,10 +547,36 @@ void addRunOptions(CliParser &cli)
                  "and the summary (default: the --url server's /metrics, when it answers)."),
              QStringLiteral("URL")),
         flag(QStringLiteral("no-server-metrics"), QStringLiteral("Do not scrape the server's metrics.")),
+        flag(QStringLiteral("proxy"),
+             QStringLiteral("Send through this http:// proxy (CONNECT for https); NO_PROXY still exempts hosts "
+                            "(default: HTTPS_PROXY/HTTP_PROXY/ALL_PROXY, else the system's)."),
+             QStringLiteral("URL")),
+        flag(QStringLiteral("no-proxy"), QStringLiteral("Connect directly, whatever the environment says.")),
+        flag(QStringLiteral("follow-redirects"),
+             QStringLiteral("Follow 301/302/303/307/308 (up to 5 hops) instead of reporting them as errors.")),
+        flag(QStringLiteral("metrics-listen"),
+             QStringLiteral("Serve TokenBench's own figures as OpenMetrics at http://ADDR:PORT/metrics during the run "
+                            "(requests, tokens, in flight, TTFT/ITL/E2E histograms by stage), e.g. 127.0.0.1:9464."),
+             QStringLiteral("ADDR:PORT")),
+        flag(QStringLiteral("price-input"),
+             QStringLiteral("Price of prompt tokens, USD per 1M: the run's cost goes in the summary."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-cached-input"),
+             QStringLiteral(
+                 "Price of cached prompt tokens (usage's cached_tokens), USD per 1M (default: --price-input)."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-output"), QStringLiteral("Price of completion tokens, USD per 1M."),
+             QStringLiteral("USD")),
+        flag(QStringLiteral("price-preset"),
+             QStringLiteral("Example list prices of a model on a date (README \"Cost\"): gpt-4o, gpt-4o-mini, "
+                            "o1-preview, claude-3.5-sonnet, claude-3.5-haiku; --price-* flags override them."),
+             QStringLiteral("NAME")),
         flag(QStringLiteral("stream"), QStringLiteral("Stream responses (default).")),
         flag(QStringLiteral("no-stream"), QStringLiteral("Ask for whole responses.")),
-        flag(QStringLiteral("max-tokens"), QStringLiteral("max_tokens per request (default 256)."),
-             QStringLiteral("N")),
+        flag(QStringLiteral("max-tokens"),
+             QStringLiteral("max_tokens per request (default 256); 'dataset': each --dataset entry's recorded reply "
+                            "length (entries without one: 256)."),
+             QStringLiteral("N|dataset")),
         flag(QStringLiteral("max-tokens-field"),
              QStringLiteral(
                  "Body field for --max-tokens: auto (default: max_completion_tokens for OpenAI's own chat API, "
@@ -450,9 +585,14 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("temperature"), QStringLiteral("Sampling temperature."), QStringLiteral("X")),
         flag(QStringLiteral("top-p"), QStringLiteral("Nucleus sampling top_p."), QStringLiteral("X")),
         flag(QStringLiteral("tokenizer"),
-             QStringLiteral("Count tokens locally when the server reports no usage: approx | none "
-                            "(default none: one token per chunk)."),
-             QStringLiteral("NAME")),
+             QStringLiteral("The model's tokenizer, to size prompts exactly and count text when the server reports no "
+                            "usage: a tokenizer.json or .tiktoken FILE (or a model folder), approx, server (the "
+                            "target's /tokenize, for --calibrate) or none (default: one token per chunk)."),
+             QStringLiteral("approx|server|FILE")),
+        flag(
+            QStringLiteral("calibrate"),
+            QStringLiteral("Probe the target before the run (max_tokens=1 requests, or /tokenize) so synthetic prompts "
+                           "have the requested size in its own counting, chat template included.")),
         flag(QStringLiteral("prompt-tokens"),
              QStringLiteral("Synthetic user prompt of about N tokens, different for each request."),
              QStringLiteral("N")),
@@ -469,6 +609,28 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("prompt-file"),
              QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."),
              QStringLiteral("FILE")),
+        flag(QStringLiteral("dataset"),
+             QStringLiteral("ShareGPT JSON or JSONL (the first human turn is the prompt, the reply's length its output "
+                            "length), or JSONL prompt lines with max_tokens / output_len."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("dataset-sample"),
+             QStringLiteral("Use N entries of the workload file drawn at random (seeded by --seed)."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("dataset-prompt-len"),
+             QStringLiteral("Keep entries whose prompt is MIN..MAX tokens (either end may be left out, e.g. 4..1024)."),
+             QStringLiteral("MIN..MAX")),
+        flag(QStringLiteral("dataset-output-len"),
+             QStringLiteral("Keep entries whose output length is MIN..MAX tokens (entries without one are dropped)."),
+             QStringLiteral("MIN..MAX")),
+        flag(QStringLiteral("skip-bad-lines"),
+             QStringLiteral("Skip a workload file's broken lines (counted in the summary) instead of refusing it.")),
+        flag(QStringLiteral("trace"),
+             QStringLiteral("Replay a trace at its timestamps, open loop: Mooncake JSONL (timestamp ms, input_length, "
+                            "output_length, hash_ids), Azure LLM trace CSV (TIMESTAMP, ContextTokens, "
+                            "GeneratedTokens) or JSONL prompt lines with \"timestamp\"."),
+             QStringLiteral("FILE")),
+        flag(QStringLiteral("time-scale"),
+             QStringLiteral("Trace time multiplier (default 1; 0.5 replays twice as fast)."), QStringLiteral("X")),
         flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
              QStringLiteral("TEXT")),
         flag(QStringLiteral("concurrency"),
@@ -497,6 +659,13 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("Warm-up before measuring: a duration (10s) or a request count (20); "
                             "written to requests.csv, excluded from statistics."),
              QStringLiteral("D|N")),
+        flag(QStringLiteral("turns"),
+             QStringLiteral("Conversations of N turns: each user (or each open-loop arrival) holds one, and turn k "
+                            "carries the whole history with the model's own replies to turns 1..k-1."),
+             QStringLiteral("N")),
+        flag(QStringLiteral("think-time"),
+             QStringLiteral("Pause between a conversation's turns: fixed (2s) or exponential with that mean (exp:2s)."),
+             QStringLiteral("D")),
         flag(QStringLiteral("timeout"), QStringLiteral("Per-request total deadline (default 600s)."),
              QStringLiteral("D")),
         flag(QStringLiteral("connect-timeout"),
@@ -616,7 +785,11 @@ int runCommand(const QStringList &args)
     runner.setWorkerThreads(workers);
     runner.setReplaceExisting(force);
     runner.setShard(shard);
+    runner.setMetricsListen(p.value(QStringLiteral("metrics-listen")));
     int exitCode = ExitOk;
+    // Only a workload file's sizes are unknown to the user; a synthetic prompt's are given.
+    if (!config.prompt.promptFile.isEmpty() || !config.prompt.dataset.isEmpty() || !config.load.trace.isEmpty())
+        runner.setContextTokens(targetContextTokens(config.target));
     const auto start = [&]() {
         QString error;
         if (!runner.start(config, &error)) {
@@ -624,7 +797,11 @@ int runCommand(const QStringList &args)
             exitCode = runner.failureIsConfiguration() ? ExitUsage : ExitFailure;
             return false;
         }
+        for (const QString &warning : runner.info().preRunWarnings)
+            printErr(QStringLiteral("warning: %1\n").arg(warning));
         console.attach(&runner);
+        if (!runner.metricsUrl().isEmpty() && !p.isSet(QStringLiteral("quiet")))
+            printErr(QStringLiteral("metrics for Prometheus: %1\n").arg(runner.metricsUrl()));
         return true;
     };
     QTimer startTimer;

@@ -3,6 +3,8 @@
 #include "cliparser.h"
 
 #include "analysis/comparison.h"
+#include "engine/workloadfile.h"
+#include "formats/numberformat.h"
 
 #include <QDir>
 
@@ -22,11 +24,6 @@ QString clock(std::int64_t ms)
                      .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
                      .arg(s % 60, 2, 10, QLatin1Char('0'))
                : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-QString rate(double v)
-{
-    return QString::number(v, 'f', v < 10 ? 2 : (v < 1000 ? 1 : 0));
 }
 
 } // namespace
@@ -62,8 +59,12 @@ void RunConsole::attach(BenchmarkRunner *runner)
                         .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
                              stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
             });
-    if (m_showProgress)
+    if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
+        // Said whenever a proxy, or a rule that passed one by, decided the route.
+        if (const ConnectionInfo &c = runner->info().connection; c.proxySource != QLatin1String("none"))
+            printErr(QStringLiteral("proxy: %1\n").arg(c.proxyText()));
+    }
 }
 
 QString RunConsole::progressLine(const RunSnapshot &s)
@@ -94,7 +95,7 @@ QString RunConsole::progressLine(const RunSnapshot &s)
         .arg(p.completed)
         .arg(p.failed)
         .arg(p.inFlight)
-        .arg(target, rate(reqPerS), rate(tokPerS));
+        .arg(target, formatNumber(reqPerS), formatNumber(tokPerS));
 }
 
 void RunConsole::printProgress()
@@ -154,8 +155,38 @@ int RunConsole::finish(const RunOutcome &outcome)
         sources << QStringLiteral("tokenizer %1").arg(t.tokens.fromTokenizer);
     if (t.tokens.fromChunks)
         sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
+    if (t.tokens.fromEstimate)
+        sources << QStringLiteral("estimate %1").arg(t.tokens.fromEstimate);
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
+    if (outcome.summary.workload.is_object())
+        text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
+    QStringList promptSources;
+    if (t.tokens.promptFromUsage)
+        promptSources << QStringLiteral("usage %1").arg(t.tokens.promptFromUsage);
+    if (t.tokens.promptFromTokenizer)
+        promptSources << QStringLiteral("tokenizer %1").arg(t.tokens.promptFromTokenizer);
+    if (t.tokens.promptEstimated)
+        promptSources << QStringLiteral("estimate %1").arg(t.tokens.promptEstimated);
+    if (t.requests.ok > 0) {
+        const PromptSizing &p = outcome.summary.promptSizing;
+        QString line = QStringLiteral("prompts    %1 tokens on average (%2–%3), counted from %4")
+                           .arg(double(t.tokens.input) / double(t.requests.ok), 0, 'f', 1)
+                           .arg(t.tokens.promptMin)
+                           .arg(t.tokens.promptMax)
+                           .arg(promptSources.join(QStringLiteral(", ")));
+        if (p.requested)
+            line += QStringLiteral("; requested %1, sized with %2").arg(*p.requested).arg(p.tokenizer);
+        if (!p.calibration.isEmpty())
+            line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4)")
+                        .arg(p.calibration)
+                        .arg(p.probes)
+                        .arg(p.scale, 0, 'f', 3)
+                        .arg(p.overhead);
+        if (!p.calibrationError.isEmpty())
+            line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
+        text += line + QLatin1Char('\n');
+    }
     if (const auto &server = outcome.summary.server) {
         QString line =
             QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
@@ -167,7 +198,21 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
         text += line + QLatin1Char('\n');
     }
-    if (m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty())
+    if (const auto &cost = t.cost) {
+        QString line =
+            QStringLiteral("cost       %1 USD (input %2, cached input %3, output %4)")
+                .arg(ComparisonTable::formatValue(cost->total), ComparisonTable::formatValue(cost->input),
+                     ComparisonTable::formatValue(cost->cachedInput), ComparisonTable::formatValue(cost->output));
+        if (cost->perRequest)
+            line += QStringLiteral("; %1 per request").arg(ComparisonTable::formatValue(*cost->perRequest));
+        if (cost->perMOutputTokens)
+            line +=
+                QStringLiteral(", %1 per 1M output tokens").arg(ComparisonTable::formatValue(*cost->perMOutputTokens));
+        if (!cost->prices.source.isEmpty())
+            line += QStringLiteral(" [%1]").arg(cost->prices.source);
+        text += line + QLatin1Char('\n');
+    }
+    if ((m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty()) || !m_config.load.trace.isEmpty())
         text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
                     .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
@@ -185,6 +230,24 @@ int RunConsole::finish(const RunOutcome &outcome)
     if (const std::vector<RunData> instances = splitByInstance(data); !instances.empty()) {
         text += QStringLiteral("\nper instance (balance %1; changes against #1):\n").arg(outcome.summary.balance);
         text += ComparisonTable(instances).toText();
+    }
+    if (!outcome.summary.turns.empty()) {
+        text += QStringLiteral("\nper turn (conversations of %1 turns, think time %2):\n")
+                    .arg(m_config.load.turns)
+                    .arg(formatThinkTime(m_config.load.thinkTimeMs, m_config.load.thinkTimeExponential));
+        text += QStringLiteral(
+            "turn  requests  TTFT p50 ms  TTFT mean ms  prompt p50  prompt mean  cached p50  cached mean\n");
+        const auto cell = [](double v, int width, int decimals) {
+            return std::isfinite(v) ? QStringLiteral("%1").arg(v, width, 'f', decimals)
+                                    : QStringLiteral("%1").arg(QStringLiteral("-"), width);
+        };
+        for (const TurnSummary &turn : outcome.summary.turns) {
+            text += QStringLiteral("%1  %2  ").arg(turn.turn, 4).arg(turn.requests, 8) + cell(turn.ttftMs.p50, 11, 1) +
+                    QStringLiteral("  ") + cell(turn.ttftMs.mean, 12, 1) + QStringLiteral("  ") +
+                    cell(turn.promptTokens.p50, 10, 0) + QStringLiteral("  ") + cell(turn.promptTokens.mean, 11, 1) +
+                    QStringLiteral("  ") + cell(turn.cachedTokens.p50, 10, 0) + QStringLiteral("  ") +
+                    cell(turn.cachedTokens.mean, 11, 1) + QLatin1Char('\n');
+        }
     }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
     printOut(text);

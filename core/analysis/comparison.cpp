@@ -1,6 +1,7 @@
 #include "analysis/comparison.h"
 
 #include "formats/csv.h"
+#include "formats/numberformat.h"
 #include "metrics/bootstrap.h"
 #include "metrics/loghistogram.h"
 #include "results/runmerge.h"
@@ -58,6 +59,12 @@ struct RowSpec {
 template<typename Fn> std::function<std::optional<double>(const RunSummary &)> serverValue(Fn fn)
 {
     return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
+}
+
+/// A figure of the run's cost, when the target had prices.
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> costValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.total.cost ? fn(*s.total.cost) : std::nullopt; };
 }
 
 std::vector<RowSpec> rowSpecs()
@@ -143,6 +150,43 @@ std::vector<RowSpec> rowSpecs()
          -1,
          false,
          serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
+        // Cheapest marked as best; the run's total depends on how long it ran, so it is not judged.
+        {"cost_per_1m_output_tokens",
+         "Cost/1M output tokens",
+         "USD",
+         Better::Lower,
+         {},
+         Sample::None,
+         -1,
+         false,
+         costValue([](const CostSummary &c) { return c.perMOutputTokens; })},
+        {"cost_per_request",
+         "Cost/request",
+         "USD",
+         Better::Lower,
+         {},
+         Sample::None,
+         -1,
+         false,
+         costValue([](const CostSummary &c) { return c.perRequest; })},
+        {"cost_per_good_request",
+         "Cost/good request",
+         "USD",
+         Better::Lower,
+         {},
+         Sample::None,
+         -1,
+         false,
+         costValue([](const CostSummary &c) { return c.perGoodRequest; })},
+        {"cost_total",
+         "Cost of the run",
+         "USD",
+         Better::Neither,
+         {},
+         Sample::None,
+         -1,
+         false,
+         costValue([](const CostSummary &c) { return std::optional<double>(c.total); })},
     };
 }
 
@@ -280,6 +324,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         row.label = QLatin1String(spec.label);
         row.unit = QLatin1String(spec.unit);
         row.better = spec.better;
+        row.headline = isHeadline(row.key);
         for (const RunData &run : runs)
             row.values.push_back(spec.whole ? spec.whole(run.summary) : spec.value(run.summary.total));
         if (spec.whole &&
@@ -386,6 +431,39 @@ std::vector<RunData> splitByInstance(const RunData &run)
     return instances;
 }
 
+std::vector<RunData> splitByStage(const RunData &run)
+{
+    std::vector<RunData> stages;
+    const RunSummary &summary = run.summary;
+    if (summary.stages.size() < 2)
+        return stages;
+    for (std::size_t i = 0; i < summary.stages.size(); ++i) {
+        RunData &d = stages.emplace_back();
+        d.directory = run.directory;
+        d.name = summary.stages[i].name;
+        d.info = run.info;
+        d.hasInfo = run.hasInfo;
+        d.summary = summary;
+        d.summary.total = summary.stages[i];
+        d.summary.total.name.clear();
+        d.summary.stages.clear();
+        d.summary.instances.clear();
+        d.summary.server.reset(); // scraped over the whole run, not per stage
+        for (std::size_t r = 0; r < run.records.size(); ++r) {
+            if (run.records[r].stage != int(i))
+                continue;
+            d.records.push_back(run.records[r]);
+            if (r < run.itlMeanMs.size())
+                d.itlMeanMs.push_back(run.itlMeanMs[r]);
+        }
+        for (const TimeSeriesRow &row : run.timeSeries) {
+            if (row.stage == int(i))
+                d.timeSeries.push_back(row);
+        }
+    }
+    return stages;
+}
+
 bool expandSingleRunInstances(std::vector<RunData> &runs)
 {
     if (runs.size() != 1)
@@ -441,9 +519,14 @@ std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString
     return knee;
 }
 
+Metric kneeMetric(const RunSummary &summary)
+{
+    return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+}
+
 std::optional<Knee> findKnee(const RunSummary &summary)
 {
-    const Metric metric = summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
+    const Metric metric = kneeMetric(summary);
     return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
 }
 
@@ -463,16 +546,7 @@ QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
 
 QString ComparisonTable::formatValue(double v)
 {
-    const double magnitude = std::abs(v);
-    if (magnitude >= 1000)
-        return QString::number(v, 'f', 0);
-    if (magnitude >= 100)
-        return QString::number(v, 'f', 1);
-    if (magnitude >= 10)
-        return QString::number(v, 'f', 2);
-    if (magnitude >= 1 || v == 0)
-        return QString::number(v, 'f', 3);
-    return QString::number(v, 'g', 4);
+    return formatNumber(v, 4, 6);
 }
 
 QString ComparisonTable::formatChange(double value, const QString &suffix)
@@ -494,6 +568,15 @@ QString ComparisonTable::noiseName(Noise noise)
         return QStringLiteral("significant");
     }
     return {};
+}
+
+bool ComparisonTable::isHeadline(const QString &key)
+{
+    // Cost per million output tokens compares runs of different lengths and token counts alike.
+    static const QStringList keys = {QStringLiteral("ttft_p50"),       QStringLiteral("output_tokens_per_s"),
+                                     QStringLiteral("requests_per_s"), QStringLiteral("out_in_ratio"),
+                                     QStringLiteral("error_pct"),      QStringLiteral("cost_per_1m_output_tokens")};
+    return keys.contains(key);
 }
 
 QString ComparisonTable::betterName(Better better)

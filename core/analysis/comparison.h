@@ -39,6 +39,7 @@ public:
         /// per run: the bootstrap 95% interval of (run − baseline) of the row's statistic, in the
         /// row's unit; none where not tested
         std::vector<std::optional<Bootstrap::Interval>> intervals;
+        bool headline = false; ///< one of the figures a comparison leads with (isHeadline)
     };
 
     /// `baseline` indexes `runs`. The runs need their records (RunReader::Records) for the noise
@@ -61,12 +62,16 @@ public:
     /// "<label> noise"; numbers with full precision.
     QByteArray toCsv() const;
 
-    /// How the text table prints a value: 4 significant digits at least, thousands unsplit.
+    /// How the text table, the GUI comparison and the HTML report print a value: formatNumber() with
+    /// 4 significant digits, up to 6 decimals for small values ("12346", "1.235", "0.01235").
     static QString formatValue(double value);
     /// A change with its sign and one decimal, a real minus sign for print: "+12.3%", "−0.5 pp".
     static QString formatChange(double value, const QString &suffix = QStringLiteral("%"));
     static QString noiseName(Noise noise);    ///< "", "within noise", "significant"
     static QString betterName(Better better); ///< "lower", "higher", ""
+    /// The rows a comparison leads with (the GUI's headline strip): TTFT p50, output tokens/s,
+    /// requests/s, out/in, errors, and the cost of a run's output where the runs have prices.
+    static bool isHeadline(const QString &key);
     /// The labels the table gives `runs`: directory names, "(#n)" added to repeats.
     static QStringList runLabels(const std::vector<RunData> &runs);
 
@@ -84,6 +89,10 @@ private:
 /// url-then-replicas order, so a ComparisonTable of them shows how the balance policy shared the
 /// load. Empty for a run of one instance.
 std::vector<RunData> splitByInstance(const RunData &run);
+/// A staged run (a sweep) as one RunData per stage — its summary block, records and time series —
+/// named after the stage ("c=64"), in stage order, so a ComparisonTable of them shows what each
+/// step of load cost. Empty for a run of fewer than two stages.
+std::vector<RunData> splitByStage(const RunData &run);
 /// What `compare`, `report` and the comparison view do with what they were given: a single
 /// load-balanced run is replaced by its instances (splitByInstance), since how they fared is
 /// what there is to compare; anything else stays as it is. True when it split.
@@ -117,7 +126,9 @@ struct Knee {
     QString text;
 };
 std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel);
-/// A run's knee judged by TTFT when it streamed tokens, else by E2E.
+/// The latency a run's knee is judged by: TTFT when it streamed tokens, else E2E.
+Metric kneeMetric(const RunSummary &summary);
+/// A run's knee on its kneeMetric() curve.
 std::optional<Knee> findKnee(const RunSummary &summary);
 
 /// Runs of an interleaved session (each request id went to every target at the same moment, see

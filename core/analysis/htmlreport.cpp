@@ -229,6 +229,38 @@ void HtmlReport::buildCharts()
              QStringLiteral("Successful requests completed in each second of run time."),
              [](const TimeSeriesRow &r) { return double(r.completed); });
 
+    if (std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) { return !r.summary.turns.empty(); })) {
+        // Conversations: the seed report's multi-turn token growth, as measured.
+        SvgChart tokens(QStringLiteral("turns-tokens"), QStringLiteral("Multi-turn token growth"),
+                        QStringLiteral("turn"), QStringLiteral("tokens per request (mean)"));
+        SvgChart ttft(QStringLiteral("turns-ttft"), QStringLiteral("Time to first token per turn"),
+                      QStringLiteral("turn"), QStringLiteral("TTFT p50 (ms)"));
+        for (std::size_t i = 0; i < m_runs.size(); ++i) {
+            SvgChart::Series prompt{labels[qsizetype(i)], runColor(int(i)), false, true, true, {}};
+            SvgChart::Series cached{
+                labels[qsizetype(i)] + QStringLiteral(" cached"), runColor(int(i)), true, true, false, {}};
+            SvgChart::Series first{labels[qsizetype(i)], runColor(int(i)), false, true, true, {}};
+            for (const TurnSummary &t : m_runs[i].summary.turns) {
+                prompt.points.append({double(t.turn), t.promptTokens.mean});
+                cached.points.append({double(t.turn), t.cachedTokens.mean});
+                first.points.append({double(t.turn), t.ttftMs.p50});
+            }
+            tokens.addSeries(prompt);
+            tokens.addSeries(cached);
+            ttft.addSeries(first);
+        }
+        tokens.addSeries({QStringLiteral("prompt"), QStringLiteral("#6b7280"), false, false, true, {}});
+        tokens.addSeries({QStringLiteral("cached"), QStringLiteral("#6b7280"), true, false, true, {}});
+        tokens.setFootnote(
+            QStringLiteral("successful requests of each turn; solid prompt tokens, dashed cached tokens"));
+        m_charts << tokens << ttft;
+        m_captions << QStringLiteral("Prompt tokens of each turn of the conversations: every turn carries the whole "
+                                     "history with the model's own replies, so the prompt grows by a reply and a "
+                                     "question per turn; the dashed line is what the server's prefix cache served.")
+                   << QStringLiteral("Median time to first token of each turn: flat while the prefix cache serves the "
+                                     "history, rising with the prompt when it does not.");
+    }
+
     const bool anyStaged =
         std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) { return r.summary.stages.size() >= 2; });
     if (!anyStaged)
@@ -289,7 +321,7 @@ QString HtmlReport::runsSection() const
                          (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged,
                          esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
                          esc(s.targetUrl + QStringLiteral(" · ") + s.api +
-                             (s.transport.isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
+                             (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
                          esc(load), esc(shortTime(s.startedAt)), QString::number(s.total.requests.ok),
                          QString::number(s.total.requests.attempted));
     }

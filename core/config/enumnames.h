@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <string_view>
 
 namespace tb {
 
@@ -34,6 +35,16 @@ template<typename Enum, typename Table> std::optional<Enum> enumFromName(const T
 {
     for (const auto &entry : table) {
         if (name == QLatin1String(entry.name))
+            return entry.value;
+    }
+    return std::nullopt;
+}
+
+/// The same for parsers that read bytes, not QStrings.
+template<typename Enum, typename Table> std::optional<Enum> enumFromName(const Table &table, std::string_view name)
+{
+    for (const auto &entry : table) {
+        if (name == entry.name)
             return entry.value;
     }
     return std::nullopt;

@@ -28,6 +28,7 @@ constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::OpenAIChat, "openai-chat"},
     {ApiKind::OpenAICompletions, "openai-completions"},
     {ApiKind::AnthropicMessages, "anthropic-messages"},
+    {ApiKind::OpenAIResponses, "openai-responses"},
 };
 
 constexpr EnumName<Balance> kBalanceNames[] = {
@@ -552,6 +553,7 @@ TargetConfig redacted(const TargetConfig &target)
     t.url = withoutUserInfo(t.url);
     for (QString &replica : t.replicas)
         replica = withoutUserInfo(replica);
+    t.proxy = withoutUserInfo(t.proxy);
     for (Header &h : t.headers) {
         if (isCredentialHeader(h.name) && headerEnvReference(h.value).isEmpty())
             h.value = QLatin1String(kRedacted);
@@ -573,8 +575,12 @@ QStringList secretsOf(const TargetConfig &target)
         if (isCredentialHeader(h.name))
             secrets << h.resolvedValue();
     }
-    for (const QString &text : target.instanceUrls()) {
-        const QUrl url(text);
+    QStringList urls = target.instanceUrls() << target.proxy;
+    for (const char *name : kProxyVariables)
+        urls << qEnvironmentVariable(name);
+    for (const QString &text : std::as_const(urls)) {
+        // A proxy URL may come without its scheme ("user:pw@proxy:3128").
+        const QUrl url(text.contains(QLatin1String("://")) ? text : QStringLiteral("http://") + text);
         if (url.password().isEmpty())
             continue;
         secrets << url.password(QUrl::FullyDecoded) << url.password(QUrl::FullyEncoded)
@@ -669,6 +675,17 @@ QString stageDefaultName(const StageConfig &stage)
 
 QList<StageConfig> effectiveStages(const LoadConfig &load)
 {
+    if (!load.trace.isEmpty()) {
+        // The trace is the schedule: one open-loop stage until its last entry (or an earlier
+        // --requests / --duration); the level is not a rate, the entries' times are.
+        StageConfig trace;
+        trace.name = QStringLiteral("trace");
+        trace.mode = LoadMode::Rate;
+        trace.level = 0;
+        trace.durationMs = load.durationMs;
+        trace.requests = load.requests;
+        return {trace};
+    }
     QList<StageConfig> stages = load.stages;
     if (stages.isEmpty()) {
         StageConfig only;
@@ -731,6 +748,11 @@ QStringList validate(const RunConfig &c)
                             "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
                             .arg(c.target.caCertificate);
     }
+    if (const QString &t = c.target.tokenizer;
+        !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
+        problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
+                                   "tokenizer.json or .tiktoken file, or a model folder)")
+                        .arg(t);
     // Never echoed: a URL may carry credentials.
     if (!c.target.serverMetricsUrl.isEmpty() && !isHttpUrl(c.target.serverMetricsUrl))
         problems << QStringLiteral(
@@ -739,6 +761,14 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral(
             "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
             "give the URL without them");
+    const auto checkPrice = [&](const std::optional<double> &price, const char *key, const char *flag) {
+        if (price && !(*price >= 0 && *price <= kMaxPricePerM))
+            problems << QStringLiteral("target.pricing.%1 (%2): USD per 1M tokens, from 0 to %3 (got %4)")
+                            .arg(QLatin1String(key), QLatin1String(flag), number(kMaxPricePerM), number(*price));
+    };
+    checkPrice(c.target.pricing.inputPerM, "input_per_1m", "--price-input");
+    checkPrice(c.target.pricing.cachedInputPerM, "cached_input_per_1m", "--price-cached-input");
+    checkPrice(c.target.pricing.outputPerM, "output_per_1m", "--price-output");
     if (!c.target.extraBody.is_object())
         problems << QStringLiteral("target.extra_body: must be a JSON object");
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
@@ -784,8 +814,43 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("prompt.prompt_file (--prompt-file): cannot read '%1'").arg(c.prompt.promptFile);
     }
 
+    QStringList workloadFiles;
+    const auto checkWorkloadFile = [&](const QString &path, const char *field) {
+        if (path.isEmpty())
+            return;
+        workloadFiles << QLatin1String(field);
+        const QFileInfo info(path);
+        if (!info.isFile() || !info.isReadable())
+            problems << QStringLiteral("%1: cannot read '%2'").arg(QLatin1String(field), path);
+    };
+    checkWorkloadFile(c.prompt.dataset, "prompt.dataset (--dataset)");
+    checkWorkloadFile(c.load.trace, "load.trace (--trace)");
+    if (!c.prompt.promptFile.isEmpty())
+        workloadFiles.prepend(QStringLiteral("prompt.prompt_file (--prompt-file)"));
+    if (workloadFiles.size() > 1)
+        problems << QStringLiteral("%1: one workload file at a time").arg(workloadFiles.join(QStringLiteral(" and ")));
+    const auto checkRange = [&](int min, int max, const char *field) {
+        if (min < 0 || max < 0 || (max > 0 && min > max))
+            problems << QStringLiteral("%1: must be MIN..MAX with 0 <= MIN <= MAX (got %2..%3)")
+                            .arg(QLatin1String(field))
+                            .arg(min)
+                            .arg(max);
+    };
+    checkRange(c.prompt.promptLenMin, c.prompt.promptLenMax, "prompt.dataset_prompt_len (--dataset-prompt-len)");
+    checkRange(c.prompt.outputLenMin, c.prompt.outputLenMax, "prompt.dataset_output_len (--dataset-output-len)");
+    if (c.prompt.datasetSample < 0 || c.prompt.datasetSample > limits::kMaxRequests)
+        problems << QStringLiteral("prompt.dataset_sample (--dataset-sample): must be from 0 (all) to %1 (got %2)")
+                        .arg(limits::kMaxRequests)
+                        .arg(c.prompt.datasetSample);
+    if (!c.load.trace.isEmpty() && !c.load.stages.isEmpty())
+        problems << QStringLiteral(
+            "load.trace (--trace): a trace is its own schedule; remove load.stages (--stages/--sweep)");
+    if (!(c.load.timeScale > 0 && c.load.timeScale <= 1000))
+        problems << QStringLiteral("load.time_scale (--time-scale): must be greater than 0 and at most 1000 (got %1)")
+                        .arg(number(c.load.timeScale));
+
     const LoadConfig &l = c.load;
-    if (l.stages.isEmpty()) {
+    if (l.stages.isEmpty() && l.trace.isEmpty()) {
         if (l.mode == LoadMode::Concurrency && (l.concurrency < 1 || l.concurrency > limits::kMaxConcurrency))
             problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
                             .arg(limits::kMaxConcurrency)
@@ -839,6 +904,17 @@ QStringList validate(const RunConfig &c)
     }
     if (l.connectTimeoutMs <= 0)
         problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
+    if (l.turns < 0 || l.turns > limits::kMaxTurns)
+        problems << QStringLiteral("load.turns (--turns): must be from 0 to %1 (got %2)")
+                        .arg(limits::kMaxTurns)
+                        .arg(l.turns);
+    if (l.thinkTimeMs < 0 || l.thinkTimeMs > limits::kMaxDurationMs)
+        problems << QStringLiteral("load.think_time (--think-time): must be from 0 to %1")
+                        .arg(formatDuration(limits::kMaxDurationMs));
+    else if (l.thinkTimeMs > 0 && l.turns < 2)
+        problems << QStringLiteral(
+            "load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+            "--turns 2 or more");
 
     const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
         if (v && !(*v > 0 && std::isfinite(*v)))
@@ -874,10 +950,18 @@ nlohmann::json toJson(const TargetConfig &target)
         {"extra_body", t.extraBody},
         {"tls_verify", t.tlsVerify},
         {"ca_cert", toStd(t.caCertificate)},
+        {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
         {"transport", toStd(transportKindName(t.transport))},
         {"http_version", toStd(httpVersionName(t.httpVersion))},
+        {"proxy", toStd(t.proxy)},
+        {"follow_redirects", t.followRedirects},
+        {"pricing",
+         {{"input_per_1m", optionalToJson(t.pricing.inputPerM)},
+          {"cached_input_per_1m", optionalToJson(t.pricing.cachedInputPerM)},
+          {"output_per_1m", optionalToJson(t.pricing.outputPerM)},
+          {"source", toStd(t.pricing.source)}}},
     };
 }
 
@@ -903,14 +987,19 @@ nlohmann::json toJson(const RunConfig &c)
           {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
           {"temperature", optionalToJson(c.request.temperature)},
           {"top_p", optionalToJson(c.request.topP)},
-          {"stream", c.request.stream},
-          {"tokenizer",
-           c.request.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.request.tokenizer))}}},
+          {"stream", c.request.stream}}},
         {"prompt",
          {{"prompt_tokens", c.prompt.promptTokens},
           {"system_tokens", c.prompt.systemTokens},
           {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
           {"prompt_file", toStd(c.prompt.promptFile)},
+          {"dataset", toStd(c.prompt.dataset)},
+          {"dataset_sample", c.prompt.datasetSample},
+          {"dataset_prompt_len", toStd(formatLengthRange(c.prompt.promptLenMin, c.prompt.promptLenMax))},
+          {"dataset_output_len", toStd(formatLengthRange(c.prompt.outputLenMin, c.prompt.outputLenMax))},
+          {"max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens},
+          {"skip_bad_lines", c.prompt.skipBadLines},
+          {"calibrate", c.prompt.calibrate},
           {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
@@ -928,7 +1017,13 @@ nlohmann::json toJson(const RunConfig &c)
           {"warmup_requests", c.load.warmupRequests},
           {"timeout", durationToJson(c.load.timeoutMs)},
           {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
-          {"seed", c.load.seed}}},
+          {"seed", c.load.seed},
+          {"turns", c.load.turns},
+          {"think_time", c.load.thinkTimeMs > 0
+                             ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
+                             : nlohmann::json()},
+          {"trace", toStd(c.load.trace)},
+          {"time_scale", c.load.timeScale}}},
         {"slo",
          {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
           {"tpot_ms", optionalToJson(c.slo.tpotMs)},
@@ -975,10 +1070,22 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     }
     r.boolean("tls_verify", t.tlsVerify);
     r.string("ca_cert", t.caCertificate);
+    r.string("tokenizer", t.tokenizer);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
     r.enumeration("transport", t.transport, &transportKindFromName, transportKindNames());
     r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
+    r.string("proxy", t.proxy);
+    r.boolean("follow_redirects", t.followRedirects);
+    if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
+        ObjectReader p(*pricing, r.field("pricing"), error);
+        p.optionalReal("input_per_1m", t.pricing.inputPerM);
+        p.optionalReal("cached_input_per_1m", t.pricing.cachedInputPerM);
+        p.optionalReal("output_per_1m", t.pricing.outputPerM);
+        p.string("source", t.pricing.source);
+        if (!p.finish())
+            return std::nullopt;
+    }
     // A key in a config file would be a secret on disk: refuse it and say where keys go.
     if (r.find("api_key"))
         r.fail(r.field("api_key"),
@@ -1018,11 +1125,13 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.optionalReal("temperature", c.request.temperature);
         r.optionalReal("top_p", c.request.topP);
         r.boolean("stream", c.request.stream);
-        r.string("tokenizer", c.request.tokenizer);
-        if (!c.request.tokenizer.isEmpty() && c.request.tokenizer != QLatin1String("approx"))
-            r.fail(
-                r.field("tokenizer"),
-                QStringLiteral("unknown tokenizer '%1' (accepted: approx, or null for none)").arg(c.request.tokenizer));
+        // Before tokenizers were per target, request.tokenizer could say "approx".
+        QString legacy;
+        r.string("tokenizer", legacy);
+        if (!legacy.isEmpty() && legacy != QLatin1String("approx"))
+            r.fail(r.field("tokenizer"), QStringLiteral("'%1': set target.tokenizer instead").arg(legacy));
+        else if (c.target.tokenizer.isEmpty())
+            c.target.tokenizer = legacy;
         if (!r.finish())
             return std::nullopt;
     }
@@ -1032,6 +1141,23 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
         r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
         r.string("prompt_file", c.prompt.promptFile);
+        r.string("dataset", c.prompt.dataset);
+        r.integer("dataset_sample", c.prompt.datasetSample, qint64(0), limits::kMaxRequests);
+        const auto range = [&](const char *key, int &min, int &max) {
+            QString text, why;
+            r.string(key, text);
+            if (text.isEmpty())
+                return;
+            if (const auto parsed = parseLengthRange(text, &why))
+                std::tie(min, max) = *parsed;
+            else
+                r.fail(r.field(key), why);
+        };
+        range("dataset_prompt_len", c.prompt.promptLenMin, c.prompt.promptLenMax);
+        range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
+        r.boolean("max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens);
+        r.boolean("skip_bad_lines", c.prompt.skipBadLines);
+        r.boolean("calibrate", c.prompt.calibrate);
         r.string("salt", c.prompt.salt);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
@@ -1086,6 +1212,22 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.duration("timeout", c.load.timeoutMs, true);
         r.duration("connect_timeout", c.load.connectTimeoutMs, true);
         r.integer("seed", c.load.seed);
+        r.integer("turns", c.load.turns, 0, limits::kMaxTurns);
+        if (const auto *think = r.find("think_time")) {
+            const auto parsed = think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
+            if (parsed && parsed->ms <= limits::kMaxDurationMs) {
+                c.load.thinkTimeMs = parsed->ms;
+                c.load.thinkTimeExponential = parsed->exponential;
+            } else {
+                r.fail(
+                    r.field("think_time"),
+                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                        .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
+            }
+        }
+        r.string("trace", c.load.trace);
+        r.real("time_scale", c.load.timeScale);
         if (!r.finish())
             return std::nullopt;
     }
@@ -1154,6 +1296,23 @@ bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
         return false;
     }
     return true;
+}
+
+std::optional<ThinkTime> parseThinkTime(const QString &text)
+{
+    QString duration = text.trimmed();
+    const bool exponential = duration.startsWith(QLatin1String("exp:"));
+    if (exponential)
+        duration = duration.mid(4);
+    const auto ms = parseDurationMs(duration);
+    if (!ms)
+        return std::nullopt;
+    return ThinkTime{*ms, exponential};
+}
+
+QString formatThinkTime(qint64 ms, bool exponential)
+{
+    return (exponential ? QStringLiteral("exp:") : QString()) + formatDuration(ms);
 }
 
 std::optional<qint64> parseDurationMs(const QString &text)
@@ -1305,6 +1464,38 @@ QString formatStages(const QList<StageConfig> &stages)
         parts << part;
     }
     return parts.join(QLatin1Char(','));
+}
+
+std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error)
+{
+    const QString t = text.trimmed();
+    const qsizetype dots = t.indexOf(QLatin1String(".."));
+    const QString low = dots < 0 ? t : t.left(dots);
+    const QString high = dots < 0 ? t : t.mid(dots + 2);
+    const auto bound = [](const QString &s) -> std::optional<int> {
+        if (s.isEmpty())
+            return 0;
+        bool ok = false;
+        const int v = s.toInt(&ok);
+        return ok && v >= 0 && v <= limits::kMaxPromptTokens + limits::kMaxTokens ? std::optional<int>(v)
+                                                                                  : std::nullopt;
+    };
+    const auto min = bound(low), max = bound(high);
+    if (t.isEmpty() || !min || !max || (*max > 0 && *min > *max)) {
+        if (error)
+            *error =
+                QStringLiteral("'%1' is not a token range MIN..MAX (e.g. 4..1024, 4.., ..2048)").arg(text.left(32));
+        return std::nullopt;
+    }
+    return std::pair{*min, *max};
+}
+
+QString formatLengthRange(int min, int max)
+{
+    if (min == 0 && max == 0)
+        return {};
+    return (min > 0 ? QString::number(min) : QString()) + QStringLiteral("..") +
+           (max > 0 ? QString::number(max) : QString());
 }
 
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error)

@@ -15,9 +15,9 @@
 
 namespace tb {
 
-enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages };
+enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses };
 
-/// "openai-chat", "openai-completions", "anthropic-messages"
+/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses"
 QString apiKindName(ApiKind api);
 std::optional<ApiKind> apiKindFromName(const QString &name);
 /// The names above joined with '|', for messages.
@@ -41,6 +41,9 @@ bool isCredentialHeader(const QString &name);
 QString headerEnvReference(const QString &value);
 /// What a credential header's literal value is written as.
 inline constexpr char kRedacted[] = "<redacted>";
+/// The environment variables a proxy may come from (their userinfo is a secret too).
+inline constexpr const char *kProxyVariables[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
+                                                  "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
 /// The URL without "user:password@"; other text unchanged.
 QString withoutUserInfo(const QString &url);
 /// Replaces every occurrence of each secret (of 4 characters or more) in server-provided text with
@@ -61,6 +64,8 @@ inline constexpr qint64 kMaxDurationMs = qint64(365) * 24 * 3600 * 1000; ///< an
 inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (extra_body)
 inline constexpr int kMaxHeaders = 100;
 inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
+inline constexpr int kMaxRedirects = 5;           ///< hops a request follows with target.follow_redirects
+inline constexpr int kMaxTurns = 1000;            ///< turns of one conversation
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing
@@ -91,6 +96,18 @@ enum class HttpVersion { Auto, Http1, Http2 };
 QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
 std::optional<HttpVersion> httpVersionFromName(const QString &name);
 QString httpVersionNames();
+/// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
+/// target with no price set has no cost figures.
+struct Pricing {
+    std::optional<double> inputPerM;       ///< uncached prompt tokens
+    std::optional<double> cachedInputPerM; ///< prompt tokens the server served from its cache; unset: the input price
+    std::optional<double> outputPerM;      ///< completion tokens (reasoning included)
+    QString source; ///< where the prices come from, e.g. a preset and its date; shown beside them
+    bool isSet() const { return inputPerM || cachedInputPerM || outputPerM; }
+    bool operator==(const Pricing &) const = default;
+};
+/// Largest price per 1M tokens a configuration may give (a typo of many zeros is refused).
+inline constexpr double kMaxPricePerM = 1'000'000;
 
 /// One endpoint profile.
 struct TargetConfig {
@@ -106,12 +123,22 @@ struct TargetConfig {
     nlohmann::json extraBody = nlohmann::json::object(); ///< merged into every request body
     bool tlsVerify = true;                               ///< https: check the server's certificate (off: --insecure)
     QString caCertificate; ///< https: PEM file of extra CAs to trust (self-hosted servers)
+    /// How this model counts tokens, to size prompts and to count text when the server reports no
+    /// usage: "approx" (ApproxTokenizer), "server" (the target's own /tokenize, for calibration), a
+    /// tokenizer.json or .tiktoken file (or a model folder); empty: none (one token per chunk).
+    QString tokenizer;
     /// Scrape the server's Prometheus endpoint during runs: serverMetricsUrl, or when empty the
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
     TransportKind transport = TransportKind::Auto;
     HttpVersion httpVersion = HttpVersion::Auto;
+    /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system
+    /// configuration; "none" = direct; else an http:// proxy URL (engine/proxyresolver.h).
+    QString proxy;
+    /// Follow 301/302/303/307/308 up to limits::kMaxRedirects hops; off: a redirect is an error.
+    bool followRedirects = false;
+    Pricing pricing;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
     /// url followed by the replicas: the instances requests go to.
@@ -136,9 +163,6 @@ struct RequestConfig {
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
-    /// Local token counting when the server reports no usage: "approx" (ApproxTokenizer) or empty
-    /// (count one token per token-bearing chunk).
-    QString tokenizer;
     bool operator==(const RequestConfig &) const = default;
 };
 
@@ -149,6 +173,16 @@ struct PromptConfig {
     int systemTokens = 0;       ///< synthetic system prompt of about N tokens
     int sharedPrefixTokens = 0; ///< identical leading tokens in every synthetic prompt (prefix-cache tests)
     QString promptFile;         ///< JSONL: {"prompt": ...} or {"messages": [...]}
+    QString dataset;            ///< ShareGPT JSON/JSONL, or prompt lines with per-line lengths
+    /// Workload files (prompt file, dataset, trace): keep entries whose prompt / output length in
+    /// tokens is within [min, max] (0: no bound), then a seeded sample of N of them (0: all).
+    int promptLenMin = 0;
+    int promptLenMax = 0;
+    int outputLenMin = 0;
+    int outputLenMax = 0;
+    qint64 datasetSample = 0;
+    bool outputLenAsMaxTokens = false; ///< --max-tokens dataset: an entry's recorded reply length is its max_tokens
+    bool skipBadLines = false;         ///< skip and count a workload file's broken lines instead of refusing it
     /// Mixed into every synthetic text (system prompt, shared prefix, user prompts), so a run's
     /// prompts are its own and a server's prefix cache cannot carry over from an earlier run.
     /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
@@ -157,6 +191,9 @@ struct PromptConfig {
     QString systemTemplate; ///< may contain {{variables}}
     QString userTemplate;   ///< may contain {{variables}}
     QMap<QString, QString> variables;
+    /// Probe the target before the run (max_tokens=1 requests reading usage.prompt_tokens, or its
+    /// /tokenize) so synthetic prompts have their size in the target's own counting.
+    bool calibrate = false;
     bool operator==(const PromptConfig &) const = default;
 };
 
@@ -192,6 +229,16 @@ struct LoadConfig {
     qint64 timeoutMs = 600000;       ///< per-request total deadline
     qint64 connectTimeoutMs = 10000; ///< deadline for a new connection's connect + TLS handshake
     quint64 seed = 1;
+    /// Conversations (--turns): each virtual user (closed loop) or each arrival (open loop) holds a
+    /// conversation of this many turns, every turn carrying the model's own earlier replies; 0 or 1
+    /// = independent requests.
+    int turns = 0;
+    qint64 thinkTimeMs = 0;            ///< pause between a conversation's turns (--think-time)
+    bool thinkTimeExponential = false; ///< exponential think times with mean thinkTimeMs ("exp:2s")
+    /// A timed workload file (Mooncake JSONL, Azure trace CSV, prompt lines with "timestamp"):
+    /// replaces the load profile with one open-loop stage that sends each entry at its time.
+    QString trace;
+    double timeScale = 1; ///< trace time multiplier: 0.5 replays twice as fast
     bool operator==(const LoadConfig &) const = default;
 };
 
@@ -259,6 +306,13 @@ bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
 std::optional<qint64> parseDurationMs(const QString &text);
 /// The shortest exact form: "250ms", "30s", "5m".
 QString formatDuration(qint64 ms);
+/// A think time: "2s" (fixed) or "exp:2s" (exponential with that mean). nullopt when malformed.
+struct ThinkTime {
+    qint64 ms = 0;
+    bool exponential = false;
+};
+std::optional<ThinkTime> parseThinkTime(const QString &text);
+QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
 QString formatStages(const QList<StageConfig> &stages);
@@ -268,6 +322,9 @@ QString formatStages(const QList<StageConfig> &stages);
 /// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage
 /// as in --stages (else the run's --duration/--requests does).
 std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error);
+/// "4..1024", "4..", "..2048" or "512" (exactly): an inclusive token range, 0 for an open end.
+std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error);
+QString formatLengthRange(int min, int max); ///< "" when both are 0
 /// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 /// "K: V"

@@ -42,7 +42,9 @@ std::optional<LoadConfig> shardLoad(const LoadConfig &total, ShardSpec shard, QS
     };
     LoadConfig share = total;
     // The stages as the whole run executes them (names, default request counts), each split.
-    share.stages = effectiveStages(total);
+    // (A trace is one stage of its own, split by the entries' ids: nothing to split here.)
+    if (total.trace.isEmpty())
+        share.stages = effectiveStages(total);
     for (StageConfig &stage : share.stages) {
         if (stage.mode == LoadMode::Concurrency) {
             stage.level = double(shardShare(std::int64_t(stage.level), shard));

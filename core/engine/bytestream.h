@@ -21,6 +21,8 @@ class ByteStreamHandler
 public:
     virtual ~ByteStreamHandler() = default;
     virtual void streamOpened() = 0;
+    /// TLS only: TCP is up and the handshake begins (streamOpened follows when it is done).
+    virtual void streamHandshaking() {}
     /// Everything written so far has been handed to the kernel.
     virtual void streamWritten(std::int64_t stampNs) = 0;
     /// Bytes that arrived; stampNs is when (run clock) — see ByteStream::create.

@@ -55,6 +55,12 @@ void HttpConnection::streamOpened()
     }
 }
 
+void HttpConnection::streamHandshaking()
+{
+    if (m_sink)
+        m_sink->connectionHandshaking();
+}
+
 void HttpConnection::streamWritten(std::int64_t stampNs)
 {
     if (m_sink && !m_sentReported) {

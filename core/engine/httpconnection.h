@@ -29,7 +29,7 @@ public:
     HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
     ~HttpConnection() override;
 
-    const Endpoint &endpoint() const { return m_endpoint; }
+    const Endpoint &endpoint() const override { return m_endpoint; }
 
     /// Starts an exchange: connects first if needed, writes `request`, reports to `sink`.
     void send(QByteArray request, ResponseSink *sink);
@@ -53,6 +53,7 @@ Q_SIGNALS:
 
 private:
     void streamOpened() override;
+    void streamHandshaking() override;
     void streamWritten(std::int64_t stampNs) override;
     void streamReceived(const char *data, std::size_t size, std::int64_t stampNs) override;
     void streamClosed(std::int64_t stampNs) override;

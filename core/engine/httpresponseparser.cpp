@@ -140,6 +140,8 @@ void HttpResponseParser::readHeadField(ResponseHead &head, const std::string &lo
             head.keepAlive = false;
         else if (v.find("keep-alive") != std::string::npos)
             head.keepAlive = true;
+    } else if (lowerName == "location") {
+        head.location = QByteArray::fromStdString(value);
     } else if (lowerName == "retry-after") {
         char *end = nullptr;
         const double seconds = std::strtod(value.c_str(), &end);

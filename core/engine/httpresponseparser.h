@@ -15,6 +15,8 @@ struct ResponseHead {
     bool keepAlive = true;
     QByteArray contentEncoding; ///< lower case; empty for none or identity (the engine asks for identity)
     bool http2 = false;         ///< carried over HTTP/2 (qnam only)
+    int streams = 1;            ///< requests in flight on the connection as this response began
+    QByteArray location;        ///< the Location header (redirects)
 };
 
 /// Incremental HTTP/1.1 response parser: status line, headers, then a body delimited by

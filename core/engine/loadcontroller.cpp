@@ -1,10 +1,12 @@
 #include "engine/loadcontroller.h"
 
 #include "engine/transportworker.h"
+#include "tokenize/tokenizer.h"
 
 #include <QThread>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace tb {
@@ -30,6 +32,7 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     , m_counters(std::make_shared<LiveCounters>())
     , m_rng(shardArrivalSeed(m_plan->config.load.seed, m_plan->shard))
     , m_balanceRng(shardArrivalSeed(m_plan->config.load.seed, m_plan->shard) ^ 0xBA1A9CEULL)
+    , m_thinkRng(shardArrivalSeed(m_plan->config.load.seed, m_plan->shard) ^ 0x7417CULL)
 {
     for (const PlannedTarget &target : m_plan->targets)
         m_balancers.push_back({target.balance, std::vector<int>(target.instances.size(), 0), 0});
@@ -41,6 +44,10 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     m_arrivalTimer.setSingleShot(true);
     m_arrivalTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_arrivalTimer, &QTimer::timeout, this, &LoadController::arrivalTick);
+    m_thinkTimer.setParent(this);
+    m_thinkTimer.setSingleShot(true);
+    m_thinkTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_thinkTimer, &QTimer::timeout, this, &LoadController::thinkTick);
 }
 
 LoadController::~LoadController()
@@ -101,11 +108,16 @@ void LoadController::beginPhase()
     Q_EMIT stageStarted(m_stage, m_inWarmup);
     const LoadConfig &load = m_plan->config.load;
     const StageConfig &stage = currentStage();
-    const qint64 durationMs = m_inWarmup ? load.warmupMs : stage.durationMs;
-    if (durationMs > 0)
+    if (const qint64 durationMs = phaseLimits().durationMs; durationMs > 0)
         m_phaseTimer.start(std::chrono::milliseconds(durationMs));
     if (stage.mode == LoadMode::Concurrency) {
         fillUsers();
+    } else if (m_plan->prompts->isTrace()) {
+        if (m_traceOriginNs < 0)
+            m_traceOriginNs = m_phaseStartNs;
+        if (!traceArrival())
+            return endPhase();
+        arrivalTick();
     } else {
         m_nextArrivalNs = m_phaseStartNs + (load.arrival == Arrival::Poisson ? std::int64_t(nextGapNs()) : 0);
         arrivalTick();
@@ -124,15 +136,24 @@ void LoadController::endPhase()
         ++m_stage;
     } else {
         m_issuing = false; // drain: the requests in flight finish, no new ones start
+        m_thinking.clear();
+        m_thinkTimer.stop();
         maybeFinish();
         return;
     }
     beginPhase();
 }
 
+LoadController::PhaseLimits LoadController::phaseLimits() const
+{
+    const LoadConfig &load = m_plan->config.load;
+    return m_inWarmup ? PhaseLimits{load.warmupMs, load.warmupRequests}
+                      : PhaseLimits{currentStage().durationMs, currentStage().requests};
+}
+
 bool LoadController::phaseCountReached() const
 {
-    const std::int64_t limit = m_inWarmup ? m_plan->config.load.warmupRequests : currentStage().requests;
+    const std::int64_t limit = phaseLimits().requests;
     return limit > 0 && m_phaseIssued >= limit;
 }
 
@@ -140,8 +161,9 @@ void LoadController::fillUsers()
 {
     // Users carry over between stages: requests still running from the previous stage count
     // towards the new level, so concurrency steps without overshoot.
+    // A conversation's user is busy while it thinks, too.
     const std::int64_t users = std::int64_t(currentStage().level);
-    while (m_issuing && pendingRequests() < users && !phaseCountReached())
+    while (m_issuing && pendingRequests() + std::int64_t(m_thinking.size()) < users && !phaseCountReached())
         issue(m_clock.nowNs());
     if (m_issuing && phaseCountReached())
         endPhase();
@@ -157,21 +179,40 @@ double LoadController::nextGapNs()
     return -std::log(u) * 1e9 / rate;
 }
 
+/// Moves m_nextArrivalNs past the arrival just issued; false when a trace has no entry left.
+bool LoadController::advanceArrival()
+{
+    if (m_plan->prompts->isTrace())
+        return traceArrival();
+    m_nextArrivalNs += std::int64_t(nextGapNs());
+    return true;
+}
+
+/// The next trace entry's time: the same entry as the request's prompt (its id), scaled from the
+/// trace's first entry.
+bool LoadController::traceArrival()
+{
+    const std::int64_t offset = m_plan->prompts->traceOffsetNs(shardRequestId(m_nextId, m_plan->shard) - 1);
+    if (offset < 0)
+        return false;
+    m_nextArrivalNs = m_traceOriginNs + std::llround(double(offset) * m_plan->config.load.timeScale);
+    return true;
+}
+
 void LoadController::arrivalTick()
 {
     if (!m_issuing || currentStage().mode != LoadMode::Rate)
         return;
     const std::int64_t now = m_clock.nowNs();
     const std::int64_t stageEndNs = [&] {
-        const qint64 ms = m_inWarmup ? m_plan->config.load.warmupMs : currentStage().durationMs;
+        const qint64 ms = phaseLimits().durationMs;
         return ms > 0 ? m_phaseStartNs + ms * 1'000'000 : std::numeric_limits<std::int64_t>::max();
     }();
     // Late timer? Every arrival that is due goes out now, each keeping its own scheduled time:
     // latency is then measured from when the request should have started (no coordinated omission).
     while (m_issuing && m_nextArrivalNs <= now && m_nextArrivalNs < stageEndNs) {
         issue(m_nextArrivalNs);
-        m_nextArrivalNs += std::int64_t(nextGapNs());
-        if (phaseCountReached()) {
+        if (!advanceArrival() || phaseCountReached()) {
             endPhase();
             return;
         }
@@ -187,7 +228,7 @@ void LoadController::scheduleArrivalTimer()
     m_arrivalTimer.start(int(std::max<std::int64_t>(0, waitNs / 1'000'000)));
 }
 
-void LoadController::issue(std::int64_t scheduledNs)
+void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
 {
     RequestJob job;
     job.id = shardRequestId(m_nextId++, m_plan->shard);
@@ -195,6 +236,41 @@ void LoadController::issue(std::int64_t scheduledNs)
     job.warmup = m_inWarmup;
     job.scheduledNs = scheduledNs;
     ++m_phaseIssued;
+    if (conversations()) {
+        // Each turn's new user message is the prompt source's prompt for this request.
+        const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
+        const std::size_t targets = m_plan->targets.size();
+        if (conversation == 0) {
+            conversation = m_nextConversation++;
+            Conversation &c = m_conversations[conversation];
+            c.system = prompt.system;
+            nlohmann::json first = prompt.messages.is_array()
+                                       ? prompt.messages
+                                       : nlohmann::json::array({{{"role", "user"}, {"content", prompt.user}}});
+            c.messages.assign(targets, first);
+            c.tokens.assign(targets, prompt.tokens);
+            c.replies.assign(targets, std::string());
+            c.bytes = prompt.system.size() + prompt.user.size();
+        } else {
+            Conversation &c = m_conversations.at(conversation);
+            std::string user = prompt.user;
+            if (prompt.messages.is_array()) { // a prompt file's line: its last user message
+                for (const auto &m : prompt.messages) {
+                    const auto content = m.is_object() ? m.find("content") : m.end();
+                    if (content != m.end() && content->is_string() && m.value("role", "") == "user")
+                        user = content->get<std::string>();
+                }
+            }
+            const std::int64_t userTokens = ApproxTokenizer::countUtf8(user.data(), user.size());
+            for (std::size_t t = 0; t < targets; ++t) {
+                c.messages[t].push_back({{"role", "user"}, {"content", user}});
+                c.tokens[t] += userTokens;
+            }
+            c.bytes += user.size();
+        }
+        job.conversation = conversation;
+        job.turn = ++m_conversations.at(conversation).turns;
+    }
     const int cap = m_plan->config.load.maxInFlight;
     if (currentStage().mode == LoadMode::Rate && cap > 0 && pendingRequests() >= cap) {
         m_waiting.push_back(job); // its wait shows as queue delay
@@ -208,7 +284,16 @@ void LoadController::dispatchToTargets(RequestJob job)
     // Interleaved comparisons: the same request (prompt, scheduled time) to every target at once.
     const int targets = int(m_plan->targets.size());
     m_remaining[job.id] = targets;
+    const auto conversation = m_conversations.find(job.conversation);
     for (job.target = 0; job.target < targets; ++job.target) {
+        if (conversation != m_conversations.end()) {
+            const Conversation &c = conversation->second;
+            auto prompt = std::make_shared<Prompt>();
+            prompt->system = c.system;
+            prompt->messages = c.messages[std::size_t(job.target)];
+            prompt->tokens = c.tokens[std::size_t(job.target)];
+            job.prompt = std::move(prompt);
+        }
         job.instance = pickInstance(job.target);
         ++m_balancers[std::size_t(job.target)].inFlight[std::size_t(job.instance)];
         dispatch(job);
@@ -260,11 +345,23 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
         if (record.instance >= 0 && std::size_t(record.instance) < inFlight.size())
             --inFlight[std::size_t(record.instance)];
     }
-    if (auto it = m_remaining.find(record.id); it != m_remaining.end() && --it->second == 0)
+    const std::uint64_t conversation = record.conversation;
+    if (auto c = m_conversations.find(conversation); c != m_conversations.end()) {
+        c->second.failed = c->second.failed || !record.ok();
+        if (record.target >= 0 && std::size_t(record.target) < c->second.replies.size())
+            c->second.replies[std::size_t(record.target)] = std::move(record.reply);
+    }
+    record.reply = std::string();
+    bool done = false;
+    if (auto it = m_remaining.find(record.id); it != m_remaining.end() && --it->second == 0) {
         m_remaining.erase(it);
+        done = true;
+    }
     (record.ok() ? m_ok : m_failed) += 1;
     if (m_onRecord)
         m_onRecord(std::move(record));
+    if (done && conversation != 0)
+        turnFinished(conversation);
     const int cap = m_plan->config.load.maxInFlight;
     while (!m_waiting.empty() && !m_stopping && (cap <= 0 || pendingRequests() < cap)) {
         const RequestJob job = m_waiting.front();
@@ -276,16 +373,67 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
     maybeFinish();
 }
 
+void LoadController::turnFinished(std::uint64_t conversation)
+{
+    const auto it = m_conversations.find(conversation);
+    if (it == m_conversations.end())
+        return;
+    Conversation &c = it->second;
+    const LoadConfig &load = m_plan->config.load;
+    std::size_t replyBytes = 0;
+    for (const std::string &reply : c.replies)
+        replyBytes = std::max(replyBytes, reply.size());
+    if (c.failed || c.turns >= load.turns || !m_issuing || c.bytes + replyBytes > kMaxHistoryBytes) {
+        m_conversations.erase(it);
+        return;
+    }
+    for (std::size_t t = 0; t < c.replies.size(); ++t) {
+        c.tokens[t] += ApproxTokenizer::countUtf8(c.replies[t].data(), c.replies[t].size());
+        c.messages[t].push_back({{"role", "assistant"}, {"content", std::move(c.replies[t])}});
+        c.replies[t] = std::string();
+    }
+    c.bytes += replyBytes;
+    double thinkNs = double(load.thinkTimeMs) * 1e6;
+    if (load.thinkTimeExponential) {
+        const double u = double((splitmix(m_thinkRng) >> 11) + 1) * 0x1.0p-53;
+        thinkNs *= -std::log(u);
+    }
+    m_thinking.emplace(m_clock.nowNs() + std::int64_t(thinkNs), conversation);
+    thinkTick();
+}
+
+void LoadController::thinkTick()
+{
+    const std::int64_t now = m_clock.nowNs();
+    // Each turn keeps its due time as its scheduled time: a late timer shows as queue delay.
+    while (m_issuing && !m_thinking.empty() && m_thinking.begin()->first <= now) {
+        const auto [due, conversation] = *m_thinking.begin();
+        m_thinking.erase(m_thinking.begin());
+        issue(due, conversation);
+        if (phaseCountReached()) {
+            endPhase();
+            break;
+        }
+    }
+    armThinkTimer();
+}
+
+void LoadController::armThinkTimer()
+{
+    if (!m_issuing || m_thinking.empty()) {
+        m_thinkTimer.stop();
+        return;
+    }
+    const std::int64_t waitNs = m_thinking.begin()->first - m_clock.nowNs();
+    m_thinkTimer.start(int(std::clamp<std::int64_t>((waitNs + 999'999) / 1'000'000, 0, INT_MAX)));
+}
+
 void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, const QString &message)
 {
     for (int target = 0; target < int(m_plan->targets.size()); ++target) {
-        RequestRecord r;
-        r.id = job.id;
-        r.stage = job.stage;
+        RequestRecord r = job.record();
         r.target = target;
         r.instance = -1;
-        r.warmup = job.warmup;
-        r.scheduledNs = job.scheduledNs;
         r.doneNs = m_clock.nowNs();
         r.status = status;
         r.errorMessage = message;
@@ -303,6 +451,8 @@ void LoadController::stop()
     m_issuing = false;
     m_phaseTimer.stop();
     m_arrivalTimer.stop();
+    m_thinkTimer.stop();
+    m_thinking.clear();
     while (!m_waiting.empty()) {
         recordUnsent(m_waiting.front(), RequestStatus::Cancelled,
                      QStringLiteral("cancelled by Stop before it was sent"));
@@ -322,6 +472,14 @@ void LoadController::maybeFinish()
         return;
     m_finished = true;
     Q_EMIT finished(m_stopping);
+}
+
+std::vector<QObject *> LoadController::transportThreadObjects() const
+{
+    std::vector<QObject *> objects;
+    for (const Worker &w : m_workers)
+        objects.push_back(w.transport);
+    return objects;
 }
 
 RunProgress LoadController::progress() const
@@ -344,10 +502,11 @@ RunProgress LoadController::progress() const
     p.peakInFlight = m_counters->peakInFlight.load(std::memory_order_relaxed);
     p.waiting = std::int64_t(m_waiting.size());
     p.chunks = m_counters->chunks.load(std::memory_order_relaxed);
+    p.connecting = m_counters->connecting.load(std::memory_order_relaxed);
+    p.handshaking = m_counters->handshaking.load(std::memory_order_relaxed);
 
     // Stage fraction and ETA: exact for stages that end by time, estimated from the issue rate so
     // far for stages that end by count.
-    const LoadConfig &load = m_plan->config.load;
     const double elapsedS = double(now) / 1e9;
     const double issueRate = elapsedS > 0.5 ? double(p.issued) / elapsedS : 0.0;
     const auto phaseSeconds = [&](qint64 durationMs, qint64 requests) -> double {
@@ -358,8 +517,8 @@ RunProgress LoadController::progress() const
         return -1;
     };
     const double inPhaseS = double(now - m_phaseStartNs) / 1e9;
-    const double phaseTotal = m_inWarmup ? phaseSeconds(load.warmupMs, load.warmupRequests)
-                                         : phaseSeconds(currentStage().durationMs, currentStage().requests);
+    const PhaseLimits phase = phaseLimits();
+    const double phaseTotal = phaseSeconds(phase.durationMs, phase.requests);
     if (m_finished) {
         p.stageFraction = 1;
         p.etaMs = 0;
@@ -369,12 +528,10 @@ RunProgress LoadController::progress() const
         p.stageFraction = 1;
         return p; // draining: the rest depends on the requests in flight
     }
-    const std::int64_t limit = m_inWarmup ? load.warmupRequests : currentStage().requests;
-    const qint64 durationMs = m_inWarmup ? load.warmupMs : currentStage().durationMs;
-    if (durationMs > 0)
-        p.stageFraction = std::min(1.0, inPhaseS * 1000.0 / double(durationMs));
-    else if (limit > 0)
-        p.stageFraction = std::min(1.0, double(m_phaseIssued) / double(limit));
+    if (phase.durationMs > 0)
+        p.stageFraction = std::min(1.0, inPhaseS * 1000.0 / double(phase.durationMs));
+    else if (phase.requests > 0)
+        p.stageFraction = std::min(1.0, double(m_phaseIssued) / double(phase.requests));
     double remaining = phaseTotal >= 0 ? std::max(0.0, phaseTotal * (1.0 - std::max(0.0, p.stageFraction))) : -1;
     for (int s = m_inWarmup ? 0 : m_stage + 1; s < m_plan->stages.size() && remaining >= 0; ++s) {
         const double t = phaseSeconds(m_plan->stages.at(s).durationMs, m_plan->stages.at(s).requests);

@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,11 @@ class TransportWorker;
 /// The load profile in action (SPEC §5): decides when each request starts — closed-loop virtual
 /// users, open-loop constant or Poisson arrivals with an optional in-flight cap, warm-up, stages
 /// ending by time or count — and hands requests to transport workers on their own threads.
+///
+/// Conversations (--turns): each virtual user, or each open-loop arrival, starts a conversation;
+/// its turn k carries the history — turn 1's prompt, the model's replies as received and each
+/// turn's new user message — and goes out a think time after turn k−1 finished at every target
+/// (an interleaved comparison keeps one history per target). A failed turn ends its conversation.
 ///
 /// Lives on one thread (never the GUI's); every finished RequestRecord is passed to `onRecord` on
 /// that thread, in completion order.
@@ -48,6 +54,8 @@ public:
     bool isFinished() const { return m_finished; }
     const std::shared_ptr<LiveCounters> &counters() const { return m_counters; }
     const RunClock &clock() const { return m_clock; }
+    /// The transport workers, one per thread, each living on its own (event-loop lag probes post to them).
+    std::vector<QObject *> transportThreadObjects() const;
 
 Q_SIGNALS:
     void stageStarted(int stage, bool warmup);
@@ -67,17 +75,31 @@ private:
     void arrivalTick();
     void scheduleArrivalTimer();
     double nextGapNs();
-    void issue(std::int64_t scheduledNs);
+    bool advanceArrival();
+    bool traceArrival();
+    /// A new request: the next turn of `conversation`, or (0) a new one, or an independent request.
+    void issue(std::int64_t scheduledNs, std::uint64_t conversation = 0);
     void dispatch(const RequestJob &job);
     void dispatchToTargets(RequestJob job);
     int pickInstance(int target);
     std::int64_t pendingRequests() const { return std::int64_t(m_remaining.size()); }
     void completed(std::size_t worker, RequestRecord &&record);
     void recordUnsent(const RequestJob &job, RequestStatus status, const QString &message);
+    /// How long and how many requests the current phase runs: the warm-up's while warming up,
+    /// else the stage's (0: no limit of that kind).
+    struct PhaseLimits {
+        qint64 durationMs = 0;
+        std::int64_t requests = 0;
+    };
+    PhaseLimits phaseLimits() const;
     bool phaseCountReached() const;
     void maybeFinish();
     void stopWorkers();
     const StageConfig &currentStage() const;
+    bool conversations() const { return m_plan->config.load.turns > 1; }
+    void turnFinished(std::uint64_t conversation);
+    void thinkTick();
+    void armThinkTimer();
 
     std::shared_ptr<const RunPlan> m_plan;
     RunClock m_clock;
@@ -98,6 +120,7 @@ private:
     // Open loop.
     std::int64_t m_nextArrivalNs = 0;
     std::uint64_t m_rng = 0;
+    std::int64_t m_traceOriginNs = -1; ///< a trace's first entry is due here; the rest at their offsets
     std::deque<RequestJob> m_waiting;
     QTimer m_arrivalTimer;
 
@@ -110,6 +133,24 @@ private:
     };
     std::vector<Balancer> m_balancers; ///< per target
     std::uint64_t m_balanceRng = 0;    ///< apart from m_rng, so a policy change leaves arrivals as they were
+
+    /// A conversation between its turns and while one is in flight.
+    struct Conversation {
+        int turns = 0; ///< issued so far
+        std::string system;
+        std::vector<nlohmann::json> messages; ///< per target: the history its next turn sends
+        std::vector<std::int64_t> tokens;     ///< per target: ApproxTokenizer count of system + messages
+        std::vector<std::string> replies;     ///< per target: the reply to the turn in flight
+        std::size_t bytes = 0;                ///< of the longest history, bounded by kMaxHistoryBytes
+        bool failed = false;
+    };
+    /// A conversation whose history outgrows this ends (a user starts a new one).
+    static constexpr std::size_t kMaxHistoryBytes = 16 * 1024 * 1024;
+    std::unordered_map<std::uint64_t, Conversation> m_conversations;
+    std::multimap<std::int64_t, std::uint64_t> m_thinking; ///< when each thinking conversation's next turn is due
+    QTimer m_thinkTimer;
+    std::uint64_t m_thinkRng = 0;
+    std::uint64_t m_nextConversation = 1;
 
     std::uint64_t m_nextId = 1;
     std::int64_t m_pending = 0; ///< jobs dispatched to a worker, not yet finished

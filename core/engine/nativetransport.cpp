@@ -26,14 +26,14 @@ NativeTransport::~NativeTransport()
     qDeleteAll(findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly));
 }
 
-void NativeTransport::send(Exchange *exchange, const RequestBuilder &builder, const Prompt &prompt, ResponseSink *sink)
+void NativeTransport::send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink)
 {
-    static_cast<HttpConnection *>(exchange)->send(builder.httpRequest(prompt), sink);
+    static_cast<HttpConnection *>(exchange)->send(hop.message.isEmpty() ? builder.httpRequest(hop.json) : hop.message,
+                                                  sink);
 }
 
-Exchange *NativeTransport::acquire(const RequestBuilder &builder)
+Exchange *NativeTransport::acquire(const Endpoint &endpoint)
 {
-    const Endpoint &endpoint = builder.endpoint();
     const std::int64_t now = m_clock.nowNs();
     while (!m_idle.empty()) {
         HttpConnection *c = m_idle.back();

@@ -24,8 +24,8 @@ public:
     NativeTransport(const RunClock &clock, QObject *parent = nullptr);
     ~NativeTransport() override;
 
-    Exchange *acquire(const RequestBuilder &builder) override;
-    void send(Exchange *exchange, const RequestBuilder &builder, const Prompt &prompt, ResponseSink *sink) override;
+    Exchange *acquire(const Endpoint &endpoint) override;
+    void send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink) override;
     void release(Exchange *exchange) override;
     void abandon(Exchange *exchange) override;
     void closeIdle() override;

@@ -1,8 +1,7 @@
 #include "engine/promptsource.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
-#include <QFile>
 #include <QRegularExpression>
 
 #include <array>
@@ -12,40 +11,43 @@ namespace tb {
 namespace {
 
 // Written for TokenBench: plain sentences about measuring services, so synthetic prompts read like
-// text rather than noise.
+// text rather than noise. Every word is short and common, so it is one token (punctuation another)
+// in ApproxTokenizer and in cl100k_base, o200k_base, Llama 3 and Qwen 3 alike (tst_tokenizeroracle
+// checks): a synthetic prompt has about its requested size in any of them, which
+// keeps the per-request spread small when calibration has only the target's usage to go by.
 constexpr std::array kCorpus{
-    "The team measured how long each request waited before the first token arrived.",
-    "A queue forms when requests arrive faster than the server can start them.",
-    "Latency percentiles tell a different story from the average, especially at the tail.",
-    "Every service has a point where more load only adds waiting time.",
-    "The report compares three deployments under the same workload and the same prompts.",
-    "Short prompts reach the first token quickly, while long contexts spend more time in prefill.",
-    "Batching lets the server advance many sequences with one step of the model.",
-    "When the batch grows, each step takes a little longer for every user.",
-    "Goodput counts only the requests that met every target the team agreed on.",
-    "An open loop keeps sending at the planned rate even when responses slow down.",
-    "A closed loop waits for each answer before the next question is asked.",
-    "Cached prefixes make repeated instructions cheaper to process.",
-    "The dashboard shows throughput, latency and errors as the test runs.",
-    "Engineers often need a chart for the afternoon meeting, not a notebook.",
-    "Streaming responses show progress early, so users feel the service is fast.",
-    "A rate limit answers with a polite refusal and a hint about when to retry.",
-    "Timeouts protect the client, but they also hide how slow the slowest requests were.",
-    "Each measurement is stamped on a monotonic clock before any parsing happens.",
-    "The output tokens per second depend on both the model and the number of users.",
-    "Some servers pack several tokens into one event to save bandwidth.",
-    "A fair comparison sends the same requests to every model in the same order.",
-    "Warm-up requests fill caches and connection pools before the measured window starts.",
-    "Tail latency grows quickly once the queue starts to build up.",
-    "Capacity planning asks how many users one instance can serve within the target.",
-    "Load balancing spreads requests across several instances of the same model.",
-    "Reasoning models think before they answer, which delays the first visible token.",
-    "Input and output token counts decide most of the cost of a request.",
-    "A multi-turn conversation sends the growing history with every new question.",
-    "Errors are counted by status and by class, so a spike is easy to explain.",
-    "The histogram keeps every percentile within one percent of the exact value.",
-    "Throughput rises with concurrency until the server saturates and latency climbs.",
-    "Prefill time grows with the length of the prompt and the size of the model.",
+    "The team ran a load test to see how long each user had to wait.",
+    "When more jobs come in than the box can take, a line is made and time goes up.",
+    "We look at the tail, not just the mean, as the slow ones hurt most.",
+    "Each new user adds a bit of work to each step of the run.",
+    "Our plan was to send the same text to all of them in the same way.",
+    "Long text will need more time to read in, so the lead word is late.",
+    "The GPU can work on many at once, but each step gets a bit more slow.",
+    "Good runs are the ones that meet all the aims the team set.",
+    "An open loop will keep up its pace even when the host is slow.",
+    "In a shut loop each user asks once the last one is done.",
+    "If the same head is sent a lot, the host can keep it and save time.",
+    "The page can show rate, wait time and the odd fail live as it runs.",
+    "Some days you just need a plot for a talk, not a deep dig.",
+    "When text runs out bit by bit, the user sees it move and is glad.",
+    "A host that gets too much will say no and tell you when to try once more.",
+    "A time cap is good for the user, but it can hide how slow it was.",
+    "We mark each step by one fast tick, then read the data out.",
+    "How fast the text gets out is set by the size and the load.",
+    "Some of them pack more than one word into each part they send.",
+    "To be fair, send the same ask to each of them, one by one.",
+    "A warm up run will fill up the pool and the hot path.",
+    "Once a line has to form, the tail can grow very fast.",
+    "How many can one box take, and keep each wait in its goal?",
+    "You can send jobs to more than one copy of the same box.",
+    "Some of them will stop to plan, and that will slow the lead word.",
+    "What you pay is set by how much goes in and how much is sent out.",
+    "In a long chat, the full past is sent back each time.",
+    "We keep a tab on each code and kind of fail, so a jump is easy to read.",
+    "The plot of wait time is good to one part in a few.",
+    "Work per sec goes up with load, up to the top, then wait goes up.",
+    "The size of the ask and the size of the net both add to the wait.",
+    "It is not hard to see when a host is full: the line just gets long.",
 };
 
 /// splitmix64: a tiny, well-mixed, platform-independent generator (std:: distributions are not
@@ -72,20 +74,16 @@ std::uint64_t saltedSeed(std::uint64_t seed, const QString &salt)
     return mix(seed ^ mix(hash));
 }
 
-struct Word {
-    std::string text; ///< with its leading space
-    std::int64_t tokens;
-};
-
-const std::vector<Word> &corpusWords()
+/// The corpus as words, each with its leading space.
+const std::vector<std::string> &corpusWords()
 {
-    static const std::vector<Word> words = [] {
-        std::vector<Word> out;
+    static const std::vector<std::string> words = [] {
+        std::vector<std::string> out;
         for (const char *sentence : kCorpus) {
             for (const QString &w : QString::fromLatin1(sentence).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
                 std::string text(1, ' ');
                 text += w.toStdString();
-                out.push_back({text, ApproxTokenizer::countUtf8(text.data(), text.size())});
+                out.push_back(std::move(text));
             }
         }
         return out;
@@ -93,25 +91,36 @@ const std::vector<Word> &corpusWords()
     return words;
 }
 
+/// Fillers that make one token, in order of preference: a space and a short word is one piece
+/// and one token in real vocabularies; tiny ones may need the punctuation mark.
+constexpr std::array<std::string_view, 3> kFillers{" a", " I", "."};
+
+/// Where the calibration probes' rotations of the text come from: none of the run's.
+constexpr std::uint64_t kProbeRotations = 0xCA11B8A7E0000000ULL;
+
 } // namespace
 
-std::string PromptSource::syntheticText(std::int64_t tokens, std::uint64_t seed, std::uint64_t salt)
+std::int64_t PromptSource::tokens(const std::string &text) const
 {
-    const std::vector<Word> &words = corpusWords();
+    return m_tokenizer->count(text);
+}
+
+std::string PromptSource::synthetic(std::int64_t tokens, std::uint64_t salt) const
+{
+    const std::vector<std::string> &words = corpusWords();
     std::string text;
-    text.reserve(std::size_t(tokens) * 5);
-    std::uint64_t state = mix(seed ^ mix(salt));
+    text.reserve(std::size_t(std::max<std::int64_t>(tokens, 0)) * 5);
+    std::uint64_t state = mix(m_textSeed ^ mix(salt));
     // Start at a random sentence-aligned word and walk the corpus; jump elsewhere now and then so
     // long prompts do not repeat one cycle.
     std::size_t at = std::size_t(state % words.size());
     std::int64_t left = tokens;
     while (left > 0) {
-        const Word &w = words[at];
-        if (w.tokens <= left) {
-            text += w.text;
-            left -= w.tokens;
+        if (m_wordTokens[at] <= left) {
+            text += words[at];
+            left -= m_wordTokens[at];
         } else {
-            text += " a"; // one token: fills the remainder exactly
+            text += m_filler; // fills the remainder exactly
             left -= 1;
         }
         if (++at == words.size() || (state = mix(state)) % 97 == 0)
@@ -120,6 +129,28 @@ std::string PromptSource::syntheticText(std::int64_t tokens, std::uint64_t seed,
     if (!text.empty())
         text.erase(0, 1); // no leading space
     return text;
+}
+
+std::int64_t PromptSource::fit(std::string &text, std::int64_t target, std::size_t keep) const
+{
+    // Words counted alone add up in context for the split patterns real tokenizers use, so this
+    // usually measures once; a few rounds settle the rest.
+    std::int64_t n = tokens(text);
+    for (int round = 0; round < 8 && n != target; ++round) {
+        if (n < target) {
+            for (std::int64_t i = n; i < target; ++i)
+                text += text.empty() && m_filler.front() == ' ' ? m_filler.substr(1) : m_filler;
+        } else {
+            for (std::int64_t i = target; i < n; ++i) {
+                const std::size_t space = text.rfind(' ');
+                if (space == std::string::npos || space < keep)
+                    break;
+                text.resize(space);
+            }
+        }
+        n = tokens(text);
+    }
+    return n;
 }
 
 namespace {
@@ -172,116 +203,249 @@ std::string PromptSource::expandTemplate(const QString &text, const QMap<QString
     return out.toStdString();
 }
 
-std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error)
+std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &config, quint64 seed, QString *error,
+                                                         std::shared_ptr<const Tokenizer> tokenizer,
+                                                         const PromptCalibration &calibration, const QString &trace)
 {
     std::shared_ptr<PromptSource> source(new PromptSource);
     source->m_config = config;
     source->m_seed = seed;
     source->m_textSeed = saltedSeed(seed, config.salt);
-    if (config.systemTokens > 0)
-        source->m_system = syntheticText(config.systemTokens, source->m_textSeed, 0x5157E4ULL);
-    else if (!config.systemTemplate.isEmpty())
+    source->m_tokenizer = tokenizer ? std::move(tokenizer) : Tokenizer::approx();
+    source->m_calibration = calibration;
+    source->m_filler = kFillers.front();
+    for (const std::string_view filler : kFillers) {
+        if (source->tokens(std::string("word") + std::string(filler)) == source->tokens("word") + 1) {
+            source->m_filler = filler;
+            break;
+        }
+    }
+    for (const std::string &word : corpusWords())
+        source->m_wordTokens.push_back(std::max<std::int64_t>(1, source->tokens(word)));
+    // Requested sizes are the target's; the template's overhead comes out of the user prompt.
+    const double scale = calibration.scale > 0 ? calibration.scale : 1;
+    const auto local = [scale](std::int64_t tokens) {
+        return tokens > 0 ? std::max<std::int64_t>(1, std::llround(double(tokens) / scale)) : 0;
+    };
+    if (config.systemTokens > 0) {
+        source->m_system = source->synthetic(local(config.systemTokens), 0x5157E4ULL);
+        source->m_systemCount = source->fit(source->m_system, local(config.systemTokens), 0);
+    } else if (!config.systemTemplate.isEmpty()) {
         source->m_system = expandTemplate(config.systemTemplate, config.variables, 0, seed);
-    if (config.sharedPrefixTokens > 0)
-        source->m_prefix = syntheticText(config.sharedPrefixTokens, source->m_textSeed, 0x50EF1CULL);
+        source->m_systemCount = source->tokens(source->m_system);
+    }
+    if (config.promptTokens > 0) {
+        source->m_userTokens = local(std::max<std::int64_t>(1, config.promptTokens - calibration.overhead));
+        source->m_prefixTokens = std::min(local(config.sharedPrefixTokens), source->m_userTokens);
+    }
+    if (source->m_prefixTokens > 0) {
+        source->m_prefix = source->synthetic(source->m_prefixTokens, 0x50EF1CULL);
+        source->fit(source->m_prefix, source->m_prefixTokens, 0);
+    }
+    if (source->m_userTokens > source->m_prefixTokens) {
+        source->m_body = source->synthetic(source->m_userTokens - source->m_prefixTokens, 0xB0D1ULL);
+        for (std::size_t i = 0; i < source->m_body.size(); ++i) {
+            if (source->m_body[i] == ' ')
+                source->m_bodyCuts.push_back(i);
+        }
+    }
 
-    if (!config.promptFile.isEmpty()) {
-        QFile file(config.promptFile);
-        if (!file.open(QIODevice::ReadOnly)) {
-            if (error)
-                *error = QStringLiteral("prompt file '%1': %2").arg(config.promptFile, file.errorString());
+    const bool dataset = !config.dataset.isEmpty();
+    const QString path = !trace.isEmpty() ? trace : dataset ? config.dataset : config.promptFile;
+    if (!path.isEmpty()) {
+        WorkloadOptions options;
+        options.promptLen = {config.promptLenMin, config.promptLenMax};
+        options.outputLen = {config.outputLenMin, config.outputLenMax};
+        options.sample = config.datasetSample;
+        options.seed = seed;
+        options.skipBadLines = config.skipBadLines;
+        const WorkloadRole role = !trace.isEmpty() ? WorkloadRole::Trace
+                                  : dataset        ? WorkloadRole::Dataset
+                                                   : WorkloadRole::PromptFile;
+        auto file = WorkloadFile::load(path, role, options, error);
+        if (!file)
             return nullptr;
-        }
-        int lineNumber = 0;
-        while (!file.atEnd()) {
-            const QByteArray line = file.readLine().trimmed();
-            ++lineNumber;
-            if (line.isEmpty())
-                continue;
-            const auto fail = [&](const QString &why) {
-                if (error)
-                    *error =
-                        QStringLiteral("prompt file '%1' line %2: %3").arg(config.promptFile).arg(lineNumber).arg(why);
-                return nullptr;
-            };
-            nlohmann::json json =
-                nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-            if (json.is_discarded() || !json.is_object())
-                return fail(QStringLiteral("not a JSON object"));
-            Prompt p;
-            if (auto it = json.find("prompt"); it != json.end() && it->is_string()) {
-                p.user = it->get<std::string>();
-            } else if (auto m = json.find("messages"); m != json.end() && m->is_array() && !m->empty()) {
-                for (const auto &message : *m) {
-                    if (!message.is_object() || !message.contains("role") || !message.contains("content"))
-                        return fail(QStringLiteral("each message needs \"role\" and \"content\""));
-                }
-                p.messages = *m;
-            } else {
-                return fail(QStringLiteral("expected {\"prompt\": \"...\"} or {\"messages\": [...]}"));
-            }
-            if (auto s = json.find("system"); s != json.end() && s->is_string())
-                p.system = s->get<std::string>();
-            source->m_lines.push_back(std::move(p));
-        }
-        if (source->m_lines.empty()) {
-            if (error)
-                *error = QStringLiteral("prompt file '%1': no prompts in it").arg(config.promptFile);
-            return nullptr;
-        }
+        source->m_stats = file->stats();
+        source->m_entries = file->entries();
+        source->m_trace = role == WorkloadRole::Trace;
     }
     return source;
 }
 
+void PromptSource::appendUnique(std::string &text, std::int64_t wanted, std::uint64_t index) const
+{
+    // A request number makes the text unique from here on.
+    // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
+    std::string tag(1, '#');
+    tag += std::to_string(index);
+    tag += ':';
+    const std::int64_t tagTokens = tokens(tag);
+    const auto append = [&text](const std::string &piece) {
+        if (!text.empty())
+            text += ' ';
+        text += piece;
+    };
+    if (wanted >= tagTokens) {
+        append(tag);
+        wanted -= tagTokens;
+    }
+    if (wanted > 0)
+        append(synthetic(wanted, index + 1));
+}
+
+PromptSource::ContextOverflow PromptSource::overContext(std::int64_t contextTokens, int maxTokens) const
+{
+    ContextOverflow o;
+    const auto look = [&](std::int64_t prompt, int cap) {
+        ++o.of;
+        o.longest = std::max(o.longest, prompt + cap);
+        if (prompt > contextTokens)
+            ++o.promptAlone;
+        else if (prompt + cap > contextTokens)
+            ++o.withOutput;
+    };
+    if (m_entries.empty()) {
+        const Prompt p = prompt(0);
+        look(p.tokens, maxTokens);
+        return o;
+    }
+    // The counts prompt() gives, without building a trace entry's text.
+    const std::int64_t system = defaultSystemTokens();
+    for (const WorkloadEntry &e : m_entries) {
+        const int cap = entryMaxTokens(e);
+        look(e.promptTokens + (e.system.empty() ? system : 0), cap > 0 ? cap : maxTokens);
+    }
+    return o;
+}
+
+QString PromptSource::ContextOverflow::warning(std::int64_t contextTokens) const
+{
+    if (promptAlone + withOutput == 0)
+        return {};
+    return QStringLiteral("%1 of %2 requests exceed the model's context of %3 tokens (%4 by the prompt alone, %5 with "
+                          "their max_tokens; longest %6 tokens): the server will refuse them")
+        .arg(promptAlone + withOutput)
+        .arg(of)
+        .arg(contextTokens)
+        .arg(promptAlone)
+        .arg(withOutput)
+        .arg(longest);
+}
+
+std::int64_t PromptSource::defaultSystemTokens() const
+{
+    return m_systemCount;
+}
+
+int PromptSource::entryMaxTokens(const WorkloadEntry &e) const
+{
+    if (e.outputIsCap || (m_config.outputLenAsMaxTokens && e.outputTokens > 0))
+        return int(std::max<std::int64_t>(1, e.outputTokens));
+    return 0;
+}
+
+std::int64_t PromptSource::traceOffsetNs(std::uint64_t index) const
+{
+    if (!m_trace || index >= m_entries.size())
+        return -1;
+    return m_entries[index].timeNs - m_entries.front().timeNs;
+}
+
 Prompt PromptSource::prompt(std::uint64_t index) const
 {
+    return make(index, index + 1);
+}
+
+Prompt PromptSource::probe(std::uint64_t index) const
+{
+    return make(index, kProbeRotations + index);
+}
+
+Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
+{
     Prompt p;
-    if (!m_lines.empty()) {
-        p = m_lines[index % m_lines.size()];
-        if (p.system.empty())
-            p.system = m_system;
+    if (!m_entries.empty()) {
+        const WorkloadEntry &e = m_entries[index % m_entries.size()];
+        p.system = e.system.empty() ? m_system : e.system;
+        if (e.synthetic) {
+            // One text per hash id, the same in every request that names it (a prefix cache sees
+            // the blocks shared); the block salts are apart from the unique texts' (index + 1).
+            std::int64_t left = e.promptTokens;
+            for (const std::uint64_t id : e.hashIds) {
+                if (left <= 0)
+                    break;
+                const std::int64_t n = std::min(left, WorkloadFile::kHashBlockTokens);
+                if (!p.user.empty())
+                    p.user += ' ';
+                p.user += synthetic(n, id ^ 0xB10C'0000'0000'0000ULL);
+                left -= n;
+            }
+            if (left > 0)
+                appendUnique(p.user, left, index);
+        } else {
+            p.user = e.user;
+            p.messages = e.messages;
+        }
+        p.maxTokens = entryMaxTokens(e);
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
         // After the shared prefix, a request number makes every prompt unique from there on.
         // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
-        std::string tag(1, '#');
+        p.user = m_prefix;
+        std::string tag(p.user.empty() ? "#" : " #");
         tag += std::to_string(index);
         tag += ':';
-        const std::int64_t tagTokens = ApproxTokenizer::countUtf8(tag.data(), tag.size());
-        std::int64_t left = m_config.promptTokens - m_config.sharedPrefixTokens;
-        p.user = m_prefix;
-        const auto append = [&p](const std::string &piece) {
+        std::int64_t used = m_prefixTokens;
+        if (const std::int64_t tagTokens = tokens(tag); used + tagTokens <= m_userTokens) {
+            p.user += tag;
+            used += tagTokens;
+        }
+        const std::size_t keep = p.user.size();
+        if (m_userTokens > used) {
             if (!p.user.empty())
                 p.user += ' ';
-            p.user += piece;
-        };
-        if (left >= tagTokens) {
-            append(tag);
-            left -= tagTokens;
+            // The run's body, rotated to start at a word of this request's own: texts differ
+            // while their words, and so their count in any tokenizer, stay those the calibration
+            // probes measured (fresh text per request varies by a few percent in a tokenizer
+            // whose tokens per word are not the local one's).
+            const std::size_t cut =
+                m_bodyCuts.empty() ? 0 : m_bodyCuts[std::size_t(mix(m_textSeed ^ mix(rotation)) % m_bodyCuts.size())];
+            if (cut == 0) {
+                p.user += m_body;
+            } else {
+                p.user.append(m_body, cut + 1);
+                p.user += ' ';
+                p.user.append(m_body, 0, cut);
+            }
         }
-        if (left > 0)
-            append(syntheticText(left, m_textSeed, index + 1));
+        p.tokens = m_systemCount + fit(p.user, m_userTokens, keep);
+        return p;
     } else {
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,
                                 m_config.variables, index, m_seed);
     }
-    const auto count = [](const std::string &s) { return ApproxTokenizer::countUtf8(s.data(), s.size()); };
-    p.tokens = count(p.system) + count(p.user);
+    p.tokens = count(p, *m_tokenizer);
+    return p;
+}
+
+std::int64_t PromptSource::count(const Prompt &p, const Tokenizer &tokenizer)
+{
+    std::int64_t n = tokenizer.count(p.system) + tokenizer.count(p.user);
     if (p.messages.is_array()) {
         for (const auto &message : p.messages) {
             const auto &content = message["content"];
             if (content.is_string())
-                p.tokens += count(content.get_ref<const std::string &>());
+                n += tokenizer.count(content.get_ref<const std::string &>());
             else if (content.is_array()) {
                 for (const auto &part : content) {
                     if (part.is_object() && part.contains("text") && part["text"].is_string())
-                        p.tokens += count(part["text"].get_ref<const std::string &>());
+                        n += tokenizer.count(part["text"].get_ref<const std::string &>());
                 }
             }
         }
     }
-    return p;
+    return n;
 }
 
 } // namespace tb

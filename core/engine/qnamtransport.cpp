@@ -22,7 +22,7 @@ bool isHttpStatusError(QNetworkReply::NetworkError e)
 {
     return (e >= QNetworkReply::ContentAccessDenied && e <= QNetworkReply::UnknownContentError) ||
            (e >= QNetworkReply::InternalServerError && e <= QNetworkReply::UnknownServerError) ||
-           e == QNetworkReply::ProtocolInvalidOperationError || e == QNetworkReply::ProxyAuthenticationRequiredError;
+           e == QNetworkReply::ProtocolInvalidOperationError;
 }
 
 } // namespace
@@ -43,12 +43,15 @@ public:
     // QNAM says when TLS is done (encrypted), not when TCP is: over https a connect deadline is
     // taken for the handshake (README "Transports").
     bool handshaking() const override { return m_endpoint.tls && !m_opened; }
+    const Endpoint &endpoint() const override { return m_endpoint; }
 
-    void start(QNetworkRequest request, const QByteArray &body, ResponseSink *sink)
+    /// POSTs `body`, or GETs when `post` is false (a redirect's hop after 301, 302, 303).
+    void start(const QNetworkRequest &request, bool post, const QByteArray &body, ResponseSink *sink)
     {
         m_sink = sink;
         m_postedNs = m_transport->m_clock.nowNs();
-        m_reply = m_transport->m_managers[m_manager].nam->post(request, body);
+        QNetworkAccessManager *nam = m_transport->m_managers[m_manager].nam;
+        m_reply = post ? nam->post(request, body) : nam->get(request);
         m_reply->setParent(this);
         m_reply->setReadBufferSize(kReplyBufferBytes);
         connect(m_reply, &QNetworkReply::encrypted, this, [this] { opened(); });
@@ -56,6 +59,10 @@ public:
         connect(m_reply, &QNetworkReply::metaDataChanged, this, [this] { head(m_transport->m_clock.nowNs()); });
         connect(m_reply, &QNetworkReply::readyRead, this, [this] { read(m_transport->m_clock.nowNs()); });
         connect(m_reply, &QNetworkReply::finished, this, [this] { finished(m_transport->m_clock.nowNs()); });
+        // QNAM does not say when TCP is up: over https the whole wait counts as the handshake, as
+        // handshaking() and the connect deadline take it.
+        if (m_endpoint.tls && !m_opened)
+            sink->connectionHandshaking();
     }
 
     /// The sink hears nothing more; QNAM stops the transfer.
@@ -104,6 +111,8 @@ private:
         ResponseHead h;
         h.status = status.toInt();
         h.http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
+        // One manager holds one HTTP/2 connection per origin: its exchanges there are its streams.
+        h.streams = h.http2 ? m_transport->load(m_manager, m_origin) : 1;
         for (const auto &[name, value] : m_reply->rawHeaderPairs())
             HttpResponseParser::readHeadField(h, name.toLower().toStdString(), value.trimmed().toStdString());
         m_transport->learn(m_origin, h.http2);
@@ -135,7 +144,12 @@ private:
             sink->responseComplete(stampNs);
             return; // the worker releases us
         }
-        const auto [status, message] = classify(error);
+        auto [status, message] = classify(error);
+        // Through a proxy, what keeps the connection from opening is the proxy's (as native says).
+        if (status == RequestStatus::Connect && !m_endpoint.proxy.direct) {
+            status = RequestStatus::Proxy;
+            message = QStringLiteral("proxy %1: %2").arg(m_endpoint.proxy.describe(), message);
+        }
         // Only a connection that closed is a cut-off body; what QNAM could not parse is malformed.
         sink->responseFailed(status, message, m_headSeen && error == QNetworkReply::RemoteHostClosedError, stampNs);
         m_transport->dispose(this);
@@ -179,11 +193,21 @@ private:
                         (plain ? QStringLiteral(" (does it speak plain HTTP? try http://)") : QString())};
         }
         case QNetworkReply::ProxyConnectionRefusedError:
+            return {RequestStatus::Proxy, QStringLiteral("proxy %1: connection refused").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::ProxyConnectionClosedError:
+            return {RequestStatus::Proxy,
+                    QStringLiteral("proxy %1 closed the connection").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::ProxyNotFoundError:
+            return {RequestStatus::Proxy,
+                    QStringLiteral("proxy %1: cannot resolve its host").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::ProxyTimeoutError:
+            return {RequestStatus::Proxy, QStringLiteral("proxy %1 timed out").arg(m_endpoint.proxy.describe())};
+        case QNetworkReply::ProxyAuthenticationRequiredError:
+            return {RequestStatus::Proxy, QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)")
+                                              .arg(m_endpoint.proxy.describe())};
         case QNetworkReply::UnknownProxyError:
-            return {RequestStatus::Connect, QStringLiteral("proxy failed (QNetworkReply error %1)").arg(int(error))};
+            return {RequestStatus::Proxy, QStringLiteral("proxy %1 refused the tunnel: %2")
+                                              .arg(m_endpoint.proxy.describe(), qtText())};
         case QNetworkReply::ProtocolFailure:
         case QNetworkReply::ProtocolUnknownError:
             return {RequestStatus::Protocol, m_headSeen ? QStringLiteral("broken response after its head")
@@ -251,16 +275,15 @@ void QnamTransport::learn(const QString &origin, bool http2)
     m_origins[origin].http2 = http2;
 }
 
-Exchange *QnamTransport::acquire(const RequestBuilder &builder)
+Exchange *QnamTransport::acquire(const Endpoint &endpoint)
 {
-    const Endpoint &endpoint = builder.endpoint();
     const QString origin = originKey(endpoint);
     if (!m_origins.contains(origin)) // until an answer says otherwise, HTTP/2 where it is asked for
         m_origins.insert(origin, {endpoint.httpVersion == HttpVersion::Http2});
     const int cap = capacity(origin);
     std::size_t chosen = m_managers.size();
     for (std::size_t i = 0; i < m_managers.size(); ++i) {
-        if (m_managers[i].load.value(origin) < cap) {
+        if (m_managers[i].proxy == endpoint.proxy && m_managers[i].load.value(origin) < cap) {
             chosen = i;
             break;
         }
@@ -270,6 +293,9 @@ Exchange *QnamTransport::acquire(const RequestBuilder &builder)
         m.nam = new QNetworkAccessManager; // no parent: deleted after every exchange (destructor)
         m.nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy); // reported, as native does
         m.nam->setAutoDeleteReplies(false);
+        // The proxy resolver decided (environment, system, --proxy, --no-proxy): never QNAM's own lookup.
+        m.nam->setProxy(endpoint.proxy.networkProxy());
+        m.proxy = endpoint.proxy;
         m_managers.push_back(std::move(m));
     }
     ++m_managers[chosen].load[origin];
@@ -292,11 +318,11 @@ const QSslConfiguration &QnamTransport::tlsFor(const Endpoint &endpoint)
     return *it;
 }
 
-void QnamTransport::send(Exchange *exchange, const RequestBuilder &builder, const Prompt &prompt, ResponseSink *sink)
+void QnamTransport::send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink)
 {
-    const Endpoint &endpoint = builder.endpoint();
-    QNetworkRequest request(builder.requestUrl());
-    for (const auto &[name, value] : builder.requestHeaders())
+    const Endpoint &endpoint = hop.endpoint;
+    QNetworkRequest request(hop.url);
+    for (const auto &[name, value] : builder.requestHeaders(hop.credentials, hop.post))
         request.setRawHeader(name, value);
     // ALPN offers h2 over https unless 1.1 is asked for; in clear only prior knowledge (no Upgrade).
     const bool http2 = endpoint.httpVersion == HttpVersion::Http2;
@@ -310,8 +336,8 @@ void QnamTransport::send(Exchange *exchange, const RequestBuilder &builder, cons
     request.setTransferTimeout(0); // the worker's deadlines rule
     if (endpoint.tls)
         request.setSslConfiguration(tlsFor(endpoint));
-    const std::string json = builder.body(prompt).dump();
-    static_cast<QnamExchange *>(exchange)->start(request, QByteArray(json.data(), qsizetype(json.size())), sink);
+    static_cast<QnamExchange *>(exchange)->start(
+        request, hop.post, hop.post ? QByteArray(hop.json.data(), qsizetype(hop.json.size())) : QByteArray(), sink);
 }
 
 void QnamTransport::release(Exchange *exchange)

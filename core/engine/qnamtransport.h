@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/proxyresolver.h"
 #include "engine/runclock.h"
 #include "engine/transport.h"
 
@@ -35,8 +36,8 @@ public:
     QnamTransport(const RunClock &clock, QObject *parent = nullptr);
     ~QnamTransport() override;
 
-    Exchange *acquire(const RequestBuilder &builder) override;
-    void send(Exchange *exchange, const RequestBuilder &builder, const Prompt &prompt, ResponseSink *sink) override;
+    Exchange *acquire(const Endpoint &endpoint) override;
+    void send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink) override;
     void release(Exchange *exchange) override;
     void abandon(Exchange *exchange) override;
     void closeIdle() override;
@@ -45,6 +46,7 @@ private:
     friend class QnamExchange;
     struct Manager {
         QNetworkAccessManager *nam = nullptr;
+        ProxyChoice proxy;        ///< every connection of a manager goes through its one proxy (or none)
         QHash<QString, int> load; ///< exchanges in flight per origin
     };
     /// What the transport learnt of an origin: whether its answers came over HTTP/2.
@@ -53,6 +55,8 @@ private:
     };
     static QString originKey(const Endpoint &endpoint);
     int capacity(const QString &origin) const;
+    /// Exchanges in flight on `manager` to `origin`.
+    int load(std::size_t manager, const QString &origin) const { return m_managers[manager].load.value(origin); }
     void dispose(QnamExchange *exchange);
     void learn(const QString &origin, bool http2);
     const QSslConfiguration &tlsFor(const Endpoint &endpoint);

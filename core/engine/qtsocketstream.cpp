@@ -1,5 +1,6 @@
 #include "engine/qtsocketstream.h"
 
+#include <QNetworkProxy>
 #include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QSslSocket>
@@ -16,6 +17,12 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
     , m_handler(handler)
     , m_socket(new QSslSocket(this))
 {
+    // Connected (through a proxy: the CONNECT tunnel is open); the TLS handshake starts next.
+    connect(m_socket, &QSslSocket::connected, this, [this] {
+        m_tunnelOpen = true;
+        if (m_handler)
+            m_handler->streamHandshaking();
+    });
     connect(m_socket, &QSslSocket::encrypted, this, [this] {
         m_encrypted = true;
         m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
@@ -65,6 +72,9 @@ void QtSocketStream::open()
         tls.addCaCertificates(QSslCertificate::fromPath(m_endpoint.caCertificate));
         m_socket->setSslConfiguration(tls);
     }
+    // Always explicit: the resolver decided (ProxyResolver), not Qt's application-wide default.
+    // Through a proxy, Qt opens the tunnel with CONNECT host:port, then TLS runs inside it.
+    m_socket->setProxy(m_endpoint.proxy.networkProxy());
     m_socket->connectToHostEncrypted(m_endpoint.host, m_endpoint.port);
 }
 
@@ -123,9 +133,20 @@ void QtSocketStream::onError()
         return;
     const bool tls = error == QAbstractSocket::SslHandshakeFailedError || error == QAbstractSocket::SslInternalError ||
                      error == QAbstractSocket::SslInvalidUserDataError;
-    const RequestStatus status =
-        tls ? RequestStatus::Tls : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
+    const bool proxy =
+        error == QAbstractSocket::ProxyAuthenticationRequiredError ||
+        error == QAbstractSocket::ProxyConnectionRefusedError || error == QAbstractSocket::ProxyConnectionClosedError ||
+        error == QAbstractSocket::ProxyConnectionTimeoutError || error == QAbstractSocket::ProxyNotFoundError ||
+        error == QAbstractSocket::ProxyProtocolError
+        // Before the tunnel opened, every failure is the proxy's word (a refused
+        // CONNECT is SocketAccessError "Proxy denied connection").
+        || (!m_endpoint.proxy.direct && !m_tunnelOpen);
+    const RequestStatus status = proxy ? RequestStatus::Proxy
+                                 : tls ? RequestStatus::Tls
+                                       : (m_encrypted ? RequestStatus::Protocol : RequestStatus::Connect);
     QString message = m_socket->errorString();
+    if (proxy)
+        message = QStringLiteral("proxy %1: %2").arg(m_endpoint.proxy.describe(), message);
     // OpenSSL's words when the peer answered the ClientHello with text ("HTTP/1.1 400 …").
     if (tls && !m_encrypted &&
         (message.contains(QLatin1String("wrong version number")) ||

@@ -33,6 +33,7 @@ private:
     ByteStreamHandler *m_handler;
     QSslSocket *m_socket;
     bool m_encrypted = false;
+    bool m_tunnelOpen = false; ///< connected (through a proxy: CONNECT answered 200)
     std::int64_t m_writeStartNs = 0;
 };
 

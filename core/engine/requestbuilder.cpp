@@ -4,9 +4,46 @@
 
 namespace tb {
 
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
 namespace {
 
 constexpr const char kAnthropicVersion[] = "2023-06-01";
+
+/// The endpoint a URL's connections go to: host, port, TLS, and the proxy chosen for it.
+std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target, const QString &proxySetting,
+                                    QString *error)
+{
+    const bool tls = url.scheme() == QLatin1String("https");
+    Endpoint e{url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate,
+                target.httpVersion, {}};
+    const auto proxy = ProxyResolver::resolve(url, proxySetting, error);
+    if (!proxy)
+        return std::nullopt;
+    e.proxy = *proxy;
+    return e;
+}
+
+/// "host[:port]" as the Host header and an absolute-form request line write it.
+QByteArray hostPortOf(const QUrl &url)
+{
+    QByteArray hostPort = url.host(QUrl::FullyEncoded).toLatin1();
+    if (hostPort.contains(':'))
+        hostPort = '[' + hostPort + ']';
+    if (url.port() >= 0)
+        hostPort += ':' + QByteArray::number(url.port());
+    return hostPort;
+}
+
+bool sameOrigin(const QUrl &a, const QUrl &b)
+{
+    return a.scheme() == b.scheme() && a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
+           a.port(a.scheme() == QLatin1String("https") ? 443 : 80) ==
+               b.port(b.scheme() == QLatin1String("https") ? 443 : 80);
+}
 
 } // namespace
 
@@ -38,9 +75,13 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
-    b.m_endpoint = {url.host(),        quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate,
-                    target.httpVersion};
+    b.m_proxySetting = target.proxy;
+    b.m_followRedirects = target.followRedirects;
     b.m_transport = effectiveTransport(target);
+    const auto endpoint = endpointFor(url, target, target.proxy, error);
+    if (!endpoint)
+        return std::nullopt;
+    b.m_endpoint = *endpoint;
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");
@@ -51,40 +92,123 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     case ApiKind::AnthropicMessages:
         b.m_path = joinPath(url, "/messages");
         break;
+    case ApiKind::OpenAIResponses:
+        b.m_path = joinPath(url, "/responses");
+        break;
     }
     b.m_modelsPath = joinPath(url, "/models");
+    b.m_url = url;
+    b.m_url.setUserInfo({});
+    const qsizetype query = b.m_path.indexOf('?');
+    b.m_url.setPath(QString::fromLatin1(query < 0 ? b.m_path : b.m_path.left(query)), QUrl::TolerantMode);
+    // A proxy without a tunnel needs the whole URL to know where to go (RFC 9112 3.2.2).
+    if (b.m_endpoint.proxiedPlain())
+        b.m_targetPrefix = "http://" + hostPortOf(url);
 
-    b.m_requestUrl = url.adjusted(QUrl::RemoveUserInfo);
-    QByteArray path = b.m_path;
-    if (const qsizetype query = path.indexOf('?'); query >= 0)
-        path.truncate(query);
-    b.m_requestUrl.setPath(QString::fromLatin1(path));
-
-    auto &list = b.m_headerList;
-    list.append(qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")));
-    // Compressed SSE would arrive in bursts, and timed wrong.
-    list.append(qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity")));
-    list += targetHeaders(target);
-    list.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
-    if (request.stream)
-        list.append(qMakePair(QByteArray("Accept"), QByteArray("text/event-stream")));
-    QByteArray h;
-    const bool defaultPort = url.port() < 0;
-    h += "Host: " + url.host(QUrl::FullyEncoded).toLatin1();
-    if (!defaultPort)
-        h += ':' + QByteArray::number(url.port());
-    h += "\r\nConnection: keep-alive\r\n";
-    // Without the last two: the models request (a GET) shares the rest.
-    for (qsizetype i = 0; i < list.size() - (request.stream ? 2 : 1); ++i)
-        h += list[i].first + ": " + list[i].second + "\r\n";
-    b.m_headers = h;
+    QByteArray common = "User-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    common += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
+    b.m_commonHeaderList = {qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")),
+                            qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity"))};
+    QByteArray credentials;
+    for (const auto &[name, value] : targetHeaders(target)) {
+        const bool credential = isCredentialHeader(QString::fromLatin1(name));
+        (credential ? credentials : common) += name + ": " + value + "\r\n";
+        (credential ? b.m_credentialHeaderList : b.m_commonHeaderList).append(qMakePair(name, value));
+    }
+    b.m_commonHeaders = common;
+    b.m_credentialHeaders = credentials;
+    b.m_headers = b.head("POST", b.m_url, b.m_endpoint, true);
+    b.m_headers.remove(0, b.m_headers.indexOf("\r\n") + 2); // the request line is written per request
     return b;
+}
+
+QByteArray RequestBuilder::head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const
+{
+    QByteArray pathAndQuery = url.path(QUrl::FullyEncoded).toLatin1();
+    if (pathAndQuery.isEmpty())
+        pathAndQuery = "/";
+    if (url.hasQuery())
+        pathAndQuery += '?' + url.query(QUrl::FullyEncoded).toLatin1();
+    const QByteArray hostPort = hostPortOf(url);
+    QByteArray h = QByteArray(method) + ' ' + (endpoint.proxiedPlain() ? "http://" + hostPort : QByteArray()) +
+                   pathAndQuery + " HTTP/1.1\r\n";
+    h += "Host: " + hostPort + "\r\n";
+    h += m_commonHeaders;
+    if (credentials)
+        h += m_credentialHeaders;
+    if (endpoint.proxiedPlain()) {
+        if (const QByteArray auth = endpoint.proxy.authorization(); !auth.isEmpty())
+            h += "Proxy-Authorization: " + auth + "\r\n";
+    }
+    return h;
+}
+
+std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, const QByteArray &location, int status,
+                                                          const std::string &json, QString *error) const
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (!isRedirect(status))
+        return fail(QStringLiteral("HTTP %1 is not a redirect").arg(status));
+    if (location.isEmpty())
+        return fail(QStringLiteral("HTTP %1 without a Location").arg(status));
+    QUrl to = from.resolved(QUrl(QString::fromLatin1(location), QUrl::StrictMode));
+    to.setFragment({});
+    if (!to.isValid() || to.host().isEmpty() ||
+        (to.scheme() != QLatin1String("http") && to.scheme() != QLatin1String("https")))
+        return fail(QStringLiteral("HTTP %1 to '%2': not an http:// or https:// URL")
+                        .arg(status)
+                        .arg(withoutUserInfo(QString::fromLatin1(location.left(200)))));
+    // userinfo in a Location would be credentials the target never gave us to send.
+    to.setUserInfo({});
+    TargetConfig settings;
+    settings.tlsVerify = m_endpoint.verifyTls;
+    settings.caCertificate = m_endpoint.caCertificate;
+    settings.httpVersion = m_endpoint.httpVersion;
+    QString why;
+    const auto endpoint = endpointFor(to, settings, m_proxySetting, &why);
+    if (!endpoint)
+        return fail(why);
+    RedirectedRequest r;
+    r.url = to;
+    r.endpoint = *endpoint;
+    r.keepsBody = status == 307 || status == 308;
+    r.credentials = sameOrigin(to, m_url);
+    const bool credentials = r.credentials;
+    if (r.keepsBody) {
+        r.message = head("POST", to, r.endpoint, credentials) + "Content-Type: application/json\r\n";
+        if (m_request.stream)
+            r.message += "Accept: text/event-stream\r\n";
+        r.message += "Content-Length: " + QByteArray::number(qsizetype(json.size())) + "\r\n\r\n";
+        r.message.append(json.data(), qsizetype(json.size()));
+    } else {
+        r.message = head("GET", to, r.endpoint, credentials) + "\r\n";
+    }
+    return r;
+}
+
+QList<QPair<QByteArray, QByteArray>> RequestBuilder::requestHeaders(bool credentials, bool post) const
+{
+    QList<QPair<QByteArray, QByteArray>> headers = m_commonHeaderList;
+    if (credentials)
+        headers += m_credentialHeaderList;
+    if (post) {
+        headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+        if (m_request.stream)
+            headers.append(qMakePair(QByteArray("Accept"), QByteArray("text/event-stream")));
+    }
+    return headers;
 }
 
 const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
 {
     if (target.api == ApiKind::AnthropicMessages)
         return "max_tokens"; // its only name
+    if (target.api == ApiKind::OpenAIResponses)
+        return "max_output_tokens"; // its only name
     switch (field) {
     case MaxTokensField::MaxTokens:
         return "max_tokens";
@@ -134,7 +258,8 @@ QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetC
 
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 {
-    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, m_request.maxTokens}, {"stream", m_request.stream}};
+    const int maxTokens = prompt.maxTokens > 0 ? prompt.maxTokens : m_request.maxTokens;
+    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, maxTokens}, {"stream", m_request.stream}};
     if (m_request.temperature)
         body["temperature"] = *m_request.temperature;
     if (m_request.topP)
@@ -194,6 +319,16 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
         body["messages"] = std::move(messages);
         break;
     }
+    case ApiKind::OpenAIResponses:
+        // The system prompt is the instructions; a conversation's history goes as input messages
+        // (every turn whole, so no previous_response_id and no state kept on the server).
+        if (!prompt.system.empty())
+            body["instructions"] = prompt.system;
+        if (prompt.messages.is_array())
+            body["input"] = prompt.messages;
+        else
+            body["input"] = prompt.user;
+        break;
     }
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
@@ -202,10 +337,21 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 
 QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 {
-    const std::string json = body(prompt).dump();
+    return httpRequest(bodyText(prompt));
+}
+
+std::string RequestBuilder::bodyText(const Prompt &prompt) const
+{
+    // A conversation's history holds the server's replies: text that is not UTF-8 is replaced,
+    // not a reason to throw.
+    return body(prompt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+QByteArray RequestBuilder::httpRequest(const std::string &json) const
+{
     QByteArray r;
-    r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 128));
-    r += "POST " + m_path + " HTTP/1.1\r\n";
+    r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 256));
+    r += "POST " + m_targetPrefix + m_path + " HTTP/1.1\r\n";
     r += m_headers;
     r += "Content-Type: application/json\r\n";
     if (m_request.stream)
@@ -217,7 +363,7 @@ QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
 
 QByteArray RequestBuilder::modelsRequest() const
 {
-    return "GET " + m_modelsPath + " HTTP/1.1\r\n" + m_headers + "Accept: application/json\r\n\r\n";
+    return "GET " + m_targetPrefix + m_modelsPath + " HTTP/1.1\r\n" + m_headers + "Accept: application/json\r\n\r\n";
 }
 
 } // namespace tb

@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "engine/promptsource.h"
+#include "engine/proxyresolver.h"
 
 #include <QByteArray>
 #include <QUrl>
@@ -16,7 +17,22 @@ struct Endpoint {
     bool verifyTls = true;
     QString caCertificate;
     HttpVersion httpVersion = HttpVersion::Auto;
+    ProxyChoice proxy; ///< direct, or the http:// proxy that carries the connection (CONNECT for tls)
+    /// Through a proxy without a tunnel: requests name their whole URL (absolute form).
+    bool proxiedPlain() const { return !proxy.direct && !tls; }
     bool operator==(const Endpoint &) const = default;
+};
+
+/// 301, 302, 303, 307, 308: the redirects the engine can follow.
+bool isRedirect(int status);
+
+/// A request re-sent after a redirect (RequestBuilder::redirect).
+struct RedirectedRequest {
+    QUrl url;
+    Endpoint endpoint;
+    QByteArray message;
+    bool keepsBody = false; ///< 307/308: the same method and body; else a GET without body
+    bool credentials = false; ///< to the target's own origin: with its credential headers
 };
 
 /// Builds complete HTTP/1.1 request messages for one target: the request line and headers
@@ -31,6 +47,8 @@ public:
     const Endpoint &endpoint() const { return m_endpoint; }
     ApiKind api() const { return m_api; }
     bool streaming() const { return m_request.stream; }
+    /// target.follow_redirects
+    bool followsRedirects() const { return m_followRedirects; }
     /// The path requests are posted to, e.g. "/v1/chat/completions".
     const QByteArray &path() const { return m_path; }
 
@@ -40,10 +58,23 @@ public:
     TransportKind transport() const { return m_transport; }
     /// The whole HTTP/1.1 request message.
     QByteArray httpRequest(const Prompt &prompt) const;
-    /// What a transport that makes its own messages (qnam) needs: the URL requests are posted to,
-    /// and every header httpRequest() carries but Host, Connection and Content-Length.
-    const QUrl &requestUrl() const { return m_requestUrl; }
-    const QList<QPair<QByteArray, QByteArray>> &requestHeaders() const { return m_headerList; }
+    /// body(prompt) as sent: JSON text, with text that is not UTF-8 replaced.
+    std::string bodyText(const Prompt &prompt) const;
+    /// The same for a body already rendered (bodyText(prompt)).
+    QByteArray httpRequest(const std::string &json) const;
+    /// Where requests are posted: what a redirect's Location is resolved against.
+    const QUrl &url() const { return m_url; }
+    /// What a transport that makes its own messages (qnam) sends besides Host, Connection and
+    /// Content-Length: every header httpRequest() carries, or without the target's credentials
+    /// (a redirect to another origin); Content-Type and Accept only for a POST.
+    QList<QPair<QByteArray, QByteArray>> requestHeaders(bool credentials, bool post) const;
+    /// The request to send after `status` redirected the request for `from` to `location`
+    /// (resolved against `from`): 307 and 308 keep the method and `json` body, 301, 302 and 303
+    /// turn into a GET without body (what curl and browsers do with a POST); the target's
+    /// credentials go only to the origin (scheme, host, port) they were configured for; the
+    /// proxy is chosen again for the new host. nullopt with *error when it cannot be followed.
+    std::optional<RedirectedRequest> redirect(const QUrl &from, const QByteArray &location, int status,
+                                              const std::string &json, QString *error) const;
     /// A GET request for {base}/models (connection test).
     QByteArray modelsRequest() const;
 
@@ -73,10 +104,20 @@ private:
     Endpoint m_endpoint;
     QByteArray m_path;
     QByteArray m_modelsPath;
-    QByteArray m_headers; ///< everything after the request line except Content-Length
-    QList<QPair<QByteArray, QByteArray>> m_headerList;
-    QUrl m_requestUrl;
+    /// The request line and headers (everything but Content-Length) of a request for `url`
+    /// through `endpoint`; `credentials`: with the target's credential headers.
+    QByteArray head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const;
+
+    QUrl m_url;
+    QString m_proxySetting;
+    bool m_followRedirects = false;
     TransportKind m_transport = TransportKind::Native;
+    QByteArray m_targetPrefix;      ///< "http://host:port" before the path when proxiedPlain()
+    QByteArray m_headers;           ///< everything after the request line except Content-Length
+    QByteArray m_commonHeaders;     ///< after Host: the headers any origin may see
+    QByteArray m_credentialHeaders; ///< the target's credentials: for its own origin only
+    QList<QPair<QByteArray, QByteArray>> m_commonHeaderList;     ///< m_commonHeaders but Connection, for qnam
+    QList<QPair<QByteArray, QByteArray>> m_credentialHeaderList; ///< m_credentialHeaders, for qnam
 };
 
 } // namespace tb

@@ -1,6 +1,10 @@
 #include "engine/runplan.h"
 
+#include "tokenize/tokenizer.h"
+
 #include <QSslSocket>
+
+#include <map>
 
 namespace tb {
 
@@ -20,6 +24,7 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
     auto plan = std::make_shared<RunPlan>();
     plan->config = config;
     plan->config.target = targets.first();
+    std::map<QString, std::shared_ptr<const Tokenizer>> tokenizers; // each file loaded once
     for (const TargetConfig &target : targets) {
         RunConfig one = config;
         one.target = target;
@@ -33,6 +38,19 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
         }
         PlannedTarget planned;
         planned.balance = target.balance;
+        if (!target.tokenizer.isEmpty() && target.tokenizer != QLatin1String("server")) {
+            auto &tokenizer = tokenizers[target.tokenizer];
+            if (!tokenizer) {
+                QString why;
+                tokenizer = Tokenizer::load(target.tokenizer, &why);
+                if (!tokenizer) {
+                    if (error)
+                        *error = QStringLiteral("target.tokenizer (--tokenizer): ") + why;
+                    return nullptr;
+                }
+            }
+            planned.tokenizer = tokenizer;
+        }
         for (const QString &url : target.instanceUrls()) {
             TargetConfig instance = target;
             instance.url = url;
@@ -52,8 +70,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
     }
     plan->shard = shard;
     plan->stages = effectiveStages(config.load);
-    plan->countWithTokenizer = config.request.tokenizer == QLatin1String("approx");
-    plan->prompts = PromptSource::create(config.prompt, config.load.seed, error);
+    const auto &sizing = plan->targets.front().tokenizer;
+    plan->prompts = PromptSource::create(config.prompt, config.load.seed, error, sizing, {}, config.load.trace);
     if (!plan->prompts)
         return nullptr;
     return plan;

@@ -4,6 +4,7 @@
 #include "config/sharding.h"
 #include "engine/promptsource.h"
 #include "engine/requestbuilder.h"
+#include "metrics/requestrecord.h"
 
 #include <atomic>
 #include <memory>
@@ -16,6 +17,9 @@ namespace tb {
 struct PlannedTarget {
     std::vector<RequestBuilder> instances;
     Balance balance = Balance::RoundRobin;
+    /// The target's tokenizer (target.tokenizer): counts text the server gives no usage for;
+    /// nullptr: none ("server" cannot count locally), one token per chunk.
+    std::shared_ptr<const Tokenizer> tokenizer;
 };
 
 /// Everything workers need to make requests, prepared once before the run and then shared
@@ -24,8 +28,8 @@ struct RunPlan {
     RunConfig config;          ///< the configuration as given (a value copy)
     QList<StageConfig> stages; ///< effectiveStages(config.load)
     std::vector<PlannedTarget> targets;
+    /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
-    bool countWithTokenizer = false;
     ShardSpec shard; ///< which share of a sharded run `config.load` is
     /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
     QStringList secrets;
@@ -46,13 +50,35 @@ struct RequestJob {
     std::int64_t scheduledNs = 0;
     int target = 0;
     int instance = 0; ///< which of the target's instances (load balancing)
+    /// Conversations (--turns): the turn (1-based; 0 = an independent request), which conversation,
+    /// and its prompt, history included (else the worker asks the plan's PromptSource).
+    int turn = 0;
+    std::uint64_t conversation = 0;
+    std::shared_ptr<const Prompt> prompt;
+
+    /// Its record before anything of its exchange is known: what the job says of it.
+    RequestRecord record() const
+    {
+        RequestRecord r;
+        r.id = id;
+        r.stage = stage;
+        r.target = target;
+        r.instance = instance;
+        r.warmup = warmup;
+        r.scheduledNs = scheduledNs;
+        r.turn = turn;
+        r.conversation = conversation;
+        return r;
+    }
 };
 
 /// Counters workers update on the hot path and the controller reads for live progress.
 struct LiveCounters {
     std::atomic<std::int64_t> inFlight{0}; ///< sent on the wire, not yet done
     std::atomic<std::int64_t> peakInFlight{0};
-    std::atomic<std::int64_t> chunks{0}; ///< token-bearing chunks received
+    std::atomic<std::int64_t> chunks{0};      ///< token-bearing chunks received
+    std::atomic<std::int64_t> connecting{0};  ///< requests waiting for TCP to connect
+    std::atomic<std::int64_t> handshaking{0}; ///< requests waiting for a TLS handshake
 
     void requestSent()
     {

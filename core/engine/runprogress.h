@@ -27,8 +27,10 @@ struct RunProgress {
     std::int64_t failed = 0;    ///< finished with an error (incl. cancelled)
     std::int64_t inFlight = 0;  ///< sent on the wire and not yet done
     std::int64_t peakInFlight = 0;
-    std::int64_t waiting = 0; ///< open loop: over the in-flight cap, waiting to be sent
-    std::int64_t chunks = 0;  ///< token-bearing chunks received so far
+    std::int64_t waiting = 0;     ///< open loop: over the in-flight cap, waiting to be sent
+    std::int64_t connecting = 0;  ///< waiting for a TCP connection to open
+    std::int64_t handshaking = 0; ///< connected, waiting for the TLS handshake
+    std::int64_t chunks = 0;      ///< token-bearing chunks received so far
 };
 
 } // namespace tb

@@ -1,7 +1,6 @@
 #include "engine/streamdecoder.h"
 
 #include "engine/jsoncursor.h"
-#include "metrics/tokenizer.h"
 
 namespace tb {
 
@@ -43,7 +42,7 @@ QString describeError(const nlohmann::json &error)
         return v && v->is_string() ? fromStd(v->get<std::string>()) : QString();
     };
     const QString message = field("message");
-    const QString type = field("type");
+    const QString type = field("type").isEmpty() ? field("code") : field("type"); // the Responses API has a code
     if (message.isEmpty() && type.isEmpty())
         return shorten(fromStd(error.dump()));
     return shorten(type.isEmpty() ? message : type + QStringLiteral(": ") + message);
@@ -67,8 +66,11 @@ struct Usage {
 /// What one JSON document of either API says, as views into it.
 struct StreamDecoder::Fields {
     std::string_view id;
-    std::string_view finish; ///< finish_reason / stop_reason
-    std::string_view type;   ///< Anthropic's event type
+    std::string_view status;           ///< Responses API: the response's status
+    std::string_view delta;            ///< Responses API: a text delta, classed by the event type
+    std::string_view incompleteReason; ///< Responses API: incomplete_details.reason
+    std::string_view finish;           ///< finish_reason / stop_reason
+    std::string_view type;             ///< Anthropic's event type
     std::size_t contentBytes = 0;
     std::size_t reasoningBytes = 0;
     bool hasError = false;
@@ -76,9 +78,10 @@ struct StreamDecoder::Fields {
     Usage usage;
 };
 
-StreamDecoder::StreamDecoder(ApiKind api, bool countWithTokenizer)
+StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepReply)
     : m_api(api)
-    , m_countWithTokenizer(countWithTokenizer)
+    , m_tokenizer(tokenizer)
+    , m_keepReply(keepReply)
 {}
 
 void StreamDecoder::begin(RequestRecord *record)
@@ -86,6 +89,21 @@ void StreamDecoder::begin(RequestRecord *record)
     m_record = record;
     m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = false;
     m_text.clear();
+    m_reply.clear();
+}
+
+void StreamDecoder::keepReplyText(std::string_view raw)
+{
+    if (!m_keepReply || m_reply.size() >= kMaxReplyBytes)
+        return;
+    JsonCursor::decode(raw, m_reply);
+    if (m_reply.size() > kMaxReplyBytes) {
+        // Cut at a character boundary: the reply goes back to the server as JSON text.
+        std::size_t end = kMaxReplyBytes;
+        while (end > 0 && (static_cast<unsigned char>(m_reply[end]) & 0xC0) == 0x80)
+            --end;
+        m_reply.resize(end);
+    }
 }
 
 void StreamDecoder::fail(const QString &message)
@@ -112,15 +130,21 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
 {
     JsonCursor c(json);
     // Generated text: counts its bytes, and keeps it when tokens may have to be counted locally.
-    const auto generated = [this, &c](std::size_t &bytes) {
+    const auto keep = [this](std::string_view raw, std::size_t &bytes, bool reply) {
+        bytes += JsonCursor::decodedSize(raw);
+        if (m_tokenizer || !m_sawUsage)
+            JsonCursor::decode(raw, m_text);
+        if (reply)
+            keepReplyText(raw);
+    };
+    // reply: the text is what the model said (content), not reasoning or a tool call.
+    const auto generated = [&c, &keep](std::size_t &bytes, bool reply = false) {
         std::string_view raw;
         if (c.null())
             return true;
         if (!c.string(&raw))
             return false;
-        bytes += JsonCursor::decodedSize(raw);
-        if (m_countWithTokenizer || !m_sawUsage)
-            JsonCursor::decode(raw, m_text);
+        keep(raw, bytes, reply);
         return true;
     };
     const auto optionalString = [&c](std::string_view &out) { return c.null() || c.string(&out); };
@@ -130,7 +154,10 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         f.outOfRange = *out > kMaxTokenCount;
         return !f.outOfRange;
     };
-    const auto usage = [&c, &f, &count] {
+    const auto usage = [this, &c, &f, &count] {
+        // The Responses API's response.created carries "usage": null long before the real one.
+        if (m_api == ApiKind::OpenAIResponses && c.null())
+            return true;
         f.usage.seen = true;
         return c.null() || c.object([&](std::string_view key) {
             if (key == "prompt_tokens")
@@ -145,7 +172,8 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
                 return c.null() || count(&f.usage.cacheReadTokens);
             if (key == "cache_creation_input_tokens")
                 return c.null() || count(&f.usage.cacheCreationTokens);
-            if (key == "prompt_tokens_details" || key == "completion_tokens_details") {
+            if (key == "prompt_tokens_details" || key == "completion_tokens_details" || key == "input_tokens_details" ||
+                key == "output_tokens_details") {
                 return c.null() || c.object([&](std::string_view detail) {
                     if (detail == "cached_tokens")
                         return c.null() || count(&f.usage.cachedTokens);
@@ -160,7 +188,9 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
     // A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
     const auto delta = [&] {
         return c.null() || c.object([&](std::string_view key) {
-            if (key == "content" || key == "text" || key == "partial_json")
+            if (key == "content" || key == "text")
+                return generated(f.contentBytes, true);
+            if (key == "partial_json")
                 return generated(f.contentBytes);
             if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
                 return generated(f.reasoningBytes);
@@ -182,15 +212,99 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
             return c.skip();
         });
     };
+    // Responses API: the response object (a body, or inside response.* events); its output items
+    // are read only in a body, since response.completed repeats the streamed text there.
+    const auto textPart = [&](std::string_view &raw, std::string_view &type) {
+        return c.object([&](std::string_view k) {
+            if (k == "type")
+                return optionalString(type);
+            if (k == "text" || k == "arguments")
+                return optionalString(raw);
+            return c.skip();
+        });
+    };
+    // Each part's text is classed by its type, which may come after the text.
+    const auto outputParts = [&](bool reasoning) {
+        return c.null() || c.array([&] {
+            std::string_view raw, type;
+            if (!textPart(raw, type))
+                return false;
+            const bool isReasoning = reasoning || type == "reasoning_text";
+            keep(raw, isReasoning ? f.reasoningBytes : f.contentBytes, !isReasoning && type != "refusal");
+            return true;
+        });
+    };
+    const auto outputItems = [&] {
+        return c.null() || c.array([&] {
+            return c.object([&](std::string_view k) {
+                if (k == "content")
+                    return outputParts(false);
+                if (k == "summary")
+                    return outputParts(true);
+                if (k == "arguments")
+                    return generated(f.contentBytes);
+                return c.skip();
+            });
+        });
+    };
+    const auto incomplete = [&] {
+        return c.null() || c.object([&](std::string_view k) {
+            if (k == "reason")
+                return optionalString(f.incompleteReason);
+            return c.skip();
+        });
+    };
+    const auto error = [&] {
+        if (c.null())
+            return true;
+        f.hasError = true;
+        return c.skip();
+    };
+    const auto response = [&](bool body, std::string_view key) {
+        if (key == "id")
+            return optionalString(f.id);
+        if (key == "status")
+            return optionalString(f.status);
+        if (key == "usage")
+            return usage();
+        if (key == "error")
+            return error();
+        if (key == "incomplete_details")
+            return incomplete();
+        if (key == "output" && body)
+            return outputItems();
+        return c.skip();
+    };
+    if (m_api == ApiKind::OpenAIResponses) {
+        const bool ok = c.object([&](std::string_view key) {
+            if (key == "type")
+                return optionalString(f.type);
+            if (key == "delta")
+                return c.null() || c.string(&f.delta);
+            if (key == "response")
+                return c.null() || c.object([&](std::string_view k) { return response(false, k); });
+            if (key == "code" || key == "message")
+                return c.skip(); // the error event's; read again for its message
+            return response(true, key);
+        });
+        f.outOfRange = f.outOfRange || c.outOfRange();
+        if (!f.delta.empty()) {
+            if (f.type == "response.output_text.delta" || f.type == "response.refusal.delta")
+                keep(f.delta, f.contentBytes, f.type == "response.output_text.delta");
+            else if (f.type == "response.function_call_arguments.delta")
+                keep(f.delta, f.contentBytes, false);
+            else if (f.type.starts_with("response.reasoning"))
+                keep(f.delta, f.reasoningBytes, false);
+        }
+        return ok && c.atEnd();
+    }
     const bool ok = c.object([&](std::string_view key) {
         if (key == "id")
             return optionalString(f.id);
         if (key == "type")
             return optionalString(f.type);
-        if (key == "error") {
-            f.hasError = true;
-            return c.skip();
-        }
+        if (key == "error")
+            return error();
         if (key == "usage")
             return usage();
         if (key == "choices") { // OpenAI
@@ -199,7 +313,7 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
                     if (k == "delta" || k == "message")
                         return delta();
                     if (k == "text")
-                        return generated(f.contentBytes);
+                        return generated(f.contentBytes, true);
                     if (k == "finish_reason")
                         return optionalString(f.finish);
                     return c.skip();
@@ -235,14 +349,22 @@ void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::
         return;
     }
     Fields f;
-    if (!read(data, f)) {
+    f.type = event; // unless the JSON names its type itself
+    const bool parsed = read(data, f);
+    if (m_api != ApiKind::OpenAIResponses &&
+        (event.starts_with("response.") || std::string_view(f.type).starts_with("response.") ||
+         (!parsed && data.find("\"type\":\"response.") != std::string_view::npos))) {
+        fail(QStringLiteral(
+                 "the server sent an OpenAI Responses API event (%1) to the %2 API: use --api openai-responses")
+                 .arg(text((event.starts_with("response.") ? event : f.type).substr(0, 60)), apiKindName(m_api)));
+        return;
+    }
+    if (!parsed) {
         fail(QStringLiteral("%1 in stream event: %2")
                  .arg(f.outOfRange ? QStringLiteral("token count out of range") : QStringLiteral("malformed JSON"),
                       text(data.substr(0, 80))));
         return;
     }
-    if (f.type.empty())
-        f.type = event;
     apply(f, data, stampNs, true);
 }
 
@@ -263,10 +385,22 @@ void StreamDecoder::onBody(std::string_view body, std::int64_t stampNs)
 void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming)
 {
     RequestRecord &r = *m_record;
-    if (f.hasError || f.type == "error") {
+    if (f.hasError || f.type == "error" || (m_api == ApiKind::OpenAIResponses && f.type == "response.failed")) {
         // Rare: worth a full parse for a good message.
         const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
         const nlohmann::json *error = parsed.is_discarded() ? nullptr : member(parsed, "error");
+        nlohmann::json errorEvent;
+        if (m_api == ApiKind::OpenAIResponses && parsed.is_object()) {
+            // The error event is the error itself (its type is "error"); response.failed has it in
+            // its response.
+            if (f.type == "error") {
+                errorEvent = {{"code", parsed.value("code", nlohmann::json())},
+                              {"message", parsed.value("message", nlohmann::json())}};
+                error = &errorEvent;
+            } else if (const nlohmann::json *response = member(parsed, "response")) {
+                error = member(*response, "error");
+            }
+        }
         QString description = error ? describeError(*error) : QStringLiteral("unknown");
         // TGI: {"error": "…", "error_type": "overloaded"}
         if (const nlohmann::json *type = member(parsed, "error_type");
@@ -282,6 +416,10 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         m_finished = true;
         r.finishReason = text(f.finish);
     }
+    if (m_api == ApiKind::OpenAIResponses && (f.status == "completed" || f.status == "incomplete")) {
+        m_finished = true;
+        r.finishReason = text(f.incompleteReason.empty() ? f.status : f.incompleteReason);
+    }
     m_sawReasoningText = m_sawReasoningText || f.reasoningBytes > 0;
     if (streaming && f.contentBytes + f.reasoningBytes > 0)
         chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
@@ -292,6 +430,18 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
     if (!u.seen)
         return;
     m_sawUsage = true;
+    if (m_api == ApiKind::OpenAIResponses) {
+        // input_tokens include the cached ones, as OpenAI's prompt_tokens do.
+        if (u.inputTokens >= 0)
+            r.promptTokens = u.inputTokens;
+        if (u.outputTokens >= 0)
+            r.completionTokens = u.outputTokens;
+        if (u.cachedTokens >= 0)
+            r.cachedTokens = u.cachedTokens;
+        if (u.reasoningTokens >= 0)
+            r.reasoningTokens = u.reasoningTokens;
+        return;
+    }
     if (m_api == ApiKind::AnthropicMessages) {
         // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of
         // them, as OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
@@ -339,20 +489,25 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
     return shorten(QString::fromUtf8(body.data(), qsizetype(std::min<std::size_t>(body.size(), 1000))));
 }
 
-void StreamDecoder::finish(std::int64_t promptTokensEstimate)
+void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
 {
     RequestRecord &r = *m_record;
+    if (m_keepReply && r.ok())
+        r.reply = std::move(m_reply);
     r.hiddenReasoningTokens =
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_sawUsage && (r.completionTokens > 0 || r.promptTokens > 0)) {
         r.tokenSource = TokenSource::Usage;
+        r.promptTokenSource = TokenSource::Usage;
         return;
     }
-    r.promptTokens = promptTokensEstimate;
+    r.promptTokens = promptTokens;
+    r.promptTokenSource = promptSource;
     // A non-streaming body has no chunks to count: its text is all there is.
-    if (m_countWithTokenizer || r.chunks == 0) {
-        r.completionTokens = ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
-        r.tokenSource = TokenSource::Tokenizer;
+    if (m_tokenizer || r.chunks == 0) {
+        r.completionTokens =
+            m_tokenizer ? m_tokenizer->count(m_text) : ApproxTokenizer::countUtf8(m_text.data(), m_text.size());
+        r.tokenSource = m_tokenizer ? TokenSource::Tokenizer : TokenSource::Estimate;
     } else {
         r.completionTokens = r.chunks;
         r.tokenSource = TokenSource::Chunks;

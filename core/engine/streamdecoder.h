@@ -2,20 +2,27 @@
 
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
+#include "tokenize/tokenizer.h"
 
 #include <string>
 #include <string_view>
 
 namespace tb {
 
-/// Decodes one response of an OpenAI-compatible or Anthropic API into a RequestRecord: content,
+/// Decodes one response of an OpenAI-compatible, OpenAI Responses or Anthropic API into a RequestRecord: content,
 /// reasoning and tool-call deltas (as token-bearing chunks stamped with their read's time), usage
 /// (prompt, completion, cached and reasoning tokens), finish reason, response id, and error events.
 /// One decoder serves one request at a time; begin() resets it.
 class StreamDecoder
 {
 public:
-    explicit StreamDecoder(ApiKind api, bool countWithTokenizer = false);
+    /// With a tokenizer, text is counted with it when the server reports no usage (once, at the
+    /// end); without, one token per chunk. keepReply: keep the generated content (not reasoning or
+    /// tool calls) as RequestRecord::reply, up to kMaxReplyBytes, for conversations whose next turn
+    /// carries it.
+    explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr, bool keepReply = false);
+
+    static constexpr std::size_t kMaxReplyBytes = 256 * 1024;
 
     void begin(RequestRecord *record);
 
@@ -36,21 +43,23 @@ public:
     RequestStatus failure() const { return m_serverError ? RequestStatus::ServerError : RequestStatus::Protocol; }
 
     /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
-    /// else the local tokenizer when enabled, else one token per chunk). promptTokensEstimate is the
-    /// client's count of the prompt, used when the server reports no usage.
-    void finish(std::int64_t promptTokensEstimate);
+    /// else the local tokenizer when configured, else one token per chunk). promptTokens is the
+    /// client's count of the prompt, from promptSource, used when the server reports no usage.
+    void finish(std::int64_t promptTokens, TokenSource promptSource);
 
 private:
     struct Fields;
 
     void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
+    void keepReplyText(std::string_view raw);
     void fail(const QString &message);
     /// Reads one JSON document (an event or a body) of either API into Fields, in one pass.
     bool read(std::string_view json, Fields &f);
     void apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming);
 
     ApiKind m_api;
-    bool m_countWithTokenizer;
+    const Tokenizer *m_tokenizer;
+    bool m_keepReply;
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;
@@ -58,7 +67,8 @@ private:
     bool m_sawUsage = false;
     bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
     bool m_serverError = false;
-    std::string m_text; ///< generated text, kept only when counting with the tokenizer
+    std::string m_text;  ///< generated text, kept only when counting with the tokenizer
+    std::string m_reply; ///< generated content, kept only with keepReply
 };
 
 } // namespace tb

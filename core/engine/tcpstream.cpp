@@ -48,20 +48,21 @@ TcpStream::~TcpStream()
 
 void TcpStream::open()
 {
+    // Through a proxy (absolute-form requests), the connection is to the proxy.
+    const QString &host = m_endpoint.proxiedPlain() ? m_endpoint.proxy.host : m_endpoint.host;
     QHostAddress address;
-    if (address.setAddress(m_endpoint.host)) {
+    if (address.setAddress(host)) {
         connectTo(address);
         return;
     }
     // Names are looked up asynchronously (QHostInfo caches answers for a minute).
     const quint64 generation = m_generation;
-    m_lookupId = QHostInfo::lookupHost(m_endpoint.host, this, [this, generation](const QHostInfo &info) {
+    m_lookupId = QHostInfo::lookupHost(host, this, [this, generation, host](const QHostInfo &info) {
         m_lookupId = -1;
         if (generation != m_generation)
             return;
         if (info.error() != QHostInfo::NoError || info.addresses().isEmpty()) {
-            failed(RequestStatus::Connect,
-                   QStringLiteral("cannot resolve '%1': %2").arg(m_endpoint.host, info.errorString()));
+            failed(RequestStatus::Connect, QStringLiteral("cannot resolve '%1': %2").arg(host, info.errorString()));
             return;
         }
         // Prefer IPv4, like most clients: a host that answers AAAA but does not listen on it
@@ -79,12 +80,13 @@ void TcpStream::open()
 
 void TcpStream::connectTo(const QHostAddress &address)
 {
+    const quint16 port = m_endpoint.proxiedPlain() ? m_endpoint.proxy.port : m_endpoint.port;
     sockaddr_storage storage{};
     socklen_t length = 0;
     if (address.protocol() == QAbstractSocket::IPv6Protocol) {
         auto *in6 = reinterpret_cast<sockaddr_in6 *>(&storage);
         in6->sin6_family = AF_INET6;
-        in6->sin6_port = htons(m_endpoint.port);
+        in6->sin6_port = htons(port);
         const Q_IPV6ADDR bytes = address.toIPv6Address();
         std::memcpy(&in6->sin6_addr, &bytes, sizeof(bytes));
         in6->sin6_scope_id = address.scopeId().toUInt();
@@ -92,7 +94,7 @@ void TcpStream::connectTo(const QHostAddress &address)
     } else {
         auto *in4 = reinterpret_cast<sockaddr_in *>(&storage);
         in4->sin_family = AF_INET;
-        in4->sin_port = htons(m_endpoint.port);
+        in4->sin_port = htons(port);
         in4->sin_addr.s_addr = htonl(address.toIPv4Address());
         length = sizeof(sockaddr_in);
     }
@@ -284,9 +286,14 @@ void TcpStream::onReadable()
     }
 }
 
-void TcpStream::failed(RequestStatus status, const QString &message)
+void TcpStream::failed(RequestStatus status, QString message)
 {
     const std::int64_t stamp = m_clock.nowNs();
+    // Not reaching the proxy is the proxy's failure, not the target's.
+    if (status == RequestStatus::Connect && m_endpoint.proxiedPlain()) {
+        status = RequestStatus::Proxy;
+        message = QStringLiteral("proxy %1: %2").arg(m_endpoint.proxy.describe(), message);
+    }
     ByteStreamHandler *handler = m_handler;
     close();
     if (handler)

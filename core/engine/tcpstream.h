@@ -41,7 +41,7 @@ private:
     void onReadable();
     void flushWrites();
     void close();
-    void failed(RequestStatus status, const QString &message);
+    void failed(RequestStatus status, QString message);
     std::int64_t stampOf(const ::msghdr &message);
 
     Endpoint m_endpoint;

@@ -31,27 +31,52 @@ class ActiveRequest final : public ResponseSink
 public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
-        , m_decoder(builder.api(), worker->m_plan->countWithTokenizer)
+        , m_builder(builder)
+        , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get(), job.turn > 0)
         , m_api(builder.api())
+        , m_url(builder.url())
     {
-        m_record.id = job.id;
-        m_record.stage = job.stage;
-        m_record.target = job.target;
-        m_record.instance = job.instance;
-        m_record.warmup = job.warmup;
-        m_record.scheduledNs = job.scheduledNs;
+        m_record = job.record();
         m_decoder.begin(&m_record);
     }
 
     RequestRecord &record() { return m_record; }
+    const RequestBuilder &builder() const { return m_builder; }
+    /// Closes what carries the exchange in progress, if any; its sink (this) hears nothing more.
+    void abandonExchange()
+    {
+        if (Exchange *e = std::exchange(exchange, nullptr))
+            transport->abandon(e);
+    }
     Transport *transport = nullptr;
     Exchange *exchange = nullptr;
     std::int64_t promptTokens = 0;
+    TokenSource promptSource = TokenSource::Estimate;
     TransportWorker::Deadlines::iterator deadline;
+    std::string json; ///< the request body as sent, kept for a 307/308 redirect
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
+
+    /// Counted as connecting until the connection opens or the request ends.
+    void startConnecting()
+    {
+        if (m_phase != Phase::Open) // a redirect hop while still connecting counts once
+            return;
+        m_phase = Phase::Connecting;
+        m_worker->m_counters->connecting.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    void connectionHandshaking() override
+    {
+        if (m_phase != Phase::Connecting)
+            return;
+        m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        m_worker->m_counters->handshaking.fetch_add(1, std::memory_order_relaxed);
+        m_phase = Phase::Handshaking;
+    }
 
     void connectionOpened() override
     {
+        leaveConnecting();
         if (connectDeadline) {
             m_worker->m_deadlines.erase(*connectDeadline);
             connectDeadline.reset();
@@ -60,6 +85,8 @@ public:
 
     void requestSent(std::int64_t stampNs) override
     {
+        if (m_counted)
+            return; // a redirect's hop: latencies count from the original send
         m_record.sentNs = stampNs;
         m_counted = true;
         m_worker->m_counters->requestSent();
@@ -70,7 +97,27 @@ public:
         m_record.headersNs = stampNs;
         m_record.httpStatus = head.status;
         m_record.httpVersion = head.http2 ? 2 : 1;
+        m_record.streams = head.streams;
         m_record.retryAfterS = head.retryAfterS;
+        if (head.status == 407 && exchange && exchange->endpoint().proxiedPlain()) {
+            m_worker->endRequest(this, RequestStatus::Proxy,
+                                 QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)")
+                                     .arg(exchange->endpoint().proxy.describe()),
+                                 stampNs);
+            return; // ended: `this` is gone
+        }
+        if (m_builder.followsRedirects() && isRedirect(head.status)) {
+            if (m_record.redirects >= limits::kMaxRedirects) {
+                m_worker->endRequest(
+                    this, RequestStatus::Http,
+                    QStringLiteral("HTTP %1: more than %2 redirects").arg(head.status).arg(limits::kMaxRedirects),
+                    stampNs);
+                return;
+            }
+            m_mode = Mode::Redirect; // its body is not the answer: read past it, then follow
+            m_location = head.location;
+            return;
+        }
         if (!head.contentEncoding.isEmpty()) {
             // Asked for identity; encoded bytes would read as a broken stream or binary text.
             const QString what =
@@ -90,6 +137,8 @@ public:
 
     void responseBody(const char *data, std::size_t size, std::int64_t stampNs) override
     {
+        if (m_mode == Mode::Redirect)
+            return;
         if (m_mode == Mode::EventStream) {
             const int before = m_record.chunks;
             m_sse.feed(data, size, [this, stampNs](std::string_view event, std::string_view payload) {
@@ -111,6 +160,10 @@ public:
     void responseComplete(std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
+        if (m_mode == Mode::Redirect) {
+            follow(stampNs);
+            return;
+        }
         switch (m_mode) {
         case Mode::ErrorBody:
             m_record.status = RequestStatus::Http;
@@ -125,6 +178,7 @@ public:
             break;
         case Mode::EventStream:
         case Mode::None:
+        case Mode::Redirect:
             break;
         }
         if (m_record.status == RequestStatus::Ok) {
@@ -134,6 +188,8 @@ public:
                 m_record.status = RequestStatus::StreamTruncated;
                 m_record.errorMessage = m_api == ApiKind::AnthropicMessages
                                             ? QStringLiteral("stream ended without message_stop")
+                                        : m_api == ApiKind::OpenAIResponses
+                                            ? QStringLiteral("stream ended without response.completed")
                                             : QStringLiteral("stream ended without [DONE] or a finish reason");
             }
         }
@@ -161,7 +217,25 @@ public:
     }
 
 private:
-    enum class Mode { None, EventStream, JsonBody, ErrorBody };
+    enum class Mode { None, EventStream, JsonBody, ErrorBody, Redirect };
+
+    void follow(std::int64_t stampNs)
+    {
+        QString why;
+        const auto next = m_builder.redirect(m_url, m_location, m_record.httpStatus, json, &why);
+        if (!next) {
+            fail(RequestStatus::Http, why);
+            settle();
+            return;
+        }
+        ++m_record.redirects;
+        m_url = next->url;
+        m_mode = Mode::None;
+        m_location.clear();
+        m_worker->sendOn(this, Hop{next->endpoint, m_url, json, next->keepsBody, next->credentials, next->message},
+                         stampNs);
+    }
+    enum class Phase { Open, Connecting, Handshaking };
 
     void fail(RequestStatus status, const QString &message)
     {
@@ -171,22 +245,36 @@ private:
         }
     }
 
+    void leaveConnecting()
+    {
+        if (m_phase == Phase::Connecting)
+            m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
+        else if (m_phase == Phase::Handshaking)
+            m_worker->m_counters->handshaking.fetch_sub(1, std::memory_order_relaxed);
+        m_phase = Phase::Open;
+    }
+
     void settle()
     {
-        m_decoder.finish(promptTokens);
+        leaveConnecting();
+        m_decoder.finish(promptTokens, promptSource);
         if (m_counted)
             m_worker->m_counters->requestDone();
         m_worker->finish(this);
     }
 
     TransportWorker *m_worker;
+    const RequestBuilder &m_builder;
     RequestRecord m_record;
     StreamDecoder m_decoder;
     SseParser m_sse;
     std::string m_body;
     Mode m_mode = Mode::None;
     ApiKind m_api;
+    QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
+    QByteArray m_location;
     bool m_counted = false;
+    Phase m_phase = Phase::Open;
 };
 
 TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunClock &clock,
@@ -206,10 +294,8 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
 TransportWorker::~TransportWorker()
 {
     m_completed = nullptr; // nobody listens any more; just tear down
-    for (auto &[raw, request] : m_active) {
-        if (request->exchange)
-            request->transport->abandon(request->exchange);
-    }
+    for (auto &[raw, request] : m_active)
+        request->abandonExchange();
     m_active.clear();
     delete m_qnam;
     delete m_native;
@@ -220,17 +306,21 @@ void TransportWorker::execute(const RequestJob &job)
     const RequestBuilder &builder = m_plan->targets.at(std::size_t(job.target)).instances.at(std::size_t(job.instance));
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
-    const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
-    raw->promptTokens = prompt.tokens;
+    Prompt generated;
+    const Prompt &prompt = job.prompt ? *job.prompt : (generated = m_plan->prompts->prompt(job.id - 1));
+    // The prompt's count in this target's tokenizer (a comparison's targets may count differently
+    // from the first, whose tokenizer sized the prompts), else TokenBench's estimate.
+    const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
+    const Tokenizer &counting = own ? *own : *Tokenizer::approx();
+    raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
+    raw->promptTokens =
+        &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
-    raw->exchange = raw->transport->acquire(builder);
-    if (!raw->exchange->isConnected())
-        raw->connectDeadline =
-            addDeadline(now + m_plan->config.load.connectTimeoutMs * 1'000'000, raw, Deadline::Connect);
-    raw->transport->send(raw->exchange, builder, prompt, raw);
+    raw->json = builder.bodyText(prompt);
+    sendOn(raw, Hop{builder.endpoint(), builder.url(), raw->json, true, true, {}}, now);
 }
 
 Transport *TransportWorker::transportFor(const RequestBuilder &builder)
@@ -240,6 +330,20 @@ Transport *TransportWorker::transportFor(const RequestBuilder &builder)
     if (!m_qnam)
         m_qnam = new QnamTransport(m_clock, this);
     return m_qnam;
+}
+
+void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs)
+{
+    if (Exchange *previous = std::exchange(request->exchange, nullptr))
+        request->transport->release(previous);
+    request->exchange = request->transport->acquire(hop.endpoint);
+    if (!request->exchange->isConnected()) {
+        if (!request->connectDeadline)
+            request->connectDeadline =
+                addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
+        request->startConnecting();
+    }
+    request->transport->send(request->exchange, request->builder(), hop, request);
 }
 
 TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t dueNs, ActiveRequest *request,
@@ -280,8 +384,7 @@ void TransportWorker::finish(ActiveRequest *request)
 void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, const QString &message,
                                  std::int64_t nowNs)
 {
-    if (Exchange *e = std::exchange(request->exchange, nullptr))
-        request->transport->abandon(e);
+    request->abandonExchange();
     request->abort(status, message, nowNs);
 }
 
@@ -307,10 +410,15 @@ void TransportWorker::checkDeadlines()
             continue;
         }
         const QString within = formatDuration(m_plan->config.load.connectTimeoutMs);
-        const Endpoint &endpoint = m_plan->targets.at(std::size_t(request->record().target))
-                                       .instances.at(std::size_t(request->record().instance))
-                                       .endpoint();
-        if (exchange->handshaking())
+        const Endpoint &endpoint = exchange->endpoint();
+        if (!endpoint.proxy.direct && !exchange->handshaking())
+            endRequest(request, RequestStatus::Proxy,
+                       QStringLiteral("no connection to %1:%2 through proxy %3 within %4 (--connect-timeout)")
+                           .arg(endpoint.host)
+                           .arg(endpoint.port)
+                           .arg(endpoint.proxy.describe(), within),
+                       now);
+        else if (exchange->handshaking())
             endRequest(
                 request, RequestStatus::Tls,
                 QStringLiteral("TLS handshake not finished within %1 (--connect-timeout): the server may speak plain "

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/requestbuilder.h"
 #include "engine/runclock.h"
 #include "engine/runplan.h"
 #include "metrics/requestrecord.h"
@@ -17,6 +18,7 @@ namespace tb {
 
 class ActiveRequest;
 class Exchange;
+struct Hop;
 class NativeTransport;
 class QnamTransport;
 class Transport;
@@ -49,6 +51,9 @@ public:
 private:
     friend class ActiveRequest;
     Transport *transportFor(const RequestBuilder &builder);
+    /// Sends `hop` for `request` through its transport (its first, or a redirect's next hop), the
+    /// connect deadline running while a connection is opened.
+    void sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs);
     void finish(ActiveRequest *request);
     /// Ends a request from the outside (its deadline, Stop, a response it must not read on):
     /// abandons its exchange and records it with `status`. Deletes `request`.

@@ -1,5 +1,7 @@
 #include "formats/prometheustext.h"
 
+#include "config/enumnames.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -52,20 +54,18 @@ std::optional<double> parseNumber(std::string_view text)
     return negative ? -v : v;
 }
 
+// Unknown is written "untyped" (its first name) and read under both names.
+constexpr EnumName<PromType> kTypeNames[] = {
+    {PromType::Counter, "counter"},     {PromType::Gauge, "gauge"},
+    {PromType::Histogram, "histogram"}, {PromType::GaugeHistogram, "gaugehistogram"},
+    {PromType::Summary, "summary"},     {PromType::Info, "info"},
+    {PromType::StateSet, "stateset"},   {PromType::Unknown, "untyped"},
+    {PromType::Unknown, "unknown"},
+};
+
 std::optional<PromType> typeFromName(std::string_view name)
 {
-    static constexpr std::pair<std::string_view, PromType> kTypes[] = {
-        {"counter", PromType::Counter},     {"gauge", PromType::Gauge},
-        {"histogram", PromType::Histogram}, {"gaugehistogram", PromType::GaugeHistogram},
-        {"summary", PromType::Summary},     {"info", PromType::Info},
-        {"stateset", PromType::StateSet},   {"untyped", PromType::Unknown},
-        {"unknown", PromType::Unknown},
-    };
-    for (const auto &[n, t] : kTypes) {
-        if (n == name)
-            return t;
-    }
-    return std::nullopt;
+    return enumFromName<PromType>(kTypeNames, name);
 }
 
 /// One line, consumed left to right; a failure leaves `why` set.
@@ -229,25 +229,7 @@ void appendNumber(std::string &out, double v)
 
 const char *promTypeName(PromType type)
 {
-    switch (type) {
-    case PromType::Counter:
-        return "counter";
-    case PromType::Gauge:
-        return "gauge";
-    case PromType::Histogram:
-        return "histogram";
-    case PromType::GaugeHistogram:
-        return "gaugehistogram";
-    case PromType::Summary:
-        return "summary";
-    case PromType::Info:
-        return "info";
-    case PromType::StateSet:
-        return "stateset";
-    case PromType::Unknown:
-        break;
-    }
-    return "untyped";
+    return enumCName(kTypeNames, type);
 }
 
 const std::string *PromSample::label(std::string_view key) const
@@ -458,6 +440,15 @@ void PromWriter::family(std::string_view name, PromType type, std::string_view h
     m_out += name;
     m_out += ' ';
     m_out += promTypeName(type);
+    m_out += '\n';
+}
+
+void PromWriter::unit(std::string_view name, std::string_view unit)
+{
+    m_out += "# UNIT ";
+    m_out += name;
+    m_out += ' ';
+    m_out += unit;
     m_out += '\n';
 }
 

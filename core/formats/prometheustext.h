@@ -67,11 +67,17 @@ std::optional<PromExposition> parsePrometheusText(QByteArrayView text, QString *
 /// server_metrics.csv.
 std::string formatPromLabels(const PromLabels &labels);
 
-/// Writes Prometheus text (0.0.4): HELP/TYPE once per family, then its samples.
+/// Writes Prometheus text (0.0.4): HELP/TYPE once per family, then its samples. With unit() and
+/// end() it writes OpenMetrics 1.0 (then counter families are named without `_total`, which their
+/// samples carry).
 class PromWriter
 {
 public:
     void family(std::string_view name, PromType type, std::string_view help);
+    /// OpenMetrics: `# UNIT name unit` after family(); the name must end in `_unit`.
+    void unit(std::string_view name, std::string_view unit);
+    /// OpenMetrics: the closing `# EOF`.
+    void end() { m_out += "# EOF\n"; }
     void sample(std::string_view name, const PromLabels &labels, double value);
     /// A cumulative histogram: `_bucket{le}` for each bound and +Inf, `_sum`, `_count`.
     void histogram(std::string_view name, const PromLabels &labels, const std::vector<double> &bounds,

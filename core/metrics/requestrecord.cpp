@@ -16,12 +16,14 @@ constexpr EnumName<RequestStatus> kStatusNames[] = {
     {RequestStatus::StreamTruncated, "stream-truncated"},
     {RequestStatus::ServerError, "server-error"},
     {RequestStatus::Cancelled, "cancelled"},
+    {RequestStatus::Proxy, "proxy"},
 };
 
 constexpr EnumName<TokenSource> kSourceNames[] = {
     {TokenSource::Usage, "usage"},
     {TokenSource::Tokenizer, "tokenizer"},
     {TokenSource::Chunks, "chunks"},
+    {TokenSource::Estimate, "estimate"},
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tb {
@@ -25,14 +26,18 @@ enum class RequestStatus : std::uint8_t {
     StreamTruncated, ///< the stream ended without [DONE] / finish
     ServerError,     ///< the server's own error in a 2xx response: an error event mid-stream, an error body
     Cancelled,       ///< stopped by the user
+    Proxy,           ///< the proxy refused the connection, wanted credentials (407) or refused CONNECT
 };
-/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled"
+/// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled",
+/// "proxy"
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
-/// Where completion/prompt token counts came from (SPEC §3 "Token counts").
-enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks };
-const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks"
+/// Where completion/prompt token counts came from (SPEC §3 "Token counts"): the server's usage,
+/// the target's configured tokenizer, one token per chunk (completions), or TokenBench's
+/// approximation when no tokenizer is configured (prompts).
+enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks, Estimate };
+const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks", "estimate"
 std::optional<TokenSource> tokenSourceFromName(const QString &name);
 
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
@@ -50,10 +55,15 @@ struct RequestRecord {
     int instance = 0;     ///< which of the target's instances served it (load balancing); -1: none (never sent)
     int shard = -1;       ///< a merged run: the index of the shard that made it; -1 otherwise
     bool warmup = false;  ///< excluded from statistics, still in requests.csv
+    int turn = 0;         ///< conversations (--turns): 1-based turn index; 0 = not a conversation
+    std::uint64_t conversation = 0; ///< conversations: which one (1-based, in order of starting); 0 = none
     RequestStatus status = RequestStatus::Ok;
-    int httpStatus = 0;  ///< 0 when no response arrived
-    int httpVersion = 0; ///< the response came over HTTP/1.1 (1) or HTTP/2 (2); 0: none
-    TokenSource tokenSource = TokenSource::Chunks;
+    int httpStatus = 0;                                    ///< 0 when no response arrived
+    int httpVersion = 0;                                   ///< the response came over HTTP/1.1 (1) or HTTP/2 (2); 0: none
+    int redirects = 0;                                     ///< redirects followed (target.follow_redirects)
+    int streams = 0; ///< requests in flight on its connection as its response began (HTTP/2); 1 over HTTP/1.1
+    TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
+    TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
     std::int64_t scheduledNs = -1;    ///< when the load profile wanted it sent
     std::int64_t sentNs = -1;         ///< handed to the network (request bytes written)
@@ -79,6 +89,9 @@ struct RequestRecord {
     QString errorMessage; ///< short, human readable, never contains secrets
 
     std::vector<ChunkStamp> tokenChunks; ///< every token-bearing chunk; may be dropped after aggregation
+    /// Conversations: the generated content as received (bounded), which the next turn carries.
+    /// Taken by the load controller; never written to a file.
+    std::string reply;
 
     bool ok() const { return status == RequestStatus::Ok; }
 

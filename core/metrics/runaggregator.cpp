@@ -123,6 +123,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         return;
     }
     ++requests.attempted;
+    requests.redirected += r.redirects > 0 ? 1 : 0;
+    requests.redirects += r.redirects;
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
     if (r.httpVersion > 0)
@@ -154,7 +156,24 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     case TokenSource::Chunks:
         ++tokens.fromChunks;
         break;
+    case TokenSource::Estimate:
+        ++tokens.fromEstimate;
+        break;
     }
+    switch (r.promptTokenSource) {
+    case TokenSource::Usage:
+        ++tokens.promptFromUsage;
+        break;
+    case TokenSource::Tokenizer:
+        ++tokens.promptFromTokenizer;
+        break;
+    case TokenSource::Chunks:
+    case TokenSource::Estimate:
+        ++tokens.promptEstimated;
+        break;
+    }
+    tokens.promptMin = requests.ok == 1 ? r.promptTokens : std::min(tokens.promptMin, r.promptTokens);
+    tokens.promptMax = std::max(tokens.promptMax, r.promptTokens);
     timeline->forEachArrival([this](std::int64_t tNs, std::int64_t n) {
         if (tNs < 0)
             return;
@@ -273,6 +292,7 @@ RunAggregator::Second &RunAggregator::second(std::int64_t ns)
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
+    m_streamsPerConnection = std::max(m_streamsPerConnection, r.streams);
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
     Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size()
@@ -297,6 +317,16 @@ void RunAggregator::add(const RequestRecord &r)
         stage->add(r, t, good, openLoop, true);
     if (instance)
         instance->add(r, t, good, openLoop, true);
+    if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
+        if (std::size_t(r.turn) > m_turns.size())
+            m_turns.resize(std::size_t(r.turn));
+        Turn &turn = m_turns[std::size_t(r.turn) - 1];
+        ++turn.requests;
+        if (const auto ttft = r.ttftMs())
+            turn.ttftMs.record(*ttft);
+        turn.promptTokens.record(double(r.promptTokens));
+        turn.cachedTokens.record(double(r.cachedTokens));
+    }
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -330,10 +360,12 @@ RunSummary RunAggregator::summary() const
     s.toolVersion = m_info.toolVersion.isEmpty() ? version() : m_info.toolVersion;
     s.targetName = m_info.config.target.displayName();
     s.targetUrl = m_info.config.target.url;
-    s.transport = transportKindName(effectiveTransport(m_info.config.target));
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
+    s.connection = m_info.connection;
+    s.connection.streamsPerConnection = m_streamsPerConnection;
     s.startedAt = m_info.startedAtText();
+    s.promptSizing = m_promptSizing;
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
     for (std::size_t i = 1; i < m_blocks.size(); ++i) {
         s.stages.push_back(m_blocks[i].summary(m_blocks[i].histograms));
@@ -341,21 +373,37 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    const Pricing &prices = m_info.config.target.pricing;
+    const auto priced = [&prices](SummaryBlock &b) {
+        b.cost = CostSummary::of(prices, b.tokens, b.requests.ok, b.throughput.good);
+    };
+    priced(s.total);
+    for (SummaryBlock &b : s.stages)
+        priced(b);
+    s.workload = m_info.workload;
+    s.warnings << m_info.preRunWarnings;
     const PromptConfig &prompt = m_info.config.prompt;
     const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
-                                prompt.sharedPrefixTokens > 0 || prompt.systemTokens > 0 ||
-                                !prompt.systemTemplate.isEmpty();
+                                m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||
+                                prompt.systemTokens > 0 || !prompt.systemTemplate.isEmpty();
     if (!sharesPrefixes && s.total.tokens.cached > 0) {
         s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
                                      "of this run is unique to it (no shared prefix or system prompt): the server's "
                                      "prefix cache was warmed by another client or by a run with the same prompt salt")
                           .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
     }
+    for (std::size_t i = 0; i < m_turns.size(); ++i) {
+        const Turn &t = m_turns[i];
+        s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
+                           LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
+    }
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
-        for (const Block &b : m_instances)
+        for (const Block &b : m_instances) {
             s.instances.push_back(b.summary(b.histograms));
+            priced(s.instances.back());
+        }
     }
     return s;
 }

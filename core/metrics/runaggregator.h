@@ -35,6 +35,7 @@ class TokenTimeline;
 ///  - Cache hits are unexpected — a summary warning — when the prompts are synthetic with neither
 ///    a shared prefix nor a system prompt: each prompt is then unique to the run (its salt), so
 ///    any cached token came from outside it. Prompt files and templates may repeat themselves.
+///  - Conversations get figures per turn index (RequestRecord::turn) from their successful requests.
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
 class RunAggregator
@@ -52,6 +53,8 @@ public:
     std::int64_t recordCount() const { return m_records; }
 
     RunSummary summary() const;
+    /// How the prompts were sized (known once calibration, if any, is done); goes into summaries.
+    void setPromptSizing(const PromptSizing &sizing) { m_promptSizing = sizing; }
     /// Rows [fromSecond, end): end is the last second with any event, or, when nowNs ≥ 0 (run
     /// time of a live run), the last second completed by then. A live run's recent rows still grow
     /// as long requests complete and are attributed to the seconds they were sent and streamed in,
@@ -69,10 +72,17 @@ private:
     bool isGood(const RequestRecord &record) const;
 
     RunInfo m_info;
+    PromptSizing m_promptSizing;
     std::vector<Block> m_blocks;    ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
+    struct Turn {
+        std::int64_t requests = 0;
+        LogHistogram ttftMs, promptTokens, cachedTokens;
+    };
+    std::vector<Turn> m_turns; ///< conversations: [k − 1] turn k
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
+    int m_streamsPerConnection = 0;
 };
 
 } // namespace tb

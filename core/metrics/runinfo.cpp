@@ -93,4 +93,37 @@ QString RunInfo::wallOriginText() const
            QStringLiteral("%1Z").arg(wallOriginNs / 1000 % 1'000'000, 6, 10, QLatin1Char('0'));
 }
 
+QString ConnectionInfo::proxyText() const
+{
+    const QString what = proxy.isEmpty() ? QStringLiteral("none") : proxy;
+    return proxyOrigin.isEmpty() ? what : QStringLiteral("%1 (%2)").arg(what, proxyOrigin);
+}
+
+nlohmann::json ConnectionInfo::toJson() const
+{
+    return {{"proxy", proxy.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(withoutUserInfo(proxy)))},
+            {"proxy_source", toStd(proxySource.isEmpty() ? QStringLiteral("none") : proxySource)},
+            {"proxy_origin", toStd(proxyOrigin)},
+            {"transport", transport.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(transport))},
+            {"streams_per_connection", streamsPerConnection}};
+}
+
+ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
+{
+    ConnectionInfo c;
+    if (!json.is_object())
+        return c;
+    const auto text = [&json](const char *key) {
+        const auto it = json.find(key);
+        return it != json.end() && it->is_string() ? fromStd(it->get<std::string>()) : QString();
+    };
+    c.proxy = withoutUserInfo(text("proxy"));
+    c.proxySource = text("proxy_source");
+    c.proxyOrigin = text("proxy_origin");
+    c.transport = text("transport");
+    if (const auto it = json.find("streams_per_connection"); it != json.end() && it->is_number_integer())
+        c.streamsPerConnection = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000));
+    return c;
+}
+
 } // namespace tb

@@ -13,6 +13,23 @@
 
 namespace tb {
 
+/// How the run's connections were made (run.json's and summary.json's "connection" block).
+struct ConnectionInfo {
+    QString proxy;       ///< the proxy's URL, never its credentials; empty: direct
+    QString proxySource; ///< "none" | "config" | "environment" | "system" (engine/proxyresolver.h)
+    QString proxyOrigin; ///< what decided: "HTTPS_PROXY", "NO_PROXY", "target.proxy", "system"; may be empty
+    QString transport;   ///< "native" | "qnam" (README "Transports"); empty for runs from before transports
+    /// Most requests seen in flight on one connection (HTTP/2 streams; 1 over HTTP/1.1); 0: not
+    /// known before the run, or no response arrived. Set in the summary, from the records.
+    int streamsPerConnection = 0;
+
+    /// "http://proxy:3128 (HTTPS_PROXY)", "none (NO_PROXY)", "none".
+    QString proxyText() const;
+    nlohmann::json toJson() const;
+    static ConnectionInfo fromJson(const nlohmann::json &json); ///< absent or partial: direct
+    bool operator==(const ConnectionInfo &) const = default;
+};
+
 /// What describes a run besides its records: the configuration as run, the stages it executes, and
 /// where and when it started. The aggregator names its blocks from it, the writer stores it as
 /// run.json, the reader gives it back.
@@ -26,9 +43,14 @@ struct RunInfo {
     /// joins the run's offsets with other tools' stamps on this machine, and aligns shards.
     std::int64_t monotonicOriginNs = 0;
     std::int64_t wallOriginNs = 0;
-    ShardSpec shard;        ///< a sharded run: config.load is this shard's share of totalLoad
-    LoadConfig totalLoad;   ///< with shard.isSharded(): the whole run's load before the split
-    QStringList mergedFrom; ///< a merged run: the shard directories it was made of
+    ShardSpec shard;           ///< a sharded run: config.load is this shard's share of totalLoad
+    LoadConfig totalLoad;      ///< with shard.isSharded(): the whole run's load before the split
+    QStringList mergedFrom;    ///< a merged run: the shard directories it was made of
+    ConnectionInfo connection; ///< of the target's (first instance's) connections
+    /// What reading the workload file kept and dropped (WorkloadStats::toJson()); null without one.
+    nlohmann::json workload;
+    /// Problems found before the run (e.g. requests longer than the model's context): summary warnings.
+    QStringList preRunWarnings;
 
     /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
     static RunInfo begin(const RunConfig &config,

@@ -1,5 +1,7 @@
 #include "metrics/runsummary.h"
 
+#include "formats/formatversion.h"
+
 #include <array>
 
 namespace tb {
@@ -153,6 +155,41 @@ LoadSummary loadFromJson(const Node &n)
     return l;
 }
 
+json costToJson(const CostSummary &c)
+{
+    return {{"currency", "USD"},
+            {"input", c.input},
+            {"cached_input", c.cachedInput},
+            {"output", c.output},
+            {"total", c.total},
+            {"per_request", optional(c.perRequest)},
+            {"per_1m_output_tokens", optional(c.perMOutputTokens)},
+            {"per_good_request", optional(c.perGoodRequest)},
+            {"prices_per_1m",
+             {{"input", optional(c.prices.inputPerM)},
+              {"cached_input", optional(c.prices.cachedInputPerM)},
+              {"output", optional(c.prices.outputPerM)},
+              {"source", toStd(c.prices.source)}}}};
+}
+
+CostSummary costFromJson(const Node &n)
+{
+    CostSummary c;
+    c.input = n.number("input");
+    c.cachedInput = n.number("cached_input");
+    c.output = n.number("output");
+    c.total = n.number("total");
+    c.perRequest = n.optionalNumber("per_request");
+    c.perMOutputTokens = n.optionalNumber("per_1m_output_tokens");
+    c.perGoodRequest = n.optionalNumber("per_good_request");
+    const Node prices = n.object("prices_per_1m");
+    c.prices.inputPerM = prices.optionalNumber("input");
+    c.prices.cachedInputPerM = prices.optionalNumber("cached_input");
+    c.prices.outputPerM = prices.optionalNumber("output");
+    c.prices.source = prices.string("source");
+    return c;
+}
+
 json blockToJson(const SummaryBlock &b, bool wholeRun)
 {
     json byStatus = json::object();
@@ -177,6 +214,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"failed", b.requests.failed},
           {"cancelled", b.requests.cancelled},
           {"warmup", b.requests.warmup},
+          {"redirected", b.requests.redirected},
+          {"redirects", b.requests.redirects},
           {"by_status", byStatus},
           {"by_error", byError},
           {"by_finish_reason", byFinishReason},
@@ -200,7 +239,16 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"out_in_ratio", optional(b.tokens.outInRatio)},
           {"cache_hit_ratio", optional(b.tokens.cacheHitRatio)},
           {"sources",
-           {{"usage", b.tokens.fromUsage}, {"tokenizer", b.tokens.fromTokenizer}, {"chunks", b.tokens.fromChunks}}}}},
+           {{"usage", b.tokens.fromUsage},
+            {"tokenizer", b.tokens.fromTokenizer},
+            {"chunks", b.tokens.fromChunks},
+            {"estimate", b.tokens.fromEstimate}}},
+          {"prompt_sources",
+           {{"usage", b.tokens.promptFromUsage},
+            {"tokenizer", b.tokens.promptFromTokenizer},
+            {"estimate", b.tokens.promptEstimated}}},
+          {"prompt_min", b.tokens.promptMin},
+          {"prompt_max", b.tokens.promptMax}}},
         {"concurrency",
          {{"target", b.concurrency.target ? json(*b.concurrency.target) : json()},
           {"peak_in_flight", b.concurrency.peakInFlight},
@@ -212,6 +260,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
         histograms[kMetricNames[i].key] = b.histograms[i].toJson();
     }
     block["histograms"] = std::move(histograms);
+    if (b.cost)
+        block["cost"] = costToJson(*b.cost);
     if (!wholeRun)
         block["name"] = toStd(b.name);
     return block;
@@ -231,6 +281,11 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.requests.failed = requests.integer("failed");
     b.requests.cancelled = requests.integer("cancelled");
     b.requests.warmup = requests.integer("warmup");
+    // Summaries from before redirects could be followed have none.
+    if (requests.has("redirects")) {
+        b.requests.redirected = requests.integer("redirected");
+        b.requests.redirects = requests.integer("redirects");
+    }
     const Node byStatus = requests.object("by_status");
     for (const auto &[key, value] : byStatus.value().items()) {
         bool ok = false;
@@ -277,12 +332,26 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.tokens.fromUsage = sources.integer("usage");
     b.tokens.fromTokenizer = sources.integer("tokenizer");
     b.tokens.fromChunks = sources.integer("chunks");
+    if (sources.has("estimate"))
+        b.tokens.fromEstimate = sources.integer("estimate");
+    // Runs from before prompt sources were recorded have none.
+    if (tokens.has("prompt_sources")) {
+        const Node prompt = tokens.object("prompt_sources");
+        b.tokens.promptFromUsage = prompt.integer("usage");
+        b.tokens.promptFromTokenizer = prompt.integer("tokenizer");
+        b.tokens.promptEstimated = prompt.integer("estimate");
+        b.tokens.promptMin = tokens.integer("prompt_min");
+        b.tokens.promptMax = tokens.integer("prompt_max");
+    }
 
     const Node concurrency = n.object("concurrency");
     if (const auto target = concurrency.optionalNumber("target"))
         b.concurrency.target = int(*target);
     b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
     b.concurrency.meanInFlight = concurrency.number("mean_in_flight");
+
+    if (n.has("cost") && !n.value()["cost"].is_null())
+        b.cost = costFromJson(n.object("cost"));
 
     // Histograms are optional: without them a summary still has its statistics.
     const bool hasHistograms = n.has("histograms");
@@ -311,6 +380,28 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
 
 } // namespace
 
+std::optional<CostSummary> CostSummary::of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
+                                           std::int64_t good)
+{
+    if (!prices.isSet())
+        return std::nullopt;
+    const auto perToken = [](const std::optional<double> &perM) { return perM.value_or(0) / 1e6; };
+    CostSummary c;
+    c.prices = prices;
+    c.input = double(std::max<std::int64_t>(0, tokens.input - tokens.cached)) * perToken(prices.inputPerM);
+    c.cachedInput =
+        double(tokens.cached) * perToken(prices.cachedInputPerM ? prices.cachedInputPerM : prices.inputPerM);
+    c.output = double(tokens.output) * perToken(prices.outputPerM);
+    c.total = c.input + c.cachedInput + c.output;
+    if (ok > 0)
+        c.perRequest = c.total / double(ok);
+    if (tokens.output > 0)
+        c.perMOutputTokens = c.total / double(tokens.output) * 1e6;
+    if (good > 0)
+        c.perGoodRequest = c.total / double(good);
+    return c;
+}
+
 std::int64_t RequestCounts::stoppedAtCap() const
 {
     std::int64_t n = 0;
@@ -338,6 +429,7 @@ bool isLatencyMetric(Metric metric)
 
 QString RunSummary::transportText() const
 {
+    const QString &transport = connection.transport;
     if (transport.isEmpty())
         return {};
     const auto &versions = total.requests.byHttpVersion;
@@ -345,7 +437,12 @@ QString RunSummary::transportText() const
     for (const auto &[version, count] : versions)
         parts << (versions.size() == 1 ? QStringLiteral("HTTP/%1").arg(version)
                                        : QStringLiteral("HTTP/%1 × %2").arg(version).arg(count));
-    return parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+    QString text = parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+    if (connection.streamsPerConnection > 1)
+        text += QStringLiteral(" · up to %1 streams per connection").arg(connection.streamsPerConnection);
+    if (!connection.proxy.isEmpty())
+        text += QStringLiteral(" · proxy ") + connection.proxyText();
+    return text;
 }
 
 json RunSummary::toJson() const
@@ -357,9 +454,9 @@ json RunSummary::toJson() const
          {{"name", toStd(targetName)},
           {"url", toStd(targetUrl)},
           {"api", toStd(api)},
-          {"model", toStd(model)},
-          {"transport", toStd(transport)}}},
+          {"model", toStd(model)}}},
         {"started_at", toStd(startedAt)},
+        {"connection", connection.toJson()},
     };
     if (!targetReplicas.isEmpty()) {
         json replicas = json::array();
@@ -383,8 +480,41 @@ json RunSummary::toJson() const
             instanceArray.push_back(blockToJson(s, false));
         j["instances"] = std::move(instanceArray);
     }
+    if (!turns.empty()) {
+        json turnArray = json::array();
+        for (const TurnSummary &t : turns)
+            turnArray.push_back({{"turn", t.turn},
+                                 {"requests", t.requests},
+                                 {"ttft_ms", t.ttftMs.toJson()},
+                                 {"prompt_tokens", t.promptTokens.toJson()},
+                                 {"cached_tokens", t.cachedTokens.toJson()}});
+        j["turns"] = std::move(turnArray);
+    }
+    const PromptSizing &p = promptSizing;
+    json calibration;
+    if (!p.calibration.isEmpty()) {
+        calibration = {{"method", toStd(p.calibration)},
+                       {"scale", p.scale},
+                       {"overhead", p.overhead},
+                       {"probes", p.probes},
+                       {"probed", p.probed ? json(*p.probed) : json()}};
+    } else if (!p.calibrationError.isEmpty()) {
+        calibration = {{"error", toStd(p.calibrationError)}};
+    }
+    j["prompt_size"] = {{"requested", p.requested ? json(*p.requested) : json()},
+                        {"measured_mean",
+                         total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
+                        {"measured_min", total.tokens.promptMin},
+                        {"measured_max", total.tokens.promptMax},
+                        {"tokenizer", toStd(p.tokenizer)},
+                        {"local_tokens", p.localTokens},
+                        {"calibration", calibration}};
     if (server)
         j["server"] = server->toJson();
+    if (client)
+        j["client"] = client->toJson();
+    if (workload.is_object())
+        j["workload"] = workload;
     return j;
 }
 
@@ -396,9 +526,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.formatVersion = int(top.integer("format_version"));
     if (problem.isEmpty() && s.formatVersion > kRunFormatVersion) {
         if (error)
-            *error = QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
-                         .arg(s.formatVersion)
-                         .arg(kRunFormatVersion);
+            *error = newerFormatVersion(s.formatVersion, kRunFormatVersion);
         return std::nullopt;
     }
     const Node tool = top.object("tool");
@@ -409,7 +537,6 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     s.targetUrl = target.string("url");
     s.api = target.string("api");
     s.model = target.string("model");
-    s.transport = target.has("transport") ? target.string("transport") : QString();
     if (target.has("replicas")) {
         if (const json *replicas = target.array("replicas")) {
             for (const json &r : *replicas)
@@ -419,7 +546,29 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     }
     if (top.has("started_at"))
         s.startedAt = top.string("started_at");
+    if (top.has("connection"))
+        s.connection = ConnectionInfo::fromJson(j["connection"]);
     s.total = blockFromJson(top, true);
+    if (const auto w = j.find("workload"); w != j.end() && w->is_object())
+        s.workload = *w;
+    if (top.has("prompt_size")) {
+        const Node p = top.object("prompt_size");
+        if (const auto requested = p.optionalNumber("requested"))
+            s.promptSizing.requested = std::int64_t(*requested);
+        s.promptSizing.tokenizer = p.string("tokenizer");
+        s.promptSizing.localTokens = p.integer("local_tokens");
+        if (p.has("calibration") && p.value()["calibration"].contains("error")) {
+            s.promptSizing.calibrationError = p.object("calibration").string("error");
+        } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {
+            const Node c = p.object("calibration");
+            s.promptSizing.calibration = c.string("method");
+            s.promptSizing.scale = c.number("scale");
+            s.promptSizing.overhead = c.integer("overhead");
+            s.promptSizing.probes = int(c.integer("probes"));
+            if (const auto probed = c.optionalNumber("probed"))
+                s.promptSizing.probed = std::int64_t(*probed);
+        }
+    }
     if (top.has("warnings")) {
         if (const json *warnings = top.array("warnings")) {
             for (const json &w : *warnings)
@@ -437,11 +586,47 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                     blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
         }
     }
+    if (top.has("turns")) {
+        if (const json *turns = top.array("turns")) {
+            for (std::size_t i = 0; i < turns->size() && i < std::size_t(limits::kMaxTurns); ++i) {
+                const json &t = (*turns)[i];
+                const QString where = QStringLiteral("turns[%1]").arg(i);
+                TurnSummary turn;
+                QString why;
+                const auto stats = [&](const char *key, LatencyStats &out) {
+                    const auto parsed =
+                        t.is_object() && t.contains(key) ? LatencyStats::fromJson(t[key], &why) : std::nullopt;
+                    if (parsed)
+                        out = *parsed;
+                    else
+                        top.fail(where + QLatin1Char('.') + QLatin1String(key),
+                                 why.isEmpty() ? QStringLiteral("missing") : why);
+                };
+                if (!t.is_object() || !t.value("turn", json()).is_number_integer() ||
+                    !t.value("requests", json()).is_number_integer()) {
+                    top.fail(where, QStringLiteral("must be an object with integers 'turn' and 'requests'"));
+                    break;
+                }
+                turn.turn = t["turn"].get<int>();
+                turn.requests = t["requests"].get<std::int64_t>();
+                stats("ttft_ms", turn.ttftMs);
+                stats("prompt_tokens", turn.promptTokens);
+                stats("cached_tokens", turn.cachedTokens);
+                s.turns.push_back(turn);
+            }
+        }
+    }
     if (top.has("server") && !j["server"].is_null()) {
         QString why;
         s.server = ServerSummary::fromJson(j["server"], &why);
         if (!s.server)
             top.fail(QStringLiteral("server"), why);
+    }
+    if (top.has("client") && !j["client"].is_null()) {
+        QString why;
+        s.client = ClientHealthSummary::fromJson(j["client"], &why);
+        if (!s.client)
+            top.fail(QStringLiteral("client"), why);
     }
     if (!problem.isEmpty()) {
         if (error)

@@ -4,8 +4,10 @@
 // and read by the run directory code, shown by the GUI and the comparison table.
 
 #include "config/runconfig.h"
+#include "metrics/clienthealthsummary.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
+#include "metrics/runinfo.h"
 #include "metrics/servermetrics.h"
 
 #include <QString>
@@ -63,6 +65,8 @@ struct RequestCounts {
     std::int64_t failed = 0;                 ///< errors caused by the target or the network
     std::int64_t cancelled = 0;              ///< cut off by Stop: neither ok nor failed (see RunAggregator)
     std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
+    std::int64_t redirected = 0;             ///< attempted requests that followed a redirect
+    std::int64_t redirects = 0;              ///< redirects they followed, all hops
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
@@ -98,12 +102,51 @@ struct TokenSummary {
     std::int64_t fromUsage = 0;          ///< successful requests whose counts came from each source
     std::int64_t fromTokenizer = 0;
     std::int64_t fromChunks = 0;
+    std::int64_t fromEstimate = 0;    ///< non-streaming, no usage, no tokenizer: ApproxTokenizer
+    std::int64_t promptFromUsage = 0; ///< successful requests whose prompt count came from each source
+    std::int64_t promptFromTokenizer = 0;
+    std::int64_t promptEstimated = 0;
+    std::int64_t promptMin = 0; ///< smallest and largest prompt_tokens of a successful request
+    std::int64_t promptMax = 0;
+};
+
+/// How prompts were sized: what was asked, in which tokenizer, and what calibration found.
+struct PromptSizing {
+    std::optional<std::int64_t> requested; ///< system_tokens + prompt_tokens of synthetic prompts
+    QString tokenizer;                     ///< Tokenizer::description() of the sizing tokenizer
+    std::int64_t localTokens = 0;          ///< that tokenizer's count of a synthetic prompt (after calibration)
+    QString calibration;                   ///< "usage" or "tokenize" when calibrated, else empty
+    double scale = 1;                      ///< target tokens per local token, from calibration
+    std::int64_t overhead = 0;             ///< chat-template tokens per request, from calibration
+    int probes = 0;                        ///< calibration requests sent
+    std::optional<std::int64_t> probed;    ///< the target's count of the calibrated prompt
+    QString calibrationError;              ///< why --calibrate could not calibrate (the run went on without)
+    bool operator==(const PromptSizing &) const = default;
 };
 
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
     double meanInFlight = 0;
+};
+
+/// What a block's requests cost at the target's prices (README "Cost"), in USD. Tokens are those
+/// of successful requests, as everywhere in a summary: cached prompt tokens at the cached price
+/// (the input price when none is set), the rest of the prompt at the input price, completion
+/// tokens (reasoning included) at the output price.
+struct CostSummary {
+    Pricing prices;
+    double input = 0;       ///< uncached prompt tokens
+    double cachedInput = 0; ///< cached prompt tokens
+    double output = 0;
+    double total = 0;
+    std::optional<double> perRequest;       ///< total / successful requests
+    std::optional<double> perMOutputTokens; ///< total per 1M output tokens
+    std::optional<double> perGoodRequest;   ///< total / good requests (meeting every SLO)
+
+    /// None when the target has no price.
+    static std::optional<CostSummary> of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
+                                         std::int64_t good);
 };
 
 /// One block of summary.json: the whole run, or one stage (then `name` is set).
@@ -115,11 +158,22 @@ struct SummaryBlock {
     ThroughputSummary throughput;
     TokenSummary tokens;
     ConcurrencySummary concurrency;
+    std::optional<CostSummary> cost; ///< with prices for the target
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
 
     const LatencyStats &stat(Metric m) const { return stats[std::size_t(m)]; }
     const LogHistogram &histogram(Metric m) const { return histograms[std::size_t(m)]; }
+};
+
+/// Conversations (--turns): one turn index over the whole run, from its successful requests
+/// (warm-up excluded) — the multi-turn token growth, measured.
+struct TurnSummary {
+    int turn = 0;              ///< 1-based
+    std::int64_t requests = 0; ///< successful requests of this turn
+    LatencyStats ttftMs;
+    LatencyStats promptTokens; ///< as counted (usage first, SPEC §3)
+    LatencyStats cachedTokens;
 };
 
 struct RunSummary {
@@ -137,16 +191,23 @@ struct RunSummary {
     QString startedAt;          ///< ISO 8601 with offset
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
-    QString transport;          ///< transportKindName() of the transport used; empty for older runs
+    ConnectionInfo connection;  ///< how the connections were made (RunInfo::connection)
     SummaryBlock total;
     std::vector<SummaryBlock> stages;
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
+    std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
+    PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
+    /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
+    std::optional<ClientHealthSummary> client;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
+    /// The workload file's reading (format, entries read, bad lines skipped, filtered, sampled);
+    /// null when prompts came from no file.
+    nlohmann::json workload;
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or

@@ -1,6 +1,7 @@
 #include "results/runfiles.h"
 
 #include "formats/csv.h"
+#include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runsummary.h"
 #include "tokenbench/version.h"
@@ -50,6 +51,10 @@ enum Column {
     Instance,
     HiddenReasoningTokens,
     HttpVersionColumn,
+    Redirects,
+    Turn,
+    Conversation,
+    PromptTokenSource,
     Shard, // merged runs only
     ColumnCount
 };
@@ -87,6 +92,10 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "instance",
     "hidden_reasoning_tokens",
     "http_version",
+    "redirects",
+    "turn",
+    "conversation",
+    "prompt_token_source",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -287,7 +296,7 @@ json runInfoToJson(const RunInfo &info)
         {"started_at", toStd(info.startedAtText())},
         {"stages", stagesToJson(info.stages)},
         {"config", toJson(info.config)},
-        {"transport", toStd(transportKindName(effectiveTransport(info.config.target)))},
+        {"connection", info.connection.toJson()},
     };
     if (info.wallOriginNs > 0)
         j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
@@ -316,17 +325,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
         *error = why;
         return std::nullopt;
     };
-    if (!j.is_object())
-        return fail(QStringLiteral("not a JSON object"));
-    if (j.value("format", std::string()) != "tokenbench-run")
-        return fail(QStringLiteral("format: not \"tokenbench-run\""));
-    const auto version = j.find("format_version");
-    if (version == j.end() || !version->is_number_integer())
-        return fail(QStringLiteral("format_version: missing"));
-    if (version->get<int>() > kRunFormatVersion)
-        return fail(QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
-                        .arg(version->get<int>())
-                        .arg(kRunFormatVersion));
+    if (const QString why = checkFormatHead(j, "tokenbench-run", kRunFormatVersion); !why.isEmpty())
+        return fail(why);
     const auto config = j.find("config");
     if (config == j.end())
         return fail(QStringLiteral("config: missing"));
@@ -347,6 +347,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     if (const auto tool = j.find("tool"); tool != j.end() && tool->is_object())
         info.toolVersion = fromStd(tool->value("version", std::string()));
     info.host = fromStd(j.value("host", std::string()));
+    if (const auto connection = j.find("connection"); connection != j.end())
+        info.connection = ConnectionInfo::fromJson(*connection);
     info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
     if (const auto clock = j.find("clock"); clock != j.end() && clock->is_object()) {
         const auto ns = [&](const char *key) {
@@ -434,6 +436,10 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
     put(r.httpVersion == 2 ? "2" : r.httpVersion == 1 ? "1.1" : "");
+    putInt(r.redirects);
+    put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
+    put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
+    put(tokenSourceName(r.promptTokenSource));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -480,6 +486,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.cachedTokens = f.integer(CachedTokens);
     r.reasoningTokens = f.integer(ReasoningTokens);
     r.hiddenReasoningTokens = f.integer(HiddenReasoningTokens);
+    r.redirects = int(std::clamp<std::int64_t>(f.integer(Redirects), 0, limits::kMaxRedirects));
     if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
         r.tokenSource = *source;
     else
@@ -494,6 +501,13 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.finishReason = f.string(FinishReason);
     r.httpVersion = f.text(HttpVersionColumn) == "2" ? 2 : f.text(HttpVersionColumn) == "1.1" ? 1 : 0;
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
+    if (f.has(PromptTokenSource)) {
+        if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))
+            r.promptTokenSource = *source;
+        else
+            f.fail(
+                QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
+    }
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {
         const QString url = f.string(Instance);
@@ -501,6 +515,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
     }
+    r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
+    r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
     r.shard = int(f.integer(Shard, -1));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {

@@ -1,6 +1,7 @@
 #include "results/sessioninfo.h"
 
 #include "config/enumnames.h"
+#include "formats/formatversion.h"
 #include "results/rundirectory.h"
 
 #include <QDir>
@@ -87,17 +88,8 @@ std::optional<SessionInfo> SessionInfo::fromJson(const json &j, QString *error)
             return std::nullopt;
         return fromStd(it->get<std::string>());
     };
-    if (!j.is_object())
-        return fail(QStringLiteral("not a JSON object"));
-    if (string("format") != QLatin1String(kFormat))
-        return fail(QStringLiteral("format: not \"%1\"").arg(QLatin1String(kFormat)));
-    const auto version = j.find("format_version");
-    if (version == j.end() || !version->is_number_integer())
-        return fail(QStringLiteral("format_version: missing"));
-    if (version->get<int>() > kFormatVersion)
-        return fail(QStringLiteral("written by a newer format version %1 (this build reads up to %2)")
-                        .arg(version->get<int>())
-                        .arg(kFormatVersion));
+    if (const QString why = checkFormatHead(j, kFormat, kFormatVersion); !why.isEmpty())
+        return fail(why);
 
     SessionInfo info;
     info.name = string("name").value_or(QString());

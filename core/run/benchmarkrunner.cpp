@@ -1,9 +1,13 @@
 #include "run/benchmarkrunner.h"
 
 #include "engine/loadcontroller.h"
+#include "engine/promptcalibrator.h"
 #include "metrics/runaggregator.h"
+#include "observe/clienthealth.h"
+#include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
+#include "tokenize/tokenizer.h"
 
 #include <QRandomGenerator>
 #include <QThread>
@@ -24,9 +28,11 @@ constexpr int kLastScrapeWaitMs = 3000;  // a run's end waits this long at most 
 class RunSession : public QObject
 {
 public:
-    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos)
+    RunSession(BenchmarkRunner *runner, std::shared_ptr<const RunPlan> plan, const std::vector<RunInfo> &infos,
+               MetricsExporter *exporter)
         : m_runner(runner)
         , m_plan(std::move(plan))
+        , m_exporter(exporter)
     {
         for (const RunInfo &info : infos)
             m_sinks.push_back(std::make_unique<Sink>(info));
@@ -63,8 +69,54 @@ public:
 
     void begin(int workerThreads, const RunClock &clock)
     {
+        const RunConfig &config = m_plan->config;
+        const PromptSource &prompts = *m_plan->prompts;
+        PromptSizing sizing;
+        if (config.prompt.promptTokens > 0 && config.prompt.promptFile.isEmpty())
+            sizing.requested = std::int64_t(config.prompt.promptTokens) + config.prompt.systemTokens;
+        sizing.tokenizer = prompts.tokenizer().description();
+        sizing.localTokens = prompts.localSystemTokens() + prompts.localPromptTokens();
+        setPromptSizing(sizing);
+        if (!config.prompt.calibrate || !sizing.requested)
+            return run(workerThreads, clock);
+        // Measure the target's counting first; the run starts with prompts sized by it.
+        m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
+        connect(m_calibrator, &PromptCalibrator::finished, this,
+                [this, sizing, workerThreads, clock](const CalibrationResult &c) {
+                    m_calibrator->deleteLater();
+                    PromptSizing calibrated = sizing;
+                    calibrated.calibrationError = c.error;
+                    auto plan = std::make_shared<RunPlan>(*m_plan);
+                    if (c.error.isEmpty()) {
+                        plan->prompts = PromptSource::create(
+                            plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
+                            m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
+                    }
+                    if (plan->prompts && c.error.isEmpty()) {
+                        m_plan = plan;
+                        calibrated.calibration = c.method;
+                        calibrated.scale = c.calibration.scale;
+                        calibrated.overhead = c.calibration.overhead;
+                        calibrated.probes = c.probes;
+                        calibrated.probed = c.probed;
+                        calibrated.localTokens =
+                            plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
+                    }
+                    setPromptSizing(calibrated);
+                    run(workerThreads, clock);
+                    if (m_stopRequested)
+                        m_controller->stop();
+                });
+        m_calibrator->start();
+    }
+
+    void run(int workerThreads, const RunClock &clock)
+    {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
+        m_health =
+            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -79,15 +131,25 @@ public:
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
         m_controller->start(workerThreads);
+        m_health->start();
     }
 
     void stop()
     {
+        m_stopRequested = true;
         if (m_controller)
             m_controller->stop();
+        else if (m_calibrator)
+            m_calibrator->abort();
     }
 
 private:
+    void setPromptSizing(const PromptSizing &sizing)
+    {
+        for (auto &sink : m_sinks)
+            sink->aggregator.setPromptSizing(sizing);
+    }
+
     struct Sink {
         explicit Sink(const RunInfo &info)
             : aggregator(info)
@@ -143,7 +205,20 @@ private:
     {
         RunSummary summary = sink.aggregator.summary();
         summary.server = sink.server.summary();
+        if (m_health) {
+            summary.client = m_health->summary();
+            if (summary.client->saturated)
+                summary.warnings << summary.client->note();
+        }
         return summary;
+    }
+
+    /// Open loop with no in-flight cap: a request sent late was held up by this machine alone.
+    bool sendLagIsTheClients() const
+    {
+        const QList<StageConfig> &stages = m_plan->stages;
+        return m_plan->config.load.maxInFlight == 0 &&
+               std::all_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; });
     }
 
     template<typename Fn> void post(Fn &&fn)
@@ -155,6 +230,8 @@ private:
 
     void recordDone(RequestRecord &&record)
     {
+        if (m_health)
+            m_health->addRecord(record);
         Sink &sink = *m_sinks.at(std::size_t(record.target));
         sink.aggregator.add(record);
         if (!sink.writer.append(record) && m_writeError.isEmpty()) {
@@ -181,9 +258,20 @@ private:
         const RunProgress progress = m_controller->progress();
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             const Sink &sink = *m_sinks[i];
-            post([s = RunSnapshot{int(i), progress, summaryOf(sink), sink.aggregator.timeSeries(0, progress.elapsedNs),
+            RunSummary summary = summaryOf(sink);
+            exportFigures(i, summary, progress.inFlight);
+            post([s = RunSnapshot{int(i), progress, std::move(summary),
+                                  sink.aggregator.timeSeries(0, progress.elapsedNs),
                                   sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
+    }
+
+    /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
+    void exportFigures(std::size_t target, const RunSummary &summary, std::int64_t inFlight)
+    {
+        if (m_exporter)
+            m_exporter->publish(int(target),
+                                {m_sinks[target]->aggregator.info().config.target.displayName(), summary, inFlight});
     }
 
     void finish(bool cancelled)
@@ -192,6 +280,7 @@ private:
         m_cancelled = cancelled;
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
+        m_health->stop(); // the wait for the last scrape is no part of the run
         postRecords();
         // The server's counters at the end close the window: one last scrape, briefly awaited.
         for (auto &sink : m_sinks) {
@@ -240,6 +329,7 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
+            exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
             outcomes.push_back(std::move(outcome));
@@ -253,13 +343,17 @@ private:
 
     BenchmarkRunner *m_runner;
     std::shared_ptr<const RunPlan> m_plan;
+    MetricsExporter *m_exporter; ///< the runner's, outlives the session; null when not serving
     std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
+    std::unique_ptr<ClientHealthMonitor> m_health;
     QList<RequestRecord> m_batch;
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
     QString m_writeError;
     bool m_finished = false;
+    bool m_stopRequested = false;
+    QPointer<PromptCalibrator> m_calibrator;
     bool m_cancelled = false;
     bool m_completed = false;
     int m_scrapesAwaited = 0;
@@ -345,7 +439,22 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
             }
         }
         RunInfo info = RunInfo::begin(config, clock.origin());
+        const ProxyChoice &proxy = plan->targets.at(std::size_t(i)).instances.front().endpoint().proxy;
+        info.connection.proxy = proxy.url();
+        info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
+        info.connection.proxyOrigin = proxy.origin;
+        info.connection.transport = transportKindName(effectiveTransport(config.target));
         info.shard = m_shard;
+        if (const auto &stats = plan->prompts->workloadStats()) {
+            info.workload = stats->toJson();
+            if (stats->badLines > 0)
+                info.preRunWarnings << QStringLiteral("workload file: %1").arg(stats->describe());
+        }
+        if (m_contextTokens > 0) {
+            const auto over = plan->prompts->overContext(m_contextTokens, config.request.maxTokens);
+            if (const QString warning = over.warning(m_contextTokens); !warning.isEmpty())
+                info.preRunWarnings << warning;
+        }
         if (m_shard.isSharded())
             info.totalLoad = workload.load;
         QString directory =
@@ -356,9 +465,12 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         m_infos.push_back(std::move(info));
     }
 
+    if (!startExporter(error))
+        return false;
+
     m_thread = new QThread;
     m_thread->setObjectName(QStringLiteral("tb-run"));
-    m_session = new RunSession(this, plan, m_infos);
+    m_session = new RunSession(this, plan, m_infos, m_exporter.get());
     m_session->moveToThread(m_thread);
     m_thread->start();
     bool opened = false;
@@ -378,6 +490,43 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         session, [session, threads, clock] { session->begin(threads, clock); }, Qt::QueuedConnection);
     Q_EMIT runStarted(m_directories.first());
     return true;
+}
+
+bool BenchmarkRunner::startExporter(QString *error)
+{
+    if (m_metricsListen.isEmpty()) {
+        m_exporter.reset();
+        m_exporterAddress.clear();
+        return true;
+    }
+    if (m_exporter && m_exporterAddress == m_metricsListen) {
+        m_exporter->publish(std::vector<ExportedTarget>{}); // the last run's figures are not this one's
+        return true;
+    }
+    m_exporter.reset();
+    m_exporterAddress.clear();
+    QString why;
+    const auto address = MetricsExporter::parseAddress(m_metricsListen, &why);
+    if (!address) {
+        m_configurationError = true;
+        if (error)
+            *error = QStringLiteral("--metrics-listen: ") + why;
+        return false;
+    }
+    auto exporter = std::make_unique<MetricsExporter>();
+    if (!exporter->listen(address->first, address->second, &why)) {
+        if (error)
+            *error = QStringLiteral("--metrics-listen %1: %2").arg(m_metricsListen, why);
+        return false;
+    }
+    m_exporter = std::move(exporter);
+    m_exporterAddress = m_metricsListen;
+    return true;
+}
+
+QString BenchmarkRunner::metricsUrl() const
+{
+    return m_exporter ? m_exporter->url() : QString();
 }
 
 void BenchmarkRunner::stop()

@@ -20,6 +20,7 @@ class QThread;
 
 namespace tb {
 
+class MetricsExporter;
 class RunSession;
 
 /// The live state of a run, sent to the GUI and the CLI a few times a second.
@@ -66,6 +67,20 @@ public:
     /// Run only this share of the configured load (see shardLoad); run.json records the shard and
     /// the whole run's load. Applies to the next start().
     void setShard(ShardSpec shard) { m_shard = shard; }
+    /// Serve TokenBench's own figures as OpenMetrics at http://ADDRESS:PORT/metrics from the next
+    /// start() on (--metrics-listen; empty: not served). Once listening, the endpoint stays up with
+    /// the last run's final figures until the runner is destroyed, so a scraper sees the end of a
+    /// run; a later run on the same address replaces them.
+    void setMetricsListen(const QString &address) { m_metricsListen = address; }
+    /// Tests only: the run's thread is kept busy for this long every 100 ms (a client starved on
+    /// purpose, to see it flagged).
+    void setTestStallMs(int ms) { m_testStallMs = ms; }
+    /// The served endpoint, "http://127.0.0.1:9464/metrics"; empty when not serving.
+    QString metricsUrl() const;
+    /// The target model's context length, when it reports one (contextLengthFromModels): requests
+    /// that exceed it are counted before the run, as a warning in info().preRunWarnings and the
+    /// summary. 0: unknown. Applies to the next start().
+    void setContextTokens(qint64 tokens) { m_contextTokens = tokens; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
@@ -105,10 +120,16 @@ private:
     friend class RunSession;
     void shutDown();
     void retire();
+    bool startExporter(QString *error);
 
     int m_workerThreads = 0;
     bool m_replaceExisting = false;
+    qint64 m_contextTokens = 0;
     ShardSpec m_shard;
+    QString m_metricsListen;
+    int m_testStallMs = 0;
+    QString m_exporterAddress; ///< what m_exporter listens on
+    std::unique_ptr<MetricsExporter> m_exporter;
     bool m_running = false;
     bool m_configurationError = false;
     QStringList m_directories;

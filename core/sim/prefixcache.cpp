@@ -1,6 +1,6 @@
 #include "sim/prefixcache.h"
 
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
 
 namespace tb::sim {
 

@@ -28,7 +28,7 @@ struct Field {
 constexpr double kMaxExactInteger = 9007199254740991.0;
 
 const Field kFields[] = {
-    {"model", &SimConfig::model, 0, 0, "Model name served (default: the preset's name)"},
+    {"model", &SimConfig::model, 1, 0, "Model name served (default: the preset's name)"},
     {"aliases", &SimConfig::aliases, 0, 0, "More accepted model names, comma-separated"},
     {"seed", &SimConfig::seed, 0, kMaxExactInteger, "Seed for output text, lengths and faults"},
     {"ttft_ms", &SimConfig::ttftMs, 0, 3.6e6, "Fixed latency before prefill, ms"},
@@ -50,7 +50,12 @@ const Field kFields[] = {
     {"hide_reasoning", &SimConfig::hideReasoning, 0, 1,
      "1: chat hides reasoning as OpenAI's o-series (counted in usage, not streamed; max_tokens gets 400)"},
     {"prefix_cache_tokens", &SimConfig::prefixCacheTokens, 0, 1e12, "Prefix cache capacity, tokens (0: off)"},
+    {"tokenizer", &SimConfig::tokenizer, 0, 0,
+     "Count prompts with this tokenizer.json or .tiktoken file (default: approx)"},
+    {"template_tokens", &SimConfig::templateTokens, 0, 1e6, "Tokens a chat template adds to each chat prompt"},
     {"kv_cache_tokens", &SimConfig::kvCacheTokens, 1, 1e12, "KV cache size, tokens (for /metrics' KV cache usage)"},
+    {"max_model_len", &SimConfig::maxModelLen, 0, 1e9,
+     "Context length /v1/models reports as vLLM's max_model_len (0: none)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},
@@ -121,9 +126,9 @@ bool assign(SimConfig &config, const Field &f, const Value &value, QString *erro
                 config.*member = T(*v);
             } else if constexpr (std::is_same_v<T, QString>) {
                 const QString *v = std::get_if<QString>(&value);
-                if (!v || v->trimmed().isEmpty()) {
+                if (!v || double(v->trimmed().size()) < f.min) { // min 1: must not be empty
                     if (error)
-                        *error = QStringLiteral("must be a non-empty string");
+                        *error = v ? QStringLiteral("must be a non-empty string") : QStringLiteral("must be a string");
                     return false;
                 }
                 config.*member = *v;

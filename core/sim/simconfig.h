@@ -52,6 +52,13 @@ struct SimConfig {
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this
+    qint64 maxModelLen = 0;             ///< context length /v1/models reports as max_model_len (vLLM); 0: none
+
+    /// How prompts are counted (usage.prompt_tokens, prefill, cache): a tokenizer.json or .tiktoken
+    /// file, or empty for ApproxTokenizer; so a client's calibration meets a server that is not
+    /// approx. Output text is generated in ApproxTokenizer tokens either way.
+    QString tokenizer;
+    qint64 templateTokens = 0; ///< tokens a chat template adds to every chat/messages prompt
 
     // Faults, decided per request index from the seed (except the rate limits, which are clocked).
     double errorRate = 0;       ///< fraction of requests answered 500

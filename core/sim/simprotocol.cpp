@@ -1,5 +1,7 @@
 #include "sim/simprotocol.h"
 
+#include "sim/responsesapi.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -172,6 +174,9 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
     if (endpoint == Endpoint::Completions) {
         if (auto error = readCompletionPrompt(body, request))
             return *error;
+    } else if (endpoint == Endpoint::Responses) {
+        if (auto error = readResponsesRequest(body, request))
+            return *error;
     } else {
         if (endpoint == Endpoint::Messages) {
             if (const json *system = member(body, "system")) {
@@ -189,7 +194,8 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
     if (auto *error = std::get_if<ApiError>(&stream))
         return *error;
     request.stream = std::get<bool>(stream);
-    if (const json *options = member(body, "stream_options"); options && endpoint != Endpoint::Messages) {
+    if (const json *options = member(body, "stream_options");
+        options && endpoint != Endpoint::Messages && endpoint != Endpoint::Responses) {
         if (!request.stream)
             return invalid("stream_options", "'stream_options' is only allowed when 'stream' is true");
         if (!options->is_object())
@@ -208,6 +214,8 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
                         "max_tokens", "unsupported_parameter"};
     // Anthropic requires max_tokens; chat prefers max_completion_tokens (reasoning models).
     for (const char *key : {"max_tokens", "max_completion_tokens"}) {
+        if (endpoint == Endpoint::Responses)
+            break; // max_output_tokens, read with its input
         auto value = optionalInt(body, key, 1);
         if (auto *error = std::get_if<ApiError>(&value))
             return *error;
@@ -318,6 +326,8 @@ const char *endpointName(Endpoint endpoint)
         return "completions";
     case Endpoint::Messages:
         return "messages";
+    case Endpoint::Responses:
+        return "responses";
     }
     return "";
 }
@@ -358,6 +368,10 @@ std::string errorBody(Endpoint endpoint, const ApiError &error)
 SseFormatter::SseFormatter(const ResponseMeta &meta)
     : m_meta(meta)
 {
+    if (meta.endpoint == Endpoint::Responses) {
+        m_responses = std::make_shared<ResponsesStream>(meta);
+        return;
+    }
     const std::string common = "{\"id\":" + jsonString(meta.id) + ",\"object\":\"" +
                                (meta.endpoint == Endpoint::Chat ? "chat.completion.chunk" : "text_completion") +
                                "\",\"created\":" + std::to_string(meta.created) +
@@ -379,6 +393,9 @@ void SseFormatter::start(std::string &out, const Usage &prompt)
         out += m_tail;
         break;
     case Endpoint::Completions:
+        break;
+    case Endpoint::Responses:
+        m_responses->start(out);
         break;
     case Endpoint::Messages: {
         json usage = anthropicUsage(prompt);
@@ -416,6 +433,9 @@ void SseFormatter::delta(std::string &out, bool reasoning, std::string_view text
         out += text;
         out += R"(","logprobs":null,"finish_reason":null}])";
         out += m_tail;
+        break;
+    case Endpoint::Responses:
+        m_responses->delta(out, reasoning, text);
         break;
     case Endpoint::Messages: {
         const Block wanted = reasoning ? Block::Thinking : Block::Text;
@@ -484,6 +504,9 @@ void SseFormatter::finish(std::string &out, bool stoppedByLength, const Usage &u
                      {"usage", {{"output_tokens", usage.completionTokens}}}});
         appendEvent(out, "message_stop", {{"type", "message_stop"}});
         break;
+    case Endpoint::Responses:
+        m_responses->finish(out, stoppedByLength, usage);
+        break;
     }
 }
 
@@ -528,6 +551,8 @@ std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, s
             {"content", blocks}, {"stop_reason", reason}, {"stop_sequence", nullptr}, {"usage", anthropicUsage(usage)}}
             .dump();
     }
+    case Endpoint::Responses:
+        return responsesObject(meta, reasoning, content, stoppedByLength, usage).dump();
     }
     return {};
 }

@@ -1,11 +1,12 @@
 #pragma once
 
-// The simulator's API surface: parsing and validating the bodies of OpenAI chat/completions and
-// Anthropic messages requests, and writing responses in each API's exact format (SSE events and
-// JSON bodies) so that the official client libraries work unchanged.
+// The simulator's API surface: parsing and validating the bodies of OpenAI chat/completions,
+// OpenAI Responses (its own part in responsesapi.h) and Anthropic messages requests, and writing responses in each
+// API's exact format (SSE events and JSON bodies) so that the official client libraries work unchanged.
 
 #include "sim/simconfig.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,9 +14,9 @@
 
 namespace tb::sim {
 
-enum class Endpoint { Chat, Completions, Messages };
+enum class Endpoint { Chat, Completions, Messages, Responses };
 
-/// "chat", "completions", "messages" (as in RequestTrace::endpoint)
+/// "chat", "completions", "messages", "responses" (as in RequestTrace::endpoint)
 const char *endpointName(Endpoint endpoint);
 
 struct GenerationRequest {
@@ -62,6 +63,8 @@ struct Usage {
     qint64 reasoningTokens = 0;
 };
 
+class ResponsesStream;
+
 /// Writes one streaming response's SSE events. Everything constant per response is formatted
 /// once, so a token chunk costs a few appends (this runs for every chunk of every stream).
 class SseFormatter
@@ -82,8 +85,9 @@ private:
     void closeBlock(std::string &out);
 
     ResponseMeta m_meta;
-    std::string m_head; ///< chunk JSON up to the choices
-    std::string m_tail; ///< after the choices
+    std::shared_ptr<ResponsesStream> m_responses; ///< the Responses API's events
+    std::string m_head;                           ///< chunk JSON up to the choices
+    std::string m_tail;                           ///< after the choices
     Block m_block = Block::None;
     int m_blockIndex = -1;
 };

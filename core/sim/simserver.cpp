@@ -2,13 +2,13 @@
 
 #include "formats/prometheustext.h"
 #include "metrics/loghistogram.h"
-#include "metrics/tokenizer.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
 #include "sim/requestplan.h"
 #include "sim/servingmodel.h"
 #include "sim/simprotocol.h"
+#include "tokenize/tokenizer.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -184,6 +184,8 @@ public:
         , cache(this->config.prefixCacheTokens)
         , limiter(this->config.rpmLimit, this->config.tpmLimit)
         , traces(this->config.traceCapacity)
+        , tokenizer(this->config.tokenizer.isEmpty() ? Tokenizer::approx()
+                                                     : Tokenizer::load(this->config.tokenizer, &tokenizerError))
     {
         std::random_device random;
         // Fixed widths: a random per-server part and a counter, unique across runs and requests.
@@ -647,7 +649,7 @@ public:
         };
         for (const Generation &g :
              {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
-              Generation{"/v1/messages", Endpoint::Messages}}) {
+              Generation{"/v1/messages", Endpoint::Messages}, Generation{"/v1/responses", Endpoint::Responses}}) {
             if (path == g.path) {
                 if (!post)
                     return methodNotAllowed(conn, "POST");
@@ -658,6 +660,11 @@ public:
             if (!get)
                 return methodNotAllowed(conn, "GET");
             return models(conn, request);
+        }
+        if (path == "/tokenize") {
+            if (!post)
+                return methodNotAllowed(conn, "POST");
+            return tokenize(conn, request);
         }
         if (path == "/metrics") {
             if (!get)
@@ -684,6 +691,22 @@ public:
         respondError(conn, Endpoint::Chat, {404, "Unknown path '" + path + "' (try /v1/models)", {}, "not_found"});
     }
 
+    /// vLLM's and SGLang's POST /tokenize: {"model", "prompt"} counts the text as a completions
+    /// request would, {"model", "messages"} the chat with its template, as usage.prompt_tokens does.
+    void tokenize(Connection &conn, const HttpRequest &request)
+    {
+        const json body = json::parse(request.body, nullptr, false);
+        const bool chat = body.is_object() && body.contains("messages");
+        const Endpoint endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+        auto parsed = parseGenerationRequest(endpoint, request.body, config);
+        if (const auto *error = std::get_if<ApiError>(&parsed))
+            return respondError(conn, endpoint, *error);
+        const GenerationRequest &req = std::get<GenerationRequest>(parsed);
+        const qint64 count =
+            tokenizer->count(req.prompt) + req.promptTokenIds + (chat ? qint64(config.templateTokens) : 0);
+        respondJson(conn, {{"count", count}});
+    }
+
     void methodNotAllowed(Connection &conn, const char *allowed)
     {
         respondError(conn, Endpoint::Chat, {405, std::string("Method not allowed; use ") + allowed, {}, {}},
@@ -702,8 +725,11 @@ public:
                     {"display_name", name.toStdString()},
                     {"created_at", QDateTime::fromSecsSinceEpoch(created).toUTC().toString(Qt::ISODate).toStdString()}};
             }
-            return {
+            json model = {
                 {"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
+            if (config.maxModelLen > 0)
+                model["max_model_len"] = config.maxModelLen;
+            return model;
         };
         const QStringList names = QStringList{config.model} + config.aliases;
         if (request.path.size() > std::string_view("/v1/models/").size()) {
@@ -771,8 +797,8 @@ public:
         trace.model = QString::fromStdString(req.model);
         trace.stream = req.stream;
 
-        const qint64 promptTokens =
-            ApproxTokenizer::countUtf8(req.prompt.data(), req.prompt.size()) + req.promptTokenIds;
+        const qint64 promptTokens = tokenizer->count(req.prompt) + req.promptTokenIds +
+                                    (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
         trace.promptTokens = promptTokens;
         PlanInput input;
         input.index = generationIndex++;
@@ -784,7 +810,7 @@ public:
         ex->plan = planRequest(config, input);
         ex->text = TextSource(ex->plan.textSeed);
 
-        static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_"};
+        static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_", "resp_"};
         ex->meta.endpoint = endpoint;
         ex->meta.id = kIdPrefix[int(endpoint)] + idPrefix + hex(++responseCounter, 8);
         ex->meta.model = req.model;
@@ -792,7 +818,7 @@ public:
         ex->meta.includeUsage = req.includeUsage;
         ex->usage.promptTokens = promptTokens;
         ex->chunked = request.minorVersion >= 1;
-        ex->hideReasoning = config.hideReasoning && endpoint == Endpoint::Chat;
+        ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
         if (!ex->chunked)
             conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
         trace.id = QString::fromStdString(ex->meta.id);
@@ -826,7 +852,7 @@ public:
         const auto blocks = PrefixCache::blocks(prompt);
         const std::size_t cachedBytes = cache.cachedBytes(blocks);
         // A server computes at least the last prompt token itself, so never all are cached.
-        ex.usage.cachedTokens = std::clamp<qint64>(ApproxTokenizer::countUtf8(prompt.data(), cachedBytes), 0,
+        ex.usage.cachedTokens = std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)), 0,
                                                    std::max<qint64>(ex.usage.promptTokens - 1, 0));
 
         const bool cut = ex.plan.cutAfter >= 0;
@@ -1126,6 +1152,8 @@ public:
     PrefixCache cache;
     RateLimiter limiter;
     TraceLog traces;
+    QString tokenizerError;
+    const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
 
     int listenFd = -1;
     int wakeFd = -1;
@@ -1185,6 +1213,8 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
         }
         return false;
     };
+    if (!d->tokenizer)
+        return fail(d->tokenizerError);
     if (d->epollFd < 0 || d->timerFd < 0 || d->wakeFd < 0)
         return fail(QStringLiteral("cannot create the event loop: %1").arg(QString::fromStdString(errnoText(errno))));
 

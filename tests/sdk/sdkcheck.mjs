@@ -1,5 +1,5 @@
 // Runs the official OpenAI and Anthropic client libraries, unchanged, against a TokenBench
-// simulator: chat and completions, Anthropic messages, streaming and not, and the SDKs' own stream
+// simulator: chat and completions, the Responses API, Anthropic messages, streaming and not, and the SDKs' own stream
 // accumulators. Checks what each SDK parsed, then prints one JSON line per call for tst_simsdk,
 // which compares them with the simulator's own record (GET /sim/requests).
 //
@@ -97,6 +97,45 @@ expect('models.list', ids.includes(model), `lists ${ids.join(', ')}`);
             content += c.text;
     }
     report('completions stream', { id, content, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+}
+
+{
+    const r = await openai.responses.create({ model, instructions: 'You are terse.', input: prompt, max_output_tokens: 50 });
+    expect('responses', r.object === 'response' && ['completed', 'incomplete'].includes(r.status), `${r.object} ${r.status}`);
+    const content = r.output.filter((i) => i.type === 'message').flatMap((i) => i.content)
+        .filter((c) => c.type === 'output_text').map((c) => c.text).join('');
+    const reasoning = r.output.filter((i) => i.type === 'reasoning').flatMap((i) => i.summary).map((s) => s.text).join('');
+    expect('responses', r.output_text === content, `the SDK's output_text ${JSON.stringify(r.output_text)}`);
+    expect('responses', r.usage.input_tokens_details.cached_tokens >= 0, 'no cached_tokens');
+    expect('responses', r.usage.output_tokens_details.reasoning_tokens === tokens(reasoning), 'reasoning_tokens');
+    report('responses', { id: r.id, content, reasoning, promptTokens: r.usage.input_tokens, completionTokens: r.usage.output_tokens });
+}
+{
+    const stream = await openai.responses.create({ model, input: [{ role: 'user', content: prompt }], stream: true });
+    const types = new Set();
+    let id, content = '', reasoning = '', usage, status, last = -1;
+    for await (const event of stream) {
+        types.add(event.type);
+        expect('responses stream', event.sequence_number === last + 1, `sequence_number ${event.sequence_number} after ${last}`);
+        last = event.sequence_number;
+        if (event.type === 'response.created')
+            id = event.response.id;
+        else if (event.type === 'response.output_text.delta')
+            content += event.delta;
+        else if (event.type === 'response.reasoning_summary_text.delta')
+            reasoning += event.delta;
+        else if (event.type === 'response.output_text.done')
+            expect('responses stream', event.text === content, 'output_text.done repeats the deltas');
+        else if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+            usage = event.response.usage;
+            status = event.response.status;
+            expect('responses stream', event.response.id === id, 'one response id');
+        }
+    }
+    for (const t of ['response.created', 'response.in_progress', 'response.output_item.added', 'response.output_text.delta', 'response.output_item.done'])
+        expect('responses stream', types.has(t), `no ${t} event`);
+    expect('responses stream', status === 'completed' || status === 'incomplete', `ended ${status}`);
+    report('responses stream', { id, content, reasoning, promptTokens: usage.input_tokens, completionTokens: usage.output_tokens });
 }
 
 const anthropicMessages = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];

@@ -18,4 +18,13 @@ std::unique_ptr<sim::SimulatorHost> startFastSimulator(double ttftMs, double ste
     return startSimulator(config);
 }
 
+TargetConfig targetOf(const sim::SimulatorHost &host, const QString &name)
+{
+    TargetConfig target;
+    target.name = name;
+    target.url = host.baseUrl().toString();
+    target.model = host.config().model;
+    return target;
+}
+
 } // namespace tb::test

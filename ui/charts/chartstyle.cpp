@@ -69,6 +69,11 @@ void applyTheme(QChart *chart, qreal fontScale)
         styleAxis(axis, fontScale);
 }
 
+QColor textColor(const QChart *chart)
+{
+    return chart->titleBrush().color();
+}
+
 void styleAxis(QAbstractAxis *axis, qreal fontScale)
 {
     axis->setLabelsFont(scaledFont(8, fontScale));

@@ -25,6 +25,8 @@ QPen pen(const QColor &color, bool dashed = false, qreal width = 2.0);
 /// The charts' font at `points` × `scale` (what applyTheme uses), for text drawn beside a chart.
 QFont reportFont(qreal points, qreal scale);
 void applyTheme(QChart *chart, qreal fontScale = 1.0);
+/// The colour of a chart's own text in the theme it has (for labels drawn on its points).
+QColor textColor(const QChart *chart);
 /// Styles one axis the same way (call after adding axes to a themed chart).
 void styleAxis(QAbstractAxis *axis, qreal fontScale = 1.0);
 

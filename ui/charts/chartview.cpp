@@ -2,6 +2,7 @@
 
 #include "charts/chartexporter.h"
 #include "charts/chartstyle.h"
+#include "formats/numberformat.h"
 
 #include <QAbstractAxis>
 #include <QAbstractBarSeries>
@@ -126,16 +127,16 @@ void ChartView::updateTooltips()
                 if (!on)
                     return;
                 const QString value = QStringLiteral("%1 %2 at %3 %4")
-                                          .arg(chartstyle::formatNumber(p.y()), unitOf(attached(xy, Qt::Vertical)),
-                                               chartstyle::formatNumber(p.x()), unitOf(attached(xy, Qt::Horizontal)));
+                                          .arg(formatNumber(p.y()), unitOf(attached(xy, Qt::Vertical)),
+                                               formatNumber(p.x()), unitOf(attached(xy, Qt::Horizontal)));
                 showTip(xy->name(), chartstyle::description(xy), value);
             });
         } else if (auto *area = qobject_cast<QAreaSeries *>(series)) {
             connect(area, &QAreaSeries::hovered, this, [this, area](const QPointF &p, bool on) {
                 if (on)
-                    showTip(area->name(), chartstyle::description(area),
-                            QStringLiteral("at %1 %2")
-                                .arg(chartstyle::formatNumber(p.x()), unitOf(attached(area, Qt::Horizontal))));
+                    showTip(
+                        area->name(), chartstyle::description(area),
+                        QStringLiteral("at %1 %2").arg(formatNumber(p.x()), unitOf(attached(area, Qt::Horizontal))));
             });
         } else if (auto *bars = qobject_cast<QAbstractBarSeries *>(series)) {
             for (QBarSet *set : bars->barSets()) {
@@ -148,7 +149,7 @@ void ChartView::updateTooltips()
                             category = categories->at(index);
                     }
                     showTip(set->label(), chartstyle::description(set),
-                            QStringLiteral("%1: %2").arg(category, chartstyle::formatNumber(set->at(index))));
+                            QStringLiteral("%1: %2").arg(category, formatNumber(set->at(index))));
                 });
             }
         }

@@ -1,6 +1,7 @@
 #include "charts/distributionchart.h"
 
 #include "charts/chartstyle.h"
+#include "formats/numberformat.h"
 
 #include <QAreaSeries>
 #include <QLegend>
@@ -228,8 +229,7 @@ void DistributionChart::rebuild()
     if (m_median) {
         const LogHistogram &h = m_series.front().histogram;
         const auto format = [this](double v) {
-            return m_unit == QLatin1String("ms") ? chartstyle::formatMs(v)
-                                                 : chartstyle::formatNumber(v) + QLatin1Char(' ') + m_unit;
+            return m_unit == QLatin1String("ms") ? formatMs(v) : formatNumber(v) + QLatin1Char(' ') + m_unit;
         };
         const double top = m_y->max();
         const double p50 = h.percentile(0.5);

@@ -2,9 +2,10 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
-#include "compare/comparisoncharts.h"
+#include "compare/headlinestrip.h"
 #include "models/comparisonmodel.h"
 
 #include "analysis/baseline.h"
@@ -35,6 +36,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <tuple>
 
 namespace tb {
 
@@ -211,6 +213,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     , m_baselineBox(new QComboBox(this))
     , m_markBaseline(new QPushButton(tr("Mark as Baseline"), this))
     , m_banner(new QLabel(this))
+    , m_strip(new HeadlineStrip(this))
     , m_table(new QTableView(this))
     , m_pairedTable(new QTableView(this))
     , m_tabs(new QTabWidget(this))
@@ -224,7 +227,6 @@ ComparisonView::ComparisonView(QWidget *parent)
     , m_throughputBox(new QComboBox(this))
     , m_curveBox(new QComboBox(this))
 {
-    m_pool.setMaxThreadCount(1);
     setObjectName(QStringLiteral("comparisonView"));
     m_table->setObjectName(QStringLiteral("comparisonTable"));
     m_banner->setObjectName(QStringLiteral("comparisonBanner"));
@@ -273,6 +275,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
                                            "padding: 6px 10px; color: #1f2937; }"));
     m_banner->hide();
+    m_strip->hide();
 
     // The table.
     m_table->setModel(m_model);
@@ -349,6 +352,7 @@ ComparisonView::ComparisonView(QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addWidget(m_strip);
     layout->addWidget(m_banner);
     layout->addWidget(splitter, 1);
     updateHeader();
@@ -356,7 +360,7 @@ ComparisonView::ComparisonView(QWidget *parent)
 
 ComparisonView::~ComparisonView()
 {
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 QWidget *ComparisonView::chartPage(ChartTab tab, QComboBox *selector)
@@ -399,51 +403,52 @@ ChartView *ComparisonView::chartView(ChartTab tab) const
 
 void ComparisonView::openDirectories(const QStringList &arguments)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
+    m_jobs.runLatest(
+        [arguments] {
+            LoadResult loaded = loadRuns(arguments);
+            // The marked baseline, when it is among the runs.
+            int baseline = 0;
+            for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
+                if (Baseline::isBaseline(loaded.runs[i].directory))
+                    baseline = int(i);
+            }
+            Staged staged = splitSingleStaged(loaded.runs);
+            auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
+            auto result = computeResult(*runs, baseline);
+            return std::tuple(runs, staged, result, loaded.problems);
+        },
+        [this](const auto &done) {
+            const auto &[runs, staged, result, problems] = done;
+            present(runs, staged, result, problems, true);
+        });
     updateHeader();
-    m_pool.start([this, generation, arguments] {
-        LoadResult loaded = loadRuns(arguments);
-        // The marked baseline, when it is among the runs.
-        int baseline = 0;
-        for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
-            if (Baseline::isBaseline(loaded.runs[i].directory))
-                baseline = int(i);
-        }
-        auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
-        auto result = computeResult(*runs, baseline);
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, runs, result, problems = loaded.problems] {
-                --m_pending;
-                if (generation == m_generation)
-                    present(runs, result, problems, true);
-            },
-            Qt::QueuedConnection);
-    });
 }
 
 void ComparisonView::setRuns(std::vector<RunData> runs, int baseline)
 {
-    compute(std::make_shared<const std::vector<RunData>>(std::move(runs)), baseline, {});
+    Staged staged = splitSingleStaged(runs);
+    compute(std::make_shared<const std::vector<RunData>>(std::move(runs)), std::move(staged), baseline, {});
 }
 
-void ComparisonView::compute(Runs runs, int baseline, QStringList problems)
+ComparisonView::Staged ComparisonView::splitSingleStaged(std::vector<RunData> &runs)
 {
-    const quint64 generation = ++m_generation;
-    ++m_pending;
+    if (runs.size() != 1)
+        return nullptr;
+    std::vector<RunData> stages = splitByStage(runs.front());
+    if (stages.empty())
+        return nullptr;
+    auto staged = std::make_shared<const StagedRun>(StagedRun{runs.front().label(), runs.front().summary});
+    runs = std::move(stages);
+    return staged;
+}
+
+void ComparisonView::compute(Runs runs, Staged staged, int baseline, QStringList problems)
+{
     const bool newRuns = runs != m_runs;
-    m_pool.start([this, generation, runs, baseline, problems, newRuns] {
-        auto result = computeResult(*runs, baseline);
-        QMetaObject::invokeMethod(
-            this,
-            [this, generation, runs, result, problems, newRuns] {
-                --m_pending;
-                if (generation == m_generation)
-                    present(runs, result, problems, newRuns);
-            },
-            Qt::QueuedConnection);
-    });
+    m_jobs.runLatest([runs, baseline] { return computeResult(*runs, baseline); },
+                     [this, runs, staged, problems, newRuns](const auto &result) {
+                         present(runs, staged, result, problems, newRuns);
+                     });
 }
 
 void ComparisonView::setBaseline(int run)
@@ -451,17 +456,19 @@ void ComparisonView::setBaseline(int run)
     if (!m_runs || run < 0 || run >= runCount() || (run == m_baseline && m_result))
         return;
     m_baseline = run;
-    compute(m_runs, run, m_problems);
+    compute(m_runs, m_staged, run, m_problems);
 }
 
-void ComparisonView::present(Runs runs, std::shared_ptr<const ComparisonResult> result, QStringList problems,
-                             bool newRuns)
+void ComparisonView::present(Runs runs, Staged staged, std::shared_ptr<const ComparisonResult> result,
+                             QStringList problems, bool newRuns)
 {
     m_runs = std::move(runs);
+    m_staged = std::move(staged);
     m_result = std::move(result);
     m_problems = std::move(problems);
     m_baseline = m_result->table.baseline();
     m_model->setResult(m_result);
+    m_strip->setTable(m_result->table);
     m_pairedModel->setResult(m_result);
     m_tabs->setTabVisible(PairedTab, m_result->paired && m_result->paired->hasPairs());
 
@@ -485,8 +492,12 @@ void ComparisonView::present(Runs runs, std::shared_ptr<const ComparisonResult> 
         }
     }
 
-    if (newRuns)
+    if (newRuns) {
         rebuildCharts();
+        // A sweep opened alone is about its knee.
+        if (m_staged)
+            m_tabs->setCurrentIndex(CurveTab);
+    }
     updateBanner();
     updateHeader();
     Q_EMIT titleChanged(title());
@@ -509,6 +520,8 @@ QString ComparisonView::title() const
 {
     if (!m_result || m_result->table.labels().isEmpty())
         return tr("Compare");
+    if (m_staged)
+        return tr("Sweep: %1").arg(m_staged->label);
     const QString names = m_result->table.labels().join(QStringLiteral(" · "));
     return names.size() <= 48 ? tr("Compare: %1").arg(names) : tr("Compare: %1 runs").arg(runCount());
 }
@@ -518,7 +531,9 @@ void ComparisonView::rebuildCharts()
     updateCdf();
     updateThroughput();
     updateCurve();
-    const QString subtitle = runCount() == 1 ? tr("One run") : tr("Comparison of %1 runs").arg(runCount());
+    const QString subtitle = m_staged          ? tr("Stages of %1").arg(m_staged->label)
+                             : runCount() == 1 ? tr("One run")
+                                               : tr("Comparison of %1 runs").arg(runCount());
     for (ChartView *view : {m_cdfView, m_throughputView, m_curveView})
         view->setExportSubtitle(subtitle);
 }
@@ -582,10 +597,23 @@ void ComparisonView::updateThroughput()
 void ComparisonView::updateCurve()
 {
     QList<ThroughputLatencyChart::Curve> curves;
-    for (int i = 0; i < runCount(); ++i)
-        curves << ThroughputLatencyChart::Curve{
-            m_result->table.labels()[i], ComparisonModel::runColor(i),
-            throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
+    if (m_staged) {
+        curves << ThroughputLatencyChart::Curve{m_staged->label, ComparisonModel::runColor(0),
+                                                throughputLatencyCurve(m_staged->summary, m_curveMetric)};
+    } else {
+        for (int i = 0; i < runCount(); ++i)
+            curves << ThroughputLatencyChart::Curve{
+                m_result->table.labels()[i], ComparisonModel::runColor(i),
+                throughputLatencyCurve(m_runs->at(std::size_t(i)).summary, m_curveMetric)};
+    }
+    // Runs of one load level each: a labelled point per run still shows which bought what.
+    const bool staged = std::any_of(curves.begin(), curves.end(), [](const auto &c) { return !c.points.empty(); });
+    for (int i = 0; !staged && i < curves.size(); ++i) {
+        const SummaryBlock &total = m_runs->at(std::size_t(i)).summary.total;
+        const LatencyStats &s = total.stat(m_curveMetric);
+        if (s.count > 0 && std::isfinite(s.p50))
+            curves[i].points.push_back({curves[i].name, total.throughput.requestsPerS, s.p50, s.p99});
+    }
     m_curve->setMetricLabel(metricLabel(m_curveMetric));
     m_curve->setCurves(curves);
     m_curveView->setEmpty(!m_curve->hasData());
@@ -629,9 +657,15 @@ void ComparisonView::updateHeader()
         m_baselineBox->setEnabled(false);
         return;
     }
-    m_heading->setText(runCount() == 1 ? tr("One run") : tr("Comparison of %1 runs").arg(runCount()));
+    m_heading->setText(m_staged          ? tr("Sweep %1: %2 stages").arg(m_staged->label).arg(runCount())
+                       : runCount() == 1 ? tr("One run")
+                                         : tr("Comparison of %1 runs").arg(runCount()));
     QString sub;
-    if (const auto session = runCount() > 0 ? SessionInfo::sessionOf(m_runs->front().directory) : std::nullopt) {
+    if (m_staged) {
+        const auto knee = findKnee(m_staged->summary);
+        sub = tr("Each stage is a column, against the first; the curve below rings the knee.") +
+              (knee ? QStringLiteral(" ") + knee->text : QString());
+    } else if (const auto session = runCount() > 0 ? SessionInfo::sessionOf(m_runs->front().directory) : std::nullopt) {
         const bool interleaved = m_result->paired.has_value();
         sub = interleaved ? tr("Interleaved session “%1”: each request went to every target at the same moment, so "
                                "conditions match; see Paired Deltas.")

@@ -3,8 +3,8 @@
 #include "charts/chartexporter.h"
 #include "metrics/runsummary.h"
 #include "results/rundirectory.h"
+#include "threads/backgroundjobs.h"
 
-#include <QThreadPool>
 #include <QWidget>
 
 #include <functional>
@@ -22,6 +22,7 @@ namespace tb {
 class ChartView;
 class ComparisonModel;
 class DistributionChart;
+class HeadlineStrip;
 class PairedDeltaModel;
 class ThroughputLatencyChart;
 class TimeChart;
@@ -49,13 +50,15 @@ public:
     ~ComparisonView() override;
 
     /// Reads run directories and session directories (their runs, in order); loaded() follows.
+    /// A single staged run (a sweep) compares its stages: a column each, and its
+    /// throughput–latency curve with the knee.
     /// Folders that cannot be read are named in the banner and by problemsFound(); the others
     /// are compared all the same.
     void openDirectories(const QStringList &arguments);
     /// Compares runs already read (with their records, for the noise tests).
     void setRuns(std::vector<RunData> runs, int baseline = 0);
 
-    bool isLoading() const { return m_pending > 0; }
+    bool isLoading() const { return m_jobs.pending() > 0; }
     int runCount() const;
     int baseline() const { return m_baseline; }
     /// Recomputes the deltas and noise tests against another run (off the GUI thread).
@@ -75,6 +78,7 @@ public:
     TimeChart *throughputChart() const { return m_throughput; }
     ThroughputLatencyChart *curveChart() const { return m_curve; }
     QLabel *banner() const { return m_banner; }
+    HeadlineStrip *headlineStrip() const { return m_strip; }
 
     /// Which distribution the CDF tab overlays: TTFT, E2E, ITL or TPOT.
     void setCdfMetric(Metric metric);
@@ -109,10 +113,19 @@ Q_SIGNALS:
 
 private:
     using Runs = std::shared_ptr<const std::vector<RunData>>;
+    /// The run whose stages are the columns, for its curve.
+    struct StagedRun {
+        QString label;
+        RunSummary summary;
+    };
+    using Staged = std::shared_ptr<const StagedRun>;
+    /// Replaces a single staged run by its stages (splitByStage) and returns it; null otherwise.
+    static Staged splitSingleStaged(std::vector<RunData> &runs);
 
     QWidget *chartPage(ChartTab tab, QComboBox *selector);
-    void compute(Runs runs, int baseline, QStringList problems);
-    void present(Runs runs, std::shared_ptr<const ComparisonResult> result, QStringList problems, bool newRuns);
+    void compute(Runs runs, Staged staged, int baseline, QStringList problems);
+    void present(Runs runs, Staged staged, std::shared_ptr<const ComparisonResult> result, QStringList problems,
+                 bool newRuns);
     void rebuildCharts();
     void updateCdf();
     void updateThroughput();
@@ -129,6 +142,7 @@ private:
     QComboBox *m_baselineBox;
     QPushButton *m_markBaseline;
     QLabel *m_banner;
+    HeadlineStrip *m_strip;
     QTableView *m_table;
     QTableView *m_pairedTable;
     QTabWidget *m_tabs;
@@ -143,14 +157,13 @@ private:
     QComboBox *m_curveBox;
 
     Runs m_runs;
+    Staged m_staged;
     std::shared_ptr<const ComparisonResult> m_result;
     QStringList m_problems;
     Metric m_cdfMetric = Metric::Ttft;
     Metric m_curveMetric = Metric::Ttft;
     int m_baseline = 0;
-    QThreadPool m_pool;
-    int m_pending = 0;
-    quint64 m_generation = 0;
+    BackgroundJobs m_jobs{this};
 };
 
 } // namespace tb

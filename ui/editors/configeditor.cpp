@@ -131,6 +131,7 @@ RunConfig ConfigEditor::starterConfig()
     c.target.name = TargetListModel::builtinName();
     c.target.model = SimulatorController::defaultPreset();
     c.prompt.promptTokens = 512;
+    c.prompt.calibrate = true; // no tokenizer set: measure how the target counts (the CLI asks with --calibrate)
     c.request.maxTokens = 256;
     c.load.concurrency = 8;
     c.load.requests = 200;

@@ -88,6 +88,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     , m_warmupRequests(new QSpinBox(this))
     , m_timeout(new DurationEdit(this))
     , m_seed(new QLineEdit(this))
+    , m_turns(new QSpinBox(this))
+    , m_thinkTime(new QLineEdit(this))
     , m_ttft(sloSpin(QStringLiteral("sloTtft"), this))
     , m_tpot(sloSpin(QStringLiteral("sloTpot"), this))
     , m_e2e(sloSpin(QStringLiteral("sloE2e"), this))
@@ -107,6 +109,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_warmupRequests->setObjectName(QStringLiteral("warmupRequests"));
     m_timeout->setObjectName(QStringLiteral("timeout"));
     m_seed->setObjectName(QStringLiteral("seed"));
+    m_turns->setObjectName(QStringLiteral("turns"));
+    m_thinkTime->setObjectName(QStringLiteral("thinkTime"));
     m_sloTarget->setObjectName(QStringLiteral("sloTarget"));
     m_failOnSlo->setObjectName(QStringLiteral("failOnSlo"));
 
@@ -238,6 +242,15 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), m_seed));
     validator->addRow(form, tr("Seed:"), m_seed, QStringLiteral("load.seed"),
                       tr("Makes prompts and arrival times repeatable (--seed)."));
+    m_turns->setRange(1, limits::kMaxTurns);
+    m_turns->setSpecialValueText(tr("independent requests"));
+    m_turns->setSuffix(tr(" turns"));
+    validator->addRow(form, tr("Conversations:"), m_turns, QStringLiteral("load.turns"),
+                      tr("Each user holds a conversation of this many turns; turn k carries the whole history with "
+                         "the model's own replies (--turns)."));
+    m_thinkTime->setPlaceholderText(tr("none (e.g. 2s, or exp:2s)"));
+    validator->addRow(form, tr("Think time:"), m_thinkTime, QStringLiteral("load.think_time"),
+                      tr("Pause between a conversation's turns: fixed, or exponential with that mean (--think-time)."));
 
     layout->addWidget(createFormGroup(tr("Service level (goodput)"), this, &form));
     message = validator->addRow(form, tr("TTFT ≤"), m_ttft, QStringLiteral("slo.ttft_ms"),
@@ -291,6 +304,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
         connect(edit, &QLineEdit::textChanged, this, &LoadEditor::changed);
     connect(m_warmupRequests, &QSpinBox::valueChanged, this, &LoadEditor::changed);
     connect(m_seed, &QLineEdit::textChanged, this, &LoadEditor::changed);
+    connect(m_turns, &QSpinBox::valueChanged, this, &LoadEditor::changed);
+    connect(m_thinkTime, &QLineEdit::textChanged, this, &LoadEditor::changed);
     for (OptionalSpinBox *spin : {m_ttft, m_tpot, m_e2e})
         connect(spin, &OptionalSpinBox::valueChanged, this, &LoadEditor::changed);
     connect(m_sloTarget, &QDoubleSpinBox::valueChanged, this, &LoadEditor::changed);
@@ -319,6 +334,8 @@ void LoadEditor::setConfig(const RunConfig &config)
         m_warmupRequests->setValue(int(qMin<qint64>(l.warmupRequests, std::numeric_limits<int>::max())));
         m_timeout->setDurationMs(l.timeoutMs);
         m_seed->setText(QString::number(l.seed));
+        m_turns->setValue(std::max(l.turns, 1));
+        m_thinkTime->setText(l.thinkTimeMs > 0 ? formatThinkTime(l.thinkTimeMs, l.thinkTimeExponential) : QString());
         m_ttft->setValue(config.slo.ttftMs);
         m_tpot->setValue(config.slo.tpotMs);
         m_e2e->setValue(config.slo.e2eMs);
@@ -345,6 +362,10 @@ void LoadEditor::applyTo(RunConfig &config) const
     l.warmupRequests = m_warmupRequests->value();
     l.timeoutMs = m_timeout->durationMs().value_or(0);
     l.seed = m_seed->text().toULongLong();
+    l.turns = m_turns->value() > 1 ? m_turns->value() : 0;
+    const auto think = parseThinkTime(m_thinkTime->text());
+    l.thinkTimeMs = think ? think->ms : 0;
+    l.thinkTimeExponential = think && think->exponential;
     config.slo.ttftMs = m_ttft->value();
     config.slo.tpotMs = m_tpot->value();
     config.slo.e2eMs = m_e2e->value();
@@ -385,6 +406,9 @@ QStringList LoadEditor::problems() const
         problems << QStringLiteral("load.seed (--seed): enter a whole number from 0 to 18446744073709551615");
     if (shape() == Shape::Stages && m_stages->rowCount() == 0)
         problems << QStringLiteral("load.stages (--stages): add at least one stage");
+    if (!m_thinkTime->text().trimmed().isEmpty() && !parseThinkTime(m_thinkTime->text()))
+        problems << QStringLiteral("load.think_time (--think-time): '%1' is not a duration (e.g. 2s) or exp:DURATION")
+                        .arg(m_thinkTime->text());
     return problems;
 }
 

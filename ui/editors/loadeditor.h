@@ -75,6 +75,8 @@ private:
     QSpinBox *m_warmupRequests;
     DurationEdit *m_timeout;
     QLineEdit *m_seed;
+    QSpinBox *m_turns;      ///< conversations (--turns)
+    QLineEdit *m_thinkTime; ///< "2s" or "exp:2s" (--think-time)
     OptionalSpinBox *m_ttft;
     OptionalSpinBox *m_tpot;
     OptionalSpinBox *m_e2e;

@@ -79,8 +79,22 @@ void ModelLister::list(const TargetConfig &target)
         Q_EMIT listFailed(tr("'%1' is not a valid base URL").arg(target.url));
         return;
     }
+    QString why;
+    const auto proxy = ProxyResolver::resolve(url, target.proxy, &why);
+    if (!proxy) {
+        Q_EMIT listFailed(why);
+        return;
+    }
+    m_nam.setProxy(proxy->networkProxy());
+    m_proxy = proxy->direct ? QString() : proxy->describe();
+    m_protocol.clear();
     QNetworkRequest request(url);
     request.setTransferTimeout(kTimeoutMs);
+    // As the qnam transport offers it, so the test reports what a run would negotiate.
+    const bool tls = url.scheme() == QLatin1String("https");
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, tls ? target.httpVersion != HttpVersion::Http1
+                                                                     : target.httpVersion == HttpVersion::Http2);
+    request.setAttribute(QNetworkRequest::Http2DirectAttribute, !tls && target.httpVersion == HttpVersion::Http2);
     request.setRawHeader("Accept", "application/json");
     // The same credentials and headers as the engine's requests.
     for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
@@ -109,13 +123,18 @@ void ModelLister::finished(QNetworkReply *reply)
     const qint64 elapsed = m_elapsed.elapsed();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QByteArray body = reply->readAll();
+    if (status > 0)
+        m_protocol = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool() ? QStringLiteral("HTTP/2")
+                                                                                       : QStringLiteral("HTTP/1.1");
     if (status == 0) {
         // No HTTP answer at all. Our own cancel() disconnects first, so a cancellation seen here is
         // the transfer timeout.
         const bool timedOut =
             reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError;
         const QString why = timedOut ? tr("no answer within %1 s").arg(kTimeoutMs / 1000) : reply->errorString();
-        Q_EMIT listFailed(tr("Cannot reach %1: %2").arg(reply->url().toString(), why));
+        Q_EMIT listFailed(m_proxy.isEmpty()
+                              ? tr("Cannot reach %1: %2").arg(reply->url().toString(), why)
+                              : tr("Cannot reach %1 through proxy %2: %3").arg(reply->url().toString(), m_proxy, why));
         return;
     }
     if (status < 200 || status > 299) {

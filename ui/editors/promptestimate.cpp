@@ -1,17 +1,37 @@
 #include "editors/promptestimate.h"
 
 #include "engine/promptsource.h"
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
+
+#include <algorithm>
+#include <climits>
 
 namespace tb {
 
-PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts)
+PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts, const QString &trace)
 {
     PromptEstimate estimate;
     // Token counts do not depend on the seed (synthetic text is sized exactly), so any seed does.
-    const auto source = PromptSource::create(config, 1, &estimate.error);
+    const auto source = PromptSource::create(config, 1, &estimate.error, nullptr, {}, trace);
     if (!source)
         return estimate;
+    if (source->workloadStats()) {
+        // Every entry's size is known without building its text (trace entries are synthetic).
+        const std::int64_t system = source->defaultSystemTokens();
+        estimate.systemTokens = system;
+        double total = 0;
+        for (const WorkloadEntry &e : source->entries()) {
+            const std::int64_t tokens = e.promptTokens + (e.system.empty() ? system : 0);
+            total += double(tokens);
+            estimate.promptLengths.record(double(tokens));
+            if (e.outputTokens >= 0)
+                estimate.outputLengths.record(double(e.outputTokens));
+        }
+        estimate.workload = source->workloadStats();
+        estimate.prompts = int(std::min<std::size_t>(source->entries().size(), std::size_t(INT_MAX)));
+        estimate.meanTokens = total / double(source->entries().size());
+        return estimate;
+    }
     const std::size_t lines = source->fileLines();
     estimate.prompts = lines > 0 ? int(qMin<std::size_t>(lines, std::size_t(maxPrompts))) : 1;
     estimate.sampled = lines > std::size_t(estimate.prompts);

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "engine/workloadfile.h"
+#include "metrics/loghistogram.h"
 
 #include <QString>
 #include <QStringList>
@@ -15,7 +17,13 @@ struct PromptEstimate {
     int prompts = 0;         ///< prompts averaged over
     bool sampled = false;    ///< a prompt file longer than the sample: only its first lines were read
     QString error;           ///< why no prompt can be built (e.g. a bad prompt file line)
+    /// A workload file: what reading it kept, and its requests' prompt and output lengths (approx
+    /// tokens; outputs: the entries that have one) over every entry.
+    std::optional<WorkloadStats> workload;
+    LogHistogram promptLengths;
+    LogHistogram outputLengths;
 };
-PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts = 1000);
+/// `trace`: LoadConfig::trace. A workload file's mean is over all its entries.
+PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts = 1000, const QString &trace = {});
 
 } // namespace tb

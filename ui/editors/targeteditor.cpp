@@ -1,12 +1,17 @@
 #include "editors/targeteditor.h"
 
+#include "config/pricepresets.h"
 #include "editors/fieldvalidator.h"
 #include "editors/modellister.h"
 #include "models/targetlistmodel.h"
 #include "widgets/formstyle.h"
+#include "widgets/optionalspinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -30,6 +35,7 @@ constexpr ApiChoice kApiChoices[] = {
     {ApiKind::OpenAIChat, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI chat — /chat/completions")},
     {ApiKind::OpenAICompletions, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI completions — /completions")},
     {ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::TargetEditor", "Anthropic messages — /messages")},
+    {ApiKind::OpenAIResponses, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI Responses — /responses")},
 };
 
 constexpr int kModelListRows = 6;
@@ -58,6 +64,14 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_transport(new QComboBox(this))
     , m_httpVersion(new QComboBox(this))
     , m_caCert(new QLineEdit(this))
+    , m_proxyMode(new QComboBox(this))
+    , m_proxyUrl(new QLineEdit(this))
+    , m_followRedirects(new QCheckBox(tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
+    , m_pricePreset(new QComboBox(this))
+    , m_priceInput(new OptionalSpinBox(tr("no price"), this))
+    , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
+    , m_priceOutput(new OptionalSpinBox(tr("no price"), this))
+    , m_tokenizer(new QComboBox(this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
     m_api->setObjectName(QStringLiteral("targetApi"));
@@ -76,6 +90,10 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_transport->setObjectName(QStringLiteral("transport"));
     m_httpVersion->setObjectName(QStringLiteral("httpVersion"));
     m_caCert->setObjectName(QStringLiteral("caCert"));
+    m_proxyMode->setObjectName(QStringLiteral("proxyMode"));
+    m_proxyUrl->setObjectName(QStringLiteral("proxyUrl"));
+    m_followRedirects->setObjectName(QStringLiteral("followRedirects"));
+    m_tokenizer->setObjectName(QStringLiteral("tokenizer"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -184,6 +202,41 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
         validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
                           tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
     validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
+    auto *tokenizerBox = new QWidget(this);
+    auto *tokenizerRow = new QHBoxLayout(tokenizerBox);
+    tokenizerRow->setContentsMargins(0, 0, 0, 0);
+    m_tokenizer->setEditable(true);
+    m_tokenizer->setInsertPolicy(QComboBox::NoInsert);
+    m_tokenizer->addItems({QString(), QStringLiteral("approx"), QStringLiteral("server")});
+    m_tokenizer->lineEdit()->setPlaceholderText(tr("none: one token per chunk"));
+    m_tokenizer->lineEdit()->setClearButtonEnabled(true);
+    tokenizerRow->addWidget(m_tokenizer, 1);
+    auto *browseTokenizer = new QPushButton(tr("Browse…"), tokenizerBox);
+    browseTokenizer->setObjectName(QStringLiteral("browseTokenizer"));
+    tokenizerRow->addWidget(browseTokenizer);
+    QLabel *tokenizerMessage = validator->addRow(
+        form, tr("Tokenizer:"), tokenizerBox, QStringLiteral("target.tokenizer"),
+        tr("The model's tokenizer.json or .tiktoken file (or its folder): prompts get their exact size and text is "
+           "counted when the server reports no usage. approx: TokenBench's estimate; server: the target's /tokenize "
+           "for calibration (--tokenizer)."));
+    validator->addField(QStringLiteral("target.tokenizer"), m_tokenizer->lineEdit(), tokenizerMessage);
+
+    auto *proxyBox = new QWidget(this);
+    auto *proxyRow = new QHBoxLayout(proxyBox);
+    proxyRow->setContentsMargins(0, 0, 0, 0);
+    // Data: what target.proxy holds for the choice; the URL choice takes the line edit's text.
+    m_proxyMode->addItem(tr("From the environment"), QString());
+    m_proxyMode->addItem(tr("None"), QStringLiteral("none"));
+    m_proxyMode->addItem(tr("This proxy:"), QStringLiteral("url"));
+    proxyRow->addWidget(m_proxyMode);
+    m_proxyUrl->setPlaceholderText(QStringLiteral("http://proxy.example.com:3128"));
+    m_proxyUrl->setEnabled(false);
+    proxyRow->addWidget(m_proxyUrl, 1);
+    validator->addRow(form, tr("Proxy:"), proxyBox, QStringLiteral("target.proxy"),
+                      tr("From the environment: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY as curl reads them, "
+                         "else the system's setting. None: direct (--no-proxy). Or an http:// proxy (--proxy)."));
+    validator->addRow(form, tr("Redirects:"), m_followRedirects, QStringLiteral("target.follow_redirects"),
+                      tr("Unchecked, a 301/302/303/307/308 answer is recorded as an error (--follow-redirects)."));
 
     layout->addWidget(createFormGroup(tr("Request extras"), this, &form));
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -199,6 +252,33 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Extra body:"), m_extraBody, QStringLiteral("target.extra_body"),
         tr("A JSON object merged into every request body: server-specific sampling parameters (target.extra_body)."));
+
+    // Prices: a preset fills them in; they stay editable (the presets are dated list prices).
+    layout->addWidget(createFormGroup(tr("Cost"), this, &form));
+    m_pricePreset->setObjectName(QStringLiteral("pricePreset"));
+    m_pricePreset->addItem(tr("Fill in from a preset…"));
+    for (const PricePreset &p : pricePresets())
+        m_pricePreset->addItem(tr("%1 (list price as of %2)").arg(p.name, p.asOf), p.name);
+    validator->addRow(
+        form, tr("Prices:"), m_pricePreset, QStringLiteral("target.pricing"),
+        tr("Example list prices on the date shown; check the provider's and edit them (--price-preset)."));
+    const std::tuple<OptionalSpinBox *, QString, QString, QString> prices[] = {
+        {m_priceInput, QStringLiteral("priceInput"), tr("Input / 1M:"), QStringLiteral("input_per_1m")},
+        {m_priceCached, QStringLiteral("priceCachedInput"), tr("Cached input / 1M:"),
+         QStringLiteral("cached_input_per_1m")},
+        {m_priceOutput, QStringLiteral("priceOutput"), tr("Output / 1M:"), QStringLiteral("output_per_1m")},
+    };
+    for (const auto &[spin, name, label, key] : prices) {
+        spin->setObjectName(name);
+        spin->spinBox()->setRange(0, kMaxPricePerM);
+        spin->spinBox()->setDecimals(4);
+        spin->spinBox()->setPrefix(QStringLiteral("$"));
+        validator->addRow(
+            form, label, spin, QStringLiteral("target.pricing.") + key,
+            key == QLatin1String("cached_input_per_1m")
+                ? tr("USD per 1M prompt tokens the server reports as cached; not set: the input price.")
+                : tr("USD per 1M tokens; the run's cost goes in the summary, the comparison and the report."));
+    }
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
@@ -228,6 +308,30 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_transport, &QComboBox::currentIndexChanged, this, changed);
     connect(m_httpVersion, &QComboBox::currentIndexChanged, this, changed);
     connect(m_caCert, &QLineEdit::textEdited, this, changed);
+    connect(m_proxyMode, &QComboBox::currentIndexChanged, this, [this] {
+        m_proxyUrl->setEnabled(m_proxyMode->currentData().toString() == QLatin1String("url"));
+        Q_EMIT edited();
+    });
+    connect(m_proxyUrl, &QLineEdit::textEdited, this, changed);
+    connect(m_followRedirects, &QCheckBox::toggled, this, changed);
+    connect(m_pricePreset, &QComboBox::activated, this, [this](int index) {
+        if (index <= 0)
+            return;
+        if (const auto preset = findPricePreset(m_pricePreset->itemData(index).toString()))
+            setPricing(preset->pricing);
+        m_pricePreset->setCurrentIndex(0);
+        Q_EMIT edited();
+    });
+    for (OptionalSpinBox *spin : {m_priceInput, m_priceCached, m_priceOutput}) {
+        connect(spin, &OptionalSpinBox::valueChanged, this, [this] {
+            // Edited by hand: no longer the preset's prices as they were.
+            if (!m_priceSource.isEmpty() && !m_priceSource.endsWith(QLatin1String(", edited")))
+                m_priceSource += QStringLiteral(", edited");
+            Q_EMIT edited();
+        });
+    }
+    connect(m_tokenizer, &QComboBox::currentTextChanged, this, changed);
+    connect(browseTokenizer, &QPushButton::clicked, this, &TargetEditor::browseTokenizer);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
     connect(m_models, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
         if (m_builtin)
@@ -242,12 +346,25 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
 
 TargetEditor::~TargetEditor() = default;
 
+void TargetEditor::browseTokenizer()
+{
+    // open(), not exec(): no nested event loop.
+    auto *dialog = new QFileDialog(this, tr("Tokenizer file"), QFileInfo(m_tokenizer->currentText()).absolutePath(),
+                                   tr("Tokenizers (tokenizer.json *.tiktoken);;All files (*)"));
+    dialog->setObjectName(QStringLiteral("tokenizerDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, m_tokenizer, &QComboBox::setCurrentText);
+    dialog->open();
+}
+
 void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
 {
     const QSignalBlocker blocks[] = {
         QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
         QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
-        QSignalBlocker(m_balance),   QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
+        QSignalBlocker(m_balance),   QSignalBlocker(m_proxyMode), QSignalBlocker(m_followRedirects),
+        QSignalBlocker(m_tokenizer), QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -283,6 +400,13 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_transport->setCurrentIndex(m_transport->findData(transportKindName(target.transport)));
     m_httpVersion->setCurrentIndex(m_httpVersion->findData(httpVersionName(target.httpVersion)));
     m_caCert->setText(target.caCertificate);
+    const bool proxyUrl = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
+    m_proxyMode->setCurrentIndex(m_proxyMode->findData(proxyUrl ? QStringLiteral("url") : target.proxy));
+    m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
+    m_proxyUrl->setEnabled(proxyUrl);
+    m_followRedirects->setChecked(target.followRedirects);
+    setPricing(target.pricing);
+    m_tokenizer->setCurrentText(target.tokenizer);
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -318,7 +442,30 @@ TargetConfig TargetEditor::target() const
     t.transport = transportKindFromName(m_transport->currentData().toString()).value_or(TransportKind::Auto);
     t.httpVersion = httpVersionFromName(m_httpVersion->currentData().toString()).value_or(HttpVersion::Auto);
     t.caCertificate = m_caCert->text().trimmed();
+    const QString proxyMode = m_proxyMode->currentData().toString();
+    t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
+    t.followRedirects = m_followRedirects->isChecked();
+    t.pricing = pricing();
+    t.tokenizer = m_tokenizer->currentText().trimmed();
     return t;
+}
+
+void TargetEditor::setPricing(const Pricing &pricing)
+{
+    const QSignalBlocker blocks[] = {QSignalBlocker(m_priceInput), QSignalBlocker(m_priceCached),
+                                     QSignalBlocker(m_priceOutput)};
+    m_priceInput->setValue(pricing.inputPerM);
+    m_priceCached->setValue(pricing.cachedInputPerM);
+    m_priceOutput->setValue(pricing.outputPerM);
+    m_priceSource = pricing.source;
+}
+
+Pricing TargetEditor::pricing() const
+{
+    Pricing p{m_priceInput->value(), m_priceCached->value(), m_priceOutput->value(), {}};
+    if (p.isSet())
+        p.source = m_priceSource;
+    return p;
 }
 
 void TargetEditor::setSimulatorPresets(const QList<std::pair<QString, QString>> &presets)
@@ -380,13 +527,17 @@ void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
 {
     m_test->setEnabled(true);
     setTone(m_connection, Tone::Good);
+    const QString through = tr(" over %1").arg(m_lister->protocol()) +
+                            (m_lister->proxy().isEmpty() ? QString() : tr(" through proxy %1").arg(m_lister->proxy()));
     if (models.isEmpty())
-        m_connection->setText(tr("Connected in %1 ms, but the server lists no models.").arg(elapsedMs));
+        m_connection->setText(tr("Connected%1 in %2 ms, but the server lists no models.").arg(through).arg(elapsedMs));
     else if (models.size() == 1)
-        m_connection->setText(tr("Connected in %1 ms · 1 model — click it to use it:").arg(elapsedMs));
+        m_connection->setText(tr("Connected%1 in %2 ms · 1 model — click it to use it:").arg(through).arg(elapsedMs));
     else
-        m_connection->setText(
-            tr("Connected in %1 ms · %2 models — click one to use it:").arg(elapsedMs).arg(models.size()));
+        m_connection->setText(tr("Connected%1 in %2 ms · %3 models — click one to use it:")
+                                  .arg(through)
+                                  .arg(elapsedMs)
+                                  .arg(models.size()));
     m_models->addItems(models);
     m_models->setVisible(!models.isEmpty());
     if (!m_builtin) {

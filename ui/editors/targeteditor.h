@@ -16,6 +16,7 @@ namespace tb {
 
 class FieldValidator;
 class ModelLister;
+class OptionalSpinBox;
 
 /// The form for one endpoint profile (tb::TargetConfig): name, API kind, base URL, model, where the
 /// key comes from, extra headers and extra body JSON, and "Test connection", which lists the
@@ -55,9 +56,12 @@ private:
     void showConnectionError(const QString &error);
     void updateKeyState();
     void fillPresets();
+    void browseTokenizer();
     QList<Header> headers(QStringList *problems) const;
     QStringList replicas() const; ///< the non-empty lines of the replicas field
     std::optional<nlohmann::json> extraBody(QString *problem) const;
+    void setPricing(const Pricing &pricing);
+    Pricing pricing() const;
 
     ModelLister *m_lister;
     bool m_builtin = false;
@@ -80,6 +84,15 @@ private:
     QComboBox *m_transport;
     QComboBox *m_httpVersion;
     QLineEdit *m_caCert;
+    QComboBox *m_proxyMode; ///< from the environment | none | the URL in m_proxyUrl
+    QLineEdit *m_proxyUrl;
+    QCheckBox *m_followRedirects;
+    QComboBox *m_pricePreset;
+    OptionalSpinBox *m_priceInput;
+    OptionalSpinBox *m_priceCached;
+    OptionalSpinBox *m_priceOutput;
+    QString m_priceSource;  ///< Pricing::source of the prices shown
+    QComboBox *m_tokenizer; ///< editable: approx, server, or a file path
     QList<std::pair<QString, QString>> m_presets;
 };
 

@@ -69,12 +69,18 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_variablesView(new QTableView(this))
     , m_addMissing(new QPushButton(tr("Add missing"), this))
     , m_promptFile(new QLineEdit(this))
+    , m_fileKind(new QComboBox(this))
+    , m_sample(new QSpinBox(this))
+    , m_maxFromDataset(new QCheckBox(tr("Recorded output lengths as max tokens"), this))
+    , m_skipBadLines(new QCheckBox(tr("Skip broken lines (counted)"), this))
+    , m_timeScale(new QDoubleSpinBox(this))
+    , m_fileSummary(new QLabel(this))
     , m_estimateLabel(new QLabel(this))
     , m_maxTokens(new QSpinBox(this))
     , m_temperature(new OptionalSpinBox(tr("server default"), this))
     , m_topP(new OptionalSpinBox(tr("server default"), this))
     , m_stream(new QCheckBox(tr("Stream tokens (server-sent events)"), this))
-    , m_tokenizer(new QComboBox(this))
+    , m_calibrate(new QCheckBox(tr("Calibrate prompt sizes against the target"), this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -82,12 +88,18 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_variablesView->setObjectName(QStringLiteral("variables"));
     m_addMissing->setObjectName(QStringLiteral("addMissingVariables"));
     m_promptFile->setObjectName(QStringLiteral("promptFile"));
+    m_fileKind->setObjectName(QStringLiteral("fileKind"));
+    m_sample->setObjectName(QStringLiteral("datasetSample"));
+    m_maxFromDataset->setObjectName(QStringLiteral("maxTokensFromDataset"));
+    m_skipBadLines->setObjectName(QStringLiteral("skipBadLines"));
+    m_timeScale->setObjectName(QStringLiteral("timeScale"));
+    m_fileSummary->setObjectName(QStringLiteral("workloadFileSummary"));
     m_estimateLabel->setObjectName(QStringLiteral("promptEstimate"));
     m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
     m_temperature->setObjectName(QStringLiteral("temperature"));
     m_topP->setObjectName(QStringLiteral("topP"));
     m_stream->setObjectName(QStringLiteral("stream"));
-    m_tokenizer->setObjectName(QStringLiteral("tokenizer"));
+    m_calibrate->setObjectName(QStringLiteral("calibrate"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -96,7 +108,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     layout->addWidget(createFormGroup(tr("Prompts"), this, &form));
     m_source->addItem(tr("Synthetic, of a given size"));
     m_source->addItem(tr("Template with {{variables}}"));
-    m_source->addItem(tr("JSONL file"));
+    m_source->addItem(tr("File: prompts, dataset or trace"));
     validator->addRow(
         form, tr("Source:"), m_source, QStringLiteral("prompt.source"),
         tr("Where prompts come from: generated text of a set size, your templates, or a file of prompts."));
@@ -166,6 +178,34 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     QLabel *fileMessage = validator->addRow(page, tr("File:"), fileBox, QStringLiteral("prompt.prompt_file"),
                                             tr("A JSONL file of prompts, used in turn (--prompt-file)."));
     validator->addField(QStringLiteral("prompt.prompt_file"), m_promptFile, fileMessage);
+    m_fileKind->addItem(tr("Prompt lines, sent as written"));
+    m_fileKind->addItem(tr("Dataset: ShareGPT, or prompts with lengths"));
+    m_fileKind->addItem(tr("Trace, replayed at its timestamps"));
+    validator->addRow(
+        page, tr("Read as:"), m_fileKind, QStringLiteral("prompt.file_kind"),
+        tr("--prompt-file: JSONL {\"prompt\"} / {\"messages\"} lines. --dataset: ShareGPT JSON or JSONL (the "
+           "first human turn is the prompt). --trace: Mooncake JSONL or the Azure trace CSV, each request "
+           "sent at its time (it replaces the load profile)."));
+    m_sample->setRange(0, std::numeric_limits<int>::max());
+    m_sample->setSpecialValueText(tr("all"));
+    m_sample->setSuffix(tr(" entries"));
+    m_sample->setGroupSeparatorShown(true);
+    setCompact(m_sample);
+    validator->addRow(page, tr("Sample:"), m_sample, QStringLiteral("prompt.dataset_sample"),
+                      tr("Use this many entries drawn at random, seeded by the load's seed (--dataset-sample)."));
+    m_timeScale->setRange(0.001, 1000);
+    m_timeScale->setDecimals(3);
+    m_timeScale->setSingleStep(0.1);
+    m_timeScale->setPrefix(tr("× "));
+    setCompact(m_timeScale);
+    validator->addRow(page, tr("Time scale:"), m_timeScale, QStringLiteral("load.time_scale"),
+                      tr("Trace time multiplier: 0.5 replays twice as fast (--time-scale)."));
+    page->addRow(QString(), m_maxFromDataset);
+    page->addRow(QString(), m_skipBadLines);
+    m_maxFromDataset->setToolTip(tr("Each entry's recorded reply length is its max_tokens (--max-tokens dataset); "
+                                    "a line's own max_tokens and a trace's output length are always sent."));
+    m_fileSummary->setWordWrap(true);
+    page->addRow(tr("Requests:"), m_fileSummary);
     form->addRow(m_filePage);
 
     m_estimateLabel->setWordWrap(true);
@@ -198,10 +238,10 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Streaming:"), m_stream, QStringLiteral("request.stream"),
         tr("Stream the answer to measure time to first token and inter-token latency (--stream / --no-stream)."));
-    m_tokenizer->addItem(tr("One token per streamed chunk"), QString());
-    m_tokenizer->addItem(tr("Approximate tokenizer"), QStringLiteral("approx"));
-    validator->addRow(form, tr("Without usage:"), m_tokenizer, QStringLiteral("request.tokenizer"),
-                      tr("How output tokens are counted when the server reports no usage (request.tokenizer)."));
+    validator->addRow(form, tr("Prompt sizes:"), m_calibrate, QStringLiteral("prompt.calibrate"),
+                      tr("Before the run, a few max_tokens=1 requests (or the target's /tokenize) measure how the "
+                         "target counts, chat template included, so synthetic prompts have the requested size in its "
+                         "tokens (--calibrate). Not needed with an exact tokenizer file on the target."));
     layout->addStretch(1);
 
     connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
@@ -224,11 +264,19 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     });
     connect(m_addMissing, &QPushButton::clicked, this, &WorkloadEditor::addMissingVariables);
     connect(m_promptFile, &QLineEdit::textChanged, this, &WorkloadEditor::changed);
+    connect(m_fileKind, &QComboBox::currentIndexChanged, this, [this] {
+        showSourcePage();
+        changed();
+    });
+    connect(m_sample, &QSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_timeScale, &QDoubleSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_maxFromDataset, &QCheckBox::toggled, this, &WorkloadEditor::changed);
+    connect(m_skipBadLines, &QCheckBox::toggled, this, &WorkloadEditor::changed);
     connect(browse, &QPushButton::clicked, this, &WorkloadEditor::browsePromptFile);
     connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_stream, &QCheckBox::toggled, this, &WorkloadEditor::changed);
-    connect(m_tokenizer, &QComboBox::currentIndexChanged, this, &WorkloadEditor::changed);
+    connect(m_calibrate, &QCheckBox::toggled, this, &WorkloadEditor::changed);
 
     setConfig(RunConfig());
 }
@@ -247,13 +295,25 @@ void WorkloadEditor::setConfig(const RunConfig &config)
         m_systemTemplate->setPlainText(p.systemTemplate);
         m_userTemplate->setPlainText(p.userTemplate);
         m_variables->setVariables(p.variables);
-        m_promptFile->setText(p.promptFile);
+        const FileKind kind = !config.load.trace.isEmpty() ? FileKind::Trace
+                              : !p.dataset.isEmpty()       ? FileKind::Dataset
+                                                           : FileKind::Prompts;
+        m_fileKind->setCurrentIndex(int(kind));
+        m_promptFile->setText(kind == FileKind::Trace     ? config.load.trace
+                              : kind == FileKind::Dataset ? p.dataset
+                                                          : p.promptFile);
+        m_sample->setValue(int(std::min<qint64>(p.datasetSample, std::numeric_limits<int>::max())));
+        m_timeScale->setValue(config.load.timeScale);
+        m_maxFromDataset->setChecked(p.outputLenAsMaxTokens);
+        m_skipBadLines->setChecked(p.skipBadLines);
         m_maxTokens->setValue(config.request.maxTokens);
         m_temperature->setValue(config.request.temperature);
         m_topP->setValue(config.request.topP);
         m_stream->setChecked(config.request.stream);
-        m_tokenizer->setCurrentIndex(qMax(0, m_tokenizer->findData(config.request.tokenizer)));
-        setSource(!p.promptFile.isEmpty() ? Source::File : p.promptTokens > 0 ? Source::Synthetic : Source::Template);
+        m_calibrate->setChecked(p.calibrate);
+        setSource(!m_promptFile->text().isEmpty() ? Source::File
+                  : p.promptTokens > 0            ? Source::Synthetic
+                                                  : Source::Template);
     }
     changed();
 }
@@ -264,17 +324,25 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     config.request.temperature = m_temperature->value();
     config.request.topP = m_topP->value();
     config.request.stream = m_stream->isChecked();
-    config.request.tokenizer = m_tokenizer->currentData().toString();
 
     PromptConfig &p = config.prompt;
     const Source s = source();
-    p.promptFile = s == Source::File ? m_promptFile->text().trimmed() : QString();
+    const QString file = s == Source::File ? m_promptFile->text().trimmed() : QString();
+    const FileKind kind = FileKind(m_fileKind->currentIndex());
+    p.promptFile = kind == FileKind::Prompts ? file : QString();
+    p.dataset = kind == FileKind::Dataset ? file : QString();
+    config.load.trace = kind == FileKind::Trace ? file : QString();
+    config.load.timeScale = m_timeScale->value();
+    p.datasetSample = m_sample->value();
+    p.outputLenAsMaxTokens = m_maxFromDataset->isChecked();
+    p.skipBadLines = m_skipBadLines->isChecked();
     p.promptTokens = s == Source::Template ? 0 : m_promptTokens->value();
     p.systemTokens = m_systemTokens->value();
     p.sharedPrefixTokens = m_sharedPrefix->value();
     p.systemTemplate = m_systemTemplate->toPlainText();
     p.userTemplate = m_userTemplate->toPlainText();
     p.variables = m_variables->variables();
+    p.calibrate = m_calibrate->isChecked();
 }
 
 WorkloadEditor::Source WorkloadEditor::source() const
@@ -295,6 +363,13 @@ void WorkloadEditor::showSourcePage()
     m_syntheticPage->setVisible(s == Source::Synthetic);
     m_templatePage->setVisible(s == Source::Template);
     m_filePage->setVisible(s == Source::File);
+    const bool trace = FileKind(m_fileKind->currentIndex()) == FileKind::Trace;
+    // The row's field is the validator's box around the spin box.
+    QWidget *field = m_timeScale;
+    while (field->parentWidget() && field->parentWidget() != m_filePage)
+        field = field->parentWidget();
+    if (auto *page = qobject_cast<QFormLayout *>(m_filePage->layout()))
+        page->setRowVisible(field, trace);
 }
 
 QString WorkloadEditor::estimateText() const
@@ -320,7 +395,8 @@ QStringList WorkloadEditor::problems() const
         break;
     case Source::File:
         if (m_promptFile->text().trimmed().isEmpty())
-            problems << QStringLiteral("prompt.prompt_file (--prompt-file): choose a JSONL file of prompts");
+            problems << QStringLiteral(
+                "prompt.prompt_file (--prompt-file): choose a file of prompts, a dataset or a trace");
         else if (QFileInfo(m_promptFile->text().trimmed()).isReadable() && !m_estimated.error.isEmpty())
             problems << QStringLiteral("prompt.prompt_file (--prompt-file): %1")
                             .arg(m_estimated.error); // unreadable: validate() says so
@@ -366,13 +442,32 @@ QStringList WorkloadEditor::undefinedVariables() const
     return missing;
 }
 
+QString WorkloadEditor::fileSummaryText() const
+{
+    return m_fileSummary->text();
+}
+
+void WorkloadEditor::updateFileSummary()
+{
+    const PromptEstimate &e = m_estimated;
+    m_fileSummary->setText(e.workload ? e.workload->describe() : e.error.isEmpty() ? tr("no file read yet") : e.error);
+    Q_EMIT estimated(e);
+}
+
+void WorkloadEditor::setFilePreview(QWidget *preview)
+{
+    if (auto *page = qobject_cast<QFormLayout *>(m_filePage->layout()))
+        page->addRow(preview);
+}
+
 void WorkloadEditor::updateEstimate()
 {
     RunConfig config;
     applyTo(config);
-    if (config.prompt != m_estimatedFor) {
-        m_estimatedFor = config.prompt;
-        m_estimated = estimatePrompts(config.prompt);
+    if (!m_estimatedFor || m_estimatedFor->first != config.prompt || m_estimatedFor->second != config.load.trace) {
+        m_estimatedFor = std::pair{config.prompt, config.load.trace};
+        m_estimated = estimatePrompts(config.prompt, 1000, config.load.trace);
+        updateFileSummary();
     }
     const PromptEstimate &e = m_estimated;
     if (!e.error.isEmpty()) {

@@ -5,8 +5,13 @@
 
 #include <QWidget>
 
+#include <limits>
+#include <optional>
+#include <utility>
+
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -31,6 +36,8 @@ class WorkloadEditor : public QWidget
 public:
     /// Index order of the prompt source combo box.
     enum class Source { Synthetic, Template, File };
+    /// Index order of the file kind combo box: --prompt-file, --dataset, --trace.
+    enum class FileKind { Prompts, Dataset, Trace };
 
     explicit WorkloadEditor(FieldValidator *validator, QWidget *parent = nullptr);
     ~WorkloadEditor() override;
@@ -46,6 +53,13 @@ public:
     void setSource(Source source);
     /// The estimate line shown under the prompt settings.
     QString estimateText() const;
+    /// A workload file's request count and what reading it dropped, shown above its length chart.
+    QString fileSummaryText() const;
+    /// What the prompt settings give: for a workload file, its stats and length histograms.
+    const PromptEstimate &estimate() const { return m_estimated; }
+    /// A widget shown under the file's request count (the main window puts the length chart there:
+    /// editors draw no charts). The editor takes ownership.
+    void setFilePreview(QWidget *preview);
     VariablesModel *variables() const { return m_variables; }
 
     /// Problems the config cannot express, in "json.path: reason" form.
@@ -53,6 +67,8 @@ public:
 
 Q_SIGNALS:
     void edited();
+    /// The prompt settings changed what estimate() holds (e.g. another workload file was read).
+    void estimated(const tb::PromptEstimate &estimate);
 
 private:
     void changed();
@@ -61,6 +77,7 @@ private:
     void addMissingVariables();
     QStringList undefinedVariables() const;
     void updateEstimate();
+    void updateFileSummary();
 
     QComboBox *m_source;
     QWidget *m_syntheticPage;
@@ -75,16 +92,22 @@ private:
     QTableView *m_variablesView;
     QPushButton *m_addMissing;
     QLineEdit *m_promptFile;
+    QComboBox *m_fileKind;
+    QSpinBox *m_sample;
+    QCheckBox *m_maxFromDataset;
+    QCheckBox *m_skipBadLines;
+    QDoubleSpinBox *m_timeScale;
+    QLabel *m_fileSummary;
     QLabel *m_estimateLabel;
     QSpinBox *m_maxTokens;
     OptionalSpinBox *m_temperature;
     OptionalSpinBox *m_topP;
     QCheckBox *m_stream;
-    QComboBox *m_tokenizer;
+    QCheckBox *m_calibrate;
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.
-    std::optional<PromptConfig> m_estimatedFor;
+    std::optional<std::pair<PromptConfig, QString>> m_estimatedFor; ///< the prompts and the trace
     PromptEstimate m_estimated;
 };
 

@@ -3,9 +3,6 @@
 #include <QHash>
 #include <QObject>
 
-#include <algorithm>
-#include <cmath>
-
 namespace tb::chartstyle {
 
 QColor mutedText()
@@ -153,33 +150,6 @@ QString describe(Metric metric)
         return QObject::tr("Retry-After the server asked for on failed requests");
     }
     return {};
-}
-
-QString formatNumber(double value, int significant)
-{
-    if (!std::isfinite(value))
-        return QStringLiteral("—");
-    if (value == 0)
-        return QStringLiteral("0");
-    const int magnitude = int(std::floor(std::log10(std::abs(value))));
-    const int decimals = std::clamp(significant - 1 - magnitude, 0, 3);
-    return QString::number(value, 'f', decimals);
-}
-
-QString formatMs(double ms)
-{
-    if (!std::isfinite(ms))
-        return QStringLiteral("—");
-    if (std::abs(ms) < 1000)
-        return formatNumber(ms) + QStringLiteral(" ms");
-    return formatNumber(ms / 1000) + QStringLiteral(" s");
-}
-
-QString formatPercent(double fraction)
-{
-    if (!std::isfinite(fraction))
-        return QStringLiteral("—");
-    return formatNumber(fraction * 100) + QLatin1Char('%');
 }
 
 } // namespace tb::chartstyle

@@ -1,7 +1,7 @@
 #pragma once
 
 // The part of the one look (charts/chartstyle.h) that tables show too: a colour and a one-line
-// explanation per quantity, and the human number formats. It needs no Qt Charts, so the models
+// explanation per quantity (numbers print through formats/numberformat.h). It needs no Qt Charts, so the models
 // library links none; charts/chartstyle.h includes it and adds the chart theme.
 
 #include "metrics/runsummary.h"
@@ -42,11 +42,6 @@ QColor mutedText();
 /// One line saying what a quantity is, for tooltips and legends.
 QString describe(Quantity quantity);
 QString describe(Metric metric);
-
-/// Human formats shared by tiles, tables and tooltips: "850 ms", "1.25 s"; "12.3"; "—" for none.
-QString formatMs(double ms);
-QString formatNumber(double value, int significant = 3);
-QString formatPercent(double fraction);
 
 } // namespace chartstyle
 

@@ -1,7 +1,9 @@
 #include "models/runhistorymodel.h"
 
 #include "analysis/baseline.h"
+#include "results/sessioninfo.h"
 
+#include "formats/numberformat.h"
 #include "models/quantitystyle.h"
 #include "results/rundirectory.h"
 
@@ -9,7 +11,9 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFont>
+#include <QSaveFile>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
@@ -22,18 +26,23 @@ QString canonical(const QString &directory)
     return c.isEmpty() ? QDir::cleanPath(QFileInfo(directory).absoluteFilePath()) : c;
 }
 
+QString readNotes(const QString &directory)
+{
+    QFile file(QDir(directory).filePath(QLatin1String(RunHistoryModel::kNotesFile)));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.read(RunHistoryModel::kMaxNotes));
+}
+
 } // namespace
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-    m_pool.setMaxThreadCount(1);
-}
+{}
 
 RunHistoryModel::~RunHistoryModel()
 {
-    m_pool.clear();
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 void RunHistoryModel::setFolder(const QString &folder)
@@ -64,6 +73,9 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, cons
     e.directory = canonical(directory);
     e.name = QDir(directory).dirName();
     e.ttftP50Ms = std::nan("");
+    e.notes = readNotes(directory);
+    if (const auto session = SessionInfo::sessionOf(directory))
+        e.session = session->second.name;
     QString error;
     const std::optional<RunData> run = RunReader::load(directory, &error, RunReader::SummaryOnly);
     if (!run) {
@@ -81,6 +93,14 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, cons
         e.ttftP50Ms = s.total.stat(Metric::Ttft).p50;
     e.attempted = s.total.requests.attempted;
     e.failed = s.total.requests.failed;
+    e.status = e.attempted > 0 && s.total.requests.ok == 0 ? Status::Failed
+               : s.total.requests.cancelled > 0            ? Status::Stopped
+                                                           : Status::Ok;
+    e.stages = std::max(1, int(s.stages.size()));
+    const TargetConfig &target = run->info.config.target;
+    e.target = !target.name.isEmpty() ? target.name : !s.targetUrl.isEmpty() ? s.targetUrl : target.url;
+    if (run->hasInfo)
+        e.load = run->info.loadText();
     e.instances = std::max(1, int(s.instances.size()));
     e.baseline = !baselineDirectory.isEmpty() && e.directory == canonical(baselineDirectory);
     if (baseline && !e.baseline) {
@@ -102,44 +122,54 @@ void RunHistoryModel::refresh()
     QStringList extra = m_extra;
     const QString excluded = m_excluded;
     const QString baselineDirectory = Baseline::directory();
-    m_pool.start([this, folder, extra, excluded, baselineDirectory] {
-        // The baseline's summary once per scan; each run's change is computed against it.
-        std::optional<RunData> baseline;
-        if (!baselineDirectory.isEmpty()) {
-            QString ignored;
-            baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
-        }
-        QStringList directories;
-        if (!folder.isEmpty()) {
-            const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-            for (const QFileInfo &info : dirs) {
-                if (RunReader::isRunDirectory(info.filePath()))
-                    directories << canonical(info.filePath());
+    m_jobs.run(
+        [folder, extra, excluded, baselineDirectory] {
+            // The baseline's summary once per scan; each run's change is computed against it.
+            std::optional<RunData> baseline;
+            if (!baselineDirectory.isEmpty()) {
+                QString ignored;
+                baseline = RunReader::load(baselineDirectory, &ignored, RunReader::SummaryOnly);
             }
-        }
-        for (const QString &dir : extra) {
-            if (!directories.contains(dir))
-                directories << dir;
-        }
-        QList<Entry> entries;
-        for (const QString &dir : std::as_const(directories)) {
-            if (dir != excluded)
-                entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
-        }
-        // Newest first: the run just made is at the top.
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const Entry &a, const Entry &b) { return a.started > b.started; });
-        QMetaObject::invokeMethod(
-            this,
-            [this, entries] {
-                m_scanning = false;
-                setEntries(entries);
-                Q_EMIT refreshed();
-                if (std::exchange(m_rescan, false))
-                    refresh();
-            },
-            Qt::QueuedConnection);
-    });
+            QStringList directories;
+            if (!folder.isEmpty()) {
+                const QFileInfoList dirs = QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+                for (const QFileInfo &info : dirs) {
+                    if (RunReader::isRunDirectory(info.filePath())) {
+                        directories << canonical(info.filePath());
+                    } else if (SessionInfo::isSessionDirectory(info.filePath())) {
+                        // A session's runs are in its folder: listed with the session's name.
+                        QStringList runs;
+                        QString ignored;
+                        if (expandRunDirectories({info.filePath()}, &runs, &ignored)) {
+                            for (const QString &run : std::as_const(runs)) {
+                                if (RunReader::isRunDirectory(run))
+                                    directories << canonical(run);
+                            }
+                        }
+                    }
+                }
+            }
+            for (const QString &dir : extra) {
+                if (!directories.contains(dir))
+                    directories << dir;
+            }
+            QList<Entry> entries;
+            for (const QString &dir : std::as_const(directories)) {
+                if (dir != excluded)
+                    entries << readEntry(dir, baseline ? &baseline->summary : nullptr, baselineDirectory);
+            }
+            // Newest first: the run just made is at the top.
+            std::stable_sort(entries.begin(), entries.end(),
+                             [](const Entry &a, const Entry &b) { return a.started > b.started; });
+            return entries;
+        },
+        [this](const QList<Entry> &entries) {
+            m_scanning = false;
+            setEntries(entries);
+            Q_EMIT refreshed();
+            if (std::exchange(m_rescan, false))
+                refresh();
+        });
 }
 
 void RunHistoryModel::setEntries(QList<Entry> entries)
@@ -178,6 +208,10 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return e.directory;
     if (role == InstancesRole)
         return e.instances;
+    if (role == StagesRole)
+        return e.stages;
+    if (role == Qt::EditRole && (index.column() == NameColumn || index.column() == NotesColumn))
+        return index.column() == NameColumn ? e.name : e.notes;
     if (role == Qt::FontRole && e.baseline && index.column() == NameColumn) {
         QFont bold;
         bold.setBold(true);
@@ -188,18 +222,26 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
             return e.problem;
         if (index.column() == BaselineColumn && !e.change.isEmpty())
             return tr("Against the baseline run: %1").arg(e.change);
+        if (index.column() == NotesColumn && !e.notes.isEmpty())
+            return e.notes;
+        if (index.column() == StatusColumn)
+            return e.status == Status::Failed    ? tr("Every request failed")
+                   : e.status == Status::Stopped ? tr("Stopped before the end (requests were cancelled)")
+                                                 : tr("Ran to the end");
         return QStringLiteral("%1\n%2").arg(QDir::toNativeSeparators(e.directory),
                                             e.started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
     }
     if (role == Qt::TextAlignmentRole)
-        return index.column() >= RequestsPerSColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                    : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return index.column() >= RequestsPerSColumn && index.column() <= ErrorsColumn
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole) {
         if (!e.problem.isEmpty())
             return QColor(0x9c, 0xa3, 0xaf);
         if (index.column() == BaselineColumn && e.changeDirection != 0)
             return e.changeDirection > 0 ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28);
-        if (index.column() == ErrorsColumn && e.failed > 0)
+        if ((index.column() == ErrorsColumn && e.failed > 0) ||
+            (index.column() == StatusColumn && e.status == Status::Failed))
             return QColor(0xc6, 0x28, 0x28);
         return {};
     }
@@ -210,8 +252,18 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     switch (Column(index.column())) {
     case NameColumn:
         return e.name;
+    case TargetColumn:
+        return e.target;
     case ModelColumn:
         return readable ? e.model : tr("(unreadable)");
+    case LoadColumn:
+        return e.load;
+    case StatusColumn:
+        return readable ? statusName(e.status) : QString();
+    case SessionColumn:
+        return e.session;
+    case NotesColumn:
+        return sort ? e.notes : e.notes.section(QLatin1Char('\n'), 0, 0); // the first line; the tooltip has all
     case DateColumn: {
         if (sort)
             return e.started;
@@ -221,21 +273,19 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
                                                                                  : QStringLiteral("yyyy-MM-dd HH:mm"));
     }
     case RequestsPerSColumn:
-        return sort       ? QVariant(e.requestsPerS)
-               : readable ? QVariant(chartstyle::formatNumber(e.requestsPerS))
-                          : QVariant();
+        return sort ? QVariant(e.requestsPerS) : readable ? QVariant(formatNumber(e.requestsPerS)) : QVariant();
     case TtftP50Column:
         return sort       ? QVariant(std::isnan(e.ttftP50Ms) ? -1.0 : e.ttftP50Ms)
-               : readable ? QVariant(chartstyle::formatMs(e.ttftP50Ms))
+               : readable ? QVariant(formatMs(e.ttftP50Ms))
                           : QVariant();
     case ErrorsColumn:
         if (sort)
             return e.failed;
         if (!readable)
             return {};
-        return e.attempted > 0 && e.failed > 0 ? QStringLiteral("%1 (%2)").arg(e.failed).arg(
-                                                     chartstyle::formatPercent(double(e.failed) / double(e.attempted)))
-                                               : QString::number(e.failed);
+        return e.attempted > 0 && e.failed > 0
+                   ? QStringLiteral("%1 (%2)").arg(e.failed).arg(formatPercent(double(e.failed) / double(e.attempted)))
+                   : QString::number(e.failed);
     case BaselineColumn:
         if (e.baseline)
             return tr("baseline");
@@ -252,8 +302,9 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
         static const char *const titles[ColumnCount] = {
-            QT_TR_NOOP("Run"),      QT_TR_NOOP("Model"),  QT_TR_NOOP("Date"),       QT_TR_NOOP("req/s"),
-            QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"), QT_TR_NOOP("vs baseline")};
+            QT_TR_NOOP("Run"),      QT_TR_NOOP("Target"),  QT_TR_NOOP("Model"),       QT_TR_NOOP("Load"),
+            QT_TR_NOOP("Status"),   QT_TR_NOOP("Session"), QT_TR_NOOP("Date"),        QT_TR_NOOP("req/s"),
+            QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"),  QT_TR_NOOP("vs baseline"), QT_TR_NOOP("Notes")};
         return tr(titles[section]);
     }
     if (role == Qt::ToolTipRole) {
@@ -266,9 +317,130 @@ QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, i
             return tr("Failed requests (and their share of those attempted)");
         case BaselineColumn:
             return tr("Each run's change against the run marked as baseline (right-click a run to mark it)");
+        case NameColumn:
+            return tr("The run's folder name (F2 renames it)");
+        case NotesColumn:
+            return tr("Your notes on the run, kept in its folder (double-click to edit)");
         default:
             break;
         }
+    }
+    return {};
+}
+
+Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && (index.column() == NameColumn || index.column() == NotesColumn))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool RunHistoryModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return false;
+    QString error;
+    bool ok = false;
+    if (index.column() == NameColumn)
+        ok = value.toString() == m_entries.at(index.row()).name || rename(index.row(), value.toString(), &error);
+    else if (index.column() == NotesColumn)
+        ok = setNotes(index.row(), value.toString(), &error);
+    if (!ok && !error.isEmpty())
+        Q_EMIT editFailed(error);
+    return ok;
+}
+
+bool RunHistoryModel::rename(int row, const QString &name, QString *error)
+{
+    if (row < 0 || row >= m_entries.size())
+        return false;
+    Entry &e = m_entries[row];
+    const QString clean = name.trimmed();
+    if (clean.isEmpty() || clean == QLatin1String(".") || clean == QLatin1String("..") ||
+        clean.contains(QLatin1Char('/')) || clean.contains(QLatin1Char('\\'))) {
+        *error = tr("“%1” is not a folder name").arg(name);
+        return false;
+    }
+    if (!e.session.isEmpty()) {
+        *error = tr("%1 keeps its name: session “%2” lists its runs by name").arg(e.name, e.session);
+        return false;
+    }
+    const QString to = QDir(QFileInfo(e.directory).absolutePath()).filePath(clean);
+    if (QFileInfo::exists(to)) {
+        *error = tr("cannot rename %1: %2 exists").arg(e.name, QDir::toNativeSeparators(to));
+        return false;
+    }
+    if (!QDir().rename(e.directory, to)) {
+        *error = tr("cannot rename %1 to %2").arg(QDir::toNativeSeparators(e.directory), clean);
+        return false;
+    }
+    const QString from = e.directory;
+    e.directory = canonical(to);
+    e.name = clean;
+    if (Baseline::isBaseline(from))
+        Baseline::setDirectory(e.directory);
+    std::replace(m_extra.begin(), m_extra.end(), from, e.directory);
+    Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    return true;
+}
+
+bool RunHistoryModel::setNotes(int row, const QString &notes, QString *error)
+{
+    if (row < 0 || row >= m_entries.size())
+        return false;
+    Entry &e = m_entries[row];
+    const QByteArray bytes = notes.toUtf8();
+    if (bytes.size() > kMaxNotes) {
+        *error = tr("notes are limited to %1 KiB").arg(kMaxNotes / 1024);
+        return false;
+    }
+    const QString path = QDir(e.directory).filePath(QLatin1String(kNotesFile));
+    if (notes.isEmpty()) {
+        if (QFile::exists(path) && !QFile::remove(path)) {
+            *error = tr("cannot remove %1").arg(QDir::toNativeSeparators(path));
+            return false;
+        }
+    } else {
+        // Whole or not at all: the old notes stay if writing the new ones fails.
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+            *error = tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
+            return false;
+        }
+    }
+    e.notes = notes;
+    Q_EMIT dataChanged(index(row, NotesColumn), index(row, NotesColumn));
+    return true;
+}
+
+bool RunHistoryModel::moveToTrash(int row, QString *error)
+{
+    if (row < 0 || row >= m_entries.size())
+        return false;
+    const QString directory = m_entries.at(row).directory;
+    if (!QFile::moveToTrash(directory)) {
+        *error = tr("cannot move %1 to the trash").arg(QDir::toNativeSeparators(directory));
+        return false;
+    }
+    if (Baseline::isBaseline(directory))
+        Baseline::setDirectory({});
+    m_extra.removeAll(directory);
+    beginRemoveRows({}, row, row);
+    m_entries.removeAt(row);
+    endRemoveRows();
+    return true;
+}
+
+QString RunHistoryModel::statusName(Status status)
+{
+    switch (status) {
+    case Status::Ok:
+        return QStringLiteral("ok");
+    case Status::Stopped:
+        return QStringLiteral("stopped");
+    case Status::Failed:
+        return QStringLiteral("failed");
     }
     return {};
 }

@@ -1,8 +1,9 @@
 #pragma once
 
+#include "threads/backgroundjobs.h"
+
 #include <QAbstractTableModel>
 #include <QDateTime>
-#include <QThreadPool>
 
 #include <optional>
 
@@ -12,8 +13,10 @@ struct RunSummary;
 
 namespace tb {
 
-/// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, model,
-/// date, requests/s, TTFT p50, errors. Scanning reads each run's summary (a run that stopped
+/// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, target,
+/// model, load, status (ok, stopped, failed), session, date, requests/s, TTFT p50, errors, notes.
+/// The name renames the run's directory and the notes live beside its files in notes.txt (written
+/// whole or not at all); measurement files are never touched. Scanning reads each run's summary (a run that stopped
 /// before writing summary.json has it recomputed from requests.csv, which can take a while) on a
 /// worker thread; the list is replaced in one reset when the scan is done.
 class RunHistoryModel : public QAbstractTableModel
@@ -23,24 +26,40 @@ class RunHistoryModel : public QAbstractTableModel
 public:
     enum Column {
         NameColumn,
+        TargetColumn,
         ModelColumn,
+        LoadColumn,
+        StatusColumn,
+        SessionColumn, ///< the comparison session the run belongs to: sorting by it groups them
         DateColumn,
         RequestsPerSColumn,
         TtftP50Column,
         ErrorsColumn,
         BaselineColumn, ///< the run's change against the marked baseline (tb::Baseline)
+        NotesColumn,
         ColumnCount
     };
     enum Role {
         SortRole = Qt::UserRole, ///< numbers and dates that sort naturally
         DirectoryRole,           ///< the run directory's path
         InstancesRole,           ///< how many instances served the run (int; > 1: load-balanced)
+        StagesRole,              ///< how many load stages the run had (int; > 1: a sweep)
     };
+    enum class Status { Ok, Stopped, Failed };
+    /// The file in a run directory that holds its notes.
+    static constexpr const char *kNotesFile = "notes.txt";
+    static constexpr qsizetype kMaxNotes = 64 * 1024;
 
     struct Entry {
         QString directory;
         QString name;
         QString model;
+        QString target; ///< the target's name, else its URL
+        QString load;   ///< RunInfo::loadText()
+        Status status = Status::Ok;
+        QString session; ///< the session's name; empty: a run of its own
+        QString notes;
+        int stages = 1;
         QDateTime started;
         double requestsPerS = 0;
         double ttftP50Ms = 0; ///< NaN: no successful request
@@ -74,13 +93,26 @@ public:
     const Entry &entry(int row) const { return m_entries.at(row); }
     int rowOf(const QString &directory) const;
 
+    /// Renames a run's directory within its folder (the name column; also setData). False with
+    /// the reason when the name is empty, has a path separator, or is taken.
+    bool rename(int row, const QString &name, QString *error);
+    /// Writes a run's notes (the notes column; also setData) to its notes.txt.
+    bool setNotes(int row, const QString &notes, QString *error);
+    /// Moves a run's directory to the trash and drops its row.
+    bool moveToTrash(int row, QString *error);
+    static QString statusName(Status status); ///< "ok", "stopped", "failed"
+
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
 
 Q_SIGNALS:
     void refreshed();
+    /// Renaming, writing notes or moving to the trash failed: why, to show the user.
+    void editFailed(const QString &error);
 
 private:
     void setEntries(QList<Entry> entries);
@@ -89,7 +121,7 @@ private:
     QStringList m_extra;
     QString m_excluded;
     QList<Entry> m_entries;
-    QThreadPool m_pool;
+    BackgroundJobs m_jobs{this};
     bool m_scanning = false;
     bool m_rescan = false;
 };

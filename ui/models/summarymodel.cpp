@@ -2,6 +2,7 @@
 
 #include "analysis/comparison.h"
 #include "formats/csv.h"
+#include "formats/numberformat.h"
 
 #include <QLocale>
 #include <QMimeData>
@@ -215,10 +216,7 @@ QString SummaryTableModel::formatValue(double value, const QString &unit)
 {
     if (unit == kCount || (unit == QLatin1String("tokens") && value == std::floor(value)))
         return QString::number(qint64(value));
-    if (value == 0)
-        return QStringLiteral("0");
-    const int magnitude = int(std::floor(std::log10(std::abs(value))));
-    return QString::number(value, 'f', std::clamp(3 - magnitude, 0, 3));
+    return formatNumber(value, 4);
 }
 
 QVariant SummaryTableModel::data(const QModelIndex &index, int role) const

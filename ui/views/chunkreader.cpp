@@ -37,32 +37,28 @@ ChunkReader::ChunkReader(QObject *parent)
     : QObject(parent)
 {
     qRegisterMetaType<std::vector<tb::ChunkStamp>>();
-    m_pool.setMaxThreadCount(1);
 }
 
 ChunkReader::~ChunkReader()
 {
-    m_pool.clear();
-    m_pool.waitForDone();
+    m_jobs.stop();
 }
 
 void ChunkReader::request(const QString &directory, std::uint64_t id)
 {
-    m_pool.start([this, directory, id] {
-        QString error;
-        std::optional<std::vector<ChunkStamp>> chunks = read(directory, id, &error);
-        // Posted to this object: delivered on its thread, dropped if it is gone by then (the
-        // destructor waits for this job, so `this` is alive here).
-        QMetaObject::invokeMethod(
-            this,
-            [this, id, chunks = std::move(chunks), error] {
-                if (chunks)
-                    Q_EMIT loaded(id, *chunks);
-                else
-                    Q_EMIT failed(id, error);
-            },
-            Qt::QueuedConnection);
-    });
+    // The destructor waits for this job, so `this` is alive while it reads.
+    m_jobs.run(
+        [this, directory, id] {
+            QString error;
+            std::optional<std::vector<ChunkStamp>> chunks = read(directory, id, &error);
+            return std::pair(std::move(chunks), error);
+        },
+        [this, id](const std::pair<std::optional<std::vector<ChunkStamp>>, QString> &result) {
+            if (result.first)
+                Q_EMIT loaded(id, *result.first);
+            else
+                Q_EMIT failed(id, result.second);
+        });
 }
 
 std::optional<std::vector<ChunkStamp>> ChunkReader::read(const QString &directory, std::uint64_t id, QString *error)

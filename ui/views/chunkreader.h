@@ -1,12 +1,12 @@
 #pragma once
 
 #include "metrics/requestrecord.h"
+#include "threads/backgroundjobs.h"
 
 #include <QFile>
 #include <QHash>
 #include <QMutex>
 #include <QObject>
-#include <QThreadPool>
 
 #include <optional>
 #include <vector>
@@ -40,11 +40,11 @@ private:
     /// Indexes complete lines from m_scanned on, until `id` is found or the file ends.
     void scan(QFile &file, std::uint64_t id);
 
-    QThreadPool m_pool;
     QMutex m_mutex;
     QString m_directory;
     qint64 m_scanned = 0;
     QHash<quint64, qint64> m_offsets;
+    BackgroundJobs m_jobs{this}; ///< last: its jobs use the members above
 };
 
 } // namespace tb

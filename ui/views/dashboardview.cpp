@@ -2,11 +2,16 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
+#include "charts/turnchart.h"
+#include "formats/numberformat.h"
 #include "views/rundocument.h"
 #include "widgets/card.h"
 #include "widgets/kpitile.h"
+
+#include "analysis/comparison.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -25,9 +30,6 @@
 namespace tb {
 
 namespace {
-
-using chartstyle::formatMs;
-using chartstyle::formatNumber;
 
 /// Seconds of the most recent complete rows that the "last N s" tile details average over.
 constexpr int kRecentSeconds = 5;
@@ -85,6 +87,9 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_tokens(new TokenChart)
     , m_server(new TimeChart(tr("Server"), tr("requests")))
     , m_serverNote(new QLabel(this))
+    , m_curve(new ThroughputLatencyChart)
+    , m_kneeNote(new QLabel(this))
+    , m_turns(new TurnChart)
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -225,6 +230,13 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
     auto *serverView = new ChartView(m_server);
     addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
+    m_kneeNote->setObjectName(QStringLiteral("kneeNote"));
+    m_kneeNote->setContentsMargins(8, 4, 8, 0);
+    m_kneeNote->setWordWrap(true);
+    setTextColor(m_kneeNote, QColor(0x4b, 0x55, 0x63));
+    auto *curveView = new ChartView(m_curve);
+    addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
+    addChart(QStringLiteral("turns"), new ChartView(m_turns));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -343,8 +355,21 @@ void DashboardView::relayout()
     }
     if (chartColumns != m_chartColumns) {
         m_chartColumns = chartColumns;
-        for (qsizetype i = 0; i < m_chartCards.size(); ++i)
-            m_chartGrid->addWidget(m_chartCards[i], int(i) / chartColumns, int(i) % chartColumns);
+        // The curve of a run without stages, and the turns of a run without conversations, take no cell.
+        int cell = 0;
+        for (qsizetype i = 0; i < m_chartCards.size(); ++i) {
+            QWidget *cardWidget = m_chartCards[i];
+            const QString &key = m_charts[i].key;
+            if ((key == QLatin1String("throughput-latency") && !m_showCurve) ||
+                (key == QLatin1String("turns") && !m_showTurns)) {
+                m_chartGrid->removeWidget(cardWidget);
+                cardWidget->hide();
+                continue;
+            }
+            m_chartGrid->addWidget(cardWidget, cell / chartColumns, cell % chartColumns);
+            cardWidget->setVisible(true); // after the grid made it a child: a top level would open a window
+            ++cell;
+        }
         for (int c = 0; c < 3; ++c)
             m_chartGrid->setColumnStretch(c, c < chartColumns ? 1 : 0);
     }
@@ -419,6 +444,12 @@ void DashboardView::refreshPart(Part part)
         break;
     case ServerPart:
         refreshServer();
+        break;
+    case CurvePart:
+        refreshCurve();
+        break;
+    case TurnsPart:
+        refreshTurns();
         break;
     case PartCount:
         return;
@@ -549,8 +580,7 @@ void DashboardView::refreshTiles()
     set("e2e_p99", e2e.count ? formatMs(e2e.p99) : QStringLiteral("—"),
         e2e.count ? tr("p50 %1").arg(formatMs(e2e.p50)) : QString());
     set("out_in_ratio", t.tokens.outInRatio ? QString::number(*t.tokens.outInRatio, 'f', 2) : QStringLiteral("—"),
-        t.tokens.cacheHitRatio ? tr("cache hit %1").arg(chartstyle::formatPercent(*t.tokens.cacheHitRatio))
-                               : QString());
+        t.tokens.cacheHitRatio ? tr("cache hit %1").arg(formatPercent(*t.tokens.cacheHitRatio)) : QString());
     QString errors = tr("%1 failed").arg(t.requests.failed);
     if (t.requests.cancelled > 0)
         errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
@@ -717,6 +747,29 @@ void DashboardView::refreshServer()
                     rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
 }
 
+void DashboardView::refreshCurve()
+{
+    const RunSummary &s = m_document->summary();
+    const bool staged = m_document->stages().size() >= 2;
+    if (staged != m_showCurve) {
+        m_showCurve = staged;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    if (!staged)
+        return;
+    const Metric metric = kneeMetric(s);
+    m_curve->setMetricLabel(metricLabel(metric));
+    m_curve->setCurves(
+        {{m_document->name(), chartstyle::color(Quantity::Requests), throughputLatencyCurve(s, metric)}});
+    const auto knee = findKnee(s);
+    m_kneeNote->setText(knee ? knee->text : QString());
+    m_kneeNote->setVisible(knee.has_value());
+    finishChart(QStringLiteral("throughput-latency"), !m_curve->hasData(),
+                tr("The curve starts when two stages have finished requests…"),
+                tr("Fewer than two stages had successful requests."));
+}
+
 void DashboardView::refreshErrors()
 {
     const ErrorTimeline &errors = m_document->errors();
@@ -745,6 +798,20 @@ void DashboardView::refreshTokens()
     m_tokens->setSummary(m_document->summary());
     finishChart(QStringLiteral("token-efficiency"), !m_tokens->hasData(),
                 tr("Waiting for the first successful request…"), tr("No successful requests."));
+}
+
+void DashboardView::refreshTurns()
+{
+    // Only a run of conversations has turns to show.
+    const bool conversations = m_document->info().config.load.turns > 1 || !m_document->summary().turns.empty();
+    if (conversations != m_showTurns) {
+        m_showTurns = conversations;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    m_turns->setSummary(m_document->summary());
+    finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
+                tr("No successful turns."));
 }
 
 void DashboardView::refreshDistribution()

@@ -20,12 +20,15 @@ namespace tb {
 class ChartView;
 class KpiTile;
 class RunDocument;
+class ThroughputLatencyChart;
 class TokenChart;
+class TurnChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
 /// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency, errors by status, and
-/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache).
+/// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache),
+/// and for a staged run (a sweep) its throughput–latency curve with the knee ringed.
 /// It shows whatever the RunDocument holds, live or saved, and redraws from a timer only when the
 /// document changed — never per record: the header and tiles at up to 10 Hz, the charts one per
 /// tick in turn, so that no redraw holds the event loop for long (each chart refreshes about
@@ -51,6 +54,8 @@ public:
     /// "out_in_ratio", "error_pct", "in_flight".
     KpiTile *tile(const QString &key) const;
     DistributionChart *distributionChart() const { return m_distribution; }
+    ThroughputLatencyChart *curveChart() const { return m_curve; }
+    QLabel *kneeNote() const { return m_kneeNote; }
 
     void setDistributionMetric(Metric metric);
     Metric distributionMetric() const { return m_metric; }
@@ -76,6 +81,8 @@ private:
         TokensPart,
         ErrorsPart,
         ServerPart,
+        CurvePart,
+        TurnsPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -100,6 +107,8 @@ private:
     void refreshErrors();
     void refreshTokens();
     void refreshServer();
+    void refreshCurve();
+    void refreshTurns();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -123,8 +132,11 @@ private:
     TimeChart *m_errors;
     DistributionChart *m_distribution;
     TokenChart *m_tokens;
-    TimeChart *m_server;  ///< the server's own metrics beside the client's TTFT
-    QLabel *m_serverNote; ///< KV cache, prefix hits, or why there is nothing
+    TimeChart *m_server;             ///< the server's own metrics beside the client's TTFT
+    QLabel *m_serverNote;            ///< KV cache, prefix hits, or why there is nothing
+    ThroughputLatencyChart *m_curve; ///< staged runs only
+    QLabel *m_kneeNote;              ///< the core's knee in words
+    TurnChart *m_turns;              ///< conversations only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
@@ -134,6 +146,8 @@ private:
     int m_tileColumns = 0;
     int m_chartColumns = 0;
     int m_redraws = 0;
+    bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
+    bool m_showTurns = false; ///< a run of conversations: the turns card is placed
 };
 
 } // namespace tb

@@ -2,6 +2,7 @@
 
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "formats/numberformat.h"
 #include "models/requestsmodel.h"
 #include "models/timelinemodel.h"
 #include "views/chunkreader.h"
@@ -23,7 +24,7 @@ namespace {
 
 QString ms(const std::optional<double> &value)
 {
-    return value ? chartstyle::formatMs(*value) : QStringLiteral("—");
+    return value ? formatMs(*value) : QStringLiteral("—");
 }
 
 } // namespace

@@ -49,15 +49,22 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Double click opens; F2 renames or edits notes, like a file manager.
+    m_table->setEditTriggers(QAbstractItemView::EditKeyPressed);
     m_table->setAlternatingRowColors(true);
     // Run names end with the model: keep both ends when the name does not fit.
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    // Full names: the table scrolls sideways rather than cut them; notes take what is left.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(RunHistoryModel::NameColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    auto *trash = new QAction(tr("Move to Trash"), m_table);
+    trash->setShortcut(QKeySequence::Delete);
+    trash->setShortcutContext(Qt::WidgetShortcut);
+    connect(trash, &QAction::triggered, this, &RunHistoryView::trashSelected);
+    m_table->addAction(trash);
 
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
@@ -121,16 +128,43 @@ void RunHistoryView::showContextMenu(const QPoint &position)
         menu->addAction(tr("&Compare Selected"), this, [this, selected] { Q_EMIT compareRequested(selected); });
     compare->setEnabled(selected.size() >= 2);
     const int instances = index.data(RunHistoryModel::InstancesRole).toInt();
+    const int stages = index.data(RunHistoryModel::StagesRole).toInt();
     if (instances > 1) {
         menu->addAction(tr("Compare its %1 &Instances").arg(instances), this,
                         [this, directory] { Q_EMIT compareRequested({directory}); });
+    } else if (stages > 1) {
+        menu->addAction(tr("Compare its %1 S&tages").arg(stages), this,
+                        [this, directory] { Q_EMIT compareRequested({directory}); });
     }
+    menu->addAction(tr("Run This Configuration &Again"), this, [this, directory] { Q_EMIT rerunRequested(directory); });
+    menu->addSeparator();
+    menu->addAction(tr("&Rename…"), this, [this, index] { editColumn(index, RunHistoryModel::NameColumn); });
+    menu->addAction(tr("Edit &Notes…"), this, [this, index] { editColumn(index, RunHistoryModel::NotesColumn); });
+    menu->addAction(tr("Move to &Trash"), this, &RunHistoryView::trashSelected);
     menu->addSeparator();
     if (Baseline::isBaseline(directory))
         menu->addAction(tr("Clear &Baseline"), this, [this] { markBaseline({}); });
     else
         menu->addAction(tr("Mark as &Baseline"), this, [this, directory] { markBaseline(directory); });
     menu->popup(m_table->viewport()->mapToGlobal(position)); // not exec(): no nested event loop
+}
+
+void RunHistoryView::editColumn(const QModelIndex &index, int column)
+{
+    const QModelIndex cell = index.siblingAtColumn(column);
+    m_table->setCurrentIndex(cell);
+    m_table->edit(cell);
+}
+
+void RunHistoryView::trashSelected()
+{
+    QStringList directories = selectedDirectories();
+    for (const QString &directory : std::as_const(directories)) {
+        QString error;
+        if (!m_model->moveToTrash(m_model->rowOf(directory), &error))
+            Q_EMIT m_model->editFailed(error);
+    }
+    updateFolderLabel();
 }
 
 void RunHistoryView::markBaseline(const QString &directory)

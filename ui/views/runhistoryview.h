@@ -11,8 +11,10 @@ namespace tb {
 
 class RunHistoryModel;
 
-/// The side list of saved runs: the runs folder (shown, and changeable), its runs newest first,
-/// and Open (double click, Enter) to show one in the dashboard.
+/// The side list of saved runs as a library: the runs folder (shown, and changeable), its runs
+/// newest first in sortable columns, Open (double click, Enter) to show one in the dashboard, and
+/// on the context menu Rename (F2), Edit Notes, Move to Trash (Delete), Run This Configuration
+/// Again, Compare (the selected runs, a load-balanced run's instances, a sweep's stages).
 class RunHistoryView : public QWidget
 {
     Q_OBJECT
@@ -38,12 +40,17 @@ Q_SIGNALS:
     /// Compare Selected (two or more runs).
     void compareRequested(const QStringList &directories);
     void folderChosen(const QString &folder);
+    /// Run This Configuration Again: the run's configuration should go into the forms.
+    void rerunRequested(const QString &directory);
 
 private:
     void updateFolderLabel();
     void openSelected();
     void showContextMenu(const QPoint &position);
     void markBaseline(const QString &directory);
+    /// Starts editing a column of the row at `index` (Rename, Edit Notes).
+    void editColumn(const QModelIndex &index, int column);
+    void trashSelected();
 
     RunHistoryModel *m_model;
     QSortFilterProxyModel *m_proxy;

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "results/rundirectory.h"
+#include "threads/backgroundjobs.h"
 
 #include <QObject>
-#include <QThreadPool>
 
 #include <memory>
 
@@ -29,8 +29,7 @@ Q_SIGNALS:
     void failed(const QString &directory, const QString &error);
 
 private:
-    QThreadPool m_pool;
-    quint64 m_latest = 0;
+    BackgroundJobs m_jobs{this};
 };
 
 } // namespace tb

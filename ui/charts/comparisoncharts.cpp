@@ -1,6 +1,7 @@
-#include "compare/comparisoncharts.h"
+#include "charts/comparisoncharts.h"
 
 #include "charts/chartstyle.h"
+#include "formats/numberformat.h"
 
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -43,7 +44,7 @@ bool ThroughputLatencyChart::hasData() const
 void ThroughputLatencyChart::rebuild()
 {
     removeAllSeries();
-    setTitle(tr("Throughput vs %1 (solid p50, dashed p99; a dot per stage, a ring at the knee)").arg(m_label));
+    setTitle(tr("Throughput vs %1 (p50 solid, p99 dashed, knee ringed)").arg(m_label));
     m_x->setTitleText(tr("achieved throughput (successful requests/s)"));
     m_y->setTitleText(tr("%1 (ms)").arg(m_label));
     double maxX = 0;
@@ -73,6 +74,28 @@ void ThroughputLatencyChart::rebuild()
                 for (QLegendMarker *marker : legend()->markers(line))
                     marker->setVisible(false);
             }
+        }
+        // Each p50 point names its stage ("c=64"), or the run when it is a single point: which
+        // load bought which latency is read off the chart, not looked up.
+        for (const CurvePoint &p : curve.points) {
+            auto *label = new QScatterSeries(this);
+            label->setName(p.stage);
+            label->setMarkerSize(1);
+            label->setColor(Qt::transparent);
+            label->setBorderColor(Qt::transparent);
+            label->append(p.requestsPerS, p.p50);
+            // A literal format: '@' would start a tag.
+            label->setPointLabelsFormat(QString(p.stage).replace(QLatin1Char('@'), QStringLiteral("(at)")));
+            label->setPointLabelsVisible(true);
+            label->setPointLabelsClipping(false);
+            label->setPointLabelsColor(chartstyle::textColor(this));
+            chartstyle::setDescription(
+                label, tr("%1 %2: %3 req/s, %4 p50 %5 ms")
+                           .arg(curve.name, p.stage, formatNumber(p.requestsPerS), m_label, formatNumber(p.p50)));
+            addSeries(label);
+            label->attachAxis(m_x);
+            label->attachAxis(m_y);
+            chartstyle::setInLegend(this, label, false);
         }
         // The knee: a ring around the p50 point of the stage where more load stopped buying throughput.
         if (const auto knee = findKnee(curve.points, m_label); knee && knee->saturated) {

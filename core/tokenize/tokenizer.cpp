@@ -1,6 +1,9 @@
-#include "metrics/tokenizer.h"
+#include "tokenize/tokenizer.h"
+
+#include "tokenize/bpetokenizer.h"
 
 #include <QChar>
+#include <QFileInfo>
 #include <QString>
 
 namespace tb {
@@ -62,6 +65,37 @@ std::int64_t ApproxTokenizer::countUtf8(const char *data, std::size_t size)
         counter.add(char32_t(byte));
     }
     return counter.tokens();
+}
+
+namespace {
+
+class Approximation final : public Tokenizer
+{
+public:
+    QString description() const override { return QStringLiteral("approx"); }
+    std::int64_t count(std::string_view utf8) const override
+    {
+        return ApproxTokenizer::countUtf8(utf8.data(), utf8.size());
+    }
+    std::vector<std::int32_t> encode(std::string_view) const override { return {}; }
+    bool exact() const override { return false; }
+};
+
+} // namespace
+
+std::shared_ptr<const Tokenizer> Tokenizer::approx()
+{
+    static const auto instance = std::make_shared<const Approximation>();
+    return instance;
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::load(const QString &spec, QString *error)
+{
+    if (spec == QLatin1String("approx"))
+        return approx();
+    // A model folder stands for the tokenizer.json in it.
+    const QString path = QFileInfo(spec).isDir() ? spec + QStringLiteral("/tokenizer.json") : spec;
+    return BpeTokenizer::fromFile(path, error);
 }
 
 } // namespace tb

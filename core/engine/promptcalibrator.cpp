@@ -1,0 +1,268 @@
+#include "engine/promptcalibrator.h"
+
+#include "engine/streamdecoder.h"
+#include "tokenize/tokenizer.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSslConfiguration>
+#include <QSslSocket>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+// Probes are the run's first prompts with their words in another order (PromptSource::probe):
+// they count as the run's do, and warm no cache for its user text.
+constexpr qint64 kMaxReplyBytes = 4 * 1024 * 1024;
+constexpr int kMaxChecks = 3;
+constexpr int kSamples = 3;     // prompts averaged per measurement: their texts' tokens per word differ
+constexpr int kFirstCheck = 10; // steps 0-2 fit the line, then the checks
+
+QByteArray tokenizeUrl(const QString &base)
+{
+    // The tokenize endpoints live at the server's root, beside /v1.
+    QUrl url(base);
+    url.setPath(QStringLiteral("/tokenize"));
+    url.setQuery(QString());
+    return url.toEncoded();
+}
+
+/// {"count": N} or {"tokens": [...]} (vLLM, SGLang, llama.cpp), or a list of tokens (TGI).
+std::optional<std::int64_t> tokenizeCount(const nlohmann::json &json)
+{
+    if (json.is_array())
+        return std::int64_t(json.size());
+    if (!json.is_object())
+        return std::nullopt;
+    if (const auto it = json.find("count"); it != json.end() && it->is_number_integer())
+        return it->get<std::int64_t>();
+    if (const auto it = json.find("tokens"); it != json.end() && it->is_array())
+        return std::int64_t(it->size());
+    return std::nullopt;
+}
+
+} // namespace
+
+PromptCalibrator::PromptCalibrator(const RunConfig &config, std::shared_ptr<const Tokenizer> local, QObject *parent)
+    : QObject(parent)
+    , m_config(config)
+    , m_local(local ? std::move(local) : Tokenizer::approx())
+    , m_network(new QNetworkAccessManager(this))
+{
+    qRegisterMetaType<CalibrationResult>();
+}
+
+PromptCalibrator::~PromptCalibrator() = default;
+
+bool PromptCalibrator::closeEnough(std::int64_t measured, std::int64_t requested)
+{
+    return double(std::abs(measured - requested)) <= std::max(2.0, 0.01 * double(requested));
+}
+
+void PromptCalibrator::start()
+{
+    const PromptConfig &p = m_config.prompt;
+    if (p.promptTokens <= 0 || !p.promptFile.isEmpty())
+        return done(QStringLiteral("only synthetic prompts (--prompt-tokens) are calibrated"));
+    m_requested = std::int64_t(p.promptTokens) + p.systemTokens;
+    RequestConfig probe = m_config.request;
+    probe.maxTokens = 1;
+    probe.stream = false;
+    QString error;
+    m_builder = RequestBuilder::create(m_config.target, probe, &error);
+    if (!m_builder)
+        return done(error);
+    if (m_config.target.tokenizer == QLatin1String("server"))
+        m_probe = m_config.target.api == ApiKind::OpenAICompletions ? Probe::TokenizePrompt : Probe::TokenizeChat;
+    m_result.method = m_probe == Probe::Chat ? QStringLiteral("usage") : QStringLiteral("tokenize");
+    measure({}, kSamples);
+}
+
+void PromptCalibrator::abort()
+{
+    if (m_finished)
+        return;
+    done(QStringLiteral("stopped"));
+    if (m_reply)
+        m_reply->abort();
+}
+
+void PromptCalibrator::measure(const PromptCalibration &calibration, int samples)
+{
+    QString error;
+    m_source = PromptSource::create(m_config.prompt, m_config.load.seed, &error, m_local, calibration);
+    if (!m_source)
+        return done(error);
+    m_samples = samples;
+    m_sampled = 0;
+    m_localSum = m_countSum = 0;
+    sendNext();
+}
+
+void PromptCalibrator::sendNext()
+{
+    const Prompt prompt = m_source->probe(std::uint64_t(m_sampled));
+    m_localSum += prompt.tokens;
+    send(m_probe, prompt);
+}
+
+void PromptCalibrator::sampled(std::int64_t count)
+{
+    m_countSum += count;
+    if (++m_sampled < m_samples)
+        return sendNext();
+    m_localNow = double(m_localSum) / m_samples;
+    measured(double(m_countSum) / m_samples);
+}
+
+void PromptCalibrator::send(Probe probe, const Prompt &prompt)
+{
+    const TargetConfig &t = m_config.target;
+    QNetworkRequest request;
+    nlohmann::json body;
+    const std::string text = prompt.system.empty() ? prompt.user : prompt.system + "\n\n" + prompt.user;
+    switch (probe) {
+    case Probe::Chat: {
+        QUrl url(t.url);
+        url.setPath(QString::fromUtf8(m_builder->path()));
+        request.setUrl(url);
+        body = m_builder->body(prompt);
+        break;
+    }
+    case Probe::TokenizeChat: {
+        nlohmann::json messages = nlohmann::json::array();
+        if (!prompt.system.empty())
+            messages.push_back({{"role", "system"}, {"content", prompt.system}});
+        messages.push_back({{"role", "user"}, {"content", prompt.user}});
+        body = {{"model", toStd(t.model)}, {"messages", messages}};
+        break;
+    }
+    case Probe::TokenizePrompt:
+        body = {{"model", toStd(t.model)}, {"prompt", text}};
+        break;
+    case Probe::TokenizeContent:
+        body = {{"content", text}};
+        break;
+    case Probe::TokenizeInputs:
+        body = {{"inputs", text}};
+        break;
+    }
+    if (probe != Probe::Chat)
+        request.setUrl(QUrl::fromEncoded(tokenizeUrl(t.url)));
+    for (const auto &[name, value] : RequestBuilder::targetHeaders(t))
+        request.setRawHeader(name, value);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setTransferTimeout(int(std::clamp<qint64>(m_config.load.timeoutMs, 1000, 300000)));
+    if (request.url().scheme() == QLatin1String("https")) {
+        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+        if (!t.tlsVerify)
+            ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+        if (!t.caCertificate.isEmpty())
+            ssl.addCaCertificates(t.caCertificate);
+        request.setSslConfiguration(ssl);
+    }
+    ++m_result.probes;
+    m_reply = m_network->post(request, QByteArray::fromStdString(body.dump()));
+    QNetworkReply *reply = m_reply;
+    connect(reply, &QNetworkReply::finished, this, [this, reply, probe, prompt] {
+        reply->deleteLater();
+        received(reply, probe, prompt);
+    });
+}
+
+void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt &prompt)
+{
+    if (m_finished)
+        return;
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->read(kMaxReplyBytes);
+    if (probe != Probe::Chat) {
+        const nlohmann::json json =
+            nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
+        const auto count = status >= 200 && status < 300 ? tokenizeCount(json) : std::nullopt;
+        if (count) {
+            m_textOnly = probe != Probe::TokenizeChat;
+            return sampled(*count);
+        }
+        // Not this server's /tokenize dialect: the next one, and at last usage.
+        if (m_step == 0 && probe != Probe::TokenizeInputs) {
+            m_probe = Probe(int(probe) + 1);
+        } else {
+            m_probe = Probe::Chat;
+            m_result.method = QStringLiteral("usage");
+        }
+        return send(m_probe, prompt);
+    }
+    if (reply->error() != QNetworkReply::NoError && status == 0)
+        return done(QStringLiteral("probe request failed: %1").arg(reply->errorString()));
+    if (status < 200 || status >= 300) {
+        return done(QStringLiteral("probe request: HTTP %1: %2")
+                        .arg(status)
+                        .arg(StreamDecoder::errorMessageFromBody(
+                            std::string_view(body.constData(), std::size_t(body.size())))));
+    }
+    RequestRecord record;
+    StreamDecoder decoder(m_config.target.api);
+    decoder.begin(&record);
+    decoder.onBody(std::string_view(body.constData(), std::size_t(body.size())), 0);
+    decoder.finish(-1, TokenSource::Estimate);
+    if (record.promptTokenSource != TokenSource::Usage || record.promptTokens <= 0)
+        return done(QStringLiteral("the target reports no usage.prompt_tokens"));
+    sampled(record.promptTokens);
+}
+
+void PromptCalibrator::measured(double count)
+{
+    PromptCalibration &c = m_result.calibration;
+    switch (m_step) {
+    case 0: // the requested size, as the local tokenizer counts it
+        m_local1 = m_localNow;
+        m_count1 = count;
+        m_step = 1;
+        // The smallest prompt (a token of system, a token of user): mostly template, so the
+        // overhead comes out without the noise of a second text's tokens-per-word.
+        return measure({1e9, 0}, 1);
+    case 1: {
+        const double dl = m_local1 - m_localNow;
+        c.scale = dl > 0 && m_count1 > count ? (m_count1 - count) / dl : m_count1 / m_local1;
+        c.overhead = std::llround(m_count1 - c.scale * m_local1);
+        if (m_textOnly) {
+            // /tokenize counted the text alone: one usage request adds the chat template.
+            m_probe = Probe::Chat;
+            m_step = 2;
+            return measure({}, kSamples);
+        }
+        m_step = kFirstCheck;
+        return measure(c, kSamples);
+    }
+    case 2: // usage of the requested-size prompt, whose text /tokenize counted as m_count1
+        c.overhead = std::llround(count - c.scale * m_local1);
+        m_step = kFirstCheck;
+        return measure(c, kSamples);
+    default: // a check of the calibrated sizes
+        m_result.probed = std::llround(count);
+        if (closeEnough(*m_result.probed, m_requested) || m_step >= kFirstCheck + kMaxChecks - 1)
+            return done();
+        c.overhead += *m_result.probed - m_requested;
+        ++m_step;
+        return measure(c, kSamples);
+    }
+}
+
+void PromptCalibrator::done(const QString &error)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    // Goes into summary.json and the console: a server echoing credentials must not put them there.
+    m_result.error = maskSecrets(error, secretsOf(m_config.target));
+    if (!error.isEmpty())
+        m_result.calibration = {};
+    Q_EMIT finished(m_result);
+}
+
+} // namespace tb

@@ -1,0 +1,64 @@
+#include "metrics/clienthealthsummary.h"
+
+#include <cmath>
+
+namespace tb {
+
+QString ClientHealthSummary::note() const
+{
+    QString text = QStringLiteral("client saturated for %1% of the window").arg(std::lround(100 * saturatedFraction()));
+    if (firstSaturatedS)
+        text += QStringLiteral("; figures after %1 s are limited by this machine").arg(*firstSaturatedS);
+    return text +
+           QStringLiteral(" (CPU peak %1% of %2 cores, event-loop lag up to %3 ms%4)")
+               .arg(std::lround(cpuPeakPct))
+               .arg(cores)
+               .arg(std::lround(loopLagMaxMs))
+               .arg(sendLagP50Ms ? QStringLiteral(", send lag p50 %1 ms").arg(*sendLagP50Ms, 0, 'f', 1) : QString());
+}
+
+nlohmann::json ClientHealthSummary::toJson() const
+{
+    const auto optional = [](const auto &v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    return {{"cores", cores},
+            {"seconds", seconds},
+            {"cpu_mean_pct", cpuMeanPct},
+            {"cpu_peak_pct", cpuPeakPct},
+            {"loop_lag_mean_ms", loopLagMeanMs},
+            {"loop_lag_max_ms", loopLagMaxMs},
+            {"send_lag_p50_ms", optional(sendLagP50Ms)},
+            {"send_lag_max_ms", optional(sendLagMaxMs)},
+            {"saturated_seconds", saturatedSeconds},
+            {"saturated_fraction", saturatedFraction()},
+            {"limited_after_s", optional(firstSaturatedS)},
+            {"saturated", saturated},
+            {"note", saturated ? nlohmann::json(note().toStdString()) : nlohmann::json()}};
+}
+
+std::optional<ClientHealthSummary> ClientHealthSummary::fromJson(const nlohmann::json &j, QString *error)
+{
+    ClientHealthSummary s;
+    try {
+        s.cores = j.at("cores").get<int>();
+        s.seconds = j.at("seconds").get<int>();
+        s.cpuMeanPct = j.at("cpu_mean_pct").get<double>();
+        s.cpuPeakPct = j.at("cpu_peak_pct").get<double>();
+        s.loopLagMeanMs = j.at("loop_lag_mean_ms").get<double>();
+        s.loopLagMaxMs = j.at("loop_lag_max_ms").get<double>();
+        if (!j.at("send_lag_p50_ms").is_null())
+            s.sendLagP50Ms = j["send_lag_p50_ms"].get<double>();
+        if (!j.at("send_lag_max_ms").is_null())
+            s.sendLagMaxMs = j["send_lag_max_ms"].get<double>();
+        s.saturatedSeconds = j.at("saturated_seconds").get<int>();
+        if (!j.at("limited_after_s").is_null())
+            s.firstSaturatedS = j["limited_after_s"].get<int>();
+        s.saturated = j.at("saturated").get<bool>();
+    } catch (const nlohmann::json::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return std::nullopt;
+    }
+    return s;
+}
+
+} // namespace tb

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace tb {
+
+/// summary.json's `client` block.
+struct ClientHealthSummary {
+    /// Thresholds of the saturation rule: a second of run time is client-limited when the client's
+    /// CPU reached kCpuLimit of the cores, or an event loop (the run's or a transport thread's) ran
+    /// on average kLagLimitMs late over the second's probes, or the median send lag (scheduled →
+    /// sent, open loop without an in-flight cap) of the requests scheduled in it reached kLagLimitMs.
+    static constexpr double kCpuLimit = 0.9;
+    static constexpr double kLagLimitMs = 20;
+    /// A run is flagged when at least this share of its seconds were client-limited.
+    static constexpr double kFlagFraction = 0.05;
+
+    int cores = 0;
+    int seconds = 0;          ///< seconds of run time judged
+    double cpuMeanPct = 0;    ///< process CPU time over wall time, % of all cores
+    double cpuPeakPct = 0;    ///< the busiest second
+    double loopLagMeanMs = 0; ///< mean lateness of the 100 ms probes, every event loop
+    double loopLagMaxMs = 0;
+    std::optional<double> sendLagP50Ms; ///< over the open-loop requests (none in closed loop)
+    std::optional<double> sendLagMaxMs;
+    int saturatedSeconds = 0;
+    std::optional<int> firstSaturatedS; ///< run time of the first client-limited second
+    bool saturated = false;             ///< saturatedSeconds ≥ kFlagFraction of seconds
+
+    double saturatedFraction() const { return seconds ? double(saturatedSeconds) / seconds : 0; }
+    /// "client saturated for 12% of the window; figures after 31 s are limited by this machine"
+    QString note() const;
+    nlohmann::json toJson() const;
+    static std::optional<ClientHealthSummary> fromJson(const nlohmann::json &json, QString *error);
+};
+
+} // namespace tb

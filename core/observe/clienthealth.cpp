@@ -1,0 +1,157 @@
+#include "observe/clienthealth.h"
+
+#include "metrics/requestrecord.h"
+
+#include <QThread>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+namespace tb {
+
+namespace {
+
+double processCpuS()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+double median(std::vector<double> v)
+{
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+void raiseMax(std::atomic<std::int64_t> &max, std::int64_t v)
+{
+    std::int64_t seen = max.load(std::memory_order_relaxed);
+    while (v > seen && !max.compare_exchange_weak(seen, v, std::memory_order_relaxed)) {
+    }
+}
+
+} // namespace
+
+ClientHealthMonitor::ClientHealthMonitor(const RunClock &clock, std::vector<QObject *> probes, bool openLoopUncapped,
+                                         QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_probes(std::move(probes))
+    , m_openLoopUncapped(openLoopUncapped)
+    , m_cores(std::max(1, QThread::idealThreadCount()))
+    , m_probeLagUs(std::make_shared<std::atomic<std::int64_t>>(0))
+    , m_probeCount(std::make_shared<std::atomic<std::int64_t>>(0))
+    , m_probeMaxUs(std::make_shared<std::atomic<std::int64_t>>(0))
+{
+    m_timer.setTimerType(Qt::PreciseTimer);
+    connect(&m_timer, &QTimer::timeout, this, &ClientHealthMonitor::tick);
+}
+
+ClientHealthMonitor::~ClientHealthMonitor() = default;
+
+void ClientHealthMonitor::start()
+{
+    m_lastTickNs = m_clock.nowNs();
+    m_lastCpuS = processCpuS();
+    m_timer.start(kTickMs);
+}
+
+ClientHealthMonitor::Second &ClientHealthMonitor::second(std::int64_t ns)
+{
+    const std::size_t s = std::size_t(std::max<std::int64_t>(0, ns / 1'000'000'000));
+    if (s >= m_seconds.size())
+        m_seconds.resize(s + 1);
+    return m_seconds[s];
+}
+
+void ClientHealthMonitor::tick()
+{
+    const std::int64_t now = m_clock.nowNs();
+    const double cpu = processCpuS();
+    Second &s = second(now);
+    // This thread's own lateness, and what the transport threads reported since the last tick.
+    const double lateMs = std::max(0.0, double(now - m_lastTickNs) / 1e6 - kTickMs);
+    s.cpuS += cpu - m_lastCpuS;
+    s.wallS += double(now - m_lastTickNs) / 1e9;
+    s.lagSumMs += lateMs;
+    ++s.probes;
+    m_lagMaxMs = std::max(m_lagMaxMs, lateMs);
+    const std::int64_t probes = m_probeCount->exchange(0);
+    const std::int64_t lagUs = m_probeLagUs->exchange(0);
+    s.lagSumMs += double(lagUs) / 1e3;
+    s.probes += int(probes);
+    m_lagMaxMs = std::max(m_lagMaxMs, double(m_probeMaxUs->exchange(0)) / 1e3);
+    m_lastTickNs = now;
+    m_lastCpuS = cpu;
+    // One probe per transport thread: how long its event loop takes to get to a posted call.
+    for (QObject *probe : m_probes) {
+        QMetaObject::invokeMethod(
+            probe,
+            [clock = m_clock, posted = now, sum = m_probeLagUs, count = m_probeCount, max = m_probeMaxUs] {
+                const std::int64_t us = (clock.nowNs() - posted) / 1000;
+                sum->fetch_add(us, std::memory_order_relaxed);
+                count->fetch_add(1, std::memory_order_relaxed);
+                raiseMax(*max, us);
+            },
+            Qt::QueuedConnection);
+    }
+    if (m_stallMs > 0) {
+        const std::int64_t until = m_clock.nowNs() + std::int64_t(m_stallMs) * 1'000'000;
+        while (m_clock.nowNs() < until) {
+        }
+    }
+}
+
+void ClientHealthMonitor::addRecord(const RequestRecord &record)
+{
+    if (!m_openLoopUncapped || record.warmup || record.scheduledNs < 0 || record.sentNs < record.scheduledNs)
+        return;
+    const double lagMs = double(record.sentNs - record.scheduledNs) / 1e6;
+    second(record.scheduledNs).sendLagMs.push_back(lagMs);
+    m_sendLagMaxMs = std::max(m_sendLagMaxMs, lagMs);
+}
+
+ClientHealthSummary ClientHealthMonitor::summary() const
+{
+    ClientHealthSummary h;
+    h.cores = m_cores;
+    double cpuS = 0;
+    double wallS = 0;
+    double lagSum = 0;
+    int probes = 0;
+    std::vector<double> sendLags;
+    for (std::size_t i = 0; i < m_seconds.size(); ++i) {
+        const Second &s = m_seconds[i];
+        if (s.wallS <= 0)
+            continue;
+        ++h.seconds;
+        const double cpuFraction = s.cpuS / s.wallS / m_cores;
+        h.cpuPeakPct = std::max(h.cpuPeakPct, 100 * cpuFraction);
+        cpuS += s.cpuS;
+        wallS += s.wallS;
+        lagSum += s.lagSumMs;
+        probes += s.probes;
+        const double lagMean = s.probes ? s.lagSumMs / s.probes : 0;
+        const bool sendLagged = !s.sendLagMs.empty() && median(s.sendLagMs) >= ClientHealthSummary::kLagLimitMs;
+        sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
+        if (cpuFraction >= ClientHealthSummary::kCpuLimit || lagMean >= ClientHealthSummary::kLagLimitMs ||
+            sendLagged) {
+            ++h.saturatedSeconds;
+            if (!h.firstSaturatedS)
+                h.firstSaturatedS = int(i);
+        }
+    }
+    h.cpuMeanPct = wallS > 0 ? 100 * cpuS / wallS / m_cores : 0;
+    h.loopLagMeanMs = probes ? lagSum / probes : 0;
+    h.loopLagMaxMs = m_lagMaxMs;
+    if (!sendLags.empty()) {
+        h.sendLagP50Ms = median(sendLags);
+        h.sendLagMaxMs = m_sendLagMaxMs;
+    }
+    h.saturated = h.saturatedSeconds > 0 && h.saturatedFraction() >= ClientHealthSummary::kFlagFraction;
+    return h;
+}
+
+} // namespace tb

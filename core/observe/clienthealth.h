@@ -1,0 +1,72 @@
+#pragma once
+
+// Whether the client kept up (README "Client health"): a run's figures are the server's only while
+// the measuring machine has time to spare. Always on, and cheap: a 100 ms timer on the run's thread,
+// one posted probe per transport thread per tick, the process CPU clock, and the send lag of records.
+
+#include "engine/runclock.h"
+#include "metrics/clienthealthsummary.h"
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tb {
+
+struct RequestRecord;
+
+/// Measures on the thread it lives on (the run's, where arrivals are timed).
+class ClientHealthMonitor : public QObject
+{
+public:
+    static constexpr int kTickMs = 100;
+
+    /// `probes`: objects living on the transport threads; `openLoopUncapped`: send lag is the
+    /// client's own (no in-flight cap that would make requests wait on the server).
+    ClientHealthMonitor(const RunClock &clock, std::vector<QObject *> probes, bool openLoopUncapped,
+                        QObject *parent = nullptr);
+    ~ClientHealthMonitor() override;
+
+    void start();
+    void stop() { m_timer.stop(); }
+    void addRecord(const RequestRecord &record);
+    ClientHealthSummary summary() const;
+
+    /// Tests only: keeps the run's thread busy for this long at every tick, a client starved on purpose.
+    void setStallMs(int ms) { m_stallMs = ms; }
+
+private:
+    struct Second {
+        double cpuS = 0;
+        double wallS = 0;
+        double lagSumMs = 0;
+        int probes = 0;
+        std::vector<double> sendLagMs;
+    };
+    Second &second(std::int64_t ns);
+    void tick();
+
+    RunClock m_clock;
+    std::vector<QObject *> m_probes;
+    bool m_openLoopUncapped;
+    QTimer m_timer;
+    std::int64_t m_lastTickNs = -1;
+    double m_lastCpuS = 0;
+    std::vector<Second> m_seconds;
+    double m_lagMaxMs = 0;
+    double m_sendLagMaxMs = 0;
+    int m_cores = 1;
+    int m_stallMs = 0;
+    /// Probe lateness reported from the transport threads: (sum µs, count), read at each tick.
+    std::shared_ptr<std::atomic<std::int64_t>> m_probeLagUs;
+    std::shared_ptr<std::atomic<std::int64_t>> m_probeCount;
+    std::shared_ptr<std::atomic<std::int64_t>> m_probeMaxUs;
+};
+
+} // namespace tb

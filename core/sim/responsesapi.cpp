@@ -1,0 +1,267 @@
+#include "sim/responsesapi.h"
+
+namespace tb::sim {
+
+namespace {
+
+using json = nlohmann::json;
+
+ApiError invalid(std::string param, std::string message)
+{
+    return ApiError{400, std::move(message), std::move(param), {}};
+}
+
+const json *member(const json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+void appendPrompt(std::string &prompt, const std::string &text)
+{
+    if (!prompt.empty())
+        prompt += '\n';
+    prompt += text;
+}
+
+/// A message's content: a string, or parts of which the text ones count as prompt tokens.
+std::optional<ApiError> readContent(const json &content, const std::string &where, std::string &prompt)
+{
+    if (content.is_string()) {
+        appendPrompt(prompt, content.get<std::string>());
+        return std::nullopt;
+    }
+    if (!content.is_array())
+        return invalid(where, "'" + where + "' must be a string or an array of content parts");
+    for (std::size_t i = 0; i < content.size(); ++i) {
+        const json &part = content[i];
+        const std::string at = where + "[" + std::to_string(i) + "]";
+        const json *type = part.is_object() ? member(part, "type") : nullptr;
+        if (!type || !type->is_string())
+            return invalid(at, "'" + at + "' must be an object with a 'type'");
+        const std::string kind = type->get<std::string>();
+        if (kind != "input_text" && kind != "output_text")
+            continue; // images, files, audio: not text tokens
+        const json *text = member(part, "text");
+        if (!text || !text->is_string())
+            return invalid(at + ".text", "'" + at + ".text' must be a string");
+        appendPrompt(prompt, text->get<std::string>());
+    }
+    return std::nullopt;
+}
+
+json usageJson(const Usage &usage)
+{
+    return {{"input_tokens", usage.promptTokens},
+            {"input_tokens_details", {{"cached_tokens", usage.cachedTokens}}},
+            {"output_tokens", usage.completionTokens},
+            {"output_tokens_details", {{"reasoning_tokens", usage.reasoningTokens}}},
+            {"total_tokens", usage.promptTokens + usage.completionTokens}};
+}
+
+} // namespace
+
+std::optional<ApiError> readResponsesRequest(const json &body, GenerationRequest &request)
+{
+    if (const json *instructions = member(body, "instructions")) {
+        if (!instructions->is_string())
+            return invalid("instructions", "'instructions' must be a string");
+        appendPrompt(request.prompt, instructions->get<std::string>());
+    }
+    const json *input = member(body, "input");
+    if (!input)
+        return invalid("input", "'input' is a required property");
+    if (input->is_string()) {
+        appendPrompt(request.prompt, input->get<std::string>());
+    } else if (input->is_array() && !input->empty()) {
+        static const std::vector<std::string> roles{"system", "developer", "user", "assistant"};
+        for (std::size_t i = 0; i < input->size(); ++i) {
+            const json &item = (*input)[i];
+            const std::string where = "input[" + std::to_string(i) + "]";
+            const json *type = item.is_object() ? member(item, "type") : nullptr;
+            if (!item.is_object() || (type && (!type->is_string() || *type != "message")))
+                return invalid(where, "'" + where + "' must be a message ({\"role\", \"content\"})");
+            const json *role = member(item, "role");
+            if (!role || !role->is_string() ||
+                std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end())
+                return invalid(where + ".role",
+                               "'" + where + ".role' must be one of: system, developer, user, assistant");
+            const json *content = member(item, "content");
+            if (!content)
+                return invalid(where + ".content", "'" + where + ".content' is a required property");
+            if (auto error = readContent(*content, where + ".content", request.prompt))
+                return error;
+        }
+    } else {
+        return invalid("input", "'input' must be a string or a non-empty array of messages");
+    }
+    if (const json *max = member(body, "max_output_tokens")) {
+        if (!max->is_number_integer() || max->get<double>() < 1)
+            return invalid("max_output_tokens", "'max_output_tokens' must be an integer >= 1");
+        request.maxTokens = max->get<qint64>();
+    }
+    return std::nullopt;
+}
+
+json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                     bool stoppedByLength, const Usage &usage)
+{
+    json output = json::array();
+    const std::string suffix = meta.id.substr(std::string_view("resp_").size());
+    if (!reasoning.empty() || usage.reasoningTokens > 0) {
+        // With hidden reasoning the item is there and its summary is empty, as OpenAI's o-series answer.
+        json summary = json::array();
+        if (!reasoning.empty())
+            summary.push_back({{"type", "summary_text"}, {"text", std::string(reasoning)}});
+        output.push_back({{"id", "rs_" + suffix}, {"type", "reasoning"}, {"summary", summary}});
+    }
+    output.push_back(
+        {{"id", "msg_" + suffix},
+         {"type", "message"},
+         {"status", stoppedByLength ? "incomplete" : "completed"},
+         {"role", "assistant"},
+         {"content",
+          json::array({{{"type", "output_text"}, {"text", std::string(content)}, {"annotations", json::array()}}})}});
+    return {{"id", meta.id},
+            {"object", "response"},
+            {"created_at", meta.created},
+            {"status", stoppedByLength ? "incomplete" : "completed"},
+            {"error", nullptr},
+            {"incomplete_details", stoppedByLength ? json{{"reason", "max_output_tokens"}} : json()},
+            {"instructions", nullptr},
+            {"metadata", json::object()},
+            {"model", meta.model},
+            {"output", output},
+            {"parallel_tool_calls", true},
+            {"temperature", 1.0},
+            {"tool_choice", "auto"},
+            {"tools", json::array()},
+            {"top_p", 1.0},
+            {"usage", usageJson(usage)}};
+}
+
+ResponsesStream::ResponsesStream(const ResponseMeta &meta)
+    : m_meta(meta)
+{}
+
+void ResponsesStream::event(std::string &out, const char *type, json data)
+{
+    data["type"] = type;
+    data["sequence_number"] = m_sequence++;
+    out += "event: ";
+    out += type;
+    out += "\ndata: ";
+    out += data.dump();
+    out += "\n\n";
+}
+
+std::string ResponsesStream::itemId(Item item) const
+{
+    return (item == Item::Reasoning ? "rs_" : "msg_") + m_meta.id.substr(std::string_view("resp_").size());
+}
+
+void ResponsesStream::start(std::string &out)
+{
+    json response = responsesObject(m_meta, {}, {}, false, {});
+    response["status"] = "in_progress";
+    response["output"] = json::array();
+    response["usage"] = nullptr;
+    event(out, "response.created", {{"response", response}});
+    event(out, "response.in_progress", {{"response", response}});
+}
+
+void ResponsesStream::delta(std::string &out, bool reasoning, std::string_view text)
+{
+    const Item wanted = reasoning ? Item::Reasoning : Item::Message;
+    if (m_item != wanted) {
+        closeItem(out);
+        m_item = wanted;
+        ++m_outputIndex;
+        const std::string id = itemId(wanted);
+        if (reasoning) {
+            event(out, "response.output_item.added",
+                  {{"output_index", m_outputIndex},
+                   {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array()}}}});
+            event(out, "response.reasoning_summary_part.added",
+                  {{"item_id", id},
+                   {"output_index", m_outputIndex},
+                   {"summary_index", 0},
+                   {"part", {{"type", "summary_text"}, {"text", ""}}}});
+        } else {
+            event(out, "response.output_item.added",
+                  {{"output_index", m_outputIndex},
+                   {"item",
+                    {{"id", id},
+                     {"type", "message"},
+                     {"status", "in_progress"},
+                     {"role", "assistant"},
+                     {"content", json::array()}}}});
+            event(out, "response.content_part.added",
+                  {{"item_id", id},
+                   {"output_index", m_outputIndex},
+                   {"content_index", 0},
+                   {"part", {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}}}});
+        }
+        const char *type = reasoning ? "response.reasoning_summary_text.delta" : "response.output_text.delta";
+        m_deltaHead = std::string("event: ") + type + "\ndata: {\"type\":\"" + type + "\",\"item_id\":\"" + id +
+                      "\",\"output_index\":" + std::to_string(m_outputIndex) +
+                      (reasoning ? ",\"summary_index\":0" : ",\"content_index\":0,\"logprobs\":[]");
+    }
+    (reasoning ? m_reasoning : m_content) += text;
+    out += m_deltaHead;
+    out += ",\"sequence_number\":";
+    out += std::to_string(m_sequence++);
+    out += ",\"delta\":\"";
+    out += text;
+    out += "\"}\n\n";
+}
+
+void ResponsesStream::closeItem(std::string &out)
+{
+    const std::string id = itemId(m_item);
+    switch (m_item) {
+    case Item::None:
+        return;
+    case Item::Reasoning: {
+        const json part = {{"type", "summary_text"}, {"text", m_reasoning}};
+        event(out, "response.reasoning_summary_text.done",
+              {{"item_id", id}, {"output_index", m_outputIndex}, {"summary_index", 0}, {"text", m_reasoning}});
+        event(out, "response.reasoning_summary_part.done",
+              {{"item_id", id}, {"output_index", m_outputIndex}, {"summary_index", 0}, {"part", part}});
+        event(out, "response.output_item.done",
+              {{"output_index", m_outputIndex},
+               {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array({part})}}}});
+        break;
+    }
+    case Item::Message: {
+        const json part = {{"type", "output_text"}, {"text", m_content}, {"annotations", json::array()}};
+        event(out, "response.output_text.done",
+              {{"item_id", id},
+               {"output_index", m_outputIndex},
+               {"content_index", 0},
+               {"text", m_content},
+               {"logprobs", json::array()}});
+        event(out, "response.content_part.done",
+              {{"item_id", id}, {"output_index", m_outputIndex}, {"content_index", 0}, {"part", part}});
+        event(out, "response.output_item.done",
+              {{"output_index", m_outputIndex},
+               {"item",
+                {{"id", id},
+                 {"type", "message"},
+                 {"status", "completed"},
+                 {"role", "assistant"},
+                 {"content", json::array({part})}}}});
+        break;
+    }
+    }
+    m_item = Item::None;
+}
+
+void ResponsesStream::finish(std::string &out, bool stoppedByLength, const Usage &usage)
+{
+    closeItem(out);
+    event(out, stoppedByLength ? "response.incomplete" : "response.completed",
+          {{"response", responsesObject(m_meta, m_reasoning, m_content, stoppedByLength, usage)}});
+}
+
+} // namespace tb::sim

@@ -1,0 +1,180 @@
+// Trace replay against the real simulator on 127.0.0.1: each request leaves at its trace time
+// (checked on the server's own clock), asks for the trace's output length, and the prefixes its
+// hash ids share reach the server's prefix cache as shared text.
+#include "engine/loadcontroller.h"
+#include "sim/simulatorhost.h"
+
+#include <QEventLoop>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace tb;
+using tb::sim::SimConfig;
+using tb::sim::SimulatorHost;
+
+namespace {
+
+SimConfig fastSim()
+{
+    SimConfig c = *SimConfig::preset(QStringLiteral("fast"));
+    c.maxBatch = 256;
+    c.outputTokens = 1000; // the trace's max_tokens decides
+    c.outputSpread = 0;
+    return c;
+}
+
+RunConfig traceConfig(const SimulatorHost &host, const QString &trace, double timeScale)
+{
+    RunConfig c;
+    c.target.url = host.baseUrl().toString();
+    c.target.model = host.config().model;
+    c.load.trace = trace;
+    c.load.timeScale = timeScale;
+    c.load.timeoutMs = 60000;
+    c.prompt.salt = QStringLiteral("run-1");
+    return c;
+}
+
+std::vector<RequestRecord> replay(const RunConfig &config)
+{
+    std::vector<RequestRecord> records;
+    QString error;
+    const auto plan = RunPlan::create(config, &error);
+    if (!plan) {
+        qWarning() << "plan:" << error;
+        return records;
+    }
+    LoadController controller(plan, RunClock(), [&records](RequestRecord &&r) { records.push_back(std::move(r)); });
+    // A real event loop, as the controller has on its run thread: QTest::qWaitFor() would serve
+    // its timers only between 10 ms sleeps, and the schedule with them.
+    QEventLoop loop;
+    QObject::connect(&controller, &LoadController::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    controller.start(2);
+    loop.exec();
+    std::sort(records.begin(), records.end(), [](const auto &a, const auto &b) { return a.id < b.id; });
+    return records;
+}
+
+QString writeTrace(const QTemporaryDir &dir, const QList<qint64> &timesMs, const QList<int> &outputs)
+{
+    QFile f(dir.filePath(QStringLiteral("trace.jsonl")));
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    for (qsizetype i = 0; i < timesMs.size(); ++i)
+        f.write(QStringLiteral("{\"timestamp\": %1, \"input_length\": 40, \"output_length\": %2}\n")
+                    .arg(timesMs[i])
+                    .arg(outputs[i % outputs.size()])
+                    .toUtf8());
+    return f.fileName();
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? -1 : v[v.size() / 2];
+}
+
+} // namespace
+
+class TestTraceReplay : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void eachRequestLeavesAtItsTraceTime_data()
+    {
+        QTest::addColumn<QList<qint64>>("timesMs");
+        QTest::addColumn<double>("timeScale");
+        // The issue's trace (0/250/260/1800 ms went out at 1/30/59/86 ms), as recorded.
+        QTest::newRow("issue trace") << QList<qint64>{0, 250, 260, 1800} << 1.0;
+        QList<qint64> bursty;
+        for (int i = 0; i < 30; ++i)
+            bursty << qint64(i / 3) * 90 + (i % 3) * 4; // bursts of 3, 4 ms apart, every 90 ms
+        QTest::newRow("bursts at half time") << bursty << 0.5;
+        QTest::newRow("slowed down") << QList<qint64>{0, 40, 45, 200, 210} << 2.0;
+    }
+
+    void eachRequestLeavesAtItsTraceTime()
+    {
+        QFETCH(QList<qint64>, timesMs);
+        QFETCH(double, timeScale);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QList<int> outputs{3, 7, 5};
+        const auto records = replay(traceConfig(host, writeTrace(dir, timesMs, outputs), timeScale));
+        QCOMPARE(qsizetype(records.size()), timesMs.size());
+        // The schedule is the trace's, exactly (it does not depend on the machine).
+        for (qsizetype i = 0; i < timesMs.size(); ++i) {
+            const RequestRecord &r = records[std::size_t(i)];
+            QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+            QCOMPARE(r.scheduledNs - records.front().scheduledNs, std::llround(double(timesMs[i]) * 1e6 * timeScale));
+            QCOMPARE(r.completionTokens, std::int64_t(outputs[i % outputs.size()])); // max_tokens = output_length
+        }
+        // And the server saw them arrive then, on its own clock: each arrival minus its trace time
+        // is one constant (the clocks' offset and the way there) up to the error measured here.
+        // The median error is asserted; the tail is bench_tracereplay's figure.
+        std::map<QString, qint64> received;
+        for (const sim::RequestTrace &t : host.requests())
+            received[t.id] = t.receivedNs;
+        std::vector<double> lagMs;
+        for (qsizetype i = 0; i < timesMs.size(); ++i)
+            lagMs.push_back(double(received.at(records[std::size_t(i)].responseId)) / 1e6 -
+                            double(timesMs[i]) * timeScale);
+        const double shift = median(lagMs);
+        std::vector<double> errorMs;
+        for (const double lag : lagMs)
+            errorMs.push_back(std::abs(lag - shift));
+        QVERIFY2(median(errorMs) <= 2.0, qPrintable(QStringLiteral("median error %1 ms").arg(median(errorMs))));
+    }
+
+    void hashIdsShareTheirPrefixInTheServersCache()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        // Spaced out, so each prompt is in the cache before the next arrives.
+        const QString trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
+        RunConfig config = traceConfig(host, trace, 1.0);
+        const auto records = replay(config);
+        QCOMPARE(records.size(), std::size_t(4));
+        for (const RequestRecord &r : records)
+            QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+        // Line 2 names blocks 0 and 1 like line 1: 1024 tokens shared (less the simulator's last
+        // partly matching 64-byte block); lines 3 and 4 share nothing.
+        QCOMPARE(records[0].promptTokens, std::int64_t(1100));
+        QCOMPARE(records[1].promptTokens, std::int64_t(1300));
+        QCOMPARE(records[0].cachedTokens, std::int64_t(0));
+        QVERIFY2(records[1].cachedTokens > 1024 - 32 && records[1].cachedTokens <= 1024,
+                 qPrintable(QString::number(records[1].cachedTokens)));
+        QCOMPARE(records[2].cachedTokens, std::int64_t(0));
+        QCOMPARE(records[3].cachedTokens, std::int64_t(0));
+
+        // Another run (another salt) shares no block with the first.
+        config.prompt.salt = QStringLiteral("run-2");
+        const auto next = replay(config);
+        QCOMPARE(next.size(), std::size_t(4));
+        QCOMPARE(next[0].cachedTokens, std::int64_t(0));
+        QVERIFY(next[1].cachedTokens > 1024 - 32);
+    }
+
+    void requestsOrStopEndTheTraceEarly()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        RunConfig config = traceConfig(host, QStringLiteral(TOKENBENCH_TESTDATA "/workload/azure.csv"), 1.0);
+        config.load.requests = 2;
+        const auto records = replay(config);
+        QCOMPARE(records.size(), std::size_t(2));
+        QCOMPARE(records[1].scheduledNs - records[0].scheduledNs, std::int64_t(100'000'000));
+        QCOMPARE(records[0].promptTokens, std::int64_t(374));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceReplay)
+#include "tst_tracereplay.moc"
