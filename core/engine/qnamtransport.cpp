@@ -193,7 +193,8 @@ private:
                         (plain ? QStringLiteral(" (does it speak plain HTTP? try http://)") : QString())};
         }
         case QNetworkReply::ProxyConnectionRefusedError:
-            return {RequestStatus::Proxy, QStringLiteral("proxy %1: connection refused").arg(m_endpoint.proxy.describe())};
+            return {RequestStatus::Proxy,
+                    QStringLiteral("proxy %1: connection refused").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::ProxyConnectionClosedError:
             return {RequestStatus::Proxy,
                     QStringLiteral("proxy %1 closed the connection").arg(m_endpoint.proxy.describe())};
@@ -203,11 +204,12 @@ private:
         case QNetworkReply::ProxyTimeoutError:
             return {RequestStatus::Proxy, QStringLiteral("proxy %1 timed out").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::ProxyAuthenticationRequiredError:
-            return {RequestStatus::Proxy, QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)")
-                                              .arg(m_endpoint.proxy.describe())};
+            return {
+                RequestStatus::Proxy,
+                QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)").arg(m_endpoint.proxy.describe())};
         case QNetworkReply::UnknownProxyError:
-            return {RequestStatus::Proxy, QStringLiteral("proxy %1 refused the tunnel: %2")
-                                              .arg(m_endpoint.proxy.describe(), qtText())};
+            return {RequestStatus::Proxy,
+                    QStringLiteral("proxy %1 refused the tunnel: %2").arg(m_endpoint.proxy.describe(), qtText())};
         case QNetworkReply::ProtocolFailure:
         case QNetworkReply::ProtocolUnknownError:
             return {RequestStatus::Protocol, m_headSeen ? QStringLiteral("broken response after its head")

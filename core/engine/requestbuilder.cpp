@@ -18,8 +18,9 @@ std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target,
                                     QString *error)
 {
     const bool tls = url.scheme() == QLatin1String("https");
-    Endpoint e{url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate,
-                target.httpVersion, {}};
+    Endpoint e{
+        url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate, target.httpVersion,
+        {}};
     const auto proxy = ProxyResolver::resolve(url, proxySetting, error);
     if (!proxy)
         return std::nullopt;

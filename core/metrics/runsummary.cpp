@@ -451,10 +451,7 @@ json RunSummary::toJson() const
         {"format_version", formatVersion},
         {"tool", {{"name", toStd(toolName)}, {"version", toStd(toolVersion)}}},
         {"target",
-         {{"name", toStd(targetName)},
-          {"url", toStd(targetUrl)},
-          {"api", toStd(api)},
-          {"model", toStd(model)}}},
+         {{"name", toStd(targetName)}, {"url", toStd(targetUrl)}, {"api", toStd(api)}, {"model", toStd(model)}}},
         {"started_at", toStd(startedAt)},
         {"connection", connection.toJson()},
     };

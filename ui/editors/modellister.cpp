@@ -92,8 +92,8 @@ void ModelLister::list(const TargetConfig &target)
     request.setTransferTimeout(kTimeoutMs);
     // As the qnam transport offers it, so the test reports what a run would negotiate.
     const bool tls = url.scheme() == QLatin1String("https");
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, tls ? target.httpVersion != HttpVersion::Http1
-                                                                     : target.httpVersion == HttpVersion::Http2);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute,
+                         tls ? target.httpVersion != HttpVersion::Http1 : target.httpVersion == HttpVersion::Http2);
     request.setAttribute(QNetworkRequest::Http2DirectAttribute, !tls && target.httpVersion == HttpVersion::Http2);
     request.setRawHeader("Accept", "application/json");
     // The same credentials and headers as the engine's requests.
