@@ -445,6 +445,12 @@ QString RunSummary::transportText() const
     return text;
 }
 
+QString RunSummary::apiAndTransport() const
+{
+    const QString transport = transportText();
+    return transport.isEmpty() ? api : api + QStringLiteral(", ") + transport;
+}
+
 json RunSummary::toJson() const
 {
     json j{

@@ -180,6 +180,8 @@ struct RunSummary {
     /// The transport and the HTTP versions it negotiated: "native · HTTP/1.1", "qnam · HTTP/2",
     /// "qnam · HTTP/1.1 × 3, HTTP/2 × 5"; empty for runs from before transports were chosen.
     QString transportText() const;
+    /// The API and, when known, transportText(): "openai-chat, qnam · HTTP/2" (compare's run lines).
+    QString apiAndTransport() const;
 
     int formatVersion = kRunFormatVersion;
     QString toolName;
