@@ -53,7 +53,7 @@ public:
     std::int64_t promptTokens = 0;
     TokenSource promptSource = TokenSource::Estimate;
     TransportWorker::Deadlines::iterator deadline;
-    std::string json; ///< the request body as sent, kept for a 307/308 redirect
+    std::string json; ///< the request body, kept for a 307/308 redirect when redirects are followed
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
 
     /// Counted as connecting until the connection opens or the request ends.
@@ -319,8 +319,11 @@ void TransportWorker::execute(const RequestJob &job)
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
-    raw->json = builder.bodyText(prompt);
-    sendOn(raw, Hop{builder.endpoint(), builder.url(), raw->json, true, true, {}}, now);
+    std::string body = builder.bodyText(prompt);
+    // Kept for a 307/308 only when redirects are followed: a long prompt's body is not held for
+    // the whole of every request otherwise.
+    const std::string &json = builder.followsRedirects() ? (raw->json = std::move(body)) : body;
+    sendOn(raw, Hop{builder.endpoint(), builder.url(), json, true, true, {}}, now);
 }
 
 Transport *TransportWorker::transportFor(const RequestBuilder &builder)
