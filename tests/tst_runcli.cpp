@@ -329,6 +329,41 @@ private Q_SLOTS:
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
     }
 
+    void runRecordsWhatCarriedIt_data()
+    {
+        QTest::addColumn<QString>("transport");
+        QTest::newRow("auto: native") << QStringLiteral("auto");
+        QTest::newRow("qnam") << QStringLiteral("qnam");
+    }
+
+    // The transport, the HTTP version negotiated and the streams per connection, in the connection
+    // block of run.json and summary.json, read back, and on the console.
+    void runRecordsWhatCarriedIt()
+    {
+        QFETCH(QString, transport);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                           QStringLiteral("--requests"), QStringLiteral("8"),
+                                                           QStringLiteral("--transport"), transport,
+                                                           QStringLiteral("--no-proxy"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString used = transport == QLatin1String("auto") ? QStringLiteral("native") : transport;
+        QVERIFY2(r.out.contains(QStringLiteral("transport  %1 · HTTP/1.1\n").arg(used)), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->info.connection.transport, used);
+        QCOMPARE(data->summary.connection.transport, used);
+        QCOMPARE(data->summary.connection.streamsPerConnection, 1);
+        QCOMPARE(data->summary.total.requests.byHttpVersion.at(QStringLiteral("1.1")), std::int64_t(8));
+        QCOMPARE(int(data->records.size()), 8);
+        for (const RequestRecord &rec : data->records)
+            QCOMPARE(rec.httpVersion, 1);
+    }
+
     // The whole path of a conversation run: the turn columns in requests.csv, the per-turn block in
     // summary.json and the console's table, read back as written.
     void conversationRunWritesItsTurns()

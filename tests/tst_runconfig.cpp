@@ -451,6 +451,8 @@ private Q_SLOTS:
         c.target.caCertificate = QStringLiteral("/etc/ssl/certs/my-ca.pem");
         c.target.replicas = {QStringLiteral("http://10.0.0.2:8000/v1"), QStringLiteral("http://10.0.0.3:8000/v1")};
         c.target.balance = Balance::LeastInFlight;
+        c.target.transport = TransportKind::Qnam;
+        c.target.httpVersion = HttpVersion::Http2;
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
@@ -497,6 +499,13 @@ private Q_SLOTS:
         QTest::newRow("not json") << QByteArray("{nope") << QStringLiteral("not valid JSON");
         QTest::newRow("unknown key") << QByteArray(R"({"load": {"concurency": 5}})")
                                      << QStringLiteral("load.concurency: unknown key");
+        QTest::newRow("unknown transport")
+            << QByteArray(R"({"target": {"transport": "curl"}})")
+            << QStringLiteral("target.transport: unknown value \"curl\" (accepted: auto|native|qnam)");
+        QTest::newRow("HTTP/2 on native")
+            << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
+                          "\"transport\": \"native\", \"http_version\": \"2\"}}")
+            << QStringLiteral("target.http_version (--http2): HTTP/2 needs --transport qnam");
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
                                     << QStringLiteral("load.concurrency: must be a whole number");
         QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")

@@ -147,6 +147,15 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
         c.target.extraBody = *extra;
     }
+    if (f.isSet("transport")) {
+        const auto transport = transportKindFromName(f.value("transport"));
+        if (!transport)
+            return f.fail(QStringLiteral("--transport: unknown transport '%1' (accepted: %2)")
+                              .arg(f.value("transport"), transportKindNames()));
+        c.target.transport = *transport;
+    }
+    if (f.isSet("http2"))
+        c.target.httpVersion = HttpVersion::Http2;
     if (f.isSet("insecure"))
         c.target.tlsVerify = false;
     if (f.isSet("ca-cert"))
@@ -521,6 +530,13 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("extra-body"),
              QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
              QStringLiteral("JSON")),
+        flag(QStringLiteral("transport"),
+             QStringLiteral("HTTP client: auto (default: native for HTTP/1.1, qnam for HTTP/2), native "
+                            "(TokenBench's own HTTP/1.1 client) or qnam (Qt's QNetworkAccessManager)."),
+             QStringLiteral("NAME")),
+        flag(QStringLiteral("http2"),
+             QStringLiteral("Ask for HTTP/2: by ALPN over https, by prior knowledge (h2c) over "
+                            "http. Carried by the qnam transport.")),
         flag(QStringLiteral("insecure"),
              QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
         flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),

@@ -125,6 +125,8 @@ int RunConsole::finish(const RunOutcome &outcome)
     QString text;
     text += QStringLiteral("target     %1 (%2, %3)\n")
                 .arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
+    if (const QString transport = outcome.summary.transportText(); !transport.isEmpty())
+        text += QStringLiteral("transport  %1\n").arg(transport);
     text += QStringLiteral("load       %1 %2\n")
                 .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"),
                      t.load.stages);

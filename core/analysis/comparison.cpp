@@ -290,7 +290,9 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                                                                 .arg(s.targetUrl)
                                                                 .arg(s.targetReplicas.size())
                                                                 .arg(s.balance),
-                               s.api, s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
+                               // What carried it: runs over other transports or proxies differ for that too.
+                               s.apiAndTransport(),
+                               s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
                           .arg(s.total.requests.attempted)
                           .arg(runs[i].info.mergedFrom.isEmpty()
                                    ? QString()

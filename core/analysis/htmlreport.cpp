@@ -320,8 +320,10 @@ QString HtmlReport::runsSection() const
                     .arg(swatch(int(i)), QString::number(i + 1), esc(m_table.labels()[qsizetype(i)]),
                          (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged,
                          esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
-                         esc(s.targetUrl + QStringLiteral(" · ") + s.api), esc(load), esc(shortTime(s.startedAt)),
-                         QString::number(s.total.requests.ok), QString::number(s.total.requests.attempted));
+                         esc(s.targetUrl + QStringLiteral(" · ") + s.api +
+                             (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
+                         esc(load), esc(shortTime(s.startedAt)), QString::number(s.total.requests.ok),
+                         QString::number(s.total.requests.attempted));
     }
     return html + QStringLiteral("</tbody>\n</table>\n");
 }

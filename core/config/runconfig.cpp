@@ -35,6 +35,18 @@ constexpr EnumName<Balance> kBalanceNames[] = {
     {Balance::Random, "random"},
 };
 
+constexpr EnumName<TransportKind> kTransportNames[] = {
+    {TransportKind::Auto, "auto"},
+    {TransportKind::Native, "native"},
+    {TransportKind::Qnam, "qnam"},
+};
+
+constexpr EnumName<HttpVersion> kHttpVersionNames[] = {
+    {HttpVersion::Auto, "auto"},
+    {HttpVersion::Http1, "1.1"},
+    {HttpVersion::Http2, "2"},
+};
+
 constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
     {MaxTokensField::Auto, "auto"},
     {MaxTokensField::MaxTokens, "max_tokens"},
@@ -227,6 +239,43 @@ std::optional<Balance> balanceFromName(const QString &name)
 QString balanceNames()
 {
     return enumNames(kBalanceNames);
+}
+
+QString transportKindName(TransportKind kind)
+{
+    return enumName(kTransportNames, kind);
+}
+
+std::optional<TransportKind> transportKindFromName(const QString &name)
+{
+    return enumFromName<TransportKind>(kTransportNames, name);
+}
+
+QString transportKindNames()
+{
+    return enumNames(kTransportNames);
+}
+
+TransportKind effectiveTransport(const TargetConfig &target)
+{
+    if (target.transport != TransportKind::Auto)
+        return target.transport;
+    return target.httpVersion == HttpVersion::Http2 ? TransportKind::Qnam : TransportKind::Native;
+}
+
+QString httpVersionName(HttpVersion version)
+{
+    return enumName(kHttpVersionNames, version);
+}
+
+std::optional<HttpVersion> httpVersionFromName(const QString &name)
+{
+    return enumFromName<HttpVersion>(kHttpVersionNames, name);
+}
+
+QString httpVersionNames()
+{
+    return enumNames(kHttpVersionNames);
 }
 
 QString defaultApiKeyEnv(ApiKind api)
@@ -434,6 +483,10 @@ QStringList validate(const RunConfig &c)
                             "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
                             .arg(c.target.caCertificate);
     }
+    if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2)
+        problems << QStringLiteral(
+            "target.http_version (--http2): HTTP/2 needs --transport qnam or auto (native speaks "
+            "HTTP/1.1)");
     if (const QString &t = c.target.tokenizer;
         !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "

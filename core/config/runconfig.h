@@ -80,6 +80,22 @@ QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "
 std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames(); ///< the names joined with '|', for messages
 
+/// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
+/// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
+enum class TransportKind { Auto, Native, Qnam };
+struct TargetConfig;
+QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
+std::optional<TransportKind> transportKindFromName(const QString &name);
+QString transportKindNames();
+/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for, else native.
+TransportKind effectiveTransport(const TargetConfig &target);
+
+/// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2
+/// (over https by ALPN, in clear by prior knowledge: h2c).
+enum class HttpVersion { Auto, Http1, Http2 };
+QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
+std::optional<HttpVersion> httpVersionFromName(const QString &name);
+QString httpVersionNames();
 /// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
 /// target with no price set has no cost figures.
 struct Pricing {
@@ -115,6 +131,8 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    TransportKind transport = TransportKind::Auto;
+    HttpVersion httpVersion = HttpVersion::Auto;
     /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system
     /// configuration; "none" = direct; else an http:// proxy URL (engine/proxyresolver.h).
     QString proxy;

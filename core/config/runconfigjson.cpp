@@ -306,6 +306,8 @@ nlohmann::json toJson(const TargetConfig &target)
         {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
+        {"transport", toStd(transportKindName(t.transport))},
+        {"http_version", toStd(httpVersionName(t.httpVersion))},
         {"proxy", toStd(t.proxy)},
         {"follow_redirects", t.followRedirects},
         {"pricing",
@@ -424,6 +426,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("tokenizer", t.tokenizer);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
+    r.enumeration("transport", t.transport, &transportKindFromName, transportKindNames());
+    r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
     r.string("proxy", t.proxy);
     r.boolean("follow_redirects", t.followRedirects);
     if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {

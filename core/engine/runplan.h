@@ -4,6 +4,7 @@
 #include "config/sharding.h"
 #include "engine/promptsource.h"
 #include "engine/requestbuilder.h"
+#include "metrics/requestrecord.h"
 
 #include <atomic>
 #include <memory>
@@ -54,6 +55,21 @@ struct RequestJob {
     int turn = 0;
     std::uint64_t conversation = 0;
     std::shared_ptr<const Prompt> prompt;
+
+    /// Its record before anything of its exchange is known: what the job says of it.
+    RequestRecord record() const
+    {
+        RequestRecord r;
+        r.id = id;
+        r.stage = stage;
+        r.target = target;
+        r.instance = instance;
+        r.warmup = warmup;
+        r.scheduledNs = scheduledNs;
+        r.turn = turn;
+        r.conversation = conversation;
+        return r;
+    }
 };
 
 /// Counters workers update on the hot path and the controller reads for live progress.

@@ -127,6 +127,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     requests.redirects += r.redirects;
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
+    if (r.httpVersion > 0)
+        ++requests.byHttpVersion[r.httpVersion == 2 ? QStringLiteral("2") : QStringLiteral("1.1")];
     if (!r.ok()) {
         ++requests.failed;
         ++requests.byError[QLatin1String(statusName(r.status))];
@@ -290,6 +292,7 @@ RunAggregator::Second &RunAggregator::second(std::int64_t ns)
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
+    m_streamsPerConnection = std::max(m_streamsPerConnection, r.streams);
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
     Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size()
@@ -360,6 +363,7 @@ RunSummary RunAggregator::summary() const
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
     s.connection = m_info.connection;
+    s.connection.streamsPerConnection = m_streamsPerConnection;
     s.startedAt = m_info.startedAtText();
     s.promptSizing = m_promptSizing;
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;

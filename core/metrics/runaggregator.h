@@ -82,6 +82,7 @@ private:
     std::vector<Turn> m_turns; ///< conversations: [k − 1] turn k
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
+    int m_streamsPerConnection = 0;
 };
 
 } // namespace tb

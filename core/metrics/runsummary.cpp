@@ -201,6 +201,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     json byFinishReason = json::object();
     for (const auto &[reason, count] : b.requests.byFinishReason)
         byFinishReason[toStd(reason)] = count;
+    json byHttpVersion = json::object();
+    for (const auto &[version, count] : b.requests.byHttpVersion)
+        byHttpVersion[toStd(version)] = count;
 
     json block{
         {"load", loadToJson(b.load, wholeRun)},
@@ -215,7 +218,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"redirects", b.requests.redirects},
           {"by_status", byStatus},
           {"by_error", byError},
-          {"by_finish_reason", byFinishReason}}},
+          {"by_finish_reason", byFinishReason},
+          {"by_http_version", byHttpVersion}}},
         {"throughput",
          {{"requests_per_s", b.throughput.requestsPerS},
           {"output_tokens_per_s", b.throughput.outputTokensPerS},
@@ -298,6 +302,11 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         const Node byFinishReason = requests.object("by_finish_reason");
         for (const auto &[key, value] : byFinishReason.value().items())
             b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
+    }
+    if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
+        const Node byHttpVersion = requests.object("by_http_version");
+        for (const auto &[key, value] : byHttpVersion.value().items())
+            b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
     }
 
     const Node throughput = n.object("throughput");
@@ -416,6 +425,30 @@ QString metricLabel(Metric metric)
 bool isLatencyMetric(Metric metric)
 {
     return std::string_view(kMetricNames[std::size_t(metric)].section) == "latency_ms";
+}
+
+QString RunSummary::transportText() const
+{
+    const QString &transport = connection.transport;
+    if (transport.isEmpty())
+        return {};
+    const auto &versions = total.requests.byHttpVersion;
+    QStringList parts;
+    for (const auto &[version, count] : versions)
+        parts << (versions.size() == 1 ? QStringLiteral("HTTP/%1").arg(version)
+                                       : QStringLiteral("HTTP/%1 × %2").arg(version).arg(count));
+    QString text = parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+    if (connection.streamsPerConnection > 1)
+        text += QStringLiteral(" · up to %1 streams per connection").arg(connection.streamsPerConnection);
+    if (!connection.proxy.isEmpty())
+        text += QStringLiteral(" · proxy ") + connection.proxyText();
+    return text;
+}
+
+QString RunSummary::apiAndTransport() const
+{
+    const QString transport = transportText();
+    return transport.isEmpty() ? api : api + QStringLiteral(", ") + transport;
 }
 
 json RunSummary::toJson() const

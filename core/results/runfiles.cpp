@@ -50,6 +50,7 @@ enum Column {
     DoneAtMs,
     Instance,
     HiddenReasoningTokens,
+    HttpVersionColumn,
     Redirects,
     Turn,
     Conversation,
@@ -90,6 +91,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "done_at_ms",
     "instance",
     "hidden_reasoning_tokens",
+    "http_version",
     "redirects",
     "turn",
     "conversation",
@@ -433,6 +435,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
+    put(r.httpVersion == 2 ? "2" : r.httpVersion == 1 ? "1.1" : "");
     putInt(r.redirects);
     put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
@@ -496,6 +499,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.errorMessage = f.string(Error);
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
+    r.httpVersion = f.text(HttpVersionColumn) == "2" ? 2 : f.text(HttpVersionColumn) == "1.1" ? 1 : 0;
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
     if (f.has(PromptTokenSource)) {
         if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))

@@ -447,6 +447,7 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxy = proxy.url();
         info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
         info.connection.proxyOrigin = proxy.origin;
+        info.connection.transport = transportKindName(effectiveTransport(config.target));
         info.shard = m_shard;
         if (const auto &stats = plan->prompts->workloadStats()) {
             info.workload = stats->toJson();

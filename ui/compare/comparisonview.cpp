@@ -54,8 +54,8 @@ std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData>
         result->directories << runs[i].directory;
         result->runTips << QStringLiteral("<b>#%1 %2</b><br/>%3 @ %4 (%5)<br/>started %6<br/>%7")
                                .arg(QString::number(i + 1), result->table.labels()[qsizetype(i)].toHtmlEscaped(),
-                                    s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(), s.api.toHtmlEscaped(),
-                                    s.startedAt.toHtmlEscaped(),
+                                    s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(),
+                                    s.apiAndTransport().toHtmlEscaped(), s.startedAt.toHtmlEscaped(),
                                     QDir::toNativeSeparators(runs[i].directory).toHtmlEscaped());
     }
     return result;

@@ -485,6 +485,9 @@ void DashboardView::refreshHeader()
                      .arg(model, url)
                      .arg(target.replicas.size())
                      .arg(balanceName(target.balance));
+    // Live, before a summary counts HTTP versions: the transport the configuration picks.
+    const QString transport = s.transportText();
+    parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;
