@@ -478,7 +478,8 @@ bool expandSingleRunInstances(std::vector<RunData> &runs)
 std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric)
 {
     std::vector<CurvePoint> curve;
-    if (summary.stages.size() < 2)
+    // A context sweep holds the load: its curve is TTFT against prompt tokens, not throughput.
+    if (summary.stages.size() < 2 || summary.contextSweep)
         return curve;
     for (const SummaryBlock &stage : summary.stages) {
         const LatencyStats &s = stage.stat(metric);

@@ -621,7 +621,14 @@ std::optional<Arrival> arrivalFromName(const QString &name)
 
 QString stageDefaultName(const StageConfig &stage)
 {
+    if (stage.promptTokens > 0)
+        return QStringLiteral("p=") + QString::number(stage.promptTokens);
     return (stage.mode == LoadMode::Rate ? QStringLiteral("r=") : QStringLiteral("c=")) + number(stage.level);
+}
+
+bool isContextSweep(const QList<StageConfig> &stages)
+{
+    return std::any_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.promptTokens > 0; });
 }
 
 QList<StageConfig> effectiveStages(const LoadConfig &load)
@@ -825,6 +832,15 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
                             .arg(where, formatDuration(limits::kMaxDurationMs))
                             .arg(limits::kMaxRequests);
+        if (s.promptTokens > 0 && (!c.prompt.promptFile.isEmpty() || !c.prompt.dataset.isEmpty() || !l.trace.isEmpty()))
+            problems << QStringLiteral("%1: a context sweep's prompt size needs synthetic prompts; remove the prompt "
+                                       "file, dataset or trace")
+                            .arg(where);
+        if (s.promptTokens < 0 || s.promptTokens > limits::kMaxPromptTokens)
+            problems << QStringLiteral("%1: prompt_tokens must be from 0 (the run's prompts) to %2 (got %3)")
+                            .arg(where)
+                            .arg(limits::kMaxPromptTokens)
+                            .arg(s.promptTokens);
     }
     if (l.maxInFlight < 0 || l.maxInFlight > limits::kMaxConcurrency)
         problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be from 0 (no cap) to %1 (got %2)")
@@ -922,6 +938,8 @@ nlohmann::json toJson(const RunConfig &c)
                           {"level", s.level},
                           {"duration", durationToJson(s.durationMs)},
                           {"requests", s.requests}});
+        if (s.promptTokens > 0)
+            stages.back()["prompt_tokens"] = s.promptTokens;
     }
     return {
         {"format", "tokenbench-config"},
@@ -1142,6 +1160,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                     sr.real("level", s.level);
                     sr.duration("duration", s.durationMs, true);
                     sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                    sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
                     if (!sr.finish())
                         return std::nullopt;
                     c.load.stages << s;
@@ -1341,28 +1360,33 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
     return stages;
 }
 
-std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error)
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error, const StageConfig &fixedLoad)
 {
-    static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\."
+    static const QRegularExpression re(QStringLiteral("^\\s*([crp])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\."
                                                       "\\d+)?)\\s*(?:x\\s*(\\d+))?\\s*(?::\\s*(\\S+)\\s*)?$"));
     constexpr int kMaxLevels = 50;
     const auto fail = [error, &spec](const QString &why) {
         if (error)
-            *error =
-                QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\" or "
-                               "\"r=2..50x6:60s\": c= users, r= requests/s, FROM..TO, xN levels, after ':' a duration "
-                               "or a request count per stage)")
-                    .arg(spec, why);
+            *error = QStringLiteral(
+                         "malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\", "
+                         "\"r=2..50x6:60s\" or \"p=256..16384x6\": c= users, r= requests/s, p= prompt tokens at "
+                         "the run's load, FROM..TO, xN levels, after ':' a duration or a request count per stage)")
+                         .arg(spec, why);
         return std::nullopt;
     };
     const auto m = re.match(spec);
     if (!m.hasMatch())
         return fail(QStringLiteral("cannot read it"));
-    const LoadMode mode = m.captured(1) == QLatin1String("r") ? LoadMode::Rate : LoadMode::Concurrency;
+    const bool prompts = m.captured(1) == QLatin1String("p");
+    const LoadMode mode = prompts                               ? fixedLoad.mode
+                          : m.captured(1) == QLatin1String("r") ? LoadMode::Rate
+                                                                : LoadMode::Concurrency;
     const double from = m.captured(2).toDouble();
     const double to = m.captured(3).toDouble();
     if (!(from > 0) || !(to > from))
         return fail(QStringLiteral("the levels must rise from a level above 0"));
+    if (prompts && (from < 1 || to > limits::kMaxPromptTokens))
+        return fail(QStringLiteral("prompt sizes must be from 1 to %1 tokens").arg(limits::kMaxPromptTokens));
     std::vector<double> levels;
     if (m.captured(4).isEmpty()) {
         for (double level = from; level < to && int(levels.size()) < kMaxLevels; level *= 2)
@@ -1382,12 +1406,15 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
                         .arg(limits::kMaxRequests));
     QList<StageConfig> stages;
     for (double level : levels) {
-        level = mode == LoadMode::Concurrency ? std::round(level) : QString::number(level, 'g', 3).toDouble();
-        if (!stages.isEmpty() && stages.constLast().level >= level)
-            continue;
+        level =
+            mode == LoadMode::Concurrency || prompts ? std::round(level) : QString::number(level, 'g', 3).toDouble();
         StageConfig s = end;
         s.mode = mode;
-        s.level = level;
+        s.level = prompts ? fixedLoad.level : level;
+        s.promptTokens = prompts ? int(level) : 0;
+        if (!stages.isEmpty() &&
+            (prompts ? double(stages.constLast().promptTokens) : stages.constLast().level) >= level)
+            continue;
         stages << s;
     }
     if (stages.size() < 2)

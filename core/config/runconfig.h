@@ -194,6 +194,9 @@ struct StageConfig {
     double level = 1; ///< virtual users (concurrency) or requests/s (rate)
     qint64 durationMs = 0;
     qint64 requests = 0;
+    /// A context sweep's stage (--sweep p=…): synthetic prompts of this many tokens in this stage
+    /// instead of prompt.prompt_tokens; 0: the run's prompts.
+    int promptTokens = 0;
     bool operator==(const StageConfig &) const = default;
 };
 
@@ -249,6 +252,8 @@ struct RunConfig {
 /// the run-wide requests/duration when it has neither, and a generated name ("c=50", "r=20").
 QList<StageConfig> effectiveStages(const LoadConfig &load);
 QString stageDefaultName(const StageConfig &stage);
+/// Whether the stages are a context sweep's (some stage sets its own prompt size).
+bool isContextSweep(const QList<StageConfig> &stages);
 
 /// The soft RLIMIT_NOFILE of this process, after raising it to the hard limit (each request in
 /// flight holds a socket).
@@ -302,8 +307,10 @@ QString formatStages(const QList<StageConfig> &stages);
 /// knee. "c=1..256" doubles the users from 1 to 256 (1, 2, 4, … 256); "c=8..128x5" or
 /// "r=2..50x6" gives N levels evenly spaced on a log scale (users rounded to whole numbers,
 /// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage
-/// as in --stages (else the run's --duration/--requests does).
-std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error);
+/// as in --stages (else the run's --duration/--requests does). "p=256..16384x6" is a context sweep:
+/// the prompt size in tokens takes the levels (log-spaced or doubling, rounded to whole tokens) at
+/// the fixed load of `fixedLoad`'s mode and level.
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error, const StageConfig &fixedLoad = {});
 /// "4..1024", "4..", "..2048" or "512" (exactly): an inclusive token range, 0 for an open end.
 std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error);
 QString formatLengthRange(int min, int max); ///< "" when both are 0
