@@ -554,7 +554,7 @@ private Q_SLOTS:
         const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(formatStages(data->info.stages),
-                 QStringLiteral("p=256:6,p=512:6,p=1024:6,p=2048:6,p=4096:6,p=8192:6"));
+                 QStringLiteral("c=1 p=256:6,p=512:6,p=1024:6,p=2048:6,p=4096:6,p=8192:6"));
         QVERIFY(data->summary.contextSweep);
         const ContextSweepSummary &sweep = *data->summary.contextSweep;
         QCOMPARE(sweep.stages.size(), std::size_t(6));

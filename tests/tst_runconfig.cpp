@@ -125,9 +125,9 @@ private Q_SLOTS:
         QTest::newRow("rounds to one level") << "c=1..1.4"
                                              << "";
         QTest::newRow("context sweep, log-spaced prompt sizes") << "p=256..16384x6"
-                                                                << "p=256,p=588,p=1351,p=3104,p=7132,p=16384";
+                                                                << "c=1 p=256,p=588,p=1351,p=3104,p=7132,p=16384";
         QTest::newRow("context sweep, doubling, stage length") << "p=1024..8192:20"
-                                                               << "p=1024:20,p=2048:20,p=4096:20,p=8192:20";
+                                                               << "c=1 p=1024:20,p=2048:20,p=4096:20,p=8192:20";
         QTest::newRow("context sweep beyond the prompt limit") << "p=256..3000000"
                                                                << "";
     }

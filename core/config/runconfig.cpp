@@ -1433,6 +1433,12 @@ QString formatStages(const QList<StageConfig> &stages)
             part += QLatin1Char(':') + QString::number(s.requests);
         parts << part;
     }
+    if (isContextSweep(stages)) {
+        // The load a context sweep holds, once in front: "c=4 p=256:20,p=1024:20".
+        StageConfig load = stages.first();
+        load.promptTokens = 0;
+        return stageDefaultName(load) + QLatin1Char(' ') + parts.join(QLatin1Char(','));
+    }
     return parts.join(QLatin1Char(','));
 }
 

@@ -302,6 +302,7 @@ std::optional<ThinkTime> parseThinkTime(const QString &text);
 QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
+/// The stages as text; a context sweep's start with the load it holds ("c=4 p=256:20,p=1024:20").
 QString formatStages(const QList<StageConfig> &stages);
 /// A sweep (SPEC §5): generated stages from one level to another, to find the throughput–latency
 /// knee. "c=1..256" doubles the users from 1 to 256 (1, 2, 4, … 256); "c=8..128x5" or
