@@ -117,11 +117,11 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
     constexpr int kMaxLevels = 50;
     const auto fail = [error, &spec](const QString &why) {
         if (error)
-            *error =
-                QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\", "
-                               "\"r=2..50x6:60s\" or \"p=256..16384x6\": c= users, r= requests/s, p= prompt tokens at "
-                               "the run's load, FROM..TO, xN levels, after ':' a duration or a request count per stage)")
-                    .arg(spec, why);
+            *error = QStringLiteral(
+                         "malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\", "
+                         "\"r=2..50x6:60s\" or \"p=256..16384x6\": c= users, r= requests/s, p= prompt tokens at "
+                         "the run's load, FROM..TO, xN levels, after ':' a duration or a request count per stage)")
+                         .arg(spec, why);
         return std::nullopt;
     };
     const auto m = re.match(spec);
@@ -156,8 +156,8 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
                         .arg(limits::kMaxRequests));
     QList<StageConfig> stages;
     for (double level : levels) {
-        level = mode == LoadMode::Concurrency || prompts ? std::round(level)
-                                                         : QString::number(level, 'g', 3).toDouble();
+        level =
+            mode == LoadMode::Concurrency || prompts ? std::round(level) : QString::number(level, 'g', 3).toDouble();
         StageConfig s = end;
         s.mode = mode;
         s.level = prompts ? fixedLoad.level : level;
