@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QPalette>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
