@@ -563,6 +563,58 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("knee       ") + knee->text), qPrintable(r.out));
     }
 
+    void contextSweepFitRecoversTheSimulatorsPrefillLaw()
+    {
+        // TTFT = ttft_ms + prefill_power_ms · (P/1000)^prefill_exponent at one user (no queue for
+        // the prefill unit): in tokens, a = 100 / 1000^1.4, b = 1.4, c = 20 ms plus the network and
+        // client's own share, a few ms on the loaded test machine. a is checked as a·1000^b, the
+        // prefill term at 1000 tokens: a alone moves by 1000^Δb with the exponent.
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 20;
+        simConfig.prefillMsPer1k = 0;
+        simConfig.prefillQuadraticMs = 0;
+        simConfig.prefillPowerMs = 100;
+        simConfig.prefillExponent = 1.4;
+        simConfig.prefixCacheTokens = 0;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("context"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--sweep"), QStringLiteral("p=256..8192x6"), QStringLiteral("--concurrency"),
+                            QStringLiteral("1"), QStringLiteral("--requests"), QStringLiteral("6"),
+                            QStringLiteral("--max-tokens"), QStringLiteral("2"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(formatStages(data->info.stages),
+                 QStringLiteral("c=1 p=256:6,p=512:6,p=1024:6,p=2048:6,p=4096:6,p=8192:6"));
+        QVERIFY(data->summary.contextSweep);
+        const ContextSweepSummary &sweep = *data->summary.contextSweep;
+        QCOMPARE(sweep.stages.size(), std::size_t(6));
+        QCOMPARE(sweep.points.size(), std::size_t(36));
+        // The server's count of each stage's prompts is the size asked for (approx tokens both sides).
+        QCOMPARE(sweep.stages[3].promptTokens, 2048.0);
+        const PowerLawFit &fit = sweep.fit;
+        QVERIFY2(fit.ok, qPrintable(fit.reason));
+        const double a = 100 / std::pow(1000.0, 1.4);
+        QVERIFY2(std::abs(fit.b - 1.4) < 0.1, qPrintable(sweep.fitText()));
+        QVERIFY2(std::abs(fit.a * std::pow(1000.0, fit.b) / 100 - 1) < 0.3, qPrintable(sweep.fitText()));
+        QVERIFY2(fit.c > 10 && fit.c < 60, qPrintable(sweep.fitText()));
+        QVERIFY2(fit.r2 > 0.95, qPrintable(sweep.fitText()));
+        // Prefill rate from the fit at 8192 tokens: 1 / (a·b·x^(b−1)) per ms.
+        const double expected = 1000 / (a * 1.4 * std::pow(8192.0, 0.4));
+        QVERIFY(sweep.stages[5].fitPrefillTokensPerS);
+        QVERIFY2(std::abs(*sweep.stages[5].fitPrefillTokensPerS / expected - 1) < 0.35,
+                 qPrintable(QString::number(*sweep.stages[5].fitPrefillTokensPerS)));
+        QVERIFY2(r.out.contains(QStringLiteral("context    ") + sweep.fitText()), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("per prompt size")), qPrintable(r.out));
+        // A context sweep holds the load: no throughput–latency knee is claimed.
+        QVERIFY2(!r.out.contains(QStringLiteral("knee ")), qPrintable(r.out));
+    }
+
     /// Calibration against a server that counts with another tokenizer than the client's (a
     /// byte-heavy tiktoken file: ~4 of its tokens per approx token) and adds a chat template.
     /// Calibrated, every request is within the tolerance (at 264 tokens a local token is more than

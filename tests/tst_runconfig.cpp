@@ -124,6 +124,38 @@ private Q_SLOTS:
                                       << "";
         QTest::newRow("rounds to one level") << "c=1..1.4"
                                              << "";
+        QTest::newRow("context sweep, log-spaced prompt sizes") << "p=256..16384x6"
+                                                                << "c=1 p=256,p=588,p=1351,p=3104,p=7132,p=16384";
+        QTest::newRow("context sweep, doubling, stage length") << "p=1024..8192:20"
+                                                               << "c=1 p=1024:20,p=2048:20,p=4096:20,p=8192:20";
+        QTest::newRow("context sweep beyond the prompt limit") << "p=256..3000000"
+                                                               << "";
+    }
+
+    void contextSweepHoldsTheGivenLoad()
+    {
+        StageConfig load;
+        load.mode = LoadMode::Rate;
+        load.level = 2.5;
+        const auto stages = parseSweep(QStringLiteral("p=256..1024"), nullptr, load);
+        QVERIFY(stages);
+        QCOMPARE(stages->size(), 3);
+        for (const StageConfig &s : *stages) {
+            QCOMPARE(s.mode, LoadMode::Rate);
+            QCOMPARE(s.level, 2.5);
+        }
+        QCOMPARE(stages->at(1).promptTokens, 512);
+        QVERIFY(isContextSweep(*stages));
+        RunConfig config;
+        config.target.url = QStringLiteral("http://127.0.0.1:1/v1");
+        config.target.model = QStringLiteral("m");
+        config.load.stages = *stages;
+        QString error;
+        const auto back = runConfigFromJson(toJson(config), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->load.stages, *stages);
+        config.prompt.promptFile = QStringLiteral("prompts.jsonl");
+        QVERIFY(validate(config).join(QLatin1Char('\n')).contains(QStringLiteral("needs synthetic prompts")));
     }
 
     void sweep()

@@ -7,6 +7,7 @@
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
 #include "charts/comparisoncharts.h"
+#include "charts/contextsweepchart.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
@@ -469,6 +470,30 @@ private Q_SLOTS:
         }
         const CurvePoint &at = curve[knee->point];
         QCOMPARE(ring, (QList<QPointF>{QPointF(at.requestsPerS, at.p50)}));
+    }
+
+    void aContextSweepShowsItsFitInPlaceOfTheCurve()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1"), 4);
+        c.load.stages = *parseSweep(QStringLiteral("p=128..1024:6"), nullptr);
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        runToEnd(*w);
+        DashboardView *dashboard = w->dashboard();
+        dashboard->refresh();
+        QVERIFY(dashboard->chartView(QStringLiteral("context-sweep"))->parentWidget()->isVisible());
+        QVERIFY(!dashboard->chartView(QStringLiteral("throughput-latency"))->parentWidget()->isVisible());
+        const auto &sweep = w->document()->summary().contextSweep;
+        QVERIFY(sweep);
+        QCOMPARE(sweep->stages.size(), std::size_t(4));
+        ContextSweepChart *chart = dashboard->contextChart();
+        QVERIFY(chart->hasData());
+        QCOMPARE(chart->stageDots().size(), 1);
+        QCOMPARE(chart->stageDots().first()->count(), 4);
+        QCOMPARE(chart->fitLines().size(), sweep->fit.ok ? 1 : 0);
+        if (sweep->fit.ok)
+            QVERIFY2(chart->fitLines().first()->name().endsWith(sweep->fitText()),
+                     qPrintable(chart->fitLines().first()->name()));
     }
 
     void mergedRunShowsMergedFromInItsHeader()

@@ -409,7 +409,14 @@ QString arrivalNames()
 
 QString stageDefaultName(const StageConfig &stage)
 {
+    if (stage.promptTokens > 0)
+        return QStringLiteral("p=") + QString::number(stage.promptTokens);
     return (stage.mode == LoadMode::Rate ? QStringLiteral("r=") : QStringLiteral("c=")) + number(stage.level);
+}
+
+bool isContextSweep(const QList<StageConfig> &stages)
+{
+    return std::any_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.promptTokens > 0; });
 }
 
 QList<StageConfig> effectiveStages(const LoadConfig &load)
@@ -617,6 +624,15 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
                             .arg(where, formatDuration(limits::kMaxDurationMs))
                             .arg(limits::kMaxRequests);
+        if (s.promptTokens > 0 && (!c.prompt.promptFile.isEmpty() || !c.prompt.dataset.isEmpty() || !l.trace.isEmpty()))
+            problems << QStringLiteral("%1: a context sweep's prompt size needs synthetic prompts; remove the prompt "
+                                       "file, dataset or trace")
+                            .arg(where);
+        if (s.promptTokens < 0 || s.promptTokens > limits::kMaxPromptTokens)
+            problems << QStringLiteral("%1: prompt_tokens must be from 0 (the run's prompts) to %2 (got %3)")
+                            .arg(where)
+                            .arg(limits::kMaxPromptTokens)
+                            .arg(s.promptTokens);
     }
     if (l.maxInFlight < 0 || l.maxInFlight > limits::kMaxConcurrency)
         problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be from 0 (no cap) to %1 (got %2)")

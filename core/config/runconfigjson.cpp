@@ -330,6 +330,8 @@ nlohmann::json toJson(const RunConfig &c)
                           {"level", s.level},
                           {"duration", durationToJson(s.durationMs)},
                           {"requests", s.requests}});
+        if (s.promptTokens > 0)
+            stages.back()["prompt_tokens"] = s.promptTokens;
     }
     return {
         {"format", "tokenbench-config"},
@@ -552,6 +554,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                     sr.real("level", s.level);
                     sr.duration("duration", s.durationMs, true);
                     sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                    sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
                     if (!sr.finish())
                         return std::nullopt;
                     c.load.stages << s;

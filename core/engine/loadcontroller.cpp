@@ -238,7 +238,7 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
     ++m_phaseIssued;
     if (conversations()) {
         // Each turn's new user message is the prompt source's prompt for this request.
-        const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
+        const Prompt prompt = m_plan->promptsOf(job.stage).prompt(job.id - 1);
         const std::size_t targets = m_plan->targets.size();
         if (conversation == 0) {
             conversation = m_nextConversation++;

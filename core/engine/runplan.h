@@ -30,9 +30,17 @@ struct RunPlan {
     std::vector<PlannedTarget> targets;
     /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
+    /// A context sweep: per stage, the prompts of its own size (StageConfig::promptTokens); null
+    /// (or past the end) where the stage uses `prompts`.
+    std::vector<std::shared_ptr<const PromptSource>> stagePrompts;
     ShardSpec shard; ///< which share of a sharded run `config.load` is
     /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
     QStringList secrets;
+
+    const PromptSource &promptsOf(int stage) const;
+    /// (Re)makes `prompts` and `stagePrompts`, sized in `tokenizer` as `calibration` says; false with
+    /// *error when a workload file cannot be read.
+    bool makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration, QString *error);
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);

@@ -258,6 +258,8 @@ RunAggregator::RunAggregator(RunInfo info)
         m_info.stages.size() == 1 ? m_blocks[1].load : LoadSummary{m_info.stages.first().mode, {}, {}, {}, 0, {}};
     total.load.stages = formatStages(m_info.stages);
     total.target = largestUsers;
+    if (isContextSweep(m_info.stages))
+        m_context.resize(std::size_t(m_info.stages.size()));
 
     if (!m_info.config.target.replicas.isEmpty()) {
         for (const QString &url : m_info.config.target.instanceUrls()) {
@@ -327,6 +329,15 @@ void RunAggregator::add(const RequestRecord &r)
         turn.promptTokens.record(double(r.promptTokens));
         turn.cachedTokens.record(double(r.cachedTokens));
     }
+    if (hasStage && !m_context.empty() && r.ok()) {
+        if (const auto ttft = r.ttftMs()) {
+            ContextStage &c = m_context[std::size_t(r.stage)];
+            ++c.requests;
+            c.promptTokens.record(double(r.promptTokens));
+            if (c.points.size() < ContextSweepSummary::kMaxPointsPerStage)
+                c.points.push_back({double(r.promptTokens), *ttft});
+        }
+    }
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -351,6 +362,38 @@ void RunAggregator::add(const RequestRecord &r)
             s.stale = true;
         }
     }
+}
+
+ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
+{
+    ContextSweepSummary sweep;
+    std::vector<double> x, y;
+    for (std::size_t i = 0; i < m_context.size(); ++i) {
+        const ContextStage &c = m_context[i];
+        for (const ContextSweepSummary::Point &p : c.points) {
+            sweep.points.push_back(p);
+            x.push_back(p.promptTokens);
+            y.push_back(p.ttftMs);
+        }
+        if (c.requests == 0)
+            continue;
+        ContextSweepSummary::Stage stage;
+        stage.stage = int(i);
+        stage.name = m_info.stages.at(qsizetype(i)).name;
+        stage.requests = c.requests;
+        stage.promptTokens = LatencyStats::fromHistogram(c.promptTokens).p50;
+        stage.ttftP50Ms = summary.stages.at(i).stat(Metric::Ttft).p50;
+        stage.prefillTokensPerS = stage.ttftP50Ms > 0 ? stage.promptTokens / (stage.ttftP50Ms / 1000) : 0;
+        sweep.stages.push_back(stage);
+    }
+    sweep.fit = fitPowerLaw(x, y);
+    // The marginal prefill rate: one more prompt token costs the fit's slope in TTFT.
+    for (ContextSweepSummary::Stage &stage : sweep.stages) {
+        const double slope = sweep.fit.ok ? sweep.fit.slopeAt(stage.promptTokens) : 0;
+        if (slope > 0 && std::isfinite(slope))
+            stage.fitPrefillTokensPerS = 1000 / slope;
+    }
+    return sweep;
 }
 
 RunSummary RunAggregator::summary() const
@@ -397,6 +440,8 @@ RunSummary RunAggregator::summary() const
         s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
                            LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
     }
+    if (!m_context.empty())
+        s.contextSweep = contextSweep(s);
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);

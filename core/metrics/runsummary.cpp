@@ -493,6 +493,8 @@ json RunSummary::toJson() const
                                  {"cached_tokens", t.cachedTokens.toJson()}});
         j["turns"] = std::move(turnArray);
     }
+    if (contextSweep)
+        j["context_sweep"] = contextSweep->toJson();
     const PromptSizing &p = promptSizing;
     json calibration;
     if (!p.calibration.isEmpty()) {
@@ -624,6 +626,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                 s.turns.push_back(turn);
             }
         }
+    }
+    if (top.has("context_sweep")) {
+        QString why;
+        s.contextSweep = ContextSweepSummary::fromJson(j["context_sweep"], &why);
+        if (!s.contextSweep)
+            top.fail(QStringLiteral("context_sweep"), why);
     }
     if (top.has("server") && !j["server"].is_null()) {
         QString why;

@@ -5,6 +5,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/clienthealthsummary.h"
+#include "metrics/contextsweep.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
@@ -202,6 +203,7 @@ struct RunSummary {
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
     std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
+    std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;

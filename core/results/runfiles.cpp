@@ -259,6 +259,8 @@ json stagesToJson(const QList<StageConfig> &stages)
                          {"level", s.level},
                          {"duration_ms", s.durationMs},
                          {"requests", s.requests}});
+        if (s.promptTokens > 0)
+            array.back()["prompt_tokens"] = s.promptTokens;
     }
     return array;
 }
@@ -279,6 +281,12 @@ std::optional<QList<StageConfig>> stagesFromJson(const json &array)
         stage.level = s["level"].get<double>();
         stage.durationMs = s.value("duration_ms", qint64(0));
         stage.requests = s.value("requests", qint64(0));
+        if (const auto p = s.find("prompt_tokens"); p != s.end()) {
+            if (!p->is_number_integer() || p->get<std::int64_t>() < 0 ||
+                p->get<std::int64_t>() > limits::kMaxPromptTokens)
+                return std::nullopt;
+            stage.promptTokens = p->get<int>();
+        }
         stages << stage;
     }
     return stages;

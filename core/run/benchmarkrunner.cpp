@@ -87,12 +87,8 @@ public:
                     PromptSizing calibrated = sizing;
                     calibrated.calibrationError = c.error;
                     auto plan = std::make_shared<RunPlan>(*m_plan);
-                    if (c.error.isEmpty()) {
-                        plan->prompts = PromptSource::create(
-                            plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
-                            m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
-                    }
-                    if (plan->prompts && c.error.isEmpty()) {
+                    if (c.error.isEmpty() && plan->makePrompts(m_plan->prompts->sharedTokenizer(), c.calibration,
+                                                               &calibrated.calibrationError)) {
                         m_plan = plan;
                         calibrated.calibration = c.method;
                         calibrated.scale = c.calibration.scale;

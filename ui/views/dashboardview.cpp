@@ -3,6 +3,7 @@
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
 #include "charts/comparisoncharts.h"
+#include "charts/contextsweepchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
 #include "charts/turnchart.h"
@@ -91,6 +92,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_curve(new ThroughputLatencyChart)
     , m_kneeNote(new QLabel(this))
     , m_turns(new TurnChart)
+    , m_context(new ContextSweepChart)
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -234,6 +236,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     auto *curveView = new ChartView(m_curve);
     addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
     addChart(QStringLiteral("turns"), new ChartView(m_turns));
+    addChart(QStringLiteral("context-sweep"), new ChartView(m_context));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -371,7 +374,8 @@ void DashboardView::relayout()
             QWidget *cardWidget = m_chartCards[i];
             const QString &key = m_charts[i].key;
             if ((key == QLatin1String("throughput-latency") && !m_showCurve) ||
-                (key == QLatin1String("turns") && !m_showTurns)) {
+                (key == QLatin1String("turns") && !m_showTurns) ||
+                (key == QLatin1String("context-sweep") && !m_showContext)) {
                 m_chartGrid->removeWidget(cardWidget);
                 cardWidget->hide();
                 continue;
@@ -460,6 +464,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case TurnsPart:
         refreshTurns();
+        break;
+    case ContextPart:
+        refreshContext();
         break;
     case PartCount:
         return;
@@ -771,7 +778,7 @@ void DashboardView::refreshServer()
 void DashboardView::refreshCurve()
 {
     const RunSummary &s = m_document->summary();
-    const bool staged = m_document->stages().size() >= 2;
+    const bool staged = m_document->stages().size() >= 2 && !isContextSweep(m_document->stages());
     if (staged != m_showCurve) {
         m_showCurve = staged;
         m_chartColumns = 0; // place the cards again
@@ -833,6 +840,23 @@ void DashboardView::refreshTurns()
     m_turns->setSummary(m_document->summary());
     finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
                 tr("No successful turns."));
+}
+
+void DashboardView::refreshContext()
+{
+    const bool sweep = isContextSweep(m_document->stages());
+    if (sweep != m_showContext) {
+        m_showContext = sweep;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    if (!sweep)
+        return;
+    const auto &summary = m_document->summary().contextSweep;
+    m_context->setCurves(
+        {{m_document->name(), chartstyle::color(Quantity::Ttft), summary.value_or(ContextSweepSummary{})}});
+    finishChart(QStringLiteral("context-sweep"), !m_context->hasData(), tr("Waiting for the first successful request…"),
+                tr("No successful requests."));
 }
 
 void DashboardView::refreshDistribution()

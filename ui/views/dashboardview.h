@@ -23,6 +23,7 @@ class RunDocument;
 class ThroughputLatencyChart;
 class TokenChart;
 class TurnChart;
+class ContextSweepChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
@@ -55,6 +56,7 @@ public:
     KpiTile *tile(const QString &key) const;
     DistributionChart *distributionChart() const { return m_distribution; }
     ThroughputLatencyChart *curveChart() const { return m_curve; }
+    ContextSweepChart *contextChart() const { return m_context; }
     QLabel *kneeNote() const { return m_kneeNote; }
 
     void setDistributionMetric(Metric metric);
@@ -86,6 +88,7 @@ private:
         ServerPart,
         CurvePart,
         TurnsPart,
+        ContextPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -112,6 +115,7 @@ private:
     void refreshServer();
     void refreshCurve();
     void refreshTurns();
+    void refreshContext();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -141,6 +145,7 @@ private:
     ThroughputLatencyChart *m_curve; ///< staged runs only
     QLabel *m_kneeNote;              ///< the core's knee in words
     TurnChart *m_turns;              ///< conversations only
+    ContextSweepChart *m_context;    ///< context sweeps only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
@@ -152,6 +157,7 @@ private:
     int m_redraws = 0;
     bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
     bool m_showTurns = false; ///< a run of conversations: the turns card is placed
+    bool m_showContext = false; ///< a context sweep: its card is placed (instead of the throughput–latency one)
 };
 
 } // namespace tb
