@@ -687,6 +687,53 @@ private Q_SLOTS:
         }
     }
 
+    /// A server that reports no usage (it ignores stream_options here: the body drops it) and packs
+    /// 4 tokens into an event: with a tokenizer the streamed text is counted, not one token per
+    /// event (4× low), and the summary says how the requests were counted.
+    void packedEventsWithoutUsageAreCountedFromTheText_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::addColumn<qint64>("output"); ///< of 6 requests
+        QTest::addColumn<QString>("counted");
+        QTest::newRow("no tokenizer: one per event") << QString() << qint64(6 * 9) << QStringLiteral("chunks 6");
+        QTest::newRow("approx: the text")
+            << QStringLiteral("approx") << qint64(6 * 32) << QStringLiteral("tokenizer 6");
+    }
+    void packedEventsWithoutUsageAreCountedFromTheText()
+    {
+        QFETCH(QString, tokenizer);
+        QFETCH(qint64, output);
+        QFETCH(QString, counted);
+        SimConfig simConfig = fastSim();
+        simConfig.tokensPerChunk = 4; // 32 tokens: 1 + 31 in 8 events
+        simConfig.outputDist = sim::OutputDistribution::Fixed;
+        simConfig.outputTokens = 32;
+        simConfig.outputMin = 32;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        QStringList args = target(host);
+        args.removeAll(QStringLiteral("--quiet"));
+        args << QStringList{QStringLiteral("--requests"),   QStringLiteral("6"),
+                            QStringLiteral("--max-tokens"), QStringLiteral("64"),
+                            QStringLiteral("--extra-body"), QStringLiteral(R"({"stream_options": null})"),
+                            QStringLiteral("--out"),        out};
+        if (!tokenizer.isEmpty())
+            args << QStringLiteral("--tokenizer") << tokenizer;
+        const CliResult r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        const TokenSummary &t = data->summary.total.tokens;
+        QCOMPARE(t.fromUsage, std::int64_t(0));
+        QCOMPARE(t.output, std::int64_t(output));
+        QCOMPARE(tokenizer.isEmpty() ? t.fromChunks : t.fromTokenizer, std::int64_t(6));
+        QCOMPARE(tokenizer.isEmpty() ? t.promptEstimated : t.promptFromTokenizer, std::int64_t(6));
+        QVERIFY2(r.out.contains(QStringLiteral("tokens     counted from ") + counted), qPrintable(r.out));
+    }
+
     void sloMissedExits3()
     {
         SimConfig simConfig = fastSim();

@@ -496,6 +496,48 @@ private Q_SLOTS:
                      qPrintable(chart->fitLines().first()->name()));
     }
 
+    /// Regression: the workbench sent every run the same prompts, so a sweep after two runs of the
+    /// same workload found 99% of its prompts in the server's prefix cache. Each run now has a
+    /// salt of its own; giving one back replays the run, and the dashboard warns of the hits.
+    void aSweepAfterTwoRunsGetsNoCacheHits()
+    {
+        sim::SimulatorHost host(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        QVERIFY(host.config().prefixCacheTokens > 0);
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:8"), 16);
+        c.prompt.sharedPrefixTokens = 0; // every prompt unique: no hit is asked for
+        c.target.name = QStringLiteral("cached");
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        const RunOutcome first = runToEnd(*w);
+        runToEnd(*w);
+        RunConfig sweep = c;
+        sweep.load.stages = *parseStages(QStringLiteral("c=1:8,c=2:8,c=4:8"), nullptr);
+        w->configEditor()->setConfig(sweep);
+        const RunOutcome swept = runToEnd(*w);
+        QCOMPARE(swept.summary.stages.size(), std::size_t(3));
+        for (const SummaryBlock &stage : swept.summary.stages)
+            QCOMPARE(stage.tokens.cached, std::int64_t(0));
+        QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
+        QVERIFY(swept.summary.warnings.isEmpty());
+
+        // The first run's salt replays it: the cache answers, and the dashboard says it was not asked for.
+        QString error;
+        const auto saved = RunReader::load(first.directory, &error, RunReader::SummaryOnly);
+        QVERIFY2(saved, qPrintable(error));
+        RunConfig replay = c;
+        replay.prompt.salt = saved->info.config.prompt.salt;
+        QVERIFY(!replay.prompt.salt.isEmpty());
+        w->configEditor()->setConfig(replay);
+        const RunOutcome replayed = runToEnd(*w);
+        QVERIFY(replayed.summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
+        w->dashboard()->refresh();
+        const QString subtitle = w->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("unexpected cache hits")), qPrintable(subtitle));
+    }
+
     void mergedRunShowsMergedFromInItsHeader()
     {
         sim::SimulatorHost host(*sim::SimConfig::preset(QStringLiteral("fast")));

@@ -426,14 +426,27 @@ RunSummary RunAggregator::summary() const
     s.workload = m_info.workload;
     s.warnings << m_info.preRunWarnings;
     const PromptConfig &prompt = m_info.config.prompt;
-    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
-                                m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||
-                                prompt.systemTokens > 0 || !prompt.systemTemplate.isEmpty();
-    if (!sharesPrefixes && s.total.tokens.cached > 0) {
-        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
-                                     "of this run is unique to it (no shared prefix or system prompt): the server's "
+    // Synthetic prompts share only their system prompt and shared prefix; the rest is the
+    // request's and the run's own. Files, conversations and templates may repeat by design.
+    const bool synthetic = prompt.promptFile.isEmpty() && prompt.dataset.isEmpty() &&
+                           m_info.config.load.trace.isEmpty() && prompt.promptTokens > 0 &&
+                           m_info.config.load.turns <= 1 && prompt.systemTemplate.isEmpty();
+    const std::int64_t shared = std::int64_t(prompt.systemTokens) + prompt.sharedPrefixTokens;
+    // The chat template's first tokens are shared too, and caches hold whole blocks of 16 or so.
+    const double allowed = double(shared) + (shared > 0 ? 32 : 0);
+    const double cachedPerRequest =
+        s.total.requests.ok > 0 ? double(s.total.tokens.cached) / double(s.total.requests.ok) : 0;
+    if (synthetic && cachedPerRequest > allowed) {
+        const QString shares =
+            shared > 0 ? QStringLiteral("this run's prompts share only their first %1 tokens (system prompt and "
+                                        "shared prefix), %2 per request were cached")
+                             .arg(shared)
+                             .arg(cachedPerRequest, 0, 'f', 0)
+                       : QStringLiteral("every prompt of this run is unique to it (no shared prefix or system prompt)");
+        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though %2: the server's "
                                      "prefix cache was warmed by another client or by a run with the same prompt salt")
-                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1)
+                          .arg(shares);
     }
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
