@@ -48,6 +48,12 @@ const QColor kMuted(0x6b, 0x72, 0x80);
 const QColor kStar(0xb7, 0x79, 0x1f);
 constexpr int kRunColumnWidth = 170;
 
+/// One of the colours above in the theme the table is drawn in.
+QColor shade(const QColor &light, const QStyleOptionViewItem &option)
+{
+    return chartstyle::themed(light, chartstyle::themeOf(option.palette));
+}
+
 /// A run cell in two lines: the value (bold and starred where it is the row's best), and under
 /// it, smaller, its change against the baseline coloured by whether it is a significant
 /// improvement, a significant regression, or neither.
@@ -90,7 +96,7 @@ public:
         const QRect valueRect(area.left(), area.top(), area.width() - starWidth, half);
         painter->drawText(valueRect, Qt::AlignRight | Qt::AlignBottom, value);
         if (best) {
-            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kStar);
+            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kStar, opt));
             painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half),
                               Qt::AlignLeft | Qt::AlignBottom, star);
         }
@@ -105,7 +111,7 @@ public:
             const int tone = index.data(ComparisonModel::DeltaToneRole).toInt();
             color = tone > 0 ? kBetter : tone < 0 ? kWorse : kMuted;
         }
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : color);
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(color, opt));
         painter->drawText(QRect(area.left(), area.top() + half + 1, area.width(), area.height() - half),
                           Qt::AlignRight | Qt::AlignTop, delta);
         painter->restore();
@@ -131,7 +137,7 @@ public:
             QFont small = option.font;
             small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
             painter->setFont(small);
-            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kMuted);
+            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kMuted, opt));
             painter->drawText(area, Qt::AlignRight | Qt::AlignVCenter, QObject::tr("%1 is better").arg(better));
         }
         painter->restore();
