@@ -193,12 +193,12 @@ void MainWindow::createActions()
 {
     const auto icon = [this](QStyle::StandardPixmap p) { return style()->standardIcon(p); };
 
-    m_run = new QAction(icon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    m_run = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaPlay)), tr("&Run"), this);
     m_run->setObjectName(QStringLiteral("actionRun"));
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     connect(m_run, &QAction::triggered, this, &MainWindow::run);
 
-    m_stop = new QAction(icon(QStyle::SP_MediaStop), tr("&Stop"), this);
+    m_stop = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaStop)), tr("&Stop"), this);
     m_stop->setObjectName(QStringLiteral("actionStop"));
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop the run; what was measured is kept (Esc)"));

@@ -7,6 +7,7 @@
 #include "charts/timechart.h"
 #include "compare/headlinestrip.h"
 #include "models/comparisonmodel.h"
+#include "widgets/card.h"
 
 #include "analysis/baseline.h"
 #include "analysis/htmlreport.h"
@@ -243,7 +244,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
     headingFont.setBold(true);
     m_heading->setFont(headingFont);
-    m_subheading->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_subheading, QColor(0x4b, 0x55, 0x63));
     m_subheading->setWordWrap(true);
     m_baselineBox->setToolTip(tr("The run the others are compared with: deltas and noise tests are against it"));
     m_markBaseline->setToolTip(tr("Remember this baseline: comparisons open against it, and the run history shows "
@@ -341,7 +342,7 @@ ComparisonView::ComparisonView(QWidget *parent)
                                      "request; green or red where its 95% confidence interval excludes 0."),
                                   pairedPage);
     pairedNote->setWordWrap(true);
-    pairedNote->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(pairedNote, QColor(0x4b, 0x55, 0x63));
     pairedLayout->addWidget(pairedNote);
     pairedLayout->addWidget(m_pairedTable, 1);
     m_tabs->addTab(pairedPage, tr("Paired Deltas"));

@@ -1,6 +1,7 @@
 #include "views/runhistoryview.h"
 
 #include "analysis/baseline.h"
+#include "widgets/card.h"
 
 #include "models/runhistorymodel.h"
 
@@ -33,7 +34,7 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     m_folder->setObjectName(QStringLiteral("runsFolder"));
     m_folder->setWordWrap(true);
     m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_folder->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_folder, QColor(0x4b, 0x55, 0x63));
     auto *change = new QPushButton(tr("Change…"), this);
     change->setObjectName(QStringLiteral("changeRunsFolder"));
     change->setToolTip(tr("Where new runs are saved and which folder this list shows"));

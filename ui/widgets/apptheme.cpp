@@ -3,10 +3,13 @@
 #include "models/quantitystyle.h"
 
 #include <QApplication>
+#include <QIconEngine>
+#include <QPainter>
 #include <QStyle>
 #include <QStyleFactory>
 
 #include <memory>
+#include <utility>
 
 namespace tb {
 
@@ -29,6 +32,34 @@ void setStyle(const QString &name)
     if (QApplication::style()->name().compare(name, Qt::CaseInsensitive) != 0)
         QApplication::setStyle(QStyleFactory::create(name));
 }
+
+class TintedIconEngine : public QIconEngine
+{
+public:
+    explicit TintedIconEngine(QIcon icon)
+        : m_icon(std::move(icon))
+    {}
+
+    QIconEngine *clone() const override { return new TintedIconEngine(m_icon); }
+
+    void paint(QPainter *painter, const QRect &rect, QIcon::Mode mode, QIcon::State state) override
+    {
+        painter->drawPixmap(rect, pixmap(rect.size() * painter->device()->devicePixelRatioF(), mode, state));
+    }
+
+    QPixmap pixmap(const QSize &size, QIcon::Mode mode, QIcon::State state) override
+    {
+        QPixmap shape = m_icon.pixmap(size, QIcon::Normal, state);
+        QPainter painter(&shape);
+        painter.setCompositionMode(QPainter::CompositionMode_SourceIn);
+        const QPalette::ColorGroup group = mode == QIcon::Disabled ? QPalette::Disabled : QPalette::Active;
+        painter.fillRect(shape.rect(), QApplication::palette().color(group, QPalette::ButtonText));
+        return shape;
+    }
+
+private:
+    QIcon m_icon;
+};
 
 } // namespace
 
@@ -112,6 +143,11 @@ QPalette AppTheme::darkPalette()
         p.setColor(QPalette::Disabled, role, disabled);
     p.setColor(QPalette::Disabled, QPalette::Highlight, QColor(0x3a, 0x3f, 0x47));
     return p;
+}
+
+QIcon AppTheme::tinted(const QIcon &icon)
+{
+    return QIcon(new TintedIconEngine(icon));
 }
 
 } // namespace tb

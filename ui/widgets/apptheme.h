@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QIcon>
 #include <QPalette>
 #include <QString>
 
@@ -25,6 +26,9 @@ public:
     static void apply(Setting setting);
     static QPalette darkPalette();
     static QPalette lightPalette();
+    /// A one-colour icon (the style's play and stop triangles are black) drawn in the button text
+    /// colour of the palette at the time it is drawn: visible in either theme.
+    static QIcon tinted(const QIcon &icon);
 };
 
 } // namespace tb
