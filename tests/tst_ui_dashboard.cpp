@@ -52,6 +52,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 using namespace tb;
 
@@ -289,7 +290,7 @@ private Q_SLOTS:
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->historyView()->selectDirectory(outcome.directory);
         QCOMPARE(fresh->historyView()->selectedDirectory(), QFileInfo(outcome.directory).canonicalFilePath());
-        QTableView *list = fresh->historyView()->table();
+        QTreeView *list = fresh->historyView()->table();
         const QModelIndex selected = list->selectionModel()->selectedRows().constFirst();
         const QPoint at = list->visualRect(selected).center();
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);

@@ -45,6 +45,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTreeView>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QToolBar>
