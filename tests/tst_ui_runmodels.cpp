@@ -20,8 +20,8 @@
 #include "formats/csv.h"
 #include "metrics/runaggregator.h"
 #include "results/runfiles.h"
-#include "results/sessioninfo.h"
 #include "results/runwriter.h"
+#include "results/sessioninfo.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>

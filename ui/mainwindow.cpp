@@ -45,10 +45,10 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTreeView>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
 
 #include <algorithm>
 #include <utility>

@@ -63,9 +63,8 @@ void RunGroupModel::rebuild()
         Group &group = m_groups[g];
         if (group.session.isEmpty())
             continue;
-        std::stable_sort(group.rows.begin(), group.rows.end(), [this](int a, int b) {
-            return m_source->entry(a).started > m_source->entry(b).started;
-        });
+        std::stable_sort(group.rows.begin(), group.rows.end(),
+                         [this](int a, int b) { return m_source->entry(a).started > m_source->entry(b).started; });
         for (int i = 0; i < group.rows.size(); ++i)
             m_places[group.rows[i]] = {g, i};
     }
