@@ -479,6 +479,13 @@ private Q_SLOTS:
         } else if (suffix == QLatin1String("svg")) {
             QVERIFY2(parsesAsXml(bytes, &error), qPrintable(error));
             QVERIFY(bytes.contains("<svg"));
+            // The caption: what each run measured, the load and the date included.
+            QString why;
+            const auto a = RunReader::load(m_a, &why, RunReader::SummaryOnly);
+            QVERIFY2(a, qPrintable(why));
+            const QString first = QStringLiteral("#1 ") + a->info.workloadCaption();
+            QVERIFY2(bytes.contains(first.toUtf8()), qPrintable(first));
+            QVERIFY(first.contains(a->info.startedAt.toString(QStringLiteral("yyyy-MM-dd"))));
         } else {
             QVERIFY(bytes.startsWith("%PDF"));
         }

@@ -541,8 +541,20 @@ void ComparisonView::rebuildCharts()
     const QString subtitle = m_staged          ? tr("Stages of %1").arg(m_staged->label)
                              : runCount() == 1 ? tr("One run")
                                                : tr("Comparison of %1 runs").arg(runCount());
-    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView})
+    // What was measured, under each exported figure: a line a run (a sweep's stages share one).
+    QStringList caption;
+    const std::size_t described = m_staged ? 1 : std::min<std::size_t>(m_runs->size(), 4);
+    for (std::size_t i = 0; i < described; ++i) {
+        const RunData &run = m_runs->at(i);
+        if (run.hasInfo)
+            caption << (described > 1 ? QStringLiteral("#%1 ").arg(i + 1) : QString()) + run.info.workloadCaption();
+    }
+    if (!m_staged && m_runs->size() > described)
+        caption << tr("and %1 more runs").arg(m_runs->size() - described);
+    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
         view->setExportSubtitle(subtitle);
+        view->setExportCaption(caption.join(QLatin1Char('\n')));
+    }
 }
 
 void ComparisonView::setCdfMetric(Metric metric)
