@@ -1,7 +1,7 @@
 #include "savedruns.h"
 
 #include "analysis/comparison.h"
-#include "run/comparisonsession.h"
+#include "results/loadedruns.h"
 
 #include <QDir>
 
@@ -26,30 +26,25 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
         *exitCode = cli.usageError(QStringLiteral("give at least one run directory"));
         return std::nullopt;
     }
-    QStringList directories;
-    QStringList notes;
-    QString error;
-    if (!expandRunDirectories(arguments, &directories, &error, &notes))
-        return fail(error);
-    for (const QString &note : std::as_const(notes))
+    LoadedRuns loaded = LoadedRuns::load(arguments, LoadedRuns::Stop);
+    for (const QString &note : std::as_const(loaded.notes))
         printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
+    for (const RunData &run : loaded.runs) {
+        for (const QString &note : run.notes)
+            printErr(QStringLiteral("tokenbench-cli %1: %2: %3\n")
+                         .arg(cli.command(), QDir::toNativeSeparators(run.directory), note));
+    }
+    if (!loaded.problems.isEmpty())
+        return fail(loaded.problems.constFirst());
 
     SavedRuns saved;
-    for (const QString &dir : std::as_const(directories)) {
-        auto data = RunReader::load(dir, &error, RunReader::Records);
-        if (!data)
-            return fail(error);
-        for (const QString &note : std::as_const(data->notes))
-            printErr(
-                QStringLiteral("tokenbench-cli %1: %2: %3\n").arg(cli.command(), QDir::toNativeSeparators(dir), note));
-        saved.runs.push_back(std::move(*data));
-    }
+    saved.runs = std::move(loaded.runs);
     const QString balance = saved.runs.front().summary.balance;
     if (expandSingleRunInstances(saved.runs)) {
         printErr(QStringLiteral("tokenbench-cli %1: comparing the %2 instances of %3 (balance %4)\n")
                      .arg(cli.command())
                      .arg(saved.runs.size())
-                     .arg(QDir::toNativeSeparators(directories.front()), balance));
+                     .arg(QDir::toNativeSeparators(saved.runs.front().directory), balance));
     }
 
     bool isNumber = false;

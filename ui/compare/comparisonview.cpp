@@ -5,12 +5,14 @@
 #include "charts/comparisoncharts.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
+#include "compare/comparisondelegate.h"
 #include "compare/headlinestrip.h"
 #include "models/comparisonmodel.h"
 #include "widgets/card.h"
 
 #include "analysis/baseline.h"
 #include "analysis/htmlreport.h"
+#include "results/loadedruns.h"
 #include "run/comparisonsession.h"
 
 #include <QAction>
@@ -25,11 +27,9 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QMenu>
-#include <QPainter>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
-#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -43,149 +43,7 @@ namespace tb {
 
 namespace {
 
-const QColor kBetter(0x15, 0x80, 0x3d);
-const QColor kWorse(0xb9, 0x1c, 0x1c);
-const QColor kMuted(0x6b, 0x72, 0x80);
-const QColor kStar(0xb7, 0x79, 0x1f);
 constexpr int kRunColumnWidth = 170;
-
-/// One of the colours above in the theme the table is drawn in.
-QColor shade(const QColor &light, const QStyleOptionViewItem &option)
-{
-    return chartstyle::themed(light, chartstyle::themeOf(option.palette));
-}
-
-/// A run cell in two lines: the value (bold and starred where it is the row's best), and under
-/// it, smaller, its change against the baseline coloured by whether it is a significant
-/// improvement, a significant regression, or neither.
-class ComparisonDelegate : public QStyledItemDelegate
-{
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
-    {
-        if (index.column() == ComparisonModel::MetricColumn) {
-            paintMetric(painter, option, index);
-            return;
-        }
-        if (index.column() < ComparisonModel::FirstRunColumn) {
-            QStyledItemDelegate::paint(painter, option, index);
-            return;
-        }
-        QStyleOptionViewItem opt(option);
-        initStyleOption(&opt, index);
-        const QString value = opt.text;
-        opt.text.clear();
-        const QWidget *widget = option.widget;
-        QStyle *style = widget ? widget->style() : QApplication::style();
-        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
-
-        const bool selected = opt.state.testFlag(QStyle::State_Selected);
-        const bool best = index.data(ComparisonModel::BestRole).toBool();
-        const bool isBase = index.data(ComparisonModel::BaselineRole).toBool();
-        const QRect area = opt.rect.adjusted(6, 3, -10, -3);
-        const int half = area.height() / 2;
-        painter->save();
-        QFont valueFont = opt.font;
-        valueFont.setBold(best);
-        const QFontMetrics valueMetrics(valueFont);
-        const QString star = best ? QStringLiteral(" ★") : QString();
-        const int starWidth = best ? valueMetrics.horizontalAdvance(star) : 0;
-        painter->setFont(valueFont);
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : opt.palette.color(QPalette::Text));
-        const QRect valueRect(area.left(), area.top(), area.width() - starWidth, half);
-        painter->drawText(valueRect, Qt::AlignRight | Qt::AlignBottom, value);
-        if (best) {
-            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kStar, opt));
-            painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half),
-                              Qt::AlignLeft | Qt::AlignBottom, star);
-        }
-        QFont small = option.font; // not the cell's font: that is bold for the best value
-        small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
-        painter->setFont(small);
-        QString delta = index.data(ComparisonModel::DeltaTextRole).toString();
-        QColor color = kMuted;
-        if (isBase) {
-            delta = QObject::tr("baseline");
-        } else {
-            const int tone = index.data(ComparisonModel::DeltaToneRole).toInt();
-            color = tone > 0 ? kBetter : tone < 0 ? kWorse : kMuted;
-        }
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(color, opt));
-        painter->drawText(QRect(area.left(), area.top() + half + 1, area.width(), area.height() - half),
-                          Qt::AlignRight | Qt::AlignTop, delta);
-        painter->restore();
-    }
-
-    /// The metric's name, and in grey at the right of the cell which way is better.
-    void paintMetric(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
-    {
-        QStyleOptionViewItem opt(option);
-        initStyleOption(&opt, index);
-        const QString label = opt.text;
-        opt.text.clear();
-        const QWidget *widget = option.widget;
-        QStyle *style = widget ? widget->style() : QApplication::style();
-        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
-        const bool selected = opt.state.testFlag(QStyle::State_Selected);
-        const QRect area = opt.rect.adjusted(8, 0, -10, 0);
-        painter->save();
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : opt.palette.color(QPalette::Text));
-        painter->drawText(area, Qt::AlignLeft | Qt::AlignVCenter, label);
-        const QString better = index.data(ComparisonModel::BetterRole).toString();
-        if (!better.isEmpty()) {
-            QFont small = option.font;
-            small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
-            painter->setFont(small);
-            painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kMuted, opt));
-            painter->drawText(area, Qt::AlignRight | Qt::AlignVCenter, QObject::tr("%1 is better").arg(better));
-        }
-        painter->restore();
-    }
-
-    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
-    {
-        const QSize base = QStyledItemDelegate::sizeHint(option, index);
-        if (index.column() < ComparisonModel::FirstRunColumn)
-            return base;
-        QFont bold = option.font;
-        bold.setBold(true);
-        const int valueWidth = QFontMetrics(bold).horizontalAdvance(index.data().toString() + QStringLiteral(" ★"));
-        const int deltaWidth =
-            option.fontMetrics.horizontalAdvance(index.data(ComparisonModel::DeltaTextRole).toString());
-        return {std::max(valueWidth, deltaWidth) + 24, option.fontMetrics.height() * 2 + 10};
-    }
-};
-
-struct LoadResult {
-    std::vector<RunData> runs;
-    QStringList problems;
-};
-
-/// Runs from directory arguments; a folder that cannot be read is named in the problems, and the
-/// others still load.
-LoadResult loadRuns(const QStringList &arguments)
-{
-    LoadResult out;
-    for (const QString &argument : arguments) {
-        QStringList directories;
-        QString error;
-        if (!expandRunDirectories({argument}, &directories, &error, &out.problems)) {
-            out.problems << error;
-            continue;
-        }
-        for (const QString &directory : std::as_const(directories)) {
-            auto data = RunReader::load(directory, &error, RunReader::Records);
-            if (data)
-                out.runs.push_back(std::move(*data));
-            else
-                out.problems << error;
-        }
-    }
-    expandSingleRunInstances(out.runs);
-    return out;
-}
 
 std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline)
 {
@@ -412,7 +270,8 @@ void ComparisonView::openDirectories(const QStringList &arguments)
 {
     m_jobs.runLatest(
         [arguments] {
-            LoadResult loaded = loadRuns(arguments);
+            LoadedRuns loaded = LoadedRuns::load(arguments, LoadedRuns::Skip);
+            expandSingleRunInstances(loaded.runs);
             // The marked baseline, when it is among the runs.
             int baseline = 0;
             for (std::size_t i = 0; i < loaded.runs.size(); ++i) {
@@ -422,7 +281,7 @@ void ComparisonView::openDirectories(const QStringList &arguments)
             Staged staged = splitSingleStaged(loaded.runs);
             auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
             auto result = computeResult(*runs, baseline);
-            return std::tuple(runs, staged, result, loaded.problems);
+            return std::tuple(runs, staged, result, loaded.notes + loaded.problems);
         },
         [this](const auto &done) {
             const auto &[runs, staged, result, problems] = done;

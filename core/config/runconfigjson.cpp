@@ -1,0 +1,650 @@
+#include "config/runconfig.h"
+
+#include "config/runconfig_p.h"
+
+#include <QFile>
+#include <QSaveFile>
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace tb {
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+/// A JSON value quoted in a message: short, whatever was written.
+QString shown(const nlohmann::json &v)
+{
+    QString text = fromStd(v.dump());
+    if (text.size() > 40)
+        text = text.left(39) + QChar(0x2026);
+    return text;
+}
+
+/// Reads a JSON object strictly: every key must be consumed by a reader, or it is reported as
+/// unknown. Errors carry the JSON path ("load.concurrency").
+class ObjectReader
+{
+public:
+    ObjectReader(const nlohmann::json &json, QString path, QString *error)
+        : m_json(json)
+        , m_path(std::move(path))
+        , m_error(error)
+    {
+        if (!json.is_object())
+            fail(m_path.isEmpty() ? QStringLiteral("configuration") : m_path, QStringLiteral("must be a JSON object"));
+    }
+
+    bool ok() const { return m_ok; }
+
+    const nlohmann::json *find(const char *key)
+    {
+        m_seen << QLatin1String(key);
+        if (!m_ok || !m_json.is_object())
+            return nullptr;
+        auto it = m_json.find(key);
+        if (it == m_json.end() || it->is_null())
+            return nullptr;
+        return &*it;
+    }
+
+    QString field(const char *key) const
+    {
+        return m_path.isEmpty() ? QLatin1String(key) : m_path + QLatin1Char('.') + QLatin1String(key);
+    }
+
+    void fail(const QString &field, const QString &problem)
+    {
+        if (m_ok && m_error)
+            *m_error = field + QStringLiteral(": ") + problem;
+        m_ok = false;
+    }
+
+    void string(const char *key, QString &out)
+    {
+        if (const auto *v = find(key)) {
+            if (v->is_string())
+                out = fromStd(v->get<std::string>());
+            else
+                fail(field(key), QStringLiteral("must be a string"));
+        }
+    }
+
+    void boolean(const char *key, bool &out)
+    {
+        if (const auto *v = find(key)) {
+            if (v->is_boolean())
+                out = v->get<bool>();
+            else
+                fail(field(key), QStringLiteral("must be true or false"));
+        }
+    }
+
+    /// A whole number in [minimum, maximum]; anything else (a fraction, a value the type cannot
+    /// hold) is an error, never a wrapped-around value.
+    template<typename Int>
+    void integer(const char *key, Int &out, Int minimum = std::numeric_limits<Int>::min(),
+                 Int maximum = std::numeric_limits<Int>::max())
+    {
+        const auto *v = find(key);
+        if (!v)
+            return;
+        // Integers are read as integers: a 64-bit seed does not survive a trip through double.
+        std::optional<Int> value;
+        if (v->is_number_unsigned()) {
+            if (const auto u = v->get<std::uint64_t>(); std::in_range<Int>(u))
+                value = Int(u);
+        } else if (v->is_number_integer()) {
+            if (const auto i = v->get<std::int64_t>(); std::in_range<Int>(i))
+                value = Int(i);
+        } else if (v->is_number_float()) {
+            // Beyond 2^53 a double is no longer the number that was written.
+            const double d = v->get<double>();
+            if (std::floor(d) == d && std::abs(d) <= 9007199254740992.0 && std::in_range<Int>(std::int64_t(d)))
+                value = Int(std::int64_t(d));
+        }
+        if (value && *value >= minimum && *value <= maximum)
+            out = *value;
+        else
+            fail(field(key), QStringLiteral("must be a whole number from %1 to %2 (got %3)")
+                                 .arg(minimum)
+                                 .arg(maximum)
+                                 .arg(shown(*v)));
+    }
+
+    void real(const char *key, double &out)
+    {
+        if (const auto *v = find(key)) {
+            if (v->is_number() && std::isfinite(v->get<double>()))
+                out = v->get<double>();
+            else
+                fail(field(key), QStringLiteral("must be a finite number (got %1)").arg(shown(*v)));
+        }
+    }
+
+    void optionalReal(const char *key, std::optional<double> &out)
+    {
+        out.reset();
+        if (const auto *v = find(key)) {
+            if (v->is_number() && std::isfinite(v->get<double>()))
+                out = v->get<double>();
+            else
+                fail(field(key), QStringLiteral("must be a finite number or null (got %1)").arg(shown(*v)));
+        }
+    }
+
+    /// Durations: "30s"-style strings or a number of seconds, at most limits::kMaxDurationMs;
+    /// `positive`: 0 is refused (null is how "not set" is written).
+    void duration(const char *key, qint64 &out, bool positive)
+    {
+        if (const auto *v = find(key)) {
+            std::optional<qint64> ms;
+            if (v->is_number()) {
+                const double s = v->get<double>();
+                if (s >= 0 && s * 1000.0 <= double(limits::kMaxDurationMs))
+                    ms = qint64(std::llround(s * 1000.0));
+            } else if (v->is_string()) {
+                ms = parseDurationMs(fromStd(v->get<std::string>()));
+            }
+            if (ms && (!positive || *ms > 0))
+                out = *ms;
+            else
+                fail(field(key),
+                     QStringLiteral("must be a duration such as \"500ms\", \"30s\", \"5m\" or a number of seconds, "
+                                    "%1at most %2 (got %3)")
+                         .arg(positive ? QStringLiteral("above 0 and ") : QString(),
+                              formatDuration(limits::kMaxDurationMs), shown(*v)));
+        }
+    }
+
+    void stringList(const char *key, QStringList &out)
+    {
+        if (const auto *v = find(key)) {
+            const bool strings = v->is_array() && std::all_of(v->begin(), v->end(),
+                                                              [](const nlohmann::json &e) { return e.is_string(); });
+            if (!strings) {
+                fail(field(key), QStringLiteral("must be an array of strings"));
+                return;
+            }
+            out.clear();
+            for (const nlohmann::json &e : *v)
+                out << fromStd(e.get<std::string>());
+        }
+    }
+
+    template<typename Enum>
+    void enumeration(const char *key, Enum &out, std::optional<Enum> (*parse)(const QString &), const QString &accepted)
+    {
+        if (const auto *v = find(key)) {
+            std::optional<Enum> parsed;
+            if (v->is_string())
+                parsed = parse(fromStd(v->get<std::string>()));
+            if (parsed)
+                out = *parsed;
+            else
+                fail(field(key), QStringLiteral("unknown value %1 (accepted: %2)").arg(fromStd(v->dump()), accepted));
+        }
+    }
+
+    /// Call last: reports the first key nobody asked for.
+    bool finish()
+    {
+        if (m_ok && m_json.is_object()) {
+            for (auto it = m_json.begin(); it != m_json.end(); ++it) {
+                if (!m_seen.contains(fromStd(it.key()))) {
+                    fail(field(it.key().c_str()),
+                         QStringLiteral("unknown key (accepted: %1)").arg(m_seen.join(QStringLiteral(", "))));
+                    break;
+                }
+            }
+        }
+        return m_ok;
+    }
+
+private:
+    const nlohmann::json &m_json;
+    QString m_path;
+    QString *m_error;
+    QStringList m_seen;
+    bool m_ok = true;
+};
+
+nlohmann::json optionalToJson(const std::optional<double> &v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json durationToJson(qint64 ms)
+{
+    return ms > 0 ? nlohmann::json(toStd(formatDuration(ms))) : nlohmann::json();
+}
+
+/// First pass over JSON text: checks nesting before a tree is built (nlohmann's parser itself is
+/// iterative, but copying, comparing or dumping a deep tree recurses). Names the key where it is
+/// too deep by its first two levels ("target.extra_body").
+class DepthCheck final : public nlohmann::json_sax<nlohmann::json>
+{
+public:
+    QString error;
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return enter(); }
+    bool end_object() override { return leave(); }
+    bool start_array(std::size_t) override { return enter(); }
+    bool end_array() override { return leave(); }
+    bool key(string_t &key) override
+    {
+        if (!m_keys.empty())
+            m_keys.back() = key;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override
+    {
+        // The parser's own words say where it stopped; drop its "[json.exception…] " prefix.
+        QString why = QString::fromUtf8(e.what());
+        error = QStringLiteral("not valid JSON: %1").arg(why.mid(why.indexOf(QStringLiteral("] ")) + 2));
+        return false;
+    }
+
+private:
+    bool enter()
+    {
+        if (int(m_keys.size()) >= limits::kMaxJsonDepth) {
+            QStringList path;
+            for (const std::string &k : m_keys) {
+                if (!k.empty() && path.size() < 2)
+                    path << fromStd(k);
+            }
+            error = (path.isEmpty() ? QString() : path.join(QLatin1Char('.')) + QStringLiteral(": ")) +
+                    QStringLiteral("nests deeper than %1 levels").arg(limits::kMaxJsonDepth);
+            return false;
+        }
+        m_keys.emplace_back();
+        return true;
+    }
+    bool leave()
+    {
+        m_keys.pop_back();
+        return true;
+    }
+
+    std::vector<std::string> m_keys;
+};
+
+} // namespace
+
+nlohmann::json toJson(const TargetConfig &target)
+{
+    const TargetConfig t = redacted(target);
+    nlohmann::json headers = nlohmann::json::object();
+    for (const Header &h : t.headers)
+        headers[toStd(h.name)] = toStd(h.value);
+    nlohmann::json replicas = nlohmann::json::array();
+    for (const QString &r : t.replicas)
+        replicas.push_back(toStd(r));
+    return {
+        {"name", toStd(t.name)},
+        {"api", toStd(apiKindName(t.api))},
+        {"url", toStd(t.url)},
+        {"replicas", replicas},
+        {"balance", toStd(balanceName(t.balance))},
+        {"model", toStd(t.model)},
+        {"api_key_env", toStd(t.apiKeyEnv)},
+        {"headers", headers},
+        {"extra_body", t.extraBody},
+        {"tls_verify", t.tlsVerify},
+        {"ca_cert", toStd(t.caCertificate)},
+        {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
+        {"server_metrics", t.serverMetrics},
+        {"server_metrics_url", toStd(t.serverMetricsUrl)},
+        {"proxy", toStd(t.proxy)},
+        {"follow_redirects", t.followRedirects},
+        {"pricing",
+         {{"input_per_1m", optionalToJson(t.pricing.inputPerM)},
+          {"cached_input_per_1m", optionalToJson(t.pricing.cachedInputPerM)},
+          {"output_per_1m", optionalToJson(t.pricing.outputPerM)},
+          {"source", toStd(t.pricing.source)}}},
+    };
+}
+
+nlohmann::json toJson(const RunConfig &c)
+{
+    nlohmann::json variables = nlohmann::json::object();
+    for (auto it = c.prompt.variables.cbegin(); it != c.prompt.variables.cend(); ++it)
+        variables[toStd(it.key())] = toStd(it.value());
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageConfig &s : c.load.stages) {
+        stages.push_back({{"name", toStd(s.name)},
+                          {"mode", toStd(loadModeName(s.mode))},
+                          {"level", s.level},
+                          {"duration", durationToJson(s.durationMs)},
+                          {"requests", s.requests}});
+    }
+    return {
+        {"format", "tokenbench-config"},
+        {"version", kFormatVersion},
+        {"target", toJson(c.target)},
+        {"request",
+         {{"max_tokens", c.request.maxTokens},
+          {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
+          {"temperature", optionalToJson(c.request.temperature)},
+          {"top_p", optionalToJson(c.request.topP)},
+          {"stream", c.request.stream}}},
+        {"prompt",
+         {{"prompt_tokens", c.prompt.promptTokens},
+          {"system_tokens", c.prompt.systemTokens},
+          {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
+          {"prompt_file", toStd(c.prompt.promptFile)},
+          {"dataset", toStd(c.prompt.dataset)},
+          {"dataset_sample", c.prompt.datasetSample},
+          {"dataset_prompt_len", toStd(formatLengthRange(c.prompt.promptLenMin, c.prompt.promptLenMax))},
+          {"dataset_output_len", toStd(formatLengthRange(c.prompt.outputLenMin, c.prompt.outputLenMax))},
+          {"max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens},
+          {"skip_bad_lines", c.prompt.skipBadLines},
+          {"calibrate", c.prompt.calibrate},
+          {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
+          {"system", toStd(c.prompt.systemTemplate)},
+          {"user", toStd(c.prompt.userTemplate)},
+          {"variables", variables}}},
+        {"load",
+         {{"mode", toStd(loadModeName(c.load.mode))},
+          {"concurrency", c.load.concurrency},
+          {"rate", c.load.rate},
+          {"arrival", toStd(arrivalName(c.load.arrival))},
+          {"max_in_flight", c.load.maxInFlight},
+          {"stages", stages},
+          {"requests", c.load.requests},
+          {"duration", durationToJson(c.load.durationMs)},
+          {"warmup_duration", durationToJson(c.load.warmupMs)},
+          {"warmup_requests", c.load.warmupRequests},
+          {"timeout", durationToJson(c.load.timeoutMs)},
+          {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
+          {"seed", c.load.seed},
+          {"turns", c.load.turns},
+          {"think_time", c.load.thinkTimeMs > 0
+                             ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
+                             : nlohmann::json()},
+          {"trace", toStd(c.load.trace)},
+          {"time_scale", c.load.timeScale}}},
+        {"slo",
+         {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
+          {"tpot_ms", optionalToJson(c.slo.tpotMs)},
+          {"e2e_ms", optionalToJson(c.slo.e2eMs)},
+          {"target", c.slo.target},
+          {"fail_on_slo", c.slo.failOnSlo}}},
+        {"out", toStd(c.outDir)},
+    };
+}
+
+std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *error)
+{
+    TargetConfig t;
+    ObjectReader r(json, QStringLiteral("target"), error);
+    r.string("name", t.name);
+    r.enumeration("api", t.api, &apiKindFromName, apiKindNames());
+    r.string("url", t.url);
+    r.stringList("replicas", t.replicas);
+    r.enumeration("balance", t.balance, &balanceFromName, balanceNames());
+    r.string("model", t.model);
+    r.string("api_key_env", t.apiKeyEnv);
+    if (const auto *headers = r.find("headers")) {
+        if (!headers->is_object())
+            r.fail(r.field("headers"), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
+        else if (headers->size() > std::size_t(limits::kMaxHeaders))
+            r.fail(r.field("headers"),
+                   QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
+        else {
+            for (auto it = headers->begin(); it != headers->end(); ++it) {
+                if (!it->is_string()) {
+                    r.fail(r.field("headers") + QLatin1Char('.') + fromStd(it.key()),
+                           QStringLiteral("must be a string"));
+                    break;
+                }
+                t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
+            }
+        }
+    }
+    if (const auto *extra = r.find("extra_body")) {
+        if (extra->is_object())
+            t.extraBody = *extra;
+        else
+            r.fail(r.field("extra_body"), QStringLiteral("must be a JSON object"));
+    }
+    r.boolean("tls_verify", t.tlsVerify);
+    r.string("ca_cert", t.caCertificate);
+    r.string("tokenizer", t.tokenizer);
+    r.boolean("server_metrics", t.serverMetrics);
+    r.string("server_metrics_url", t.serverMetricsUrl);
+    r.string("proxy", t.proxy);
+    r.boolean("follow_redirects", t.followRedirects);
+    if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
+        ObjectReader p(*pricing, r.field("pricing"), error);
+        p.optionalReal("input_per_1m", t.pricing.inputPerM);
+        p.optionalReal("cached_input_per_1m", t.pricing.cachedInputPerM);
+        p.optionalReal("output_per_1m", t.pricing.outputPerM);
+        p.string("source", t.pricing.source);
+        if (!p.finish())
+            return std::nullopt;
+    }
+    // A key in a config file would be a secret on disk: refuse it and say where keys go.
+    if (r.find("api_key"))
+        r.fail(r.field("api_key"),
+               QStringLiteral(
+                   "API keys are never read from files; set api_key_env to the name of an environment variable"));
+    if (!r.finish())
+        return std::nullopt;
+    return t;
+}
+
+std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *error)
+{
+    RunConfig c;
+    ObjectReader top(json, QString(), error);
+    QString format;
+    top.string("format", format);
+    if (!format.isEmpty() && format != QLatin1String("tokenbench-config"))
+        top.fail(QStringLiteral("format"),
+                 QStringLiteral("'%1' is not a TokenBench configuration (expected \"tokenbench-config\")").arg(format));
+    int version = kFormatVersion;
+    top.integer("version", version);
+    if (version > kFormatVersion)
+        top.fail(QStringLiteral("version"),
+                 QStringLiteral("written by a newer TokenBench (format %1; this one reads up to %2)")
+                     .arg(version)
+                     .arg(kFormatVersion));
+    if (const auto *target = top.find("target"); target && top.ok()) {
+        if (auto t = targetFromJson(*target, error))
+            c.target = *t;
+        else
+            return std::nullopt;
+    }
+    if (const auto *request = top.find("request"); request && top.ok()) {
+        ObjectReader r(*request, QStringLiteral("request"), error);
+        r.integer("max_tokens", c.request.maxTokens, 1, limits::kMaxTokens);
+        r.enumeration("max_tokens_field", c.request.maxTokensField, &maxTokensFieldFromName, maxTokensFieldNames());
+        r.optionalReal("temperature", c.request.temperature);
+        r.optionalReal("top_p", c.request.topP);
+        r.boolean("stream", c.request.stream);
+        // Before tokenizers were per target, request.tokenizer could say "approx".
+        QString legacy;
+        r.string("tokenizer", legacy);
+        if (!legacy.isEmpty() && legacy != QLatin1String("approx"))
+            r.fail(r.field("tokenizer"), QStringLiteral("'%1': set target.tokenizer instead").arg(legacy));
+        else if (c.target.tokenizer.isEmpty())
+            c.target.tokenizer = legacy;
+        if (!r.finish())
+            return std::nullopt;
+    }
+    if (const auto *prompt = top.find("prompt"); prompt && top.ok()) {
+        ObjectReader r(*prompt, QStringLiteral("prompt"), error);
+        r.integer("prompt_tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens);
+        r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
+        r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
+        r.string("prompt_file", c.prompt.promptFile);
+        r.string("dataset", c.prompt.dataset);
+        r.integer("dataset_sample", c.prompt.datasetSample, qint64(0), limits::kMaxRequests);
+        const auto range = [&](const char *key, int &min, int &max) {
+            QString text, why;
+            r.string(key, text);
+            if (text.isEmpty())
+                return;
+            if (const auto parsed = parseLengthRange(text, &why))
+                std::tie(min, max) = *parsed;
+            else
+                r.fail(r.field(key), why);
+        };
+        range("dataset_prompt_len", c.prompt.promptLenMin, c.prompt.promptLenMax);
+        range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
+        r.boolean("max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens);
+        r.boolean("skip_bad_lines", c.prompt.skipBadLines);
+        r.boolean("calibrate", c.prompt.calibrate);
+        r.string("salt", c.prompt.salt);
+        r.string("system", c.prompt.systemTemplate);
+        r.string("user", c.prompt.userTemplate);
+        if (const auto *vars = r.find("variables")) {
+            if (!vars->is_object())
+                r.fail(r.field("variables"), QStringLiteral("must be an object of \"name\": \"value\" pairs"));
+            else {
+                for (auto it = vars->begin(); it != vars->end(); ++it) {
+                    if (it->is_string())
+                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->get<std::string>()));
+                    else
+                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->dump()));
+                }
+            }
+        }
+        if (!r.finish())
+            return std::nullopt;
+    }
+    if (const auto *load = top.find("load"); load && top.ok()) {
+        ObjectReader r(*load, QStringLiteral("load"), error);
+        const QString modes = QStringLiteral("concurrency|rate");
+        r.enumeration("mode", c.load.mode, &loadModeFromName, modes);
+        r.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency);
+        r.real("rate", c.load.rate);
+        r.enumeration("arrival", c.load.arrival, &arrivalFromName, QStringLiteral("constant|poisson"));
+        r.integer("max_in_flight", c.load.maxInFlight, 0, limits::kMaxConcurrency);
+        if (const auto *stages = r.find("stages")) {
+            if (!stages->is_array())
+                r.fail(r.field("stages"), QStringLiteral("must be an array of stages"));
+            else if (stages->size() > std::size_t(limits::kMaxStages))
+                r.fail(r.field("stages"),
+                       QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
+            else {
+                for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
+                    StageConfig s;
+                    ObjectReader sr((*stages)[i], QStringLiteral("load.stages[%1]").arg(i), error);
+                    sr.string("name", s.name);
+                    sr.enumeration("mode", s.mode, &loadModeFromName, modes);
+                    sr.real("level", s.level);
+                    sr.duration("duration", s.durationMs, true);
+                    sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                    if (!sr.finish())
+                        return std::nullopt;
+                    c.load.stages << s;
+                }
+            }
+        }
+        r.integer("requests", c.load.requests, qint64(0), limits::kMaxRequests);
+        r.duration("duration", c.load.durationMs, true);
+        r.duration("warmup_duration", c.load.warmupMs, false);
+        r.integer("warmup_requests", c.load.warmupRequests, qint64(0), limits::kMaxRequests);
+        r.duration("timeout", c.load.timeoutMs, true);
+        r.duration("connect_timeout", c.load.connectTimeoutMs, true);
+        r.integer("seed", c.load.seed);
+        r.integer("turns", c.load.turns, 0, limits::kMaxTurns);
+        if (const auto *think = r.find("think_time")) {
+            const auto parsed = think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
+            if (parsed && parsed->ms <= limits::kMaxDurationMs) {
+                c.load.thinkTimeMs = parsed->ms;
+                c.load.thinkTimeExponential = parsed->exponential;
+            } else {
+                r.fail(
+                    r.field("think_time"),
+                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                        .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
+            }
+        }
+        r.string("trace", c.load.trace);
+        r.real("time_scale", c.load.timeScale);
+        if (!r.finish())
+            return std::nullopt;
+    }
+    if (const auto *slo = top.find("slo"); slo && top.ok()) {
+        ObjectReader r(*slo, QStringLiteral("slo"), error);
+        r.optionalReal("ttft_ms", c.slo.ttftMs);
+        r.optionalReal("tpot_ms", c.slo.tpotMs);
+        r.optionalReal("e2e_ms", c.slo.e2eMs);
+        r.real("target", c.slo.target);
+        r.boolean("fail_on_slo", c.slo.failOnSlo);
+        if (!r.finish())
+            return std::nullopt;
+    }
+    top.string("out", c.outDir);
+    if (!top.finish())
+        return std::nullopt;
+    return c;
+}
+
+std::optional<RunConfig> loadRunConfig(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot read '%1': %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    const QByteArray bytes = file.readAll();
+    QString why;
+    const auto json = parseJsonBounded(bytes, &why);
+    if (!json) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, why);
+        return std::nullopt;
+    }
+    auto config = runConfigFromJson(*json, &why);
+    if (!config && error)
+        *error = QStringLiteral("%1: %2").arg(path, why);
+    return config;
+}
+
+std::optional<nlohmann::json> parseJsonBounded(const QByteArray &text, QString *error)
+{
+    DepthCheck check;
+    if (!nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &check)) {
+        if (error)
+            *error = check.error;
+        return std::nullopt;
+    }
+    return nlohmann::json::parse(text.constData(), text.constData() + text.size());
+}
+
+bool saveRunConfig(const RunConfig &config, const QString &path, QString *error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot write '%1': %2").arg(path, file.errorString());
+        return false;
+    }
+    const std::string text = toJson(config).dump(2) + "\n";
+    file.write(text.data(), qint64(text.size()));
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write '%1': %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace tb

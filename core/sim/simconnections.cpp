@@ -1,0 +1,275 @@
+#include "sim/simserver_p.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace tb::sim {
+
+namespace {
+
+constexpr std::size_t kReadBytes = 64 * 1024;
+/// A client that stops reading is dropped when this much output waits for it.
+constexpr std::size_t kMaxPendingOutput = 64 * 1024 * 1024;
+constexpr qint64 kAcceptRetryNs = 100'000'000;
+/// How often idle connections are looked for: a connection goes within a quarter of the idle
+/// timeout after it (at most a second) — one wake-up per interval whatever the connections.
+constexpr qint64 kMaxIdleSweepNs = 1'000'000'000;
+constexpr qint64 kMinIdleSweepNs = 10'000'000;
+
+void applyStamps(RequestTrace &trace, unsigned stamps, qint64 ns)
+{
+    if (stamps & StampHeaders)
+        trace.headersNs = ns;
+    if (stamps & StampFirstToken)
+        trace.firstTokenNs = ns;
+    if (stamps & StampLastToken)
+        trace.lastTokenNs = ns;
+    if (stamps & StampDone)
+        trace.doneNs = ns;
+}
+
+} // namespace
+
+void SimServer::Impl::acceptAll()
+{
+    while (true) {
+        const int fd = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            const int error = errno;
+            if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+                // Out of descriptors: stop accepting for a while instead of spinning on a
+                // listener that stays readable.
+                modify(listenFd, kListenerId, 0);
+                timers.push({nowNs() + kAcceptRetryNs, Timer::ResumeAccept, 0});
+            }
+            if (error == EINTR || error == ECONNABORTED)
+                continue;
+            return;
+        }
+        const int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
+        conn->id = nextConnectionId++;
+        conn->fd = fd;
+        conn->idleSinceNs = nowNs();
+        watch(fd, conn->id, EPOLLIN | EPOLLRDHUP);
+        connections.emplace(conn->id, std::move(conn));
+        std::lock_guard lock(statsMutex);
+        ++stats.openConnections;
+        stats.peakOpenConnections = std::max(stats.peakOpenConnections, stats.openConnections);
+    }
+}
+
+void SimServer::Impl::closeIdle(qint64 now)
+{
+    const qint64 timeout = idleTimeoutNs();
+    for (auto &[id, conn] : connections) {
+        if (!conn->dead && !conn->responding && !conn->exchange &&
+            now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
+            closeConnection(*conn);
+    }
+    timers.push({now + std::clamp(timeout / 4, kMinIdleSweepNs, kMaxIdleSweepNs), Timer::IdleSweep, 0});
+}
+
+void SimServer::Impl::readable(Connection &conn)
+{
+    char buf[kReadBytes];
+    const ssize_t n = ::recv(conn.fd, buf, sizeof buf, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        closeConnection(conn); // peer closed (or reset): frees its batch slot
+        return;
+    }
+    conn.lastReadNs = nowNs();
+    conn.in.append(buf, std::size_t(n));
+    // Bytes that arrive while a response is under way wait; a flood of them is abuse.
+    if (conn.responding && conn.in.size() > std::size_t(config.maxBodyBytes) + HttpRequestParser::kMaxHeaderBytes)
+        closeConnection(conn);
+}
+
+void SimServer::Impl::processInput(Connection &conn)
+{
+    while (!conn.dead && !conn.responding && !conn.in.empty()) {
+        const auto result = conn.parser.feed(conn.in);
+        if (result == HttpRequestParser::Result::NeedMore) {
+            if (conn.parser.awaitingBody() && conn.parser.expectsContinue() && !conn.continueSent) {
+                conn.continueSent = true;
+                send(conn, "HTTP/1.1 100 Continue\r\n\r\n");
+            }
+            return;
+        }
+        if (result == HttpRequestParser::Result::Error) {
+            conn.responding = true;
+            conn.keepAlive = false; // where the next message starts is unknown
+            respondError(conn, Endpoint::Chat, {conn.parser.errorStatus(), conn.parser.errorText(), {}, {}});
+            return;
+        }
+        HttpRequest request = std::move(conn.parser.request());
+        conn.parser.reset();
+        conn.continueSent = false;
+        conn.responding = true;
+        conn.responseComplete = false;
+        conn.keepAlive = request.keepAlive();
+        route(conn, request);
+    }
+}
+
+void SimServer::Impl::send(Connection &conn, std::string_view data)
+{
+    if (conn.dead || data.empty())
+        return;
+    conn.queuedTotal += data.size();
+    if (conn.outSent < conn.out.size()) {
+        conn.out.append(data);
+        if (conn.out.size() - conn.outSent > kMaxPendingOutput)
+            closeConnection(conn);
+        return;
+    }
+    const ssize_t n = ::send(conn.fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        closeConnection(conn);
+        return;
+    }
+    const std::size_t written = n < 0 ? 0 : std::size_t(n);
+    conn.flushedTotal += written;
+    if (written < data.size()) {
+        conn.out.assign(data.substr(written));
+        conn.outSent = 0;
+        if (!conn.writeWatched) {
+            conn.writeWatched = true;
+            modify(conn.fd, conn.id, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+        }
+    }
+}
+
+void SimServer::Impl::flush(Connection &conn)
+{
+    while (conn.outSent < conn.out.size()) {
+        const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                break;
+            closeConnection(conn);
+            return;
+        }
+        conn.outSent += std::size_t(n);
+        conn.flushedTotal += std::size_t(n);
+    }
+    const qint64 now = nowNs();
+    std::erase_if(conn.marks, [&](const Mark &m) {
+        if (m.offset > conn.flushedTotal)
+            return false;
+        if (conn.trace)
+            applyStamps(*conn.trace, m.stamps, now);
+        return true;
+    });
+    if (conn.outSent < conn.out.size())
+        return;
+    conn.out.clear();
+    conn.outSent = 0;
+    if (conn.writeWatched) {
+        conn.writeWatched = false;
+        modify(conn.fd, conn.id, EPOLLIN | EPOLLRDHUP);
+    }
+    if (conn.responseComplete) {
+        publishTrace(conn);
+        finishResponse(conn);
+    }
+}
+
+qint64 SimServer::Impl::write(Connection &conn, std::string_view data, unsigned stamps)
+{
+    const qint64 now = nowNs();
+    if (conn.dead)
+        return now;
+    if (conn.trace && stamps) {
+        if (conn.outSent >= conn.out.size())
+            applyStamps(*conn.trace, stamps, now);
+        else
+            conn.marks.push_back({conn.queuedTotal + data.size(), stamps});
+    }
+    send(conn, data);
+    return now;
+}
+
+qint64 SimServer::Impl::writeLast(Connection &conn, std::string_view data, unsigned stamps)
+{
+    qint64 now = 0;
+    if (conn.trace && conn.outSent >= conn.out.size()) {
+        now = nowNs();
+        applyStamps(*conn.trace, stamps | StampDone, now);
+        publishTrace(conn);
+        send(conn, data);
+    } else {
+        now = write(conn, data, stamps | StampDone);
+    }
+    if (conn.dead)
+        return now;
+    conn.responseComplete = true;
+    if (conn.outSent >= conn.out.size()) {
+        publishTrace(conn);
+        finishResponse(conn);
+    }
+    return now;
+}
+
+void SimServer::Impl::publishTrace(Connection &conn)
+{
+    if (conn.trace) {
+        observeLatencies(*conn.trace);
+        traces.append(std::move(*conn.trace));
+        conn.trace.reset();
+    }
+}
+
+void SimServer::Impl::finishResponse(Connection &conn)
+{
+    conn.responding = false;
+    conn.idleSinceNs = nowNs();
+    conn.responseComplete = false;
+    conn.marks.clear();
+    if (!conn.keepAlive) {
+        closeConnection(conn);
+        return;
+    }
+    ready.push_back(conn.id);
+}
+
+void SimServer::Impl::closeConnection(Connection &conn)
+{
+    if (conn.dead)
+        return;
+    conn.dead = true;
+    if (conn.exchange) {
+        // The client left (or the stream was cut): free the batch slot for the next request.
+        if (conn.trace && conn.trace->outcome.isEmpty()) {
+            conn.trace->outcome = QStringLiteral("client_closed");
+            std::lock_guard lock(statsMutex);
+            ++stats.clientDisconnects;
+        }
+        endExchange(conn);
+    }
+    if (conn.trace && conn.trace->doneNs < 0)
+        conn.trace->doneNs = nowNs();
+    publishTrace(conn);
+    epoll_ctl(epollFd, EPOLL_CTL_DEL, conn.fd, nullptr);
+    ::close(conn.fd);
+    dead.push_back(conn.id);
+    std::lock_guard lock(statsMutex);
+    --stats.openConnections;
+}
+
+void SimServer::Impl::reapDead()
+{
+    for (quint64 id : dead)
+        connections.erase(id);
+    dead.clear();
+}
+
+} // namespace tb::sim

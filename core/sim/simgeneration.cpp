@@ -1,0 +1,270 @@
+#include "sim/simserver_p.h"
+
+namespace tb::sim {
+
+void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest &request)
+{
+    const qint64 now = nowNs();
+    {
+        std::lock_guard lock(statsMutex);
+        ++stats.requestsReceived;
+    }
+    conn.trace.emplace();
+    RequestTrace &trace = *conn.trace;
+    trace.endpoint = QLatin1String(endpointName(endpoint));
+    trace.receivedNs = conn.lastReadNs > 0 ? conn.lastReadNs : now;
+
+    auto parsed = parseGenerationRequest(endpoint, request.body, config);
+    if (const auto *error = std::get_if<ApiError>(&parsed))
+        return respondError(conn, endpoint, *error);
+    auto ex = std::make_unique<Exchange>();
+    ex->request = std::move(std::get<GenerationRequest>(parsed));
+    const GenerationRequest &req = ex->request;
+    trace.model = QString::fromStdString(req.model);
+    trace.stream = req.stream;
+
+    const qint64 promptTokens = tokenizer->count(req.prompt) + req.promptTokenIds +
+                                (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
+    trace.promptTokens = promptTokens;
+    PlanInput input;
+    input.index = generationIndex++;
+    input.promptTokens = promptTokens;
+    input.maxTokens = req.maxTokens;
+    input.minTokens = req.minTokens;
+    input.ignoreEos = req.ignoreEos;
+    input.reasoning = endpoint != Endpoint::Completions;
+    ex->plan = planRequest(config, input);
+    ex->text = TextSource(ex->plan.textSeed);
+
+    static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_", "resp_"};
+    ex->meta.endpoint = endpoint;
+    ex->meta.id = kIdPrefix[int(endpoint)] + idPrefix + hex(++responseCounter, 8);
+    ex->meta.model = req.model;
+    ex->meta.created = QDateTime::currentSecsSinceEpoch();
+    ex->meta.includeUsage = req.includeUsage;
+    ex->usage.promptTokens = promptTokens;
+    ex->chunked = request.minorVersion >= 1;
+    ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
+    if (!ex->chunked)
+        conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
+    trace.id = QString::fromStdString(ex->meta.id);
+
+    const RateLimiter::Verdict verdict = limiter.admit(promptTokens + req.maxTokens.value_or(0), now);
+    if (!verdict.allowed) {
+        const qint64 retryMs = (verdict.retryAfterNs + 999'999) / 1'000'000;
+        const std::string headers = "retry-after: " + std::to_string(std::max<qint64>(1, (retryMs + 999) / 1000)) +
+                                    "\r\nretry-after-ms: " + std::to_string(retryMs) + "\r\n";
+        return respondError(conn, endpoint, {429, verdict.reason, {}, "rate_limit_exceeded"}, headers);
+    }
+    if (ex->plan.serverError)
+        return respondError(conn, endpoint,
+                            {500, "The server had an error while processing your request (simulated fault)", {}, {}});
+
+    conn.exchange = std::move(ex);
+    exchangeCountChanged(+1);
+    if (conn.exchange->plan.headerDelayNs > 0) {
+        timers.push({now + conn.exchange->plan.headerDelayNs, Timer::HeaderDelay, conn.id});
+        return;
+    }
+    admit(conn);
+}
+
+void SimServer::Impl::admit(Connection &conn)
+{
+    Exchange &ex = *conn.exchange;
+    const std::string &prompt = ex.request.prompt;
+    const auto blocks = PrefixCache::blocks(prompt);
+    const std::size_t cachedBytes = cache.cachedBytes(blocks);
+    // A server computes at least the last prompt token itself, so never all are cached.
+    ex.usage.cachedTokens = std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)), 0,
+                                               std::max<qint64>(ex.usage.promptTokens - 1, 0));
+
+    const bool cut = ex.plan.cutAfter >= 0;
+    Job job;
+    job.promptTokens = ex.usage.promptTokens;
+    job.cachedTokens = ex.usage.cachedTokens;
+    job.outputTokens = cut && ex.request.stream ? ex.plan.cutAfter : ex.plan.outputTokens;
+    job.reasoningTokens = std::min(ex.plan.reasoningTokens, job.outputTokens);
+    job.chunkTokens = ex.request.stream ? config.tokensPerChunk : job.outputTokens;
+    const auto seq = model.submit(job, nowNs());
+    if (!seq) {
+        const Endpoint endpoint = ex.request.endpoint;
+        endExchange(conn);
+        return respondError(conn, endpoint,
+                            {503,
+                             "The server is overloaded: the batch and the queue are full (queue_limit " +
+                                 std::to_string(config.queueLimit) + ")",
+                             {},
+                             "overloaded"},
+                            "retry-after: 1\r\n");
+    }
+    cache.insert(blocks);
+    ex.seq = *seq;
+    bySeq.emplace(*seq, conn.id);
+    ex.request.prompt = std::string(); // not needed any more; long prompts are big
+    conn.trace->cachedTokens = ex.usage.cachedTokens;
+    {
+        std::lock_guard lock(statsMutex);
+        stats.promptTokens += ex.usage.promptTokens;
+        stats.cachedTokens += ex.usage.cachedTokens;
+    }
+    updateGauges();
+
+    if (ex.request.stream) {
+        ex.sse.emplace(ex.meta);
+        conn.trace->status = 200;
+        std::string out = head(conn, 200, "text/event-stream; charset=utf-8", -1,
+                               "cache-control: no-cache\r\nx-request-id: " + ex.meta.id + "\r\n");
+        std::string events;
+        ex.sse->start(events, ex.usage);
+        appendBody(conn, out, events);
+        write(conn, out, StampHeaders);
+    }
+}
+
+void SimServer::Impl::appendBody(const Connection &conn, std::string &out, std::string_view data)
+{
+    if (data.empty())
+        return;
+    if (!conn.exchange->chunked) {
+        out += data;
+        return;
+    }
+    out += hex(data.size());
+    out += "\r\n";
+    out += data;
+    out += "\r\n";
+}
+
+void SimServer::Impl::onChunk(const Chunk &chunk)
+{
+    const auto at = bySeq.find(chunk.seq);
+    if (at == bySeq.end())
+        return;
+    const auto it = connections.find(at->second);
+    if (it == connections.end() || it->second->dead || !it->second->exchange)
+        return;
+    Connection &conn = *it->second;
+    try {
+        deliver(conn, chunk);
+    } catch (const std::exception &) {
+        closeConnection(conn);
+    }
+}
+
+void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
+{
+    Exchange &ex = *conn.exchange;
+    const bool first = ex.usage.completionTokens == ex.hiddenTokens; // nothing sent yet
+    const bool hidden = chunk.reasoning && ex.hideReasoning;
+    if (ex.request.stream) {
+        // As vLLM measures it: the gap between two outputs of the sequence, per token.
+        const qint64 now = nowNs();
+        if (ex.lastTokenNs != 0)
+            itlHistogram.observe(double(now - ex.lastTokenNs) / 1e9 / double(chunk.tokens),
+                                 std::uint64_t(chunk.tokens));
+        ex.lastTokenNs = now;
+    }
+    ex.usage.completionTokens += chunk.tokens;
+    if (chunk.reasoning)
+        ex.usage.reasoningTokens += chunk.tokens;
+    const bool cut = chunk.last && ex.plan.cutAfter >= 0;
+    const bool complete = chunk.last && !cut;
+
+    scratchFrame.clear();
+    unsigned stamps = 0;
+    if (hidden) {
+        // Generated and counted (the trace says what usage says), but nothing leaves.
+        ex.hiddenTokens += chunk.tokens;
+        conn.trace->completionTokens += chunk.tokens;
+        conn.trace->reasoningTokens += chunk.tokens;
+    } else if (ex.request.stream) {
+        scratchText.clear();
+        ex.text.append(scratchText, chunk.tokens);
+        scratchEvents.clear();
+        ex.sse->delta(scratchEvents, chunk.reasoning, scratchText);
+        if (complete)
+            ex.sse->finish(scratchEvents, ex.plan.stoppedByLength, ex.usage);
+        appendBody(conn, scratchFrame, scratchEvents);
+        if (complete && ex.chunked)
+            scratchFrame += "0\r\n\r\n";
+        countSent(conn, chunk.tokens, chunk.reasoning ? chunk.tokens : 0);
+        stamps = (first ? unsigned(StampFirstToken) : 0U) | (chunk.last ? unsigned(StampLastToken) : 0U);
+    } else {
+        ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);
+        if (!chunk.last)
+            return;
+        const std::string body =
+            completeBody(ex.meta, ex.reasoningText, ex.contentText, ex.plan.stoppedByLength, ex.usage);
+        conn.trace->status = 200;
+        // A cut response promises the whole body in its headers, and half of it arrives.
+        scratchFrame =
+            head(conn, 200, "application/json", qint64(body.size()), "x-request-id: " + ex.meta.id + "\r\n") +
+            (cut ? body.substr(0, body.size() / 2) : body);
+        if (cut) {
+            stamps = StampHeaders;
+        } else {
+            const qint64 sent = ex.usage.completionTokens - ex.hiddenTokens;
+            countSent(conn, sent, ex.usage.reasoningTokens - ex.hiddenTokens);
+            stamps = StampHeaders | StampFirstToken | StampLastToken;
+        }
+    }
+
+    if (!complete) {
+        const qint64 writtenNs = write(conn, scratchFrame, stamps);
+        recordPacing(writtenNs - chunk.dueNs);
+        if (cut && !conn.dead) {
+            // The stream ends abruptly, as when a server process dies or a proxy drops it.
+            conn.trace->outcome = QStringLiteral("cut");
+            {
+                std::lock_guard lock(statsMutex);
+                ++stats.streamsCut;
+            }
+            closeConnection(conn);
+        }
+        return;
+    }
+    conn.trace->outcome = QStringLiteral("ok");
+    ++(ex.plan.stoppedByLength ? successLength : successStop);
+    endExchange(conn);
+    {
+        std::lock_guard lock(statsMutex);
+        ++stats.requestsServed;
+    }
+    recordPacing(writeLast(conn, scratchFrame, stamps) - chunk.dueNs);
+}
+
+void SimServer::Impl::recordPacing(qint64 lateNs)
+{
+    std::lock_guard lock(statsMutex);
+    pacing.record(double(lateNs) / 1000.0); // µs
+}
+
+void SimServer::Impl::countSent(Connection &conn, qint64 tokens, qint64 reasoningTokens)
+{
+    conn.trace->completionTokens += tokens;
+    conn.trace->reasoningTokens += reasoningTokens;
+    std::lock_guard lock(statsMutex);
+    stats.tokensSent += tokens;
+    stats.reasoningTokensSent += reasoningTokens;
+}
+
+void SimServer::Impl::endExchange(Connection &conn)
+{
+    if (!conn.exchange)
+        return;
+    if (const quint64 seq = conn.exchange->seq) {
+        model.cancel(seq, nowNs()); // a no-op when it already finished
+        bySeq.erase(seq);
+    }
+    conn.exchange.reset();
+    exchangeCountChanged(-1);
+}
+
+void SimServer::Impl::exchangeCountChanged(int delta)
+{
+    inProgress += delta;
+    updateGauges();
+}
+
+} // namespace tb::sim

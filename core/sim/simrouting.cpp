@@ -1,0 +1,212 @@
+#include "sim/simserver_p.h"
+
+namespace tb::sim {
+
+namespace {
+
+const char *reasonPhrase(int status)
+{
+    switch (status) {
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 503:
+        return "Service Unavailable";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Unknown";
+    }
+}
+
+} // namespace
+
+std::string SimServer::Impl::head(const Connection &conn, int status, std::string_view contentType,
+                                  qint64 contentLength, std::string_view extraHeaders) const
+{
+    std::string h = "HTTP/1.1 " + std::to_string(status) + " " + reasonPhrase(status) + "\r\ncontent-type: ";
+    h += contentType;
+    h += "\r\n";
+    if (contentLength >= 0)
+        h += "content-length: " + std::to_string(contentLength) + "\r\n";
+    else if (conn.exchange && conn.exchange->chunked)
+        h += "transfer-encoding: chunked\r\n";
+    h += conn.keepAlive ? "connection: keep-alive\r\n" : "connection: close\r\n";
+    h += "server: tokenbench-sim\r\n";
+    h += extraHeaders;
+    h += "\r\n";
+    return h;
+}
+
+void SimServer::Impl::respond(Connection &conn, int status, std::string_view contentType, std::string_view body,
+                              std::string_view extraHeaders)
+{
+    if (status >= 400) {
+        std::lock_guard lock(statsMutex);
+        ++stats.rejections[status];
+    }
+    if (conn.trace) {
+        conn.trace->status = status;
+        if (conn.trace->outcome.isEmpty())
+            conn.trace->outcome = status == 200 ? QStringLiteral("ok") : QStringLiteral("error");
+    }
+    writeLast(conn, head(conn, status, contentType, qint64(body.size()), extraHeaders) + std::string(body),
+              StampHeaders);
+}
+
+void SimServer::Impl::respondError(Connection &conn, Endpoint endpoint, const ApiError &error,
+                                   std::string_view extraHeaders)
+{
+    respond(conn, error.status, "application/json", errorBody(endpoint, error), extraHeaders);
+}
+
+void SimServer::Impl::route(Connection &conn, HttpRequest &request)
+{
+    const std::string &path = request.path;
+    const bool get = request.method == "GET";
+    const bool post = request.method == "POST";
+    struct Generation {
+        const char *path;
+        Endpoint endpoint;
+    };
+    for (const Generation &g :
+         {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
+          Generation{"/v1/messages", Endpoint::Messages}, Generation{"/v1/responses", Endpoint::Responses}}) {
+        if (path == g.path) {
+            if (!post)
+                return methodNotAllowed(conn, "POST");
+            return generate(conn, g.endpoint, request);
+        }
+    }
+    if (path == "/v1/models" || path.starts_with("/v1/models/")) {
+        if (!get)
+            return methodNotAllowed(conn, "GET");
+        return models(conn, request);
+    }
+    if (path == "/tokenize") {
+        if (!post)
+            return methodNotAllowed(conn, "POST");
+        return tokenize(conn, request);
+    }
+    if (path == "/metrics") {
+        if (!get)
+            return methodNotAllowed(conn, "GET");
+        return respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", prometheusText());
+    }
+    if (path == "/health" || path == "/sim/stats" || path == "/sim/requests" || path == "/sim/config") {
+        if (!get)
+            return methodNotAllowed(conn, "GET");
+        if (path == "/health")
+            return respondJson(conn, {{"status", "ok"}});
+        if (path == "/sim/stats")
+            return respondJson(conn, snapshot().toJson());
+        if (path == "/sim/config")
+            return respondJson(conn, config.toJson());
+        return requestLog(conn, request);
+    }
+    if (path == "/sim/reset") {
+        if (!post)
+            return methodNotAllowed(conn, "POST");
+        resetStats();
+        return respondJson(conn, {{"reset", true}});
+    }
+    respondError(conn, Endpoint::Chat, {404, "Unknown path '" + path + "' (try /v1/models)", {}, "not_found"});
+}
+
+void SimServer::Impl::tokenize(Connection &conn, const HttpRequest &request)
+{
+    const json body = json::parse(request.body, nullptr, false);
+    const bool chat = body.is_object() && body.contains("messages");
+    const Endpoint endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+    auto parsed = parseGenerationRequest(endpoint, request.body, config);
+    if (const auto *error = std::get_if<ApiError>(&parsed))
+        return respondError(conn, endpoint, *error);
+    const GenerationRequest &req = std::get<GenerationRequest>(parsed);
+    const qint64 count = tokenizer->count(req.prompt) + req.promptTokenIds + (chat ? qint64(config.templateTokens) : 0);
+    respondJson(conn, {{"count", count}});
+}
+
+void SimServer::Impl::methodNotAllowed(Connection &conn, const char *allowed)
+{
+    respondError(conn, Endpoint::Chat, {405, std::string("Method not allowed; use ") + allowed, {}, {}},
+                 std::string("allow: ") + allowed + "\r\n");
+}
+
+void SimServer::Impl::models(Connection &conn, const HttpRequest &request)
+{
+    const bool anthropic = request.header("anthropic-version") != nullptr;
+    const qint64 created = startSeconds;
+    const auto entry = [&](const QString &name) -> json {
+        if (anthropic) {
+            return {{"type", "model"},
+                    {"id", name.toStdString()},
+                    {"display_name", name.toStdString()},
+                    {"created_at", QDateTime::fromSecsSinceEpoch(created).toUTC().toString(Qt::ISODate).toStdString()}};
+        }
+        json model = {
+            {"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
+        if (config.maxModelLen > 0)
+            model["max_model_len"] = config.maxModelLen;
+        return model;
+    };
+    const QStringList names = QStringList{config.model} + config.aliases;
+    if (request.path.size() > std::string_view("/v1/models/").size()) {
+        const QString id = QString::fromStdString(request.path.substr(std::string_view("/v1/models/").size()));
+        if (!config.servesModel(id))
+            return respondError(
+                conn, anthropic ? Endpoint::Messages : Endpoint::Chat,
+                {404, "The model '" + id.toStdString() + "' does not exist", "model", "model_not_found"});
+        return respondJson(conn, entry(id));
+    }
+    json data = json::array();
+    for (const QString &name : names)
+        data.push_back(entry(name));
+    json body = {{"object", "list"}, {"data", data}};
+    if (anthropic) {
+        body = {{"data", data},
+                {"has_more", false},
+                {"first_id", names.first().toStdString()},
+                {"last_id", names.last().toStdString()}};
+    }
+    respondJson(conn, body);
+}
+
+void SimServer::Impl::requestLog(Connection &conn, const HttpRequest &request)
+{
+    const auto number = [&](const char *key) -> std::optional<qint64> {
+        const std::string text = request.queryValue(key);
+        if (text.empty())
+            return qint64(0);
+        bool ok = false;
+        const qint64 v = QString::fromStdString(text).toLongLong(&ok);
+        return ok && v >= 0 ? std::optional<qint64>(v) : std::nullopt;
+    };
+    const auto since = number("since");
+    const auto limit = number("limit");
+    if (!since || !limit)
+        return respondError(conn, Endpoint::Chat,
+                            {400, "'since' and 'limit' must be whole numbers >= 0", since ? "limit" : "since", {}});
+    json list = json::array();
+    for (const RequestTrace &t : traces.since(*since, *limit))
+        list.push_back(t.toJson());
+    respondJson(conn, {{"requests", list}, {"last_seq", traces.lastSeq()}});
+}
+
+} // namespace tb::sim

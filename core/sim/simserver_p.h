@@ -1,0 +1,248 @@
+#pragma once
+
+// Private to the simulated server: SimServer::Impl and the types its files share. The server is one
+// class driven by one thread; its members are defined by concern in simserver.cpp (event loop and
+// the public API), simconnections.cpp, simrouting.cpp (routing and HTTP responses),
+// simgeneration.cpp and simstatistics.cpp.
+
+#include "sim/simserver.h"
+
+#include "formats/prometheustext.h"
+#include "metrics/loghistogram.h"
+#include "sim/httprequestparser.h"
+#include "sim/prefixcache.h"
+#include "sim/ratelimiter.h"
+#include "sim/requestplan.h"
+#include "sim/servingmodel.h"
+#include "sim/simprotocol.h"
+#include "tokenize/tokenizer.h"
+
+#include <sys/epoll.h>
+
+#include <QDateTime>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <queue>
+#include <unordered_map>
+
+namespace tb::sim {
+
+using json = nlohmann::json;
+
+inline qint64 nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// epoll user data: fixed ids for the loop's own descriptors, connection ids above.
+constexpr quint64 kListenerId = 0;
+constexpr quint64 kTimerId = 1;
+constexpr quint64 kWakeId = 2;
+constexpr quint64 kFirstConnectionId = 16;
+
+inline std::string hex(std::uint64_t n, int width = 0)
+{
+    char buf[24];
+    const int len = std::snprintf(buf, sizeof buf, "%0*llx", width, static_cast<unsigned long long>(n));
+    return std::string(buf, std::size_t(len));
+}
+
+struct Exchange {
+    GenerationRequest request;
+    ResponseMeta meta;
+    std::optional<SseFormatter> sse;
+    RequestPlan plan;
+    Usage usage;
+    quint64 seq = 0; ///< in the serving model; 0 while held by the slow-header fault
+    TextSource text{0};
+    std::string reasoningText; ///< non-streaming: the whole response is written at the end
+    std::string contentText;
+    bool hideReasoning = false; ///< chat with hide_reasoning: reasoning is counted, never sent
+    qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
+    bool chunked = true;        ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
+    qint64 lastTokenNs = 0;     ///< when the previous chunk was produced (inter-token latency)
+};
+
+/// Trace fields a write stamps.
+enum Stamp : unsigned { StampHeaders = 1, StampFirstToken = 2, StampLastToken = 4, StampDone = 8 };
+
+struct Mark {
+    std::uint64_t offset; ///< stamp when this many bytes were handed to the kernel
+    unsigned stamps;
+};
+
+struct Connection {
+    explicit Connection(std::size_t maxBody)
+        : parser(maxBody)
+    {}
+    quint64 id = 0;
+    int fd = -1;
+    std::string in;
+    HttpRequestParser parser;
+    std::string out;         ///< output the kernel did not take yet
+    std::size_t outSent = 0; ///< bytes of `out` already written
+    std::uint64_t queuedTotal = 0;
+    std::uint64_t flushedTotal = 0;
+    std::vector<Mark> marks;
+    std::optional<RequestTrace> trace; ///< of the generation request being answered
+    std::unique_ptr<Exchange> exchange;
+    qint64 lastReadNs = 0;
+    qint64 idleSinceNs = 0;  ///< accepted, or its last response finished
+    bool responding = false; ///< a request is being answered; later ones wait in `in`
+    bool responseComplete = false;
+    bool keepAlive = true;
+    bool continueSent = false;
+    bool writeWatched = false;
+    bool dead = false;
+};
+
+struct Timer {
+    enum Kind { HeaderDelay, ResumeAccept, IdleSweep };
+    qint64 dueNs;
+    Kind kind;
+    quint64 connection;
+    bool operator>(const Timer &o) const { return dueNs > o.dueNs; }
+};
+
+class SimServer::Impl
+{
+public:
+    explicit Impl(SimConfig config);
+    ~Impl();
+
+    // --- event loop (simserver.cpp) ------------------------------------------------------------------
+
+    void watch(int fd, quint64 id, quint32 events);
+    void modify(int fd, quint64 id, quint32 events);
+    void run();
+    void armTimer(qint64 dueNs);
+    void dispatch(const epoll_event &ev);
+    /// Chunks and timers that are due.
+    void runDue();
+
+    // --- connections (simconnections.cpp) ------------------------------------------------------------
+
+    void acceptAll();
+    qint64 idleTimeoutNs() const { return qint64(config.idleTimeoutS * 1e9); }
+    /// Idle connections must not hold descriptors other clients need: close those with no
+    /// request under way (a partial one counts as idle) that have been quiet for the timeout.
+    void closeIdle(qint64 now);
+    void readable(Connection &conn);
+    /// Parses and answers requests in order, one at a time per connection.
+    void processInput(Connection &conn);
+    /// Writes or queues bytes; the kernel gets them right away when nothing is waiting.
+    void send(Connection &conn, std::string_view data);
+    void flush(Connection &conn);
+    /// Writes a piece of the response and stamps trace fields with the moment the kernel gets it:
+    /// just before the write (so no reader can see the bytes before the stamp exists) or, when
+    /// earlier output still waits, when that drains. Returns the time of the write.
+    qint64 write(Connection &conn, std::string_view data, unsigned stamps = 0);
+    /// Writes the last piece of a response. Its trace is published before the bytes leave when
+    /// nothing waits (so a client that got the response finds it in the log), else once written;
+    /// then the connection serves its next request.
+    qint64 writeLast(Connection &conn, std::string_view data, unsigned stamps = 0);
+    void publishTrace(Connection &conn);
+    void finishResponse(Connection &conn);
+    /// Closes now; the object goes at the next safe point (callers may still hold it).
+    void closeConnection(Connection &conn);
+    void reapDead();
+
+    // --- HTTP responses (simrouting.cpp) -------------------------------------------------------------
+
+    std::string head(const Connection &conn, int status, std::string_view contentType, qint64 contentLength,
+                     std::string_view extraHeaders = {}) const;
+    void respond(Connection &conn, int status, std::string_view contentType, std::string_view body,
+                 std::string_view extraHeaders = {});
+    void respondJson(Connection &conn, const json &body) { respond(conn, 200, "application/json", body.dump()); }
+    void respondError(Connection &conn, Endpoint endpoint, const ApiError &error, std::string_view extraHeaders = {});
+
+    // --- routing (simrouting.cpp) --------------------------------------------------------------------
+
+    void route(Connection &conn, HttpRequest &request);
+    /// vLLM's and SGLang's POST /tokenize: {"model", "prompt"} counts the text as a completions
+    /// request would, {"model", "messages"} the chat with its template, as usage.prompt_tokens does.
+    void tokenize(Connection &conn, const HttpRequest &request);
+    void methodNotAllowed(Connection &conn, const char *allowed);
+    void models(Connection &conn, const HttpRequest &request);
+    void requestLog(Connection &conn, const HttpRequest &request);
+
+    // --- generation (simgeneration.cpp) --------------------------------------------------------------
+
+    void generate(Connection &conn, Endpoint endpoint, HttpRequest &request);
+    /// Hands the request to the serving model; streaming responses start right away.
+    void admit(Connection &conn);
+    /// Frames a piece of a streaming body (chunked coding on HTTP/1.1).
+    static void appendBody(const Connection &conn, std::string &out, std::string_view data);
+    void onChunk(const Chunk &chunk);
+    /// Writes a chunk of tokens (streaming) or, with the last one, the whole body. Counters and
+    /// the trace are updated before the bytes leave, so what a client got is already counted.
+    void deliver(Connection &conn, const Chunk &chunk);
+    void recordPacing(qint64 lateNs);
+    void countSent(Connection &conn, qint64 tokens, qint64 reasoningTokens);
+    /// The exchange leaves the model (finished, cut, refused or abandoned).
+    void endExchange(Connection &conn);
+    void exchangeCountChanged(int delta);
+
+    // --- statistics (simstatistics.cpp) --------------------------------------------------------------
+
+    void updateGauges();
+    SimStats snapshot() const;
+    /// The request-level histograms of /metrics, from a finished request's trace (server thread).
+    void observeLatencies(const RequestTrace &t);
+    /// GET /metrics: vLLM's names, types and label, from the same counters as /sim/stats.
+    std::string prometheusText();
+    void resetStats();
+
+    const SimConfig config;
+    ServingModel model;
+    PrefixCache cache;
+    RateLimiter limiter;
+    TraceLog traces;
+    QString tokenizerError;
+    const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
+
+    int listenFd = -1;
+    int wakeFd = -1;
+    int timerFd = -1;
+    int epollFd = -1;
+    quint16 boundPort = 0;
+    qint64 armedNs = -1;
+    bool stopRequested = false;
+    qint64 startNs = 0;
+    qint64 startSeconds = QDateTime::currentSecsSinceEpoch();
+
+    std::unordered_map<quint64, std::unique_ptr<Connection>> connections;
+    std::unordered_map<quint64, quint64> bySeq; ///< model sequence -> connection
+    std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
+    std::vector<quint64> ready; ///< connections that may parse their next request
+    std::vector<quint64> dead;  ///< closed connections to delete at a safe point
+    quint64 nextConnectionId = kFirstConnectionId;
+    qint64 generationIndex = 0;
+    quint64 responseCounter = 0;
+    qint64 inProgress = 0;
+    std::string idPrefix;
+    std::string scratchText;
+    std::string scratchEvents;
+    std::string scratchFrame;
+
+    mutable std::mutex statsMutex;
+    SimStats stats;
+    LogHistogram pacing; ///< chunk lateness, µs
+
+    // /metrics' request-level series, in vLLM's bucket bounds so the simulator reads like vLLM
+    // (touched by the server thread only).
+    PromHistogram ttftHistogram{{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
+                                 1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}};
+    PromHistogram itlHistogram{
+        {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}};
+    PromHistogram tpotHistogram{itlHistogram.bounds()};
+    PromHistogram e2eHistogram{{0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
+                                30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}};
+    qint64 successStop = 0;
+    qint64 successLength = 0;
+};
+
+} // namespace tb::sim
