@@ -105,8 +105,9 @@ private Q_SLOTS:
         std::size_t common = 0;
         while (common < p5.size() && p5[common] == p6[common])
             ++common;
-        QCOMPARE(p5.substr(common - 2, 2), std::string(" #"));
-        QCOMPARE(tokens(p5.substr(0, common - 2)), std::int64_t(50));
+        const std::size_t tag = p5.rfind(" #", common);
+        QCOMPARE(p5.substr(tag, 9), std::string(" #000005:"));
+        QCOMPARE(tokens(p5.substr(0, tag)), std::int64_t(50));
         QVERIFY(p5.substr(p5.find(':', common)) != p6.substr(p6.find(':', common)));
         // Calibration probes are the run's prompts in size and number, not in text.
         QCOMPARE(tokens(a->probe(5).user), std::int64_t(200));
@@ -185,8 +186,54 @@ private Q_SLOTS:
             probes += double(target->count(source->probe(i).user)) / 3;
         for (std::uint64_t i = 0; i < 30; ++i) {
             const std::int64_t n = target->count(source->prompt(i).user);
-            QVERIFY2(std::abs(double(n) - probes) <= std::max(2.0, 0.01 * probes),
+            QVERIFY2(double(n) == probes,
                      qPrintable(QStringLiteral("request %1: %2 tokens, the probes %3").arg(i).arg(n).arg(probes)));
+        }
+    }
+
+    /// Regression: calibrated against a target with ~3.7 tokens per local token (tiny.tiktoken),
+    /// prompt sizes moved in steps of ~3.7 target tokens, coarser than the ±2.64 allowed at 264
+    /// tokens, and runs missed it about half the time. Words off and fillers now move every request
+    /// by the same step, a filler being the finest.
+    void calibrationStepsWereCoarserThanTheTolerance_data()
+    {
+        QTest::addColumn<int>("trim");
+        QTest::addColumn<int>("pad");
+        QTest::newRow("fillers") << 0 << 3;
+        QTest::newRow("words off") << 2 << 0;
+        QTest::newRow("both") << 1 << 4;
+    }
+    void calibrationStepsWereCoarserThanTheTolerance()
+    {
+        QFETCH(int, trim);
+        QFETCH(int, pad);
+        QString error;
+        const auto target = Tokenizer::load(QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken"), &error);
+        QVERIFY2(target, qPrintable(error));
+        PromptConfig config;
+        config.promptTokens = 200;
+        config.systemTokens = 64;
+        config.salt = QStringLiteral("3f2a9c0d41b7e856");
+        const PromptCalibration coarse{3.7, 9};
+        PromptCalibration fine = coarse;
+        fine.trim = trim;
+        fine.pad = pad;
+        const auto before = PromptSource::create(config, 1, nullptr, nullptr, coarse);
+        const auto after = PromptSource::create(config, 1, nullptr, nullptr, fine);
+        QCOMPARE(after->localPromptTokens(), before->localPromptTokens() - trim + pad);
+        const std::int64_t probed = target->count(after->probe(0).user);
+        // (Not a number holding "123": a merge of tiny.tiktoken's.)
+        for (std::uint64_t i : {0, 1, 9, 10, 29, 999, 45678}) {
+            const Prompt p = after->prompt(i);
+            QCOMPARE(p.tokens, before->prompt(i).tokens - trim + pad);
+            // Every request counts as the probe did, in the target too.
+            QCOMPARE(target->count(p.user), probed);
+            if (trim == 0) {
+                std::string padded = before->prompt(i).user;
+                for (int f = 0; f < pad; ++f)
+                    padded += " a";
+                QCOMPARE(p.user, padded);
+            }
         }
     }
 

@@ -530,6 +530,8 @@ private Q_SLOTS:
 
     /// Calibration against a server that counts with another tokenizer than the client's (a
     /// byte-heavy tiktoken file: ~4 of its tokens per approx token) and adds a chat template.
+    /// Calibrated, every request is within the tolerance (at 264 tokens a local token is more than
+    /// the ±2.64 allowed: the fine correction of fillers is what gets there).
     void calibrateMatchesTheServersCount_data()
     {
         QTest::addColumn<QString>("clientTokenizer");
@@ -540,16 +542,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("method");
         const QString file = QStringLiteral(TOKENBENCH_TESTDATA "/tiny.tiktoken");
         const QString usage = QStringLiteral("usage");
-        QTest::newRow("no tokenizer, calibrated: mean within 1%")
-            << QString() << true << 1024 << 0.01 << false << usage;
-        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << false << usage;
+        QTest::newRow("no tokenizer, calibrated") << QString() << true << 1024 << 0.01 << true << usage;
+        QTest::newRow("no tokenizer, calibrated, short") << QString() << true << 200 << 0.01 << true << usage;
         QTest::newRow("same tokenizer, calibrated: exact") << file << true << 1024 << 0.0 << true << usage;
         QTest::newRow("same tokenizer: exact but for the template")
             << file << false << 1024 << 0.02 << true << QString();
         QTest::newRow("server's /tokenize, calibrated")
-            << QStringLiteral("server") << true << 1024 << 0.01 << false << QStringLiteral("tokenize");
+            << QStringLiteral("server") << true << 1024 << 0.01 << true << QStringLiteral("tokenize");
         QTest::newRow("server's /tokenize, calibrated, short")
-            << QStringLiteral("server") << true << 200 << 0.01 << false << QStringLiteral("tokenize");
+            << QStringLiteral("server") << true << 200 << 0.01 << true << QStringLiteral("tokenize");
     }
 
     void calibrateMatchesTheServersCount()

@@ -176,11 +176,14 @@ int RunConsole::finish(const RunOutcome &outcome)
         if (p.requested)
             line += QStringLiteral("; requested %1, sized with %2").arg(*p.requested).arg(p.tokenizer);
         if (!p.calibration.isEmpty())
-            line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4)")
+            line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4, "
+                                   "%5 words off, %6 fillers)")
                         .arg(p.calibration)
                         .arg(p.probes)
                         .arg(p.scale, 0, 'f', 3)
-                        .arg(p.overhead);
+                        .arg(p.overhead)
+                        .arg(p.trim)
+                        .arg(p.pad);
         if (!p.calibrationError.isEmpty())
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
         text += line + QLatin1Char('\n');

@@ -18,7 +18,7 @@ namespace {
 // Probes are the run's first prompts with their words in another order (PromptSource::probe):
 // they count as the run's do, and warm no cache for its user text.
 constexpr qint64 kMaxReplyBytes = 4 * 1024 * 1024;
-constexpr int kMaxChecks = 3;
+constexpr int kMaxChecks = 6;
 constexpr int kSamples = 3;     // prompts averaged per measurement: their texts' tokens per word differ
 constexpr int kFirstCheck = 10; // steps 0-2 fit the line, then the checks
 
@@ -244,13 +244,46 @@ void PromptCalibrator::measured(double count)
         m_step = kFirstCheck;
         return measure(c, kSamples);
     default: // a check of the calibrated sizes
-        m_result.probed = std::llround(count);
-        if (closeEnough(*m_result.probed, m_requested) || m_step >= kFirstCheck + kMaxChecks - 1)
-            return done();
-        c.overhead += *m_result.probed - m_requested;
-        ++m_step;
-        return measure(c, kSamples);
+        return checked(count);
     }
+}
+
+void PromptCalibrator::checked(double count)
+{
+    PromptCalibration &c = m_result.calibration;
+    const double miss = double(m_requested) - count; // target tokens to add
+    if (m_step == kFirstCheck || std::abs(miss) < std::abs(m_bestMiss)) {
+        m_best = c;
+        m_bestMiss = miss;
+        m_result.probed = std::llround(count);
+    }
+    // Two checks that differ only in fillers tell what one costs.
+    if (m_step > kFirstCheck && c.trim == m_last.trim && c.pad != m_last.pad) {
+        const double cost = (count - m_lastCount) / double(c.pad - m_last.pad);
+        if (cost > 0)
+            m_fillerCost = std::clamp(cost, 0.25, 16.0);
+    }
+    m_last = c;
+    m_lastCount = count;
+    // A filler is the finest step there is: within half of one, no further check does better.
+    if (std::abs(miss) <= std::max(0.5, m_fillerCost / 2) || m_step >= kFirstCheck + kMaxChecks - 1) {
+        c = m_best;
+        return done();
+    }
+    const auto fillers = [this](double tokens) {
+        return std::max<std::int64_t>(1, std::llround(tokens / m_fillerCost));
+    };
+    if (miss > 0) {
+        c.pad += fillers(miss);
+    } else if (c.pad > 0 && -miss <= double(c.pad) * m_fillerCost) {
+        c.pad = std::max<std::int64_t>(0, c.pad - fillers(-miss));
+    } else {
+        // Words off (whole local tokens, `scale` target tokens each), so fillers can fill back up.
+        c.trim += std::max<std::int64_t>(1, std::int64_t(std::ceil(-miss / std::max(c.scale, 0.1))));
+        c.pad = 0;
+    }
+    ++m_step;
+    measure(c, kSamples);
 }
 
 void PromptCalibrator::done(const QString &error)

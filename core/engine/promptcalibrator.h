@@ -31,8 +31,9 @@ struct CalibrationResult {
 /// max_tokens=1 requests, or with tokenizer "server" the target's /tokenize (vLLM and SGLang
 /// {"model", "messages"} → {"count"}; llama.cpp {"content"} → {"tokens"}; TGI {"inputs"} → [...],
 /// whose template overhead one usage request then measures). The two points give
-/// target = overhead + scale × local; a check request with the corrected sizes follows, and up to
-/// two more corrections when it misses by more than 1% (or 2 tokens).
+/// target = overhead + scale × local. Checks of the corrected sizes follow: while they miss by more
+/// than half a filler, words come off or fillers go on (PromptCalibration), up to 6 checks; the
+/// closest is kept.
 /// Probes share the run's system prompt (as every request does) but not its user text.
 class PromptCalibrator : public QObject
 {
@@ -62,6 +63,7 @@ private:
     void send(Probe probe, const Prompt &prompt);
     void received(QNetworkReply *reply, Probe probe, const Prompt &prompt);
     void measured(double count);
+    void checked(double count);
     void done(const QString &error = {});
 
     RunConfig m_config;
@@ -79,6 +81,9 @@ private:
     double m_local1 = 0, m_count1 = 0; ///< the requested size: local and target tokens
     double m_localNow = 0;             ///< mean local tokens of the prompts just measured
     bool m_textOnly = false;           ///< /tokenize of text: the template overhead needs a usage probe
+    double m_fillerCost = 1;           ///< target tokens per filler: one in real vocabularies until measured
+    PromptCalibration m_last, m_best;  ///< the last check's sizes, and the closest check's
+    double m_lastCount = 0, m_bestMiss = 0;
     bool m_finished = false;
 };
 

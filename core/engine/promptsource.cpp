@@ -98,6 +98,9 @@ constexpr std::array<std::string_view, 3> kFillers{" a", " I", "."};
 /// Where the calibration probes' rotations of the text come from: none of the run's.
 constexpr std::uint64_t kProbeRotations = 0xCA11B8A7E0000000ULL;
 
+/// Digits of a synthetic prompt's request number.
+constexpr std::size_t kTagDigits = 6;
+
 } // namespace
 
 std::int64_t PromptSource::tokens(const std::string &text) const
@@ -235,15 +238,21 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
         source->m_systemCount = source->tokens(source->m_system);
     }
     if (config.promptTokens > 0) {
-        source->m_userTokens = local(std::max<std::int64_t>(1, config.promptTokens - calibration.overhead));
+        source->m_userTokens = std::max<std::int64_t>(
+            1, local(std::max<std::int64_t>(1, config.promptTokens - calibration.overhead)) - calibration.trim);
         source->m_prefixTokens = std::min(local(config.sharedPrefixTokens), source->m_userTokens);
     }
     if (source->m_prefixTokens > 0) {
         source->m_prefix = source->synthetic(source->m_prefixTokens, 0x50EF1CULL);
         source->fit(source->m_prefix, source->m_prefixTokens, 0);
     }
-    if (source->m_userTokens > source->m_prefixTokens) {
-        source->m_body = source->synthetic(source->m_userTokens - source->m_prefixTokens, 0xB0D1ULL);
+    // The body leaves room for the request number (as many tokens in every request), so that no
+    // request drops words of its own to fit: their counts in the target would differ.
+    std::int64_t bodyTokens = source->m_userTokens - source->m_prefixTokens;
+    if (const std::int64_t tagTokens = source->tokens(source->requestTag(0)); tagTokens <= bodyTokens)
+        bodyTokens -= tagTokens;
+    if (bodyTokens > 0) {
+        source->m_body = source->synthetic(bodyTokens, 0xB0D1ULL);
         for (std::size_t i = 0; i < source->m_body.size(); ++i) {
             if (source->m_body[i] == ' ')
                 source->m_bodyCuts.push_back(i);
@@ -270,6 +279,20 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
         source->m_trace = role == WorkloadRole::Trace;
     }
     return source;
+}
+
+std::string PromptSource::requestTag(std::uint64_t index) const
+{
+    // Zero-padded, so that every request's number is as many tokens in the vocabularies that split
+    // numbers into digit groups (cl100k, o200k, Llama 3, Qwen) and in the local one, which would
+    // not see the digit more of request 10 that a byte-heavy vocabulary counts.
+    // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
+    std::string tag(m_prefix.empty() ? "#" : " #");
+    const std::string number = std::to_string(index);
+    tag.append(number.size() < kTagDigits ? kTagDigits - number.size() : 0, '0');
+    tag += number;
+    tag += ':';
+    return tag;
 }
 
 void PromptSource::appendUnique(std::string &text, std::int64_t wanted, std::uint64_t index) const
@@ -390,11 +413,8 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
         // After the shared prefix, a request number makes every prompt unique from there on.
-        // (Appended piece by piece: GCC 12's -Wrestrict misfires on chains of string operator+.)
         p.user = m_prefix;
-        std::string tag(p.user.empty() ? "#" : " #");
-        tag += std::to_string(index);
-        tag += ':';
+        const std::string tag = requestTag(index);
         std::int64_t used = m_prefixTokens;
         if (const std::int64_t tagTokens = tokens(tag); used + tagTokens <= m_userTokens) {
             p.user += tag;
@@ -418,7 +438,10 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
                 p.user.append(m_body, 0, cut);
             }
         }
-        p.tokens = m_systemCount + fit(p.user, m_userTokens, keep);
+        std::int64_t user = fit(p.user, m_userTokens, keep);
+        if (m_calibration.pad > 0) // fillers only, after every word (keeping them all)
+            user = fit(p.user, user + m_calibration.pad, p.user.size());
+        p.tokens = m_systemCount + user;
         return p;
     } else {
         p.system = m_system;

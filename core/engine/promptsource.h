@@ -14,9 +14,14 @@ class Tokenizer;
 
 /// How the target's count of a prompt relates to the local tokenizer's, from --calibrate:
 /// target ≈ overhead + scale × local. The identity when not calibrated.
+/// A local token of words may be several of the target's (a byte-heavy vocabulary), too coarse a
+/// step to hit a size within 1%: the checks then take whole words off (`trim`) and add fillers
+/// (`pad`), whose cost in the target's tokens they measure, to land within half a filler.
 struct PromptCalibration {
     double scale = 1;
     std::int64_t overhead = 0; ///< tokens the chat template adds to every request
+    std::int64_t trim = 0;     ///< local tokens of words taken off every user prompt
+    std::int64_t pad = 0;      ///< fillers appended to every user prompt
     bool operator==(const PromptCalibration &) const = default;
 };
 
@@ -89,7 +94,7 @@ public:
     const PromptCalibration &calibration() const { return m_calibration; }
     /// The synthetic sizes in the local tokenizer after calibration (0 when not synthetic).
     std::int64_t localSystemTokens() const { return m_systemCount; }
-    std::int64_t localPromptTokens() const { return m_userTokens; }
+    std::int64_t localPromptTokens() const { return m_userTokens + m_calibration.pad; }
     /// The user variables a template uses ({{name}} placeholders other than the built-ins), in order.
     static QStringList templateVariables(const QString &text);
     /// Replaces {{name}} placeholders; unknown names are left as they are.
@@ -115,7 +120,7 @@ private:
     std::string_view m_filler;              ///< text that adds one token
     std::int64_t m_systemCount = 0;
     std::int64_t m_prefixTokens = 0;
-    std::int64_t m_userTokens = 0; ///< the whole synthetic user prompt, local tokens
+    std::int64_t m_userTokens = 0; ///< the whole synthetic user prompt but its pad, local tokens
     quint64 m_seed = 0;
     quint64 m_textSeed = 0;              ///< the seed salted with PromptConfig::salt: what synthetic text derives from
     std::string m_system;                ///< the synthetic or template system prompt, same for all requests
@@ -126,6 +131,8 @@ private:
     std::optional<WorkloadStats> m_stats;
     bool m_trace = false;
 
+    /// "#000042:" after the shared prefix (" #000042:" when there is one).
+    std::string requestTag(std::uint64_t index) const;
     /// Appends ' ' (when not at the start) and "#index:" plus synthetic text: `wanted` tokens that
     /// no other request of the run shares.
     void appendUnique(std::string &text, std::int64_t wanted, std::uint64_t index) const;

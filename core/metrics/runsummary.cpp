@@ -466,6 +466,8 @@ json RunSummary::toJson() const
         calibration = {{"method", toStd(p.calibration)},
                        {"scale", p.scale},
                        {"overhead", p.overhead},
+                       {"trim", p.trim},
+                       {"pad", p.pad},
                        {"probes", p.probes},
                        {"probed", p.probed ? json(*p.probed) : json()}};
     } else if (!p.calibrationError.isEmpty()) {
@@ -534,6 +536,10 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             s.promptSizing.calibration = c.string("method");
             s.promptSizing.scale = c.number("scale");
             s.promptSizing.overhead = c.integer("overhead");
+            if (c.has("pad")) { // since the fine correction
+                s.promptSizing.trim = c.integer("trim");
+                s.promptSizing.pad = c.integer("pad");
+            }
             s.promptSizing.probes = int(c.integer("probes"));
             if (const auto probed = c.optionalNumber("probed"))
                 s.promptSizing.probed = std::int64_t(*probed);

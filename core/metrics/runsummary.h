@@ -116,6 +116,8 @@ struct PromptSizing {
     QString calibration;                   ///< "usage" or "tokenize" when calibrated, else empty
     double scale = 1;                      ///< target tokens per local token, from calibration
     std::int64_t overhead = 0;             ///< chat-template tokens per request, from calibration
+    std::int64_t trim = 0;                 ///< local tokens of words calibration took off each user prompt
+    std::int64_t pad = 0;                  ///< fillers calibration added to each user prompt
     int probes = 0;                        ///< calibration requests sent
     std::optional<std::int64_t> probed;    ///< the target's count of the calibrated prompt
     QString calibrationError;              ///< why --calibrate could not calibrate (the run went on without)

@@ -97,6 +97,8 @@ public:
                         calibrated.calibration = c.method;
                         calibrated.scale = c.calibration.scale;
                         calibrated.overhead = c.calibration.overhead;
+                        calibrated.trim = c.calibration.trim;
+                        calibrated.pad = c.calibration.pad;
                         calibrated.probes = c.probes;
                         calibrated.probed = c.probed;
                         calibrated.localTokens =
