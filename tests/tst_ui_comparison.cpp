@@ -294,6 +294,31 @@ private Q_SLOTS:
         QVERIFY(!strip->tile(QStringLiteral("ttft_mean")));
     }
 
+    // The strip names its cost tile by the key the table's cost row has: two priced runs get one.
+    void headlineStripNamesTheCheapest()
+    {
+        const auto priced = [](const Pricing &prices, std::int64_t output, const QString &name) {
+            RunData run;
+            run.name = name;
+            run.summary.total.requests.ok = run.summary.total.requests.attempted = 10;
+            run.summary.total.tokens.input = 1000;
+            run.summary.total.tokens.output = output;
+            run.summary.total.cost = CostSummary::of(prices, run.summary.total.tokens, 10, 10);
+            return run;
+        };
+        // a: (1000·1 + 2000·4) µUSD for 2000 output tokens; b: (1000·2 + 500·8) µUSD for 500.
+        const ComparisonTable table({priced(Pricing{1.0, std::nullopt, 4.0, {}}, 2000, QStringLiteral("a")),
+                                     priced(Pricing{2.0, std::nullopt, 8.0, {}}, 500, QStringLiteral("b"))});
+        HeadlineStrip strip;
+        strip.setTable(table);
+        QVERIFY2(strip.keys().contains(QStringLiteral("cost_per_1m_output_tokens")),
+                 qPrintable(strip.keys().join(QLatin1Char(' '))));
+        const KpiTile *cost = strip.tile(QStringLiteral("cost_per_1m_output_tokens"));
+        QCOMPARE(cost->value(), ComparisonTable::formatValue(9000e-6 / 2000 * 1e6));
+        QCOMPARE(cost->detail(), QStringLiteral("★ #1 a"));
+        QCOMPARE(strip.keys().constLast(), QStringLiteral("cost_per_1m_output_tokens"));
+    }
+
     void aSingleStagedRunComparesItsStages()
     {
         ComparisonView view;
@@ -464,6 +489,13 @@ private Q_SLOTS:
         } else if (suffix == QLatin1String("svg")) {
             QVERIFY2(parsesAsXml(bytes, &error), qPrintable(error));
             QVERIFY(bytes.contains("<svg"));
+            // The caption: what each run measured, the load and the date included.
+            QString why;
+            const auto a = RunReader::load(m_a, &why, RunReader::SummaryOnly);
+            QVERIFY2(a, qPrintable(why));
+            const QString first = QStringLiteral("#1 ") + a->info.workloadCaption();
+            QVERIFY2(bytes.contains(first.toUtf8()), qPrintable(first));
+            QVERIFY(first.contains(a->info.startedAt.toString(QStringLiteral("yyyy-MM-dd"))));
         } else {
             QVERIFY(bytes.startsWith("%PDF"));
         }

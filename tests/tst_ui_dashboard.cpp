@@ -25,6 +25,7 @@
 #include "views/rundocument.h"
 #include "views/runhistoryview.h"
 #include "views/summaryview.h"
+#include "widgets/apptheme.h"
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
@@ -53,6 +54,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <QValueAxis>
 
 using namespace tb;
@@ -342,7 +344,7 @@ private Q_SLOTS:
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->historyView()->selectDirectory(outcome.directory);
         QCOMPARE(fresh->historyView()->selectedDirectory(), QFileInfo(outcome.directory).canonicalFilePath());
-        QTableView *list = fresh->historyView()->table();
+        QTreeView *list = fresh->historyView()->table();
         const QModelIndex selected = list->selectionModel()->selectedRows().constFirst();
         const QPoint at = list->visualRect(selected).center();
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
@@ -687,6 +689,46 @@ private Q_SLOTS:
         const QString text = QApplication::clipboard()->text();
         QVERIFY2(text.contains(QStringLiteral("TTFT p50\tms\t")), qPrintable(text.left(300)));
         QVERIFY(text.startsWith(QStringLiteral("Metric\tUnit\tWhole run")));
+    }
+
+    // View ▸ Theme: Dark darkens the dashboard's page, tiles and charts, is kept for the next
+    // start, and System brings the desktop's (here: light) palette back.
+    void themeIsKeptAndFollowed()
+    {
+        using chartstyle::Theme;
+        const auto action = [](const MainWindow &w, const char *name) {
+            return w.findChild<QAction *>(QStringLiteral("actionTheme_%1").arg(QLatin1String(name)));
+        };
+        {
+            auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+            QVERIFY(action(*w, "system")->isChecked());
+            action(*w, "dark")->trigger();
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toString(), QStringLiteral("dark"));
+        AppTheme::apply(AppTheme::Setting::System);
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+        QCOMPARE(w->theme(), AppTheme::Setting::Dark);
+        QVERIFY(action(*w, "dark")->isChecked());
+        QCOMPARE(chartstyle::screenTheme(), Theme::Dark);
+        auto *page = w->findChild<QWidget *>(QStringLiteral("dashboardPage"));
+        QVERIFY(page);
+        const QColor lightPage(0xf4, 0xf5, 0xf7);
+        QTRY_COMPARE(page->palette().color(QPalette::Window), chartstyle::themed(lightPage, Theme::Dark));
+        const auto *value = w->findChild<QLabel *>(QStringLiteral("kpiValue"));
+        QVERIFY(value->palette().color(QPalette::WindowText).lightness() > 200);
+        QVERIFY(!w->dashboard()->charts().isEmpty());
+        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts())
+            QCOMPARE(chart.view->chart()->backgroundBrush().color(), chartstyle::surface(Theme::Dark));
+
+        action(*w, "system")->trigger();
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+        QTRY_COMPARE(page->palette().color(QPalette::Window), lightPage);
+        QCOMPARE(value->palette().color(QPalette::WindowText), QColor(0x11, 0x18, 0x27));
+        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts())
+            QCOMPARE(chart.view->chart()->backgroundBrush().color(), QColor(Qt::white));
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toString(), QStringLiteral("system"));
     }
 };
 

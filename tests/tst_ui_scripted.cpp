@@ -236,6 +236,8 @@ private Q_SLOTS:
                                   << 2 << "--size";
         QTest::newRow("not a run") << QStringList{"/nonexistent-run-dir", "--quit-when-done"} << 1
                                    << "nonexistent-run-dir";
+        QTest::newRow("bad theme") << QStringList{"--theme", "purple", "--quit-when-done", "--autorun"} << 2
+                                   << "--theme: expected system, light or dark";
     }
 
     void badInput()

@@ -24,6 +24,7 @@
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDialog>
@@ -51,6 +52,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -89,6 +91,7 @@ const QString config = QStringLiteral("config/last");
 const QString path = QStringLiteral("files/current");
 const QString recent = QStringLiteral("files/recent");
 const QString metricsListen = QStringLiteral("run/metricsListen"); ///< ADDR:PORT; empty: not served
+const QString theme = QStringLiteral("view/theme");                ///< AppTheme::name()
 } // namespace key
 
 /// Where TokenBench's own metrics are served when turned on: the stored address, else --metrics-listen's example.
@@ -204,12 +207,12 @@ void MainWindow::createActions()
 {
     const auto icon = [this](QStyle::StandardPixmap p) { return style()->standardIcon(p); };
 
-    m_run = new QAction(icon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    m_run = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaPlay)), tr("&Run"), this);
     m_run->setObjectName(QStringLiteral("actionRun"));
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     connect(m_run, &QAction::triggered, this, &MainWindow::run);
 
-    m_stop = new QAction(icon(QStyle::SP_MediaStop), tr("&Stop"), this);
+    m_stop = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaStop)), tr("&Stop"), this);
     m_stop->setObjectName(QStringLiteral("actionStop"));
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop the run; what was measured is kept (Esc)"));
@@ -328,6 +331,22 @@ void MainWindow::createMenus()
         m_sidePanelAutoHidden = false; // the user chose
         setSidePanelVisible(visible);
     });
+    QMenu *theme = view->addMenu(tr("T&heme"));
+    auto *themes = new QActionGroup(theme);
+    for (const auto &[setting, label] :
+         {std::pair(AppTheme::Setting::System, tr("&System")), std::pair(AppTheme::Setting::Light, tr("&Light")),
+          std::pair(AppTheme::Setting::Dark, tr("&Dark"))}) {
+        QAction *action = theme->addAction(label, this, [this, setting = setting] { setTheme(setting); });
+        action->setObjectName(QStringLiteral("actionTheme_%1").arg(AppTheme::name(setting)));
+        action->setCheckable(true);
+        themes->addAction(action);
+        m_themeActions << action;
+    }
+    // System leaves the desktop's palette alone (Qt follows it); the others replace it.
+    const auto storedTheme = AppTheme::fromName(QSettings().value(key::theme).toString());
+    m_themeActions.at(int(storedTheme.value_or(AppTheme::Setting::System)))->setChecked(true);
+    if (storedTheme && *storedTheme != AppTheme::Setting::System)
+        setTheme(*storedTheme);
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -964,6 +983,15 @@ void MainWindow::showError(const QString &title, const QString &text)
     box->setObjectName(QStringLiteral("errorBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::setTheme(AppTheme::Setting theme)
+{
+    m_theme = theme;
+    m_themeActions.at(int(theme))->setChecked(true);
+    AppTheme::apply(theme);
+    if (m_settingsWritable)
+        QSettings().setValue(key::theme, AppTheme::name(theme));
 }
 
 void MainWindow::readSettings()

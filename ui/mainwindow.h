@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "run/benchmarkrunner.h"
+#include "widgets/apptheme.h"
 
 #include <QMainWindow>
 
@@ -81,6 +82,9 @@ public:
     static QString defaultRunsFolder();
     /// Scripted sessions (--quit-when-done) leave the user's stored settings as they were.
     void setSettingsWritable(bool writable) { m_settingsWritable = writable; }
+    /// View ▸ Theme: applies it to the application and keeps it for the next start.
+    void setTheme(AppTheme::Setting theme);
+    AppTheme::Setting theme() const { return m_theme; }
 
     /// Starts a run of the forms' configuration; false with *error when it cannot start.
     bool startRun(QString *error = nullptr);
@@ -206,6 +210,8 @@ private:
     QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
     QAction *m_sidePanel = nullptr;
+    QList<QAction *> m_themeActions; ///< View ▸ Theme, in AppTheme::Setting order
+    AppTheme::Setting m_theme = AppTheme::Setting::System;
     QTcpSocket *m_probe = nullptr; ///< Run's reachability check, while it goes
     QString m_configPath;
     QStringList m_recent;

@@ -3,6 +3,7 @@
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
 #include "models/targetlistmodel.h"
+#include "widgets/card.h"
 
 #include "sim/simulatorhost.h"
 
@@ -96,9 +97,9 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     m_targetList->setToolTip(tr("Check two or more targets. Simulator presets run in this process on free "
                                 "127.0.0.1 ports."));
     m_workload->setWordWrap(true);
-    m_workload->setStyleSheet(QStringLiteral("color: #1f2937;"));
+    setTextColor(m_workload, QColor(0x1f, 0x29, 0x37));
     m_destination->setWordWrap(true);
-    m_destination->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_destination, QColor(0x4b, 0x55, 0x63));
     m_destination->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *sequential = new QRadioButton(tr("One after another — each target runs alone (default)"), this);

@@ -113,9 +113,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     auto *page = new QWidget;
     page->setObjectName(QStringLiteral("dashboardPage"));
     // Colours by palette, not style sheet: the page repaints often while a run goes.
-    QPalette pagePalette = page->palette();
-    pagePalette.setColor(QPalette::Window, QColor(0xf4, 0xf5, 0xf7));
-    page->setPalette(pagePalette);
+    setThemedColor(page, QPalette::Window, QColor(0xf4, 0xf5, 0xf7));
     page->setAutoFillBackground(true);
     scroll->setWidget(page);
     m_stack->addWidget(scroll);
