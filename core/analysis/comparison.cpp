@@ -495,7 +495,7 @@ std::vector<RunData> splitByInstance(const RunData &run)
         d.summary.stages.clear();
         d.summary.instances.clear();
         if (i != 0)
-            d.summary.server.reset(); // scraped from the target's URL: the first instance's
+            d.summary.server.reset();   // scraped from the target's URL: the first instance's
         d.summary.contextSweep.reset(); // fitted over all instances' requests
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].instance != int(i))

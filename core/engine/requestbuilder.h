@@ -31,7 +31,7 @@ struct RedirectedRequest {
     QUrl url;
     Endpoint endpoint;
     QByteArray message;
-    bool keepsBody = false; ///< 307/308: the same method and body; else a GET without body
+    bool keepsBody = false;   ///< 307/308: the same method and body; else a GET without body
     bool credentials = false; ///< to the target's own origin: with its credential headers
 };
 

@@ -202,7 +202,7 @@ struct RunSummary {
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
-    std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
+    std::vector<TurnSummary> turns;                  ///< conversations only: turn 1, 2, …
     std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.

@@ -155,8 +155,8 @@ private:
     int m_tileColumns = 0;
     int m_chartColumns = 0;
     int m_redraws = 0;
-    bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
-    bool m_showTurns = false; ///< a run of conversations: the turns card is placed
+    bool m_showCurve = false;   ///< a staged run: the throughput–latency card is placed
+    bool m_showTurns = false;   ///< a run of conversations: the turns card is placed
     bool m_showContext = false; ///< a context sweep: its card is placed (instead of the throughput–latency one)
 };
 
