@@ -7,9 +7,11 @@
 //  - timing error: client TTFT minus the simulator's own first-token time for the same request
 //    (joined on the response id; both clocks are steady_clock on this machine);
 //  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
-//    exact count of allocated bytes.
+//    exact count of allocated bytes;
+//  - the socket read backlog the client health measured (README "Client health").
 //
-// Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--seconds 20] [--tokens-per-s 20000]
+// Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--transport native,qnam] [--seconds 20] [--tokens-per-s
+// 20000]
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
 //                     default off: the CPU figure then is the engine's alone)
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
@@ -80,6 +82,7 @@ int main(int argc, char *argv[])
     int seconds = 20;
     double tokensPerS = 20000;
     bool scrape = false;
+    QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
     bool serve = false;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
@@ -93,7 +96,11 @@ int main(int argc, char *argv[])
             seconds = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--tokens-per-s"))
             tokensPerS = args[i + 1].toDouble();
-        else if (args[i] == QLatin1String("--server-metrics"))
+        else if (args[i] == QLatin1String("--transport")) {
+            transports.clear();
+            for (const QString &t : args[i + 1].split(QLatin1Char(',')))
+                transports << transportKindFromName(t).value_or(TransportKind::Native);
+        } else if (args[i] == QLatin1String("--server-metrics"))
             scrape = args[i + 1] == QLatin1String("on");
         else if (args[i] == QLatin1String("--metrics-listen"))
             serve = args[i + 1] == QLatin1String("on");
@@ -103,116 +110,124 @@ int main(int argc, char *argv[])
                 "metrics %s; own metrics %s\n",
                 seconds, tokensPerS, scrape ? "scraped every second" : "not scraped",
                 serve ? "served and scraped every second" : "not served");
-    std::printf("%8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "streams", "wire peak", "events/s", "CPU us/evt",
-                "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
+    std::printf("%9s %8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "transport", "streams", "wire peak", "events/s",
+                "CPU us/evt", "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
-    for (int concurrency : levels) {
-        PacedSimulator sim;
-        if (!sim.start(cli, concurrency, tokensPerS, 20)) {
-            std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
-            return 1;
-        }
-        QTemporaryDir dir;
-        RunConfig config;
-        config.target.url = sim.base() + QStringLiteral("/v1");
-        config.target.model = QStringLiteral("fast");
-        config.target.serverMetrics = scrape;
-        config.load.concurrency = concurrency;
-        config.load.durationMs = seconds * 1000;
-        config.request.maxTokens = sim.outputTokens();
-        config.prompt.promptTokens = 64;
-        config.outDir = dir.filePath(QStringLiteral("run"));
-
-        BenchmarkRunner runner;
-        QTimer ownScrape; // Prometheus scraping --metrics-listen
-        if (serve) {
-            runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
-            QObject::connect(&ownScrape, &QTimer::timeout, [&] {
-                QNetworkReply *reply = nam.get(QNetworkRequest(QUrl(runner.metricsUrl())));
-                QObject::connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
-            });
-            ownScrape.start(1000);
-        }
-        QList<RequestRecord> kept; // as the GUI's requests table keeps them
-        QObject::connect(&runner, &BenchmarkRunner::recordsCompleted,
-                         [&kept](const QList<RequestRecord> &batch) { kept += batch; });
-        double heapBase = heapMiB();
-        double heapMid = 0;
-        qsizetype keptMid = 0;
-        QTimer::singleShot(seconds * 500, [&] {
-            heapMid = heapMiB();
-            keptMid = kept.size();
-        });
-        RunOutcome outcome;
-        QEventLoop loop;
-        QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
-            outcome = o;
-            loop.quit();
-        });
-        const double cpu0 = cpuSeconds();
-        QString error;
-        if (!runner.start(config, &error)) {
-            std::fprintf(stderr, "run: %s\n", qPrintable(error));
-            return 1;
-        }
-        loop.exec();
-        const double cpu = cpuSeconds() - cpu0;
-
-        const nlohmann::json stats = getJson(nam, sim.base() + QStringLiteral("/sim/stats"));
-        struct Trace {
-            std::int64_t receivedNs = -1;
-            std::int64_t firstTokenNs = -1;
-        };
-        std::map<std::string, Trace> traces;
-        for (qint64 since = 0;;) {
-            const nlohmann::json page =
-                getJson(nam, sim.base() + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
-            const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
-            if (!list.is_array() || list.empty())
-                break;
-            for (const auto &t : list) {
-                traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)),
-                                                        t.value("first_token_ns", std::int64_t(-1))};
-                since = std::max<qint64>(since, t.value("seq", qint64(0)));
+    for (const TransportKind transport : transports)
+        for (int concurrency : levels) {
+            PacedSimulator sim;
+            if (!sim.start(cli, concurrency, tokensPerS, 20)) {
+                std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
+                return 1;
             }
+            QTemporaryDir dir;
+            RunConfig config;
+            config.target.url = sim.base() + QStringLiteral("/v1");
+            config.target.model = QStringLiteral("fast");
+            config.target.serverMetrics = scrape;
+            config.target.transport = transport;
+            config.load.concurrency = concurrency;
+            config.load.durationMs = seconds * 1000;
+            config.request.maxTokens = sim.outputTokens();
+            config.prompt.promptTokens = 64;
+            config.outDir = dir.filePath(QStringLiteral("run"));
+
+            BenchmarkRunner runner;
+            QTimer ownScrape; // Prometheus scraping --metrics-listen
+            if (serve) {
+                runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
+                QObject::connect(&ownScrape, &QTimer::timeout, [&] {
+                    QNetworkReply *reply = nam.get(QNetworkRequest(QUrl(runner.metricsUrl())));
+                    QObject::connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+                });
+                ownScrape.start(1000);
+            }
+            QList<RequestRecord> kept; // as the GUI's requests table keeps them
+            QObject::connect(&runner, &BenchmarkRunner::recordsCompleted,
+                             [&kept](const QList<RequestRecord> &batch) { kept += batch; });
+            double heapBase = heapMiB();
+            double heapMid = 0;
+            qsizetype keptMid = 0;
+            QTimer::singleShot(seconds * 500, [&] {
+                heapMid = heapMiB();
+                keptMid = kept.size();
+            });
+            RunOutcome outcome;
+            QEventLoop loop;
+            QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
+                outcome = o;
+                loop.quit();
+            });
+            const double cpu0 = cpuSeconds();
+            QString error;
+            if (!runner.start(config, &error)) {
+                std::fprintf(stderr, "run: %s\n", qPrintable(error));
+                return 1;
+            }
+            loop.exec();
+            const double cpu = cpuSeconds() - cpu0;
+
+            const nlohmann::json stats = getJson(nam, sim.base() + QStringLiteral("/sim/stats"));
+            struct Trace {
+                std::int64_t receivedNs = -1;
+                std::int64_t firstTokenNs = -1;
+            };
+            std::map<std::string, Trace> traces;
+            for (qint64 since = 0;;) {
+                const nlohmann::json page =
+                    getJson(nam, sim.base() + QStringLiteral("/sim/requests?since=%1&limit=20000").arg(since));
+                const nlohmann::json &list = page.is_object() && page.contains("requests") ? page["requests"] : page;
+                if (!list.is_array() || list.empty())
+                    break;
+                for (const auto &t : list) {
+                    traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)),
+                                                            t.value("first_token_ns", std::int64_t(-1))};
+                    since = std::max<qint64>(since, t.value("seq", qint64(0)));
+                }
+            }
+            // TTFT error = client TTFT − the simulator's (first token written − request read). It adds
+            // two parts, shown apart: how late the client stamped the first token after the
+            // simulator wrote it (the client's own error), and how long the request waited before the
+            // simulator read it (the simulator's backlog, invisible to a client).
+            std::vector<double> errors;
+            std::vector<double> stampLag;
+            std::vector<double> requestLag;
+            for (const RequestRecord &r : kept) {
+                const auto it = traces.find(r.responseId.toStdString());
+                if (!r.ok() || it == traces.end() || it->second.receivedNs < 0 || it->second.firstTokenNs < 0 ||
+                    !r.ttftMs())
+                    continue;
+                errors.push_back(*r.ttftMs() - double(it->second.firstTokenNs - it->second.receivedNs) / 1e6);
+                stampLag.push_back(double(outcome.steadyOriginNs + r.firstTokenNs - it->second.firstTokenNs) / 1e6);
+                requestLag.push_back(double(it->second.receivedNs - (outcome.steadyOriginNs + r.sentNs)) / 1e6);
+            }
+            const double events = double(outcome.progress.chunks);
+            const qsizetype keptCount = kept.size();
+            const double heapEnd = heapMiB();
+            kept = {};
+            const double perRecordBytes =
+                keptCount > 0 ? (heapEnd - heapMiB()) * 1024.0 * 1024.0 / double(keptCount) : 0;
+            const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) -
+                                          perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
+            std::printf("%9s %8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n",
+                        qPrintable(transportKindName(transport)), concurrency,
+                        stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS,
+                        cpu * 1e6 / std::max(1.0, events), percentile(errors, 0.5), percentile(errors, 0.99),
+                        errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()), perInFlightKiB,
+                        perRecordBytes);
+            std::printf("         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request "
+                        "read by the\n"
+                        "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
+                        percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5),
+                        percentile(requestLag, 0.99));
+            std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
+                        static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
+                        outcome.summary.total.windowS);
+            if (const auto &client = outcome.summary.client; client && client->readBacklogP50Ms)
+                std::printf("         socket read backlog (kernel stamp -> read, by bytes): p50 %.3f ms, p99 %.3f ms, "
+                            "max %.1f ms\n",
+                            *client->readBacklogP50Ms, *client->readBacklogP99Ms, *client->readBacklogMaxMs);
+            std::fflush(stdout);
         }
-        // TTFT error = client TTFT − the simulator's (first token written − request read). It adds
-        // two parts, shown apart: how late the client stamped the first token after the
-        // simulator wrote it (the client's own error), and how long the request waited before the
-        // simulator read it (the simulator's backlog, invisible to a client).
-        std::vector<double> errors;
-        std::vector<double> stampLag;
-        std::vector<double> requestLag;
-        for (const RequestRecord &r : kept) {
-            const auto it = traces.find(r.responseId.toStdString());
-            if (!r.ok() || it == traces.end() || it->second.receivedNs < 0 || it->second.firstTokenNs < 0 ||
-                !r.ttftMs())
-                continue;
-            errors.push_back(*r.ttftMs() - double(it->second.firstTokenNs - it->second.receivedNs) / 1e6);
-            stampLag.push_back(double(outcome.steadyOriginNs + r.firstTokenNs - it->second.firstTokenNs) / 1e6);
-            requestLag.push_back(double(it->second.receivedNs - (outcome.steadyOriginNs + r.sentNs)) / 1e6);
-        }
-        const double events = double(outcome.progress.chunks);
-        const qsizetype keptCount = kept.size();
-        const double heapEnd = heapMiB();
-        kept = {};
-        const double perRecordBytes = keptCount > 0 ? (heapEnd - heapMiB()) * 1024.0 * 1024.0 / double(keptCount) : 0;
-        const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) -
-                                      perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
-        std::printf("%8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n", concurrency,
-                    stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS,
-                    cpu * 1e6 / std::max(1.0, events), percentile(errors, 0.5), percentile(errors, 0.99),
-                    errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()), perInFlightKiB,
-                    perRecordBytes);
-        std::printf(
-            "         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request read by the\n"
-            "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
-            percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5),
-            percentile(requestLag, 0.99));
-        std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
-                    static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
-                    outcome.summary.total.windowS);
-        std::fflush(stdout);
-    }
     return 0;
 }

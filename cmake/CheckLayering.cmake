@@ -16,7 +16,8 @@ set(tb_rooms
     results=5
     analysis=6
     run=7
-    ui/models=10 ui/widgets=10
+    ui/models=9
+    ui/widgets=10
     ui/charts=11 ui/editors=11
     ui/views=12
     ui/compare=13

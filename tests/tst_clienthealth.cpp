@@ -1,5 +1,8 @@
 // Client self-health (issue 16): a run whose client is starved on purpose (its run thread kept busy
-// past every timer tick) is flagged in summary.json and its warnings; a normal run is not.
+// past every timer tick) is flagged in summary.json and its warnings; a normal run is not. A client
+// whose transport thread is kept busy while the server streams has a read backlog, and is flagged
+// for it; a calm one is not.
+#include "engine/readbacklog.h"
 #include "metrics/clienthealthsummary.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
@@ -84,6 +87,115 @@ private Q_SLOTS:
         QVERIFY2(back && back->client, qPrintable(why));
         QCOMPARE(back->client->saturatedSeconds, h.saturatedSeconds);
         QCOMPARE(back->client->firstSaturatedS, h.firstSaturatedS);
+    }
+
+    void readBacklogIsMeasured_data()
+    {
+        QTest::addColumn<int>("transportStallMs");
+        QTest::addColumn<bool>("backlogged");
+        QTest::newRow("calm run") << 0 << false;
+        // Busy 90 ms of every 100: the simulator keeps streaming a token a millisecond per user, and
+        // most bytes wait in the kernel for tens of ms before this thread reads them.
+        QTest::newRow("transport thread busy") << 90 << true;
+    }
+
+    void readBacklogIsMeasured()
+    {
+        QFETCH(int, transportStallMs);
+        QFETCH(bool, backlogged);
+        SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        RunConfig c;
+        c.target.url = host.baseUrl().toString(); // plain http: the native transport, kernel-stamped
+        c.target.model = host.config().model;
+        c.target.serverMetrics = false;
+        c.load.mode = LoadMode::Concurrency;
+        c.load.concurrency = 4;
+        c.load.durationMs = 3000;
+        c.request.maxTokens = 400;
+        c.prompt.promptTokens = 20;
+        c.outDir = dir.filePath(QStringLiteral("run"));
+        BenchmarkRunner runner;
+        runner.setWorkerThreads(1);
+        runner.setTestTransportStallMs(transportStallMs);
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY2(runner.start(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QVERIFY(outcome.summary.client);
+        const ClientHealthSummary &h = *outcome.summary.client;
+        const QString shown = QString::fromStdString(h.toJson().dump());
+        qInfo("client block: %s", qPrintable(shown)); // the figures the README quotes
+        QVERIFY2(h.readBacklogP50Ms && h.readBacklogP99Ms && h.readBacklogMaxMs, qPrintable(shown));
+        QVERIFY2(*h.readBacklogP50Ms <= *h.readBacklogP99Ms && *h.readBacklogP99Ms <= *h.readBacklogMaxMs,
+                 qPrintable(shown));
+        QCOMPARE(*h.readBacklogP50Ms >= ClientHealthSummary::kLagLimitMs, backlogged);
+        QCOMPARE(h.readBacklogSeconds > 0, backlogged);
+        if (backlogged) {
+            QVERIFY2(h.saturated, qPrintable(shown));
+            QVERIFY2(h.note().contains(QStringLiteral("read backlog p50 ")), qPrintable(h.note()));
+        }
+
+        QFile file(outcome.directory + QStringLiteral("/summary.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto json = nlohmann::json::parse(file.readAll().toStdString());
+        QCOMPARE(json["client"]["read_backlog_seconds"].get<int>(), h.readBacklogSeconds);
+        QString why;
+        const auto back = RunSummary::fromJson(json, &why);
+        QVERIFY2(back && back->client, qPrintable(why));
+        QCOMPARE(back->client->readBacklogP99Ms, h.readBacklogP99Ms);
+    }
+
+    void readBacklogPercentiles_data()
+    {
+        QTest::addColumn<QList<qint64>>("lagsUs"); // one read each
+        QTest::addColumn<QList<int>>("bytes");
+        QTest::addColumn<double>("p50Ms"); // exact; the tally's answer is within its bucket above
+        QTest::addColumn<double>("maxMs");
+        QTest::newRow("one read") << QList<qint64>{30000} << QList<int>{100} << 30.0 << 30.0;
+        // By reads the median would be 1 ms; by bytes, most of the data waited 50 ms.
+        QTest::newRow("weighted by bytes") << QList<qint64>{1000, 50000} << QList<int>{100, 1000} << 50.0 << 50.0;
+        QTest::newRow("a stamp after the read counts as no wait")
+            << QList<qint64>{-5000} << QList<int>{10} << 0.0 << 0.0;
+        QTest::newRow("below 4 µs, exact") << QList<qint64>{3, 3, 1} << QList<int>{1, 1, 1} << 0.003 << 0.003;
+        QTest::newRow("an hour") << QList<qint64>{3'600'000'000} << QList<int>{1} << 3.6e6 << 3.6e6;
+    }
+
+    void readBacklogPercentiles()
+    {
+        QFETCH(QList<qint64>, lagsUs);
+        QFETCH(QList<int>, bytes);
+        QFETCH(double, p50Ms);
+        QFETCH(double, maxMs);
+        ReadBacklog::take(); // this thread's earlier reads, if any
+        for (qsizetype i = 0; i < lagsUs.size(); ++i)
+            ReadBacklog::record(lagsUs[i] * 1000, std::size_t(bytes[i]));
+        const ReadBacklog::Tally t = ReadBacklog::take();
+        QCOMPARE(t.reads, lagsUs.size());
+        QVERIFY(ReadBacklog::take().isEmpty()); // taken once
+        const double p50 = t.percentileMs(0.5);
+        QVERIFY2(p50 >= p50Ms && p50 <= 1.25 * p50Ms, qPrintable(QString::number(p50)));
+        QCOMPARE(t.percentileMs(1), maxMs);
+        QCOMPARE(double(t.maxUs) / 1e3, maxMs);
+    }
+
+    // Summaries written before the read backlog was measured still read, without one.
+    void summaryWithoutReadBacklogReads()
+    {
+        ClientHealthSummary h;
+        h.cores = 2;
+        h.seconds = 3;
+        nlohmann::json j = h.toJson();
+        for (const char *key :
+             {"read_backlog_p50_ms", "read_backlog_p99_ms", "read_backlog_max_ms", "read_backlog_seconds"})
+            j.erase(key);
+        QString why;
+        const auto back = ClientHealthSummary::fromJson(j, &why);
+        QVERIFY2(back, qPrintable(why));
+        QVERIFY(!back->readBacklogP50Ms);
+        QCOMPARE(back->readBacklogSeconds, 0);
     }
 };
 

@@ -1,6 +1,7 @@
 // What a run cost (issue 16): prices per target in the configuration and the presets, the cost
 // block of summary.json from a real run on the simulator, and the comparison's cheapest mark.
 #include "analysis/comparison.h"
+#include "analysis/htmlreport.h"
 #include "config/pricepresets.h"
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
@@ -152,6 +153,39 @@ private Q_SLOTS:
         QCOMPARE(*perToken->values[1], 6000e-6 / 500 * 1e6);
         QCOMPARE(perToken->best, (std::vector<bool>{true, false}));
         QVERIFY(table.toText().contains(QStringLiteral("Cost/1M output tokens")));
+    }
+
+    // The report shows the cost rows with the cheapest run starred in each, as the comparison does.
+    void reportMarksTheCheapest_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("cheapest");
+        QTest::newRow("per request") << QStringLiteral("cost_per_request") << 1;
+        QTest::newRow("per 1M output tokens") << QStringLiteral("cost_per_1m_output_tokens") << 0;
+    }
+
+    void reportMarksTheCheapest()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, cheapest);
+        const Pricing cheap{1.0, std::nullopt, 4.0, {}};
+        const Pricing dear{2.0, std::nullopt, 8.0, {}};
+        const std::vector<RunData> runs{runAt(cheap, 1000, 2000, QStringLiteral("a")),
+                                        runAt(dear, 1000, 500, QStringLiteral("b"))};
+        const HtmlReport report(runs, {}); // (it keeps a reference to the runs)
+        const QString html = report.toHtml();
+        const qsizetype at = html.indexOf(QStringLiteral("<tr data-key=\"%1\">").arg(key));
+        QVERIFY2(at >= 0, qPrintable(key));
+        const QString tableRow = html.mid(at, html.indexOf(QStringLiteral("</tr>"), at) - at);
+        const QStringList cells = tableRow.split(QStringLiteral("<td class=\"num"));
+        QCOMPARE(cells.size(), 3); // label and unit, then a and b
+        const auto *r = row(report.table(), key);
+        QVERIFY(r);
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(cells[i + 1].contains(ComparisonTable::formatValue(*r->values[std::size_t(i)])),
+                     qPrintable(cells[i + 1]));
+            QCOMPARE(cells[i + 1].contains(QStringLiteral("★")), i == cheapest);
+        }
     }
 
     void pricingInTheConfiguration_data()

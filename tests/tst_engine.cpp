@@ -5,6 +5,7 @@
 
 #include "support/echoserver.h"
 #include "support/tlsserver.h"
+#include "support/transportrows.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -66,11 +67,12 @@ RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
 }
 
 /// Runs a whole load profile; `during` may act on the controller while it runs (e.g. Stop).
-RunResult runLoad(const RunConfig &config, const std::function<void(LoadController &)> &during = {},
-                  int timeoutMs = 120000)
+RunResult runLoad(RunConfig config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000)
 {
     RunResult result;
     QString error;
+    if (config.target.transport == TransportKind::Auto)
+        config.target.transport = rowTransport();
     const auto plan = RunPlan::create(config, &error);
     if (!plan) {
         qWarning() << "plan:" << error;
@@ -304,6 +306,8 @@ class TestEngine : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase_data() { addTransportRows(); }
+
     void closedLoopReachesConcurrencyOnTheWire_data()
     {
         QTest::addColumn<int>("concurrency");
@@ -311,13 +315,15 @@ private Q_SLOTS:
         QTest::newRow("6 users (one QNAM's limit)") << 6;
         QTest::newRow("40 users") << 40;
         QTest::newRow("150 users") << 150;
+        QTest::newRow("200 users") << 200;
     }
 
     void closedLoopReachesConcurrencyOnTheWire()
     {
         QFETCH(int, concurrency);
         SimConfig simConfig = fastSim();
-        simConfig.ttftMs = 50; // long enough that every user is in flight at once
+        // Long enough that every user is in flight at once, also through QNAM on a loaded machine.
+        simConfig.ttftMs = 300;
         SimulatorHost host(simConfig);
         QVERIFY(host.start());
         const RunResult r = runLoad(configFor(host, concurrency, concurrency * 3));
@@ -689,6 +695,20 @@ private Q_SLOTS:
         QFETCH(bool, stream);
         QFETCH(int, status);
         QFETCH(QString, message);
+        // QNAM parses HTTP itself: what it cannot parse it reports in fewer words, and hostile
+        // chunk sizes it takes as the end of the body or waits on (README "Transports").
+        static const QHash<QByteArray, std::pair<QList<RequestStatus>, QString>> qnamSays = {
+            {"not http", {{RequestStatus::Protocol}, QStringLiteral("before any response")}},
+            {"chunk size -1", {{RequestStatus::StreamTruncated, RequestStatus::Timeout}, QString()}},
+            {"chunk size 8000000000000000", {{RequestStatus::StreamTruncated}, QString()}},
+            {"chunk size 5bbbbbbbbbbbbbbbbbbbbbbbb", {{RequestStatus::StreamTruncated}, QString()}},
+        };
+        const auto qnam = qnamSays.constFind(QTest::currentDataTag());
+        QList<RequestStatus> accepted{RequestStatus(status)};
+        if (rowTransport() == TransportKind::Qnam && qnam != qnamSays.cend()) {
+            accepted = qnam->first;
+            message = qnam->second;
+        }
         CannedServer server(response);
         QVERIFY(server.listen(QHostAddress::LocalHost));
         RunConfig config;
@@ -697,12 +717,12 @@ private Q_SLOTS:
         config.request.stream = stream;
         config.load.concurrency = 2;
         config.load.requests = 4;
-        config.load.timeoutMs = 20000;
+        config.load.timeoutMs = accepted.contains(RequestStatus::Timeout) ? 1000 : 20000;
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 4);
         for (const RequestRecord &rec : r.records) {
-            QVERIFY2(int(rec.status) == status,
+            QVERIFY2(accepted.contains(rec.status),
                      qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QVERIFY2(rec.errorMessage.contains(message), qPrintable(rec.errorMessage));
             QVERIFY(rec.doneNs >= rec.scheduledNs);
@@ -736,6 +756,8 @@ private Q_SLOTS:
         QFETCH(QString, peer);
         QFETCH(int, status);
         QFETCH(QString, message);
+        if (peer == QLatin1String("h2") && rowTransport() == TransportKind::Qnam) // it closes, not waits
+            message = QStringLiteral("connection closed before any response");
         if (peer.endsWith(QLatin1String("https")) && !QSslSocket::supportsSsl())
             QSKIP("this Qt has no TLS backend");
         SilentServer silent;
@@ -862,6 +884,12 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 3);
         for (const RequestRecord &rec : r.records) {
+            if (rowTransport() == TransportKind::Qnam) {
+                // QNAM drops an answer that comes while the body is still going out; pinned so that
+                // a Qt that reads it shows up here (README "Transports").
+                QVERIFY2(rec.status == RequestStatus::Protocol, qPrintable(rec.errorMessage));
+                continue;
+            }
             QVERIFY2(rec.status == RequestStatus::Http,
                      qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QCOMPARE(rec.httpStatus, 413);

@@ -9,13 +9,17 @@
 #include "models/targetlistmodel.h"
 #include "views/rundocument.h"
 
+#include "analysis/metricglossary.h"
+#include "support/openmetricsscrape.h"
 #include "support/testsettings.h"
 #include "tokenbench/version.h"
 
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QLabel>
@@ -23,6 +27,8 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
@@ -35,6 +41,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 
 using namespace tb;
 
@@ -132,6 +139,76 @@ private Q_SLOTS:
         }
     }
 
+    void sidePanelFitsItsContents_data()
+    {
+        QTest::addColumn<QSize>("window");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+        QTest::newRow("1280x800 at 1.5x") << QSize(853, 533); // its size in logical pixels
+    }
+
+    // The side panel clipped its own contents at its default width (the Shape box's arrow, "no
+    // count", Generate Sweep, the sweep error text): every field gets the width it asks for, and
+    // none is cut off at the panel's edge.
+    void sidePanelFitsItsContents()
+    {
+        QFETCH(QSize, window);
+        MainWindow w;
+        w.resize(window);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setSidePanelVisible(true); // also where the window is too narrow to show it by itself
+        RunConfig staged = remoteConfig();
+        staged.load.stages = *parseStages(QStringLiteral("c=8:30s,c=16:30s"), nullptr);
+        const QList<RunConfig> configs{remoteConfig(), staged};
+        QStringList clipped;
+        for (const RunConfig &config : configs) {
+            w.configEditor()->setConfig(config);
+            if (!config.load.stages.isEmpty()) { // a sweep that cannot be generated says why under it
+                auto *sweep = w.findChild<QLineEdit *>(QStringLiteral("sweepSpec"));
+                sweep->setText(QStringLiteral("c=1..nonsense"));
+                w.findChild<QAbstractButton *>(QStringLiteral("generateSweep"))->click();
+                QVERIFY(w.findChild<QLabel *>(QStringLiteral("sweepProblem"))->isVisible());
+            }
+            for (int tab = 0; tab < w.configEditor()->tabs()->count(); ++tab) {
+                w.configEditor()->tabs()->setCurrentIndex(tab);
+                QTRY_VERIFY(w.configEditor()->tabs()->currentWidget()->isVisible());
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QTest::qWait(50);
+                for (QWidget *child : w.configEditor()->findChildren<QWidget *>()) {
+                    if (!child->isVisible() || child->objectName().startsWith(QLatin1String("qt_")) ||
+                        qobject_cast<QLineEdit *>(child->parentWidget())) // a line edit's own buttons
+                        continue;
+                    const QRect shown = child->visibleRegion().boundingRect();
+                    if (shown.isEmpty())
+                        continue; // scrolled out of view
+                    const auto *label = qobject_cast<QLabel *>(child);
+                    const bool field = qobject_cast<QComboBox *>(child) || qobject_cast<QAbstractButton *>(child) ||
+                                       qobject_cast<QAbstractSpinBox *>(child) || qobject_cast<QLineEdit *>(child) ||
+                                       label;
+                    if (!field)
+                        continue;
+                    const int needs =
+                        label && label->wordWrap() ? child->minimumSizeHint().width() : child->sizeHint().width();
+                    if (shown.width() < child->width() || child->width() < std::min(needs, child->maximumWidth()))
+                        clipped << QStringLiteral("tab %1: %2 %3 shows %4 of %5 px, asks for %6")
+                                       .arg(tab)
+                                       .arg(QString::fromLatin1(child->metaObject()->className()), child->objectName())
+                                       .arg(shown.width())
+                                       .arg(child->width())
+                                       .arg(needs);
+                }
+                w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-side-%1x%2-%3-tab%4.png")
+                                                        .arg(window.width())
+                                                        .arg(window.height())
+                                                        .arg(configs.indexOf(config))
+                                                        .arg(tab)));
+            }
+        }
+        clipped.removeDuplicates();
+        QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QLatin1Char('\n'))));
+    }
+
     void screenshotOfBusyForms()
     {
         MainWindow w;
@@ -209,6 +286,53 @@ private Q_SLOTS:
         box->accept();
     }
 
+    // Help had only About: a metric glossary and the shortcuts, read off the actions themselves.
+    void helpListsMetricsAndShortcuts()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.findChild<QAction *>(QStringLiteral("actionMetricGlossary"))->trigger();
+        auto *glossary = w.findChild<QDialog *>(QStringLiteral("metricGlossaryDialog"));
+        QVERIFY(glossary);
+        QVERIFY(glossary->isVisible());
+        const QString terms = glossary->findChild<QTextBrowser *>()->toPlainText();
+        QVERIFY(!MetricGlossary::entries().isEmpty());
+        for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+            QVERIFY2(terms.contains(entry.term) && terms.contains(entry.definition), qPrintable(entry.term));
+
+        auto *save = w.findChild<QAction *>(QStringLiteral("actionSaveConfig"));
+        save->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F9)); // a changed shortcut is listed as it is
+        w.findChild<QAction *>(QStringLiteral("actionKeyboardShortcuts"))->trigger();
+        auto *shortcuts = w.findChild<QDialog *>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(shortcuts);
+        const QString list = shortcuts->findChild<QTextBrowser *>()->toPlainText();
+        int listed = 0;
+        for (QAction *action : w.findChildren<QAction *>()) {
+            if (action->shortcut().isEmpty() || action->menu() || !action->associatedObjects().size())
+                continue;
+            bool inMenu = false;
+            for (QObject *o : action->associatedObjects())
+                inMenu |= qobject_cast<QMenu *>(o) != nullptr;
+            if (!inMenu)
+                continue;
+            const QString keys = action->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(list.contains(keys + QStringLiteral("\t")) || list.contains(keys + QStringLiteral("\n")) ||
+                         list.contains(keys + QStringLiteral(" ")),
+                     qPrintable(keys + QStringLiteral(" in\n") + list));
+            ++listed;
+        }
+        QVERIFY(listed >= 10);
+        QVERIFY2(list.contains(QStringLiteral("File ▸ Save Configuration")), qPrintable(list));
+        QVERIFY(list.contains(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F9).toString(QKeySequence::NativeText)));
+        QVERIFY(list.contains(QStringLiteral("Esc")));
+        shortcuts->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(shortcuts));
+        QPointer<QDialog> guard(shortcuts);
+        QTest::keyClick(shortcuts, Qt::Key_Escape);
+        QTRY_VERIFY(!guard || !guard->isVisible());
+    }
+
     void firstStartRunsOnSimulator()
     {
         MainWindow w;
@@ -265,6 +389,20 @@ private Q_SLOTS:
         QCOMPARE(w.currentConfig().target.model, QStringLiteral("fast"));
         QCOMPARE(w.currentConfig().target.url, w.simulator()->baseUrl().toString());
         QCOMPARE(w.configEditor()->targets()->userTargets().size(), 0);
+    }
+
+    // The empty-state hint said the simulator was selected when another target was.
+    void emptyStateNamesTheSelectedTarget()
+    {
+        MainWindow w;
+        auto *hint = w.findChild<QLabel *>(QStringLiteral("noRunPlaceholder"));
+        QVERIFY(hint);
+        QVERIFY2(hint->text().contains(QStringLiteral("built-in simulator is selected")), qPrintable(hint->text()));
+        w.configEditor()->setConfig(remoteConfig());
+        QVERIFY2(!hint->text().contains(QStringLiteral("simulator")), qPrintable(hint->text()));
+        QVERIFY2(hint->text().contains(QStringLiteral("<b>staging</b> is selected")), qPrintable(hint->text()));
+        w.configEditor()->setCurrentTarget(w.configEditor()->targets()->builtinRow());
+        QVERIFY2(hint->text().contains(QStringLiteral("built-in simulator is selected")), qPrintable(hint->text()));
     }
 
     void invalidInputDisablesRun()
@@ -328,6 +466,69 @@ private Q_SLOTS:
         QVERIFY(!w.stopAction()->isEnabled());
         QTRY_VERIFY(w.configEditor()->isEnabled());
         QVERIFY(QFile::exists(QDir(config.outDir).filePath(QStringLiteral("summary.json"))));
+    }
+
+    // Run ▸ Serve Metrics (--metrics-listen in the GUI, issue 16): turned on, a run on the built-in
+    // simulator serves OpenMetrics that a scraper reads while the run goes; once it ends, the figures
+    // served are the summary's.
+    void serveMetricsIsScrapedMidRun()
+    {
+        QSettings().setValue(QStringLiteral("run/metricsListen"), QStringLiteral("127.0.0.1:0")); // a free port
+        QTemporaryDir runs;
+        MainWindow w;
+        w.setRunsFolder(runs.path());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *serve = w.findChild<QAction *>(QStringLiteral("actionServeMetrics"));
+        QVERIFY(serve && serve->isCheckable());
+        QVERIFY(serve->isChecked());                            // on, as the stored address says
+        QVERIFY(w.menus().value(1)->actions().contains(serve)); // in the Run menu
+        serve->trigger();
+        QVERIFY(!serve->isChecked());
+        serve->trigger(); // on again, by hand
+        QVERIFY(serve->isChecked());
+
+        RunConfig c = w.currentConfig();
+        c.load.concurrency = 2;
+        c.load.durationMs = 6000;
+        c.request.maxTokens = 32;
+        w.configEditor()->setConfig(c);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w.startRun(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.runner()->metricsUrl().isEmpty(), 10000);
+        const QString url = w.runner()->metricsUrl();
+        QVERIFY2(url.startsWith(QStringLiteral("http://127.0.0.1:")) && !url.contains(QStringLiteral(":0/")),
+                 qPrintable(url));
+
+        test::Scrape mid;
+        double midOk = 0;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (
+                mid = test::scrape(url),
+                midOk =
+                    [&mid] {
+                        const auto e = test::parsed(mid);
+                        return e ? test::value(*e, "tokenbench_requests_total", {{"status", "ok"}}) : 0;
+                    }()) > 0,
+            30000);
+        QVERIFY(w.isRunning()); // read mid-run
+        QCOMPARE(mid.status, 200);
+        QVERIFY2(mid.contentType.startsWith("application/openmetrics-text"), mid.contentType.constData());
+        QVERIFY(mid.body.endsWith("# EOF\n"));
+        const auto midE = test::parsed(mid);
+        QVERIFY(midE);
+        QVERIFY(test::value(*midE, "tokenbench_requests_total", {{"target", c.target.name.toStdString()}}) > 0);
+
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        const auto e = test::parsed(test::scrape(url));
+        QVERIFY(e);
+        QVERIFY(double(outcome.summary.total.requests.ok) >= midOk);
+        QCOMPARE(test::value(*e, "tokenbench_requests_total", {{"status", "ok"}}),
+                 double(outcome.summary.total.requests.ok));
+        QCOMPARE(test::value(*e, "tokenbench_tokens_total", {{"kind", "output"}}),
+                 double(outcome.summary.total.tokens.output));
     }
 
     void configuredOutThatHoldsFilesIsRefused()
@@ -446,6 +647,49 @@ private Q_SLOTS:
         QTRY_VERIFY(w.isMaximized());
     }
 
+    void positionRestoredOnTheSameScreen()
+    {
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        const QRect left(available.topLeft() + QPoint(40, 30), QSize(1200, 760).boundedTo(available.size() * 0.8));
+        {
+            MainWindow w;
+            w.setGeometry(left);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.showRestored();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.geometry(), left);
+    }
+
+    // A dead target used to read as success; Run now offers the connection test first.
+    void deadTargetOffersTestConnection()
+    {
+        MainWindow w;
+        w.show();
+        w.configEditor()->setConfig(remoteConfig()); // nobody listens on 127.0.0.1:9
+        w.runAction()->trigger();
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((box = w.findChild<QMessageBox *>(QStringLiteral("targetUnreachableBox"))), 10000);
+        QVERIFY(!w.isRunning());
+        QAbstractButton *test = nullptr;
+        for (QAbstractButton *b : box->buttons()) {
+            if (b->text() == QStringLiteral("Test Connection"))
+                test = b;
+        }
+        QVERIFY(test);
+        QVERIFY(box->defaultButton() == test);
+        test->click();
+        auto *status = w.findChild<QLabel *>(QStringLiteral("connectionStatus"));
+        QVERIFY(status);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->isVisible() && !status->text().startsWith(QStringLiteral("Asking")),
+                                  qPrintable(status->text()), 20000);
+        QVERIFY(!status->text().startsWith(QStringLiteral("Connected")));
+        QVERIFY(!w.isRunning());
+    }
+
     void sidePanelCollapsesWhenNarrow()
     {
         MainWindow w;
@@ -464,6 +708,37 @@ private Q_SLOTS:
         QVERIFY(panel->isChecked()); // …and the menu says so
         w.resize(w.sidePanelCollapseWidth() + 200, 800);
         QVERIFY(w.sideTabs()->isVisible());
+    }
+
+    // View → Side Panel showed unchecked while the panel was visible: however the panel is shown
+    // or hidden, the check mark says so (and the action shows and hides it).
+    void sidePanelActionFollowsThePanel()
+    {
+        {
+            MainWindow w;
+            w.resize(1400, 900);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.sideTabs()->hide(); // as a restored splitter state or the narrow collapse would
+            w.writeSettings();
+        }
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *panel = w.findChild<QAction *>(QStringLiteral("actionConfigPanel"));
+        QVERIFY(panel);
+        QCOMPARE(panel->isChecked(), w.sideTabs()->isVisible());
+        w.sideTabs()->show();
+        QVERIFY(panel->isChecked());
+        w.sideTabs()->hide();
+        QVERIFY(!panel->isChecked());
+        panel->trigger();
+        QVERIFY(w.sideTabs()->isVisible());
+        QVERIFY(panel->isChecked());
+        panel->trigger();
+        QVERIFY(!w.sideTabs()->isVisible());
+        QVERIFY(!panel->isChecked());
     }
 
     // Every request refused used to read "Run finished; results saved".

@@ -329,6 +329,41 @@ private Q_SLOTS:
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
     }
 
+    void runRecordsWhatCarriedIt_data()
+    {
+        QTest::addColumn<QString>("transport");
+        QTest::newRow("auto: native") << QStringLiteral("auto");
+        QTest::newRow("qnam") << QStringLiteral("qnam");
+    }
+
+    // The transport, the HTTP version negotiated and the streams per connection, in the connection
+    // block of run.json and summary.json, read back, and on the console.
+    void runRecordsWhatCarriedIt()
+    {
+        QFETCH(QString, transport);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                           QStringLiteral("--requests"), QStringLiteral("8"),
+                                                           QStringLiteral("--transport"), transport,
+                                                           QStringLiteral("--no-proxy"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString used = transport == QLatin1String("auto") ? QStringLiteral("native") : transport;
+        QVERIFY2(r.out.contains(QStringLiteral("transport  %1 · HTTP/1.1\n").arg(used)), qPrintable(r.out));
+        QString error;
+        const auto data = RunReader::load(out, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->info.connection.transport, used);
+        QCOMPARE(data->summary.connection.transport, used);
+        QCOMPARE(data->summary.connection.streamsPerConnection, 1);
+        QCOMPARE(data->summary.total.requests.byHttpVersion.at(QStringLiteral("1.1")), std::int64_t(8));
+        QCOMPARE(int(data->records.size()), 8);
+        for (const RequestRecord &rec : data->records)
+            QCOMPARE(rec.httpVersion, 1);
+    }
+
     // The whole path of a conversation run: the turn columns in requests.csv, the per-turn block in
     // summary.json and the console's table, read back as written.
     void conversationRunWritesItsTurns()
@@ -528,6 +563,58 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("knee       ") + knee->text), qPrintable(r.out));
     }
 
+    void contextSweepFitRecoversTheSimulatorsPrefillLaw()
+    {
+        // TTFT = ttft_ms + prefill_power_ms · (P/1000)^prefill_exponent at one user (no queue for
+        // the prefill unit): in tokens, a = 100 / 1000^1.4, b = 1.4, c = 20 ms plus the network and
+        // client's own share, a few ms on the loaded test machine. a is checked as a·1000^b, the
+        // prefill term at 1000 tokens: a alone moves by 1000^Δb with the exponent.
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 20;
+        simConfig.prefillMsPer1k = 0;
+        simConfig.prefillQuadraticMs = 0;
+        simConfig.prefillPowerMs = 100;
+        simConfig.prefillExponent = 1.4;
+        simConfig.prefixCacheTokens = 0;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("context"));
+        const CliResult r =
+            run(target(host) +
+                QStringList{QStringLiteral("--sweep"), QStringLiteral("p=256..8192x6"), QStringLiteral("--concurrency"),
+                            QStringLiteral("1"), QStringLiteral("--requests"), QStringLiteral("6"),
+                            QStringLiteral("--max-tokens"), QStringLiteral("2"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(formatStages(data->info.stages),
+                 QStringLiteral("c=1 p=256:6,p=512:6,p=1024:6,p=2048:6,p=4096:6,p=8192:6"));
+        QVERIFY(data->summary.contextSweep);
+        const ContextSweepSummary &sweep = *data->summary.contextSweep;
+        QCOMPARE(sweep.stages.size(), std::size_t(6));
+        QCOMPARE(sweep.points.size(), std::size_t(36));
+        // The server's count of each stage's prompts is the size asked for (approx tokens both sides).
+        QCOMPARE(sweep.stages[3].promptTokens, 2048.0);
+        const PowerLawFit &fit = sweep.fit;
+        QVERIFY2(fit.ok, qPrintable(fit.reason));
+        const double a = 100 / std::pow(1000.0, 1.4);
+        QVERIFY2(std::abs(fit.b - 1.4) < 0.1, qPrintable(sweep.fitText()));
+        QVERIFY2(std::abs(fit.a * std::pow(1000.0, fit.b) / 100 - 1) < 0.3, qPrintable(sweep.fitText()));
+        QVERIFY2(fit.c > 10 && fit.c < 60, qPrintable(sweep.fitText()));
+        QVERIFY2(fit.r2 > 0.95, qPrintable(sweep.fitText()));
+        // Prefill rate from the fit at 8192 tokens: 1 / (a·b·x^(b−1)) per ms.
+        const double expected = 1000 / (a * 1.4 * std::pow(8192.0, 0.4));
+        QVERIFY(sweep.stages[5].fitPrefillTokensPerS);
+        QVERIFY2(std::abs(*sweep.stages[5].fitPrefillTokensPerS / expected - 1) < 0.35,
+                 qPrintable(QString::number(*sweep.stages[5].fitPrefillTokensPerS)));
+        QVERIFY2(r.out.contains(QStringLiteral("context    ") + sweep.fitText()), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("per prompt size")), qPrintable(r.out));
+        // A context sweep holds the load: no throughput–latency knee is claimed.
+        QVERIFY2(!r.out.contains(QStringLiteral("knee ")), qPrintable(r.out));
+    }
+
     /// Calibration against a server that counts with another tokenizer than the client's (a
     /// byte-heavy tiktoken file: ~4 of its tokens per approx token) and adds a chat template.
     /// Calibrated, every request is within the tolerance (at 264 tokens a local token is more than
@@ -598,6 +685,53 @@ private Q_SLOTS:
                 QVERIFY2(std::abs(double(rec.promptTokens - requested)) <= each,
                          qPrintable(QStringLiteral("request %1: %2 tokens").arg(rec.id).arg(rec.promptTokens)));
         }
+    }
+
+    /// A server that reports no usage (it ignores stream_options here: the body drops it) and packs
+    /// 4 tokens into an event: with a tokenizer the streamed text is counted, not one token per
+    /// event (4× low), and the summary says how the requests were counted.
+    void packedEventsWithoutUsageAreCountedFromTheText_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::addColumn<qint64>("output"); ///< of 6 requests
+        QTest::addColumn<QString>("counted");
+        QTest::newRow("no tokenizer: one per event") << QString() << qint64(6 * 9) << QStringLiteral("chunks 6");
+        QTest::newRow("approx: the text")
+            << QStringLiteral("approx") << qint64(6 * 32) << QStringLiteral("tokenizer 6");
+    }
+    void packedEventsWithoutUsageAreCountedFromTheText()
+    {
+        QFETCH(QString, tokenizer);
+        QFETCH(qint64, output);
+        QFETCH(QString, counted);
+        SimConfig simConfig = fastSim();
+        simConfig.tokensPerChunk = 4; // 32 tokens: 1 + 31 in 8 events
+        simConfig.outputDist = sim::OutputDistribution::Fixed;
+        simConfig.outputTokens = 32;
+        simConfig.outputMin = 32;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        QStringList args = target(host);
+        args.removeAll(QStringLiteral("--quiet"));
+        args << QStringList{QStringLiteral("--requests"),   QStringLiteral("6"),
+                            QStringLiteral("--max-tokens"), QStringLiteral("64"),
+                            QStringLiteral("--extra-body"), QStringLiteral(R"({"stream_options": null})"),
+                            QStringLiteral("--out"),        out};
+        if (!tokenizer.isEmpty())
+            args << QStringLiteral("--tokenizer") << tokenizer;
+        const CliResult r = run(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QString error;
+        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
+        QVERIFY2(data, qPrintable(error));
+        const TokenSummary &t = data->summary.total.tokens;
+        QCOMPARE(t.fromUsage, std::int64_t(0));
+        QCOMPARE(t.output, std::int64_t(output));
+        QCOMPARE(tokenizer.isEmpty() ? t.fromChunks : t.fromTokenizer, std::int64_t(6));
+        QCOMPARE(tokenizer.isEmpty() ? t.promptEstimated : t.promptFromTokenizer, std::int64_t(6));
+        QVERIFY2(r.out.contains(QStringLiteral("tokens     counted from ") + counted), qPrintable(r.out));
     }
 
     void sloMissedExits3()

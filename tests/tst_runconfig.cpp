@@ -124,6 +124,38 @@ private Q_SLOTS:
                                       << "";
         QTest::newRow("rounds to one level") << "c=1..1.4"
                                              << "";
+        QTest::newRow("context sweep, log-spaced prompt sizes") << "p=256..16384x6"
+                                                                << "c=1 p=256,p=588,p=1351,p=3104,p=7132,p=16384";
+        QTest::newRow("context sweep, doubling, stage length") << "p=1024..8192:20"
+                                                               << "c=1 p=1024:20,p=2048:20,p=4096:20,p=8192:20";
+        QTest::newRow("context sweep beyond the prompt limit") << "p=256..3000000"
+                                                               << "";
+    }
+
+    void contextSweepHoldsTheGivenLoad()
+    {
+        StageConfig load;
+        load.mode = LoadMode::Rate;
+        load.level = 2.5;
+        const auto stages = parseSweep(QStringLiteral("p=256..1024"), nullptr, load);
+        QVERIFY(stages);
+        QCOMPARE(stages->size(), 3);
+        for (const StageConfig &s : *stages) {
+            QCOMPARE(s.mode, LoadMode::Rate);
+            QCOMPARE(s.level, 2.5);
+        }
+        QCOMPARE(stages->at(1).promptTokens, 512);
+        QVERIFY(isContextSweep(*stages));
+        RunConfig config;
+        config.target.url = QStringLiteral("http://127.0.0.1:1/v1");
+        config.target.model = QStringLiteral("m");
+        config.load.stages = *stages;
+        QString error;
+        const auto back = runConfigFromJson(toJson(config), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->load.stages, *stages);
+        config.prompt.promptFile = QStringLiteral("prompts.jsonl");
+        QVERIFY(validate(config).join(QLatin1Char('\n')).contains(QStringLiteral("needs synthetic prompts")));
     }
 
     void sweep()
@@ -451,6 +483,8 @@ private Q_SLOTS:
         c.target.caCertificate = QStringLiteral("/etc/ssl/certs/my-ca.pem");
         c.target.replicas = {QStringLiteral("http://10.0.0.2:8000/v1"), QStringLiteral("http://10.0.0.3:8000/v1")};
         c.target.balance = Balance::LeastInFlight;
+        c.target.transport = TransportKind::Qnam;
+        c.target.httpVersion = HttpVersion::Http2;
         c.request.maxTokens = 1024;
         c.request.temperature = 0.3;
         c.request.stream = false;
@@ -497,6 +531,13 @@ private Q_SLOTS:
         QTest::newRow("not json") << QByteArray("{nope") << QStringLiteral("not valid JSON");
         QTest::newRow("unknown key") << QByteArray(R"({"load": {"concurency": 5}})")
                                      << QStringLiteral("load.concurency: unknown key");
+        QTest::newRow("unknown transport")
+            << QByteArray(R"({"target": {"transport": "curl"}})")
+            << QStringLiteral("target.transport: unknown value \"curl\" (accepted: auto|native|qnam)");
+        QTest::newRow("HTTP/2 on native")
+            << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
+                          "\"transport\": \"native\", \"http_version\": \"2\"}}")
+            << QStringLiteral("target.http_version (--http2): HTTP/2 needs --transport qnam");
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
                                     << QStringLiteral("load.concurrency: must be a whole number");
         QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")

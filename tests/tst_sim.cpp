@@ -2,6 +2,7 @@
 // model under load, faults, limits, bad input, and the ground truth it reports.
 #include "formats/prometheustext.h"
 #include "metrics/servermetrics.h"
+#include "metrics/tokenizer.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
 #include "tokenize/tokenizer.h"

@@ -9,7 +9,9 @@
 #include "charts/tokenchart.h"
 #include "charts/turnchart.h"
 #include "formats/numberformat.h"
+#include "widgets/apptheme.h"
 
+#include <QApplication>
 #include <QBarSet>
 #include <QDir>
 #include <QFile>
@@ -509,6 +511,72 @@ private Q_SLOTS:
         QVERIFY(QString::fromUtf8(f.readAll()).contains(QStringLiteral("No errors in this run.")));
         view.setEmpty(false);
         QVERIFY(view.exportOptions().emptyText.isEmpty());
+    }
+
+    // Dark mode: charts on screen follow the palette (also a chart made while dark), and an export
+    // made in dark mode is in the light report look all the same.
+    void chartsFollowTheThemeAndExportsStayLight()
+    {
+        using chartstyle::Theme;
+        ChartView view(latencyChart());
+        auto *chart = static_cast<TimeChart *>(view.chart());
+        view.resize(500, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+        QCOMPARE(chart->backgroundBrush().color(), QColor(Qt::white));
+        QCOMPARE(chart->leftAxis()->labelsColor(), chartstyle::mutedText(Theme::Light));
+
+        AppTheme::apply(AppTheme::Setting::Dark);
+        QCOMPARE(chartstyle::screenTheme(), Theme::Dark);
+        QTRY_COMPARE(chart->backgroundBrush().color(), chartstyle::surface(Theme::Dark));
+        QCOMPARE(view.backgroundBrush().color(), chartstyle::surface(Theme::Dark));
+        QCOMPARE(chart->titleBrush().color(), chartstyle::primaryText(Theme::Dark));
+        QCOMPARE(chart->legend()->labelColor(), chartstyle::mutedText(Theme::Dark));
+        for (QAbstractAxis *axis : chart->axes()) {
+            QCOMPARE(axis->labelsColor(), chartstyle::mutedText(Theme::Dark));
+            QCOMPARE(axis->gridLinePen().color(), chartstyle::gridLine(Theme::Dark));
+        }
+        QVERIFY(chartstyle::primaryText(Theme::Dark).lightness() > chartstyle::surface(Theme::Dark).lightness() + 100);
+        // Navy is lost on a dark surface: a chart made now draws in flight lighter.
+        QLineSeries *inFlight = chart->addLine(QStringLiteral("in flight"), chartstyle::color(Quantity::InFlight),
+                                               false, QStringLiteral("requests in flight"));
+        inFlight->append(1, 100);
+        inFlight->append(20, 200);
+        QVERIFY(inFlight->pen().color().lightness() > QColor(0x34, 0x49, 0x5e).lightness() + 60);
+        std::unique_ptr<TimeChart> madeDark(latencyChart());
+        QCOMPARE(madeDark->backgroundBrush().color(), chartstyle::surface(Theme::Dark));
+
+        // Exported while dark: white, the light theme's text, the light in-flight navy.
+        const std::unique_ptr<QChart> copy(ChartExporter::reportCopy(chart, {}));
+        QCOMPARE(copy->backgroundBrush().color(), QColor(Qt::white));
+        for (QAbstractAxis *axis : copy->axes())
+            QCOMPARE(axis->labelsColor(), chartstyle::mutedText(Theme::Light));
+        QTemporaryDir dir;
+        QString error;
+        const QString svgPath = dir.filePath(QStringLiteral("dark.svg"));
+        QVERIFY2(ChartExporter::save(chart, svgPath, {}, &error), qPrintable(error));
+        QFile f(svgPath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(f.readAll()).toLower();
+        QVERIFY(svg.contains(QStringLiteral("fill=\"#ffffff\"")));
+        QVERIFY(svg.contains(chartstyle::mutedText(Theme::Light).name()));
+        QVERIFY(svg.contains(QStringLiteral("#34495e")));
+        for (const QColor &dark : {chartstyle::surface(Theme::Dark), chartstyle::mutedText(Theme::Dark),
+                                   chartstyle::gridLine(Theme::Dark), chartstyle::primaryText(Theme::Dark)})
+            QVERIFY2(!svg.contains(dark.name()), qPrintable(dark.name()));
+        const QString pngPath = dir.filePath(QStringLiteral("dark.png"));
+        QVERIFY2(ChartExporter::save(chart, pngPath, {}, &error), qPrintable(error));
+        const QImage png(pngPath);
+        QCOMPARE(png.pixelColor(4, 4), QColor(Qt::white));
+        QCOMPARE(png.pixelColor(png.width() / 2, png.height() - 4), QColor(Qt::white));
+
+        // And back: the chart on screen is light again.
+        AppTheme::apply(AppTheme::Setting::System);
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+        QTRY_COMPARE(chart->backgroundBrush().color(), QColor(Qt::white));
+        QCOMPARE(chart->leftAxis()->labelsColor(), chartstyle::mutedText(Theme::Light));
+        QCOMPARE(inFlight->pen().color(), QColor(0x34, 0x49, 0x5e));
     }
 
     void chartViewEmptyState()

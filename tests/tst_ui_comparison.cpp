@@ -18,6 +18,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/baseline.h"
+#include "analysis/metricglossary.h"
 #include "analysis/svgchart.h"
 #include "run/benchmarkrunner.h"
 #include "run/comparisonsession.h"
@@ -33,6 +34,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
@@ -187,6 +189,14 @@ private Q_SLOTS:
                  qPrintable(slow.data(ComparisonModel::DeltaTextRole).toString()));
         QCOMPARE(slow.data(ComparisonModel::DeltaToneRole).toInt(), -1); // significantly worse
         QVERIFY(slow.data(Qt::ToolTipRole).toString().contains(QStringLiteral("95% confidence interval")));
+        for (int row = 0; row < model->rowCount(); ++row) // every row explains its metric (the glossary)
+            QVERIFY2(model->index(row, ComparisonModel::MetricColumn)
+                             .data(Qt::ToolTipRole)
+                             .toString()
+                             .startsWith(MetricGlossary::definitionOf(
+                                 model->index(row, 0).data(ComparisonModel::KeyRole).toString())) &&
+                         MetricGlossary::find(model->index(row, 0).data(ComparisonModel::KeyRole).toString()),
+                     qPrintable(model->index(row, 0).data(ComparisonModel::KeyRole).toString()));
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(0), Qt::Horizontal).toString(),
                  QStringLiteral("#1 fast-run\n(baseline)"));
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(1), Qt::Horizontal, ComparisonModel::RunColorRole)
@@ -282,6 +292,31 @@ private Q_SLOTS:
         // Out/in has no better direction: every run's value.
         QCOMPARE(strip->tile(QStringLiteral("out_in_ratio"))->value().count(QStringLiteral(" · ")), 2);
         QVERIFY(!strip->tile(QStringLiteral("ttft_mean")));
+    }
+
+    // The strip names its cost tile by the key the table's cost row has: two priced runs get one.
+    void headlineStripNamesTheCheapest()
+    {
+        const auto priced = [](const Pricing &prices, std::int64_t output, const QString &name) {
+            RunData run;
+            run.name = name;
+            run.summary.total.requests.ok = run.summary.total.requests.attempted = 10;
+            run.summary.total.tokens.input = 1000;
+            run.summary.total.tokens.output = output;
+            run.summary.total.cost = CostSummary::of(prices, run.summary.total.tokens, 10, 10);
+            return run;
+        };
+        // a: (1000·1 + 2000·4) µUSD for 2000 output tokens; b: (1000·2 + 500·8) µUSD for 500.
+        const ComparisonTable table({priced(Pricing{1.0, std::nullopt, 4.0, {}}, 2000, QStringLiteral("a")),
+                                     priced(Pricing{2.0, std::nullopt, 8.0, {}}, 500, QStringLiteral("b"))});
+        HeadlineStrip strip;
+        strip.setTable(table);
+        QVERIFY2(strip.keys().contains(QStringLiteral("cost_per_1m_output_tokens")),
+                 qPrintable(strip.keys().join(QLatin1Char(' '))));
+        const KpiTile *cost = strip.tile(QStringLiteral("cost_per_1m_output_tokens"));
+        QCOMPARE(cost->value(), ComparisonTable::formatValue(9000e-6 / 2000 * 1e6));
+        QCOMPARE(cost->detail(), QStringLiteral("★ #1 a"));
+        QCOMPARE(strip.keys().constLast(), QStringLiteral("cost_per_1m_output_tokens"));
     }
 
     void aSingleStagedRunComparesItsStages()
@@ -454,6 +489,13 @@ private Q_SLOTS:
         } else if (suffix == QLatin1String("svg")) {
             QVERIFY2(parsesAsXml(bytes, &error), qPrintable(error));
             QVERIFY(bytes.contains("<svg"));
+            // The caption: what each run measured, the load and the date included.
+            QString why;
+            const auto a = RunReader::load(m_a, &why, RunReader::SummaryOnly);
+            QVERIFY2(a, qPrintable(why));
+            const QString first = QStringLiteral("#1 ") + a->info.workloadCaption();
+            QVERIFY2(bytes.contains(first.toUtf8()), qPrintable(first));
+            QVERIFY(first.contains(a->info.startedAt.toString(QStringLiteral("yyyy-MM-dd"))));
         } else {
             QVERIFY(bytes.startsWith("%PDF"));
         }
@@ -530,6 +572,27 @@ private Q_SLOTS:
         const auto info = SessionInfo::load(directory, &error);
         QVERIFY2(info, qPrintable(error));
         QCOMPARE(info->runs[1].target.model, QStringLiteral("fast"));
+    }
+
+    // The session window had no Close button and ignored Esc.
+    void sessionPanelClosesWithEscAndCloseButton()
+    {
+        ConfigEditor editor;
+        ComparisonSessionPanel panel(&editor);
+        for (bool byKey : {true, false}) {
+            panel.show();
+            panel.activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(&panel));
+            if (byKey) {
+                QTest::keyClick(&panel, Qt::Key_Escape);
+            } else {
+                auto *close = panel.findChild<QPushButton *>(QStringLiteral("closeSessionPanelButton"));
+                QVERIFY(close);
+                QVERIFY(close->isVisible());
+                close->click();
+            }
+            QTRY_VERIFY(!panel.isVisible());
+        }
     }
 
     void mainWindowCompareMenuAndDrops()

@@ -397,6 +397,66 @@ private Q_SLOTS:
         QVERIFY(editor.tabs()->tabIcon(tab).isNull());
     }
 
+    void typedTextThatIsNoNumberIsMarkedNotApplied_data()
+    {
+        QTest::addColumn<QString>("field"); // objectName of the spin box typed into
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<int>("tab");
+        // As it is typed, a prefix that reads ("20000" of "200000") is applied; nothing of "-5abc" reads.
+        QTest::addColumn<bool>("unchanged");
+        QTest::newRow("minus and letters") << "concurrency"
+                                           << "-5abc" << int(ConfigEditor::LoadTab) << true;
+        QTest::newRow("negative with a unit") << "maxTokens"
+                                              << "-64k" << int(ConfigEditor::WorkloadTab) << true;
+        QTest::newRow("above the maximum") << "concurrency"
+                                           << "200000" << int(ConfigEditor::LoadTab) << false;
+    }
+
+    // "-5abc" in a spin box silently became 5 (the spin box dropped the keys it could not use).
+    void typedTextThatIsNoNumberIsMarkedNotApplied()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, typed);
+        QFETCH(int, tab);
+        QFETCH(bool, unchanged);
+        ConfigEditor editor;
+        editor.resize(520, 900);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowActive(&editor));
+        editor.setConfig(base());
+        editor.tabs()->setCurrentIndex(tab);
+        const RunConfig before = editor.config();
+        auto *spin = editor.findChild<QAbstractSpinBox *>(field);
+        QVERIFY2(spin, qPrintable(field));
+        auto *edit = spin->findChild<QLineEdit *>();
+        QVERIFY(edit);
+        spin->setFocus();
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClicks(edit, typed);
+        QVERIFY2(spin->text().startsWith(typed), qPrintable(spin->text()));
+        QVERIFY(!editor.isValid());
+        QVERIFY(spin->property("invalid").toBool());
+        QLabel *line = messageFor(spin);
+        QVERIFY(line);
+        QVERIFY2(line->isVisible() && line->text().contains(QStringLiteral("is not a number")),
+                 qPrintable(line->text()));
+        if (unchanged)
+            QCOMPARE(editor.config(), before); // not applied
+        editor.tabs()->setFocus();             // leaving the field keeps what was typed, and the mark
+        QVERIFY(!spin->hasFocus());
+        QVERIFY2(spin->text().startsWith(typed), qPrintable(spin->text()));
+        QVERIFY(!editor.isValid());
+
+        spin->setFocus();
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Backspace);
+        QTest::keyClicks(edit, QStringLiteral("7"));
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        QVERIFY(!spin->property("invalid").toBool());
+        QVERIFY(editor.config() != before);
+    }
+
     void undefinedTemplateVariable()
     {
         ConfigEditor editor;

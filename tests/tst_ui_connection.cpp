@@ -178,8 +178,11 @@ private Q_SLOTS:
         auto *status = editor.findChild<QLabel *>(QStringLiteral("connectionStatus"));
         QTest::mouseClick(editor.findChild<QPushButton *>(QStringLiteral("testConnection")), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("1 model")), 20000);
-        const QString through = QStringLiteral("Connected through proxy %1 (target.proxy) in").arg(proxy.url());
+        // Test connection says what was negotiated and whether the proxy carried it.
+        const QString through =
+            QStringLiteral("Connected over HTTP/1.1 through proxy %1 (target.proxy) in").arg(proxy.url());
         QVERIFY2(status->text().contains(through) == proxied, qPrintable(status->text()));
+        QVERIFY2(status->text().startsWith(QStringLiteral("Connected over HTTP/1.1")), qPrintable(status->text()));
         QCOMPARE(proxy.connections > 0, proxied);
         if (proxied)
             QVERIFY2(proxy.heads.constFirst().startsWith("GET " + server.baseUrl().toLatin1() + "/models HTTP/1.1"),

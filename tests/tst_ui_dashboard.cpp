@@ -4,8 +4,10 @@
 // run stops it and closes once saved; saved runs open from the history into the same views, with
 // a request's chunk timeline read on demand; exports parse back to the same numbers; and the
 // window, photographed, shows charts with something drawn in them.
+#include "charts/chartstyle.h"
 #include "charts/chartview.h"
 #include "charts/comparisoncharts.h"
+#include "charts/contextsweepchart.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
@@ -23,10 +25,12 @@
 #include "views/rundocument.h"
 #include "views/runhistoryview.h"
 #include "views/summaryview.h"
+#include "widgets/apptheme.h"
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
 #include "formats/csv.h"
+#include "formats/numberformat.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 #include "run/benchmarkrunner.h"
@@ -50,6 +54,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
+#include <QValueAxis>
 
 using namespace tb;
 
@@ -219,6 +225,57 @@ private Q_SLOTS:
         }
     }
 
+    // The Server panel (issue 16): the simulator's /metrics scraped live beside the client's TTFT;
+    // an endpoint that is not there leaves the chart empty with its reason, said once.
+    void serverPanel_data()
+    {
+        QTest::addColumn<QString>("metricsUrl"); // empty: the target's own /metrics
+        QTest::addColumn<QString>("problem");    // empty: scraped
+        QTest::newRow("simulator's /metrics") << QString() << QString();
+        QTest::newRow("nothing listens") << QStringLiteral("http://127.0.0.1:9/metrics")
+                                         << QStringLiteral("Connection refused");
+    }
+
+    void serverPanel()
+    {
+        QFETCH(QString, metricsUrl);
+        QFETCH(QString, problem);
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=4:3s"));
+        c.target.serverMetricsUrl = metricsUrl;
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QCOMPARE(w->currentConfig().target.serverMetricsUrl, metricsUrl);
+        DashboardView *dash = w->dashboard();
+        ChartView *view = dash->chartView(QStringLiteral("server"));
+        auto *chart = static_cast<TimeChart *>(view->chart());
+        auto *note = dash->findChild<QLabel *>(QStringLiteral("serverNote"));
+        QVERIFY(note);
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        if (problem.isEmpty()) {
+            // Live: running requests arrive while the run goes.
+            QTRY_VERIFY_WITH_TIMEOUT(!view->isEmpty() && points(chart->lines().at(0)) > 0, 30000);
+            QVERIFY(w->isRunning());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.summary.total.requests.ok > 0); // the run itself was not disturbed
+        QVERIFY(outcome.summary.server);
+        if (problem.isEmpty()) {
+            QVERIFY(!view->isEmpty());
+            QVERIFY2(note->text().contains(QStringLiteral("server TTFT p50")), qPrintable(note->text()));
+            QVERIFY2(note->text().contains(QStringLiteral("vllm at http://127.0.0.1:")), qPrintable(note->text()));
+            for (QLineSeries *line : chart->lines())
+                QVERIFY2(points(line) > 0, qPrintable(line->name()));
+        } else {
+            QVERIFY(view->isEmpty());
+            QVERIFY2(view->emptyText().contains(problem), qPrintable(view->emptyText()));
+            QCOMPARE(note->text().count(problem), 1); // said once, however many scrapes failed
+            QVERIFY2(note->text().contains(QStringLiteral("failed scrape")), qPrintable(note->text()));
+        }
+    }
+
     void stopMidRunLeavesSavedRun()
     {
         // The default preset streams for seconds: plenty in flight when Stop comes.
@@ -287,7 +344,7 @@ private Q_SLOTS:
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->historyView()->selectDirectory(outcome.directory);
         QCOMPARE(fresh->historyView()->selectedDirectory(), QFileInfo(outcome.directory).canonicalFilePath());
-        QTableView *list = fresh->historyView()->table();
+        QTreeView *list = fresh->historyView()->table();
         const QModelIndex selected = list->selectionModel()->selectedRows().constFirst();
         const QPoint at = list->visualRect(selected).center();
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
@@ -325,6 +382,64 @@ private Q_SLOTS:
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
     }
 
+    // The run length read 38.1 s live and 39.0 s reopened: both are the measurement window now.
+    void runLengthReadsTheSameLiveAndReopened()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1200ms")));
+        const RunOutcome outcome = runToEnd(*w);
+        const QString length = formatNumber(outcome.summary.total.windowS) + QStringLiteral(" s");
+        const auto subtitle = [](MainWindow &window) {
+            window.dashboard()->refresh();
+            return window.dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        };
+        const QString live = subtitle(*w);
+        QVERIFY2(live.contains(QStringLiteral("finished in ") + length),
+                 qPrintable(live + QStringLiteral(" / ") + length));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        const QString reopened = subtitle(*w);
+        QVERIFY2(reopened.contains(QStringLiteral("saved run, ") + length),
+                 qPrintable(reopened + QStringLiteral(" / ") + length));
+    }
+
+    // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.
+    void latencyChartWithoutStreamingHasNoTtft()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s"));
+        c.request.stream = false;
+        auto w = window(c);
+        const RunOutcome outcome = runToEnd(*w);
+        for (bool reopened : {false, true}) {
+            if (reopened) {
+                QSignalSpy opened(w.get(), &MainWindow::runOpened);
+                QVERIFY(w->openRun(outcome.directory));
+                QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+            }
+            w->dashboard()->refresh();
+            auto *latency =
+                static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
+            QVERIFY(!latency->leftAxis()->isVisible());
+            QVERIFY(latency->rightAxis()->isVisible());
+            for (QLineSeries *line : latency->lines()) {
+                const bool ttft = line->name().startsWith(QStringLiteral("TTFT"));
+                QCOMPARE(line->isVisible(), !ttft);
+                QCOMPARE(chartstyle::isInLegend(line), !ttft);
+                if (!ttft)
+                    QVERIFY2(line->count() > 0, qPrintable(line->name()));
+            }
+        }
+        // A streaming run gets them back.
+        w->configEditor()->setConfig(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        runToEnd(*w);
+        w->dashboard()->refresh();
+        auto *latency =
+            static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("latency-over-time"))->chart());
+        QVERIFY(latency->leftAxis()->isVisible());
+        for (QLineSeries *line : latency->lines())
+            QVERIFY2(line->isVisible() && chartstyle::isInLegend(line), qPrintable(line->name()));
+    }
+
     void aSweepRingsItsKneeWhereTheCoreFindsIt()
     {
         // Two sequences decode at once: past c=2 more users buy latency, not throughput.
@@ -357,6 +472,72 @@ private Q_SLOTS:
         }
         const CurvePoint &at = curve[knee->point];
         QCOMPARE(ring, (QList<QPointF>{QPointF(at.requestsPerS, at.p50)}));
+    }
+
+    void aContextSweepShowsItsFitInPlaceOfTheCurve()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1"), 4);
+        c.load.stages = *parseSweep(QStringLiteral("p=128..1024:6"), nullptr);
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        runToEnd(*w);
+        DashboardView *dashboard = w->dashboard();
+        dashboard->refresh();
+        QVERIFY(dashboard->chartView(QStringLiteral("context-sweep"))->parentWidget()->isVisible());
+        QVERIFY(!dashboard->chartView(QStringLiteral("throughput-latency"))->parentWidget()->isVisible());
+        const auto &sweep = w->document()->summary().contextSweep;
+        QVERIFY(sweep);
+        QCOMPARE(sweep->stages.size(), std::size_t(4));
+        ContextSweepChart *chart = dashboard->contextChart();
+        QVERIFY(chart->hasData());
+        QCOMPARE(chart->stageDots().size(), 1);
+        QCOMPARE(chart->stageDots().first()->count(), 4);
+        QCOMPARE(chart->fitLines().size(), sweep->fit.ok ? 1 : 0);
+        if (sweep->fit.ok)
+            QVERIFY2(chart->fitLines().first()->name().endsWith(sweep->fitText()),
+                     qPrintable(chart->fitLines().first()->name()));
+    }
+
+    /// Regression: the workbench sent every run the same prompts, so a sweep after two runs of the
+    /// same workload found 99% of its prompts in the server's prefix cache. Each run now has a
+    /// salt of its own; giving one back replays the run, and the dashboard warns of the hits.
+    void aSweepAfterTwoRunsGetsNoCacheHits()
+    {
+        sim::SimulatorHost host(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        QVERIFY(host.config().prefixCacheTokens > 0);
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:8"), 16);
+        c.prompt.sharedPrefixTokens = 0; // every prompt unique: no hit is asked for
+        c.target.name = QStringLiteral("cached");
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        const RunOutcome first = runToEnd(*w);
+        runToEnd(*w);
+        RunConfig sweep = c;
+        sweep.load.stages = *parseStages(QStringLiteral("c=1:8,c=2:8,c=4:8"), nullptr);
+        w->configEditor()->setConfig(sweep);
+        const RunOutcome swept = runToEnd(*w);
+        QCOMPARE(swept.summary.stages.size(), std::size_t(3));
+        for (const SummaryBlock &stage : swept.summary.stages)
+            QCOMPARE(stage.tokens.cached, std::int64_t(0));
+        QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
+        QVERIFY(swept.summary.warnings.isEmpty());
+
+        // The first run's salt replays it: the cache answers, and the dashboard says it was not asked for.
+        QString error;
+        const auto saved = RunReader::load(first.directory, &error, RunReader::SummaryOnly);
+        QVERIFY2(saved, qPrintable(error));
+        RunConfig replay = c;
+        replay.prompt.salt = saved->info.config.prompt.salt;
+        QVERIFY(!replay.prompt.salt.isEmpty());
+        w->configEditor()->setConfig(replay);
+        const RunOutcome replayed = runToEnd(*w);
+        QVERIFY(replayed.summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
+        w->dashboard()->refresh();
+        const QString subtitle = w->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("unexpected cache hits")), qPrintable(subtitle));
     }
 
     void mergedRunShowsMergedFromInItsHeader()
@@ -508,6 +689,46 @@ private Q_SLOTS:
         const QString text = QApplication::clipboard()->text();
         QVERIFY2(text.contains(QStringLiteral("TTFT p50\tms\t")), qPrintable(text.left(300)));
         QVERIFY(text.startsWith(QStringLiteral("Metric\tUnit\tWhole run")));
+    }
+
+    // View ▸ Theme: Dark darkens the dashboard's page, tiles and charts, is kept for the next
+    // start, and System brings the desktop's (here: light) palette back.
+    void themeIsKeptAndFollowed()
+    {
+        using chartstyle::Theme;
+        const auto action = [](const MainWindow &w, const char *name) {
+            return w.findChild<QAction *>(QStringLiteral("actionTheme_%1").arg(QLatin1String(name)));
+        };
+        {
+            auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+            QVERIFY(action(*w, "system")->isChecked());
+            action(*w, "dark")->trigger();
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toString(), QStringLiteral("dark"));
+        AppTheme::apply(AppTheme::Setting::System);
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+        QCOMPARE(w->theme(), AppTheme::Setting::Dark);
+        QVERIFY(action(*w, "dark")->isChecked());
+        QCOMPARE(chartstyle::screenTheme(), Theme::Dark);
+        auto *page = w->findChild<QWidget *>(QStringLiteral("dashboardPage"));
+        QVERIFY(page);
+        const QColor lightPage(0xf4, 0xf5, 0xf7);
+        QTRY_COMPARE(page->palette().color(QPalette::Window), chartstyle::themed(lightPage, Theme::Dark));
+        const auto *value = w->findChild<QLabel *>(QStringLiteral("kpiValue"));
+        QVERIFY(value->palette().color(QPalette::WindowText).lightness() > 200);
+        QVERIFY(!w->dashboard()->charts().isEmpty());
+        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts())
+            QCOMPARE(chart.view->chart()->backgroundBrush().color(), chartstyle::surface(Theme::Dark));
+
+        action(*w, "system")->trigger();
+        QCOMPARE(chartstyle::screenTheme(), Theme::Light);
+        QTRY_COMPARE(page->palette().color(QPalette::Window), lightPage);
+        QCOMPARE(value->palette().color(QPalette::WindowText), QColor(0x11, 0x18, 0x27));
+        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts())
+            QCOMPARE(chart.view->chart()->backgroundBrush().color(), QColor(Qt::white));
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toString(), QStringLiteral("system"));
     }
 };
 

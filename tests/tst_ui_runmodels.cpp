@@ -6,6 +6,7 @@
 #include "editors/configeditor.h"
 #include "mainwindow.h"
 #include "models/requestsmodel.h"
+#include "models/rungroupmodel.h"
 #include "models/runhistorymodel.h"
 #include "models/summarymodel.h"
 #include "models/timelinemodel.h"
@@ -13,12 +14,15 @@
 #include "views/requestdetailview.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
+#include "views/runhistoryview.h"
 
 #include "analysis/baseline.h"
+#include "analysis/metricglossary.h"
 #include "formats/csv.h"
 #include "metrics/runaggregator.h"
 #include "results/runfiles.h"
 #include "results/runwriter.h"
+#include "results/sessioninfo.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -33,6 +37,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 #include <cmath>
 
@@ -278,6 +283,28 @@ private Q_SLOTS:
         model.setSummary(RunSummary());
         QCOMPARE(reset.size(), 1);
         QCOMPARE(model.blockCount(), 1);
+    }
+
+    // Help had only About: every summary row now explains its metric (the core's glossary).
+    void summaryRowsExplainTheirMetric()
+    {
+        QVERIFY(MetricGlossary::entries().size() > 10); // the resource is compiled in and reads
+        RunAggregator aggregator(runInfo());
+        for (const RequestRecord &r : records(60))
+            aggregator.add(r);
+        SummaryTableModel model;
+        model.setSummary(aggregator.summary());
+        QVERIFY(model.rowCount() > 20);
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QVERIFY2(MetricGlossary::find(model.key(row)), qPrintable(model.key(row)));
+            for (int column : {int(SummaryTableModel::MetricColumn), int(SummaryTableModel::FirstBlockColumn)})
+                QCOMPARE(model.index(row, column).data(Qt::ToolTipRole).toString(),
+                         MetricGlossary::definitionOf(model.key(row)));
+        }
+        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_from_schedule_p99"))->term,
+                 QStringLiteral("TTFT from schedule")); // the longest prefix, not "ttft"
+        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_p99"))->term, QStringLiteral("TTFT"));
+        QVERIFY(!MetricGlossary::find(QStringLiteral("no_such_row")));
     }
 
     void summaryCsvParsesBack()
@@ -642,6 +669,102 @@ private Q_SLOTS:
         QVERIFY2(fresh.moveToTrash(doomed, &error), qPrintable(error));
         QVERIFY(!QFileInfo::exists(runs.filePath(QStringLiteral("refused"))));
         QCOMPARE(fresh.rowCount(), 2);
+    }
+
+    // Runs grouped by session: a comparison session is one collapsible row over its runs, sorted
+    // as a whole, its runs editable through it.
+    void runHistoryGroupsSessions()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QTemporaryDir folder;
+        const QDir runs(folder.path());
+        const QDir session(runs.filePath(QStringLiteral("20261201-120000-session-models")));
+        QVERIFY(session.mkpath(QStringLiteral(".")));
+        SessionInfo info;
+        info.name = QStringLiteral("models");
+        info.createdAt = QDateTime::currentDateTime();
+        info.workload = runInfo().config;
+        for (const QString &name : {QStringLiteral("1-small"), QStringLiteral("2-large")}) {
+            writeRun(session.filePath(name), records(6));
+            SessionInfo::Run run;
+            run.directory = name;
+            run.target = runInfo().config.target;
+            run.status = SessionRunStatus::Ok;
+            info.runs << run;
+        }
+        QString error;
+        QVERIFY2(info.save(session.path(), &error), qPrintable(error));
+        writeRun(runs.filePath(QStringLiteral("alone")), records(6));
+
+        RunHistoryModel model;
+        RunGroupModel groups(&model);
+        QAbstractItemModelTester tester(&groups, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&groups);
+        proxy.setSortRole(RunHistoryModel::SortRole);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy refreshed(&model, &RunHistoryModel::refreshed);
+        model.setFolder(folder.path());
+        QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 1, 20000);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(groups.rowCount(), 2);
+
+        // Sorted by name: the run of its own, then the session with its runs in order under it.
+        proxy.sort(RunHistoryModel::NameColumn, Qt::AscendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("alone"));
+        QCOMPARE(proxy.rowCount(proxy.index(0, 0)), 0);
+        const QModelIndex group = proxy.index(1, 0);
+        QVERIFY(groups.isSession(proxy.mapToSource(group)));
+        QCOMPARE(group.data().toString(), QStringLiteral("models — session, 2 runs"));
+        QCOMPARE(group.siblingAtColumn(RunHistoryModel::SessionColumn).data().toString(), QStringLiteral("models"));
+        QVERIFY(group.data(RunHistoryModel::DirectoryRole).toString().isEmpty());
+        QCOMPARE(proxy.rowCount(group), 2);
+        QCOMPARE(proxy.index(0, 0, group).data().toString(), QStringLiteral("1-small"));
+        QCOMPARE(proxy.index(1, 0, group).data().toString(), QStringLiteral("2-large"));
+        proxy.sort(RunHistoryModel::NameColumn, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("models — session, 2 runs"));
+        QCOMPARE(proxy.index(0, 0, proxy.index(0, 0)).data().toString(), QStringLiteral("2-large"));
+        // A run's row is the library's row: the same data, and notes written through it persist.
+        const QModelIndex large = proxy.index(0, RunHistoryModel::NotesColumn, proxy.index(0, 0));
+        QVERIFY(proxy.setData(large, QStringLiteral("the bigger GPU")));
+        QFile notes(session.filePath(QStringLiteral("2-large/notes.txt")));
+        QVERIFY(notes.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(notes.readAll()), QStringLiteral("the bigger GPU"));
+        QCOMPARE(large.data().toString(), QStringLiteral("the bigger GPU"));
+
+        // On the Runs tab the session opens, collapses, and stands for its runs when selected.
+        RunHistoryView view(&model);
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTreeView *tree = view.table();
+        QModelIndex row;
+        for (int i = 0; i < tree->model()->rowCount(); ++i) {
+            if (tree->model()->rowCount(tree->model()->index(i, 0)) > 0)
+                row = tree->model()->index(i, 0);
+        }
+        QVERIFY(row.isValid());
+        QVERIFY(tree->isExpanded(row));
+        tree->collapse(row);
+        QVERIFY(!tree->isExpanded(row));
+        tree->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QStringList selected = view.selectedDirectories();
+        selected.sort();
+        QCOMPARE(selected.size(), 2);
+        QVERIFY(selected.constFirst().endsWith(QStringLiteral("/1-small")));
+        view.selectDirectory(model.entry(model.rowOf(selected.constLast())).directory);
+        QVERIFY(tree->isExpanded(row));
+        QCOMPARE(view.selectedDirectory(), selected.constLast());
+
+        // A run moved to the trash leaves its session's row with one run.
+        QVERIFY2(model.moveToTrash(model.rowOf(selected.constLast()), &error), qPrintable(error));
+        QCOMPARE(groups.rowCount(), 2);
+        int left = -1;
+        for (int i = 0; i < groups.rowCount(); ++i) {
+            if (groups.isSession(groups.index(i, 0)))
+                left = groups.rowCount(groups.index(i, 0));
+        }
+        QCOMPARE(left, 1);
     }
 };
 

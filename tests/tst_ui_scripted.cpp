@@ -186,12 +186,20 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(QDir(run).filePath(QStringLiteral("summary.json")))); // saved all the same
     }
 
+    void helpWithoutDisplay_data()
+    {
+        QTest::addColumn<QString>("value"); // a null QString unsets the variable
+        QTest::newRow("unset") << QString();
+        QTest::newRow("empty") << QStringLiteral("");
+    }
+
     // `tokenbench --help` on a machine without a display printed Qt's platform-plugin error.
     void helpWithoutDisplay()
     {
-        const QMap<QString, QString> noDisplay{{QStringLiteral("QT_QPA_PLATFORM"), QString()},
-                                               {QStringLiteral("DISPLAY"), QString()},
-                                               {QStringLiteral("WAYLAND_DISPLAY"), QString()}};
+        QFETCH(QString, value);
+        const QMap<QString, QString> noDisplay{{QStringLiteral("QT_QPA_PLATFORM"), value},
+                                               {QStringLiteral("DISPLAY"), value},
+                                               {QStringLiteral("WAYLAND_DISPLAY"), value}};
         const Result help = tokenbench({QStringLiteral("--help")}, noDisplay);
         QCOMPARE(help.exitCode, 0);
         QVERIFY2(help.stdoutText.contains(QStringLiteral("--screenshot")),
@@ -228,6 +236,8 @@ private Q_SLOTS:
                                   << 2 << "--size";
         QTest::newRow("not a run") << QStringList{"/nonexistent-run-dir", "--quit-when-done"} << 1
                                    << "nonexistent-run-dir";
+        QTest::newRow("bad theme") << QStringList{"--theme", "purple", "--quit-when-done", "--autorun"} << 2
+                                   << "--theme: expected system, light or dark";
     }
 
     void badInput()

@@ -17,14 +17,18 @@
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
 
+#include "analysis/metricglossary.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
 #include <QAbstractItemView>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -45,10 +49,14 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTcpSocket>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 // Resources compiled into a static library are registered only when asked for by name.
@@ -83,6 +91,7 @@ const QString config = QStringLiteral("config/last");
 const QString path = QStringLiteral("files/current");
 const QString recent = QStringLiteral("files/recent");
 const QString metricsListen = QStringLiteral("run/metricsListen"); ///< ADDR:PORT; empty: not served
+const QString theme = QStringLiteral("view/theme");                ///< AppTheme::name()
 } // namespace key
 
 /// Where TokenBench's own metrics are served when turned on: the stored address, else --metrics-listen's example.
@@ -134,7 +143,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_results->addTab(m_requestsView, tr("Requests"));
     m_results->setDocumentMode(true);
 
-    m_side->setMinimumWidth(440);
+    // The panel is at least this wide, and as wide as its forms need (ConfigEditor's forms say).
+    m_historyView->setMinimumWidth(440);
     m_splitter->addWidget(m_side);
     m_splitter->addWidget(m_results);
     m_splitter->setStretchFactor(0, 0);
@@ -152,6 +162,12 @@ MainWindow::MainWindow(QWidget *parent)
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    const auto nameNextTarget = [this] {
+        m_dashboard->setNextTarget(currentConfig().target.displayName(),
+                                   m_editor->targets()->isBuiltin(m_editor->currentTarget()));
+    };
+    connect(m_editor, &ConfigEditor::configChanged, this, nameNextTarget);
+    nameNextTarget();
     // The workload file's lengths under its request count (editors draw no charts themselves).
     auto *lengths = new WorkloadLengthsView;
     connect(m_editor->workloadEditor(), &WorkloadEditor::estimated, lengths, &WorkloadLengthsView::showEstimate);
@@ -191,12 +207,12 @@ void MainWindow::createActions()
 {
     const auto icon = [this](QStyle::StandardPixmap p) { return style()->standardIcon(p); };
 
-    m_run = new QAction(icon(QStyle::SP_MediaPlay), tr("&Run"), this);
+    m_run = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaPlay)), tr("&Run"), this);
     m_run->setObjectName(QStringLiteral("actionRun"));
     m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     connect(m_run, &QAction::triggered, this, &MainWindow::run);
 
-    m_stop = new QAction(icon(QStyle::SP_MediaStop), tr("&Stop"), this);
+    m_stop = new QAction(AppTheme::tinted(icon(QStyle::SP_MediaStop)), tr("&Stop"), this);
     m_stop->setObjectName(QStringLiteral("actionStop"));
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop the run; what was measured is kept (Esc)"));
@@ -315,6 +331,22 @@ void MainWindow::createMenus()
         m_sidePanelAutoHidden = false; // the user chose
         setSidePanelVisible(visible);
     });
+    QMenu *theme = view->addMenu(tr("T&heme"));
+    auto *themes = new QActionGroup(theme);
+    for (const auto &[setting, label] :
+         {std::pair(AppTheme::Setting::System, tr("&System")), std::pair(AppTheme::Setting::Light, tr("&Light")),
+          std::pair(AppTheme::Setting::Dark, tr("&Dark"))}) {
+        QAction *action = theme->addAction(label, this, [this, setting = setting] { setTheme(setting); });
+        action->setObjectName(QStringLiteral("actionTheme_%1").arg(AppTheme::name(setting)));
+        action->setCheckable(true);
+        themes->addAction(action);
+        m_themeActions << action;
+    }
+    // System leaves the desktop's palette alone (Qt follows it); the others replace it.
+    const auto storedTheme = AppTheme::fromName(QSettings().value(key::theme).toString());
+    m_themeActions.at(int(storedTheme.value_or(AppTheme::Setting::System)))->setChecked(true);
+    if (storedTheme && *storedTheme != AppTheme::Setting::System)
+        setTheme(*storedTheme);
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
@@ -333,6 +365,11 @@ void MainWindow::createMenus()
     view->addAction(toolbar->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Metrics"), this, &MainWindow::showMetricGlossary)
+        ->setObjectName(QStringLiteral("actionMetricGlossary"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)
+        ->setObjectName(QStringLiteral("actionKeyboardShortcuts"));
+    help->addSeparator();
     help->addAction(tr("&About TokenBench"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
@@ -612,6 +649,12 @@ void MainWindow::confirmStop()
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    // View → Side Panel follows the panel however it was shown or hidden (a splitter state restored,
+    // the narrow-window collapse, a view action).
+    if (watched == m_side && (event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent)) {
+        const QSignalBlocker blocker(m_sidePanel);
+        m_sidePanel->setChecked(!m_side->isHidden());
+    }
     if (event->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape) {
         // Accepting the override hands Esc to the widget as a key press instead of the Stop
         // shortcut: a popup (combo box list, menu) closes, a dialog is dismissed, an edit is cancelled.
@@ -637,13 +680,11 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 void MainWindow::setSidePanelVisible(bool visible)
 {
     m_side->setVisible(visible);
-    const QSignalBlocker blocker(m_sidePanel);
-    m_sidePanel->setChecked(visible);
 }
 
 int MainWindow::sidePanelCollapseWidth() const
 {
-    return m_side->minimumWidth() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
+    return m_side->minimumSizeHint().width() + kDashboardTwoColumnWidth + m_splitter->handleWidth() + 20;
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)
@@ -944,6 +985,15 @@ void MainWindow::showError(const QString &title, const QString &text)
     box->open();
 }
 
+void MainWindow::setTheme(AppTheme::Setting theme)
+{
+    m_theme = theme;
+    m_themeActions.at(int(theme))->setChecked(true);
+    AppTheme::apply(theme);
+    if (m_settingsWritable)
+        QSettings().setValue(key::theme, AppTheme::name(theme));
+}
+
 void MainWindow::readSettings()
 {
     const QSettings settings;
@@ -1028,6 +1078,63 @@ void MainWindow::showAbout()
     box->setObjectName(QStringLiteral("aboutBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+void MainWindow::showTextWindow(const QString &objectName, const QString &title, const QString &html)
+{
+    auto *dialog = findChild<QDialog *>(objectName);
+    if (!dialog) {
+        dialog = new QDialog(this);
+        dialog->setObjectName(objectName);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(title);
+        auto *text = new QTextBrowser(dialog);
+        text->setObjectName(QStringLiteral("text"));
+        text->setOpenLinks(false);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        auto *layout = new QVBoxLayout(dialog);
+        layout->addWidget(text);
+        layout->addWidget(buttons);
+        dialog->resize(640, 560);
+    }
+    dialog->findChild<QTextBrowser *>(QStringLiteral("text"))->setHtml(html);
+    dialog->show(); // not modal: it may stay open beside the window, also during a run
+    dialog->raise();
+    dialog->activateWindow();
+}
+
+void MainWindow::showMetricGlossary()
+{
+    QString html = tr("<p>How TokenBench measures, in the words of the README's <i>Metrics</i> section. "
+                      "Latencies come from successful requests; rates divide by the measurement window.</p>");
+    html += QStringLiteral("<table cellspacing='0' cellpadding='4'>");
+    for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+        html += QStringLiteral("<tr><td valign='top'><b>%1</b></td><td>%2</td></tr>")
+                    .arg(entry.term.toHtmlEscaped(), entry.definition.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    showTextWindow(QStringLiteral("metricGlossaryDialog"), tr("Metrics — TokenBench"), html);
+}
+
+void MainWindow::showShortcuts()
+{
+    // Walked off the menus (sub-menus included), so a changed or added shortcut is listed as it is.
+    QString rows;
+    const std::function<void(QMenu *, const QString &)> walk = [&](QMenu *menu, const QString &path) {
+        const QString here = path + menu->title().remove(QLatin1Char('&'));
+        for (QAction *action : menu->actions()) {
+            if (QMenu *sub = action->menu())
+                walk(sub, here + QStringLiteral(" ▸ "));
+            else if (!action->shortcut().isEmpty() && !action->text().isEmpty())
+                rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2 ▸ %3</td></tr>")
+                            .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                                 here.toHtmlEscaped(), action->text().remove(QLatin1Char('&')).toHtmlEscaped());
+        }
+    };
+    for (QMenu *menu : menus())
+        walk(menu, QString());
+    showTextWindow(QStringLiteral("shortcutsDialog"), tr("Keyboard Shortcuts — TokenBench"),
+                   QStringLiteral("<table cellspacing='0' cellpadding='4'>%1</table>").arg(rows));
 }
 
 } // namespace tb

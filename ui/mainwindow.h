@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "run/benchmarkrunner.h"
+#include "widgets/apptheme.h"
 
 #include <QMainWindow>
 
@@ -81,6 +82,9 @@ public:
     static QString defaultRunsFolder();
     /// Scripted sessions (--quit-when-done) leave the user's stored settings as they were.
     void setSettingsWritable(bool writable) { m_settingsWritable = writable; }
+    /// View ▸ Theme: applies it to the application and keeps it for the next start.
+    void setTheme(AppTheme::Setting theme);
+    AppTheme::Setting theme() const { return m_theme; }
 
     /// Starts a run of the forms' configuration; false with *error when it cannot start.
     bool startRun(QString *error = nullptr);
@@ -116,6 +120,10 @@ public:
 
 public Q_SLOTS:
     void showAbout();
+    /// Help ▸ Metrics: what every figure means (MetricGlossary), beside the window, not modal.
+    void showMetricGlossary();
+    /// Help ▸ Keyboard Shortcuts: read off the menus' actions, so the list cannot go stale.
+    void showShortcuts();
     /// Run This Configuration Again: a saved run's configuration (run.json) into the forms.
     bool loadRunConfiguration(const QString &directory);
     /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
@@ -171,6 +179,8 @@ private:
     /// Run found nobody at the target: offers Test Connection, Run Anyway or Cancel (not modal).
     void askUnreachable(const QString &problem);
     void fitToScreen();
+    /// A non-modal window with a page of text and Close (Esc); shown again if already open.
+    void showTextWindow(const QString &objectName, const QString &title, const QString &html);
     QString screenSettingsKey() const;
 
     SimulatorController *m_simulator;
@@ -200,6 +210,8 @@ private:
     QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
     QAction *m_sidePanel = nullptr;
+    QList<QAction *> m_themeActions; ///< View ▸ Theme, in AppTheme::Setting order
+    AppTheme::Setting m_theme = AppTheme::Setting::System;
     QTcpSocket *m_probe = nullptr; ///< Run's reachability check, while it goes
     QString m_configPath;
     QStringList m_recent;

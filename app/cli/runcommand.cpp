@@ -147,6 +147,15 @@ bool applyFlags(Flags &f, RunConfig &c)
             return f.fail(QStringLiteral("--extra-body: not a JSON object (e.g. '{\"ignore_eos\": true}')"));
         c.target.extraBody = *extra;
     }
+    if (f.isSet("transport")) {
+        const auto transport = transportKindFromName(f.value("transport"));
+        if (!transport)
+            return f.fail(QStringLiteral("--transport: unknown transport '%1' (accepted: %2)")
+                              .arg(f.value("transport"), transportKindNames()));
+        c.target.transport = *transport;
+    }
+    if (f.isSet("http2"))
+        c.target.httpVersion = HttpVersion::Http2;
     if (f.isSet("insecure"))
         c.target.tlsVerify = false;
     if (f.isSet("ca-cert"))
@@ -281,7 +290,9 @@ bool applyFlags(Flags &f, RunConfig &c)
             QStringLiteral("--concurrency and --rate: choose one (closed loop: N users; open loop: R requests/s)"));
     if (stages && sweep)
         return f.fail(QStringLiteral("--stages and --sweep: choose one (a sweep generates the stages)"));
-    if ((stages || sweep) && (concurrency || rate))
+    // A context sweep (p=…) varies the prompt at the load --concurrency or --rate sets.
+    const bool contextSweep = sweep && f.value("sweep").trimmed().startsWith(QLatin1Char('p'));
+    if ((stages || (sweep && !contextSweep)) && (concurrency || rate))
         return f.fail(QStringLiteral("--%1 sets the load levels; do not combine it with --%2")
                           .arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"),
                                concurrency ? QStringLiteral("concurrency") : QStringLiteral("rate")));
@@ -299,7 +310,11 @@ bool applyFlags(Flags &f, RunConfig &c)
     }
     if (stages || sweep) {
         QString why;
-        const auto parsed = stages ? parseStages(f.value("stages"), &why) : parseSweep(f.value("sweep"), &why);
+        StageConfig fixedLoad;
+        fixedLoad.mode = c.load.mode;
+        fixedLoad.level = c.load.mode == LoadMode::Rate ? c.load.rate : double(c.load.concurrency);
+        const auto parsed =
+            stages ? parseStages(f.value("stages"), &why) : parseSweep(f.value("sweep"), &why, fixedLoad);
         if (!parsed)
             return f.fail(
                 QStringLiteral("--%1: %2").arg(stages ? QStringLiteral("stages") : QStringLiteral("sweep"), why));
@@ -521,6 +536,13 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("extra-body"),
              QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
              QStringLiteral("JSON")),
+        flag(QStringLiteral("transport"),
+             QStringLiteral("HTTP client: auto (default: native for HTTP/1.1, qnam for HTTP/2), native "
+                            "(TokenBench's own HTTP/1.1 client) or qnam (Qt's QNetworkAccessManager)."),
+             QStringLiteral("NAME")),
+        flag(QStringLiteral("http2"),
+             QStringLiteral("Ask for HTTP/2: by ALPN over https, by prior knowledge (h2c) over "
+                            "http. Carried by the qnam transport.")),
         flag(QStringLiteral("insecure"),
              QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
         flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),
@@ -632,7 +654,8 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("sweep"),
              QStringLiteral("Generated stages to find the throughput-latency knee: \"c=1..256\" doubles the users, "
                             "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels; \":60s\" or \":200\" ends "
-                            "each stage (else --duration/--requests). The summary names the knee."),
+                            "each stage (else --duration/--requests). The summary names the knee. \"p=256..16384x6\" "
+                            "sweeps the prompt size at the --concurrency/--rate load and fits TTFT = a*x^b + c."),
              QStringLiteral("SPEC")),
         flag(QStringLiteral("requests"),
              QStringLiteral("Stop each stage after N requests (default 100 when no duration is given)."),

@@ -125,6 +125,8 @@ int RunConsole::finish(const RunOutcome &outcome)
     QString text;
     text += QStringLiteral("target     %1 (%2, %3)\n")
                 .arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
+    if (const QString transport = outcome.summary.transportText(); !transport.isEmpty())
+        text += QStringLiteral("transport  %1\n").arg(transport);
     text += QStringLiteral("load       %1 %2\n")
                 .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"),
                      t.load.stages);
@@ -218,6 +220,8 @@ int RunConsole::finish(const RunOutcome &outcome)
                     .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
+    if (const auto &sweep = outcome.summary.contextSweep)
+        text += QStringLiteral("context    %1\n").arg(sweep->fitText());
     text += QLatin1Char('\n');
 
     RunData data;
@@ -248,6 +252,22 @@ int RunConsole::finish(const RunOutcome &outcome)
                     cell(turn.promptTokens.p50, 10, 0) + QStringLiteral("  ") + cell(turn.promptTokens.mean, 11, 1) +
                     QStringLiteral("  ") + cell(turn.cachedTokens.p50, 10, 0) + QStringLiteral("  ") +
                     cell(turn.cachedTokens.mean, 11, 1) + QLatin1Char('\n');
+        }
+    }
+    if (const auto &sweep = outcome.summary.contextSweep) {
+        text += QStringLiteral("\nper prompt size (context sweep; prefill tok/s = prompt / TTFT p50, fit = 1 / the "
+                               "fit's slope):\n");
+        text += QStringLiteral("stage        requests  prompt p50  TTFT p50 ms  prefill tok/s  fit prefill tok/s\n");
+        for (const ContextSweepSummary::Stage &stage : sweep->stages) {
+            text += QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+                        .arg(stage.name.left(11), -11)
+                        .arg(stage.requests, 8)
+                        .arg(stage.promptTokens, 10, 'f', 0)
+                        .arg(stage.ttftP50Ms, 11, 'f', 1)
+                        .arg(stage.prefillTokensPerS, 13, 'f', 0)
+                        .arg(stage.fitPrefillTokensPerS ? QString::number(*stage.fitPrefillTokensPerS, 'f', 0)
+                                                        : QStringLiteral("-"),
+                             17);
         }
     }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));

@@ -37,8 +37,9 @@ void printError(const QString &text)
 // none (they are answered offscreen), anything else is told what to do instead.
 bool prepareDisplay(int argc, char *argv[])
 {
-    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
-        qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+    // Set but empty counts as unset: Qt then looks for a display all the same, and finds none.
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         return true;
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
@@ -88,7 +89,10 @@ int main(int argc, char *argv[])
         QStringLiteral("size"),
         QStringLiteral("Window size, e.g. for screenshots (default: as last left on this screen, fitted to it)."),
         QStringLiteral("WxH"));
-    parser.addOptions({configOption, autorunOption, screenshotOption, quitOption, sizeOption});
+    const QCommandLineOption themeOption(
+        QStringLiteral("theme"), QStringLiteral("system, light or dark (View > Theme; default: as last chosen)."),
+        QStringLiteral("THEME"));
+    parser.addOptions({configOption, autorunOption, screenshotOption, quitOption, sizeOption, themeOption});
     parser.process(app);
 
     const QStringList runs = parser.positionalArguments();
@@ -102,6 +106,14 @@ int main(int argc, char *argv[])
 
     tb::MainWindow window;
     window.setSettingsWritable(!quitWhenDone);
+    if (parser.isSet(themeOption)) {
+        const auto theme = tb::AppTheme::fromName(parser.value(themeOption));
+        if (!theme) {
+            printError(QStringLiteral("--theme: expected system, light or dark"));
+            return kExitUsage;
+        }
+        window.setTheme(*theme);
+    }
     if (parser.isSet(configOption)) {
         QString error;
         if (!window.openConfig(parser.value(configOption), &error)) {

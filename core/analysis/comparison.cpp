@@ -67,6 +67,26 @@ template<typename Fn> std::function<std::optional<double>(const RunSummary &)> c
     return [fn](const RunSummary &s) { return s.total.cost ? fn(*s.total.cost) : std::nullopt; };
 }
 
+/// A figure of the run's context-sweep fit, when the run was a context sweep with a fit.
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> contextFitValue(Fn fn)
+{
+    return [fn](const RunSummary &s) {
+        return s.contextSweep && s.contextSweep->fit.ok ? std::optional<double>(fn(*s.contextSweep)) : std::nullopt;
+    };
+}
+
+/// A figure of a context sweep's largest prompt stage (where prefill dominates TTFT).
+template<typename Fn> std::function<std::optional<double>(const RunSummary &)> contextLargestValue(Fn fn)
+{
+    return [fn](const RunSummary &s) -> std::optional<double> {
+        if (!s.contextSweep || s.contextSweep->stages.empty())
+            return std::nullopt;
+        const auto &stages = s.contextSweep->stages;
+        return fn(*std::max_element(stages.begin(), stages.end(),
+                                    [](const auto &x, const auto &y) { return x.promptTokens < y.promptTokens; }));
+    };
+}
+
 std::vector<RowSpec> rowSpecs()
 {
     const auto stat = [](Metric m, double LatencyStats::*field) {
@@ -187,6 +207,60 @@ std::vector<RowSpec> rowSpecs()
          -1,
          false,
          costValue([](const CostSummary &c) { return std::optional<double>(c.total); })},
+        {"context_fit_a",
+         "Context fit a",
+         "ms/tok^b",
+         Better::Neither,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextFitValue([](const ContextSweepSummary &c) { return c.fit.a; })},
+        {"context_fit_b",
+         "Context fit b",
+         "",
+         Better::Lower,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextFitValue([](const ContextSweepSummary &c) { return c.fit.b; })},
+        {"context_fit_c",
+         "Context fit c",
+         "ms",
+         Better::Lower,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextFitValue([](const ContextSweepSummary &c) { return c.fit.c; })},
+        {"context_fit_r2",
+         "Context fit R²",
+         "",
+         Better::Neither,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextFitValue([](const ContextSweepSummary &c) { return c.fit.r2; })},
+        {"context_prefill_tokens_per_s",
+         "Prefill tok/s (longest)",
+         "tok/s",
+         Better::Higher,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextLargestValue([](const ContextSweepSummary::Stage &s) { return finite(s.prefillTokensPerS); })},
+        {"context_fit_prefill_tokens_per_s",
+         "Fit prefill tok/s",
+         "tok/s",
+         Better::Higher,
+         {},
+         Sample::None,
+         -1,
+         false,
+         contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })},
     };
 }
 
@@ -290,7 +364,9 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                                                                 .arg(s.targetUrl)
                                                                 .arg(s.targetReplicas.size())
                                                                 .arg(s.balance),
-                               s.api, s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
+                               // What carried it: runs over other transports or proxies differ for that too.
+                               s.apiAndTransport(),
+                               s.startedAt.isEmpty() ? QStringLiteral("start unknown") : s.startedAt)
                           .arg(s.total.requests.attempted)
                           .arg(runs[i].info.mergedFrom.isEmpty()
                                    ? QString()
@@ -321,7 +397,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
             continue;
         Row row;
         row.key = QLatin1String(spec.key);
-        row.label = QLatin1String(spec.label);
+        row.label = QString::fromUtf8(spec.label);
         row.unit = QLatin1String(spec.unit);
         row.better = spec.better;
         row.headline = isHeadline(row.key);
@@ -420,6 +496,7 @@ std::vector<RunData> splitByInstance(const RunData &run)
         d.summary.instances.clear();
         if (i != 0)
             d.summary.server.reset(); // scraped from the target's URL: the first instance's
+        d.summary.contextSweep.reset(); // fitted over all instances' requests
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].instance != int(i))
                 continue;
@@ -448,7 +525,8 @@ std::vector<RunData> splitByStage(const RunData &run)
         d.summary.total.name.clear();
         d.summary.stages.clear();
         d.summary.instances.clear();
-        d.summary.server.reset(); // scraped over the whole run, not per stage
+        d.summary.server.reset();       // scraped over the whole run, not per stage
+        d.summary.contextSweep.reset(); // fitted over the whole run's stages
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].stage != int(i))
                 continue;
@@ -478,7 +556,8 @@ bool expandSingleRunInstances(std::vector<RunData> &runs)
 std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric)
 {
     std::vector<CurvePoint> curve;
-    if (summary.stages.size() < 2)
+    // A context sweep holds the load: its curve is TTFT against prompt tokens, not throughput.
+    if (summary.stages.size() < 2 || summary.contextSweep)
         return curve;
     for (const SummaryBlock &stage : summary.stages) {
         const LatencyStats &s = stage.stat(metric);

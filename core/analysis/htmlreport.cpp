@@ -261,8 +261,58 @@ void HtmlReport::buildCharts()
                                      "history, rising with the prompt when it does not.");
     }
 
-    const bool anyStaged =
-        std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) { return r.summary.stages.size() >= 2; });
+    if (std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) { return r.summary.contextSweep; })) {
+        // A context sweep: the seed report's §3.3 fit, measured. NaN between points draws dots, no line.
+        constexpr qsizetype kMaxDots = 600;
+        SvgChart chart(QStringLiteral("context-sweep"), QStringLiteral("Context sweep: TTFT against prompt tokens"),
+                       QStringLiteral("prompt tokens (measured)"), QStringLiteral("TTFT (ms)"));
+        const QPointF gap(std::nan(""), std::nan(""));
+        QString caption = QStringLiteral("Time to first token against the prompt tokens the server counted, at a fixed "
+                                         "load; the line is the least-squares fit TTFT = a·x^b + c through the "
+                                         "requests, b the growth of prefill cost with the context.");
+        for (std::size_t i = 0; i < m_runs.size(); ++i) {
+            const auto &sweep = m_runs[i].summary.contextSweep;
+            if (!sweep)
+                continue;
+            const QString label = labels[qsizetype(i)];
+            // The requests in the run's colour mixed 60% with white, under the medians at full strength.
+            const unsigned rgb = runColor(int(i)).mid(1).toUInt(nullptr, 16);
+            QString light = QStringLiteral("#");
+            for (int shift : {16, 8, 0})
+                light += QStringLiteral("%1").arg(((rgb >> shift) & 0xff) * 2 / 5 + 153, 2, 16, QLatin1Char('0'));
+            SvgChart::Series dots{label + QStringLiteral(" requests"), light, false, true, false, {}};
+            const std::size_t stride = sweep->points.size() / kMaxDots + 1;
+            for (std::size_t p = 0; p < sweep->points.size(); p += stride)
+                dots.points << QPointF(sweep->points[p].promptTokens, sweep->points[p].ttftMs) << gap;
+            SvgChart::Series medians{label + QStringLiteral(" TTFT p50"), runColor(int(i)), false, true, true, {}};
+            double lo = 0, hi = 0;
+            for (const ContextSweepSummary::Stage &st : sweep->stages) {
+                medians.points << QPointF(st.promptTokens, st.ttftP50Ms) << gap;
+                lo = lo > 0 ? std::min(lo, st.promptTokens) : st.promptTokens;
+                hi = std::max(hi, st.promptTokens);
+            }
+            chart.addSeries(dots);
+            chart.addSeries(medians);
+            if (sweep->fit.ok && hi > lo) {
+                SvgChart::Series fit{
+                    label + QStringLiteral(": ") + sweep->fitText(), runColor(int(i)), true, false, true, {}};
+                constexpr int kSteps = 64;
+                for (int k = 0; k <= kSteps; ++k) {
+                    const double x = lo + (hi - lo) * k / kSteps;
+                    fit.points << QPointF(x, sweep->fit.at(x));
+                }
+                chart.addSeries(fit);
+            }
+            caption += QStringLiteral(" %1: %2.").arg(label, sweep->fitText());
+        }
+        chart.setFootnote(QStringLiteral("light dots: requests; dark dots: each stage's median; dashed: the fit"));
+        m_charts << chart;
+        m_captions << caption;
+    }
+
+    const bool anyStaged = std::any_of(m_runs.begin(), m_runs.end(), [](const RunData &r) {
+        return r.summary.stages.size() >= 2 && !r.summary.contextSweep;
+    });
     if (!anyStaged)
         return;
     const auto curve = [&](const char *id, Metric metric, const QString &name) {
@@ -320,8 +370,10 @@ QString HtmlReport::runsSection() const
                     .arg(swatch(int(i)), QString::number(i + 1), esc(m_table.labels()[qsizetype(i)]),
                          (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged,
                          esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
-                         esc(s.targetUrl + QStringLiteral(" · ") + s.api), esc(load), esc(shortTime(s.startedAt)),
-                         QString::number(s.total.requests.ok), QString::number(s.total.requests.attempted));
+                         esc(s.targetUrl + QStringLiteral(" · ") + s.api +
+                             (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
+                         esc(load), esc(shortTime(s.startedAt)), QString::number(s.total.requests.ok),
+                         QString::number(s.total.requests.attempted));
     }
     return html + QStringLiteral("</tbody>\n</table>\n");
 }

@@ -35,6 +35,18 @@ constexpr EnumName<Balance> kBalanceNames[] = {
     {Balance::Random, "random"},
 };
 
+constexpr EnumName<TransportKind> kTransportNames[] = {
+    {TransportKind::Auto, "auto"},
+    {TransportKind::Native, "native"},
+    {TransportKind::Qnam, "qnam"},
+};
+
+constexpr EnumName<HttpVersion> kHttpVersionNames[] = {
+    {HttpVersion::Auto, "auto"},
+    {HttpVersion::Http1, "1.1"},
+    {HttpVersion::Http2, "2"},
+};
+
 constexpr EnumName<MaxTokensField> kMaxTokensFieldNames[] = {
     {MaxTokensField::Auto, "auto"},
     {MaxTokensField::MaxTokens, "max_tokens"},
@@ -229,6 +241,43 @@ QString balanceNames()
     return enumNames(kBalanceNames);
 }
 
+QString transportKindName(TransportKind kind)
+{
+    return enumName(kTransportNames, kind);
+}
+
+std::optional<TransportKind> transportKindFromName(const QString &name)
+{
+    return enumFromName<TransportKind>(kTransportNames, name);
+}
+
+QString transportKindNames()
+{
+    return enumNames(kTransportNames);
+}
+
+TransportKind effectiveTransport(const TargetConfig &target)
+{
+    if (target.transport != TransportKind::Auto)
+        return target.transport;
+    return target.httpVersion == HttpVersion::Http2 ? TransportKind::Qnam : TransportKind::Native;
+}
+
+QString httpVersionName(HttpVersion version)
+{
+    return enumName(kHttpVersionNames, version);
+}
+
+std::optional<HttpVersion> httpVersionFromName(const QString &name)
+{
+    return enumFromName<HttpVersion>(kHttpVersionNames, name);
+}
+
+QString httpVersionNames()
+{
+    return enumNames(kHttpVersionNames);
+}
+
 QString defaultApiKeyEnv(ApiKind api)
 {
     return api == ApiKind::AnthropicMessages ? QStringLiteral("ANTHROPIC_API_KEY") : QStringLiteral("OPENAI_API_KEY");
@@ -360,7 +409,14 @@ QString arrivalNames()
 
 QString stageDefaultName(const StageConfig &stage)
 {
+    if (stage.promptTokens > 0)
+        return QStringLiteral("p=") + QString::number(stage.promptTokens);
     return (stage.mode == LoadMode::Rate ? QStringLiteral("r=") : QStringLiteral("c=")) + number(stage.level);
+}
+
+bool isContextSweep(const QList<StageConfig> &stages)
+{
+    return std::any_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.promptTokens > 0; });
 }
 
 QList<StageConfig> effectiveStages(const LoadConfig &load)
@@ -434,6 +490,10 @@ QStringList validate(const RunConfig &c)
                             "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
                             .arg(c.target.caCertificate);
     }
+    if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2)
+        problems << QStringLiteral(
+            "target.http_version (--http2): HTTP/2 needs --transport qnam or auto (native speaks "
+            "HTTP/1.1)");
     if (const QString &t = c.target.tokenizer;
         !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
@@ -564,6 +624,15 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
                             .arg(where, formatDuration(limits::kMaxDurationMs))
                             .arg(limits::kMaxRequests);
+        if (s.promptTokens > 0 && (!c.prompt.promptFile.isEmpty() || !c.prompt.dataset.isEmpty() || !l.trace.isEmpty()))
+            problems << QStringLiteral("%1: a context sweep's prompt size needs synthetic prompts; remove the prompt "
+                                       "file, dataset or trace")
+                            .arg(where);
+        if (s.promptTokens < 0 || s.promptTokens > limits::kMaxPromptTokens)
+            problems << QStringLiteral("%1: prompt_tokens must be from 0 (the run's prompts) to %2 (got %3)")
+                            .arg(where)
+                            .arg(limits::kMaxPromptTokens)
+                            .arg(s.promptTokens);
     }
     if (l.maxInFlight < 0 || l.maxInFlight > limits::kMaxConcurrency)
         problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be from 0 (no cap) to %1 (got %2)")

@@ -80,6 +80,22 @@ QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "
 std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames(); ///< the names joined with '|', for messages
 
+/// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
+/// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
+enum class TransportKind { Auto, Native, Qnam };
+struct TargetConfig;
+QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
+std::optional<TransportKind> transportKindFromName(const QString &name);
+QString transportKindNames();
+/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for, else native.
+TransportKind effectiveTransport(const TargetConfig &target);
+
+/// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2
+/// (over https by ALPN, in clear by prior knowledge: h2c).
+enum class HttpVersion { Auto, Http1, Http2 };
+QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
+std::optional<HttpVersion> httpVersionFromName(const QString &name);
+QString httpVersionNames();
 /// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
 /// target with no price set has no cost figures.
 struct Pricing {
@@ -115,6 +131,8 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    TransportKind transport = TransportKind::Auto;
+    HttpVersion httpVersion = HttpVersion::Auto;
     /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system
     /// configuration; "none" = direct; else an http:// proxy URL (engine/proxyresolver.h).
     QString proxy;
@@ -194,6 +212,9 @@ struct StageConfig {
     double level = 1; ///< virtual users (concurrency) or requests/s (rate)
     qint64 durationMs = 0;
     qint64 requests = 0;
+    /// A context sweep's stage (--sweep p=…): synthetic prompts of this many tokens in this stage
+    /// instead of prompt.prompt_tokens; 0: the run's prompts.
+    int promptTokens = 0;
     bool operator==(const StageConfig &) const = default;
 };
 
@@ -249,6 +270,8 @@ struct RunConfig {
 /// the run-wide requests/duration when it has neither, and a generated name ("c=50", "r=20").
 QList<StageConfig> effectiveStages(const LoadConfig &load);
 QString stageDefaultName(const StageConfig &stage);
+/// Whether the stages are a context sweep's (some stage sets its own prompt size).
+bool isContextSweep(const QList<StageConfig> &stages);
 
 /// The soft RLIMIT_NOFILE of this process, after raising it to the hard limit (each request in
 /// flight holds a socket).
@@ -297,13 +320,16 @@ std::optional<ThinkTime> parseThinkTime(const QString &text);
 QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
+/// The stages as text; a context sweep's start with the load it holds ("c=4 p=256:20,p=1024:20").
 QString formatStages(const QList<StageConfig> &stages);
 /// A sweep (SPEC §5): generated stages from one level to another, to find the throughput–latency
 /// knee. "c=1..256" doubles the users from 1 to 256 (1, 2, 4, … 256); "c=8..128x5" or
 /// "r=2..50x6" gives N levels evenly spaced on a log scale (users rounded to whole numbers,
 /// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage
-/// as in --stages (else the run's --duration/--requests does).
-std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error);
+/// as in --stages (else the run's --duration/--requests does). "p=256..16384x6" is a context sweep:
+/// the prompt size in tokens takes the levels (log-spaced or doubling, rounded to whole tokens) at
+/// the fixed load of `fixedLoad`'s mode and level.
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error, const StageConfig &fixedLoad = {});
 /// "4..1024", "4..", "..2048" or "512" (exactly): an inclusive token range, 0 for an open end.
 std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error);
 QString formatLengthRange(int min, int max); ///< "" when both are 0

@@ -110,28 +110,33 @@ std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *erro
     return stages;
 }
 
-std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error)
+std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error, const StageConfig &fixedLoad)
 {
-    static const QRegularExpression re(QStringLiteral("^\\s*([cr])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\."
+    static const QRegularExpression re(QStringLiteral("^\\s*([crp])\\s*=\\s*(\\d+(?:\\.\\d+)?)\\s*\\.\\.\\s*(\\d+(?:\\."
                                                       "\\d+)?)\\s*(?:x\\s*(\\d+))?\\s*(?::\\s*(\\S+)\\s*)?$"));
     constexpr int kMaxLevels = 50;
     const auto fail = [error, &spec](const QString &why) {
         if (error)
-            *error =
-                QStringLiteral("malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\" or "
-                               "\"r=2..50x6:60s\": c= users, r= requests/s, FROM..TO, xN levels, after ':' a duration "
-                               "or a request count per stage)")
-                    .arg(spec, why);
+            *error = QStringLiteral(
+                         "malformed sweep '%1': %2 (expected e.g. \"c=1..256\" (doubling), \"c=8..128x5\", "
+                         "\"r=2..50x6:60s\" or \"p=256..16384x6\": c= users, r= requests/s, p= prompt tokens at "
+                         "the run's load, FROM..TO, xN levels, after ':' a duration or a request count per stage)")
+                         .arg(spec, why);
         return std::nullopt;
     };
     const auto m = re.match(spec);
     if (!m.hasMatch())
         return fail(QStringLiteral("cannot read it"));
-    const LoadMode mode = m.captured(1) == QLatin1String("r") ? LoadMode::Rate : LoadMode::Concurrency;
+    const bool prompts = m.captured(1) == QLatin1String("p");
+    const LoadMode mode = prompts                               ? fixedLoad.mode
+                          : m.captured(1) == QLatin1String("r") ? LoadMode::Rate
+                                                                : LoadMode::Concurrency;
     const double from = m.captured(2).toDouble();
     const double to = m.captured(3).toDouble();
     if (!(from > 0) || !(to > from))
         return fail(QStringLiteral("the levels must rise from a level above 0"));
+    if (prompts && (from < 1 || to > limits::kMaxPromptTokens))
+        return fail(QStringLiteral("prompt sizes must be from 1 to %1 tokens").arg(limits::kMaxPromptTokens));
     std::vector<double> levels;
     if (m.captured(4).isEmpty()) {
         for (double level = from; level < to && int(levels.size()) < kMaxLevels; level *= 2)
@@ -151,12 +156,15 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
                         .arg(limits::kMaxRequests));
     QList<StageConfig> stages;
     for (double level : levels) {
-        level = mode == LoadMode::Concurrency ? std::round(level) : QString::number(level, 'g', 3).toDouble();
-        if (!stages.isEmpty() && stages.constLast().level >= level)
-            continue;
+        level =
+            mode == LoadMode::Concurrency || prompts ? std::round(level) : QString::number(level, 'g', 3).toDouble();
         StageConfig s = end;
         s.mode = mode;
-        s.level = level;
+        s.level = prompts ? fixedLoad.level : level;
+        s.promptTokens = prompts ? int(level) : 0;
+        if (!stages.isEmpty() &&
+            (prompts ? double(stages.constLast().promptTokens) : stages.constLast().level) >= level)
+            continue;
         stages << s;
     }
     if (stages.size() < 2)
@@ -174,6 +182,12 @@ QString formatStages(const QList<StageConfig> &stages)
         else if (s.requests > 0)
             part += QLatin1Char(':') + QString::number(s.requests);
         parts << part;
+    }
+    if (isContextSweep(stages)) {
+        // The load a context sweep holds, once in front: "c=4 p=256:20,p=1024:20".
+        StageConfig load = stages.first();
+        load.promptTokens = 0;
+        return stageDefaultName(load) + QLatin1Char(' ') + parts.join(QLatin1Char(','));
     }
     return parts.join(QLatin1Char(','));
 }

@@ -110,6 +110,8 @@ nlohmann::json toJson(const TargetConfig &target)
         {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
         {"server_metrics", t.serverMetrics},
         {"server_metrics_url", toStd(t.serverMetricsUrl)},
+        {"transport", toStd(transportKindName(t.transport))},
+        {"http_version", toStd(httpVersionName(t.httpVersion))},
         {"proxy", toStd(t.proxy)},
         {"follow_redirects", t.followRedirects},
         {"pricing",
@@ -132,6 +134,8 @@ nlohmann::json toJson(const RunConfig &c)
                           {"level", s.level},
                           {"duration", durationToJson(s.durationMs)},
                           {"requests", s.requests}});
+        if (s.promptTokens > 0)
+            stages.back()["prompt_tokens"] = s.promptTokens;
     }
     return {
         {"format", "tokenbench-config"},
@@ -228,6 +232,8 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("tokenizer", t.tokenizer);
     r.boolean("server_metrics", t.serverMetrics);
     r.string("server_metrics_url", t.serverMetricsUrl);
+    r.enumeration("transport", t.transport, &transportKindFromName, transportKindNames());
+    r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
     r.string("proxy", t.proxy);
     r.boolean("follow_redirects", t.followRedirects);
     if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
@@ -352,6 +358,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                     sr.real("level", s.level);
                     sr.duration("duration", s.durationMs, true);
                     sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                    sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
                     if (!sr.finish())
                         return std::nullopt;
                     c.load.stages << s;

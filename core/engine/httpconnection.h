@@ -4,6 +4,7 @@
 #include "engine/httpresponseparser.h"
 #include "engine/requestbuilder.h"
 #include "engine/runclock.h"
+#include "engine/transport.h"
 #include "metrics/requestrecord.h"
 
 #include <QObject>
@@ -12,29 +13,6 @@
 
 namespace tb {
 
-/// What an HttpConnection reports about the exchange in progress. All calls come on the
-/// connection's thread; after responseComplete or responseFailed there are no more calls.
-class ResponseSink
-{
-public:
-    virtual ~ResponseSink() = default;
-    /// The connection (TCP, and TLS for https) is open: connecting is over.
-    virtual void connectionOpened() = 0;
-    /// https: connected over TCP, the TLS handshake begins.
-    virtual void connectionHandshaking() {}
-    /// The whole request was handed to the kernel — or, when the server answered before taking
-    /// all of it (413 to a large body), when its answer began.
-    virtual void requestSent(std::int64_t stampNs) = 0;
-    virtual void responseHead(const ResponseHead &head, std::int64_t stampNs) = 0;
-    /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
-    virtual void responseBody(const char *data, std::size_t size, std::int64_t stampNs) = 0;
-    virtual void responseComplete(std::int64_t stampNs) = 0;
-    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `cutAfterHead` when the
-    /// connection broke after the response had begun (a body cut off, not a malformed one).
-    virtual void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead,
-                                std::int64_t stampNs) = 0;
-};
-
 /// One HTTP/1.1 client connection on the thread that created it, carrying one exchange at a time
 /// and kept alive between exchanges.
 ///
@@ -42,7 +20,7 @@ public:
 /// raise it before 6.5), delivers data through an internal thread that coarsens timestamps, and
 /// costs 50–70 µs CPU per SSE event. Here bytes come from a ByteStream that stamps them on arrival
 /// and are parsed in place.
-class HttpConnection : public QObject, private ByteStreamHandler
+class HttpConnection : public QObject, public Exchange, private ByteStreamHandler
 {
     Q_OBJECT
 
@@ -51,7 +29,7 @@ public:
     HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
     ~HttpConnection() override;
 
-    const Endpoint &endpoint() const { return m_endpoint; }
+    const Endpoint &endpoint() const override { return m_endpoint; }
 
     /// Starts an exchange: connects first if needed, writes `request`, reports to `sink`.
     void send(QByteArray request, ResponseSink *sink);
@@ -61,10 +39,8 @@ public:
 
     /// Idle, connected and allowed to carry another exchange.
     bool isReusable() const;
-    /// Open: connected, and past the TLS handshake for https.
-    bool isConnected() const { return m_connected; }
-    /// Connected over TCP, TLS handshake not finished.
-    bool handshaking() const { return m_stream->handshaking(); }
+    bool isConnected() const override { return m_connected; }
+    bool handshaking() const override { return m_stream->handshaking(); }
     /// When the last exchange ended (run clock), for dropping connections idle too long.
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
     /// Total exchanges carried (1 = fresh connection).

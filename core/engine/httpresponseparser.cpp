@@ -125,6 +125,31 @@ bool HttpResponseParser::chunkSize(const std::string &line)
     return true;
 }
 
+void HttpResponseParser::readHeadField(ResponseHead &head, const std::string &lowerName, const std::string &value)
+{
+    if (lowerName == "content-encoding") {
+        const std::string encoding = lower(value);
+        head.contentEncoding = encoding == "identity" ? QByteArray() : QByteArray::fromStdString(encoding);
+    } else if (lowerName == "content-type") {
+        std::string type = lower(value);
+        type = trim(type.substr(0, type.find(';')));
+        head.contentType = QByteArray::fromStdString(type);
+    } else if (lowerName == "connection") {
+        const std::string v = lower(value);
+        if (v.find("close") != std::string::npos)
+            head.keepAlive = false;
+        else if (v.find("keep-alive") != std::string::npos)
+            head.keepAlive = true;
+    } else if (lowerName == "location") {
+        head.location = QByteArray::fromStdString(value);
+    } else if (lowerName == "retry-after") {
+        char *end = nullptr;
+        const double seconds = std::strtod(value.c_str(), &end);
+        if (end != value.c_str() && seconds >= 0)
+            head.retryAfterS = seconds; // the HTTP-date form is not used by LLM APIs
+    }
+}
+
 bool HttpResponseParser::headerLine(const std::string &line)
 {
     const std::size_t colon = line.find(':');
@@ -144,26 +169,8 @@ bool HttpResponseParser::headerLine(const std::string &line)
         m_contentLength = n;
     } else if (name == "transfer-encoding") {
         m_chunked = lower(value).find("chunked") != std::string::npos;
-    } else if (name == "content-encoding") {
-        const std::string encoding = lower(value);
-        m_head.contentEncoding = encoding == "identity" ? QByteArray() : QByteArray::fromStdString(encoding);
-    } else if (name == "content-type") {
-        std::string type = lower(value);
-        type = trim(type.substr(0, type.find(';')));
-        m_head.contentType = QByteArray::fromStdString(type);
-    } else if (name == "connection") {
-        const std::string v = lower(value);
-        if (v.find("close") != std::string::npos)
-            m_head.keepAlive = false;
-        else if (v.find("keep-alive") != std::string::npos)
-            m_head.keepAlive = true;
-    } else if (name == "location") {
-        m_head.location = QByteArray::fromStdString(value);
-    } else if (name == "retry-after") {
-        char *end = nullptr;
-        const double seconds = std::strtod(value.c_str(), &end);
-        if (end != value.c_str() && seconds >= 0)
-            m_head.retryAfterS = seconds; // the HTTP-date form is not used by LLM APIs
+    } else {
+        readHeadField(m_head, name, value);
     }
     return true;
 }

@@ -14,6 +14,8 @@ struct ResponseHead {
     double retryAfterS = -1; ///< Retry-After in seconds (delta form), -1 when absent
     bool keepAlive = true;
     QByteArray contentEncoding; ///< lower case; empty for none or identity (the engine asks for identity)
+    bool http2 = false;         ///< carried over HTTP/2 (qnam only)
+    int streams = 1;            ///< requests in flight on the connection as this response began
     QByteArray location;        ///< the Location header (redirects)
 };
 
@@ -28,6 +30,10 @@ public:
     /// The largest chunk a response may declare, and the largest body the engine buffers: a
     /// larger size is a hostile or broken server, never an allocation.
     static constexpr std::int64_t kMaxBodyBytes = 32 * 1024 * 1024;
+
+    /// Fills in what `head` says of one header field (name in lower case; value trimmed): also
+    /// for transports that parse HTTP themselves (qnam).
+    static void readHeadField(ResponseHead &head, const std::string &lowerName, const std::string &value);
 
     /// For a response to HEAD-like requests there is no body; not needed by the engine.
     void reset();

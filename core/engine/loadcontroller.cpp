@@ -93,8 +93,7 @@ void LoadController::beginPhase()
     Q_EMIT stageStarted(m_stage, m_inWarmup);
     const LoadConfig &load = m_plan->config.load;
     const StageConfig &stage = currentStage();
-    const qint64 durationMs = m_inWarmup ? load.warmupMs : stage.durationMs;
-    if (durationMs > 0)
+    if (const qint64 durationMs = phaseLimits().durationMs; durationMs > 0)
         m_phaseTimer.start(std::chrono::milliseconds(durationMs));
     if (stage.mode == LoadMode::Concurrency) {
         fillUsers();
@@ -130,9 +129,16 @@ void LoadController::endPhase()
     beginPhase();
 }
 
+LoadController::PhaseLimits LoadController::phaseLimits() const
+{
+    const LoadConfig &load = m_plan->config.load;
+    return m_inWarmup ? PhaseLimits{load.warmupMs, load.warmupRequests}
+                      : PhaseLimits{currentStage().durationMs, currentStage().requests};
+}
+
 bool LoadController::phaseCountReached() const
 {
-    const std::int64_t limit = m_inWarmup ? m_plan->config.load.warmupRequests : currentStage().requests;
+    const std::int64_t limit = phaseLimits().requests;
     return limit > 0 && m_phaseIssued >= limit;
 }
 
@@ -184,7 +190,7 @@ void LoadController::arrivalTick()
         return;
     const std::int64_t now = m_clock.nowNs();
     const std::int64_t stageEndNs = [&] {
-        const qint64 ms = m_inWarmup ? m_plan->config.load.warmupMs : currentStage().durationMs;
+        const qint64 ms = phaseLimits().durationMs;
         return ms > 0 ? m_phaseStartNs + ms * 1'000'000 : std::numeric_limits<std::int64_t>::max();
     }();
     // Late timer? Every arrival that is due goes out now, each keeping its own scheduled time:
@@ -217,7 +223,7 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
     ++m_phaseIssued;
     if (conversations()) {
         // Each turn's new user message is the prompt source's prompt for this request.
-        const Prompt prompt = m_plan->prompts->prompt(job.id - 1);
+        const Prompt prompt = m_plan->promptsOf(job.stage).prompt(job.id - 1);
         const std::size_t targets = m_plan->targets.size();
         if (conversation == 0) {
             conversation = m_nextConversation++;
@@ -410,15 +416,9 @@ void LoadController::armThinkTimer()
 void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, const QString &message)
 {
     for (int target = 0; target < int(m_plan->targets.size()); ++target) {
-        RequestRecord r;
-        r.id = job.id;
-        r.stage = job.stage;
+        RequestRecord r = job.record();
         r.target = target;
         r.instance = -1;
-        r.warmup = job.warmup;
-        r.turn = job.turn;
-        r.conversation = job.conversation;
-        r.scheduledNs = job.scheduledNs;
         r.doneNs = m_clock.nowNs();
         r.status = status;
         r.errorMessage = message;
@@ -492,7 +492,6 @@ RunProgress LoadController::progress() const
 
     // Stage fraction and ETA: exact for stages that end by time, estimated from the issue rate so
     // far for stages that end by count.
-    const LoadConfig &load = m_plan->config.load;
     const double elapsedS = double(now) / 1e9;
     const double issueRate = elapsedS > 0.5 ? double(p.issued) / elapsedS : 0.0;
     const auto phaseSeconds = [&](qint64 durationMs, qint64 requests) -> double {
@@ -503,8 +502,8 @@ RunProgress LoadController::progress() const
         return -1;
     };
     const double inPhaseS = double(now - m_phaseStartNs) / 1e9;
-    const double phaseTotal = m_inWarmup ? phaseSeconds(load.warmupMs, load.warmupRequests)
-                                         : phaseSeconds(currentStage().durationMs, currentStage().requests);
+    const PhaseLimits phase = phaseLimits();
+    const double phaseTotal = phaseSeconds(phase.durationMs, phase.requests);
     if (m_finished) {
         p.stageFraction = 1;
         p.etaMs = 0;
@@ -514,12 +513,10 @@ RunProgress LoadController::progress() const
         p.stageFraction = 1;
         return p; // draining: the rest depends on the requests in flight
     }
-    const std::int64_t limit = m_inWarmup ? load.warmupRequests : currentStage().requests;
-    const qint64 durationMs = m_inWarmup ? load.warmupMs : currentStage().durationMs;
-    if (durationMs > 0)
-        p.stageFraction = std::min(1.0, inPhaseS * 1000.0 / double(durationMs));
-    else if (limit > 0)
-        p.stageFraction = std::min(1.0, double(m_phaseIssued) / double(limit));
+    if (phase.durationMs > 0)
+        p.stageFraction = std::min(1.0, inPhaseS * 1000.0 / double(phase.durationMs));
+    else if (phase.requests > 0)
+        p.stageFraction = std::min(1.0, double(m_phaseIssued) / double(phase.requests));
     double remaining = phaseTotal >= 0 ? std::max(0.0, phaseTotal * (1.0 - std::max(0.0, p.stageFraction))) : -1;
     for (int s = m_inWarmup ? 0 : m_stage + 1; s < m_plan->stages.size() && remaining >= 0; ++s) {
         const double t = phaseSeconds(m_plan->stages.at(s).durationMs, m_plan->stages.at(s).requests);

@@ -83,6 +83,13 @@ private:
     std::int64_t pendingRequests() const { return std::int64_t(m_remaining.size()); }
     void completed(std::size_t worker, RequestRecord &&record);
     void recordUnsent(const RequestJob &job, RequestStatus status, const QString &message);
+    /// How long and how many requests the current phase runs: the warm-up's while warming up,
+    /// else the stage's (0: no limit of that kind).
+    struct PhaseLimits {
+        qint64 durationMs = 0;
+        std::int64_t requests = 0;
+    };
+    PhaseLimits phaseLimits() const;
     bool phaseCountReached() const;
     void maybeFinish();
     void stopWorkers();

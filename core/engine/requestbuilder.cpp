@@ -18,7 +18,9 @@ std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target,
                                     QString *error)
 {
     const bool tls = url.scheme() == QLatin1String("https");
-    Endpoint e{url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate, {}};
+    Endpoint e{
+        url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate, target.httpVersion,
+        {}};
     const auto proxy = ProxyResolver::resolve(url, proxySetting, error);
     if (!proxy)
         return std::nullopt;
@@ -76,6 +78,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_extraBody = target.extraBody;
     b.m_proxySetting = target.proxy;
     b.m_followRedirects = target.followRedirects;
+    b.m_transport = effectiveTransport(target);
     const auto endpoint = endpointFor(url, target, target.proxy, error);
     if (!endpoint)
         return std::nullopt;
@@ -105,9 +108,14 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
 
     QByteArray common = "User-Agent: tokenbench\r\nConnection: keep-alive\r\n";
     common += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
+    b.m_commonHeaderList = {qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")),
+                            qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity"))};
     QByteArray credentials;
-    for (const auto &[name, value] : targetHeaders(target))
-        (isCredentialHeader(QString::fromLatin1(name)) ? credentials : common) += name + ": " + value + "\r\n";
+    for (const auto &[name, value] : targetHeaders(target)) {
+        const bool credential = isCredentialHeader(QString::fromLatin1(name));
+        (credential ? credentials : common) += name + ": " + value + "\r\n";
+        (credential ? b.m_credentialHeaderList : b.m_commonHeaderList).append(qMakePair(name, value));
+    }
     b.m_commonHeaders = common;
     b.m_credentialHeaders = credentials;
     b.m_headers = b.head("POST", b.m_url, b.m_endpoint, true);
@@ -160,6 +168,7 @@ std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, cons
     TargetConfig settings;
     settings.tlsVerify = m_endpoint.verifyTls;
     settings.caCertificate = m_endpoint.caCertificate;
+    settings.httpVersion = m_endpoint.httpVersion;
     QString why;
     const auto endpoint = endpointFor(to, settings, m_proxySetting, &why);
     if (!endpoint)
@@ -168,7 +177,8 @@ std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, cons
     r.url = to;
     r.endpoint = *endpoint;
     r.keepsBody = status == 307 || status == 308;
-    const bool credentials = sameOrigin(to, m_url);
+    r.credentials = sameOrigin(to, m_url);
+    const bool credentials = r.credentials;
     if (r.keepsBody) {
         r.message = head("POST", to, r.endpoint, credentials) + "Content-Type: application/json\r\n";
         if (m_request.stream)
@@ -179,6 +189,19 @@ std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, cons
         r.message = head("GET", to, r.endpoint, credentials) + "\r\n";
     }
     return r;
+}
+
+QList<QPair<QByteArray, QByteArray>> RequestBuilder::requestHeaders(bool credentials, bool post) const
+{
+    QList<QPair<QByteArray, QByteArray>> headers = m_commonHeaderList;
+    if (credentials)
+        headers += m_credentialHeaderList;
+    if (post) {
+        headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+        if (m_request.stream)
+            headers.append(qMakePair(QByteArray("Accept"), QByteArray("text/event-stream")));
+    }
+    return headers;
 }
 
 const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)

@@ -16,6 +16,7 @@ struct Endpoint {
     bool tls = false;
     bool verifyTls = true;
     QString caCertificate;
+    HttpVersion httpVersion = HttpVersion::Auto;
     ProxyChoice proxy; ///< direct, or the http:// proxy that carries the connection (CONNECT for tls)
     /// Through a proxy without a tunnel: requests name their whole URL (absolute form).
     bool proxiedPlain() const { return !proxy.direct && !tls; }
@@ -31,6 +32,7 @@ struct RedirectedRequest {
     Endpoint endpoint;
     QByteArray message;
     bool keepsBody = false; ///< 307/308: the same method and body; else a GET without body
+    bool credentials = false; ///< to the target's own origin: with its credential headers
 };
 
 /// Builds complete HTTP/1.1 request messages for one target: the request line and headers
@@ -52,7 +54,9 @@ public:
 
     /// The JSON body for a prompt (before the target's extra_body is merged in).
     nlohmann::json body(const Prompt &prompt) const;
-    /// The whole HTTP request message.
+    /// The transport that carries the target's requests: effectiveTransport(), never Auto.
+    TransportKind transport() const { return m_transport; }
+    /// The whole HTTP/1.1 request message.
     QByteArray httpRequest(const Prompt &prompt) const;
     /// body(prompt) as sent: JSON text, with text that is not UTF-8 replaced.
     std::string bodyText(const Prompt &prompt) const;
@@ -60,6 +64,10 @@ public:
     QByteArray httpRequest(const std::string &json) const;
     /// Where requests are posted: what a redirect's Location is resolved against.
     const QUrl &url() const { return m_url; }
+    /// What a transport that makes its own messages (qnam) sends besides Host, Connection and
+    /// Content-Length: every header httpRequest() carries, or without the target's credentials
+    /// (a redirect to another origin); Content-Type and Accept only for a POST.
+    QList<QPair<QByteArray, QByteArray>> requestHeaders(bool credentials, bool post) const;
     /// The request to send after `status` redirected the request for `from` to `location`
     /// (resolved against `from`): 307 and 308 keep the method and `json` body, 301, 302 and 303
     /// turn into a GET without body (what curl and browsers do with a POST); the target's
@@ -103,10 +111,13 @@ private:
     QUrl m_url;
     QString m_proxySetting;
     bool m_followRedirects = false;
+    TransportKind m_transport = TransportKind::Native;
     QByteArray m_targetPrefix;      ///< "http://host:port" before the path when proxiedPlain()
     QByteArray m_headers;           ///< everything after the request line except Content-Length
     QByteArray m_commonHeaders;     ///< after Host: the headers any origin may see
     QByteArray m_credentialHeaders; ///< the target's credentials: for its own origin only
+    QList<QPair<QByteArray, QByteArray>> m_commonHeaderList;     ///< m_commonHeaders but Connection, for qnam
+    QList<QPair<QByteArray, QByteArray>> m_credentialHeaderList; ///< m_credentialHeaders, for qnam
 };
 
 } // namespace tb

@@ -70,11 +70,37 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
     }
     plan->shard = shard;
     plan->stages = effectiveStages(config.load);
-    const auto &sizing = plan->targets.front().tokenizer;
-    plan->prompts = PromptSource::create(config.prompt, config.load.seed, error, sizing, {}, config.load.trace);
-    if (!plan->prompts)
+    if (!plan->makePrompts(plan->targets.front().tokenizer, {}, error))
         return nullptr;
     return plan;
+}
+
+const PromptSource &RunPlan::promptsOf(int stage) const
+{
+    if (stage >= 0 && std::size_t(stage) < stagePrompts.size() && stagePrompts[std::size_t(stage)])
+        return *stagePrompts[std::size_t(stage)];
+    return *prompts;
+}
+
+bool RunPlan::makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration,
+                          QString *error)
+{
+    auto all = PromptSource::create(config.prompt, config.load.seed, error, tokenizer, calibration, config.load.trace);
+    if (!all)
+        return false;
+    std::vector<std::shared_ptr<const PromptSource>> perStage(std::size_t(stages.size()));
+    for (qsizetype i = 0; i < stages.size(); ++i) {
+        if (stages[i].promptTokens <= 0)
+            continue;
+        PromptConfig sized = config.prompt;
+        sized.promptTokens = stages[i].promptTokens;
+        perStage[std::size_t(i)] = PromptSource::create(sized, config.load.seed, error, tokenizer, calibration);
+        if (!perStage[std::size_t(i)])
+            return false;
+    }
+    prompts = std::move(all);
+    stagePrompts = std::move(perStage);
+    return true;
 }
 
 } // namespace tb

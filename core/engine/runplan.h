@@ -4,6 +4,7 @@
 #include "config/sharding.h"
 #include "engine/promptsource.h"
 #include "engine/requestbuilder.h"
+#include "metrics/requestrecord.h"
 
 #include <atomic>
 #include <memory>
@@ -29,9 +30,17 @@ struct RunPlan {
     std::vector<PlannedTarget> targets;
     /// Sized in the first target's tokenizer (all targets of a comparison get the same prompts).
     std::shared_ptr<const PromptSource> prompts;
+    /// A context sweep: per stage, the prompts of its own size (StageConfig::promptTokens); null
+    /// (or past the end) where the stage uses `prompts`.
+    std::vector<std::shared_ptr<const PromptSource>> stagePrompts;
     ShardSpec shard; ///< which share of a sharded run `config.load` is
     /// secretsOf() every target: masked in server-provided text before it is recorded. Never printed.
     QStringList secrets;
+
+    const PromptSource &promptsOf(int stage) const;
+    /// (Re)makes `prompts` and `stagePrompts`, sized in `tokenizer` as `calibration` says; false with
+    /// *error when a workload file cannot be read.
+    bool makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration, QString *error);
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);
@@ -54,6 +63,21 @@ struct RequestJob {
     int turn = 0;
     std::uint64_t conversation = 0;
     std::shared_ptr<const Prompt> prompt;
+
+    /// Its record before anything of its exchange is known: what the job says of it.
+    RequestRecord record() const
+    {
+        RequestRecord r;
+        r.id = id;
+        r.stage = stage;
+        r.target = target;
+        r.instance = instance;
+        r.warmup = warmup;
+        r.scheduledNs = scheduledNs;
+        r.turn = turn;
+        r.conversation = conversation;
+        return r;
+    }
 };
 
 /// Counters workers update on the hot path and the controller reads for live progress.

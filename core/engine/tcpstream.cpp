@@ -1,5 +1,7 @@
 #include "engine/tcpstream.h"
 
+#include "engine/readbacklog.h"
+
 #include <QHostInfo>
 
 #include <array>
@@ -216,7 +218,7 @@ void TcpStream::flushWrites()
         m_handler->streamWritten(stamp);
 }
 
-std::int64_t TcpStream::stampOf(const msghdr &message)
+std::int64_t TcpStream::stampOf(const msghdr &message, std::int64_t *readNs)
 {
     for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c;
          c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
@@ -234,6 +236,7 @@ std::int64_t TcpStream::stampOf(const msghdr &message)
             timespec realNow{};
             ::clock_gettime(CLOCK_REALTIME, &realNow);
             const std::int64_t after = m_clock.nowNs();
+            *readNs = after;
             if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
                 m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
                 break;
@@ -259,7 +262,11 @@ void TcpStream::onReadable()
         const ssize_t n = ::recvmsg(m_fd, &message, 0);
         if (n > 0) {
             // Bytes of one connection arrive in order: so must their stamps.
-            const std::int64_t stamp = std::max(m_lastStampNs, m_kernelStamps ? stampOf(message) : m_clock.nowNs());
+            std::int64_t readNs = -1;
+            const std::int64_t arrived = m_kernelStamps ? stampOf(message, &readNs) : m_clock.nowNs();
+            if (readNs >= 0)
+                ReadBacklog::record(readNs - arrived, std::size_t(n)); // how long the bytes waited for us
+            const std::int64_t stamp = std::max(m_lastStampNs, arrived);
             m_lastStampNs = stamp;
             if (m_handler)
                 m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);

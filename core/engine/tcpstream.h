@@ -42,7 +42,8 @@ private:
     void flushWrites();
     void close();
     void failed(RequestStatus status, QString message);
-    std::int64_t stampOf(const ::msghdr &message);
+    /// Sets *readNs to the time of the read when the kernel stamped the bytes.
+    std::int64_t stampOf(const ::msghdr &message, std::int64_t *readNs);
 
     Endpoint m_endpoint;
     RunClock m_clock;

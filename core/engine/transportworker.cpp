@@ -1,19 +1,17 @@
 #include "engine/transportworker.h"
 
-#include "engine/httpconnection.h"
+#include "engine/nativetransport.h"
+#include "engine/qnamtransport.h"
 #include "engine/sseparser.h"
 #include "engine/streamdecoder.h"
 
 #include <chrono>
 #include <optional>
+#include <utility>
 
 namespace tb {
 
 namespace {
-
-/// Servers commonly close idle keep-alive connections after 5 s (uvicorn, which serves vLLM);
-/// reusing one just as it closes would fail a request for the client's sake, so retire them first.
-constexpr std::int64_t kMaxIdleNs = 4'000'000'000;
 
 /// Server text reaches the error column (an HTML page's NUL, terminal escapes): no control
 /// characters in what is recorded.
@@ -38,19 +36,20 @@ public:
         , m_api(builder.api())
         , m_url(builder.url())
     {
-        m_record.id = job.id;
-        m_record.stage = job.stage;
-        m_record.target = job.target;
-        m_record.instance = job.instance;
-        m_record.warmup = job.warmup;
-        m_record.scheduledNs = job.scheduledNs;
-        m_record.turn = job.turn;
-        m_record.conversation = job.conversation;
+        m_record = job.record();
         m_decoder.begin(&m_record);
     }
 
     RequestRecord &record() { return m_record; }
-    HttpConnection *connection = nullptr;
+    const RequestBuilder &builder() const { return m_builder; }
+    /// Closes what carries the exchange in progress, if any; its sink (this) hears nothing more.
+    void abandonExchange()
+    {
+        if (Exchange *e = std::exchange(exchange, nullptr))
+            transport->abandon(e);
+    }
+    Transport *transport = nullptr;
+    Exchange *exchange = nullptr;
     std::int64_t promptTokens = 0;
     TokenSource promptSource = TokenSource::Estimate;
     TransportWorker::Deadlines::iterator deadline;
@@ -97,11 +96,13 @@ public:
     {
         m_record.headersNs = stampNs;
         m_record.httpStatus = head.status;
+        m_record.httpVersion = head.http2 ? 2 : 1;
+        m_record.streams = head.streams;
         m_record.retryAfterS = head.retryAfterS;
-        if (head.status == 407 && connection && connection->endpoint().proxiedPlain()) {
+        if (head.status == 407 && exchange && exchange->endpoint().proxiedPlain()) {
             m_worker->endRequest(this, RequestStatus::Proxy,
                                  QStringLiteral("proxy %1: HTTP 407 (Proxy Authentication Required)")
-                                     .arg(connection->endpoint().proxy.describe()),
+                                     .arg(exchange->endpoint().proxy.describe()),
                                  stampNs);
             return; // ended: `this` is gone
         }
@@ -198,7 +199,7 @@ public:
     void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
     {
         m_record.doneNs = stampNs;
-        connection = nullptr;   // the connection drops itself
+        exchange = nullptr;     // the transport disposes of it
         if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
             fail(m_decoder.failure(), m_record.errorMessage);
         else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
@@ -231,7 +232,8 @@ private:
         m_url = next->url;
         m_mode = Mode::None;
         m_location.clear();
-        m_worker->sendOn(this, next->endpoint, next->message, stampNs);
+        m_worker->sendOn(this, Hop{next->endpoint, m_url, json, next->keepsBody, next->credentials, next->message},
+                         stampNs);
     }
     enum class Phase { Open, Connecting, Handshaking };
 
@@ -283,7 +285,7 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
     , m_completed(std::move(completed))
 {
     m_deadlineTimer.setParent(this); // moves to the worker thread with us
-    m_poller.setParent(this);
+    m_native = new NativeTransport(m_clock, this);
     m_deadlineTimer.setSingleShot(true);
     m_deadlineTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
@@ -292,13 +294,11 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
 TransportWorker::~TransportWorker()
 {
     m_completed = nullptr; // nobody listens any more; just tear down
-    for (auto &[raw, request] : m_active) {
-        if (request->connection)
-            request->connection->abandon();
-    }
+    for (auto &[raw, request] : m_active)
+        request->abandonExchange();
     m_active.clear();
-    // Every connection, including those already dropped (deleteLater) — before m_poller goes.
-    qDeleteAll(findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly));
+    delete m_qnam;
+    delete m_native;
 }
 
 void TransportWorker::execute(const RequestJob &job)
@@ -307,37 +307,46 @@ void TransportWorker::execute(const RequestJob &job)
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
     Prompt generated;
-    const Prompt &prompt = job.prompt ? *job.prompt : (generated = m_plan->prompts->prompt(job.id - 1));
+    const PromptSource &prompts = m_plan->promptsOf(job.stage);
+    const Prompt &prompt = job.prompt ? *job.prompt : (generated = prompts.prompt(job.id - 1));
     // The prompt's count in this target's tokenizer (a comparison's targets may count differently
     // from the first, whose tokenizer sized the prompts), else TokenBench's estimate.
     const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
     const Tokenizer &counting = own ? *own : *Tokenizer::approx();
     raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
-    raw->promptTokens =
-        &counting == &m_plan->prompts->tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
+    raw->promptTokens = &counting == &prompts.tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
-    if (builder.followsRedirects()) {
-        raw->json = builder.bodyText(prompt);
-        sendOn(raw, builder.endpoint(), builder.httpRequest(raw->json), now);
-    } else {
-        sendOn(raw, builder.endpoint(), builder.httpRequest(prompt), now);
-    }
+    raw->transport = transportFor(builder);
+    std::string body = builder.bodyText(prompt);
+    // Kept for a 307/308 only when redirects are followed: a long prompt's body is not held for
+    // the whole of every request otherwise.
+    const std::string &json = builder.followsRedirects() ? (raw->json = std::move(body)) : body;
+    sendOn(raw, Hop{builder.endpoint(), builder.url(), json, true, true, {}}, now);
 }
 
-void TransportWorker::sendOn(ActiveRequest *request, const Endpoint &endpoint, QByteArray message, std::int64_t nowNs)
+Transport *TransportWorker::transportFor(const RequestBuilder &builder)
 {
-    if (HttpConnection *previous = std::exchange(request->connection, nullptr))
-        releaseConnection(previous);
-    request->connection = acquireConnection(endpoint);
-    if (!request->connection->isConnected()) {
+    if (builder.transport() == TransportKind::Native)
+        return m_native;
+    if (!m_qnam)
+        m_qnam = new QnamTransport(m_clock, this);
+    return m_qnam;
+}
+
+void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs)
+{
+    if (Exchange *previous = std::exchange(request->exchange, nullptr))
+        request->transport->release(previous);
+    request->exchange = request->transport->acquire(hop.endpoint);
+    if (!request->exchange->isConnected()) {
         if (!request->connectDeadline)
             request->connectDeadline =
                 addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
         request->startConnecting();
     }
-    request->connection->send(std::move(message), request);
+    request->transport->send(request->exchange, request->builder(), hop, request);
 }
 
 TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t dueNs, ActiveRequest *request,
@@ -350,38 +359,6 @@ TransportWorker::Deadlines::iterator TransportWorker::addDeadline(std::int64_t d
     return it;
 }
 
-HttpConnection *TransportWorker::acquireConnection(const Endpoint &endpoint)
-{
-    const std::int64_t now = m_clock.nowNs();
-    while (!m_idle.empty()) {
-        HttpConnection *c = m_idle.back();
-        m_idle.pop_back();
-        if (c->endpoint() == endpoint && c->isReusable() && now - c->idleSinceNs() < kMaxIdleNs)
-            return c;
-        dropConnection(c);
-    }
-    auto *c = new HttpConnection(endpoint, m_clock, &m_poller, this);
-    connect(c, &HttpConnection::connectionLost, this, &TransportWorker::dropConnection);
-    m_connections.insert(c);
-    return c;
-}
-
-void TransportWorker::releaseConnection(HttpConnection *connection)
-{
-    if (connection->isReusable())
-        m_idle.push_back(connection);
-    else
-        dropConnection(connection);
-}
-
-void TransportWorker::dropConnection(HttpConnection *connection)
-{
-    if (m_connections.remove(connection)) {
-        std::erase(m_idle, connection);
-        connection->deleteLater();
-    }
-}
-
 void TransportWorker::finish(ActiveRequest *request)
 {
     auto it = m_active.find(request);
@@ -392,10 +369,8 @@ void TransportWorker::finish(ActiveRequest *request)
     m_deadlines.erase(owned->deadline);
     if (owned->connectDeadline)
         m_deadlines.erase(*owned->connectDeadline);
-    if (HttpConnection *c = owned->connection) {
-        owned->connection = nullptr;
-        releaseConnection(c);
-    }
+    if (Exchange *e = std::exchange(owned->exchange, nullptr))
+        owned->transport->release(e);
     if (m_deadlines.empty())
         m_deadlineTimer.stop();
     // Servers echo requests in their errors; whatever they echo of a credential stops here.
@@ -412,11 +387,7 @@ void TransportWorker::finish(ActiveRequest *request)
 void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, const QString &message,
                                  std::int64_t nowNs)
 {
-    if (HttpConnection *c = request->connection) {
-        request->connection = nullptr;
-        c->abandon();
-        dropConnection(c);
-    }
+    request->abandonExchange();
     request->abort(status, message, nowNs);
 }
 
@@ -433,8 +404,8 @@ void TransportWorker::checkDeadlines()
     // Ending a request erases its deadlines, so the earliest is always the next to look at.
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
         const auto [request, kind] = m_deadlines.begin()->second;
-        HttpConnection *connection = request->connection;
-        if (kind == Deadline::Total || !connection) {
+        const Exchange *exchange = request->exchange;
+        if (kind == Deadline::Total || !exchange) {
             endRequest(
                 request, RequestStatus::Timeout,
                 QStringLiteral("no complete response within %1").arg(formatDuration(m_plan->config.load.timeoutMs)),
@@ -442,15 +413,15 @@ void TransportWorker::checkDeadlines()
             continue;
         }
         const QString within = formatDuration(m_plan->config.load.connectTimeoutMs);
-        const Endpoint &endpoint = connection->endpoint();
-        if (!endpoint.proxy.direct && !connection->handshaking())
+        const Endpoint &endpoint = exchange->endpoint();
+        if (!endpoint.proxy.direct && !exchange->handshaking())
             endRequest(request, RequestStatus::Proxy,
                        QStringLiteral("no connection to %1:%2 through proxy %3 within %4 (--connect-timeout)")
                            .arg(endpoint.host)
                            .arg(endpoint.port)
                            .arg(endpoint.proxy.describe(), within),
                        now);
-        else if (connection->handshaking())
+        else if (exchange->handshaking())
             endRequest(
                 request, RequestStatus::Tls,
                 QStringLiteral("TLS handshake not finished within %1 (--connect-timeout): the server may speak plain "
@@ -478,8 +449,9 @@ void TransportWorker::cancelAll()
         all.push_back(raw);
     for (ActiveRequest *request : all)
         endRequest(request, RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
-    for (HttpConnection *c : std::vector<HttpConnection *>(m_idle.begin(), m_idle.end()))
-        dropConnection(c);
+    m_native->closeIdle();
+    if (m_qnam)
+        m_qnam->closeIdle();
 }
 
 } // namespace tb

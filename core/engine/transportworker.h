@@ -1,13 +1,11 @@
 #pragma once
 
-#include "engine/epollpoller.h"
 #include "engine/requestbuilder.h"
 #include "engine/runclock.h"
 #include "engine/runplan.h"
 #include "metrics/requestrecord.h"
 
 #include <QObject>
-#include <QSet>
 #include <QTimer>
 
 #include <functional>
@@ -18,11 +16,16 @@
 
 namespace tb {
 
-class HttpConnection;
 class ActiveRequest;
+class Exchange;
+struct Hop;
+class NativeTransport;
+class QnamTransport;
+class Transport;
+class RequestBuilder;
 
-/// Makes requests on the thread it lives in: takes jobs, keeps a keep-alive pool of connections,
-/// stamps and decodes responses, enforces deadlines, and hands each finished RequestRecord to
+/// Makes requests on the thread it lives in: takes jobs, sends them through their target's
+/// Transport (native or qnam), decodes responses, enforces deadlines, and hands each finished RequestRecord to
 /// `completed` (called on this thread; the controller forwards it across threads).
 ///
 /// One worker carries any number of concurrent requests (one connection each); the engine runs a
@@ -47,15 +50,13 @@ public:
 
 private:
     friend class ActiveRequest;
-    HttpConnection *acquireConnection(const Endpoint &endpoint);
-    /// Sends `message` for `request` on a connection to `endpoint` (its first, or a redirect's
-    /// next hop), the connect deadline running while one is opened.
-    void sendOn(ActiveRequest *request, const Endpoint &endpoint, QByteArray message, std::int64_t nowNs);
-    void releaseConnection(HttpConnection *connection);
-    void dropConnection(HttpConnection *connection);
+    Transport *transportFor(const RequestBuilder &builder);
+    /// Sends `hop` for `request` through its transport (its first, or a redirect's next hop), the
+    /// connect deadline running while a connection is opened.
+    void sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs);
     void finish(ActiveRequest *request);
     /// Ends a request from the outside (its deadline, Stop, a response it must not read on):
-    /// closes its connection and records it with `status`. Deletes `request`.
+    /// abandons its exchange and records it with `status`. Deletes `request`.
     void endRequest(ActiveRequest *request, RequestStatus status, const QString &message, std::int64_t nowNs);
 
     /// A request's deadlines, earliest first: the total deadline, and the connect deadline while
@@ -71,14 +72,14 @@ private:
     std::shared_ptr<LiveCounters> m_counters;
     CompletedFn m_completed;
     std::unordered_map<ActiveRequest *, std::unique_ptr<ActiveRequest>> m_active;
-    QSet<HttpConnection *> m_connections;
-    std::vector<HttpConnection *> m_idle;
     Deadlines m_deadlines;
     /// Single-shot, precise, armed for the earliest deadline (not a periodic check: a deadline
     /// fires within a millisecond or two of its time).
     QTimer m_deadlineTimer;
     std::int64_t m_armedNs = 0;
-    EpollPoller m_poller; ///< every plain-TCP connection of this worker
+    /// Children of this worker (they move to its thread with it); qnam made on first use.
+    NativeTransport *m_native = nullptr;
+    QnamTransport *m_qnam = nullptr;
 };
 
 } // namespace tb

@@ -10,11 +10,13 @@ QString ClientHealthSummary::note() const
     if (firstSaturatedS)
         text += QStringLiteral("; figures after %1 s are limited by this machine").arg(*firstSaturatedS);
     return text +
-           QStringLiteral(" (CPU peak %1% of %2 cores, event-loop lag up to %3 ms%4)")
+           QStringLiteral(" (CPU peak %1% of %2 cores, event-loop lag up to %3 ms%4%5)")
                .arg(std::lround(cpuPeakPct))
                .arg(cores)
                .arg(std::lround(loopLagMaxMs))
-               .arg(sendLagP50Ms ? QStringLiteral(", send lag p50 %1 ms").arg(*sendLagP50Ms, 0, 'f', 1) : QString());
+               .arg(sendLagP50Ms ? QStringLiteral(", send lag p50 %1 ms").arg(*sendLagP50Ms, 0, 'f', 1) : QString())
+               .arg(readBacklogP50Ms ? QStringLiteral(", read backlog p50 %1 ms").arg(*readBacklogP50Ms, 0, 'f', 1)
+                                     : QString());
 }
 
 nlohmann::json ClientHealthSummary::toJson() const
@@ -28,6 +30,10 @@ nlohmann::json ClientHealthSummary::toJson() const
             {"loop_lag_max_ms", loopLagMaxMs},
             {"send_lag_p50_ms", optional(sendLagP50Ms)},
             {"send_lag_max_ms", optional(sendLagMaxMs)},
+            {"read_backlog_p50_ms", optional(readBacklogP50Ms)},
+            {"read_backlog_p99_ms", optional(readBacklogP99Ms)},
+            {"read_backlog_max_ms", optional(readBacklogMaxMs)},
+            {"read_backlog_seconds", readBacklogSeconds},
             {"saturated_seconds", saturatedSeconds},
             {"saturated_fraction", saturatedFraction()},
             {"limited_after_s", optional(firstSaturatedS)},
@@ -49,6 +55,15 @@ std::optional<ClientHealthSummary> ClientHealthSummary::fromJson(const nlohmann:
             s.sendLagP50Ms = j["send_lag_p50_ms"].get<double>();
         if (!j.at("send_lag_max_ms").is_null())
             s.sendLagMaxMs = j["send_lag_max_ms"].get<double>();
+        // Summaries from before the read backlog have none of its keys.
+        const auto read = [&j](const char *key, std::optional<double> &to) {
+            if (j.contains(key) && !j[key].is_null())
+                to = j[key].get<double>();
+        };
+        read("read_backlog_p50_ms", s.readBacklogP50Ms);
+        read("read_backlog_p99_ms", s.readBacklogP99Ms);
+        read("read_backlog_max_ms", s.readBacklogMaxMs);
+        s.readBacklogSeconds = j.value("read_backlog_seconds", 0);
         s.saturatedSeconds = j.at("saturated_seconds").get<int>();
         if (!j.at("limited_after_s").is_null())
             s.firstSaturatedS = j["limited_after_s"].get<int>();

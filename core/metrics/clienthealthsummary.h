@@ -13,7 +13,8 @@ struct ClientHealthSummary {
     /// Thresholds of the saturation rule: a second of run time is client-limited when the client's
     /// CPU reached kCpuLimit of the cores, or an event loop (the run's or a transport thread's) ran
     /// on average kLagLimitMs late over the second's probes, or the median send lag (scheduled →
-    /// sent, open loop without an in-flight cap) of the requests scheduled in it reached kLagLimitMs.
+    /// sent, open loop without an in-flight cap) of the requests scheduled in it reached kLagLimitMs,
+    /// or half of the bytes read over the native transport in it waited ≥ kLagLimitMs in the kernel.
     static constexpr double kCpuLimit = 0.9;
     static constexpr double kLagLimitMs = 20;
     /// A run is flagged when at least this share of its seconds were client-limited.
@@ -27,6 +28,12 @@ struct ClientHealthSummary {
     double loopLagMaxMs = 0;
     std::optional<double> sendLagP50Ms; ///< over the open-loop requests (none in closed loop)
     std::optional<double> sendLagMaxMs;
+    /// Kernel receive stamp → read, byte-weighted, over the native transport's reads (none over
+    /// TLS or in summaries from before it).
+    std::optional<double> readBacklogP50Ms;
+    std::optional<double> readBacklogP99Ms;
+    std::optional<double> readBacklogMaxMs;
+    int readBacklogSeconds = 0; ///< seconds client-limited by the read backlog (among others maybe)
     int saturatedSeconds = 0;
     std::optional<int> firstSaturatedS; ///< run time of the first client-limited second
     bool saturated = false;             ///< saturatedSeconds ≥ kFlagFraction of seconds

@@ -59,7 +59,9 @@ struct RequestRecord {
     std::uint64_t conversation = 0; ///< conversations: which one (1-based, in order of starting); 0 = none
     RequestStatus status = RequestStatus::Ok;
     int httpStatus = 0;                                    ///< 0 when no response arrived
+    int httpVersion = 0;                                   ///< of the response: 1 (HTTP/1.1), 2 (HTTP/2); 0: none
     int redirects = 0;                                     ///< redirects followed (target.follow_redirects)
+    int streams = 0;                                       ///< requests on its connection as its answer began
     TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
     TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 

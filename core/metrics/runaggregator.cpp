@@ -127,6 +127,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     requests.redirects += r.redirects;
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
+    if (r.httpVersion > 0)
+        ++requests.byHttpVersion[r.httpVersion == 2 ? QStringLiteral("2") : QStringLiteral("1.1")];
     if (!r.ok()) {
         ++requests.failed;
         ++requests.byError[QLatin1String(statusName(r.status))];
@@ -256,6 +258,8 @@ RunAggregator::RunAggregator(RunInfo info)
         m_info.stages.size() == 1 ? m_blocks[1].load : LoadSummary{m_info.stages.first().mode, {}, {}, {}, 0, {}};
     total.load.stages = formatStages(m_info.stages);
     total.target = largestUsers;
+    if (isContextSweep(m_info.stages))
+        m_context.resize(std::size_t(m_info.stages.size()));
 
     if (!m_info.config.target.replicas.isEmpty()) {
         for (const QString &url : m_info.config.target.instanceUrls()) {
@@ -290,6 +294,7 @@ RunAggregator::Second &RunAggregator::second(std::int64_t ns)
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
+    m_streamsPerConnection = std::max(m_streamsPerConnection, r.streams);
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
     Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size()
@@ -324,6 +329,15 @@ void RunAggregator::add(const RequestRecord &r)
         turn.promptTokens.record(double(r.promptTokens));
         turn.cachedTokens.record(double(r.cachedTokens));
     }
+    if (hasStage && !m_context.empty() && r.ok()) {
+        if (const auto ttft = r.ttftMs()) {
+            ContextStage &c = m_context[std::size_t(r.stage)];
+            ++c.requests;
+            c.promptTokens.record(double(r.promptTokens));
+            if (c.points.size() < ContextSweepSummary::kMaxPointsPerStage)
+                c.points.push_back({double(r.promptTokens), *ttft});
+        }
+    }
 
     if (r.sentNs >= 0) {
         Second &s = second(r.sentNs);
@@ -350,6 +364,38 @@ void RunAggregator::add(const RequestRecord &r)
     }
 }
 
+ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
+{
+    ContextSweepSummary sweep;
+    std::vector<double> x, y;
+    for (std::size_t i = 0; i < m_context.size(); ++i) {
+        const ContextStage &c = m_context[i];
+        for (const ContextSweepSummary::Point &p : c.points) {
+            sweep.points.push_back(p);
+            x.push_back(p.promptTokens);
+            y.push_back(p.ttftMs);
+        }
+        if (c.requests == 0)
+            continue;
+        ContextSweepSummary::Stage stage;
+        stage.stage = int(i);
+        stage.name = m_info.stages.at(qsizetype(i)).name;
+        stage.requests = c.requests;
+        stage.promptTokens = LatencyStats::fromHistogram(c.promptTokens).p50;
+        stage.ttftP50Ms = summary.stages.at(i).stat(Metric::Ttft).p50;
+        stage.prefillTokensPerS = stage.ttftP50Ms > 0 ? stage.promptTokens / (stage.ttftP50Ms / 1000) : 0;
+        sweep.stages.push_back(stage);
+    }
+    sweep.fit = fitPowerLaw(x, y);
+    // The marginal prefill rate: one more prompt token costs the fit's slope in TTFT.
+    for (ContextSweepSummary::Stage &stage : sweep.stages) {
+        const double slope = sweep.fit.ok ? sweep.fit.slopeAt(stage.promptTokens) : 0;
+        if (slope > 0 && std::isfinite(slope))
+            stage.fitPrefillTokensPerS = 1000 / slope;
+    }
+    return sweep;
+}
+
 RunSummary RunAggregator::summary() const
 {
     RunSummary s;
@@ -360,6 +406,7 @@ RunSummary RunAggregator::summary() const
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
     s.connection = m_info.connection;
+    s.connection.streamsPerConnection = m_streamsPerConnection;
     s.startedAt = m_info.startedAtText();
     s.promptSizing = m_promptSizing;
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
@@ -379,20 +426,35 @@ RunSummary RunAggregator::summary() const
     s.workload = m_info.workload;
     s.warnings << m_info.preRunWarnings;
     const PromptConfig &prompt = m_info.config.prompt;
-    const bool sharesPrefixes = !prompt.promptFile.isEmpty() || prompt.promptTokens <= 0 ||
-                                m_info.config.load.turns > 1 || prompt.sharedPrefixTokens > 0 ||
-                                prompt.systemTokens > 0 || !prompt.systemTemplate.isEmpty();
-    if (!sharesPrefixes && s.total.tokens.cached > 0) {
-        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though every prompt "
-                                     "of this run is unique to it (no shared prefix or system prompt): the server's "
+    // Synthetic prompts share only their system prompt and shared prefix; the rest is the
+    // request's and the run's own. Files, conversations and templates may repeat by design.
+    const bool synthetic = prompt.promptFile.isEmpty() && prompt.dataset.isEmpty() &&
+                           m_info.config.load.trace.isEmpty() && prompt.promptTokens > 0 &&
+                           m_info.config.load.turns <= 1 && prompt.systemTemplate.isEmpty();
+    const std::int64_t shared = std::int64_t(prompt.systemTokens) + prompt.sharedPrefixTokens;
+    // The chat template's first tokens are shared too, and caches hold whole blocks of 16 or so.
+    const double allowed = double(shared) + (shared > 0 ? 32 : 0);
+    const double cachedPerRequest =
+        s.total.requests.ok > 0 ? double(s.total.tokens.cached) / double(s.total.requests.ok) : 0;
+    if (synthetic && cachedPerRequest > allowed) {
+        const QString shares =
+            shared > 0 ? QStringLiteral("this run's prompts share only their first %1 tokens (system prompt and "
+                                        "shared prefix), %2 per request were cached")
+                             .arg(shared)
+                             .arg(cachedPerRequest, 0, 'f', 0)
+                       : QStringLiteral("every prompt of this run is unique to it (no shared prefix or system prompt)");
+        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though %2: the server's "
                                      "prefix cache was warmed by another client or by a run with the same prompt salt")
-                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1)
+                          .arg(shares);
     }
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
         s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
                            LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
     }
+    if (!m_context.empty())
+        s.contextSweep = contextSweep(s);
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/contextsweep.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
 #include "metrics/timeseriesrow.h"
@@ -70,6 +71,8 @@ private:
 
     Second &second(std::int64_t ns);
     bool isGood(const RequestRecord &record) const;
+    /// The context sweep's block of `summary` (whose stage blocks are made).
+    ContextSweepSummary contextSweep(const RunSummary &summary) const;
 
     RunInfo m_info;
     PromptSizing m_promptSizing;
@@ -80,8 +83,15 @@ private:
         LogHistogram ttftMs, promptTokens, cachedTokens;
     };
     std::vector<Turn> m_turns; ///< conversations: [k − 1] turn k
+    struct ContextStage {
+        std::int64_t requests = 0;
+        LogHistogram promptTokens;
+        std::vector<ContextSweepSummary::Point> points; ///< the first kMaxPointsPerStage
+    };
+    std::vector<ContextStage> m_context; ///< a context sweep (stages with prompt sizes): per stage
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
+    int m_streamsPerConnection = 0;
 };
 
 } // namespace tb

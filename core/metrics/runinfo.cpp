@@ -103,7 +103,9 @@ nlohmann::json ConnectionInfo::toJson() const
 {
     return {{"proxy", proxy.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(withoutUserInfo(proxy)))},
             {"proxy_source", toStd(proxySource.isEmpty() ? QStringLiteral("none") : proxySource)},
-            {"proxy_origin", toStd(proxyOrigin)}};
+            {"proxy_origin", toStd(proxyOrigin)},
+            {"transport", transport.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(transport))},
+            {"streams_per_connection", streamsPerConnection}};
 }
 
 ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
@@ -118,6 +120,9 @@ ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
     c.proxy = withoutUserInfo(text("proxy"));
     c.proxySource = text("proxy_source");
     c.proxyOrigin = text("proxy_origin");
+    c.transport = text("transport");
+    if (const auto it = json.find("streams_per_connection"); it != json.end() && it->is_number_integer())
+        c.streamsPerConnection = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000));
     return c;
 }
 

@@ -120,6 +120,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     json byFinishReason = json::object();
     for (const auto &[reason, count] : b.requests.byFinishReason)
         byFinishReason[toStd(reason)] = count;
+    json byHttpVersion = json::object();
+    for (const auto &[version, count] : b.requests.byHttpVersion)
+        byHttpVersion[toStd(version)] = count;
 
     json block{
         {"load", loadToJson(b.load, wholeRun)},
@@ -134,7 +137,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"redirects", b.requests.redirects},
           {"by_status", byStatus},
           {"by_error", byError},
-          {"by_finish_reason", byFinishReason}}},
+          {"by_finish_reason", byFinishReason},
+          {"by_http_version", byHttpVersion}}},
         {"throughput",
          {{"requests_per_s", b.throughput.requestsPerS},
           {"output_tokens_per_s", b.throughput.outputTokensPerS},
@@ -217,6 +221,11 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         const JsonReader byFinishReason = requests.object("by_finish_reason");
         for (const auto &[key, value] : byFinishReason.value().items())
             b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
+    }
+    if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
+        const Node byHttpVersion = requests.object("by_http_version");
+        for (const auto &[key, value] : byHttpVersion.value().items())
+            b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
     }
 
     const JsonReader throughput = n.object("throughput");
@@ -337,6 +346,30 @@ bool isLatencyMetric(Metric metric)
     return std::string_view(kMetricNames[std::size_t(metric)].section) == "latency_ms";
 }
 
+QString RunSummary::transportText() const
+{
+    const QString &transport = connection.transport;
+    if (transport.isEmpty())
+        return {};
+    const auto &versions = total.requests.byHttpVersion;
+    QStringList parts;
+    for (const auto &[version, count] : versions)
+        parts << (versions.size() == 1 ? QStringLiteral("HTTP/%1").arg(version)
+                                       : QStringLiteral("HTTP/%1 × %2").arg(version).arg(count));
+    QString text = parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+    if (connection.streamsPerConnection > 1)
+        text += QStringLiteral(" · up to %1 streams per connection").arg(connection.streamsPerConnection);
+    if (!connection.proxy.isEmpty())
+        text += QStringLiteral(" · proxy ") + connection.proxyText();
+    return text;
+}
+
+QString RunSummary::apiAndTransport() const
+{
+    const QString transport = transportText();
+    return transport.isEmpty() ? api : api + QStringLiteral(", ") + transport;
+}
+
 json RunSummary::toJson() const
 {
     json j{
@@ -379,6 +412,8 @@ json RunSummary::toJson() const
                                  {"cached_tokens", t.cachedTokens.toJson()}});
         j["turns"] = std::move(turnArray);
     }
+    if (contextSweep)
+        j["context_sweep"] = contextSweep->toJson();
     const PromptSizing &p = promptSizing;
     json calibration;
     if (!p.calibration.isEmpty()) {
@@ -511,6 +546,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                 s.turns.push_back(turn);
             }
         }
+    }
+    if (top.has("context_sweep")) {
+        QString why;
+        s.contextSweep = ContextSweepSummary::fromJson(j["context_sweep"], &why);
+        if (!s.contextSweep)
+            top.fail(QStringLiteral("context_sweep"), why);
     }
     if (top.has("server") && !j["server"].is_null()) {
         QString why;

@@ -5,6 +5,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/clienthealthsummary.h"
+#include "metrics/contextsweep.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
@@ -71,6 +72,8 @@ struct RequestCounts {
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
     std::map<QString, std::int64_t> byFinishReason;
+    /// HTTP version ("1.1", "2") of attempted requests that got a response: what was negotiated.
+    std::map<QString, std::int64_t> byHttpVersion;
     /// Successful requests that stopped at the max_tokens cap (finish_reason "length" or "max_tokens").
     std::int64_t stoppedAtCap() const;
 
@@ -177,6 +180,12 @@ struct TurnSummary {
 };
 
 struct RunSummary {
+    /// The transport and the HTTP versions it negotiated: "native · HTTP/1.1", "qnam · HTTP/2",
+    /// "qnam · HTTP/1.1 × 3, HTTP/2 × 5"; empty for runs from before transports were chosen.
+    QString transportText() const;
+    /// The API and, when known, transportText(): "openai-chat, qnam · HTTP/2" (compare's run lines).
+    QString apiAndTransport() const;
+
     int formatVersion = kRunFormatVersion;
     QString toolName;
     QString toolVersion;
@@ -194,6 +203,7 @@ struct RunSummary {
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
     std::vector<TurnSummary> turns; ///< conversations only: turn 1, 2, …
+    std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <utility>
 
 namespace tb {
 
@@ -32,6 +33,14 @@ void raiseMax(std::atomic<std::int64_t> &max, std::int64_t v)
     }
 }
 
+/// Busy, not asleep: a thread that is working, as an overloaded client's would be.
+void spin(const RunClock &clock, int ms)
+{
+    const std::int64_t until = clock.nowNs() + std::int64_t(ms) * 1'000'000;
+    while (clock.nowNs() < until) {
+    }
+}
+
 } // namespace
 
 ClientHealthMonitor::ClientHealthMonitor(const RunClock &clock, std::vector<QObject *> probes, bool openLoopUncapped,
@@ -44,6 +53,7 @@ ClientHealthMonitor::ClientHealthMonitor(const RunClock &clock, std::vector<QObj
     , m_probeLagUs(std::make_shared<std::atomic<std::int64_t>>(0))
     , m_probeCount(std::make_shared<std::atomic<std::int64_t>>(0))
     , m_probeMaxUs(std::make_shared<std::atomic<std::int64_t>>(0))
+    , m_backlog(std::make_shared<SharedBacklog>())
 {
     m_timer.setTimerType(Qt::PreciseTimer);
     connect(&m_timer, &QTimer::timeout, this, &ClientHealthMonitor::tick);
@@ -83,25 +93,34 @@ void ClientHealthMonitor::tick()
     s.lagSumMs += double(lagUs) / 1e3;
     s.probes += int(probes);
     m_lagMaxMs = std::max(m_lagMaxMs, double(m_probeMaxUs->exchange(0)) / 1e3);
+    {
+        const std::lock_guard lock(m_backlog->mutex);
+        s.readBacklog.merge(std::exchange(m_backlog->tally, ReadBacklog::Tally{}));
+    }
     m_lastTickNs = now;
     m_lastCpuS = cpu;
     // One probe per transport thread: how long its event loop takes to get to a posted call.
     for (QObject *probe : m_probes) {
         QMetaObject::invokeMethod(
             probe,
-            [clock = m_clock, posted = now, sum = m_probeLagUs, count = m_probeCount, max = m_probeMaxUs] {
+            [clock = m_clock, posted = now, sum = m_probeLagUs, count = m_probeCount, max = m_probeMaxUs,
+             backlog = m_backlog, stallMs = m_transportStallMs] {
                 const std::int64_t us = (clock.nowNs() - posted) / 1000;
                 sum->fetch_add(us, std::memory_order_relaxed);
                 count->fetch_add(1, std::memory_order_relaxed);
                 raiseMax(*max, us);
+                const ReadBacklog::Tally reads = ReadBacklog::take();
+                if (!reads.isEmpty()) {
+                    const std::lock_guard lock(backlog->mutex);
+                    backlog->tally.merge(reads);
+                }
+                if (stallMs > 0)
+                    spin(clock, stallMs);
             },
             Qt::QueuedConnection);
     }
-    if (m_stallMs > 0) {
-        const std::int64_t until = m_clock.nowNs() + std::int64_t(m_stallMs) * 1'000'000;
-        while (m_clock.nowNs() < until) {
-        }
-    }
+    if (m_stallMs > 0)
+        spin(m_clock, m_stallMs);
 }
 
 void ClientHealthMonitor::addRecord(const RequestRecord &record)
@@ -122,6 +141,7 @@ ClientHealthSummary ClientHealthMonitor::summary() const
     double lagSum = 0;
     int probes = 0;
     std::vector<double> sendLags;
+    ReadBacklog::Tally reads;
     for (std::size_t i = 0; i < m_seconds.size(); ++i) {
         const Second &s = m_seconds[i];
         if (s.wallS <= 0)
@@ -136,8 +156,11 @@ ClientHealthSummary ClientHealthMonitor::summary() const
         const double lagMean = s.probes ? s.lagSumMs / s.probes : 0;
         const bool sendLagged = !s.sendLagMs.empty() && median(s.sendLagMs) >= ClientHealthSummary::kLagLimitMs;
         sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
+        const bool readLagged = s.readBacklog.percentileMs(0.5) >= ClientHealthSummary::kLagLimitMs;
+        h.readBacklogSeconds += readLagged ? 1 : 0;
+        reads.merge(s.readBacklog);
         if (cpuFraction >= ClientHealthSummary::kCpuLimit || lagMean >= ClientHealthSummary::kLagLimitMs ||
-            sendLagged) {
+            sendLagged || readLagged) {
             ++h.saturatedSeconds;
             if (!h.firstSaturatedS)
                 h.firstSaturatedS = int(i);
@@ -149,6 +172,11 @@ ClientHealthSummary ClientHealthMonitor::summary() const
     if (!sendLags.empty()) {
         h.sendLagP50Ms = median(sendLags);
         h.sendLagMaxMs = m_sendLagMaxMs;
+    }
+    if (!reads.isEmpty()) {
+        h.readBacklogP50Ms = reads.percentileMs(0.5);
+        h.readBacklogP99Ms = reads.percentileMs(0.99);
+        h.readBacklogMaxMs = double(reads.maxUs) / 1e3;
     }
     h.saturated = h.saturatedSeconds > 0 && h.saturatedFraction() >= ClientHealthSummary::kFlagFraction;
     return h;

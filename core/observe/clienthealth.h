@@ -2,8 +2,10 @@
 
 // Whether the client kept up (README "Client health"): a run's figures are the server's only while
 // the measuring machine has time to spare. Always on, and cheap: a 100 ms timer on the run's thread,
-// one posted probe per transport thread per tick, the process CPU clock, and the send lag of records.
+// one posted probe per transport thread per tick (which also takes that thread's read backlog), the
+// process CPU clock, and the send lag of records.
 
+#include "engine/readbacklog.h"
 #include "engine/runclock.h"
 #include "metrics/clienthealthsummary.h"
 
@@ -14,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -40,6 +43,8 @@ public:
 
     /// Tests only: keeps the run's thread busy for this long at every tick, a client starved on purpose.
     void setStallMs(int ms) { m_stallMs = ms; }
+    /// Tests only: each probe keeps its transport thread busy this long, so bytes wait in the kernel.
+    void setTransportStallMs(int ms) { m_transportStallMs = ms; }
 
 private:
     struct Second {
@@ -48,6 +53,12 @@ private:
         double lagSumMs = 0;
         int probes = 0;
         std::vector<double> sendLagMs;
+        ReadBacklog::Tally readBacklog;
+    };
+    /// The transport threads' read backlog, handed over by their probes.
+    struct SharedBacklog {
+        std::mutex mutex;
+        ReadBacklog::Tally tally;
     };
     Second &second(std::int64_t ns);
     void tick();
@@ -63,10 +74,12 @@ private:
     double m_sendLagMaxMs = 0;
     int m_cores = 1;
     int m_stallMs = 0;
+    int m_transportStallMs = 0;
     /// Probe lateness reported from the transport threads: (sum µs, count), read at each tick.
     std::shared_ptr<std::atomic<std::int64_t>> m_probeLagUs;
     std::shared_ptr<std::atomic<std::int64_t>> m_probeCount;
     std::shared_ptr<std::atomic<std::int64_t>> m_probeMaxUs;
+    std::shared_ptr<SharedBacklog> m_backlog;
 };
 
 } // namespace tb

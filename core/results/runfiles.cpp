@@ -50,6 +50,7 @@ enum Column {
     DoneAtMs,
     Instance,
     HiddenReasoningTokens,
+    HttpVersionColumn,
     Redirects,
     Turn,
     Conversation,
@@ -90,6 +91,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "done_at_ms",
     "instance",
     "hidden_reasoning_tokens",
+    "http_version",
     "redirects",
     "turn",
     "conversation",
@@ -257,6 +259,8 @@ json stagesToJson(const QList<StageConfig> &stages)
                          {"level", s.level},
                          {"duration_ms", s.durationMs},
                          {"requests", s.requests}});
+        if (s.promptTokens > 0)
+            array.back()["prompt_tokens"] = s.promptTokens;
     }
     return array;
 }
@@ -277,6 +281,12 @@ std::optional<QList<StageConfig>> stagesFromJson(const json &array)
         stage.level = s["level"].get<double>();
         stage.durationMs = s.value("duration_ms", qint64(0));
         stage.requests = s.value("requests", qint64(0));
+        if (const auto p = s.find("prompt_tokens"); p != s.end()) {
+            if (!p->is_number_integer() || p->get<std::int64_t>() < 0 ||
+                p->get<std::int64_t>() > limits::kMaxPromptTokens)
+                return std::nullopt;
+            stage.promptTokens = p->get<int>();
+        }
         stages << stage;
     }
     return stages;
@@ -433,6 +443,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(offsetMs(r.doneNs));
     put(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
+    put(r.httpVersion == 2 ? "2" : r.httpVersion == 1 ? "1.1" : "");
     putInt(r.redirects);
     put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
@@ -496,6 +507,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.errorMessage = f.string(Error);
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
+    r.httpVersion = f.text(HttpVersionColumn) == "2" ? 2 : f.text(HttpVersionColumn) == "1.1" ? 1 : 0;
     r.retryAfterS = f.real(RetryAfterS).value_or(-1);
     if (f.has(PromptTokenSource)) {
         if (const auto source = tokenSourceFromName(f.string(PromptTokenSource)))

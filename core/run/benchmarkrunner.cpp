@@ -87,12 +87,8 @@ public:
                     PromptSizing calibrated = sizing;
                     calibrated.calibrationError = c.error;
                     auto plan = std::make_shared<RunPlan>(*m_plan);
-                    if (c.error.isEmpty()) {
-                        plan->prompts = PromptSource::create(
-                            plan->config.prompt, plan->config.load.seed, &calibrated.calibrationError,
-                            m_plan->prompts->sharedTokenizer(), c.calibration, plan->config.load.trace);
-                    }
-                    if (plan->prompts && c.error.isEmpty()) {
+                    if (c.error.isEmpty() && plan->makePrompts(m_plan->prompts->sharedTokenizer(), c.calibration,
+                                                               &calibrated.calibrationError)) {
                         m_plan = plan;
                         calibrated.calibration = c.method;
                         calibrated.scale = c.calibration.scale;
@@ -116,9 +112,6 @@ public:
     {
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
-        m_health =
-            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
-        m_health->setStallMs(m_runner->m_testStallMs);
         startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
@@ -133,6 +126,11 @@ public:
         m_recordsTimer.start(kRecordsIntervalMs);
         m_snapshotTimer.start(kSnapshotIntervalMs);
         m_controller->start(workerThreads);
+        // After start(): the transport threads it probes exist only from then on.
+        m_health =
+            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
+        m_health->setTransportStallMs(m_runner->m_testTransportStallMs);
         m_health->start();
     }
 
@@ -445,6 +443,7 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxy = proxy.url();
         info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
         info.connection.proxyOrigin = proxy.origin;
+        info.connection.transport = transportKindName(effectiveTransport(config.target));
         info.shard = m_shard;
         if (const auto &stats = plan->prompts->workloadStats()) {
             info.workload = stats->toJson();

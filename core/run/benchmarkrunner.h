@@ -76,6 +76,9 @@ public:
     /// Tests only: the run's thread is kept busy for this long every 100 ms (a client starved on
     /// purpose, to see it flagged).
     void setTestStallMs(int ms) { m_testStallMs = ms; }
+    /// Tests only: each transport thread is kept busy for this long every 100 ms (bytes wait in the
+    /// kernel: a read backlog on purpose).
+    void setTestTransportStallMs(int ms) { m_testTransportStallMs = ms; }
     /// The served endpoint, "http://127.0.0.1:9464/metrics"; empty when not serving.
     QString metricsUrl() const;
     /// The target model's context length, when it reports one (contextLengthFromModels): requests
@@ -129,6 +132,7 @@ private:
     ShardSpec m_shard;
     QString m_metricsListen;
     int m_testStallMs = 0;
+    int m_testTransportStallMs = 0;
     QString m_exporterAddress; ///< what m_exporter listens on
     std::unique_ptr<MetricsExporter> m_exporter;
     bool m_running = false;

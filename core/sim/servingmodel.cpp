@@ -19,8 +19,10 @@ qint64 ServingModel::prefillNs(qint64 promptTokens, qint64 cachedTokens) const
 {
     const double p = double(promptTokens) / 1000.0;
     const double c = double(cachedTokens) / 1000.0;
-    return qint64(
-        std::llround((m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c)) * 1e6));
+    const double e = m_config.prefillExponent;
+    const double power = m_config.prefillPowerMs > 0 ? m_config.prefillPowerMs * (std::pow(p, e) - std::pow(c, e)) : 0;
+    return qint64(std::llround(
+        (m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c) + power) * 1e6));
 }
 
 std::optional<quint64> ServingModel::submit(const Job &job, qint64 nowNs)

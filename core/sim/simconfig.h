@@ -23,10 +23,14 @@ struct SimConfig {
 
     // Time to first token = ttftMs + waiting for the (serial) prefill unit + prefill time, where
     // prefill time = prefillMsPer1k * U/1000 + prefillQuadraticMs * ((P/1000)^2 - (C/1000)^2) for
-    // P prompt tokens of which C are cached and U = P - C are computed.
+    // P prompt tokens of which C are cached and U = P - C are computed, + prefillPowerMs *
+    // ((P/1000)^prefillExponent - (C/1000)^prefillExponent): a known power law a context sweep's fit
+    // can be checked against.
     double ttftMs = 150;           ///< fixed per-request latency before prefill (not shared)
     double prefillMsPer1k = 20;    ///< linear prefill cost per 1000 uncached prompt tokens
     double prefillQuadraticMs = 2; ///< super-linear (attention) term; long contexts cost more
+    double prefillPowerMs = 0;     ///< power-law prefill term's coefficient, ms; 0: none
+    double prefillExponent = 1.5;  ///< its exponent
 
     // Decode: continuous batching; each sequence in the batch gets one token per step of
     // stepMs + stepMsPerSeq * batch size.

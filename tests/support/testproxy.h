@@ -33,6 +33,15 @@ public:
             }
         });
     }
+    /// Connections a client keeps alive (QNAM's) are still open here: their sockets go before the
+    /// maps their handlers use.
+    ~TestProxy() override
+    {
+        const QList<QTcpSocket *> sockets = findChildren<QTcpSocket *>();
+        for (QTcpSocket *socket : sockets)
+            socket->disconnect();
+        qDeleteAll(findChildren<QTcpSocket *>(Qt::FindDirectChildrenOnly));
+    }
     QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(serverPort()); }
 
 private:

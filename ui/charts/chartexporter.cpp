@@ -328,7 +328,7 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
 {
     const qreal scale = fontScale(options.page);
     auto copy = std::make_unique<QChart>();
-    chartstyle::applyTheme(copy.get(), scale);
+    chartstyle::applyTheme(copy.get(), scale, chartstyle::Theme::Light);
     copy->setMargins(QMargins(16, 12, 20, 12));
     copy->setTitle(titleHtml(options.title.isEmpty() ? chart->title() : options.title, options.subtitle, scale));
     copy->legend()->setVisible(chart->legend()->isVisible());
@@ -340,7 +340,7 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
         if (!to)
             return nullptr;
         copy->addAxis(to, from->alignment());
-        chartstyle::styleAxis(to, scale);
+        chartstyle::styleAxis(to, scale, chartstyle::Theme::Light);
         copyAxisLook(from, to);
         axes.insert(from, to);
     }
@@ -354,6 +354,8 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
         if (!chartstyle::isInLegend(from))
             chartstyle::setInLegend(copy.get(), to, false);
     }
+    // A chart on a dark screen copies its dark axis pens and point labels: back to the report's.
+    chartstyle::applyColors(copy.get(), chartstyle::Theme::Light);
     // The on-screen legend may draw some entries its own way (bar sets as filled squares: "from
     // series" draws them as empty boxes): the same entries, the same shapes.
     const QList<QLegendMarker *> shown = chart->legend()->markers();

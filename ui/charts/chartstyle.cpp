@@ -3,14 +3,18 @@
 #include "analysis/svgchart.h"
 
 #include <QAbstractAxis>
+#include <QAbstractBarSeries>
 #include <QAbstractSeries>
 #include <QApplication>
+#include <QAreaSeries>
+#include <QBarSet>
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QValueAxis>
+#include <QXYSeries>
 
 #include <cmath>
 
@@ -18,9 +22,6 @@ namespace tb::chartstyle {
 
 namespace {
 
-const QColor kText(0x1f, 0x29, 0x37);
-const QColor kGrid(0xe5, 0xe7, 0xeb);
-const QColor kAxisLine(0xc7, 0xcc, 0xd4);
 const char kDescriptionProperty[] = "tbDescription";
 const char kHiddenFromLegendProperty[] = "tbHiddenFromLegend";
 
@@ -30,6 +31,19 @@ QFont scaledFont(qreal points, qreal scale, bool bold = false)
     font.setPointSizeF(points * scale);
     font.setBold(bold);
     return font;
+}
+
+QPen themedPen(QPen pen, Theme theme)
+{
+    pen.setColor(themed(pen.color(), theme));
+    return pen;
+}
+
+QBrush themedBrush(QBrush brush, Theme theme)
+{
+    if (brush.style() != Qt::NoBrush)
+        brush.setColor(themed(brush.color(), theme));
+    return brush;
 }
 
 } // namespace
@@ -48,25 +62,54 @@ QPen pen(const QColor &color, bool dashed, qreal width)
     return p;
 }
 
-void applyTheme(QChart *chart, qreal fontScale)
+void applyTheme(QChart *chart, qreal fontScale, Theme theme)
 {
     chart->setTheme(QChart::ChartThemeLight);
     chart->setBackgroundRoundness(0);
-    chart->setBackgroundBrush(Qt::white);
+    chart->setBackgroundBrush(surface(theme));
     chart->setBackgroundPen(Qt::NoPen);
     chart->setPlotAreaBackgroundVisible(false);
     chart->setDropShadowEnabled(false);
     chart->setTitleFont(scaledFont(10, fontScale, true));
-    chart->setTitleBrush(kText);
+    chart->setTitleBrush(primaryText(theme));
     chart->setMargins(QMargins(4, 2, 6, 2));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     QLegend *legend = chart->legend();
     legend->setAlignment(Qt::AlignTop);
     legend->setFont(scaledFont(8, fontScale));
-    legend->setLabelColor(mutedText());
+    legend->setLabelColor(mutedText(theme));
     legend->setMarkerShape(QLegend::MarkerShapeFromSeries);
     for (QAbstractAxis *axis : chart->axes())
-        styleAxis(axis, fontScale);
+        styleAxis(axis, fontScale, theme);
+}
+
+void applyColors(QChart *chart, Theme theme)
+{
+    chart->setBackgroundBrush(surface(theme));
+    chart->setTitleBrush(themedBrush(chart->titleBrush(), theme));
+    chart->legend()->setLabelColor(themed(chart->legend()->labelColor(), theme));
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsColor(themed(axis->labelsColor(), theme));
+        axis->setTitleBrush(themedBrush(axis->titleBrush(), theme));
+        axis->setLinePen(themedPen(axis->linePen(), theme));
+        axis->setGridLinePen(themedPen(axis->gridLinePen(), theme));
+    }
+    for (QAbstractSeries *series : chart->series()) {
+        if (auto *xy = qobject_cast<QXYSeries *>(series)) {
+            xy->setPen(themedPen(xy->pen(), theme));
+            xy->setBrush(themedBrush(xy->brush(), theme));
+            xy->setPointLabelsColor(themed(xy->pointLabelsColor(), theme));
+        } else if (auto *area = qobject_cast<QAreaSeries *>(series)) {
+            area->setPen(themedPen(area->pen(), theme));
+            area->setBrush(themedBrush(area->brush(), theme));
+        } else if (auto *bars = qobject_cast<QAbstractBarSeries *>(series)) {
+            for (QBarSet *set : bars->barSets()) {
+                set->setPen(themedPen(set->pen(), theme));
+                set->setBrush(themedBrush(set->brush(), theme));
+                set->setLabelColor(themed(set->labelColor(), theme));
+            }
+        }
+    }
 }
 
 QColor textColor(const QChart *chart)
@@ -74,14 +117,14 @@ QColor textColor(const QChart *chart)
     return chart->titleBrush().color();
 }
 
-void styleAxis(QAbstractAxis *axis, qreal fontScale)
+void styleAxis(QAbstractAxis *axis, qreal fontScale, Theme theme)
 {
     axis->setLabelsFont(scaledFont(8, fontScale));
-    axis->setLabelsColor(mutedText());
+    axis->setLabelsColor(mutedText(theme));
     axis->setTitleFont(scaledFont(8, fontScale));
-    axis->setTitleBrush(mutedText());
-    axis->setLinePen(QPen(kAxisLine, 1));
-    axis->setGridLinePen(QPen(kGrid, 1));
+    axis->setTitleBrush(mutedText(theme));
+    axis->setLinePen(QPen(axisLine(theme), 1));
+    axis->setGridLinePen(QPen(gridLine(theme), 1));
     axis->setMinorGridLineVisible(false);
     axis->setShadesVisible(false);
 }

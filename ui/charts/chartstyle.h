@@ -20,15 +20,19 @@ namespace tb::chartstyle {
 /// A series' pen: solid for medians and rates, dashed for tails (p99) and targets.
 QPen pen(const QColor &color, bool dashed = false, qreal width = 2.0);
 
-/// The light theme of the dashboard and of exports: white background, light grid, dark grey text,
-/// the legend at the top. fontScale > 1 enlarges every text (reports are read from further away).
 /// The charts' font at `points` × `scale` (what applyTheme uses), for text drawn beside a chart.
 QFont reportFont(qreal points, qreal scale);
-void applyTheme(QChart *chart, qreal fontScale = 1.0);
+/// The look of the dashboard's charts and of exports: quiet grid, grey text, the legend at the top,
+/// in the screen's theme (exports ask for Theme::Light). fontScale > 1 enlarges every text (reports
+/// are read from further away).
+void applyTheme(QChart *chart, qreal fontScale = 1.0, Theme theme = screenTheme());
+/// Recolours a chart made in one theme for `theme` — background, title, legend, axes, grid, point
+/// labels and the series' own colours, through themed() — keeping its fonts and layout.
+void applyColors(QChart *chart, Theme theme);
 /// The colour of a chart's own text in the theme it has (for labels drawn on its points).
 QColor textColor(const QChart *chart);
 /// Styles one axis the same way (call after adding axes to a themed chart).
-void styleAxis(QAbstractAxis *axis, qreal fontScale = 1.0);
+void styleAxis(QAbstractAxis *axis, qreal fontScale = 1.0, Theme theme = screenTheme());
 
 /// Sets [min, max] widened to round numbers with ticks at 1, 2 or 5 × 10^k (at most maxTicks
 /// intervals), labelled without needless decimals. An empty or inverted range becomes [0, 1].

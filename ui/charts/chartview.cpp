@@ -72,15 +72,11 @@ ChartView::ChartView(QChart *chart, QWidget *parent)
 {
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(280, 200);
-    setBackgroundBrush(Qt::white);
     m_emptyLabel->setObjectName(QStringLiteral("chartEmptyText"));
     m_emptyLabel->setAlignment(Qt::AlignCenter);
     m_emptyLabel->setWordWrap(true);
-    QPalette palette = m_emptyLabel->palette();
-    palette.setColor(QPalette::Window, Qt::white);
-    palette.setColor(QPalette::WindowText, QColor(0x6b, 0x72, 0x80));
-    m_emptyLabel->setPalette(palette);
     m_emptyLabel->setAutoFillBackground(true);
+    applyScreenTheme();
     m_emptyLabel->setMargin(12);
     m_emptyLabel->hide();
     updateTooltips();
@@ -88,9 +84,31 @@ ChartView::ChartView(QChart *chart, QWidget *parent)
 
 void ChartView::setEmptyText(const QString &text)
 {
-    m_emptyLabel->setText(QStringLiteral("<p style='color:#1f2937; font-weight:600'>%1</p><p>%2</p>")
-                              .arg(chart()->title().toHtmlEscaped(), text.toHtmlEscaped()));
+    m_emptyLabel->setText(
+        QStringLiteral("<p style='color:%1; font-weight:600'>%2</p><p>%3</p>")
+            .arg(chartstyle::primaryText().name(), chart()->title().toHtmlEscaped(), text.toHtmlEscaped()));
     m_emptyLabel->setProperty("plainText", text);
+}
+
+void ChartView::applyScreenTheme()
+{
+    const chartstyle::Theme theme = chartstyle::screenTheme();
+    chartstyle::applyColors(chart(), theme);
+    setBackgroundBrush(chartstyle::surface(theme));
+    QPalette palette = m_emptyLabel->palette();
+    palette.setColor(QPalette::Window, chartstyle::surface(theme));
+    palette.setColor(QPalette::WindowText, chartstyle::themed(QColor(0x6b, 0x72, 0x80), theme));
+    m_emptyLabel->setPalette(palette);
+    if (!emptyText().isEmpty())
+        setEmptyText(emptyText());
+}
+
+void ChartView::changeEvent(QEvent *event)
+{
+    QChartView::changeEvent(event);
+    // The system's palette changed (or View ▸ Theme did): the chart follows the window around it.
+    if (event->type() == QEvent::PaletteChange)
+        applyScreenTheme();
 }
 
 QString ChartView::emptyText() const

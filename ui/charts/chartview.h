@@ -49,9 +49,11 @@ Q_SIGNALS:
 
 protected:
     void contextMenuEvent(QContextMenuEvent *event) override;
+    void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void applyScreenTheme();
     void showTip(const QString &name, const QString &description, const QString &value);
 
     QLabel *m_emptyLabel;

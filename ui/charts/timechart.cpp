@@ -144,7 +144,7 @@ void TimeChart::setStageMarks(const QList<StageMark> &marks)
     m_stageNames.clear();
     if (marks.size() < 2)
         return;
-    const QColor muted(0x6b, 0x72, 0x80);
+    const QColor muted = chartstyle::themed(QColor(0x6b, 0x72, 0x80), chartstyle::screenTheme());
     for (qsizetype i = 0; i < marks.size(); ++i) {
         const StageMark &mark = marks[i];
         auto *name = new QScatterSeries(this);
@@ -161,7 +161,8 @@ void TimeChart::setStageMarks(const QList<StageMark> &marks)
         if (i > 0) {
             auto *line = new QLineSeries(this);
             line->setName(tr("stage %1").arg(mark.name));
-            line->setPen(QPen(QColor(0x9c, 0xa3, 0xaf), 1, Qt::DashLine));
+            line->setPen(
+                QPen(chartstyle::themed(QColor(0x9c, 0xa3, 0xaf), chartstyle::screenTheme()), 1, Qt::DashLine));
             chartstyle::setDescription(line, tr("Stage %1 starts here").arg(mark.name));
             m_boundaries << line;
         }

@@ -1,6 +1,7 @@
 #include "compare/comparisondelegate.h"
 
 #include "models/comparisonmodel.h"
+#include "models/quantitystyle.h"
 
 #include <QApplication>
 #include <QPainter>
@@ -15,6 +16,12 @@ const QColor kBetter(0x15, 0x80, 0x3d);
 const QColor kWorse(0xb9, 0x1c, 0x1c);
 const QColor kMuted(0x6b, 0x72, 0x80);
 const QColor kStar(0xb7, 0x79, 0x1f);
+
+/// One of the colours above in the theme the table is drawn in.
+QColor shade(const QColor &light, const QStyleOptionViewItem &option)
+{
+    return chartstyle::themed(light, chartstyle::themeOf(option.palette));
+}
 
 } // namespace
 
@@ -52,7 +59,7 @@ void ComparisonDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
     const QRect valueRect(area.left(), area.top(), area.width() - starWidth, half);
     painter->drawText(valueRect, Qt::AlignRight | Qt::AlignBottom, value);
     if (best) {
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kStar);
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kStar, opt));
         painter->drawText(QRect(valueRect.right(), area.top(), starWidth + 1, half), Qt::AlignLeft | Qt::AlignBottom,
                           star);
     }
@@ -67,7 +74,7 @@ void ComparisonDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
         const int tone = index.data(ComparisonModel::DeltaToneRole).toInt();
         color = tone > 0 ? kBetter : tone < 0 ? kWorse : kMuted;
     }
-    painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : color);
+    painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(color, opt));
     painter->drawText(QRect(area.left(), area.top() + half + 1, area.width(), area.height() - half),
                       Qt::AlignRight | Qt::AlignTop, delta);
     painter->restore();
@@ -93,7 +100,7 @@ void ComparisonDelegate::paintMetric(QPainter *painter, const QStyleOptionViewIt
         QFont small = option.font;
         small.setPointSizeF(std::max(6.0, option.font.pointSizeF() * 0.85));
         painter->setFont(small);
-        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : kMuted);
+        painter->setPen(selected ? opt.palette.color(QPalette::HighlightedText) : shade(kMuted, opt));
         painter->drawText(area, Qt::AlignRight | Qt::AlignVCenter, QObject::tr("%1 is better").arg(better));
     }
     painter->restore();

@@ -3,6 +3,7 @@
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
 #include "models/targetlistmodel.h"
+#include "widgets/card.h"
 
 #include "sim/simulatorhost.h"
 
@@ -17,6 +18,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QShortcut>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -79,6 +81,7 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     , m_run(new QPushButton(tr("Run Session"), this))
     , m_stop(new QPushButton(tr("Stop"), this))
     , m_compare(new QPushButton(tr("Open Comparison"), this))
+    , m_close(new QPushButton(tr("Close"), this))
     , m_progress(new QProgressBar(this))
     , m_state(new QLabel(this))
     , m_statusTable(new QTableView(this))
@@ -94,9 +97,9 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     m_targetList->setToolTip(tr("Check two or more targets. Simulator presets run in this process on free "
                                 "127.0.0.1 ports."));
     m_workload->setWordWrap(true);
-    m_workload->setStyleSheet(QStringLiteral("color: #1f2937;"));
+    setTextColor(m_workload, QColor(0x1f, 0x29, 0x37));
     m_destination->setWordWrap(true);
-    m_destination->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_destination, QColor(0x4b, 0x55, 0x63));
     m_destination->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *sequential = new QRadioButton(tr("One after another — each target runs alone (default)"), this);
@@ -131,6 +134,11 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     buttons->addWidget(m_stop);
     buttons->addStretch(1);
     buttons->addWidget(m_compare);
+    // Closing only hides the window: a session going keeps running, and the panel shows it again.
+    m_close->setObjectName(QStringLiteral("closeSessionPanelButton"));
+    m_close->setToolTip(tr("Close this window (Esc); a session going keeps running"));
+    buttons->addWidget(m_close);
+    auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
 
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
@@ -151,6 +159,8 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     connect(m_run, &QPushButton::clicked, this, &ComparisonSessionPanel::run);
     connect(m_stop, &QPushButton::clicked, this, &ComparisonSessionPanel::stop);
     connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested({sessionDirectory()}); });
+    connect(m_close, &QPushButton::clicked, this, &QWidget::close);
+    connect(escape, &QShortcut::activated, this, &QWidget::close);
     connect(m_targets, &QStandardItemModel::itemChanged, this, &ComparisonSessionPanel::updateState);
     connect(m_name, &QLineEdit::textChanged, this, &ComparisonSessionPanel::updateState);
     connect(m_editor, &ConfigEditor::configChanged, this, &ComparisonSessionPanel::updateWorkload);

@@ -98,6 +98,7 @@ private:
     QPushButton *m_run;
     QPushButton *m_stop;
     QPushButton *m_compare;
+    QPushButton *m_close;
     QProgressBar *m_progress;
     QLabel *m_state;
     QTableView *m_statusTable;

@@ -8,6 +8,7 @@
 #include "compare/comparisondelegate.h"
 #include "compare/headlinestrip.h"
 #include "models/comparisonmodel.h"
+#include "widgets/card.h"
 
 #include "analysis/baseline.h"
 #include "analysis/htmlreport.h"
@@ -54,8 +55,8 @@ std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData>
         result->directories << runs[i].directory;
         result->runTips << QStringLiteral("<b>#%1 %2</b><br/>%3 @ %4 (%5)<br/>started %6<br/>%7")
                                .arg(QString::number(i + 1), result->table.labels()[qsizetype(i)].toHtmlEscaped(),
-                                    s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(), s.api.toHtmlEscaped(),
-                                    s.startedAt.toHtmlEscaped(),
+                                    s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(),
+                                    s.apiAndTransport().toHtmlEscaped(), s.startedAt.toHtmlEscaped(),
                                     QDir::toNativeSeparators(runs[i].directory).toHtmlEscaped());
     }
     return result;
@@ -101,7 +102,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.3);
     headingFont.setBold(true);
     m_heading->setFont(headingFont);
-    m_subheading->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_subheading, QColor(0x4b, 0x55, 0x63));
     m_subheading->setWordWrap(true);
     m_baselineBox->setToolTip(tr("The run the others are compared with: deltas and noise tests are against it"));
     m_markBaseline->setToolTip(tr("Remember this baseline: comparisons open against it, and the run history shows "
@@ -199,7 +200,7 @@ ComparisonView::ComparisonView(QWidget *parent)
                                      "request; green or red where its 95% confidence interval excludes 0."),
                                   pairedPage);
     pairedNote->setWordWrap(true);
-    pairedNote->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(pairedNote, QColor(0x4b, 0x55, 0x63));
     pairedLayout->addWidget(pairedNote);
     pairedLayout->addWidget(m_pairedTable, 1);
     m_tabs->addTab(pairedPage, tr("Paired Deltas"));
@@ -399,8 +400,20 @@ void ComparisonView::rebuildCharts()
     const QString subtitle = m_staged          ? tr("Stages of %1").arg(m_staged->label)
                              : runCount() == 1 ? tr("One run")
                                                : tr("Comparison of %1 runs").arg(runCount());
-    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView})
+    // What was measured, under each exported figure: a line a run (a sweep's stages share one).
+    QStringList caption;
+    const std::size_t described = m_staged ? 1 : std::min<std::size_t>(m_runs->size(), 4);
+    for (std::size_t i = 0; i < described; ++i) {
+        const RunData &run = m_runs->at(i);
+        if (run.hasInfo)
+            caption << (described > 1 ? QStringLiteral("#%1 ").arg(i + 1) : QString()) + run.info.workloadCaption();
+    }
+    if (!m_staged && m_runs->size() > described)
+        caption << tr("and %1 more runs").arg(m_runs->size() - described);
+    for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
         view->setExportSubtitle(subtitle);
+        view->setExportCaption(caption.join(QLatin1Char('\n')));
+    }
 }
 
 void ComparisonView::setCdfMetric(Metric metric)

@@ -7,16 +7,20 @@
 #include "models/targetlistmodel.h"
 #include "widgets/formstyle.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tb {
 
@@ -24,9 +28,35 @@ namespace {
 
 constexpr int kTargetRows = 4;
 
+/// A form that scrolls vertically only: with no horizontal scroll bar the area must be as wide
+/// as its form, or the fields at the right are cut off (the Shape box's arrow, "no count"). Its
+/// minimum width follows the form as rows come and go.
+class FormScrollArea : public QScrollArea
+{
+public:
+    using QScrollArea::QScrollArea;
+
+    QSize minimumSizeHint() const override
+    {
+        QSize hint = QScrollArea::minimumSizeHint();
+        if (widget())
+            hint.setWidth(std::max(hint.width(), widget()->minimumSizeHint().width() +
+                                                     verticalScrollBar()->sizeHint().width() + 2 * frameWidth()));
+        return hint;
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
+};
+
 QScrollArea *scrolling(QWidget *content, QWidget *parent)
 {
-    auto *area = new QScrollArea(parent);
+    auto *area = new FormScrollArea(parent);
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
     area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -108,6 +138,9 @@ ConfigEditor::ConfigEditor(SimulatorController *simulator, QWidget *parent)
     connect(m_targetEditor, &TargetEditor::edited, this, &ConfigEditor::targetEdited);
     for (ConfigForm *form : std::as_const(m_forms))
         connect(form, &ConfigForm::edited, this, &ConfigEditor::edited);
+    // A number field's text that does not read leaves its value as it was: only its text tells.
+    for (QLineEdit *number : m_validator.numberEdits())
+        connect(number, &QLineEdit::textChanged, this, &ConfigEditor::revalidate);
 
     if (m_simulator) {
         QList<std::pair<QString, QString>> presets;
@@ -275,6 +308,7 @@ void ConfigEditor::revalidate()
             << QStringLiteral("target.url: the built-in simulator is not running: %1").arg(m_simulator->errorString());
     for (const ConfigForm *form : m_forms)
         problems << form->problems();
+    problems << m_validator.unreadableNumbers();
     for (const QString &p : validate(config())) {
         // While the simulator is down its URL is empty; the line above already says why.
         if (!(simulatorDown && FieldValidator::fieldOf(p) == QLatin1String("target.url")))

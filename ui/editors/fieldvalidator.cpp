@@ -2,13 +2,77 @@
 
 #include "widgets/formstyle.h"
 
+#include <QAbstractSpinBox>
+#include <QCoreApplication>
+#include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QStyle>
 #include <QVBoxLayout>
+#include <QValidator>
 
 namespace tb {
+
+namespace {
+
+/// A spin box drops every key press it cannot use ("-5abc" becomes "5") and puts its last value
+/// back when it loses the focus: either way a number the user did not type is applied silently.
+/// This keeps what was typed (the spin box's own validator still accepts, fixes up and completes a
+/// number) so that the form can mark it, and leaves the value as it was until the text reads.
+class TypedTextKeeper : public QValidator
+{
+public:
+    TypedTextKeeper(QAbstractSpinBox *spin, QLineEdit *edit)
+        : QValidator(spin)
+        , m_spin(spin)
+        , m_edit(edit)
+        , m_own(edit->validator())
+    {
+        edit->setValidator(this);
+        spin->installEventFilter(this);
+    }
+
+    State validate(QString &input, int &pos) const override
+    {
+        const State state = m_own ? m_own->validate(input, pos) : Acceptable;
+        return state == Invalid ? Intermediate : state;
+    }
+    void fixup(QString &input) const override
+    {
+        if (m_own)
+            m_own->fixup(input);
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        // Focus out with an unreadable text: the line edit loses its cursor, the spin box does not
+        // revert the text.
+        if (watched == m_spin && event->type() == QEvent::FocusOut && !m_spin->hasAcceptableInput()) {
+            QCoreApplication::sendEvent(m_edit, event);
+            return true;
+        }
+        return QValidator::eventFilter(watched, event);
+    }
+
+private:
+    QAbstractSpinBox *m_spin;
+    QLineEdit *m_edit;
+    QPointer<const QValidator> m_own;
+};
+
+QAbstractSpinBox *spinBoxOf(QWidget *field)
+{
+    auto *spin = qobject_cast<QAbstractSpinBox *>(field);
+    return spin ? spin : field->findChild<QAbstractSpinBox *>();
+}
+
+} // namespace
 
 QLabel *FieldValidator::createMessageLabel(QWidget *parent)
 {
@@ -48,6 +112,32 @@ void FieldValidator::addField(const QString &key, QWidget *field, QLabel *messag
     m_fields.insert(key, {field, message});
     if (!m_messages.contains(message))
         m_messages << message;
+    QAbstractSpinBox *spin = spinBoxOf(field);
+    auto *edit = spin ? spin->findChild<QLineEdit *>() : nullptr;
+    if (edit && !m_numberEdits.contains(edit)) {
+        new TypedTextKeeper(spin, edit);
+        m_numberEdits << edit;
+    }
+}
+
+QStringList FieldValidator::unreadableNumbers() const
+{
+    QStringList problems;
+    QList<const QAbstractSpinBox *> seen;
+    for (auto it = m_fields.constBegin(); it != m_fields.constEnd(); ++it) {
+        const QAbstractSpinBox *spin = spinBoxOf(it->widget);
+        if (!spin || !spin->isEnabled() || spin->hasAcceptableInput() || seen.contains(spin))
+            continue;
+        seen << spin;
+        QString range;
+        if (const auto *i = qobject_cast<const QSpinBox *>(spin))
+            range = QStringLiteral(" from %1 to %2").arg(i->minimum()).arg(i->maximum());
+        else if (const auto *d = qobject_cast<const QDoubleSpinBox *>(spin))
+            range = QStringLiteral(" from %1 to %2").arg(d->minimum()).arg(d->maximum());
+        problems << QStringLiteral("%1: '%2' is not a number%3").arg(it.key(), spin->text(), range);
+    }
+    problems.sort(); // QHash order is arbitrary: the same problems read the same every time
+    return problems;
 }
 
 void FieldValidator::clear()

@@ -3,9 +3,11 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QWidget;
 
 namespace tb {
@@ -25,6 +27,12 @@ public:
     void addField(const QString &key, QWidget *field, QLabel *message);
     /// A message line for fields placed by hand.
     static QLabel *createMessageLabel(QWidget *parent);
+
+    /// The registered number fields whose typed text is not a number they take: "key: '-5abc' is
+    /// not a number from 0 to 100000". Such a field keeps its text (and its last value) until fixed.
+    QStringList unreadableNumbers() const;
+    /// The text of every registered number field, to re-validate as it is typed.
+    QList<QLineEdit *> numberEdits() const { return m_numberEdits; }
 
     /// Removes every mark.
     void clear();
@@ -46,6 +54,7 @@ private:
     };
     QHash<QString, Field> m_fields;
     QList<QLabel *> m_messages;
+    QList<QLineEdit *> m_numberEdits;
 };
 
 } // namespace tb

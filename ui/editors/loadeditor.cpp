@@ -176,7 +176,9 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_sweep->setPlaceholderText(QStringLiteral("c=1..256"));
     m_sweep->setToolTip(tr("A sweep to find the throughput–latency knee (--sweep): \"c=1..256\" doubles the users, "
                            "\"c=8..128x5\" or \"r=2..50x6\" gives N log-spaced levels, \":60s\" or \":200\" ends "
-                           "each stage. Generate replaces the stages above."));
+                           "each stage; \"p=256..16384x6\" is a context sweep: the prompt size in tokens at the "
+                           "concurrency or rate of the simple form, with TTFT fitted as a·x^b + c. Generate replaces "
+                           "the stages above."));
     auto *generate = new QPushButton(tr("Generate Sweep"), m_stagesBox);
     generate->setObjectName(QStringLiteral("generateSweep"));
     generate->setToolTip(m_sweep->toolTip());
@@ -434,12 +436,18 @@ void LoadEditor::updateRows()
     m_loadForm->setRowVisible(m_maxInFlight->parentWidget(), s != Shape::Concurrency);
 }
 
+StageConfig LoadEditor::simpleLoad() const
+{
+    StageConfig load;
+    load.mode = m_simpleMode == LoadMode::Rate && m_rate->value() > 0 ? LoadMode::Rate : LoadMode::Concurrency;
+    load.level = load.mode == LoadMode::Rate ? m_rate->value() : qMax(1, m_concurrency->value());
+    return load;
+}
+
 void LoadEditor::seedStages()
 {
     // Start the ramp from what the simple form says: its level, doubled twice, 30 s each.
-    StageConfig first;
-    first.mode = m_simpleMode == LoadMode::Rate && m_rate->value() > 0 ? LoadMode::Rate : LoadMode::Concurrency;
-    first.level = first.mode == LoadMode::Rate ? m_rate->value() : qMax(1, m_concurrency->value());
+    StageConfig first = simpleLoad();
     first.durationMs = 30000;
     m_stages->setStages({first});
     m_stages->insertRows(1, 2);
@@ -448,7 +456,8 @@ void LoadEditor::seedStages()
 void LoadEditor::generateSweep()
 {
     QString why;
-    const auto stages = parseSweep(m_sweep->text().trimmed(), &why);
+    // A context sweep holds the load the simple form sets.
+    const auto stages = parseSweep(m_sweep->text().trimmed(), &why, simpleLoad());
     m_sweepProblem->setVisible(!stages);
     if (!stages) {
         m_sweepProblem->setText(why);

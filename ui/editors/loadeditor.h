@@ -52,6 +52,8 @@ private:
     void moveStage(int delta);
     /// Replaces the stages with the sweep typed next to the table (tb::parseSweep).
     void generateSweep();
+    /// The load of the simple form (users or rate) as a stage.
+    StageConfig simpleLoad() const;
 
     QFormLayout *m_loadForm = nullptr;
     QComboBox *m_shape;

@@ -87,8 +87,14 @@ void ModelLister::list(const TargetConfig &target)
     }
     m_nam.setProxy(proxy->networkProxy());
     m_proxy = proxy->direct ? QString() : proxy->describe();
+    m_protocol.clear();
     QNetworkRequest request(url);
     request.setTransferTimeout(kTimeoutMs);
+    // As the qnam transport offers it, so the test reports what a run would negotiate.
+    const bool tls = url.scheme() == QLatin1String("https");
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute,
+                         tls ? target.httpVersion != HttpVersion::Http1 : target.httpVersion == HttpVersion::Http2);
+    request.setAttribute(QNetworkRequest::Http2DirectAttribute, !tls && target.httpVersion == HttpVersion::Http2);
     request.setRawHeader("Accept", "application/json");
     // The same credentials and headers as the engine's requests.
     for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
@@ -117,6 +123,9 @@ void ModelLister::finished(QNetworkReply *reply)
     const qint64 elapsed = m_elapsed.elapsed();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QByteArray body = reply->readAll();
+    if (status > 0)
+        m_protocol = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool() ? QStringLiteral("HTTP/2")
+                                                                                       : QStringLiteral("HTTP/1.1");
     if (status == 0) {
         // No HTTP answer at all. Our own cancel() disconnects first, so a cancellation seen here is
         // the transfer timeout.

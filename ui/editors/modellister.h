@@ -27,6 +27,9 @@ public:
     /// The proxy that carries the current or last listing ("http://proxy:3128 (HTTPS_PROXY)");
     /// empty when it went direct. The target's own proxy rules decide, as for its runs.
     const QString &proxy() const { return m_proxy; }
+    /// What the last listing negotiated: "HTTP/1.1" or "HTTP/2" (ALPN over https, prior knowledge
+    /// in clear when target.http_version is 2); empty before an answer.
+    const QString &protocol() const { return m_protocol; }
 
     /// {base}/models, whether or not the base URL ends in '/'.
     static QUrl modelsUrl(const QString &baseUrl);
@@ -45,6 +48,7 @@ private:
     QPointer<QNetworkReply> m_reply;
     QElapsedTimer m_elapsed;
     QString m_proxy;
+    QString m_protocol;
 };
 
 } // namespace tb

@@ -61,6 +61,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
     , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
+    , m_transport(new QComboBox(this))
+    , m_httpVersion(new QComboBox(this))
     , m_caCert(new QLineEdit(this))
     , m_proxyMode(new QComboBox(this))
     , m_proxyUrl(new QLineEdit(this))
@@ -85,6 +87,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_headers->setObjectName(QStringLiteral("headers"));
     m_extraBody->setObjectName(QStringLiteral("extraBody"));
     m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
+    m_transport->setObjectName(QStringLiteral("transport"));
+    m_httpVersion->setObjectName(QStringLiteral("httpVersion"));
     m_caCert->setObjectName(QStringLiteral("caCert"));
     m_proxyMode->setObjectName(QStringLiteral("proxyMode"));
     m_proxyUrl->setObjectName(QStringLiteral("proxyUrl"));
@@ -161,6 +165,16 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
                       tr("How requests are spread over the instances (--balance): in turn; to the one with the "
                          "fewest requests in flight; or at random."));
+    m_transport->addItem(tr("Auto (native for HTTP/1.1, qnam for HTTP/2)"), transportKindName(TransportKind::Auto));
+    m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 client)"), transportKindName(TransportKind::Native));
+    m_transport->addItem(tr("qnam (Qt's QNetworkAccessManager)"), transportKindName(TransportKind::Qnam));
+    validator->addRow(form, tr("Transport:"), m_transport, QStringLiteral("target.transport"),
+                      tr("The HTTP client that carries the requests (--transport)."));
+    m_httpVersion->addItem(tr("Auto (HTTP/2 by ALPN over https with qnam)"), httpVersionName(HttpVersion::Auto));
+    m_httpVersion->addItem(tr("HTTP/1.1"), httpVersionName(HttpVersion::Http1));
+    m_httpVersion->addItem(tr("HTTP/2 (h2c by prior knowledge over http)"), httpVersionName(HttpVersion::Http2));
+    validator->addRow(form, tr("HTTP version:"), m_httpVersion, QStringLiteral("target.http_version"),
+                      tr("HTTP/2 (--http2) is carried by qnam."));
 
     layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
     auto *envBox = new QWidget(this);
@@ -291,6 +305,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
     connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
+    connect(m_transport, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_httpVersion, &QComboBox::currentIndexChanged, this, changed);
     connect(m_caCert, &QLineEdit::textEdited, this, changed);
     connect(m_proxyMode, &QComboBox::currentIndexChanged, this, [this] {
         m_proxyUrl->setEnabled(m_proxyMode->currentData().toString() == QLatin1String("url"));
@@ -348,7 +364,7 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
         QSignalBlocker(m_api),       QSignalBlocker(m_model),     QSignalBlocker(m_headers),
         QSignalBlocker(m_extraBody), QSignalBlocker(m_tlsVerify), QSignalBlocker(m_replicas),
         QSignalBlocker(m_balance),   QSignalBlocker(m_proxyMode), QSignalBlocker(m_followRedirects),
-        QSignalBlocker(m_tokenizer)};
+        QSignalBlocker(m_tokenizer), QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
     m_lister->cancel();
     m_builtin = builtin;
     m_name->setText(target.name);
@@ -381,6 +397,8 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_extraBody->setPlainText(
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
     m_tlsVerify->setChecked(target.tlsVerify);
+    m_transport->setCurrentIndex(m_transport->findData(transportKindName(target.transport)));
+    m_httpVersion->setCurrentIndex(m_httpVersion->findData(httpVersionName(target.httpVersion)));
     m_caCert->setText(target.caCertificate);
     const bool proxyUrl = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
     m_proxyMode->setCurrentIndex(m_proxyMode->findData(proxyUrl ? QStringLiteral("url") : target.proxy));
@@ -421,6 +439,8 @@ TargetConfig TargetEditor::target() const
     if (auto body = extraBody(nullptr))
         t.extraBody = *body;
     t.tlsVerify = m_tlsVerify->isChecked();
+    t.transport = transportKindFromName(m_transport->currentData().toString()).value_or(TransportKind::Auto);
+    t.httpVersion = httpVersionFromName(m_httpVersion->currentData().toString()).value_or(HttpVersion::Auto);
     t.caCertificate = m_caCert->text().trimmed();
     const QString proxyMode = m_proxyMode->currentData().toString();
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
@@ -507,7 +527,8 @@ void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
 {
     m_test->setEnabled(true);
     setTone(m_connection, Tone::Good);
-    const QString through = m_lister->proxy().isEmpty() ? QString() : tr(" through proxy %1").arg(m_lister->proxy());
+    const QString through = tr(" over %1").arg(m_lister->protocol()) +
+                            (m_lister->proxy().isEmpty() ? QString() : tr(" through proxy %1").arg(m_lister->proxy()));
     if (models.isEmpty())
         m_connection->setText(tr("Connected%1 in %2 ms, but the server lists no models.").arg(through).arg(elapsedMs));
     else if (models.size() == 1)

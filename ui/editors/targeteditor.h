@@ -81,6 +81,8 @@ private:
     QPlainTextEdit *m_headers;
     QPlainTextEdit *m_extraBody;
     QCheckBox *m_tlsVerify;
+    QComboBox *m_transport;
+    QComboBox *m_httpVersion;
     QLineEdit *m_caCert;
     QComboBox *m_proxyMode; ///< from the environment | none | the URL in m_proxyUrl
     QLineEdit *m_proxyUrl;

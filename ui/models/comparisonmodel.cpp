@@ -1,10 +1,9 @@
 #include "models/comparisonmodel.h"
 
+#include "analysis/metricglossary.h"
 #include "analysis/svgchart.h"
-#include "models/quantitystyle.h"
 
 #include <QFont>
-#include <QHash>
 #include <QIcon>
 #include <QPixmap>
 
@@ -37,29 +36,6 @@ const PairedComparison::Row *pairedRow(const ComparisonResult &result, const QSt
             return &row;
     }
     return nullptr;
-}
-
-QString rowDescription(const QString &key)
-{
-    static const QHash<QString, QString> text = {
-        {QStringLiteral("requests_per_s"), QObject::tr("Successful requests per second of the measurement window")},
-        {QStringLiteral("output_tokens_per_s"), QObject::tr("Output tokens of successful requests per second")},
-        {QStringLiteral("out_in_ratio"), chartstyle::describe(Quantity::OutInRatio)},
-        {QStringLiteral("cache_hit_pct"), chartstyle::describe(Quantity::CacheHitRatio)},
-        {QStringLiteral("error_pct"), QObject::tr("Failed requests of all attempted (cancelled ones excluded)")},
-        {QStringLiteral("goodput_requests_per_s"), QObject::tr("Requests meeting every SLO, per second")},
-        {QStringLiteral("good_pct"), QObject::tr("Requests meeting every SLO, of all attempted")},
-    };
-    const QString metric = key.section(QLatin1Char('_'), 0, 0);
-    if (metric == QLatin1String("ttft"))
-        return chartstyle::describe(Metric::Ttft);
-    if (metric == QLatin1String("tpot"))
-        return chartstyle::describe(Metric::Tpot);
-    if (metric == QLatin1String("itl"))
-        return chartstyle::describe(Metric::Itl);
-    if (metric == QLatin1String("e2e"))
-        return chartstyle::describe(Metric::E2e);
-    return text.value(key);
 }
 
 QIcon swatchIcon(const QColor &color)
@@ -227,7 +203,7 @@ QVariant ComparisonModel::data(const QModelIndex &index, int role) const
         return ComparisonTable::betterName(row.better);
     if (role == Qt::ToolTipRole) {
         const QString better = ComparisonTable::betterName(row.better);
-        const QString description = rowDescription(row.key);
+        const QString description = MetricGlossary::definitionOf(row.key);
         return better.isEmpty() ? description : tr("%1 (%2 is better)").arg(description, better);
     }
     if (role != Qt::DisplayRole)

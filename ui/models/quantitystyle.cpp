@@ -1,16 +1,96 @@
 #include "models/quantitystyle.h"
 
+#include <QGuiApplication>
 #include <QHash>
 #include <QObject>
+#include <QPalette>
+
+#include <array>
+#include <utility>
 
 namespace tb::chartstyle {
 
-QColor mutedText()
+namespace {
+
+/// Light and dark counterparts; no colour is in both columns, so a colour maps back unambiguously.
+constexpr std::array<std::pair<QRgb, QRgb>, 16> kCounterparts{{
+    {0x1f2937, 0xe8eaee}, // primary text
+    {0x111827, 0xf3f4f6}, // tile values
+    {0x4b5563, 0xaeb5c1}, // muted text
+    {0x6b7280, 0x9aa1ad}, // quieter text
+    {0x9ca3af, 0x5c6370}, // stage boundaries
+    {0xe5e7eb, 0x353a42}, // grid, card borders
+    {0xc7ccd4, 0x4a505a}, // axis lines
+    {0xffffff, 0x23272d}, // surface
+    {0xf4f5f7, 0x181a1e}, // the dashboard's page
+    {0x15803d, 0x4ade80}, // better
+    {0xb91c1c, 0xf87171}, // worse
+    {0xb7791f, 0xfbbf24}, // the winner's star
+    {0xc62828, 0xef5350}, // error notes
+    {0x2e7d32, 0x66bb6a}, // changes for the better
+    {0x34495e, 0x8da4bf}, // in flight: navy is lost on a dark surface
+    {0x6d4c41, 0xb48b7d}, // out/in: so is dark brown
+}};
+
+QColor pick(QRgb light, Theme theme)
 {
-    return QColor(0x4b, 0x55, 0x63);
+    return themed(QColor(light), theme);
 }
 
-QColor color(Quantity quantity)
+} // namespace
+
+Theme themeOf(const QPalette &palette)
+{
+    return palette.color(QPalette::Window).lightness() < palette.color(QPalette::Text).lightness() ? Theme::Dark
+                                                                                                   : Theme::Light;
+}
+
+Theme screenTheme()
+{
+    return themeOf(QGuiApplication::palette());
+}
+
+QColor themed(const QColor &color, Theme theme)
+{
+    const QRgb rgb = color.rgb() & RGB_MASK;
+    for (const auto &[light, dark] : kCounterparts) {
+        if (rgb == light || rgb == dark) {
+            QColor mapped(theme == Theme::Light ? light : dark);
+            mapped.setAlpha(color.alpha());
+            return mapped;
+        }
+    }
+    return color;
+}
+
+QColor mutedText(Theme theme)
+{
+    return pick(0x4b5563, theme);
+}
+
+QColor primaryText(Theme theme)
+{
+    return pick(0x1f2937, theme);
+}
+
+QColor surface(Theme theme)
+{
+    return pick(0xffffff, theme);
+}
+
+QColor gridLine(Theme theme)
+{
+    return pick(0xe5e7eb, theme);
+}
+
+QColor axisLine(Theme theme)
+{
+    return pick(0xc7ccd4, theme);
+}
+
+namespace {
+
+QColor lightColor(Quantity quantity)
 {
     switch (quantity) {
     case Quantity::Ttft:
@@ -39,7 +119,14 @@ QColor color(Quantity quantity)
     case Quantity::OutInRatio:
         return QColor(0x6d, 0x4c, 0x41);
     }
-    return mutedText();
+    return mutedText(Theme::Light);
+}
+
+} // namespace
+
+QColor color(Quantity quantity)
+{
+    return themed(lightColor(quantity), screenTheme());
 }
 
 QColor color(Metric metric)

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QPalette>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
@@ -45,6 +46,8 @@ QVariant StagesModel::data(const QModelIndex &index, int role) const
             return s.durationMs > 0 ? formatDuration(s.durationMs) : QStringLiteral("—");
         case RequestsColumn:
             return s.requests > 0 ? QString::number(s.requests) : QStringLiteral("—");
+        case PromptColumn:
+            return s.promptTokens > 0 ? QString::number(s.promptTokens) : QStringLiteral("—");
         }
     } else if (role == Qt::EditRole) {
         switch (index.column()) {
@@ -58,6 +61,8 @@ QVariant StagesModel::data(const QModelIndex &index, int role) const
             return s.durationMs > 0 ? formatDuration(s.durationMs) : QString();
         case RequestsColumn:
             return s.requests;
+        case PromptColumn:
+            return s.promptTokens;
         }
     } else if (role == Qt::ForegroundRole && index.column() == NameColumn && s.name.isEmpty()) {
         // A generated name is shown greyed: it follows the level, the user did not type it.
@@ -108,6 +113,14 @@ bool StagesModel::setData(const QModelIndex &index, const QVariant &value, int r
         s.requests = requests;
         break;
     }
+    case PromptColumn: {
+        bool ok = false;
+        const qint64 tokens = value.toLongLong(&ok);
+        if (!ok || tokens < 0 || tokens > limits::kMaxPromptTokens)
+            return false;
+        s.promptTokens = int(tokens);
+        break;
+    }
     default:
         return false;
     }
@@ -136,6 +149,8 @@ QVariant StagesModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("Duration");
     case RequestsColumn:
         return tr("Requests");
+    case PromptColumn:
+        return tr("Prompt tokens");
     }
     return {};
 }
@@ -159,7 +174,10 @@ bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
     }
     beginInsertRows(parent, row, row + count - 1);
     for (int i = 0; i < count; ++i) {
-        if (row > 0 || i > 0)
+        // The next step of what the stages vary: a context sweep's prompt, else the load.
+        if ((row > 0 || i > 0) && next.promptTokens > 0)
+            next.promptTokens = int(std::min<qint64>(qint64(next.promptTokens) * 2, limits::kMaxPromptTokens));
+        else if (row > 0 || i > 0)
             next.level *= 2;
         m_rows.insert(row + i, next);
     }

@@ -14,7 +14,7 @@ class StagesModel : public RowTableModel<QList<StageConfig>>
     Q_OBJECT
 
 public:
-    enum Column { NameColumn, ModeColumn, LevelColumn, DurationColumn, RequestsColumn, ColumnCount };
+    enum Column { NameColumn, ModeColumn, LevelColumn, DurationColumn, RequestsColumn, PromptColumn, ColumnCount };
 
     explicit StagesModel(QObject *parent = nullptr);
 

@@ -1,6 +1,7 @@
 #include "models/summarymodel.h"
 
 #include "analysis/comparison.h"
+#include "analysis/metricglossary.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
 
@@ -226,6 +227,8 @@ QVariant SummaryTableModel::data(const QModelIndex &index, int role) const
     const Spec &spec = m_specs[std::size_t(index.row())];
     if (role == KeyRole)
         return spec.key;
+    if (role == Qt::ToolTipRole)
+        return MetricGlossary::definitionOf(spec.key);
     if (index.column() == MetricColumn)
         return role == Qt::DisplayRole ? QVariant(spec.label) : QVariant();
     if (index.column() == UnitColumn)

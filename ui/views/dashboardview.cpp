@@ -3,6 +3,7 @@
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
 #include "charts/comparisoncharts.h"
+#include "charts/contextsweepchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
 #include "charts/turnchart.h"
@@ -24,6 +25,7 @@
 #include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -90,22 +92,19 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_curve(new ThroughputLatencyChart)
     , m_kneeNote(new QLabel(this))
     , m_turns(new TurnChart)
+    , m_context(new ContextSweepChart)
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
 {
     setObjectName(QStringLiteral("dashboard"));
     m_drawn.fill(~quint64(0));
-    auto *placeholder =
-        new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
-                      "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>"
-                      "The built-in simulator is selected, so a run works without any server.</p>"
-                      "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>"),
-                   m_stack);
-    placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    placeholder->setWordWrap(true);
-    m_stack->addWidget(placeholder);
+    m_placeholder = new QLabel(m_stack);
+    m_placeholder->setObjectName(QStringLiteral("noRunPlaceholder"));
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    setNextTarget({}, true);
+    m_stack->addWidget(m_placeholder);
 
     auto *scroll = new QScrollArea(m_stack);
     scroll->setObjectName(QStringLiteral("dashboardScroll"));
@@ -114,9 +113,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     auto *page = new QWidget;
     page->setObjectName(QStringLiteral("dashboardPage"));
     // Colours by palette, not style sheet: the page repaints often while a run goes.
-    QPalette pagePalette = page->palette();
-    pagePalette.setColor(QPalette::Window, QColor(0xf4, 0xf5, 0xf7));
-    page->setPalette(pagePalette);
+    setThemedColor(page, QPalette::Window, QColor(0xf4, 0xf5, 0xf7));
     page->setAutoFillBackground(true);
     scroll->setWidget(page);
     m_stack->addWidget(scroll);
@@ -237,6 +234,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     auto *curveView = new ChartView(m_curve);
     addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
     addChart(QStringLiteral("turns"), new ChartView(m_turns));
+    addChart(QStringLiteral("context-sweep"), new ChartView(m_context));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -262,6 +260,19 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     });
     relayout();
     refresh();
+}
+
+void DashboardView::setNextTarget(const QString &name, bool simulator)
+{
+    const QString selected =
+        simulator ? tr("The built-in simulator is selected, so a run works without any server.")
+                  : tr("The target <b>%1</b> is selected; Test Connection (Ctrl+T) checks that it answers.")
+                        .arg(name.toHtmlEscaped());
+    m_placeholder->setText(
+        tr("<p style='font-size:large'>No run yet.</p>"
+           "<p>Choose a target, a workload and a load on the left, then press <b>Run</b> (Ctrl+R).<br>%1</p>"
+           "<p>Past runs are listed under <b>Runs</b>; open one with a double click or Ctrl+O.</p>")
+            .arg(selected));
 }
 
 DashboardView::~DashboardView() = default;
@@ -361,7 +372,8 @@ void DashboardView::relayout()
             QWidget *cardWidget = m_chartCards[i];
             const QString &key = m_charts[i].key;
             if ((key == QLatin1String("throughput-latency") && !m_showCurve) ||
-                (key == QLatin1String("turns") && !m_showTurns)) {
+                (key == QLatin1String("turns") && !m_showTurns) ||
+                (key == QLatin1String("context-sweep") && !m_showContext)) {
                 m_chartGrid->removeWidget(cardWidget);
                 cardWidget->hide();
                 continue;
@@ -451,6 +463,9 @@ void DashboardView::refreshPart(Part part)
     case TurnsPart:
         refreshTurns();
         break;
+    case ContextPart:
+        refreshContext();
+        break;
     case PartCount:
         return;
     }
@@ -475,10 +490,15 @@ void DashboardView::refreshHeader()
                      .arg(model, url)
                      .arg(target.replicas.size())
                      .arg(balanceName(target.balance));
+    // Live, before a summary counts HTTP versions: the transport the configuration picks.
+    const QString transport = s.transportText();
+    parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
     const QString stages = formatStages(d.stages());
     if (!stages.isEmpty())
         parts << stages;
-    const double elapsedS = double(p.elapsedNs) / 1e9;
+    // A run's length is its measurement window wherever it is shown (first sent → last done,
+    // warm-up excluded): the same figure live, in the summary and reopened.
+    const double elapsedS = s.total.windowS;
     const std::int64_t requests = s.total.requests.attempted + s.total.requests.cancelled;
     switch (d.state()) {
     case RunDocument::State::Live:
@@ -651,6 +671,15 @@ void DashboardView::refreshLatency()
         rows, [](const TimeSeriesRow &r) { return r.e2eP50Ms; }, Reduce::Mean, max));
     latency[E2eP99]->replace(timePoints(
         rows, [](const TimeSeriesRow &r) { return r.e2eP99Ms; }, Reduce::Max, max));
+    // Without streaming there is no first token to time: no TTFT lines, no empty TTFT axis (the
+    // E2E axis takes the grid).
+    const bool streaming = m_document->info().config.request.stream;
+    for (const int line : {TtftP50, TtftP99}) {
+        latency[line]->setVisible(streaming);
+        chartstyle::setInLegend(m_latency, latency[line], streaming);
+    }
+    m_latency->leftAxis()->setVisible(streaming);
+    m_latency->rightAxis()->setGridLineVisible(!streaming);
     finishTimeChart(m_latency, frame(), QStringLiteral("latency-over-time"), !m_latency->hasData(),
                     tr("Waiting for the first successful request…"), tr("No successful requests."));
 }
@@ -747,7 +776,7 @@ void DashboardView::refreshServer()
 void DashboardView::refreshCurve()
 {
     const RunSummary &s = m_document->summary();
-    const bool staged = m_document->stages().size() >= 2;
+    const bool staged = m_document->stages().size() >= 2 && !isContextSweep(m_document->stages());
     if (staged != m_showCurve) {
         m_showCurve = staged;
         m_chartColumns = 0; // place the cards again
@@ -809,6 +838,23 @@ void DashboardView::refreshTurns()
     m_turns->setSummary(m_document->summary());
     finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
                 tr("No successful turns."));
+}
+
+void DashboardView::refreshContext()
+{
+    const bool sweep = isContextSweep(m_document->stages());
+    if (sweep != m_showContext) {
+        m_showContext = sweep;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    if (!sweep)
+        return;
+    const auto &summary = m_document->summary().contextSweep;
+    m_context->setCurves(
+        {{m_document->name(), chartstyle::color(Quantity::Ttft), summary.value_or(ContextSweepSummary{})}});
+    finishChart(QStringLiteral("context-sweep"), !m_context->hasData(), tr("Waiting for the first successful request…"),
+                tr("No successful requests."));
 }
 
 void DashboardView::refreshDistribution()

@@ -23,6 +23,7 @@ class RunDocument;
 class ThroughputLatencyChart;
 class TokenChart;
 class TurnChart;
+class ContextSweepChart;
 
 /// The live dashboard: the run's progress, key figures as tiles, and seven charts — latency over
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
@@ -55,11 +56,15 @@ public:
     KpiTile *tile(const QString &key) const;
     DistributionChart *distributionChart() const { return m_distribution; }
     ThroughputLatencyChart *curveChart() const { return m_curve; }
+    ContextSweepChart *contextChart() const { return m_context; }
     QLabel *kneeNote() const { return m_kneeNote; }
 
     void setDistributionMetric(Metric metric);
     Metric distributionMetric() const { return m_metric; }
     void setDistributionMode(DistributionChart::Mode mode);
+
+    /// Names the target a run would go to in the hint shown before the first run.
+    void setNextTarget(const QString &name, bool simulator);
 
     /// How many chart redraws there were (for tests and the UI benchmark).
     int redrawCount() const { return m_redraws; }
@@ -83,6 +88,7 @@ private:
         ServerPart,
         CurvePart,
         TurnsPart,
+        ContextPart,
         PartCount
     };
     /// What the time charts share: how far the data goes, the x range, the stage marks.
@@ -109,6 +115,7 @@ private:
     void refreshServer();
     void refreshCurve();
     void refreshTurns();
+    void refreshContext();
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
@@ -117,6 +124,7 @@ private:
 
     RunDocument *m_document;
     QStackedWidget *m_stack;
+    QLabel *m_placeholder = nullptr; ///< "No run yet", before the first run
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_errorNote; ///< failed share and top causes, while there are failures
@@ -137,6 +145,7 @@ private:
     ThroughputLatencyChart *m_curve; ///< staged runs only
     QLabel *m_kneeNote;              ///< the core's knee in words
     TurnChart *m_turns;              ///< conversations only
+    ContextSweepChart *m_context;    ///< context sweeps only
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
@@ -148,6 +157,7 @@ private:
     int m_redraws = 0;
     bool m_showCurve = false; ///< a staged run: the throughput–latency card is placed
     bool m_showTurns = false; ///< a run of conversations: the turns card is placed
+    bool m_showContext = false; ///< a context sweep: its card is placed (instead of the throughput–latency one)
 };
 
 } // namespace tb

@@ -6,6 +6,7 @@
 #include "models/requestsmodel.h"
 #include "models/timelinemodel.h"
 #include "views/chunkreader.h"
+#include "widgets/card.h"
 
 #include <QChart>
 #include <QHeaderView>
@@ -56,7 +57,7 @@ RequestDetailView::RequestDetailView(QWidget *parent)
                                           "border-radius: 3px; padding: 6px; }"));
     m_error->hide();
     m_chunkStatus->setObjectName(QStringLiteral("chunkStatus"));
-    m_chunkStatus->setStyleSheet(QStringLiteral("color: #6b7280;"));
+    setTextColor(m_chunkStatus, QColor(0x6b, 0x72, 0x80));
     m_chunkStatus->setWordWrap(true);
 
     m_events->setObjectName(QStringLiteral("timelineTable"));

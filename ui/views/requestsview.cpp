@@ -3,6 +3,7 @@
 #include "models/requestsmodel.h"
 #include "views/requestdetailview.h"
 #include "views/rundocument.h"
+#include "widgets/card.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -33,7 +34,7 @@ RequestsView::RequestsView(RunDocument *document, QWidget *parent)
     m_errorsOnly->setToolTip(tr("Show only failed and cancelled requests"));
     m_stage->setObjectName(QStringLiteral("stageFilter"));
     m_count->setObjectName(QStringLiteral("requestCount"));
-    m_count->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_count, QColor(0x4b, 0x55, 0x63));
 
     m_table->setObjectName(QStringLiteral("requestsTable"));
     m_table->setModel(m_filter);

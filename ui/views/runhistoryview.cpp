@@ -1,7 +1,9 @@
 #include "views/runhistoryview.h"
 
 #include "analysis/baseline.h"
+#include "widgets/card.h"
 
+#include "models/rungroupmodel.h"
 #include "models/runhistorymodel.h"
 
 #include <QDir>
@@ -12,7 +14,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
-#include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace tb {
@@ -20,20 +22,21 @@ namespace tb {
 RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
+    , m_groups(new RunGroupModel(model, this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_folder(new QLabel(this))
-    , m_table(new QTableView(this))
+    , m_table(new QTreeView(this))
     , m_open(new QPushButton(tr("&Open"), this))
     , m_compare(new QPushButton(tr("Compare"), this))
 {
     setObjectName(QStringLiteral("runHistory"));
-    m_proxy->setSourceModel(model);
+    m_proxy->setSourceModel(m_groups);
     m_proxy->setSortRole(RunHistoryModel::SortRole);
 
     m_folder->setObjectName(QStringLiteral("runsFolder"));
     m_folder->setWordWrap(true);
     m_folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_folder->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    setTextColor(m_folder, QColor(0x4b, 0x55, 0x63));
     auto *change = new QPushButton(tr("Change…"), this);
     change->setObjectName(QStringLiteral("changeRunsFolder"));
     change->setToolTip(tr("Where new runs are saved and which folder this list shows"));
@@ -54,12 +57,13 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     m_table->setAlternatingRowColors(true);
     // Run names end with the model: keep both ends when the name does not fit.
     m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->setUniformRowHeights(true);
     // Full names: the table scrolls sideways rather than cut them; notes take what is left.
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->header()->setStretchLastSection(true);
+    // Sessions open: a fresh list shows every run; the user collapses what is not of interest.
+    m_table->expandAll();
+    connect(m_proxy, &QAbstractItemModel::modelReset, m_table, &QTreeView::expandAll);
     auto *trash = new QAction(tr("Move to Trash"), m_table);
     trash->setShortcut(QKeySequence::Delete);
     trash->setShortcutContext(Qt::WidgetShortcut);
@@ -84,7 +88,7 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     connect(change, &QPushButton::clicked, this, &RunHistoryView::chooseFolder);
     connect(refresh, &QPushButton::clicked, m_model, &RunHistoryModel::refresh);
     connect(m_open, &QPushButton::clicked, this, &RunHistoryView::openSelected);
-    connect(m_table, &QTableView::activated, this, &RunHistoryView::openSelected);
+    connect(m_table, &QTreeView::activated, this, &RunHistoryView::openSelected);
     connect(m_model, &RunHistoryModel::refreshed, this, &RunHistoryView::updateFolderLabel);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         m_open->setEnabled(m_openEnabled && !selectedDirectory().isEmpty());
@@ -106,18 +110,29 @@ QString RunHistoryView::selectedDirectory() const
 QStringList RunHistoryView::selectedDirectories() const
 {
     QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    // In the list's order: a session's row stands for its runs, under it.
+    std::sort(rows.begin(), rows.end(), [this](const QModelIndex &a, const QModelIndex &b) {
+        return m_table->visualRect(a).top() < m_table->visualRect(b).top();
+    });
     QStringList directories;
-    for (const QModelIndex &row : std::as_const(rows))
-        directories << row.data(RunHistoryModel::DirectoryRole).toString();
+    const auto add = [&directories](const QModelIndex &run) {
+        const QString directory = run.data(RunHistoryModel::DirectoryRole).toString();
+        if (!directory.isEmpty() && !directories.contains(directory))
+            directories << directory;
+    };
+    for (const QModelIndex &row : std::as_const(rows)) {
+        add(row);
+        for (int child = 0; child < m_proxy->rowCount(row); ++child)
+            add(m_proxy->index(child, 0, row));
+    }
     return directories;
 }
 
 void RunHistoryView::showContextMenu(const QPoint &position)
 {
     const QModelIndex index = m_table->indexAt(position);
-    if (!index.isValid())
-        return;
+    if (!index.isValid() || index.data(RunHistoryModel::DirectoryRole).toString().isEmpty())
+        return; // a session's row: Compare (the button) takes its runs
     const QString directory = index.data(RunHistoryModel::DirectoryRole).toString();
     const QStringList selected = selectedDirectories();
     auto *menu = new QMenu(this);
@@ -178,7 +193,8 @@ void RunHistoryView::selectDirectory(const QString &directory)
     const int row = m_model->rowOf(directory);
     if (row < 0)
         return;
-    const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+    const QModelIndex index = m_proxy->mapFromSource(m_groups->indexOfSourceRow(row));
+    m_table->expand(index.parent());
     m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(index);
 }

@@ -5,16 +5,19 @@
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
-class QTableView;
+class QTreeView;
 
 namespace tb {
 
+class RunGroupModel;
 class RunHistoryModel;
 
 /// The side list of saved runs as a library: the runs folder (shown, and changeable), its runs
 /// newest first in sortable columns, Open (double click, Enter) to show one in the dashboard, and
 /// on the context menu Rename (F2), Edit Notes, Move to Trash (Delete), Run This Configuration
-/// Again, Compare (the selected runs, a load-balanced run's instances, a sweep's stages).
+/// Again, Compare (the selected runs, a load-balanced run's instances, a sweep's stages). A
+/// comparison session's runs are grouped under its row (RunGroupModel), collapsible; selecting the
+/// session's row selects its runs for Compare.
 class RunHistoryView : public QWidget
 {
     Q_OBJECT
@@ -22,7 +25,8 @@ class RunHistoryView : public QWidget
 public:
     explicit RunHistoryView(RunHistoryModel *model, QWidget *parent = nullptr);
 
-    QTableView *table() const { return m_table; }
+    QTreeView *table() const { return m_table; }
+    RunGroupModel *groups() const { return m_groups; }
     /// The run directory of the selected row; empty when none.
     QString selectedDirectory() const;
     /// Every selected run directory, in the table's order.
@@ -53,9 +57,10 @@ private:
     void trashSelected();
 
     RunHistoryModel *m_model;
+    RunGroupModel *m_groups;
     QSortFilterProxyModel *m_proxy;
     QLabel *m_folder;
-    QTableView *m_table;
+    QTreeView *m_table;
     QPushButton *m_open;
     QPushButton *m_compare;
     bool m_openEnabled = true;

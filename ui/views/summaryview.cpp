@@ -2,6 +2,7 @@
 
 #include "models/summarymodel.h"
 #include "views/rundocument.h"
+#include "widgets/card.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -36,7 +37,7 @@ SummaryView::SummaryView(RunDocument *document, QWidget *parent)
     copy->setObjectName(QStringLiteral("copySummary"));
     copy->setToolTip(tr("Copy the summary for a spreadsheet or a document (Ctrl+Shift+C)"));
     auto *hint = new QLabel(tr("Exact values: File → Export (Ctrl+E) writes this table as CSV."), this);
-    hint->setStyleSheet(QStringLiteral("color: #6b7280;"));
+    setTextColor(hint, QColor(0x6b, 0x72, 0x80));
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(copy);
     buttons->addWidget(hint, 1);

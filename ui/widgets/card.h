@@ -5,9 +5,9 @@
 
 namespace tb {
 
-/// A white panel with a light border, optionally with a coloured bar along its left edge: what the
-/// dashboard's tiles and charts sit on. Painted directly — a style sheet would make every repaint
-/// of a live dashboard go through the (slow) style-sheet engine.
+/// A panel in the theme's surface colour (white in the light theme) with a quiet border, optionally with a coloured bar
+/// along its left edge: what the dashboard's tiles and charts sit on. Painted directly — a style sheet would make every
+/// repaint of a live dashboard go through the (slow) style-sheet engine.
 class Card : public QWidget
 {
     Q_OBJECT
@@ -25,7 +25,10 @@ private:
     QColor m_accent;
 };
 
-/// Sets a label's text colour through its palette (cheaper to paint than a style sheet).
+/// Sets a colour of a widget's palette as the light look has it; in the dark look the widget gets
+/// its chartstyle::themed() counterpart, and follows when the theme changes.
+void setThemedColor(QWidget *widget, QPalette::ColorRole role, const QColor &light);
+/// Sets a label's text colour through its palette (cheaper to paint than a style sheet), themed.
 void setTextColor(QWidget *widget, const QColor &color);
 
 } // namespace tb

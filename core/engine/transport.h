@@ -1,0 +1,87 @@
+#pragma once
+
+#include "engine/httpresponseparser.h"
+#include "metrics/requestrecord.h"
+
+#include <QString>
+#include <QUrl>
+
+#include <cstdint>
+#include <string>
+
+namespace tb {
+
+class RequestBuilder;
+struct Endpoint;
+
+/// One request a transport sends: a job's first, or a redirect's next hop
+/// (RequestBuilder::redirect), with the JSON body the job renders once.
+struct Hop {
+    const Endpoint &endpoint;
+    const QUrl &url;
+    const std::string &json;
+    bool post = true;        ///< false: a GET without body (after a 301, 302 or 303)
+    bool credentials = true; ///< with the target's credential headers (its own origin only)
+    /// The whole HTTP/1.1 message when already made (a redirect's); empty: the builder's for json.
+    QByteArray message;
+};
+
+/// What a transport reports about an exchange in progress. All calls come on the worker's
+/// thread; after responseComplete or responseFailed there are no more calls.
+class ResponseSink
+{
+public:
+    virtual ~ResponseSink() = default;
+    /// The connection (TCP, and TLS for https) is open: connecting is over.
+    virtual void connectionOpened() = 0;
+    /// https: connected over TCP, the TLS handshake begins.
+    virtual void connectionHandshaking() {}
+    /// The whole request was handed to the kernel — or, when the server answered before taking
+    /// all of it (413 to a large body), when its answer began.
+    virtual void requestSent(std::int64_t stampNs) = 0;
+    virtual void responseHead(const ResponseHead &head, std::int64_t stampNs) = 0;
+    /// A piece of the (de-chunked) body; stampNs is when its bytes arrived (see ByteStream).
+    virtual void responseBody(const char *data, std::size_t size, std::int64_t stampNs) = 0;
+    virtual void responseComplete(std::int64_t stampNs) = 0;
+    /// Connection, TLS or HTTP-level failure: Connect, Tls or Protocol; `cutAfterHead` when the
+    /// connection broke after the response had begun (a body cut off, not a malformed one).
+    virtual void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead,
+                                std::int64_t stampNs) = 0;
+};
+
+/// One exchange a transport carries, as the worker's deadlines see it.
+class Exchange
+{
+public:
+    virtual ~Exchange() = default;
+    /// Open: connected, and past the TLS handshake for https.
+    virtual bool isConnected() const = 0;
+    /// Connected over TCP, TLS handshake not finished.
+    virtual bool handshaking() const = 0;
+    /// Where it goes, through which proxy.
+    virtual const Endpoint &endpoint() const = 0;
+};
+
+/// How a TransportWorker's requests reach their servers (README "Transports"): the native
+/// HTTP/1.1 client or QNetworkAccessManager. Lives on the worker's thread and is used only there;
+/// both feed the same ResponseSink, so decoding, records and deadlines are the worker's, once.
+class Transport
+{
+public:
+    virtual ~Transport() = default;
+    /// An exchange to `endpoint`, on a kept-alive connection when there is one. It lives until
+    /// release() or abandon(), or until it reports responseFailed (then the transport disposes of
+    /// it).
+    virtual Exchange *acquire(const Endpoint &endpoint) = 0;
+    /// Starts the exchange: the sink may hear from it before this returns.
+    virtual void send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink) = 0;
+    /// The sink heard responseComplete: the exchange's connection may carry another.
+    virtual void release(Exchange *exchange) = 0;
+    /// Ends an exchange in progress (a deadline, Stop, a response not to be read on): closes what
+    /// carries it; the sink hears nothing more.
+    virtual void abandon(Exchange *exchange) = 0;
+    /// Closes idle connections (Stop).
+    virtual void closeIdle() = 0;
+};
+
+} // namespace tb

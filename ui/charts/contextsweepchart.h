@@ -1,0 +1,47 @@
+#pragma once
+
+#include "metrics/contextsweep.h"
+
+#include <QChart>
+#include <QColor>
+
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+
+namespace tb {
+
+/// A context sweep (--sweep p=…): TTFT against measured prompt tokens — each request a small dot,
+/// each stage's median a large one — and the fitted a·x^b + c as a line whose legend entry gives
+/// the formula and R². One set per run, so a comparison lays two runs' curves over each other.
+class ContextSweepChart : public QChart
+{
+    Q_OBJECT
+
+public:
+    struct Curve {
+        QString name;
+        QColor color;
+        ContextSweepSummary sweep;
+    };
+    /// Dots drawn per run at most (every k-th request beyond): enough to see the spread.
+    static constexpr int kMaxDots = 1500;
+
+    explicit ContextSweepChart(QGraphicsItem *parent = nullptr);
+
+    void setCurves(const QList<Curve> &curves);
+    bool hasData() const { return m_hasData; }
+    /// The fitted lines, one per run with a fit (legend: "name: TTFT = … , R² …").
+    QList<QLineSeries *> fitLines() const { return m_fits; }
+    QList<QScatterSeries *> stageDots() const { return m_stages; }
+
+private:
+    QLogValueAxis *m_tokens;
+    QValueAxis *m_ms;
+    QList<QLineSeries *> m_fits;
+    QList<QScatterSeries *> m_stages;
+    bool m_hasData = false;
+};
+
+} // namespace tb
