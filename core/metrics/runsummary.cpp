@@ -223,7 +223,7 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
             b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
     }
     if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
-        const Node byHttpVersion = requests.object("by_http_version");
+        const JsonReader byHttpVersion = requests.object("by_http_version");
         for (const auto &[key, value] : byHttpVersion.value().items())
             b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
     }
