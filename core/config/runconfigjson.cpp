@@ -1,5 +1,6 @@
 #include "config/runconfig.h"
 
+#include "config/jsonreader.h"
 #include "config/runconfig_p.h"
 
 #include <QFile>
@@ -14,203 +15,6 @@ namespace tb {
 namespace {
 
 constexpr int kFormatVersion = 1;
-
-/// A JSON value quoted in a message: short, whatever was written.
-QString shown(const nlohmann::json &v)
-{
-    QString text = fromStd(v.dump());
-    if (text.size() > 40)
-        text = text.left(39) + QChar(0x2026);
-    return text;
-}
-
-/// Reads a JSON object strictly: every key must be consumed by a reader, or it is reported as
-/// unknown. Errors carry the JSON path ("load.concurrency").
-class ObjectReader
-{
-public:
-    ObjectReader(const nlohmann::json &json, QString path, QString *error)
-        : m_json(json)
-        , m_path(std::move(path))
-        , m_error(error)
-    {
-        if (!json.is_object())
-            fail(m_path.isEmpty() ? QStringLiteral("configuration") : m_path, QStringLiteral("must be a JSON object"));
-    }
-
-    bool ok() const { return m_ok; }
-
-    const nlohmann::json *find(const char *key)
-    {
-        m_seen << QLatin1String(key);
-        if (!m_ok || !m_json.is_object())
-            return nullptr;
-        auto it = m_json.find(key);
-        if (it == m_json.end() || it->is_null())
-            return nullptr;
-        return &*it;
-    }
-
-    QString field(const char *key) const
-    {
-        return m_path.isEmpty() ? QLatin1String(key) : m_path + QLatin1Char('.') + QLatin1String(key);
-    }
-
-    void fail(const QString &field, const QString &problem)
-    {
-        if (m_ok && m_error)
-            *m_error = field + QStringLiteral(": ") + problem;
-        m_ok = false;
-    }
-
-    void string(const char *key, QString &out)
-    {
-        if (const auto *v = find(key)) {
-            if (v->is_string())
-                out = fromStd(v->get<std::string>());
-            else
-                fail(field(key), QStringLiteral("must be a string"));
-        }
-    }
-
-    void boolean(const char *key, bool &out)
-    {
-        if (const auto *v = find(key)) {
-            if (v->is_boolean())
-                out = v->get<bool>();
-            else
-                fail(field(key), QStringLiteral("must be true or false"));
-        }
-    }
-
-    /// A whole number in [minimum, maximum]; anything else (a fraction, a value the type cannot
-    /// hold) is an error, never a wrapped-around value.
-    template<typename Int>
-    void integer(const char *key, Int &out, Int minimum = std::numeric_limits<Int>::min(),
-                 Int maximum = std::numeric_limits<Int>::max())
-    {
-        const auto *v = find(key);
-        if (!v)
-            return;
-        // Integers are read as integers: a 64-bit seed does not survive a trip through double.
-        std::optional<Int> value;
-        if (v->is_number_unsigned()) {
-            if (const auto u = v->get<std::uint64_t>(); std::in_range<Int>(u))
-                value = Int(u);
-        } else if (v->is_number_integer()) {
-            if (const auto i = v->get<std::int64_t>(); std::in_range<Int>(i))
-                value = Int(i);
-        } else if (v->is_number_float()) {
-            // Beyond 2^53 a double is no longer the number that was written.
-            const double d = v->get<double>();
-            if (std::floor(d) == d && std::abs(d) <= 9007199254740992.0 && std::in_range<Int>(std::int64_t(d)))
-                value = Int(std::int64_t(d));
-        }
-        if (value && *value >= minimum && *value <= maximum)
-            out = *value;
-        else
-            fail(field(key), QStringLiteral("must be a whole number from %1 to %2 (got %3)")
-                                 .arg(minimum)
-                                 .arg(maximum)
-                                 .arg(shown(*v)));
-    }
-
-    void real(const char *key, double &out)
-    {
-        if (const auto *v = find(key)) {
-            if (v->is_number() && std::isfinite(v->get<double>()))
-                out = v->get<double>();
-            else
-                fail(field(key), QStringLiteral("must be a finite number (got %1)").arg(shown(*v)));
-        }
-    }
-
-    void optionalReal(const char *key, std::optional<double> &out)
-    {
-        out.reset();
-        if (const auto *v = find(key)) {
-            if (v->is_number() && std::isfinite(v->get<double>()))
-                out = v->get<double>();
-            else
-                fail(field(key), QStringLiteral("must be a finite number or null (got %1)").arg(shown(*v)));
-        }
-    }
-
-    /// Durations: "30s"-style strings or a number of seconds, at most limits::kMaxDurationMs;
-    /// `positive`: 0 is refused (null is how "not set" is written).
-    void duration(const char *key, qint64 &out, bool positive)
-    {
-        if (const auto *v = find(key)) {
-            std::optional<qint64> ms;
-            if (v->is_number()) {
-                const double s = v->get<double>();
-                if (s >= 0 && s * 1000.0 <= double(limits::kMaxDurationMs))
-                    ms = qint64(std::llround(s * 1000.0));
-            } else if (v->is_string()) {
-                ms = parseDurationMs(fromStd(v->get<std::string>()));
-            }
-            if (ms && (!positive || *ms > 0))
-                out = *ms;
-            else
-                fail(field(key),
-                     QStringLiteral("must be a duration such as \"500ms\", \"30s\", \"5m\" or a number of seconds, "
-                                    "%1at most %2 (got %3)")
-                         .arg(positive ? QStringLiteral("above 0 and ") : QString(),
-                              formatDuration(limits::kMaxDurationMs), shown(*v)));
-        }
-    }
-
-    void stringList(const char *key, QStringList &out)
-    {
-        if (const auto *v = find(key)) {
-            const bool strings = v->is_array() && std::all_of(v->begin(), v->end(),
-                                                              [](const nlohmann::json &e) { return e.is_string(); });
-            if (!strings) {
-                fail(field(key), QStringLiteral("must be an array of strings"));
-                return;
-            }
-            out.clear();
-            for (const nlohmann::json &e : *v)
-                out << fromStd(e.get<std::string>());
-        }
-    }
-
-    template<typename Enum>
-    void enumeration(const char *key, Enum &out, std::optional<Enum> (*parse)(const QString &), const QString &accepted)
-    {
-        if (const auto *v = find(key)) {
-            std::optional<Enum> parsed;
-            if (v->is_string())
-                parsed = parse(fromStd(v->get<std::string>()));
-            if (parsed)
-                out = *parsed;
-            else
-                fail(field(key), QStringLiteral("unknown value %1 (accepted: %2)").arg(fromStd(v->dump()), accepted));
-        }
-    }
-
-    /// Call last: reports the first key nobody asked for.
-    bool finish()
-    {
-        if (m_ok && m_json.is_object()) {
-            for (auto it = m_json.begin(); it != m_json.end(); ++it) {
-                if (!m_seen.contains(fromStd(it.key()))) {
-                    fail(field(it.key().c_str()),
-                         QStringLiteral("unknown key (accepted: %1)").arg(m_seen.join(QStringLiteral(", "))));
-                    break;
-                }
-            }
-        }
-        return m_ok;
-    }
-
-private:
-    const nlohmann::json &m_json;
-    QString m_path;
-    QString *m_error;
-    QStringList m_seen;
-    bool m_ok = true;
-};
 
 nlohmann::json optionalToJson(const std::optional<double> &v)
 {
@@ -392,7 +196,7 @@ nlohmann::json toJson(const RunConfig &c)
 std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *error)
 {
     TargetConfig t;
-    ObjectReader r(json, QStringLiteral("target"), error);
+    JsonReader r(json, QStringLiteral("target"), error);
     r.string("name", t.name);
     r.enumeration("api", t.api, &apiKindFromName, apiKindNames());
     r.string("url", t.url);
@@ -433,7 +237,7 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     r.string("proxy", t.proxy);
     r.boolean("follow_redirects", t.followRedirects);
     if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
-        ObjectReader p(*pricing, r.field("pricing"), error);
+        JsonReader p(*pricing, r.field("pricing"), error);
         p.optionalReal("input_per_1m", t.pricing.inputPerM);
         p.optionalReal("cached_input_per_1m", t.pricing.cachedInputPerM);
         p.optionalReal("output_per_1m", t.pricing.outputPerM);
@@ -454,7 +258,7 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
 std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *error)
 {
     RunConfig c;
-    ObjectReader top(json, QString(), error);
+    JsonReader top(json, QString(), error, QStringLiteral("configuration"));
     QString format;
     top.string("format", format);
     if (!format.isEmpty() && format != QLatin1String("tokenbench-config"))
@@ -474,7 +278,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             return std::nullopt;
     }
     if (const auto *request = top.find("request"); request && top.ok()) {
-        ObjectReader r(*request, QStringLiteral("request"), error);
+        JsonReader r(*request, QStringLiteral("request"), error);
         r.integer("max_tokens", c.request.maxTokens, 1, limits::kMaxTokens);
         r.enumeration("max_tokens_field", c.request.maxTokensField, &maxTokensFieldFromName, maxTokensFieldNames());
         r.optionalReal("temperature", c.request.temperature);
@@ -491,7 +295,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             return std::nullopt;
     }
     if (const auto *prompt = top.find("prompt"); prompt && top.ok()) {
-        ObjectReader r(*prompt, QStringLiteral("prompt"), error);
+        JsonReader r(*prompt, QStringLiteral("prompt"), error);
         r.integer("prompt_tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens);
         r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
         r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
@@ -532,7 +336,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             return std::nullopt;
     }
     if (const auto *load = top.find("load"); load && top.ok()) {
-        ObjectReader r(*load, QStringLiteral("load"), error);
+        JsonReader r(*load, QStringLiteral("load"), error);
         const QString modes = loadModeNames();
         r.enumeration("mode", c.load.mode, &loadModeFromName, modes);
         r.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency);
@@ -548,7 +352,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             else {
                 for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
                     StageConfig s;
-                    ObjectReader sr((*stages)[i], QStringLiteral("load.stages[%1]").arg(i), error);
+                    JsonReader sr((*stages)[i], QStringLiteral("load.stages[%1]").arg(i), error);
                     sr.string("name", s.name);
                     sr.enumeration("mode", s.mode, &loadModeFromName, modes);
                     sr.real("level", s.level);
@@ -579,7 +383,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
                     r.field("think_time"),
                     QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
                                    "that mean, at most %1 (got %2)")
-                        .arg(formatDuration(limits::kMaxDurationMs), shown(*think)));
+                        .arg(formatDuration(limits::kMaxDurationMs), JsonReader::shown(*think)));
             }
         }
         r.string("trace", c.load.trace);
@@ -588,7 +392,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             return std::nullopt;
     }
     if (const auto *slo = top.find("slo"); slo && top.ok()) {
-        ObjectReader r(*slo, QStringLiteral("slo"), error);
+        JsonReader r(*slo, QStringLiteral("slo"), error);
         r.optionalReal("ttft_ms", c.slo.ttftMs);
         r.optionalReal("tpot_ms", c.slo.tpotMs);
         r.optionalReal("e2e_ms", c.slo.e2eMs);

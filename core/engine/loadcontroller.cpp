@@ -61,16 +61,12 @@ void LoadController::start(int workerThreads)
         workerThreads = std::max(2, QThread::idealThreadCount());
     m_workers.resize(std::size_t(workerThreads));
     for (std::size_t i = 0; i < m_workers.size(); ++i) {
-        Worker &w = m_workers[i];
-        w.thread = new QThread;
-        w.thread->setObjectName(QStringLiteral("tb-transport-%1").arg(i));
-        w.transport = new TransportWorker(m_plan, m_clock, m_counters, [this, i](RequestRecord &&record) {
+        auto *transport = new TransportWorker(m_plan, m_clock, m_counters, [this, i](RequestRecord &&record) {
             // Runs on the worker thread: hand the record to the controller's thread.
             QMetaObject::invokeMethod(
                 this, [this, i, r = std::move(record)]() mutable { completed(i, std::move(r)); }, Qt::QueuedConnection);
         });
-        w.transport->moveToThread(w.thread);
-        w.thread->start();
+        m_workers[i].thread.start(transport, QStringLiteral("tb-transport-%1").arg(i));
     }
     const LoadConfig &load = m_plan->config.load;
     m_inWarmup = load.warmupMs > 0 || load.warmupRequests > 0;
@@ -81,19 +77,8 @@ void LoadController::start(int workerThreads)
 
 void LoadController::stopWorkers()
 {
-    for (Worker &w : m_workers) {
-        if (!w.thread)
-            continue;
-        TransportWorker *transport = w.transport;
-        // Sockets must die on the thread that owns them.
-        QMetaObject::invokeMethod(
-            transport, [transport] { delete transport; }, Qt::BlockingQueuedConnection);
-        w.thread->quit();
-        w.thread->wait();
-        delete w.thread;
-        w.thread = nullptr;
-        w.transport = nullptr;
-    }
+    for (Worker &w : m_workers)
+        w.thread.stop();
 }
 
 const StageConfig &LoadController::currentStage() const
@@ -331,7 +316,7 @@ void LoadController::dispatch(const RequestJob &job)
                                   [](const Worker &a, const Worker &b) { return a.active < b.active; });
     ++least->active;
     ++m_pending;
-    TransportWorker *transport = least->transport;
+    TransportWorker *transport = least->thread.worker();
     QMetaObject::invokeMethod(
         transport, [transport, job] { transport->execute(job); }, Qt::QueuedConnection);
 }
@@ -459,7 +444,7 @@ void LoadController::stop()
         m_waiting.pop_front();
     }
     for (Worker &w : m_workers) {
-        TransportWorker *transport = w.transport;
+        TransportWorker *transport = w.thread.worker();
         QMetaObject::invokeMethod(
             transport, [transport] { transport->cancelAll(); }, Qt::QueuedConnection);
     }
@@ -478,7 +463,7 @@ std::vector<QObject *> LoadController::transportThreadObjects() const
 {
     std::vector<QObject *> objects;
     for (const Worker &w : m_workers)
-        objects.push_back(w.transport);
+        objects.push_back(w.thread.worker());
     return objects;
 }
 

@@ -4,6 +4,7 @@
 #include "engine/runplan.h"
 #include "engine/runprogress.h"
 #include "metrics/requestrecord.h"
+#include "threads/ownedthread.h"
 
 #include <QObject>
 #include <QTimer>
@@ -14,8 +15,6 @@
 #include <memory>
 #include <unordered_map>
 #include <vector>
-
-class QThread;
 
 namespace tb {
 
@@ -64,8 +63,7 @@ Q_SIGNALS:
 
 private:
     struct Worker {
-        QThread *thread = nullptr;
-        TransportWorker *transport = nullptr;
+        OwnedThread<TransportWorker> thread;
         int active = 0;
     };
 

@@ -1,5 +1,6 @@
 #include "metrics/runsummary.h"
 
+#include "config/jsonreader.h"
 #include "formats/formatversion.h"
 
 #include <array>
@@ -36,88 +37,6 @@ json optional(const std::optional<double> &v)
     return v ? json(*v) : json();
 }
 
-/// Reads one JSON object, remembering the first problem as "path.key: what".
-class Node
-{
-public:
-    Node(const json &value, QString path, QString &error)
-        : m_value(value)
-        , m_path(std::move(path))
-        , m_error(error)
-    {
-        if (!value.is_object())
-            fail(m_path, QStringLiteral("must be an object"));
-    }
-
-    Node object(const char *key) const
-    {
-        const json *v = find(key, &json::is_object, "an object");
-        return Node(v ? *v : nullObject(), where(key), m_error);
-    }
-    const json *array(const char *key) const { return find(key, &json::is_array, "an array"); }
-    bool has(const char *key) const { return m_value.is_object() && m_value.contains(key); }
-
-    std::int64_t integer(const char *key) const
-    {
-        const json *v = find(key, &json::is_number_integer, "an integer");
-        return v ? v->get<std::int64_t>() : 0;
-    }
-    double number(const char *key) const
-    {
-        const json *v = find(key, &json::is_number, "a number");
-        return v ? v->get<double>() : 0;
-    }
-    /// The key must be present; null means "none".
-    std::optional<double> optionalNumber(const char *key) const
-    {
-        if (has(key) && m_value[key].is_null())
-            return std::nullopt;
-        return number(key);
-    }
-    QString string(const char *key) const
-    {
-        const json *v = find(key, &json::is_string, "a string");
-        return v ? QString::fromStdString(v->get<std::string>()) : QString();
-    }
-    const json &value() const { return m_value; }
-    QString where(const char *key) const
-    {
-        return m_path.isEmpty() ? QLatin1String(key) : m_path + QLatin1Char('.') + QLatin1String(key);
-    }
-    void fail(const QString &where, const QString &what) const
-    {
-        if (m_error.isEmpty())
-            m_error = where + QStringLiteral(": ") + what;
-    }
-
-private:
-    static const json &nullObject()
-    {
-        static const json empty = json::object();
-        return empty;
-    }
-
-    const json *find(const char *key, bool (json::*is)() const noexcept, const char *kind) const
-    {
-        if (!m_value.is_object())
-            return nullptr;
-        const auto it = m_value.find(key);
-        if (it == m_value.end()) {
-            fail(where(key), QStringLiteral("missing"));
-            return nullptr;
-        }
-        if (!((*it).*is)()) {
-            fail(where(key), QStringLiteral("must be %1").arg(QLatin1String(kind)));
-            return nullptr;
-        }
-        return &*it;
-    }
-
-    const json &m_value;
-    QString m_path;
-    QString &m_error;
-};
-
 json loadToJson(const LoadSummary &l, bool wholeRun)
 {
     json j{
@@ -132,14 +51,14 @@ json loadToJson(const LoadSummary &l, bool wholeRun)
     return j;
 }
 
-LoadSummary loadFromJson(const Node &n)
+LoadSummary loadFromJson(const JsonReader &n)
 {
     LoadSummary l;
     const QString mode = n.string("mode");
     if (const auto m = loadModeFromName(mode))
         l.mode = *m;
     else if (!mode.isNull())
-        n.fail(n.where("mode"), QStringLiteral("unknown mode '%1'").arg(mode));
+        n.fail(n.field("mode"), QStringLiteral("unknown mode '%1'").arg(mode));
     if (const auto c = n.optionalNumber("concurrency"))
         l.concurrency = int(*c);
     l.rate = n.optionalNumber("rate");
@@ -147,7 +66,7 @@ LoadSummary loadFromJson(const Node &n)
         const QString arrival = n.string("arrival");
         l.arrival = arrivalFromName(arrival);
         if (!l.arrival)
-            n.fail(n.where("arrival"), QStringLiteral("unknown arrival '%1'").arg(arrival));
+            n.fail(n.field("arrival"), QStringLiteral("unknown arrival '%1'").arg(arrival));
     }
     l.maxInFlight = int(n.integer("max_in_flight"));
     if (n.has("stages"))
@@ -172,7 +91,7 @@ json costToJson(const CostSummary &c)
               {"source", toStd(c.prices.source)}}}};
 }
 
-CostSummary costFromJson(const Node &n)
+CostSummary costFromJson(const JsonReader &n)
 {
     CostSummary c;
     c.input = n.number("input");
@@ -182,7 +101,7 @@ CostSummary costFromJson(const Node &n)
     c.perRequest = n.optionalNumber("per_request");
     c.perMOutputTokens = n.optionalNumber("per_1m_output_tokens");
     c.perGoodRequest = n.optionalNumber("per_good_request");
-    const Node prices = n.object("prices_per_1m");
+    const JsonReader prices = n.object("prices_per_1m");
     c.prices.inputPerM = prices.optionalNumber("input");
     c.prices.cachedInputPerM = prices.optionalNumber("cached_input");
     c.prices.outputPerM = prices.optionalNumber("output");
@@ -267,7 +186,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     return block;
 }
 
-SummaryBlock blockFromJson(const Node &n, bool wholeRun)
+SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
 {
     SummaryBlock b;
     if (!wholeRun)
@@ -275,7 +194,7 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.load = loadFromJson(n.object("load"));
     b.windowS = n.number("window_s");
 
-    const Node requests = n.object("requests");
+    const JsonReader requests = n.object("requests");
     b.requests.attempted = requests.integer("attempted");
     b.requests.ok = requests.integer("ok");
     b.requests.failed = requests.integer("failed");
@@ -286,30 +205,30 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         b.requests.redirected = requests.integer("redirected");
         b.requests.redirects = requests.integer("redirects");
     }
-    const Node byStatus = requests.object("by_status");
+    const JsonReader byStatus = requests.object("by_status");
     for (const auto &[key, value] : byStatus.value().items()) {
         bool ok = false;
         const int status = QString::fromStdString(key).toInt(&ok);
         if (!ok)
-            byStatus.fail(byStatus.where(key.c_str()), QStringLiteral("not an HTTP status"));
+            byStatus.fail(byStatus.field(key.c_str()), QStringLiteral("not an HTTP status"));
         b.requests.byStatus[status] = byStatus.integer(key.c_str());
     }
-    const Node byError = requests.object("by_error");
+    const JsonReader byError = requests.object("by_error");
     for (const auto &[key, value] : byError.value().items())
         b.requests.byError[QString::fromStdString(key)] = byError.integer(key.c_str());
     // Summaries from before finish reasons were counted have none.
     if (requests.has("by_finish_reason")) {
-        const Node byFinishReason = requests.object("by_finish_reason");
+        const JsonReader byFinishReason = requests.object("by_finish_reason");
         for (const auto &[key, value] : byFinishReason.value().items())
             b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
     }
     if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
-        const Node byHttpVersion = requests.object("by_http_version");
+        const JsonReader byHttpVersion = requests.object("by_http_version");
         for (const auto &[key, value] : byHttpVersion.value().items())
             b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
     }
 
-    const Node throughput = n.object("throughput");
+    const JsonReader throughput = n.object("throughput");
     b.throughput.requestsPerS = throughput.number("requests_per_s");
     b.throughput.outputTokensPerS = throughput.number("output_tokens_per_s");
     b.throughput.inputTokensPerS = throughput.number("input_tokens_per_s");
@@ -319,7 +238,7 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
     b.throughput.good = throughput.integer("good");
     b.throughput.goodFraction = throughput.optionalNumber("good_fraction");
 
-    const Node tokens = n.object("tokens");
+    const JsonReader tokens = n.object("tokens");
     b.tokens.input = tokens.integer("input");
     b.tokens.output = tokens.integer("output");
     b.tokens.cached = tokens.integer("cached");
@@ -328,7 +247,7 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         b.tokens.reasoningHidden = tokens.integer("reasoning_hidden");
     b.tokens.outInRatio = tokens.optionalNumber("out_in_ratio");
     b.tokens.cacheHitRatio = tokens.optionalNumber("cache_hit_ratio");
-    const Node sources = tokens.object("sources");
+    const JsonReader sources = tokens.object("sources");
     b.tokens.fromUsage = sources.integer("usage");
     b.tokens.fromTokenizer = sources.integer("tokenizer");
     b.tokens.fromChunks = sources.integer("chunks");
@@ -336,7 +255,7 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         b.tokens.fromEstimate = sources.integer("estimate");
     // Runs from before prompt sources were recorded have none.
     if (tokens.has("prompt_sources")) {
-        const Node prompt = tokens.object("prompt_sources");
+        const JsonReader prompt = tokens.object("prompt_sources");
         b.tokens.promptFromUsage = prompt.integer("usage");
         b.tokens.promptFromTokenizer = prompt.integer("tokenizer");
         b.tokens.promptEstimated = prompt.integer("estimate");
@@ -344,7 +263,7 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
         b.tokens.promptMax = tokens.integer("prompt_max");
     }
 
-    const Node concurrency = n.object("concurrency");
+    const JsonReader concurrency = n.object("concurrency");
     if (const auto target = concurrency.optionalNumber("target"))
         b.concurrency.target = int(*target);
     b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
@@ -355,24 +274,24 @@ SummaryBlock blockFromJson(const Node &n, bool wholeRun)
 
     // Histograms are optional: without them a summary still has its statistics.
     const bool hasHistograms = n.has("histograms");
-    const Node histograms = hasHistograms ? n.object("histograms") : n;
+    const JsonReader histograms(n, hasHistograms ? n.value()["histograms"] : n.value(), n.field("histograms"));
     for (std::size_t i = 0; i < kMetricCount; ++i) {
-        const Node section = n.object(kMetricNames[i].section);
+        const JsonReader section = n.object(kMetricNames[i].section);
         QString why;
         if (section.has(kMetricNames[i].key)) {
             if (const auto s = LatencyStats::fromJson(section.value()[kMetricNames[i].key], &why))
                 b.stats[i] = *s;
             else
-                section.fail(section.where(kMetricNames[i].key), why);
+                section.fail(section.field(kMetricNames[i].key), why);
         } else if (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule && Metric(i) != Metric::Ttfo) {
             // (e2e_from_schedule and ttfo came later: older summaries lack them.)
-            section.fail(section.where(kMetricNames[i].key), QStringLiteral("missing"));
+            section.fail(section.field(kMetricNames[i].key), QStringLiteral("missing"));
         }
         if (hasHistograms && histograms.has(kMetricNames[i].key)) {
             if (const auto h = LogHistogram::fromJson(histograms.value()[kMetricNames[i].key], &why))
                 b.histograms[i] = *h;
             else
-                histograms.fail(histograms.where(kMetricNames[i].key), why);
+                histograms.fail(histograms.field(kMetricNames[i].key), why);
         }
     }
     return b;
@@ -528,7 +447,7 @@ json RunSummary::toJson() const
 std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
 {
     QString problem;
-    const Node top(j, QString(), problem);
+    const JsonReader top(j, QString(), &problem, QStringLiteral("summary"));
     RunSummary s;
     s.formatVersion = int(top.integer("format_version"));
     if (problem.isEmpty() && s.formatVersion > kRunFormatVersion) {
@@ -536,10 +455,10 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             *error = newerFormatVersion(s.formatVersion, kRunFormatVersion);
         return std::nullopt;
     }
-    const Node tool = top.object("tool");
+    const JsonReader tool = top.object("tool");
     s.toolName = tool.string("name");
     s.toolVersion = tool.string("version");
-    const Node target = top.object("target");
+    const JsonReader target = top.object("target");
     s.targetName = target.has("name") ? target.string("name") : QString();
     s.targetUrl = target.string("url");
     s.api = target.string("api");
@@ -559,7 +478,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (const auto w = j.find("workload"); w != j.end() && w->is_object())
         s.workload = *w;
     if (top.has("prompt_size")) {
-        const Node p = top.object("prompt_size");
+        const JsonReader p = top.object("prompt_size");
         if (const auto requested = p.optionalNumber("requested"))
             s.promptSizing.requested = std::int64_t(*requested);
         s.promptSizing.tokenizer = p.string("tokenizer");
@@ -567,7 +486,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         if (p.has("calibration") && p.value()["calibration"].contains("error")) {
             s.promptSizing.calibrationError = p.object("calibration").string("error");
         } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {
-            const Node c = p.object("calibration");
+            const JsonReader c = p.object("calibration");
             s.promptSizing.calibration = c.string("method");
             s.promptSizing.scale = c.number("scale");
             s.promptSizing.overhead = c.integer("overhead");
@@ -588,13 +507,14 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     }
     if (const json *stages = top.array("stages")) {
         for (std::size_t i = 0; i < stages->size(); ++i)
-            s.stages.push_back(blockFromJson(Node((*stages)[i], QStringLiteral("stages[%1]").arg(i), problem), false));
+            s.stages.push_back(
+                blockFromJson(JsonReader(top, (*stages)[i], QStringLiteral("stages[%1]").arg(i)), false));
     }
     if (top.has("instances")) {
         if (const json *instances = top.array("instances")) {
             for (std::size_t i = 0; i < instances->size(); ++i)
                 s.instances.push_back(
-                    blockFromJson(Node((*instances)[i], QStringLiteral("instances[%1]").arg(i), problem), false));
+                    blockFromJson(JsonReader(top, (*instances)[i], QStringLiteral("instances[%1]").arg(i)), false));
         }
     }
     if (top.has("turns")) {

@@ -468,13 +468,9 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
     if (!startExporter(error))
         return false;
 
-    m_thread = new QThread;
-    m_thread->setObjectName(QStringLiteral("tb-run"));
-    m_session = new RunSession(this, plan, m_infos, m_exporter.get());
-    m_session->moveToThread(m_thread);
-    m_thread->start();
+    m_run.start(new RunSession(this, plan, m_infos, m_exporter.get()), QStringLiteral("tb-run"));
     bool opened = false;
-    RunSession *session = m_session;
+    RunSession *session = m_run.worker();
     // Creating the directories is quick; doing it here lets start() report an unwritable path.
     QMetaObject::invokeMethod(
         session, [&] { opened = session->open(m_directories, m_replaceExisting, &why); }, Qt::BlockingQueuedConnection);
@@ -531,9 +527,9 @@ QString BenchmarkRunner::metricsUrl() const
 
 void BenchmarkRunner::stop()
 {
-    if (!m_running || !m_session)
+    if (!m_running || !m_run.isRunning())
         return;
-    RunSession *session = m_session;
+    RunSession *session = m_run.worker();
     QMetaObject::invokeMethod(
         session, [session] { session->stop(); }, Qt::QueuedConnection);
 }
@@ -543,35 +539,16 @@ void BenchmarkRunner::retire()
     // The run is over: its thread deletes the session — joining the transport threads there — and
     // ends by itself, so the caller (the GUI thread, usually) never waits for that teardown.
     m_running = false;
-    QThread *thread = std::exchange(m_thread, nullptr);
-    RunSession *session = std::exchange(m_session, nullptr);
+    QThread *thread = m_run.retire();
     if (!thread)
         return;
     m_retiring.removeAll(nullptr);
     m_retiring.append(thread);
-    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    QMetaObject::invokeMethod(
-        session,
-        [session, thread] {
-            delete session;
-            thread->quit();
-        },
-        Qt::QueuedConnection);
 }
 
 void BenchmarkRunner::shutDown()
 {
-    if (!m_thread)
-        return;
-    RunSession *session = m_session;
-    // The session's sockets and timers belong to its thread: delete it there.
-    QMetaObject::invokeMethod(
-        session, [session] { delete session; }, Qt::BlockingQueuedConnection);
-    m_session = nullptr;
-    m_thread->quit();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    m_run.stop();
     m_running = false;
 }
 

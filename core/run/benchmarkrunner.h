@@ -8,6 +8,7 @@
 #include "metrics/runsummary.h"
 #include "metrics/servermetrics.h"
 #include "metrics/timeseriesrow.h"
+#include "threads/ownedthread.h"
 
 #include <QList>
 #include <QObject>
@@ -138,8 +139,7 @@ private:
     bool m_configurationError = false;
     QStringList m_directories;
     std::vector<RunInfo> m_infos;
-    QThread *m_thread = nullptr;
-    RunSession *m_session = nullptr;
+    OwnedThread<RunSession> m_run;
     QList<QPointer<QThread>> m_retiring; ///< finished runs' threads, winding down on their own
 };
 
