@@ -1,11 +1,15 @@
 #include "sim/simserver_p.h"
 
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <ctime>
 
 namespace tb::sim {
 
@@ -19,6 +23,31 @@ constexpr qint64 kAcceptRetryNs = 100'000'000;
 /// timeout after it (at most a second) — one wake-up per interval whatever the connections.
 constexpr qint64 kMaxIdleSweepNs = 1'000'000'000;
 constexpr qint64 kMinIdleSweepNs = 10'000'000;
+/// No read waits this long in the kernel; an older stamp means the wall clock stepped.
+constexpr qint64 kMaxStampAgeNs = 10'000'000'000;
+
+/// When the kernel received a read's bytes (SO_TIMESTAMPING's software receive stamp), on the
+/// steady clock of readNs: a loop that woke late, busy or descheduled, still records when the
+/// request arrived, not when it got round to reading it.
+qint64 arrivalOf(const msghdr &message, qint64 readNs)
+{
+    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c;
+         c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
+            continue;
+        timespec stamps[3];
+        std::memcpy(stamps, CMSG_DATA(c), sizeof stamps);
+        if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
+            break;
+        timespec real{};
+        ::clock_gettime(CLOCK_REALTIME, &real);
+        const qint64 ageNs = (qint64(real.tv_sec) - qint64(stamps[0].tv_sec)) * 1'000'000'000 +
+                             (qint64(real.tv_nsec) - qint64(stamps[0].tv_nsec));
+        // The kernel stamps on the wall clock: a step of it must not move arrivals by more than a read's wait.
+        return readNs - std::clamp<qint64>(ageNs, 0, kMaxStampAgeNs);
+    }
+    return readNs;
+}
 
 void applyStamps(RequestTrace &trace, unsigned stamps, qint64 ns)
 {
@@ -52,6 +81,8 @@ void SimServer::Impl::acceptAll()
         }
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        const int stampFlags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &stampFlags, sizeof stampFlags); // else: the read's own time
         auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
         conn->id = nextConnectionId++;
         conn->fd = fd;
@@ -78,14 +109,21 @@ void SimServer::Impl::closeIdle(qint64 now)
 void SimServer::Impl::readable(Connection &conn)
 {
     char buf[kReadBytes];
-    const ssize_t n = ::recv(conn.fd, buf, sizeof buf, 0);
+    iovec part{buf, sizeof buf};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec) * 3)];
+    msghdr message{};
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(conn.fd, &message, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
         closeConnection(conn); // peer closed (or reset): frees its batch slot
         return;
     }
-    conn.lastReadNs = nowNs();
+    conn.lastReadNs = arrivalOf(message, nowNs());
     conn.in.append(buf, std::size_t(n));
     // Bytes that arrive while a response is under way wait; a flood of them is abuse.
     if (conn.responding && conn.in.size() > std::size_t(config.maxBodyBytes) + HttpRequestParser::kMaxHeaderBytes)
