@@ -403,6 +403,34 @@ private Q_SLOTS:
                  qPrintable(reopened + QStringLiteral(" / ") + length));
     }
 
+    // A reopened staged run read "32 / 4" (the first stage's target) where the live run ended on
+    // "32 / 32"; and its Concurrency chart began with the warm-up's empty second (a stray point at
+    // t≈0).
+    void reopenedStagedRunReadsTheLastStagesTarget()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s,c=5:1s"));
+        c.load.warmupMs = 1000;
+        auto w = window(c);
+        const RunOutcome outcome = runToEnd(*w);
+        const auto inFlight = [](MainWindow &window) {
+            window.dashboard()->refresh();
+            return window.dashboard()->tile(QStringLiteral("in_flight"))->value();
+        };
+        const QString live = inFlight(*w);
+        QCOMPARE(live, QStringLiteral("%1 / 5").arg(outcome.summary.total.concurrency.peakInFlight));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QCOMPARE(inFlight(*w), live);
+
+        QVERIFY(w->document()->timeSeries().front().stage < 0); // the warm-up's second is saved
+        auto *concurrency = static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("concurrency"))->chart());
+        QLineSeries *line = concurrency->lines().at(0);
+        QVERIFY(line->count() >= 2);
+        QVERIFY2(line->at(0).x() > 1, qPrintable(QString::number(line->at(0).x())));
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-reopened-staged.png")));
+    }
+
     // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.
     void latencyChartWithoutStreamingHasNoTtft()
     {
