@@ -45,6 +45,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -429,6 +430,27 @@ private Q_SLOTS:
         QVERIFY(line->count() >= 2);
         QVERIFY2(line->at(0).x() > 1, qPrintable(QString::number(line->at(0).x())));
         w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-reopened-staged.png")));
+    }
+
+    // The token-efficiency chart's y-axis title was cut to "tokens per request (…" on a 1280×800
+    // screen (and at 1.5×, the same size in logical pixels): each axis title fits along the plot.
+    void tokenAxisTitlesFitOnALaptop()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        w->resize(1280, 800);
+        runToEnd(*w);
+        w->resultsTabs()->setCurrentWidget(w->dashboard());
+        w->dashboard()->refresh();
+        ChartView *view = w->dashboard()->chartView(QStringLiteral("token-efficiency"));
+        QTRY_VERIFY(view->isVisible() && view->chart()->plotArea().height() > 0);
+        QApplication::processEvents();
+        const QRectF plot = view->chart()->plotArea();
+        for (QAbstractAxis *axis : view->chart()->axes(Qt::Vertical)) {
+            const double width = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
+            QVERIFY2(width <= plot.height(),
+                     qPrintable(QStringLiteral("%1: %2 > %3").arg(axis->titleText()).arg(width).arg(plot.height())));
+        }
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-1280x800-tokens.png")));
     }
 
     // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.
