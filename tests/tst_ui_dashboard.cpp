@@ -450,7 +450,7 @@ private Q_SLOTS:
             QVERIFY2(width <= plot.height(),
                      qPrintable(QStringLiteral("%1: %2 > %3").arg(axis->titleText()).arg(width).arg(plot.height())));
         }
-        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-1280x800-tokens.png")));
+        view->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-1280x800-tokens.png")));
     }
 
     // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.
