@@ -198,6 +198,33 @@ private Q_SLOTS:
         QCOMPARE(marks[3].name, QStringLiteral("d"));
     }
 
+    // A stray hollow marker at t≈0 on the Concurrency chart: a warm-up's empty first second (no
+    // stage, no measured request sent) was charted — alone in the live chart's first second, as a
+    // marker; in the saved run, as a line from 0.
+    void warmUpSecondDrawsNoStrayMarker()
+    {
+        const auto inFlight = [](const TimeSeriesRow &r) { return double(r.inFlight); };
+        std::vector<TimeSeriesRow> rows{row(0, -1)};
+        TimeChart chart(QStringLiteral("Concurrency"), QStringLiteral("requests in flight"));
+        QLineSeries *line = chart.addLine(QStringLiteral("in flight"), Qt::black, false, {});
+        line->replace(timePoints(rows, inFlight, Reduce::Max, TimeChart::kMaxPoints));
+        chart.rescale(1);
+        QCOMPARE(line->pointsVisible() ? line->count() : 0, 0);
+
+        TimeSeriesRow measured = row(1, 0);
+        measured.sent = 4;
+        measured.inFlight = 4;
+        rows.push_back(measured);
+        rows.push_back(row(2, 0));
+        const QList<QPointF> points = timePoints(rows, inFlight, Reduce::Max, TimeChart::kMaxPoints);
+        QCOMPARE(points.size(), 2);
+        QCOMPARE(points.first(), QPointF(1.5, 4));
+        // Rows without a stage (a file without the column) that sent requests are kept.
+        std::vector<TimeSeriesRow> unstaged{row(0, -1), row(1, -1)};
+        unstaged[0].sent = 3;
+        QCOMPARE(timePoints(unstaged, inFlight, Reduce::Max, TimeChart::kMaxPoints).size(), 2);
+    }
+
     void timeChartDrawsStageBoundaries()
     {
         std::unique_ptr<TimeChart> chart(latencyChart());

@@ -45,6 +45,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -401,6 +402,55 @@ private Q_SLOTS:
         const QString reopened = subtitle(*w);
         QVERIFY2(reopened.contains(QStringLiteral("saved run, ") + length),
                  qPrintable(reopened + QStringLiteral(" / ") + length));
+    }
+
+    // A reopened staged run read "32 / 4" (the first stage's target) where the live run ended on
+    // "32 / 32"; and its Concurrency chart began with the warm-up's empty second (a stray point at
+    // t≈0).
+    void reopenedStagedRunReadsTheLastStagesTarget()
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s,c=5:1s"));
+        c.load.warmupMs = 1000;
+        auto w = window(c);
+        const RunOutcome outcome = runToEnd(*w);
+        const auto inFlight = [](MainWindow &window) {
+            window.dashboard()->refresh();
+            return window.dashboard()->tile(QStringLiteral("in_flight"))->value();
+        };
+        const QString live = inFlight(*w);
+        QCOMPARE(live, QStringLiteral("%1 / 5").arg(outcome.summary.total.concurrency.peakInFlight));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QCOMPARE(inFlight(*w), live);
+
+        QVERIFY(w->document()->timeSeries().front().stage < 0); // the warm-up's second is saved
+        auto *concurrency = static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("concurrency"))->chart());
+        QLineSeries *line = concurrency->lines().at(0);
+        QVERIFY(line->count() >= 2);
+        QVERIFY2(line->at(0).x() > 1, qPrintable(QString::number(line->at(0).x())));
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-reopened-staged.png")));
+    }
+
+    // The token-efficiency chart's y-axis title was cut to "tokens per request (…" on a 1280×800
+    // screen (and at 1.5×, the same size in logical pixels): each axis title fits along the plot.
+    void tokenAxisTitlesFitOnALaptop()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        w->resize(1280, 800);
+        runToEnd(*w);
+        w->resultsTabs()->setCurrentWidget(w->dashboard());
+        w->dashboard()->refresh();
+        ChartView *view = w->dashboard()->chartView(QStringLiteral("token-efficiency"));
+        QTRY_VERIFY(view->isVisible() && view->chart()->plotArea().height() > 0);
+        QApplication::processEvents();
+        const QRectF plot = view->chart()->plotArea();
+        for (QAbstractAxis *axis : view->chart()->axes(Qt::Vertical)) {
+            const double width = QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText());
+            QVERIFY2(width <= plot.height(),
+                     qPrintable(QStringLiteral("%1: %2 > %3").arg(axis->titleText()).arg(width).arg(plot.height())));
+        }
+        view->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-1280x800-tokens.png")));
     }
 
     // With streaming off the latency chart kept an empty TTFT axis and TTFT lines in its legend.

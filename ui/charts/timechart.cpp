@@ -6,6 +6,7 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -41,10 +42,15 @@ QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce redu
 QList<QPointF> timePoints(const std::vector<TimeSeriesRow> &rows,
                           const std::function<double(const TimeSeriesRow &)> &value, Reduce reduce, int maxPoints)
 {
+    // A warm-up's seconds come first, empty (no measured request sent, no stage yet): charted, they
+    // drew a stray point at t≈0 — a lone hollow marker in the live chart's first second, a line
+    // from 0 in the saved run. (A file without the stage column has requests sent in its first row.)
+    const auto measured =
+        std::find_if(rows.begin(), rows.end(), [](const TimeSeriesRow &r) { return r.stage >= 0 || r.sent > 0; });
     QList<QPointF> points;
     points.reserve(qsizetype(rows.size()));
-    for (const TimeSeriesRow &row : rows)
-        points.append({row.second + 0.5, value(row)});
+    for (auto row = measured; row != rows.end(); ++row)
+        points.append({row->second + 0.5, value(*row)});
     return decimate(points, maxPoints, reduce);
 }
 

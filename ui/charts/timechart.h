@@ -31,7 +31,8 @@ enum class Reduce { Mean, Max };
 /// without bound. Points must be sorted by x; NaN y values are skipped.
 QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce reduce);
 
-/// One point per second of the time series at the middle of its second (x = t_s + 0.5), decimated.
+/// One point per second of the time series at the middle of its second (x = t_s + 0.5), decimated;
+/// the warm-up seconds before the first stage starts are left out.
 QList<QPointF> timePoints(const std::vector<TimeSeriesRow> &rows,
                           const std::function<double(const TimeSeriesRow &)> &value, Reduce reduce, int maxPoints);
 

@@ -62,7 +62,7 @@ TokenChart::TokenChart(QGraphicsItem *parent)
     // The theme first: applied later it would repaint the bars and lines in its own colours.
     chartstyle::applyTheme(this);
     setTitle(tr("Token efficiency"));
-    m_tokens->setTitleText(tr("tokens per request (bars)"));
+    m_tokens->setTitleText(tr("tokens / request"));
     m_ratio->setTitleText(tr("ratio (lines)"));
     addAxis(m_categories, Qt::AlignBottom);
     addAxis(m_tokens, Qt::AlignLeft);

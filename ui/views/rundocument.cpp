@@ -100,6 +100,11 @@ void RunDocument::load(RunData data)
         m_errors.add(r);
     // What a finished live run's progress would say, for the views that show it.
     m_progress.stageCount = int(stages().size());
+    // The stage running at the end, as a live run's last progress says: the dashboard reads the
+    // in-flight target against it.
+    m_progress.stage = m_progress.stageCount - 1;
+    if (!m_timeSeries.empty())
+        m_progress.stage = std::max(0, m_timeSeries.back().stage);
     m_progress.elapsedNs = m_timeSeries.empty() ? 0 : std::int64_t(m_timeSeries.back().second + 1) * 1'000'000'000;
     m_progress.completed = m_summary.total.requests.ok;
     m_progress.failed = m_summary.total.requests.failed + m_summary.total.requests.cancelled;
