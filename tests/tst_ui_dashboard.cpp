@@ -58,6 +58,8 @@
 #include <QTreeView>
 #include <QValueAxis>
 
+#include <algorithm>
+
 using namespace tb;
 
 namespace {
@@ -643,14 +645,24 @@ private Q_SLOTS:
         runToEnd(*w);
         RunDocument *doc = w->document();
         QTemporaryDir out;
-        ExportDialog dialog(doc, w->dashboard()->charts(), w->summaryView()->model(), w.get());
+        const QList<DashboardView::ChartEntry> shown = w->dashboard()->shownCharts();
+        ExportDialog dialog(doc, shown, w->summaryView()->model(), w.get());
         QVERIFY(dialog.folder().startsWith(doc->directory())); // next to the run by default
         dialog.setFolder(out.path());
         dialog.setFormat(ChartExporter::Format(format));
         QString error;
         const QStringList written = dialog.exportSelected(&error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(written.size(), 3 + int(w->dashboard()->charts().size()));
+        QCOMPARE(written.size(), 3 + int(shown.size()));
+        // Regression: the hidden cards of a staged run without conversations or a context sweep
+        // were exported too, as empty figures without the run's name.
+        const auto hasKey = [&shown](const char *key) {
+            return std::any_of(shown.begin(), shown.end(),
+                               [key](const DashboardView::ChartEntry &c) { return c.key == QLatin1String(key); });
+        };
+        QVERIFY(hasKey("throughput-latency"));
+        QVERIFY(!hasKey("turns"));
+        QVERIFY(!hasKey("context-sweep"));
 
         // requests.csv: the run's rows, which parse back into the table's records.
         QFile requests(QDir(out.path()).filePath(QStringLiteral("requests.csv")));
@@ -706,7 +718,7 @@ private Q_SLOTS:
         QVERIFY(sawTtft);
 
         // Charts: one file each, with content.
-        for (const DashboardView::ChartEntry &chart : w->dashboard()->charts()) {
+        for (const DashboardView::ChartEntry &chart : shown) {
             const QString path =
                 QDir(out.path())
                     .filePath(chart.key + QLatin1Char('.') + ChartExporter::suffix(ChartExporter::Format(format)));

@@ -916,7 +916,7 @@ void MainWindow::showExportDialog()
         return;
     }
     m_summaryView->refresh();
-    auto *dialog = new ExportDialog(m_document, m_dashboard->charts(), m_summaryView->model(), this);
+    auto *dialog = new ExportDialog(m_document, m_dashboard->shownCharts(), m_summaryView->model(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ExportDialog::exported, this, [this](const QStringList &paths) {
         statusBar()->showMessage(tr("Exported %n file(s)", nullptr, int(paths.size())), kStatusMs);

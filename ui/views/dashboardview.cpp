@@ -27,7 +27,9 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace tb {
 
@@ -354,6 +356,21 @@ void DashboardView::resizeEvent(QResizeEvent *event)
     relayout();
 }
 
+bool DashboardView::isShown(const QString &key) const
+{
+    return !((key == QLatin1String("throughput-latency") && !m_showCurve) ||
+             (key == QLatin1String("turns") && !m_showTurns) ||
+             (key == QLatin1String("context-sweep") && !m_showContext));
+}
+
+QList<DashboardView::ChartEntry> DashboardView::shownCharts() const
+{
+    QList<ChartEntry> shown;
+    std::copy_if(m_charts.begin(), m_charts.end(), std::back_inserter(shown),
+                 [this](const ChartEntry &chart) { return isShown(chart.key); });
+    return shown;
+}
+
 void DashboardView::relayout()
 {
     const int w = width();
@@ -371,9 +388,7 @@ void DashboardView::relayout()
         for (qsizetype i = 0; i < m_chartCards.size(); ++i) {
             QWidget *cardWidget = m_chartCards[i];
             const QString &key = m_charts[i].key;
-            if ((key == QLatin1String("throughput-latency") && !m_showCurve) ||
-                (key == QLatin1String("turns") && !m_showTurns) ||
-                (key == QLatin1String("context-sweep") && !m_showContext)) {
+            if (!isShown(key)) {
                 m_chartGrid->removeWidget(cardWidget);
                 cardWidget->hide();
                 continue;

@@ -48,8 +48,11 @@ public:
         QString key; ///< file-name friendly: "latency-over-time", …
         ChartView *view;
     };
-    /// Every chart, in the order shown (for export).
+    /// Every chart, shown or not, in order.
     QList<ChartEntry> charts() const { return m_charts; }
+    /// The charts this run shows, in order — what Export writes: a run without stages,
+    /// conversations or a context sweep has no curve, turns or context card to export.
+    QList<ChartEntry> shownCharts() const;
     ChartView *chartView(const QString &key) const;
     /// Tiles by key: "requests_per_s", "output_tokens_per_s", "ttft_p50", "ttft_p99", "e2e_p99",
     /// "out_in_ratio", "error_pct", "in_flight".
@@ -105,6 +108,7 @@ private:
     void buildTiles(QWidget *page);
     void addChart(const QString &key, ChartView *view, QWidget *card = nullptr);
     void relayout();
+    bool isShown(const QString &key) const;
     void refreshHeader();
     void refreshTiles();
     void refreshLatency();
