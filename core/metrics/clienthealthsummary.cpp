@@ -15,7 +15,7 @@ QString ClientHealthSummary::note() const
                .arg(cores)
                .arg(std::lround(loopLagMaxMs))
                .arg(sendLagP50Ms ? QStringLiteral(", send lag p50 %1 ms").arg(*sendLagP50Ms, 0, 'f', 1) : QString())
-               .arg(readBacklogP50Ms ? QStringLiteral(", read backlog p50 %1 ms").arg(*readBacklogP50Ms, 0, 'f', 1)
+               .arg(readBacklogP99Ms ? QStringLiteral(", read backlog p99 %1 ms").arg(*readBacklogP99Ms, 0, 'f', 1)
                                      : QString());
 }
 

@@ -156,7 +156,10 @@ ClientHealthSummary ClientHealthMonitor::summary() const
         const double lagMean = s.probes ? s.lagSumMs / s.probes : 0;
         const bool sendLagged = !s.sendLagMs.empty() && median(s.sendLagMs) >= ClientHealthSummary::kLagLimitMs;
         sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
-        const bool readLagged = s.readBacklog.percentileMs(0.5) >= ClientHealthSummary::kLagLimitMs;
+        // The tail, not the median: the kernel merges segments that queue up behind a busy thread
+        // and the merged one keeps the newest stamp, so most backlogged bytes look fresh (a Release
+        // build reads a 90 ms stall as p50 0.04 ms, p99 89 ms); the reads right after it do not.
+        const bool readLagged = s.readBacklog.percentileMs(0.99) >= ClientHealthSummary::kLagLimitMs;
         h.readBacklogSeconds += readLagged ? 1 : 0;
         reads.merge(s.readBacklog);
         if (cpuFraction >= ClientHealthSummary::kCpuLimit || lagMean >= ClientHealthSummary::kLagLimitMs ||
