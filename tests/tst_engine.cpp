@@ -165,9 +165,7 @@ public:
         connect(this, &QTcpServer::newConnection, this, [this, responsesApi] {
             while (QTcpSocket *socket = nextPendingConnection()) {
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket, responsesApi] {
-                    QByteArray &buffer = m_buffers[socket];
-                    buffer += socket->readAll();
-                    const auto request = tb::test::takeRequest(buffer);
+                    const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
                     if (!request)
                         return;
                     const nlohmann::json body = nlohmann::json::parse(request->body.toStdString(), nullptr, false);

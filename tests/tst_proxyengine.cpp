@@ -48,9 +48,7 @@ public:
 private:
     void data(QTcpSocket *socket)
     {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const auto request = tb::test::takeRequest(buffer);
+        const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
         if (!request)
             return;
         const QByteArray &head = request->head;

@@ -34,8 +34,7 @@ public:
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *socket = m_server.nextPendingConnection()) {
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    m_pending[socket] += socket->readAll();
-                    const auto request = tb::test::takeRequest(m_pending[socket]);
+                    const auto request = tb::test::readRequest(*socket, m_pending[socket]);
                     if (!request)
                         return;
                     m_pending.remove(socket);

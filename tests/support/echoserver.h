@@ -22,9 +22,7 @@ public:
             while (QTcpSocket *socket = nextPendingConnection()) {
                 ++connections;
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    QByteArray &buffer = m_buffers[socket];
-                    buffer += socket->readAll();
-                    const auto request = tb::test::takeRequest(buffer);
+                    const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
                     if (!request)
                         return;
                     m_buffers.remove(socket); // one request a connection: it closes after the answer

@@ -1,5 +1,6 @@
 #include "support/httprequest.h"
 
+#include <QIODevice>
 #include <QList>
 
 #include <algorithm>
@@ -22,6 +23,12 @@ std::optional<HttpRequest> takeRequest(QByteArray &buffer)
     HttpRequest request{buffer.left(bodyAt), buffer.mid(bodyAt, length)};
     buffer.remove(0, bodyAt + length);
     return request;
+}
+
+std::optional<HttpRequest> readRequest(QIODevice &socket, QByteArray &buffer)
+{
+    buffer += socket.readAll();
+    return takeRequest(buffer);
 }
 
 } // namespace tb::test

@@ -4,6 +4,8 @@
 
 #include <optional>
 
+class QIODevice;
+
 namespace tb::test {
 
 /// One HTTP/1.1 request as the tests' fake servers read it.
@@ -15,5 +17,7 @@ struct HttpRequest {
 /// Takes the first whole request off the front of `buffer` (what a connection has sent so far);
 /// nullopt, `buffer` untouched, while its head or its body has not all arrived.
 std::optional<HttpRequest> takeRequest(QByteArray &buffer);
+/// Adds what `socket` has received to `buffer`, its connection's bytes so far, then takeRequest().
+std::optional<HttpRequest> readRequest(QIODevice &socket, QByteArray &buffer);
 
 } // namespace tb::test

@@ -53,9 +53,7 @@ private:
             up->write(client->readAll());
             return;
         }
-        QByteArray &buffer = m_buffers[client];
-        buffer += client->readAll();
-        const auto request = tb::test::takeRequest(buffer);
+        const auto request = tb::test::readRequest(*client, m_buffers[client]);
         if (!request)
             return;
         const QByteArray &head = request->head;
