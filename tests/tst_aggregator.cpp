@@ -6,18 +6,16 @@
 
 #include <QTest>
 
+#include "support/testnumbers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
 
 using namespace tb;
+using tb::test::ns;
 
 namespace {
-
-std::int64_t ns(double ms)
-{
-    return std::llround(ms * 1e6);
-}
 
 RequestRecord record(std::uint64_t id, int stage, RequestStatus status, double sentMs, double doneMs)
 {

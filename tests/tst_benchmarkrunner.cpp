@@ -3,6 +3,7 @@
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/testsimulator.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -19,13 +20,21 @@ namespace {
 RunConfig configFor(const SimulatorHost &host, const QString &out)
 {
     RunConfig c;
-    c.target.url = host.baseUrl().toString();
-    c.target.model = host.config().model;
+    c.target = tb::test::targetOf(host);
     c.load.concurrency = 4;
     c.load.requests = 24;
     c.request.maxTokens = 64;
     c.prompt.promptTokens = 40;
     c.outDir = out;
+    return c;
+}
+
+/// configFor() with no end of its own: only Stop, or the runner's end, finishes it.
+RunConfig endlessConfigFor(const SimulatorHost &host, const QString &out)
+{
+    RunConfig c = configFor(host, out);
+    c.load.requests = 0;
+    c.load.durationMs = 600000;
     return c;
 }
 
@@ -137,12 +146,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
         BenchmarkRunner runner;
-        RunConfig config = configFor(host, out);
-        config.load.requests = 0;
-        config.load.durationMs = 600000;
         QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
         QString error;
-        QVERIFY(runner.start(config, &error));
+        QVERIFY(runner.start(endlessConfigFor(host, out), &error));
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(4), 20000);
         QElapsedTimer stopTime;
         stopTime.start();
@@ -169,12 +175,9 @@ private Q_SLOTS:
         const QString out = dir.filePath(QStringLiteral("run"));
         {
             BenchmarkRunner runner;
-            RunConfig config = configFor(host, out);
-            config.load.requests = 0;
-            config.load.durationMs = 600000;
             QSignalSpy records(&runner, &BenchmarkRunner::recordsCompleted);
             QString error;
-            QVERIFY(runner.start(config, &error));
+            QVERIFY(runner.start(endlessConfigFor(host, out), &error));
             QTRY_VERIFY_WITH_TIMEOUT(records.count() >= 2, 20000);
         } // the destructor joins every thread
         QString error;
@@ -198,12 +201,8 @@ private Q_SLOTS:
             sc.ttftMs = ttft;
             hosts.push_back(std::make_unique<SimulatorHost>(sc));
             QVERIFY(hosts.back()->start());
-            TargetConfig t;
-            t.name = QStringLiteral("ttft-%1").arg(ttft);
-            t.url = hosts.back()->baseUrl().toString();
-            t.model = sc.model;
-            targets << t;
-            directories << dir.filePath(t.name);
+            targets << tb::test::targetOf(*hosts.back(), QStringLiteral("ttft-%1").arg(ttft));
+            directories << dir.filePath(targets.back().name);
         }
         RunConfig workload = configFor(*hosts.front(), QString());
         workload.load.concurrency = 3;

@@ -6,6 +6,7 @@
 #include "metrics/clienthealthsummary.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/testsimulator.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -15,6 +16,23 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+
+namespace {
+
+/// Three seconds against the simulator, its metrics not scraped: what these tests judge is the
+/// client's own figures.
+RunConfig clientRun(const SimulatorHost &host, const QString &out)
+{
+    RunConfig c;
+    c.target = tb::test::targetOf(host); // plain http: the native transport, kernel-stamped
+    c.target.serverMetrics = false;
+    c.load.durationMs = 3000;
+    c.prompt.promptTokens = 20;
+    c.outDir = out;
+    return c;
+}
+
+} // namespace
 
 class TestClientHealth : public QObject
 {
@@ -39,16 +57,10 @@ private Q_SLOTS:
         SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
         QVERIFY(host.start());
         QTemporaryDir dir;
-        RunConfig c;
-        c.target.url = host.baseUrl().toString();
-        c.target.model = host.config().model;
-        c.target.serverMetrics = false;
+        RunConfig c = clientRun(host, dir.filePath(QStringLiteral("run")));
         c.load.mode = LoadMode::Rate;
         c.load.rate = 20;
-        c.load.durationMs = 3000;
         c.request.maxTokens = 16;
-        c.prompt.promptTokens = 20;
-        c.outDir = dir.filePath(QStringLiteral("run"));
         BenchmarkRunner runner;
         runner.setTestStallMs(stallMs);
         QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
@@ -106,16 +118,10 @@ private Q_SLOTS:
         SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
         QVERIFY(host.start());
         QTemporaryDir dir;
-        RunConfig c;
-        c.target.url = host.baseUrl().toString(); // plain http: the native transport, kernel-stamped
-        c.target.model = host.config().model;
-        c.target.serverMetrics = false;
+        RunConfig c = clientRun(host, dir.filePath(QStringLiteral("run")));
         c.load.mode = LoadMode::Concurrency;
         c.load.concurrency = 4;
-        c.load.durationMs = 3000;
         c.request.maxTokens = 400;
-        c.prompt.promptTokens = 20;
-        c.outDir = dir.filePath(QStringLiteral("run"));
         BenchmarkRunner runner;
         runner.setWorkerThreads(1);
         runner.setTestTransportStallMs(transportStallMs);

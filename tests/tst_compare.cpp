@@ -14,20 +14,19 @@
 #include <QTest>
 
 #include "support/clirunner.h"
+#include "support/comparisonrows.h"
+#include "support/testnumbers.h"
 
 #include <cmath>
 #include <random>
 
 using namespace tb;
+using tb::test::ns;
+using tb::test::row;
 
 namespace {
 
 using Noise = ComparisonTable::Noise;
-
-std::int64_t ns(double ms)
-{
-    return std::llround(ms * 1e6);
-}
 
 RunConfig config()
 {
@@ -116,15 +115,6 @@ RunSummary writeRun(const QString &dir, const RunConfig &c, const std::vector<Re
 CliResult compare(const QStringList &args)
 {
     return runCli(QStringList{QStringLiteral("compare")} + args);
-}
-
-const ComparisonTable::Row &row(const ComparisonTable &table, const char *key)
-{
-    for (const auto &r : table.rows()) {
-        if (r.key == QLatin1String(key))
-            return r;
-    }
-    qFatal("no row %s", key);
 }
 
 QString lineOf(const QString &text, const QString &start)

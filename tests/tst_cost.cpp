@@ -6,6 +6,8 @@
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/comparisonrows.h"
+#include "support/testsimulator.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -15,6 +17,7 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::findRow;
 
 Q_DECLARE_METATYPE(std::optional<double>)
 
@@ -33,15 +36,6 @@ RunData runAt(const Pricing &prices, std::int64_t input, std::int64_t output, QS
     run.summary.total.tokens.output = output;
     run.summary.total.cost = CostSummary::of(prices, run.summary.total.tokens, 10, 10);
     return run;
-}
-
-const ComparisonTable::Row *row(const ComparisonTable &table, const QString &key)
-{
-    for (const ComparisonTable::Row &r : table.rows()) {
-        if (r.key == key)
-            return &r;
-    }
-    return nullptr;
 }
 
 } // namespace
@@ -76,8 +70,7 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         RunConfig c;
-        c.target.url = host.baseUrl().toString();
-        c.target.model = host.config().model;
+        c.target = tb::test::targetOf(host);
         c.target.pricing = {input, cached, output, QStringLiteral("test")};
         c.load.concurrency = 1; // one at a time: every request after the first finds the shared prefix cached
         c.load.requests = kRequests;
@@ -131,7 +124,7 @@ private Q_SLOTS:
         tokens.output = 50;
         QVERIFY(!CostSummary::of(Pricing{}, tokens, 1, 1));
         const ComparisonTable table({runAt(Pricing{}, 100, 50, QStringLiteral("a"))});
-        QVERIFY(!row(table, QStringLiteral("cost_per_request")));
+        QVERIFY(!findRow(table, QStringLiteral("cost_per_request")));
     }
 
     void comparisonMarksTheCheapest()
@@ -142,8 +135,8 @@ private Q_SLOTS:
         const Pricing dear{2.0, std::nullopt, 8.0, {}};
         const ComparisonTable table(
             {runAt(cheap, 1000, 2000, QStringLiteral("a")), runAt(dear, 1000, 500, QStringLiteral("b"))});
-        const auto *perToken = row(table, QStringLiteral("cost_per_1m_output_tokens"));
-        const auto *perRequest = row(table, QStringLiteral("cost_per_request"));
+        const auto *perToken = findRow(table, QStringLiteral("cost_per_1m_output_tokens"));
+        const auto *perRequest = findRow(table, QStringLiteral("cost_per_request"));
         QVERIFY(perToken && perRequest);
         // a: 1000·1 + 2000·4 = 9000 µUSD; b: 1000·2 + 500·8 = 6000 µUSD.
         QCOMPARE(*perRequest->values[0], 9000e-6 / 10);
@@ -179,7 +172,7 @@ private Q_SLOTS:
         const QString tableRow = html.mid(at, html.indexOf(QStringLiteral("</tr>"), at) - at);
         const QStringList cells = tableRow.split(QStringLiteral("<td class=\"num"));
         QCOMPARE(cells.size(), 3); // label and unit, then a and b
-        const auto *r = row(report.table(), key);
+        const auto *r = findRow(report.table(), key);
         QVERIFY(r);
         for (int i = 0; i < 2; ++i) {
             QVERIFY2(cells[i + 1].contains(ComparisonTable::formatValue(*r->values[std::size_t(i)])),

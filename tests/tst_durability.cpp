@@ -20,6 +20,7 @@
 
 #include "support/clirunner.h"
 #include "support/smalldisk.h"
+#include "support/testfiles.h"
 
 #include <chrono>
 #include <csignal>
@@ -270,11 +271,7 @@ private Q_SLOTS:
         const QString dir = tmp.filePath(QStringLiteral("run"));
         QVERIFY(QDir().mkpath(dir));
         const QString heldPath = QDir(dir).filePath(held);
-        {
-            QFile file(heldPath);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write("sentinel");
-        }
+        QVERIFY(tb::test::writeFile(heldPath, "sentinel"));
         const QStringList args =
             QStringList{QStringLiteral("run")} + sim.target() +
             QStringList{QStringLiteral("--requests"), QStringLiteral("5"), QStringLiteral("--out"), dir};

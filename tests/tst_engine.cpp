@@ -4,6 +4,10 @@
 #include "sim/simulatorhost.h"
 
 #include "support/echoserver.h"
+#include "support/httprequest.h"
+#include "support/loadrun.h"
+#include "support/testnumbers.h"
+#include "support/testsimulator.h"
 #include "support/tlsserver.h"
 #include "support/transportrows.h"
 
@@ -29,22 +33,11 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::median;
+using tb::test::runLoad;
+using RunResult = tb::test::LoadRun;
 
 namespace {
-
-struct RunResult {
-    std::vector<RequestRecord> records;
-    bool finished = false;
-    bool cancelled = false;
-    std::int64_t peakInFlight = 0;
-    double seconds = 0;
-
-    int count(RequestStatus status) const
-    {
-        return int(std::count_if(records.begin(), records.end(),
-                                 [status](const RequestRecord &r) { return r.status == status; }));
-    }
-};
 
 SimConfig fastSim()
 {
@@ -56,51 +49,13 @@ SimConfig fastSim()
 RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
 {
     RunConfig c;
-    c.target.url = host.baseUrl().toString();
-    c.target.model = host.config().model;
+    c.target = tb::test::targetOf(host);
     c.load.concurrency = concurrency;
     c.load.requests = requests;
     c.load.timeoutMs = 60000;
     c.request.maxTokens = 64;
     c.prompt.promptTokens = 32;
     return c;
-}
-
-/// Runs a whole load profile; `during` may act on the controller while it runs (e.g. Stop).
-RunResult runLoad(RunConfig config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000)
-{
-    RunResult result;
-    QString error;
-    if (config.target.transport == TransportKind::Auto)
-        config.target.transport = rowTransport();
-    const auto plan = RunPlan::create(config, &error);
-    if (!plan) {
-        qWarning() << "plan:" << error;
-        return result;
-    }
-    LoadController controller(plan, RunClock(),
-                              [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
-    QObject::connect(&controller, &LoadController::finished, [&result](bool cancelled) {
-        result.finished = true;
-        result.cancelled = cancelled;
-    });
-    QElapsedTimer timer;
-    timer.start();
-    controller.start(2);
-    if (during)
-        during(controller);
-    (void)QTest::qWaitFor([&result] { return result.finished; }, timeoutMs);
-    result.seconds = double(timer.nsecsElapsed()) / 1e9;
-    result.peakInFlight = controller.progress().peakInFlight;
-    return result;
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return -1;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 /// A server that answers every request with the same canned bytes: for the malformed responses
@@ -210,19 +165,10 @@ public:
         connect(this, &QTcpServer::newConnection, this, [this, responsesApi] {
             while (QTcpSocket *socket = nextPendingConnection()) {
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket, responsesApi] {
-                    QByteArray &buffer = m_buffers[socket];
-                    buffer += socket->readAll();
-                    const qsizetype end = buffer.indexOf("\r\n\r\n");
-                    if (end < 0)
+                    const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
+                    if (!request)
                         return;
-                    const QByteArray head = buffer.left(end).toLower();
-                    const qsizetype at = head.indexOf("content-length:");
-                    const qsizetype length =
-                        at < 0 ? 0 : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toLongLong();
-                    if (buffer.size() < end + 4 + length)
-                        return;
-                    const nlohmann::json body =
-                        nlohmann::json::parse(buffer.mid(end + 4, length).toStdString(), nullptr, false);
+                    const nlohmann::json body = nlohmann::json::parse(request->body.toStdString(), nullptr, false);
                     m_buffers.remove(socket);
                     bodies.push_back(body);
                     const std::string n = std::to_string(bodies.size());

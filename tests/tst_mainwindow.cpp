@@ -11,6 +11,7 @@
 
 #include "analysis/metricglossary.h"
 #include "support/openmetricsscrape.h"
+#include "support/testfiles.h"
 #include "support/testsettings.h"
 #include "tokenbench/version.h"
 
@@ -538,10 +539,8 @@ private Q_SLOTS:
         QTemporaryDir runs;
         const QString out = runs.filePath(QStringLiteral("mine"));
         QVERIFY(QDir().mkpath(out));
-        QFile held(QDir(out).filePath(QStringLiteral("run.json")));
-        QVERIFY(held.open(QIODevice::WriteOnly));
-        held.write("sentinel");
-        held.close();
+        const QString held = QDir(out).filePath(QStringLiteral("run.json"));
+        QVERIFY(tb::test::writeFile(held, "sentinel"));
         MainWindow w;
         w.setRunsFolder(runs.path());
         w.show();
@@ -556,8 +555,7 @@ private Q_SLOTS:
         auto *box = w.findChild<QMessageBox *>(QStringLiteral("errorBox"));
         QVERIFY(box);
         QCOMPARE(box->text(), error);
-        QVERIFY(held.open(QIODevice::ReadOnly));
-        QCOMPARE(held.readAll(), QByteArray("sentinel"));
+        QCOMPARE(tb::test::readFile(held), QByteArray("sentinel"));
     }
 
     // Esc on an open drop-down (the distribution chart's selector) used to stop the run.

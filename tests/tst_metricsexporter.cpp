@@ -6,6 +6,7 @@
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 #include "support/openmetricsscrape.h"
+#include "support/testsimulator.h"
 
 #include <QSignalSpy>
 #include <QTcpSocket>
@@ -40,8 +41,7 @@ SimConfig slowSim()
 RunConfig rateRun(const SimulatorHost &host, const QString &out, qint64 durationMs)
 {
     RunConfig c;
-    c.target.url = host.baseUrl().toString();
-    c.target.model = host.config().model;
+    c.target = tb::test::targetOf(host);
     c.target.serverMetrics = false;
     c.load.mode = LoadMode::Rate;
     c.load.rate = 20;
@@ -51,6 +51,25 @@ RunConfig rateRun(const SimulatorHost &host, const QString &out, qint64 duration
     c.outDir = out;
     return c;
 }
+
+/// A rate run against slowSim() with the exporter listening (by default on an ephemeral port of
+/// 127.0.0.1), for a test to scrape while it runs.
+struct ExportingRun {
+    SimulatorHost host{slowSim()};
+    QTemporaryDir dir;
+    BenchmarkRunner runner;
+    QSignalSpy finished{&runner, &BenchmarkRunner::runFinished};
+
+    bool start(qint64 durationMs, QString *error, const QString &listen = QStringLiteral("127.0.0.1:0"))
+    {
+        if (!host.start()) {
+            *error = QStringLiteral("the simulator did not start");
+            return false;
+        }
+        runner.setMetricsListen(listen);
+        return runner.start(rateRun(host, dir.filePath(QStringLiteral("run")), durationMs), error);
+    }
+};
 
 } // namespace
 
@@ -116,28 +135,19 @@ private Q_SLOTS:
     void badAddressIsAConfigurationError()
     {
         QFETCH(QString, address);
-        SimulatorHost host(slowSim());
-        QVERIFY(host.start());
-        QTemporaryDir dir;
-        BenchmarkRunner runner;
-        runner.setMetricsListen(address);
+        ExportingRun run;
         QString error;
-        QVERIFY(!runner.start(rateRun(host, dir.filePath(QStringLiteral("run")), 1000), &error));
-        QVERIFY(runner.failureIsConfiguration());
+        QVERIFY(!run.start(1000, &error, address));
+        QVERIFY(run.runner.failureIsConfiguration());
         QVERIFY2(error.startsWith(QStringLiteral("--metrics-listen: ")), qPrintable(error));
     }
 
     void scrapedMidRunAgreesWithTheSummary()
     {
-        SimulatorHost host(slowSim());
-        QVERIFY(host.start());
-        QTemporaryDir dir;
-        BenchmarkRunner runner;
-        runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
-        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        ExportingRun run;
         QString error;
-        QVERIFY2(runner.start(rateRun(host, dir.filePath(QStringLiteral("run")), 4000), &error), qPrintable(error));
-        const QString url = runner.metricsUrl();
+        QVERIFY2(run.start(4000, &error), qPrintable(error));
+        const QString url = run.runner.metricsUrl();
         QVERIFY2(url.startsWith(QStringLiteral("http://127.0.0.1:")) && url.endsWith(QStringLiteral("/metrics")),
                  qPrintable(url));
 
@@ -151,13 +161,13 @@ private Q_SLOTS:
                 return s.status == 200 && midOk > 0;
             }(),
             20000);
-        QCOMPARE(finished.count(), 0);
+        QCOMPARE(run.finished.count(), 0);
         const Scrape mid = scrape(url);
         QCOMPARE(mid.contentType, QByteArray(MetricsExporter::kContentType));
         QVERIFY(mid.body.endsWith("# EOF\n"));
 
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QTRY_COMPARE_WITH_TIMEOUT(run.finished.count(), 1, 60000);
+        const RunOutcome outcome = run.finished.first().first().value<RunOutcome>();
         const SummaryBlock &t = outcome.summary.total;
         QVERIFY(t.requests.ok > 0);
         QVERIFY(midOk <= double(t.requests.ok));
@@ -181,15 +191,10 @@ private Q_SLOTS:
 
     void hostileScrapersDoNotDisturbTheRun()
     {
-        SimulatorHost host(slowSim());
-        QVERIFY(host.start());
-        QTemporaryDir dir;
-        BenchmarkRunner runner;
-        runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
-        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        ExportingRun run;
         QString error;
-        QVERIFY2(runner.start(rateRun(host, dir.filePath(QStringLiteral("run")), 3000), &error), qPrintable(error));
-        const QUrl url(runner.metricsUrl());
+        QVERIFY2(run.start(3000, &error), qPrintable(error));
+        const QUrl url(run.runner.metricsUrl());
 
         // A header that never ends, and garbage (a TLS hello), each answered and closed.
         QTcpSocket huge;
@@ -219,8 +224,8 @@ private Q_SLOTS:
         // The idle ones are dropped at their deadline; then a well-behaved scraper is served.
         QTRY_VERIFY_WITH_TIMEOUT(scrape(url.toString()).status == 200, 3 * MetricsExporter::kDeadlineMs);
 
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QTRY_COMPARE_WITH_TIMEOUT(run.finished.count(), 1, 60000);
+        const RunOutcome outcome = run.finished.first().first().value<RunOutcome>();
         QVERIFY(outcome.error.isEmpty());
         QVERIFY(outcome.summary.total.requests.ok > 0);
         QCOMPARE(outcome.summary.total.requests.failed, std::int64_t(0));

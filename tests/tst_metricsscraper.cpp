@@ -6,6 +6,7 @@
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/testsimulator.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -232,8 +233,7 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         RunConfig config;
-        config.target.url = host.baseUrl().toString();
-        config.target.model = host.config().model;
+        config.target = tb::test::targetOf(host);
         config.target.serverMetricsUrl = url.toString();
         config.load.concurrency = 4;
         config.load.durationMs = 2500;

@@ -4,7 +4,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "support/testfiles.h"
+
 using namespace tb;
+using tb::test::writeFile;
 
 namespace {
 
@@ -249,11 +252,9 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("prompts.jsonl"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], "
-                "\"system\": \"be brief\"}\n");
-        f.close();
+        QVERIFY(writeFile(
+            path, "{\"prompt\": \"first\"}\n\n{\"messages\": [{\"role\": \"user\", \"content\": \"second one\"}], "
+                  "\"system\": \"be brief\"}\n"));
         PromptConfig config;
         config.promptFile = path;
         QString error;
@@ -347,10 +348,7 @@ private Q_SLOTS:
         QFETCH(QString, error);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("bad.jsonl"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(content);
-        f.close();
+        QVERIFY(writeFile(path, content));
         PromptConfig config;
         config.promptFile = path;
         QString message;

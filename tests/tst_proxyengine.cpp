@@ -5,6 +5,8 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
+#include "support/httprequest.h"
+#include "support/loadrun.h"
 #include "support/testproxy.h"
 #include "support/tlsserver.h"
 #include "support/transportrows.h"
@@ -46,18 +48,10 @@ public:
 private:
     void data(QTcpSocket *socket)
     {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end < 0)
+        const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
+        if (!request)
             return;
-        const QByteArray head = buffer.left(end + 4);
-        const qsizetype lengthAt = head.toLower().indexOf("content-length: ");
-        const qsizetype length =
-            lengthAt < 0 ? 0 : head.mid(lengthAt + 16, head.indexOf("\r\n", lengthAt) - lengthAt - 16).toLongLong();
-        if (buffer.size() < end + 4 + length)
-            return;
-        buffer.remove(0, end + 4 + length);
+        const QByteArray &head = request->head;
         heads << head;
         const QList<QByteArray> line = head.left(head.indexOf("\r\n")).split(' ');
         const auto hop = redirects.constFind(line.value(1));
@@ -123,27 +117,11 @@ private:
     QHash<QByteArray, QByteArray> m_saved;
 };
 
-struct RunResult {
-    std::shared_ptr<const RunPlan> plan;
-    std::vector<RequestRecord> records;
-    bool finished = false;
-};
+using RunResult = tb::test::LoadRun;
 
 RunResult runLoad(const RunConfig &config)
 {
-    RunResult result;
-    QString error;
-    result.plan = RunPlan::create(config, &error);
-    if (!result.plan) {
-        qWarning() << "plan:" << error;
-        return result;
-    }
-    LoadController controller(result.plan, RunClock(),
-                              [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
-    QObject::connect(&controller, &LoadController::finished, [&result](bool) { result.finished = true; });
-    controller.start(1);
-    (void)QTest::qWaitFor([&result] { return result.finished; }, 60000);
-    return result;
+    return tb::test::runLoad(config, {}, 60000, 1);
 }
 
 } // namespace

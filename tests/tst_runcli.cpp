@@ -10,6 +10,9 @@
 
 #include "support/clirunner.h"
 #include "support/echoserver.h"
+#include "support/httprequest.h"
+#include "support/testfiles.h"
+#include "support/testnumbers.h"
 
 #include <atomic>
 #include <csignal>
@@ -22,6 +25,8 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::median;
+using tb::test::writeFile;
 
 namespace {
 
@@ -43,6 +48,21 @@ CliResult runServing(const QStringList &args, const QProcessEnvironment &env)
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
+}
+
+/// What `run … --out DIR` printed, and DIR read back: `data` is empty and `error` says why when the
+/// directory could not be read.
+struct SavedRun {
+    CliResult cli;
+    std::optional<RunData> data;
+    QString error;
+};
+
+SavedRun runSaved(const QStringList &args, const QString &out, RunReader::Parts parts = RunReader::Records)
+{
+    SavedRun saved{run(args + QStringList{QStringLiteral("--out"), out}), std::nullopt, QString()};
+    saved.data = RunReader::load(out, &saved.error, parts);
+    return saved;
 }
 
 SimConfig fastSim()
@@ -91,17 +111,11 @@ private:
                 return;
             QByteArray in;
             char buf[4096];
-            qsizetype end = -1;
-            qsizetype length = 0;
-            while (end < 0 || in.size() < end + 4 + length) {
+            while (!tb::test::takeRequest(in)) {
                 const ssize_t n = ::recv(c, buf, sizeof buf, 0);
                 if (n <= 0)
                     break;
                 in.append(buf, qsizetype(n));
-                if (end < 0 && (end = in.indexOf("\r\n\r\n")) >= 0) {
-                    const qsizetype at = in.toLower().indexOf("content-length:");
-                    length = at < 0 ? 0 : in.mid(at + 15, in.indexOf('\r', at) - at - 15).trimmed().toLongLong();
-                }
             }
             const QByteArray &response = m_responses.at(std::min(k, m_responses.size() - 1));
             ::send(c, response.constData(), std::size_t(response.size()), MSG_NOSIGNAL);
@@ -309,16 +323,15 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r =
-            run(target(host) +
-                QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"),
-                            QStringLiteral("40"), QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
-                            QStringLiteral("--warmup"), QStringLiteral("4"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                QStringLiteral("--requests"), QStringLiteral("40"),
+                                                QStringLiteral("--prompt-tokens"), QStringLiteral("64"),
+                                                QStringLiteral("--warmup"), QStringLiteral("4")},
+                     out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("TTFT p50")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("40 ok, 0 failed")), qPrintable(r.out));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->records.size(), std::size_t(44));
@@ -345,15 +358,14 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
-                                                           QStringLiteral("--requests"), QStringLiteral("8"),
-                                                           QStringLiteral("--transport"), transport,
-                                                           QStringLiteral("--no-proxy"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                QStringLiteral("--requests"), QStringLiteral("8"),
+                                                QStringLiteral("--transport"), transport, QStringLiteral("--no-proxy")},
+                     out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString used = transport == QLatin1String("auto") ? QStringLiteral("native") : transport;
         QVERIFY2(r.out.contains(QStringLiteral("transport  %1 · HTTP/1.1\n").arg(used)), qPrintable(r.out));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->info.connection.transport, used);
         QCOMPARE(data->summary.connection.transport, used);
@@ -372,18 +384,16 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r =
-            run(target(host) +
-                QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"), QStringLiteral("--turns"),
-                            QStringLiteral("3"), QStringLiteral("--think-time"), QStringLiteral("exp:20ms"),
-                            QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"),
-                            QStringLiteral("6"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
-                            QStringLiteral("--out"), out});
+        const auto [r, data, error] = runSaved(
+            target(host) + QStringList{QStringLiteral("--api"), QStringLiteral("openai-responses"),
+                                       QStringLiteral("--turns"), QStringLiteral("3"), QStringLiteral("--think-time"),
+                                       QStringLiteral("exp:20ms"), QStringLiteral("--concurrency"), QStringLiteral("2"),
+                                       QStringLiteral("--requests"), QStringLiteral("6"),
+                                       QStringLiteral("--prompt-tokens"), QStringLiteral("32")},
+            out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("per turn (conversations of 3 turns, think time exp:20ms)")),
                  qPrintable(r.out));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->records.size(), std::size_t(6));
         // A user starts a new conversation when its last one ends: two or three of them, one whole.
@@ -440,11 +450,9 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(target(host) + args + QStringList{QStringLiteral("--out"), out});
+        const auto [r, data, error] = runSaved(target(host) + args, out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("workload   %1 of").arg(requests)), qPrintable(r.out));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         const nlohmann::json &w = data->summary.workload;
         QCOMPARE(QString::fromStdString(w.value("format", std::string())), format);
@@ -462,17 +470,16 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r =
-            run(target(host) +
-                QStringList{QStringLiteral("--trace"), QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"),
-                            QStringLiteral("--time-scale"), QStringLiteral("0.1"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--trace"),
+                                                QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"),
+                                                QStringLiteral("--time-scale"), QStringLiteral("0.1")},
+                     out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // 1100 and 1300 prompt tokens: too long by themselves; 700 + 4 and 600 + 3 fit.
         const QString warning = QStringLiteral("2 of 4 requests exceed the model's context of 1000 tokens (2 by the "
                                                "prompt alone, 0 with their max_tokens; longest 1306 tokens)");
         QVERIFY2(r.err.contains(QStringLiteral("warning: ") + warning), qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QVERIFY2(data->summary.warnings.join(QLatin1Char('\n')).contains(warning),
                  qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
@@ -485,16 +492,15 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
-                                                           QStringLiteral("--duration"), QStringLiteral("2500ms"),
-                                                           QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                                QStringLiteral("--duration"), QStringLiteral("2500ms")},
+                     out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("Server TTFT p50")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("server     ") + host.baseUrl().adjusted(QUrl::RemovePath).toString() +
                                 QStringLiteral("/metrics (vllm)")),
                  qPrintable(r.out));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(data->summary.server);
         const ServerSummary &server = *data->summary.server;
@@ -521,19 +527,19 @@ private Q_SLOTS:
                 line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
         QCOMPARE(running, server.scrapes);
         // A saved run's server chart is read back from the CSV, scrape by scrape.
-        const auto withRecords = RunReader::load(out, &error, RunReader::Records);
-        QVERIFY2(withRecords, qPrintable(error));
-        QCOMPARE(int(withRecords->serverRows.size()), server.scrapes);
-        QCOMPARE(withRecords->serverRows.back().running, 0.0);
+        QCOMPARE(int(data->serverRows.size()), server.scrapes);
+        QCOMPARE(data->serverRows.back().running, 0.0);
 
         // --no-server-metrics: nothing scraped, nothing written.
         const QString off = dir.filePath(QStringLiteral("off"));
-        const CliResult r2 =
-            run(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("4"),
-                                           QStringLiteral("--no-server-metrics"), QStringLiteral("--out"), off});
-        QVERIFY2(r2.exitCode == 0, qPrintable(r2.err));
+        const SavedRun unscraped =
+            runSaved(target(host) + QStringList{QStringLiteral("--requests"), QStringLiteral("4"),
+                                                QStringLiteral("--no-server-metrics")},
+                     off);
+        QVERIFY2(unscraped.cli.exitCode == 0, qPrintable(unscraped.cli.err));
         QVERIFY(!QFile::exists(off + QStringLiteral("/server_metrics.csv")));
-        QVERIFY(!RunReader::load(off, &error)->summary.server);
+        QVERIFY2(unscraped.data, qPrintable(unscraped.error));
+        QVERIFY(!unscraped.data->summary.server);
     }
 
     void sweepFindsTheKneeAtTheBatchLimit()
@@ -548,12 +554,11 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("sweep"));
-        const CliResult r = run(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..16"),
-                                                           QStringLiteral("--requests"), QStringLiteral("32"),
-                                                           QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("c=1..16"),
+                                                QStringLiteral("--requests"), QStringLiteral("32")},
+                     out, RunReader::SummaryOnly);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(formatStages(data->info.stages), QStringLiteral("c=1:32,c=2:32,c=4:32,c=8:32,c=16:32"));
         QCOMPARE(data->summary.stages.size(), std::size_t(5));
@@ -580,14 +585,13 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("context"));
-        const CliResult r =
-            run(target(host) +
-                QStringList{QStringLiteral("--sweep"), QStringLiteral("p=256..8192x6"), QStringLiteral("--concurrency"),
-                            QStringLiteral("1"), QStringLiteral("--requests"), QStringLiteral("6"),
-                            QStringLiteral("--max-tokens"), QStringLiteral("2"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("p=256..8192x6"),
+                                                QStringLiteral("--concurrency"), QStringLiteral("1"),
+                                                QStringLiteral("--requests"), QStringLiteral("6"),
+                                                QStringLiteral("--max-tokens"), QStringLiteral("2")},
+                     out, RunReader::SummaryOnly);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(formatStages(data->info.stages),
                  QStringLiteral("c=1 p=256:6,p=512:6,p=1024:6,p=2048:6,p=4096:6,p=8192:6"));
@@ -658,16 +662,13 @@ private Q_SLOTS:
         QStringList args = target(host) + QStringList{QStringLiteral("--prompt-tokens"), QString::number(promptTokens),
                                                       QStringLiteral("--system-tokens"), QStringLiteral("64"),
                                                       QStringLiteral("--requests"),      QStringLiteral("30"),
-                                                      QStringLiteral("--concurrency"),   QStringLiteral("3"),
-                                                      QStringLiteral("--out"),           out};
+                                                      QStringLiteral("--concurrency"),   QStringLiteral("3")};
         if (calibrate)
             args << QStringLiteral("--calibrate");
         if (!clientTokenizer.isEmpty())
             args << QStringLiteral("--tokenizer") << clientTokenizer;
-        const CliResult r = run(args);
+        const auto [r, data, error] = runSaved(args, out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         const std::int64_t requested = promptTokens + 64;
         const RunSummary &s = data->summary;
@@ -717,14 +718,11 @@ private Q_SLOTS:
         args.removeAll(QStringLiteral("--quiet"));
         args << QStringList{QStringLiteral("--requests"),   QStringLiteral("6"),
                             QStringLiteral("--max-tokens"), QStringLiteral("64"),
-                            QStringLiteral("--extra-body"), QStringLiteral(R"({"stream_options": null})"),
-                            QStringLiteral("--out"),        out};
+                            QStringLiteral("--extra-body"), QStringLiteral(R"({"stream_options": null})")};
         if (!tokenizer.isEmpty())
             args << QStringLiteral("--tokenizer") << tokenizer;
-        const CliResult r = run(args);
+        const auto [r, data, error] = runSaved(args, out, RunReader::SummaryOnly);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error, RunReader::SummaryOnly);
         QVERIFY2(data, qPrintable(error));
         const TokenSummary &t = data->summary.total.tokens;
         QCOMPARE(t.fromUsage, std::int64_t(0));
@@ -776,12 +774,10 @@ private Q_SLOTS:
             host.stop();
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r =
-            run(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6")}, out);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->summary.total.requests.failed, std::int64_t(6));
@@ -835,10 +831,8 @@ private Q_SLOTS:
         env.insert(QStringLiteral("TB_CLI_TEST_KEY"), QStringLiteral("sk-env-key-secret"));
         env.insert(QStringLiteral("TB_CLI_TEST_HEADER"), QStringLiteral("hdr-env-secret"));
         const QString config = dir.filePath(QStringLiteral("config.json"));
-        QFile file(config);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"({"target": {"model": "m", "headers": {"Ocp-Apim-Subscription-Key": "ocp-file-secret"}}})");
-        file.close();
+        QVERIFY(writeFile(
+            config, R"({"target": {"model": "m", "headers": {"Ocp-Apim-Subscription-Key": "ocp-file-secret"}}})"));
         const QStringList common{QStringLiteral("--model"),       QStringLiteral("m"),
                                  QStringLiteral("--api-key-env"), QStringLiteral("TB_CLI_TEST_KEY"),
                                  QStringLiteral("--requests"),    QStringLiteral("2")};
@@ -923,12 +917,12 @@ private Q_SLOTS:
         ScriptedServer server({good, good, good, head + size + "\r\ndata: x\n\n"});
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run({QStringLiteral("--url"), server.url(), QStringLiteral("--model"), QStringLiteral("m"),
-                                 QStringLiteral("--quiet"), QStringLiteral("--requests"), QStringLiteral("4"),
-                                 QStringLiteral("--no-server-metrics"), QStringLiteral("--out"), out});
+        const auto [r, data, error] =
+            runSaved({QStringLiteral("--url"), server.url(), QStringLiteral("--model"), QStringLiteral("m"),
+                      QStringLiteral("--quiet"), QStringLiteral("--requests"), QStringLiteral("4"),
+                      QStringLiteral("--no-server-metrics")},
+                     out);
         QVERIFY2(r.exitCode == 0, qPrintable(QString::number(r.exitCode) + QLatin1Char(' ') + r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->records.size(), std::size_t(4));
         int ok = 0;
@@ -975,20 +969,17 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString config = dir.filePath(QStringLiteral("config.json"));
-        QFile f(config);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(
+        QVERIFY(writeFile(
+            config,
             QStringLiteral(
                 R"({"target": {"url": "%1", "model": "%2"}, "load": {"concurrency": 3, "requests": 9}, "request": {"max_tokens": 8}})")
                 .arg(host.baseUrl().toString(), host.config().model)
-                .toUtf8());
-        f.close();
+                .toUtf8()));
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r = run({QStringLiteral("--config"), config, QStringLiteral("--requests"), QStringLiteral("12"),
-                                 QStringLiteral("--quiet"), QStringLiteral("--out"), out});
+        const auto [r, data, error] = runSaved({QStringLiteral("--config"), config, QStringLiteral("--requests"),
+                                                QStringLiteral("12"), QStringLiteral("--quiet")},
+                                               out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->summary.total.requests.ok, std::int64_t(12)); // the flag overrides the file
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 3);
@@ -1008,16 +999,14 @@ private Q_SLOTS:
                                        QStringLiteral("--requests"),      QStringLiteral("10"),
                                        QStringLiteral("--prompt-tokens"), QStringLiteral("400")};
         const auto runOnce = [&](const QString &name, const QStringList &more) {
-            const CliResult r = run(workload + more + QStringList{QStringLiteral("--out"), dir.filePath(name)});
-            QString error;
-            auto data =
-                r.exitCode == 0 ? RunReader::load(dir.filePath(name), &error, RunReader::SummaryOnly) : std::nullopt;
-            return std::make_pair(r, data);
+            return runSaved(workload + more, dir.filePath(name), RunReader::SummaryOnly);
         };
-        const auto [firstOut, first] = runOnce(QStringLiteral("first"), {});
-        QVERIFY2(first, qPrintable(firstOut.err));
-        const auto [secondOut, second] = runOnce(QStringLiteral("second"), {});
-        QVERIFY2(second, qPrintable(secondOut.err));
+        const auto [firstOut, first, firstError] = runOnce(QStringLiteral("first"), {});
+        QVERIFY2(firstOut.exitCode == 0, qPrintable(firstOut.err));
+        QVERIFY2(first, qPrintable(firstError));
+        const auto [secondOut, second, secondError] = runOnce(QStringLiteral("second"), {});
+        QVERIFY2(secondOut.exitCode == 0, qPrintable(secondOut.err));
+        QVERIFY2(second, qPrintable(secondError));
         QCOMPARE(first->summary.total.tokens.cached, std::int64_t(0));
         QCOMPARE(second->summary.total.tokens.cached, std::int64_t(0));
         QVERIFY(second->summary.warnings.isEmpty());
@@ -1027,8 +1016,10 @@ private Q_SLOTS:
         QVERIFY2(firstOut.out.contains(QStringLiteral("--prompt-salt ") + salt), qPrintable(firstOut.out));
 
         // The first run's salt replays its prompts: now the server's cache answers, and says so.
-        const auto [replayOut, replay] = runOnce(QStringLiteral("replay"), {QStringLiteral("--prompt-salt"), salt});
-        QVERIFY2(replay, qPrintable(replayOut.err));
+        const auto [replayOut, replay, replayError] =
+            runOnce(QStringLiteral("replay"), {QStringLiteral("--prompt-salt"), salt});
+        QVERIFY2(replayOut.exitCode == 0, qPrintable(replayOut.err));
+        QVERIFY2(replay, qPrintable(replayError));
         QCOMPARE(replay->info.config.prompt.salt, salt);
         QVERIFY(replay->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
         QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
@@ -1059,12 +1050,9 @@ private Q_SLOTS:
         QVERIFY2(refused.out.contains(QStringLiteral("HTTP 400")), qPrintable(refused.out));
         // …and takes max_completion_tokens.
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult r =
-            run(workload + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_completion_tokens"),
-                                       QStringLiteral("--out"), out});
+        const auto [r, data, error] = runSaved(
+            workload + QStringList{QStringLiteral("--max-tokens-field"), QStringLiteral("max_completion_tokens")}, out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        QString error;
-        const auto data = RunReader::load(out, &error);
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->summary.total.tokens.reasoning, std::int64_t(8 * 30));
         QCOMPARE(data->summary.total.tokens.reasoningHidden, std::int64_t(8 * 30));
@@ -1089,10 +1077,6 @@ private Q_SLOTS:
         }
         // Medians, so one request the loaded machine delayed does not decide. Dividing by all 40
         // completion tokens would make the TPOT ratio 9/39 ≈ 0.23.
-        const auto median = [](std::vector<double> v) {
-            std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-            return v[v.size() / 2];
-        };
         QVERIFY2(std::abs(median(tpotRatios) - 1) < 0.15, qPrintable(QString::number(median(tpotRatios))));
         // TTFO holds the thinking (30 steps of 4 ms): the client sees it from sending, the server
         // from receiving, so the client's is a little longer.

@@ -3,6 +3,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "support/testfiles.h"
+
 #include <sys/resource.h>
 
 #include <cmath>
@@ -624,10 +626,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("bad.json"));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(json);
-        file.close();
+        QVERIFY(tb::test::writeFile(path, json));
         QString error;
         const auto loaded = loadRunConfig(path, &error);
         // What loads is refused by validation (header values are checked where every config is).

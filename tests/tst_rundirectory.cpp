@@ -9,6 +9,7 @@
 
 #include "support/smalldisk.h"
 #include "support/testfiles.h"
+#include "support/testnumbers.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,14 +20,11 @@
 #include <cmath>
 
 using namespace tb;
+using tb::test::ns;
 using tb::test::readFile;
+using tb::test::writeFile;
 
 namespace {
-
-std::int64_t ns(double ms)
-{
-    return std::llround(ms * 1e6);
-}
 
 /// Whole microseconds: requests.csv keeps 3 decimals of a millisecond, chunks.jsonl whole µs.
 std::int64_t us(std::int64_t ns)
@@ -131,13 +129,6 @@ Written writeRun(const QString &dir, const std::vector<RequestRecord> &rs, bool 
     if (finish && !writer.finish(w.summary, w.series))
         qFatal("finish: %s", qPrintable(writer.errorString()));
     return w;
-}
-
-void writeFile(const QString &path, const QByteArray &content)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(content);
 }
 
 void compareRecords(const RequestRecord &a, const RequestRecord &b, bool withChunks)
@@ -433,14 +424,14 @@ private Q_SLOTS:
             writeRun(dir, records());
             const QString csvPath = QDir(dir).filePath(QStringLiteral("requests.csv"));
             if (kind == QLatin1String("summary"))
-                writeFile(QDir(dir).filePath(QStringLiteral("summary.json")), content);
+                QVERIFY(writeFile(QDir(dir).filePath(QStringLiteral("summary.json")), content));
             else if (kind == QLatin1String("run"))
-                writeFile(QDir(dir).filePath(QStringLiteral("run.json")), content);
+                QVERIFY(writeFile(QDir(dir).filePath(QStringLiteral("run.json")), content));
             else if (kind == QLatin1String("requests-number"))
-                writeFile(csvPath,
-                          readFile(csvPath).replace("\r\n2,c=2,0,100.250,100.251,", "\r\n2,c=2,0,100.250,soon,"));
+                QVERIFY(writeFile(
+                    csvPath, readFile(csvPath).replace("\r\n2,c=2,0,100.250,100.251,", "\r\n2,c=2,0,100.250,soon,")));
             else if (kind == QLatin1String("requests-column"))
-                writeFile(csvPath, readFile(csvPath).replace(",status,", ",state,"));
+                QVERIFY(writeFile(csvPath, readFile(csvPath).replace(",status,", ",state,")));
             else if (kind == QLatin1String("no-run-json")) {
                 QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("run.json"))));
                 QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("summary.json"))));
@@ -472,7 +463,7 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         // A file where a parent directory should be.
-        writeFile(tmp.filePath(QStringLiteral("file")), "x");
+        QVERIFY(writeFile(tmp.filePath(QStringLiteral("file")), "x"));
         RunWriter blocked;
         QVERIFY(!blocked.open(tmp.filePath(QStringLiteral("file/run")), info()));
         QVERIFY2(blocked.errorString().contains(QStringLiteral("cannot create the run directory")),
@@ -506,14 +497,14 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         if (files == QStringList{QStringLiteral("=")})
-            writeFile(dir, "not a directory");
+            QVERIFY(writeFile(dir, "not a directory"));
         else if (!files.isEmpty())
             QVERIFY(QDir().mkpath(dir));
         for (const QString &f : std::as_const(files)) {
             if (f.endsWith(QLatin1Char('/')))
                 QVERIFY(QDir().mkpath(QDir(dir).filePath(f)));
             else if (!f.isEmpty() && f != QLatin1String("="))
-                writeFile(QDir(dir).filePath(f), "sentinel");
+                QVERIFY(writeFile(QDir(dir).filePath(f), "sentinel"));
         }
         const QString why = RunWriter::occupied(dir);
         RunWriter writer;
@@ -537,7 +528,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("run"));
         writeRun(dir, records());
-        writeFile(QDir(dir).filePath(QStringLiteral("notes.txt")), "mine");
+        QVERIFY(writeFile(QDir(dir).filePath(QStringLiteral("notes.txt")), "mine"));
         RunWriter again;
         QVERIFY2(again.open(dir, info(), true), qPrintable(again.errorString()));
         QVERIFY(again.append(records().front()));
@@ -651,7 +642,7 @@ private Q_SLOTS:
         const QString dir = tmp.filePath(QStringLiteral("run"));
         const Written w = writeRun(dir, records());
         for (const QString &name : std::as_const(empty))
-            writeFile(QDir(dir).filePath(name), QByteArray());
+            QVERIFY(writeFile(QDir(dir).filePath(name), QByteArray()));
         QString error;
         const auto data = RunReader::load(dir, &error);
         QVERIFY2(data, qPrintable(error));

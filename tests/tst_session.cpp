@@ -6,6 +6,7 @@
 #include "results/rundirectory.h"
 #include "run/comparisonsession.h"
 #include "sim/simulatorhost.h"
+#include "support/comparisonrows.h"
 #include "support/testfiles.h"
 #include "support/testsettings.h"
 #include "support/testsimulator.h"
@@ -25,6 +26,7 @@ using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 using tb::test::readFile;
+using tb::test::row;
 using tb::test::targetOf;
 using tb::test::writeFile;
 
@@ -91,15 +93,6 @@ std::vector<RunData> loadSession(const QString &directory)
         runs.push_back(std::move(*data));
     }
     return runs;
-}
-
-const ComparisonTable::Row &row(const ComparisonTable &table, const char *key)
-{
-    for (const auto &r : table.rows()) {
-        if (r.key == QLatin1String(key))
-            return r;
-    }
-    qFatal("no row %s", key);
 }
 
 const PairedComparison::Row &pairedRow(const PairedComparison &paired, const char *key)

@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include "support/clirunner.h"
+#include "support/testfiles.h"
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -69,9 +70,7 @@ std::vector<double> column(const QString &directory, const char *name)
 
 bool writeJson(const QString &path, const nlohmann::json &json)
 {
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           file.write(QByteArray::fromStdString(json.dump(2))) > 0;
+    return tb::test::writeFile(path, QByteArray::fromStdString(json.dump(2)));
 }
 
 nlohmann::json readJson(const QString &path)

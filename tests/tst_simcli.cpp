@@ -3,45 +3,27 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpServer>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "support/clirunner.h"
+#include "support/openmetricsscrape.h"
+#include "support/testfiles.h"
 
 #include <nlohmann/json.hpp>
 
 #include <csignal>
 
 using json = nlohmann::json;
+using tb::test::writeFile;
 
 namespace {
 
-/// GET on a fresh connection with "Connection: close"; returns the body, empty on failure.
+/// The body of GET `path`, empty unless the answer is 200.
 QByteArray httpGet(quint16 port, const QByteArray &path)
 {
-    QTcpSocket socket;
-    socket.connectToHost(QHostAddress(QHostAddress::LocalHost), port);
-    if (!socket.waitForConnected(10000))
-        return {};
-    socket.write("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    QByteArray response;
-    while (socket.state() == QAbstractSocket::ConnectedState && socket.waitForReadyRead(10000))
-        response += socket.readAll();
-    response += socket.readAll();
-    if (!response.startsWith("HTTP/1.1 200"))
-        return {};
-    return response.mid(response.indexOf("\r\n\r\n") + 4);
-}
-
-QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
-{
-    const QString path = dir.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(content);
-    return path;
+    const tb::test::Scrape s = tb::test::scrape(QStringLiteral("http://127.0.0.1:%1").arg(port), path);
+    return s.status == 200 ? s.body : QByteArray();
 }
 
 } // namespace

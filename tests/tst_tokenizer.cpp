@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/testfiles.h"
+
 using tb::ApproxTokenizer;
 using tb::Tokenizer;
 using Ids = std::vector<std::int32_t>;
@@ -100,12 +102,11 @@ private Q_SLOTS:
         json["pre_tokenizer"] = {
             {"type", "Metaspace"}, {"replacement", "\u2581"}, {"prepend_scheme", "first"}, {"split", true}};
         QTemporaryDir dir;
-        QFile file(dir.filePath(QStringLiteral("tokenizer.json")));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray::fromStdString(json.dump()));
-        file.close();
+        const QString path =
+            tb::test::writeFile(dir, QStringLiteral("tokenizer.json"), QByteArray::fromStdString(json.dump()));
+        QVERIFY(!path.isEmpty());
         QString error;
-        const auto tokenizer = Tokenizer::load(file.fileName(), &error);
+        const auto tokenizer = Tokenizer::load(path, &error);
         QVERIFY2(tokenizer, qPrintable(error));
         QCOMPARE(tokenizer->encode("hello w\xc3\xa9"), (Ids{271, 259, 264, 198, 172}));
         // "first": only the text's start gets a ▁, not the text after a special token.
@@ -145,13 +146,11 @@ private Q_SLOTS:
         QFETCH(QByteArray, content);
         QFETCH(QString, problem);
         QTemporaryDir dir;
-        QFile file(dir.filePath(QStringLiteral("broken.json")));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(content);
-        file.close();
+        const QString path = tb::test::writeFile(dir, QStringLiteral("broken.json"), content);
+        QVERIFY(!path.isEmpty());
         QString error;
-        QVERIFY(!Tokenizer::load(file.fileName(), &error));
-        QVERIFY2(error.startsWith(QStringLiteral("tokenizer file '%1': ").arg(file.fileName())), qPrintable(error));
+        QVERIFY(!Tokenizer::load(path, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("tokenizer file '%1': ").arg(path)), qPrintable(error));
         QVERIFY2(error.contains(problem), qPrintable(error));
     }
 

@@ -3,6 +3,8 @@
 // hash ids share reach the server's prefix cache as shared text.
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
+#include "support/testnumbers.h"
+#include "support/testsimulator.h"
 
 #include <QEventLoop>
 #include <QTemporaryDir>
@@ -16,6 +18,7 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::median;
 
 namespace {
 
@@ -31,8 +34,7 @@ SimConfig fastSim()
 RunConfig traceConfig(const SimulatorHost &host, const QString &trace, double timeScale)
 {
     RunConfig c;
-    c.target.url = host.baseUrl().toString();
-    c.target.model = host.config().model;
+    c.target = tb::test::targetOf(host);
     c.load.trace = trace;
     c.load.timeScale = timeScale;
     c.load.timeoutMs = 60000;
@@ -72,12 +74,6 @@ QString writeTrace(const QTemporaryDir &dir, const QList<qint64> &timesMs, const
                     .arg(outputs[i % outputs.size()])
                     .toUtf8());
     return f.fileName();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? -1 : v[v.size() / 2];
 }
 
 } // namespace

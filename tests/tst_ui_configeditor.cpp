@@ -14,6 +14,8 @@
 
 #include "tokenize/tokenizer.h"
 
+#include "support/testfiles.h"
+
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QComboBox>
@@ -106,15 +108,14 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_promptFile = m_dir.filePath(QStringLiteral("prompts.jsonl"));
-        QFile file(m_promptFile);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(
+        QVERIFY(tb::test::writeFile(
+            m_promptFile,
             R"({"prompt": "Explain the tides in one line."})"
             "\n"
             R"({"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why is the sky blue?"}]})"
             "\n"
             R"({"prompt": "Name three prime numbers."})"
-            "\n");
+            "\n"));
     }
 
     void roundTrip_data()
@@ -575,11 +576,10 @@ private Q_SLOTS:
         QVERIFY(file->property("invalid").toBool());
         QVERIFY(messageFor(file)->text().contains(QStringLiteral("Cannot read")));
 
-        QFile bad(m_dir.filePath(QStringLiteral("bad.jsonl")));
-        QVERIFY(bad.open(QIODevice::WriteOnly));
-        bad.write("{\"prompt\": \"ok\"}\n{\"text\": \"no\"}\n");
-        bad.close();
-        enter(file, bad.fileName());
+        const QString bad =
+            tb::test::writeFile(m_dir, QStringLiteral("bad.jsonl"), "{\"prompt\": \"ok\"}\n{\"text\": \"no\"}\n");
+        QVERIFY(!bad.isEmpty());
+        enter(file, bad);
         QVERIFY(file->property("invalid").toBool());
         QVERIFY2(messageFor(file)->text().contains(QStringLiteral("line 2")), qPrintable(messageFor(file)->text()));
     }

@@ -4,6 +4,7 @@
 #include "editors/modellister.h"
 #include "editors/targeteditor.h"
 
+#include "support/httprequest.h"
 #include "support/testproxy.h"
 
 #include <QComboBox>
@@ -33,10 +34,11 @@ public:
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *socket = m_server.nextPendingConnection()) {
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    m_pending[socket] += socket->readAll();
-                    if (!m_pending[socket].contains("\r\n\r\n"))
+                    const auto request = tb::test::readRequest(*socket, m_pending[socket]);
+                    if (!request)
                         return;
-                    heads << m_pending.take(socket);
+                    m_pending.remove(socket);
+                    heads << request->head;
                     QTimer::singleShot(m_delayMs, socket, [this, socket] { answer(socket); });
                 });
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);

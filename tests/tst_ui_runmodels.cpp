@@ -24,6 +24,8 @@
 #include "results/runwriter.h"
 #include "results/sessioninfo.h"
 
+#include "support/testfiles.h"
+
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QDir>
@@ -555,10 +557,7 @@ private Q_SLOTS:
         const RunSummary newest = writeRun(runs.filePath(QStringLiteral("b-newer")), records(40));
         QVERIFY(runs.mkpath(QStringLiteral("not-a-run")));
         QVERIFY(runs.mkpath(QStringLiteral("damaged")));
-        QFile damaged(runs.filePath(QStringLiteral("damaged/summary.json")));
-        QVERIFY(damaged.open(QIODevice::WriteOnly));
-        damaged.write("{ not json");
-        damaged.close();
+        QVERIFY(tb::test::writeFile(runs.filePath(QStringLiteral("damaged/summary.json")), "{ not json"));
 
         RunHistoryModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

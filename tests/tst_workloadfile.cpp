@@ -4,7 +4,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "support/testfiles.h"
+
 using namespace tb;
+using tb::test::writeFile;
 
 namespace {
 
@@ -16,14 +19,6 @@ QString fixture(const char *name)
 std::int64_t tokens(const std::string &s)
 {
     return ApproxTokenizer::countUtf8(s.data(), s.size());
-}
-
-QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &bytes)
-{
-    QFile f(dir.filePath(name));
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
-        return {};
-    return f.fileName();
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 // A fake server for the secrets and header-injection tests (tst_engine, tst_runcli): it answers on
 // the test's own event loop, so a test spins that loop while the client runs.
 
+#include "support/httprequest.h"
+
 #include <QHash>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -20,16 +22,13 @@ public:
             while (QTcpSocket *socket = nextPendingConnection()) {
                 ++connections;
                 connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    QByteArray &buffer = m_buffers[socket];
-                    buffer += socket->readAll();
-                    const qsizetype end = buffer.indexOf("\r\n\r\n");
-                    if (end < 0)
+                    const auto request = tb::test::readRequest(*socket, m_buffers[socket]);
+                    if (!request)
                         return;
-                    const QByteArray head = buffer.left(end + 2);
                     m_buffers.remove(socket); // one request a connection: it closes after the answer
-                    heads << head;
+                    heads << request->head;
                     QByteArrayList echoed;
-                    for (const QByteArray &line : head.split('\n')) {
+                    for (const QByteArray &line : request->head.split('\n')) {
                         const QByteArray name = line.left(line.indexOf(':')).trimmed().toLower();
                         if (name == "authorization" || name == "x-api-key" || name == "cookie" ||
                             name == "ocp-apim-subscription-key")

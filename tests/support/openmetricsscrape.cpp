@@ -14,7 +14,10 @@ Scrape scrape(const QString &url, const QByteArray &path)
     socket.connectToHost(u.host(), quint16(u.port()));
     if (!socket.waitForConnected(5000))
         return {};
-    socket.write("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/openmetrics-text\r\n\r\n");
+    // Closed after the answer, so the end of the body is the end of the stream (a keep-alive server
+    // would hold the socket open).
+    socket.write("GET " + path +
+                 " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/openmetrics-text\r\nConnection: close\r\n\r\n");
     QByteArray response;
     while (socket.state() == QAbstractSocket::ConnectedState && socket.waitForReadyRead(5000))
         response += socket.readAll();

@@ -16,7 +16,8 @@ struct Scrape {
     QByteArray body;
 };
 
-/// One GET over a raw socket (blocking, 5 s per step): what any scraper sends. Empty on no answer.
+/// One GET over a raw socket (blocking, 5 s per step): what any scraper sends, and a request for the
+/// server to close when it has answered. Empty on no answer.
 Scrape scrape(const QString &url, const QByteArray &path = "/metrics");
 
 /// The value of the sample `name` whose labels include every one of `labels`, summed over matches.

@@ -3,11 +3,16 @@
 #include <QByteArray>
 #include <QString>
 
+class QTemporaryDir;
+
 namespace tb::test {
 
 /// The whole file, or nothing when it cannot be read (the assertion on its content then fails).
 QByteArray readFile(const QString &path);
 /// Replaces the file with `bytes`; false when it could not be written whole.
 bool writeFile(const QString &path, const QByteArray &bytes);
+/// Writes `bytes` to the file `name` in `dir`: its path, or an empty one when it could not be
+/// written whole.
+QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &bytes);
 
 } // namespace tb::test

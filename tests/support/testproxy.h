@@ -2,6 +2,8 @@
 
 // An HTTP proxy on 127.0.0.1 for the proxy tests (tst_proxyengine, tst_ui_connection).
 
+#include "support/httprequest.h"
+
 #include <QHash>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -51,14 +53,12 @@ private:
             up->write(client->readAll());
             return;
         }
-        QByteArray &buffer = m_buffers[client];
-        buffer += client->readAll();
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end < 0)
+        const auto request = tb::test::readRequest(*client, m_buffers[client]);
+        if (!request)
             return;
-        const QByteArray head = buffer.left(end + 4);
-        QByteArray rest = buffer.mid(end + 4);
-        m_buffers.remove(client);
+        const QByteArray &head = request->head;
+        // What follows the head: its body, or a tunnel's first bytes (a TLS hello sent at once).
+        const QByteArray rest = request->body + m_buffers.take(client);
         heads << head;
         if (!requiredAuthorization.isEmpty() &&
             !head.contains("\r\nProxy-Authorization: " + requiredAuthorization + "\r\n")) {
