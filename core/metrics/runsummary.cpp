@@ -201,26 +201,6 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     return block;
 }
 
-SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun);
-
-/// The stages or instances.
-json blocksToJson(const std::vector<SummaryBlock> &blocks)
-{
-    json array = json::array();
-    for (const SummaryBlock &b : blocks)
-        array.push_back(blockToJson(b, false));
-    return array;
-}
-
-void blocksFromJson(const JsonReader &top, const char *key, std::vector<SummaryBlock> &out)
-{
-    if (const json *blocks = top.array(key)) {
-        for (std::size_t i = 0; i < blocks->size(); ++i)
-            out.push_back(blockFromJson(
-                JsonReader(top, (*blocks)[i], QStringLiteral("%1[%2]").arg(QLatin1String(key)).arg(i)), false));
-    }
-}
-
 SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
 {
     SummaryBlock b;
@@ -309,6 +289,24 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         }
     }
     return b;
+}
+
+/// The stages or instances.
+json blocksToJson(const std::vector<SummaryBlock> &blocks)
+{
+    json array = json::array();
+    for (const SummaryBlock &b : blocks)
+        array.push_back(blockToJson(b, false));
+    return array;
+}
+
+void blocksFromJson(const JsonReader &top, const char *key, std::vector<SummaryBlock> &out)
+{
+    if (const json *blocks = top.array(key)) {
+        for (std::size_t i = 0; i < blocks->size(); ++i)
+            out.push_back(blockFromJson(
+                JsonReader(top, (*blocks)[i], QStringLiteral("%1[%2]").arg(QLatin1String(key)).arg(i)), false));
+    }
 }
 
 } // namespace
