@@ -51,10 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 {
     if (size > tb::fuzz::kMaxInput)
         return 0;
-    const std::string whole = outcome({tb::fuzz::text(data, size)});
-    if (outcome(tb::fuzz::pieces(data, size)) != whole)
-        tb::fuzz::violated("the response parses differently when split at the chosen points");
-    if (outcome(tb::fuzz::bytes(data, size)) != whole)
-        tb::fuzz::violated("the response parses differently when it arrives byte by byte");
+    tb::fuzz::checkSplitsAgree(data, size, outcome, "the response's parses");
     return 0;
 }

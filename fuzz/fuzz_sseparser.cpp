@@ -29,10 +29,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 {
     if (size > tb::fuzz::kMaxInput)
         return 0;
-    const Events whole = events({tb::fuzz::text(data, size)});
-    if (events(tb::fuzz::pieces(data, size)) != whole)
-        tb::fuzz::violated("SSE events differ when the stream is split at the chosen points");
-    if (events(tb::fuzz::bytes(data, size)) != whole)
-        tb::fuzz::violated("SSE events differ when the stream arrives byte by byte");
+    tb::fuzz::checkSplitsAgree(data, size, events, "the SSE events");
     return 0;
 }

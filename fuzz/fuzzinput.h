@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -60,6 +61,18 @@ inline std::vector<std::string_view> bytes(const std::uint8_t *data, std::size_t
 {
     std::fprintf(stderr, "fuzz invariant violated: %s\n", what);
     std::abort();
+}
+
+/// The invariant of every incremental parser: what it makes of a stream (`outcome(reads)`) does not
+/// depend on how the stream is cut into reads. `what` names the outcome in the finding.
+template<typename Outcome>
+void checkSplitsAgree(const std::uint8_t *data, std::size_t size, Outcome outcome, const char *what)
+{
+    const auto whole = outcome(std::vector<std::string_view>{text(data, size)});
+    if (outcome(pieces(data, size)) != whole)
+        violated((std::string(what) + " differ when the bytes are split at the chosen points").c_str());
+    if (outcome(bytes(data, size)) != whole)
+        violated((std::string(what) + " differ when the bytes arrive one by one").c_str());
 }
 
 } // namespace tb::fuzz

@@ -18,10 +18,7 @@ int compareCommand(const QStringList &args)
                        "metric marked with *, changes against a baseline run with a bootstrap noise test, and "
                        "warnings where the runs' workloads differ. The runs of an interleaved session also get "
                        "paired per-request differences."));
-    cli.addPositional(QStringLiteral("DIR"),
-                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, or comparison "
-                                     "session directories (their runs, in order)."),
-                      QStringLiteral("DIR..."));
+    addSavedRunsArgument(cli);
     const QCommandLineOption csv(QStringLiteral("csv"), QStringLiteral("Also save the table as CSV to <file>."),
                                  QStringLiteral("file"));
     const QCommandLineOption baseline = baselineOption();

@@ -17,10 +17,7 @@ int reportCommand(const QStringList &args)
                                  "charts as inline SVG (latency CDFs, throughput over time, throughput-latency "
                                  "curves of staged runs) and each run's configuration. It opens offline in any "
                                  "browser and prints on A4."));
-    cli.addPositional(QStringLiteral("DIR"),
-                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, or comparison "
-                                     "session directories (their runs, in order)."),
-                      QStringLiteral("DIR..."));
+    addSavedRunsArgument(cli);
     const QCommandLineOption out(QStringLiteral("out"), QStringLiteral("The HTML file to write (required)."),
                                  QStringLiteral("file.html"));
     const QCommandLineOption title(QStringLiteral("title"),

@@ -26,6 +26,17 @@ QString clock(std::int64_t ms)
                : QStringLiteral("%1:%2").arg(s / 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+/// "usage 3, tokenizer 2": the non-zero counts, each named by what counted it.
+QString countedBy(std::initializer_list<std::pair<const char *, std::int64_t>> counts)
+{
+    QStringList parts;
+    for (const auto &[source, n] : counts) {
+        if (n)
+            parts << QStringLiteral("%1 %2").arg(QLatin1String(source)).arg(n);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 RunConsole::RunConsole(const RunConfig &config, bool showProgress)
@@ -148,33 +159,24 @@ int RunConsole::finish(const RunOutcome &outcome)
     }
     if (!errors.isEmpty())
         text += QStringLiteral("errors     %1\n").arg(errors.join(QStringLiteral(", ")));
-    QStringList sources;
-    if (t.tokens.fromUsage)
-        sources << QStringLiteral("usage %1").arg(t.tokens.fromUsage);
-    if (t.tokens.fromTokenizer)
-        sources << QStringLiteral("tokenizer %1").arg(t.tokens.fromTokenizer);
-    if (t.tokens.fromChunks)
-        sources << QStringLiteral("chunks %1").arg(t.tokens.fromChunks);
-    if (t.tokens.fromEstimate)
-        sources << QStringLiteral("estimate %1").arg(t.tokens.fromEstimate);
+    const QString sources = countedBy({{"usage", t.tokens.fromUsage},
+                                       {"tokenizer", t.tokens.fromTokenizer},
+                                       {"chunks", t.tokens.fromChunks},
+                                       {"estimate", t.tokens.fromEstimate}});
     if (!sources.isEmpty())
-        text += QStringLiteral("tokens     counted from %1\n").arg(sources.join(QStringLiteral(", ")));
+        text += QStringLiteral("tokens     counted from %1\n").arg(sources);
     if (outcome.summary.workload.is_object())
         text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
-    QStringList promptSources;
-    if (t.tokens.promptFromUsage)
-        promptSources << QStringLiteral("usage %1").arg(t.tokens.promptFromUsage);
-    if (t.tokens.promptFromTokenizer)
-        promptSources << QStringLiteral("tokenizer %1").arg(t.tokens.promptFromTokenizer);
-    if (t.tokens.promptEstimated)
-        promptSources << QStringLiteral("estimate %1").arg(t.tokens.promptEstimated);
+    const QString promptSources = countedBy({{"usage", t.tokens.promptFromUsage},
+                                             {"tokenizer", t.tokens.promptFromTokenizer},
+                                             {"estimate", t.tokens.promptEstimated}});
     if (t.requests.ok > 0) {
         const PromptSizing &p = outcome.summary.promptSizing;
         QString line = QStringLiteral("prompts    %1 tokens on average (%2–%3), counted from %4")
                            .arg(double(t.tokens.input) / double(t.requests.ok), 0, 'f', 1)
                            .arg(t.tokens.promptMin)
                            .arg(t.tokens.promptMax)
-                           .arg(promptSources.join(QStringLiteral(", ")));
+                           .arg(promptSources);
         if (p.requested)
             line += QStringLiteral("; requested %1, sized with %2").arg(*p.requested).arg(p.tokenizer);
         if (!p.calibration.isEmpty())

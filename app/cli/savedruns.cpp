@@ -7,6 +7,14 @@
 
 namespace tb::cli {
 
+void addSavedRunsArgument(CliParser &cli)
+{
+    cli.addPositional(QStringLiteral("DIR"),
+                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, or comparison "
+                                     "session directories (their runs, in order)."),
+                      QStringLiteral("DIR..."));
+}
+
 QCommandLineOption baselineOption()
 {
     return QCommandLineOption(QStringLiteral("baseline"),

@@ -18,6 +18,9 @@ struct SavedRuns {
     int baseline = 0; ///< index into runs
 };
 
+/// The DIR... argument both commands take.
+void addSavedRunsArgument(CliParser &cli);
+
 /// The --baseline option both commands offer.
 QCommandLineOption baselineOption();
 

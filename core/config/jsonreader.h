@@ -40,6 +40,8 @@ public:
     bool ok() const { return !m_problem->found; }
     const nlohmann::json &value() const { return m_json; }
     bool has(const char *key) const { return m_json.is_object() && m_json.contains(key); }
+    /// Present and not null.
+    bool hasValue(const char *key) const { return has(key) && !m_json[key].is_null(); }
     /// The path of `key` in messages.
     QString field(const char *key) const;
     void fail(const QString &field, const QString &problem) const;
@@ -79,6 +81,9 @@ public:
     /// The key must be present; null means "none".
     std::optional<double> optionalNumber(const char *key) const;
     QString string(const char *key) const;
+    /// A value of a type that reads itself (`static std::optional<T> T::fromJson(const
+    /// nlohmann::json &, QString *why)`); its problem is reported as this field's.
+    template<typename T> std::optional<T> nested(const char *key) const;
 
 private:
     struct Problem {
@@ -119,6 +124,22 @@ template<typename Int> void JsonReader::integer(const char *key, Int &out, Int m
     else
         fail(field(key),
              QStringLiteral("must be a whole number from %1 to %2 (got %3)").arg(minimum).arg(maximum).arg(shown(*v)));
+}
+
+template<typename T> std::optional<T> JsonReader::nested(const char *key) const
+{
+    m_seen << QLatin1String(key);
+    if (!ok())
+        return std::nullopt;
+    if (!has(key)) {
+        fail(field(key), QStringLiteral("missing"));
+        return std::nullopt;
+    }
+    QString why;
+    std::optional<T> value = T::fromJson(m_json[key], &why);
+    if (!value)
+        fail(field(key), why);
+    return value;
 }
 
 template<typename Enum>

@@ -347,5 +347,12 @@ inline QString fromStd(const std::string &s)
 {
     return QString::fromStdString(s);
 }
+inline nlohmann::json toJson(const QStringList &strings)
+{
+    nlohmann::json array = nlohmann::json::array();
+    for (const QString &s : strings)
+        array.push_back(toStd(s));
+    return array;
+}
 
 } // namespace tb

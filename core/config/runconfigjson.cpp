@@ -92,14 +92,11 @@ nlohmann::json toJson(const TargetConfig &target)
     nlohmann::json headers = nlohmann::json::object();
     for (const Header &h : t.headers)
         headers[toStd(h.name)] = toStd(h.value);
-    nlohmann::json replicas = nlohmann::json::array();
-    for (const QString &r : t.replicas)
-        replicas.push_back(toStd(r));
     return {
         {"name", toStd(t.name)},
         {"api", toStd(apiKindName(t.api))},
         {"url", toStd(t.url)},
-        {"replicas", replicas},
+        {"replicas", toJson(t.replicas)},
         {"balance", toStd(balanceName(t.balance))},
         {"model", toStd(t.model)},
         {"api_key_env", toStd(t.apiKeyEnv)},

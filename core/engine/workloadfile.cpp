@@ -300,6 +300,22 @@ std::optional<std::int64_t> csvInteger(std::string_view f, std::int64_t min, std
     return v >= min && v <= max ? std::optional<std::int64_t>(v) : std::nullopt;
 }
 
+/// Calls `each(line number, line)` for every line of `data` without its '\n' (a last line without
+/// one included) until `each` returns false; returns whether all were read.
+template<typename Each> bool forEachLine(std::string_view data, Each each)
+{
+    int line = 0;
+    for (std::size_t at = 0; at < data.size();) {
+        std::size_t eol = data.find('\n', at);
+        if (eol == std::string_view::npos)
+            eol = data.size();
+        if (!each(++line, data.substr(at, eol - at)))
+            return false;
+        at = eol + 1;
+    }
+    return true;
+}
+
 /// Reads entries from the mapped bytes; one instance per load.
 class Reader
 {
@@ -386,27 +402,15 @@ private:
 
     bool readLines(std::string_view data)
     {
-        int line = 0;
-        for (std::size_t at = 0; at < data.size();) {
-            ++line;
-            std::size_t eol = data.find('\n', at);
-            if (eol == std::string_view::npos)
-                eol = data.size();
-            std::string_view text = data.substr(at, eol - at);
-            at = eol + 1;
-            if (qint64(text.size()) > WorkloadFile::kMaxLineBytes) {
-                if (!bad(line, QStringLiteral("longer than %1 MiB").arg(WorkloadFile::kMaxLineBytes >> 20)))
-                    return false;
-                continue;
-            }
+        return forEachLine(data, [&](int line, std::string_view text) {
+            if (qint64(text.size()) > WorkloadFile::kMaxLineBytes)
+                return bad(line, QStringLiteral("longer than %1 MiB").arg(WorkloadFile::kMaxLineBytes >> 20));
             const std::size_t b = text.find_first_not_of(" \t\r");
             if (b == std::string_view::npos)
-                continue;
+                return true;
             text = text.substr(b, text.find_last_not_of(" \t\r") - b + 1);
-            if (!object(text.data(), text.data() + text.size(), line))
-                return false;
-        }
-        return true;
+            return object(text.data(), text.data() + text.size(), line);
+        });
     }
 
     /// A JSON array of entries (ShareGPT's .json): each element is found by a scan of brackets and
@@ -472,25 +476,15 @@ private:
     /// The Azure LLM inference trace: TIMESTAMP,ContextTokens,GeneratedTokens (other columns ignored).
     bool readCsv(std::string_view data)
     {
-        int line = 0;
         int timeColumn = -1, contextColumn = -1, generatedColumn = -1;
         std::size_t columns = 0;
-        for (std::size_t at = 0; at < data.size();) {
-            ++line;
-            std::size_t eol = data.find('\n', at);
-            if (eol == std::string_view::npos)
-                eol = data.size();
-            std::string_view text = data.substr(at, eol - at);
-            at = eol + 1;
+        const bool read = forEachLine(data, [&](int line, std::string_view text) {
             if (!text.empty() && text.back() == '\r')
                 text.remove_suffix(1);
             if (text.find_first_not_of(" \t") == std::string_view::npos)
-                continue;
-            if (qint64(text.size()) > 4096) {
-                if (!bad(line, QStringLiteral("longer than 4096 bytes")))
-                    return false;
-                continue;
-            }
+                return true;
+            if (qint64(text.size()) > 4096)
+                return bad(line, QStringLiteral("longer than 4096 bytes"));
             const std::vector<std::string_view> fields = splitCsv(text);
             if (timeColumn < 0) {
                 for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -506,13 +500,10 @@ private:
                     return fail(line, QStringLiteral("not a JSONL trace, and as CSV its header must name TIMESTAMP, "
                                                      "ContextTokens and GeneratedTokens"));
                 columns = fields.size();
-                continue;
+                return true;
             }
-            if (fields.size() < columns) {
-                if (!bad(line, QStringLiteral("%1 fields; the header has %2").arg(fields.size()).arg(columns)))
-                    return false;
-                continue;
-            }
+            if (fields.size() < columns)
+                return bad(line, QStringLiteral("%1 fields; the header has %2").arg(fields.size()).arg(columns));
             WorkloadEntry e;
             e.line = line;
             e.synthetic = true;
@@ -520,25 +511,20 @@ private:
             const auto time = parseTraceTimestamp(fields[std::size_t(timeColumn)]);
             const auto context = csvInteger(fields[std::size_t(contextColumn)], 1, limits::kMaxPromptTokens);
             const auto generated = csvInteger(fields[std::size_t(generatedColumn)], 0, limits::kMaxTokens);
-            if (!time) {
-                if (!bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]'")))
-                    return false;
-                continue;
-            }
-            if (!context || !generated) {
-                if (!bad(line, QStringLiteral("ContextTokens must be a whole number from 1 to %1 and GeneratedTokens "
-                                              "from 0 to %2")
-                                   .arg(limits::kMaxPromptTokens)
-                                   .arg(limits::kMaxTokens)))
-                    return false;
-                continue;
-            }
+            if (!time)
+                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]'"));
+            if (!context || !generated)
+                return bad(line, QStringLiteral("ContextTokens must be a whole number from 1 to %1 and GeneratedTokens "
+                                                "from 0 to %2")
+                                     .arg(limits::kMaxPromptTokens)
+                                     .arg(limits::kMaxTokens));
             e.timeNs = *time;
             e.promptTokens = *context;
             e.outputTokens = std::max<std::int64_t>(1, *generated);
-            if (!add(std::move(e)))
-                return false;
-        }
+            return add(std::move(e));
+        });
+        if (!read)
+            return false;
         if (timeColumn < 0)
             return fail(0, QStringLiteral("no header row"));
         stats.format = QStringLiteral("azure-csv");

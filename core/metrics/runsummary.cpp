@@ -62,7 +62,7 @@ LoadSummary loadFromJson(const JsonReader &n)
     if (const auto c = n.optionalNumber("concurrency"))
         l.concurrency = int(*c);
     l.rate = n.optionalNumber("rate");
-    if (n.has("arrival") && !n.value()["arrival"].is_null()) {
+    if (n.hasValue("arrival")) {
         const QString arrival = n.string("arrival");
         l.arrival = arrivalFromName(arrival);
         if (!l.arrival)
@@ -109,21 +109,36 @@ CostSummary costFromJson(const JsonReader &n)
     return c;
 }
 
+/// A `by_…` object: counts by status, error class, finish reason or HTTP version.
+template<typename Key> json countsToJson(const std::map<Key, std::int64_t> &counts)
+{
+    json j = json::object();
+    for (const auto &[key, count] : counts) {
+        if constexpr (std::is_same_v<Key, int>)
+            j[std::to_string(key)] = count;
+        else
+            j[toStd(key)] = count;
+    }
+    return j;
+}
+
+template<typename Key> void countsFromJson(const JsonReader &counts, std::map<Key, std::int64_t> &out)
+{
+    for (const auto &[key, value] : counts.value().items()) {
+        if constexpr (std::is_same_v<Key, int>) {
+            bool ok = false;
+            const int status = fromStd(key).toInt(&ok);
+            if (!ok)
+                counts.fail(counts.field(key.c_str()), QStringLiteral("not an HTTP status"));
+            out[status] = counts.integer(key.c_str());
+        } else {
+            out[fromStd(key)] = counts.integer(key.c_str());
+        }
+    }
+}
+
 json blockToJson(const SummaryBlock &b, bool wholeRun)
 {
-    json byStatus = json::object();
-    for (const auto &[status, count] : b.requests.byStatus)
-        byStatus[std::to_string(status)] = count;
-    json byError = json::object();
-    for (const auto &[error, count] : b.requests.byError)
-        byError[toStd(error)] = count;
-    json byFinishReason = json::object();
-    for (const auto &[reason, count] : b.requests.byFinishReason)
-        byFinishReason[toStd(reason)] = count;
-    json byHttpVersion = json::object();
-    for (const auto &[version, count] : b.requests.byHttpVersion)
-        byHttpVersion[toStd(version)] = count;
-
     json block{
         {"load", loadToJson(b.load, wholeRun)},
         {"window_s", b.windowS},
@@ -135,10 +150,10 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"warmup", b.requests.warmup},
           {"redirected", b.requests.redirected},
           {"redirects", b.requests.redirects},
-          {"by_status", byStatus},
-          {"by_error", byError},
-          {"by_finish_reason", byFinishReason},
-          {"by_http_version", byHttpVersion}}},
+          {"by_status", countsToJson(b.requests.byStatus)},
+          {"by_error", countsToJson(b.requests.byError)},
+          {"by_finish_reason", countsToJson(b.requests.byFinishReason)},
+          {"by_http_version", countsToJson(b.requests.byHttpVersion)}}},
         {"throughput",
          {{"requests_per_s", b.throughput.requestsPerS},
           {"output_tokens_per_s", b.throughput.outputTokensPerS},
@@ -205,28 +220,13 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.requests.redirected = requests.integer("redirected");
         b.requests.redirects = requests.integer("redirects");
     }
-    const JsonReader byStatus = requests.object("by_status");
-    for (const auto &[key, value] : byStatus.value().items()) {
-        bool ok = false;
-        const int status = QString::fromStdString(key).toInt(&ok);
-        if (!ok)
-            byStatus.fail(byStatus.field(key.c_str()), QStringLiteral("not an HTTP status"));
-        b.requests.byStatus[status] = byStatus.integer(key.c_str());
-    }
-    const JsonReader byError = requests.object("by_error");
-    for (const auto &[key, value] : byError.value().items())
-        b.requests.byError[QString::fromStdString(key)] = byError.integer(key.c_str());
+    countsFromJson(requests.object("by_status"), b.requests.byStatus);
+    countsFromJson(requests.object("by_error"), b.requests.byError);
     // Summaries from before finish reasons were counted have none.
-    if (requests.has("by_finish_reason")) {
-        const JsonReader byFinishReason = requests.object("by_finish_reason");
-        for (const auto &[key, value] : byFinishReason.value().items())
-            b.requests.byFinishReason[QString::fromStdString(key)] = byFinishReason.integer(key.c_str());
-    }
-    if (requests.has("by_http_version")) { // summaries from before transports were chosen have none
-        const JsonReader byHttpVersion = requests.object("by_http_version");
-        for (const auto &[key, value] : byHttpVersion.value().items())
-            b.requests.byHttpVersion[QString::fromStdString(key)] = byHttpVersion.integer(key.c_str());
-    }
+    if (requests.has("by_finish_reason"))
+        countsFromJson(requests.object("by_finish_reason"), b.requests.byFinishReason);
+    if (requests.has("by_http_version")) // summaries from before transports were chosen have none
+        countsFromJson(requests.object("by_http_version"), b.requests.byHttpVersion);
 
     const JsonReader throughput = n.object("throughput");
     b.throughput.requestsPerS = throughput.number("requests_per_s");
@@ -269,7 +269,7 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
     b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
     b.concurrency.meanInFlight = concurrency.number("mean_in_flight");
 
-    if (n.has("cost") && !n.value()["cost"].is_null())
+    if (n.hasValue("cost"))
         b.cost = costFromJson(n.object("cost"));
 
     // Histograms are optional: without them a summary still has its statistics.
@@ -277,24 +277,36 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
     const JsonReader histograms(n, hasHistograms ? n.value()["histograms"] : n.value(), n.field("histograms"));
     for (std::size_t i = 0; i < kMetricCount; ++i) {
         const JsonReader section = n.object(kMetricNames[i].section);
-        QString why;
-        if (section.has(kMetricNames[i].key)) {
-            if (const auto s = LatencyStats::fromJson(section.value()[kMetricNames[i].key], &why))
+        // (e2e_from_schedule and ttfo came later: older summaries lack them.)
+        if (section.has(kMetricNames[i].key) ||
+            (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule && Metric(i) != Metric::Ttfo)) {
+            if (const auto s = section.nested<LatencyStats>(kMetricNames[i].key))
                 b.stats[i] = *s;
-            else
-                section.fail(section.field(kMetricNames[i].key), why);
-        } else if (isLatencyMetric(Metric(i)) && Metric(i) != Metric::E2eFromSchedule && Metric(i) != Metric::Ttfo) {
-            // (e2e_from_schedule and ttfo came later: older summaries lack them.)
-            section.fail(section.field(kMetricNames[i].key), QStringLiteral("missing"));
         }
         if (hasHistograms && histograms.has(kMetricNames[i].key)) {
-            if (const auto h = LogHistogram::fromJson(histograms.value()[kMetricNames[i].key], &why))
+            if (const auto h = histograms.nested<LogHistogram>(kMetricNames[i].key))
                 b.histograms[i] = *h;
-            else
-                histograms.fail(histograms.field(kMetricNames[i].key), why);
         }
     }
     return b;
+}
+
+/// The stages or instances.
+json blocksToJson(const std::vector<SummaryBlock> &blocks)
+{
+    json array = json::array();
+    for (const SummaryBlock &b : blocks)
+        array.push_back(blockToJson(b, false));
+    return array;
+}
+
+void blocksFromJson(const JsonReader &top, const char *key, std::vector<SummaryBlock> &out)
+{
+    if (const json *blocks = top.array(key)) {
+        for (std::size_t i = 0; i < blocks->size(); ++i)
+            out.push_back(blockFromJson(
+                JsonReader(top, (*blocks)[i], QStringLiteral("%1[%2]").arg(QLatin1String(key)).arg(i)), false));
+    }
 }
 
 } // namespace
@@ -381,27 +393,14 @@ json RunSummary::toJson() const
         {"connection", connection.toJson()},
     };
     if (!targetReplicas.isEmpty()) {
-        json replicas = json::array();
-        for (const QString &r : targetReplicas)
-            replicas.push_back(toStd(r));
-        j["target"]["replicas"] = std::move(replicas);
+        j["target"]["replicas"] = tb::toJson(targetReplicas);
         j["target"]["balance"] = toStd(balance);
     }
     j.update(blockToJson(total, true));
-    json warningArray = json::array();
-    for (const QString &w : warnings)
-        warningArray.push_back(toStd(w));
-    j["warnings"] = std::move(warningArray);
-    json stageArray = json::array();
-    for (const SummaryBlock &s : stages)
-        stageArray.push_back(blockToJson(s, false));
-    j["stages"] = std::move(stageArray);
-    if (!instances.empty()) {
-        json instanceArray = json::array();
-        for (const SummaryBlock &s : instances)
-            instanceArray.push_back(blockToJson(s, false));
-        j["instances"] = std::move(instanceArray);
-    }
+    j["warnings"] = tb::toJson(warnings);
+    j["stages"] = blocksToJson(stages);
+    if (!instances.empty())
+        j["instances"] = blocksToJson(instances);
     if (!turns.empty()) {
         json turnArray = json::array();
         for (const TurnSummary &t : turns)
@@ -447,7 +446,7 @@ json RunSummary::toJson() const
 std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
 {
     QString problem;
-    const JsonReader top(j, QString(), &problem, QStringLiteral("summary"));
+    JsonReader top(j, QString(), &problem, QStringLiteral("summary"));
     RunSummary s;
     s.formatVersion = int(top.integer("format_version"));
     if (problem.isEmpty() && s.formatVersion > kRunFormatVersion) {
@@ -458,16 +457,13 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     const JsonReader tool = top.object("tool");
     s.toolName = tool.string("name");
     s.toolVersion = tool.string("version");
-    const JsonReader target = top.object("target");
+    JsonReader target = top.object("target");
     s.targetName = target.has("name") ? target.string("name") : QString();
     s.targetUrl = target.string("url");
     s.api = target.string("api");
     s.model = target.string("model");
     if (target.has("replicas")) {
-        if (const json *replicas = target.array("replicas")) {
-            for (const json &r : *replicas)
-                s.targetReplicas << (r.is_string() ? fromStd(r.get<std::string>()) : QString());
-        }
+        target.stringList("replicas", s.targetReplicas);
         s.balance = target.string("balance");
     }
     if (top.has("started_at"))
@@ -499,45 +495,26 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                 s.promptSizing.probed = std::int64_t(*probed);
         }
     }
-    if (top.has("warnings")) {
-        if (const json *warnings = top.array("warnings")) {
-            for (const json &w : *warnings)
-                s.warnings << (w.is_string() ? fromStd(w.get<std::string>()) : QString());
-        }
-    }
-    if (const json *stages = top.array("stages")) {
-        for (std::size_t i = 0; i < stages->size(); ++i)
-            s.stages.push_back(
-                blockFromJson(JsonReader(top, (*stages)[i], QStringLiteral("stages[%1]").arg(i)), false));
-    }
-    if (top.has("instances")) {
-        if (const json *instances = top.array("instances")) {
-            for (std::size_t i = 0; i < instances->size(); ++i)
-                s.instances.push_back(
-                    blockFromJson(JsonReader(top, (*instances)[i], QStringLiteral("instances[%1]").arg(i)), false));
-        }
-    }
+    top.stringList("warnings", s.warnings);
+    blocksFromJson(top, "stages", s.stages);
+    if (top.has("instances"))
+        blocksFromJson(top, "instances", s.instances);
     if (top.has("turns")) {
         if (const json *turns = top.array("turns")) {
             for (std::size_t i = 0; i < turns->size() && i < std::size_t(limits::kMaxTurns); ++i) {
                 const json &t = (*turns)[i];
                 const QString where = QStringLiteral("turns[%1]").arg(i);
-                TurnSummary turn;
-                QString why;
-                const auto stats = [&](const char *key, LatencyStats &out) {
-                    const auto parsed =
-                        t.is_object() && t.contains(key) ? LatencyStats::fromJson(t[key], &why) : std::nullopt;
-                    if (parsed)
-                        out = *parsed;
-                    else
-                        top.fail(where + QLatin1Char('.') + QLatin1String(key),
-                                 why.isEmpty() ? QStringLiteral("missing") : why);
-                };
                 if (!t.is_object() || !t.value("turn", json()).is_number_integer() ||
                     !t.value("requests", json()).is_number_integer()) {
                     top.fail(where, QStringLiteral("must be an object with integers 'turn' and 'requests'"));
                     break;
                 }
+                const JsonReader reader(top, t, where);
+                TurnSummary turn;
+                const auto stats = [&](const char *key, LatencyStats &out) {
+                    if (const auto parsed = reader.nested<LatencyStats>(key))
+                        out = *parsed;
+                };
                 turn.turn = t["turn"].get<int>();
                 turn.requests = t["requests"].get<std::int64_t>();
                 stats("ttft_ms", turn.ttftMs);
@@ -547,24 +524,12 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             }
         }
     }
-    if (top.has("context_sweep")) {
-        QString why;
-        s.contextSweep = ContextSweepSummary::fromJson(j["context_sweep"], &why);
-        if (!s.contextSweep)
-            top.fail(QStringLiteral("context_sweep"), why);
-    }
-    if (top.has("server") && !j["server"].is_null()) {
-        QString why;
-        s.server = ServerSummary::fromJson(j["server"], &why);
-        if (!s.server)
-            top.fail(QStringLiteral("server"), why);
-    }
-    if (top.has("client") && !j["client"].is_null()) {
-        QString why;
-        s.client = ClientHealthSummary::fromJson(j["client"], &why);
-        if (!s.client)
-            top.fail(QStringLiteral("client"), why);
-    }
+    if (top.has("context_sweep"))
+        s.contextSweep = top.nested<ContextSweepSummary>("context_sweep");
+    if (top.hasValue("server"))
+        s.server = top.nested<ServerSummary>("server");
+    if (top.hasValue("client"))
+        s.client = top.nested<ClientHealthSummary>("client");
     if (!problem.isEmpty()) {
         if (error)
             *error = problem;

@@ -318,12 +318,8 @@ json runInfoToJson(const RunInfo &info)
                       {"arrival_seed", shardArrivalSeed(info.config.load.seed, info.shard)},
                       {"load", toJson(whole)["load"]}};
     }
-    if (!info.mergedFrom.isEmpty()) {
-        json from = json::array();
-        for (const QString &directory : info.mergedFrom)
-            from.push_back(toStd(directory));
-        j["merged_from"] = std::move(from);
-    }
+    if (!info.mergedFrom.isEmpty())
+        j["merged_from"] = toJson(info.mergedFrom);
     return j;
 }
 

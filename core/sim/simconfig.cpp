@@ -1,6 +1,8 @@
 #include "sim/simconfig.h"
 
 #include "config/enumnames.h"
+#include "config/jsonreader.h"
+#include "config/runconfig.h"
 
 #include <QSet>
 
@@ -186,12 +188,9 @@ nlohmann::json valueToJson(const SimConfig &config, const Field &f)
                 return v;
             else if constexpr (std::is_same_v<T, QString>)
                 return v.toStdString();
-            else if constexpr (std::is_same_v<T, QStringList>) {
-                nlohmann::json list = nlohmann::json::array();
-                for (const QString &s : v)
-                    list.push_back(s.toStdString());
-                return list;
-            } else
+            else if constexpr (std::is_same_v<T, QStringList>)
+                return tb::toJson(v);
+            else
                 return outputDistributionName(v).toStdString();
         },
         f.member);
@@ -353,47 +352,51 @@ nlohmann::json SimConfig::toJson() const
 
 std::optional<SimConfig> SimConfig::fromJson(const nlohmann::json &json, QString *error, const QString &basePreset)
 {
-    const auto fail = [error](const QString &message) -> std::optional<SimConfig> {
+    QString problem;
+    JsonReader reader(json, QString(), &problem, QStringLiteral("simulator configuration"));
+    const auto failed = [&]() -> std::optional<SimConfig> {
         if (error)
-            *error = message;
+            *error = problem;
         return std::nullopt;
     };
-    if (!json.is_object())
-        return fail(QStringLiteral("simulator configuration: must be a JSON object"));
+    // Unlike a run configuration's, a null here is a mistake, not "unset".
+    const auto present = [&](const char *key) -> const nlohmann::json * {
+        const nlohmann::json *v = reader.find(key);
+        return v || !reader.ok() || !reader.has(key) ? v : &json[key];
+    };
 
-    QString presetName = basePreset;
-    if (presetName.isEmpty()) {
-        presetName = QStringLiteral("default");
-        if (const auto it = json.find("preset"); it != json.end()) {
-            if (!it->is_string())
-                return fail(QStringLiteral("preset: must be a string (accepted: %1)")
-                                .arg(presetNames().join(QLatin1Char('|'))));
-            presetName = QString::fromStdString(it->get<std::string>());
-        }
+    QString presetName = QStringLiteral("default");
+    if (const nlohmann::json *v = present("preset"); v && basePreset.isEmpty()) {
+        if (v->is_string())
+            presetName = QString::fromStdString(v->get<std::string>());
+        else
+            reader.fail(reader.field("preset"),
+                        QStringLiteral("must be a string (accepted: %1)").arg(presetNames().join(QLatin1Char('|'))));
     }
+    if (!basePreset.isEmpty())
+        presetName = basePreset;
     std::optional<SimConfig> config = preset(presetName);
-    if (!config)
-        return fail(QStringLiteral("preset: unknown preset '%1' (accepted: %2)")
-                        .arg(presetName, presetNames().join(QLatin1Char('|'))));
+    if (reader.ok() && !config)
+        reader.fail(
+            reader.field("preset"),
+            QStringLiteral("unknown preset '%1' (accepted: %2)").arg(presetName, presetNames().join(QLatin1Char('|'))));
+    if (!reader.ok())
+        return failed();
 
-    for (auto it = json.begin(); it != json.end(); ++it) {
-        const QString key = QString::fromStdString(it.key());
-        if (key == QLatin1String("preset"))
-            continue;
-        const Field *f = findField(key);
-        if (!f) {
-            QStringList keys{QStringLiteral("preset")};
-            for (const Field &field : kFields)
-                keys << QLatin1String(field.key);
-            return fail(QStringLiteral("%1: unknown key (accepted: %2)").arg(key, keys.join(QStringLiteral(", "))));
+    for (const Field &f : kFields) {
+        if (const nlohmann::json *v = present(f.key)) {
+            const Value value = valueFromJson(*v);
+            QString why = QStringLiteral("has the wrong type");
+            if (std::holds_alternative<std::monostate>(value) || !assign(*config, f, value, &why))
+                reader.fail(reader.field(f.key), why);
         }
-        const Value value = valueFromJson(*it);
-        QString problem = QStringLiteral("has the wrong type");
-        if (std::holds_alternative<std::monostate>(value) || !assign(*config, *f, value, &problem))
-            return fail(key + QStringLiteral(": ") + problem);
     }
-    if (const QString problem = config->validate(); !problem.isEmpty())
-        return fail(problem);
+    if (!reader.finish())
+        return failed();
+    if (const QString invalid = config->validate(); !invalid.isEmpty()) {
+        problem = invalid;
+        return failed();
+    }
     return config;
 }
 
