@@ -195,7 +195,7 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
     }
 }
 
-void SimServer::Impl::flush(Connection &conn)
+void SimServer::Impl::flush(Connection &conn, qint64 stampNs)
 {
     while (!conn.stream && conn.outSent < conn.out.size()) {
         const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent,
@@ -209,7 +209,7 @@ void SimServer::Impl::flush(Connection &conn)
         conn.outSent += std::size_t(n);
         conn.flushedTotal += std::size_t(n);
     }
-    const qint64 now = nowNs();
+    const qint64 now = stampNs > 0 ? stampNs : nowNs();
     std::erase_if(conn.marks, [&](const Mark &m) {
         if (m.offset > conn.flushedTotal)
             return false;

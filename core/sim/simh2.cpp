@@ -416,6 +416,9 @@ void SimServer::Impl::h2Pump(Connection &conn)
         h2Current = outer;
         if (n < 0)
             return closeConnection(conn);
+        // As on HTTP/1.1, bytes that go straight to the kernel are stamped just before the write,
+        // so no client can read them before their stamp exists.
+        const qint64 sendNs = drained(conn) ? nowNs() : 0;
         send(conn, scratchH2);
         if (conn.dead)
             return;
@@ -426,7 +429,7 @@ void SimServer::Impl::h2Pump(Connection &conn)
                 h2.flushes.push_back({conn.queuedTotal, id, it->second->stream->taken});
         }
         h2.touched.clear();
-        h2Flushed(conn);
+        h2Flushed(conn, sendNs);
         if (scratchH2.size() >= kPumpBacklog)
             h2MarkDirty(conn); // more may wait
     }
@@ -435,7 +438,7 @@ void SimServer::Impl::h2Pump(Connection &conn)
         closeConnection(conn); // GOAWAY exchanged or a fatal protocol error answered
 }
 
-void SimServer::Impl::h2Flushed(Connection &conn)
+void SimServer::Impl::h2Flushed(Connection &conn, qint64 stampNs)
 {
     auto &flushes = conn.h2->flushes;
     std::size_t done = 0;
@@ -451,7 +454,7 @@ void SimServer::Impl::h2Flushed(Connection &conn)
             continue;
         Connection &stream = *it->second;
         stream.flushedTotal = std::max(stream.flushedTotal, f.streamOffset);
-        flush(stream); // its stamps, and its end when that was the last byte
+        flush(stream, stampNs); // its stamps, and its end when that was the last byte
     }
 }
 

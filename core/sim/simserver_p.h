@@ -170,7 +170,8 @@ public:
     void processInput(Connection &conn);
     /// Writes or queues bytes; the kernel gets them right away when nothing is waiting.
     void send(Connection &conn, std::string_view data);
-    void flush(Connection &conn);
+    /// Writes what waits; the stamps of what the kernel took get stampNs (0: now).
+    void flush(Connection &conn, qint64 stampNs = 0);
     /// Writes a piece of the response and stamps trace fields with the moment the kernel gets it:
     /// just before the write (so no reader can see the bytes before the stamp exists) or, when
     /// earlier output still waits, when that drains. Returns the time of the write.
@@ -202,7 +203,7 @@ public:
     void h2StreamClosed(Connection &stream);
     void h2ConnectionClosed(Connection &conn);
     /// Streams whose bytes the kernel took since the last call get their stamps, maybe finish.
-    void h2Flushed(Connection &conn);
+    void h2Flushed(Connection &conn, qint64 stampNs = 0);
     void h2MarkDirty(Connection &conn);
     /// Moves nghttp2's frames of every connection marked dirty to the kernel.
     void pumpH2();
