@@ -99,8 +99,8 @@ void SimServer::Impl::closeIdle(qint64 now)
 {
     const qint64 timeout = idleTimeoutNs();
     for (auto &[id, conn] : connections) {
-        if (!conn->dead && !conn->stream && !conn->responding && !conn->exchange &&
-            (!conn->h2 || conn->h2->streams.empty()) && now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
+        if (!conn->dead && !conn->stream && !conn->responding && !conn->exchange && !h2Answering(*conn) &&
+            now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
             closeConnection(*conn);
     }
     timers.push({now + std::clamp(timeout / 4, kMinIdleSweepNs, kMaxIdleSweepNs), Timer::IdleSweep, 0});

@@ -30,6 +30,41 @@ bool connectionSpecific(std::string_view name)
            name == "proxy-connection";
 }
 
+/// No exception may cross nghttp2's C frames: one that would (out of memory) ends the connection.
+template<typename F> int guarded(F &&f)
+{
+    try {
+        return f();
+    } catch (const std::exception &) {
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+}
+
+int addHeader(H2Stream &st, std::string_view n, std::string_view v)
+{
+    st.headerBytes += n.size() + v.size() + 32; // RFC 9113's size of a field
+    if (st.headerBytes > HttpRequestParser::kMaxHeaderBytes) {
+        st.errorStatus = 431;
+        return 0;
+    }
+    if (n == ":method") {
+        st.request.method = v;
+    } else if (n == ":path") {
+        const std::size_t q = v.find('?');
+        st.request.path = v.substr(0, q);
+        st.request.query = q == std::string_view::npos ? std::string_view() : v.substr(q + 1);
+    } else if (n == ":authority") {
+        st.request.headers.emplace_back("host", v);
+    } else if (!n.starts_with(':')) {
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
+            v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
+            v.remove_suffix(1);
+        st.request.headers.emplace_back(n, v); // nghttp2 let only lower-case names through
+    }
+    return 0;
+}
+
 } // namespace
 
 H2Session::~H2Session()
@@ -112,22 +147,26 @@ Connection *SimServer::Impl::h2Stream(qint32 id)
 
 int SimServer::Impl::h2OnBeginHeaders(nghttp2_session *, const nghttp2_frame *frame, void *self)
 {
-    auto &impl = *static_cast<Impl *>(self);
+    return guarded([&] { return static_cast<Impl *>(self)->h2BeginStream(frame); });
+}
+
+int SimServer::Impl::h2BeginStream(const nghttp2_frame *frame)
+{
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
     // nghttp2 refuses streams over SETTINGS_MAX_CONCURRENT_STREAMS itself; this is the safety net.
     // (Finished streams may linger until the kernel takes their last bytes: twice the limit.)
-    if (impl.h2Current->h2->streams.size() >= 2 * std::size_t(impl.config.maxStreams))
+    if (h2Current->h2->streams.size() >= 2 * std::size_t(config.maxStreams))
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     auto conn = std::make_unique<Connection>(0);
-    conn->id = impl.nextConnectionId++;
+    conn->id = nextConnectionId++;
     conn->keepAlive = false; // a stream carries one request
     conn->fresh = false;
     conn->stream = std::make_unique<H2Stream>();
     conn->stream->id = frame->hd.stream_id;
-    conn->stream->parent = impl.h2Current->id;
-    impl.h2Current->h2->streams.emplace(frame->hd.stream_id, conn->id);
-    impl.connections.emplace(conn->id, std::move(conn));
+    conn->stream->parent = h2Current->id;
+    h2Current->h2->streams.emplace(frame->hd.stream_id, conn->id);
+    connections.emplace(conn->id, std::move(conn));
     return 0;
 }
 
@@ -139,30 +178,10 @@ int SimServer::Impl::h2OnHeader(nghttp2_session *, const nghttp2_frame *frame, c
     Connection *conn = impl.h2Stream(frame->hd.stream_id);
     if (!conn || conn->stream->errorStatus)
         return 0;
-    H2Stream &st = *conn->stream;
-    st.headerBytes += nameLength + valueLength + 32; // RFC 9113's size of a field
-    if (st.headerBytes > HttpRequestParser::kMaxHeaderBytes) {
-        st.errorStatus = 431;
-        return 0;
-    }
-    const std::string_view n(reinterpret_cast<const char *>(name), nameLength);
-    std::string_view v(reinterpret_cast<const char *>(value), valueLength);
-    if (n == ":method") {
-        st.request.method = v;
-    } else if (n == ":path") {
-        const std::size_t q = v.find('?');
-        st.request.path = v.substr(0, q);
-        st.request.query = q == std::string_view::npos ? std::string_view() : v.substr(q + 1);
-    } else if (n == ":authority") {
-        st.request.headers.emplace_back("host", v);
-    } else if (!n.starts_with(':')) {
-        while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
-            v.remove_prefix(1);
-        while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
-            v.remove_suffix(1);
-        st.request.headers.emplace_back(n, v); // nghttp2 let only lower-case names through
-    }
-    return 0;
+    return guarded([&] {
+        return addHeader(*conn->stream, std::string_view(reinterpret_cast<const char *>(name), nameLength),
+                         std::string_view(reinterpret_cast<const char *>(value), valueLength));
+    });
 }
 
 int SimServer::Impl::h2OnData(nghttp2_session *, std::uint8_t, qint32 id, const std::uint8_t *data, std::size_t length,
@@ -178,8 +197,10 @@ int SimServer::Impl::h2OnData(nghttp2_session *, std::uint8_t, qint32 id, const 
         body = std::string();
         return 0;
     }
-    body.append(reinterpret_cast<const char *>(data), length);
-    return 0;
+    return guarded([&] {
+        body.append(reinterpret_cast<const char *>(data), length);
+        return 0;
+    });
 }
 
 int SimServer::Impl::h2OnFrame(nghttp2_session *, const nghttp2_frame *frame, void *self)
@@ -338,8 +359,10 @@ void SimServer::Impl::h2StreamClosed(Connection &stream)
         h2MarkDirty(*tcp);
         return; // reaped when nghttp2 closes it
     }
-    if (tcp && tcp->h2)
+    if (tcp && tcp->h2) {
         tcp->h2->streams.erase(st.id);
+        tcp->idleSinceNs = nowNs(); // the idle timeout counts from its last stream
+    }
     dead.push_back(stream.id);
 }
 
@@ -372,6 +395,16 @@ void SimServer::Impl::h2ConnectionClosed(Connection &conn)
         }
         h2Current = outer;
     }
+}
+
+bool SimServer::Impl::h2Answering(const Connection &conn) const
+{
+    if (!conn.h2)
+        return false;
+    return std::any_of(conn.h2->streams.begin(), conn.h2->streams.end(), [this](const auto &entry) {
+        const auto it = connections.find(entry.second);
+        return it != connections.end() && it->second->responding;
+    });
 }
 
 void SimServer::Impl::h2MarkDirty(Connection &conn)

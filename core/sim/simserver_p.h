@@ -205,11 +205,15 @@ public:
     /// Streams whose bytes the kernel took since the last call get their stamps, maybe finish.
     void h2Flushed(Connection &conn, qint64 stampNs = 0);
     void h2MarkDirty(Connection &conn);
+    /// An HTTP/2 connection with a stream being answered (streams still arriving count as idle, as a
+    /// partial HTTP/1.1 request does).
+    bool h2Answering(const Connection &conn) const;
     /// Moves nghttp2's frames of every connection marked dirty to the kernel.
     void pumpH2();
     void h2Pump(Connection &conn);
     void h2Dispatch(Connection &stream);
     Connection *h2Stream(qint32 id);
+    int h2BeginStream(const nghttp2_frame *frame);
     // nghttp2's callbacks (user data: this); h2Current is the connection being read or written.
     static int h2OnBeginHeaders(nghttp2_session *, const nghttp2_frame *frame, void *self);
     static int h2OnHeader(nghttp2_session *, const nghttp2_frame *frame, const std::uint8_t *name,
