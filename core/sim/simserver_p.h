@@ -296,7 +296,8 @@ public:
     std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
     std::vector<quint64> ready; ///< connections that may parse their next request
     std::vector<quint64> dead;  ///< closed connections to delete at a safe point
-    std::vector<quint64> h2Dirty; ///< HTTP/2 connections with frames to send
+    /// HTTP/2 connections with frames to send
+    std::vector<quint64> h2Dirty;
     quint64 nextConnectionId = kFirstConnectionId;
     qint64 generationIndex = 0;
     quint64 responseCounter = 0;
