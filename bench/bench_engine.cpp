@@ -16,6 +16,8 @@
 //                     default off: the CPU figure then is the engine's alone)
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
 //                     once a second, as Prometheus would; default off)
+//                     [--http 1.1,2]              (HTTP versions; default 1.1. HTTP/2 is cleartext by prior
+//                     knowledge, qnam only: native × 2 is skipped with a note)
 #include "pacedsimulator.h"
 
 #include "run/benchmarkrunner.h"
@@ -64,6 +66,38 @@ nlohmann::json getJson(QNetworkAccessManager &nam, const QString &url)
     return nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
 }
 
+QList<HttpVersion> parseHttpVersions(const QString &list)
+{
+    QList<HttpVersion> versions;
+    for (const QString &v : list.split(QLatin1Char(',')))
+        versions << (v.trimmed() == QLatin1String("2") ? HttpVersion::Http2 : HttpVersion::Http1);
+    return versions;
+}
+
+/// Transport × HTTP version, in that order; native has no HTTP/2, which a note says.
+QList<std::pair<TransportKind, HttpVersion>> transportRows(const QList<TransportKind> &transports,
+                                                           const QList<HttpVersion> &versions)
+{
+    QList<std::pair<TransportKind, HttpVersion>> rows;
+    for (const TransportKind transport : transports)
+        for (const HttpVersion version : versions) {
+            if (version == HttpVersion::Http2 && transport == TransportKind::Native)
+                std::printf("(native × HTTP/2 skipped: the native transport speaks HTTP/1.1 only)\n");
+            else
+                rows.append({transport, version});
+        }
+    return rows;
+}
+
+/// What carried the row on the wire: the HTTP version, and how many connections the simulator saw
+/// at once for the streams of its peak (HTTP/2 multiplexes many on one).
+void printWire(HttpVersion version, const nlohmann::json &stats)
+{
+    std::printf("         HTTP/%s: wire peak %lld streams over %lld connections (peak open; %lld spoke HTTP/2)\n",
+                version == HttpVersion::Http2 ? "2" : "1.1", stats.value("peak_concurrent_requests", 0LL),
+                stats.value("peak_open_connections", 0LL), stats.value("h2_connections", 0LL));
+}
+
 double percentile(std::vector<double> v, double q)
 {
     if (v.empty())
@@ -84,6 +118,7 @@ int main(int argc, char *argv[])
     bool scrape = false;
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
     bool serve = false;
+    QList<HttpVersion> versions{HttpVersion::Http1};
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -104,6 +139,8 @@ int main(int argc, char *argv[])
             scrape = args[i + 1] == QLatin1String("on");
         else if (args[i] == QLatin1String("--metrics-listen"))
             serve = args[i + 1] == QLatin1String("on");
+        else if (args[i] == QLatin1String("--http"))
+            versions = parseHttpVersions(args[i + 1]);
     }
 
     std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process; server "
@@ -113,7 +150,7 @@ int main(int argc, char *argv[])
     std::printf("%9s %8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "transport", "streams", "wire peak", "events/s",
                 "CPU us/evt", "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
-    for (const TransportKind transport : transports)
+    for (const auto &[transport, version] : transportRows(transports, versions))
         for (int concurrency : levels) {
             PacedSimulator sim;
             if (!sim.start(cli, concurrency, tokensPerS, 20)) {
@@ -126,6 +163,8 @@ int main(int argc, char *argv[])
             config.target.model = QStringLiteral("fast");
             config.target.serverMetrics = scrape;
             config.target.transport = transport;
+            if (version == HttpVersion::Http2)
+                config.target.httpVersion = version; // else as before: the transport's default
             config.load.concurrency = concurrency;
             config.load.durationMs = seconds * 1000;
             config.request.maxTokens = sim.outputTokens();
@@ -220,6 +259,7 @@ int main(int argc, char *argv[])
                         "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms\n",
                         percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5),
                         percentile(requestLag, 0.99));
+            printWire(version, stats);
             std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
                         static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
                         outcome.summary.total.windowS);

@@ -972,8 +972,8 @@ private Q_SLOTS:
             << QStringLiteral("larger") << false;
         QTest::newRow("malformed request line")
             << QByteArray("HELLO\r\n\r\n") << 400 << QStringLiteral("request line") << false;
-        QTest::newRow("HTTP/2 preface") << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") << 505
-                                        << QStringLiteral("HTTP version") << false;
+        QTest::newRow("bad HTTP/2 preface")
+            << QByteArray("PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n") << 505 << QStringLiteral("HTTP version") << false;
         QTest::newRow("bad chunk size")
             << QByteArray("POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") << 400
             << QStringLiteral("chunk") << false;

@@ -70,6 +70,7 @@ const Field kFields[] = {
     {"max_body_bytes", &SimConfig::maxBodyBytes, 1024, double(1LL << 34), "Largest request body; more get 413"},
     {"idle_timeout_s", &SimConfig::idleTimeoutS, 0, 86400, "Close connections idle this long, s (0: never)"},
     {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
+    {"max_streams", &SimConfig::maxStreams, 1, 100000, "HTTP/2: concurrent streams per connection"},
 };
 
 constexpr EnumName<OutputDistribution> kDistNames[] = {

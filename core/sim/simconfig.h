@@ -76,6 +76,7 @@ struct SimConfig {
     double idleTimeoutS =
         60; ///< a connection with no request under way and nothing read this long is closed; 0 = never
     qint64 traceCapacity = 100000; ///< finished requests kept for GET /sim/requests
+    qint64 maxStreams = 1000;      ///< HTTP/2: concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS)
 
     /// Whether `name` is the model or one of its aliases.
     bool servesModel(const QString &name) const;

@@ -99,7 +99,7 @@ void SimServer::Impl::closeIdle(qint64 now)
 {
     const qint64 timeout = idleTimeoutNs();
     for (auto &[id, conn] : connections) {
-        if (!conn->dead && !conn->responding && !conn->exchange &&
+        if (!conn->dead && !conn->stream && !conn->responding && !conn->exchange && !h2Answering(*conn) &&
             now - std::max(conn->lastReadNs, conn->idleSinceNs) >= timeout)
             closeConnection(*conn);
     }
@@ -132,6 +132,14 @@ void SimServer::Impl::readable(Connection &conn)
 
 void SimServer::Impl::processInput(Connection &conn)
 {
+    if (conn.fresh && !conn.in.empty()) {
+        bool wait = false;
+        if (detectH2(conn, &wait) && wait)
+            return;
+        conn.fresh = false;
+    }
+    if (conn.h2)
+        return h2Input(conn);
     while (!conn.dead && !conn.responding && !conn.in.empty()) {
         const auto result = conn.parser.feed(conn.in);
         if (result == HttpRequestParser::Result::NeedMore) {
@@ -161,6 +169,8 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
 {
     if (conn.dead || data.empty())
         return;
+    if (conn.stream)
+        return h2Send(conn, data);
     conn.queuedTotal += data.size();
     if (conn.outSent < conn.out.size()) {
         conn.out.append(data);
@@ -185,9 +195,9 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
     }
 }
 
-void SimServer::Impl::flush(Connection &conn)
+void SimServer::Impl::flush(Connection &conn, qint64 stampNs)
 {
-    while (conn.outSent < conn.out.size()) {
+    while (!conn.stream && conn.outSent < conn.out.size()) {
         const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
@@ -199,7 +209,7 @@ void SimServer::Impl::flush(Connection &conn)
         conn.outSent += std::size_t(n);
         conn.flushedTotal += std::size_t(n);
     }
-    const qint64 now = nowNs();
+    const qint64 now = stampNs > 0 ? stampNs : nowNs();
     std::erase_if(conn.marks, [&](const Mark &m) {
         if (m.offset > conn.flushedTotal)
             return false;
@@ -207,7 +217,11 @@ void SimServer::Impl::flush(Connection &conn)
             applyStamps(*conn.trace, m.stamps, now);
         return true;
     });
-    if (conn.outSent < conn.out.size())
+    if (conn.h2) {
+        h2Flushed(conn);
+        h2MarkDirty(conn); // room for more of its frames
+    }
+    if (!drained(conn))
         return;
     conn.out.clear();
     conn.outSent = 0;
@@ -227,7 +241,7 @@ qint64 SimServer::Impl::write(Connection &conn, std::string_view data, unsigned 
     if (conn.dead)
         return now;
     if (conn.trace && stamps) {
-        if (conn.outSent >= conn.out.size())
+        if (!conn.stream && drained(conn)) // a stream's bytes wait for the next pump
             applyStamps(*conn.trace, stamps, now);
         else
             conn.marks.push_back({conn.queuedTotal + data.size(), stamps});
@@ -239,7 +253,7 @@ qint64 SimServer::Impl::write(Connection &conn, std::string_view data, unsigned 
 qint64 SimServer::Impl::writeLast(Connection &conn, std::string_view data, unsigned stamps)
 {
     qint64 now = 0;
-    if (conn.trace && conn.outSent >= conn.out.size()) {
+    if (conn.trace && !conn.stream && drained(conn)) {
         now = nowNs();
         applyStamps(*conn.trace, stamps | StampDone, now);
         publishTrace(conn);
@@ -250,7 +264,7 @@ qint64 SimServer::Impl::writeLast(Connection &conn, std::string_view data, unsig
     if (conn.dead)
         return now;
     conn.responseComplete = true;
-    if (conn.outSent >= conn.out.size()) {
+    if (drained(conn)) {
         publishTrace(conn);
         finishResponse(conn);
     }
@@ -296,6 +310,10 @@ void SimServer::Impl::closeConnection(Connection &conn)
     if (conn.trace && conn.trace->doneNs < 0)
         conn.trace->doneNs = nowNs();
     publishTrace(conn);
+    if (conn.stream)
+        return h2StreamClosed(conn);
+    if (conn.h2)
+        h2ConnectionClosed(conn);
     epoll_ctl(epollFd, EPOLL_CTL_DEL, conn.fd, nullptr);
     ::close(conn.fd);
     dead.push_back(conn.id);

@@ -43,7 +43,7 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     ex->meta.created = QDateTime::currentSecsSinceEpoch();
     ex->meta.includeUsage = req.includeUsage;
     ex->usage.promptTokens = promptTokens;
-    ex->chunked = request.minorVersion >= 1;
+    ex->chunked = !conn.stream && request.minorVersion >= 1; // HTTP/2 frames it in DATA
     ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
     if (!ex->chunked)
         conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does

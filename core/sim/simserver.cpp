@@ -88,6 +88,7 @@ void SimServer::Impl::run()
         const int n = epoll_wait(epollFd, events.data(), int(events.size()), timeout);
         for (int i = 0; i < n; ++i)
             dispatch(events[size_t(i)]);
+        pumpH2();
         reapDead();
     }
     // Stopped: free the port at once (the object lives on to answer stats()).
@@ -182,6 +183,7 @@ void SimServer::Impl::runDue()
             closeConnection(*it->second);
         }
     }
+    pumpH2();
     reapDead();
 }
 

@@ -17,6 +17,7 @@
 #include "sim/simprotocol.h"
 #include "tokenize/tokenizer.h"
 
+#include <nghttp2/nghttp2.h>
 #include <sys/epoll.h>
 
 #include <QDateTime>
@@ -74,6 +75,37 @@ struct Mark {
     unsigned stamps;
 };
 
+/// An HTTP/2 connection's protocol state (simh2.cpp): nghttp2 frames, HPACK and flow control;
+/// each of its streams is a Connection of its own that routing and generation answer as usual.
+struct H2Session {
+    H2Session() = default;
+    H2Session(const H2Session &) = delete;
+    H2Session &operator=(const H2Session &) = delete;
+    ~H2Session();
+    nghttp2_session *session = nullptr;
+    std::unordered_map<qint32, quint64> streams; ///< stream id -> its Connection, until that is reaped
+    std::vector<quint64> touched;                ///< streams nghttp2 took bytes of since the last pump
+    struct Flush {
+        std::uint64_t offset;       ///< once the TCP connection flushed this many bytes...
+        quint64 stream;             ///< ...the kernel has this stream's bytes
+        std::uint64_t streamOffset; ///< up to here
+    };
+    std::vector<Flush> flushes;
+    bool dirty = false; ///< queued for a pump
+};
+
+/// An HTTP/2 stream's side of its Connection: the request as its frames arrive.
+struct H2Stream {
+    qint32 id = 0;
+    quint64 parent = 0; ///< the TCP connection carrying it
+    HttpRequest request;
+    std::size_t headerBytes = 0;
+    int errorStatus = 0;     ///< 413 or 431, answered when the request ends
+    std::uint64_t taken = 0; ///< bytes of the response nghttp2 took (the head counts as its size)
+    bool headersSubmitted = false;
+    bool closed = false; ///< nghttp2 closed the stream (or its connection went)
+};
+
 struct Connection {
     explicit Connection(std::size_t maxBody)
         : parser(maxBody)
@@ -97,6 +129,9 @@ struct Connection {
     bool continueSent = false;
     bool writeWatched = false;
     bool dead = false;
+    bool fresh = true;                ///< nothing parsed yet: the HTTP/2 preface may still come
+    std::unique_ptr<H2Session> h2;    ///< a TCP connection speaking HTTP/2
+    std::unique_ptr<H2Stream> stream; ///< an HTTP/2 stream (no descriptor of its own)
 };
 
 struct Timer {
@@ -135,7 +170,8 @@ public:
     void processInput(Connection &conn);
     /// Writes or queues bytes; the kernel gets them right away when nothing is waiting.
     void send(Connection &conn, std::string_view data);
-    void flush(Connection &conn);
+    /// Writes what waits; the stamps of what the kernel took get stampNs (0: now).
+    void flush(Connection &conn, qint64 stampNs = 0);
     /// Writes a piece of the response and stamps trace fields with the moment the kernel gets it:
     /// just before the write (so no reader can see the bytes before the stamp exists) or, when
     /// earlier output still waits, when that drains. Returns the time of the write.
@@ -149,6 +185,47 @@ public:
     /// Closes now; the object goes at the next safe point (callers may still hold it).
     void closeConnection(Connection &conn);
     void reapDead();
+    /// Nothing of the connection's output waits: for a stream, the kernel has all its bytes.
+    static bool drained(const Connection &conn)
+    {
+        return conn.stream ? conn.flushedTotal >= conn.queuedTotal : conn.outSent >= conn.out.size();
+    }
+
+    // --- HTTP/2 (simh2.cpp) --------------------------------------------------------------------------
+
+    /// True when a fresh connection's first bytes are (the start of) the HTTP/2 preface; starts
+    /// the session once all of it is in. *wait: the bytes so far are a prefix of it.
+    bool detectH2(Connection &conn, bool *wait);
+    void h2Input(Connection &conn);
+    /// A stream's output: the first piece carries the head, sent as HEADERS, the rest as DATA.
+    void h2Send(Connection &stream, std::string_view data);
+    /// A stream closed by the server (done, cut, failed) or by its client or connection.
+    void h2StreamClosed(Connection &stream);
+    void h2ConnectionClosed(Connection &conn);
+    /// Streams whose bytes the kernel took since the last call get their stamps, maybe finish.
+    void h2Flushed(Connection &conn, qint64 stampNs = 0);
+    void h2MarkDirty(Connection &conn);
+    /// An HTTP/2 connection with a stream being answered (streams still arriving count as idle, as a
+    /// partial HTTP/1.1 request does).
+    bool h2Answering(const Connection &conn) const;
+    /// Moves nghttp2's frames of every connection marked dirty to the kernel.
+    void pumpH2();
+    void h2Pump(Connection &conn);
+    void h2Dispatch(Connection &stream);
+    Connection *h2Stream(qint32 id);
+    int h2BeginStream(const nghttp2_frame *frame);
+    // nghttp2's callbacks (user data: this); h2Current is the connection being read or written.
+    static int h2OnBeginHeaders(nghttp2_session *, const nghttp2_frame *frame, void *self);
+    static int h2OnHeader(nghttp2_session *, const nghttp2_frame *frame, const std::uint8_t *name,
+                          std::size_t nameLength, const std::uint8_t *value, std::size_t valueLength,
+                          std::uint8_t flags, void *self);
+    static int h2OnData(nghttp2_session *, std::uint8_t flags, qint32 id, const std::uint8_t *data, std::size_t length,
+                        void *self);
+    static int h2OnFrame(nghttp2_session *, const nghttp2_frame *frame, void *self);
+    static int h2OnStreamClose(nghttp2_session *, qint32 id, std::uint32_t errorCode, void *self);
+    static ssize_t h2Read(nghttp2_session *, qint32 id, std::uint8_t *buf, std::size_t length, std::uint32_t *flags,
+                          nghttp2_data_source *, void *self);
+    Connection *h2Current = nullptr;
 
     // --- HTTP responses (simrouting.cpp) -------------------------------------------------------------
 
@@ -219,6 +296,8 @@ public:
     std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers;
     std::vector<quint64> ready; ///< connections that may parse their next request
     std::vector<quint64> dead;  ///< closed connections to delete at a safe point
+    /// HTTP/2 connections with frames to send
+    std::vector<quint64> h2Dirty;
     quint64 nextConnectionId = kFirstConnectionId;
     qint64 generationIndex = 0;
     quint64 responseCounter = 0;
@@ -227,6 +306,7 @@ public:
     std::string scratchText;
     std::string scratchEvents;
     std::string scratchFrame;
+    std::string scratchH2;
 
     mutable std::mutex statsMutex;
     SimStats stats;

@@ -21,6 +21,7 @@ nlohmann::json SimStats::toJson() const
         {"peak_concurrent_requests", peakConcurrentRequests},
         {"open_connections", openConnections},
         {"peak_open_connections", peakOpenConnections},
+        {"h2_connections", h2Connections},
         {"tokens_sent", tokensSent},
         {"reasoning_tokens_sent", reasoningTokensSent},
         {"prompt_tokens", promptTokens},

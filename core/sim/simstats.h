@@ -34,6 +34,8 @@ struct SimStats {
     qint64 peakConcurrentRequests = 0; ///< peak of requestsInProgress
     qint64 openConnections = 0;
     qint64 peakOpenConnections = 0;
+    /// connections that spoke HTTP/2 (prior knowledge)
+    qint64 h2Connections = 0;
     qint64 tokensSent = 0; ///< completion tokens written (reasoning included)
     qint64 reasoningTokensSent = 0;
     qint64 promptTokens = 0; ///< of requests admitted to the serving model
