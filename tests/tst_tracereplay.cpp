@@ -4,6 +4,7 @@
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
+#include <QAbstractEventDispatcher>
 #include <QEventLoop>
 #include <QTemporaryDir>
 #include <QTest>
@@ -181,6 +182,28 @@ private Q_SLOTS:
             errorMs.push_back(std::abs(lag - shift));
         qInfo("arrival error: median %.3f ms, p99 %.3f ms", median(errorMs), percentile(errorMs, 0.99));
         QVERIFY2(median(errorMs) <= 2.0, qPrintable(QStringLiteral("median error %1 ms").arg(median(errorMs))));
+    }
+
+    // The arrival timer counted whole milliseconds: rounded down, it woke before the arrival was due
+    // and re-armed itself at 0 ms until it was, hundreds of event-loop passes per arrival (a spin a
+    // loaded machine preempts, so trace steps left late). Counted, not timed.
+    void arrivalTimerSpunThroughTheEventLoop()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        QList<qint64> timesMs;
+        for (int i = 0; i < 40; ++i)
+            timesMs << qint64(i) * 7;
+        qsizetype passes = 0;
+        const QMetaObject::Connection counting = QObject::connect(
+            QAbstractEventDispatcher::instance(), &QAbstractEventDispatcher::aboutToBlock, [&passes] { ++passes; });
+        const auto records = replay(traceConfig(host, writeTrace(dir, timesMs, {3}), 1.0));
+        QObject::disconnect(counting);
+        QCOMPARE(qsizetype(records.size()), timesMs.size());
+        qInfo("%lld event-loop passes for %lld arrivals", qlonglong(passes), qlonglong(timesMs.size()));
+        // An arrival's wake-up, its completion and what else the loop serves: a few passes each.
+        QVERIFY2(passes < 10 * timesMs.size(), qPrintable(QString::number(passes)));
     }
 
     void hashIdsShareTheirPrefixInTheServersCache()
