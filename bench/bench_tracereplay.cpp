@@ -2,9 +2,12 @@
 // N requests (Poisson arrivals with bursts) is replayed against an in-process simulator; for each
 // request the arrival on the server's clock minus its trace time is one constant (the clocks'
 // offset and the way there) up to the replay's error. Prints the error's percentiles and the
-// client's own queue delay (sent − scheduled).
+// client's own queue delay (sent − scheduled). `--arrival poisson|constant` replays no trace but
+// the same number of requests at that rate's open-loop schedule (the same arrival timer), the
+// error then against each request's scheduled time. Last, the CPU time (user + sys) of the
+// process (the in-process simulator's included) and of the load controller's thread alone.
 //
-//   bench_tracereplay [--requests N] [--rate R] [--time-scale X]
+//   bench_tracereplay [--requests N] [--rate R] [--time-scale X] [--arrival trace|poisson|constant]
 #include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
@@ -15,7 +18,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
+#include <sys/resource.h>
 
 using namespace tb;
 
@@ -29,6 +34,14 @@ double percentile(std::vector<double> v, double p)
     return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
 }
 
+/// `who`: RUSAGE_SELF (the process) or RUSAGE_THREAD (the calling one).
+double cpuSeconds(int who)
+{
+    rusage u{};
+    getrusage(who, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -37,6 +50,7 @@ int main(int argc, char **argv)
     int requests = 600;
     double rate = 40;
     double timeScale = 1;
+    std::optional<Arrival> arrival; // none: the trace
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--requests"))
@@ -45,26 +59,30 @@ int main(int argc, char **argv)
             rate = std::clamp(args[i + 1].toDouble(), 0.1, 10000.0);
         else if (args[i] == QLatin1String("--time-scale"))
             timeScale = std::clamp(args[i + 1].toDouble(), 0.001, 1000.0);
+        else if (args[i] == QLatin1String("--arrival") && args[i + 1] != QLatin1String("trace"))
+            arrival = arrivalFromName(args[i + 1]);
     }
 
     // Poisson gaps, every tenth request a burst of three at the same millisecond.
     QTemporaryDir dir;
     QFile trace(dir.filePath(QStringLiteral("trace.jsonl")));
-    if (!trace.open(QIODevice::WriteOnly))
-        return 1;
-    std::mt19937_64 rng(7);
-    std::exponential_distribution<double> gap(rate / 1000.0);
-    double t = 0;
-    for (int i = 0; i < requests; ++i) {
-        if (i % 10 >= 3)
-            t += gap(rng);
-        trace.write(
-            QStringLiteral("{\"timestamp\": %1, \"input_length\": 64, \"output_length\": 8, \"hash_ids\": [%2]}\n")
-                .arg(std::llround(t))
-                .arg(i % 5)
-                .toUtf8());
+    if (!arrival) {
+        if (!trace.open(QIODevice::WriteOnly))
+            return 1;
+        std::mt19937_64 rng(7);
+        std::exponential_distribution<double> gap(rate / 1000.0);
+        double t = 0;
+        for (int i = 0; i < requests; ++i) {
+            if (i % 10 >= 3)
+                t += gap(rng);
+            trace.write(
+                QStringLiteral("{\"timestamp\": %1, \"input_length\": 64, \"output_length\": 8, \"hash_ids\": [%2]}\n")
+                    .arg(std::llround(t))
+                    .arg(i % 5)
+                    .toUtf8());
+        }
+        trace.close();
     }
-    trace.close();
 
     sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
     simConfig.maxBatch = 256;
@@ -74,8 +92,15 @@ int main(int argc, char **argv)
     RunConfig config;
     config.target.url = host.baseUrl().toString();
     config.target.model = simConfig.model;
-    config.load.trace = trace.fileName();
-    config.load.timeScale = timeScale;
+    if (arrival) {
+        config.load.mode = LoadMode::Rate;
+        config.load.rate = rate;
+        config.load.arrival = *arrival;
+        config.load.requests = requests;
+    } else {
+        config.load.trace = trace.fileName();
+        config.load.timeScale = timeScale;
+    }
     QString error;
     const auto plan = RunPlan::create(config, &error);
     if (!plan) {
@@ -85,8 +110,12 @@ int main(int argc, char **argv)
     std::vector<RequestRecord> records;
     LoadController controller(plan, RunClock(), [&records](RequestRecord &&r) { records.push_back(std::move(r)); });
     QObject::connect(&controller, &LoadController::finished, &app, &QCoreApplication::quit);
+    const double cpuBefore = cpuSeconds(RUSAGE_SELF);
+    const double controllerCpuBefore = cpuSeconds(RUSAGE_THREAD); // the controller lives on this thread
     controller.start(2);
     app.exec();
+    const double cpu = cpuSeconds(RUSAGE_SELF) - cpuBefore;
+    const double controllerCpu = cpuSeconds(RUSAGE_THREAD) - controllerCpuBefore;
 
     std::map<QString, qint64> received;
     for (const sim::RequestTrace &tr : host.requests())
@@ -103,11 +132,19 @@ int main(int argc, char **argv)
     std::vector<double> err;
     for (const double l : lag)
         err.push_back(std::abs(l - shift));
-    std::printf("trace replay: %zu of %d requests ok, %.0f req/s, time scale %g\n", lag.size(), requests, rate,
-                timeScale);
-    std::printf("arrival error (server clock vs trace time) ms: p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
+    if (arrival)
+        std::printf("%s arrivals: %zu of %d requests ok, %.0f req/s\n", qPrintable(arrivalName(*arrival)), lag.size(),
+                    requests, rate);
+    else
+        std::printf("trace replay: %zu of %d requests ok, %.0f req/s, time scale %g\n", lag.size(), requests, rate,
+                    timeScale);
+    std::printf("arrival error (server clock vs schedule) ms:   p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
                 percentile(err, 0.5), percentile(err, 0.9), percentile(err, 0.99), percentile(err, 1.0));
     std::printf("client queue delay (sent - scheduled) ms:      p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
                 percentile(queue, 0.5), percentile(queue, 0.9), percentile(queue, 0.99), percentile(queue, 1.0));
+    const double perRequest = 1e6 / double(std::max<std::size_t>(1, records.size()));
+    std::printf("CPU (user + sys) s: process %.3f (simulator included), %.0f us per request; controller thread "
+                "%.3f, %.0f us per request\n",
+                cpu, cpu * perRequest, controllerCpu, controllerCpu * perRequest);
     return 0;
 }

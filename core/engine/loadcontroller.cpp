@@ -3,11 +3,15 @@
 #include "engine/transportworker.h"
 #include "tokenize/tokenizer.h"
 
+#include <QSocketNotifier>
 #include <QThread>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 namespace tb {
 
@@ -44,6 +48,15 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     m_arrivalTimer.setSingleShot(true);
     m_arrivalTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_arrivalTimer, &QTimer::timeout, this, &LoadController::arrivalTick);
+    m_arrivalFd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (m_arrivalFd >= 0) {
+        m_arrivalWake = new QSocketNotifier(m_arrivalFd, QSocketNotifier::Read, this);
+        connect(m_arrivalWake, &QSocketNotifier::activated, this, [this] {
+            std::uint64_t expirations = 0; // read, or the level-triggered notifier fires again
+            [[maybe_unused]] const auto r = ::read(m_arrivalFd, &expirations, sizeof expirations);
+            arrivalTick();
+        });
+    }
     m_thinkTimer.setParent(this);
     m_thinkTimer.setSingleShot(true);
     m_thinkTimer.setTimerType(Qt::PreciseTimer);
@@ -53,6 +66,9 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
 LoadController::~LoadController()
 {
     stopWorkers();
+    delete m_arrivalWake;
+    if (m_arrivalFd >= 0)
+        ::close(m_arrivalFd);
 }
 
 void LoadController::start(int workerThreads)
@@ -114,7 +130,7 @@ void LoadController::endPhase()
     if (!m_issuing)
         return;
     m_phaseTimer.stop();
-    m_arrivalTimer.stop();
+    stopArrivalTimer();
     if (m_inWarmup) {
         m_inWarmup = false;
     } else if (m_stage + 1 < m_plan->stages.size()) {
@@ -208,9 +224,28 @@ void LoadController::arrivalTick()
 
 void LoadController::scheduleArrivalTimer()
 {
-    const std::int64_t waitNs = m_nextArrivalNs - m_clock.nowNs();
-    // QTimer counts whole milliseconds; round down and let arrivalTick() send what is due.
-    m_arrivalTimer.start(int(std::max<std::int64_t>(0, waitNs / 1'000'000)));
+    if (m_arrivalFd < 0) {
+        // Rounded up: a timer that fires early finds nothing due and spins through the event loop.
+        const std::int64_t waitNs = m_nextArrivalNs - m_clock.nowNs();
+        m_arrivalTimer.start(int(std::clamp<std::int64_t>((waitNs + 999'999) / 1'000'000, 0, INT_MAX)));
+        return;
+    }
+    // steady_clock is CLOCK_MONOTONIC: the run clock's instant is the timerfd's absolute time.
+    const std::int64_t dueNs =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.at(m_nextArrivalNs).time_since_epoch()).count();
+    itimerspec spec{};
+    spec.it_value.tv_sec = time_t(dueNs / 1'000'000'000);
+    spec.it_value.tv_nsec = long(dueNs % 1'000'000'000);
+    ::timerfd_settime(m_arrivalFd, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+void LoadController::stopArrivalTimer()
+{
+    m_arrivalTimer.stop();
+    if (m_arrivalFd >= 0) {
+        const itimerspec disarmed{};
+        ::timerfd_settime(m_arrivalFd, 0, &disarmed, nullptr);
+    }
 }
 
 void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
@@ -435,7 +470,7 @@ void LoadController::stop()
     m_stopping = true;
     m_issuing = false;
     m_phaseTimer.stop();
-    m_arrivalTimer.stop();
+    stopArrivalTimer();
     m_thinkTimer.stop();
     m_thinking.clear();
     while (!m_waiting.empty()) {

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+class QSocketNotifier;
+
 namespace tb {
 
 class TransportWorker;
@@ -72,6 +74,7 @@ private:
     void fillUsers();
     void arrivalTick();
     void scheduleArrivalTimer();
+    void stopArrivalTimer();
     double nextGapNs();
     bool advanceArrival();
     bool traceArrival();
@@ -120,6 +123,11 @@ private:
     std::uint64_t m_rng = 0;
     std::int64_t m_traceOriginNs = -1; ///< a trace's first entry is due here; the rest at their offsets
     std::deque<RequestJob> m_waiting;
+    /// The next arrival's wake-up: a timerfd armed at its nanosecond (Qt's timers count whole
+    /// milliseconds, so each arrival would leave up to a millisecond late); without one (no
+    /// descriptor left), m_arrivalTimer.
+    int m_arrivalFd = -1;
+    QSocketNotifier *m_arrivalWake = nullptr;
     QTimer m_arrivalTimer;
 
     /// Load balancing over each target's instances; the controller is the balancer, so its own
