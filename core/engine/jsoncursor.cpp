@@ -1,5 +1,7 @@
 #include "engine/jsoncursor.h"
 
+#include <bit>
+#include <cstring>
 #include <limits>
 
 namespace tb {
@@ -94,6 +96,30 @@ std::size_t utf8Size(char32_t cp)
     return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 }
 
+/// The bytes among the 8 at p that a string scan must stop at ('"', '\\', a control character),
+/// each marked by its high bit — eight bytes a step. (x − 0x0101…) & ~x & 0x8080… marks the zero
+/// bytes of x, and (x − 0x2020…) & ~x & 0x8080… the bytes below 0x20; a borrow can only mark a
+/// byte after a marked one, so the first mark is always a real stop.
+std::uint64_t stopBytes(const char *p)
+{
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    constexpr std::uint64_t highs = 0x8080808080808080;
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof(w));
+    const std::uint64_t quote = w ^ (ones * '"');
+    const std::uint64_t backslash = w ^ (ones * '\\');
+    return (((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | ((w - ones * 0x20) & ~w)) & highs;
+}
+
+/// Bytes from p to the first one stopBytes marked.
+int firstStop(std::uint64_t stops)
+{
+    if constexpr (std::endian::native == std::endian::little)
+        return std::countr_zero(stops) / 8;
+    else
+        return std::countl_zero(stops) / 8;
+}
+
 } // namespace
 
 bool JsonCursor::string(std::string_view *raw)
@@ -105,7 +131,17 @@ bool JsonCursor::string(std::string_view *raw)
     const char *p = m_p;
     const char *const end = m_end;
     const char *const begin = p;
-    while (p < end) {
+    for (;;) {
+        if (end - p >= 8) {
+            const std::uint64_t stops = stopBytes(p);
+            if (stops == 0) {
+                p += 8;
+                continue;
+            }
+            p += firstStop(stops);
+        } else if (p >= end) {
+            break;
+        }
         const char c = *p;
         if (c == '"') {
             if (raw)
