@@ -248,9 +248,11 @@ std::int64_t TcpStream::readClockOffset()
         timespec realNow{};
         ::clock_gettime(CLOCK_REALTIME, &realNow);
         after = m_clock.nowNs();
-        if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
+        const bool close = after - before < 20'000;
+        if (close || m_realMinusRunNs == kNoOffset)
             m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
-            m_offsetReadNs = after;
+        if (close) {
+            m_offsetReadNs = after; // kept for kOffsetLifeNs; a wide reading only until the next read
             break;
         }
     }
