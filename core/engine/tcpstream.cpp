@@ -228,35 +228,23 @@ std::int64_t TcpStream::stampOf(const msghdr &message, std::int64_t *readNs)
         std::memcpy(stamps, CMSG_DATA(c), sizeof(stamps));
         if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
             break;
-        std::int64_t now = m_clock.nowNs();
-        if (m_realMinusRunNs == kNoOffset || now - m_offsetReadNs >= kOffsetLifeNs)
-            now = readClockOffset();
-        *readNs = now;
+        // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
+        // offset between the two clocks, read between two steady readings close together (a
+        // preemption between the readings would shift the stamp by its length).
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            const std::int64_t before = m_clock.nowNs();
+            timespec realNow{};
+            ::clock_gettime(CLOCK_REALTIME, &realNow);
+            const std::int64_t after = m_clock.nowNs();
+            *readNs = after;
+            if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
+                m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
+                break;
+            }
+        }
         return toNs(stamps[0]) - m_realMinusRunNs;
     }
     return m_clock.nowNs();
-}
-
-std::int64_t TcpStream::readClockOffset()
-{
-    // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
-    // offset between the two clocks, read between two steady readings close together (a
-    // preemption between the readings would shift the stamp by its length).
-    std::int64_t after = 0;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-        const std::int64_t before = m_clock.nowNs();
-        timespec realNow{};
-        ::clock_gettime(CLOCK_REALTIME, &realNow);
-        after = m_clock.nowNs();
-        const bool close = after - before < 20'000;
-        if (close || m_realMinusRunNs == kNoOffset)
-            m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
-        if (close) {
-            m_offsetReadNs = after; // kept for kOffsetLifeNs; a wide reading only until the next read
-            break;
-        }
-    }
-    return after;
 }
 
 void TcpStream::onReadable()

@@ -44,8 +44,6 @@ private:
     void failed(RequestStatus status, QString message);
     /// Sets *readNs to the time of the read when the kernel stamped the bytes.
     std::int64_t stampOf(const ::msghdr &message, std::int64_t *readNs);
-    /// Reads CLOCK_REALTIME − run clock into m_realMinusRunNs; returns the run clock after it.
-    std::int64_t readClockOffset();
 
     Endpoint m_endpoint;
     RunClock m_clock;
@@ -60,10 +58,6 @@ private:
     int m_lookupId = -1;
     static constexpr std::int64_t kNoOffset = std::numeric_limits<std::int64_t>::min();
     std::int64_t m_realMinusRunNs = kNoOffset; ///< CLOCK_REALTIME − run clock, for kernel stamps
-    /// The offset moves only as NTP slews the real-time clock (parts per million), so it is read
-    /// again after kOffsetLifeNs rather than on every read: one clock reading per read, not three.
-    static constexpr std::int64_t kOffsetLifeNs = 100'000'000;
-    std::int64_t m_offsetReadNs = 0; ///< when (run clock) the offset was last read
     std::int64_t m_lastStampNs = 0;
     /// Guards callbacks: a handler may abort (and the owner delete later) from inside one.
     quint64 m_generation = 0;
