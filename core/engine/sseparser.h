@@ -43,7 +43,7 @@ private:
     /// The event's data so far: in the bytes being fed (one line, not yet copied) or in m_data.
     std::string_view m_dataView;
     bool m_dataOwned = false;
-    std::string m_event;   ///< its event type
+    std::string m_event; ///< its event type
     bool m_hasData = false;
     bool m_skipLf = false;  ///< the previous read ended in CR: a leading LF belongs to it
     bool m_started = false; ///< past a possible UTF-8 BOM
