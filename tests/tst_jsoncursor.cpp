@@ -129,6 +129,44 @@ private Q_SLOTS:
         QCOMPARE(order.join(QLatin1Char(',')), QStringLiteral("id,n,f,neg,s,skip,last"));
     }
 
+    // Strings are scanned eight bytes a step: a stop ('"', '\\', a control character) must be found
+    // wherever it falls in a step, and bytes of 0x80 and above next to it must neither hide nor fake one.
+    void stringStopsAnywhereInAStep_data()
+    {
+        QTest::addColumn<QByteArray>("middle");
+        QTest::newRow("nothing") << QByteArray();
+        QTest::newRow("escape") << QByteArray("\\n");
+        QTest::newRow("escaped quote") << QByteArray("\\\"");
+        QTest::newRow("unicode escape") << QByteArray("\\u00e9");
+        QTest::newRow("raw utf-8") << QByteArray(
+            "\xC3\xA9\xE2\x80\x9C\xC2\xA2\xDC\x80"); // é “ ¢ ܀: 0xA2, 0xDC are '"', '\\' with the high bit set
+        QTest::newRow("control character") << QByteArray("\x01");
+        QTest::newRow("unit separator") << QByteArray("\x1f");
+        QTest::newRow("tab") << QByteArray("\t");
+    }
+
+    void stringStopsAnywhereInAStep()
+    {
+        QFETCH(QByteArray, middle);
+        for (int before = 0; before <= 17; ++before) {
+            for (int after = 0; after <= 17; ++after) {
+                const QByteArray content = QByteArray(before, 'a') + middle + QByteArray(after, 'b');
+                const QByteArray json = "\"" + content + "\" ";
+                JsonCursor c(std::string_view(json.constData(), std::size_t(json.size())));
+                std::string_view raw;
+                const bool ok = c.string(&raw) && c.atEnd();
+                const QByteArray where = middle.toPercentEncoding() + " after " + QByteArray::number(before);
+                QVERIFY2(ok == nlohmann::json::accept(json.constData(), json.constData() + json.size()),
+                         where.constData());
+                if (ok)
+                    QCOMPARE(QByteArray(raw.data(), qsizetype(raw.size())), content);
+                // Without its closing quote the same string is malformed, wherever the text ends.
+                JsonCursor open(std::string_view(json.constData(), std::size_t(json.size() - 2)));
+                QVERIFY2(!open.string(), where.constData());
+            }
+        }
+    }
+
     void decodingMatchesAReferenceParser_data()
     {
         QTest::addColumn<QByteArray>("raw");

@@ -15,12 +15,20 @@ QStringList parseAll(const QByteArray &stream, const QList<int> &cuts)
         events << QString::fromUtf8(event.data(), qsizetype(event.size())) + QLatin1Char('|') +
                       QString::fromUtf8(data.data(), qsizetype(data.size()));
     };
+    // Each piece is fed from one read buffer, overwritten after the call as a socket's is: the
+    // parser must not keep views of bytes it was fed.
+    QByteArray read;
+    const auto feed = [&](int from, int to) {
+        read = QByteArray(stream.constData() + from, to - from); // a copy of its own, filled in place below
+        parser.feed(read.constData(), std::size_t(read.size()), onEvent);
+        read.fill('#');
+    };
     int from = 0;
     for (int cut : cuts) {
-        parser.feed(stream.constData() + from, std::size_t(cut - from), onEvent);
+        feed(from, cut);
         from = cut;
     }
-    parser.feed(stream.constData() + from, std::size_t(stream.size() - from), onEvent);
+    feed(from, int(stream.size()));
     return events;
 }
 

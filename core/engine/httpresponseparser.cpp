@@ -33,7 +33,7 @@ void HttpResponseParser::reset()
     *this = HttpResponseParser();
 }
 
-bool HttpResponseParser::takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line)
+bool HttpResponseParser::takeLine(const char *data, std::size_t size, std::size_t &pos, std::string_view &line)
 {
     const char *begin = data + pos;
     const char *nl = static_cast<const char *>(std::memchr(begin, '\n', size - pos));
@@ -44,11 +44,16 @@ bool HttpResponseParser::takeLine(const char *data, std::size_t size, std::size_
             m_error = "header line too long";
         return false;
     }
-    line.assign(m_line);
-    line.append(begin, std::size_t(nl - begin));
-    m_line.clear();
+    if (m_line.empty()) {
+        line = std::string_view(begin, std::size_t(nl - begin));
+    } else {
+        m_line.append(begin, std::size_t(nl - begin));
+        m_taken.swap(m_line); // both keep their capacity
+        m_line.clear();
+        line = m_taken;
+    }
     if (!line.empty() && line.back() == '\r')
-        line.pop_back();
+        line.remove_suffix(1);
     pos = std::size_t(nl - data) + 1;
     return true;
 }
@@ -101,7 +106,7 @@ bool HttpResponseParser::statusStart(const char *data, std::size_t size)
     return false;
 }
 
-bool HttpResponseParser::chunkSize(const std::string &line)
+bool HttpResponseParser::chunkSize(std::string_view line)
 {
     std::int64_t n = 0;
     std::size_t i = 0;
@@ -111,14 +116,14 @@ bool HttpResponseParser::chunkSize(const std::string &line)
             break;
         // Checked before it is added: any length of digits stays a bounded number.
         if (n > (kMaxBodyBytes - digit) / 16) {
-            m_error = "chunk size '" + line.substr(0, 40) + "' exceeds the " +
+            m_error = "chunk size '" + std::string(line.substr(0, 40)) + "' exceeds the " +
                       std::to_string(kMaxBodyBytes / (1024 * 1024)) + " MiB limit";
             return false;
         }
         n = n * 16 + digit;
     }
     if (i == 0 || (i < line.size() && line[i] != ';' && line[i] != ' ' && line[i] != '\t')) {
-        m_error = "malformed chunk size '" + line.substr(0, 40) + "'";
+        m_error = "malformed chunk size '" + std::string(line.substr(0, 40)) + "'";
         return false;
     }
     m_remaining = n;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace tb {
 
@@ -63,11 +64,13 @@ private:
         Done
     };
 
-    bool takeLine(const char *data, std::size_t size, std::size_t &pos, std::string &line);
+    /// A whole line, without its line break: a view of `data` when it is all there (the chunk
+    /// framing of every read), else of the bytes gathered across reads; valid until the next call.
+    bool takeLine(const char *data, std::size_t size, std::size_t &pos, std::string_view &line);
     bool headerLine(const std::string &line);
     bool statusLine(const std::string &line);
     bool statusStart(const char *data, std::size_t size);
-    bool chunkSize(const std::string &line);
+    bool chunkSize(std::string_view line);
     State bodyState();
 
     /// Bytes of a status line looked at before it is complete (see statusStart).
@@ -79,7 +82,8 @@ private:
     bool m_chunked = false;
     std::int64_t m_contentLength = -1;
     std::int64_t m_remaining = 0;
-    std::string m_line;
+    std::string m_line;  ///< a line's bytes so far, when it spans reads
+    std::string m_taken; ///< the last line taken from m_line (what takeLine's view shows)
     std::string m_error;
 };
 
@@ -93,7 +97,7 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
             *consumed = pos;
         return r;
     };
-    std::string line;
+    std::string_view line;
     while (pos < size || m_state == State::Done) {
         if (!m_error.empty())
             return finish(Result::Error);
@@ -105,7 +109,7 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
                 return finish(m_error.empty() ? Result::NeedMore : Result::Error);
             if (line.empty())
                 break; // tolerate stray CRLF between messages
-            if (!statusLine(line))
+            if (!statusLine(std::string(line)))
                 return finish(Result::Error);
             m_state = State::Headers;
             break;
@@ -113,7 +117,7 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
             if (!takeLine(data, size, pos, line))
                 return finish(m_error.empty() ? Result::NeedMore : Result::Error);
             if (!line.empty()) {
-                if (!headerLine(line))
+                if (!headerLine(std::string(line)))
                     return finish(Result::Error);
                 break;
             }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -10,8 +11,9 @@ namespace tb {
 /// comments (": …") are skipped, several `data:` lines join with '\n', an event is dispatched at the
 /// blank line that ends it, and an unterminated event at end of stream is dropped (as browsers do).
 ///
-/// Hot path: one call per socket read. Complete lines are parsed in place; only a trailing partial
-/// line, and data spanning lines, are copied.
+/// Hot path: one call per socket read. Complete lines are parsed in place, and an event whose one
+/// data line and blank line arrive in the same read is handed out without a copy; only a trailing
+/// partial line, and data spanning lines or reads, are copied.
 ///
 /// Bounded: a line, or an event's data, longer than kMaxBytes (a stream that never sends a line
 /// break, one endless event) stops the parser with error() set; nothing more is read.
@@ -33,10 +35,15 @@ public:
 
 private:
     template<typename OnEvent> void line(std::string_view line, OnEvent &&onEvent);
+    /// Copies the event's data into m_data when it is still a view of bytes about to go.
+    void ownData();
 
     std::string m_partial; ///< an unterminated line carried to the next read
-    std::string m_data;    ///< data of the event being assembled
-    std::string m_event;   ///< its event type
+    std::string m_data;    ///< data of the event being assembled, when it had to be copied
+    /// The event's data so far: in the bytes being fed (one line, not yet copied) or in m_data.
+    std::string_view m_dataView;
+    bool m_dataOwned = false;
+    std::string m_event; ///< its event type
     bool m_hasData = false;
     bool m_skipLf = false;  ///< the previous read ended in CR: a leading LF belongs to it
     bool m_started = false; ///< past a possible UTF-8 BOM
@@ -65,24 +72,27 @@ template<typename OnEvent> void SseParser::feed(const char *data, std::size_t si
         ++pos;
     m_skipLf = false;
     while (pos < size && !m_error) {
-        std::size_t end = pos;
-        while (end < size && data[end] != '\n' && data[end] != '\r')
-            ++end;
+        // memchr scans many bytes a step; a CR, if any, ends the line before the LF.
+        const char *begin = data + pos;
+        const auto *lf = static_cast<const char *>(std::memchr(begin, '\n', size - pos));
+        const std::size_t upToLf = lf ? std::size_t(lf - begin) : size - pos;
+        const auto *cr = static_cast<const char *>(std::memchr(begin, '\r', upToLf));
+        std::size_t end = pos + (cr ? std::size_t(cr - begin) : upToLf);
         if (m_partial.size() + (end - pos) > kMaxBytes) {
             m_error = "SSE line exceeds 1048576 bytes";
             return;
         }
         if (end == size) {
             m_partial.append(data + pos, size - pos);
-            return;
+            break;
         }
         if (m_partial.empty()) {
             line(std::string_view(data + pos, end - pos), onEvent);
         } else {
             m_partial.append(data + pos, end - pos);
-            std::string whole;
-            whole.swap(m_partial);
-            line(whole, onEvent);
+            line(m_partial, onEvent);
+            ownData(); // before m_partial is reused
+            m_partial.clear();
         }
         if (data[end] == '\r') {
             if (end + 1 < size) {
@@ -94,14 +104,17 @@ template<typename OnEvent> void SseParser::feed(const char *data, std::size_t si
         }
         pos = end + 1;
     }
+    ownData(); // the caller's bytes are gone after this call
 }
 
 template<typename OnEvent> void SseParser::line(std::string_view text, OnEvent &&onEvent)
 {
     if (text.empty()) {
         if (m_hasData) {
-            onEvent(std::string_view(m_event), std::string_view(m_data));
+            onEvent(std::string_view(m_event), m_dataView);
             m_data.clear();
+            m_dataView = {};
+            m_dataOwned = false;
             m_hasData = false;
         }
         m_event.clear();
@@ -118,13 +131,18 @@ template<typename OnEvent> void SseParser::line(std::string_view text, OnEvent &
             value.remove_prefix(1);
     }
     if (field == "data") {
-        if (m_data.size() + value.size() + 1 > kMaxBytes) {
+        if ((m_hasData ? m_dataView.size() : 0) + value.size() + 1 > kMaxBytes) {
             m_error = "SSE event exceeds 1048576 bytes";
             return;
         }
-        if (m_hasData)
+        if (m_hasData) {
+            ownData();
             m_data.push_back('\n');
-        m_data.append(value);
+            m_data.append(value);
+            m_dataView = m_data;
+        } else {
+            m_dataView = value; // the usual one-line event: read in place, not copied
+        }
         m_hasData = true;
     } else if (field == "event") {
         m_event.assign(value);
@@ -132,10 +150,21 @@ template<typename OnEvent> void SseParser::line(std::string_view text, OnEvent &
     // "id" and "retry" are reconnection hints; a benchmark never reconnects a stream.
 }
 
+inline void SseParser::ownData()
+{
+    if (m_hasData && !m_dataOwned) {
+        m_data.assign(m_dataView);
+        m_dataView = m_data;
+        m_dataOwned = true;
+    }
+}
+
 inline void SseParser::reset()
 {
     m_partial.clear();
     m_data.clear();
+    m_dataView = {};
+    m_dataOwned = false;
     m_event.clear();
     m_hasData = false;
     m_skipLf = false;

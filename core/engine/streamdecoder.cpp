@@ -2,6 +2,8 @@
 
 #include "engine/jsoncursor.h"
 
+#include <optional>
+
 namespace tb {
 
 namespace {
@@ -260,15 +262,21 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         f.hasError = true;
         return c.skip();
     };
-    const auto response = [&](bool body, std::string_view key) {
+    // What every API's documents carry alike; nullopt for any other key.
+    const auto common = [&](std::string_view key) -> std::optional<bool> {
         if (key == "id")
             return optionalString(f.id);
-        if (key == "status")
-            return optionalString(f.status);
         if (key == "usage")
             return usage();
         if (key == "error")
             return error();
+        return std::nullopt;
+    };
+    const auto response = [&](bool body, std::string_view key) {
+        if (const auto known = common(key))
+            return *known;
+        if (key == "status")
+            return optionalString(f.status);
         if (key == "incomplete_details")
             return incomplete();
         if (key == "output" && body)
@@ -299,14 +307,10 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         return ok && c.atEnd();
     }
     const bool ok = c.object([&](std::string_view key) {
-        if (key == "id")
-            return optionalString(f.id);
+        if (const auto known = common(key))
+            return *known;
         if (key == "type")
             return optionalString(f.type);
-        if (key == "error")
-            return error();
-        if (key == "usage")
-            return usage();
         if (key == "choices") { // OpenAI
             return c.null() || c.array([&] {
                 return c.object([&](std::string_view k) {
