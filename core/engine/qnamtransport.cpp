@@ -138,6 +138,8 @@ private:
                 break;
             drained += n;
             m_sink->responseBody(buffer.data(), std::size_t(n), stampNs);
+            if (n < qint64(buffer.size()))
+                break; // drained: another read would only find QNAM's buffer empty
         }
         if (m_sink && drained > kReplyBufferBytes && m_reply->readBufferSize() == 0)
             m_reply->setReadBufferSize(kReplyBufferBytes);
