@@ -51,7 +51,7 @@ private:
     friend class QnamExchange;
     struct Manager {
         QNetworkAccessManager *nam = nullptr;
-        ProxyChoice proxy;        ///< every connection of a manager goes through its one proxy (or none)
+        ProxyChoice proxy;                     ///< every connection of a manager goes through its one proxy (or none)
         QHash<QString, std::vector<int>> load; ///< exchanges in flight per origin, per pool
     };
     /// What the transport learnt of an origin: whether its answers came over HTTP/2.
