@@ -678,6 +678,34 @@ private Q_SLOTS:
         }
     }
 
+    /// A stream the server writes faster than the worker decodes it: qnam puts the reply under
+    /// QNAM's flow control mid-stream once one drain brings more than 1 MiB; nothing may be lost
+    /// or repeated across that switch.
+    void streamFasterThanItsReaderArrivesWhole()
+    {
+        constexpr int kEvents = 60000; // ~3.7 MB, written at once
+        QByteArray response("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n");
+        const QByteArray event("data: {\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n");
+        response.reserve(response.size() + event.size() * kEvents + 64);
+        for (int i = 0; i < kEvents; ++i)
+            response += event;
+        response += "data: {\"id\":\"x\",\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+        CannedServer server(response);
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config;
+        config.target.url = server.url();
+        config.target.model = QStringLiteral("m");
+        config.load.concurrency = 1;
+        config.load.requests = 2;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 2);
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(rec.errorMessage));
+            QCOMPARE(rec.chunks, kEvents);
+        }
+    }
+
     void connectAndHandshakeHaveTheirOwnDeadline_data()
     {
         QTest::addColumn<QString>("peer");

@@ -7,12 +7,17 @@
 #include <QNetworkRequest>
 #include <QSslCertificate>
 
+#include <algorithm>
+
 namespace tb {
 
 namespace {
 
-/// How much QNAM may hold unread for one reply: every readyRead is drained at once, so this
-/// only bounds a reply whose reader fell behind.
+/// How much QNAM may hold unread for one reply once its reader fell behind. Not set from the
+/// start: with a bound, every read sends QNAM's thread a queued readBufferFreed and a readyReadSlot
+/// back (two more thread hops per SSE event, 34.1k -> 29.5k Ir per event without them); every
+/// readyRead is drained at once, so only a reply whose one drain brings more than this (the worker
+/// decodes slower than the server sends) is put under QNAM's flow control, and TCP's, from then on.
 constexpr qint64 kReplyBufferBytes = 1024 * 1024;
 constexpr std::size_t kReadBytes = 64 * 1024;
 
@@ -31,10 +36,11 @@ bool isHttpStatusError(QNetworkReply::NetworkError e)
 class QnamExchange final : public QObject, public Exchange
 {
 public:
-    QnamExchange(QnamTransport *transport, std::size_t manager, QString origin, const Endpoint &endpoint)
+    QnamExchange(QnamTransport *transport, std::size_t manager, int pool, QString origin, const Endpoint &endpoint)
         : QObject(transport)
         , m_transport(transport)
         , m_manager(manager)
+        , m_pool(pool)
         , m_origin(std::move(origin))
         , m_endpoint(endpoint)
     {}
@@ -53,7 +59,6 @@ public:
         QNetworkAccessManager *nam = m_transport->m_managers[m_manager].nam;
         m_reply = post ? nam->post(request, body) : nam->get(request);
         m_reply->setParent(this);
-        m_reply->setReadBufferSize(kReplyBufferBytes);
         connect(m_reply, &QNetworkReply::encrypted, this, [this] { opened(); });
         connect(m_reply, &QNetworkReply::requestSent, this, [this] { sent(); });
         connect(m_reply, &QNetworkReply::metaDataChanged, this, [this] { head(m_transport->m_clock.nowNs()); });
@@ -76,6 +81,7 @@ public:
     }
 
     std::size_t manager() const { return m_manager; }
+    int pool() const { return m_pool; }
     const QString &origin() const { return m_origin; }
 
 private:
@@ -112,7 +118,7 @@ private:
         h.status = status.toInt();
         h.http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
         // One manager holds one HTTP/2 connection per origin: its exchanges there are its streams.
-        h.streams = h.http2 ? m_transport->load(m_manager, m_origin) : 1;
+        h.streams = h.http2 ? m_transport->load(m_manager, m_pool, m_origin) : 1;
         for (const auto &[name, value] : m_reply->rawHeaderPairs())
             HttpResponseParser::readHeadField(h, name.toLower().toStdString(), value.trimmed().toStdString());
         m_transport->learn(m_origin, h.http2);
@@ -125,12 +131,18 @@ private:
         if (!m_headSeen)
             head(stampNs);
         std::vector<char> &buffer = m_transport->m_readBuffer;
+        qint64 drained = 0;
         while (m_sink) {
             const qint64 n = m_reply->read(buffer.data(), qint64(buffer.size()));
             if (n <= 0)
                 break;
+            drained += n;
             m_sink->responseBody(buffer.data(), std::size_t(n), stampNs);
+            if (n < qint64(buffer.size()))
+                break; // drained: another read would only find QNAM's buffer empty
         }
+        if (m_sink && drained > kReplyBufferBytes && m_reply->readBufferSize() == 0)
+            m_reply->setReadBufferSize(kReplyBufferBytes);
     }
 
     void finished(std::int64_t stampNs)
@@ -230,6 +242,7 @@ private:
 
     QnamTransport *m_transport;
     std::size_t m_manager;
+    int m_pool;
     QString m_origin;
     Endpoint m_endpoint;
     QNetworkReply *m_reply = nullptr;
@@ -272,6 +285,18 @@ int QnamTransport::capacity(const QString &origin) const
     return it != m_origins.cend() && it->http2 ? kHttp2Streams : kHttp1Connections;
 }
 
+int QnamTransport::pools(const Endpoint &endpoint)
+{
+    return endpoint.tls || endpoint.httpVersion == HttpVersion::Http2 ? 1 : kHttp1Pools;
+}
+
+int QnamTransport::load(std::size_t manager, int pool, const QString &origin) const
+{
+    const auto &loads = m_managers[manager].load;
+    const auto it = loads.constFind(origin);
+    return it == loads.cend() ? 0 : (*it)[std::size_t(pool)];
+}
+
 void QnamTransport::learn(const QString &origin, bool http2)
 {
     m_origins[origin].http2 = http2;
@@ -283,14 +308,21 @@ Exchange *QnamTransport::acquire(const Endpoint &endpoint)
     if (!m_origins.contains(origin)) // until an answer says otherwise, HTTP/2 where it is asked for
         m_origins.insert(origin, {endpoint.httpVersion == HttpVersion::Http2});
     const int cap = capacity(origin);
+    const int poolCount = pools(endpoint);
     std::size_t chosen = m_managers.size();
-    for (std::size_t i = 0; i < m_managers.size(); ++i) {
-        if (m_managers[i].proxy == endpoint.proxy && m_managers[i].load.value(origin) < cap) {
-            chosen = i;
-            break;
+    int pool = 0;
+    for (std::size_t i = 0; i < m_managers.size() && chosen == m_managers.size(); ++i) {
+        if (!(m_managers[i].proxy == endpoint.proxy))
+            continue;
+        for (pool = 0; pool < poolCount; ++pool) {
+            if (load(i, pool, origin) < cap) {
+                chosen = i;
+                break;
+            }
         }
     }
     if (chosen == m_managers.size()) {
+        pool = 0;
         Manager m;
         m.nam = new QNetworkAccessManager; // no parent: deleted after every exchange (destructor)
         m.nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy); // reported, as native does
@@ -300,8 +332,10 @@ Exchange *QnamTransport::acquire(const Endpoint &endpoint)
         m.proxy = endpoint.proxy;
         m_managers.push_back(std::move(m));
     }
-    ++m_managers[chosen].load[origin];
-    return new QnamExchange(this, chosen, origin, endpoint);
+    std::vector<int> &loads = m_managers[chosen].load[origin];
+    loads.resize(std::size_t(poolCount));
+    ++loads[std::size_t(pool)];
+    return new QnamExchange(this, chosen, pool, origin, endpoint);
 }
 
 const QSslConfiguration &QnamTransport::tlsFor(const Endpoint &endpoint)
@@ -338,6 +372,8 @@ void QnamTransport::send(Exchange *exchange, const RequestBuilder &builder, cons
     request.setTransferTimeout(0); // the worker's deadlines rule
     if (endpoint.tls)
         request.setSslConfiguration(tlsFor(endpoint));
+    else if (const int pool = static_cast<QnamExchange *>(exchange)->pool(); pool > 0)
+        request.setPeerVerifyName(QStringLiteral("pool%1").arg(pool)); // see the class comment
     static_cast<QnamExchange *>(exchange)->start(
         request, hop.post, hop.post ? QByteArray(hop.json.data(), qsizetype(hop.json.size())) : QByteArray(), sink);
 }
@@ -357,8 +393,11 @@ void QnamTransport::abandon(Exchange *exchange)
 void QnamTransport::dispose(QnamExchange *exchange)
 {
     Manager &m = m_managers[exchange->manager()];
-    if (--m.load[exchange->origin()] <= 0)
-        m.load.remove(exchange->origin());
+    if (const auto it = m.load.find(exchange->origin()); it != m.load.end()) {
+        --(*it)[std::size_t(exchange->pool())];
+        if (std::all_of(it->cbegin(), it->cend(), [](int n) { return n <= 0; }))
+            m.load.erase(it);
+    }
     exchange->deleteLater();
 }
 
