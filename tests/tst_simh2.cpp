@@ -3,8 +3,8 @@
 // client (tests/data/h2client.mjs), our own qnam transport with --http2 at concurrency 200, and
 // hostile framing on a raw socket. curl and node are independent clients; each test that needs one
 // skips visibly without it.
-#include "engine/loadcontroller.h"
 #include "sim/simulatorhost.h"
+#include "support/loadrun.h"
 #include "support/testsimulator.h"
 
 #include <QJsonArray>
@@ -354,15 +354,9 @@ private Q_SLOTS:
         config.load.timeoutMs = 60000;
         config.request.maxTokens = 16;
         config.prompt.promptTokens = 16;
-        QString error;
-        const auto plan = RunPlan::create(config, &error);
-        QVERIFY2(plan, qPrintable(error));
-        std::vector<RequestRecord> records;
-        bool finished = false;
-        LoadController controller(plan, RunClock(), [&records](RequestRecord &&r) { records.push_back(std::move(r)); });
-        connect(&controller, &LoadController::finished, this, [&finished] { finished = true; });
-        controller.start(2);
-        QVERIFY(QTest::qWaitFor([&finished] { return finished; }, 120000));
+        const test::LoadRun run = test::runLoad(config);
+        QVERIFY(run.finished);
+        const std::vector<RequestRecord> &records = run.records;
         QCOMPARE(int(records.size()), kConcurrency * 2);
         for (const RequestRecord &r : records) {
             QVERIFY2(r.ok(), qPrintable(r.errorMessage));
