@@ -434,16 +434,17 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
     if (!u.seen)
         return;
     m_sawUsage = true;
+    // A count the server did not send (-1) leaves what the record has.
+    const auto take = [](std::int64_t &field, std::int64_t count) {
+        if (count >= 0)
+            field = count;
+    };
     if (m_api == ApiKind::OpenAIResponses) {
         // input_tokens include the cached ones, as OpenAI's prompt_tokens do.
-        if (u.inputTokens >= 0)
-            r.promptTokens = u.inputTokens;
-        if (u.outputTokens >= 0)
-            r.completionTokens = u.outputTokens;
-        if (u.cachedTokens >= 0)
-            r.cachedTokens = u.cachedTokens;
-        if (u.reasoningTokens >= 0)
-            r.reasoningTokens = u.reasoningTokens;
+        take(r.promptTokens, u.inputTokens);
+        take(r.completionTokens, u.outputTokens);
+        take(r.cachedTokens, u.cachedTokens);
+        take(r.reasoningTokens, u.reasoningTokens);
         return;
     }
     if (m_api == ApiKind::AnthropicMessages) {
@@ -460,18 +461,13 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
             r.cachedTokens = std::max<std::int64_t>(0, u.cacheReadTokens);
             r.promptTokens = prompt;
         }
-        if (u.outputTokens >= 0)
-            r.completionTokens = u.outputTokens;
+        take(r.completionTokens, u.outputTokens);
         return;
     }
-    if (u.promptTokens >= 0)
-        r.promptTokens = u.promptTokens;
-    if (u.completionTokens >= 0)
-        r.completionTokens = u.completionTokens;
-    if (u.cachedTokens >= 0)
-        r.cachedTokens = u.cachedTokens;
-    if (u.reasoningTokens >= 0)
-        r.reasoningTokens = u.reasoningTokens;
+    take(r.promptTokens, u.promptTokens);
+    take(r.completionTokens, u.completionTokens);
+    take(r.cachedTokens, u.cachedTokens);
+    take(r.reasoningTokens, u.reasoningTokens);
 }
 
 QString StreamDecoder::errorMessageFromBody(std::string_view body)
