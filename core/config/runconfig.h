@@ -41,6 +41,10 @@ bool isCredentialHeader(const QString &name);
 QString headerEnvReference(const QString &value);
 /// What a credential header's literal value is written as.
 inline constexpr char kRedacted[] = "<redacted>";
+/// Why the native transport refuses a target's HTTP/2: a proxy carries it (--proxy or the environment).
+inline constexpr char kNativeH2ProxyProblem[] =
+    "target.http_version (--http2): HTTP/2 through a proxy needs --transport qnam or auto (native's h2c "
+    "cannot cross a proxy; --proxy none goes direct)";
 /// The environment variables a proxy may come from (their userinfo is a secret too).
 inline constexpr const char *kProxyVariables[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
                                                   "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
@@ -87,7 +91,9 @@ struct TargetConfig;
 QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
 std::optional<TransportKind> transportKindFromName(const QString &name);
 QString transportKindNames();
-/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for, else native.
+/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for over https or
+/// through a --proxy, else native (HTTP/1.1, and HTTP/2 in clear: h2c). RequestBuilder also
+/// moves a target whose proxy comes from the environment.
 TransportKind effectiveTransport(const TargetConfig &target);
 
 /// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2

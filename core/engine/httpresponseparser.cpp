@@ -162,6 +162,12 @@ bool HttpResponseParser::headerLine(const std::string &line)
         m_error = "malformed header line '" + line.substr(0, 40) + "'";
         return false;
     }
+    m_headBytes += line.size() + 32;
+    if (m_headBytes > kMaxHeadBytes || ++m_headerFields > kMaxHeaderFields) {
+        m_error = "response head over " + std::to_string(kMaxHeadBytes / 1024) + " KiB or " +
+                  std::to_string(kMaxHeaderFields) + " header fields";
+        return false;
+    }
     const std::string name = lower(line.substr(0, colon));
     const std::string value = trim(line.substr(colon + 1));
     if (name == "content-length") {

@@ -31,6 +31,10 @@ public:
     /// The largest chunk a response may declare, and the largest body the engine buffers: a
     /// larger size is a hostile or broken server, never an allocation.
     static constexpr std::int64_t kMaxBodyBytes = 32 * 1024 * 1024;
+    /// A response head's header fields, counted as RFC 9113 sizes a header list (name, value and
+    /// 32 bytes each), and how many: an endless head is a hostile server, never an allocation.
+    static constexpr std::size_t kMaxHeadBytes = 256 * 1024;
+    static constexpr int kMaxHeaderFields = 256;
 
     /// Fills in what `head` says of one header field (name in lower case; value trimmed): also
     /// for transports that parse HTTP themselves (qnam).
@@ -82,6 +86,8 @@ private:
     bool m_chunked = false;
     std::int64_t m_contentLength = -1;
     std::int64_t m_remaining = 0;
+    std::size_t m_headBytes = 0;
+    int m_headerFields = 0;
     std::string m_line;  ///< a line's bytes so far, when it spans reads
     std::string m_taken; ///< the last line taken from m_line (what takeLine's view shows)
     std::string m_error;

@@ -11,11 +11,13 @@
 
 namespace tb {
 
+class H2Connection;
 class HttpConnection;
 struct Endpoint;
 
-/// TokenBench's own HTTP/1.1 client (HttpConnection on epoll, QSslSocket for TLS): a keep-alive
-/// pool of connections, one exchange on each at a time.
+/// TokenBench's own HTTP client: HTTP/1.1 (HttpConnection on epoll, QSslSocket for TLS) as a
+/// keep-alive pool of connections, one exchange on each at a time; HTTP/2 in clear by prior
+/// knowledge (H2Connection, libnghttp2) as a pool of connections, many exchanges on each.
 class NativeTransport : public QObject, public Transport
 {
     Q_OBJECT
@@ -30,12 +32,18 @@ public:
     void abandon(Exchange *exchange) override;
     void closeIdle() override;
 
+    /// The endpoints it speaks HTTP/2 to: HTTP/2 asked for, in clear and direct (h2c by prior
+    /// knowledge; a proxy's absolute form has no HTTP/2).
+    static bool speaksHttp2(const Endpoint &endpoint);
+
 private:
     void dropConnection(HttpConnection *connection);
+    void dropH2(H2Connection *connection);
 
     RunClock m_clock;
     QSet<HttpConnection *> m_connections;
     std::vector<HttpConnection *> m_idle;
+    std::vector<H2Connection *> m_h2; ///< every live HTTP/2 connection, oldest first
     EpollPoller m_poller; ///< every plain-TCP connection of this transport
 };
 

@@ -28,17 +28,6 @@ std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target,
     return e;
 }
 
-/// "host[:port]" as the Host header and an absolute-form request line write it.
-QByteArray hostPortOf(const QUrl &url)
-{
-    QByteArray hostPort = url.host(QUrl::FullyEncoded).toLatin1();
-    if (hostPort.contains(':'))
-        hostPort = '[' + hostPort + ']';
-    if (url.port() >= 0)
-        hostPort += ':' + QByteArray::number(url.port());
-    return hostPort;
-}
-
 bool sameOrigin(const QUrl &a, const QUrl &b)
 {
     return a.scheme() == b.scheme() && a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
@@ -47,6 +36,16 @@ bool sameOrigin(const QUrl &a, const QUrl &b)
 }
 
 } // namespace
+
+QByteArray RequestBuilder::hostPort(const QUrl &url)
+{
+    QByteArray text = url.host(QUrl::FullyEncoded).toLatin1();
+    if (text.contains(':'))
+        text = '[' + text + ']';
+    if (url.port() >= 0)
+        text += ':' + QByteArray::number(url.port());
+    return text;
+}
 
 QByteArray RequestBuilder::joinPath(const QUrl &base, const char *suffix)
 {
@@ -83,6 +82,14 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     if (!endpoint)
         return std::nullopt;
     b.m_endpoint = *endpoint;
+    if (target.httpVersion == HttpVersion::Http2 && b.m_transport == TransportKind::Native && !endpoint->proxy.direct) {
+        if (target.transport == TransportKind::Native) {
+            if (error)
+                *error = QString::fromLatin1(kNativeH2ProxyProblem);
+            return std::nullopt;
+        }
+        b.m_transport = TransportKind::Qnam; // auto: h2c cannot cross the environment's proxy
+    }
     switch (target.api) {
     case ApiKind::OpenAIChat:
         b.m_path = joinPath(url, "/chat/completions");
@@ -104,7 +111,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_url.setPath(QString::fromLatin1(query < 0 ? b.m_path : b.m_path.left(query)), QUrl::TolerantMode);
     // A proxy without a tunnel needs the whole URL to know where to go (RFC 9112 3.2.2).
     if (b.m_endpoint.proxiedPlain())
-        b.m_targetPrefix = "http://" + hostPortOf(url);
+        b.m_targetPrefix = "http://" + hostPort(url);
 
     QByteArray common = "User-Agent: tokenbench\r\nConnection: keep-alive\r\n";
     common += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
@@ -123,17 +130,23 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     return b;
 }
 
-QByteArray RequestBuilder::head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const
+QByteArray RequestBuilder::requestTarget(const QUrl &url)
 {
     QByteArray pathAndQuery = url.path(QUrl::FullyEncoded).toLatin1();
     if (pathAndQuery.isEmpty())
         pathAndQuery = "/";
     if (url.hasQuery())
         pathAndQuery += '?' + url.query(QUrl::FullyEncoded).toLatin1();
-    const QByteArray hostPort = hostPortOf(url);
-    QByteArray h = QByteArray(method) + ' ' + (endpoint.proxiedPlain() ? "http://" + hostPort : QByteArray()) +
+    return pathAndQuery;
+}
+
+QByteArray RequestBuilder::head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const
+{
+    const QByteArray pathAndQuery = requestTarget(url);
+    const QByteArray authority = hostPort(url);
+    QByteArray h = QByteArray(method) + ' ' + (endpoint.proxiedPlain() ? "http://" + authority : QByteArray()) +
                    pathAndQuery + " HTTP/1.1\r\n";
-    h += "Host: " + hostPort + "\r\n";
+    h += "Host: " + authority + "\r\n";
     h += m_commonHeaders;
     if (credentials)
         h += m_credentialHeaders;

@@ -86,6 +86,11 @@ public:
     /// (Ollama, TGI 3.0, llama.cpp before 2026) silently ignore max_completion_tokens.
     static const char *maxTokensKey(const TargetConfig &target, MaxTokensField field);
 
+    /// "host[:port]" as the Host header, an absolute-form request line and HTTP/2's :authority
+    /// write it.
+    static QByteArray hostPort(const QUrl &url);
+    /// The path and query a request line (origin form) and HTTP/2's :path name.
+    static QByteArray requestTarget(const QUrl &url);
     /// The base URL's path joined with a suffix: "/v1" + "/models".
     static QByteArray joinPath(const QUrl &base, const char *suffix);
     /// The headers every request to the target carries: its credentials (Basic from the URL's

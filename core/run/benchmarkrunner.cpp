@@ -439,11 +439,12 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
             }
         }
         RunInfo info = RunInfo::begin(config, clock.origin());
-        const ProxyChoice &proxy = plan->targets.at(std::size_t(i)).instances.front().endpoint().proxy;
+        const RequestBuilder &builder = plan->targets.at(std::size_t(i)).instances.front();
+        const ProxyChoice &proxy = builder.endpoint().proxy;
         info.connection.proxy = proxy.url();
         info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
         info.connection.proxyOrigin = proxy.origin;
-        info.connection.transport = transportKindName(effectiveTransport(config.target));
+        info.connection.transport = transportKindName(builder.transport()); // a proxy may have moved it
         info.shard = m_shard;
         if (const auto &stats = plan->prompts->workloadStats()) {
             info.workload = stats->toJson();
