@@ -17,7 +17,7 @@
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
 //                     once a second, as Prometheus would; default off)
 //                     [--http 1.1,2]              (HTTP versions; default 1.1. HTTP/2 is cleartext by prior
-//                     knowledge, qnam only: native × 2 is skipped with a note)
+//                     knowledge: h2c, which both transports speak)
 #include "pacedsimulator.h"
 
 #include "run/benchmarkrunner.h"
@@ -74,18 +74,14 @@ QList<HttpVersion> parseHttpVersions(const QString &list)
     return versions;
 }
 
-/// Transport × HTTP version, in that order; native has no HTTP/2, which a note says.
+/// Transport × HTTP version, in that order.
 QList<std::pair<TransportKind, HttpVersion>> transportRows(const QList<TransportKind> &transports,
                                                            const QList<HttpVersion> &versions)
 {
     QList<std::pair<TransportKind, HttpVersion>> rows;
     for (const TransportKind transport : transports)
-        for (const HttpVersion version : versions) {
-            if (version == HttpVersion::Http2 && transport == TransportKind::Native)
-                std::printf("(native × HTTP/2 skipped: the native transport speaks HTTP/1.1 only)\n");
-            else
-                rows.append({transport, version});
-        }
+        for (const HttpVersion version : versions)
+            rows.append({transport, version});
     return rows;
 }
 

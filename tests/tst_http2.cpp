@@ -25,8 +25,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("maxSessions");
         // Asked for HTTP/2, each worker (2) opens one connection for all its streams; by ALPN
         // unasked, a worker plans for HTTP/1.1 (6 per manager) until the first answer says h2.
-        QTest::newRow("h2c by prior knowledge (--http2, auto picks qnam)")
+        QTest::newRow("h2c by prior knowledge (--http2, auto picks native)")
             << false << int(TransportKind::Auto) << int(HttpVersion::Http2) << 2;
+        QTest::newRow("h2c by prior knowledge (qnam)")
+            << false << int(TransportKind::Qnam) << int(HttpVersion::Http2) << 2;
         QTest::newRow("h2 by ALPN (qnam, http_version auto)")
             << true << int(TransportKind::Qnam) << int(HttpVersion::Auto) << 4;
     }

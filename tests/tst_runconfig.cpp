@@ -536,10 +536,15 @@ private Q_SLOTS:
         QTest::newRow("unknown transport")
             << QByteArray(R"({"target": {"transport": "curl"}})")
             << QStringLiteral("target.transport: unknown value \"curl\" (accepted: auto|native|qnam)");
-        QTest::newRow("HTTP/2 on native")
-            << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
+        QTest::newRow("HTTP/2 over https on native")
+            << QByteArray("{\"target\": {\"url\": \"https://127.0.0.1:1/v1\", \"model\": \"m\", "
                           "\"transport\": \"native\", \"http_version\": \"2\"}}")
-            << QStringLiteral("target.http_version (--http2): HTTP/2 needs --transport qnam");
+            << QStringLiteral("target.http_version (--http2): HTTP/2 over https needs --transport qnam");
+        QTest::newRow("HTTP/2 through a proxy on native")
+            << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
+                          "\"transport\": \"native\", \"http_version\": \"2\", \"proxy\": "
+                          "\"http://127.0.0.1:3128\"}}")
+            << QStringLiteral("target.http_version (--http2): HTTP/2 through a proxy needs --transport qnam");
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
                                     << QStringLiteral("load.concurrency: must be a whole number");
         QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")

@@ -537,12 +537,12 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
              QStringLiteral("JSON")),
         flag(QStringLiteral("transport"),
-             QStringLiteral("HTTP client: auto (default: native for HTTP/1.1, qnam for HTTP/2), native "
-                            "(TokenBench's own HTTP/1.1 client) or qnam (Qt's QNetworkAccessManager)."),
+             QStringLiteral("HTTP client: auto (default: native, but qnam for HTTP/2 over https or a proxy), "
+                            "native (TokenBench's own HTTP/1.1 and h2c client) or qnam (Qt's QNetworkAccessManager)."),
              QStringLiteral("NAME")),
         flag(QStringLiteral("http2"),
              QStringLiteral("Ask for HTTP/2: by ALPN over https, by prior knowledge (h2c) over "
-                            "http. Carried by the qnam transport.")),
+                            "http. h2c is native's; over https or a proxy it is qnam's.")),
         flag(QStringLiteral("insecure"),
              QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
         flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),

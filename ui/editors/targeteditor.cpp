@@ -165,7 +165,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
                       tr("How requests are spread over the instances (--balance): in turn; to the one with the "
                          "fewest requests in flight; or at random."));
-    m_transport->addItem(tr("Auto (native for HTTP/1.1, qnam for HTTP/2)"), transportKindName(TransportKind::Auto));
+    m_transport->addItem(tr("Auto (native; qnam for HTTP/2 over https or a proxy)"),
+                         transportKindName(TransportKind::Auto));
     m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 client)"), transportKindName(TransportKind::Native));
     m_transport->addItem(tr("qnam (Qt's QNetworkAccessManager)"), transportKindName(TransportKind::Qnam));
     validator->addRow(form, tr("Transport:"), m_transport, QStringLiteral("target.transport"),
@@ -174,7 +175,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_httpVersion->addItem(tr("HTTP/1.1"), httpVersionName(HttpVersion::Http1));
     m_httpVersion->addItem(tr("HTTP/2 (h2c by prior knowledge over http)"), httpVersionName(HttpVersion::Http2));
     validator->addRow(form, tr("HTTP version:"), m_httpVersion, QStringLiteral("target.http_version"),
-                      tr("HTTP/2 (--http2) is carried by qnam."));
+                      tr("HTTP/2 (--http2) in clear (h2c) is carried by native; over https or a proxy by qnam."));
 
     layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
     auto *envBox = new QWidget(this);
