@@ -345,8 +345,11 @@ private Q_SLOTS:
     void runRecordsWhatCarriedIt_data()
     {
         QTest::addColumn<QString>("transport");
-        QTest::newRow("auto: native") << QStringLiteral("auto");
-        QTest::newRow("qnam") << QStringLiteral("qnam");
+        QTest::addColumn<bool>("http2");
+        QTest::newRow("auto: native") << QStringLiteral("auto") << false;
+        QTest::newRow("qnam") << QStringLiteral("qnam") << false;
+        QTest::newRow("auto, --http2 in clear: native h2c") << QStringLiteral("auto") << true;
+        QTest::newRow("qnam, --http2") << QStringLiteral("qnam") << true;
     }
 
     // The transport, the HTTP version negotiated and the streams per connection, in the connection
@@ -354,26 +357,35 @@ private Q_SLOTS:
     void runRecordsWhatCarriedIt()
     {
         QFETCH(QString, transport);
+        QFETCH(bool, http2);
         SimulatorHost host(fastSim());
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("run"));
-        const auto [r, data, error] =
-            runSaved(target(host) + QStringList{QStringLiteral("--concurrency"), QStringLiteral("4"),
-                                                QStringLiteral("--requests"), QStringLiteral("8"),
-                                                QStringLiteral("--transport"), transport, QStringLiteral("--no-proxy")},
-                     out);
+        QStringList args{
+            QStringLiteral("--concurrency"), QStringLiteral("4"), QStringLiteral("--requests"), QStringLiteral("8"),
+            QStringLiteral("--transport"),   transport,           QStringLiteral("--no-proxy")};
+        if (http2)
+            args << QStringLiteral("--http2");
+        const auto [r, data, error] = runSaved(target(host) + args, out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString used = transport == QLatin1String("auto") ? QStringLiteral("native") : transport;
-        QVERIFY2(r.out.contains(QStringLiteral("transport  %1 · HTTP/1.1\n").arg(used)), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("transport  %1 · HTTP/%2")
+                                    .arg(used, http2 ? QStringLiteral("2") : QStringLiteral("1.1\n"))),
+                 qPrintable(r.out));
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->info.connection.transport, used);
         QCOMPARE(data->summary.connection.transport, used);
-        QCOMPARE(data->summary.connection.streamsPerConnection, 1);
-        QCOMPARE(data->summary.total.requests.byHttpVersion.at(QStringLiteral("1.1")), std::int64_t(8));
+        if (http2) // 8 requests by 4 users over one connection a transport thread
+            QVERIFY(data->summary.connection.streamsPerConnection >= 1 &&
+                    data->summary.connection.streamsPerConnection <= 4);
+        else
+            QCOMPARE(data->summary.connection.streamsPerConnection, 1);
+        QCOMPARE(data->summary.total.requests.byHttpVersion.at(http2 ? QStringLiteral("2") : QStringLiteral("1.1")),
+                 std::int64_t(8));
         QCOMPARE(int(data->records.size()), 8);
         for (const RequestRecord &rec : data->records)
-            QCOMPARE(rec.httpVersion, 1);
+            QCOMPARE(rec.httpVersion, http2 ? 2 : 1);
     }
 
     // The whole path of a conversation run: the turn columns in requests.csv, the per-turn block in
