@@ -639,6 +639,45 @@ private Q_SLOTS:
             error = validate(*loaded).join(QLatin1Char('\n'));
         QVERIFY2(error.contains(expected), qPrintable(error));
     }
+
+    void autoPicksATransportThatSpeaksIt_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("proxy");
+        QTest::addColumn<int>("version");
+        QTest::addColumn<int>("expected");
+        const QString clear = QStringLiteral("http://127.0.0.1:8000/v1");
+        const QString tls = QStringLiteral("https://127.0.0.1:8000/v1");
+        const QString proxy = QStringLiteral("http://127.0.0.1:3128");
+        QTest::newRow("HTTP/1.1") << clear << QString() << int(HttpVersion::Auto) << int(TransportKind::Native);
+        QTest::newRow("HTTP/1.1 over https, proxied")
+            << tls << proxy << int(HttpVersion::Http1) << int(TransportKind::Native);
+        QTest::newRow("h2c, direct") << clear << QStringLiteral("none") << int(HttpVersion::Http2)
+                                     << int(TransportKind::Native);
+        QTest::newRow("HTTP/2 over https") << tls << QString() << int(HttpVersion::Http2) << int(TransportKind::Qnam);
+        QTest::newRow("HTTP/2 through --proxy")
+            << clear << proxy << int(HttpVersion::Http2) << int(TransportKind::Qnam);
+    }
+
+    void autoPicksATransportThatSpeaksIt()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, proxy);
+        QFETCH(int, version);
+        QFETCH(int, expected);
+        TargetConfig target;
+        target.url = url;
+        target.proxy = proxy;
+        target.httpVersion = HttpVersion(version);
+        QCOMPARE(int(effectiveTransport(target)), expected);
+        RunConfig c;
+        c.target = target;
+        c.target.model = QStringLiteral("m");
+        c.target.transport = TransportKind(expected);
+        const QStringList problems = validate(c);
+        QVERIFY2(!problems.join(QLatin1Char('\n')).contains(QLatin1String("target.http_version")),
+                 qPrintable(problems.join(QLatin1Char('\n'))));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunConfig)
