@@ -44,7 +44,7 @@ private:
     QSet<HttpConnection *> m_connections;
     std::vector<HttpConnection *> m_idle;
     std::vector<H2Connection *> m_h2; ///< every live HTTP/2 connection, oldest first
-    EpollPoller m_poller; ///< every plain-TCP connection of this transport
+    EpollPoller m_poller;             ///< every plain-TCP connection of this transport
 };
 
 } // namespace tb
