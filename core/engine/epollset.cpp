@@ -58,25 +58,30 @@ bool EpollSet::add(int fd, std::uint32_t events, PollHandler *handler)
     e.data.u64 = tag(fd, serial);
     if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &e) != 0)
         return false;
-    m_entries[fd] = Entry{handler, serial};
+    if (std::size_t(fd) >= m_entries.size())
+        m_entries.resize(std::size_t(fd) + 1);
+    m_entries[std::size_t(fd)] = Entry{handler, serial};
     return true;
 }
 
 void EpollSet::modify(int fd, std::uint32_t events)
 {
-    const auto it = m_entries.find(fd);
-    if (it == m_entries.end())
+    const Entry *known = entry(fd);
+    if (!known || !known->handler)
         return;
     epoll_event e{};
     e.events = events;
-    e.data.u64 = tag(fd, it->second.serial);
+    e.data.u64 = tag(fd, known->serial);
     ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &e);
 }
 
 void EpollSet::remove(int fd)
 {
-    if (m_entries.erase(fd) > 0)
+    Entry *known = entry(fd);
+    if (known && known->handler) {
+        known->handler = nullptr;
         ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+    }
 }
 
 int EpollSet::wait(const ::timespec *timeout)
@@ -87,10 +92,10 @@ int EpollSet::wait(const ::timespec *timeout)
     for (int i = 0; i < n; ++i) {
         const epoll_event &e = events[std::size_t(i)];
         // A handler may have removed itself or another one while handling an earlier event.
-        const auto it = m_entries.find(int(std::uint32_t(e.data.u64)));
-        if (it == m_entries.end() || it->second.serial != std::uint32_t(e.data.u64 >> 32))
+        const Entry *known = entry(int(std::uint32_t(e.data.u64)));
+        if (!known || !known->handler || known->serial != std::uint32_t(e.data.u64 >> 32))
             continue;
-        it->second.handler->pollReady(e.events);
+        known->handler->pollReady(e.events);
         ++handed;
     }
     return handed;

@@ -1,7 +1,7 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <vector>
 
 struct timespec;
 
@@ -43,12 +43,17 @@ private:
         PollHandler *handler;
         /// Tells an event for a descriptor removed (and its number reused) by an earlier handler
         /// of the same wait from one for the descriptor now registered under that number.
-        std::uint32_t serial;
+        std::uint32_t serial = 0;
     };
+    Entry *entry(int fd)
+    {
+        return fd >= 0 && std::size_t(fd) < m_entries.size() ? &m_entries[std::size_t(fd)] : nullptr;
+    }
 
     int m_epoll = -1;
     std::uint32_t m_nextSerial = 0;
-    std::unordered_map<int, Entry> m_entries;
+    /// Indexed by descriptor (small dense numbers): one lookup per event, no hashing.
+    std::vector<Entry> m_entries;
 };
 
 } // namespace tb
