@@ -40,7 +40,7 @@ public:
 
 private:
     struct Entry {
-        PollHandler *handler;
+        PollHandler *handler = nullptr; ///< null: not in the set
         /// Tells an event for a descriptor removed (and its number reused) by an earlier handler
         /// of the same wait from one for the descriptor now registered under that number.
         std::uint32_t serial = 0;
