@@ -5,6 +5,7 @@
 #include <QTimerEvent>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <ctime>
 

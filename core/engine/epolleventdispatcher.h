@@ -4,7 +4,6 @@
 
 #include <QAbstractEventDispatcher>
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
