@@ -1,66 +1,65 @@
 #include "engine/epollpoller.h"
 
+#include "engine/epolleventdispatcher.h"
+
+#include <QAbstractEventDispatcher>
 #include <QSocketNotifier>
 
-#include <array>
+#include <cerrno>
 
-#include <sys/epoll.h>
-#include <unistd.h>
+#include <time.h>
 
 namespace tb {
 
 EpollPoller::EpollPoller(QObject *parent)
     : QObject(parent)
-    , m_epoll(::epoll_create1(EPOLL_CLOEXEC))
-{
-    if (m_epoll < 0)
-        return;
-    m_notifier = new QSocketNotifier(m_epoll, QSocketNotifier::Read, this);
-    connect(m_notifier, &QSocketNotifier::activated, this, &EpollPoller::dispatch);
-}
+{}
 
 EpollPoller::~EpollPoller()
 {
     delete m_notifier;
-    if (m_epoll >= 0)
-        ::close(m_epoll);
+}
+
+EpollSet *EpollPoller::set()
+{
+    if (m_own)
+        return m_own.get();
+    return m_dispatcher ? &m_dispatcher->epollSet() : nullptr;
 }
 
 bool EpollPoller::add(int fd, std::uint32_t events, PollHandler *handler)
 {
-    epoll_event e{};
-    e.events = events;
-    e.data.fd = fd;
-    if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &e) != 0)
+    if (!m_own && !m_dispatcher) {
+        m_dispatcher = qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+        if (!m_dispatcher) {
+            m_own = std::make_unique<EpollSet>();
+            if (!m_own->isValid())
+                return false;
+            m_notifier = new QSocketNotifier(m_own->fd(), QSocketNotifier::Read, this);
+            connect(m_notifier, &QSocketNotifier::activated, this, [this] {
+                const ::timespec now{};
+                m_own->wait(&now);
+            });
+        }
+    }
+    EpollSet *s = set();
+    if (!s) {
+        errno = ESHUTDOWN;
         return false;
-    m_handlers[fd] = handler;
-    return true;
+    }
+    return s->add(fd, events, handler);
 }
 
 void EpollPoller::modify(int fd, std::uint32_t events)
 {
-    epoll_event e{};
-    e.events = events;
-    e.data.fd = fd;
-    ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &e);
+    if (EpollSet *s = set())
+        s->modify(fd, events);
 }
 
 void EpollPoller::remove(int fd)
 {
-    if (m_handlers.erase(fd) > 0)
-        ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
-}
-
-void EpollPoller::dispatch()
-{
-    std::array<epoll_event, 256> events;
-    const int n = ::epoll_wait(m_epoll, events.data(), int(events.size()), 0);
-    for (int i = 0; i < n; ++i) {
-        // A handler may have closed (removed) itself or another one while handling an earlier event.
-        const auto it = m_handlers.find(events[std::size_t(i)].data.fd);
-        if (it != m_handlers.end())
-            it->second->pollReady(events[std::size_t(i)].events);
-    }
+    if (EpollSet *s = set())
+        s->remove(fd);
 }
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #include "engine/loadcontroller.h"
 
+#include "engine/epolleventdispatcher.h"
 #include "engine/transportworker.h"
 #include "tokenize/tokenizer.h"
 
@@ -82,7 +83,8 @@ void LoadController::start(int workerThreads)
             QMetaObject::invokeMethod(
                 this, [this, i, r = std::move(record)]() mutable { completed(i, std::move(r)); }, Qt::QueuedConnection);
         });
-        m_workers[i].thread.start(transport, QStringLiteral("tb-transport-%1").arg(i));
+        // One blocking epoll wait per wake-up instead of glib's poll round and a nested epoll.
+        m_workers[i].thread.start(transport, QStringLiteral("tb-transport-%1").arg(i), new EpollEventDispatcher);
     }
     const LoadConfig &load = m_plan->config.load;
     m_inWarmup = load.warmupMs > 0 || load.warmupRequests > 0;

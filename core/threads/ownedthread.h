@@ -4,6 +4,7 @@
 // destructor (or stop()) deletes the worker on that thread — its sockets and timers belong there —
 // then ends the thread and waits for it.
 
+#include <QAbstractEventDispatcher>
 #include <QMetaObject>
 #include <QObject>
 #include <QString>
@@ -35,12 +36,15 @@ public:
     }
 
     /// Moves `worker` (which has no parent) onto a new thread called `name` and starts it; both
-    /// are owned here from then on. A worker already running is stopped first.
-    void start(Worker *worker, const QString &name)
+    /// are owned here from then on. A worker already running is stopped first. The thread runs
+    /// `dispatcher` (it takes it) instead of Qt's default event dispatcher when one is given.
+    void start(Worker *worker, const QString &name, QAbstractEventDispatcher *dispatcher = nullptr)
     {
         stop();
         m_thread = new QThread;
         m_thread->setObjectName(name);
+        if (dispatcher)
+            m_thread->setEventDispatcher(dispatcher);
         worker->moveToThread(m_thread);
         m_worker = worker;
         m_thread->start();
