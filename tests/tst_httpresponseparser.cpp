@@ -175,6 +175,31 @@ private Q_SLOTS:
         QTest::newRow("tls alert") << QByteArray("\x15\x03\x01\x00\x02\x02\x46", 7)
                                    << QStringLiteral("the server answered in TLS");
         QTest::newRow("binary without line break") << QByteArray(64, '\x01') << QStringLiteral("not an HTTP response");
+        // An endless head is a hostile server: bounded by field count and by size, as over HTTP/2.
+        const QByteArray status("HTTP/1.1 200 OK\r\n");
+        QByteArray manyFields = status;
+        for (int i = 0; i <= HttpResponseParser::kMaxHeaderFields; ++i)
+            manyFields += "X-F: 1\r\n";
+        QTest::newRow("more header fields than the bound") << manyFields << QStringLiteral("header fields");
+        QByteArray largeHead = status;
+        while (std::size_t(largeHead.size()) <= HttpResponseParser::kMaxHeadBytes)
+            largeHead += "X-Large: " + QByteArray(60 * 1024, 'a') + "\r\n";
+        QTest::newRow("head larger than the bound") << largeHead << QStringLiteral("response head over 256 KiB");
+    }
+
+    void headAtTheFieldBoundIsAccepted()
+    {
+        QByteArray bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n");
+        for (int i = 1; i < HttpResponseParser::kMaxHeaderFields; ++i)
+            bytes += "X-F: 1\r\n";
+        bytes += "\r\nok";
+        HttpResponseParser parser;
+        QByteArray body;
+        const auto result = parser.feed(
+            bytes.constData(), std::size_t(bytes.size()), nullptr, [](const tb::ResponseHead &) {},
+            [&body](const char *data, std::size_t size) { body.append(data, qsizetype(size)); });
+        QCOMPARE(result, HttpResponseParser::Result::Complete);
+        QCOMPARE(body, QByteArray("ok"));
     }
 
     // Found by fuzz_httpresponseparser: a line ending inside the first four bytes was judged an
