@@ -101,6 +101,37 @@ private Q_SLOTS:
         QCOMPARE(back->client->firstSaturatedS, h.firstSaturatedS);
     }
 
+    // Sub-second runs on a busy machine were flagged "client saturated" from a tick or two: a
+    // second was judged on whatever probes it had. Starved on purpose, so that it would be flagged
+    // on the old rule; too short to judge on the new one (under kMinCoveredS of any second).
+    void subSecondRunIsNotJudgedOnATickOrTwo()
+    {
+        SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        RunConfig c = clientRun(host, dir.filePath(QStringLiteral("run")));
+        c.load.durationMs = 300;
+        c.load.mode = LoadMode::Rate;
+        c.load.rate = 20;
+        c.request.maxTokens = 16;
+        BenchmarkRunner runner;
+        runner.setTestStallMs(150);
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY2(runner.start(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        QVERIFY(outcome.summary.client);
+        const ClientHealthSummary &h = *outcome.summary.client;
+        const QString shown = QString::fromStdString(h.toJson().dump());
+        QVERIFY2(h.loopLagMaxMs >= ClientHealthSummary::kLagLimitMs, qPrintable(shown)); // it was starved
+        QCOMPARE(h.seconds, 0);
+        QCOMPARE(h.saturatedSeconds, 0);
+        QVERIFY(!h.saturated);
+        QVERIFY2(outcome.summary.warnings.filter(QStringLiteral("client saturated")).isEmpty(),
+                 qPrintable(outcome.summary.warnings.join(QStringLiteral("; "))));
+    }
+
     void readBacklogIsMeasured_data()
     {
         QTest::addColumn<int>("transportStallMs");
