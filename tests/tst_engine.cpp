@@ -897,13 +897,17 @@ private Q_SLOTS:
             // The deadline runs from when the worker took the request: after its schedule, before it was sent.
             QVERIFY2(rec.doneNs - rec.scheduledNs >= 100'000'000,
                      qPrintable(QString::number(double(rec.doneNs - rec.scheduledNs) / 1e6)));
-            QVERIFY2(rec.doneNs - rec.sentNs < 130'000'000,
-                     qPrintable(QString::number(double(rec.doneNs - rec.sentNs) / 1e6)));
             late.push_back(double(rec.doneNs - rec.sentNs) / 1e6 - 100);
         }
         std::sort(late.begin(), late.end());
         qInfo("100 ms timeout: recorded after sent + 100 ms + %.2f ms (median), %.2f ms (max)", late[late.size() / 2],
               late.back());
+        // The median, not each one: a loaded 2-core machine keeps the worker from a core for tens
+        // of ms at times (at load 8-10 a deadline was recorded 57 ms late in one whole tst_engine
+        // run and 36.6 ms late in 1 of 40 runs of this test; medians 0.3-3 ms, 11 ms once in 60),
+        // while 50 ms ticks put the median at 25 ms (below 15 ms in 1 of 20 runs) and at 44-49 ms
+        // in the regression as recorded.
+        QVERIFY2(late[late.size() / 2] < 15, qPrintable(QString::number(late[late.size() / 2])));
     }
 
     void httpsTargets_data()

@@ -1021,11 +1021,7 @@ private Q_SLOTS:
         QVERIFY2(second, qPrintable(secondError));
         QCOMPARE(first->summary.total.tokens.cached, std::int64_t(0));
         QCOMPARE(second->summary.total.tokens.cached, std::int64_t(0));
-        // Only the cache warning is this test's: on a busy machine a run this short may also be
-        // flagged "client saturated", which says nothing about the prompts.
-        const QString cacheWarning = QStringLiteral("unexpected cache hits");
-        QVERIFY2(second->summary.warnings.filter(cacheWarning).isEmpty(),
-                 qPrintable(second->summary.warnings.join(QStringLiteral("; "))));
+        QVERIFY(second->summary.warnings.isEmpty());
         const QString salt = first->info.config.prompt.salt;
         QVERIFY(!salt.isEmpty());
         QVERIFY(salt != second->info.config.prompt.salt);
@@ -1038,8 +1034,8 @@ private Q_SLOTS:
         QVERIFY2(replay, qPrintable(replayError));
         QCOMPARE(replay->info.config.prompt.salt, salt);
         QVERIFY(replay->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
-        QCOMPARE(replay->summary.warnings.filter(cacheWarning).size(), qsizetype(1));
-        QVERIFY2(replayOut.out.contains(cacheWarning), qPrintable(replayOut.out));
+        QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
+        QVERIFY2(replayOut.out.contains(QStringLiteral("unexpected cache hits")), qPrintable(replayOut.out));
     }
 
     // Hosted reasoning models stream no reasoning: it is only counted in usage. The client's

@@ -575,10 +575,7 @@ private Q_SLOTS:
         for (const SummaryBlock &stage : swept.summary.stages)
             QCOMPARE(stage.tokens.cached, std::int64_t(0));
         QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
-        // Only the cache warning is this test's: a run this short on a busy machine may also be
-        // flagged "client saturated", which says nothing about the prompts.
-        QVERIFY2(swept.summary.warnings.filter(QStringLiteral("unexpected cache hits")).isEmpty(),
-                 qPrintable(swept.summary.warnings.join(QStringLiteral("; "))));
+        QVERIFY(swept.summary.warnings.isEmpty());
 
         // The first run's salt replays it: the cache answers, and the dashboard says it was not asked for.
         QString error;

@@ -54,6 +54,9 @@ public:
     /// POSTs `body`, or GETs when `post` is false (a redirect's hop after 301, 302, 303).
     void start(const QNetworkRequest &request, bool post, const QByteArray &body, ResponseSink *sink)
     {
+        m_request = request;
+        m_post = post;
+        m_body = body;
         m_sink = sink;
         m_postedNs = m_transport->m_clock.nowNs();
         QNetworkAccessManager *nam = m_transport->m_managers[m_manager].nam;
@@ -148,10 +151,18 @@ private:
     void finished(std::int64_t stampNs)
     {
         read(stampNs);
-        ResponseSink *sink = std::exchange(m_sink, nullptr);
-        if (!sink)
+        if (!m_sink)
             return;
         const QNetworkReply::NetworkError error = m_reply->error();
+        if (neverLeft(error)) {
+            ++m_reposts;
+            m_reply->disconnect(this);
+            m_reply->deleteLater();
+            m_reply = nullptr;
+            start(m_request, m_post, m_body, m_sink);
+            return;
+        }
+        ResponseSink *sink = std::exchange(m_sink, nullptr);
         if (error == QNetworkReply::NoError || (m_headSeen && isHttpStatusError(error))) {
             sink->responseComplete(stampNs);
             return; // the worker releases us
@@ -165,6 +176,18 @@ private:
         // Only a connection that closed is a cut-off body; what QNAM could not parse is malformed.
         sink->responseFailed(status, message, m_headSeen && error == QNetworkReply::RemoteHostClosedError, stampNs);
         m_transport->dispose(this);
+    }
+
+    /// When one of a host's HTTP/1 connections closes, QNAM fails every request still queued for
+    /// that host with the same error (its channel hands the error to all waiting replies), though
+    /// none of them was written: a server cutting one stream made its neighbours "closed before any
+    /// response" without their reaching it. Such a request is posted again, a bounded number of
+    /// times. Only over HTTP/1, where QNAM says when a request left (requestSent, ordered before
+    /// its error): a POST the server may have had is never sent twice.
+    bool neverLeft(QNetworkReply::NetworkError error) const
+    {
+        return error == QNetworkReply::RemoteHostClosedError && !m_sent && !m_headSeen && m_reposts < kReposts &&
+               !m_request.attribute(QNetworkRequest::Http2AllowedAttribute).toBool();
     }
 
     /// Qt's own error text, without the request URL it may hold (a query may carry a key).
@@ -240,6 +263,10 @@ private:
         return {RequestStatus::Protocol, QStringLiteral("QNetworkReply error %1").arg(int(error))};
     }
 
+    /// Each cut of a neighbour on the host may fail a queued request once more; a server that
+    /// closes every connection unanswered is still reported after this many.
+    static constexpr int kReposts = 3;
+
     QnamTransport *m_transport;
     std::size_t m_manager;
     int m_pool;
@@ -251,6 +278,10 @@ private:
     bool m_sent = false;
     bool m_headSeen = false;
     std::int64_t m_postedNs = 0;
+    QNetworkRequest m_request; // kept to post again a request QNAM failed before it left
+    bool m_post = false;
+    QByteArray m_body;
+    int m_reposts = 0;
 };
 
 QnamTransport::QnamTransport(const RunClock &clock, QObject *parent)

@@ -19,9 +19,20 @@ struct ClientHealthSummary {
     static constexpr double kLagLimitMs = 20;
     /// A run is flagged when at least this share of its seconds were client-limited.
     static constexpr double kFlagFraction = 0.05;
+    /// The evidence a second needs before it is judged at all: the probes must have covered at
+    /// least this much of it (a run's last partial second, or a run under half a second, is not
+    /// judged: one late tick is not a trend) ...
+    static constexpr double kMinCoveredS = 0.5;
+    /// ... its send lag counts from this many requests scheduled in it (a median of one is that
+    /// request's connect) ...
+    static constexpr int kMinSendLags = 5;
+    /// ... and its read backlog from this many reads (fewer: the p99 is one read's wait). Not
+    /// more: a backlog makes reads fewer and larger (a transport thread busy 90 ms of every 100
+    /// reads 60–100 times a second, against ~3,000 calm).
+    static constexpr int kMinReads = 20;
 
     int cores = 0;
-    int seconds = 0;          ///< seconds of run time judged
+    int seconds = 0;          ///< seconds of run time judged (covered ≥ kMinCoveredS)
     double cpuMeanPct = 0;    ///< process CPU time over wall time, % of all cores
     double cpuPeakPct = 0;    ///< the busiest second
     double loopLagMeanMs = 0; ///< mean lateness of the 100 ms probes, every event loop

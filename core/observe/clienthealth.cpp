@@ -146,22 +146,28 @@ ClientHealthSummary ClientHealthMonitor::summary() const
         const Second &s = m_seconds[i];
         if (s.wallS <= 0)
             continue;
-        ++h.seconds;
         const double cpuFraction = s.cpuS / s.wallS / m_cores;
         h.cpuPeakPct = std::max(h.cpuPeakPct, 100 * cpuFraction);
         cpuS += s.cpuS;
         wallS += s.wallS;
         lagSum += s.lagSumMs;
         probes += s.probes;
-        const double lagMean = s.probes ? s.lagSumMs / s.probes : 0;
-        const bool sendLagged = !s.sendLagMs.empty() && median(s.sendLagMs) >= ClientHealthSummary::kLagLimitMs;
         sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
+        reads.merge(s.readBacklog);
+        // Judged on enough evidence only: a few probes of a loaded machine, or one slow request or
+        // read, would flag a short run that kept up (README "Client health").
+        if (s.wallS < ClientHealthSummary::kMinCoveredS)
+            continue;
+        ++h.seconds;
+        const double lagMean = s.probes ? s.lagSumMs / s.probes : 0;
+        const bool sendLagged = s.sendLagMs.size() >= std::size_t(ClientHealthSummary::kMinSendLags) &&
+                                median(s.sendLagMs) >= ClientHealthSummary::kLagLimitMs;
         // The tail, not the median: the kernel merges segments that queue up behind a busy thread
         // and the merged one keeps the newest stamp, so most backlogged bytes look fresh (a Release
         // build reads a 90 ms stall as p50 0.04 ms, p99 89 ms); the reads right after it do not.
-        const bool readLagged = s.readBacklog.percentileMs(0.99) >= ClientHealthSummary::kLagLimitMs;
+        const bool readLagged = s.readBacklog.reads >= ClientHealthSummary::kMinReads &&
+                                s.readBacklog.percentileMs(0.99) >= ClientHealthSummary::kLagLimitMs;
         h.readBacklogSeconds += readLagged ? 1 : 0;
-        reads.merge(s.readBacklog);
         if (cpuFraction >= ClientHealthSummary::kCpuLimit || lagMean >= ClientHealthSummary::kLagLimitMs ||
             sendLagged || readLagged) {
             ++h.saturatedSeconds;
