@@ -13,6 +13,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
@@ -31,6 +35,37 @@ RunConfig clientRun(const SimulatorHost &host, const QString &out)
     c.outDir = out;
     return c;
 }
+
+/// How late a thread of this process woke from 5 ms sleeps while it ran, at worst. When the machine
+/// stalled the whole process past the client's lag limit, a "normal" run flagged saturated is the
+/// truth (issue: the negative controls failed at load 10 with 84–133 ms stalls), so it is skipped
+/// as unjudgeable; a run not flagged, or flagged without such a stall, is still asserted.
+class MachineStallProbe
+{
+public:
+    MachineStallProbe()
+        : m_thread([this] {
+            using Clock = std::chrono::steady_clock;
+            while (!m_stop.load()) {
+                const auto before = Clock::now();
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                const double lateMs = std::chrono::duration<double, std::milli>(Clock::now() - before).count() - 5.0;
+                m_maxLateMs.store(std::max(m_maxLateMs.load(), lateMs));
+            }
+        })
+    {}
+    ~MachineStallProbe()
+    {
+        m_stop.store(true);
+        m_thread.join();
+    }
+    double maxLateMs() const { return m_maxLateMs.load(); }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::atomic<double> m_maxLateMs{0};
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -65,6 +100,7 @@ private Q_SLOTS:
         runner.setTestStallMs(stallMs);
         QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
         QString error;
+        const MachineStallProbe machine;
         QVERIFY2(runner.start(c, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         const RunOutcome outcome = finished.first().first().value<RunOutcome>();
@@ -72,6 +108,10 @@ private Q_SLOTS:
         QVERIFY(outcome.summary.client);
         const ClientHealthSummary &h = *outcome.summary.client;
         const QString shown = QString::fromStdString(h.toJson().dump());
+        if (!flagged && h.saturated && machine.maxLateMs() >= ClientHealthSummary::kLagLimitMs)
+            QSKIP(qPrintable(QStringLiteral("the machine stalled this process %1 ms during the normal run: %2")
+                                 .arg(machine.maxLateMs(), 0, 'f', 1)
+                                 .arg(shown)));
         QVERIFY2(h.seconds >= 3, qPrintable(shown));
         QVERIFY2(h.cores >= 1 && h.cpuMeanPct >= 0 && h.cpuPeakPct >= h.cpuMeanPct, qPrintable(shown));
         QVERIFY2(h.sendLagP50Ms, qPrintable(shown)); // open loop without a cap: the send lag is judged
@@ -158,6 +198,7 @@ private Q_SLOTS:
         runner.setTestTransportStallMs(transportStallMs);
         QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
         QString error;
+        const MachineStallProbe machine;
         QVERIFY2(runner.start(c, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         const RunOutcome outcome = finished.first().first().value<RunOutcome>();
@@ -165,6 +206,11 @@ private Q_SLOTS:
         const ClientHealthSummary &h = *outcome.summary.client;
         const QString shown = QString::fromStdString(h.toJson().dump());
         qInfo("client block: %s", qPrintable(shown)); // the figures the README quotes
+        if (!backlogged && h.readBacklogP99Ms && *h.readBacklogP99Ms >= ClientHealthSummary::kLagLimitMs &&
+            machine.maxLateMs() >= ClientHealthSummary::kLagLimitMs)
+            QSKIP(qPrintable(QStringLiteral("the machine stalled this process %1 ms during the calm run: %2")
+                                 .arg(machine.maxLateMs(), 0, 'f', 1)
+                                 .arg(shown)));
         QVERIFY2(h.readBacklogP50Ms && h.readBacklogP99Ms && h.readBacklogMaxMs, qPrintable(shown));
         QVERIFY2(*h.readBacklogP50Ms <= *h.readBacklogP99Ms && *h.readBacklogP99Ms <= *h.readBacklogMaxMs,
                  qPrintable(shown));
