@@ -124,6 +124,7 @@ struct H2Callbacks {
             H2Connection &c = self(user);
             if (frame->hd.type == NGHTTP2_GOAWAY) {
                 c.m_goingAway = true;
+                c.m_goawayReceived = true;
                 c.m_goawayCode = frame->goaway.error_code;
                 return 0;
             }
@@ -440,7 +441,8 @@ void H2Connection::retireIfDone()
         failAll(RequestStatus::Protocol, QStringLiteral("retired"), m_clock.nowNs(), false); // none left to hear it
 }
 
-void H2Connection::failAll(RequestStatus status, const QString &message, std::int64_t stampNs, bool broken)
+void H2Connection::failAll(RequestStatus status, const QString &message, std::int64_t stampNs, bool broken,
+                           const QString &cause)
 {
     if (m_dead)
         return;
@@ -453,9 +455,13 @@ void H2Connection::failAll(RequestStatus status, const QString &message, std::in
         if (why.isEmpty()) {
             why = e->m_headSeen ? QStringLiteral("connection closed before the response was complete")
                                 : QStringLiteral("connection closed before any response");
-            if (m_goingAway)
-                why += QStringLiteral(" (after GOAWAY %1)").arg(codeName(m_goawayCode));
+            if (!cause.isEmpty())
+                why += QStringLiteral(": ") + cause;
         }
+        // A server that said GOAWAY and then closed may close cleanly or, with the client's last
+        // frames unread, reset: either way the GOAWAY is what the user needs to hear.
+        if (m_goawayReceived)
+            why += QStringLiteral(" (after GOAWAY %1)").arg(codeName(m_goawayCode));
         failExchange(e, status, why, stampNs, broken && e->m_headSeen);
     }
     reportLost();
@@ -519,7 +525,12 @@ void H2Connection::streamClosed(std::int64_t stampNs)
 
 void H2Connection::streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs)
 {
-    failAll(status, message, stampNs, true); // Connect or Tls before it opened, Protocol after
+    if (!m_connected) {
+        failAll(status, message, stampNs, true); // Connect or Tls
+        return;
+    }
+    // Open, the socket failed (a reset, a broken pipe): what that means to each stream comes first.
+    failAll(status, QString(), stampNs, true, message);
 }
 
 } // namespace tb

@@ -118,8 +118,10 @@ private:
     /// Hands what nghttp2 has to send to the stream; not from inside nghttp2's callbacks.
     void flush();
     /// Fails every exchange still on the connection and closes it. `broken`: the connection broke
-    /// (a response begun is cut off, not malformed); an empty message says it closed.
-    void failAll(RequestStatus status, const QString &message, std::int64_t stampNs, bool broken);
+    /// (a response begun is cut off, not malformed); an empty message says it closed ("closed
+    /// before …" to each exchange, then `cause`: the socket's own error, a reset say).
+    void failAll(RequestStatus status, const QString &message, std::int64_t stampNs, bool broken,
+                 const QString &cause = {});
     /// The exchange ends with `status`; it is disposed of.
     void failExchange(H2Exchange *exchange, RequestStatus status, const QString &message, std::int64_t stampNs,
                       bool cutAfterHead);
@@ -138,14 +140,15 @@ private:
     std::vector<H2Exchange *> m_awaitingWrite; ///< END_STREAM handed to the stream, not yet in the kernel
     std::int64_t m_stampNs = 0;                ///< the stamp of the read being parsed
     std::int64_t m_idleSinceNs = 0;
-    QString m_error; ///< what nghttp2 said of the server's last broken frame
-    std::uint32_t m_goawayCode = 0;
+    QString m_error;                ///< what nghttp2 said of the server's last broken frame
+    std::uint32_t m_goawayCode = 0; ///< of the server's GOAWAY, when m_goawayReceived
     int m_inSession = 0;
     bool m_flushing = false;
     bool m_flushAgain = false;
     bool m_opening = false;
     bool m_connected = false;
     bool m_goingAway = false; ///< GOAWAY received or sent: no new streams
+    bool m_goawayReceived = false;
     bool m_dead = false;
     bool m_lostReported = false;
 };
