@@ -124,8 +124,7 @@ struct H2Callbacks {
             H2Connection &c = self(user);
             if (frame->hd.type == NGHTTP2_GOAWAY) {
                 c.m_goingAway = true;
-                c.m_goawayReceived = true;
-                c.m_goawayCode = frame->goaway.error_code;
+                c.m_serverGoaway = frame->goaway.error_code;
                 return 0;
             }
             H2Exchange *e = c.exchangeOf(frame->hd.stream_id);
@@ -193,7 +192,7 @@ struct H2Callbacks {
             } else if (code == NGHTTP2_REFUSED_STREAM && c.m_goingAway) {
                 c.failExchange(e, RequestStatus::ServerError,
                                QStringLiteral("server retired the HTTP/2 connection before this stream (GOAWAY %1)")
-                                   .arg(codeName(c.m_goawayCode)),
+                                   .arg(codeName(c.m_serverGoaway.value_or(NGHTTP2_NO_ERROR))),
                                c.m_stampNs, false);
             } else {
                 // nghttp2 reset it: the server broke HTTP/2's rules for this stream.
@@ -460,8 +459,8 @@ void H2Connection::failAll(RequestStatus status, const QString &message, std::in
         }
         // A server that said GOAWAY and then closed may close cleanly or, with the client's last
         // frames unread, reset: either way the GOAWAY is what the user needs to hear.
-        if (m_goawayReceived)
-            why += QStringLiteral(" (after GOAWAY %1)").arg(codeName(m_goawayCode));
+        if (m_serverGoaway)
+            why += QStringLiteral(" (after GOAWAY %1)").arg(codeName(*m_serverGoaway));
         failExchange(e, status, why, stampNs, broken && e->m_headSeen);
     }
     reportLost();

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -140,15 +141,14 @@ private:
     std::vector<H2Exchange *> m_awaitingWrite; ///< END_STREAM handed to the stream, not yet in the kernel
     std::int64_t m_stampNs = 0;                ///< the stamp of the read being parsed
     std::int64_t m_idleSinceNs = 0;
-    QString m_error;                ///< what nghttp2 said of the server's last broken frame
-    std::uint32_t m_goawayCode = 0; ///< of the server's GOAWAY, when m_goawayReceived
+    QString m_error;                             ///< what nghttp2 said of the server's last broken frame
+    std::optional<std::uint32_t> m_serverGoaway; ///< the error code of the server's GOAWAY, once one came
     int m_inSession = 0;
     bool m_flushing = false;
     bool m_flushAgain = false;
     bool m_opening = false;
     bool m_connected = false;
     bool m_goingAway = false; ///< GOAWAY received or sent: no new streams
-    bool m_goawayReceived = false;
     bool m_dead = false;
     bool m_lostReported = false;
 };
