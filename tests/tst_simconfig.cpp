@@ -49,6 +49,9 @@ private Q_SLOTS:
         }
         QVERIFY(!SimConfig::preset(QStringLiteral("gpt5-like")));
         QVERIFY(SimConfig::preset(QStringLiteral("gpt4-like"))->servesModel(QStringLiteral("gpt-4")));
+        // The workbench's built-in target names the preset as its model.
+        for (const QString &name : names)
+            QVERIFY2(SimConfig::preset(name)->servesModel(name), qPrintable(name));
         QVERIFY(!SimConfig::preset(QStringLiteral("fast"))->servesModel(QStringLiteral("gpt-4")));
     }
 

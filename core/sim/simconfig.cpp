@@ -341,6 +341,8 @@ const Preset kServerPresets[] = {
      "llama.cpp's llama-server -np 8 on a laptop CPU: ~2,500 prompt tokens/s, 20-30 ms steps, its quirks",
      [](SimConfig &c) {
          c.model = QStringLiteral("tiny-llama3");
+         // The workbench's built-in target asks for its preset by name (llama.cpp serves any name).
+         c.aliases = {QStringLiteral("llamacpp-like")};
          c.ttftMs = 15; // a first decode: the shortest prompt takes about a step
          c.prefillMsPer1k = 350;
          c.prefillQuadraticMs = 25;
