@@ -117,6 +117,7 @@ void ServingModel::takeDue(qint64 nowNs, const std::function<void(const Chunk &)
         chunk.seq = event.seq;
         chunk.dueNs = event.dueNs;
         chunk.admittedNs = s.admittedNs;
+        chunk.batch = m_active;
         chunk.tokens = s.pendingTokens;
         chunk.reasoning = s.emitted < s.job.reasoningTokens;
         s.emitted += chunk.tokens;

@@ -28,6 +28,7 @@ struct Chunk {
     bool reasoning = false;
     bool last = false;
     qint64 admittedNs = 0; ///< when the sequence got its batch slot
+    qint64 batch = 0;      ///< sequences in the batch when the chunk's last token was produced
 };
 
 /// The simulated inference engine, in virtual time (nanoseconds on the caller's clock), with no

@@ -261,8 +261,7 @@ std::optional<Timings> SimServer::Impl::countLlamacpp(Exchange &ex, const Chunk 
         c.windowPromptMs += ms;
     }
     // The batch held this sequence and the others: each of its tokens is that share of a step.
-    const qint64 batch = model.active() + (chunk.last ? 1 : 0);
-    c.decodes += double(chunk.tokens) / double(std::max<qint64>(batch, 1));
+    c.decodes += double(chunk.tokens) / double(std::max<qint64>(chunk.batch, 1));
     c.busySlots += chunk.tokens;
     if (!chunk.last || ex.plan.cutAfter >= 0)
         return std::nullopt;
