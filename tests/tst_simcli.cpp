@@ -92,7 +92,13 @@ private Q_SLOTS:
             << QStringLiteral("--output-dist: unknown distribution (accepted: fixed|uniform|normal|exponential)");
         QTest::newRow("unknown preset") << args({"--preset", "huge"})
                                         << QStringLiteral("--preset: unknown preset 'huge' (accepted: "
-                                                          "default|fast|gpt4-like|gpt4-turbo-like|o1-preview-like)");
+                                                          "default|fast|gpt4-like|gpt4-turbo-like|o1-preview-like|"
+                                                          "llamacpp-like)");
+        QTest::newRow("bad dialect")
+            << args({"--tokenize-dialect", "sglang"})
+            << QStringLiteral("--tokenize-dialect: unknown dialect (accepted: vllm|llamacpp) (got 'sglang')");
+        QTest::newRow("slot context too small")
+            << args({"--slot-context", "8"}) << QStringLiteral("--slot-context: must be 0 (off) or at least 16");
         QTest::newRow("hostname") << args({"--host", "localhost"})
                                   << QStringLiteral("--host: 'localhost' is not an IP address");
         QTest::newRow("port") << args({"--port", "70000"})
@@ -154,8 +160,37 @@ private Q_SLOTS:
     {
         const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--list-presets")});
         QCOMPARE(r.exitCode, 0);
-        for (const char *name : {"default", "fast", "gpt4-like", "gpt4-turbo-like", "o1-preview-like"})
+        for (const char *name : {"default", "fast", "gpt4-like", "gpt4-turbo-like", "o1-preview-like", "llamacpp-like"})
             QVERIFY2(r.out.contains(QLatin1String(name)), name);
+        QVERIFY2(r.out.contains(QStringLiteral("llamacpp-like     llama.cpp's llama-server -np 8")), qPrintable(r.out));
+    }
+
+    void llamacppPresetTurnsOnEachBehaviour()
+    {
+        const CliResult r = runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("llamacpp-like"),
+                                    QStringLiteral("--print-config")});
+        QCOMPARE(r.exitCode, 0);
+        const json config = json::parse(r.out.toStdString());
+        QCOMPARE(config["model"].get<std::string>(), std::string("tiny-llama3"));
+        QCOMPARE(config["max_batch"].get<qint64>(), 8);
+        QCOMPARE(config["close_after_stream"].get<qint64>(), 1);
+        QCOMPARE(config["listen_backlog"].get<qint64>(), 5);
+        QCOMPARE(config["tokenize_dialect"].get<std::string>(), std::string("llamacpp"));
+        QCOMPARE(config["slot_context"].get<qint64>(), 4096);
+        QCOMPARE(config["timings"].get<qint64>(), 1);
+        QCOMPARE(config["usage_dialect"].get<std::string>(), std::string("llamacpp"));
+        QCOMPARE(config["metrics_dialect"].get<std::string>(), std::string("llamacpp"));
+        QCOMPARE(config["metrics_stall_while_prefilling"].get<qint64>(), 1);
+        // Each one on its own: a flag turns it off again.
+        const CliResult off =
+            runCli({QStringLiteral("sim"), QStringLiteral("--preset"), QStringLiteral("llamacpp-like"),
+                    QStringLiteral("--close-after-stream"), QStringLiteral("0"), QStringLiteral("--metrics-dialect"),
+                    QStringLiteral("vllm"), QStringLiteral("--print-config")});
+        QCOMPARE(off.exitCode, 0);
+        const json changed = json::parse(off.out.toStdString());
+        QCOMPARE(changed["close_after_stream"].get<qint64>(), 0);
+        QCOMPARE(changed["metrics_dialect"].get<std::string>(), std::string("vllm"));
+        QCOMPARE(changed["tokenize_dialect"].get<std::string>(), std::string("llamacpp"));
     }
 
     void helpListsEveryParameterFlag()
@@ -182,6 +217,16 @@ private Q_SLOTS:
                                  "--tpm-limit",
                                  "--cut-rate",
                                  "--header-delay-ms",
+                                 "--close-after-stream",
+                                 "--keep-alive-max",
+                                 "--listen-backlog",
+                                 "--accept-delay-ms",
+                                 "--tokenize-dialect",
+                                 "--slot-context",
+                                 "--timings",
+                                 "--usage-dialect",
+                                 "--metrics-dialect",
+                                 "--metrics-stall-while-prefilling",
                                  "--print-config"})
             QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
     }

@@ -37,16 +37,21 @@ private Q_SLOTS:
     {
         const QStringList names = SimConfig::presetNames();
         QCOMPARE(names, (QStringList{QStringLiteral("default"), QStringLiteral("fast"), QStringLiteral("gpt4-like"),
-                                     QStringLiteral("gpt4-turbo-like"), QStringLiteral("o1-preview-like")}));
+                                     QStringLiteral("gpt4-turbo-like"), QStringLiteral("o1-preview-like"),
+                                     QStringLiteral("llamacpp-like")}));
         for (const QString &name : names) {
             const auto config = SimConfig::preset(name);
             QVERIFY(config);
-            QCOMPARE(config->model, name);
+            // A server preset serves the model it was measured with.
+            QCOMPARE(config->model, name == QLatin1String("llamacpp-like") ? QStringLiteral("tiny-llama3") : name);
             QVERIFY(config->validate().isEmpty());
             QVERIFY(!SimConfig::presetDescription(name).isEmpty());
         }
         QVERIFY(!SimConfig::preset(QStringLiteral("gpt5-like")));
         QVERIFY(SimConfig::preset(QStringLiteral("gpt4-like"))->servesModel(QStringLiteral("gpt-4")));
+        // The workbench's built-in target names the preset as its model.
+        for (const QString &name : names)
+            QVERIFY2(SimConfig::preset(name)->servesModel(name), qPrintable(name));
         QVERIFY(!SimConfig::preset(QStringLiteral("fast"))->servesModel(QStringLiteral("gpt-4")));
     }
 
@@ -106,6 +111,21 @@ private Q_SLOTS:
         QCOMPARE(back->toJson().dump(), j.dump());
     }
 
+    void llamacppPresetServesLikeASmallModelOnALaptopCpu()
+    {
+        const SimConfig c = *SimConfig::preset(QStringLiteral("llamacpp-like"));
+        QCOMPARE(c.maxBatch, 8); // -np 8
+        QVERIFY(c.validate().isEmpty());
+        const ServingModel model(c);
+        // Prefill: a few thousand tokens a second, from a short prompt up to a full slot.
+        for (const qint64 prompt : {qint64(500), qint64(2000), qint64(4000)}) {
+            const double perSecond = double(prompt) / (double(model.prefillNs(prompt, 0)) / 1e9);
+            QVERIFY2(perSecond > 1500 && perSecond < 5000, qPrintable(QString::number(perSecond)));
+        }
+        // Decode: 20-30 ms a step, from one sequence to a full batch.
+        QVERIFY(model.stepNs(1) >= 20'000'000 && model.stepNs(8) <= 30'000'000);
+    }
+
     void jsonStartsFromAPreset()
     {
         QString error;
@@ -153,6 +173,13 @@ private Q_SLOTS:
                                        << QStringLiteral("output_min: must not exceed output_max (10 > 5)");
         QTest::newRow("null value") << QStringLiteral(R"({"seed": null})")
                                     << QStringLiteral("seed: has the wrong type");
+        QTest::newRow("bad dialect") << QStringLiteral(R"({"metrics_dialect": "tgi"})")
+                                     << QStringLiteral("metrics_dialect: unknown dialect (accepted: vllm|llamacpp)");
+        QTest::newRow("slot context too small")
+            << QStringLiteral(R"({"slot_context": 15})")
+            << QStringLiteral("slot_context: must be 0 (off) or at least 16 (got 15)");
+        QTest::newRow("backlog not whole") << QStringLiteral(R"({"listen_backlog": 5.5})")
+                                           << QStringLiteral("listen_backlog: must be a whole number from 0 to 65535");
     }
 
     void jsonErrorsNameTheField()
@@ -176,6 +203,8 @@ private Q_SLOTS:
         QCOMPARE(c.aliases, (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
         QVERIFY(c.setFromText(QStringLiteral("output_dist"), QStringLiteral("uniform"), &error));
         QCOMPARE(c.outputDist, OutputDistribution::Uniform);
+        QVERIFY(c.setFromText(QStringLiteral("usage_dialect"), QStringLiteral("llamacpp"), &error));
+        QCOMPARE(c.usageDialect, Dialect::Llamacpp);
         QVERIFY(!c.setFromText(QStringLiteral("max_batch"), QStringLiteral("many"), &error));
         QVERIFY2(error.startsWith(QStringLiteral("must be a whole number from 1 to")), qPrintable(error));
         QVERIFY(!c.setFromText(QStringLiteral("cut_rate"), QStringLiteral("2"), &error));

@@ -67,6 +67,49 @@ class TestSimModel : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void prefillEndSaysWhenTheRunningPrefillEnds()
+    {
+        // Two prompts of 1000 tokens at t=0: after 10 ms each, the first prefills over [10, 110) ms,
+        // the second waits for the unit and prefills over [110, 210) ms (what a stalled scrape waits for).
+        ServingModel model(modelConfig());
+        QVERIFY(model.submit(job(1000, 3), 0));
+        QVERIFY(model.submit(job(1000, 3), 0));
+        QCOMPARE(model.prefillEndNs(5 * kMs), -1); // the fixed latency is no prefill
+        QCOMPARE(model.prefillEndNs(10 * kMs), 110 * kMs);
+        QCOMPARE(model.prefillEndNs(109 * kMs), 110 * kMs);
+        QCOMPARE(model.prefillEndNs(110 * kMs), 210 * kMs);
+        QCOMPARE(model.prefillEndNs(210 * kMs), -1);
+        // Each chunk says when its sequence got its slot and how full the batch was.
+        const QList<Chunk> chunks = drain(model);
+        QCOMPARE(of(chunks, 2).first().admittedNs, 0);
+        QCOMPARE(of(chunks, 2).first().dueNs, 210 * kMs);
+        QCOMPARE(of(chunks, 1).first().batch, 2);
+        QCOMPARE(of(chunks, 2).last().batch, 1); // the first had finished
+    }
+
+    void slotTruncationCutsAsLlamacppDoes_data()
+    {
+        QTest::addColumn<qint64>("prompt");
+        QTest::addColumn<qint64>("context");
+        QTest::addColumn<qint64>("dropped");
+        QTest::newRow("off") << qint64(10000) << qint64(0) << qint64(0);
+        QTest::newRow("fits") << qint64(4095) << qint64(4096) << qint64(0);
+        QTest::newRow("exactly the context") << qint64(4096) << qint64(4096) << qint64(2048);
+        QTest::newRow("issue 24: 4,106 -> 2,058") << qint64(4106) << qint64(4096) << qint64(2048);
+        QTest::newRow("several blocks") << qint64(9000) << qint64(4096) << qint64(6144);
+        QTest::newRow("odd context") << qint64(100) << qint64(33) << qint64(80); // blocks of 16: 20 left
+    }
+
+    void slotTruncationCutsAsLlamacppDoes()
+    {
+        QFETCH(qint64, prompt);
+        QFETCH(qint64, context);
+        QFETCH(qint64, dropped);
+        QCOMPARE(slotTruncatedTokens(prompt, context), dropped);
+        if (context > 0)
+            QVERIFY(prompt - dropped < context); // llama.cpp asserts it fits afterwards
+    }
+
     void prefillGrowsWithPromptAndIsSuperLinear()
     {
         SimConfig c = modelConfig();

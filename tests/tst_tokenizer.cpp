@@ -53,6 +53,28 @@ private Q_SLOTS:
         QCOMPARE(qint64(ApproxTokenizer::countUtf8(utf8.constData(), size_t(utf8.size()))), tokens);
     }
 
+    void piecesAreTheCountedTokens_data() { counts_data(); }
+
+    void piecesAreTheCountedTokens()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, tokens);
+        const std::string utf8 = text.toStdString();
+        const std::vector<std::string_view> pieces = ApproxTokenizer::pieces(utf8);
+        QCOMPARE(qint64(pieces.size()), tokens);
+        std::string joined;
+        for (const std::string_view piece : pieces)
+            joined += piece;
+        QCOMPARE(joined, tokens > 0 ? utf8 : std::string());
+    }
+
+    void piecesCarryTheSpaceBeforeThem()
+    {
+        const std::vector<std::string_view> pieces = ApproxTokenizer::pieces(" Hello, naïve world!  ");
+        const std::vector<std::string_view> expected{" Hell", "o", ",", " naïv", "e", " worl", "d", "!  "};
+        QCOMPARE(pieces, expected);
+    }
+
     // The small files in tests/data (see its README) pin each kind of tokenizer file in every
     // environment; tst_tokenizeroracle compares real ones with the reference implementations.
     void files_data()

@@ -80,6 +80,14 @@ RequestPlan planRequest(const SimConfig &config, const PlanInput &input)
     return plan;
 }
 
+qint64 slotTruncatedTokens(qint64 promptTokens, qint64 slotContext)
+{
+    if (slotContext <= 0 || promptTokens < slotContext)
+        return 0;
+    const qint64 block = slotContext / 2; // n_left / 2, n_left = n_ctx - n_keep
+    return (promptTokens - block) / block * block;
+}
+
 void TextSource::append(std::string &out, qint64 tokens)
 {
     for (qint64 i = 0; i < tokens; ++i) {

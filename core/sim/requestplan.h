@@ -32,6 +32,11 @@ struct RequestPlan {
 
 RequestPlan planRequest(const SimConfig &config, const PlanInput &input);
 
+/// Prompt tokens llama.cpp drops from a prompt that does not fit its slot's context (0 when it
+/// fits or slotContext is 0): with n_keep 0, whole blocks of half the context from the start,
+/// until fewer tokens than the context remain (4,106 tokens in a 4,096 context: 2,048 dropped).
+qint64 slotTruncatedTokens(qint64 promptTokens, qint64 slotContext);
+
 /// The generated text: every token is a space and a word of 1-4 ASCII letters, so each is exactly
 /// one ApproxTokenizer token and a client counting tokens locally agrees with usage.
 class TextSource

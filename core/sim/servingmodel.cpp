@@ -62,10 +62,14 @@ void ServingModel::cancel(quint64 seq, qint64 nowNs)
 void ServingModel::admit(quint64 seq, Sequence &s, qint64 atNs)
 {
     s.admitted = true;
+    s.admittedNs = atNs;
     ++m_active;
     m_kvTokens += s.job.promptTokens;
     const qint64 start = std::max(atNs + qint64(std::llround(m_config.ttftMs * 1e6)), m_prefillFreeNs);
     m_prefillFreeNs = start + prefillNs(s.job.promptTokens, s.job.cachedTokens);
+    while (!m_prefills.empty() && m_prefills.front().second <= atNs)
+        m_prefills.pop_front();
+    m_prefills.emplace_back(start, m_prefillFreeNs);
     schedule(seq, s, m_prefillFreeNs, 1);
 }
 
@@ -82,6 +86,17 @@ void ServingModel::schedule(quint64 seq, Sequence &s, qint64 dueNs, qint64 token
 {
     s.pendingTokens = tokens;
     m_events.push({dueNs, seq});
+}
+
+qint64 ServingModel::prefillEndNs(qint64 nowNs) const
+{
+    for (const auto &[start, end] : m_prefills) {
+        if (start > nowNs)
+            break;
+        if (nowNs < end)
+            return end;
+    }
+    return -1;
 }
 
 qint64 ServingModel::nextDueNs() const
@@ -101,6 +116,8 @@ void ServingModel::takeDue(qint64 nowNs, const std::function<void(const Chunk &)
         Chunk chunk;
         chunk.seq = event.seq;
         chunk.dueNs = event.dueNs;
+        chunk.admittedNs = s.admittedNs;
+        chunk.batch = m_active;
         chunk.tokens = s.pendingTokens;
         chunk.reasoning = s.emitted < s.job.reasoningTokens;
         s.emitted += chunk.tokens;

@@ -27,6 +27,8 @@ struct Chunk {
     qint64 tokens = 0;
     bool reasoning = false;
     bool last = false;
+    qint64 admittedNs = 0; ///< when the sequence got its batch slot
+    qint64 batch = 0;      ///< sequences in the batch when the chunk's last token was produced
 };
 
 /// The simulated inference engine, in virtual time (nanoseconds on the caller's clock), with no
@@ -67,12 +69,15 @@ public:
     qint64 kvTokens() const { return m_kvTokens; }
     qint64 stepNs(qint64 batch) const;
     qint64 prefillNs(qint64 promptTokens, qint64 cachedTokens) const;
+    /// When the prefill running at nowNs ends; -1 when none runs then.
+    qint64 prefillEndNs(qint64 nowNs) const;
 
 private:
     struct Sequence {
         Job job;
         qint64 emitted = 0;
         qint64 pendingTokens = 0; ///< tokens of the scheduled chunk
+        qint64 admittedNs = 0;
         bool admitted = false;
     };
     struct Event {
@@ -89,6 +94,9 @@ private:
     std::unordered_map<quint64, Sequence> m_sequences;
     std::deque<quint64> m_queue;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
+    /// Scheduled prefills as [start, end), in order (the prefill unit serves one at a time);
+    /// those that ended are dropped at the next admission.
+    std::deque<std::pair<qint64, qint64>> m_prefills;
     qint64 m_active = 0;
     qint64 m_kvTokens = 0;
     qint64 m_prefillFreeNs = 0;

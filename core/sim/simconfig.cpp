@@ -7,14 +7,16 @@
 #include <QSet>
 
 #include <cmath>
+#include <functional>
 #include <variant>
+#include <vector>
 
 namespace tb::sim {
 
 namespace {
 
 using Member = std::variant<double SimConfig::*, qint64 SimConfig::*, QString SimConfig::*, QStringList SimConfig::*,
-                            OutputDistribution SimConfig::*>;
+                            OutputDistribution SimConfig::*, Dialect SimConfig::*>;
 
 /// One parameter: its JSON key (the flag is the key with '-' for '_'), where it lives, its range
 /// for numbers, and its help text.
@@ -28,6 +30,7 @@ struct Field {
 
 /// JSON numbers are doubles: whole numbers above 2^53 would silently change.
 constexpr double kMaxExactInteger = 9007199254740991.0;
+constexpr qint64 kMinSlotContext = 16;
 
 const Field kFields[] = {
     {"model", &SimConfig::model, 1, 0, "Model name served (default: the preset's name)"},
@@ -71,6 +74,24 @@ const Field kFields[] = {
     {"idle_timeout_s", &SimConfig::idleTimeoutS, 0, 86400, "Close connections idle this long, s (0: never)"},
     {"trace_capacity", &SimConfig::traceCapacity, 0, 1e8, "Finished requests kept for /sim/requests"},
     {"max_streams", &SimConfig::maxStreams, 1, 100000, "HTTP/2: concurrent streams per connection"},
+    {"close_after_stream", &SimConfig::closeAfterStream, 0, 1,
+     "1: close the connection right after a streamed response despite keep-alive (llama.cpp)"},
+    {"keep_alive_max", &SimConfig::keepAliveMax, 0, 1e9,
+     "Requests per connection before it is closed, as Keep-Alive's max (0: no limit)"},
+    {"listen_backlog", &SimConfig::listenBacklog, 0, 65535,
+     "listen(2) backlog; llama.cpp's 5 overflows when many clients connect at once"},
+    {"accept_delay_ms", &SimConfig::acceptDelayMs, 0, 60000,
+     "Connections wait this long for accept(2), ms: with a small listen_backlog a burst overflows it"},
+    {"tokenize_dialect", &SimConfig::tokenizeDialect, 0, 0,
+     "POST /tokenize: vllm ({\"prompt\"|\"messages\"} -> count) or llamacpp ({\"content\"} -> tokens)"},
+    {"slot_context", &SimConfig::slotContext, 0, 1e9,
+     "Per-slot context, tokens: longer prompts are truncated as llama.cpp does (0: off)"},
+    {"timings", &SimConfig::timings, 0, 1, "1: the final chunk and the body carry llama.cpp's timings"},
+    {"usage_dialect", &SimConfig::usageDialect, 0, 0,
+     "usage: vllm (with cached and reasoning details) or llamacpp (plain counts, in the finish chunk)"},
+    {"metrics_dialect", &SimConfig::metricsDialect, 0, 0, "GET /metrics: vllm (vllm:*) or llamacpp (llamacpp:*)"},
+    {"metrics_stall_while_prefilling", &SimConfig::metricsStallWhilePrefilling, 0, 1,
+     "1: GET /metrics waits for a running prefill to end (llama.cpp)"},
 };
 
 constexpr EnumName<OutputDistribution> kDistNames[] = {
@@ -80,10 +101,23 @@ constexpr EnumName<OutputDistribution> kDistNames[] = {
     {OutputDistribution::Exponential, "exponential"},
 };
 
-QString distNames()
-{
-    return enumNames(kDistNames);
-}
+constexpr EnumName<Dialect> kDialectNames[] = {
+    {Dialect::Vllm, "vllm"},
+    {Dialect::Llamacpp, "llamacpp"},
+};
+
+/// The name table of an enum parameter and what its values are called in errors.
+template<typename Enum> struct EnumTable;
+template<> struct EnumTable<OutputDistribution> {
+    static constexpr const auto &names = kDistNames;
+    static constexpr const char *what = "distribution";
+    static constexpr const char *valueName = "DIST";
+};
+template<> struct EnumTable<Dialect> {
+    static constexpr const auto &names = kDialectNames;
+    static constexpr const char *what = "dialect";
+    static constexpr const char *valueName = "DIALECT";
+};
 
 const Field *findField(const QString &key)
 {
@@ -147,14 +181,16 @@ bool assign(SimConfig &config, const Field &f, const Value &value, QString *erro
                 }
                 config.*member = *v;
             } else {
+                using Table = EnumTable<T>;
                 const QString *v = std::get_if<QString>(&value);
-                const auto dist = v ? outputDistributionFromName(*v) : std::nullopt;
-                if (!dist) {
+                const auto named = v ? enumFromName<T>(Table::names, *v) : std::nullopt;
+                if (!named) {
                     if (error)
-                        *error = QStringLiteral("unknown distribution (accepted: %1)").arg(distNames());
+                        *error = QStringLiteral("unknown %1 (accepted: %2)")
+                                     .arg(QLatin1String(Table::what), enumNames(Table::names));
                     return false;
                 }
-                config.*member = *dist;
+                config.*member = *named;
             }
             return true;
         },
@@ -192,7 +228,7 @@ nlohmann::json valueToJson(const SimConfig &config, const Field &f)
             else if constexpr (std::is_same_v<T, QStringList>)
                 return tb::toJson(v);
             else
-                return outputDistributionName(v).toStdString();
+                return enumCName(EnumTable<T>::names, v);
         },
         f.member);
 }
@@ -211,7 +247,7 @@ QString valueName(const Field &f)
             else if constexpr (std::is_same_v<T, QStringList>)
                 return QStringLiteral("NAMES");
             else
-                return QStringLiteral("DIST");
+                return QLatin1String(EnumTable<T>::valueName);
         },
         f.member);
 }
@@ -296,6 +332,40 @@ const ReportModel kReportModels[] = {
      0.6},
 };
 
+/// Servers whose behaviour, not only whose speed, differs from the simulator's own.
+const Preset kServerPresets[] = {
+    // llama-server -np 8 --metrics with a ~1B Llama-3-vocabulary model on a laptop CPU: every
+    // llama.cpp behaviour on, with its defaults (httplib: backlog 5, keep-alive 5 s and 100
+    // requests; 32k context over 8 slots; Llama 3's chat template adds 10 tokens to a user turn).
+    {"llamacpp-like",
+     "llama.cpp's llama-server -np 8 on a laptop CPU: ~2,500 prompt tokens/s, 20-30 ms steps, its quirks",
+     [](SimConfig &c) {
+         c.model = QStringLiteral("tiny-llama3");
+         // The workbench's built-in target asks for its preset by name (llama.cpp serves any name).
+         c.aliases = {QStringLiteral("llamacpp-like")};
+         c.ttftMs = 15; // a first decode: the shortest prompt takes about a step
+         c.prefillMsPer1k = 350;
+         c.prefillQuadraticMs = 25;
+         c.stepMs = 20;
+         c.stepMsPerSeq = 1.25;
+         c.maxBatch = 8;
+         c.templateTokens = 10;
+         c.prefixCacheTokens = 8 * 4096;
+         c.kvCacheTokens = 8 * 4096;
+         c.idleTimeoutS = 5;
+         c.closeAfterStream = 1;
+         c.keepAliveMax = 100;
+         c.listenBacklog = 5;
+         c.acceptDelayMs = 5; // its accept thread waits for a CPU the inference threads hold
+         c.tokenizeDialect = Dialect::Llamacpp;
+         c.slotContext = 4096;
+         c.timings = 1;
+         c.usageDialect = Dialect::Llamacpp;
+         c.metricsDialect = Dialect::Llamacpp;
+         c.metricsStallWhilePrefilling = 1;
+     }},
+};
+
 void applyReportModel(const ReportModel &m, SimConfig &c)
 {
     c.aliases = {QLatin1String(m.aliases[0]), QLatin1String(m.aliases[1])};
@@ -311,6 +381,37 @@ void applyReportModel(const ReportModel &m, SimConfig &c)
     c.reasoningRatio = m.reasoningRatio;
 }
 
+/// Every preset in the order --list-presets shows them.
+struct PresetEntry {
+    const char *name;
+    const char *description;
+    std::function<void(SimConfig &)> apply;
+};
+
+const std::vector<PresetEntry> &allPresets()
+{
+    static const std::vector<PresetEntry> list = [] {
+        std::vector<PresetEntry> out;
+        for (const Preset &p : kBasePresets)
+            out.push_back({p.name, p.description, p.apply});
+        for (const ReportModel &m : kReportModels)
+            out.push_back({m.name, m.description, [&m](SimConfig &c) { applyReportModel(m, c); }});
+        for (const Preset &p : kServerPresets)
+            out.push_back({p.name, p.description, p.apply});
+        return out;
+    }();
+    return list;
+}
+
+const PresetEntry *findPreset(const QString &name)
+{
+    for (const PresetEntry &p : allPresets()) {
+        if (name == QLatin1String(p.name))
+            return &p;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 QString outputDistributionName(OutputDistribution dist)
@@ -323,6 +424,11 @@ std::optional<OutputDistribution> outputDistributionFromName(const QString &name
     return enumFromName<OutputDistribution>(kDistNames, name);
 }
 
+QString dialectName(Dialect dialect)
+{
+    return enumName(kDialectNames, dialect);
+}
+
 bool SimConfig::servesModel(const QString &name) const
 {
     return name == model || aliases.contains(name);
@@ -332,6 +438,11 @@ QString SimConfig::validate() const
 {
     if (outputMin > outputMax)
         return QStringLiteral("output_min: must not exceed output_max (%1 > %2)").arg(outputMin).arg(outputMax);
+    // llama.cpp keeps 4 tokens free and cuts in blocks of half the context: below this it cannot.
+    if (slotContext != 0 && slotContext < kMinSlotContext)
+        return QStringLiteral("slot_context: must be 0 (off) or at least %1 (got %2)")
+            .arg(kMinSlotContext)
+            .arg(slotContext);
     QSet<QString> names{model};
     for (const QString &alias : aliases) {
         if (alias.trimmed().isEmpty())
@@ -439,44 +550,27 @@ QList<SimConfig::Parameter> SimConfig::parameters()
 
 std::optional<SimConfig> SimConfig::preset(const QString &name)
 {
+    const PresetEntry *p = findPreset(name);
+    if (!p)
+        return std::nullopt;
     SimConfig config;
     config.model = name;
-    for (const Preset &p : kBasePresets) {
-        if (name == QLatin1String(p.name)) {
-            p.apply(config);
-            return config;
-        }
-    }
-    for (const ReportModel &m : kReportModels) {
-        if (name == QLatin1String(m.name)) {
-            applyReportModel(m, config);
-            return config;
-        }
-    }
-    return std::nullopt;
+    p->apply(config);
+    return config;
 }
 
 QStringList SimConfig::presetNames()
 {
     QStringList names;
-    for (const Preset &p : kBasePresets)
+    for (const PresetEntry &p : allPresets())
         names << QLatin1String(p.name);
-    for (const ReportModel &m : kReportModels)
-        names << QLatin1String(m.name);
     return names;
 }
 
 QString SimConfig::presetDescription(const QString &name)
 {
-    for (const Preset &p : kBasePresets) {
-        if (name == QLatin1String(p.name))
-            return QLatin1String(p.description);
-    }
-    for (const ReportModel &m : kReportModels) {
-        if (name == QLatin1String(m.name))
-            return QLatin1String(m.description);
-    }
-    return {};
+    const PresetEntry *p = findPreset(name);
+    return p ? QLatin1String(p->description) : QString();
 }
 
 } // namespace tb::sim

@@ -16,6 +16,10 @@ namespace tb::sim {
 /// How the natural output length (before max_tokens) is drawn around its mean.
 enum class OutputDistribution { Fixed, Uniform, Normal, Exponential };
 
+/// Whose wire format a part of the server speaks: vLLM's (the simulator's own) or llama.cpp's
+/// `llama-server`.
+enum class Dialect { Vllm, Llamacpp };
+
 struct SimConfig {
     QString model = QStringLiteral("default"); ///< the name /v1/models lists; requests for others get 404
     QStringList aliases;                       ///< more accepted model names
@@ -78,6 +82,29 @@ struct SimConfig {
     qint64 traceCapacity = 100000; ///< finished requests kept for GET /sim/requests
     qint64 maxStreams = 1000;      ///< HTTP/2: concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS)
 
+    // llama.cpp's llama-server (examples/server, Feb 2025), each behaviour on its own.
+    /// 1: a streamed HTTP/1.1 response ends with the connection closed right after its last chunk,
+    /// although its headers said keep-alive (httplib treats the content provider's `false` as
+    /// "close"); other responses stay kept alive.
+    qint64 closeAfterStream = 0;
+    /// Requests a connection serves before its last response says "connection: close" (httplib's
+    /// Keep-Alive max); 0 = no limit.
+    qint64 keepAliveMax = 0;
+    qint64 listenBacklog = 4096; ///< listen(2) backlog: httplib's 5 overflows when many connect at once
+    /// How long a connection waits in the kernel's accept queue before the server takes it, ms:
+    /// llama.cpp's accept thread competes with inference for the CPU, so a burst of connects
+    /// fills a small backlog before it runs.
+    double acceptDelayMs = 0;
+    Dialect tokenizeDialect = Dialect::Vllm; ///< POST /tokenize: vLLM's {"count"} or llama.cpp's {"content"}
+    /// llama.cpp's per-slot context (n_ctx / n_parallel), tokens: longer prompts are cut as
+    /// llama.cpp cuts them, silently; 0 = off.
+    qint64 slotContext = 0;
+    qint64 timings = 0; ///< 1: final chunk and body carry llama.cpp's `timings` (prompt_n = evaluated tokens)
+    Dialect usageDialect = Dialect::Vllm;   ///< llamacpp: usage without details, in the finish chunk
+    Dialect metricsDialect = Dialect::Vllm; ///< GET /metrics: vllm:* with histograms, or llamacpp:*
+    /// 1: GET /metrics waits while a prefill runs (llama.cpp answers it from its busy main loop).
+    qint64 metricsStallWhilePrefilling = 0;
+
     /// Whether `name` is the model or one of its aliases.
     bool servesModel(const QString &name) const;
     /// Cross-field problems ("output_min: must not exceed output_max (…)"); empty when valid.
@@ -111,5 +138,6 @@ struct SimConfig {
 
 QString outputDistributionName(OutputDistribution dist);
 std::optional<OutputDistribution> outputDistributionFromName(const QString &name);
+QString dialectName(Dialect dialect);
 
 } // namespace tb::sim

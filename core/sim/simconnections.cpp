@@ -63,21 +63,34 @@ void applyStamps(RequestTrace &trace, unsigned stamps, qint64 ns)
 
 } // namespace
 
-void SimServer::Impl::acceptAll()
+void SimServer::Impl::listenerReady()
+{
+    if (config.acceptDelayMs <= 0) {
+        acceptAll();
+        return;
+    }
+    // Not watched until then: what arrives meanwhile waits in the kernel's queue, or is dropped
+    // when the backlog is full (the client's SYN is retried a second later).
+    modify(listenFd, kListenerId, 0);
+    timers.push({nowNs() + qint64(config.acceptDelayMs * 1e6), Timer::AcceptDue, 0});
+}
+
+bool SimServer::Impl::acceptAll()
 {
     while (true) {
         const int fd = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             const int error = errno;
+            if (error == EINTR || error == ECONNABORTED)
+                continue;
             if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
                 // Out of descriptors: stop accepting for a while instead of spinning on a
                 // listener that stays readable.
                 modify(listenFd, kListenerId, 0);
                 timers.push({nowNs() + kAcceptRetryNs, Timer::ResumeAccept, 0});
+                return false;
             }
-            if (error == EINTR || error == ECONNABORTED)
-                continue;
-            return;
+            return true;
         }
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -161,6 +174,9 @@ void SimServer::Impl::processInput(Connection &conn)
         conn.responding = true;
         conn.responseComplete = false;
         conn.keepAlive = request.keepAlive();
+        // httplib's Keep-Alive max: the last request a connection may carry is told so.
+        if (config.keepAliveMax > 0 && ++conn.requests >= config.keepAliveMax)
+            conn.keepAlive = false;
         route(conn, request);
     }
 }

@@ -23,8 +23,11 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     trace.model = QString::fromStdString(req.model);
     trace.stream = req.stream;
 
-    const qint64 promptTokens = tokenizer->count(req.prompt) + req.promptTokenIds +
-                                (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
+    const qint64 wholePrompt = tokenizer->count(req.prompt) + req.promptTokenIds +
+                               (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
+    // llama.cpp cuts what does not fit its slot without a word; usage reports what is left.
+    ex->droppedTokens = slotTruncatedTokens(wholePrompt, config.slotContext);
+    const qint64 promptTokens = wholePrompt - ex->droppedTokens;
     trace.promptTokens = promptTokens;
     PlanInput input;
     input.index = generationIndex++;
@@ -42,6 +45,7 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     ex->meta.model = req.model;
     ex->meta.created = QDateTime::currentSecsSinceEpoch();
     ex->meta.includeUsage = req.includeUsage;
+    ex->meta.usageDialect = config.usageDialect;
     ex->usage.promptTokens = promptTokens;
     ex->chunked = !conn.stream && request.minorVersion >= 1; // HTTP/2 frames it in DATA
     ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
@@ -75,9 +79,11 @@ void SimServer::Impl::admit(Connection &conn)
     const std::string &prompt = ex.request.prompt;
     const auto blocks = PrefixCache::blocks(prompt);
     const std::size_t cachedBytes = cache.cachedBytes(blocks);
-    // A server computes at least the last prompt token itself, so never all are cached.
-    ex.usage.cachedTokens = std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)), 0,
-                                               std::max<qint64>(ex.usage.promptTokens - 1, 0));
+    // A server computes at least the last prompt token itself, so never all are cached. A
+    // truncated prompt lost its first tokens: what is cached of the rest.
+    ex.usage.cachedTokens =
+        std::clamp<qint64>(tokenizer->count(std::string_view(prompt).substr(0, cachedBytes)) - ex.droppedTokens, 0,
+                           std::max<qint64>(ex.usage.promptTokens - 1, 0));
 
     const bool cut = ex.plan.cutAfter >= 0;
     Job job;
@@ -107,6 +113,7 @@ void SimServer::Impl::admit(Connection &conn)
         std::lock_guard lock(statsMutex);
         stats.promptTokens += ex.usage.promptTokens;
         stats.cachedTokens += ex.usage.cachedTokens;
+        stats.promptsTruncated += ex.droppedTokens > 0 ? 1 : 0;
     }
     updateGauges();
 
@@ -170,6 +177,8 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         ex.usage.reasoningTokens += chunk.tokens;
     const bool cut = chunk.last && ex.plan.cutAfter >= 0;
     const bool complete = chunk.last && !cut;
+    const std::optional<Timings> timings = countLlamacpp(ex, chunk);
+    const Timings *sentTimings = config.timings && timings ? &*timings : nullptr;
 
     scratchFrame.clear();
     unsigned stamps = 0;
@@ -184,7 +193,7 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         scratchEvents.clear();
         ex.sse->delta(scratchEvents, chunk.reasoning, scratchText);
         if (complete)
-            ex.sse->finish(scratchEvents, ex.plan.stoppedByLength, ex.usage);
+            ex.sse->finish(scratchEvents, ex.plan.stoppedByLength, ex.usage, sentTimings);
         appendBody(conn, scratchFrame, scratchEvents);
         if (complete && ex.chunked)
             scratchFrame += "0\r\n\r\n";
@@ -195,7 +204,7 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         if (!chunk.last)
             return;
         const std::string body =
-            completeBody(ex.meta, ex.reasoningText, ex.contentText, ex.plan.stoppedByLength, ex.usage);
+            completeBody(ex.meta, ex.reasoningText, ex.contentText, ex.plan.stoppedByLength, ex.usage, sentTimings);
         conn.trace->status = 200;
         // A cut response promises the whole body in its headers, and half of it arrives.
         scratchFrame =
@@ -226,12 +235,43 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
     }
     conn.trace->outcome = QStringLiteral("ok");
     ++(ex.plan.stoppedByLength ? successLength : successStop);
+    // httplib ends a chunked response whose provider returns false by closing the connection:
+    // the last chunk leaves, the close follows at once, whatever the headers promised.
+    if (ex.request.stream && config.closeAfterStream)
+        conn.keepAlive = false;
     endExchange(conn);
     {
         std::lock_guard lock(statsMutex);
         ++stats.requestsServed;
     }
     recordPacing(writeLast(conn, scratchFrame, stamps) - chunk.dueNs);
+}
+
+std::optional<Timings> SimServer::Impl::countLlamacpp(Exchange &ex, const Chunk &chunk)
+{
+    LlamacppCounters &c = llamacpp;
+    const qint64 evaluated = ex.usage.promptTokens - ex.usage.cachedTokens;
+    if (ex.firstDueNs < 0) {
+        ex.firstDueNs = chunk.dueNs;
+        ex.promptNs = chunk.dueNs - chunk.admittedNs;
+        const auto ms = quint64(ex.promptNs / 1'000'000);
+        c.promptTokens += evaluated;
+        c.promptMs += ms;
+        c.windowPromptTokens += evaluated;
+        c.windowPromptMs += ms;
+    }
+    // The batch held this sequence and the others: each of its tokens is that share of a step.
+    c.decodes += double(chunk.tokens) / double(std::max<qint64>(chunk.batch, 1));
+    c.busySlots += chunk.tokens;
+    if (!chunk.last || ex.plan.cutAfter >= 0)
+        return std::nullopt;
+    // llama.cpp reads a clock: even one token took some time.
+    const double predictedMs = std::max(double(chunk.dueNs - ex.firstDueNs) / 1e6, 1e-3);
+    c.predictedTokens += ex.usage.completionTokens;
+    c.predictedMs += quint64(predictedMs);
+    c.windowPredictedTokens += ex.usage.completionTokens;
+    c.windowPredictedMs += quint64(predictedMs);
+    return Timings{evaluated, double(ex.promptNs) / 1e6, ex.usage.completionTokens, predictedMs};
 }
 
 void SimServer::Impl::recordPacing(qint64 lateNs)

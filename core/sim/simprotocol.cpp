@@ -273,15 +273,19 @@ std::string errorType(Endpoint endpoint, int status)
     }
 }
 
-json openAiUsage(const Usage &usage)
+/// llama.cpp reports the three counts only: what its cache saved is in `timings`.
+json openAiUsage(const ResponseMeta &meta, const Usage &usage)
 {
-    return {
+    json plain = {
         {"prompt_tokens", usage.promptTokens},
         {"completion_tokens", usage.completionTokens},
         {"total_tokens", usage.promptTokens + usage.completionTokens},
-        {"prompt_tokens_details", {{"cached_tokens", usage.cachedTokens}}},
-        {"completion_tokens_details", {{"reasoning_tokens", usage.reasoningTokens}}},
     };
+    if (meta.usageDialect == Dialect::Vllm) {
+        plain["prompt_tokens_details"] = {{"cached_tokens", usage.cachedTokens}};
+        plain["completion_tokens_details"] = {{"reasoning_tokens", usage.reasoningTokens}};
+    }
+    return plain;
 }
 
 /// Anthropic counts cache reads apart from input_tokens: input + cache_read = the prompt.
@@ -316,6 +320,23 @@ void appendEvent(std::string &out, const char *name, const json &data)
 }
 
 } // namespace
+
+json Timings::toJson() const
+{
+    // As llama.cpp computes them: a rate of nothing is infinite or NaN, which JSON writes as null.
+    const double n = double(promptN);
+    const double p = double(predictedN);
+    return {
+        {"prompt_n", promptN},
+        {"prompt_ms", promptMs},
+        {"prompt_per_token_ms", promptMs / n},
+        {"prompt_per_second", 1e3 / promptMs * n},
+        {"predicted_n", predictedN},
+        {"predicted_ms", predictedMs},
+        {"predicted_per_token_ms", predictedMs / p},
+        {"predicted_per_second", 1e3 / predictedMs * p},
+    };
+}
 
 const char *endpointName(Endpoint endpoint)
 {
@@ -381,7 +402,7 @@ SseFormatter::SseFormatter(const ResponseMeta &meta)
         m_head += ",\"system_fingerprint\":\"" + std::string(kFingerprint) + "\"";
     m_head += ",\"choices\":[{\"index\":0,";
     // OpenAI puts "usage": null in every chunk but the last when usage was asked for.
-    m_tail = meta.includeUsage ? ",\"usage\":null}\n\n" : "}\n\n";
+    m_tail = meta.includeUsage && meta.usageDialect == Dialect::Vllm ? ",\"usage\":null}\n\n" : "}\n\n";
 }
 
 void SseFormatter::start(std::string &out, const Usage &prompt)
@@ -474,23 +495,32 @@ void SseFormatter::closeBlock(std::string &out)
     m_block = Block::None;
 }
 
-void SseFormatter::finish(std::string &out, bool stoppedByLength, const Usage &usage)
+void SseFormatter::finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings)
 {
     const std::string reason = finishReason(m_meta, stoppedByLength);
     switch (m_meta.endpoint) {
     case Endpoint::Chat:
     case Endpoint::Completions: {
+        const bool llamacpp = m_meta.usageDialect == Dialect::Llamacpp;
         out += m_head;
         out += m_meta.endpoint == Endpoint::Chat ? R"("delta":{},"logprobs":null,"finish_reason":")"
                                                  : R"("text":"","logprobs":null,"finish_reason":")";
         out += reason;
         out += "\"}]";
+        if (llamacpp) {
+            out += ",\"usage\":";
+            out += openAiUsage(m_meta, usage).dump();
+        }
+        if (timings) {
+            out += ",\"timings\":";
+            out += timings->toJson().dump();
+        }
         out += m_tail;
-        if (m_meta.includeUsage) {
+        if (m_meta.includeUsage && !llamacpp) {
             // The usage chunk has no choices (its "choices" is empty).
             out += m_head.substr(0, m_head.size() - std::string_view("{\"index\":0,").size());
             out += "],\"usage\":";
-            out += openAiUsage(usage).dump();
+            out += openAiUsage(m_meta, usage).dump();
             out += "}\n\n";
         }
         out += "data: [DONE]\n\n";
@@ -511,36 +541,39 @@ void SseFormatter::finish(std::string &out, bool stoppedByLength, const Usage &u
 }
 
 std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
-                         bool stoppedByLength, const Usage &usage)
+                         bool stoppedByLength, const Usage &usage, const Timings *timings)
 {
     const std::string reason = finishReason(meta, stoppedByLength);
+    const auto withTimings = [timings](json body) {
+        if (timings)
+            body["timings"] = timings->toJson();
+        return body.dump();
+    };
     switch (meta.endpoint) {
     case Endpoint::Chat: {
         json message = {{"role", "assistant"}, {"content", std::string(content)}};
         if (!reasoning.empty())
             message["reasoning_content"] = std::string(reasoning);
-        return json{
-            {"id", meta.id},
-            {"object", "chat.completion"},
-            {"created", meta.created},
-            {"model", meta.model},
-            {"system_fingerprint", kFingerprint},
-            {"choices",
-             json::array({{{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
-            {"usage", openAiUsage(usage)}}
-            .dump();
+        return withTimings(
+            {{"id", meta.id},
+             {"object", "chat.completion"},
+             {"created", meta.created},
+             {"model", meta.model},
+             {"system_fingerprint", kFingerprint},
+             {"choices",
+              json::array({{{"index", 0}, {"message", message}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+             {"usage", openAiUsage(meta, usage)}});
     }
     case Endpoint::Completions:
-        return json{
-            {"id", meta.id},
-            {"object", "text_completion"},
-            {"created", meta.created},
-            {"model", meta.model},
-            {"choices",
-             json::array(
-                 {{{"index", 0}, {"text", std::string(content)}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
-            {"usage", openAiUsage(usage)}}
-            .dump();
+        return withTimings(
+            {{"id", meta.id},
+             {"object", "text_completion"},
+             {"created", meta.created},
+             {"model", meta.model},
+             {"choices",
+              json::array(
+                  {{{"index", 0}, {"text", std::string(content)}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+             {"usage", openAiUsage(meta, usage)}});
     case Endpoint::Messages: {
         json blocks = json::array();
         if (!reasoning.empty())

@@ -6,6 +6,8 @@
 
 #include "sim/simconfig.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +56,9 @@ struct ResponseMeta {
     std::string model;
     qint64 created = 0; ///< Unix seconds
     bool includeUsage = false;
+    /// llamacpp: usage has no details and is always in the chunk with the finish reason (chat,
+    /// completions), never a chunk of its own, whatever stream_options say.
+    Dialect usageDialect = Dialect::Vllm;
 };
 
 struct Usage {
@@ -61,6 +66,17 @@ struct Usage {
     qint64 completionTokens = 0; ///< reasoning included
     qint64 cachedTokens = 0;
     qint64 reasoningTokens = 0;
+};
+
+/// llama.cpp's `timings` of a finished request (chat and completions): what its slot evaluated
+/// and generated, and how long each took.
+struct Timings {
+    qint64 promptN = 0; ///< prompt tokens evaluated: not served from the prefix cache
+    double promptMs = 0;
+    qint64 predictedN = 0;
+    double predictedMs = 0; ///< from the first token to the last
+
+    nlohmann::json toJson() const;
 };
 
 class ResponsesStream;
@@ -77,8 +93,8 @@ public:
     /// One chunk of generated text; `text` must need no JSON escaping (TextSource's words).
     void delta(std::string &out, bool reasoning, std::string_view text);
     /// The closing events: finish reason, usage (when asked for, or always for Anthropic), and
-    /// [DONE] / message_stop.
-    void finish(std::string &out, bool stoppedByLength, const Usage &usage);
+    /// [DONE] / message_stop. `timings` (chat, completions) goes into the finish reason's chunk.
+    void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings = nullptr);
 
 private:
     enum class Block { None, Thinking, Text };
@@ -92,8 +108,8 @@ private:
     int m_blockIndex = -1;
 };
 
-/// A complete non-streaming response body.
+/// A complete non-streaming response body; `timings` (chat, completions) at its top level.
 std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
-                         bool stoppedByLength, const Usage &usage);
+                         bool stoppedByLength, const Usage &usage, const Timings *timings = nullptr);
 
 } // namespace tb::sim

@@ -4,6 +4,20 @@ namespace tb::sim {
 
 namespace {
 
+/// Llama 3's <|begin_of_text|>, which llama.cpp's /tokenize puts first with "add_special".
+constexpr qint64 kBosId = 128000;
+constexpr std::string_view kBosPiece = "<|begin_of_text|>";
+
+/// A stand-in id for an approx token (the approximation has no vocabulary): the same text always
+/// gets the same id, below Llama 3's special tokens.
+qint64 approxTokenId(std::string_view piece)
+{
+    std::uint32_t hash = 2166136261U; // FNV-1a
+    for (const char c : piece)
+        hash = (hash ^ static_cast<unsigned char>(c)) * 16777619U;
+    return qint64(hash % std::uint32_t(kBosId));
+}
+
 const char *reasonPhrase(int status)
 {
     switch (status) {
@@ -49,6 +63,13 @@ std::string SimServer::Impl::head(const Connection &conn, int status, std::strin
     else if (conn.exchange && conn.exchange->chunked)
         h += "transfer-encoding: chunked\r\n";
     h += conn.keepAlive ? "connection: keep-alive\r\n" : "connection: close\r\n";
+    if (conn.keepAlive && config.keepAliveMax > 0) {
+        // httplib's promise, which its streamed responses then break (close_after_stream).
+        h += "keep-alive: ";
+        if (config.idleTimeoutS > 0)
+            h += "timeout=" + std::to_string(std::llround(config.idleTimeoutS)) + ", ";
+        h += "max=" + std::to_string(config.keepAliveMax) + "\r\n";
+    }
     h += "server: tokenbench-sim\r\n";
     h += extraHeaders;
     h += "\r\n";
@@ -108,7 +129,14 @@ void SimServer::Impl::route(Connection &conn, HttpRequest &request)
     if (path == "/metrics") {
         if (!get)
             return methodNotAllowed(conn, "GET");
-        return respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", prometheusText());
+        if (config.metricsStallWhilePrefilling) {
+            if (const qint64 endNs = model.prefillEndNs(nowNs()); endNs >= 0) {
+                conn.metricsDeferred = true;
+                timers.push({endNs, Timer::MetricsDue, conn.id});
+                return;
+            }
+        }
+        return respondMetrics(conn);
     }
     if (path == "/health" || path == "/sim/stats" || path == "/sim/requests" || path == "/sim/config") {
         if (!get)
@@ -130,8 +158,30 @@ void SimServer::Impl::route(Connection &conn, HttpRequest &request)
     respondError(conn, Endpoint::Chat, {404, "Unknown path '" + path + "' (try /v1/models)", {}, "not_found"});
 }
 
+void SimServer::Impl::respondMetrics(Connection &conn)
+{
+    if (config.metricsDialect == Dialect::Llamacpp)
+        return respond(conn, 200, "text/plain; version=0.0.4", llamacppMetricsText());
+    respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", prometheusText());
+}
+
+void SimServer::Impl::answerDeferredMetrics(quint64 connection)
+{
+    const auto it = connections.find(connection);
+    if (it == connections.end() || it->second->dead || !it->second->metricsDeferred)
+        return;
+    it->second->metricsDeferred = false;
+    try {
+        respondMetrics(*it->second);
+    } catch (const std::exception &) {
+        closeConnection(*it->second);
+    }
+}
+
 void SimServer::Impl::tokenize(Connection &conn, const HttpRequest &request)
 {
+    if (config.tokenizeDialect == Dialect::Llamacpp)
+        return tokenizeLlamacpp(conn, request);
     const json body = json::parse(request.body, nullptr, false);
     const bool chat = body.is_object() && body.contains("messages");
     const Endpoint endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
@@ -141,6 +191,73 @@ void SimServer::Impl::tokenize(Connection &conn, const HttpRequest &request)
     const GenerationRequest &req = std::get<GenerationRequest>(parsed);
     const qint64 count = tokenizer->count(req.prompt) + req.promptTokenIds + (chat ? qint64(config.templateTokens) : 0);
     respondJson(conn, {{"count", count}});
+}
+
+void SimServer::Impl::respondLlamacpp(Connection &conn, int status, const json &body)
+{
+    respond(conn, status, "application/json; charset=utf-8", body.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void SimServer::Impl::tokenizeLlamacpp(Connection &conn, const HttpRequest &request)
+{
+    // llama.cpp's json_value(): a flag of the wrong type is its default.
+    const auto flag = [](const json &body, const char *key) {
+        const auto it = body.find(key);
+        return it != body.end() && it->is_boolean() && it->get<bool>();
+    };
+    json tokens = json::array();
+    try {
+        const json body = json::parse(request.body);
+        // Without "content" (a vLLM body: "prompt", "messages") there is nothing to count: an
+        // empty list, status 200.
+        if (body.is_object() && body.contains("content")) {
+            const bool addSpecial = flag(body, "add_special");
+            const bool withPieces = flag(body, "with_pieces");
+            if (withPieces && tokenizer->exact())
+                return respondLlamacpp(
+                    conn, 501,
+                    {{"error",
+                      {{"code", 501},
+                       {"message", "with_pieces: the simulator has pieces only for its approx tokenizer"},
+                       {"type", "not_supported_error"}}}});
+            const auto add = [&](qint64 id, std::string_view piece) {
+                if (withPieces)
+                    tokens.push_back({{"id", id}, {"piece", std::string(piece)}});
+                else
+                    tokens.push_back(id);
+            };
+            const auto addText = [&](const std::string &text, bool first) {
+                if (first && addSpecial)
+                    add(kBosId, kBosPiece);
+                if (tokenizer->exact()) {
+                    for (const std::int32_t id : tokenizer->encode(text))
+                        add(id, {});
+                    return;
+                }
+                for (const std::string_view piece : ApproxTokenizer::pieces(text))
+                    add(approxTokenId(piece), piece);
+            };
+            // tokenize_mixed(): a string, or an array of strings and token ids.
+            const json &content = body["content"];
+            if (content.is_array()) {
+                bool first = true;
+                for (const json &part : content) {
+                    if (part.is_string())
+                        addText(part.get<std::string>(), first);
+                    else
+                        add(part.get<std::int32_t>(), {});
+                    first = false;
+                }
+            } else {
+                addText(content.get<std::string>(), true);
+            }
+        }
+    } catch (const json::exception &e) {
+        // What llama.cpp's exception handler makes of a body it cannot read.
+        return respondLlamacpp(conn, 500,
+                               {{"error", {{"code", 500}, {"message", e.what()}, {"type", "server_error"}}}});
+    }
+    respondLlamacpp(conn, 200, {{"tokens", tokens}});
 }
 
 void SimServer::Impl::methodNotAllowed(Connection &conn, const char *allowed)

@@ -115,7 +115,7 @@ void SimServer::Impl::dispatch(const epoll_event &ev)
 {
     switch (ev.data.u64) {
     case kListenerId:
-        acceptAll();
+        listenerReady();
         return;
     case kTimerId: {
         std::uint64_t expirations = 0;
@@ -154,6 +154,15 @@ void SimServer::Impl::runDue()
         timers.pop();
         if (timer.kind == Timer::ResumeAccept) {
             modify(listenFd, kListenerId, EPOLLIN);
+            continue;
+        }
+        if (timer.kind == Timer::AcceptDue) {
+            if (acceptAll())
+                modify(listenFd, kListenerId, EPOLLIN);
+            continue;
+        }
+        if (timer.kind == Timer::MetricsDue) {
+            answerDeferredMetrics(timer.connection);
             continue;
         }
         if (timer.kind == Timer::IdleSweep) {
@@ -244,7 +253,7 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
                         .arg(address.toString())
                         .arg(port)
                         .arg(QString::fromStdString(errnoText(errno))));
-    if (::listen(d->listenFd, 4096) != 0)
+    if (::listen(d->listenFd, int(d->config.listenBacklog)) != 0)
         return fail(QStringLiteral("cannot listen: %1").arg(QString::fromStdString(errnoText(errno))));
     getsockname(d->listenFd, reinterpret_cast<sockaddr *>(&storage), &length);
     d->boundPort = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in *>(&storage)->sin_port

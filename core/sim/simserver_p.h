@@ -65,6 +65,24 @@ struct Exchange {
     qint64 hiddenTokens = 0;    ///< reasoning tokens generated and not sent so far
     bool chunked = true;        ///< HTTP/1.1 chunked framing (HTTP/1.0: close-delimited)
     qint64 lastTokenNs = 0;     ///< when the previous chunk was produced (inter-token latency)
+    qint64 droppedTokens = 0;   ///< prompt tokens cut off to fit slot_context
+    qint64 firstDueNs = -1;     ///< when the serving model produced the first token
+    qint64 promptNs = 0;        ///< from the batch slot to the first token (llama.cpp's prompt_ms)
+};
+
+/// llama.cpp's server_metrics: its /metrics counters, kept by the server thread.
+struct LlamacppCounters {
+    qint64 promptTokens = 0;    ///< evaluated (not served from the cache), at each request's first token
+    quint64 promptMs = 0;       ///< whole milliseconds per request, as llama.cpp adds them up
+    qint64 predictedTokens = 0; ///< of requests that finished
+    quint64 predictedMs = 0;
+    double decodes = 0; ///< batch steps: each token a sequence gets is a share of one
+    qint64 busySlots = 0;
+    // Since the last scrape (llama.cpp's "bucket", behind the throughput gauges).
+    qint64 windowPromptTokens = 0;
+    quint64 windowPromptMs = 0;
+    qint64 windowPredictedTokens = 0;
+    quint64 windowPredictedMs = 0;
 };
 
 /// Trace fields a write stamps.
@@ -130,12 +148,14 @@ struct Connection {
     bool writeWatched = false;
     bool dead = false;
     bool fresh = true;                ///< nothing parsed yet: the HTTP/2 preface may still come
+    bool metricsDeferred = false;     ///< a GET /metrics waits for a prefill to end
+    qint64 requests = 0;              ///< requests parsed (for keep_alive_max)
     std::unique_ptr<H2Session> h2;    ///< a TCP connection speaking HTTP/2
     std::unique_ptr<H2Stream> stream; ///< an HTTP/2 stream (no descriptor of its own)
 };
 
 struct Timer {
-    enum Kind { HeaderDelay, ResumeAccept, IdleSweep };
+    enum Kind { HeaderDelay, ResumeAccept, AcceptDue, IdleSweep, MetricsDue };
     qint64 dueNs;
     Kind kind;
     quint64 connection;
@@ -160,7 +180,10 @@ public:
 
     // --- connections (simconnections.cpp) ------------------------------------------------------------
 
-    void acceptAll();
+    /// A connection waiting to be accepted: now, or after accept_delay_ms.
+    void listenerReady();
+    /// Accepts what the kernel queued; false when out of descriptors (accepting resumes later).
+    bool acceptAll();
     qint64 idleTimeoutNs() const { return qint64(config.idleTimeoutS * 1e9); }
     /// Idle connections must not hold descriptors other clients need: close those with no
     /// request under way (a partial one counts as idle) that have been quiet for the timeout.
@@ -242,6 +265,15 @@ public:
     /// vLLM's and SGLang's POST /tokenize: {"model", "prompt"} counts the text as a completions
     /// request would, {"model", "messages"} the chat with its template, as usage.prompt_tokens does.
     void tokenize(Connection &conn, const HttpRequest &request);
+    /// llama.cpp's POST /tokenize: only {"content"} is counted (a string, or strings and ids),
+    /// with its "add_special" and "with_pieces"; any other body gets {"tokens": []}.
+    void tokenizeLlamacpp(Connection &conn, const HttpRequest &request);
+    /// llama.cpp's JSON response (its MIME type, its error bodies {"error": {"code", …}}).
+    void respondLlamacpp(Connection &conn, int status, const json &body);
+    /// GET /metrics in the configured dialect.
+    void respondMetrics(Connection &conn);
+    /// A GET /metrics held by metrics_stall_while_prefilling, once its prefill has ended.
+    void answerDeferredMetrics(quint64 connection);
     void methodNotAllowed(Connection &conn, const char *allowed);
     void models(Connection &conn, const HttpRequest &request);
     void requestLog(Connection &conn, const HttpRequest &request);
@@ -258,6 +290,9 @@ public:
     /// the trace are updated before the bytes leave, so what a client got is already counted.
     void deliver(Connection &conn, const Chunk &chunk);
     void recordPacing(qint64 lateNs);
+    /// llama.cpp's counters and the request's timings as a chunk is produced; the timings once it
+    /// is the last.
+    std::optional<Timings> countLlamacpp(Exchange &ex, const Chunk &chunk);
     void countSent(Connection &conn, qint64 tokens, qint64 reasoningTokens);
     /// The exchange leaves the model (finished, cut, refused or abandoned).
     void endExchange(Connection &conn);
@@ -271,6 +306,9 @@ public:
     void observeLatencies(const RequestTrace &t);
     /// GET /metrics: vLLM's names, types and label, from the same counters as /sim/stats.
     std::string prometheusText();
+    /// GET /metrics as llama.cpp writes it: its names, no labels, no histograms; a scrape
+    /// restarts the throughput gauges' window.
+    std::string llamacppMetricsText();
     void resetStats();
 
     const SimConfig config;
@@ -323,6 +361,7 @@ public:
                                 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}};
     qint64 successStop = 0;
     qint64 successLength = 0;
+    LlamacppCounters llamacpp;
 };
 
 } // namespace tb::sim

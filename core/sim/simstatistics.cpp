@@ -1,5 +1,7 @@
 #include "sim/simserver_p.h"
 
+#include <cmath>
+
 namespace tb::sim {
 
 void SimServer::Impl::updateGauges()
@@ -78,8 +80,53 @@ std::string SimServer::Impl::prometheusText()
     return w.text();
 }
 
+std::string SimServer::Impl::llamacppMetricsText()
+{
+    LlamacppCounters &c = llamacpp;
+    const auto rate = [](qint64 tokens, quint64 ms) { return tokens ? 1e3 / double(ms) * double(tokens) : 0.0; };
+    struct Metric {
+        const char *name;
+        const char *type;
+        const char *help;
+        double value;
+    };
+    // llama.cpp's names, help texts and order (counters, then gauges); n_busy_slots_per_decode is
+    // an average it calls a counter.
+    const Metric metrics[] = {
+        {"prompt_tokens_total", "counter", "Number of prompt tokens processed.", double(c.promptTokens)},
+        {"prompt_seconds_total", "counter", "Prompt process time", double(c.promptMs) / 1e3},
+        {"tokens_predicted_total", "counter", "Number of generation tokens processed.", double(c.predictedTokens)},
+        {"tokens_predicted_seconds_total", "counter", "Predict process time", double(c.predictedMs) / 1e3},
+        {"n_decode_total", "counter", "Total number of llama_decode() calls", std::round(c.decodes)},
+        {"n_busy_slots_per_decode", "counter", "Average number of busy slots per llama_decode() call",
+         double(c.busySlots) / std::max(std::round(c.decodes), 1.0)},
+        {"prompt_tokens_seconds", "gauge", "Average prompt throughput in tokens/s.",
+         rate(c.windowPromptTokens, c.windowPromptMs)},
+        {"predicted_tokens_seconds", "gauge", "Average generation throughput in tokens/s.",
+         rate(c.windowPredictedTokens, c.windowPredictedMs)},
+        {"kv_cache_usage_ratio", "gauge", "KV-cache usage. 1 means 100 percent usage.",
+         double(model.kvTokens()) / double(config.kvCacheTokens)},
+        {"kv_cache_tokens", "gauge", "KV-cache tokens.", double(model.kvTokens())},
+        {"requests_processing", "gauge", "Number of requests processing.", double(model.active())},
+        {"requests_deferred", "gauge", "Number of requests deferred.", double(model.queued())},
+    };
+    // A scrape starts the gauges' next window, as in llama.cpp.
+    c.windowPromptTokens = c.windowPredictedTokens = 0;
+    c.windowPromptMs = c.windowPredictedMs = 0;
+    std::string text;
+    char value[32];
+    for (const Metric &m : metrics) {
+        // llama.cpp writes doubles with a stream's default six significant digits (1.23457e+06).
+        std::snprintf(value, sizeof value, "%g", m.value);
+        text += std::string("# HELP llamacpp:") + m.name + " " + m.help + "\n# TYPE llamacpp:" + m.name + " " + m.type +
+                "\nllamacpp:" + m.name + " " + value + "\n";
+    }
+    return text;
+}
+
 void SimServer::Impl::resetStats()
 {
+    llamacpp = {};
     ttftHistogram.clear();
     itlHistogram.clear();
     tpotHistogram.clear();

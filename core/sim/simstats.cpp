@@ -26,6 +26,7 @@ nlohmann::json SimStats::toJson() const
         {"reasoning_tokens_sent", reasoningTokensSent},
         {"prompt_tokens", promptTokens},
         {"cached_tokens", cachedTokens},
+        {"prompts_truncated", promptsTruncated},
         {"rejections", rejected},
         {"streams_cut", streamsCut},
         {"client_disconnects", clientDisconnects},

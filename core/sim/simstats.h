@@ -40,6 +40,7 @@ struct SimStats {
     qint64 reasoningTokensSent = 0;
     qint64 promptTokens = 0; ///< of requests admitted to the serving model
     qint64 cachedTokens = 0;
+    qint64 promptsTruncated = 0;  ///< prompts cut to fit slot_context (llama.cpp's "input truncated")
     QMap<int, qint64> rejections; ///< error responses by HTTP status
     qint64 streamsCut = 0;        ///< responses cut by the cut_rate fault
     qint64 clientDisconnects = 0; ///< clients that closed before their response finished

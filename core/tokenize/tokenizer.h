@@ -49,6 +49,9 @@ public:
     static std::int64_t count(QStringView text);
     /// Tokens in UTF-8 bytes (as they arrive off the wire), without building a QString.
     static std::int64_t countUtf8(const char *data, std::size_t size);
+    /// The text of each token, in order: white space goes with the token after it (at the end,
+    /// with the last). For valid UTF-8 there are as many as countUtf8() counts.
+    static std::vector<std::string_view> pieces(std::string_view utf8);
 };
 
 } // namespace tb
