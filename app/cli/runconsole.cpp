@@ -8,6 +8,7 @@
 
 #include <QDir>
 
+#include <algorithm>
 #include <cmath>
 #include <unistd.h>
 
@@ -89,16 +90,17 @@ QString RunConsole::progressLine(const RunSnapshot &s)
     else if (p.draining)
         stage = QStringLiteral("finishing");
     QString eta = p.etaMs >= 0 ? QStringLiteral(" ETA %1").arg(clock(p.etaMs)) : QString();
-    // Rates of the last complete second: what is happening now, not the average so far.
+    // Rates of the last complete second: what is happening now, not the average so far. The time
+    // series ends at its last event, so a lull has no row: nothing happened, the rate is 0 (not the
+    // last busy second's).
     double reqPerS = 0;
     double tokPerS = 0;
-    const int nowSecond = int(p.elapsedNs / 1'000'000'000);
-    for (auto it = s.timeSeries.rbegin(); it != s.timeSeries.rend(); ++it) {
-        if (it->second < nowSecond) {
-            reqPerS = double(it->completed);
-            tokPerS = double(it->outputTokens);
-            break;
-        }
+    const int lastSecond = int(p.elapsedNs / 1'000'000'000) - 1;
+    const auto last = std::find_if(s.timeSeries.rbegin(), s.timeSeries.rend(),
+                                   [lastSecond](const TimeSeriesRow &row) { return row.second <= lastSecond; });
+    if (last != s.timeSeries.rend() && last->second == lastSecond) {
+        reqPerS = double(last->completed);
+        tokPerS = double(last->outputTokens);
     }
     const QString target = p.mode == LoadMode::Concurrency ? QStringLiteral("/%1").arg(qint64(p.level)) : QString();
     return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 tok/s")
@@ -124,7 +126,7 @@ void RunConsole::printProgress()
     }
 }
 
-int RunConsole::finish(const RunOutcome &outcome)
+int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
 {
     if (m_showProgress && m_haveSnapshot) {
         m_snapshot.progress = outcome.progress;
@@ -278,6 +280,11 @@ int RunConsole::finish(const RunOutcome &outcome)
     if (!outcome.error.isEmpty()) {
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
+    }
+    // Scripts must not take a run cut short for a finished one, whatever it measured.
+    if (interrupted) {
+        printErr(QStringLiteral("tokenbench-cli run: interrupted; what was measured is saved\n"));
+        return ExitInterrupted;
     }
     if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));
