@@ -190,6 +190,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                         .arg(p.overhead)
                         .arg(p.trim)
                         .arg(p.pad);
+        if (!p.calibration.isEmpty() && p.probed)
+            line += QStringLiteral("; the target counted %1").arg(*p.probed);
         if (!p.calibrationError.isEmpty())
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
         text += line + QLatin1Char('\n');

@@ -100,6 +100,11 @@ public:
                         calibrated.localTokens =
                             plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
                     }
+                    for (const QString &warning : c.warnings)
+                        m_warnings << QStringLiteral("calibration: ") + warning;
+                    if (!calibrated.calibrationError.isEmpty())
+                        m_warnings << QStringLiteral("prompts not calibrated (--calibrate): %1; sized by %2 alone")
+                                          .arg(calibrated.calibrationError, calibrated.tokenizer);
                     setPromptSizing(calibrated);
                     run(workerThreads, clock);
                     if (m_stopRequested)
@@ -204,6 +209,7 @@ private:
     RunSummary summaryOf(const Sink &sink) const
     {
         RunSummary summary = sink.aggregator.summary();
+        summary.warnings << m_warnings;
         summary.server = sink.server.summary();
         if (m_health) {
             summary.client = m_health->summary();
@@ -351,6 +357,7 @@ private:
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
     QString m_writeError;
+    QStringList m_warnings; ///< of the run's preparation (calibration), for every summary
     bool m_finished = false;
     bool m_stopRequested = false;
     QPointer<PromptCalibrator> m_calibrator;
