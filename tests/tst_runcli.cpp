@@ -534,11 +534,14 @@ private Q_SLOTS:
         QFile csv(out + QStringLiteral("/server_metrics.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csv.readAll().split('\n');
-        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value"));
+        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value,instance"));
         int running = 0;
-        for (const QByteArray &line : lines)
-            running +=
-                line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
+        for (const QByteArray &line : lines) {
+            if (line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",")) {
+                QVERIFY2(line.trimmed().endsWith("," + host.baseUrl().toString().toUtf8()), line.constData());
+                ++running;
+            }
+        }
         QCOMPARE(running, server.scrapes);
         // A saved run's server chart is read back from the CSV, scrape by scrape.
         QCOMPARE(int(data->serverRows.size()), server.scrapes);

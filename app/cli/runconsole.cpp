@@ -66,10 +66,11 @@ void RunConsole::attach(BenchmarkRunner *runner)
                 // A guessed endpoint that is not there is only worth a word when progress is shown.
                 if (stopped && !m_showProgress)
                     return;
-                printErr(
-                    QStringLiteral("%1server metrics: %2: %3%4\n")
-                        .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
-                             stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
+                printErr(QStringLiteral("%1server metrics: %2: %3%4\n")
+                             .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
+                                  stopped
+                                      ? QStringLiteral(" (not scraped)")
+                                      : QStringLiteral(" (still scraped; the summary warns if it does not recover)")));
             });
     if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
@@ -197,15 +198,23 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += line + QLatin1Char('\n');
     }
     if (const auto &server = outcome.summary.server) {
-        QString line =
-            QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
-        if (server->failures)
-            line += QStringLiteral(", %1 failed (%2)").arg(server->failures).arg(server->problem);
+        const auto scrapes = [](const ServerSummary &s) {
+            QString line = QStringLiteral("%1 (%2): %3 scrapes").arg(s.url, s.engine).arg(s.scrapes);
+            if (s.failures)
+                line += QStringLiteral(", %1 failed (%2)").arg(s.failures).arg(s.problem);
+            return line;
+        };
+        QString line = QStringLiteral("server     ") + scrapes(*server);
         if (server->ttft.p50 && std::isfinite(t.stat(Metric::Ttft).p50))
             line += QStringLiteral("; TTFT p50 %1 ms at the server, %2 ms here")
                         .arg(*server->ttft.p50, 0, 'f', 1)
                         .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
+        if (server->cacheHitRatio)
+            line += QStringLiteral("; %1% of prompt tokens from its cache by its counters")
+                        .arg(*server->cacheHitRatio * 100.0, 0, 'f', 1);
         text += line + QLatin1Char('\n');
+        for (const ServerSummary &instance : server->instances)
+            text += QStringLiteral("             %1\n").arg(scrapes(instance));
     }
     if (const auto &cost = t.cost) {
         QString line =
