@@ -5,6 +5,7 @@
 
 #include <QDirIterator>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <map>
 #include <thread>
 
 #include <netinet/in.h>
@@ -532,11 +534,14 @@ private Q_SLOTS:
         QFile csv(out + QStringLiteral("/server_metrics.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csv.readAll().split('\n');
-        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value"));
+        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value,instance"));
         int running = 0;
-        for (const QByteArray &line : lines)
-            running +=
-                line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
+        for (const QByteArray &line : lines) {
+            if (line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",")) {
+                QVERIFY2(line.trimmed().endsWith("," + host.baseUrl().toString().toUtf8()), line.constData());
+                ++running;
+            }
+        }
         QCOMPARE(running, server.scrapes);
         // A saved run's server chart is read back from the CSV, scrape by scrape.
         QCOMPARE(int(data->serverRows.size()), server.scrapes);
@@ -950,8 +955,18 @@ private Q_SLOTS:
         QCOMPARE(ok, 3);
     }
 
-    void sigintStopsAndSaves()
+    /// Regression: Ctrl-C exited 0 ("0 ok, 4 cancelled"), so a script took the cut-short run for a
+    /// finished one. SIGINT and SIGTERM now exit 130, with the run saved all the same.
+    void interruptedRunExits130WithACompleteRunDirectory_data()
     {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGINT") << SIGINT;
+        QTest::newRow("SIGTERM") << SIGTERM;
+    }
+
+    void interruptedRunExits130WithACompleteRunDirectory()
+    {
+        QFETCH(int, signal);
         SimConfig simConfig = fastSim();
         simConfig.ttftMs = 30000; // requests that would take far longer than the test
         SimulatorHost host(simConfig);
@@ -965,14 +980,60 @@ private Q_SLOTS:
                                 QStringLiteral("10m"), QStringLiteral("--out"), out});
         QVERIFY(p.waitForStarted());
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(5), 20000);
-        ::kill(pid_t(p.processId()), SIGINT);
+        ::kill(pid_t(p.processId()), signal);
         QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 0);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 130, qPrintable(QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(err)));
+        QVERIFY2(err.contains(QStringLiteral("interrupted")), qPrintable(err));
+        QVERIFY2(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral("0 ok, 0 failed, 5 cancelled")),
+                 "the summary table is printed before the exit");
         QString error;
-        const auto data = RunReader::load(out, &error);
+        const auto data = RunReader::load(out, &error, RunReader::Records);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->summary.total.requests.cancelled, std::int64_t(5));
+        QCOMPARE(data->records.size(), std::size_t(5));
+        for (const char *file : {"run.json", "summary.json", "requests.csv", "timeseries.csv"})
+            QVERIFY2(QFile::exists(out + QLatin1Char('/') + QLatin1String(file)), file);
+    }
+
+    /// Regression: the progress line's "last second" rates repeated the last busy second through a
+    /// lull (the time series ends at its last event). Requests of 4 s in two rounds: every line whose
+    /// last second completed nothing (timeseries.csv says so) must say 0 req/s and 0 tok/s.
+    void progressRatesAreZeroInALull()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 4000;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const auto [r, data, error] = runSaved(
+            {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model,
+             QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"), QStringLiteral("4")},
+            out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(data, qPrintable(error));
+        std::map<int, const TimeSeriesRow *> seconds;
+        for (const TimeSeriesRow &row : data->timeSeries)
+            seconds[row.second] = &row;
+        // Not on a terminal, a line every 2 s: "c=2 00:06 | done 2 | … | 0 req/s | 0 tok/s".
+        static const QRegularExpression line(
+            QStringLiteral("(\\d+):(\\d\\d)(?: ETA \\S+)? \\| done (\\d+) .*\\| (\\S+) req/s \\| (\\S+) tok/s"));
+        int lullLines = 0;
+        for (const QString &text : r.err.split(QLatin1Char('\n'))) {
+            const QRegularExpressionMatch m = line.match(text);
+            if (!m.hasMatch() || m.captured(3).toInt() == 0)
+                continue; // before the first completion there is no busy second to repeat
+            const int lastSecond = m.captured(1).toInt() * 60 + m.captured(2).toInt() - 1;
+            const auto row = seconds.find(lastSecond);
+            if (row != seconds.end() && (row->second->completed > 0 || row->second->outputTokens > 0))
+                continue;
+            ++lullLines;
+            QVERIFY2(m.captured(4) == QLatin1String("0") && m.captured(5) == QLatin1String("0"), qPrintable(text));
+        }
+        QVERIFY2(lullLines > 0, qPrintable(r.err));
     }
 
     void configFileAndFlagsCombine()

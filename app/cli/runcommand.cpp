@@ -716,7 +716,8 @@ int runCommand(const QStringList &args)
                   QStringLiteral("Run a benchmark against an LLM API and write a run directory.\n"
                                  "Progress goes to stderr, the summary table to stdout.\n"
                                  "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
-                                 "2 bad usage/config, 3 SLO not met."));
+                                 "2 bad usage/config, 3 SLO not met, 130 interrupted (SIGINT/SIGTERM; the run "
+                                 "is saved)."));
     addRunOptions(cli);
     if (const auto exit = cli.parse(args))
         return *exit;
@@ -829,9 +830,11 @@ int runCommand(const QStringList &args)
     }
 
     SignalWatcher watcher;
-    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner](int, int count) {
+    bool interrupted = false;
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner, &interrupted](int, int count) {
+        interrupted = true;
         if (!runner.isRunning()) { // still waiting for --start-at: nothing to save
-            QCoreApplication::exit(ExitFailure);
+            QCoreApplication::exit(ExitInterrupted);
             return;
         }
         if (count == 1) {
@@ -839,11 +842,11 @@ int runCommand(const QStringList &args)
                 "\nstopping: cancelling requests in flight and saving results (Ctrl-C again to quit at once)\n"));
             runner.stop();
         } else {
-            std::_Exit(ExitFailure);
+            std::_Exit(ExitInterrupted);
         }
     });
     QObject::connect(&runner, &BenchmarkRunner::runFinished, &runner, [&](const RunOutcome &outcome) {
-        exitCode = console.finish(outcome);
+        exitCode = console.finish(outcome, interrupted);
         QCoreApplication::quit();
     });
     const int loopExit = QCoreApplication::exec();

@@ -8,6 +8,7 @@
 
 #include <QDir>
 
+#include <algorithm>
 #include <cmath>
 #include <unistd.h>
 
@@ -65,10 +66,11 @@ void RunConsole::attach(BenchmarkRunner *runner)
                 // A guessed endpoint that is not there is only worth a word when progress is shown.
                 if (stopped && !m_showProgress)
                     return;
-                printErr(
-                    QStringLiteral("%1server metrics: %2: %3%4\n")
-                        .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
-                             stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
+                printErr(QStringLiteral("%1server metrics: %2: %3%4\n")
+                             .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
+                                  stopped
+                                      ? QStringLiteral(" (not scraped)")
+                                      : QStringLiteral(" (still scraped; the summary warns if it does not recover)")));
             });
     if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
@@ -89,16 +91,17 @@ QString RunConsole::progressLine(const RunSnapshot &s)
     else if (p.draining)
         stage = QStringLiteral("finishing");
     QString eta = p.etaMs >= 0 ? QStringLiteral(" ETA %1").arg(clock(p.etaMs)) : QString();
-    // Rates of the last complete second: what is happening now, not the average so far.
+    // Rates of the last complete second: what is happening now, not the average so far. The time
+    // series ends at its last event, so a lull has no row: nothing happened, the rate is 0 (not the
+    // last busy second's).
     double reqPerS = 0;
     double tokPerS = 0;
-    const int nowSecond = int(p.elapsedNs / 1'000'000'000);
-    for (auto it = s.timeSeries.rbegin(); it != s.timeSeries.rend(); ++it) {
-        if (it->second < nowSecond) {
-            reqPerS = double(it->completed);
-            tokPerS = double(it->outputTokens);
-            break;
-        }
+    const int lastSecond = int(p.elapsedNs / 1'000'000'000) - 1;
+    const auto last = std::find_if(s.timeSeries.rbegin(), s.timeSeries.rend(),
+                                   [lastSecond](const TimeSeriesRow &row) { return row.second <= lastSecond; });
+    if (last != s.timeSeries.rend() && last->second == lastSecond) {
+        reqPerS = double(last->completed);
+        tokPerS = double(last->outputTokens);
     }
     const QString target = p.mode == LoadMode::Concurrency ? QStringLiteral("/%1").arg(qint64(p.level)) : QString();
     return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 tok/s")
@@ -124,7 +127,7 @@ void RunConsole::printProgress()
     }
 }
 
-int RunConsole::finish(const RunOutcome &outcome)
+int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
 {
     if (m_showProgress && m_haveSnapshot) {
         m_snapshot.progress = outcome.progress;
@@ -188,20 +191,30 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(p.overhead)
                         .arg(p.trim)
                         .arg(p.pad);
+        if (!p.calibration.isEmpty() && p.probed)
+            line += QStringLiteral("; the target counted %1").arg(*p.probed);
         if (!p.calibrationError.isEmpty())
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
         text += line + QLatin1Char('\n');
     }
     if (const auto &server = outcome.summary.server) {
-        QString line =
-            QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
-        if (server->failures)
-            line += QStringLiteral(", %1 failed (%2)").arg(server->failures).arg(server->problem);
+        const auto scrapes = [](const ServerSummary &s) {
+            QString line = QStringLiteral("%1 (%2): %3 scrapes").arg(s.url, s.engine).arg(s.scrapes);
+            if (s.failures)
+                line += QStringLiteral(", %1 failed (%2)").arg(s.failures).arg(s.problem);
+            return line;
+        };
+        QString line = QStringLiteral("server     ") + scrapes(*server);
         if (server->ttft.p50 && std::isfinite(t.stat(Metric::Ttft).p50))
             line += QStringLiteral("; TTFT p50 %1 ms at the server, %2 ms here")
                         .arg(*server->ttft.p50, 0, 'f', 1)
                         .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
+        if (server->cacheHitRatio)
+            line += QStringLiteral("; %1% of prompt tokens from its cache by its counters")
+                        .arg(*server->cacheHitRatio * 100.0, 0, 'f', 1);
         text += line + QLatin1Char('\n');
+        for (const ServerSummary &instance : server->instances)
+            text += QStringLiteral("             %1\n").arg(scrapes(instance));
     }
     if (const auto &cost = t.cost) {
         QString line =
@@ -278,6 +291,11 @@ int RunConsole::finish(const RunOutcome &outcome)
     if (!outcome.error.isEmpty()) {
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
+    }
+    // Scripts must not take a run cut short for a finished one, whatever it measured.
+    if (interrupted) {
+        printErr(QStringLiteral("tokenbench-cli run: interrupted; what was measured is saved\n"));
+        return ExitInterrupted;
     }
     if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));

@@ -473,6 +473,25 @@ QString instanceName(const QString &url)
     return parsed.isValid() && !parsed.host().isEmpty() ? parsed.authority() + parsed.path() : url;
 }
 
+namespace {
+
+/// The server block of one instance: its own endpoint's, none when its metrics came from no
+/// endpoint of its own (a gateway's given for all of them).
+std::optional<ServerSummary> instanceServer(const std::optional<ServerSummary> &server, const QString &url)
+{
+    if (!server)
+        return std::nullopt;
+    if (server->instance == url)
+        return server;
+    for (const ServerSummary &one : server->instances) {
+        if (one.instance == url)
+            return one;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::vector<RunData> splitByInstance(const RunData &run)
 {
     std::vector<RunData> instances;
@@ -494,8 +513,7 @@ std::vector<RunData> splitByInstance(const RunData &run)
         d.summary.total.name.clear();
         d.summary.stages.clear();
         d.summary.instances.clear();
-        if (i != 0)
-            d.summary.server.reset();   // scraped from the target's URL: the first instance's
+        d.summary.server = instanceServer(summary.server, url);
         d.summary.contextSweep.reset(); // fitted over all instances' requests
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].instance != int(i))
