@@ -24,13 +24,15 @@ QString ContextSweepSummary::fitText() const
     if (!fit.ok) {
         text = QStringLiteral("no fit: ") + fit.reason;
     } else {
-        text = QStringLiteral("TTFT = %1·x^%2 %3 %4 ms, R² %5 (%6 requests)")
+        // The hold is said beside the intercept, where a legend cut short still shows it.
+        text = QStringLiteral("TTFT = %1·x^%2 %3 %4 ms%5, R² %6 (%7 requests)")
                    .arg(QString::number(fit.a, 'g', 4), QString::number(fit.b, 'f', 3),
                         fit.c < 0 ? QStringLiteral("−") : QStringLiteral("+"), QString::number(std::abs(fit.c), 'f', 1),
+                        fit.interceptHeld ? QStringLiteral(" (intercept held at 0)") : QString(),
                         QString::number(fit.r2, 'f', 4))
                    .arg(fit.points);
         if (fit.interceptHeld)
-            text += QStringLiteral("; intercept held at 0: a free fit gave −%1 ms, a TTFT below zero for small prompts")
+            text += QStringLiteral("; a free fit gave −%1 ms, a TTFT below zero for small prompts")
                         .arg(QString::number(std::abs(fit.freeC), 'f', 1));
     }
     if (!excluded.empty())

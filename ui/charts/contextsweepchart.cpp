@@ -71,21 +71,6 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
         plot(dots, s.points);
         chartstyle::setInLegend(this, dots, false);
 
-        if (!s.excluded.empty()) {
-            auto *rings = new QScatterSeries(this);
-            rings->setName(tr("%1: %2 requests the server truncated (left out of the fit)")
-                               .arg(curve.name)
-                               .arg(s.excluded.size()));
-            rings->setColor(Qt::transparent);
-            rings->setBorderColor(curve.color);
-            rings->setMarkerSize(7);
-            chartstyle::setDescription(rings, tr("Requests whose measured prompt was under %1% of the stage's size: "
-                                                 "the server cut them to fit its context")
-                                                  .arg(int(ContextSweepSummary::kTruncatedBelow * 100)));
-            plot(rings, s.excluded);
-            m_excluded << rings;
-        }
-
         auto *stages = new QScatterSeries(this);
         stages->setName(tr("%1: TTFT p50 per stage").arg(curve.name));
         stages->setColor(curve.color);
@@ -96,6 +81,22 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
                 stages->append(st.promptTokens, st.ttftP50Ms);
         attach(stages);
         m_stages << stages;
+
+        // Over the stage medians: a truncated stage's median sits among its rings.
+        if (!s.excluded.empty()) {
+            auto *rings = new QScatterSeries(this);
+            rings->setName(tr("%1: %2 requests the server truncated (left out of the fit)")
+                               .arg(curve.name)
+                               .arg(s.excluded.size()));
+            rings->setColor(Qt::transparent);
+            rings->setBorderColor(curve.color);
+            rings->setMarkerSize(12);
+            chartstyle::setDescription(rings, tr("Requests whose measured prompt was under %1% of the stage's size: "
+                                                 "the server cut them to fit its context")
+                                                  .arg(int(ContextSweepSummary::kTruncatedBelow * 100)));
+            plot(rings, s.excluded);
+            m_excluded << rings;
+        }
     }
     m_hasData = maxX > 0;
     // The fitted lines span every run's prompt range, on a log-spaced grid.
