@@ -168,6 +168,14 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                                        {"estimate", t.tokens.fromEstimate}});
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources);
+    // A server may report its cache in usage or only in llama.cpp's timings: say which.
+    if (const QString cached =
+            countedBy({{"usage", t.tokens.cachedFromUsage}, {"timings", t.tokens.cachedFromTimings}});
+        !cached.isEmpty())
+        text += QStringLiteral("cached     %1 of %2 prompt tokens (%3), counted from %4\n")
+                    .arg(t.tokens.cached)
+                    .arg(t.tokens.input)
+                    .arg(formatPercent(t.tokens.cacheHitRatio.value_or(0)), cached);
     if (outcome.summary.workload.is_object())
         text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
     const QString promptSources = countedBy({{"usage", t.tokens.promptFromUsage},
@@ -230,9 +238,9 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
             line += QStringLiteral(" [%1]").arg(cost->prices.source);
         text += line + QLatin1Char('\n');
     }
-    if ((m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty()) || !m_config.load.trace.isEmpty())
-        text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
-                    .arg(m_config.prompt.salt);
+    // Every source's prompts derive from the salt (synthetic text, or a salt tag on each request).
+    text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
+                .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
     if (const auto &sweep = outcome.summary.contextSweep)
@@ -272,9 +280,10 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
     if (const auto &sweep = outcome.summary.contextSweep) {
         text += QStringLiteral("\nper prompt size (context sweep; prefill tok/s = prompt / TTFT p50, fit = 1 / the "
                                "fit's slope):\n");
-        text += QStringLiteral("stage        requests  prompt p50  TTFT p50 ms  prefill tok/s  fit prefill tok/s\n");
+        text += QStringLiteral("stage        requests  prompt p50  TTFT p50 ms  prefill tok/s  fit prefill tok/s  "
+                               "truncated\n");
         for (const ContextSweepSummary::Stage &stage : sweep->stages) {
-            text += QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+            text += QStringLiteral("%1  %2  %3  %4  %5  %6  %7\n")
                         .arg(stage.name.left(11), -11)
                         .arg(stage.requests, 8)
                         .arg(stage.promptTokens, 10, 'f', 0)
@@ -282,7 +291,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                         .arg(stage.prefillTokensPerS, 13, 'f', 0)
                         .arg(stage.fitPrefillTokensPerS ? QString::number(*stage.fitPrefillTokensPerS, 'f', 0)
                                                         : QStringLiteral("-"),
-                             17);
+                             17)
+                        .arg(stage.truncated > 0 ? QString::number(stage.truncated) : QStringLiteral("-"), 9);
         }
     }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 namespace tb {
@@ -386,6 +387,19 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
                            .arg(t.requests.ok);
         for (const QString &w : runs[i].summary.warnings)
             m_notes << QStringLiteral("%1: %2").arg(who, w);
+    }
+    // The same salt means the same prompts: what one run left in a server's prefix cache, the
+    // other may be served from.
+    std::map<QString, QStringList> bySalt;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty())
+            bySalt[runs[i].info.config.prompt.salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+    }
+    for (const auto &[salt, who] : bySalt) {
+        if (who.size() > 1)
+            m_notes << QStringLiteral("%1 share prompt salt %2 (the same prompts): against one server their cache hits "
+                                      "are not independent, as a later run may be served from an earlier one's cache")
+                           .arg(who.join(QStringLiteral(", ")), salt);
     }
 
     const bool reasoned = std::any_of(runs.begin(), runs.end(),

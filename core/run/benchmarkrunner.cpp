@@ -494,6 +494,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxyOrigin = proxy.origin;
         info.connection.transport = transportKindName(builder.transport()); // a proxy may have moved it
         info.shard = m_shard;
+        info.saltReplayed = !configured.prompt.salt.isEmpty() && !m_freshSalt;
+        info.sharedPromptTokens = plan->prompts->sharedTokens();
         if (const auto &stats = plan->prompts->workloadStats()) {
             info.workload = stats->toJson();
             if (stats->badLines > 0)
