@@ -98,6 +98,7 @@ std::vector<RequestRecord> scenario()
     stream(a, 150, chunksA, 11);
     a.promptTokens = 100;
     a.cachedTokens = 20;
+    a.cachedSource = CacheSource::Usage;
     a.reasoningTokens = 3;
     a.tokenSource = TokenSource::Usage;
     records.push_back(a);
@@ -266,6 +267,8 @@ private Q_SLOTS:
         QCOMPARE(t.tokens.fromUsage, qint64(1));
         QCOMPARE(t.tokens.fromTokenizer, qint64(1));
         QCOMPARE(t.tokens.fromChunks, qint64(1));
+        QCOMPARE(t.tokens.cachedFromUsage, qint64(1));
+        QCOMPARE(t.tokens.cachedFromTimings, qint64(0));
 
         // In flight: D, E and F overlap in 1000–1600; busy 205+350+20+1000+900+600 = 3075 ms.
         QCOMPARE(t.concurrency.target, std::optional<int>(4));
@@ -374,6 +377,7 @@ private Q_SLOTS:
                  "sources"},
                 where + QStringLiteral(".tokens"));
             has(b["tokens"]["sources"], {"usage", "tokenizer", "chunks"}, where + QStringLiteral(".tokens.sources"));
+            has(b["tokens"]["cached_sources"], {"usage", "timings"}, where + QStringLiteral(".tokens.cached_sources"));
             has(b["concurrency"], {"target", "peak_in_flight", "mean_in_flight"},
                 where + QStringLiteral(".concurrency"));
         };
@@ -752,41 +756,152 @@ private Q_SLOTS:
         QCOMPARE(back->total.requests.stoppedAtCap(), std::int64_t(1));
     }
 
+    /// Every source's prompts are unique to the request but for what they share by design
+    /// (RunInfo::sharedPromptTokens, none when they repeat on purpose): more cached is warned of.
     void unexpectedCacheHitsWarn_data()
     {
-        QTest::addColumn<int>("promptTokens");
-        QTest::addColumn<int>("sharedPrefixTokens");
-        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<qint64>("shared"); ///< -1: prompts repeat by design
+        QTest::addColumn<int>("turns");
         QTest::addColumn<qint64>("cached");
         QTest::addColumn<bool>("warned");
-        QTest::newRow("unique prompts, no hits") << 100 << 0 << 0 << qint64(0) << false;
-        QTest::newRow("unique prompts, hits") << 100 << 0 << 0 << qint64(60) << true;
-        QTest::newRow("shared prefix asked for") << 100 << 50 << 0 << qint64(60) << false;
-        QTest::newRow("system prompt asked for") << 100 << 0 << 40 << qint64(40) << false;
-        QTest::newRow("system prompt asked for, the rest cached too") << 100 << 0 << 40 << qint64(95) << true;
-        QTest::newRow("system prompt and shared prefix, the rest cached too") << 100 << 20 << 20 << qint64(90) << true;
-        QTest::newRow("templates may repeat") << 0 << 0 << 0 << qint64(60) << false;
+        QTest::newRow("unique prompts, no hits") << qint64(0) << 0 << qint64(0) << false;
+        QTest::newRow("unique prompts, the chat template's first tokens (llama.cpp's timings)")
+            << qint64(0) << 0 << qint64(5) << false;
+        QTest::newRow("unique prompts, hits") << qint64(0) << 0 << qint64(60) << true;
+        QTest::newRow("a shared part asked for") << qint64(50) << 0 << qint64(60) << false;
+        QTest::newRow("a file's system message, counted a fifth short") << qint64(40) << 0 << qint64(50) << false;
+        QTest::newRow("system prompt asked for, the rest cached too") << qint64(40) << 0 << qint64(95) << true;
+        QTest::newRow("prompts repeated on purpose") << qint64(-1) << 0 << qint64(60) << false;
+        QTest::newRow("conversations carry their history") << qint64(0) << 3 << qint64(60) << false;
     }
     void unexpectedCacheHitsWarn()
     {
-        QFETCH(int, promptTokens);
-        QFETCH(int, sharedPrefixTokens);
-        QFETCH(int, systemTokens);
+        QFETCH(qint64, shared);
+        QFETCH(int, turns);
         QFETCH(qint64, cached);
         QFETCH(bool, warned);
         RunConfig config = twoStageConfig();
-        config.prompt.promptTokens = promptTokens;
-        config.prompt.sharedPrefixTokens = sharedPrefixTokens;
-        config.prompt.systemTokens = systemTokens;
+        config.prompt.promptTokens = 100;
+        config.load.turns = turns;
+        RunInfo info = RunInfo::begin(config);
+        if (shared >= 0)
+            info.sharedPromptTokens = shared;
         RequestRecord r = record(1, 0, RequestStatus::Ok, 0, 30);
         stream(r, 5, {{10, 4}, {30, 4}}, 2);
         r.promptTokens = 100;
+        r.promptTokenSource = TokenSource::Usage;
         r.cachedTokens = cached;
-        const RunSummary s = aggregate(config, {r}).summary();
+        RunAggregator aggregator(info);
+        aggregator.add(r);
+        const RunSummary s = aggregator.summary();
         QCOMPARE(!s.warnings.isEmpty(), warned);
         if (warned)
-            QVERIFY2(s.warnings.first().contains(QStringLiteral("%1.0% of prompt tokens were cached").arg(cached)),
+            QVERIFY2(s.warnings.first().contains(
+                         QStringLiteral("unexpected cache hits: %1.0% of prompt tokens were cached").arg(cached)),
                      qPrintable(s.warnings.first()));
+    }
+
+    /// Regression: a run replaying an earlier run's prompts (--prompt-salt) served 521 of 522
+    /// prompt tokens from llama.cpp's cache and said nothing of the replay. It says so now, with
+    /// the hits, instead of calling them unexpected.
+    void aReplayedSaltIsNamed()
+    {
+        RunConfig config = twoStageConfig();
+        config.prompt.promptTokens = 522;
+        config.prompt.salt = QStringLiteral("0123456789abcdef");
+        RunInfo info = RunInfo::begin(config);
+        info.sharedPromptTokens = 0;
+        for (const bool replayed : {false, true}) {
+            info.saltReplayed = replayed;
+            RequestRecord r = record(1, 0, RequestStatus::Ok, 0, 30);
+            stream(r, 5, {{10, 4}, {30, 4}}, 2);
+            r.promptTokens = 522;
+            r.promptTokenSource = TokenSource::Usage;
+            r.cachedTokens = 521;
+            r.cachedSource = CacheSource::Timings;
+            RunAggregator aggregator(info);
+            aggregator.add(r);
+            const RunSummary s = aggregator.summary();
+            QCOMPARE(s.warnings.size(), 1);
+            QCOMPARE(s.total.tokens.cachedFromTimings, qint64(1));
+            QCOMPARE(s.warnings.first().contains(QStringLiteral("unexpected cache hits")), !replayed);
+            QCOMPARE(s.warnings.first().contains(
+                         QStringLiteral("this run replays prompt salt 0123456789abcdef (--prompt-salt)")),
+                     replayed);
+            QVERIFY2(s.warnings.first().contains(QStringLiteral("99.8% of prompt tokens were cached")),
+                     qPrintable(s.warnings.first()));
+        }
+    }
+
+    /// Regression: with a per-slot context of 4,096, llama.cpp cut a 4,106-token prompt to 2,058
+    /// (usage said 2,058) and the context sweep fitted those points (R² 0.84) without a word. A
+    /// measured prompt under 75% of its stage's size is warned of, and left out of the fit.
+    void truncatedPromptsWarnAndLeaveTheFit_data()
+    {
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<qint64>("measured"); ///< of the largest stage's requests
+        QTest::addColumn<int>("source");
+        QTest::addColumn<bool>("truncated");
+        QTest::newRow("cut to 2058 of 4106") << 10 << qint64(2058) << int(TokenSource::Usage) << true;
+        QTest::newRow("the chat template adds some") << 10 << qint64(4120) << int(TokenSource::Usage) << false;
+        QTest::newRow("another tokenizer counts 20% fewer") << 10 << qint64(3285) << int(TokenSource::Usage) << false;
+        QTest::newRow("the client's own count says nothing of the server")
+            << 10 << qint64(2058) << int(TokenSource::Tokenizer) << false;
+    }
+    void truncatedPromptsWarnAndLeaveTheFit()
+    {
+        QFETCH(int, systemTokens);
+        QFETCH(qint64, measured);
+        QFETCH(int, source);
+        QFETCH(bool, truncated);
+        RunConfig config = twoStageConfig();
+        config.prompt.systemTokens = systemTokens;
+        config.load.stages = *parseSweep(QStringLiteral("p=512..4096:4"), nullptr);
+        QCOMPARE(config.load.stages.size(), 4);
+        RunAggregator aggregator(RunInfo::begin(config));
+        std::uint64_t id = 1;
+        for (int stage = 0; stage < 4; ++stage) {
+            const int size = config.load.stages[stage].promptTokens;
+            for (int k = 0; k < 4; ++k) {
+                const std::int64_t prompt = stage == 3 ? measured : size + systemTokens;
+                // TTFT grows linearly with the prompt; the truncated stage's with what was read.
+                const double ttftMs = 50 + double(prompt) * 0.1 + k;
+                RequestRecord r = record(id++, stage, RequestStatus::Ok, stage * 1000.0, stage * 1000.0 + ttftMs + 10);
+                stream(r, 1, {{stage * 1000.0 + ttftMs, 4}, {stage * 1000.0 + ttftMs + 10, 4}}, 2);
+                r.promptTokens = prompt;
+                r.promptTokenSource = TokenSource(source);
+                aggregator.add(r);
+            }
+        }
+        const RunSummary s = aggregator.summary();
+        QVERIFY(s.contextSweep);
+        const ContextSweepSummary &sweep = *s.contextSweep;
+        QCOMPARE(sweep.stages.size(), std::size_t(4));
+        QCOMPARE(sweep.stages[3].requestedTokens, std::int64_t(4096 + systemTokens));
+        QCOMPARE(sweep.stages[3].truncated, truncated ? std::int64_t(4) : std::int64_t(0));
+        QCOMPARE(sweep.excluded.size(), truncated ? std::size_t(4) : std::size_t(0));
+        QCOMPARE(sweep.points.size(), truncated ? std::size_t(12) : std::size_t(16));
+        QCOMPARE(sweep.fit.points, truncated ? 12 : 16);
+        const QStringList truncation = s.warnings.filter(QStringLiteral("truncated"));
+        QCOMPARE(truncation.size(), truncated ? 1 : 0);
+        if (truncated) {
+            QVERIFY2(truncation.first().startsWith(
+                         QStringLiteral("the server truncated prompts: check its context size (4 of 16 requests")),
+                     qPrintable(truncation.first()));
+            QVERIFY2(truncation.first().contains(QStringLiteral("p=4096: 4 requests measured 2058 of 4106 tokens")),
+                     qPrintable(truncation.first()));
+            QVERIFY2(sweep.fitText().endsWith(QStringLiteral("; 4 requests the server truncated left out")),
+                     qPrintable(sweep.fitText()));
+            // The fit is the stages the server read whole: 0.1 ms a token from 50 ms.
+            QVERIFY2(sweep.fit.ok && sweep.fit.r2 > 0.99, qPrintable(sweep.fitText()));
+            QVERIFY2(std::abs(sweep.fit.b - 1) < 0.05, qPrintable(sweep.fitText()));
+        }
+        QString error;
+        const auto back = ContextSweepSummary::fromJson(nlohmann::json::parse(sweep.toJson().dump()), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->excluded.size(), sweep.excluded.size());
+        QCOMPARE(back->stages[3].truncated, sweep.stages[3].truncated);
+        QCOMPARE(back->stages[3].requestedTokens, sweep.stages[3].requestedTokens);
     }
 
     void emptyRun()

@@ -324,6 +324,35 @@ private Q_SLOTS:
                  qPrintable(r.out));
     }
 
+    /// Regression: replaying a run's prompts (--prompt-salt), the replay's cache hits came from the
+    /// first run, and `compare` of the two did not say they shared a salt.
+    void runsSharingASaltAreNoted()
+    {
+        RunConfig first = config();
+        first.prompt.salt = QStringLiteral("5a175a175a175a17");
+        RunConfig other = config();
+        other.prompt.salt = QStringLiteral("0123456789abcdef");
+        const std::vector<RunData> runs{inMemory(QStringLiteral("first"), first, synthetic(1, 100, 50)),
+                                        inMemory(QStringLiteral("other"), other, synthetic(2, 100, 50)),
+                                        inMemory(QStringLiteral("replay"), first, synthetic(3, 100, 50))};
+        const QString notes = ComparisonTable(runs, 0).notes().join(QLatin1Char('\n'));
+        QVERIFY2(notes.contains(QStringLiteral("#1 first, #3 replay share prompt salt 5a175a175a175a17 (the same "
+                                               "prompts): against one server their cache hits are not independent")),
+                 qPrintable(notes));
+        QVERIFY2(!notes.contains(QStringLiteral("0123456789abcdef")), qPrintable(notes));
+        const QString apart =
+            ComparisonTable({runs[0], runs[1]}, 0).notes().join(QLatin1Char('\n')); // salts of their own
+        QVERIFY2(!apart.contains(QStringLiteral("share prompt salt")), qPrintable(apart));
+
+        // What `compare` prints from the run directories: run.json keeps the salt.
+        QTemporaryDir tmp;
+        writeRun(tmp.filePath(QStringLiteral("first")), first, synthetic(1, 100, 50));
+        writeRun(tmp.filePath(QStringLiteral("replay")), first, synthetic(3, 100, 50));
+        const CliResult r = compare({tmp.filePath(QStringLiteral("first")), tmp.filePath(QStringLiteral("replay"))});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("share prompt salt 5a175a175a175a17")), qPrintable(r.out));
+    }
+
     void knee_data()
     {
         // Throughput of each stage (req/s); p50/p99 latency grows with the stage number.

@@ -36,6 +36,8 @@ private slots:
     void recoversExactCurves();
     void noisyDataStaysClose_data();
     void noisyDataStaysClose();
+    void negativeInterceptIsHeldAtZero_data();
+    void negativeInterceptIsHeldAtZero();
     void degenerateInputHasNoFit_data();
     void degenerateInputHasNoFit();
     void summaryBlockRoundTrips();
@@ -50,7 +52,6 @@ void TestPowerLawFit::recoversExactCurves_data()
     QTest::newRow("super-linear") << 0.0005 << 1.6 << 40.0;
     QTest::newRow("quadratic, no offset") << 1e-6 << 2.0 << 0.0;
     QTest::newRow("sub-linear") << 3.0 << 0.5 << 10.0;
-    QTest::newRow("negative offset") << 0.01 << 1.2 << -5.0;
 }
 
 void TestPowerLawFit::recoversExactCurves()
@@ -106,6 +107,56 @@ void TestPowerLawFit::noisyDataStaysClose()
         QVERIFY2(std::abs(fit.at(at) - truth) < 3 * noise * truth + 5,
                  qPrintable(QStringLiteral("at %1: %2 vs %3").arg(at).arg(fit.at(at)).arg(truth)));
     }
+}
+
+void TestPowerLawFit::negativeInterceptIsHeldAtZero_data()
+{
+    QTest::addColumn<double>("a");
+    QTest::addColumn<double>("b");
+    QTest::addColumn<double>("c");
+    QTest::addColumn<double>("smallest"); ///< prompt tokens of the first stage
+    // The sweep's printed fit: at 256 tokens its TTFT is 48 ms, and below about 140 tokens under 0.
+    QTest::newRow("TTFT = 0.813·x^1.083 − 281.5 ms") << 0.813 << 1.083 << -281.5 << 512.0;
+    QTest::newRow("a few ms below zero") << 0.01 << 1.2 << -5.0 << 256.0;
+}
+
+/// Regression: a context sweep printed "TTFT = 0.813·x^1.083 − 281.5 ms" without comment, a TTFT
+/// below zero for small prompts. The fit now holds c at 0 when the free fit's is below zero, and
+/// its text says so with the refused value.
+void TestPowerLawFit::negativeInterceptIsHeldAtZero()
+{
+    QFETCH(double, a);
+    QFETCH(double, b);
+    QFETCH(double, c);
+    QFETCH(double, smallest);
+    Values x, y;
+    for (double v = smallest; v <= 16384; v *= 2) {
+        x.push_back(v);
+        y.push_back(a * std::pow(v, b) + c);
+    }
+    const PowerLawFit fit = fitPowerLaw(x, y);
+    QVERIFY2(fit.ok, qPrintable(fit.reason));
+    QVERIFY(fit.interceptHeld);
+    QCOMPARE(fit.c, 0.0);
+    QVERIFY2(std::abs(fit.freeC - c) < 1e-3 * std::abs(c), qPrintable(QString::number(fit.freeC)));
+    QVERIFY(fit.a > 0);
+    for (double v : {1.0, 16.0, smallest})
+        QVERIFY2(fit.at(v) >= 0, qPrintable(QStringLiteral("at %1: %2").arg(v).arg(fit.at(v))));
+    QVERIFY2(fit.r2 > 0.99, qPrintable(QString::number(fit.r2))); // still close where the data are
+
+    ContextSweepSummary sweep;
+    sweep.fit = fit;
+    const QString text = sweep.fitText();
+    QVERIFY2(text.contains(QStringLiteral("+ 0.0 ms (intercept held at 0), R² ")), qPrintable(text));
+    QVERIFY2(text.endsWith(QStringLiteral("; a free fit gave −%1 ms, a TTFT below zero for small prompts")
+                               .arg(std::abs(c), 0, 'f', 1)),
+             qPrintable(text));
+    QString error;
+    const auto back = ContextSweepSummary::fromJson(sweep.toJson(), &error);
+    QVERIFY2(back, qPrintable(error));
+    QVERIFY(back->fit.interceptHeld);
+    QCOMPARE(back->fit.freeC, fit.freeC);
+    QCOMPARE(back->fitText(), text);
 }
 
 void TestPowerLawFit::degenerateInputHasNoFit_data()

@@ -316,25 +316,16 @@ private Q_SLOTS:
     {
         // Warm-up scrapes are left out: the window starts at the last scrape before the mark.
         ServerSeries series;
-        series.setEndpoint(QStringLiteral("http://127.0.0.1:1/metrics"));
-        const auto point = [](double t, double running, double kv, double prompt, std::vector<double> ttft) {
-            ServerPoint p;
-            p.tS = t;
-            p.running = running;
-            p.waiting = 0;
-            p.kvCacheFraction = kv;
-            p.promptTokens = prompt;
-            p.ttft = histogram({0.1, 1.0}, std::move(ttft));
-            return p;
-        };
+        const int source = series.addSource(QStringLiteral("http://127.0.0.1:1/metrics"));
         QVERIFY(!series.summary());
-        series.add(point(0.0, 50, 0.9, 0, {0, 0, 0}), QStringLiteral("vllm"));
-        series.add(point(1.0, 50, 0.9, 1000, {0, 10, 10}), QStringLiteral("vllm")); // warm-up: slow
+        series.add(source, point(0.0, 50, 0.9, 0, {0, 0, 0}), QStringLiteral("vllm"));
+        series.add(source, point(1.0, 50, 0.9, 1000, {0, 10, 10}), QStringLiteral("vllm")); // warm-up: slow
         series.markMeasurementStart(1.2);
-        series.add(point(2.0, 4, 0.2, 1500, {10, 20, 20}), QStringLiteral("vllm"));
-        series.add(point(3.0, 6, 0.4, 2000, {20, 30, 30}), QStringLiteral("vllm"));
-        series.addFailure(QStringLiteral("answered HTTP 500"));
-        series.addFailure(QStringLiteral("no answer within 2000 ms"));
+        series.add(source, point(2.0, 4, 0.2, 1500, {10, 20, 20}), QStringLiteral("vllm"));
+        series.addFailure(source, 2.5, QStringLiteral("answered HTTP 500"));
+        series.add(source, point(3.0, 6, 0.4, 2000, {20, 30, 30}), QStringLiteral("vllm"));
+        QVERIFY2(series.warnings().isEmpty(), "a failure it recovered from is no warning");
+        series.addFailure(source, 3.5, QStringLiteral("no answer within 2000 ms"));
         const auto s = series.summary();
         QVERIFY(s);
         QCOMPARE(s->scrapes, 4);
@@ -351,11 +342,160 @@ private Q_SLOTS:
         QCOMPARE(series.rows()[3].promptTokensPerS, 500.0);
         QVERIFY(std::abs(series.rows()[3].kvCachePct - 40.0) < 1e-9);
 
+        QCOMPARE(series.warnings(),
+                 QStringList{QStringLiteral(
+                     "server metrics from http://127.0.0.1:1/metrics stopped after 3.0 s: no answer within 2000 ms (1 "
+                     "failed scrapes to 3.5 s); the server figures cover the run up to 3.0 s")});
+
         // summary.json round trip.
         QString error;
         const auto back = ServerSummary::fromJson(s->toJson(), &error);
         QVERIFY2(back, qPrintable(error));
         QCOMPARE(back->toJson(), s->toJson());
+    }
+
+    /// Regression: with several instances only the first one's /metrics was scraped. Each
+    /// instance's series now keeps its own block, and the run's block combines them: gauges and
+    /// rates summed, percentiles over the summed histograms.
+    void everyInstanceHasItsBlockAndTheRunTheirSum()
+    {
+        ServerSeries series;
+        const QString a = QStringLiteral("http://127.0.0.1:1/v1"), b = QStringLiteral("http://127.0.0.1:2/v1");
+        const int first = series.addSource(QStringLiteral("http://127.0.0.1:1/metrics"), a);
+        const int second = series.addSource(QStringLiteral("http://127.0.0.1:2/metrics"), b);
+        series.add(first, point(0.0, 0, 0.1, 0, {0, 0, 0}), QStringLiteral("vllm"));
+        series.add(second, point(0.1, 0, 0.2, 0, {0, 0, 0}), QStringLiteral("vllm"));
+        series.markMeasurementStart(0.5);
+        series.add(first, point(1.0, 3, 0.3, 300, {10, 10, 10}), QStringLiteral("vllm")); // all ≤ 100 ms
+        series.add(second, point(1.1, 5, 0.6, 500, {0, 30, 30}), QStringLiteral("vllm")); // all > 100 ms
+        const auto s = series.summary();
+        QVERIFY(s);
+        QCOMPARE(int(s->instances.size()), 2);
+        QCOMPARE(s->instances[0].instance, a);
+        QCOMPARE(s->instances[1].instance, b);
+        QCOMPARE(s->instances[1].ttft.count, 30.0);
+        QCOMPARE(s->url, QStringLiteral("http://127.0.0.1:1/metrics, http://127.0.0.1:2/metrics"));
+        QCOMPARE(s->scrapes, 4);
+        QCOMPARE(s->ttft.count, 40.0);
+        QVERIFY(*s->ttft.p50 > 100.0); // 30 of the 40 were slower than 100 ms
+        QCOMPARE(*s->promptTokensPerS, 300.0 + 500.0);
+        QCOMPARE(*s->runningMax, 8.0); // both instances' latest at 1.1 s
+        QCOMPARE(series.rows().back().running, 8.0);
+        QVERIFY(std::abs(series.rows().back().kvCachePct - 60.0) < 1e-9);
+        QString error;
+        const auto back = ServerSummary::fromJson(s->toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->toJson(), s->toJson());
+        QCOMPARE(back->instances[0].instance, a);
+
+        // One instance's metrics never came: said, with the reason and when.
+        ServerSeries silent;
+        silent.add(silent.addSource(QStringLiteral("http://127.0.0.1:1/metrics"), a), point(0, 0, 0, 0, {0, 0, 0}),
+                   QStringLiteral("vllm"));
+        const int never = silent.addSource(QStringLiteral("http://127.0.0.1:2/metrics"), b);
+        silent.addFailure(never, 0.0, QStringLiteral("no answer within 2000 ms"));
+        silent.addFailure(never, 2.0, QStringLiteral("no answer within 2000 ms"));
+        QCOMPARE(silent.warnings(), QStringList{QStringLiteral(
+                                        "server metrics from http://127.0.0.1:2/metrics never came: no answer within "
+                                        "2000 ms (2 failed scrapes, 0.0 s to 2.0 s)")});
+    }
+
+    void cacheHitsFromTheServersCounters_data()
+    {
+        QTest::addColumn<QString>("engine");
+        QTest::addColumn<double>("promptTokens");   ///< the counter's increase over the window; < 0: none
+        QTest::addColumn<double>("prefixHitRatio"); ///< < 0: none
+        QTest::addColumn<qint64>("sent");
+        QTest::addColumn<double>("responses"); ///< the responses' cached / prompt
+        QTest::addColumn<double>("ratio");     ///< < 0: none
+        QTest::addColumn<bool>("warned");
+        // The replay: llama.cpp evaluated 1 of 522 prompt tokens, the responses said 0%.
+        QTest::newRow("llama.cpp replay, responses silent")
+            << "llamacpp" << 1.0 << -1.0 << qint64(522) << 0.0 << 1.0 - 1.0 / 522 << true;
+        QTest::newRow("llama.cpp agrees with timings")
+            << "llamacpp" << 1.0 << -1.0 << qint64(522) << 0.99 << 1.0 - 1.0 / 522 << false;
+        QTest::newRow("llama.cpp, nothing cached") << "llamacpp" << 600.0 << -1.0 << qint64(600) << 0.0 << 0.0 << false;
+        QTest::newRow("llama.cpp, another client's too")
+            << "llamacpp" << 900.0 << -1.0 << qint64(600) << 0.0 << 0.0 << false;
+        QTest::newRow("vLLM counts every prompt token: its prefix counters")
+            << "vllm" << 600.0 << 0.5 << qint64(600) << 0.5 << 0.5 << false;
+        QTest::newRow("vLLM's counters against silent responses")
+            << "vllm" << 600.0 << 0.5 << qint64(600) << 0.0 << 0.5 << true;
+        QTest::newRow("no counters") << "tgi" << 600.0 << -1.0 << qint64(600) << 0.0 << -1.0 << false;
+    }
+
+    /// Regression: a replay llama.cpp served from its cache (1 of 522 prompt tokens evaluated)
+    /// showed "Cache hits 0%", though its counter said so. The server block now carries the
+    /// counters' share with its source, and a strong disagreement with the responses is a warning.
+    void cacheHitsFromTheServersCounters()
+    {
+        QFETCH(QString, engine);
+        QFETCH(double, promptTokens);
+        QFETCH(double, prefixHitRatio);
+        QFETCH(qint64, sent);
+        QFETCH(double, responses);
+        QFETCH(double, ratio);
+        QFETCH(bool, warned);
+        ServerSummary s;
+        s.engine = engine;
+        if (promptTokens >= 0)
+            s.promptTokens = promptTokens;
+        if (prefixHitRatio >= 0)
+            s.prefixHitRatio = prefixHitRatio;
+        const QString warning = s.compareCacheHits(sent, responses);
+        QCOMPARE(bool(s.cacheHitRatio), ratio >= 0);
+        if (ratio >= 0) {
+            QVERIFY2(std::abs(*s.cacheHitRatio - ratio) < 1e-9, qPrintable(QString::number(*s.cacheHitRatio)));
+            QVERIFY(!s.cacheHitSource.isEmpty());
+        }
+        QVERIFY2(warning.isEmpty() != warned, qPrintable(warning));
+        if (warned)
+            QVERIFY2(warning.startsWith(QStringLiteral("cache hits: the server's counters say ")), qPrintable(warning));
+        QString error;
+        const auto back = ServerSummary::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->toJson(), s.toJson());
+    }
+
+    /// server_metrics.csv read back: the instance column keeps each instance's scrapes apart, and a
+    /// file from before it (four columns) still reads.
+    void serverRowsKeepTheirInstance_data()
+    {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<std::vector<double>>("running");
+        QTest::newRow("two instances: their sum") << QByteArray("t_s,name,labels,value,instance\r\n"
+                                                                "1.000,vllm:num_requests_running,{},3,http://a/v1\r\n"
+                                                                "1.010,vllm:num_requests_running,{},5,http://b/v1\r\n")
+                                                  << std::vector<double>{3, 8};
+        QTest::newRow("before instances") << QByteArray("t_s,name,labels,value\r\n"
+                                                        "1.000,vllm:num_requests_running,{},3\r\n"
+                                                        "2.000,vllm:num_requests_running,{},5\r\n")
+                                          << std::vector<double>{3, 5};
+    }
+
+    void serverRowsKeepTheirInstance()
+    {
+        QFETCH(QByteArray, csv);
+        QFETCH(std::vector<double>, running);
+        QString error;
+        const auto rows = serverRowsFromCsv(csv, &error);
+        QVERIFY2(rows, qPrintable(error));
+        QCOMPARE(rows->size(), running.size());
+        for (std::size_t i = 0; i < running.size(); ++i)
+            QCOMPARE((*rows)[i].running, running[i]);
+    }
+
+private:
+    static ServerPoint point(double t, double running, double kv, double prompt, std::vector<double> ttft)
+    {
+        ServerPoint p;
+        p.tS = t;
+        p.running = running;
+        p.waiting = 0;
+        p.kvCacheFraction = kv;
+        p.promptTokens = prompt;
+        p.ttft = histogram({0.1, 1.0}, std::move(ttft));
+        return p;
     }
 };
 

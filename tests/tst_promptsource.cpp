@@ -18,6 +18,26 @@ std::int64_t tokens(const std::string &s)
     return ApproxTokenizer::countUtf8(s.data(), s.size());
 }
 
+/// The text of a prompt's first user message (its first content part's).
+std::string firstUserText(const Prompt &p)
+{
+    if (!p.messages.is_array())
+        return p.user;
+    for (const auto &m : p.messages) {
+        if (m.value("role", std::string()) != "user")
+            continue;
+        const auto &content = m["content"];
+        return content.is_string() ? content.get<std::string>() : content[0]["text"].get<std::string>();
+    }
+    return {};
+}
+
+/// Everything a prompt sends, as one text.
+std::string sent(const Prompt &p)
+{
+    return p.system + '\n' + p.user + '\n' + p.messages.dump();
+}
+
 } // namespace
 
 class TestPromptSource : public QObject
@@ -299,6 +319,125 @@ private Q_SLOTS:
                  std::string("About queues #3 seed 9 {{unknown}}"));
     }
 
+    /// Regression: without prompt flags every request sent the same "Hello", so a prefix-caching
+    /// server served all but the first from its cache — a cache test, not the run's own prompts.
+    /// Every source's requests now differ from the start of their first user message (a salt tag
+    /// from the run's salt and the request number); what is shared by design stays shared.
+    void defaultPromptsAreUniquePerRequest_data()
+    {
+        QTest::addColumn<QString>("file"); ///< under tests/data/workload; empty: no file
+        QTest::addColumn<QString>("role"); ///< "prompt-file", "dataset", "trace" or "" (synthetic, template)
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<QString>("userTemplate");
+        QTest::addColumn<int>("entries"); ///< request `entries` is entry 0 again
+        QTest::newRow("no flags: Hello") << QString() << QString() << 0 << QString() << 1;
+        QTest::newRow("a template without {{index}}")
+            << QString() << QString() << 0 << QStringLiteral("Summarise the history of queues.") << 1;
+        QTest::newRow("synthetic") << QString() << QString() << 64 << QString() << 1;
+        QTest::newRow("prompt lines") << QStringLiteral("prompts-lengths.jsonl") << QStringLiteral("prompt-file") << 0
+                                      << QString() << 4;
+        QTest::newRow("messages lines, a system message first")
+            << QStringLiteral("messages.jsonl") << QStringLiteral("prompt-file") << 0 << QString() << 2;
+        QTest::newRow("ShareGPT dataset")
+            << QStringLiteral("sharegpt.json") << QStringLiteral("dataset") << 0 << QString() << 3;
+        QTest::newRow("timed prompt lines")
+            << QStringLiteral("trace-prompts.jsonl") << QStringLiteral("trace") << 0 << QString() << 3;
+    }
+
+    void defaultPromptsAreUniquePerRequest()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, role);
+        QFETCH(int, promptTokens);
+        QFETCH(QString, userTemplate);
+        QFETCH(int, entries);
+        PromptConfig config;
+        config.salt = QStringLiteral("one");
+        config.promptTokens = promptTokens;
+        config.userTemplate = userTemplate;
+        const QString path = file.isEmpty() ? QString() : QStringLiteral(TOKENBENCH_TESTDATA "/workload/") + file;
+        if (role == QLatin1String("prompt-file"))
+            config.promptFile = path;
+        else if (role == QLatin1String("dataset"))
+            config.dataset = path;
+        const QString trace = role == QLatin1String("trace") ? path : QString();
+        const auto make = [&](const PromptConfig &c) {
+            QString error;
+            auto source = PromptSource::create(c, 1, &error, nullptr, {}, trace);
+            if (!source)
+                qFatal("%s", qPrintable(error));
+            return source;
+        };
+        const auto run = make(config);
+        QCOMPARE(qsizetype(run->fileLines()), file.isEmpty() ? 0 : entries);
+        const auto e = std::uint64_t(entries);
+        for (std::uint64_t i = 0; i < e; ++i) {
+            const Prompt first = run->prompt(i), again = run->prompt(i + e), third = run->prompt(i + 2 * e);
+            QVERIFY(sent(first) != sent(again) && sent(again) != sent(third) && sent(first) != sent(third));
+            // Apart from the start of the first user message: the system prompt stays shared.
+            QCOMPARE(first.system, again.system);
+            QVERIFY2(firstUserText(first).substr(0, 19) != firstUserText(again).substr(0, 19),
+                     qPrintable(QString::fromStdString(firstUserText(first))));
+            QCOMPARE(first.tokens, PromptSource::count(first, run->tokenizer()));
+        }
+        QVERIFY(run->sharedTokens());
+        // The salt decides: the same one gives the same prompts back, another others.
+        QCOMPARE(sent(make(config)->prompt(1)), sent(run->prompt(1)));
+        PromptConfig other = config;
+        other.salt = QStringLiteral("two");
+        QVERIFY(sent(make(other)->prompt(1)) != sent(run->prompt(1)));
+
+        // Repetition asked for: every request of an entry sends it as written.
+        PromptConfig repeated = config;
+        repeated.repeat = true;
+        const auto repeat = make(repeated);
+        QVERIFY(!repeat->sharedTokens());
+        for (std::uint64_t i = 0; i < e; ++i) {
+            QCOMPARE(sent(repeat->prompt(i)), sent(repeat->prompt(i + e)));
+            if (!file.isEmpty()) {
+                const WorkloadEntry &entry = repeat->entries()[std::size_t(i)];
+                QCOMPARE(repeat->prompt(i).user, entry.user);
+                QVERIFY(repeat->prompt(i).messages == entry.messages);
+            }
+        }
+        if (file.isEmpty() && promptTokens == 0)
+            QCOMPARE(repeat->prompt(3).user,
+                     userTemplate.isEmpty() ? std::string("Hello") : userTemplate.toStdString());
+    }
+
+    /// What requests share by design, which a server may serve from its cache: the synthetic
+    /// system prompt and shared prefix, or a file's system prompts and messages before the first
+    /// user message (the longest of them).
+    void sharedTokensAreWhatRequestsShareByDesign()
+    {
+        PromptConfig config;
+        config.promptTokens = 100;
+        config.systemTokens = 30;
+        config.sharedPrefixTokens = 20;
+        QString error;
+        auto source = PromptSource::create(config, 1, &error);
+        QVERIFY2(source, qPrintable(error));
+        QCOMPARE(source->sharedTokens(), std::optional<std::int64_t>(50));
+        config = {};
+        config.promptFile = QStringLiteral(TOKENBENCH_TESTDATA "/workload/messages.jsonl");
+        source = PromptSource::create(config, 1, &error);
+        QVERIFY2(source, qPrintable(error));
+        QCOMPARE(source->sharedTokens(), std::optional<std::int64_t>(tokens("Answer briefly.")));
+        const Prompt p = source->prompt(0);
+        QVERIFY(p.messages[0]["content"] == "Answer briefly.");
+        QVERIFY(p.messages[1]["content"].get<std::string>().ends_with("] What is a prefix cache?"));
+        QVERIFY(p.messages[3]["content"] == "Thanks."); // only the first user message
+        const Prompt parts = source->prompt(1);
+        QCOMPARE(parts.messages[0]["content"].size(), std::size_t(2)); // a text part of its own, first
+        QVERIFY(parts.messages[0]["content"][1]["text"] == "Describe continuous batching.");
+        // A trace's hash blocks are shared by design: nothing to hold the cache hits against.
+        config = {};
+        source = PromptSource::create(config, 1, &error, nullptr, {},
+                                      QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl"));
+        QVERIFY2(source, qPrintable(error));
+        QVERIFY(!source->sharedTokens());
+    }
+
     void jsonlFile()
     {
         QTemporaryDir dir;
@@ -308,6 +447,7 @@ private Q_SLOTS:
                   "\"system\": \"be brief\"}\n"));
         PromptConfig config;
         config.promptFile = path;
+        config.repeat = true; // as written
         QString error;
         const auto source = PromptSource::create(config, 1, &error);
         QVERIFY2(source, qPrintable(error));

@@ -5,6 +5,7 @@
 
 #include <QDirIterator>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <map>
 #include <thread>
 
 #include <netinet/in.h>
@@ -64,6 +66,10 @@ SavedRun runSaved(const QStringList &args, const QString &out, RunReader::Parts 
     saved.data = RunReader::load(out, &saved.error, parts);
     return saved;
 }
+
+/// A prompt of several of the simulator's 64-byte prefix-cache blocks.
+constexpr char kLongQuestion[] = "Explain how a continuous batching server schedules the prefill of a long prompt "
+                                 "beside the decode steps of the requests already running, in detail.";
 
 SimConfig fastSim()
 {
@@ -532,11 +538,14 @@ private Q_SLOTS:
         QFile csv(out + QStringLiteral("/server_metrics.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csv.readAll().split('\n');
-        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value"));
+        QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value,instance"));
         int running = 0;
-        for (const QByteArray &line : lines)
-            running +=
-                line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",") ? 1 : 0;
+        for (const QByteArray &line : lines) {
+            if (line.contains(",vllm:num_requests_running,\"{model_name=\"\"fast\"\",engine=\"\"0\"\"}\",")) {
+                QVERIFY2(line.trimmed().endsWith("," + host.baseUrl().toString().toUtf8()), line.constData());
+                ++running;
+            }
+        }
         QCOMPARE(running, server.scrapes);
         // A saved run's server chart is read back from the CSV, scrape by scrape.
         QCOMPARE(int(data->serverRows.size()), server.scrapes);
@@ -950,8 +959,18 @@ private Q_SLOTS:
         QCOMPARE(ok, 3);
     }
 
-    void sigintStopsAndSaves()
+    /// Regression: Ctrl-C exited 0 ("0 ok, 4 cancelled"), so a script took the cut-short run for a
+    /// finished one. SIGINT and SIGTERM now exit 130, with the run saved all the same.
+    void interruptedRunExits130WithACompleteRunDirectory_data()
     {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGINT") << SIGINT;
+        QTest::newRow("SIGTERM") << SIGTERM;
+    }
+
+    void interruptedRunExits130WithACompleteRunDirectory()
+    {
+        QFETCH(int, signal);
         SimConfig simConfig = fastSim();
         simConfig.ttftMs = 30000; // requests that would take far longer than the test
         SimulatorHost host(simConfig);
@@ -965,14 +984,60 @@ private Q_SLOTS:
                                 QStringLiteral("10m"), QStringLiteral("--out"), out});
         QVERIFY(p.waitForStarted());
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(5), 20000);
-        ::kill(pid_t(p.processId()), SIGINT);
+        ::kill(pid_t(p.processId()), signal);
         QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 0);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 130, qPrintable(QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(err)));
+        QVERIFY2(err.contains(QStringLiteral("interrupted")), qPrintable(err));
+        QVERIFY2(QString::fromUtf8(p.readAllStandardOutput()).contains(QStringLiteral("0 ok, 0 failed, 5 cancelled")),
+                 "the summary table is printed before the exit");
         QString error;
-        const auto data = RunReader::load(out, &error);
+        const auto data = RunReader::load(out, &error, RunReader::Records);
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->summary.total.requests.cancelled, std::int64_t(5));
+        QCOMPARE(data->records.size(), std::size_t(5));
+        for (const char *file : {"run.json", "summary.json", "requests.csv", "timeseries.csv"})
+            QVERIFY2(QFile::exists(out + QLatin1Char('/') + QLatin1String(file)), file);
+    }
+
+    /// Regression: the progress line's "last second" rates repeated the last busy second through a
+    /// lull (the time series ends at its last event). Requests of 4 s in two rounds: every line whose
+    /// last second completed nothing (timeseries.csv says so) must say 0 req/s and 0 tok/s.
+    void progressRatesAreZeroInALull()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 4000;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const auto [r, data, error] = runSaved(
+            {QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"), host.config().model,
+             QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--requests"), QStringLiteral("4")},
+            out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(data, qPrintable(error));
+        std::map<int, const TimeSeriesRow *> seconds;
+        for (const TimeSeriesRow &row : data->timeSeries)
+            seconds[row.second] = &row;
+        // Not on a terminal, a line every 2 s: "c=2 00:06 | done 2 | … | 0 req/s | 0 tok/s".
+        static const QRegularExpression line(
+            QStringLiteral("(\\d+):(\\d\\d)(?: ETA \\S+)? \\| done (\\d+) .*\\| (\\S+) req/s \\| (\\S+) tok/s"));
+        int lullLines = 0;
+        for (const QString &text : r.err.split(QLatin1Char('\n'))) {
+            const QRegularExpressionMatch m = line.match(text);
+            if (!m.hasMatch() || m.captured(3).toInt() == 0)
+                continue; // before the first completion there is no busy second to repeat
+            const int lastSecond = m.captured(1).toInt() * 60 + m.captured(2).toInt() - 1;
+            const auto row = seconds.find(lastSecond);
+            if (row != seconds.end() && (row->second->completed > 0 || row->second->outputTokens > 0))
+                continue;
+            ++lullLines;
+            QVERIFY2(m.captured(4) == QLatin1String("0") && m.captured(5) == QLatin1String("0"), qPrintable(text));
+        }
+        QVERIFY2(lullLines > 0, qPrintable(r.err));
     }
 
     void configFileAndFlagsCombine()
@@ -1027,7 +1092,8 @@ private Q_SLOTS:
         QVERIFY(salt != second->info.config.prompt.salt);
         QVERIFY2(firstOut.out.contains(QStringLiteral("--prompt-salt ") + salt), qPrintable(firstOut.out));
 
-        // The first run's salt replays its prompts: now the server's cache answers, and says so.
+        // The first run's salt replays its prompts: now the server's cache answers, and the run says
+        // it is a replay.
         const auto [replayOut, replay, replayError] =
             runOnce(QStringLiteral("replay"), {QStringLiteral("--prompt-salt"), salt});
         QVERIFY2(replayOut.exitCode == 0, qPrintable(replayOut.err));
@@ -1035,7 +1101,62 @@ private Q_SLOTS:
         QCOMPARE(replay->info.config.prompt.salt, salt);
         QVERIFY(replay->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
         QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
-        QVERIFY2(replayOut.out.contains(QStringLiteral("unexpected cache hits")), qPrintable(replayOut.out));
+        QVERIFY(replay->info.saltReplayed && !first->info.saltReplayed);
+        QVERIFY2(replayOut.out.contains(QStringLiteral("this run replays prompt salt %1 (--prompt-salt)").arg(salt)),
+                 qPrintable(replayOut.out));
+    }
+
+    /// Regression: without prompt flags every request sent the same "Hello", so a prefix-caching
+    /// server served all but the first from its cache. Against the simulator's prefix cache (64-byte
+    /// blocks, so prompts here are longer than that), a template, prompt lines and a dataset now get
+    /// no hit unless repetition is asked for (--prompt-repeat), which is then not warned of.
+    void defaultPromptsAreUniquePerRequest_data()
+    {
+        QTest::addColumn<QStringList>("source");
+        QTest::newRow("template") << QStringList{QStringLiteral("--prompt"), QString::fromLatin1(kLongQuestion)};
+        QTest::newRow("prompt lines") << QStringList{QStringLiteral("--prompt-file"), QStringLiteral("prompts.jsonl")};
+        QTest::newRow("dataset") << QStringList{QStringLiteral("--dataset"), QStringLiteral("sharegpt.jsonl")};
+    }
+
+    void defaultPromptsAreUniquePerRequest()
+    {
+        QFETCH(QStringList, source);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QVERIFY(host.config().prefixCacheTokens > 0);
+        QTemporaryDir dir;
+        const QByteArray question(kLongQuestion);
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("prompts.jsonl")),
+                          "{\"prompt\": \"" + question + "\"}\n{\"messages\": [{\"role\": \"user\", \"content\": \"" +
+                              question + " Twice.\"}]}\n"));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("sharegpt.jsonl")),
+                          "{\"conversations\": [{\"from\": \"human\", \"value\": \"" + question +
+                              "\"}, {\"from\": \"gpt\", \"value\": \"It interleaves them.\"}]}\n"));
+        for (QString &arg : source) {
+            if (arg.endsWith(QLatin1String(".jsonl")))
+                arg = dir.filePath(arg);
+        }
+        const QStringList workload =
+            target(host) + source + QStringList{QStringLiteral("--concurrency"), QStringLiteral("1"),
+                                                QStringLiteral("--requests"),    QStringLiteral("8"),
+                                                QStringLiteral("--max-tokens"),  QStringLiteral("4")};
+        const auto [own, ownRun, ownError] = runSaved(workload, dir.filePath(QStringLiteral("own")));
+        QVERIFY2(own.exitCode == 0, qPrintable(own.err));
+        QVERIFY2(ownRun, qPrintable(ownError));
+        QCOMPARE(ownRun->summary.total.requests.ok, std::int64_t(8));
+        QCOMPARE(ownRun->summary.total.tokens.cached, std::int64_t(0));
+        QVERIFY2(ownRun->summary.warnings.isEmpty(), qPrintable(ownRun->summary.warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(ownRun->info.sharedPromptTokens, std::optional<std::int64_t>(0));
+
+        const auto [repeated, repeatedRun, repeatedError] =
+            runSaved(workload + QStringList{QStringLiteral("--prompt-repeat")}, dir.filePath(QStringLiteral("repeat")));
+        QVERIFY2(repeated.exitCode == 0, qPrintable(repeated.err));
+        QVERIFY2(repeatedRun, qPrintable(repeatedError));
+        QVERIFY(repeatedRun->info.config.prompt.repeat);
+        QVERIFY2(repeatedRun->summary.total.tokens.cacheHitRatio.value_or(0) > 0.5,
+                 qPrintable(QString::number(repeatedRun->summary.total.tokens.cached)));
+        QVERIFY2(repeatedRun->summary.warnings.isEmpty(),
+                 qPrintable(repeatedRun->summary.warnings.join(QLatin1Char('\n'))));
     }
 
     // Hosted reasoning models stream no reasoning: it is only counted in usage. The client's

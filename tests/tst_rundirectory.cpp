@@ -49,6 +49,8 @@ RunInfo info()
     c.slo.ttftMs = 200;
     RunInfo i = RunInfo::begin(c);
     i.startedAt = QDateTime(QDate(2024, 5, 1), QTime(10, 15, 0, 123), Qt::OffsetFromUTC, 2 * 3600);
+    i.sharedPromptTokens = 17;
+    i.saltReplayed = true;
     return i;
 }
 
@@ -69,6 +71,7 @@ std::vector<RequestRecord> records()
         r.tokenSource = i % 2 ? TokenSource::Usage : TokenSource::Tokenizer;
         r.promptTokens = 100 + i;
         r.cachedTokens = i;
+        r.cachedSource = CacheSource(i % 3);
         r.reasoningTokens = i % 3;
         r.responseId = QStringLiteral("chatcmpl-%1").arg(i);
         r.finishReason = QStringLiteral("stop");
@@ -161,6 +164,7 @@ void compareRecords(const RequestRecord &a, const RequestRecord &b, bool withChu
     QCOMPARE(a.promptTokens, b.promptTokens);
     QCOMPARE(a.completionTokens, b.completionTokens);
     QCOMPARE(a.cachedTokens, b.cachedTokens);
+    QCOMPARE(a.cachedSource, b.cachedSource);
     QCOMPARE(a.reasoningTokens, b.reasoningTokens);
     QCOMPARE(a.retryAfterS, b.retryAfterS);
     QCOMPARE(a.responseId, b.responseId);
@@ -209,6 +213,8 @@ private Q_SLOTS:
         QCOMPARE(data->info.config.request.maxTokens, 64);
         QCOMPARE(data->info.stages, info().stages);
         QCOMPARE(data->info.startedAt, info().startedAt);
+        QCOMPARE(data->info.sharedPromptTokens, info().sharedPromptTokens);
+        QCOMPARE(data->info.saltReplayed, true);
         QVERIFY(data->info.config.target.apiKey.isEmpty());
 
         QCOMPARE(data->records.size(), rs.size());

@@ -334,6 +334,85 @@ private Q_SLOTS:
         QVERIFY(!r.responseId.isEmpty());
     }
 
+    /// Regression: replaying a run's prompts, llama.cpp evaluated 1 of 522 prompt tokens (TTFT
+    /// 1,415 → 23 ms) while the run showed "Cache hits 0%": llama.cpp's usage has no cached_tokens,
+    /// its final chunk (and body) has timings.prompt_n, the tokens it evaluated. The bytes below
+    /// are in the shape of llama.cpp's server (examples/server/server.cpp, Feb 2025).
+    void llamaCppCacheHitsSeenFromTimings_data()
+    {
+        QTest::addColumn<QByteArrayList>("events"); ///< SSE data, or with `body` the response body
+        QTest::addColumn<bool>("body");
+        QTest::addColumn<qint64>("cached");
+        QTest::addColumn<QString>("source");
+        const QByteArray content =
+            R"({"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"created":1739900000,"id":"chatcmpl-Xy1","model":"llama","system_fingerprint":"b4756-0a1b2c3d","object":"chat.completion.chunk"})";
+        const auto last = [](const QByteArray &usage, const QByteArray &timings) {
+            QByteArray chunk =
+                R"({"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1739900000,"id":"chatcmpl-Xy1","model":"llama","system_fingerprint":"b4756-0a1b2c3d","object":"chat.completion.chunk")";
+            if (!usage.isEmpty())
+                chunk += R"(,"usage":)" + usage;
+            if (!timings.isEmpty())
+                chunk += R"(,"timings":)" + timings;
+            return chunk + '}';
+        };
+        const QByteArray usage522 = R"({"completion_tokens":2,"prompt_tokens":522,"total_tokens":524})";
+        const auto timings = [](int promptN) {
+            return QStringLiteral(R"({"prompt_n":%1,"prompt_ms":23.126,"prompt_per_token_ms":23.126,)"
+                                  R"("prompt_per_second":43.24,"predicted_n":2,"predicted_ms":41.0,)"
+                                  R"("predicted_per_token_ms":20.5,"predicted_per_second":48.78})")
+                .arg(promptN)
+                .toUtf8();
+        };
+        QTest::newRow("replayed: 1 of 522 evaluated") << QByteArrayList{content, last(usage522, timings(1)), "[DONE]"}
+                                                      << false << qint64(521) << QStringLiteral("timings");
+        QTest::newRow("cold: all 522 evaluated") << QByteArrayList{content, last(usage522, timings(522)), "[DONE]"}
+                                                 << false << qint64(0) << QStringLiteral("timings");
+        QTest::newRow("usage's cached_tokens come first")
+            << QByteArrayList{content,
+                              last(R"({"completion_tokens":2,"prompt_tokens":522,"total_tokens":524,)"
+                                   R"("prompt_tokens_details":{"cached_tokens":400}})",
+                                   timings(1)),
+                              "[DONE]"}
+            << false << qint64(400) << QStringLiteral("usage");
+        QTest::newRow("neither: no cache reported")
+            << QByteArrayList{content, last(usage522, {}), "[DONE]"} << false << qint64(0) << QString();
+        QTest::newRow("more evaluated than the prompt: none cached")
+            << QByteArrayList{content, last(usage522, timings(600)), "[DONE]"} << false << qint64(0)
+            << QStringLiteral("timings");
+        QTest::newRow("timings without usage: the prompt count is not the server's")
+            << QByteArrayList{content, last({}, timings(1)), "[DONE]"} << false << qint64(0) << QString();
+        QTest::newRow("non-streamed body")
+            << QByteArrayList{QByteArray(
+                                  R"({"choices":[{"finish_reason":"stop","index":0,"message":{"role":"assistant","content":"Hi"}}],"created":1739900000,"model":"llama","system_fingerprint":"b4756-0a1b2c3d","object":"chat.completion","usage":{"completion_tokens":2,"prompt_tokens":522,"total_tokens":524},"id":"chatcmpl-Xy2","timings":)") +
+                              timings(10) + '}'}
+            << true << qint64(512) << QStringLiteral("timings");
+    }
+
+    void llamaCppCacheHitsSeenFromTimings()
+    {
+        QFETCH(QByteArrayList, events);
+        QFETCH(bool, body);
+        QFETCH(qint64, cached);
+        QFETCH(QString, source);
+        RequestRecord r;
+        StreamDecoder d{ApiKind::OpenAIChat};
+        d.begin(&r);
+        std::int64_t stamp = 10;
+        for (const QByteArray &e : events) {
+            const std::string_view data(e.constData(), std::size_t(e.size()));
+            if (body)
+                d.onBody(data, stamp);
+            else
+                d.onEvent({}, data, stamp);
+            stamp += 10;
+        }
+        d.finish(500, TokenSource::Estimate);
+        QVERIFY2(!d.failed(), qPrintable(r.errorMessage));
+        QVERIFY(d.complete());
+        QCOMPARE(qint64(r.cachedTokens), cached);
+        QCOMPARE(QString::fromLatin1(cacheSourceName(r.cachedSource)), source);
+    }
+
     void errorBodies_data()
     {
         QTest::addColumn<QByteArray>("body");

@@ -4,6 +4,7 @@
 #include "charts/chartexporter.h"
 #include "charts/chartstyle.h"
 #include "charts/chartview.h"
+#include "charts/contextsweepchart.h"
 #include "charts/distributionchart.h"
 #include "charts/timechart.h"
 #include "charts/tokenchart.h"
@@ -378,6 +379,32 @@ private Q_SLOTS:
         QVERIFY(qAbs(chart.ttftLine()->at(1).y() - 152) < 1); // a p50: within the histogram's 0.5%
         chart.setSummary({});
         QVERIFY(!chart.hasData());
+    }
+
+    /// Regression: a context sweep's requests the server had truncated were drawn, and fitted, as
+    /// any other. They are rings of their own now, named in the legend as left out of the fit.
+    void contextChartShowsTruncatedRequestsApart()
+    {
+        ContextSweepSummary sweep;
+        sweep.points = {{512, 100}, {1024, 150}, {2048, 250}};
+        sweep.excluded = {{2058, 260}, {2060, 262}};
+        sweep.stages.push_back({0, QStringLiteral("p=4096"), 2, 2059, 261, 7900, std::nullopt, 4106, 2});
+        sweep.fit = fitPowerLaw({512, 1024, 2048}, {100, 150, 250});
+        ContextSweepChart chart;
+        chart.setCurves({{QStringLiteral("run"), Qt::blue, sweep}});
+        QCOMPARE(chart.excludedDots().size(), 1);
+        QScatterSeries *rings = chart.excludedDots().first();
+        QCOMPARE(rings->points(), (QList<QPointF>{{2058, 260}, {2060, 262}}));
+        QCOMPARE(rings->color().alpha(), 0); // hollow
+        QVERIFY2(rings->name().contains(QStringLiteral("2 requests the server truncated (left out of the fit)")),
+                 qPrintable(rings->name()));
+        QVERIFY(chartstyle::isInLegend(rings));
+        QCOMPARE(chart.fitLines().size(), 1);
+        QVERIFY2(chart.fitLines().first()->name().endsWith(QStringLiteral("2 requests the server truncated left out")),
+                 qPrintable(chart.fitLines().first()->name()));
+        sweep.excluded.clear();
+        chart.setCurves({{QStringLiteral("run"), Qt::blue, sweep}});
+        QVERIFY(chart.excludedDots().isEmpty());
     }
 
     void exportFormats_data()

@@ -35,6 +35,7 @@
 #include "results/runmerge.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/fakemetricsendpoint.h"
 #include "support/testsettings.h"
 
 #include <QAction>
@@ -47,6 +48,7 @@
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSettings>
@@ -234,15 +236,21 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("metricsUrl"); // empty: the target's own /metrics
         QTest::addColumn<QString>("problem");    // empty: scraped
-        QTest::newRow("simulator's /metrics") << QString() << QString();
+        QTest::addColumn<bool>("llamacpp");      // a llama.cpp /metrics instead
+        QTest::newRow("simulator's /metrics") << QString() << QString() << false;
         QTest::newRow("nothing listens") << QStringLiteral("http://127.0.0.1:9/metrics")
-                                         << QStringLiteral("Connection refused");
+                                         << QStringLiteral("Connection refused") << false;
+        QTest::newRow("llama.cpp: no latency histograms") << QString() << QString() << true;
     }
 
     void serverPanel()
     {
         QFETCH(QString, metricsUrl);
         QFETCH(QString, problem);
+        QFETCH(bool, llamacpp);
+        tb::test::FakeEndpoint llama(tb::test::FakeEndpoint::LlamaCpp);
+        if (llamacpp)
+            metricsUrl = llama.url().toString();
         RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=4:3s"));
         c.target.serverMetricsUrl = metricsUrl;
         auto w = window(c);
@@ -265,7 +273,24 @@ private Q_SLOTS:
         const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
         QVERIFY(outcome.summary.total.requests.ok > 0); // the run itself was not disturbed
         QVERIFY(outcome.summary.server);
-        if (problem.isEmpty()) {
+        if (llamacpp) {
+            // Regression: the chart drew an empty TTFT axis and legend entries for a server without
+            // latency histograms. Only what it reports is drawn.
+            QVERIFY(!view->isEmpty());
+            const QList<QLineSeries *> lines = chart->lines();
+            for (int i : {0, 1}) // running, waiting
+                QVERIFY2(points(lines.at(i)) > 0 && chartstyle::isInLegend(lines.at(i)),
+                         qPrintable(lines.at(i)->name()));
+            for (int i : {2, 3}) { // server and client TTFT
+                QVERIFY2(!lines.at(i)->isVisible() && !chartstyle::isInLegend(lines.at(i)),
+                         qPrintable(lines.at(i)->name()));
+                for (QLegendMarker *marker : chart->legend()->markers(lines.at(i)))
+                    QVERIFY(!marker->isVisible());
+            }
+            QVERIFY(!chart->rightAxis()->isVisible());
+            QVERIFY2(note->text().contains(QStringLiteral("llamacpp at ")), qPrintable(note->text()));
+            view->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-server-llamacpp.png")));
+        } else if (problem.isEmpty()) {
             QVERIFY(!view->isEmpty());
             QVERIFY2(note->text().contains(QStringLiteral("server TTFT p50")), qPrintable(note->text()));
             QVERIFY2(note->text().contains(QStringLiteral("vllm at http://127.0.0.1:")), qPrintable(note->text()));
@@ -577,7 +602,7 @@ private Q_SLOTS:
         QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
         QVERIFY(swept.summary.warnings.isEmpty());
 
-        // The first run's salt replays it: the cache answers, and the dashboard says it was not asked for.
+        // The first run's salt replays it: the cache answers, and the dashboard says it is a replay.
         QString error;
         const auto saved = RunReader::load(first.directory, &error, RunReader::SummaryOnly);
         QVERIFY2(saved, qPrintable(error));
@@ -589,7 +614,8 @@ private Q_SLOTS:
         QVERIFY(replayed.summary.total.tokens.cacheHitRatio.value_or(0) > 0.5);
         w->dashboard()->refresh();
         const QString subtitle = w->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
-        QVERIFY2(subtitle.contains(QStringLiteral("unexpected cache hits")), qPrintable(subtitle));
+        QVERIFY2(subtitle.contains(QStringLiteral("this run replays prompt salt %1").arg(replay.prompt.salt)),
+                 qPrintable(subtitle));
     }
 
     void mergedRunShowsMergedFromInItsHeader()

@@ -14,6 +14,7 @@ enum ExitCode : int {
     ExitFailure = 1,
     ExitUsage = 2,
     ExitSloMissed = 3,
+    ExitInterrupted = 130, ///< SIGINT or SIGTERM (128 + SIGINT, as shells report Ctrl-C)
 };
 
 /// QCommandLineParser for one subcommand, with TokenBench's conventions: `--help` prints usage to

@@ -277,6 +277,8 @@ bool applyFlags(Flags &f, RunConfig &c)
         return false;
     if (f.isSet("prompt-salt"))
         c.prompt.salt = f.value("prompt-salt");
+    if (f.isSet("prompt-repeat"))
+        c.prompt.repeat = true;
     if (f.isSet("prompt"))
         c.prompt.userTemplate = f.value("prompt");
 
@@ -609,9 +611,14 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("The first N prompt tokens are identical in every request (prefix-cache tests)."),
              QStringLiteral("N")),
         flag(QStringLiteral("prompt-salt"),
-             QStringLiteral("Salt of the synthetic prompts: a run's salt (in its run.json) replays its prompts exactly "
-                            "(default: a fresh salt per run, so no prefix cache carries over)."),
+             QStringLiteral("Salt of the prompts: a run's salt (in its run.json) replays its prompts exactly "
+                            "(default: a fresh salt per run, so no prefix cache carries over; the summary says when a "
+                            "run replays one)."),
              QStringLiteral("S")),
+        flag(QStringLiteral("prompt-repeat"),
+             QStringLiteral("Repeat prompts on purpose (prefix-cache tests): prompt files, datasets and templates are "
+                            "sent as written and every synthetic request sends the same text (default: each request's "
+                            "prompt is its own, a salt tag at the start of its first user message).")),
         flag(QStringLiteral("prompt-file"),
              QStringLiteral("JSONL prompts: {\"prompt\": ...} or {\"messages\": [...]} per line."),
              QStringLiteral("FILE")),
@@ -716,7 +723,8 @@ int runCommand(const QStringList &args)
                   QStringLiteral("Run a benchmark against an LLM API and write a run directory.\n"
                                  "Progress goes to stderr, the summary table to stdout.\n"
                                  "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
-                                 "2 bad usage/config, 3 SLO not met."));
+                                 "2 bad usage/config, 3 SLO not met, 130 interrupted (SIGINT/SIGTERM; the run "
+                                 "is saved)."));
     addRunOptions(cli);
     if (const auto exit = cli.parse(args))
         return *exit;
@@ -746,7 +754,8 @@ int runCommand(const QStringList &args)
     if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
         return cli.usageError(QStringLiteral("--workers: ") + files);
 
-    if (shard.isSharded() && config.prompt.salt.isEmpty()) {
+    const bool freshSalt = shard.isSharded() && config.prompt.salt.isEmpty();
+    if (freshSalt) {
         // One run in N processes: every shard needs the same salt (merge checks the configurations
         // agree), and a fresh one per sharded run. The start time the shards share serves for
         // that; without --start-at the shards' common configuration alone decides it.
@@ -792,6 +801,7 @@ int runCommand(const QStringList &args)
     runner.setWorkerThreads(workers);
     runner.setReplaceExisting(force);
     runner.setShard(shard);
+    runner.setFreshSalt(freshSalt);
     runner.setMetricsListen(p.value(QStringLiteral("metrics-listen")));
     int exitCode = ExitOk;
     // Only a workload file's sizes are unknown to the user; a synthetic prompt's are given.
@@ -829,9 +839,11 @@ int runCommand(const QStringList &args)
     }
 
     SignalWatcher watcher;
-    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner](int, int count) {
+    bool interrupted = false;
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner, &interrupted](int, int count) {
+        interrupted = true;
         if (!runner.isRunning()) { // still waiting for --start-at: nothing to save
-            QCoreApplication::exit(ExitFailure);
+            QCoreApplication::exit(ExitInterrupted);
             return;
         }
         if (count == 1) {
@@ -839,11 +851,11 @@ int runCommand(const QStringList &args)
                 "\nstopping: cancelling requests in flight and saving results (Ctrl-C again to quit at once)\n"));
             runner.stop();
         } else {
-            std::_Exit(ExitFailure);
+            std::_Exit(ExitInterrupted);
         }
     });
     QObject::connect(&runner, &BenchmarkRunner::runFinished, &runner, [&](const RunOutcome &outcome) {
-        exitCode = console.finish(outcome);
+        exitCode = console.finish(outcome, interrupted);
         QCoreApplication::quit();
     });
     const int loopExit = QCoreApplication::exec();

@@ -8,6 +8,7 @@
 
 #include <QDir>
 
+#include <algorithm>
 #include <cmath>
 #include <unistd.h>
 
@@ -65,10 +66,11 @@ void RunConsole::attach(BenchmarkRunner *runner)
                 // A guessed endpoint that is not there is only worth a word when progress is shown.
                 if (stopped && !m_showProgress)
                     return;
-                printErr(
-                    QStringLiteral("%1server metrics: %2: %3%4\n")
-                        .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
-                             stopped ? QStringLiteral(" (not scraped)") : QStringLiteral(" (retrying each second)")));
+                printErr(QStringLiteral("%1server metrics: %2: %3%4\n")
+                             .arg(m_tty && m_showProgress ? QStringLiteral("\n") : QString(), url, problem,
+                                  stopped
+                                      ? QStringLiteral(" (not scraped)")
+                                      : QStringLiteral(" (still scraped; the summary warns if it does not recover)")));
             });
     if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
@@ -89,16 +91,17 @@ QString RunConsole::progressLine(const RunSnapshot &s)
     else if (p.draining)
         stage = QStringLiteral("finishing");
     QString eta = p.etaMs >= 0 ? QStringLiteral(" ETA %1").arg(clock(p.etaMs)) : QString();
-    // Rates of the last complete second: what is happening now, not the average so far.
+    // Rates of the last complete second: what is happening now, not the average so far. The time
+    // series ends at its last event, so a lull has no row: nothing happened, the rate is 0 (not the
+    // last busy second's).
     double reqPerS = 0;
     double tokPerS = 0;
-    const int nowSecond = int(p.elapsedNs / 1'000'000'000);
-    for (auto it = s.timeSeries.rbegin(); it != s.timeSeries.rend(); ++it) {
-        if (it->second < nowSecond) {
-            reqPerS = double(it->completed);
-            tokPerS = double(it->outputTokens);
-            break;
-        }
+    const int lastSecond = int(p.elapsedNs / 1'000'000'000) - 1;
+    const auto last = std::find_if(s.timeSeries.rbegin(), s.timeSeries.rend(),
+                                   [lastSecond](const TimeSeriesRow &row) { return row.second <= lastSecond; });
+    if (last != s.timeSeries.rend() && last->second == lastSecond) {
+        reqPerS = double(last->completed);
+        tokPerS = double(last->outputTokens);
     }
     const QString target = p.mode == LoadMode::Concurrency ? QStringLiteral("/%1").arg(qint64(p.level)) : QString();
     return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 tok/s")
@@ -124,7 +127,7 @@ void RunConsole::printProgress()
     }
 }
 
-int RunConsole::finish(const RunOutcome &outcome)
+int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
 {
     if (m_showProgress && m_haveSnapshot) {
         m_snapshot.progress = outcome.progress;
@@ -183,6 +186,14 @@ int RunConsole::finish(const RunOutcome &outcome)
                                        {"estimate", t.tokens.fromEstimate}});
     if (!sources.isEmpty())
         text += QStringLiteral("tokens     counted from %1\n").arg(sources);
+    // A server may report its cache in usage or only in llama.cpp's timings: say which.
+    if (const QString cached =
+            countedBy({{"usage", t.tokens.cachedFromUsage}, {"timings", t.tokens.cachedFromTimings}});
+        !cached.isEmpty())
+        text += QStringLiteral("cached     %1 of %2 prompt tokens (%3), counted from %4\n")
+                    .arg(t.tokens.cached)
+                    .arg(t.tokens.input)
+                    .arg(formatPercent(t.tokens.cacheHitRatio.value_or(0)), cached);
     if (outcome.summary.workload.is_object())
         text += QStringLiteral("workload   %1\n").arg(WorkloadStats::fromJson(outcome.summary.workload).describe());
     const QString promptSources = countedBy({{"usage", t.tokens.promptFromUsage},
@@ -206,20 +217,30 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(p.overhead)
                         .arg(p.trim)
                         .arg(p.pad);
+        if (!p.calibration.isEmpty() && p.probed)
+            line += QStringLiteral("; the target counted %1").arg(*p.probed);
         if (!p.calibrationError.isEmpty())
             line += QStringLiteral("; not calibrated: %1").arg(p.calibrationError);
         text += line + QLatin1Char('\n');
     }
     if (const auto &server = outcome.summary.server) {
-        QString line =
-            QStringLiteral("server     %1 (%2): %3 scrapes").arg(server->url, server->engine).arg(server->scrapes);
-        if (server->failures)
-            line += QStringLiteral(", %1 failed (%2)").arg(server->failures).arg(server->problem);
+        const auto scrapes = [](const ServerSummary &s) {
+            QString line = QStringLiteral("%1 (%2): %3 scrapes").arg(s.url, s.engine).arg(s.scrapes);
+            if (s.failures)
+                line += QStringLiteral(", %1 failed (%2)").arg(s.failures).arg(s.problem);
+            return line;
+        };
+        QString line = QStringLiteral("server     ") + scrapes(*server);
         if (server->ttft.p50 && std::isfinite(t.stat(Metric::Ttft).p50))
             line += QStringLiteral("; TTFT p50 %1 ms at the server, %2 ms here")
                         .arg(*server->ttft.p50, 0, 'f', 1)
                         .arg(t.stat(Metric::Ttft).p50, 0, 'f', 1);
+        if (server->cacheHitRatio)
+            line += QStringLiteral("; %1% of prompt tokens from its cache by its counters")
+                        .arg(*server->cacheHitRatio * 100.0, 0, 'f', 1);
         text += line + QLatin1Char('\n');
+        for (const ServerSummary &instance : server->instances)
+            text += QStringLiteral("             %1\n").arg(scrapes(instance));
     }
     if (const auto &cost = t.cost) {
         QString line =
@@ -235,9 +256,9 @@ int RunConsole::finish(const RunOutcome &outcome)
             line += QStringLiteral(" [%1]").arg(cost->prices.source);
         text += line + QLatin1Char('\n');
     }
-    if ((m_config.prompt.promptTokens > 0 && m_config.prompt.promptFile.isEmpty()) || !m_config.load.trace.isEmpty())
-        text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
-                    .arg(m_config.prompt.salt);
+    // Every source's prompts derive from the salt (synthetic text, or a salt tag on each request).
+    text += QStringLiteral("prompts    salt %1 (--prompt-salt %1 sends the same prompts again)\n")
+                .arg(m_config.prompt.salt);
     if (const auto knee = findKnee(outcome.summary))
         text += QStringLiteral("knee       %1\n").arg(knee->text);
     if (const auto &sweep = outcome.summary.contextSweep)
@@ -277,9 +298,10 @@ int RunConsole::finish(const RunOutcome &outcome)
     if (const auto &sweep = outcome.summary.contextSweep) {
         text += QStringLiteral("\nper prompt size (context sweep; prefill tok/s = prompt / TTFT p50, fit = 1 / the "
                                "fit's slope):\n");
-        text += QStringLiteral("stage        requests  prompt p50  TTFT p50 ms  prefill tok/s  fit prefill tok/s\n");
+        text += QStringLiteral("stage        requests  prompt p50  TTFT p50 ms  prefill tok/s  fit prefill tok/s  "
+                               "truncated\n");
         for (const ContextSweepSummary::Stage &stage : sweep->stages) {
-            text += QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+            text += QStringLiteral("%1  %2  %3  %4  %5  %6  %7\n")
                         .arg(stage.name.left(11), -11)
                         .arg(stage.requests, 8)
                         .arg(stage.promptTokens, 10, 'f', 0)
@@ -287,7 +309,8 @@ int RunConsole::finish(const RunOutcome &outcome)
                         .arg(stage.prefillTokensPerS, 13, 'f', 0)
                         .arg(stage.fitPrefillTokensPerS ? QString::number(*stage.fitPrefillTokensPerS, 'f', 0)
                                                         : QStringLiteral("-"),
-                             17);
+                             17)
+                        .arg(stage.truncated > 0 ? QString::number(stage.truncated) : QStringLiteral("-"), 9);
         }
     }
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
@@ -296,6 +319,11 @@ int RunConsole::finish(const RunOutcome &outcome)
     if (!outcome.error.isEmpty()) {
         printErr(QStringLiteral("tokenbench-cli run: %1\n").arg(outcome.error));
         return ExitFailure;
+    }
+    // Scripts must not take a run cut short for a finished one, whatever it measured.
+    if (interrupted) {
+        printErr(QStringLiteral("tokenbench-cli run: interrupted; what was measured is saved\n"));
+        return ExitInterrupted;
     }
     if (t.requests.allFailed()) {
         printErr(QStringLiteral("tokenbench-cli run: every request failed\n"));

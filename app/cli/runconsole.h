@@ -18,8 +18,9 @@ public:
     RunConsole(const RunConfig &config, bool showProgress);
 
     void attach(BenchmarkRunner *runner);
-    /// Prints the summary and returns the exit code for the outcome.
-    int finish(const RunOutcome &outcome);
+    /// Prints the summary and returns the exit code for the outcome; `interrupted`: a termination
+    /// signal stopped the run (exit 130 once it is saved).
+    int finish(const RunOutcome &outcome, bool interrupted);
 
     /// The progress line for a snapshot (exposed for tests).
     static QString progressLine(const RunSnapshot &snapshot);

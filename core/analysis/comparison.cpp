@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 namespace tb {
@@ -410,6 +411,19 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
         for (const QString &w : runs[i].summary.warnings)
             m_notes << QStringLiteral("%1: %2").arg(who, w);
     }
+    // The same salt means the same prompts: what one run left in a server's prefix cache, the
+    // other may be served from.
+    std::map<QString, QStringList> bySalt;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty())
+            bySalt[runs[i].info.config.prompt.salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+    }
+    for (const auto &[salt, who] : bySalt) {
+        if (who.size() > 1)
+            m_notes << QStringLiteral("%1 share prompt salt %2 (the same prompts): against one server their cache hits "
+                                      "are not independent, as a later run may be served from an earlier one's cache")
+                           .arg(who.join(QStringLiteral(", ")), salt);
+    }
 
     const bool reasoned = std::any_of(runs.begin(), runs.end(),
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
@@ -496,6 +510,25 @@ QString instanceName(const QString &url)
     return parsed.isValid() && !parsed.host().isEmpty() ? parsed.authority() + parsed.path() : url;
 }
 
+namespace {
+
+/// The server block of one instance: its own endpoint's, none when its metrics came from no
+/// endpoint of its own (a gateway's given for all of them).
+std::optional<ServerSummary> instanceServer(const std::optional<ServerSummary> &server, const QString &url)
+{
+    if (!server)
+        return std::nullopt;
+    if (server->instance == url)
+        return server;
+    for (const ServerSummary &one : server->instances) {
+        if (one.instance == url)
+            return one;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::vector<RunData> splitByInstance(const RunData &run)
 {
     std::vector<RunData> instances;
@@ -517,8 +550,7 @@ std::vector<RunData> splitByInstance(const RunData &run)
         d.summary.total.name.clear();
         d.summary.stages.clear();
         d.summary.instances.clear();
-        if (i != 0)
-            d.summary.server.reset();   // scraped from the target's URL: the first instance's
+        d.summary.server = instanceServer(summary.server, url);
         d.summary.contextSweep.reset(); // fitted over all instances' requests
         for (std::size_t r = 0; r < run.records.size(); ++r) {
             if (run.records[r].instance != int(i))

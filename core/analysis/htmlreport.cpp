@@ -280,10 +280,22 @@ void HtmlReport::buildCharts()
             QString light = QStringLiteral("#");
             for (int shift : {16, 8, 0})
                 light += QStringLiteral("%1").arg(((rgb >> shift) & 0xff) * 2 / 5 + 153, 2, 16, QLatin1Char('0'));
+            const auto dotsOf = [&gap](const std::vector<ContextSweepSummary::Point> &points, SvgChart::Series &into) {
+                const std::size_t stride = points.size() / kMaxDots + 1;
+                for (std::size_t p = 0; p < points.size(); p += stride)
+                    into.points << QPointF(points[p].promptTokens, points[p].ttftMs) << gap;
+            };
             SvgChart::Series dots{label + QStringLiteral(" requests"), light, false, true, false, {}};
-            const std::size_t stride = sweep->points.size() / kMaxDots + 1;
-            for (std::size_t p = 0; p < sweep->points.size(); p += stride)
-                dots.points << QPointF(sweep->points[p].promptTokens, sweep->points[p].ttftMs) << gap;
+            dotsOf(sweep->points, dots);
+            // Truncated requests in grey, named in the legend: not part of the fit.
+            SvgChart::Series truncated{
+                label + QStringLiteral(": %1 truncated by the server, left out of the fit").arg(sweep->excluded.size()),
+                QStringLiteral("#9e9e9e"),
+                false,
+                true,
+                true,
+                {}};
+            dotsOf(sweep->excluded, truncated);
             SvgChart::Series medians{label + QStringLiteral(" TTFT p50"), runColor(int(i)), false, true, true, {}};
             double lo = 0, hi = 0;
             for (const ContextSweepSummary::Stage &st : sweep->stages) {
@@ -292,6 +304,8 @@ void HtmlReport::buildCharts()
                 hi = std::max(hi, st.promptTokens);
             }
             chart.addSeries(dots);
+            if (!truncated.points.isEmpty())
+                chart.addSeries(truncated);
             chart.addSeries(medians);
             if (sweep->fit.ok && hi > lo) {
                 SvgChart::Series fit{

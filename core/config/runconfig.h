@@ -197,6 +197,11 @@ struct PromptConfig {
     /// Empty: a fresh random salt when the run starts (BenchmarkRunner), recorded in run.json;
     /// giving a run's salt back replays its prompts exactly.
     QString salt;
+    /// Repeat prompts on purpose (a prefix-cache test): a workload file's entries and templates
+    /// are sent as written and every synthetic request sends the same text. Off: each request's
+    /// prompt is its own (PromptSource), so a server's cache serves only what requests share by
+    /// design (system prompt, shared prefix).
+    bool repeat = false;
     QString systemTemplate; ///< may contain {{variables}}
     QString userTemplate;   ///< may contain {{variables}}
     QMap<QString, QString> variables;

@@ -157,6 +157,7 @@ nlohmann::json toJson(const RunConfig &c)
           {"skip_bad_lines", c.prompt.skipBadLines},
           {"calibrate", c.prompt.calibrate},
           {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
+          {"repeat", c.prompt.repeat},
           {"system", toStd(c.prompt.systemTemplate)},
           {"user", toStd(c.prompt.userTemplate)},
           {"variables", variables}}},
@@ -315,6 +316,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         r.boolean("skip_bad_lines", c.prompt.skipBadLines);
         r.boolean("calibrate", c.prompt.calibrate);
         r.string("salt", c.prompt.salt);
+        r.boolean("repeat", c.prompt.repeat);
         r.string("system", c.prompt.systemTemplate);
         r.string("user", c.prompt.userTemplate);
         if (const auto *vars = r.find("variables")) {

@@ -181,21 +181,17 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     const QByteArray body = reply->read(kMaxReplyBytes);
     if (probe != Probe::Chat) {
+        if (status < 200 || status >= 300)
+            return nextDialect(probe, status ? QStringLiteral("HTTP %1").arg(status) : reply->errorString(), prompt);
         const nlohmann::json json =
             nlohmann::json::parse(body.constData(), body.constData() + body.size(), nullptr, false);
-        const auto count = status >= 200 && status < 300 ? tokenizeCount(json) : std::nullopt;
-        if (count) {
-            m_textOnly = probe != Probe::TokenizeChat;
-            return sampled(*count);
-        }
-        // Not this server's /tokenize dialect: the next one, and at last usage.
-        if (m_step == 0 && probe != Probe::TokenizeInputs) {
-            m_probe = Probe(int(probe) + 1);
-        } else {
-            m_probe = Probe::Chat;
-            m_result.method = QStringLiteral("usage");
-        }
-        return send(m_probe, prompt);
+        const auto count = tokenizeCount(json);
+        if (!count)
+            return nextDialect(probe, QStringLiteral("no token count in the answer"), prompt);
+        if (*count <= 0) // the text is never empty: a server that did not read the body
+            return nextDialect(probe, QStringLiteral("an empty token list"), prompt);
+        m_textOnly = probe != Probe::TokenizeChat;
+        return sampled(*count);
     }
     if (reply->error() != QNetworkReply::NoError && status == 0)
         return done(QStringLiteral("probe request failed: %1").arg(reply->errorString()));
@@ -213,6 +209,22 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
     if (record.promptTokenSource != TokenSource::Usage || record.promptTokens <= 0)
         return done(QStringLiteral("the target reports no usage.prompt_tokens"));
     sampled(record.promptTokens);
+}
+
+void PromptCalibrator::nextDialect(Probe probe, const QString &why, const Prompt &prompt)
+{
+    static const char *const kBodies[] = {R"({"model", "messages"})", R"({"model", "prompt"})", R"({"content"})",
+                                          R"({"inputs"})"};
+    m_unanswered << QStringLiteral("%1: %2").arg(QLatin1String(kBodies[int(probe) - int(Probe::TokenizeChat)]), why);
+    m_probe = probe == Probe::TokenizeInputs ? Probe::Chat : Probe(int(probe) + 1);
+    if (m_probe == Probe::Chat)
+        m_result.method = QStringLiteral("usage");
+    if (m_step == 0 && m_sampled == 0)
+        return send(m_probe, prompt);
+    // The counts of one line come from one dialect: a dialect that failed part-way starts it over.
+    m_step = 0;
+    m_textOnly = false;
+    measure({}, kSamples);
 }
 
 void PromptCalibrator::measured(double count)
@@ -291,10 +303,28 @@ void PromptCalibrator::done(const QString &error)
     if (m_finished)
         return;
     m_finished = true;
+    if (m_result.method == QLatin1String("usage") && !m_unanswered.isEmpty()) {
+        m_result.warnings << QStringLiteral("the target's /tokenize counted the prompts in no dialect (%1)%2")
+                                 .arg(m_unanswered.join(QStringLiteral("; ")),
+                                      error.isEmpty() ? QStringLiteral(": calibrated by usage (max_tokens=1 requests) "
+                                                                       "instead")
+                                                      : QString());
+    }
+    if (error.isEmpty() && m_result.probed && !closeEnough(*m_result.probed, m_requested)) {
+        m_result.warnings << QStringLiteral("calibration came no closer than %1 target tokens for the %2 requested")
+                                 .arg(*m_result.probed)
+                                 .arg(m_requested);
+    }
     // Goes into summary.json and the console: a server echoing credentials must not put them there.
-    m_result.error = maskSecrets(error, secretsOf(m_config.target));
-    if (!error.isEmpty())
+    const QStringList secrets = secretsOf(m_config.target);
+    m_result.error = maskSecrets(error, secrets);
+    for (QString &warning : m_result.warnings)
+        warning = maskSecrets(warning, secrets);
+    if (!error.isEmpty()) {
         m_result.calibration = {};
+        m_result.method.clear(); // nothing was calibrated: no method may be named
+        m_result.probed.reset();
+    }
     Q_EMIT finished(m_result);
 }
 

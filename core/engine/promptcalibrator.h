@@ -18,10 +18,15 @@ namespace tb {
 /// What calibration found.
 struct CalibrationResult {
     PromptCalibration calibration;
-    QString method;                     ///< "usage" (max_tokens=1 requests) or "tokenize" (the target's /tokenize)
+    /// What the counts came from: "usage" (max_tokens=1 requests) or "tokenize" (the target's
+    /// /tokenize); empty when calibration could not be done.
+    QString method;
     int probes = 0;                     ///< requests sent
     std::optional<std::int64_t> probed; ///< the target's count of the calibrated prompt
     QString error;                      ///< why calibration could not be done; the run goes on uncalibrated
+    /// What the run's summary should warn of: a /tokenize that counted in no dialect (calibrated by
+    /// usage instead), a calibration that stayed outside the tolerance.
+    QStringList warnings;
 };
 
 /// Measures how a target counts synthetic prompts before a run (--calibrate), so their sizes are
@@ -30,7 +35,10 @@ struct CalibrationResult {
 /// target's counts — usage.prompt_tokens of
 /// max_tokens=1 requests, or with tokenizer "server" the target's /tokenize (vLLM and SGLang
 /// {"model", "messages"} → {"count"}; llama.cpp {"content"} → {"tokens"}; TGI {"inputs"} → [...],
-/// whose template overhead one usage request then measures). The two points give
+/// whose template overhead one usage request then measures). A dialect the server does not read
+/// may still get 200: llama.cpp answers {"tokens": []} to a vLLM body. So an answer without a
+/// count, or a count of 0 for the (never empty) text, means the next dialect; when none counts,
+/// usage, with a warning. The two points give
 /// target = overhead + scale × local. Checks of the corrected sizes follow: while they miss by more
 /// than half a filler, words come off or fillers go on (PromptCalibration), up to 6 checks; the
 /// closest is kept.
@@ -62,6 +70,8 @@ private:
     void sampled(std::int64_t count);
     void send(Probe probe, const Prompt &prompt);
     void received(QNetworkReply *reply, Probe probe, const Prompt &prompt);
+    /// `probe`'s /tokenize dialect gave no count (`why`): the next dialect, at last usage.
+    void nextDialect(Probe probe, const QString &why, const Prompt &prompt);
     void measured(double count);
     void checked(double count);
     void done(const QString &error = {});
@@ -81,6 +91,7 @@ private:
     double m_local1 = 0, m_count1 = 0; ///< the requested size: local and target tokens
     double m_localNow = 0;             ///< mean local tokens of the prompts just measured
     bool m_textOnly = false;           ///< /tokenize of text: the template overhead needs a usage probe
+    QStringList m_unanswered;          ///< the /tokenize dialects that gave no count, and why
     double m_fillerCost = 1;           ///< target tokens per filler: one in real vocabularies until measured
     PromptCalibration m_last, m_best;  ///< the last check's sizes, and the closest check's
     double m_lastCount = 0, m_bestMiss = 0;

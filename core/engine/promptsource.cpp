@@ -5,6 +5,7 @@
 #include <QRegularExpression>
 
 #include <array>
+#include <cstdio>
 
 namespace tb {
 
@@ -100,6 +101,18 @@ constexpr std::uint64_t kProbeRotations = 0xCA11B8A7E0000000ULL;
 
 /// Digits of a synthetic prompt's request number.
 constexpr std::size_t kTagDigits = 6;
+
+/// Where salt tags come from: apart from the synthetic texts' salts.
+constexpr std::uint64_t kSaltTags = 0x5A17'7A65'0000'0000ULL;
+
+/// A chat message a person wrote: where a request's own part begins ("human": ShareGPT's name).
+bool isUserMessage(const nlohmann::json &message)
+{
+    if (!message.is_object())
+        return false;
+    const auto role = message.find("role");
+    return role != message.end() && role->is_string() && (*role == "user" || *role == "human");
+}
 
 } // namespace
 
@@ -316,6 +329,52 @@ void PromptSource::appendUnique(std::string &text, std::int64_t wanted, std::uin
         append(synthetic(wanted, index + 1));
 }
 
+void PromptSource::saltFirstUserMessage(Prompt &p, std::uint64_t index) const
+{
+    char tag[24];
+    std::snprintf(tag, sizeof tag, "[%016llx] ",
+                  static_cast<unsigned long long>(mix(m_textSeed ^ mix(kSaltTags + index))));
+    if (!p.messages.is_array()) {
+        p.user.insert(0, tag);
+        return;
+    }
+    for (nlohmann::json &message : p.messages) {
+        if (!isUserMessage(message))
+            continue;
+        nlohmann::json &content = message["content"];
+        if (content.is_string())
+            content = tag + content.get<std::string>();
+        else if (content.is_array()) // content parts: a text part of its own before them
+            content.insert(content.begin(), nlohmann::json{{"type", "text"}, {"text", tag}});
+        return;
+    }
+}
+
+std::optional<std::int64_t> PromptSource::sharedTokens() const
+{
+    if (m_config.repeat)
+        return std::nullopt;
+    if (m_entries.empty())
+        return m_systemCount + m_prefixTokens;
+    std::int64_t most = 0;
+    for (const WorkloadEntry &e : m_entries) {
+        if (!e.hashIds.empty())
+            return std::nullopt;
+        Prompt shared;
+        shared.system = e.system.empty() ? m_system : e.system;
+        if (e.messages.is_array()) {
+            shared.messages = nlohmann::json::array();
+            for (const nlohmann::json &message : e.messages) {
+                if (isUserMessage(message))
+                    break;
+                shared.messages.push_back(message);
+            }
+        }
+        most = std::max(most, count(shared, *m_tokenizer));
+    }
+    return most;
+}
+
 PromptSource::ContextOverflow PromptSource::overContext(std::int64_t contextTokens, int maxTokens) const
 {
     ContextOverflow o;
@@ -376,6 +435,9 @@ std::int64_t PromptSource::traceOffsetNs(std::uint64_t index) const
 
 Prompt PromptSource::prompt(std::uint64_t index) const
 {
+    // Repeated prompts: an entry's text as written, and one synthetic text for every request.
+    if (m_config.repeat && m_entries.empty())
+        return make(0, 1);
     return make(index, index + 1);
 }
 
@@ -408,6 +470,8 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
         } else {
             p.user = e.user;
             p.messages = e.messages;
+            if (!m_config.repeat)
+                saltFirstUserMessage(p, index);
         }
         p.maxTokens = entryMaxTokens(e);
     } else if (m_config.promptTokens > 0) {
@@ -447,6 +511,8 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation) const
         p.system = m_system;
         p.user = expandTemplate(m_config.userTemplate.isEmpty() ? QStringLiteral("Hello") : m_config.userTemplate,
                                 m_config.variables, index, m_seed);
+        if (!m_config.repeat)
+            saltFirstUserMessage(p, index);
     }
     p.tokens = count(p, *m_tokenizer);
     return p;

@@ -46,11 +46,17 @@ struct Prompt {
 /// the built-ins {{index}} (request number) and {{seed}}. A synthetic system prompt of
 /// system_tokens tokens is the same for every request, like a real system instruction.
 ///
+/// Every request's prompt is its own, whatever the source: a file's entries and templates get a
+/// salt tag (from the run's salt and the request number) at the start of their first user
+/// message, after what requests share by design (system prompt, a file's system messages), so
+/// a prefix cache serves only that. prompt.repeat turns this off: entries and templates are sent
+/// as written and every synthetic request sends request 0's text, so repeats hit the cache.
+///
 /// Sizes are in the given tokenizer (ApproxTokenizer when none): exact, measured on the finished
 /// text. A calibration maps the requested sizes to local ones, so the target's own count (chat
 /// template included) is system_tokens + prompt_tokens. All synthetic text — system prompt, shared
 /// prefix, user prompts — also derives from the configured salt, so runs with different salts share
-/// no prefix a server could have cached; prompt files and templates are sent as written.
+/// no prefix a server could have cached.
 class PromptSource
 {
 public:
@@ -71,6 +77,11 @@ public:
     const std::vector<WorkloadEntry> &entries() const { return m_entries; }
     /// Tokens of the system prompt sent with entries that have none of their own.
     std::int64_t defaultSystemTokens() const;
+    /// The most tokens a request's prompt shares with other requests by design, in the sizing
+    /// tokenizer: system prompt and shared prefix, or an entry's system prompt and messages before
+    /// its first user message (the rest is salted). None when requests repeat one another by
+    /// design: prompt.repeat, or a trace's hash blocks.
+    std::optional<std::int64_t> sharedTokens() const;
     /// Requests whose prompt, or prompt plus max_tokens (the entry's, else `maxTokens`), exceed a
     /// context of `contextTokens`: the server refuses them. Counted over the file's entries once
     /// (or the one synthetic size).
@@ -136,6 +147,9 @@ private:
     /// Appends ' ' (when not at the start) and "#index:" plus synthetic text: `wanted` tokens that
     /// no other request of the run shares.
     void appendUnique(std::string &text, std::int64_t wanted, std::uint64_t index) const;
+    /// Puts request `index`'s salt tag ("[16 hex digits] ", from the salted seed and the index) at
+    /// the start of the prompt's first user message.
+    void saltFirstUserMessage(Prompt &prompt, std::uint64_t index) const;
     /// The entry's own max_tokens (Prompt::maxTokens); 0: the configured one.
     int entryMaxTokens(const WorkloadEntry &e) const;
 };

@@ -78,6 +78,7 @@ struct StreamDecoder::Fields {
     bool hasError = false;
     bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
     Usage usage;
+    std::int64_t promptEvaluated = -1; ///< llama.cpp's timings.prompt_n; -1: not in this document
 };
 
 StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepReply)
@@ -89,7 +90,8 @@ StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepR
 void StreamDecoder::begin(RequestRecord *record)
 {
     m_record = record;
-    m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = false;
+    m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = m_usageCached = false;
+    m_promptEvaluated = -1;
     m_text.clear();
     m_reply.clear();
 }
@@ -324,6 +326,13 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
                 });
             });
         }
+        if (key == "timings") { // llama.cpp: the final chunk's, or a body's
+            return c.null() || c.object([&](std::string_view k) {
+                if (k == "prompt_n")
+                    return c.null() || count(&f.promptEvaluated);
+                return c.skip();
+            });
+        }
         if (key == "delta" || key == "content_block") // Anthropic stream
             return delta();
         if (key == "stop_reason") // Anthropic body
@@ -429,11 +438,14 @@ void StreamDecoder::apply(const Fields &f, std::string_view json, std::int64_t s
         chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
     if (m_api == ApiKind::AnthropicMessages && f.type == "message_stop")
         m_done = true;
+    if (f.promptEvaluated >= 0)
+        m_promptEvaluated = f.promptEvaluated;
 
     const Usage &u = f.usage;
     if (!u.seen)
         return;
     m_sawUsage = true;
+    m_usageCached = m_usageCached || u.cachedTokens >= 0 || u.cacheReadTokens >= 0;
     // A count the server did not send (-1) leaves what the record has.
     const auto take = [](std::int64_t &field, std::int64_t count) {
         if (count >= 0)
@@ -496,9 +508,17 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
         r.reply = std::move(m_reply);
     r.hiddenReasoningTokens =
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
+    if (m_usageCached)
+        r.cachedSource = CacheSource::Usage;
     if (m_sawUsage && (r.completionTokens > 0 || r.promptTokens > 0)) {
         r.tokenSource = TokenSource::Usage;
         r.promptTokenSource = TokenSource::Usage;
+        // llama.cpp says nothing of its cache in usage, but evaluated only prompt_n of the prompt
+        // tokens: the others came from its cache.
+        if (!m_usageCached && m_promptEvaluated >= 0) {
+            r.cachedTokens = std::clamp<std::int64_t>(r.promptTokens - m_promptEvaluated, 0, r.promptTokens);
+            r.cachedSource = CacheSource::Timings;
+        }
         return;
     }
     r.promptTokens = promptTokens;

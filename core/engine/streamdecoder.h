@@ -11,7 +11,8 @@ namespace tb {
 
 /// Decodes one response of an OpenAI-compatible, OpenAI Responses or Anthropic API into a RequestRecord: content,
 /// reasoning and tool-call deltas (as token-bearing chunks stamped with their read's time), usage
-/// (prompt, completion, cached and reasoning tokens), finish reason, response id, and error events.
+/// (prompt, completion, cached and reasoning tokens), llama.cpp's timings (prompt tokens it
+/// evaluated: the rest were cached), finish reason, response id, and error events.
 /// One decoder serves one request at a time; begin() resets it.
 class StreamDecoder
 {
@@ -67,8 +68,10 @@ private:
     bool m_sawUsage = false;
     bool m_sawReasoningText = false; ///< reasoning arrived as text (else usage's reasoning is hidden)
     bool m_serverError = false;
-    std::string m_text;  ///< generated text, kept only when counting with the tokenizer
-    std::string m_reply; ///< generated content, kept only with keepReply
+    bool m_usageCached = false;          ///< the usage reported cached tokens (cached_tokens, cache reads)
+    std::int64_t m_promptEvaluated = -1; ///< llama.cpp's timings.prompt_n, the last one; -1: none
+    std::string m_text;                  ///< generated text, kept only when counting with the tokenizer
+    std::string m_reply;                 ///< generated content, kept only with keepReply
 };
 
 } // namespace tb

@@ -1,5 +1,7 @@
 #include "metrics/contextsweep.h"
 
+#include "config/runconfig.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,13 +20,24 @@ json finiteOrNull(double v)
 
 QString ContextSweepSummary::fitText() const
 {
-    if (!fit.ok)
-        return QStringLiteral("no fit: ") + fit.reason;
-    return QStringLiteral("TTFT = %1·x^%2 %3 %4 ms, R² %5 (%6 requests)")
-        .arg(QString::number(fit.a, 'g', 4), QString::number(fit.b, 'f', 3),
-             fit.c < 0 ? QStringLiteral("−") : QStringLiteral("+"), QString::number(std::abs(fit.c), 'f', 1),
-             QString::number(fit.r2, 'f', 4))
-        .arg(fit.points);
+    QString text;
+    if (!fit.ok) {
+        text = QStringLiteral("no fit: ") + fit.reason;
+    } else {
+        // The hold is said beside the intercept, where a legend cut short still shows it.
+        text = QStringLiteral("TTFT = %1·x^%2 %3 %4 ms%5, R² %6 (%7 requests)")
+                   .arg(QString::number(fit.a, 'g', 4), QString::number(fit.b, 'f', 3),
+                        fit.c < 0 ? QStringLiteral("−") : QStringLiteral("+"), QString::number(std::abs(fit.c), 'f', 1),
+                        fit.interceptHeld ? QStringLiteral(" (intercept held at 0)") : QString(),
+                        QString::number(fit.r2, 'f', 4))
+                   .arg(fit.points);
+        if (fit.interceptHeld)
+            text += QStringLiteral("; a free fit gave −%1 ms, a TTFT below zero for small prompts")
+                        .arg(QString::number(std::abs(fit.freeC), 'f', 1));
+    }
+    if (!excluded.empty())
+        text += QStringLiteral("; %1 requests the server truncated left out").arg(excluded.size());
+    return text;
 }
 
 json ContextSweepSummary::toJson() const
@@ -35,6 +48,10 @@ json ContextSweepSummary::toJson() const
         f["b"] = finiteOrNull(fit.b);
         f["c"] = finiteOrNull(fit.c);
         f["r2"] = finiteOrNull(fit.r2);
+        if (fit.interceptHeld) {
+            f["intercept_held"] = true;
+            f["free_c"] = finiteOrNull(fit.freeC);
+        }
     } else {
         f["reason"] = fit.reason.toStdString();
     }
@@ -47,11 +64,19 @@ json ContextSweepSummary::toJson() const
              {"prompt_tokens_p50", finiteOrNull(s.promptTokens)},
              {"ttft_p50_ms", finiteOrNull(s.ttftP50Ms)},
              {"prefill_tokens_per_s", finiteOrNull(s.prefillTokensPerS)},
-             {"fit_prefill_tokens_per_s", s.fitPrefillTokensPerS ? finiteOrNull(*s.fitPrefillTokensPerS) : json()}});
-    json pointArray = json::array();
-    for (const Point &p : points)
-        pointArray.push_back({finiteOrNull(p.promptTokens), finiteOrNull(p.ttftMs)});
-    return {{"fit", std::move(f)}, {"stages", std::move(stageArray)}, {"points", std::move(pointArray)}};
+             {"fit_prefill_tokens_per_s", s.fitPrefillTokensPerS ? finiteOrNull(*s.fitPrefillTokensPerS) : json()},
+             {"requested_prompt_tokens", s.requestedTokens},
+             {"truncated", s.truncated}});
+    const auto pointArray = [](const std::vector<Point> &of) {
+        json array = json::array();
+        for (const Point &p : of)
+            array.push_back({finiteOrNull(p.promptTokens), finiteOrNull(p.ttftMs)});
+        return array;
+    };
+    return {{"fit", std::move(f)},
+            {"stages", std::move(stageArray)},
+            {"points", pointArray(points)},
+            {"excluded_points", pointArray(excluded)}};
 }
 
 std::optional<ContextSweepSummary> ContextSweepSummary::fromJson(const json &j, QString *error)
@@ -79,6 +104,7 @@ std::optional<ContextSweepSummary> ContextSweepSummary::fromJson(const json &j, 
             number(f, "a", s.fit.a) && number(f, "b", s.fit.b) && number(f, "c", s.fit.c) && number(f, "r2", s.fit.r2);
         if (!s.fit.ok)
             return fail(QStringLiteral("fit"), QStringLiteral("a, b, c and r2 must be numbers"));
+        s.fit.interceptHeld = f.value("intercept_held", json()) == json(true) && number(f, "free_c", s.fit.freeC);
     } else {
         s.fit.reason = QString::fromStdString(f.value("reason", std::string("no fit"))).left(500);
     }
@@ -100,16 +126,29 @@ std::optional<ContextSweepSummary> ContextSweepSummary::fromJson(const json &j, 
             st.name = QString::fromStdString(o["name"].get<std::string>()).left(200);
         if (double v = 0; number(o, "fit_prefill_tokens_per_s", v))
             st.fitPrefillTokensPerS = v;
+        const auto count = [&o](const char *key) {
+            const auto it = o.find(key);
+            return it != o.end() && it->is_number_integer()
+                       ? std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, limits::kMaxRequests)
+                       : std::int64_t(0);
+        };
+        st.requestedTokens = count("requested_prompt_tokens");
+        st.truncated = count("truncated");
         s.stages.push_back(st);
     }
-    if (const auto points = j.find("points"); points != j.end() && points->is_array()) {
-        const std::size_t most = kMaxPointsPerStage * std::max<std::size_t>(1, s.stages.size());
-        for (std::size_t i = 0; i < points->size() && i < most; ++i) {
+    const std::size_t most = kMaxPointsPerStage * std::max<std::size_t>(1, s.stages.size());
+    const auto readPoints = [&j, most](const char *key, std::vector<Point> &out) {
+        const auto points = j.find(key);
+        if (points == j.end() || !points->is_array())
+            return;
+        for (std::size_t i = 0; i < points->size() && out.size() < most; ++i) {
             const json &p = (*points)[i];
             if (p.is_array() && p.size() == 2 && p[0].is_number() && p[1].is_number())
-                s.points.push_back({p[0].get<double>(), p[1].get<double>()});
+                out.push_back({p[0].get<double>(), p[1].get<double>()});
         }
-    }
+    };
+    readPoints("points", s.points);
+    readPoints("excluded_points", s.excluded);
     return s;
 }
 

@@ -26,8 +26,10 @@ struct Linear {
 };
 
 /// The best a and c for a fixed b, and their residual sum of squares. x is divided by its largest
-/// value first (u = x / scale) so u^b stays within [0, 1] for every b the search tries.
-Linear solveFor(double b, const std::vector<double> &u, const std::vector<double> &y)
+/// value first (u = x / scale) so u^b stays within [0, 1] for every b the search tries. With
+/// `nonNegativeC`, the best under c ≥ 0: the sum of squares is convex in (a, c), so when the free
+/// optimum has c < 0 the constrained one lies on c = 0, where a = Σ u^b·y / Σ u^2b.
+Linear solveFor(double b, const std::vector<double> &u, const std::vector<double> &y, bool nonNegativeC)
 {
     const double n = double(u.size());
     double su = 0, suu = 0, sy = 0, suy = 0;
@@ -47,11 +49,55 @@ Linear solveFor(double b, const std::vector<double> &u, const std::vector<double
     }
     l.a = (n * suy - su * sy) / det;
     l.c = (suu * sy - su * suy) / det;
+    if (nonNegativeC && l.c < 0) {
+        l.a = suy / suu; // suu > 0, as det > 0
+        l.c = 0;
+    }
     for (std::size_t i = 0; i < u.size(); ++i) {
         const double r = y[i] - (l.a * std::pow(u[i], b) + l.c);
         l.sse += r * r;
     }
     return l;
+}
+
+/// The b that minimises the residual sum of squares over [kMinExponent, kMaxExponent]. S(b) may
+/// have several local minima over the range; a grid finds the basin of the lowest, golden-section
+/// search narrows it down.
+double bestExponent(const std::vector<double> &u, const std::vector<double> &y, bool nonNegativeC)
+{
+    const auto sse = [&](double b) { return solveFor(b, u, y, nonNegativeC).sse; };
+    constexpr int kGrid = 80;
+    const double step = (kMaxExponent - kMinExponent) / kGrid;
+    int best = 0;
+    double bestSse = std::numeric_limits<double>::infinity();
+    for (int i = 0; i <= kGrid; ++i) {
+        const double s = sse(kMinExponent + step * i);
+        if (s < bestSse) {
+            bestSse = s;
+            best = i;
+        }
+    }
+    double lo = kMinExponent + step * std::max(best - 1, 0);
+    double hi = kMinExponent + step * std::min(best + 1, kGrid);
+    const double ratio = (std::sqrt(5.0) - 1) / 2;
+    double m1 = hi - ratio * (hi - lo), m2 = lo + ratio * (hi - lo);
+    double s1 = sse(m1), s2 = sse(m2);
+    for (int i = 0; i < 100 && hi - lo > 1e-10; ++i) {
+        if (s1 < s2) {
+            hi = m2;
+            m2 = m1;
+            s2 = s1;
+            m1 = hi - ratio * (hi - lo);
+            s1 = sse(m1);
+        } else {
+            lo = m1;
+            m1 = m2;
+            s1 = s2;
+            m2 = lo + ratio * (hi - lo);
+            s2 = sse(m2);
+        }
+    }
+    return (lo + hi) / 2;
 }
 
 } // namespace
@@ -84,45 +130,18 @@ PowerLawFit fitPowerLaw(const std::vector<double> &x, const std::vector<double> 
 
     std::vector<double> u(x.size());
     std::transform(x.begin(), x.end(), u.begin(), [scale](double v) { return v / scale; });
-    const auto sse = [&](double b) { return solveFor(b, u, y).sse; };
-
-    // S(b) may have several local minima over the range; a grid finds the basin of the lowest,
-    // golden-section search narrows it down.
-    constexpr int kGrid = 80;
-    const double step = (kMaxExponent - kMinExponent) / kGrid;
-    int best = 0;
-    double bestSse = std::numeric_limits<double>::infinity();
-    for (int i = 0; i <= kGrid; ++i) {
-        const double s = sse(kMinExponent + step * i);
-        if (s < bestSse) {
-            bestSse = s;
-            best = i;
-        }
-    }
-    double lo = kMinExponent + step * std::max(best - 1, 0);
-    double hi = kMinExponent + step * std::min(best + 1, kGrid);
-    const double ratio = (std::sqrt(5.0) - 1) / 2;
-    double m1 = hi - ratio * (hi - lo), m2 = lo + ratio * (hi - lo);
-    double s1 = sse(m1), s2 = sse(m2);
-    for (int i = 0; i < 100 && hi - lo > 1e-10; ++i) {
-        if (s1 < s2) {
-            hi = m2;
-            m2 = m1;
-            s2 = s1;
-            m1 = hi - ratio * (hi - lo);
-            s1 = sse(m1);
-        } else {
-            lo = m1;
-            m1 = m2;
-            s1 = s2;
-            m2 = lo + ratio * (hi - lo);
-            s2 = sse(m2);
-        }
-    }
-    const double b = (lo + hi) / 2;
-    const Linear l = solveFor(b, u, y);
+    double b = bestExponent(u, y, false);
+    Linear l = solveFor(b, u, y, false);
     if (!std::isfinite(l.sse))
         return none(QStringLiteral("the points do not determine a curve"));
+    // A free intercept a hair below zero (a true c = 0, off by the search's tolerance on b) is no
+    // reason to refit.
+    if (l.c < -1e-6 * (*high - *low)) {
+        fit.interceptHeld = true;
+        fit.freeC = l.c;
+        b = bestExponent(u, y, true);
+        l = solveFor(b, u, y, true);
+    }
     double mean = 0;
     for (double v : y)
         mean += v;

@@ -26,6 +26,12 @@ constexpr EnumName<TokenSource> kSourceNames[] = {
     {TokenSource::Estimate, "estimate"},
 };
 
+constexpr EnumName<CacheSource> kCacheSourceNames[] = {
+    {CacheSource::None, ""},
+    {CacheSource::Usage, "usage"},
+    {CacheSource::Timings, "timings"},
+};
+
 } // namespace
 
 const char *statusName(RequestStatus status)
@@ -46,6 +52,16 @@ const char *tokenSourceName(TokenSource source)
 std::optional<TokenSource> tokenSourceFromName(const QString &name)
 {
     return enumFromName<TokenSource>(kSourceNames, name);
+}
+
+const char *cacheSourceName(CacheSource source)
+{
+    return enumCName(kCacheSourceNames, source);
+}
+
+std::optional<CacheSource> cacheSourceFromName(const QString &name)
+{
+    return enumFromName<CacheSource>(kCacheSourceNames, name);
 }
 
 } // namespace tb

@@ -40,6 +40,13 @@ enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks, Estimate };
 const char *tokenSourceName(TokenSource source); ///< "usage", "tokenizer", "chunks", "estimate"
 std::optional<TokenSource> tokenSourceFromName(const QString &name);
 
+/// Where a cached-token count came from: the server's usage (cached_tokens; Anthropic's cache
+/// reads), or llama.cpp's `timings` (usage's prompt tokens less timings.prompt_n, the tokens it
+/// evaluated); None when the server said nothing of its cache.
+enum class CacheSource : std::uint8_t { None, Usage, Timings };
+const char *cacheSourceName(CacheSource source); ///< "", "usage", "timings"
+std::optional<CacheSource> cacheSourceFromName(const QString &name);
+
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
 /// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
 /// the completion token count by these characters (see metrics/requestmetrics.h).
@@ -90,8 +97,9 @@ struct RequestRecord {
     int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
-    std::int64_t cachedTokens = 0;    ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
-    std::int64_t reasoningTokens = 0; ///< usage.completion_tokens_details.reasoning_tokens
+    std::int64_t cachedTokens = 0; ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)
+    CacheSource cachedSource = CacheSource::None; ///< where cachedTokens came from
+    std::int64_t reasoningTokens = 0;             ///< usage.completion_tokens_details.reasoning_tokens
     /// Reasoning tokens the server counted but did not stream (OpenAI's o-series): reasoningTokens
     /// when no reasoning text arrived, else 0. They are inside completionTokens and TTFO, and out
     /// of TPOT, ITL and decode speed, which measure what was streamed.

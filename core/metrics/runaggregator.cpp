@@ -182,6 +182,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         ++tokens.fromEstimate;
         break;
     }
+    tokens.cachedFromUsage += r.cachedSource == CacheSource::Usage ? 1 : 0;
+    tokens.cachedFromTimings += r.cachedSource == CacheSource::Timings ? 1 : 0;
     switch (r.promptTokenSource) {
     case TokenSource::Usage:
         ++tokens.promptFromUsage;
@@ -285,6 +287,17 @@ RunAggregator::RunAggregator(RunInfo info)
     total.target = largestUsers;
     if (isContextSweep(m_info.stages))
         m_context.resize(std::size_t(m_info.stages.size()));
+    // Synthetic prompts have a size asked for, system prompt included; what the server measured
+    // far below it was truncated.
+    const PromptConfig &prompt = m_info.config.prompt;
+    const bool synthetic =
+        prompt.promptFile.isEmpty() && prompt.dataset.isEmpty() && m_info.config.load.trace.isEmpty();
+    m_truncation.resize(std::size_t(m_info.stages.size()));
+    for (qsizetype i = 0; i < m_info.stages.size(); ++i) {
+        const int size = m_info.stages[i].promptTokens > 0 ? m_info.stages[i].promptTokens : prompt.promptTokens;
+        if (synthetic && size > 0)
+            m_truncation[std::size_t(i)].requested = std::int64_t(size) + prompt.systemTokens;
+    }
 
     if (!m_info.config.target.replicas.isEmpty()) {
         for (const QString &url : m_info.config.target.instanceUrls()) {
@@ -353,13 +366,24 @@ void RunAggregator::add(const RequestRecord &r)
         turn.promptTokens.record(double(r.promptTokens));
         turn.cachedTokens.record(double(r.cachedTokens));
     }
+    // Only the server's count says what it read; the client's own is what it sent.
+    const bool truncated =
+        hasStage && r.ok() && r.promptTokenSource == TokenSource::Usage &&
+        ContextSweepSummary::isTruncated(r.promptTokens, m_truncation[std::size_t(r.stage)].requested);
+    if (truncated) {
+        Truncation &t = m_truncation[std::size_t(r.stage)];
+        t.measuredMin = t.requests == 0 ? r.promptTokens : std::min(t.measuredMin, r.promptTokens);
+        t.measuredMax = std::max(t.measuredMax, r.promptTokens);
+        ++t.requests;
+    }
     if (hasStage && !m_context.empty() && r.ok()) {
         if (const auto ttft = r.ttftMs()) {
             ContextStage &c = m_context[std::size_t(r.stage)];
             ++c.requests;
             c.promptTokens.record(double(r.promptTokens));
-            if (c.points.size() < ContextSweepSummary::kMaxPointsPerStage)
-                c.points.push_back({double(r.promptTokens), *ttft});
+            std::vector<ContextSweepSummary::Point> &kept = truncated ? c.excluded : c.points;
+            if (kept.size() < ContextSweepSummary::kMaxPointsPerStage)
+                kept.push_back({double(r.promptTokens), *ttft});
         }
     }
 
@@ -399,12 +423,15 @@ ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
             x.push_back(p.promptTokens);
             y.push_back(p.ttftMs);
         }
+        sweep.excluded.insert(sweep.excluded.end(), c.excluded.begin(), c.excluded.end());
         if (c.requests == 0)
             continue;
         ContextSweepSummary::Stage stage;
         stage.stage = int(i);
         stage.name = m_info.stages.at(qsizetype(i)).name;
         stage.requests = c.requests;
+        stage.requestedTokens = m_truncation[i].requested;
+        stage.truncated = m_truncation[i].requests;
         stage.promptTokens = LatencyStats::fromHistogram(c.promptTokens).p50;
         stage.ttftP50Ms = summary.stages.at(i).stat(Metric::Ttft).p50;
         stage.prefillTokensPerS = stage.ttftP50Ms > 0 ? stage.promptTokens / (stage.ttftP50Ms / 1000) : 0;
@@ -441,6 +468,63 @@ QString RunAggregator::slowConnectWarning(const SummaryBlock &total)
                       : QStringLiteral("connects this slow are the network's or an overloaded server's"));
 }
 
+QStringList RunAggregator::promptWarnings(const SummaryBlock &total) const
+{
+    QStringList warnings;
+    const double cachedPerRequest = total.requests.ok > 0 ? double(total.tokens.cached) / double(total.requests.ok) : 0;
+    const QString hits = QStringLiteral("%1% of prompt tokens were cached")
+                             .arg(100.0 * total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1);
+    if (m_info.saltReplayed) {
+        warnings << QStringLiteral("this run replays prompt salt %1 (--prompt-salt): its prompts are an earlier "
+                                   "run's, which the server's prefix cache may still hold (%2), so its TTFT is not a "
+                                   "cold run's")
+                        .arg(m_info.config.prompt.salt, hits);
+    } else if (m_info.sharedPromptTokens && m_info.config.load.turns <= 1) {
+        // Each request's own part is unique to it and to the run (the salt): only the shared part
+        // may come from the cache — counted by the client's tokenizer, which the server's may
+        // exceed by a fifth — with the chat template's first tokens and a cache block's rounding
+        // (blocks of 16 or so).
+        const std::int64_t shared = *m_info.sharedPromptTokens;
+        if (cachedPerRequest > 1.25 * double(shared) + 32) {
+            const QString shares =
+                shared > 0 ? QStringLiteral("this run's prompts share at most their first %1 tokens (system prompt and "
+                                            "shared prefix), %2 per request were cached")
+                                 .arg(shared)
+                                 .arg(cachedPerRequest, 0, 'f', 0)
+                           : QStringLiteral("every prompt of this run is unique to it (no shared prefix or system "
+                                            "prompt)");
+            warnings << QStringLiteral("unexpected cache hits: %1, though %2: the server's prefix cache was warmed by "
+                                       "another client or by a run with the same prompt salt")
+                            .arg(hits, shares);
+        }
+    }
+    QStringList stages;
+    std::int64_t truncated = 0;
+    for (std::size_t i = 0; i < m_truncation.size(); ++i) {
+        const Truncation &t = m_truncation[i];
+        if (t.requests == 0)
+            continue;
+        truncated += t.requests;
+        const QString measured = t.measuredMin == t.measuredMax
+                                     ? QString::number(t.measuredMin)
+                                     : QStringLiteral("%1–%2").arg(t.measuredMin).arg(t.measuredMax);
+        stages << QStringLiteral("%1%2 requests measured %3 of %4 tokens")
+                      .arg(m_truncation.size() > 1 ? m_info.stages.at(qsizetype(i)).name + QStringLiteral(": ")
+                                                   : QString())
+                      .arg(t.requests)
+                      .arg(measured)
+                      .arg(t.requested);
+    }
+    if (truncated > 0)
+        warnings << QStringLiteral("the server truncated prompts: check its context size (%1 of %2 requests came back "
+                                   "with under %3% of the prompt tokens asked for; %4)")
+                        .arg(truncated)
+                        .arg(total.requests.ok)
+                        .arg(int(ContextSweepSummary::kTruncatedBelow * 100))
+                        .arg(stages.join(QStringLiteral("; ")));
+    return warnings;
+}
+
 RunSummary RunAggregator::summary() const
 {
     RunSummary s;
@@ -470,29 +554,7 @@ RunSummary RunAggregator::summary() const
         priced(b);
     s.workload = m_info.workload;
     s.warnings << m_info.preRunWarnings;
-    const PromptConfig &prompt = m_info.config.prompt;
-    // Synthetic prompts share only their system prompt and shared prefix; the rest is the
-    // request's and the run's own. Files, conversations and templates may repeat by design.
-    const bool synthetic = prompt.promptFile.isEmpty() && prompt.dataset.isEmpty() &&
-                           m_info.config.load.trace.isEmpty() && prompt.promptTokens > 0 &&
-                           m_info.config.load.turns <= 1 && prompt.systemTemplate.isEmpty();
-    const std::int64_t shared = std::int64_t(prompt.systemTokens) + prompt.sharedPrefixTokens;
-    // The chat template's first tokens are shared too, and caches hold whole blocks of 16 or so.
-    const double allowed = double(shared) + (shared > 0 ? 32 : 0);
-    const double cachedPerRequest =
-        s.total.requests.ok > 0 ? double(s.total.tokens.cached) / double(s.total.requests.ok) : 0;
-    if (synthetic && cachedPerRequest > allowed) {
-        const QString shares =
-            shared > 0 ? QStringLiteral("this run's prompts share only their first %1 tokens (system prompt and "
-                                        "shared prefix), %2 per request were cached")
-                             .arg(shared)
-                             .arg(cachedPerRequest, 0, 'f', 0)
-                       : QStringLiteral("every prompt of this run is unique to it (no shared prefix or system prompt)");
-        s.warnings << QStringLiteral("unexpected cache hits: %1% of prompt tokens were cached, though %2: the server's "
-                                     "prefix cache was warmed by another client or by a run with the same prompt salt")
-                          .arg(100.0 * s.total.tokens.cacheHitRatio.value_or(0), 0, 'f', 1)
-                          .arg(shares);
-    }
+    s.warnings << promptWarnings(s.total);
     if (const QString slow = slowConnectWarning(s.total); !slow.isEmpty())
         s.warnings << slow;
     for (std::size_t i = 0; i < m_turns.size(); ++i) {

@@ -37,9 +37,12 @@ class TokenTimeline;
 ///    attempted request that reached them, failed ones included; a connect of kSlowConnectMs or
 ///    more is a summary warning.
 ///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
-///  - Cache hits are unexpected — a summary warning — when the prompts are synthetic with neither
-///    a shared prefix nor a system prompt: each prompt is then unique to the run (its salt), so
-///    any cached token came from outside it. Prompt files and templates may repeat themselves.
+///  - Cache hits are unexpected — a summary warning — beyond the tokens the run's requests share by
+///    design (RunInfo::sharedPromptTokens; the rest of each prompt is unique to it and to the run,
+///    its salt): more came from outside the run. Conversations carry their history and prompts
+///    repeated on purpose are expected to hit. A run that replays a salt says so instead.
+///  - A synthetic prompt the server measured (usage) below ContextSweepSummary::kTruncatedBelow of
+///    its requested size was truncated by it: a summary warning, and out of a context sweep's fit.
 ///  - Conversations get figures per turn index (RequestRecord::turn) from their successful requests.
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
@@ -79,6 +82,8 @@ private:
     ContextSweepSummary contextSweep(const RunSummary &summary) const;
     /// "6 of 16 connects took ≈1 s …: the server's accept queue overflowed …", or empty.
     static QString slowConnectWarning(const SummaryBlock &total);
+    /// What makes the prompts' figures suspect: a replayed salt, unexpected cache hits, truncation.
+    QStringList promptWarnings(const SummaryBlock &total) const;
 
     RunInfo m_info;
     PromptSizing m_promptSizing;
@@ -92,9 +97,17 @@ private:
     struct ContextStage {
         std::int64_t requests = 0;
         LogHistogram promptTokens;
-        std::vector<ContextSweepSummary::Point> points; ///< the first kMaxPointsPerStage
+        std::vector<ContextSweepSummary::Point> points;   ///< the first kMaxPointsPerStage
+        std::vector<ContextSweepSummary::Point> excluded; ///< truncated requests', likewise
     };
     std::vector<ContextStage> m_context; ///< a context sweep (stages with prompt sizes): per stage
+    struct Truncation {
+        std::int64_t requested = 0; ///< the stage's synthetic prompt size, system included; 0: none asked for
+        std::int64_t requests = 0;  ///< successful requests the server truncated
+        std::int64_t measuredMin = 0;
+        std::int64_t measuredMax = 0;
+    };
+    std::vector<Truncation> m_truncation; ///< per stage
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
     int m_streamsPerConnection = 0;

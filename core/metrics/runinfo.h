@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 namespace tb {
 
@@ -51,6 +52,14 @@ struct RunInfo {
     nlohmann::json workload;
     /// Problems found before the run (e.g. requests longer than the model's context): summary warnings.
     QStringList preRunWarnings;
+    /// The most prompt tokens a request shares with other requests of the run by design (system
+    /// prompt, shared prefix, a workload file's system messages), in the sizing tokenizer; none
+    /// when requests repeat one another by design (prompt.repeat, a trace's hash blocks) or it is
+    /// not known (runs from before). More cached tokens than that are a summary warning.
+    std::optional<std::int64_t> sharedPromptTokens;
+    /// The prompt salt was given (--prompt-salt, prompt.salt), not made for this run: its prompts
+    /// are an earlier run's, which a server's prefix cache may still hold.
+    bool saltReplayed = false;
 
     /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
     static RunInfo begin(const RunConfig &config,

@@ -194,6 +194,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
            {{"usage", b.tokens.promptFromUsage},
             {"tokenizer", b.tokens.promptFromTokenizer},
             {"estimate", b.tokens.promptEstimated}}},
+          {"cached_sources", {{"usage", b.tokens.cachedFromUsage}, {"timings", b.tokens.cachedFromTimings}}},
           {"prompt_min", b.tokens.promptMin},
           {"prompt_max", b.tokens.promptMax}}},
         {"concurrency",
@@ -276,6 +277,11 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.tokens.promptEstimated = prompt.integer("estimate");
         b.tokens.promptMin = tokens.integer("prompt_min");
         b.tokens.promptMax = tokens.integer("prompt_max");
+    }
+    if (tokens.has("cached_sources")) { // runs from before cached counts had sources have none
+        const JsonReader cached = tokens.object("cached_sources");
+        b.tokens.cachedFromUsage = cached.integer("usage");
+        b.tokens.cachedFromTimings = cached.integer("timings");
     }
 
     const JsonReader concurrency = n.object("concurrency");

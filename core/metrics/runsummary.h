@@ -121,7 +121,9 @@ struct TokenSummary {
     std::int64_t promptFromUsage = 0; ///< successful requests whose prompt count came from each source
     std::int64_t promptFromTokenizer = 0;
     std::int64_t promptEstimated = 0;
-    std::int64_t promptMin = 0; ///< smallest and largest prompt_tokens of a successful request
+    std::int64_t cachedFromUsage = 0;   ///< successful requests whose cached count the usage gave
+    std::int64_t cachedFromTimings = 0; ///< … or llama.cpp's timings.prompt_n (RequestRecord::cachedSource)
+    std::int64_t promptMin = 0;         ///< smallest and largest prompt_tokens of a successful request
     std::int64_t promptMax = 0;
 };
 

@@ -30,6 +30,8 @@ enum class Field {
     E2e
 };
 constexpr std::size_t kFieldCount = 11;
+// Instances of one saved run's server_metrics.csv: each scrape row combines all of them.
+constexpr std::size_t kMaxCsvSources = 1024;
 
 struct Known {
     Field field;
@@ -151,22 +153,69 @@ ServerLatency latencyFrom(const json &j)
     return l;
 }
 
-ServerLatency latencyOver(const CumulativeHistogram &later, const CumulativeHistogram *earlier)
+/// The observations between two scrapes of a histogram (earlier empty: since the server started),
+/// bucket by bucket; the later one alone after a counter reset or a change of buckets.
+CumulativeHistogram histogramDelta(const CumulativeHistogram &later, const CumulativeHistogram &earlier)
+{
+    if (earlier.isEmpty() || earlier.bounds != later.bounds || later.count() < earlier.count())
+        return later;
+    CumulativeHistogram d = later;
+    for (std::size_t i = 0; i < d.counts.size(); ++i)
+        d.counts[i] = deltaCount(later.counts[i], earlier.counts[i]);
+    d.sum = later.sum - earlier.sum;
+    return d;
+}
+
+/// The sum of several sources' histograms; none when their buckets differ (no common quantile).
+CumulativeHistogram histogramSum(const std::vector<const CumulativeHistogram *> &histograms)
+{
+    CumulativeHistogram sum;
+    for (const CumulativeHistogram *h : histograms) {
+        if (h->isEmpty())
+            continue;
+        if (sum.isEmpty()) {
+            sum = *h;
+            continue;
+        }
+        if (h->bounds != sum.bounds)
+            return {};
+        for (std::size_t i = 0; i < sum.counts.size(); ++i)
+            sum.counts[i] += h->counts[i];
+        sum.sum += h->sum;
+    }
+    return sum;
+}
+
+std::optional<double> plus(const std::optional<double> &a, const std::optional<double> &b)
+{
+    return a && b ? std::optional<double>(*a + *b) : a ? a : b;
+}
+
+std::optional<double> larger(const std::optional<double> &a, const std::optional<double> &b)
+{
+    return a && b ? std::optional<double>(std::max(*a, *b)) : a ? a : b;
+}
+
+/// Percentiles of the observations in `delta` (histogramDelta), in ms.
+ServerLatency latencyOf(const CumulativeHistogram &delta)
 {
     ServerLatency l;
-    if (later.isEmpty())
+    l.count = delta.count();
+    if (l.count <= 0) {
+        l.count = 0;
         return l;
-    const bool reset = earlier && later.count() < earlier->count();
-    const CumulativeHistogram *base = reset || (earlier && earlier->isEmpty()) ? nullptr : earlier;
-    l.count = later.count() - (base ? base->count() : 0);
-    if (l.count <= 0)
-        return l;
-    l.mean = (later.sum - (base ? base->sum : 0)) / l.count * 1000.0;
+    }
+    l.mean = delta.sum / l.count * 1000.0;
     const auto ms = [](std::optional<double> s) { return s ? std::optional<double>(*s * 1000.0) : std::nullopt; };
-    l.p50 = ms(histogramQuantile(later, base, 0.5));
-    l.p90 = ms(histogramQuantile(later, base, 0.9));
-    l.p99 = ms(histogramQuantile(later, base, 0.99));
+    l.p50 = ms(histogramQuantile(delta, nullptr, 0.5));
+    l.p90 = ms(histogramQuantile(delta, nullptr, 0.9));
+    l.p99 = ms(histogramQuantile(delta, nullptr, 0.99));
     return l;
+}
+
+QString seconds(double s)
+{
+    return QString::number(s, 'f', 1) + QStringLiteral(" s");
 }
 
 } // namespace
@@ -286,14 +335,18 @@ std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QStr
 {
     CsvReader reader(csv);
     std::vector<std::string> fields;
-    if (!reader.next(fields) || fields != std::vector<std::string>{"t_s", "name", "labels", "value"}) {
+    // Runs from before several instances were scraped have no instance column.
+    const std::vector<std::string> header{"t_s", "name", "labels", "value", "instance"};
+    if (!reader.next(fields) || !(fields == header || fields == std::vector(header.begin(), header.end() - 1))) {
         if (error)
-            *error = QStringLiteral("line 1: expected the header t_s,name,labels,value");
+            *error = QStringLiteral("line 1: expected the header t_s,name,labels,value,instance");
         return std::nullopt;
     }
+    const std::size_t columns = fields.size();
     ServerSeries series;
-    std::string scrape; // one scrape's rows, as the Prometheus text they came from
-    std::string at;
+    std::map<std::string, int> sources; // instance → source
+    std::string scrape;                 // one scrape's rows, as the Prometheus text they came from
+    std::string at, instance;
     const auto flush = [&]() -> bool {
         if (scrape.empty())
             return true;
@@ -304,20 +357,30 @@ std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QStr
                 *error = QStringLiteral("the scrape at %1 s: %2").arg(QString::fromStdString(at), why);
             return false;
         }
-        series.add(mapServerMetrics(*exposition, QByteArray::fromStdString(at).toDouble()),
+        const auto [source, added] = sources.try_emplace(instance, 0);
+        if (added && sources.size() > kMaxCsvSources) {
+            if (error)
+                *error = QStringLiteral("more than %1 instances").arg(kMaxCsvSources);
+            return false;
+        }
+        if (added)
+            source->second = series.addSource(QString(), QString::fromStdString(instance));
+        series.add(source->second, mapServerMetrics(*exposition, QByteArray::fromStdString(at).toDouble()),
                    detectServerEngine(*exposition));
         scrape.clear();
         return true;
     };
     while (reader.next(fields)) {
-        if (fields.size() != 4) {
+        if (fields.size() != columns) {
             if (error)
-                *error = QStringLiteral("line %1: expected 4 fields").arg(reader.line());
+                *error = QStringLiteral("line %1: expected %2 fields").arg(reader.line()).arg(columns);
             return std::nullopt;
         }
-        if (fields[0] != at && !flush())
+        const std::string &from = columns > 4 ? fields[4] : instance;
+        if ((fields[0] != at || from != instance) && !flush())
             return std::nullopt;
         at = fields[0];
+        instance = from;
         scrape += fields[1] + fields[2] + ' ' + fields[3] + '\n';
     }
     if (!flush())
@@ -334,109 +397,288 @@ void ServerSeries::Accumulator::add(const std::optional<double> &v)
     ++n;
 }
 
+int ServerSeries::addSource(const QString &url, const QString &instance)
+{
+    Source &source = m_sources.emplace_back();
+    source.url = url;
+    source.instance = instance;
+    return int(m_sources.size()) - 1;
+}
+
 void ServerSeries::markMeasurementStart(double tS)
 {
     if (m_markS)
         return;
     m_markS = tS;
-    // Gauges count from here; the counters and histograms from the last scrape before it.
-    m_running = m_waiting = m_kv = m_hitRate = {};
-    m_baseline = m_last;
-}
-
-void ServerSeries::add(const ServerPoint &point, const QString &engine)
-{
-    m_engine = engine;
-    ServerRow row;
-    row.tS = point.tS;
-    row.running = point.running.value_or(ServerRow::kNone);
-    row.waiting = point.waiting.value_or(ServerRow::kNone);
-    row.kvCachePct = point.kvCacheFraction ? *point.kvCacheFraction * 100.0 : ServerRow::kNone;
-    if (m_last) {
-        const ServerPoint &prev = *m_last;
-        const double dt = point.tS - prev.tS;
-        const auto rate = [dt](const std::optional<double> &now, const std::optional<double> &before) {
-            return now && before && dt > 0 ? deltaCount(*now, *before) / dt : ServerRow::kNone;
-        };
-        row.promptTokensPerS = rate(point.promptTokens, prev.promptTokens);
-        row.generationTokensPerS = rate(point.generationTokens, prev.generationTokens);
-        const auto ms = [](std::optional<double> s) { return s ? *s * 1000.0 : ServerRow::kNone; };
-        row.ttftP50Ms = ms(histogramQuantile(point.ttft, &prev.ttft, 0.5));
-        row.ttftP99Ms = ms(histogramQuantile(point.ttft, &prev.ttft, 0.99));
-        row.itlP50Ms = ms(histogramQuantile(point.itl, &prev.itl, 0.5));
-        if (point.prefixHits && point.prefixQueries && prev.prefixHits && prev.prefixQueries) {
-            const double queries = deltaCount(*point.prefixQueries, *prev.prefixQueries);
-            if (queries > 0)
-                row.prefixHitRatio = deltaCount(*point.prefixHits, *prev.prefixHits) / queries;
-        }
+    // Gauges count from here; the counters and histograms from each source's last scrape before it.
+    m_gauges = {};
+    for (Source &source : m_sources) {
+        source.gauges = {};
+        source.baseline = source.last;
     }
-    if (std::isnan(row.prefixHitRatio) && point.prefixHitRate)
-        row.prefixHitRatio = *point.prefixHitRate;
-    m_rows.push_back(row);
-    if (!m_baseline)
-        m_baseline = point; // the first scrape, or the first after the measurement started
-    m_last = point;
-    m_running.add(point.running);
-    m_waiting.add(point.waiting);
-    m_kv.add(point.kvCacheFraction ? std::optional<double>(*point.kvCacheFraction * 100.0) : std::nullopt);
-    m_hitRate.add(point.prefixHitRate);
 }
 
-void ServerSeries::addFailure(const QString &problem)
+ServerSeries::Interval ServerSeries::intervalOf(const ServerPoint &point, const ServerPoint *earlier)
 {
-    ++m_failures;
-    if (m_problem.isEmpty())
-        m_problem = problem;
+    Interval i;
+    i.running = point.running;
+    i.waiting = point.waiting;
+    if (point.kvCacheFraction)
+        i.kvPct = *point.kvCacheFraction * 100.0;
+    i.hitRate = point.prefixHitRate;
+    i.hitRates = point.prefixHitRate ? 1 : 0;
+    if (!earlier)
+        return i;
+    i.seconds = point.tS - earlier->tS;
+    const auto delta = [](const std::optional<double> &now, const std::optional<double> &before) {
+        return now && before ? std::optional<double>(deltaCount(*now, *before)) : std::nullopt;
+    };
+    i.promptTokens = delta(point.promptTokens, earlier->promptTokens);
+    i.generationTokens = delta(point.generationTokens, earlier->generationTokens);
+    i.prefixHits = delta(point.prefixHits, earlier->prefixHits);
+    i.prefixQueries = delta(point.prefixQueries, earlier->prefixQueries);
+    if (i.seconds > 0) {
+        if (i.promptTokens)
+            i.promptPerS = *i.promptTokens / i.seconds;
+        if (i.generationTokens)
+            i.generationPerS = *i.generationTokens / i.seconds;
+    }
+    i.ttft = histogramDelta(point.ttft, earlier->ttft);
+    i.itl = histogramDelta(point.itl, earlier->itl);
+    i.e2e = histogramDelta(point.e2e, earlier->e2e);
+    return i;
+}
+
+ServerSeries::Interval ServerSeries::combine(const std::vector<const Interval *> &intervals)
+{
+    if (intervals.size() == 1)
+        return *intervals.front();
+    Interval c;
+    std::vector<const CumulativeHistogram *> ttft, itl, e2e;
+    for (const Interval *i : intervals) {
+        c.seconds = std::max(c.seconds, i->seconds);
+        c.running = plus(c.running, i->running);
+        c.waiting = plus(c.waiting, i->waiting);
+        c.kvPct = larger(c.kvPct, i->kvPct);
+        c.hitRate = plus(c.hitRate, i->hitRate);
+        c.hitRates += i->hitRates;
+        c.promptTokens = plus(c.promptTokens, i->promptTokens);
+        c.generationTokens = plus(c.generationTokens, i->generationTokens);
+        c.prefixHits = plus(c.prefixHits, i->prefixHits);
+        c.prefixQueries = plus(c.prefixQueries, i->prefixQueries);
+        c.promptPerS = plus(c.promptPerS, i->promptPerS);
+        c.generationPerS = plus(c.generationPerS, i->generationPerS);
+        ttft.push_back(&i->ttft);
+        itl.push_back(&i->itl);
+        e2e.push_back(&i->e2e);
+    }
+    if (c.hitRates > 0)
+        c.hitRate = *c.hitRate / c.hitRates;
+    c.ttft = histogramSum(ttft);
+    c.itl = histogramSum(itl);
+    c.e2e = histogramSum(e2e);
+    return c;
+}
+
+ServerRow ServerSeries::rowOf(double tS, const Interval &i)
+{
+    ServerRow row;
+    row.tS = tS;
+    row.running = i.running.value_or(ServerRow::kNone);
+    row.waiting = i.waiting.value_or(ServerRow::kNone);
+    row.kvCachePct = i.kvPct.value_or(ServerRow::kNone);
+    row.promptTokensPerS = i.promptPerS.value_or(ServerRow::kNone);
+    row.generationTokensPerS = i.generationPerS.value_or(ServerRow::kNone);
+    const auto ms = [](std::optional<double> s) { return s ? *s * 1000.0 : ServerRow::kNone; };
+    row.ttftP50Ms = ms(histogramQuantile(i.ttft, nullptr, 0.5));
+    row.ttftP99Ms = ms(histogramQuantile(i.ttft, nullptr, 0.99));
+    row.itlP50Ms = ms(histogramQuantile(i.itl, nullptr, 0.5));
+    if (i.prefixHits && i.prefixQueries && *i.prefixQueries > 0)
+        row.prefixHitRatio = *i.prefixHits / *i.prefixQueries;
+    else if (i.hitRate)
+        row.prefixHitRatio = *i.hitRate;
+    return row;
+}
+
+void ServerSeries::add(int index, const ServerPoint &point, const QString &engine)
+{
+    Source &source = m_sources.at(std::size_t(index));
+    source.engine = engine;
+    source.latest = intervalOf(point, source.last ? &*source.last : nullptr);
+    if (!source.baseline)
+        source.baseline = point; // the first scrape, or the first after the measurement started
+    source.last = point;
+    source.lastScrapeS = point.tS;
+    ++source.scrapes;
+    source.failuresSinceScrape = 0;
+    source.gauges.running.add(point.running);
+    source.gauges.waiting.add(point.waiting);
+    source.gauges.kv.add(source.latest->kvPct);
+    source.gauges.hitRate.add(point.prefixHitRate);
+    std::vector<const Interval *> latest;
+    for (const Source &s : m_sources) {
+        if (s.latest)
+            latest.push_back(&*s.latest);
+    }
+    const Interval now = combine(latest);
+    m_rows.push_back(rowOf(point.tS, now));
+    m_gauges.running.add(now.running);
+    m_gauges.waiting.add(now.waiting);
+    m_gauges.kv.add(now.kvPct);
+    m_gauges.hitRate.add(now.hitRate);
+}
+
+void ServerSeries::addFailure(int index, double tS, const QString &problem)
+{
+    Source &source = m_sources.at(std::size_t(index));
+    ++source.failures;
+    if (source.problem.isEmpty())
+        source.problem = problem;
+    source.lastProblem = problem;
+    if (!source.firstFailureS)
+        source.firstFailureS = tS;
+    source.lastFailureS = tS;
+    ++source.failuresSinceScrape;
+}
+
+ServerSeries::Interval ServerSeries::windowOf(const Source &source, double *seconds)
+{
+    // Before the measurement started (or with one scrape) the window is everything so far.
+    const bool based = source.baseline && source.baseline->tS < source.last->tS;
+    *seconds = based ? source.last->tS - source.baseline->tS : 0;
+    static const ServerPoint start;
+    Interval window = intervalOf(*source.last, based ? &*source.baseline : &start);
+    if (!based) { // counted since the server started: no rate over a window
+        window.promptPerS.reset();
+        window.generationPerS.reset();
+    }
+    return window;
+}
+
+void ServerSeries::fill(ServerSummary &s, const Interval &window, const Gauges &gauges)
+{
+    s.ttft = latencyOf(window.ttft);
+    s.itl = latencyOf(window.itl);
+    s.e2e = latencyOf(window.e2e);
+    s.runningMean = gauges.running.mean();
+    s.runningMax = gauges.running.peak();
+    s.waitingMean = gauges.waiting.mean();
+    s.waitingMax = gauges.waiting.peak();
+    s.kvCachePctMean = gauges.kv.mean();
+    s.kvCachePctPeak = gauges.kv.peak();
+    s.promptTokensPerS = window.promptPerS;
+    s.generationTokensPerS = window.generationPerS;
+    s.promptTokens = window.promptTokens;
+    if (window.prefixHits && window.prefixQueries && *window.prefixQueries > 0)
+        s.prefixHitRatio = *window.prefixHits / *window.prefixQueries;
+    else
+        s.prefixHitRatio = gauges.hitRate.mean();
+}
+
+ServerSummary ServerSeries::summaryOf(const Source &source)
+{
+    ServerSummary s;
+    s.url = source.url;
+    s.instance = source.instance;
+    s.engine = source.engine;
+    s.scrapes = source.scrapes;
+    s.failures = source.failures;
+    s.problem = source.problem;
+    if (!source.last)
+        return s;
+    const Interval window = windowOf(source, &s.windowS);
+    fill(s, window, source.gauges);
+    return s;
 }
 
 std::optional<ServerSummary> ServerSeries::summary() const
 {
-    if (m_rows.empty() && m_failures == 0)
+    std::vector<const Source *> seen; // a guessed endpoint that was not there has nothing to say
+    for (const Source &source : m_sources) {
+        if (source.scrapes > 0 || source.failures > 0)
+            seen.push_back(&source);
+    }
+    if (seen.empty())
         return std::nullopt;
+    if (seen.size() == 1)
+        return summaryOf(*seen.front());
     ServerSummary s;
-    s.url = m_url;
-    s.engine = m_engine;
-    s.scrapes = int(m_rows.size());
-    s.failures = m_failures;
-    s.problem = m_problem;
-    if (!m_last)
-        return s;
-    // Before the measurement started (or with one scrape) the window is everything so far.
-    const ServerPoint *base = m_baseline && m_baseline->tS < m_last->tS ? &*m_baseline : nullptr;
-    s.windowS = base ? m_last->tS - base->tS : 0;
-    s.ttft = latencyOver(m_last->ttft, base ? &base->ttft : nullptr);
-    s.itl = latencyOver(m_last->itl, base ? &base->itl : nullptr);
-    s.e2e = latencyOver(m_last->e2e, base ? &base->e2e : nullptr);
-    s.runningMean = m_running.mean();
-    s.runningMax = m_running.peak();
-    s.waitingMean = m_waiting.mean();
-    s.waitingMax = m_waiting.peak();
-    s.kvCachePctMean = m_kv.mean();
-    s.kvCachePctPeak = m_kv.peak();
-    if (base && s.windowS > 0) {
-        const auto rate = [&](const std::optional<double> &now,
-                              const std::optional<double> &before) -> std::optional<double> {
-            if (!now || !before)
-                return std::nullopt;
-            return deltaCount(*now, *before) / s.windowS;
-        };
-        s.promptTokensPerS = rate(m_last->promptTokens, base->promptTokens);
-        s.generationTokensPerS = rate(m_last->generationTokens, base->generationTokens);
-        if (m_last->prefixHits && m_last->prefixQueries && base->prefixHits && base->prefixQueries) {
-            const double queries = deltaCount(*m_last->prefixQueries, *base->prefixQueries);
-            if (queries > 0)
-                s.prefixHitRatio = deltaCount(*m_last->prefixHits, *base->prefixHits) / queries;
+    QStringList urls;
+    std::vector<Interval> windows;
+    for (const Source *source : seen) {
+        ServerSummary &one = s.instances.emplace_back(summaryOf(*source));
+        urls << one.url;
+        s.engine = s.engine.isEmpty() || s.engine == one.engine ? one.engine : QStringLiteral("mixed");
+        s.scrapes += one.scrapes;
+        s.failures += one.failures;
+        if (s.problem.isEmpty() && !one.problem.isEmpty())
+            s.problem = QStringLiteral("%1: %2").arg(one.url, one.problem);
+        s.windowS = std::max(s.windowS, one.windowS);
+        if (source->last) {
+            double unused = 0;
+            windows.push_back(windowOf(*source, &unused));
         }
     }
-    if (!s.prefixHitRatio)
-        s.prefixHitRatio = m_hitRate.mean();
+    s.url = urls.join(QStringLiteral(", "));
+    std::vector<const Interval *> parts;
+    for (const Interval &w : windows)
+        parts.push_back(&w);
+    if (!parts.empty())
+        fill(s, combine(parts), m_gauges);
     return s;
+}
+
+QStringList ServerSeries::warnings() const
+{
+    QStringList out;
+    for (const Source &s : m_sources) {
+        if (s.failuresSinceScrape == 0)
+            continue;
+        if (!s.lastScrapeS) {
+            out << QStringLiteral("server metrics from %1 never came: %2 (%3 failed scrapes, %4 to %5)")
+                       .arg(s.url, s.problem)
+                       .arg(s.failures)
+                       .arg(seconds(*s.firstFailureS), seconds(*s.lastFailureS));
+        } else {
+            out << QStringLiteral("server metrics from %1 stopped after %2: %3 (%4 failed scrapes to %5); the "
+                                  "server figures cover the run up to %2")
+                       .arg(s.url, seconds(*s.lastScrapeS), s.lastProblem)
+                       .arg(s.failuresSinceScrape)
+                       .arg(seconds(*s.lastFailureS));
+        }
+    }
+    return out;
+}
+
+QString ServerSummary::compareCacheHits(std::int64_t sent, std::optional<double> responsesRatio)
+{
+    promptTokensSent = sent;
+    if (engine == QLatin1String("llamacpp") && promptTokens && sent > 0) {
+        // llama.cpp counts the prompt tokens it evaluated: what its cache served is not in it.
+        cacheHitRatio = std::clamp(1.0 - *promptTokens / double(sent), 0.0, 1.0);
+        cacheHitSource = QStringLiteral("llamacpp:prompt_tokens_total (evaluated) against the prompt tokens sent");
+    } else if (prefixHitRatio) {
+        cacheHitRatio = prefixHitRatio;
+        cacheHitSource = QStringLiteral("%1's prefix-cache hit ratio").arg(engine);
+    } else {
+        return {};
+    }
+    const double responses = responsesRatio.value_or(0);
+    if (std::abs(*cacheHitRatio - responses) < 0.1)
+        return {};
+    return QStringLiteral("cache hits: the server's counters say %1% of prompt tokens came from its cache (%2), the "
+                          "responses' cached_tokens %3%; another client's traffic or an engine that reports no "
+                          "cached tokens per request can make them differ")
+        .arg(*cacheHitRatio * 100.0, 0, 'f', 1)
+        .arg(cacheHitSource)
+        .arg(responses * 100.0, 0, 'f', 1);
 }
 
 json ServerSummary::toJson() const
 {
-    return {
+    json j = {
         {"metrics_url", url.toStdString()},
+        {"instance", instance.isEmpty() ? json() : json(instance.toStdString())},
         {"engine", engine.toStdString()},
         {"scrapes", scrapes},
         {"failed_scrapes", failures},
@@ -451,7 +693,17 @@ json ServerSummary::toJson() const
         {"prefix_cache_hit_ratio", optionalJson(prefixHitRatio)},
         {"prompt_tokens_per_s", optionalJson(promptTokensPerS)},
         {"generation_tokens_per_s", optionalJson(generationTokensPerS)},
+        {"prompt_tokens", optionalJson(promptTokens)},
+        {"cache_hit_ratio", optionalJson(cacheHitRatio)},
+        {"cache_hit_source", cacheHitSource.isEmpty() ? json() : json(cacheHitSource.toStdString())},
+        {"prompt_tokens_sent", promptTokensSent ? json(*promptTokensSent) : json()},
     };
+    if (!instances.empty()) {
+        json &each = j["instances"] = json::array();
+        for (const ServerSummary &one : instances)
+            each.push_back(one.toJson());
+    }
+    return j;
 }
 
 std::optional<ServerSummary> ServerSummary::fromJson(const json &j, QString *error)
@@ -466,6 +718,7 @@ std::optional<ServerSummary> ServerSummary::fromJson(const json &j, QString *err
     };
     ServerSummary s;
     s.url = text("metrics_url");
+    s.instance = text("instance");
     s.engine = text("engine");
     s.problem = text("problem");
     s.scrapes = int(optionalFrom(j, "scrapes").value_or(0));
@@ -484,6 +737,23 @@ std::optional<ServerSummary> ServerSummary::fromJson(const json &j, QString *err
     s.prefixHitRatio = optionalFrom(j, "prefix_cache_hit_ratio");
     s.promptTokensPerS = optionalFrom(j, "prompt_tokens_per_s");
     s.generationTokensPerS = optionalFrom(j, "generation_tokens_per_s");
+    s.promptTokens = optionalFrom(j, "prompt_tokens");
+    s.cacheHitRatio = optionalFrom(j, "cache_hit_ratio");
+    s.cacheHitSource = text("cache_hit_source");
+    if (const auto sent = optionalFrom(j, "prompt_tokens_sent"))
+        s.promptTokensSent = std::int64_t(*sent);
+    if (j.contains("instances") && j["instances"].is_array()) {
+        for (const json &one : j["instances"]) {
+            // One level: an instance's block is one endpoint's.
+            auto block = one.is_object() && one.contains("instances") ? std::nullopt : fromJson(one, error);
+            if (!block) {
+                if (error)
+                    *error = QStringLiteral("instances: ") + *error;
+                return std::nullopt;
+            }
+            s.instances.push_back(std::move(*block));
+        }
+    }
     return s;
 }
 

@@ -9,10 +9,12 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -86,10 +88,12 @@ struct ServerLatency {
     std::optional<double> p99;
 };
 
-/// summary.json's `server` block.
+/// summary.json's `server` block: one scraped endpoint's, or with several (one per instance of the
+/// target) their combination, each endpoint's own block in `instances`.
 struct ServerSummary {
-    QString url;        ///< scraped endpoint (no credentials)
-    QString engine;     ///< detectServerEngine()
+    QString url;        ///< scraped endpoint (no credentials); several: joined with ", "
+    QString instance;   ///< the target instance the endpoint belongs to; empty when several or none
+    QString engine;     ///< detectServerEngine(); "mixed" when several endpoints differ
     int scrapes = 0;    ///< successful scrapes
     int failures = 0;   ///< failed scrapes
     QString problem;    ///< the first failure, as reported; empty when none
@@ -103,29 +107,63 @@ struct ServerSummary {
     std::optional<double> prefixHitRatio; ///< hits / queries over the window, else the server's gauge
     std::optional<double> promptTokensPerS;
     std::optional<double> generationTokensPerS;
+    /// The prompt-token counter's increase over the window: what llama.cpp evaluated (its cache
+    /// hits are not in it), every prompt token for vLLM and SGLang.
+    std::optional<double> promptTokens;
+    /// The server's own share of prompt tokens served from its cache over the window, and what it
+    /// comes from (compareCacheHits()).
+    std::optional<double> cacheHitRatio;
+    QString cacheHitSource;
+    std::optional<std::int64_t> promptTokensSent; ///< the client's prompt tokens it is measured against
+    std::vector<ServerSummary> instances;         ///< several endpoints: each one's block
+
+    /// Sets the server-side cache hits from its counters against the prompt tokens the client's
+    /// measured requests sent: llama.cpp's evaluated prompt tokens give 1 − evaluated / sent, vLLM's
+    /// and SGLang's prefix-cache counters hits / queries. Returns a warning when that differs from
+    /// `responsesRatio` (the responses' cached_tokens / prompt tokens) by 10 points or more; empty
+    /// otherwise.
+    QString compareCacheHits(std::int64_t sent, std::optional<double> responsesRatio);
 
     nlohmann::json toJson() const;
     static std::optional<ServerSummary> fromJson(const nlohmann::json &json, QString *error);
 };
 
-/// A run's scrapes: the dashboard rows and the summary over the measurement window (from the last
-/// scrape before the first measured request was sent — after warm-up — to the last scrape). Keeps
-/// the rows (small) and only the two histogram snapshots the window needs.
+/// A run's scrapes of one or more endpoints (a target's instances): the dashboard rows and the
+/// summary over the measurement window (from each endpoint's last scrape before the first measured
+/// request was sent — after warm-up — to its last scrape). Keeps the rows (small) and only the
+/// histogram snapshots the window needs.
 class ServerSeries
 {
 public:
-    void setEndpoint(const QString &url) { m_url = url; }
+    /// A scraped endpoint: its URL as shown and the target instance it belongs to (may be empty);
+    /// returns its index for add() and addFailure().
+    int addSource(const QString &url, const QString &instance = {});
     /// The measurement starts (warm-up over) at run time tS.
     void markMeasurementStart(double tS);
-    void add(const ServerPoint &point, const QString &engine);
-    void addFailure(const QString &problem);
+    void add(int source, const ServerPoint &point, const QString &engine);
+    /// A failed scrape of `source` at run time tS.
+    void addFailure(int source, double tS, const QString &problem);
 
     bool isEmpty() const { return m_rows.empty(); }
+    /// One row per scrape of any source; with several, over each one's latest scrape: gauges and
+    /// rates summed, KV use the largest, percentiles of the summed histogram deltas.
     const std::vector<ServerRow> &rows() const { return m_rows; }
     /// None before the first scrape or failure.
     std::optional<ServerSummary> summary() const;
+    /// A source whose metrics never came, or stopped coming, with the reason and the run time.
+    QStringList warnings() const;
 
 private:
+    /// What one scrape says against an earlier one, in a form that sums over sources.
+    struct Interval {
+        double seconds = 0;
+        std::optional<double> running, waiting, kvPct;
+        std::optional<double> hitRate; ///< a hit-rate gauge (the mean when combined)
+        int hitRates = 0;              ///< gauges in hitRate
+        std::optional<double> promptTokens, generationTokens, prefixHits, prefixQueries; ///< counter deltas
+        std::optional<double> promptPerS, generationPerS;
+        CumulativeHistogram ttft, itl, e2e; ///< bucket deltas
+    };
     struct Accumulator {
         double sum = 0;
         double max = -std::numeric_limits<double>::infinity();
@@ -134,16 +172,38 @@ private:
         std::optional<double> mean() const { return n ? std::optional<double>(sum / n) : std::nullopt; }
         std::optional<double> peak() const { return n ? std::optional<double>(max) : std::nullopt; }
     };
+    struct Gauges {
+        Accumulator running, waiting, kv, hitRate;
+    };
+    struct Source {
+        QString url;
+        QString instance;
+        QString engine;
+        QString problem; ///< the first failure
+        QString lastProblem;
+        int scrapes = 0;
+        int failures = 0;
+        int failuresSinceScrape = 0;
+        std::optional<double> firstFailureS, lastFailureS, lastScrapeS;
+        std::optional<ServerPoint> baseline;
+        std::optional<ServerPoint> last;
+        std::optional<Interval> latest; ///< its last scrape against the one before
+        Gauges gauges;
+    };
 
-    QString m_url;
-    QString m_engine;
-    QString m_problem;
-    int m_failures = 0;
+    /// `point` against `earlier`: none, no deltas (a first scrape); an empty point, since the start.
+    static Interval intervalOf(const ServerPoint &point, const ServerPoint *earlier);
+    static Interval combine(const std::vector<const Interval *> &intervals);
+    static ServerRow rowOf(double tS, const Interval &interval);
+    /// The source's measurement window, and its length (0: one scrape, counted since the start).
+    static Interval windowOf(const Source &source, double *seconds);
+    static void fill(ServerSummary &s, const Interval &window, const Gauges &gauges);
+    static ServerSummary summaryOf(const Source &source);
+
+    std::vector<Source> m_sources;
     std::optional<double> m_markS;
-    std::optional<ServerPoint> m_baseline;
-    std::optional<ServerPoint> m_last;
     std::vector<ServerRow> m_rows;
-    Accumulator m_running, m_waiting, m_kv, m_hitRate;
+    Gauges m_gauges; ///< of the rows (all sources' latest scrapes)
 };
 
 } // namespace tb

@@ -55,6 +55,7 @@ enum Column {
     Turn,
     Conversation,
     PromptTokenSource,
+    CachedSource,
     BlockedMs,
     ConnectMs,
     TlsMs,
@@ -103,6 +104,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "turn",
     "conversation",
     "prompt_token_source",
+    "cached_source",
     "blocked_ms",
     "connect_ms",
     "tls_ms",
@@ -336,6 +338,9 @@ json runInfoToJson(const RunInfo &info)
         {"stages", stagesToJson(info.stages)},
         {"config", toJson(info.config)},
         {"connection", info.connection.toJson()},
+        {"prompts",
+         {{"shared_tokens", info.sharedPromptTokens ? json(*info.sharedPromptTokens) : json()},
+          {"salt_replayed", info.saltReplayed}}},
     };
     if (info.wallOriginNs > 0)
         j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
@@ -384,6 +389,12 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     info.host = fromStd(j.value("host", std::string()));
     if (const auto connection = j.find("connection"); connection != j.end())
         info.connection = ConnectionInfo::fromJson(*connection);
+    if (const auto prompts = j.find("prompts"); prompts != j.end() && prompts->is_object()) {
+        if (const auto shared = prompts->find("shared_tokens"); shared != prompts->end() && shared->is_number_integer())
+            info.sharedPromptTokens =
+                std::clamp<std::int64_t>(shared->get<std::int64_t>(), 0, limits::kMaxPromptTokens);
+        info.saltReplayed = prompts->value("salt_replayed", json()) == json(true);
+    }
     info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
     if (const auto clock = j.find("clock"); clock != j.end() && clock->is_object()) {
         const auto ns = [&](const char *key) {
@@ -475,6 +486,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
     put(tokenSourceName(r.promptTokenSource));
+    put(cacheSourceName(r.cachedSource));
     putMs(r.blockedMs());
     putMs(r.connectMs());
     putMs(r.tlsMs());
@@ -550,6 +562,10 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
             f.fail(
                 QStringLiteral("column 'prompt_token_source': unknown source '%1'").arg(f.string(PromptTokenSource)));
     }
+    if (const auto source = cacheSourceFromName(f.string(CachedSource)))
+        r.cachedSource = *source;
+    else
+        f.fail(QStringLiteral("column 'cached_source': unknown source '%1'").arg(f.string(CachedSource)));
     // Runs from before load balancing have no instance column: all went to the one url.
     if (f.has(Instance)) {
         const QString url = f.string(Instance);

@@ -100,19 +100,22 @@ public:
                         calibrated.localTokens =
                             plan->prompts->localSystemTokens() + plan->prompts->localPromptTokens();
                     }
+                    for (const QString &warning : c.warnings)
+                        m_warnings << QStringLiteral("calibration: ") + warning;
+                    if (!calibrated.calibrationError.isEmpty())
+                        m_warnings << QStringLiteral("prompts not calibrated (--calibrate): %1; sized by %2 alone")
+                                          .arg(calibrated.calibrationError, calibrated.tokenizer);
                     setPromptSizing(calibrated);
                     run(workerThreads, clock);
-                    if (m_stopRequested)
-                        m_controller->stop();
                 });
         m_calibrator->start();
     }
 
     void run(int workerThreads, const RunClock &clock)
     {
+        m_workerThreads = workerThreads;
         m_controller =
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
-        startScrapers();
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
                 const double tS = double(m_controller->clock().nowNs()) / 1e9;
@@ -123,27 +126,42 @@ public:
             post([stage, name, warmup](BenchmarkRunner *r) { Q_EMIT r->stageStarted(stage, name, warmup); });
         });
         connect(m_controller.get(), &LoadController::finished, this, &RunSession::finish);
-        m_recordsTimer.start(kRecordsIntervalMs);
-        m_snapshotTimer.start(kSnapshotIntervalMs);
-        m_controller->start(workerThreads);
-        // After start(): the transport threads it probes exist only from then on.
-        m_health =
-            std::make_unique<ClientHealthMonitor>(clock, m_controller->transportThreadObjects(), sendLagIsTheClients());
-        m_health->setStallMs(m_runner->m_testStallMs);
-        m_health->setTransportStallMs(m_runner->m_testTransportStallMs);
-        m_health->start();
+        // The server's metrics endpoints answer once before the load (each within the scrape
+        // timeout): a busy server's /metrics may not answer again until its first prefill is over.
+        startScrapers();
+        if (m_probesAwaited == 0 || m_stopRequested)
+            startLoad();
     }
 
     void stop()
     {
         m_stopRequested = true;
-        if (m_controller)
+        if (m_loadStarted)
             m_controller->stop();
+        else if (m_controller) // still probing the metrics endpoints: nothing to wait for now
+            startLoad();
         else if (m_calibrator)
             m_calibrator->abort();
     }
 
 private:
+    void startLoad()
+    {
+        if (std::exchange(m_loadStarted, true))
+            return;
+        m_recordsTimer.start(kRecordsIntervalMs);
+        m_snapshotTimer.start(kSnapshotIntervalMs);
+        m_controller->start(m_workerThreads);
+        // After start(): the transport threads it probes exist only from then on.
+        m_health = std::make_unique<ClientHealthMonitor>(m_controller->clock(), m_controller->transportThreadObjects(),
+                                                         sendLagIsTheClients());
+        m_health->setStallMs(m_runner->m_testStallMs);
+        m_health->setTransportStallMs(m_runner->m_testTransportStallMs);
+        m_health->start();
+        if (m_stopRequested)
+            m_controller->stop();
+    }
+
     void setPromptSizing(const PromptSizing &sizing)
     {
         for (auto &sink : m_sinks)
@@ -158,45 +176,56 @@ private:
         RunWriter writer;
         ServerSeries server;
         std::unique_ptr<MetricsScraper> scraper;
-        bool scrapeFailed = false;
-        bool scraping = false; ///< the last scrape is awaited
+        std::vector<bool> failureSaid; ///< per endpoint: its first failure was signalled
+        bool scraping = false;         ///< the last scrape is awaited
     };
 
-    /// One scraper per target whose metrics endpoint is known, each on its own thread.
+    /// One scraper per target whose metrics are scraped (an endpoint per instance, or the one given),
+    /// each on its own thread; counts the probes to await before the load.
     void startScrapers()
     {
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             Sink &sink = *m_sinks[i];
-            bool discovered = false;
-            const QUrl url = MetricsScraper::endpointFor(sink.aggregator.info().config.target, &discovered);
-            if (url.isEmpty())
-                continue;
             MetricsScraper::Options options;
-            options.url = url;
-            options.discovered = discovered;
+            options.endpoints = MetricsScraper::endpointsFor(sink.aggregator.info().config.target);
+            if (options.endpoints.empty())
+                continue;
+            QStringList shown;
+            for (const MetricsScraper::Endpoint &e : options.endpoints) {
+                shown << MetricsScraper::displayUrl(e.url);
+                sink.server.addSource(shown.back(), e.instance);
+            }
+            sink.failureSaid.assign(options.endpoints.size(), false);
             options.csvPath = sink.writer.directory() + QStringLiteral("/server_metrics.csv");
             options.clock = m_controller->clock();
-            const QString shown = MetricsScraper::displayUrl(url);
-            sink.server.setEndpoint(shown);
             sink.scraper = std::make_unique<MetricsScraper>(options);
             MetricsScraper *scraper = sink.scraper.get();
             connect(scraper, &MetricsScraper::scraped, this,
-                    [&sink](const ServerPoint &point, const QString &engine) { sink.server.add(point, engine); });
-            connect(scraper, &MetricsScraper::scrapeFailed, this,
-                    [this, &sink, i, shown](const QString &problem, bool stopped) {
-                        // A guessed endpoint that is not there is no failure of the run: nothing is kept.
-                        if (!(stopped && sink.server.isEmpty()))
-                            sink.server.addFailure(problem);
-                        if (!std::exchange(sink.scrapeFailed, true)) {
-                            post([i, shown, problem, stopped](BenchmarkRunner *r) {
-                                Q_EMIT r->serverMetricsFailed(int(i), shown, problem, stopped);
-                            });
-                        }
+                    [&sink](int endpoint, const ServerPoint &point, const QString &engine) {
+                        sink.server.add(endpoint, point, engine);
                     });
+            connect(scraper, &MetricsScraper::scrapeFailed, this,
+                    [this, &sink, i, shown](int endpoint, double tS, const QString &problem, bool stopped) {
+                        // A guessed endpoint that is not there is no failure of the run: nothing is kept.
+                        if (!stopped)
+                            sink.server.addFailure(endpoint, tS, problem);
+                        auto said = sink.failureSaid[std::size_t(endpoint)];
+                        if (said)
+                            return;
+                        said = true;
+                        post([i, url = shown.value(endpoint), problem, stopped](BenchmarkRunner *r) {
+                            Q_EMIT r->serverMetricsFailed(int(i), url, problem, stopped);
+                        });
+                    });
+            connect(scraper, &MetricsScraper::probed, this, [this] {
+                if (--m_probesAwaited == 0)
+                    startLoad();
+            });
             connect(scraper, &MetricsScraper::finished, this, [this, &sink] {
                 if (std::exchange(sink.scraping, false))
                     lastScrapeDone();
             });
+            ++m_probesAwaited;
             scraper->start();
         }
     }
@@ -204,7 +233,22 @@ private:
     RunSummary summaryOf(const Sink &sink) const
     {
         RunSummary summary = sink.aggregator.summary();
+        summary.warnings << m_warnings;
         summary.server = sink.server.summary();
+        summary.warnings << sink.server.warnings();
+        if (summary.server) {
+            const TokenSummary &tokens = summary.total.tokens;
+            if (const QString disagree = summary.server->compareCacheHits(tokens.input, tokens.cacheHitRatio);
+                !disagree.isEmpty())
+                summary.warnings << disagree;
+            // Each instance's own endpoint against the requests it was sent (the run's warning is enough).
+            for (ServerSummary &one : summary.server->instances) {
+                const auto block = std::find_if(summary.instances.begin(), summary.instances.end(),
+                                                [&one](const SummaryBlock &b) { return b.name == one.instance; });
+                if (block != summary.instances.end())
+                    one.compareCacheHits(block->tokens.input, block->tokens.cacheHitRatio);
+            }
+        }
         if (m_health) {
             summary.client = m_health->summary();
             if (summary.client->saturated)
@@ -351,6 +395,10 @@ private:
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
     QString m_writeError;
+    QStringList m_warnings; ///< of the run's preparation (calibration), for every summary
+    int m_workerThreads = 0;
+    int m_probesAwaited = 0; ///< scrapers whose endpoints have not all answered once yet
+    bool m_loadStarted = false;
     bool m_finished = false;
     bool m_stopRequested = false;
     QPointer<PromptCalibrator> m_calibrator;
@@ -446,6 +494,8 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxyOrigin = proxy.origin;
         info.connection.transport = transportKindName(builder.transport()); // a proxy may have moved it
         info.shard = m_shard;
+        info.saltReplayed = !configured.prompt.salt.isEmpty() && !m_freshSalt;
+        info.sharedPromptTokens = plan->prompts->sharedTokens();
         if (const auto &stats = plan->prompts->workloadStats()) {
             info.workload = stats->toJson();
             if (stats->badLines > 0)

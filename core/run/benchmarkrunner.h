@@ -85,11 +85,16 @@ public:
     /// that exceed it are counted before the run, as a warning in info().preRunWarnings and the
     /// summary. 0: unknown. Applies to the next start().
     void setContextTokens(qint64 tokens) { m_contextTokens = tokens; }
+    /// The configuration's prompt salt was made for this run (a sharded run's common salt), not
+    /// given back from an earlier run: the run does not replay it (RunInfo::saltReplayed). Applies
+    /// to the next start().
+    void setFreshSalt(bool fresh) { m_freshSalt = fresh; }
 
     /// Validates the configuration, creates the run directory and starts. On failure returns
     /// false with *error; failureIsConfiguration() then tells a bad configuration (exit 2) from a
     /// runtime failure such as an unwritable directory (exit 1). Without a prompt salt the run
-    /// gets a fresh one (info().config.prompt.salt).
+    /// gets a fresh one (info().config.prompt.salt); with one, it replays that salt's prompts
+    /// and says so (info().saltReplayed) unless setFreshSalt().
     bool start(const RunConfig &config, QString *error);
     /// An interleaved comparison: each request of `workload` goes to every target at the same
     /// time (same prompt, same schedule), so conditions match; one run directory per target
@@ -129,6 +134,7 @@ private:
     int m_workerThreads = 0;
     bool m_replaceExisting = false;
     qint64 m_contextTokens = 0;
+    bool m_freshSalt = false;
     ShardSpec m_shard;
     QString m_metricsListen;
     int m_testStallMs = 0;

@@ -35,6 +35,7 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
     removeAllSeries();
     m_fits.clear();
     m_stages.clear();
+    m_excluded.clear();
     double minX = 0, maxX = 0, maxY = 0;
     const auto extend = [&](double x, double y) {
         if (!(x > 0) || !std::isfinite(y))
@@ -49,6 +50,14 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
         series->attachAxis(m_tokens);
         series->attachAxis(m_ms);
     };
+    // Every k-th request beyond kMaxDots.
+    const auto plot = [&](QScatterSeries *series, const std::vector<ContextSweepSummary::Point> &points) {
+        const std::size_t stride = std::max<std::size_t>(1, points.size() / kMaxDots + 1);
+        for (std::size_t i = 0; i < points.size(); i += stride)
+            if (extend(points[i].promptTokens, points[i].ttftMs))
+                series->append(points[i].promptTokens, points[i].ttftMs);
+        attach(series);
+    };
     for (const Curve &curve : curves) {
         const ContextSweepSummary &s = curve.sweep;
         auto *dots = new QScatterSeries(this);
@@ -59,11 +68,7 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
         dots->setBorderColor(Qt::transparent);
         dots->setMarkerSize(5);
         chartstyle::setDescription(dots, tr("Each request's TTFT at its measured prompt tokens"));
-        const std::size_t stride = std::max<std::size_t>(1, s.points.size() / kMaxDots + 1);
-        for (std::size_t i = 0; i < s.points.size(); i += stride)
-            if (extend(s.points[i].promptTokens, s.points[i].ttftMs))
-                dots->append(s.points[i].promptTokens, s.points[i].ttftMs);
-        attach(dots);
+        plot(dots, s.points);
         chartstyle::setInLegend(this, dots, false);
 
         auto *stages = new QScatterSeries(this);
@@ -76,6 +81,22 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
                 stages->append(st.promptTokens, st.ttftP50Ms);
         attach(stages);
         m_stages << stages;
+
+        // Over the stage medians: a truncated stage's median sits among its rings.
+        if (!s.excluded.empty()) {
+            auto *rings = new QScatterSeries(this);
+            rings->setName(tr("%1: %2 requests the server truncated (left out of the fit)")
+                               .arg(curve.name)
+                               .arg(s.excluded.size()));
+            rings->setColor(Qt::transparent);
+            rings->setBorderColor(curve.color);
+            rings->setMarkerSize(12);
+            chartstyle::setDescription(rings, tr("Requests whose measured prompt was under %1% of the stage's size: "
+                                                 "the server cut them to fit its context")
+                                                  .arg(int(ContextSweepSummary::kTruncatedBelow * 100)));
+            plot(rings, s.excluded);
+            m_excluded << rings;
+        }
     }
     m_hasData = maxX > 0;
     // The fitted lines span every run's prompt range, on a log-spaced grid.

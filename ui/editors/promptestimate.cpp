@@ -12,7 +12,11 @@ PromptEstimate estimatePrompts(const PromptConfig &config, int maxPrompts, const
 {
     PromptEstimate estimate;
     // Token counts do not depend on the seed (synthetic text is sized exactly), so any seed does.
-    const auto source = PromptSource::create(config, 1, &estimate.error, nullptr, {}, trace);
+    // The prompts as written: a file's entries are counted so, and each request's salt tag is a few
+    // tokens of TokenBench's own, not of the workload.
+    PromptConfig written = config;
+    written.repeat = true;
+    const auto source = PromptSource::create(written, 1, &estimate.error, nullptr, {}, trace);
     if (!source)
         return estimate;
     if (source->workloadStats()) {

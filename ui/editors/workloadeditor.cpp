@@ -81,6 +81,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_topP(new OptionalSpinBox(tr("server default"), this))
     , m_stream(new QCheckBox(tr("Stream tokens (server-sent events)"), this))
     , m_calibrate(new QCheckBox(tr("Calibrate prompt sizes against the target"), this))
+    , m_repeat(new QCheckBox(tr("Repeat prompts (a prefix-cache test)"), this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -100,6 +101,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_topP->setObjectName(QStringLiteral("topP"));
     m_stream->setObjectName(QStringLiteral("stream"));
     m_calibrate->setObjectName(QStringLiteral("calibrate"));
+    m_repeat->setObjectName(QStringLiteral("repeatPrompts"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -127,6 +129,11 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Synthetic system:"), m_systemTokens, QStringLiteral("prompt.system_tokens"),
                       tr("A generated system prompt of this size in every request, whatever the source; it replaces "
                          "the system template (--system-tokens)."));
+    validator->addRow(form, tr("Repetition:"), m_repeat, QStringLiteral("prompt.repeat"),
+                      tr("Send prompts as written, the same for every request of an entry, so the server's prefix "
+                         "cache serves the repeats (--prompt-repeat). Off: each request's prompt is its own — a salt "
+                         "tag at the start of its first user message — and only the system prompt and shared prefix "
+                         "are shared."));
 
     // Templates.
     page = pageForm(m_templatePage);
@@ -178,7 +185,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     QLabel *fileMessage = validator->addRow(page, tr("File:"), fileBox, QStringLiteral("prompt.prompt_file"),
                                             tr("A JSONL file of prompts, used in turn (--prompt-file)."));
     validator->addField(QStringLiteral("prompt.prompt_file"), m_promptFile, fileMessage);
-    m_fileKind->addItem(tr("Prompt lines, sent as written"));
+    m_fileKind->addItem(tr("Prompt lines, in turn"));
     m_fileKind->addItem(tr("Dataset: ShareGPT, or prompts with lengths"));
     m_fileKind->addItem(tr("Trace, replayed at its timestamps"));
     validator->addRow(
@@ -209,8 +216,9 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     form->addRow(m_filePage);
 
     m_estimateLabel->setWordWrap(true);
-    m_estimateLabel->setToolTip(tr("Counted with TokenBench's approximate tokenizer (about 4 characters a token); "
-                                   "the server's own count may differ."));
+    m_estimateLabel->setToolTip(tr("Counted with TokenBench's approximate tokenizer (about 4 characters a token), "
+                                   "as written: each request's salt tag adds a few tokens, and the server's own count "
+                                   "may differ."));
     form->addRow(tr("Estimate:"), m_estimateLabel);
 
     layout->addWidget(createFormGroup(tr("Generation"), this, &form));
@@ -277,6 +285,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_stream, &QCheckBox::toggled, this, &WorkloadEditor::changed);
     connect(m_calibrate, &QCheckBox::toggled, this, &WorkloadEditor::changed);
+    connect(m_repeat, &QCheckBox::toggled, this, &WorkloadEditor::changed);
 
     setConfig(RunConfig());
 }
@@ -311,6 +320,7 @@ void WorkloadEditor::setConfig(const RunConfig &config)
         m_topP->setValue(config.request.topP);
         m_stream->setChecked(config.request.stream);
         m_calibrate->setChecked(p.calibrate);
+        m_repeat->setChecked(p.repeat);
         setSource(!m_promptFile->text().isEmpty() ? Source::File
                   : p.promptTokens > 0            ? Source::Synthetic
                                                   : Source::Template);
@@ -343,6 +353,7 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     p.userTemplate = m_userTemplate->toPlainText();
     p.variables = m_variables->variables();
     p.calibrate = m_calibrate->isChecked();
+    p.repeat = m_repeat->isChecked();
 }
 
 WorkloadEditor::Source WorkloadEditor::source() const

@@ -102,6 +102,7 @@ private:
     OptionalSpinBox *m_topP;
     QCheckBox *m_stream;
     QCheckBox *m_calibrate;
+    QCheckBox *m_repeat;
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.

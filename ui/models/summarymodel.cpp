@@ -19,6 +19,12 @@ std::optional<double> finite(double v)
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+/// A count shown only where there is any.
+std::optional<double> ifAny(std::int64_t count)
+{
+    return count > 0 ? std::optional<double>(double(count)) : std::nullopt;
+}
+
 std::optional<double> perOk(const SummaryBlock &b, std::int64_t total)
 {
     return b.requests.ok > 0 ? std::optional<double>(double(total) / double(b.requests.ok)) : std::nullopt;
@@ -133,19 +139,11 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
         {QStringLiteral("output_tokens"), tr("Output tokens"), QStringLiteral("tokens"),
          [](const SummaryBlock &b) { return std::optional<double>(double(b.tokens.output)); }},
         {QStringLiteral("reasoning_tokens"), tr("Reasoning tokens"), QStringLiteral("tokens"),
-         [](const SummaryBlock &b) {
-             return b.tokens.reasoning > 0 ? std::optional<double>(double(b.tokens.reasoning)) : std::nullopt;
-         }},
+         [](const SummaryBlock &b) { return ifAny(b.tokens.reasoning); }},
         {QStringLiteral("reasoning_hidden_tokens"), tr("Hidden reasoning tokens"), QStringLiteral("tokens"),
-         [](const SummaryBlock &b) {
-             return b.tokens.reasoningHidden > 0 ? std::optional<double>(double(b.tokens.reasoningHidden))
-                                                 : std::nullopt;
-         }},
+         [](const SummaryBlock &b) { return ifAny(b.tokens.reasoningHidden); }},
         {QStringLiteral("stopped_at_cap"), tr("Stopped at max_tokens"), QStringLiteral("requests"),
-         [](const SummaryBlock &b) {
-             return b.requests.stoppedAtCap() > 0 ? std::optional<double>(double(b.requests.stoppedAtCap()))
-                                                  : std::nullopt;
-         }},
+         [](const SummaryBlock &b) { return ifAny(b.requests.stoppedAtCap()); }},
         {QStringLiteral("input_tokens_per_request"), tr("Prompt tokens per request"), QStringLiteral("tokens"),
          [](const SummaryBlock &b) { return perOk(b, b.tokens.input); }},
         {QStringLiteral("output_tokens_per_request"), tr("Output tokens per request"), QStringLiteral("tokens"),
@@ -156,6 +154,11 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
          [](const SummaryBlock &b) {
              return b.tokens.cacheHitRatio ? std::optional<double>(*b.tokens.cacheHitRatio * 100) : std::nullopt;
          }},
+        // Where the cached counts came from: a server may report its cache only in llama.cpp's timings.
+        {QStringLiteral("cached_from_usage"), tr("Cached counts from usage"), QStringLiteral("requests"),
+         [](const SummaryBlock &b) { return ifAny(b.tokens.cachedFromUsage); }},
+        {QStringLiteral("cached_from_timings"), tr("Cached counts from timings"), QStringLiteral("requests"),
+         [](const SummaryBlock &b) { return ifAny(b.tokens.cachedFromTimings); }},
         {QStringLiteral("concurrency_target"), tr("Target concurrency"), QStringLiteral("requests"),
          [](const SummaryBlock &b) {
              return b.concurrency.target ? std::optional<double>(*b.concurrency.target) : std::nullopt;

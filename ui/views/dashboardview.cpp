@@ -762,6 +762,14 @@ void DashboardView::refreshServer()
                                                 d.timeSeries(), [](const TimeSeriesRow &r) { return r.ttftP50Ms; },
                                                 Reduce::Mean, TimeChart::kMaxPoints)
                                           : QList<QPointF>());
+    // Only what the server reports: llama.cpp has no latency histograms, so no TTFT axis and no
+    // legend entries for lines that stay empty. Before the first scrape the legend says what comes.
+    for (QLineSeries *line : lines) {
+        const bool shown = rows.empty() || line->count() > 0;
+        line->setVisible(shown);
+        chartstyle::setInLegend(m_server, line, shown);
+    }
+    m_server->rightAxis()->setVisible(rows.empty() || serverTtft);
 
     const std::optional<ServerSummary> &server = d.summary().server;
     QStringList facts;
