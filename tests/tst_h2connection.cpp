@@ -79,16 +79,17 @@ QByteArray sseHead()
 /// What the fake server does once it has answered.
 enum class AfterAnswer { Stay, Close, Reset };
 
-/// An h2c server that answers the first request (stream 1) with canned frames, then stays, closes
-/// or resets the connection. It answers once the client has acknowledged its SETTINGS, so that the
-/// client has nothing left to write and hears the end as it was made. Runs on the test's thread,
-/// served while runLoad waits.
+/// An h2c server that answers the first request (stream 1) with canned frames — those of `later`
+/// on every connection after the first, when given — then stays, closes or resets the connection.
+/// It answers once the client has acknowledged its SETTINGS, so that the client has nothing left to
+/// write and hears the end as it was made. Runs on the test's thread, served while runLoad waits.
 class FakeH2Server : public QTcpServer
 {
 public:
-    FakeH2Server(QByteArray answer, AfterAnswer after)
+    FakeH2Server(QByteArray answer, AfterAnswer after, QByteArray later = {})
         : m_answer(std::move(answer))
         , m_after(after)
+        , m_later(std::move(later))
     {
         connect(this, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *s = nextPendingConnection()) {
@@ -107,7 +108,7 @@ public:
                     if (!seen.contains(frame(kSettings, kAck, 0, {})))
                         return;
                     m_answered.insert(s);
-                    s->write(m_answer);
+                    s->write(m_answered.size() > 1 && !m_later.isEmpty() ? m_later : m_answer);
                     if (m_after == AfterAnswer::Close) {
                         s->disconnectFromHost();
                     } else if (m_after == AfterAnswer::Reset) {
@@ -125,6 +126,7 @@ public:
 private:
     QByteArray m_answer;
     AfterAnswer m_after;
+    QByteArray m_later;
     QHash<QTcpSocket *, QByteArray> m_seen;
     QSet<QTcpSocket *> m_settingsSent;
     QSet<QTcpSocket *> m_answered;
@@ -156,12 +158,19 @@ struct RecordingSink : ResponseSink {
         status = s;
         message = m;
     }
+    void connectionStale(RequestStatus s, const QString &m, std::int64_t stampNs) override
+    {
+        stale = true;
+        responseFailed(s, m, false, stampNs);
+    }
+    void sentAgain() override {}
 
     RunClock clock;
     bool opened = false;
     bool sent = false;
     bool complete = false;
     bool failed = false;
+    bool stale = false;
     RequestStatus status = RequestStatus::Ok;
     QString message;
     ResponseHead head;
@@ -169,6 +178,20 @@ struct RecordingSink : ResponseSink {
     std::vector<std::int64_t> stamps;
     std::vector<std::int64_t> heardAt;
 };
+
+/// One request over native h2c to `server`, on one transport thread.
+test::LoadRun oneRequest(const QTcpServer &server)
+{
+    RunConfig config;
+    config.target.url = QStringLiteral("http://127.0.0.1:%1/v1").arg(server.serverPort());
+    config.target.model = QStringLiteral("m");
+    config.target.transport = TransportKind::Native;
+    config.target.httpVersion = HttpVersion::Http2;
+    config.load.concurrency = 1;
+    config.load.requests = 1;
+    config.load.timeoutMs = 5000;
+    return test::runLoad(config, {}, 20000, 1);
+}
 
 } // namespace
 
@@ -411,6 +434,32 @@ private Q_SLOTS:
                                   << int(RequestStatus::Ok) << QString();
     }
 
+    // RFC 9113 §8.7: a stream the server refused (RST_STREAM REFUSED_STREAM), or one above the last
+    // stream of its GOAWAY, was never processed. It was a ServerError; a server that retires a
+    // kept-alive connection as the next request goes out refuses exactly so.
+    void refusedStreamIsSentAgainOnANewConnection_data()
+    {
+        QTest::addColumn<QByteArray>("refusal");
+        QTest::newRow("GOAWAY before the stream") << frame(kGoaway, 0, 0, code32(0) + code32(0));
+        QTest::newRow("RST_STREAM REFUSED_STREAM") << frame(kRst, 0, 1, code32(7));
+    }
+
+    void refusedStreamIsSentAgainOnANewConnection()
+    {
+        QFETCH(QByteArray, refusal);
+        const QByteArray complete = frame(kHeaders, kEndHeaders, 1, sseHead()) +
+                                    frame(kData, 0, 1, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n") +
+                                    frame(kData, kEndStream, 1, "data: [DONE]\n\n");
+        FakeH2Server server(refusal, AfterAnswer::Stay, complete);
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        const test::LoadRun run = oneRequest(server);
+        QVERIFY(run.finished);
+        QCOMPARE(int(run.records.size()), 1);
+        const RequestRecord &r = run.records.front();
+        QVERIFY2(r.ok(), qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(r.status)), r.errorMessage)));
+        QCOMPARE(r.retries, 1);
+    }
+
     void hostileServerFaultsAreClassified()
     {
         QFETCH(QByteArray, answer);
@@ -419,15 +468,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         FakeH2Server server(answer, after);
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        RunConfig config;
-        config.target.url = QStringLiteral("http://127.0.0.1:%1/v1").arg(server.serverPort());
-        config.target.model = QStringLiteral("m");
-        config.target.transport = TransportKind::Native;
-        config.target.httpVersion = HttpVersion::Http2;
-        config.load.concurrency = 1;
-        config.load.requests = 1;
-        config.load.timeoutMs = 5000;
-        const test::LoadRun run = test::runLoad(config, {}, 20000, 1);
+        const test::LoadRun run = oneRequest(server);
         QVERIFY(run.finished);
         QCOMPARE(int(run.records.size()), 1);
         const RequestRecord &r = run.records.front();

@@ -198,7 +198,7 @@ private Q_SLOTS:
             // The shown, rounded number is there too.
             QVERIFY(html.contains(ComparisonTable::formatValue(t.stat(Metric::Ttft).p50).toUtf8()));
         }
-        QCOMPARE(int(values.size()), 14 + 5); // and the server's rows
+        QCOMPARE(int(values.size()), 15 + 5); // and the server's rows
 
         // Self-contained: no scripts, no stylesheets or images from anywhere else (url(#…) names a
         // clip path in the same chart).

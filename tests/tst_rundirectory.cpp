@@ -83,6 +83,13 @@ std::vector<RequestRecord> records()
         r.lastTokenNs = r.tokenChunks.back().tNs;
         r.completionTokens = chunks * 2;
         r.doneNs = r.lastTokenNs + 500;
+        // The phases: the first request of each stage opened its connection over TLS, the rest
+        // went on kept-alive ones; one was sent again after a stale connection.
+        r.blockedNs = 200;
+        r.connectNs = i == 1 || i == 6 ? ns(0.8) : 0;
+        r.tlsNs = i == 1 || i == 6 ? ns(2.5) : 0;
+        r.sendingNs = 34;
+        r.retries = i == 4 ? 1 : 0;
         out.push_back(r);
     }
     // Failures: a 429 whose message has every character CSV must quote, a timeout, a cancel mid-stream.
@@ -163,6 +170,13 @@ void compareRecords(const RequestRecord &a, const RequestRecord &b, bool withChu
     QCOMPARE(a.responseId, b.responseId);
     QCOMPARE(a.finishReason, b.finishReason);
     QCOMPARE(a.errorMessage, b.errorMessage);
+    for (const auto &[x, y] : {std::pair{a.blockedNs, b.blockedNs},
+                               {a.connectNs, b.connectNs},
+                               {a.tlsNs, b.tlsNs},
+                               {a.sendingNs, b.sendingNs}})
+        QVERIFY2((x < 0) == (y < 0) && std::abs(x - y) <= 1000,
+                 qPrintable(QStringLiteral("record %1 phase: %2 vs %3").arg(a.id).arg(x).arg(y)));
+    QCOMPARE(a.retries, b.retries);
     if (withChunks) {
         QCOMPARE(a.tokenChunks.size(), b.tokenChunks.size());
         for (std::size_t i = 0; i < a.tokenChunks.size(); ++i) {

@@ -167,7 +167,7 @@ private Q_SLOTS:
         view.openDirectories({m_a, m_b, m_c});
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
         const ComparisonModel *model = view.model();
-        QCOMPARE(model->rowCount(), 14 + 5); // the simulator's /metrics adds the server's rows
+        QCOMPARE(model->rowCount(), 15 + 5); // the simulator's /metrics adds the server's rows
         QCOMPARE(model->columnCount(), ComparisonModel::FirstRunColumn + 3);
         QCOMPARE(view.pairedModel()->rowCount(), 0); // not an interleaved session
 
@@ -202,7 +202,7 @@ private Q_SLOTS:
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(1), Qt::Horizontal, ComparisonModel::RunColorRole)
                      .value<QColor>(),
                  QColor(runColor(1)));
-        QCOMPARE(model->toTsv().count(QLatin1Char('\n')), 15 + 5);
+        QCOMPARE(model->toTsv().count(QLatin1Char('\n')), 16 + 5);
 
         // Another baseline: recomputed off the GUI thread, then the model resets.
         view.setBaseline(1);
@@ -337,8 +337,8 @@ private Q_SLOTS:
         QString error;
         const auto run = RunReader::load(m_b, &error, RunReader::SummaryOnly);
         QVERIFY2(run, qPrintable(error));
-        const QModelIndex rps = view.model()->index(7, ComparisonModel::columnOfRun(1));
-        QCOMPARE(view.model()->index(7, ComparisonModel::MetricColumn).data().toString(), QStringLiteral("Requests/s"));
+        const QModelIndex rps = view.model()->index(8, ComparisonModel::columnOfRun(1));
+        QCOMPARE(view.model()->index(8, ComparisonModel::MetricColumn).data().toString(), QStringLiteral("Requests/s"));
         QCOMPARE(rps.data(ComparisonModel::ValueRole).toDouble(), run->summary.stages[1].throughput.requestsPerS);
     }
 

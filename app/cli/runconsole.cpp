@@ -151,6 +151,24 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                 .arg(t.requests.warmup)
                 .arg(t.windowS, 0, 'f', 2)
                 .arg(t.concurrency.peakInFlight);
+    if (t.connections.opened + t.connections.reused > 0) {
+        QString line =
+            QStringLiteral("connections %1 new, %2 kept alive").arg(t.connections.opened).arg(t.connections.reused);
+        if (t.requests.retries > 0)
+            line += QStringLiteral("; %1 requests sent again on a new connection (a kept-alive connection the server "
+                                   "had closed)")
+                        .arg(t.requests.retries);
+        text += line + QLatin1Char('\n');
+    }
+    QStringList phases;
+    for (const Metric m :
+         {Metric::Blocked, Metric::Connect, Metric::Tls, Metric::Sending, Metric::Waiting, Metric::Receiving}) {
+        if (const LatencyStats &s = t.stat(m); s.count > 0)
+            phases
+                << QStringLiteral("%1 %2 / %3").arg(metricLabel(m).toLower(), formatNumber(s.p50), formatNumber(s.p99));
+    }
+    if (!phases.isEmpty())
+        text += QStringLiteral("phases     p50 / p99 ms: %1\n").arg(phases.join(QStringLiteral(" · ")));
     QStringList errors;
     for (const auto &[status, n] : t.requests.byStatus) {
         if (status >= 400)

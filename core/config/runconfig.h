@@ -69,7 +69,10 @@ inline constexpr int kMaxJsonDepth = 64; ///< nesting of a configuration file (e
 inline constexpr int kMaxHeaders = 100;
 inline constexpr int kMaxHeaderBytes = 16 * 1024; ///< one header's name and value
 inline constexpr int kMaxRedirects = 5;           ///< hops a request follows with target.follow_redirects
-inline constexpr int kMaxTurns = 1000;            ///< turns of one conversation
+/// Times a request goes again after its kept-alive connection closed before any response: once,
+/// as curl and browsers do; the retry is on a new connection, whose failure is an error.
+inline constexpr int kMaxRetries = 1;
+inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing

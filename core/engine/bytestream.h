@@ -50,6 +50,11 @@ public:
     virtual bool handshaking() const = 0;
     /// True when received bytes carry the kernel's arrival time (not the time they were read).
     virtual bool hasKernelTimestamps() const = 0;
+    /// What arrived on an idle connection that this thread has not read yet: asked before a
+    /// kept-alive connection carries another request (the server may have closed it a moment
+    /// ago). Costs a system call; consumes nothing.
+    enum class Unread { Nothing, Bytes, End };
+    virtual Unread unread() const = 0;
 
     /// Plain TCP: a socket of our own whose reads carry the kernel's software receive timestamp
     /// (SO_TIMESTAMPING), so a chunk is stamped when it arrived even if this thread was busy;

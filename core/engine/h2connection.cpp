@@ -184,16 +184,20 @@ struct H2Callbacks {
                 c.m_byStream.erase(stream); // it ended (complete); the worker releases it
                 return 0;
             }
-            if (e->m_resetByServer >= 0) {
+            // RFC 9113 §8.7: a stream the server refused, or one above its GOAWAY's last stream,
+            // was not processed — it may go again, on another connection.
+            if (e->m_resetByServer == NGHTTP2_REFUSED_STREAM && !e->m_headSeen) {
+                c.staleExchange(e, QStringLiteral("server refused the HTTP/2 stream (REFUSED_STREAM)"), c.m_stampNs);
+            } else if (e->m_resetByServer >= 0) {
                 const auto serverCode = std::uint32_t(e->m_resetByServer);
                 c.failExchange(e, resetStatus(serverCode),
                                QStringLiteral("server reset the HTTP/2 stream (%1)").arg(codeName(serverCode)),
                                c.m_stampNs, e->m_headSeen);
             } else if (code == NGHTTP2_REFUSED_STREAM && c.m_goingAway) {
-                c.failExchange(e, RequestStatus::ServerError,
-                               QStringLiteral("server retired the HTTP/2 connection before this stream (GOAWAY %1)")
-                                   .arg(codeName(c.m_serverGoaway.value_or(NGHTTP2_NO_ERROR))),
-                               c.m_stampNs, false);
+                c.staleExchange(e,
+                                QStringLiteral("server retired the HTTP/2 connection before this stream (GOAWAY %1)")
+                                    .arg(codeName(c.m_serverGoaway.value_or(NGHTTP2_NO_ERROR))),
+                                c.m_stampNs);
             } else {
                 // nghttp2 reset it: the server broke HTTP/2's rules for this stream.
                 c.failExchange(e, RequestStatus::Protocol,
@@ -380,6 +384,15 @@ void H2Connection::failExchange(H2Exchange *e, RequestStatus status, const QStri
     e->deleteLater();
     if (sink)
         sink->responseFailed(status, message, cutAfterHead, stampNs);
+}
+
+void H2Connection::staleExchange(H2Exchange *e, const QString &message, std::int64_t stampNs)
+{
+    ResponseSink *sink = e->m_sink;
+    forget(e);
+    e->deleteLater();
+    if (sink)
+        sink->connectionStale(RequestStatus::ServerError, message, stampNs);
 }
 
 void H2Connection::shutdown()

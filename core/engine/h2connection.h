@@ -92,6 +92,9 @@ public:
     bool canTakeMore() const { return !m_dead && !m_goingAway && load() < maxStreams(); }
     /// When its last exchange ended (run clock); meaningful when load() is 0.
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
+    /// The server closed it and this thread has not read that yet (ByteStream::unread; frames
+    /// waiting to be read, a PING say, are no reason to drop it).
+    bool closedByPeer() const { return m_stream->unread() == ByteStream::Unread::End; }
 
     /// A new exchange on this connection (connects first when needed); canTakeMore() must hold.
     H2Exchange *acquire();
@@ -126,6 +129,9 @@ private:
     /// The exchange ends with `status`; it is disposed of.
     void failExchange(H2Exchange *exchange, RequestStatus status, const QString &message, std::int64_t stampNs,
                       bool cutAfterHead);
+    /// The exchange's stream was not processed (ResponseSink::connectionStale: the server's own
+    /// refusal, a ServerError if it does not go again); it is disposed of.
+    void staleExchange(H2Exchange *exchange, const QString &message, std::int64_t stampNs);
     void forget(H2Exchange *exchange);
     /// Closes and reports the loss once no exchange is left on a connection going away.
     void retireIfDone();

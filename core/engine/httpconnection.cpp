@@ -21,6 +21,7 @@ void HttpConnection::send(QByteArray request, ResponseSink *sink)
     m_parser.reset();
     m_sentReported = false;
     m_answeredEarly = false;
+    m_answered = false;
     ++m_exchanges;
     if (m_connected) {
         m_stream->write(request);
@@ -78,6 +79,7 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
         reportLost();
         return;
     }
+    m_answered = true;
     std::size_t consumed = 0;
     ResponseSink *sink = m_sink;
     const auto result = m_parser.feed(
@@ -147,16 +149,12 @@ void HttpConnection::streamClosed(std::int64_t stampNs)
 {
     m_connected = false;
     m_broken = true;
-    if (!m_sink) {
-        reportLost();
-        return;
-    }
-    if (m_parser.closeCompletes()) {
+    if (m_sink && m_parser.closeCompletes()) {
         finishExchange(stampNs);
         reportLost();
         return;
     }
-    fail(RequestStatus::Protocol,
+    lost(RequestStatus::Protocol,
          m_parser.headReceived() ? QStringLiteral("connection closed before the response was complete")
                                  : QStringLiteral("connection closed before any response"),
          stampNs);
@@ -165,12 +163,26 @@ void HttpConnection::streamClosed(std::int64_t stampNs)
 void HttpConnection::streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs)
 {
     m_connected = false;
-    if (!m_sink) {
-        m_broken = true;
+    lost(status, message, stampNs);
+}
+
+void HttpConnection::lost(RequestStatus status, const QString &message, std::int64_t stampNs)
+{
+    m_broken = true;
+    // Only a connection that carried a response before can have been closed "after" one; the
+    // exchange sent on it again was then never read by the server, and may go again.
+    const bool stale = m_sink && m_exchanges > 1 && !m_answered;
+    m_closedAfterResponse = m_exchanges > 0 && (stale || (!m_sink && stampNs - m_idleSinceNs < kPromptCloseNs));
+    if (!stale) {
+        if (m_sink)
+            fail(status, message, stampNs);
         reportLost();
         return;
     }
-    fail(status, message, stampNs);
+    ResponseSink *sink = std::exchange(m_sink, nullptr);
+    m_stream->abort();
+    sink->connectionStale(status, message, stampNs);
+    reportLost();
 }
 
 } // namespace tb

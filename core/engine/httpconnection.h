@@ -39,6 +39,15 @@ public:
 
     /// Idle, connected and allowed to carry another exchange.
     bool isReusable() const;
+    /// What arrived on it unread (ByteStream::unread): asked before an idle connection carries
+    /// another exchange, which would take a closed connection's end, or stray bytes, for its answer.
+    ByteStream::Unread unread() const { return m_stream->unread(); }
+    /// The server closed it after a response, before another exchange was answered on it: idle
+    /// within kPromptCloseNs of that response, or under an exchange it never answered (stale).
+    bool closedAfterResponse() const { return m_closedAfterResponse; }
+    /// A close this soon after a response is the server's habit (llama.cpp closes after every
+    /// streamed response), not an idle timeout.
+    static constexpr std::int64_t kPromptCloseNs = 1'000'000'000;
     bool isConnected() const override { return m_connected; }
     bool handshaking() const override { return m_stream->handshaking(); }
     /// When the last exchange ended (run clock), for dropping connections idle too long.
@@ -62,6 +71,9 @@ private:
     /// `malformed`: the response broke HTTP's rules (not cut off).
     void fail(RequestStatus status, const QString &message, std::int64_t stampNs, bool malformed = false);
     void finishExchange(std::int64_t stampNs);
+    /// The server closed or reset the connection: stale for an exchange sent on it again and not
+    /// answered at all, a failure otherwise.
+    void lost(RequestStatus status, const QString &message, std::int64_t stampNs);
     void reportLost();
 
     Endpoint m_endpoint;
@@ -77,6 +89,8 @@ private:
     bool m_keepAlive = true;
     bool m_broken = false;
     bool m_lostReported = false;
+    bool m_answered = false; ///< a byte of the current exchange's response arrived
+    bool m_closedAfterResponse = false;
     int m_exchanges = 0;
     std::int64_t m_idleSinceNs = 0;
 };

@@ -44,15 +44,16 @@ void NativeTransport::send(Exchange *exchange, const RequestBuilder &builder, co
                                                   sink);
 }
 
-Exchange *NativeTransport::acquire(const Endpoint &endpoint)
+Exchange *NativeTransport::acquire(const Endpoint &endpoint, bool fresh)
 {
     const std::int64_t now = m_clock.nowNs();
     if (speaksHttp2(endpoint)) {
         // The oldest connection with room: a load fills as few connections as it can.
         for (H2Connection *c : std::vector<H2Connection *>(m_h2)) {
-            if (c->endpoint() == endpoint && c->load() == 0 && now - c->idleSinceNs() >= kMaxIdleNs)
+            if (c->endpoint() == endpoint && c->load() == 0 &&
+                (now - c->idleSinceNs() >= kMaxIdleNs || c->closedByPeer()))
                 c->shutdown(); // drops it (connectionLost)
-            else if (c->endpoint() == endpoint && c->canTakeMore())
+            else if (c->endpoint() == endpoint && c->canTakeMore() && !fresh)
                 return c->acquire();
         }
         auto *c = new H2Connection(endpoint, m_clock, &m_poller, this);
@@ -60,15 +61,24 @@ Exchange *NativeTransport::acquire(const Endpoint &endpoint)
         m_h2.push_back(c);
         return c->acquire();
     }
-    while (!m_idle.empty()) {
-        HttpConnection *c = m_idle.back();
-        m_idle.pop_back();
-        if (c->endpoint() == endpoint && c->isReusable() && now - c->idleSinceNs() < kMaxIdleNs)
-            return c;
+    // The newest idle connection to the endpoint; those that went stale meanwhile are dropped.
+    for (std::size_t i = m_idle.size(); i-- > 0 && !fresh;) {
+        HttpConnection *c = m_idle[i];
+        if (!(c->endpoint() == endpoint))
+            continue;
+        m_idle.erase(m_idle.begin() + std::ptrdiff_t(i));
+        if (c->isReusable() && now - c->idleSinceNs() < kMaxIdleNs) {
+            // Closed by the server while this thread was busy: caught here, not by a request.
+            const ByteStream::Unread unread = c->unread();
+            if (unread == ByteStream::Unread::Nothing)
+                return c;
+            if (unread == ByteStream::Unread::End && now - c->idleSinceNs() < HttpConnection::kPromptCloseNs)
+                closedAfterResponse(endpoint);
+        }
         dropConnection(c);
     }
     auto *c = new HttpConnection(endpoint, m_clock, &m_poller, this);
-    connect(c, &HttpConnection::connectionLost, this, &NativeTransport::dropConnection);
+    connect(c, &HttpConnection::connectionLost, this, &NativeTransport::connectionLost);
     m_connections.insert(c);
     return c;
 }
@@ -81,10 +91,36 @@ void NativeTransport::release(Exchange *exchange)
         return;
     }
     auto *connection = static_cast<HttpConnection *>(exchange);
-    if (connection->isReusable())
+    KeepAlive &keepAlive = keepAliveOf(connection->endpoint());
+    if (connection->exchanges() > 1)
+        keepAlive.closesInARow = 0; // kept alive, and answered again
+    if (connection->isReusable() && keepAlive.reuse)
         m_idle.push_back(connection);
     else
         dropConnection(connection);
+}
+
+NativeTransport::KeepAlive &NativeTransport::keepAliveOf(const Endpoint &endpoint)
+{
+    for (KeepAlive &k : m_keepAlive) {
+        if (k.endpoint == endpoint)
+            return k;
+    }
+    return m_keepAlive.emplace_back(KeepAlive{endpoint});
+}
+
+void NativeTransport::closedAfterResponse(const Endpoint &endpoint)
+{
+    KeepAlive &keepAlive = keepAliveOf(endpoint);
+    if (++keepAlive.closesInARow >= kClosesBeforeNoReuse)
+        keepAlive.reuse = false;
+}
+
+void NativeTransport::connectionLost(HttpConnection *connection)
+{
+    if (connection->closedAfterResponse())
+        closedAfterResponse(connection->endpoint());
+    dropConnection(connection);
 }
 
 void NativeTransport::abandon(Exchange *exchange)

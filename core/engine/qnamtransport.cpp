@@ -156,6 +156,7 @@ private:
         const QNetworkReply::NetworkError error = m_reply->error();
         if (neverLeft(error)) {
             ++m_reposts;
+            m_sink->sentAgain();
             m_reply->disconnect(this);
             m_reply->deleteLater();
             m_reply = nullptr;
@@ -333,7 +334,7 @@ void QnamTransport::learn(const QString &origin, bool http2)
     m_origins[origin].http2 = http2;
 }
 
-Exchange *QnamTransport::acquire(const Endpoint &endpoint)
+Exchange *QnamTransport::acquire(const Endpoint &endpoint, bool /*fresh*/)
 {
     const QString origin = originKey(endpoint);
     if (!m_origins.contains(origin)) // until an answer says otherwise, HTTP/2 where it is asked for

@@ -43,11 +43,14 @@ public:
     QnamTransport(const RunClock &clock, QObject *parent = nullptr);
     ~QnamTransport() override;
 
-    Exchange *acquire(const Endpoint &endpoint) override;
+    /// QNAM picks connections itself: `fresh` cannot be honoured (QNAM resends a request whose
+    /// kept-alive connection closed unanswered on its own, without saying so).
+    Exchange *acquire(const Endpoint &endpoint, bool fresh) override;
     void send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink) override;
     void release(Exchange *exchange) override;
     void abandon(Exchange *exchange) override;
     void closeIdle() override;
+    bool timesPhases() const override { return false; }
 
 private:
     friend class QnamExchange;

@@ -7,6 +7,8 @@
 
 #include <array>
 
+#include <sys/socket.h>
+
 namespace tb {
 
 QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
@@ -95,6 +97,19 @@ void QtSocketStream::abort()
 bool QtSocketStream::isOpen() const
 {
     return m_encrypted && m_socket->state() == QAbstractSocket::ConnectedState;
+}
+
+ByteStream::Unread QtSocketStream::unread() const
+{
+    if (!isOpen())
+        return Unread::End;
+    if (m_socket->bytesAvailable() > 0)
+        return Unread::Bytes;
+    // Undecrypted TLS records arrive on idle connections (session tickets): only the end of the
+    // TCP stream itself says the server is gone.
+    char byte = 0;
+    return ::recv(int(m_socket->socketDescriptor()), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ? Unread::End
+                                                                                             : Unread::Nothing;
 }
 
 bool QtSocketStream::handshaking() const

@@ -22,6 +22,7 @@ public:
     bool isOpen() const override;
     bool handshaking() const override;
     bool hasKernelTimestamps() const override { return false; }
+    Unread unread() const override;
 
 private:
     void onReadyRead();

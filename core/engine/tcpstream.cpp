@@ -127,6 +127,18 @@ void TcpStream::connectTo(const QHostAddress &address)
         failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + errnoText(errno));
 }
 
+ByteStream::Unread TcpStream::unread() const
+{
+    if (!isOpen())
+        return Unread::End;
+    char byte = 0;
+    const ssize_t n = ::recv(m_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0)
+        return Unread::Bytes;
+    // 0: the server's FIN is queued; an error other than "nothing yet": a reset.
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? Unread::Nothing : Unread::End;
+}
+
 void TcpStream::setWatching(bool write)
 {
     if (write != m_watchingWrite && m_fd >= 0) {

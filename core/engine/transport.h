@@ -47,6 +47,16 @@ public:
     /// connection broke after the response had begun (a body cut off, not a malformed one).
     virtual void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead,
                                 std::int64_t stampNs) = 0;
+    /// The exchange went out on a kept-alive connection that the server had closed, or closed as
+    /// the request arrived, before any byte of a response: the server never answered it (real
+    /// servers close idle connections when they like — llama.cpp after every streamed response).
+    /// The exchange is over (the transport disposed of it); the request may go again on a new
+    /// connection. Never after a response began, never for a connection opened for the exchange.
+    /// `status` and `message` are its failure when it does not go again.
+    virtual void connectionStale(RequestStatus status, const QString &message, std::int64_t stampNs) = 0;
+    /// The transport sent the request again by itself (QNAM failed it before it left): a retry,
+    /// counted like the worker's own.
+    virtual void sentAgain() = 0;
 };
 
 /// One exchange a transport carries, as the worker's deadlines see it.
@@ -69,10 +79,10 @@ class Transport
 {
 public:
     virtual ~Transport() = default;
-    /// An exchange to `endpoint`, on a kept-alive connection when there is one. It lives until
-    /// release() or abandon(), or until it reports responseFailed (then the transport disposes of
-    /// it).
-    virtual Exchange *acquire(const Endpoint &endpoint) = 0;
+    /// An exchange to `endpoint`, on a kept-alive connection when there is one and `fresh` is
+    /// false. It lives until release() or abandon(), or until it reports responseFailed or
+    /// connectionStale (then the transport disposes of it).
+    virtual Exchange *acquire(const Endpoint &endpoint, bool fresh) = 0;
     /// Starts the exchange: the sink may hear from it before this returns.
     virtual void send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink) = 0;
     /// The sink heard responseComplete: the exchange's connection may carry another.
@@ -82,6 +92,10 @@ public:
     virtual void abandon(Exchange *exchange) = 0;
     /// Closes idle connections (Stop).
     virtual void closeIdle() = 0;
+    /// Whether its sinks hear when TCP is up and TLS done (connectionHandshaking,
+    /// connectionOpened) and requestSent when the bytes reached the kernel: what the request
+    /// phases connect, tls and sending need. QNAM says neither.
+    virtual bool timesPhases() const = 0;
 };
 
 } // namespace tb

@@ -53,8 +53,30 @@ public:
     std::int64_t promptTokens = 0;
     TokenSource promptSource = TokenSource::Estimate;
     TransportWorker::Deadlines::iterator deadline;
-    std::string json; ///< the request body, kept for a 307/308 redirect when redirects are followed
+    /// The request body: kept until its answer begins (a stale connection's request goes again),
+    /// for the whole request when redirects are followed (a 307/308 sends it on).
+    std::string json;
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
+
+    /// The hop in flight, to send it again after a stale connection.
+    struct Resend {
+        Endpoint endpoint;
+        bool post = true;
+        bool credentials = true;
+        QByteArray message;
+    };
+    std::optional<Resend> resend;
+
+    /// An attempt begins on `exchange`: its phases run from here (a redirect's hop, after the
+    /// first was sent, is not an attempt of its own).
+    void attemptStarted(std::int64_t nowNs, bool connecting)
+    {
+        if (m_sentSeen)
+            return;
+        m_attemptNs = nowNs;
+        m_connecting = connecting;
+        m_tcpNs = m_openNs = -1;
+    }
 
     /// Counted as connecting until the connection opens or the request ends.
     void startConnecting()
@@ -67,6 +89,7 @@ public:
 
     void connectionHandshaking() override
     {
+        m_tcpNs = m_worker->m_clock.nowNs();
         if (m_phase != Phase::Connecting)
             return;
         m_worker->m_counters->connecting.fetch_sub(1, std::memory_order_relaxed);
@@ -76,6 +99,7 @@ public:
 
     void connectionOpened() override
     {
+        m_openNs = m_worker->m_clock.nowNs();
         leaveConnecting();
         if (connectDeadline) {
             m_worker->m_deadlines.erase(*connectDeadline);
@@ -85,16 +109,23 @@ public:
 
     void requestSent(std::int64_t stampNs) override
     {
-        if (m_counted)
+        if (m_sentSeen)
             return; // a redirect's hop: latencies count from the original send
+        m_sentSeen = true;
         m_record.sentNs = stampNs;
-        m_counted = true;
-        m_worker->m_counters->requestSent();
+        notePhases(stampNs);
+        if (!m_counted) {
+            m_counted = true;
+            m_worker->m_counters->requestSent();
+        }
     }
 
     void responseHead(const ResponseHead &head, std::int64_t stampNs) override
     {
         m_record.headersNs = stampNs;
+        resend.reset(); // answered: it will not go again
+        if (!m_builder.followsRedirects())
+            std::string().swap(json);
         m_record.httpStatus = head.status;
         m_record.httpVersion = head.http2 ? 2 : 1;
         m_record.streams = head.streams;
@@ -208,6 +239,21 @@ public:
         settle();
     }
 
+    void connectionStale(RequestStatus status, const QString &message, std::int64_t stampNs) override
+    {
+        exchange = nullptr; // the transport disposes of it
+        if (m_record.retries >= limits::kMaxRetries || !resend) {
+            responseFailed(status, message, false, stampNs);
+            return;
+        }
+        ++m_record.retries;
+        m_sentSeen = false; // the next attempt's send is the one the server reads
+        const Resend hop = *resend;
+        m_worker->sendOn(this, Hop{hop.endpoint, m_url, json, hop.post, hop.credentials, hop.message}, stampNs, true);
+    }
+
+    void sentAgain() override { ++m_record.retries; }
+
     /// Ends the request from the outside (deadline, Stop).
     void abort(RequestStatus status, const QString &message, std::int64_t stampNs)
     {
@@ -233,7 +279,7 @@ private:
         m_mode = Mode::None;
         m_location.clear();
         m_worker->sendOn(this, Hop{next->endpoint, m_url, json, next->keepsBody, next->credentials, next->message},
-                         stampNs);
+                         stampNs, false);
     }
     enum class Phase { Open, Connecting, Handshaking };
 
@@ -254,8 +300,36 @@ private:
         m_phase = Phase::Open;
     }
 
+    /// The attempt's phases (SPEC §3 request phases) into the record, up to `endNs`: when it was
+    /// sent, or when it ended unsent. Which phases the transport can time: Transport::timesPhases.
+    void notePhases(std::int64_t endNs)
+    {
+        if (m_attemptNs < 0)
+            return;
+        RequestRecord &r = m_record;
+        if (r.scheduledNs >= 0)
+            r.blockedNs = std::max<std::int64_t>(0, m_attemptNs - r.scheduledNs);
+        if (!transport->timesPhases()) {
+            r.connectNs = r.tlsNs = r.sendingNs = -1;
+            return;
+        }
+        if (!m_connecting) {
+            r.connectNs = r.tlsNs = 0;
+            r.sendingNs = std::max<std::int64_t>(0, endNs - m_attemptNs);
+            return;
+        }
+        // In clear there is no handshake: open is TCP up. Unopened, the phase in progress ran
+        // until the end.
+        const std::int64_t tcp = m_tcpNs >= 0 ? m_tcpNs : m_openNs >= 0 ? m_openNs : endNs;
+        r.connectNs = std::max<std::int64_t>(0, tcp - m_attemptNs);
+        r.tlsNs = m_tcpNs < 0 ? 0 : std::max<std::int64_t>(0, (m_openNs >= 0 ? m_openNs : endNs) - m_tcpNs);
+        r.sendingNs = m_openNs >= 0 ? std::max<std::int64_t>(0, endNs - m_openNs) : -1;
+    }
+
     void settle()
     {
+        if (!m_sentSeen)
+            notePhases(m_record.doneNs);
         leaveConnecting();
         m_decoder.finish(promptTokens, promptSource);
         if (m_counted)
@@ -273,8 +347,13 @@ private:
     ApiKind m_api;
     QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
     QByteArray m_location;
-    bool m_counted = false;
+    bool m_counted = false;  ///< counted as sent in the live counters (once, whatever the attempts)
+    bool m_sentSeen = false; ///< the attempt's request was sent
     Phase m_phase = Phase::Open;
+    std::int64_t m_attemptNs = -1; ///< the attempt's start: its connect began, or its bytes began to go out
+    std::int64_t m_tcpNs = -1;     ///< TCP up, TLS handshake begins
+    std::int64_t m_openNs = -1;    ///< the connection is open (TCP, and TLS)
+    bool m_connecting = false;     ///< the attempt waited for a connection to open
 };
 
 TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunClock &clock,
@@ -319,11 +398,8 @@ void TransportWorker::execute(const RequestJob &job)
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
-    std::string body = builder.bodyText(prompt);
-    // Kept for a 307/308 only when redirects are followed: a long prompt's body is not held for
-    // the whole of every request otherwise.
-    const std::string &json = builder.followsRedirects() ? (raw->json = std::move(body)) : body;
-    sendOn(raw, Hop{builder.endpoint(), builder.url(), json, true, true, {}}, now);
+    raw->json = builder.bodyText(prompt);
+    sendOn(raw, Hop{builder.endpoint(), builder.url(), raw->json, true, true, {}}, now, false);
 }
 
 Transport *TransportWorker::transportFor(const RequestBuilder &builder)
@@ -335,11 +411,13 @@ Transport *TransportWorker::transportFor(const RequestBuilder &builder)
     return m_qnam;
 }
 
-void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs)
+void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs, bool fresh)
 {
     if (Exchange *previous = std::exchange(request->exchange, nullptr))
         request->transport->release(previous);
-    request->exchange = request->transport->acquire(hop.endpoint);
+    request->resend = ActiveRequest::Resend{hop.endpoint, hop.post, hop.credentials, hop.message};
+    request->exchange = request->transport->acquire(hop.endpoint, fresh);
+    request->attemptStarted(nowNs, !request->exchange->isConnected());
     if (!request->exchange->isConnected()) {
         if (!request->connectDeadline)
             request->connectDeadline =

@@ -51,9 +51,10 @@ public:
 private:
     friend class ActiveRequest;
     Transport *transportFor(const RequestBuilder &builder);
-    /// Sends `hop` for `request` through its transport (its first, or a redirect's next hop), the
-    /// connect deadline running while a connection is opened.
-    void sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs);
+    /// Sends `hop` for `request` through its transport (its first, a redirect's next hop, or
+    /// again after a stale connection on a `fresh` one), the connect deadline running while a
+    /// connection is opened.
+    void sendOn(ActiveRequest *request, const Hop &hop, std::int64_t nowNs, bool fresh);
     void finish(ActiveRequest *request);
     /// Ends a request from the outside (its deadline, Stop, a response it must not read on):
     /// abandons its exchange and records it with `status`. Deletes `request`.

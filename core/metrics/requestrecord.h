@@ -80,6 +80,20 @@ struct RequestRecord {
     std::int64_t lastTokenNs = -1;    ///< last token-bearing chunk
     std::int64_t doneNs = -1;         ///< stream complete / response body complete / failure seen
 
+    /// Where the wait before `sent` went (SPEC §3 request phases, named as k6 and HAR name them),
+    /// in ns; -1: not measured (QNAM does not say when TCP is up or when bytes left; a phase the
+    /// request never reached). Of the attempt that got the answer; an attempt on a stale
+    /// connection before it is in `blocked`.
+    std::int64_t blockedNs =
+        -1; ///< scheduled → its connect began, or its bytes began to go out on a kept-alive connection
+    std::int64_t connectNs =
+        -1;                  ///< TCP connect, name lookup and a proxy's tunnel included; 0 on a kept-alive connection
+    std::int64_t tlsNs = -1; ///< TLS handshake; 0 in clear or on a kept-alive connection
+    std::int64_t sendingNs = -1; ///< its bytes going out: the first write → all of them in the kernel
+    /// Times it was sent again because its kept-alive connection closed before any response
+    /// (transport.h connectionStale); at most limits::kMaxRetries.
+    int retries = 0;
+
     int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
@@ -116,6 +130,14 @@ struct RequestRecord {
         return spanMs(scheduledNs, lastTokenNs >= 0 ? lastTokenNs : doneNs);
     }
     std::optional<double> queueMs() const { return spanMs(scheduledNs, sentNs); }
+    std::optional<double> blockedMs() const { return durationMs(blockedNs); }
+    std::optional<double> connectMs() const { return durationMs(connectNs); }
+    std::optional<double> tlsMs() const { return durationMs(tlsNs); }
+    std::optional<double> sendingMs() const { return durationMs(sendingNs); }
+    /// The server's turn: sent → headers (TTFB).
+    std::optional<double> waitingMs() const { return ttfbMs(); }
+    /// headers → done.
+    std::optional<double> receivingMs() const { return spanMs(headersNs, doneNs); }
     /// The completion tokens that arrived in the stream: all of them, less hidden reasoning.
     std::int64_t streamedTokens() const { return std::max<std::int64_t>(completionTokens - hiddenReasoningTokens, 0); }
     /// (last_token − first_token) / (streamed tokens − 1), for ≥ 2 streamed tokens. With hidden
@@ -139,6 +161,12 @@ struct RequestRecord {
         if (from < 0 || to < 0)
             return std::nullopt;
         return double(to - from) / 1e6;
+    }
+    static std::optional<double> durationMs(std::int64_t ns)
+    {
+        if (ns < 0)
+            return std::nullopt;
+        return double(ns) / 1e6;
     }
 };
 

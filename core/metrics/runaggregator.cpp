@@ -1,10 +1,12 @@
 #include "metrics/runaggregator.h"
 
+#include "formats/numberformat.h"
 #include "metrics/inflighttracker.h"
 #include "metrics/requestmetrics.h"
 #include "tokenbench/version.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace tb {
@@ -74,6 +76,8 @@ struct RunAggregator::Block {
     std::int64_t lastDoneNs = -1;
     InFlightTracker inFlight;
     std::vector<std::int64_t> outputTokensPerSecond;
+    ConnectionSummary connections;
+    std::int64_t slowConnectNs = 0; ///< Σ of the slow connects
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -85,7 +89,7 @@ struct RunAggregator::Block {
     /// `distributions`: also record into the histograms. The whole run's come from merging its
     /// stages' at summary time, so each value is recorded once (per-chunk values are the bulk of
     /// the work).
-    void add(const RequestRecord &r, const TokenTimeline *timeline, bool good, bool openLoop, bool distributions);
+    void add(const RequestRecord &r, const TokenTimeline *timeline, bool good, bool distributions);
     SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions) const;
 };
 
@@ -109,8 +113,7 @@ struct RunAggregator::Second {
     mutable bool stale = false;
 };
 
-void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *timeline, bool isGood, bool openLoop,
-                               bool distributions)
+void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *timeline, bool isGood, bool distributions)
 {
     if (r.sentNs >= 0)
         firstSentNs = firstSentNs < 0 ? r.sentNs : std::min(firstSentNs, r.sentNs);
@@ -125,6 +128,25 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     ++requests.attempted;
     requests.redirected += r.redirects > 0 ? 1 : 0;
     requests.redirects += r.redirects;
+    requests.retries += r.retries;
+    if (r.connectNs == 0) {
+        ++connections.reused;
+    } else if (r.connectNs > 0) {
+        ++connections.opened;
+        if (double(r.connectNs) >= kSlowConnectMs * 1e6) {
+            ++connections.slow;
+            slowConnectNs += r.connectNs;
+        }
+    }
+    // The phases of every attempted request: a connect that stalled matters whatever followed.
+    if (distributions) {
+        record(Metric::Blocked, r.blockedMs());
+        record(Metric::Connect, r.connectMs());
+        record(Metric::Tls, r.tlsMs());
+        record(Metric::Sending, r.sendingMs());
+        record(Metric::Waiting, r.waitingMs());
+        record(Metric::Receiving, r.receivingMs());
+    }
     if (r.httpStatus > 0)
         ++requests.byStatus[r.httpStatus];
     if (r.httpVersion > 0)
@@ -194,10 +216,10 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     record(Metric::Tpot, r.tpotMs());
     record(Metric::DecodeSpeed, r.decodeTokensPerS());
     record(Metric::QueueDelay, r.queueMs());
-    if (openLoop) {
-        record(Metric::TtftFromSchedule, r.ttftFromScheduleMs());
-        record(Metric::E2eFromSchedule, r.e2eFromScheduleMs());
-    }
+    // Open loop: from the schedule; closed loop: from when the user was ready — either way what
+    // the user waited, a connect that stalled included (SPEC §3 TTFT).
+    record(Metric::TtftFromSchedule, r.ttftFromScheduleMs());
+    record(Metric::E2eFromSchedule, r.e2eFromScheduleMs());
     timeline->forEachItl(
         [this](double ms, std::int64_t tokens) { histogram(Metric::Itl).record(ms, std::uint64_t(tokens)); });
     timeline->forEachIcl([this](double ms) { histogram(Metric::Icl).record(ms); });
@@ -227,6 +249,9 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
     t.goodputRequestsPerS = perSecond(double(good), b.windowS);
     t.goodFraction = ratio(good, requests.attempted);
 
+    b.connections = connections;
+    if (connections.slow > 0)
+        b.connections.slowMeanMs = double(slowConnectNs) / double(connections.slow) / 1e6;
     b.concurrency.target = target;
     b.concurrency.peakInFlight = inFlight.peak();
     b.concurrency.meanInFlight = perSecond(double(inFlight.busyNs()) / 1e9, b.windowS);
@@ -322,16 +347,15 @@ void RunAggregator::add(const RequestRecord &r)
         return;
     }
     const bool good = isGood(r);
-    const bool openLoop = hasStage && m_info.stages[r.stage].mode == LoadMode::Rate;
     const std::optional<TokenTimeline> timeline =
         r.ok() ? std::optional<TokenTimeline>(std::in_place, r) : std::nullopt;
     const TokenTimeline *t = timeline ? &*timeline : nullptr;
     // Records of an unknown stage (none come from the engine) keep their distributions in the total.
-    m_blocks[0].add(r, t, good, openLoop, !stage);
+    m_blocks[0].add(r, t, good, !stage);
     if (stage)
-        stage->add(r, t, good, openLoop, true);
+        stage->add(r, t, good, true);
     if (instance)
-        instance->add(r, t, good, openLoop, true);
+        instance->add(r, t, good, true);
     if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
         if (std::size_t(r.turn) > m_turns.size())
             m_turns.resize(std::size_t(r.turn));
@@ -423,6 +447,27 @@ ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
     return sweep;
 }
 
+QString RunAggregator::slowConnectWarning(const SummaryBlock &total)
+{
+    const ConnectionSummary &c = total.connections;
+    if (c.slow == 0)
+        return {};
+    // Linux retries a dropped SYN after 1 s, then 3 s, 7 s … after the first try.
+    const double s = c.slowMeanMs / 1000;
+    const bool synRetry = std::abs(s - 1) < 0.35 || std::abs(s - 3) < 0.5 || std::abs(s - 7) < 0.8;
+    return QStringLiteral("%1 of %2 connects took ≈%3 s%4: %5. Users waited for it: it is in the requests' "
+                          "blocked + connect phases and TTFT from schedule, not in TTFT (sent → first token)")
+        .arg(c.slow)
+        .arg(c.opened)
+        .arg(formatNumber(s, 3))
+        .arg(total.stat(Metric::Connect).count > 0
+                 ? QStringLiteral(" (all connects p50 %1 ms)").arg(formatNumber(total.stat(Metric::Connect).p50, 3))
+                 : QString())
+        .arg(synRetry ? QStringLiteral("the server's accept queue overflowed and the kernel retried the SYN (a listen "
+                                       "backlog smaller than the users connecting at once: llama.cpp's is 5)")
+                      : QStringLiteral("connects this slow are the network's or an overloaded server's"));
+}
+
 QStringList RunAggregator::promptWarnings(const SummaryBlock &total) const
 {
     QStringList warnings;
@@ -510,6 +555,8 @@ RunSummary RunAggregator::summary() const
     s.workload = m_info.workload;
     s.warnings << m_info.preRunWarnings;
     s.warnings << promptWarnings(s.total);
+    if (const QString slow = slowConnectWarning(s.total); !slow.isEmpty())
+        s.warnings << slow;
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
         s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),

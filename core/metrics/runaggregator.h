@@ -30,8 +30,12 @@ class TokenTimeline;
 ///  - A request is good when it succeeded and meets every configured SLO on TTFT, TPOT and E2E
 ///    (measured from sent, as SPEC §3 defines them). An unset SLO does not constrain, nor does one
 ///    on a metric the request does not have (TPOT below 2 tokens, TTFT without any token).
-///  - Queue delay is recorded wherever the schedule is known; TTFT/E2E from schedule only in
-///    open-loop (rate) stages, where the schedule is independent of the responses.
+///  - Queue delay and TTFT/E2E from schedule are recorded wherever the schedule is known: in
+///    open loop the arrival's time, in closed loop when the user was ready for the next request —
+///    so a connect that stalled (a SYN retried after 1 s) is in what the user waited.
+///  - The request phases (blocked, connect, tls, sending, waiting, receiving) come from every
+///    attempted request that reached them, failed ones included; a connect of kSlowConnectMs or
+///    more is a summary warning.
 ///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
 ///  - Cache hits are unexpected — a summary warning — beyond the tokens the run's requests share by
 ///    design (RunInfo::sharedPromptTokens; the rest of each prompt is unique to it and to the run,
@@ -76,6 +80,8 @@ private:
     bool isGood(const RequestRecord &record) const;
     /// The context sweep's block of `summary` (whose stage blocks are made).
     ContextSweepSummary contextSweep(const RunSummary &summary) const;
+    /// "6 of 16 connects took ≈1 s …: the server's accept queue overflowed …", or empty.
+    static QString slowConnectWarning(const SummaryBlock &total);
     /// What makes the prompts' figures suspect: a replayed salt, unexpected cache hits, truncation.
     QStringList promptWarnings(const SummaryBlock &total) const;
 

@@ -30,6 +30,12 @@ constexpr std::array<MetricName, kMetricCount> kMetricNames{{
     {"decode_tokens_per_s", "throughput", "Decode speed"},
     {"tokens_per_chunk", "tokens", "Tokens per chunk"},
     {"retry_after_s", "requests", "Retry-After"},
+    {"blocked", "phases_ms", "Blocked"},
+    {"connect", "phases_ms", "Connect"},
+    {"tls", "phases_ms", "TLS"},
+    {"sending", "phases_ms", "Sending"},
+    {"waiting", "phases_ms", "Waiting"},
+    {"receiving", "phases_ms", "Receiving"},
 }};
 
 json optional(const std::optional<double> &v)
@@ -150,6 +156,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"warmup", b.requests.warmup},
           {"redirected", b.requests.redirected},
           {"redirects", b.requests.redirects},
+          {"retries", b.requests.retries},
           {"by_status", countsToJson(b.requests.byStatus)},
           {"by_error", countsToJson(b.requests.byError)},
           {"by_finish_reason", countsToJson(b.requests.byFinishReason)},
@@ -164,6 +171,12 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"good", b.throughput.good},
           {"good_fraction", optional(b.throughput.goodFraction)}}},
         {"latency_ms", json::object()},
+        {"phases_ms", json::object()},
+        {"connections",
+         {{"opened", b.connections.opened},
+          {"reused", b.connections.reused},
+          {"slow", b.connections.slow},
+          {"slow_mean_ms", b.connections.slowMeanMs}}},
         {"tokens",
          {{"input", b.tokens.input},
           {"output", b.tokens.output},
@@ -221,6 +234,8 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.requests.redirected = requests.integer("redirected");
         b.requests.redirects = requests.integer("redirects");
     }
+    if (requests.has("retries")) // summaries from before retries have none
+        b.requests.retries = requests.integer("retries");
     countsFromJson(requests.object("by_status"), b.requests.byStatus);
     countsFromJson(requests.object("by_error"), b.requests.byError);
     // Summaries from before finish reasons were counted have none.
@@ -277,11 +292,20 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
 
     if (n.hasValue("cost"))
         b.cost = costFromJson(n.object("cost"));
+    if (n.has("connections")) { // summaries from before request phases have none
+        const JsonReader connections = n.object("connections");
+        b.connections.opened = connections.integer("opened");
+        b.connections.reused = connections.integer("reused");
+        b.connections.slow = connections.integer("slow");
+        b.connections.slowMeanMs = connections.number("slow_mean_ms");
+    }
 
     // Histograms are optional: without them a summary still has its statistics.
     const bool hasHistograms = n.has("histograms");
     const JsonReader histograms(n, hasHistograms ? n.value()["histograms"] : n.value(), n.field("histograms"));
     for (std::size_t i = 0; i < kMetricCount; ++i) {
+        if (isPhaseMetric(Metric(i)) && !n.has(kMetricNames[i].section))
+            continue; // summaries from before request phases have none
         const JsonReader section = n.object(kMetricNames[i].section);
         // (e2e_from_schedule and ttfo came later: older summaries lack them.)
         if (section.has(kMetricNames[i].key) ||
@@ -362,6 +386,11 @@ QString metricLabel(Metric metric)
 bool isLatencyMetric(Metric metric)
 {
     return std::string_view(kMetricNames[std::size_t(metric)].section) == "latency_ms";
+}
+
+bool isPhaseMetric(Metric metric)
+{
+    return std::string_view(kMetricNames[std::size_t(metric)].section) == "phases_ms";
 }
 
 QString RunSummary::transportText() const

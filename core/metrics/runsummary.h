@@ -30,10 +30,10 @@ inline constexpr int kRunFormatVersion = 1;
 enum class Metric : std::uint8_t {
     Ttft,             ///< first_token − sent, ms
     Ttfo,             ///< first visible (non-reasoning) output − sent, ms
-    TtftFromSchedule, ///< first_token − scheduled, ms (open loop only)
+    TtftFromSchedule, ///< first_token − scheduled (closed loop: when the user was ready), ms
     Ttfb,             ///< headers − sent, ms
     E2e,              ///< last_token (or done) − sent, ms
-    E2eFromSchedule,  ///< the same from scheduled, ms (open loop only)
+    E2eFromSchedule,  ///< the same from scheduled, ms
     Tpot,             ///< ms per output token after the first
     Itl,              ///< token-normalised inter-token latency, ms, one value per token
     Icl,              ///< raw inter-chunk gap, ms
@@ -41,8 +41,15 @@ enum class Metric : std::uint8_t {
     DecodeSpeed,      ///< completion tokens / (last_token − first_token), tokens/s
     TokensPerChunk,   ///< apportioned tokens of each token-bearing chunk
     RetryAfter,       ///< Retry-After of failed requests, s
+    // The request phases (SPEC §3), ms, over every attempted request that reached them:
+    Blocked,   ///< scheduled → its connect began or its bytes began to go out
+    Connect,   ///< TCP connect (0 on a kept-alive connection)
+    Tls,       ///< TLS handshake (0 in clear or kept alive)
+    Sending,   ///< the request's bytes going out
+    Waiting,   ///< sent → headers: the server's turn (= TTFB)
+    Receiving, ///< headers → done
 };
-inline constexpr std::size_t kMetricCount = 13;
+inline constexpr std::size_t kMetricCount = 19;
 /// The JSON key: "ttft", "ttft_from_schedule", …, "decode_tokens_per_s", "tokens_per_chunk",
 /// "retry_after_s".
 const char *metricKey(Metric metric);
@@ -50,6 +57,10 @@ const char *metricKey(Metric metric);
 QString metricLabel(Metric metric);
 /// The metrics under "latency_ms" (the first ten).
 bool isLatencyMetric(Metric metric);
+/// The request phases, under "phases_ms".
+bool isPhaseMetric(Metric metric);
+/// A connect this long is a retried SYN (the first retry comes after 1 s), not a slow network.
+inline constexpr double kSlowConnectMs = 900;
 
 struct LoadSummary {
     LoadMode mode = LoadMode::Concurrency;
@@ -63,11 +74,14 @@ struct LoadSummary {
 struct RequestCounts {
     std::int64_t attempted = 0; ///< ok + failed: requests that reached a verdict
     std::int64_t ok = 0;
-    std::int64_t failed = 0;                 ///< errors caused by the target or the network
-    std::int64_t cancelled = 0;              ///< cut off by Stop: neither ok nor failed (see RunAggregator)
-    std::int64_t warmup = 0;                 ///< warm-up requests, excluded from everything else
-    std::int64_t redirected = 0;             ///< attempted requests that followed a redirect
-    std::int64_t redirects = 0;              ///< redirects they followed, all hops
+    std::int64_t failed = 0;     ///< errors caused by the target or the network
+    std::int64_t cancelled = 0;  ///< cut off by Stop: neither ok nor failed (see RunAggregator)
+    std::int64_t warmup = 0;     ///< warm-up requests, excluded from everything else
+    std::int64_t redirected = 0; ///< attempted requests that followed a redirect
+    std::int64_t redirects = 0;  ///< redirects they followed, all hops
+    /// Times attempted requests were sent again: a kept-alive connection the server had closed
+    /// (SPEC §3 request phases), or QNAM's own reposts of requests it failed unsent.
+    std::int64_t retries = 0;
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
@@ -129,6 +143,16 @@ struct PromptSizing {
     bool operator==(const PromptSizing &) const = default;
 };
 
+/// How attempted requests got their connections (native transport; QNAM does not say).
+struct ConnectionSummary {
+    std::int64_t opened = 0; ///< requests that waited for a new connection to open
+    std::int64_t reused = 0; ///< requests sent on a kept-alive connection
+    /// Of `opened`, connects of kSlowConnectMs or more, and their mean: a connect retried after
+    /// its SYN was dropped (an accept queue overflowed) takes 1 s, 3 s, 7 s …
+    std::int64_t slow = 0;
+    double slowMeanMs = 0;
+};
+
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
@@ -163,6 +187,7 @@ struct SummaryBlock {
     ThroughputSummary throughput;
     TokenSummary tokens;
     ConcurrencySummary concurrency;
+    ConnectionSummary connections;
     std::optional<CostSummary> cost; ///< with prices for the target
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};

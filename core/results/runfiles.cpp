@@ -56,6 +56,13 @@ enum Column {
     Conversation,
     PromptTokenSource,
     CachedSource,
+    BlockedMs,
+    ConnectMs,
+    TlsMs,
+    SendingMs,
+    WaitingMs,
+    ReceivingMs,
+    Retries,
     Shard, // merged runs only
     ColumnCount
 };
@@ -98,6 +105,13 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "conversation",
     "prompt_token_source",
     "cached_source",
+    "blocked_ms",
+    "connect_ms",
+    "tls_ms",
+    "sending_ms",
+    "waiting_ms",
+    "receiving_ms",
+    "retries",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -221,10 +235,27 @@ public:
         return v;
     }
     /// Milliseconds to nanoseconds; -1 when empty.
+    /// Milliseconds as ns, saturated to ±a century (llround of what does not fit is undefined);
+    /// -1 when empty.
     std::int64_t ns(int column) const
     {
         const auto ms = real(column);
-        return ms ? std::llround(*ms * 1e6) : -1;
+        if (ms && !std::isfinite(*ms))
+            bad(column, text(column));
+        if (!ms || !std::isfinite(*ms))
+            return -1;
+        constexpr double kCenturyMs = 100.0 * 365 * 24 * 3600 * 1000;
+        return std::llround(std::clamp(*ms, -kCenturyMs, kCenturyMs) * 1e6);
+    }
+    /// A duration column: ns, -1 when empty (not measured); a negative duration is bad.
+    std::int64_t durationNs(int column) const
+    {
+        if (text(column).empty())
+            return -1;
+        const std::int64_t v = ns(column);
+        if (v < 0)
+            bad(column, text(column));
+        return std::max<std::int64_t>(v, -1);
     }
     void bad(int column, std::string_view value) const
     {
@@ -456,6 +487,13 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
     put(tokenSourceName(r.promptTokenSource));
     put(cacheSourceName(r.cachedSource));
+    putMs(r.blockedMs());
+    putMs(r.connectMs());
+    putMs(r.tlsMs());
+    putMs(r.sendingMs());
+    putMs(r.waitingMs());
+    putMs(r.receivingMs());
+    putInt(r.retries);
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -538,6 +576,12 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
     r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
     r.shard = int(f.integer(Shard, -1));
+    // Runs from before request phases have none (waiting and receiving follow from the stamps).
+    r.blockedNs = f.durationNs(BlockedMs);
+    r.connectNs = f.durationNs(ConnectMs);
+    r.tlsNs = f.durationNs(TlsMs);
+    r.sendingNs = f.durationNs(SendingMs);
+    r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

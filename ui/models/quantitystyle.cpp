@@ -214,13 +214,15 @@ QString describe(Metric metric)
         return QObject::tr(
             "Time to first output: request sent → first visible (non-reasoning) token; hidden thinking is inside it");
     case Metric::TtftFromSchedule:
-        return QObject::tr("Time to first token from the scheduled send time (includes queueing)");
+        return QObject::tr("Time to first token as the user waited: from the scheduled send time (open loop) or "
+                           "from when the user was ready (closed loop), queueing and connecting included");
     case Metric::Ttfb:
         return QObject::tr("Time to first byte: request sent → response headers");
     case Metric::E2e:
         return QObject::tr("End-to-end latency: request sent → last token");
     case Metric::E2eFromSchedule:
-        return QObject::tr("End-to-end latency from the scheduled send time (includes queueing)");
+        return QObject::tr("End-to-end latency as the user waited: from the scheduled send time (open loop) or from "
+                           "when the user was ready (closed loop)");
     case Metric::Tpot:
         return QObject::tr("Time per output token after the first: (last − first token) / (streamed tokens − 1)");
     case Metric::Itl:
@@ -235,6 +237,20 @@ QString describe(Metric metric)
         return QObject::tr("Tokens carried by each streamed chunk");
     case Metric::RetryAfter:
         return QObject::tr("Retry-After the server asked for on failed requests");
+    case Metric::Blocked:
+        return QObject::tr("Blocked: ready to go (scheduled, or the user ready) → its connect began or its bytes "
+                           "began to go out (a stale kept-alive connection's attempt included)");
+    case Metric::Connect:
+        return QObject::tr("Connect: TCP connect, name lookup and a proxy's tunnel included; 0 on a kept-alive "
+                           "connection");
+    case Metric::Tls:
+        return QObject::tr("TLS: the handshake; 0 in clear or on a kept-alive connection");
+    case Metric::Sending:
+        return QObject::tr("Sending: the request's bytes going out");
+    case Metric::Waiting:
+        return QObject::tr("Waiting: request sent → response headers, the server's turn (TTFB)");
+    case Metric::Receiving:
+        return QObject::tr("Receiving: response headers → the response complete");
     }
     return {};
 }

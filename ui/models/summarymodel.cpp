@@ -97,6 +97,12 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
         {Metric::Itl, "itl", "ITL", brief},
         {Metric::Icl, "icl", "ICL", brief},
         {Metric::QueueDelay, "queue_delay", "Queue delay", brief},
+        {Metric::Blocked, "blocked", "Blocked", brief},
+        {Metric::Connect, "connect", "Connect", brief},
+        {Metric::Tls, "tls", "TLS", brief},
+        {Metric::Sending, "sending", "Sending", brief},
+        {Metric::Waiting, "waiting", "Waiting", brief},
+        {Metric::Receiving, "receiving", "Receiving", brief},
     };
     for (const LatencyRows &rows : latencies) {
         for (const auto &[name, field] : rows.stats) {
@@ -108,6 +114,22 @@ std::vector<SummaryTableModel::Spec> SummaryTableModel::allSpecs()
         }
     }
     const std::vector<Spec> rest = {
+        {QStringLiteral("connections_opened"), tr("New connections"), kCount,
+         [](const SummaryBlock &b) {
+             return b.connections.opened + b.connections.reused > 0
+                        ? std::optional<double>(double(b.connections.opened))
+                        : std::nullopt;
+         }},
+        {QStringLiteral("connections_reused"), tr("Kept-alive connections"), kCount,
+         [](const SummaryBlock &b) {
+             return b.connections.opened + b.connections.reused > 0
+                        ? std::optional<double>(double(b.connections.reused))
+                        : std::nullopt;
+         }},
+        {QStringLiteral("retries"), tr("Retries"), kCount,
+         [](const SummaryBlock &b) {
+             return b.requests.retries > 0 ? std::optional<double>(double(b.requests.retries)) : std::nullopt;
+         }},
         {QStringLiteral("decode_tokens_per_s_p50"), tr("Decode speed p50"), QStringLiteral("tok/s"),
          stat(Metric::DecodeSpeed, &S::p50)},
         {QStringLiteral("tokens_per_chunk_mean"), tr("Tokens per chunk"), QStringLiteral("tokens"),

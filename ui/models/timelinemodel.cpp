@@ -19,6 +19,20 @@ std::vector<TimelineModel::Event> TimelineModel::eventsOf(const RequestRecord &r
     };
     if (r.scheduledNs >= 0 && r.scheduledNs != r.sentNs)
         add(tr("scheduled"), r.scheduledNs);
+    // The phases before sent, back from it: the attempt opened its connection (connect, TLS),
+    // then wrote (sending) — or wrote at once on a kept-alive one.
+    if (r.sentNs >= 0 && r.sendingNs >= 0 && r.connectNs >= 0 && r.tlsNs >= 0) {
+        const std::int64_t open = r.sentNs - r.sendingNs;
+        const std::int64_t tcp = open - r.tlsNs;
+        if (r.connectNs > 0) {
+            add(tr("connecting"), tcp - r.connectNs);
+            if (r.tlsNs > 0)
+                add(tr("TCP connected, TLS handshake"), tcp);
+            add(tr("connection open, sending"), open);
+        } else {
+            add(tr("sending on a kept-alive connection"), open);
+        }
+    }
     add(tr("sent"), r.sentNs);
     add(tr("headers"), r.headersNs);
     if (!r.tokenChunks.empty()) {

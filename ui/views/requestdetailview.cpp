@@ -140,6 +140,17 @@ void RequestDetailView::showRecord(const RequestRecord &record, const QString &r
           << tr("TPOT %1").arg(ms(record.tpotMs()));
     if (record.queueMs() && *record.queueMs() > 0)
         facts << tr("queued %1").arg(ms(record.queueMs()));
+    if (record.blockedNs >= 0) {
+        QStringList phases{tr("blocked %1").arg(ms(record.blockedMs()))};
+        if (record.connectNs >= 0)
+            phases << tr("connect %1").arg(ms(record.connectMs())) << tr("TLS %1").arg(ms(record.tlsMs()))
+                   << tr("sending %1").arg(ms(record.sendingMs()));
+        phases << tr("waiting %1").arg(ms(record.waitingMs())) << tr("receiving %1").arg(ms(record.receivingMs()));
+        facts << tr("phases: %1").arg(phases.join(QStringLiteral(", ")));
+    }
+    if (record.retries > 0)
+        facts << tr("sent again %n time(s): its kept-alive connection closed before any response", nullptr,
+                    record.retries);
     facts << tr("tokens in %1 (cached %2) / out %3 (%4)")
                  .arg(record.promptTokens)
                  .arg(record.cachedTokens)
