@@ -30,6 +30,8 @@ public:
     bool isOpen() const override { return m_fd >= 0 && m_connected; }
     bool handshaking() const override { return false; }
     bool hasKernelTimestamps() const override { return m_kernelStamps; }
+    QByteArray negotiatedProtocol() const override { return {}; }
+    void handOver(ByteStreamHandler *handler, QObject *parent) override;
 
     static constexpr std::size_t kReadSize = 2048;
 

@@ -74,6 +74,8 @@ public:
         m_phase = Phase::Handshaking;
     }
 
+    void exchangeMoved(Exchange *next) override { exchange = next; }
+
     void connectionOpened() override
     {
         leaveConnecting();
