@@ -544,9 +544,9 @@ void addRunOptions(CliParser &cli)
                             "(TokenBench's own HTTP/1.1 and HTTP/2 client) or qnam (Qt's QNetworkAccessManager)."),
              QStringLiteral("NAME")),
         flag(QStringLiteral("http2"),
-             QStringLiteral("Force HTTP/2: over https h2 alone by ALPN, over http by prior knowledge (h2c). "
-                            "Without it https offers h2 and HTTP/1.1 by ALPN (the server picks), http is "
-                            "HTTP/1.1.")),
+             QStringLiteral("Force HTTP/2: over https h2 by ALPN (a server that picks HTTP/1.1 is an error), over "
+                            "http by prior knowledge (h2c). Without it https offers h2 and HTTP/1.1 by ALPN and uses "
+                            "the server's pick; http is HTTP/1.1.")),
         flag(QStringLiteral("insecure"),
              QStringLiteral("https: check neither the server's certificate nor its host name (self-signed test "
                             "servers), directly or through a proxy.")),

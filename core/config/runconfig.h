@@ -97,7 +97,8 @@ QString transportKindNames();
 TransportKind effectiveTransport(const TargetConfig &target);
 
 /// The HTTP version asked for: auto (over https h2 and HTTP/1.1 offered by ALPN, the server picks;
-/// HTTP/1.1 in clear), 1.1, or 2 (over https h2 alone by ALPN, in clear by prior knowledge: h2c).
+/// HTTP/1.1 in clear), 1.1, or 2 (over https h2 by ALPN or an error, in clear by prior knowledge:
+/// h2c).
 enum class HttpVersion { Auto, Http1, Http2 };
 QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
 std::optional<HttpVersion> httpVersionFromName(const QString &name);
