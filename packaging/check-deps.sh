@@ -11,7 +11,8 @@
 #     directory: CMake package files, compiler checks),
 #   - every header the build compiled against (`ninja -t deps` of BUILD_DIR),
 #   - every shared library the built programs load (`ldd`),
-#   - the programs the tests and setup.sh run (readelf, xvfb-run, Xvfb, xauth, node, npm).
+#   - the programs the tests and setup.sh run (readelf, xvfb-run, Xvfb, xauth, node, npm, nginx,
+#     squid, openssl; /usr/sbin searched too, which a user's PATH may lack).
 # Each file is mapped to its package through dpkg's file lists; files no package owns (the build
 # tree, generated files) are ignored.
 set -euo pipefail
@@ -57,8 +58,8 @@ ninja -C "$build" -t deps | sed -nE 's/^ +(\/.*)$/\1/p' >>"$work/files"
 find "$build" -type f -perm -u+x -not -path '*/CMakeFiles/*' -not -path '*/node_modules/*' |
     while read -r program; do ldd "$program" 2>/dev/null || true; done |
     sed -nE 's/.*=> (\/[^ ]+) .*/\1/p' >>"$work/files"
-for program in readelf xvfb-run Xvfb xauth node npm; do
-    command -v "$program" >>"$work/files" || true
+for program in readelf xvfb-run Xvfb xauth node npm nginx squid openssl; do
+    PATH="$PATH:/usr/sbin" command -v "$program" >>"$work/files" || true
 done
 # dpkg records /lib/... or /usr/lib/... depending on the package (merged /usr): try both, and the
 # target of each symbolic link.

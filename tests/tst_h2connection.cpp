@@ -138,6 +138,7 @@ struct RecordingSink : ResponseSink {
         : clock(clock)
     {}
     void connectionOpened() override { opened = true; }
+    void exchangeMoved(Exchange *) override {} // an H2Connection keeps its exchanges
     void requestSent(std::int64_t) override { sent = true; }
     void responseHead(const ResponseHead &h, std::int64_t stampNs) override
     {

@@ -1,5 +1,5 @@
-// HTTP/2 end to end: the qnam transport against node's http2 module (tests/data/h2server.mjs),
-// in clear by prior knowledge (--http2) and over TLS by ALPN; the wire's own count of concurrent
+// HTTP/2 end to end: both transports against node's http2 module (tests/data/h2server.mjs), in
+// clear by prior knowledge (--http2) and over TLS by ALPN; the wire's own count of concurrent
 // streams and sessions proves the load reached the server multiplexed.
 #include "engine/loadcontroller.h"
 
@@ -31,6 +31,12 @@ private Q_SLOTS:
             << false << int(TransportKind::Qnam) << int(HttpVersion::Http2) << 2;
         QTest::newRow("h2 by ALPN (qnam, http_version auto)")
             << true << int(TransportKind::Qnam) << int(HttpVersion::Auto) << 4;
+        // The requests that wait on a worker's first connection while it negotiates all become
+        // streams of it once the server picked h2.
+        QTest::newRow("h2 by ALPN (auto picks native, http_version auto)")
+            << true << int(TransportKind::Auto) << int(HttpVersion::Auto) << 2;
+        QTest::newRow("h2 by ALPN (auto picks native, --http2)")
+            << true << int(TransportKind::Auto) << int(HttpVersion::Http2) << 2;
     }
 
     void streamsOverHttp2()

@@ -7,6 +7,7 @@
 
 #include "support/httprequest.h"
 #include "support/loadrun.h"
+#include "support/scopedenvironment.h"
 #include "support/testproxy.h"
 #include "support/tlsserver.h"
 #include "support/transportrows.h"
@@ -87,35 +88,6 @@ RunConfig configFor(const QString &url, const QString &model, int requests)
     c.prompt.promptTokens = 16;
     return c;
 }
-
-/// The process environment for one test: set on construction, restored on destruction.
-class ScopedEnvironment
-{
-public:
-    explicit ScopedEnvironment(const QStringList &assignments)
-    {
-        for (const char *name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
-                                 "no_proxy", "NO_PROXY"}) {
-            if (qEnvironmentVariableIsSet(name))
-                m_saved.insert(QByteArray(name), qgetenv(name));
-            qunsetenv(name);
-        }
-        for (const QString &a : assignments)
-            qputenv(a.section(QLatin1Char('='), 0, 0).toLatin1(), a.section(QLatin1Char('='), 1).toUtf8());
-        m_set = assignments;
-    }
-    ~ScopedEnvironment()
-    {
-        for (const QString &a : std::as_const(m_set))
-            qunsetenv(a.section(QLatin1Char('='), 0, 0).toLatin1().constData());
-        for (auto it = m_saved.cbegin(); it != m_saved.cend(); ++it)
-            qputenv(it.key().constData(), it.value());
-    }
-
-private:
-    QStringList m_set;
-    QHash<QByteArray, QByteArray> m_saved;
-};
 
 using RunResult = tb::test::LoadRun;
 

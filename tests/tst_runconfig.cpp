@@ -536,15 +536,11 @@ private Q_SLOTS:
         QTest::newRow("unknown transport")
             << QByteArray(R"({"target": {"transport": "curl"}})")
             << QStringLiteral("target.transport: unknown value \"curl\" (accepted: auto|native|qnam)");
-        QTest::newRow("HTTP/2 over https on native")
-            << QByteArray("{\"target\": {\"url\": \"https://127.0.0.1:1/v1\", \"model\": \"m\", "
-                          "\"transport\": \"native\", \"http_version\": \"2\"}}")
-            << QStringLiteral("target.http_version (--http2): HTTP/2 over https needs --transport qnam");
-        QTest::newRow("HTTP/2 through a proxy on native")
+        QTest::newRow("h2c through a proxy on native")
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", "
                           "\"transport\": \"native\", \"http_version\": \"2\", \"proxy\": "
                           "\"http://127.0.0.1:3128\"}}")
-            << QStringLiteral("target.http_version (--http2): HTTP/2 through a proxy needs --transport qnam");
+            << QStringLiteral("target.http_version (--http2): HTTP/2 in clear through a proxy needs --transport qnam");
         QTest::newRow("wrong type") << QByteArray(R"({"load": {"concurrency": "many"}})")
                                     << QStringLiteral("load.concurrency: must be a whole number");
         QTest::newRow("unknown api") << QByteArray(R"({"target": {"api": "grpc"}})")
@@ -654,9 +650,12 @@ private Q_SLOTS:
             << tls << proxy << int(HttpVersion::Http1) << int(TransportKind::Native);
         QTest::newRow("h2c, direct") << clear << QStringLiteral("none") << int(HttpVersion::Http2)
                                      << int(TransportKind::Native);
-        QTest::newRow("HTTP/2 over https") << tls << QString() << int(HttpVersion::Http2) << int(TransportKind::Qnam);
-        QTest::newRow("HTTP/2 through --proxy")
-            << clear << proxy << int(HttpVersion::Http2) << int(TransportKind::Qnam);
+        QTest::newRow("h2 or HTTP/1.1 by ALPN over https")
+            << tls << QString() << int(HttpVersion::Auto) << int(TransportKind::Native);
+        QTest::newRow("HTTP/2 over https") << tls << QString() << int(HttpVersion::Http2) << int(TransportKind::Native);
+        QTest::newRow("HTTP/2 over https through --proxy (its tunnel)")
+            << tls << proxy << int(HttpVersion::Http2) << int(TransportKind::Native);
+        QTest::newRow("h2c through --proxy") << clear << proxy << int(HttpVersion::Http2) << int(TransportKind::Qnam);
     }
 
     void autoPicksATransportThatSpeaksIt()

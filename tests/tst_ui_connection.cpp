@@ -6,12 +6,14 @@
 
 #include "support/httprequest.h"
 #include "support/testproxy.h"
+#include "support/tlsserver.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -190,6 +192,47 @@ private Q_SLOTS:
             QVERIFY2(proxy.heads.constFirst().startsWith("GET " + server.baseUrl().toLatin1() + "/models HTTP/1.1"),
                      proxy.heads.constFirst().constData());
         QCOMPARE(server.heads.size(), 1);
+    }
+
+    void testConnectionIgnoredInsecureAndCaCert_data()
+    {
+        QTest::addColumn<QString>("trust");
+        QTest::addColumn<bool>("reached");
+        QTest::newRow("--insecure") << QStringLiteral("insecure") << true;
+        QTest::newRow("--ca-cert") << QStringLiteral("ca") << true;
+        QTest::newRow("self-signed, verified") << QString() << false;
+    }
+
+    // Test connection took neither --insecure nor --ca-cert: a self-signed server the run reached
+    // was "Cannot reach …" here. It lists with the run's TLS settings now.
+    void testConnectionIgnoredInsecureAndCaCert()
+    {
+        QFETCH(QString, trust);
+        QFETCH(bool, reached);
+        if (!QSslSocket::supportsSsl())
+            QSKIP("this Qt has no TLS backend");
+        TlsServer server;
+        const QByteArray listing = R"({"data":[{"id":"alpha"}]})";
+        server.response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                          QByteArray::number(listing.size()) + "\r\nConnection: close\r\n\r\n" + listing;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        ModelLister lister;
+        QSignalSpy listed(&lister, &ModelLister::modelsListed);
+        QSignalSpy failed(&lister, &ModelLister::listFailed);
+        TargetConfig t = targetAt(server.url());
+        t.proxy = QStringLiteral("none");
+        t.tlsVerify = trust != QLatin1String("insecure");
+        if (trust == QLatin1String("ca"))
+            t.caCertificate = QStringLiteral(TOKENBENCH_TESTDATA "/tls-test.crt");
+        lister.list(t);
+        QTRY_COMPARE_WITH_TIMEOUT(listed.size() + failed.size(), 1, 20000);
+        if (reached) {
+            QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+            QCOMPARE(listed.constFirst().constFirst().toStringList(), QStringList{QStringLiteral("alpha")});
+        } else {
+            QVERIFY2(failed.constFirst().constFirst().toString().contains(QLatin1String("Cannot reach")),
+                     qPrintable(failed.constFirst().constFirst().toString()));
+        }
     }
 
     void anthropicHeaders()

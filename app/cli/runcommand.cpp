@@ -8,6 +8,7 @@
 #include "config/sharding.h"
 #include "engine/modelslisting.h"
 #include "engine/runplan.h"
+#include "engine/targetaccess.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"
 
@@ -403,6 +404,8 @@ qint64 targetContextTokens(const TargetConfig &target)
         base.chop(1);
     QNetworkAccessManager nam;
     QNetworkRequest request(QUrl(base + QStringLiteral("/models"), QUrl::StrictMode));
+    if (!TargetAccess::prepare(nam, request, target, nullptr))
+        return 0; // the run itself reports a proxy setting it cannot use
     request.setTransferTimeout(3000);
     for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
         request.setRawHeader(name, value);
@@ -539,14 +542,16 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("JSON object merged into every request body, e.g. '{\"ignore_eos\": true}'."),
              QStringLiteral("JSON")),
         flag(QStringLiteral("transport"),
-             QStringLiteral("HTTP client: auto (default: native, but qnam for HTTP/2 over https or a proxy), "
-                            "native (TokenBench's own HTTP/1.1 and h2c client) or qnam (Qt's QNetworkAccessManager)."),
+             QStringLiteral("HTTP client: auto (default: native, but qnam for h2c through a proxy), native "
+                            "(TokenBench's own HTTP/1.1 and HTTP/2 client) or qnam (Qt's QNetworkAccessManager)."),
              QStringLiteral("NAME")),
         flag(QStringLiteral("http2"),
-             QStringLiteral("Ask for HTTP/2: by ALPN over https, by prior knowledge (h2c) over "
-                            "http. h2c is native's; over https or a proxy it is qnam's.")),
+             QStringLiteral("Force HTTP/2: over https h2 by ALPN (a server that picks HTTP/1.1 is an error), over "
+                            "http by prior knowledge (h2c). Without it https offers h2 and HTTP/1.1 by ALPN and uses "
+                            "the server's pick; http is HTTP/1.1.")),
         flag(QStringLiteral("insecure"),
-             QStringLiteral("https: do not check the server's certificate (self-signed test servers).")),
+             QStringLiteral("https: check neither the server's certificate nor its host name (self-signed test "
+                            "servers), directly or through a proxy.")),
         flag(QStringLiteral("ca-cert"), QStringLiteral("https: also trust the CA certificates in this PEM file."),
              QStringLiteral("FILE")),
         flag(QStringLiteral("server-metrics"),

@@ -260,12 +260,12 @@ TransportKind effectiveTransport(const TargetConfig &target)
 {
     if (target.transport != TransportKind::Auto)
         return target.transport;
-    // Native speaks HTTP/2 in clear and direct (h2c by prior knowledge); over TLS (ALPN) and
-    // through a proxy it is qnam's. A proxy from the environment is known only to the request
-    // builder, which moves such a target to qnam too.
-    const bool direct = target.proxy.isEmpty() || target.proxy == QLatin1String("none");
+    // Native speaks HTTP/2 over TLS (ALPN, through a proxy's tunnel too) and in clear by prior
+    // knowledge when direct; h2c through a proxy is qnam's. A proxy from the environment is known
+    // only to the request builder, which moves such a target to qnam too.
+    const bool proxied = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
     const bool clear = QUrl(target.url).scheme() != QLatin1String("https");
-    return target.httpVersion == HttpVersion::Http2 && !(clear && direct) ? TransportKind::Qnam : TransportKind::Native;
+    return target.httpVersion == HttpVersion::Http2 && clear && proxied ? TransportKind::Qnam : TransportKind::Native;
 }
 
 QString httpVersionName(HttpVersion version)
@@ -495,13 +495,10 @@ QStringList validate(const RunConfig &c)
                             "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
                             .arg(c.target.caCertificate);
     }
-    if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2) {
-        if (QUrl(c.target.url).scheme() == QLatin1String("https"))
-            problems << QStringLiteral("target.http_version (--http2): HTTP/2 over https needs --transport qnam or "
-                                       "auto (native speaks HTTP/2 in clear only: h2c)");
-        else if (!c.target.proxy.isEmpty() && c.target.proxy != QLatin1String("none"))
-            problems << QString::fromLatin1(kNativeH2ProxyProblem);
-    }
+    if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2 &&
+        QUrl(c.target.url).scheme() != QLatin1String("https") && !c.target.proxy.isEmpty() &&
+        c.target.proxy != QLatin1String("none"))
+        problems << QString::fromLatin1(kNativeH2ProxyProblem);
     if (const QString &t = c.target.tokenizer;
         !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
         problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "

@@ -43,8 +43,8 @@ QString headerEnvReference(const QString &value);
 inline constexpr char kRedacted[] = "<redacted>";
 /// Why the native transport refuses a target's HTTP/2: a proxy carries it (--proxy or the environment).
 inline constexpr char kNativeH2ProxyProblem[] =
-    "target.http_version (--http2): HTTP/2 through a proxy needs --transport qnam or auto (native's h2c "
-    "cannot cross a proxy; --proxy none goes direct)";
+    "target.http_version (--http2): HTTP/2 in clear through a proxy needs --transport qnam or auto (native's "
+    "h2c cannot cross a proxy; --proxy none goes direct, https:// goes through its tunnel)";
 /// The environment variables a proxy may come from (their userinfo is a secret too).
 inline constexpr const char *kProxyVariables[] = {"http_proxy",  "HTTP_PROXY", "https_proxy",
                                                   "HTTPS_PROXY", "all_proxy",  "ALL_PROXY"};
@@ -88,19 +88,20 @@ std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames(); ///< the names joined with '|', for messages
 
 /// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
-/// TokenBench's own HTTP/1.1 client, or Qt's QNetworkAccessManager (HTTP/2, and what native lacks).
+/// TokenBench's own HTTP/1.1 and HTTP/2 client, or Qt's QNetworkAccessManager.
 enum class TransportKind { Auto, Native, Qnam };
 struct TargetConfig;
 QString transportKindName(TransportKind kind); ///< "auto" | "native" | "qnam"
 std::optional<TransportKind> transportKindFromName(const QString &name);
 QString transportKindNames();
-/// What auto picks for a target (never Auto): qnam where HTTP/2 is asked for over https or
-/// through a --proxy, else native (HTTP/1.1, and HTTP/2 in clear: h2c). RequestBuilder also
-/// moves a target whose proxy comes from the environment.
+/// What auto picks for a target (never Auto): qnam where HTTP/2 in clear (h2c) is asked for
+/// through a --proxy, else native. RequestBuilder also moves a target whose proxy comes from the
+/// environment.
 TransportKind effectiveTransport(const TargetConfig &target);
 
-/// The HTTP version asked for: auto (HTTP/2 by ALPN over https, HTTP/1.1 in clear), 1.1, or 2
-/// (over https by ALPN, in clear by prior knowledge: h2c).
+/// The HTTP version asked for: auto (over https h2 and HTTP/1.1 offered by ALPN, the server picks;
+/// HTTP/1.1 in clear), 1.1, or 2 (over https h2 by ALPN or an error, in clear by prior knowledge:
+/// h2c).
 enum class HttpVersion { Auto, Http1, Http2 };
 QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
 std::optional<HttpVersion> httpVersionFromName(const QString &name);

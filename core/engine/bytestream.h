@@ -33,7 +33,19 @@ public:
     virtual void streamFailed(RequestStatus status, const QString &message, std::int64_t stampNs) = 0;
 };
 
-/// A client connection's bytes, in and out: the transport under HttpConnection.
+/// What a TLS stream offers the server by ALPN: HTTP/1.1 alone, or h2 first and HTTP/1.1 (as curl
+/// does, with or without --http2: a server without h2 picks HTTP/1.1 and can say so).
+enum class Alpn { Http1, Http2OrHttp1 };
+/// The protocol names of an offer, in order of preference: "h2", "http/1.1".
+QList<QByteArray> alpnProtocols(Alpn alpn);
+/// What a target's connections offer for its HTTP version, on both transports: HTTP/1.1 alone for
+/// 1.1, else h2 and HTTP/1.1 (auto uses the server's pick, 2 insists on h2).
+Alpn alpnFor(HttpVersion version);
+/// Why a request that must go over HTTP/2 (--http2, or an endpoint whose server picked h2
+/// before) cannot: the server's ALPN pick ("" for none).
+QString notHttp2ByAlpn(const QByteArray &picked);
+
+/// A client connection's bytes, in and out: the transport under HttpConnection and H2Connection.
 class ByteStream
 {
 public:
@@ -55,14 +67,21 @@ public:
     /// ago). Costs a system call; consumes nothing.
     enum class Unread { Nothing, Bytes, End };
     virtual Unread unread() const = 0;
+    /// The protocol the server picked by ALPN ("h2", "http/1.1"), once open; empty when it picked
+    /// none, and without TLS.
+    virtual QByteArray negotiatedProtocol() const = 0;
+    /// An open stream changes owners (a connection whose protocol the server picked): what
+    /// happens next goes to `handler`, and `parent` owns it.
+    virtual void handOver(ByteStreamHandler *handler, QObject *parent) = 0;
 
     /// Plain TCP: a socket of our own whose reads carry the kernel's software receive timestamp
     /// (SO_TIMESTAMPING), so a chunk is stamped when it arrived even if this thread was busy;
     /// falls back to the time of the read where the kernel gives none. TLS: QSslSocket, stamped
-    /// when its readyRead is handled, before parsing.
+    /// when its readyRead is handled, before parsing; it offers `alpn` to the server.
     /// Plain TCP streams register with `poller` (one per thread).
     static std::unique_ptr<ByteStream> create(const Endpoint &endpoint, const RunClock &clock,
-                                              ByteStreamHandler *handler, class EpollPoller *poller, QObject *parent);
+                                              ByteStreamHandler *handler, class EpollPoller *poller, QObject *parent,
+                                              Alpn alpn);
 };
 
 } // namespace tb

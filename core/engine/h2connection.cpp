@@ -251,10 +251,27 @@ struct H2Callbacks {
 };
 
 H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
+    : H2Connection(endpoint, clock, parent)
+{
+    m_stream = ByteStream::create(endpoint, clock, this, poller, this, alpnFor(endpoint.httpVersion));
+}
+
+H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
+                           QObject *parent)
+    : H2Connection(endpoint, clock, parent)
+{
+    m_stream = std::move(open);
+    m_stream->handOver(this, this);
+    m_idleSinceNs = m_clock.nowNs();
+    m_opening = true;
+    m_connected = true;
+    flush(); // the preface and SETTINGS
+}
+
+H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
-    , m_stream(ByteStream::create(endpoint, clock, this, poller, this))
 {
     nghttp2_session_callbacks *callbacks = nullptr;
     if (nghttp2_session_callbacks_new(&callbacks) != 0)
@@ -315,7 +332,7 @@ void H2Connection::send(H2Exchange *e, const RequestBuilder &builder, const Hop 
 {
     e->m_sink = sink;
     QList<QPair<QByteArray, QByteArray>> fields = {{":method", hop.post ? "POST" : "GET"},
-                                                   {":scheme", "http"},
+                                                   {":scheme", m_endpoint.tls ? "https" : "http"},
                                                    {":authority", RequestBuilder::hostPort(hop.url)},
                                                    {":path", RequestBuilder::requestTarget(hop.url)}};
     for (const auto &[name, value] : builder.requestHeaders(hop.credentials, hop.post)) {
@@ -489,13 +506,32 @@ void H2Connection::reportLost()
 
 void H2Connection::streamOpened()
 {
+    // HTTP/2 over TLS only where the server agreed by ALPN (RFC 9113 §3.2): one that did not
+    // would read the preface as a broken HTTP/1.1 request.
+    if (m_endpoint.tls) {
+        if (const QByteArray picked = m_stream->negotiatedProtocol(); picked != "h2") {
+            failAll(RequestStatus::Protocol, notHttp2ByAlpn(picked), m_clock.nowNs(), false);
+            return;
+        }
+    }
     m_connected = true;
+    tellSinks(&ResponseSink::connectionOpened);
+    flush(); // the preface, SETTINGS and every request submitted meanwhile
+}
+
+void H2Connection::streamHandshaking()
+{
+    tellSinks(&ResponseSink::connectionHandshaking);
+}
+
+void H2Connection::tellSinks(void (ResponseSink::*what)())
+{
     const std::vector<H2Exchange *> exchanges = m_exchanges;
     for (H2Exchange *e : exchanges) {
+        // A sink may end its exchange or another one when it hears: the rest still on it hear.
         if (e->m_sink && std::find(m_exchanges.begin(), m_exchanges.end(), e) != m_exchanges.end())
-            e->m_sink->connectionOpened();
+            (e->m_sink->*what)();
     }
-    flush(); // the preface, SETTINGS and every request submitted meanwhile
 }
 
 void H2Connection::streamWritten(std::int64_t stampNs)

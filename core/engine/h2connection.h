@@ -54,8 +54,9 @@ private:
     std::int64_t m_resetByServer = -1; ///< the error code of the server's RST_STREAM
 };
 
-/// One HTTP/2 client connection in clear (h2c by prior knowledge) on the thread that created it,
-/// carrying up to maxStreams() exchanges at once, one nghttp2 stream each.
+/// One HTTP/2 client connection on the thread that created it — in clear by prior knowledge (h2c),
+/// or over TLS where the server picked h2 by ALPN — carrying up to maxStreams() exchanges at once,
+/// one nghttp2 stream each.
 ///
 /// Why: over HTTP/1.1 every SSE event of every stream is a TCP segment of its own, and the
 /// kernel's cost per segment (a wake-up, recvmsg, the ACK) is most of the client's CPU; here one
@@ -77,6 +78,9 @@ public:
     static constexpr std::int32_t kConnectionWindow = 16 * 1024 * 1024;
 
     H2Connection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
+    /// On a TLS stream already open, where the server picked h2 by ALPN.
+    H2Connection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
+                 QObject *parent = nullptr);
     ~H2Connection() override;
 
     const Endpoint &endpoint() const { return m_endpoint; }
@@ -113,7 +117,11 @@ Q_SIGNALS:
 private:
     friend struct H2Callbacks;
 
+    /// The nghttp2 session, before there is a stream.
+    H2Connection(const Endpoint &endpoint, const RunClock &clock, QObject *parent);
+
     void streamOpened() override;
+    void streamHandshaking() override;
     void streamWritten(std::int64_t stampNs) override;
     void streamReceived(const char *data, std::size_t size, std::int64_t stampNs) override;
     void streamClosed(std::int64_t stampNs) override;
@@ -133,6 +141,8 @@ private:
     /// refusal, a ServerError if it does not go again); it is disposed of.
     void staleExchange(H2Exchange *exchange, const QString &message, std::int64_t stampNs);
     void forget(H2Exchange *exchange);
+    /// Calls `what` on the sink of every exchange on the connection.
+    void tellSinks(void (ResponseSink::*what)());
     /// Closes and reports the loss once no exchange is left on a connection going away.
     void retireIfDone();
     void reportLost();

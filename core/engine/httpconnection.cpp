@@ -6,8 +6,20 @@ HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, 
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
-    , m_stream(ByteStream::create(endpoint, clock, this, poller, this))
+    , m_stream(ByteStream::create(endpoint, clock, this, poller, this, Alpn::Http1))
 {}
+
+HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
+                               QObject *parent)
+    : QObject(parent)
+    , m_endpoint(endpoint)
+    , m_clock(clock)
+    , m_stream(std::move(open))
+    , m_connected(true)
+    , m_idleSinceNs(clock.nowNs())
+{
+    m_stream->handOver(this, this);
+}
 
 HttpConnection::~HttpConnection()
 {

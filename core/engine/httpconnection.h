@@ -27,6 +27,9 @@ class HttpConnection : public QObject, public Exchange, private ByteStreamHandle
 public:
     /// Plain-TCP connections register with `poller`, the thread's EpollPoller.
     HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
+    /// On a stream already open, where the server picked http/1.1 (or nothing) by ALPN.
+    HttpConnection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
+                   QObject *parent = nullptr);
     ~HttpConnection() override;
 
     const Endpoint &endpoint() const override { return m_endpoint; }

@@ -1,5 +1,6 @@
 #include "engine/nativetransport.h"
 
+#include "engine/alpnconnection.h"
 #include "engine/h2connection.h"
 #include "engine/httpconnection.h"
 #include "engine/requestbuilder.h"
@@ -26,17 +27,29 @@ NativeTransport::~NativeTransport()
     // Every connection, including those already dropped (deleteLater) — before m_poller goes.
     qDeleteAll(findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly));
     qDeleteAll(findChildren<H2Connection *>(Qt::FindDirectChildrenOnly));
+    qDeleteAll(findChildren<AlpnConnection *>(Qt::FindDirectChildrenOnly));
 }
 
-bool NativeTransport::speaksHttp2(const Endpoint &endpoint)
+NativeTransport::Wire NativeTransport::wireOf(const Endpoint &endpoint) const
 {
-    return endpoint.httpVersion == HttpVersion::Http2 && !endpoint.tls && endpoint.proxy.direct;
+    if (!endpoint.tls) // h2c by prior knowledge only direct: a proxy's absolute form has no HTTP/2
+        return endpoint.httpVersion == HttpVersion::Http2 && endpoint.proxy.direct ? Wire::Http2 : Wire::Http1;
+    if (endpoint.httpVersion != HttpVersion::Auto)
+        return endpoint.httpVersion == HttpVersion::Http2 ? Wire::Http2 : Wire::Http1;
+    for (const auto &[e, http2] : m_picked) {
+        if (e == endpoint)
+            return http2 ? Wire::Http2 : Wire::Http1;
+    }
+    return Wire::Negotiate;
 }
 
 void NativeTransport::send(Exchange *exchange, const RequestBuilder &builder, const Hop &hop, ResponseSink *sink)
 {
-    if (speaksHttp2(exchange->endpoint())) {
-        auto *e = static_cast<H2Exchange *>(exchange);
+    if (auto *e = dynamic_cast<AlpnExchange *>(exchange)) {
+        e->connection()->send(e, builder, hop, sink);
+        return;
+    }
+    if (auto *e = dynamic_cast<H2Exchange *>(exchange)) {
         e->connection()->send(e, builder, hop, sink);
         return;
     }
@@ -47,7 +60,10 @@ void NativeTransport::send(Exchange *exchange, const RequestBuilder &builder, co
 Exchange *NativeTransport::acquire(const Endpoint &endpoint, bool fresh)
 {
     const std::int64_t now = m_clock.nowNs();
-    if (speaksHttp2(endpoint)) {
+    const Wire wire = wireOf(endpoint);
+    if (wire == Wire::Negotiate)
+        return negotiation(endpoint)->acquire();
+    if (wire == Wire::Http2) {
         // The oldest connection with room: a load fills as few connections as it can.
         for (H2Connection *c : std::vector<H2Connection *>(m_h2)) {
             if (c->endpoint() == endpoint && c->load() == 0 &&
@@ -85,8 +101,11 @@ Exchange *NativeTransport::acquire(const Endpoint &endpoint, bool fresh)
 
 void NativeTransport::release(Exchange *exchange)
 {
-    if (speaksHttp2(exchange->endpoint())) {
-        auto *e = static_cast<H2Exchange *>(exchange);
+    if (auto *e = dynamic_cast<AlpnExchange *>(exchange)) {
+        e->connection()->abandon(e); // it never had an answer to complete
+        return;
+    }
+    if (auto *e = dynamic_cast<H2Exchange *>(exchange)) {
         e->connection()->release(e);
         return;
     }
@@ -125,14 +144,58 @@ void NativeTransport::connectionLost(HttpConnection *connection)
 
 void NativeTransport::abandon(Exchange *exchange)
 {
-    if (speaksHttp2(exchange->endpoint())) {
-        auto *e = static_cast<H2Exchange *>(exchange);
+    if (auto *e = dynamic_cast<AlpnExchange *>(exchange)) {
+        e->connection()->abandon(e);
+        return;
+    }
+    if (auto *e = dynamic_cast<H2Exchange *>(exchange)) {
         e->connection()->release(e); // RST_STREAM for its stream only: the connection lives on
         return;
     }
     auto *connection = static_cast<HttpConnection *>(exchange);
     connection->abandon();
     dropConnection(connection);
+}
+
+AlpnConnection *NativeTransport::negotiation(const Endpoint &endpoint)
+{
+    for (AlpnConnection *c : m_negotiating) {
+        if (c->endpoint() == endpoint && c->canTakeMore())
+            return c;
+    }
+    auto *c = new AlpnConnection(endpoint, m_clock, &m_poller, this);
+    connect(c, &AlpnConnection::negotiated, this, &NativeTransport::negotiated);
+    connect(c, &AlpnConnection::connectionLost, this, &NativeTransport::dropNegotiation);
+    m_negotiating.push_back(c);
+    return c;
+}
+
+void NativeTransport::negotiated(AlpnConnection *connection)
+{
+    const Endpoint &endpoint = connection->endpoint();
+    const bool http2 = connection->pickedHttp2();
+    std::erase_if(m_picked, [&endpoint](const auto &picked) { return picked.first == endpoint; });
+    m_picked.emplace_back(endpoint, http2);
+    // Pooled as an idle connection would be, so the waiting requests' acquire() takes it first.
+    if (http2) {
+        auto *c = new H2Connection(endpoint, m_clock, connection->takeStream(), this);
+        connect(c, &H2Connection::connectionLost, this, &NativeTransport::dropH2);
+        m_h2.push_back(c);
+    } else {
+        auto *c = new HttpConnection(endpoint, m_clock, connection->takeStream(), this);
+        connect(c, &HttpConnection::connectionLost, this, &NativeTransport::connectionLost);
+        m_connections.insert(c);
+        m_idle.push_back(c);
+    }
+    std::erase(m_negotiating, connection);
+    connection->handOver(*this);
+    connection->deleteLater();
+}
+
+void NativeTransport::dropNegotiation(AlpnConnection *connection)
+{
+    if (std::erase(m_negotiating, connection) > 0)
+        connection->deleteLater();
 }
 
 void NativeTransport::dropConnection(HttpConnection *connection)

@@ -12,12 +12,16 @@
 
 namespace tb {
 
+class AlpnConnection;
 class H2Connection;
 class HttpConnection;
 
 /// TokenBench's own HTTP client: HTTP/1.1 (HttpConnection on epoll, QSslSocket for TLS) as a
-/// keep-alive pool of connections, one exchange on each at a time; HTTP/2 in clear by prior
-/// knowledge (H2Connection, libnghttp2) as a pool of connections, many exchanges on each.
+/// keep-alive pool of connections, one exchange on each at a time; HTTP/2 (H2Connection,
+/// libnghttp2) as a pool of connections, many exchanges on each — in clear by prior knowledge, over
+/// TLS where the server picks h2 by ALPN. Over https with http_version auto, the first connection
+/// to an endpoint (AlpnConnection) offers both, and the server's pick decides how that endpoint's
+/// connections are pooled from then on.
 class NativeTransport : public QObject, public Transport
 {
     Q_OBJECT
@@ -37,10 +41,6 @@ public:
     /// stops keeping its connections alive: one close is a timeout's chance, three are a habit.
     static constexpr int kClosesBeforeNoReuse = 3;
 
-    /// The endpoints it speaks HTTP/2 to: HTTP/2 asked for, in clear and direct (h2c by prior
-    /// knowledge; a proxy's absolute form has no HTTP/2).
-    static bool speaksHttp2(const Endpoint &endpoint);
-
 private:
     /// What the transport learnt of an origin's keep-alive over HTTP/1.1.
     struct KeepAlive {
@@ -52,8 +52,16 @@ private:
     /// The server closed `connection` right after a response (HttpConnection::closedAfterResponse).
     void closedAfterResponse(const Endpoint &endpoint);
     void connectionLost(HttpConnection *connection);
+    /// How an endpoint is spoken to: HTTP/1.1, HTTP/2, or what a first connection's ALPN says.
+    enum class Wire { Http1, Http2, Negotiate };
+    Wire wireOf(const Endpoint &endpoint) const;
+    /// A first connection to `endpoint` with room for another request.
+    AlpnConnection *negotiation(const Endpoint &endpoint);
+    /// The server picked: its endpoint's pool gets the open connection, then the waiting requests.
+    void negotiated(AlpnConnection *connection);
     void dropConnection(HttpConnection *connection);
     void dropH2(H2Connection *connection);
+    void dropNegotiation(AlpnConnection *connection);
 
     RunClock m_clock;
     QSet<HttpConnection *> m_connections;
@@ -61,7 +69,10 @@ private:
     std::vector<KeepAlive> m_keepAlive; ///< per endpoint; few
 
     std::vector<H2Connection *> m_h2; ///< every live HTTP/2 connection, oldest first
-    EpollPoller m_poller;             ///< every plain-TCP connection of this transport
+    std::vector<AlpnConnection *> m_negotiating;
+    /// What each https endpoint's server picked by ALPN (h2: true) on its first connection.
+    std::vector<std::pair<Endpoint, bool>> m_picked;
+    EpollPoller m_poller; ///< every plain-TCP connection of this transport
 };
 
 } // namespace tb

@@ -1,12 +1,11 @@
 #include "engine/promptcalibrator.h"
 
 #include "engine/streamdecoder.h"
+#include "engine/targetaccess.h"
 #include "tokenize/tokenizer.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QSslConfiguration>
-#include <QSslSocket>
 
 #include <algorithm>
 #include <cmath>
@@ -157,14 +156,10 @@ void PromptCalibrator::send(Probe probe, const Prompt &prompt)
         request.setRawHeader(name, value);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setTransferTimeout(int(std::clamp<qint64>(m_config.load.timeoutMs, 1000, 300000)));
-    if (request.url().scheme() == QLatin1String("https")) {
-        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
-        if (!t.tlsVerify)
-            ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
-        if (!t.caCertificate.isEmpty())
-            ssl.addCaCertificates(t.caCertificate);
-        request.setSslConfiguration(ssl);
-    }
+    // The run's TLS settings and proxy: a probe reaches the server the way the run's requests will.
+    QString why;
+    if (!TargetAccess::prepare(*m_network, request, t, &why))
+        return done(QStringLiteral("probe request: ") + why);
     ++m_result.probes;
     m_reply = m_network->post(request, QByteArray::fromStdString(body.dump()));
     QNetworkReply *reply = m_reply;

@@ -1,11 +1,12 @@
 #include "engine/qnamtransport.h"
 
+#include "engine/bytestream.h"
 #include "engine/requestbuilder.h"
+#include "engine/targetaccess.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
-#include <QSslCertificate>
 
 #include <algorithm>
 
@@ -120,6 +121,15 @@ private:
         ResponseHead h;
         h.status = status.toInt();
         h.http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
+        if (!h.http2 && m_endpoint.tls && m_endpoint.httpVersion == HttpVersion::Http2) {
+            // --http2 insists, as native does; QNAM only prefers h2 over TLS.
+            ResponseSink *sink = m_sink;
+            const QSslConfiguration tls = m_reply->sslConfiguration();
+            stop();
+            sink->responseFailed(RequestStatus::Protocol, notHttp2ByAlpn(tls.nextNegotiatedProtocol()), false, stampNs);
+            m_transport->dispose(this);
+            return;
+        }
         // One manager holds one HTTP/2 connection per origin: its exchanges there are its streams.
         h.streams = h.http2 ? m_transport->load(m_manager, m_pool, m_origin) : 1;
         for (const auto &[name, value] : m_reply->rawHeaderPairs())
@@ -376,12 +386,7 @@ const QSslConfiguration &QnamTransport::tlsFor(const Endpoint &endpoint)
         (endpoint.verifyTls ? QLatin1String("verify:") : QLatin1String("none:")) + endpoint.caCertificate;
     auto it = m_tls.find(key);
     if (it == m_tls.end()) {
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        if (!endpoint.verifyTls)
-            tls.setPeerVerifyMode(QSslSocket::VerifyNone);
-        if (!endpoint.caCertificate.isEmpty())
-            tls.addCaCertificates(QSslCertificate::fromPath(endpoint.caCertificate));
-        it = m_tls.insert(key, tls);
+        it = m_tls.insert(key, TargetAccess::tls(endpoint.verifyTls, endpoint.caCertificate));
     }
     return *it;
 }
@@ -392,11 +397,7 @@ void QnamTransport::send(Exchange *exchange, const RequestBuilder &builder, cons
     QNetworkRequest request(hop.url);
     for (const auto &[name, value] : builder.requestHeaders(hop.credentials, hop.post))
         request.setRawHeader(name, value);
-    // ALPN offers h2 over https unless 1.1 is asked for; in clear only prior knowledge (no Upgrade).
-    const bool http2 = endpoint.httpVersion == HttpVersion::Http2;
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute,
-                         endpoint.tls ? endpoint.httpVersion != HttpVersion::Http1 : http2);
-    request.setAttribute(QNetworkRequest::Http2DirectAttribute, http2 && !endpoint.tls);
+    TargetAccess::setHttpVersion(request, endpoint.tls, endpoint.httpVersion); // never Upgrade: h2c
     request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
     request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);

@@ -1,5 +1,7 @@
 #include "engine/qtsocketstream.h"
 
+#include "engine/targetaccess.h"
+
 #include <QNetworkProxy>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -11,12 +13,34 @@
 
 namespace tb {
 
+namespace {
+
+/// A certificate's names, for a host-name mismatch: at most a few (a certificate may carry hundreds).
+QString certificateNames(const QSslCertificate &certificate)
+{
+    constexpr qsizetype kMaxNames = 4;
+    QStringList names = certificate.subjectAlternativeNames().values();
+    if (names.isEmpty())
+        names = certificate.subjectInfo(QSslCertificate::CommonName);
+    const qsizetype count = names.size();
+    names = names.mid(0, kMaxNames);
+    for (QString &name : names)
+        name = name.left(100);
+    QString text = names.join(QStringLiteral(", "));
+    if (count > kMaxNames)
+        text += QStringLiteral(" and %1 more").arg(count - kMaxNames);
+    return text.isEmpty() ? QStringLiteral("no name") : text;
+}
+
+} // namespace
+
 QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler,
-                               QObject *parent)
+                               QObject *parent, Alpn alpn)
     : QObject(parent)
     , m_endpoint(endpoint)
     , m_clock(clock)
     , m_handler(handler)
+    , m_alpn(alpn)
     , m_socket(new QSslSocket(this))
 {
     // Connected (through a proxy: the CONNECT tunnel is open); the TLS handshake starts next.
@@ -31,14 +55,7 @@ QtSocketStream::QtSocketStream(const Endpoint &endpoint, const RunClock &clock, 
         if (m_handler)
             m_handler->streamOpened();
     });
-    connect(m_socket, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
-        ByteStreamHandler *handler = m_handler;
-        abort();
-        if (handler)
-            handler->streamFailed(RequestStatus::Tls,
-                                  errors.isEmpty() ? QStringLiteral("TLS error") : errors.first().errorString(),
-                                  m_clock.nowNs());
-    });
+    connect(m_socket, &QSslSocket::sslErrors, this, &QtSocketStream::onSslErrors);
     connect(m_socket, &QSslSocket::readyRead, this, &QtSocketStream::onReadyRead);
     connect(m_socket, &QSslSocket::bytesWritten, this, &QtSocketStream::onBytesWritten);
     connect(m_socket, &QSslSocket::disconnected, this, [this] {
@@ -67,13 +84,9 @@ QtSocketStream::~QtSocketStream()
 
 void QtSocketStream::open()
 {
-    if (!m_endpoint.verifyTls)
-        m_socket->setPeerVerifyMode(QSslSocket::VerifyNone);
-    if (!m_endpoint.caCertificate.isEmpty()) {
-        QSslConfiguration tls = m_socket->sslConfiguration();
-        tls.addCaCertificates(QSslCertificate::fromPath(m_endpoint.caCertificate));
-        m_socket->setSslConfiguration(tls);
-    }
+    QSslConfiguration tls = TargetAccess::tls(m_endpoint.verifyTls, m_endpoint.caCertificate);
+    tls.setAllowedNextProtocols(alpnProtocols(m_alpn));
+    m_socket->setSslConfiguration(tls);
     // Always explicit: the resolver decided (ProxyResolver), not Qt's application-wide default.
     // Through a proxy, Qt opens the tunnel with CONNECT host:port, then TLS runs inside it.
     m_socket->setProxy(m_endpoint.proxy.networkProxy());
@@ -92,6 +105,20 @@ void QtSocketStream::abort()
 {
     m_handler = nullptr;
     m_socket->abort();
+}
+
+QByteArray QtSocketStream::negotiatedProtocol() const
+{
+    const QSslConfiguration tls = m_socket->sslConfiguration();
+    return tls.nextProtocolNegotiationStatus() == QSslConfiguration::NextProtocolNegotiationNegotiated
+               ? tls.nextNegotiatedProtocol()
+               : QByteArray();
+}
+
+void QtSocketStream::handOver(ByteStreamHandler *handler, QObject *parent)
+{
+    m_handler = handler;
+    setParent(parent);
 }
 
 bool QtSocketStream::isOpen() const
@@ -136,6 +163,29 @@ void QtSocketStream::onReadyRead()
             break;
         m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);
     }
+}
+
+void QtSocketStream::onSslErrors(const QList<QSslError> &errors)
+{
+    // Qt checks the host name whatever the verify mode and reports a mismatch here, also with
+    // VerifyNone (which only spares the chain): --insecure accepts both, as curl -k does.
+    if (!m_endpoint.verifyTls) {
+        m_socket->ignoreSslErrors();
+        return;
+    }
+    ByteStreamHandler *handler = m_handler;
+    abort();
+    if (!handler)
+        return;
+    QString message = QStringLiteral("TLS error");
+    if (!errors.isEmpty()) {
+        const QSslError &first = errors.first();
+        message = first.errorString();
+        if (first.error() == QSslError::HostNameMismatch)
+            message += QStringLiteral(" (host %1; the certificate is for %2; --insecure skips the check)")
+                           .arg(m_endpoint.host, certificateNames(first.certificate()));
+    }
+    handler->streamFailed(RequestStatus::Tls, message, m_clock.nowNs());
 }
 
 void QtSocketStream::onError()

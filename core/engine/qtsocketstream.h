@@ -4,6 +4,7 @@
 
 #include <QObject>
 
+class QSslError;
 class QSslSocket;
 
 namespace tb {
@@ -13,7 +14,8 @@ namespace tb {
 class QtSocketStream : public QObject, public ByteStream
 {
 public:
-    QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent);
+    QtSocketStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, QObject *parent,
+                   Alpn alpn);
     ~QtSocketStream() override;
 
     void open() override;
@@ -23,15 +25,19 @@ public:
     bool handshaking() const override;
     bool hasKernelTimestamps() const override { return false; }
     Unread unread() const override;
+    QByteArray negotiatedProtocol() const override;
+    void handOver(ByteStreamHandler *handler, QObject *parent) override;
 
 private:
     void onReadyRead();
     void onBytesWritten();
     void onError();
+    void onSslErrors(const QList<QSslError> &errors);
 
     Endpoint m_endpoint;
     RunClock m_clock;
     ByteStreamHandler *m_handler;
+    Alpn m_alpn;
     QSslSocket *m_socket;
     bool m_encrypted = false;
     bool m_tunnelOpen = false; ///< connected (through a proxy: CONNECT answered 200)

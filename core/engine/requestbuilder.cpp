@@ -82,7 +82,8 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     if (!endpoint)
         return std::nullopt;
     b.m_endpoint = *endpoint;
-    if (target.httpVersion == HttpVersion::Http2 && b.m_transport == TransportKind::Native && !endpoint->proxy.direct) {
+    if (target.httpVersion == HttpVersion::Http2 && b.m_transport == TransportKind::Native && !endpoint->proxy.direct &&
+        !tls) {
         if (target.transport == TransportKind::Native) {
             if (error)
                 *error = QString::fromLatin1(kNativeH2ProxyProblem);

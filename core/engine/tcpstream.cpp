@@ -319,6 +319,12 @@ void TcpStream::failed(RequestStatus status, QString message)
         handler->streamFailed(status, message, stamp);
 }
 
+void TcpStream::handOver(ByteStreamHandler *handler, QObject *parent)
+{
+    m_handler = handler;
+    setParent(parent);
+}
+
 void TcpStream::abort()
 {
     m_handler = nullptr;

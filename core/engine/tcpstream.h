@@ -31,6 +31,8 @@ public:
     bool handshaking() const override { return false; }
     bool hasKernelTimestamps() const override { return m_kernelStamps; }
     Unread unread() const override;
+    QByteArray negotiatedProtocol() const override { return {}; }
+    void handOver(ByteStreamHandler *handler, QObject *parent) override;
 
     static constexpr std::size_t kReadSize = 2048;
 

@@ -11,6 +11,7 @@
 
 namespace tb {
 
+class Exchange;
 class RequestBuilder;
 struct Endpoint;
 
@@ -36,6 +37,9 @@ public:
     virtual void connectionOpened() = 0;
     /// https: connected over TCP, the TLS handshake begins.
     virtual void connectionHandshaking() {}
+    /// The transport moved the exchange onto another: a first connection's request, once the
+    /// server picked h2 or http/1.1 by ALPN. `next` is the exchange from now on.
+    virtual void exchangeMoved(Exchange *next) = 0;
     /// The whole request was handed to the kernel — or, when the server answered before taking
     /// all of it (413 to a large body), when its answer began.
     virtual void requestSent(std::int64_t stampNs) = 0;
@@ -73,7 +77,7 @@ public:
 };
 
 /// How a TransportWorker's requests reach their servers (README "Transports"): the native
-/// HTTP/1.1 client or QNetworkAccessManager. Lives on the worker's thread and is used only there;
+/// HTTP/1.1 and HTTP/2 client or QNetworkAccessManager. Lives on the worker's thread and is used only there;
 /// both feed the same ResponseSink, so decoding, records and deadlines are the worker's, once.
 class Transport
 {

@@ -97,6 +97,8 @@ public:
         m_phase = Phase::Handshaking;
     }
 
+    void exchangeMoved(Exchange *next) override { exchange = next; }
+
     void connectionOpened() override
     {
         m_openNs = m_worker->m_clock.nowNs();

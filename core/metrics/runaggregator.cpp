@@ -545,6 +545,11 @@ RunSummary RunAggregator::summary() const
             whole[m].merge(m_blocks[i].histograms[m]);
     }
     s.total = m_blocks[0].summary(whole);
+    // In ALPN's words over TLS (what was offered says it was TLS), in clear h2c.
+    for (const auto &[version, count] : s.total.requests.byHttpVersion)
+        s.connection.negotiated << (version == QLatin1String("2")
+                                        ? (s.connection.alpn.isEmpty() ? QStringLiteral("h2c") : QStringLiteral("h2"))
+                                        : QStringLiteral("http/1.1"));
     const Pricing &prices = m_info.config.target.pricing;
     const auto priced = [&prices](SummaryBlock &b) {
         b.cost = CostSummary::of(prices, b.tokens, b.requests.ok, b.throughput.good);

@@ -105,7 +105,9 @@ nlohmann::json ConnectionInfo::toJson() const
             {"proxy_source", toStd(proxySource.isEmpty() ? QStringLiteral("none") : proxySource)},
             {"proxy_origin", toStd(proxyOrigin)},
             {"transport", transport.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(transport))},
-            {"streams_per_connection", streamsPerConnection}};
+            {"streams_per_connection", streamsPerConnection},
+            {"alpn", tb::toJson(alpn)},
+            {"negotiated", tb::toJson(negotiated)}};
 }
 
 ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
@@ -121,8 +123,25 @@ ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
     c.proxySource = text("proxy_source");
     c.proxyOrigin = text("proxy_origin");
     c.transport = text("transport");
+    // A few short names: a file from elsewhere gets no more into a summary (runs from before
+    // negotiation have none).
+    const auto protocols = [&json](const char *key) {
+        QStringList names;
+        const auto it = json.find(key);
+        if (it == json.end() || !it->is_array())
+            return names;
+        for (const auto &name : *it) {
+            if (names.size() >= 4)
+                break;
+            if (name.is_string())
+                names << fromStd(name.get<std::string>()).left(16);
+        }
+        return names;
+    };
     if (const auto it = json.find("streams_per_connection"); it != json.end() && it->is_number_integer())
         c.streamsPerConnection = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000));
+    c.alpn = protocols("alpn");
+    c.negotiated = protocols("negotiated");
     return c;
 }
 

@@ -23,6 +23,12 @@ struct ConnectionInfo {
     /// Most requests seen in flight on one connection (HTTP/2 streams; 1 over HTTP/1.1); 0: not
     /// known before the run, or no response arrived. Set in the summary, from the records.
     int streamsPerConnection = 0;
+    /// What the connections offered by ALPN ("h2", "http/1.1"), in order of preference; empty
+    /// in clear (http://).
+    QStringList alpn;
+    /// What the server picked, from the responses: "h2" or "http/1.1" over https, "h2c" or
+    /// "http/1.1" in clear; several when its connections differed. Set in the summary.
+    QStringList negotiated;
 
     /// "http://proxy:3128 (HTTPS_PROXY)", "none (NO_PROXY)", "none".
     QString proxyText() const;

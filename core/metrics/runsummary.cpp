@@ -404,6 +404,8 @@ QString RunSummary::transportText() const
         parts << (versions.size() == 1 ? QStringLiteral("HTTP/%1").arg(version)
                                        : QStringLiteral("HTTP/%1 × %2").arg(version).arg(count));
     QString text = parts.isEmpty() ? transport : transport + QStringLiteral(" · ") + parts.join(QStringLiteral(", "));
+    if (!parts.isEmpty() && !connection.alpn.isEmpty())
+        text += QStringLiteral(" by ALPN (offered %1)").arg(connection.alpn.join(QStringLiteral(", ")));
     if (connection.streamsPerConnection > 1)
         text += QStringLiteral(" · up to %1 streams per connection").arg(connection.streamsPerConnection);
     if (!connection.proxy.isEmpty())

@@ -1,5 +1,6 @@
 #include "run/benchmarkrunner.h"
 
+#include "engine/bytestream.h"
 #include "engine/loadcontroller.h"
 #include "engine/promptcalibrator.h"
 #include "metrics/runaggregator.h"
@@ -493,6 +494,10 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
         info.connection.proxySource = QLatin1String(proxySourceName(proxy.source));
         info.connection.proxyOrigin = proxy.origin;
         info.connection.transport = transportKindName(builder.transport()); // a proxy may have moved it
+        if (builder.endpoint().tls) {
+            for (const QByteArray &protocol : alpnProtocols(alpnFor(builder.endpoint().httpVersion)))
+                info.connection.alpn << QString::fromLatin1(protocol);
+        }
         info.shard = m_shard;
         info.saltReplayed = !configured.prompt.salt.isEmpty() && !m_freshSalt;
         info.sharedPromptTokens = plan->prompts->sharedTokens();

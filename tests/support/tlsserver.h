@@ -9,10 +9,18 @@
 #include <QSslServer>
 #include <QSslSocket>
 
-/// An HTTPS server with the self-signed test certificate, answering with one fixed SSE stream.
+/// An HTTPS server with the self-signed test certificate (for 127.0.0.1), answering every request
+/// with `response` (one fixed SSE stream unless set) and closing.
 class TlsServer : public QSslServer
 {
 public:
+    QByteArray response = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                          "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\"secure\"}}]}\n\n"
+                          "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" "
+                          "hi\"},\"finish_reason\":\"stop\"}],"
+                          "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
+                          "data: [DONE]\n\n";
+
     TlsServer()
     {
         QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
@@ -26,15 +34,10 @@ public:
         setSslConfiguration(tls);
         connect(this, &QTcpServer::pendingConnectionAvailable, this, [this] {
             while (QTcpSocket *socket = nextPendingConnection()) {
-                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
                     if (!socket->readAll().contains("\r\n\r\n"))
                         return;
-                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\"secure\"}}]}\n\n"
-                                  "data: {\"id\":\"tls-1\",\"choices\":[{\"delta\":{\"content\":\" "
-                                  "hi\"},\"finish_reason\":\"stop\"}],"
-                                  "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
-                                  "data: [DONE]\n\n");
+                    socket->write(response);
                     socket->disconnectFromHost();
                 });
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);

@@ -1,6 +1,7 @@
 #include "editors/modellister.h"
 
 #include "engine/requestbuilder.h"
+#include "engine/targetaccess.h"
 
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -79,22 +80,19 @@ void ModelLister::list(const TargetConfig &target)
         Q_EMIT listFailed(tr("'%1' is not a valid base URL").arg(target.url));
         return;
     }
+    QNetworkRequest request(url);
+    // The run's proxy and TLS settings (--insecure, --ca-cert), and its HTTP versions, so the test
+    // reports what a run would negotiate.
     QString why;
-    const auto proxy = ProxyResolver::resolve(url, target.proxy, &why);
+    const auto proxy = TargetAccess::prepare(m_nam, request, target, &why);
     if (!proxy) {
         Q_EMIT listFailed(why);
         return;
     }
-    m_nam.setProxy(proxy->networkProxy());
     m_proxy = proxy->direct ? QString() : proxy->describe();
     m_protocol.clear();
-    QNetworkRequest request(url);
     request.setTransferTimeout(kTimeoutMs);
-    // As the qnam transport offers it, so the test reports what a run would negotiate.
-    const bool tls = url.scheme() == QLatin1String("https");
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute,
-                         tls ? target.httpVersion != HttpVersion::Http1 : target.httpVersion == HttpVersion::Http2);
-    request.setAttribute(QNetworkRequest::Http2DirectAttribute, !tls && target.httpVersion == HttpVersion::Http2);
+    TargetAccess::setHttpVersion(request, url.scheme() == QLatin1String("https"), target.httpVersion);
     request.setRawHeader("Accept", "application/json");
     // The same credentials and headers as the engine's requests.
     for (const auto &[name, value] : RequestBuilder::targetHeaders(target))

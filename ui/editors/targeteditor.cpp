@@ -60,7 +60,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_key(new QLineEdit(this))
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
-    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate"), this))
+    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate and host name"), this))
     , m_transport(new QComboBox(this))
     , m_httpVersion(new QComboBox(this))
     , m_caCert(new QLineEdit(this))
@@ -165,17 +165,20 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
                       tr("How requests are spread over the instances (--balance): in turn; to the one with the "
                          "fewest requests in flight; or at random."));
-    m_transport->addItem(tr("Auto (native; qnam for HTTP/2 over https or a proxy)"),
-                         transportKindName(TransportKind::Auto));
-    m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 client)"), transportKindName(TransportKind::Native));
+    m_transport->addItem(tr("Auto (native; qnam for h2c through a proxy)"), transportKindName(TransportKind::Auto));
+    m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 and HTTP/2 client)"),
+                         transportKindName(TransportKind::Native));
     m_transport->addItem(tr("qnam (Qt's QNetworkAccessManager)"), transportKindName(TransportKind::Qnam));
     validator->addRow(form, tr("Transport:"), m_transport, QStringLiteral("target.transport"),
                       tr("The HTTP client that carries the requests (--transport)."));
-    m_httpVersion->addItem(tr("Auto (HTTP/2 by ALPN over https with qnam)"), httpVersionName(HttpVersion::Auto));
+    m_httpVersion->addItem(tr("Auto (h2 or HTTP/1.1 over https, as the server picks)"),
+                           httpVersionName(HttpVersion::Auto));
     m_httpVersion->addItem(tr("HTTP/1.1"), httpVersionName(HttpVersion::Http1));
-    m_httpVersion->addItem(tr("HTTP/2 (h2c by prior knowledge over http)"), httpVersionName(HttpVersion::Http2));
+    m_httpVersion->addItem(tr("HTTP/2 (https: h2 by ALPN; http: h2c)"), httpVersionName(HttpVersion::Http2));
     validator->addRow(form, tr("HTTP version:"), m_httpVersion, QStringLiteral("target.http_version"),
-                      tr("HTTP/2 (--http2) in clear (h2c) is carried by native; over https or a proxy by qnam."));
+                      tr("Auto offers h2 and HTTP/1.1 over https and uses what the server picks; HTTP/2 "
+                         "(--http2) forces it. Both transports, direct or through a proxy (h2c through a proxy: "
+                         "qnam)."));
 
     layout->addWidget(createFormGroup(tr("Authentication"), this, &form));
     auto *envBox = new QWidget(this);
@@ -196,7 +199,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
         tr("A key typed here is used instead of the variable; it stays in memory and is never written to a file."));
     m_tlsVerify->setChecked(true);
     validator->addRow(form, tr("HTTPS:"), m_tlsVerify, QStringLiteral("target.tls_verify"),
-                      tr("Unchecked, self-signed test servers are accepted (--insecure); keep it checked otherwise."));
+                      tr("Unchecked, any certificate is accepted, for any host name (--insecure): self-signed "
+                         "test servers, directly or through a proxy; keep it checked otherwise."));
     m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
     m_caCert->setClearButtonEnabled(true);
     QLabel *caMessage =
