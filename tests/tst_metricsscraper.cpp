@@ -11,12 +11,16 @@
 #include "support/testsimulator.h"
 
 #include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <limits>
 #include <map>
@@ -349,18 +353,71 @@ private Q_SLOTS:
         QCOMPARE(outcome->summary.server->failures, 0);
     }
 
+    /// Regression: the run's guessed /metrics was dropped when its first scrape timed out: llama.cpp
+    /// answers it from its main loop, which a prefill holds, and the run had no server block and no
+    /// warning. Here the simulator, with llama.cpp's /metrics, is busy with another client's 3-s
+    /// prefill when the run starts: the probe goes unanswered past the 2-s deadline, is awaited, and the run has its
+    /// server block and no warning of metrics that never came.
+    void discoveredMetricsSurviveAStallWhilePrefilling()
+    {
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.metricsDialect = sim::Dialect::Llamacpp;
+        simConfig.metricsStallWhilePrefilling = 1;
+        simConfig.prefillMsPer1k = 3000;
+        sim::SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QNetworkAccessManager network;
+        QNetworkRequest other(QUrl(host.baseUrl().toString() + QStringLiteral("/chat/completions")));
+        other.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+        const nlohmann::json body = {
+            {"model", toStd(simConfig.model)},
+            {"max_tokens", 1},
+            {"messages", {{{"role", "user"}, {"content", QByteArray("word ").repeated(1000).toStdString()}}}}};
+        std::unique_ptr<QNetworkReply> otherReply(network.post(other, QByteArray::fromStdString(body.dump())));
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsActive, qint64(1), 5000);
+        QTemporaryDir dir;
+        RunConfig config = runConfig(host, QUrl(), dir);
+        config.load.requests = 4;
+        const auto outcome = finishedRun(config);
+        QVERIFY(outcome);
+        QCOMPARE(outcome->summary.total.requests.ok, std::int64_t(4));
+        QVERIFY(outcome->summary.server);
+        const ServerSummary &server = *outcome->summary.server;
+        QCOMPARE(server.engine, QStringLiteral("llamacpp"));
+        QVERIFY2(server.failures >= 1 && server.problem == QStringLiteral("no answer within 2000 ms"),
+                 qPrintable(server.problem)); // the stall happened
+        QVERIFY(server.scrapes >= 2);
+        QVERIFY2(outcome->summary.warnings.filter(QStringLiteral("server metrics")).isEmpty(),
+                 qPrintable(outcome->summary.warnings.join(QLatin1Char('\n'))));
+    }
+
+    void everyInstanceIsScraped_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("engine");
+        QTest::addColumn<QByteArray>("running"); ///< the series of requests running
+        QTest::newRow("vLLM") << "fast"
+                              << "vllm" << QByteArray(",vllm:num_requests_running,");
+        QTest::newRow("llama.cpp") << "llamacpp-like"
+                                   << "llamacpp" << QByteArray(",llamacpp:requests_processing,");
+    }
+
     /// Regression: with several instances only the first one's /metrics was scraped, silently.
     /// Each instance's is now, and server_metrics.csv and the server block say which is which.
     void everyInstanceIsScraped()
     {
-        sim::SimulatorHost one(*sim::SimConfig::preset(QStringLiteral("fast")));
-        sim::SimulatorHost two(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QFETCH(QString, preset);
+        QFETCH(QString, engine);
+        QFETCH(QByteArray, running);
+        sim::SimulatorHost one(*sim::SimConfig::preset(preset));
+        sim::SimulatorHost two(*sim::SimConfig::preset(preset));
         QVERIFY(one.start() && two.start());
         QTemporaryDir dir;
         RunConfig config = runConfig(one, QUrl(), dir);
         config.target.replicas = {two.baseUrl().toString()};
         config.load.concurrency = 4;
         config.load.durationMs = 2500;
+        config.request.maxTokens = 8; // llamacpp-like decodes 20-30 ms a step
         const auto outcome = finishedRun(config);
         QVERIFY(outcome);
         QString error;
@@ -374,7 +431,7 @@ private Q_SLOTS:
         for (int i = 0; i < 2; ++i) {
             const ServerSummary &block = server.instances[std::size_t(i)];
             QCOMPARE(block.instance, instances[i]);
-            QCOMPARE(block.engine, QStringLiteral("vllm"));
+            QCOMPARE(block.engine, engine);
             QVERIFY(block.scrapes >= 3);
             QCOMPARE(block.failures, 0);
             // Each instance's block is its own server's: the requests it served, and no more.
@@ -390,14 +447,14 @@ private Q_SLOTS:
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csv.readAll().split('\n');
         QCOMPARE(lines.first().trimmed(), QByteArray("t_s,name,labels,value,instance"));
-        std::map<QByteArray, int> running;
+        std::map<QByteArray, int> rows;
         for (const QByteArray &line : lines) {
-            if (line.contains(",vllm:num_requests_running,"))
-                ++running[line.mid(line.lastIndexOf(',') + 1).trimmed()];
+            if (line.contains(running))
+                ++rows[line.mid(line.lastIndexOf(',') + 1).trimmed()];
         }
-        QCOMPARE(int(running.size()), 2);
-        QCOMPARE(running[instances[0].toUtf8()], server.instances[0].scrapes);
-        QCOMPARE(running[instances[1].toUtf8()], server.instances[1].scrapes);
+        QCOMPARE(int(rows.size()), 2);
+        QCOMPARE(rows[instances[0].toUtf8()], server.instances[0].scrapes);
+        QCOMPARE(rows[instances[1].toUtf8()], server.instances[1].scrapes);
         QCOMPARE(int(data->serverRows.size()), scrapes);
         // The per-instance table of a saved run gets each instance's own server block.
         const std::vector<RunData> split = splitByInstance(*data);

@@ -134,22 +134,24 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("tokenize");
         QTest::addColumn<bool>("usage");
-        QTest::addColumn<QString>("method"); ///< empty: not calibrated
+        QTest::addColumn<QString>("method");  ///< empty: not calibrated
+        QTest::addColumn<QString>("counted"); ///< the /tokenize body that counted; empty: none
         QTest::addColumn<QStringList>("dialects");
         QTest::addColumn<QString>("warning"); ///< empty: none
         const QStringList all{QStringLiteral("messages,model"), QStringLiteral("model,prompt"),
                               QStringLiteral("content"), QStringLiteral("inputs")};
-        QTest::newRow("vLLM counts its chat body")
-            << int(CountingServer::Tokenize::Count) << true << "tokenize" << QStringList{all[0]} << QString();
+        QTest::newRow("vLLM counts its chat body") << int(CountingServer::Tokenize::Count) << true << "tokenize"
+                                                   << R"({"model", "messages"})" << QStringList{all[0]} << QString();
         QTest::newRow("llama.cpp counts only {content}")
-            << int(CountingServer::Tokenize::ContentOnly) << true << "tokenize" << all.mid(0, 3) << QString();
+            << int(CountingServer::Tokenize::ContentOnly) << true << "tokenize"
+            << R"({"content"})" << all.mid(0, 3) << QString();
         QTest::newRow("no dialect counts: usage instead")
-            << int(CountingServer::Tokenize::Never) << true << "usage" << all
+            << int(CountingServer::Tokenize::Never) << true << "usage" << QString() << all
             << R"(/tokenize counted the prompts in no dialect ({"model", "messages"}: an empty token list; )"
                R"({"model", "prompt"}: an empty token list; {"content"}: an empty token list; {"inputs"}: an )"
                R"(empty token list): calibrated by usage (max_tokens=1 requests) instead)";
         QTest::newRow("no dialect and no usage: not calibrated")
-            << int(CountingServer::Tokenize::Never) << false << QString() << all
+            << int(CountingServer::Tokenize::Never) << false << QString() << QString() << all
             << R"({"inputs"}: an empty token list))";
     }
 
@@ -172,6 +174,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
         const auto result = finished.first().first().value<CalibrationResult>();
         QCOMPARE(result.method, method);
+        QTEST(result.dialect, "counted");
         QStringList tried = server.tokenizeBodies;
         tried.removeDuplicates();
         QCOMPARE(tried, dialects);

@@ -709,6 +709,34 @@ private Q_SLOTS:
         }
     }
 
+    /// Regression: llama.cpp's /tokenize answers vLLM's {"model", "messages"} with 200 {"tokens": []},
+    /// which was read as 0 tokens: the run said "calibrated by tokenize" while its prompts missed by
+    /// the chat template (265 for 250). Against the llamacpp-like simulator (its /tokenize counts only
+    /// {"content"}, its template adds 10 tokens) every prompt is the size asked for, and the label
+    /// names the body that counted.
+    void calibrationWithLlamaCppTokenizeDialect()
+    {
+        SimulatorHost host(*SimConfig::preset(QStringLiteral("llamacpp-like")));
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const auto [r, data, error] = runSaved(
+            target(host) + QStringList{QStringLiteral("--tokenizer"), QStringLiteral("server"),
+                                       QStringLiteral("--calibrate"), QStringLiteral("--prompt-tokens"),
+                                       QStringLiteral("250"), QStringLiteral("--requests"), QStringLiteral("4"),
+                                       QStringLiteral("--max-tokens"), QStringLiteral("2")},
+            dir.filePath(QStringLiteral("run")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(data, qPrintable(error));
+        const PromptSizing &sizing = data->summary.promptSizing;
+        QCOMPARE(sizing.calibration, QStringLiteral("tokenize"));
+        QCOMPARE(sizing.calibrationDialect, QStringLiteral(R"({"content"})"));
+        QVERIFY2(r.out.contains(QStringLiteral(R"(calibrated by tokenize {"content"} ()")), qPrintable(r.out));
+        QVERIFY2(data->summary.warnings.isEmpty(), qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(int(data->records.size()), 4);
+        for (const RequestRecord &rec : data->records)
+            QCOMPARE(rec.promptTokens, std::int64_t(250));
+    }
+
     /// A server that reports no usage (it ignores stream_options here: the body drops it) and packs
     /// 4 tokens into an event: with a tokenizer the streamed text is counted, not one token per
     /// event (4× low), and the summary says how the requests were counted.
@@ -1103,6 +1131,51 @@ private Q_SLOTS:
         QCOMPARE(replay->summary.warnings.size(), qsizetype(1));
         QVERIFY(replay->info.saltReplayed && !first->info.saltReplayed);
         QVERIFY2(replayOut.out.contains(QStringLiteral("this run replays prompt salt %1 (--prompt-salt)").arg(salt)),
+                 qPrintable(replayOut.out));
+    }
+
+    /// Regression: a replay llama.cpp served from its cache showed "Cache hits 0%": its usage has no
+    /// cached tokens and, without timings, only its llamacpp:prompt_tokens_total counter (prompt
+    /// tokens evaluated) knows. The replay's server block has the counters' share, and the summary
+    /// warns that the responses say otherwise; the run it replays has neither.
+    void replayCacheHitsFromLlamaCppCounters()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.usageDialect = sim::Dialect::Llamacpp;
+        simConfig.metricsDialect = sim::Dialect::Llamacpp;
+        simConfig.timings = 0;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload =
+            target(host) + QStringList{QStringLiteral("--concurrency"),   QStringLiteral("1"),
+                                       QStringLiteral("--requests"),      QStringLiteral("6"),
+                                       QStringLiteral("--prompt-tokens"), QStringLiteral("400"),
+                                       QStringLiteral("--max-tokens"),    QStringLiteral("2")};
+        const auto [firstOut, first, firstError] = runSaved(workload, dir.filePath(QStringLiteral("first")));
+        QVERIFY2(firstOut.exitCode == 0, qPrintable(firstOut.err));
+        QVERIFY2(first, qPrintable(firstError));
+        const QStringList replayed{QStringLiteral("--prompt-salt"), first->info.config.prompt.salt};
+        const auto [replayOut, replay, replayError] =
+            runSaved(workload + replayed, dir.filePath(QStringLiteral("replay")));
+        QVERIFY2(replayOut.exitCode == 0, qPrintable(replayOut.err));
+        QVERIFY2(replay, qPrintable(replayError));
+        for (const RunData *run : {&*first, &*replay}) {
+            QCOMPARE(run->summary.total.tokens.cached, std::int64_t(0)); // the responses never say
+            QVERIFY(run->summary.server && run->summary.server->cacheHitRatio);
+            QVERIFY2(run->summary.server->cacheHitSource.startsWith(QStringLiteral("llamacpp:prompt_tokens_total")),
+                     qPrintable(run->summary.server->cacheHitSource));
+        }
+        QVERIFY2(*first->summary.server->cacheHitRatio < 0.1,
+                 qPrintable(QString::number(*first->summary.server->cacheHitRatio)));
+        QVERIFY2(first->summary.warnings.filter(QStringLiteral("cache hits")).isEmpty(),
+                 qPrintable(first->summary.warnings.join(QLatin1Char('\n'))));
+        QVERIFY2(*replay->summary.server->cacheHitRatio > 0.5,
+                 qPrintable(QString::number(*replay->summary.server->cacheHitRatio)));
+        const QStringList said = replay->summary.warnings.filter(QStringLiteral("cache hits"));
+        QVERIFY2(said.size() == 1 && said.first().startsWith(QStringLiteral("cache hits: the server's counters say ")),
+                 qPrintable(replay->summary.warnings.join(QLatin1Char('\n'))));
+        QVERIFY2(replayOut.out.contains(QStringLiteral("% of prompt tokens from its cache by its counters")),
                  qPrintable(replayOut.out));
     }
 

@@ -211,7 +211,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         if (!p.calibration.isEmpty())
             line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4, "
                                    "%5 words off, %6 fillers)")
-                        .arg(p.calibration)
+                        .arg(p.calibrationDialect.isEmpty() ? p.calibration
+                                                            : p.calibration + QLatin1Char(' ') + p.calibrationDialect)
                         .arg(p.probes)
                         .arg(p.scale, 0, 'f', 3)
                         .arg(p.overhead)

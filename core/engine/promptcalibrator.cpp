@@ -186,6 +186,7 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
         if (*count <= 0) // the text is never empty: a server that did not read the body
             return nextDialect(probe, QStringLiteral("an empty token list"), prompt);
         m_textOnly = probe != Probe::TokenizeChat;
+        m_result.dialect = bodyOf(probe);
         return sampled(*count);
     }
     if (reply->error() != QNetworkReply::NoError && status == 0)
@@ -206,11 +207,17 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
     sampled(record.promptTokens);
 }
 
-void PromptCalibrator::nextDialect(Probe probe, const QString &why, const Prompt &prompt)
+QString PromptCalibrator::bodyOf(Probe probe)
 {
     static const char *const kBodies[] = {R"({"model", "messages"})", R"({"model", "prompt"})", R"({"content"})",
                                           R"({"inputs"})"};
-    m_unanswered << QStringLiteral("%1: %2").arg(QLatin1String(kBodies[int(probe) - int(Probe::TokenizeChat)]), why);
+    return QLatin1String(kBodies[int(probe) - int(Probe::TokenizeChat)]);
+}
+
+void PromptCalibrator::nextDialect(Probe probe, const QString &why, const Prompt &prompt)
+{
+    m_unanswered << QStringLiteral("%1: %2").arg(bodyOf(probe), why);
+    m_result.dialect.clear(); // a dialect that stopped counting part-way counts for nothing
     m_probe = probe == Probe::TokenizeInputs ? Probe::Chat : Probe(int(probe) + 1);
     if (m_probe == Probe::Chat)
         m_result.method = QStringLiteral("usage");
@@ -318,6 +325,7 @@ void PromptCalibrator::done(const QString &error)
     if (!error.isEmpty()) {
         m_result.calibration = {};
         m_result.method.clear(); // nothing was calibrated: no method may be named
+        m_result.dialect.clear();
         m_result.probed.reset();
     }
     Q_EMIT finished(m_result);

@@ -21,6 +21,9 @@ struct CalibrationResult {
     /// What the counts came from: "usage" (max_tokens=1 requests) or "tokenize" (the target's
     /// /tokenize); empty when calibration could not be done.
     QString method;
+    /// With "tokenize": the body whose dialect counted (llama.cpp's {"content"}, vLLM's {"model",
+    /// "messages"}, …), so a label says which answer the sizes rest on.
+    QString dialect;
     int probes = 0;                     ///< requests sent
     std::optional<std::int64_t> probed; ///< the target's count of the calibrated prompt
     QString error;                      ///< why calibration could not be done; the run goes on uncalibrated
@@ -72,6 +75,8 @@ private:
     void received(QNetworkReply *reply, Probe probe, const Prompt &prompt);
     /// `probe`'s /tokenize dialect gave no count (`why`): the next dialect, at last usage.
     void nextDialect(Probe probe, const QString &why, const Prompt &prompt);
+    /// The /tokenize body `probe` sends, as labels and warnings name it.
+    static QString bodyOf(Probe probe);
     void measured(double count);
     void checked(double count);
     void done(const QString &error = {});

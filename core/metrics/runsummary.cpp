@@ -454,6 +454,7 @@ json RunSummary::toJson() const
     json calibration;
     if (!p.calibration.isEmpty()) {
         calibration = {{"method", toStd(p.calibration)},
+                       {"dialect", p.calibrationDialect.isEmpty() ? json() : json(toStd(p.calibrationDialect))},
                        {"scale", p.scale},
                        {"overhead", p.overhead},
                        {"trim", p.trim},
@@ -521,6 +522,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {
             const JsonReader c = p.object("calibration");
             s.promptSizing.calibration = c.string("method");
+            if (c.hasValue("dialect")) // none in older runs
+                s.promptSizing.calibrationDialect = c.string("dialect");
             s.promptSizing.scale = c.number("scale");
             s.promptSizing.overhead = c.integer("overhead");
             if (c.has("pad")) { // since the fine correction

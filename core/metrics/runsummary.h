@@ -133,6 +133,7 @@ struct PromptSizing {
     QString tokenizer;                     ///< Tokenizer::description() of the sizing tokenizer
     std::int64_t localTokens = 0;          ///< that tokenizer's count of a synthetic prompt (after calibration)
     QString calibration;                   ///< "usage" or "tokenize" when calibrated, else empty
+    QString calibrationDialect;            ///< with "tokenize": the body that counted, e.g. {"content"}
     double scale = 1;                      ///< target tokens per local token, from calibration
     std::int64_t overhead = 0;             ///< chat-template tokens per request, from calibration
     std::int64_t trim = 0;                 ///< local tokens of words calibration took off each user prompt

@@ -92,6 +92,7 @@ public:
                                                                &calibrated.calibrationError)) {
                         m_plan = plan;
                         calibrated.calibration = c.method;
+                        calibrated.calibrationDialect = c.dialect;
                         calibrated.scale = c.calibration.scale;
                         calibrated.overhead = c.calibration.overhead;
                         calibrated.trim = c.calibration.trim;
