@@ -82,6 +82,15 @@ QStringList target(const SimulatorHost &host)
             QStringLiteral("--quiet")};
 }
 
+/// A context sweep at one user (no queue before the prefill), `requests` per stage, two tokens out.
+QStringList contextSweep(const QString &sizes, int requests)
+{
+    return {QStringLiteral("--sweep"),       sizes,
+            QStringLiteral("--concurrency"), QStringLiteral("1"),
+            QStringLiteral("--requests"),    QString::number(requests),
+            QStringLiteral("--max-tokens"),  QStringLiteral("2")};
+}
+
 /// A server on a thread of its own (the test's thread blocks while the CLI runs): answers the
 /// k-th connection's request with responses[k] (the last one repeats) and closes it.
 class ScriptedServer
@@ -607,11 +616,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("context"));
         const auto [r, data, error] =
-            runSaved(target(host) + QStringList{QStringLiteral("--sweep"), QStringLiteral("p=256..8192x6"),
-                                                QStringLiteral("--concurrency"), QStringLiteral("1"),
-                                                QStringLiteral("--requests"), QStringLiteral("6"),
-                                                QStringLiteral("--max-tokens"), QStringLiteral("2")},
-                     out, RunReader::SummaryOnly);
+            runSaved(target(host) + contextSweep(QStringLiteral("p=256..8192x6"), 6), out, RunReader::SummaryOnly);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(formatStages(data->info.stages),
@@ -1179,10 +1184,89 @@ private Q_SLOTS:
                  qPrintable(replayOut.out));
     }
 
+    /// Regression: replaying a run's prompts with --prompt-salt, llama.cpp evaluated 1 of 522
+    /// prompt tokens, yet the run showed "Cache hits 0%" (its usage has no cached_tokens; only its
+    /// timings.prompt_n says what it evaluated) and `compare` did not note the shared salt.
+    void replayedSaltCacheHitsSeenFromTimings()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.timings = 1;
+        simConfig.usageDialect = sim::Dialect::Llamacpp;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QStringList workload =
+            target(host) + QStringList{QStringLiteral("--concurrency"),   QStringLiteral("2"),
+                                       QStringLiteral("--requests"),      QStringLiteral("8"),
+                                       QStringLiteral("--prompt-tokens"), QStringLiteral("400")};
+        const QString firstDir = dir.filePath(QStringLiteral("first"));
+        const auto [firstOut, first, firstError] = runSaved(workload, firstDir, RunReader::SummaryOnly);
+        QVERIFY2(firstOut.exitCode == 0, qPrintable(firstOut.err));
+        QVERIFY2(first, qPrintable(firstError));
+        QCOMPARE(first->summary.total.tokens.cached, std::int64_t(0));
+        const QString salt = first->info.config.prompt.salt;
+
+        const QString replayDir = dir.filePath(QStringLiteral("replay"));
+        const auto [replayOut, replay, replayError] =
+            runSaved(workload + QStringList{QStringLiteral("--prompt-salt"), salt}, replayDir);
+        QVERIFY2(replayOut.exitCode == 0, qPrintable(replayOut.err));
+        QVERIFY2(replay, qPrintable(replayError));
+        const TokenSummary &tokens = replay->summary.total.tokens;
+        QVERIFY2(tokens.cacheHitRatio.value_or(0) > 0.5, qPrintable(QString::number(tokens.cached)));
+        QCOMPARE(tokens.cachedFromTimings, std::int64_t(8));
+        QCOMPARE(tokens.cachedFromUsage, std::int64_t(0));
+        for (const RequestRecord &rec : replay->records)
+            QCOMPARE(rec.cachedSource, CacheSource::Timings);
+        QVERIFY2(replayOut.out.contains(QStringLiteral("counted from timings 8")), qPrintable(replayOut.out));
+        QVERIFY2(replayOut.out.contains(QStringLiteral("this run replays prompt salt %1").arg(salt)),
+                 qPrintable(replayOut.out));
+
+        const CliResult compared = runCli({QStringLiteral("compare"), firstDir, replayDir});
+        QVERIFY2(compared.exitCode == 0, qPrintable(compared.err));
+        QVERIFY2(compared.out.contains(QStringLiteral("share prompt salt ") + salt), qPrintable(compared.out));
+    }
+
+    /// Regression: a server with a per-slot context of 4,096 cut 4,106-token prompts to 2,058 without
+    /// a word (usage said 2,058), and the context sweep fitted those points as any other. Here the
+    /// sweep's largest stage is cut the same way: a warning, its requests apart and out of the fit.
+    void truncatedPromptsWarnAndLeaveTheFit()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.slotContext = 4096;
+        simConfig.prefillMsPer1k = 50;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const auto [r, data, error] = runSaved(target(host) + contextSweep(QStringLiteral("p=512..4106x4"), 4),
+                                               dir.filePath(QStringLiteral("context")), RunReader::SummaryOnly);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->summary.contextSweep);
+        const ContextSweepSummary &sweep = *data->summary.contextSweep;
+        QCOMPARE(sweep.stages.size(), std::size_t(4));
+        QCOMPARE(sweep.stages[3].requestedTokens, std::int64_t(4106));
+        QCOMPARE(sweep.stages[3].promptTokens, 2058.0);
+        QCOMPARE(sweep.stages[3].truncated, std::int64_t(4));
+        QCOMPARE(sweep.stages[2].truncated, std::int64_t(0));
+        QCOMPARE(sweep.points.size(), std::size_t(12));
+        QCOMPARE(sweep.excluded.size(), std::size_t(4));
+        QCOMPARE(sweep.fit.points, 12);
+        QVERIFY2(sweep.fitText().endsWith(QStringLiteral("4 requests the server truncated left out")),
+                 qPrintable(sweep.fitText()));
+        const QString warning = QStringLiteral("the server truncated prompts: check its context size (4 of 16 requests "
+                                               "came back with under 75% of the prompt tokens asked for; p=4106: 4 "
+                                               "requests measured 2058 of 4106 tokens)");
+        QCOMPARE(data->summary.warnings, QStringList{warning});
+        QVERIFY2(r.out.contains(warning), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("\np=4106 +4 +2058 .* 4\n"))), qPrintable(r.out));
+    }
+
     /// Regression: without prompt flags every request sent the same "Hello", so a prefix-caching
-    /// server served all but the first from its cache. Against the simulator's prefix cache (64-byte
-    /// blocks, so prompts here are longer than that), a template, prompt lines and a dataset now get
-    /// no hit unless repetition is asked for (--prompt-repeat), which is then not warned of.
+    /// server served all but the first from its cache. Against the llamacpp-like simulator (hits
+    /// said only by llama.cpp's timings; 64-byte cache blocks, so prompts here are longer than
+    /// that), a template, prompt lines and a dataset now get nothing from the cache beyond the chat
+    /// template's tokens (which llama.cpp keeps from one request to the next) unless repetition is
+    /// asked for (--prompt-repeat), which is then not warned of.
     void defaultPromptsAreUniquePerRequest_data()
     {
         QTest::addColumn<QStringList>("source");
@@ -1194,7 +1278,7 @@ private Q_SLOTS:
     void defaultPromptsAreUniquePerRequest()
     {
         QFETCH(QStringList, source);
-        SimulatorHost host(fastSim());
+        SimulatorHost host(*SimConfig::preset(QStringLiteral("llamacpp-like")));
         QVERIFY(host.start());
         QVERIFY(host.config().prefixCacheTokens > 0);
         QTemporaryDir dir;
@@ -1217,7 +1301,10 @@ private Q_SLOTS:
         QVERIFY2(own.exitCode == 0, qPrintable(own.err));
         QVERIFY2(ownRun, qPrintable(ownError));
         QCOMPARE(ownRun->summary.total.requests.ok, std::int64_t(8));
-        QCOMPARE(ownRun->summary.total.tokens.cached, std::int64_t(0));
+        for (const RequestRecord &rec : ownRun->records) {
+            QCOMPARE(rec.cachedSource, CacheSource::Timings);
+            QVERIFY2(rec.cachedTokens <= host.config().templateTokens, qPrintable(QString::number(rec.cachedTokens)));
+        }
         QVERIFY2(ownRun->summary.warnings.isEmpty(), qPrintable(ownRun->summary.warnings.join(QLatin1Char('\n'))));
         QCOMPARE(ownRun->info.sharedPromptTokens, std::optional<std::int64_t>(0));
 

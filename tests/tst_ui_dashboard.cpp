@@ -575,6 +575,45 @@ private Q_SLOTS:
                      qPrintable(chart->fitLines().first()->name()));
     }
 
+    /// Regression: on a 1280×800 screen the context sweep's legend showed "20261202-1…" three
+    /// times (the run's name before each entry): the fit and the requests the server truncated,
+    /// left out of it, were unreadable. The entries start with what they are, the note above the
+    /// chart says the fit whole, and the header warns of the truncation.
+    void truncatedSweepSaysWhatTheFitLeftOutOnALaptop()
+    {
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.slotContext = 4096;
+        sim::SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1"), 2);
+        c.load.stages = *parseSweep(QStringLiteral("p=512..4106x4:4"), nullptr);
+        c.target.name = QStringLiteral("slots");
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        auto w = window(c);
+        w->resize(1280, 800);
+        runToEnd(*w);
+        DashboardView *dashboard = w->dashboard();
+        dashboard->refresh();
+        const auto &sweep = w->document()->summary().contextSweep;
+        QVERIFY(sweep);
+        QCOMPARE(dashboard->contextChart()->excludedDots().size(), 1);
+        const QScatterSeries *rings = dashboard->contextChart()->excludedDots().first();
+        QCOMPARE(rings->count(), 4);
+        QCOMPARE(rings->name(), QStringLiteral("4 requests the server truncated (left out of the fit)"));
+        QVERIFY(dashboard->contextNote()->isVisible());
+        QCOMPARE(dashboard->contextNote()->text(), sweep->fitText());
+        QVERIFY2(sweep->fitText().endsWith(QStringLiteral("; 4 requests the server truncated left out")),
+                 qPrintable(sweep->fitText()));
+        const QString subtitle = w->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("the server truncated prompts")), qPrintable(subtitle));
+        QTest::qWait(300); // the cards relayout after the refresh
+        dashboard->chartView(QStringLiteral("context-sweep"))
+            ->parentWidget()
+            ->grab()
+            .save(QDir::temp().filePath(QStringLiteral("tokenbench-1280x800-context.png")));
+    }
+
     /// Regression: the workbench sent every run the same prompts, so a sweep after two runs of the
     /// same workload found 99% of its prompts in the server's prefix cache. Each run now has a
     /// salt of its own; giving one back replays the run, and the dashboard warns of the hits.

@@ -12,6 +12,16 @@
 
 namespace tb {
 
+namespace {
+
+/// A legend entry: the run's name first when the chart has one per run (a comparison).
+QString named(const ContextSweepChart::Curve &curve, const QString &what)
+{
+    return curve.name.isEmpty() ? what : QStringLiteral("%1: %2").arg(curve.name, what);
+}
+
+} // namespace
+
 ContextSweepChart::ContextSweepChart(QGraphicsItem *parent)
     : QChart(parent)
     , m_tokens(new QLogValueAxis(this))
@@ -61,7 +71,7 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
     for (const Curve &curve : curves) {
         const ContextSweepSummary &s = curve.sweep;
         auto *dots = new QScatterSeries(this);
-        dots->setName(tr("%1: requests").arg(curve.name));
+        dots->setName(named(curve, tr("requests")));
         QColor faint = curve.color;
         faint.setAlphaF(0.25);
         dots->setColor(faint);
@@ -72,7 +82,7 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
         chartstyle::setInLegend(this, dots, false);
 
         auto *stages = new QScatterSeries(this);
-        stages->setName(tr("%1: TTFT p50 per stage").arg(curve.name));
+        stages->setName(named(curve, tr("TTFT p50 per stage")));
         stages->setColor(curve.color);
         stages->setMarkerSize(10);
         chartstyle::setDescription(stages, tr("Each stage's median TTFT at its median prompt tokens"));
@@ -85,9 +95,8 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
         // Over the stage medians: a truncated stage's median sits among its rings.
         if (!s.excluded.empty()) {
             auto *rings = new QScatterSeries(this);
-            rings->setName(tr("%1: %2 requests the server truncated (left out of the fit)")
-                               .arg(curve.name)
-                               .arg(s.excluded.size()));
+            rings->setName(
+                named(curve, tr("%1 requests the server truncated (left out of the fit)").arg(s.excluded.size())));
             rings->setColor(Qt::transparent);
             rings->setBorderColor(curve.color);
             rings->setMarkerSize(12);
@@ -105,7 +114,7 @@ void ContextSweepChart::setCurves(const QList<Curve> &curves)
             if (!curve.sweep.fit.ok)
                 continue;
             auto *fit = new QLineSeries(this);
-            fit->setName(tr("%1: %2").arg(curve.name, curve.sweep.fitText()));
+            fit->setName(named(curve, curve.sweep.fitText()));
             fit->setPen(chartstyle::pen(curve.color, false, 2));
             chartstyle::setDescription(fit, tr("Least-squares fit TTFT = a·x^b + c through the requests"));
             m_fits << fit;

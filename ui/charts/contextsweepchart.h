@@ -23,7 +23,7 @@ class ContextSweepChart : public QChart
 
 public:
     struct Curve {
-        QString name;
+        QString name; ///< starts the run's legend entries; empty: a chart of one run (the dashboard)
         QColor color;
         ContextSweepSummary sweep;
     };
@@ -34,7 +34,7 @@ public:
 
     void setCurves(const QList<Curve> &curves);
     bool hasData() const { return m_hasData; }
-    /// The fitted lines, one per run with a fit (legend: "name: TTFT = … , R² …").
+    /// The fitted lines, one per run with a fit (legend: "name: TTFT = … , R² …", or without the name).
     QList<QLineSeries *> fitLines() const { return m_fits; }
     QList<QScatterSeries *> stageDots() const { return m_stages; }
     /// The truncated requests' rings, one series per run that has any.

@@ -58,6 +58,15 @@ QString formatClock(std::int64_t ms)
                    : QStringLiteral("%1 s").arg(s);
 }
 
+/// A line of words above a chart: what its legend has no room for.
+void styleNote(QLabel *note, const QString &name)
+{
+    note->setObjectName(name);
+    note->setContentsMargins(8, 4, 8, 0);
+    note->setWordWrap(true);
+    setTextColor(note, QColor(0x4b, 0x55, 0x63));
+}
+
 QWidget *card(QWidget *content, QWidget *header = nullptr)
 {
     auto *frame = new Card;
@@ -95,6 +104,7 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_kneeNote(new QLabel(this))
     , m_turns(new TurnChart)
     , m_context(new ContextSweepChart)
+    , m_contextNote(new QLabel(this))
     , m_metricBox(new QComboBox(this))
     , m_modeBox(new QComboBox(this))
     , m_timer(new QTimer(this))
@@ -223,20 +233,16 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     m_server->addLine(tr("client TTFT p50"), chartstyle::color(Quantity::E2e), false,
                       tr("Median TTFT measured here: the gap to the server's is network plus client"),
                       TimeChart::Side::Right);
-    m_serverNote->setObjectName(QStringLiteral("serverNote"));
-    m_serverNote->setContentsMargins(8, 4, 8, 0);
-    m_serverNote->setWordWrap(true);
-    setTextColor(m_serverNote, QColor(0x4b, 0x55, 0x63));
+    styleNote(m_serverNote, QStringLiteral("serverNote"));
     auto *serverView = new ChartView(m_server);
     addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
-    m_kneeNote->setObjectName(QStringLiteral("kneeNote"));
-    m_kneeNote->setContentsMargins(8, 4, 8, 0);
-    m_kneeNote->setWordWrap(true);
-    setTextColor(m_kneeNote, QColor(0x4b, 0x55, 0x63));
+    styleNote(m_kneeNote, QStringLiteral("kneeNote"));
     auto *curveView = new ChartView(m_curve);
     addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
     addChart(QStringLiteral("turns"), new ChartView(m_turns));
-    addChart(QStringLiteral("context-sweep"), new ChartView(m_context));
+    styleNote(m_contextNote, QStringLiteral("contextNote"));
+    auto *contextView = new ChartView(m_context);
+    addChart(QStringLiteral("context-sweep"), contextView, card(contextView, m_contextNote));
     m_chartGrid->setSpacing(8);
     layout->addLayout(m_chartGrid, 1);
     setDistributionMetric(Metric::Ttft);
@@ -874,8 +880,9 @@ void DashboardView::refreshContext()
     if (!sweep)
         return;
     const auto &summary = m_document->summary().contextSweep;
-    m_context->setCurves(
-        {{m_document->name(), chartstyle::color(Quantity::Ttft), summary.value_or(ContextSweepSummary{})}});
+    m_context->setCurves({{QString(), chartstyle::color(Quantity::Ttft), summary.value_or(ContextSweepSummary{})}});
+    m_contextNote->setText(summary ? summary->fitText() : QString());
+    m_contextNote->setVisible(summary.has_value());
     finishChart(QStringLiteral("context-sweep"), !m_context->hasData(), tr("Waiting for the first successful request…"),
                 tr("No successful requests."));
 }

@@ -61,6 +61,7 @@ public:
     ThroughputLatencyChart *curveChart() const { return m_curve; }
     ContextSweepChart *contextChart() const { return m_context; }
     QLabel *kneeNote() const { return m_kneeNote; }
+    QLabel *contextNote() const { return m_contextNote; }
 
     void setDistributionMetric(Metric metric);
     Metric distributionMetric() const { return m_metric; }
@@ -150,6 +151,7 @@ private:
     QLabel *m_kneeNote;              ///< the core's knee in words
     TurnChart *m_turns;              ///< conversations only
     ContextSweepChart *m_context;    ///< context sweeps only
+    QLabel *m_contextNote;           ///< the fit and the truncated requests left out, whole (a legend cuts them)
     QComboBox *m_metricBox;
     QComboBox *m_modeBox;
     QTimer *m_timer;
