@@ -19,6 +19,7 @@
 #include "analysis/baseline.h"
 #include "analysis/metricglossary.h"
 #include "formats/csv.h"
+#include "formats/numberformat.h"
 #include "metrics/runaggregator.h"
 #include "results/runfiles.h"
 #include "results/runwriter.h"
@@ -387,6 +388,52 @@ private Q_SLOTS:
         const RequestRecord failed = record(7, 0, 0);
         model.setRecord(failed);
         QCOMPARE(model.events().back().name, QStringLiteral("failed"));
+    }
+
+    // Against llama.cpp users waited ≈1 s to connect (a SYN retried) and the request view showed
+    // only sent, headers and tokens: where the wait went was nowhere to be seen.
+    void requestViewShowsWhereTheWaitWent()
+    {
+        RequestRecord r = record(3, 0, 1200);
+        r.scheduledNs = ms(100);
+        r.blockedNs = ms(0.05);
+        r.connectNs = ms(1030);
+        r.tlsNs = ms(12);
+        r.sendingNs = ms(0.02);
+        // ready at 100 ms → connecting 100.05 → TCP up 1130.05 → TLS done 1142.05 → sent 1142.07
+        r.sentNs = ms(100 + 0.05 + 1030 + 12 + 0.02);
+        r.retries = 1;
+        TimelineModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRecord(r);
+        QStringList names;
+        for (const TimelineModel::Event &e : model.events())
+            names << e.name;
+        QCOMPARE(names.mid(0, 5), (QStringList{"scheduled", "connecting", "TCP connected, TLS handshake",
+                                               "connection open, sending", "sent"}));
+        QCOMPARE(model.index(1, TimelineModel::GapColumn).data().toString(), QStringLiteral("0.050"));    // blocked
+        QCOMPARE(model.index(2, TimelineModel::GapColumn).data().toString(), QStringLiteral("1030.000")); // connect
+        QCOMPARE(model.index(3, TimelineModel::GapColumn).data().toString(), QStringLiteral("12.000"));   // TLS
+
+        RequestDetailView view;
+        view.resize(1280, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showRecord(r, QString());
+        const QString facts = view.findChild<QLabel *>(QStringLiteral("requestFacts"))->text();
+        QVERIFY2(facts.contains(QStringLiteral("connect ") + formatMs(1030)), qPrintable(facts));
+        QVERIFY2(facts.contains(QStringLiteral("sent again (×1)")), qPrintable(facts));
+        QTest::qWait(50); // the facts' new height is laid out on the next pass
+        view.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-request-phases.png")));
+
+        // A kept-alive connection: no connect, the bytes went out at once.
+        r.connectNs = r.tlsNs = 0;
+        model.setRecord(r);
+        names.clear();
+        for (const TimelineModel::Event &e : model.events())
+            names << e.name;
+        QVERIFY2(names.contains(QStringLiteral("sending on a kept-alive connection")), qPrintable(names.join(u',')));
+        QVERIFY(!names.contains(QStringLiteral("connecting")));
     }
 
     void errorTimelineByStatus()

@@ -149,8 +149,7 @@ void RequestDetailView::showRecord(const RequestRecord &record, const QString &r
         facts << tr("phases: %1").arg(phases.join(QStringLiteral(", ")));
     }
     if (record.retries > 0)
-        facts << tr("sent again %n time(s): its kept-alive connection closed before any response", nullptr,
-                    record.retries);
+        facts << tr("sent again (×%1): its kept-alive connection closed before any response").arg(record.retries);
     facts << tr("tokens in %1 (cached %2) / out %3 (%4)")
                  .arg(record.promptTokens)
                  .arg(record.cachedTokens)
@@ -168,15 +167,16 @@ void RequestDetailView::showRecord(const RequestRecord &record, const QString &r
     m_error->setVisible(!record.errorMessage.isEmpty());
     m_error->setText(record.errorMessage);
 
-    showTimeline(m_record);
     if (record.chunks > 0 && !runDirectory.isEmpty()) {
         m_chunkStatus->setText(tr("Loading the chunk timeline…"));
         m_chunkStatus->setProperty("state", QStringLiteral("loading"));
         m_reader->request(runDirectory, record.id);
     } else {
-        m_chunkStatus->setText(tr("No streamed chunks."));
+        m_chunkStatus->setText(record.chunks > 0 ? tr("No chunk stamps: they are read from a saved run's chunks.jsonl.")
+                                                 : tr("No streamed chunks."));
         m_chunkStatus->setProperty("state", QStringLiteral("none"));
     }
+    showTimeline(m_record);
 }
 
 QString RequestDetailView::chunkStatus() const
@@ -259,7 +259,9 @@ void RequestDetailView::showTimeline(const RequestRecord &record)
     mark(record.e2eMs(), tr("E2E"), Quantity::E2e);
     chartstyle::setNiceRange(x, 0, std::max(endMs, 1.0), 5);
     chartstyle::setNiceRange(y, 0, std::max(total, 1.0), 4);
-    m_chartView->setEmptyText(record.chunks > 0 ? tr("Loading the chunk timeline…") : tr("No tokens were streamed."));
+    m_chartView->setEmptyText(record.chunks == 0                          ? tr("No tokens were streamed.")
+                              : chunkStatus() == QLatin1String("loading") ? tr("Loading the chunk timeline…")
+                                                                          : m_chunkStatus->text());
     m_chartView->setEmpty(empty);
     m_chartView->updateTooltips();
 }
