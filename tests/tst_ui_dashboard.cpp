@@ -575,6 +575,32 @@ private Q_SLOTS:
                      qPrintable(chart->fitLines().first()->name()));
     }
 
+    /// Regression: against llama.cpp (listen backlog 5) users waited ≈1 s to connect, and the
+    /// dashboard's TTFT p99 — from sent — left it out without a word. The header names the stalled
+    /// connects, and the TTFT p99 tile says what users waited.
+    void stalledConnectsShowWhatUsersWaited()
+    {
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.listenBacklog = 5;
+        simConfig.acceptDelayMs = 5;
+        simConfig.maxBatch = 64;
+        sim::SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=16:16"), 8);
+        c.target.name = QStringLiteral("backlog");
+        c.target.url = host.baseUrl().toString();
+        c.target.model = host.config().model;
+        auto w = window(c);
+        w->resize(1280, 800);
+        runToEnd(*w);
+        const SummaryBlock &t = w->document()->summary().total;
+        QVERIFY2(t.connections.slow > 0, "no connect waited for a SYN retry: the simulator's backlog did not overflow");
+        const QString subtitle = w->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("connects took")), qPrintable(subtitle));
+        const KpiTile *p99 = w->dashboard()->tile(QStringLiteral("ttft_p99"));
+        QCOMPARE(p99->detail(), QStringLiteral("users waited %1").arg(formatMs(t.stat(Metric::TtftFromSchedule).p99)));
+    }
+
     /// Regression: on a 1280×800 screen the context sweep's legend showed "20261202-1…" three
     /// times (the run's name before each entry): the fit and the requests the server truncated,
     /// left out of it, were unreadable. The entries start with what they are, the note above the
