@@ -439,7 +439,12 @@ private Q_SLOTS:
             scrapes += block.scrapes;
         }
         QCOMPARE(server.scrapes, scrapes);
-        QVERIFY(*server.runningMax <= 4);
+        // The combined gauge adds each instance's latest scrape; those are taken at different
+        // moments, so it can pass the client's concurrency (CI saw 5 for 4), but never the sum of
+        // the instances' own peaks, and never fall below either of them.
+        const double peaks = *server.instances[0].runningMax + *server.instances[1].runningMax;
+        QVERIFY2(*server.runningMax <= peaks, qPrintable(QString::number(*server.runningMax)));
+        QVERIFY(*server.runningMax >= std::max(*server.instances[0].runningMax, *server.instances[1].runningMax));
         QVERIFY2(data->summary.warnings.filter(QStringLiteral("server metrics")).isEmpty(),
                  qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
         // Every series of server_metrics.csv names its instance; the rows read back combine both.
