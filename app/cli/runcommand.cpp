@@ -22,6 +22,7 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb::cli {
@@ -93,6 +94,35 @@ struct Flags {
         return true;
     }
 };
+
+/// A flag the run as configured would not use is refused with the flag that makes it moot, rather
+/// than dropped without a word. Checked on the resolved configuration, so a value from --config counts.
+bool unusedFlagsRefused(Flags &f, const RunConfig &c)
+{
+    if (f.isSet("prompt")) {
+        // The template is the prompt only when nothing else makes the prompts (PromptSource).
+        const std::pair<bool, const char *> replacing[] = {
+            {!c.prompt.promptFile.isEmpty(), "--prompt-file"},
+            {!c.prompt.dataset.isEmpty(), "--dataset"},
+            {!c.load.trace.isEmpty(), "--trace"},
+            {c.prompt.promptTokens > 0, "--prompt-tokens"},
+            {isContextSweep(c.load.stages), "--sweep p=…"},
+        };
+        for (const auto &[replaces, flag] : replacing) {
+            if (replaces)
+                return f.fail(QStringLiteral("--prompt and %1: choose one (%1 makes the prompts; the template would "
+                                             "not be sent)")
+                                  .arg(QLatin1String(flag)));
+        }
+    }
+    if (f.isSet("max-in-flight")) {
+        const QList<StageConfig> stages = effectiveStages(c.load);
+        if (std::none_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; }))
+            return f.fail(QStringLiteral("--max-in-flight needs --rate (or rate stages, --sweep r=…, --trace): it caps "
+                                         "an open loop's requests; --concurrency users are their own cap"));
+    }
+    return true;
+}
 
 /// Applies the command line over the configuration file (flags win), SPEC §1.
 bool applyFlags(Flags &f, RunConfig &c)
@@ -390,7 +420,7 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.slo.failOnSlo = true;
     if (f.isSet("out"))
         c.outDir = f.value("out");
-    return true;
+    return unusedFlagsRefused(f, c);
 }
 
 /// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
@@ -407,7 +437,10 @@ qint64 targetContextTokens(const TargetConfig &target)
     if (!TargetAccess::prepare(nam, request, target, nullptr))
         return 0; // the run itself reports a proxy setting it cannot use
     request.setTransferTimeout(3000);
-    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+    const auto headers = RequestBuilder::targetHeaders(target, nullptr);
+    if (!headers)
+        return 0; // the run itself refuses them, saying why
+    for (const auto &[name, value] : *headers)
         request.setRawHeader(name, value);
     QNetworkReply *reply = nam.get(request);
     reply->setReadBufferSize(1 << 20); // a larger listing stalls into the timeout
@@ -716,8 +749,11 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("dry-run"),
              QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
     };
+    // Several --url are instances of one model, several --header several headers; any other flag
+    // given twice is refused rather than its last value taken.
+    const QStringList repeatable{QStringLiteral("url"), QStringLiteral("header")};
     for (const QCommandLineOption &o : options)
-        cli.addOption(o);
+        cli.addOption(o, repeatable.contains(o.names().first()) ? CliParser::Repeat::Many : CliParser::Repeat::Once);
 }
 
 } // namespace
