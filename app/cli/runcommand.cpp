@@ -567,7 +567,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("NAME")),
         flag(QStringLiteral("api-key-env"),
              QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
-                            "ANTHROPIC_API_KEY). Keys are never written to any file."),
+                            "ANTHROPIC_API_KEY); a key with a line break, a trailing one too, is refused. Keys are "
+                            "never written to any file."),
              QStringLiteral("VAR")),
         flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."),
              QStringLiteral("'K: V'")),
@@ -682,7 +683,9 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("FILE")),
         flag(QStringLiteral("time-scale"),
              QStringLiteral("Trace time multiplier (default 1; 0.5 replays twice as fast)."), QStringLiteral("X")),
-        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
+        flag(QStringLiteral("prompt"),
+             QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced. Not with --prompt-file, "
+                            "--dataset, --trace or --prompt-tokens, which make the prompts themselves."),
              QStringLiteral("TEXT")),
         flag(QStringLiteral("concurrency"),
              QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."),
@@ -691,7 +694,9 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."),
              QStringLiteral("KIND")),
         flag(QStringLiteral("max-in-flight"),
-             QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
+             QStringLiteral("Open-loop cap (with --rate, rate stages or --trace); requests over it wait, and the wait "
+                            "is measured."),
+             QStringLiteral("N")),
         flag(QStringLiteral("stages"),
              QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
                             "(after ':' a duration or a request count)."),
@@ -726,7 +731,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("SPEC")),
         flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."),
              QStringLiteral("X")),
-        flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
+        flag(QStringLiteral("fail-on-slo"),
+             QStringLiteral("Exit 3 when the good fraction is below --slo-target (needs --slo).")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
         flag(QStringLiteral("out"),
              QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."),
@@ -765,7 +771,8 @@ int runCommand(const QStringList &args)
                                  "Progress goes to stderr, the summary table to stdout.\n"
                                  "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
                                  "2 bad usage/config, 3 SLO not met, 130 interrupted (SIGINT/SIGTERM; the run "
-                                 "is saved)."));
+                                 "is saved).\n"
+                                 "A flag that takes a value is given once; --url and --header repeat."));
     addRunOptions(cli);
     if (const auto exit = cli.parse(args))
         return *exit;
