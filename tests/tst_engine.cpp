@@ -1042,6 +1042,53 @@ private Q_SLOTS:
         QCOMPARE(server.count("Connection"), 1);
     }
 
+    void apiKeyInjectionNeverReachesTheWire_data()
+    {
+        QTest::addColumn<int>("api");
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QString>("expected");
+        const int chat = int(ApiKind::OpenAIChat);
+        QTest::newRow("CRLF, Bearer") << chat << QByteArray("sk-A-secret\r\nX-Injected-Key: 1")
+                                      << QStringLiteral("contains a line break (CR or LF)");
+        QTest::newRow("LF, Bearer") << chat << QByteArray("sk-A-secret\nX-Injected-Key: 1")
+                                    << QStringLiteral("contains a line break (CR or LF)");
+        QTest::newRow("CRLF, Anthropic's x-api-key")
+            << int(ApiKind::AnthropicMessages) << QByteArray("sk-A-secret\r\nX-Injected-Key: 1")
+            << QStringLiteral("contains a line break (CR or LF)");
+        QTest::newRow("trailing newline")
+            << chat << QByteArray("sk-A-secret\n") << QStringLiteral("ends with a line break (CR or LF)");
+    }
+
+    // A CR or LF in the API key's variable sent a header of its own on both transports
+    // ("sk-A\r\nX-Injected-Key: 1"), and a trailing newline a malformed request. The run is refused
+    // before anything is sent, naming the variable and not the key.
+    void apiKeyInjectionNeverReachesTheWire()
+    {
+        QFETCH(int, api);
+        QFETCH(QByteArray, key);
+        QFETCH(QString, expected);
+        EchoServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = echoConfig(server.url());
+        config.target.api = ApiKind(api);
+        QVERIFY(qputenv("TB_ENGINE_TEST_KEY", key));
+        const RunResult r = runLoad(config);
+        QString error;
+        const bool planned = RunPlan::create(config, &error) != nullptr;
+        qunsetenv("TB_ENGINE_TEST_KEY");
+        QTest::qWait(200); // a connection, had one been opened, would have arrived by now
+        for (const QByteArray &head : std::as_const(server.heads))
+            QVERIFY2(!head.contains("X-Injected-Key"), head.constData());
+        QCOMPARE(server.connections, 0);
+        QVERIFY(r.records.empty());
+        QVERIFY(!planned);
+        QVERIFY2(
+            error.startsWith(QStringLiteral("target.api_key_env (--api-key-env): the API key in TB_ENGINE_TEST_KEY ") +
+                             expected),
+            qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("secret")), qPrintable(error));
+    }
+
     void credentialsOnTheWire_data()
     {
         QTest::addColumn<QString>("userInfo");

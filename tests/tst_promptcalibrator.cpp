@@ -57,10 +57,12 @@ public:
     static std::int64_t count(const std::string &text) { return (Tokenizer::approx()->count(text) * 5 + 2) / 4; }
 
     QStringList tokenizeBodies; ///< the keys of every /tokenize body, e.g. "content" or "messages,model"
+    QList<QByteArray> heads;    ///< of every request
 
 private:
     void answer(QTcpSocket &socket, const tb::test::HttpRequest &request)
     {
+        heads << request.head;
         const nlohmann::json body = nlohmann::json::parse(request.body.toStdString(), nullptr, false);
         nlohmann::json reply;
         if (request.head.startsWith("POST /tokenize ")) {
@@ -130,6 +132,41 @@ class TestPromptCalibrator : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void probesNeverCarryAKeysLineBreak_data()
+    {
+        QTest::addColumn<QString>("tokenizer");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("/tokenize probes, CRLF")
+            << QStringLiteral("server") << QStringLiteral("sk-A-secret\r\nX-Injected-Key: 1")
+            << QStringLiteral("target.api_key: the API key typed in contains a line break (CR or LF)");
+        QTest::newRow("usage probes, trailing newline")
+            << QString() << QStringLiteral("sk-A-secret\n")
+            << QStringLiteral("target.api_key: the API key typed in ends with a line break (CR or LF)");
+    }
+
+    // Calibration's probes are requests beside the run, with the target's headers: a line break in
+    // the key must not reach the server from there either.
+    void probesNeverCarryAKeysLineBreak()
+    {
+        QFETCH(QString, tokenizer);
+        QFETCH(QString, key);
+        QFETCH(QString, expected);
+        CountingServer server(CountingServer::Tokenize::Count, true);
+        RunConfig config = calibratedConfig(server);
+        config.target.tokenizer = tokenizer;
+        config.target.apiKey = key;
+        PromptCalibrator calibrator(config, nullptr);
+        QSignalSpy finished(&calibrator, &PromptCalibrator::finished);
+        calibrator.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        const auto result = finished.first().first().value<CalibrationResult>();
+        QTest::qWait(200); // a request, had one been sent, would have arrived by now
+        QVERIFY2(server.heads.isEmpty(), server.heads.value(0).constData());
+        QVERIFY2(result.error.startsWith(expected), qPrintable(result.error));
+        QVERIFY2(!result.error.contains(QStringLiteral("secret")), qPrintable(result.error));
+    }
+
     void emptyTokenListIsNoCount_data()
     {
         QTest::addColumn<int>("tokenize");

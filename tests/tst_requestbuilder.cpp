@@ -130,6 +130,68 @@ private Q_SLOTS:
         QCOMPARE(next->endpoint.host, next->url.host());
     }
 
+    void keyWithALineBreakBuildsNoRequest_data()
+    {
+        QTest::addColumn<ApiKind>("api");
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        const ApiKind chat = ApiKind::OpenAIChat;
+        const QString crlf = QStringLiteral("sk-A-secret\r\nX-Injected-Key: 1");
+        const QString trailing = QStringLiteral("sk-A-secret\n");
+        const QString injected = QStringLiteral("target.api_key_env (--api-key-env): the API key in TB_BUILDER_KEY "
+                                                "contains a line break (CR or LF)");
+        QTest::newRow("variable, Bearer") << chat << QStringLiteral("variable") << crlf << injected;
+        QTest::newRow("variable, Anthropic's x-api-key")
+            << ApiKind::AnthropicMessages << QStringLiteral("variable") << crlf << injected;
+        QTest::newRow("variable, trailing newline")
+            << chat << QStringLiteral("variable") << trailing
+            << QStringLiteral("target.api_key_env (--api-key-env): the API key in TB_BUILDER_KEY ends with a line "
+                              "break (CR or LF)");
+        QTest::newRow("typed in, NUL") << chat << QStringLiteral("typed")
+                                       << QStringLiteral("sk-A-secret") + QChar(0) + QStringLiteral("1")
+                                       << QStringLiteral("target.api_key: the API key typed in contains a control "
+                                                         "character (U+0000)");
+        QTest::newRow("header variable, CR")
+            << chat << QStringLiteral("header") << QStringLiteral("tok-secret\rX-Injected-Key: 1")
+            << QStringLiteral("target.headers (--header): 'Authorization' refers to the environment variable "
+                              "TB_BUILDER_KEY, whose value contains a line break (CR or LF)");
+    }
+
+    // The key went into "Authorization: Bearer …" (x-api-key for Anthropic) as it was: a CR or LF
+    // in it started a header of its own. targetHeaders() is where every request's headers come
+    // from (both transports, calibration, model listing, the context check): it builds none.
+    void keyWithALineBreakBuildsNoRequest()
+    {
+        QFETCH(ApiKind, api);
+        QFETCH(QString, source);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        TargetConfig target;
+        target.api = api;
+        target.url = QStringLiteral("http://127.0.0.1:8000/v1");
+        target.model = QStringLiteral("m");
+        target.apiKeyEnv = QStringLiteral("TB_BUILDER_KEY");
+        if (source == QLatin1String("typed"))
+            target.apiKey = value;
+        else
+            QVERIFY(qputenv("TB_BUILDER_KEY", value.toUtf8()));
+        if (source == QLatin1String("header")) {
+            target.apiKeyEnv = QStringLiteral("TB_BUILDER_NO_KEY");
+            target.headers = {{QStringLiteral("Authorization"), QStringLiteral("${env:TB_BUILDER_KEY}")}};
+        }
+        QString error;
+        const auto builder = RequestBuilder::create(target, RequestConfig{}, &error);
+        QString headersError;
+        const auto headers = RequestBuilder::targetHeaders(target, &headersError);
+        qunsetenv("TB_BUILDER_KEY");
+        QVERIFY2(!builder, builder ? builder->httpRequest(Prompt{}).constData() : "");
+        QVERIFY(!headers);
+        QVERIFY2(error.startsWith(expected), qPrintable(error));
+        QCOMPARE(headersError, error);
+        QVERIFY2(!error.contains(QStringLiteral("secret")), qPrintable(error));
+    }
+
     void absoluteFormThroughAPlainProxy()
     {
         TargetConfig target;

@@ -206,7 +206,7 @@ private Q_SLOTS:
             << QStringLiteral("--server-metrics and --no-server-metrics: choose one");
         QTest::newRow("server metrics not http")
             << base + QStringList{QStringLiteral("--server-metrics"), QStringLiteral("ftp://127.0.0.1/metrics")}
-            << QStringLiteral("target.server_metrics_url (--server-metrics): not an http://");
+            << QStringLiteral("target.server_metrics_url (--server-metrics): the URL is not an http://");
         QTest::newRow("server metrics credentials")
             << base + QStringList{QStringLiteral("--server-metrics"),
                                   QStringLiteral("http://user:secret@127.0.0.1:9/metrics")}

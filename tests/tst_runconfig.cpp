@@ -191,6 +191,22 @@ private Q_SLOTS:
         QCOMPARE(stages[0].name, QStringLiteral("r=20"));
     }
 
+    void emptySloRefused_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::newRow("empty") << QString();
+        QTest::newRow("only commas") << QStringLiteral(",,");
+    }
+
+    // --slo "" was taken as "no thresholds": nothing to judge by, and --fail-on-slo never failed.
+    void emptySloRefused()
+    {
+        QFETCH(QString, spec);
+        QString error;
+        QVERIFY(!parseSlo(spec, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("no threshold given")), qPrintable(error));
+    }
+
     void slo()
     {
         QString error;
@@ -266,6 +282,29 @@ private Q_SLOTS:
             << QStringLiteral("'Transfer-Encoding' is one TokenBench sets itself");
         QTest::newRow("header Connection")
             << QStringLiteral("Connection") << QStringLiteral("'Connection' is one TokenBench sets itself");
+        // Port 0 passed validation and failed at the first request (exit 1, where 99999 gets 2).
+        QTest::newRow("url port 0 accepted")
+            << QStringLiteral("port 0")
+            << QStringLiteral("target.url (--url): 'http://127.0.0.1:0/v1' has port 0; a port is from 1 to 65535");
+        QTest::newRow("replica port 0 accepted")
+            << QStringLiteral("replica port 0")
+            << QStringLiteral("target.replicas[0] (--url): 'http://127.0.0.1:0/v1' has port 0");
+        // A NUL or CRLF in a name reached stdout raw; the value is not echoed.
+        QTest::newRow("model with NUL accepted")
+            << QStringLiteral("model nul")
+            << QStringLiteral("target.model (--model): the name contains a control character (U+0000)");
+        QTest::newRow("model with CRLF accepted")
+            << QStringLiteral("model crlf")
+            << QStringLiteral("target.model (--model): the name contains a line break (CR or LF)");
+        QTest::newRow("target name with an escape sequence accepted")
+            << QStringLiteral("name esc")
+            << QStringLiteral("target.name (--name): the name contains a control character (U+001b)");
+        QTest::newRow("stage name with LF accepted")
+            << QStringLiteral("stage name lf")
+            << QStringLiteral("load.stages[0] (--stages): the name contains a line break (CR or LF)");
+        QTest::newRow("fail_on_slo without thresholds accepted")
+            << QStringLiteral("fail_on_slo")
+            << QStringLiteral("slo.fail_on_slo (--fail-on-slo): needs thresholds to judge by; give --slo");
         QTest::newRow("header from an unset variable")
             << QStringLiteral("unset env")
             << QStringLiteral("refers to the environment variable TB_TEST_UNSET_VAR, which is not set");
@@ -357,6 +396,20 @@ private Q_SLOTS:
             c.target.extraBody = deep;
         } else if (field == QLatin1String("userinfo"))
             c.target.url = QStringLiteral("http://user:pw-secret@/v1");
+        else if (field == QLatin1String("port 0"))
+            c.target.url = QStringLiteral("http://127.0.0.1:0/v1");
+        else if (field == QLatin1String("replica port 0"))
+            c.target.replicas = {QStringLiteral("http://127.0.0.1:0/v1")};
+        else if (field == QLatin1String("model nul"))
+            c.target.model = QStringLiteral("m") + QChar(0) + QStringLiteral("x");
+        else if (field == QLatin1String("model crlf"))
+            c.target.model = QStringLiteral("m\r\nX-Injected: 1");
+        else if (field == QLatin1String("name esc"))
+            c.target.name = QStringLiteral("\x1b]0;title\x07");
+        else if (field == QLatin1String("stage name lf"))
+            c.load.stages = {StageConfig{QStringLiteral("warm\nup"), LoadMode::Concurrency, 1, 1000, 0}};
+        else if (field == QLatin1String("fail_on_slo"))
+            c.slo.failOnSlo = true;
         else if (QStringList{QStringLiteral("Host"), QStringLiteral("content-length"),
                              QStringLiteral("Transfer-Encoding"), QStringLiteral("Connection")}
                      .contains(field))
@@ -389,6 +442,83 @@ private Q_SLOTS:
         QVERIFY2(error.contains(expected), qPrintable(error));
         QVERIFY2(!error.contains(QStringLiteral("secret")) && !error.contains(QStringLiteral("Injected")),
                  qPrintable(error));
+    }
+
+    void keyAndHeaderInjectionRefusedWhereverFrom_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        const QList<std::pair<const char *, QString>> values{
+            {"CRLF", QStringLiteral("sk-A-secret\r\nX-Injected-Key: 1")},
+            {"LF", QStringLiteral("sk-A-secret\nX-Injected-Key: 1")},
+            {"CR", QStringLiteral("sk-A-secret\rX-Injected-Key: 1")},
+            {"NUL", QStringLiteral("sk-A-secret") + QChar(0) + QStringLiteral("X-Injected-Key: 1")},
+            {"trailing newline", QStringLiteral("sk-A-secret\n")},
+        };
+        const QList<std::pair<const char *, QString>> sources{
+            {"key typed in", QStringLiteral("target.api_key: the API key typed in ")},
+            {"key variable", QStringLiteral("target.api_key_env (--api-key-env): the API key in TB_TEST_KEY ")},
+            {"header", QStringLiteral("target.headers (--header): 'X-Api-Key' has a value that ")},
+            {"header variable",
+             QStringLiteral("target.headers (--header): 'X-Api-Key' refers to the environment variable "
+                            "TB_TEST_HEADER, whose value ")},
+            {"config file header", QStringLiteral("target.headers (--header): 'X-Api-Key' has a value that ")},
+        };
+        for (const auto &[source, prefix] : sources) {
+            for (const auto &[kind, value] : values) {
+                // An environment variable cannot hold a NUL.
+                if (QLatin1String(kind) == QLatin1String("NUL") &&
+                    QLatin1String(source).endsWith(QLatin1String("variable")))
+                    continue;
+                const QString problem = QLatin1String(kind) == QLatin1String("NUL")
+                                            ? QStringLiteral("contains a control character (U+0000)")
+                                        : QLatin1String(kind) == QLatin1String("trailing newline")
+                                            ? QStringLiteral("ends with a line break (CR or LF), as text read from a "
+                                                             "file often does; remove it")
+                                            : QStringLiteral("contains a line break (CR or LF)");
+                QTest::addRow("%s, %s", source, kind) << QString::fromLatin1(source) << value << prefix + problem;
+            }
+        }
+    }
+
+    // A CR or LF in OPENAI_API_KEY went onto the wire (an extra header), and a key with a trailing
+    // newline, as a mounted secret has, sent a malformed request without a word. Every string that
+    // reaches a header is held to the check --header values had, and the message names where it
+    // came from, never the value.
+    void keyAndHeaderInjectionRefusedWhereverFrom()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        RunConfig c = validConfig();
+        c.target.apiKeyEnv = QStringLiteral("TB_TEST_KEY");
+        qunsetenv("TB_TEST_KEY");
+        const QByteArray raw = value.toUtf8();
+        if (source == QLatin1String("key typed in")) {
+            c.target.apiKey = value;
+        } else if (source == QLatin1String("key variable")) {
+            QVERIFY(qputenv("TB_TEST_KEY", raw));
+        } else if (source == QLatin1String("header")) {
+            c.target.headers = {{QStringLiteral("X-Api-Key"), value}};
+        } else if (source == QLatin1String("header variable")) {
+            QVERIFY(qputenv("TB_TEST_HEADER", raw));
+            c.target.headers = {{QStringLiteral("X-Api-Key"), QStringLiteral("${env:TB_TEST_HEADER}")}};
+        } else {
+            nlohmann::json json = toJson(validConfig());
+            json["target"]["headers"] = {{"X-Api-Key", raw.toStdString()}};
+            QString error;
+            const auto loaded = runConfigFromJson(json, &error);
+            QVERIFY2(loaded, qPrintable(error));
+            c = *loaded;
+        }
+        const QStringList problems = validate(c);
+        qunsetenv("TB_TEST_KEY");
+        qunsetenv("TB_TEST_HEADER");
+        QCOMPARE(problems, QStringList{expected});
+        QVERIFY2(!problems.first().contains(QStringLiteral("secret")) &&
+                     !problems.first().contains(QStringLiteral("Injected")),
+                 qPrintable(problems.first()));
     }
 
     void concurrencyBeyondOpenFileLimitRefused()
@@ -608,6 +738,27 @@ private Q_SLOTS:
             << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\", \"headers\": {\"X-A\": "
                           "\"1\\r\\nX-Injected: 1\"}}}")
             << QStringLiteral("target.headers (--header): 'X-A' has a value that contains a line break");
+        // The parsed tree keeps the last of two equal keys: the first was dropped without a word.
+        QTest::newRow("duplicate key accepted")
+            << QByteArray(R"({"load": {"rate": 1, "mode": "rate", "rate": 2}})")
+            << QStringLiteral("load.rate: given twice; a key may appear once in an object");
+        QTest::newRow("duplicate top-level key accepted")
+            << QByteArray(R"({"out": "a", "load": {}, "out": "b"})") << QStringLiteral("out: given twice");
+        QTest::newRow("duplicate key in a stage accepted")
+            << QByteArray(R"({"load": {"stages": [{"level": 1}, {"level": 2, "name": "a", "name": "b"}]}})")
+            << QStringLiteral("load.stages[1].name: given twice");
+        QTest::newRow("duplicate key in extra_body accepted")
+            << QByteArray(R"({"target": {"extra_body": {"top_k": 1, "top_k": 40}}})")
+            << QStringLiteral("target.extra_body.top_k: given twice");
+        QTest::newRow("model with NUL accepted")
+            << QByteArray("{\"target\": {\"url\": \"http://127.0.0.1:1/v1\", \"model\": \"m\\u0000x\"}}")
+            << QStringLiteral("target.model (--model): the name contains a control character (U+0000)");
+        QTest::newRow("stage name with CRLF accepted")
+            << QByteArray(R"({"load": {"stages": [{"level": 1, "name": "a\r\nb"}]}})")
+            << QStringLiteral("load.stages[0] (--stages): the name contains a line break");
+        QTest::newRow("fail_on_slo without thresholds accepted")
+            << QByteArray(R"({"slo": {"fail_on_slo": true}})")
+            << QStringLiteral("slo.fail_on_slo (--fail-on-slo): needs thresholds to judge by");
     }
 
     /// Configurations from before tokenizers were per target keep their meaning.

@@ -18,6 +18,7 @@
 
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -396,6 +397,54 @@ private Q_SLOTS:
         QVERIFY(!border->property("invalid").toBool());
         QVERIFY(!line->isVisible());
         QVERIFY(editor.tabs()->tabIcon(tab).isNull());
+    }
+
+    void pastedKeyWithALineBreakIsMarked_data()
+    {
+        QTest::addColumn<QString>("field"); // objectName of the line edit pasted into
+        QTest::addColumn<QString>("pasted");
+        QTest::addColumn<QByteArray>("variable"); // the value of TB_UI_KEY
+        QTest::addColumn<QString>("message");
+        QTest::newRow("key typed in, trailing newline")
+            << QStringLiteral("apiKey") << QStringLiteral("sk-A-secret\n") << QByteArray()
+            << QStringLiteral("The API key typed in ends with a line break (CR or LF)");
+        QTest::newRow("key typed in, a header after it")
+            << QStringLiteral("apiKey") << QStringLiteral("sk-A-secret\r\nX-Injected-Key: 1") << QByteArray()
+            << QStringLiteral("The API key typed in contains a line break (CR or LF)");
+        QTest::newRow("key variable, trailing newline")
+            << QStringLiteral("apiKeyEnv") << QStringLiteral("TB_UI_KEY") << QByteArray("sk-A-secret\n")
+            << QStringLiteral("The API key in TB_UI_KEY ends with a line break (CR or LF)");
+    }
+
+    // A key pasted with its line break (or read from a variable with one) ran, and the request
+    // carried it: the form marks the field now, without showing the key.
+    void pastedKeyWithALineBreakIsMarked()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, pasted);
+        QFETCH(QByteArray, variable);
+        QFETCH(QString, message);
+        if (!variable.isEmpty())
+            QVERIFY(qputenv("TB_UI_KEY", variable));
+        ConfigEditor editor;
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        editor.setConfig(base());
+        QVERIFY2(editor.isValid(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        auto *edit = editor.findChild<QLineEdit *>(field);
+        QVERIFY2(edit, qPrintable(field));
+        QApplication::clipboard()->setText(pasted);
+        edit->setFocus();
+        edit->paste();
+        const bool valid = editor.isValid();
+        const QStringList problems = editor.problems();
+        qunsetenv("TB_UI_KEY");
+        QVERIFY(!valid);
+        QVERIFY2(edit->property("invalid").toBool(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QLabel *line = messageFor(edit);
+        QVERIFY(line);
+        QVERIFY2(line->text().contains(message), qPrintable(line->text()));
+        QVERIFY2(!line->text().contains(QStringLiteral("secret")), qPrintable(line->text()));
     }
 
     void typedTextThatIsNoNumberIsMarkedNotApplied_data()

@@ -235,6 +235,46 @@ private Q_SLOTS:
         }
     }
 
+    void typedKeyWithALineBreakNeverListed_data()
+    {
+        QTest::addColumn<int>("api");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("expected");
+        const QString lineBreak =
+            QStringLiteral("target.api_key: the API key typed in contains a line break (CR or LF)");
+        QTest::newRow("CRLF, Bearer") << int(ApiKind::OpenAIChat) << QStringLiteral("sk-A-secret\r\nX-Injected-Key: 1")
+                                      << lineBreak;
+        QTest::newRow("LF, x-api-key") << int(ApiKind::AnthropicMessages)
+                                       << QStringLiteral("sk-A-secret\nX-Injected-Key: 1") << lineBreak;
+        QTest::newRow("trailing newline")
+            << int(ApiKind::OpenAIChat) << QStringLiteral("sk-A-secret\n")
+            << QStringLiteral("target.api_key: the API key typed in ends with a line break (CR or LF), as text read "
+                              "from a file often does; remove it");
+    }
+
+    // A key pasted into the API key field with a line break went out in Test connection's request
+    // as it was: a header of its own, or a malformed request. It is refused before anything is sent.
+    void typedKeyWithALineBreakNeverListed()
+    {
+        QFETCH(int, api);
+        QFETCH(QString, key);
+        QFETCH(QString, expected);
+        ModelsServer server(200, R"({"data":[{"id":"alpha"}]})");
+        QVERIFY(server.listen());
+        ModelLister lister;
+        QSignalSpy listed(&lister, &ModelLister::modelsListed);
+        QSignalSpy failed(&lister, &ModelLister::listFailed);
+        TargetConfig t = targetAt(server.baseUrl());
+        t.api = ApiKind(api);
+        t.apiKey = key;
+        lister.list(t);
+        QTRY_COMPARE_WITH_TIMEOUT(listed.size() + failed.size(), 1, 20000);
+        QTest::qWait(200); // a request, had one been sent, would have arrived by now
+        QVERIFY2(server.heads.isEmpty(), server.heads.value(0).constData());
+        QCOMPARE(listed.size(), 0);
+        QCOMPARE(failed.constFirst().constFirst().toString(), expected);
+    }
+
     void anthropicHeaders()
     {
         ModelsServer server(200, R"({"data":[{"id":"claude-x"}]})");

@@ -12,6 +12,15 @@ CliParser::CliParser(QString command, QString description)
     m_parser.addHelpOption();
 }
 
+void CliParser::addOption(const QCommandLineOption &option, Repeat repeat)
+{
+    m_parser.addOption(option);
+    if (repeat == Repeat::Once && !option.valueName().isEmpty()) {
+        for (const QString &name : option.names())
+            m_singleValued.insert(name, option.names().first());
+    }
+}
+
 void CliParser::addPositional(const QString &name, const QString &description, const QString &syntax)
 {
     m_parser.addPositionalArgument(name, description, syntax);
@@ -30,6 +39,14 @@ std::optional<int> CliParser::parse(const QStringList &args)
     if (m_parser.isSet(QStringLiteral("help"))) {
         printOut(helpText());
         return ExitOk;
+    }
+    // optionNames() lists an option once per time it was given. The values are not echoed: one of
+    // them may be a URL with credentials.
+    QHash<QString, int> given;
+    for (const QString &name : m_parser.optionNames()) {
+        const auto option = m_singleValued.constFind(name);
+        if (option != m_singleValued.cend() && ++given[*option] == 2)
+            return usageError(QStringLiteral("--%1 is given more than once; it takes one value").arg(*option));
     }
     return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QCommandLineParser>
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -25,12 +26,17 @@ class CliParser
 public:
     CliParser(QString command, QString description);
 
+    /// Whether an option that takes a value may be given more than once (QCommandLineParser would
+    /// keep the last of several silently).
+    enum class Repeat { Once, Many };
+
     QCommandLineParser &parser() { return m_parser; }
-    void addOption(const QCommandLineOption &option) { m_parser.addOption(option); }
+    void addOption(const QCommandLineOption &option, Repeat repeat = Repeat::Once);
     void addPositional(const QString &name, const QString &description, const QString &syntax = {});
 
     /// Parses `args` (args[0] is the command name). Returns an exit code when the command must stop
-    /// here (help shown or bad usage), std::nullopt to continue.
+    /// here (help shown or bad usage: an unknown option, or an option of Repeat::Once given a value
+    /// twice), std::nullopt to continue.
     std::optional<int> parse(const QStringList &args);
 
     /// Prints "tokenbench-cli CMD: message" and the --help hint to stderr; returns ExitUsage.
@@ -41,6 +47,8 @@ public:
 private:
     QString m_command;
     QCommandLineParser m_parser;
+    /// Every name of an option that takes one value, mapped to its first name (how messages call it).
+    QHash<QString, QString> m_singleValued;
 };
 
 /// Text output helpers that never go through a locale-dependent codec.

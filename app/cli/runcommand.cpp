@@ -22,6 +22,7 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb::cli {
@@ -93,6 +94,35 @@ struct Flags {
         return true;
     }
 };
+
+/// A flag the run as configured would not use is refused with the flag that makes it moot, rather
+/// than dropped without a word. Checked on the resolved configuration, so a value from --config counts.
+bool unusedFlagsRefused(Flags &f, const RunConfig &c)
+{
+    if (f.isSet("prompt")) {
+        // The template is the prompt only when nothing else makes the prompts (PromptSource).
+        const std::pair<bool, const char *> replacing[] = {
+            {!c.prompt.promptFile.isEmpty(), "--prompt-file"},
+            {!c.prompt.dataset.isEmpty(), "--dataset"},
+            {!c.load.trace.isEmpty(), "--trace"},
+            {c.prompt.promptTokens > 0, "--prompt-tokens"},
+            {isContextSweep(c.load.stages), "--sweep p=…"},
+        };
+        for (const auto &[replaces, flag] : replacing) {
+            if (replaces)
+                return f.fail(QStringLiteral("--prompt and %1: choose one (%1 makes the prompts; the template would "
+                                             "not be sent)")
+                                  .arg(QLatin1String(flag)));
+        }
+    }
+    if (f.isSet("max-in-flight")) {
+        const QList<StageConfig> stages = effectiveStages(c.load);
+        if (std::none_of(stages.begin(), stages.end(), [](const StageConfig &s) { return s.mode == LoadMode::Rate; }))
+            return f.fail(QStringLiteral("--max-in-flight needs --rate (or rate stages, --sweep r=…, --trace): it caps "
+                                         "an open loop's requests; --concurrency users are their own cap"));
+    }
+    return true;
+}
 
 /// Applies the command line over the configuration file (flags win), SPEC §1.
 bool applyFlags(Flags &f, RunConfig &c)
@@ -390,7 +420,7 @@ bool applyFlags(Flags &f, RunConfig &c)
         c.slo.failOnSlo = true;
     if (f.isSet("out"))
         c.outDir = f.value("out");
-    return true;
+    return unusedFlagsRefused(f, c);
 }
 
 /// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
@@ -407,7 +437,10 @@ qint64 targetContextTokens(const TargetConfig &target)
     if (!TargetAccess::prepare(nam, request, target, nullptr))
         return 0; // the run itself reports a proxy setting it cannot use
     request.setTransferTimeout(3000);
-    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+    const auto headers = RequestBuilder::targetHeaders(target, nullptr);
+    if (!headers)
+        return 0; // the run itself refuses them, saying why
+    for (const auto &[name, value] : *headers)
         request.setRawHeader(name, value);
     QNetworkReply *reply = nam.get(request);
     reply->setReadBufferSize(1 << 20); // a larger listing stalls into the timeout
@@ -534,7 +567,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("NAME")),
         flag(QStringLiteral("api-key-env"),
              QStringLiteral("Environment variable holding the API key (default OPENAI_API_KEY or "
-                            "ANTHROPIC_API_KEY). Keys are never written to any file."),
+                            "ANTHROPIC_API_KEY); a key with a line break, a trailing one too, is refused. Keys are "
+                            "never written to any file."),
              QStringLiteral("VAR")),
         flag(QStringLiteral("header"), QStringLiteral("Extra request header 'Name: value' (repeatable)."),
              QStringLiteral("'K: V'")),
@@ -649,7 +683,9 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("FILE")),
         flag(QStringLiteral("time-scale"),
              QStringLiteral("Trace time multiplier (default 1; 0.5 replays twice as fast)."), QStringLiteral("X")),
-        flag(QStringLiteral("prompt"), QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced."),
+        flag(QStringLiteral("prompt"),
+             QStringLiteral("User prompt template; {{index}} and {{seed}} are replaced. Not with --prompt-file, "
+                            "--dataset, --trace or --prompt-tokens, which make the prompts themselves."),
              QStringLiteral("TEXT")),
         flag(QStringLiteral("concurrency"),
              QStringLiteral("Closed loop: N virtual users, each sends its next request when the last ends."),
@@ -658,7 +694,9 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("arrival"), QStringLiteral("Open-loop arrivals: poisson (default) | constant."),
              QStringLiteral("KIND")),
         flag(QStringLiteral("max-in-flight"),
-             QStringLiteral("Open-loop cap; requests over it wait, and the wait is measured."), QStringLiteral("N")),
+             QStringLiteral("Open-loop cap (with --rate, rate stages or --trace); requests over it wait, and the wait "
+                            "is measured."),
+             QStringLiteral("N")),
         flag(QStringLiteral("stages"),
              QStringLiteral("Staged levels, e.g. \"c=50:30s,c=100:30s\" or \"r=20:60s,r=100:500\" "
                             "(after ':' a duration or a request count)."),
@@ -693,7 +731,8 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("SPEC")),
         flag(QStringLiteral("slo-target"), QStringLiteral("Good fraction needed with --fail-on-slo (default 0.99)."),
              QStringLiteral("X")),
-        flag(QStringLiteral("fail-on-slo"), QStringLiteral("Exit 3 when the good fraction is below --slo-target.")),
+        flag(QStringLiteral("fail-on-slo"),
+             QStringLiteral("Exit 3 when the good fraction is below --slo-target (needs --slo).")),
         flag(QStringLiteral("seed"), QStringLiteral("Seed for prompts and arrivals (default 1)."), QStringLiteral("N")),
         flag(QStringLiteral("out"),
              QStringLiteral("Run directory (default ./runs/<timestamp>-<model>); it must be new or empty."),
@@ -716,8 +755,11 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("dry-run"),
              QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
     };
+    // Several --url are instances of one model, several --header several headers; any other flag
+    // given twice is refused rather than its last value taken.
+    const QStringList repeatable{QStringLiteral("url"), QStringLiteral("header")};
     for (const QCommandLineOption &o : options)
-        cli.addOption(o);
+        cli.addOption(o, repeatable.contains(o.names().first()) ? CliParser::Repeat::Many : CliParser::Repeat::Once);
 }
 
 } // namespace
@@ -729,7 +771,8 @@ int runCommand(const QStringList &args)
                                  "Progress goes to stderr, the summary table to stdout.\n"
                                  "Exit codes: 0 ok, 1 runtime failure (or every request failed), "
                                  "2 bad usage/config, 3 SLO not met, 130 interrupted (SIGINT/SIGTERM; the run "
-                                 "is saved)."));
+                                 "is saved).\n"
+                                 "A flag that takes a value is given once; --url and --header repeat."));
     addRunOptions(cli);
     if (const auto exit = cli.parse(args))
         return *exit;

@@ -68,26 +68,6 @@ constexpr EnumName<Arrival> kArrivalNames[] = {
 constexpr qint64 kFilesPerWorker = 4;
 constexpr qint64 kReservedFiles = 64;
 
-bool isHttpUrl(const QString &text)
-{
-    const QUrl url(text, QUrl::StrictMode);
-    return url.isValid() && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https")) &&
-           !url.host().isEmpty();
-}
-
-/// Why a header value cannot go on the wire as given; empty when it can. CR and LF would end the
-/// header and start another (header injection); other control characters are refused by servers.
-QString headerValueProblem(const QString &value)
-{
-    for (const QChar c : value) {
-        if (c == QLatin1Char('\r') || c == QLatin1Char('\n'))
-            return QStringLiteral("contains a line break (CR or LF): one header per --header");
-        if ((c.unicode() < 0x20 && c != QLatin1Char('\t')) || c.unicode() == 0x7f)
-            return QStringLiteral("contains a control character (U+%1)").arg(c.unicode(), 4, 16, QLatin1Char('0'));
-    }
-    return {};
-}
-
 /// Headers the engine writes itself (message framing, the connection): a second copy from the user
 /// would make the request ambiguous, so they are refused.
 bool isEngineOwnedHeader(const QString &name)
@@ -112,6 +92,56 @@ bool nestsDeeperThan(const nlohmann::json &json, int limit)
 
 } // namespace
 
+QString controlCharacterProblem(QStringView text)
+{
+    qsizetype end = text.size();
+    while (end > 0 && (text[end - 1] == u'\r' || text[end - 1] == u'\n'))
+        --end;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (c == u'\r' || c == u'\n')
+            return i >= end ? QStringLiteral(
+                                  "ends with a line break (CR or LF), as text read from a file often does; remove it")
+                            : QStringLiteral("contains a line break (CR or LF)");
+        if ((c.unicode() < 0x20 && c != u'\t') || c.unicode() == 0x7f)
+            return QStringLiteral("contains a control character (U+%1)").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+    }
+    return {};
+}
+
+QString httpUrlProblem(const QString &text)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")) ||
+        url.host().isEmpty())
+        return QStringLiteral("is not an http:// or https:// URL with a host");
+    // QUrl takes port 0, to which no connection can be made: said now, not at the first request.
+    if (url.port() == 0)
+        return QStringLiteral("has port 0; a port is from 1 to 65535");
+    return {};
+}
+
+QStringList targetHeaderProblems(const TargetConfig &target)
+{
+    QStringList problems;
+    if (const QString problem = controlCharacterProblem(target.resolveApiKey()); !problem.isEmpty()) {
+        // Where the key came from, never the key.
+        problems << (target.apiKey.isEmpty()
+                         ? QStringLiteral("target.api_key_env (--api-key-env): the API key in %1 %2")
+                               .arg(target.apiKeyVariable(), problem)
+                         : QStringLiteral("target.api_key: the API key typed in %1").arg(problem));
+    }
+    if (target.headers.size() > limits::kMaxHeaders)
+        problems << QStringLiteral("target.headers (--header): %1 headers; at most %2")
+                        .arg(target.headers.size())
+                        .arg(limits::kMaxHeaders);
+    for (const Header &h : target.headers) {
+        if (const QString problem = headerProblem(h); !problem.isEmpty())
+            problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
+    }
+    return problems;
+}
+
 bool isValidHeaderName(const QString &name)
 {
     static const QRegularExpression token(QStringLiteral("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"));
@@ -128,7 +158,7 @@ QString headerProblem(const Header &h)
             "Upgrade, TE, Trailer, Expect): it cannot be given");
     if (h.name.size() + h.value.size() > limits::kMaxHeaderBytes)
         return QStringLiteral("is longer than %1 bytes").arg(limits::kMaxHeaderBytes);
-    if (const QString problem = headerValueProblem(h.value); !problem.isEmpty())
+    if (const QString problem = controlCharacterProblem(h.value); !problem.isEmpty())
         return QStringLiteral("has a value that ") + problem;
     if (h.value == QLatin1String(kRedacted))
         return QStringLiteral("has no value: credentials are never saved; give it as ${env:VARIABLE} or type it again");
@@ -137,7 +167,7 @@ QString headerProblem(const Header &h)
         return {};
     if (!qEnvironmentVariableIsSet(var.toLocal8Bit().constData()))
         return QStringLiteral("refers to the environment variable %1, which is not set").arg(var);
-    if (const QString problem = headerValueProblem(h.resolvedValue()); !problem.isEmpty())
+    if (const QString problem = controlCharacterProblem(h.resolvedValue()); !problem.isEmpty())
         return QStringLiteral("refers to the environment variable %1, whose value ").arg(var) + problem;
     return {};
 }
@@ -374,12 +404,16 @@ QString checkOpenFiles(const RunConfig &config, int workerThreads)
         .arg(qint64(limit.rlim_cur));
 }
 
+QString TargetConfig::apiKeyVariable() const
+{
+    return apiKeyEnv.isEmpty() ? defaultApiKeyEnv(api) : apiKeyEnv;
+}
+
 QString TargetConfig::resolveApiKey() const
 {
     if (!apiKey.isEmpty())
         return apiKey;
-    const QString var = apiKeyEnv.isEmpty() ? defaultApiKeyEnv(api) : apiKeyEnv;
-    return qEnvironmentVariable(var.toLocal8Bit().constData());
+    return qEnvironmentVariable(apiKeyVariable().toLocal8Bit().constData());
 }
 
 QString loadModeName(LoadMode mode)
@@ -462,31 +496,27 @@ QStringList validate(const RunConfig &c)
     QStringList problems;
     if (c.target.url.isEmpty())
         problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
-    else if (!isHttpUrl(c.target.url))
-        problems << QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host")
-                        .arg(withoutUserInfo(c.target.url));
+    else if (const QString problem = httpUrlProblem(c.target.url); !problem.isEmpty())
+        problems << QStringLiteral("target.url (--url): '%1' %2").arg(withoutUserInfo(c.target.url), problem);
     for (int i = 0; i < c.target.replicas.size(); ++i) {
         const QString &replica = c.target.replicas.at(i);
-        if (!isHttpUrl(replica))
-            problems << QStringLiteral(
-                            "target.replicas[%1] (--url): '%2' is not an http:// or https:// URL with a host")
-                            .arg(i)
-                            .arg(withoutUserInfo(replica));
+        if (const QString problem = httpUrlProblem(replica); !problem.isEmpty())
+            problems
+                << QStringLiteral("target.replicas[%1] (--url): '%2' %3").arg(i).arg(withoutUserInfo(replica), problem);
         else if (c.target.instanceUrls().indexOf(replica) != i + 1)
             problems << QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once")
                             .arg(i)
                             .arg(withoutUserInfo(replica));
     }
+    // Names go into request bodies and onto the console: the value itself is not echoed, as a raw
+    // NUL or escape sequence would reach the terminal.
     if (c.target.model.trimmed().isEmpty())
         problems << QStringLiteral("target.model (--model): missing; name the model to request");
-    if (c.target.headers.size() > limits::kMaxHeaders)
-        problems << QStringLiteral("target.headers (--header): %1 headers; at most %2")
-                        .arg(c.target.headers.size())
-                        .arg(limits::kMaxHeaders);
-    for (const Header &h : c.target.headers) {
-        if (const QString problem = headerProblem(h); !problem.isEmpty())
-            problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
-    }
+    else if (const QString problem = controlCharacterProblem(c.target.model); !problem.isEmpty())
+        problems << QStringLiteral("target.model (--model): the name ") + problem;
+    if (const QString problem = controlCharacterProblem(c.target.name); !problem.isEmpty())
+        problems << QStringLiteral("target.name (--name): the name ") + problem;
+    problems << targetHeaderProblems(c.target);
     if (!c.target.caCertificate.isEmpty()) {
         if (!QFileInfo(c.target.caCertificate).isReadable())
             problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
@@ -505,9 +535,9 @@ QStringList validate(const RunConfig &c)
                                    "tokenizer.json or .tiktoken file, or a model folder)")
                         .arg(t);
     // Never echoed: a URL may carry credentials.
-    if (!c.target.serverMetricsUrl.isEmpty() && !isHttpUrl(c.target.serverMetricsUrl))
-        problems << QStringLiteral(
-            "target.server_metrics_url (--server-metrics): not an http:// or https:// URL with a host");
+    if (const QString problem = httpUrlProblem(c.target.serverMetricsUrl);
+        !c.target.serverMetricsUrl.isEmpty() && !problem.isEmpty())
+        problems << QStringLiteral("target.server_metrics_url (--server-metrics): the URL ") + problem;
     else if (!QUrl(c.target.serverMetricsUrl).userInfo().isEmpty())
         problems << QStringLiteral(
             "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
@@ -617,6 +647,8 @@ QStringList validate(const RunConfig &c)
     for (int i = 0; i < l.stages.size() && i < limits::kMaxStages; ++i) {
         const StageConfig &s = l.stages.at(i);
         const QString where = QStringLiteral("load.stages[%1] (--stages)").arg(i);
+        if (const QString problem = controlCharacterProblem(s.name); !problem.isEmpty())
+            problems << QStringLiteral("%1: the name ").arg(where) + problem;
         const double maxLevel = s.mode == LoadMode::Concurrency ? double(limits::kMaxConcurrency) : limits::kMaxRate;
         if (!(s.level > 0 && s.level <= maxLevel))
             problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
@@ -684,6 +716,10 @@ QStringList validate(const RunConfig &c)
     checkSlo(c.slo.ttftMs, "ttft_ms");
     checkSlo(c.slo.tpotMs, "tpot_ms");
     checkSlo(c.slo.e2eMs, "e2e_ms");
+    // Without a threshold every request is good: the run could never fail on it.
+    if (c.slo.failOnSlo && c.slo.isEmpty())
+        problems << QStringLiteral("slo.fail_on_slo (--fail-on-slo): needs thresholds to judge by; give --slo "
+                                   "(slo.ttft_ms, slo.tpot_ms or slo.e2e_ms)");
     if (!(c.slo.target > 0 && c.slo.target <= 1))
         problems << QStringLiteral("slo.target (--slo-target): must be in (0, 1] (got %1)").arg(number(c.slo.target));
     return problems;

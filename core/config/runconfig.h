@@ -37,6 +37,16 @@ struct Header {
 /// any name containing auth, key, token, secret, passw, cookie, session or credential: headers
 /// whose literal values are never written anywhere (README "Secrets").
 bool isCredentialHeader(const QString &name);
+/// Why `text` cannot go into an HTTP header or stand as a name, or empty when it can: the one
+/// check of every string that reaches a header (--header values, a configuration's headers,
+/// ${env:NAME} values, the API key from its variable or typed into the GUI) and of names that
+/// reach the wire or the console (model, target, stage). CR or LF would end a header and start
+/// another (header injection), and a trailing one is said apart (a secret mounted as a file often
+/// ends with one); NUL, ESC and the other control characters but tab are refused too.
+QString controlCharacterProblem(QStringView text);
+/// Why `text` is not a URL requests can go to ("is not an http:// or https:// URL with a host",
+/// "has port 0; …"), or empty: it never quotes the URL, which may hold credentials.
+QString httpUrlProblem(const QString &text);
 /// NAME of a "${env:NAME}" header value; empty when the value is a literal.
 QString headerEnvReference(const QString &value);
 /// What a credential header's literal value is written as.
@@ -155,6 +165,8 @@ struct TargetConfig {
     QStringList instanceUrls() const { return QStringList{url} + replicas; }
     /// instanceUrls()[i] without building the list; empty when out of range.
     QString instanceUrl(int i) const { return i == 0 ? url : replicas.value(i - 1); }
+    /// The variable the key is read from: apiKeyEnv, or defaultApiKeyEnv(api) when it is empty.
+    QString apiKeyVariable() const;
     /// The key to send: apiKey if typed in, else the environment variable's value (may be empty).
     QString resolveApiKey() const;
     bool operator==(const TargetConfig &) const = default;
@@ -299,6 +311,12 @@ QString checkOpenFiles(const RunConfig &config, int workerThreads);
 /// is also the flag's spirit) and what is accepted. Empty means valid.
 QStringList validate(const RunConfig &config);
 
+/// Why the headers a target sends cannot go on the wire — its API key (naming the variable it came
+/// from, never the key), the number of headers, each header's name and value — one problem a line
+/// as validate() reports them; empty when they can. RequestBuilder::targetHeaders() refuses the
+/// same, so requests made beside a run (calibration, model listing) are held to it too.
+QStringList targetHeaderProblems(const TargetConfig &target);
+
 /// A copy fit to be written or shown: no apiKey, no userinfo in any URL, literal credential header
 /// values replaced by kRedacted (${env:NAME} references stay).
 TargetConfig redacted(const TargetConfig &target);
@@ -311,7 +329,8 @@ QStringList secretsOf(const TargetConfig &target);
 nlohmann::json toJson(const RunConfig &config);
 nlohmann::json toJson(const TargetConfig &target);
 /// Parses JSON text, refusing nesting deeper than limits::kMaxJsonDepth before any tree is built
-/// (a deep tree overflows the stack when copied or written). nullopt with *error naming the key.
+/// (a deep tree overflows the stack when copied or written) and a key given twice in one object
+/// (the tree would silently keep the last). nullopt with *error naming the key.
 std::optional<nlohmann::json> parseJsonBounded(const QByteArray &text, QString *error);
 /// Reads a configuration; unknown keys are errors (typos must not be silently ignored). On error
 /// returns std::nullopt and fills *error with "field: problem (accepted: …)".
@@ -348,7 +367,7 @@ std::optional<QList<StageConfig>> parseSweep(const QString &spec, QString *error
 /// "4..1024", "4..", "..2048" or "512" (exactly): an inclusive token range, 0 for an open end.
 std::optional<std::pair<int, int>> parseLengthRange(const QString &text, QString *error);
 QString formatLengthRange(int min, int max); ///< "" when both are 0
-/// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"
+/// "ttft_ms=500,tpot_ms=50,e2e_ms=10000"; at least one threshold.
 std::optional<SloConfig> parseSlo(const QString &spec, QString *error);
 /// "K: V"
 std::optional<Header> parseHeader(const QString &text, QString *error);

@@ -248,6 +248,12 @@ std::optional<SloConfig> parseSlo(const QString &spec, QString *error)
         }
         *slot = value;
     }
+    // Nothing to judge by: --fail-on-slo could never fail, and no goodput would be counted.
+    if (slo.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("no threshold given (expected e.g. ttft_ms=500,tpot_ms=50,e2e_ms=10000)");
+        return std::nullopt;
+    }
     return slo;
 }
 

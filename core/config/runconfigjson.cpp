@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <utility>
 
 namespace tb {
@@ -26,29 +27,37 @@ nlohmann::json durationToJson(qint64 ms)
     return ms > 0 ? nlohmann::json(toStd(formatDuration(ms))) : nlohmann::json();
 }
 
-/// First pass over JSON text: checks nesting before a tree is built (nlohmann's parser itself is
-/// iterative, but copying, comparing or dumping a deep tree recurses). Names the key where it is
-/// too deep by its first two levels ("target.extra_body").
-class DepthCheck final : public nlohmann::json_sax<nlohmann::json>
+/// First pass over JSON text, before a tree is built: checks nesting (nlohmann's parser itself is
+/// iterative, but copying, comparing or dumping a deep tree recurses), naming the key where it is
+/// too deep by its first two levels ("target.extra_body"), and refuses a key given twice in one
+/// object, which the tree would keep only the last of, naming its path ("load.stages[1].name").
+class ShapeCheck final : public nlohmann::json_sax<nlohmann::json>
 {
 public:
     QString error;
 
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t &) override { return true; }
-    bool string(string_t &) override { return true; }
-    bool binary(binary_t &) override { return true; }
-    bool start_object(std::size_t) override { return enter(); }
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t &) override { return value(); }
+    bool string(string_t &) override { return value(); }
+    bool binary(binary_t &) override { return value(); }
+    bool start_object(std::size_t) override { return value() && enter(false); }
     bool end_object() override { return leave(); }
-    bool start_array(std::size_t) override { return enter(); }
+    bool start_array(std::size_t) override { return value() && enter(true); }
     bool end_array() override { return leave(); }
     bool key(string_t &key) override
     {
-        if (!m_keys.empty())
-            m_keys.back() = key;
+        Level &object = m_levels.back();
+        object.key = key;
+        if (!object.keys.insert(key).second) {
+            QString path = this->path();
+            if (path.size() > 120)
+                path = path.left(119) + QChar(0x2026);
+            error = QStringLiteral("%1: given twice; a key may appear once in an object").arg(path);
+            return false;
+        }
         return true;
     }
     bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override
@@ -60,28 +69,53 @@ public:
     }
 
 private:
-    bool enter()
+    struct Level {
+        bool array = false;
+        qint64 index = -1;          ///< an array's element being read
+        std::string key;            ///< an object's key being read
+        std::set<std::string> keys; ///< an object's keys so far
+    };
+
+    /// A value starts: the next element of an array.
+    bool value()
     {
-        if (int(m_keys.size()) >= limits::kMaxJsonDepth) {
+        if (!m_levels.empty() && m_levels.back().array)
+            ++m_levels.back().index;
+        return true;
+    }
+    bool enter(bool array)
+    {
+        if (int(m_levels.size()) >= limits::kMaxJsonDepth) {
             QStringList path;
-            for (const std::string &k : m_keys) {
-                if (!k.empty() && path.size() < 2)
-                    path << fromStd(k);
+            for (const Level &level : m_levels) {
+                if (!level.key.empty() && path.size() < 2)
+                    path << fromStd(level.key);
             }
             error = (path.isEmpty() ? QString() : path.join(QLatin1Char('.')) + QStringLiteral(": ")) +
                     QStringLiteral("nests deeper than %1 levels").arg(limits::kMaxJsonDepth);
             return false;
         }
-        m_keys.emplace_back();
+        m_levels.push_back(Level{array, -1, {}, {}});
         return true;
     }
     bool leave()
     {
-        m_keys.pop_back();
+        m_levels.pop_back();
         return true;
     }
+    QString path() const
+    {
+        QString path;
+        for (const Level &level : m_levels) {
+            if (level.array)
+                path += QStringLiteral("[%1]").arg(level.index);
+            else
+                path += (path.isEmpty() ? QString() : QStringLiteral(".")) + fromStd(level.key);
+        }
+        return path;
+    }
 
-    std::vector<std::string> m_keys;
+    std::vector<Level> m_levels;
 };
 
 } // namespace
@@ -430,7 +464,7 @@ std::optional<RunConfig> loadRunConfig(const QString &path, QString *error)
 
 std::optional<nlohmann::json> parseJsonBounded(const QByteArray &text, QString *error)
 {
-    DepthCheck check;
+    ShapeCheck check;
     if (!nlohmann::json::sax_parse(text.constData(), text.constData() + text.size(), &check)) {
         if (error)
             *error = check.error;

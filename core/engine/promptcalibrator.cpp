@@ -152,12 +152,15 @@ void PromptCalibrator::send(Probe probe, const Prompt &prompt)
     }
     if (probe != Probe::Chat)
         request.setUrl(QUrl::fromEncoded(tokenizeUrl(t.url)));
-    for (const auto &[name, value] : RequestBuilder::targetHeaders(t))
+    QString why;
+    const auto headers = RequestBuilder::targetHeaders(t, &why);
+    if (!headers)
+        return done(QStringLiteral("probe request: ") + why);
+    for (const auto &[name, value] : *headers)
         request.setRawHeader(name, value);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setTransferTimeout(int(std::clamp<qint64>(m_config.load.timeoutMs, 1000, 300000)));
     // The run's TLS settings and proxy: a probe reaches the server the way the run's requests will.
-    QString why;
     if (!TargetAccess::prepare(*m_network, request, t, &why))
         return done(QStringLiteral("probe request: ") + why);
     ++m_result.probes;

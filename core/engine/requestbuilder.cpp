@@ -61,14 +61,16 @@ QByteArray RequestBuilder::joinPath(const QUrl &base, const char *suffix)
 std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target, const RequestConfig &request,
                                                      QString *error)
 {
-    const QUrl url(target.url, QUrl::StrictMode);
-    const bool tls = url.scheme() == QLatin1String("https");
-    if (!url.isValid() || url.host().isEmpty() || (!tls && url.scheme() != QLatin1String("http"))) {
+    if (const QString problem = httpUrlProblem(target.url); !problem.isEmpty()) {
         if (error)
-            *error = QStringLiteral("target.url (--url): '%1' is not an http:// or https:// URL with a host")
-                         .arg(withoutUserInfo(target.url));
+            *error = QStringLiteral("target.url (--url): '%1' %2").arg(withoutUserInfo(target.url), problem);
         return std::nullopt;
     }
+    const auto headers = targetHeaders(target, error);
+    if (!headers)
+        return std::nullopt;
+    const QUrl url(target.url, QUrl::StrictMode);
+    const bool tls = url.scheme() == QLatin1String("https");
     RequestBuilder b;
     b.m_api = target.api;
     b.m_request = request;
@@ -119,7 +121,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_commonHeaderList = {qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")),
                             qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity"))};
     QByteArray credentials;
-    for (const auto &[name, value] : targetHeaders(target)) {
+    for (const auto &[name, value] : *headers) {
         const bool credential = isCredentialHeader(QString::fromLatin1(name));
         (credential ? credentials : common) += name + ": " + value + "\r\n";
         (credential ? b.m_credentialHeaderList : b.m_commonHeaderList).append(qMakePair(name, value));
@@ -239,8 +241,14 @@ const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensFi
     return openAi ? "max_completion_tokens" : "max_tokens";
 }
 
-QList<QPair<QByteArray, QByteArray>> RequestBuilder::targetHeaders(const TargetConfig &target)
+std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeaders(const TargetConfig &target,
+                                                                                  QString *error)
 {
+    if (const QStringList problems = targetHeaderProblems(target); !problems.isEmpty()) {
+        if (error)
+            *error = problems.first();
+        return std::nullopt;
+    }
     QList<QPair<QByteArray, QByteArray>> headers;
     const auto given = [&target](const char *name) {
         return std::any_of(target.headers.begin(), target.headers.end(), [name](const Header &h) {

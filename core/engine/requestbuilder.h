@@ -96,7 +96,10 @@ public:
     /// The headers every request to the target carries: its credentials (Basic from the URL's
     /// userinfo, else Bearer; x-api-key and anthropic-version for Anthropic), then the user's extra
     /// headers (${env:NAME} values resolved), which replace a credential header of the same name.
-    static QList<QPair<QByteArray, QByteArray>> targetHeaders(const TargetConfig &target);
+    /// nullopt with *error (targetHeaderProblems()) when one cannot go on the wire: every request
+    /// the target gets, on either transport or beside a run, takes its headers from here.
+    static std::optional<QList<QPair<QByteArray, QByteArray>>> targetHeaders(const TargetConfig &target,
+                                                                             QString *error);
 
 private:
     RequestBuilder() = default;

@@ -95,7 +95,12 @@ void ModelLister::list(const TargetConfig &target)
     TargetAccess::setHttpVersion(request, url.scheme() == QLatin1String("https"), target.httpVersion);
     request.setRawHeader("Accept", "application/json");
     // The same credentials and headers as the engine's requests.
-    for (const auto &[name, value] : RequestBuilder::targetHeaders(target))
+    const auto headers = RequestBuilder::targetHeaders(target, &why);
+    if (!headers) {
+        Q_EMIT listFailed(why);
+        return;
+    }
+    for (const auto &[name, value] : *headers)
         request.setRawHeader(name, value);
     m_elapsed.start();
     m_reply = m_nam.get(request);

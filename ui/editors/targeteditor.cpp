@@ -568,7 +568,7 @@ void TargetEditor::showConnectionError(const QString &error)
 void TargetEditor::updateKeyState()
 {
     const TargetConfig t = target();
-    const QString var = t.apiKeyEnv.isEmpty() ? defaultApiKeyEnv(t.api) : t.apiKeyEnv;
+    const QString var = t.apiKeyVariable();
     m_keyEnv->setPlaceholderText(defaultApiKeyEnv(t.api));
     if (!t.apiKey.isEmpty()) {
         m_keyState->setText(tr("typed key used"));
