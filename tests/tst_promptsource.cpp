@@ -231,6 +231,33 @@ private Q_SLOTS:
         QVERIFY(cache.cachedBytes(blocksOf(replay->prompt(9))) > 0);
     }
 
+    /// Regression: a calibration probe drew its text's rotation from the same few hundred cuts as
+    /// the run's requests, so now and then it began as the request with its number did and put
+    /// that request's text in the server's cache (tst_runcli saw 13-23% of a run's prompt tokens
+    /// cached). A run's probes now warm no cache block of its requests.
+    void calibrationProbesCachedARequestsText()
+    {
+        PromptConfig config;
+        config.promptTokens = 250;
+        QRandomGenerator salts(11);
+        for (int run = 0; run < 200; ++run) {
+            config.salt = QString::number(salts.generate64(), 16);
+            const auto source = PromptSource::create(config, 1, nullptr);
+            sim::PrefixCache cache(std::int64_t(1) << 40);
+            for (std::uint64_t i = 0; i < 8; ++i)
+                cache.insert(sim::PrefixCache::blocks(source->probe(i).user));
+            for (std::uint64_t i = 0; i < 8; ++i) {
+                const std::size_t cached = cache.cachedBytes(sim::PrefixCache::blocks(source->prompt(i).user));
+                QVERIFY2(cached == 0, qPrintable(QStringLiteral("run %1 (salt %2), request %3: %4 bytes cached by the "
+                                                                "probes")
+                                                     .arg(run)
+                                                     .arg(config.salt)
+                                                     .arg(i)
+                                                     .arg(cached)));
+            }
+        }
+    }
+
     /// Regression: with salted prompts, calibration against a target counting with another
     /// tokenizer missed the requested size by 1–2% (each request drew fresh text, whose target
     /// tokens per local token differ from the probes'). A run's prompts now count alike there.

@@ -69,7 +69,8 @@ public:
 
     Prompt prompt(std::uint64_t index) const;
     /// What calibration sends for request `index`: its size, its number and the run's words, in
-    /// another order than any request's, so probing warms no cache for the run's user text.
+    /// another order than that request's (others have other numbers), so probing warms no cache
+    /// for the run's user text.
     Prompt probe(std::uint64_t index) const;
     std::size_t fileLines() const { return m_entries.size(); }
     /// Whether a workload file was read, and what it kept and dropped.
@@ -114,7 +115,10 @@ public:
 
 private:
     PromptSource() = default;
-    Prompt make(std::uint64_t index, std::uint64_t rotation) const;
+    enum class Use { Request, Probe };
+    /// Request `index`'s prompt; its synthetic body rotated as `rotation` draws it, or half a turn
+    /// from there for a calibration probe.
+    Prompt make(std::uint64_t index, std::uint64_t rotation, Use use = Use::Request) const;
 
     /// Synthetic text of `tokens` tokens, the first word without its space; different for each `salt`
     /// and each run (m_textSeed).
