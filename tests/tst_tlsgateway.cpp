@@ -75,7 +75,7 @@ class TestTlsGateway : public QObject
         return countLines(m_nginx.accessLog(), QByteArray::number(port) + " HTTP/2.0 ");
     }
 
-    /// Tunnels squid opened to `hostPort`.
+    /// Tunnels to `hostPort` squid has logged (it logs one as it closes).
     int tunnels(const QString &hostPort) const
     {
         return countLines(m_squid.accessLog(), "CONNECT " + hostPort.toLatin1() + ' ');
@@ -178,7 +178,11 @@ private Q_SLOTS:
         QVERIFY2(streams >= 2, qPrintable(QString::number(streams)));
         // The gateway's own word: every request came in HTTP/2 (nginx logs a request as it ends).
         QTRY_COMPARE_WITH_TIMEOUT(servedOverHttp2(m_loopbackPort) - served, kRequests, 10000);
-        QCOMPARE(tunnels(hostPort) > tunnelled, proxied);
+        // Squid logs a CONNECT when its tunnel closes, which may be a moment after the run ended
+        // (a test once read the log before). A direct row is not checked for none: a tunnel of the
+        // row before may still be logged while it runs.
+        if (proxied)
+            QTRY_VERIFY_WITH_TIMEOUT(tunnels(hostPort) > tunnelled, 10000);
     }
 
     void http1GatewayIsPickedAndHttp2Refused_data()
