@@ -110,6 +110,12 @@ bool nestsDeeperThan(const nlohmann::json &json, int limit)
                        [limit](const nlohmann::json &child) { return nestsDeeperThan(child, limit - 1); });
 }
 
+/// A rate below 1 as people write it: "0.00001", not "1e-05".
+QString rateText(double rate)
+{
+    return QString::number(rate, 'f', std::max(0, int(std::ceil(-std::log10(rate)))));
+}
+
 } // namespace
 
 bool isValidHeaderName(const QString &name)
@@ -606,9 +612,9 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
                             .arg(limits::kMaxConcurrency)
                             .arg(l.concurrency);
-        if (l.mode == LoadMode::Rate && !(l.rate > 0 && l.rate <= limits::kMaxRate))
-            problems << QStringLiteral("load.rate (--rate): must be greater than 0 and at most %1 requests/s (got %2)")
-                            .arg(number(limits::kMaxRate), number(l.rate));
+        if (l.mode == LoadMode::Rate && !(l.rate >= limits::kMinRate && l.rate <= limits::kMaxRate))
+            problems << QStringLiteral("load.rate (--rate): must be from %1 to %2 requests/s (got %3)")
+                            .arg(rateText(limits::kMinRate), number(limits::kMaxRate), number(l.rate));
     }
     if (l.stages.size() > limits::kMaxStages)
         problems << QStringLiteral("load.stages (--stages): %1 stages; at most %2")
@@ -618,7 +624,10 @@ QStringList validate(const RunConfig &c)
         const StageConfig &s = l.stages.at(i);
         const QString where = QStringLiteral("load.stages[%1] (--stages)").arg(i);
         const double maxLevel = s.mode == LoadMode::Concurrency ? double(limits::kMaxConcurrency) : limits::kMaxRate;
-        if (!(s.level > 0 && s.level <= maxLevel))
+        if (s.mode == LoadMode::Rate && !(s.level >= limits::kMinRate && s.level <= maxLevel))
+            problems << QStringLiteral("%1: a rate must be from %2 to %3 requests/s (got %4)")
+                            .arg(where, rateText(limits::kMinRate), number(maxLevel), number(s.level));
+        else if (!(s.level > 0 && s.level <= maxLevel))
             problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
                             .arg(where, number(maxLevel), number(s.level));
         else if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))

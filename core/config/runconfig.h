@@ -73,6 +73,10 @@ inline constexpr int kMaxRedirects = 5;           ///< hops a request follows wi
 /// as curl and browsers do; the retry is on a new connection, whose failure is an error.
 inline constexpr int kMaxRetries = 1;
 inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+/// The slowest rate, requests/s: one request every 100,000 s (27.8 hours; one a day is
+/// 0.0000116). Slower is no open-loop load that a stage of at most a year could show, and a slip
+/// such as 1e-12 is refused instead of waiting for ever.
+inline constexpr double kMinRate = 0.00001;
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing
