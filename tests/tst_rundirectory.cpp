@@ -4,6 +4,7 @@
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
 #include "results/rundirectory.h"
+#include "results/runfiles.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
@@ -18,6 +19,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace tb;
 using tb::test::ns;
@@ -400,6 +402,21 @@ private Q_SLOTS:
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->records.size(), std::size_t(12));
         QVERIFY(data->notes.join(QLatin1Char('\n')).contains(QStringLiteral("last row was cut short")));
+    }
+
+    /// Regression: chunks.jsonl's deltas were summed and scaled to nanoseconds in int64 without a
+    /// bound (overflow is undefined; a hostile file wrapped the stamps negative): they saturate.
+    void chunkTimelineBeyondInt64Saturates()
+    {
+        std::uint64_t id = 0;
+        std::vector<ChunkStamp> chunks;
+        QString why;
+        QVERIFY2(runfiles::parseChunksLine(R"({"id":1,"t_us":[9223372036854775807,9223372036854775807],"chars":[1,1]})",
+                                           &id, &chunks, &why),
+                 qPrintable(why));
+        QCOMPARE(chunks.size(), std::size_t(2));
+        for (const ChunkStamp &c : chunks)
+            QCOMPARE(c.tNs, std::numeric_limits<std::int64_t>::max());
     }
 
     void badDirectories_data()

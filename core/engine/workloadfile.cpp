@@ -39,6 +39,9 @@ std::int64_t contentTokens(const nlohmann::json &content)
 
 enum class Parsed { Ok, NoPrompt, Bad, Fatal };
 
+constexpr int kFirstTraceYear = 1970;
+constexpr int kLastTraceYear = 2261;
+
 /// An integer field in [min, max]; false with *why when it is there but not such a number.
 bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, std::int64_t max,
                   std::optional<std::int64_t> &out, QString &why)
@@ -227,7 +230,8 @@ Parsed entryFromJson(const nlohmann::json &j, WorkloadRole role, WorkloadEntry &
 }
 
 /// "2023-11-16 18:15:46.6805900" (the Azure traces' form; 'T' and a trailing 'Z' are accepted too)
-/// as nanoseconds since the epoch.
+/// as nanoseconds since the epoch; years 1970 to 2261, which int64 nanoseconds hold (and the
+/// differences of any two of them).
 std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
 {
     while (!s.empty() && (s.front() == ' ' || s.front() == '"'))
@@ -252,7 +256,7 @@ std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
         return std::nullopt;
     using namespace std::chrono;
     const year_month_day date{year{*y}, month{unsigned(*mo)}, day{unsigned(*d)}};
-    if (!date.ok())
+    if (!date.ok() || *y < kFirstTraceYear || *y > kLastTraceYear)
         return std::nullopt;
     std::int64_t ns = 0;
     if (s.size() > 19) {
@@ -512,7 +516,9 @@ private:
             const auto context = csvInteger(fields[std::size_t(contextColumn)], 1, limits::kMaxPromptTokens);
             const auto generated = csvInteger(fields[std::size_t(generatedColumn)], 0, limits::kMaxTokens);
             if (!time)
-                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]'"));
+                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]' from %1 to %2")
+                                     .arg(kFirstTraceYear)
+                                     .arg(kLastTraceYear));
             if (!context || !generated)
                 return bad(line, QStringLiteral("ContextTokens must be a whole number from 1 to %1 and GeneratedTokens "
                                                 "from 0 to %2")
