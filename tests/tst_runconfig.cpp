@@ -1,5 +1,6 @@
 #include "config/runconfig.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -430,6 +431,38 @@ private Q_SLOTS:
             return;
         }
         QCOMPARE(problems, QStringList{expected});
+    }
+
+    void outWithTildeIsTheHomeDirectory_data()
+    {
+        QTest::addColumn<QString>("out");
+        QTest::addColumn<QString>("expected"); // the directory; "!" + text: refused with it
+        const QString home = QDir::homePath();
+        QTest::newRow("~/x") << QStringLiteral("~/x") << home + QStringLiteral("/x");
+        QTest::newRow("~") << QStringLiteral("~") << home;
+        QTest::newRow("runs/~x") << QStringLiteral("runs/~x") << QStringLiteral("runs/~x");
+        QTest::newRow("~bob/x") << QStringLiteral("~bob/x")
+                                << QStringLiteral("!out (--out): '~bob/x': only a leading '~/' is expanded");
+    }
+
+    /// Regression: "out": "~/x" made a folder named "~" in the current directory.
+    void outWithTildeIsTheHomeDirectory()
+    {
+        QFETCH(QString, out);
+        QFETCH(QString, expected);
+        nlohmann::json json = toJson(validConfig());
+        json["out"] = out.toStdString();
+        QString error;
+        const auto c = runConfigFromJson(json, &error);
+        QVERIFY2(c, qPrintable(error));
+        const QStringList problems = validate(*c);
+        if (expected.startsWith(QLatin1Char('!'))) {
+            QCOMPARE(problems.size(), 1);
+            QVERIFY2(problems.front().startsWith(expected.mid(1)), qPrintable(problems.front()));
+            return;
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QCOMPARE(c->outDir, expected);
     }
 
     void headerInjectionRefusedByTheParser_data()

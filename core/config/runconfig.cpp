@@ -1,8 +1,10 @@
 #include "config/runconfig.h"
 
 #include "config/enumnames.h"
+#include "config/inputfile.h"
 #include "config/runconfig_p.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSslCertificate>
@@ -200,6 +202,28 @@ QString maskSecrets(QString text, const QStringList &secrets)
         }
     }
     return text;
+}
+
+QList<QSslCertificate> caCertificates(const QString &path, QString *why)
+{
+    QString problem;
+    const auto bytes = readInputFile(path, kMaxConfigFileBytes, &problem);
+    if (!bytes) {
+        if (why)
+            *why = QStringLiteral("cannot read '%1': %2").arg(path, problem);
+        return {};
+    }
+    QList<QSslCertificate> certificates = QSslCertificate::fromData(*bytes, QSsl::Pem);
+    if (certificates.isEmpty() && why)
+        *why = QStringLiteral("'%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)").arg(path);
+    return certificates;
+}
+
+QString withHomeExpanded(const QString &path)
+{
+    if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+        return QDir::homePath() + path.mid(1);
+    return path;
 }
 
 QString apiKindName(ApiKind api)
@@ -466,6 +490,11 @@ QList<StageConfig> effectiveStages(const LoadConfig &load)
 QStringList validate(const RunConfig &c)
 {
     QStringList problems;
+    // Only "~/" is expanded (withHomeExpanded()); another user's home is not looked up.
+    if (c.outDir.startsWith(QLatin1Char('~')))
+        problems << QStringLiteral("out (--out): '%1': only a leading '~/' is expanded (to your home directory); "
+                                   "write the full path")
+                        .arg(c.outDir.left(256));
     if (c.target.url.isEmpty())
         problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
     else if (!isHttpUrl(c.target.url))
@@ -494,12 +523,8 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
     }
     if (!c.target.caCertificate.isEmpty()) {
-        if (!QFileInfo(c.target.caCertificate).isReadable())
-            problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
-        else if (QSslCertificate::fromPath(c.target.caCertificate, QSsl::Pem).isEmpty())
-            problems << QStringLiteral(
-                            "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
-                            .arg(c.target.caCertificate);
+        if (QString why; caCertificates(c.target.caCertificate, &why).isEmpty())
+            problems << QStringLiteral("target.ca_cert (--ca-cert): ") + why;
     }
     if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2 &&
         QUrl(c.target.url).scheme() != QLatin1String("https") && !c.target.proxy.isEmpty() &&

@@ -13,6 +13,8 @@
 
 #include <optional>
 
+class QSslCertificate;
+
 namespace tb {
 
 enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses };
@@ -53,6 +55,15 @@ QString withoutUserInfo(const QString &url);
 /// Replaces every occurrence of each secret (of 4 characters or more) in server-provided text with
 /// "***", and a secret's leading part where the text was cut short.
 QString maskSecrets(QString text, const QStringList &secrets);
+
+/// `path` with a leading "~" or "~/" replaced by the home directory, as a shell would: a path in a
+/// JSON file or after "--out=" reaches TokenBench unexpanded, and a folder named "~" is never what
+/// was meant. Other paths, "~user/…" too, are returned as they are (validate() refuses the latter).
+QString withHomeExpanded(const QString &path);
+
+/// The certificates of a --ca-cert PEM file, read as every file from outside is
+/// (config/inputfile.h); empty with *why when the file cannot be read or holds none.
+QList<QSslCertificate> caCertificates(const QString &path, QString *why);
 
 /// Bounds on what a configuration may ask for, so that no value from a file or a flag wraps around
 /// or exhausts the machine (README "Limits").

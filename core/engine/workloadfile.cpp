@@ -1,5 +1,6 @@
 #include "engine/workloadfile.h"
 
+#include "config/inputfile.h"
 #include "config/runconfig.h"
 #include "tokenize/tokenizer.h"
 
@@ -548,26 +549,19 @@ private:
 std::optional<WorkloadFile> WorkloadFile::load(const QString &path, WorkloadRole role, const WorkloadOptions &options,
                                                QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QFile file;
+    if (QString why; !openInputFile(file, path, kMaxFileBytes, &why)) {
         if (error)
-            *error = QStringLiteral("'%1': %2").arg(path, file.errorString());
+            *error = QStringLiteral("'%1': %2").arg(path, why);
         return std::nullopt;
     }
-    if (file.size() > kMaxFileBytes) {
-        if (error)
-            *error = QStringLiteral("'%1': %2 GiB; at most %3 GiB")
-                         .arg(path)
-                         .arg(file.size() >> 30)
-                         .arg(kMaxFileBytes >> 30);
-        return std::nullopt;
-    }
-    const qint64 size = file.size();
+    qint64 size = file.size();
     const uchar *bytes = size > 0 ? file.map(0, size) : nullptr;
     QByteArray buffer;
-    if (size > 0 && !bytes) { // not mappable (a pipe, some file systems): read it
-        buffer = file.readAll();
+    if (size > 0 && !bytes) { // not mappable (some file systems): read it
+        buffer = file.read(size);
         bytes = reinterpret_cast<const uchar *>(buffer.constData());
+        size = buffer.size();
     }
     Reader reader(path, role, options, error);
     if (!reader.read(std::string_view(reinterpret_cast<const char *>(bytes), std::size_t(bytes ? size : 0))))
