@@ -8,8 +8,8 @@ endif()
 
 # <room>=<rank>. core/ rooms, then ui/ rooms (all above the core; "ui" is the ui/ root).
 set(tb_rooms
-    config=0 threads=0 tokenize=0
-    formats=1
+    config=0 threads=0
+    formats=1 tokenize=1
     metrics=2
     engine=3 sim=3
     observe=4

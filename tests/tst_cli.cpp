@@ -1,6 +1,7 @@
 // tokenbench-cli as users run it: a real process, its exit codes and messages.
 #include "tokenbench/version.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -249,6 +250,40 @@ private Q_SLOTS:
         QVERIFY2(needed.contains(QStringLiteral("libQt6Core")), qPrintable(needed));
         QVERIFY2(!needed.contains(QStringLiteral("libQt6Gui")), qPrintable(needed));
         QVERIFY2(!needed.contains(QStringLiteral("libQt6Widgets")), qPrintable(needed));
+    }
+
+    /// Regression: --config was read whole, whatever it was: a FIFO hung the command, a link to
+    /// /dev/zero took all memory, a 200 MB file took 1 GB. Refused before a byte is read.
+    void configThatIsNoBoundedFileIsRefused_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("why");
+        for (const char *command : {"run", "sim"}) {
+            QTest::addRow("%s: link to /dev/zero", command)
+                << QString::fromLatin1(command) << QStringLiteral("dev-zero")
+                << QStringLiteral("a character device, not a regular file");
+            QTest::addRow("%s: FIFO", command) << QString::fromLatin1(command) << QStringLiteral("fifo")
+                                               << QStringLiteral("a FIFO (named pipe), not a regular file");
+            QTest::addRow("%s: sparse 200 MiB", command)
+                << QString::fromLatin1(command) << QStringLiteral("sparse")
+                << QStringLiteral("200 MiB, more than the 16 MiB TokenBench reads of it");
+        }
+    }
+
+    void configThatIsNoBoundedFileIsRefused()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, kind);
+        QFETCH(QString, why);
+        QTemporaryDir tmp;
+        const QString config = tmp.filePath(QStringLiteral("config.json"));
+        QVERIFY(tb::test::makeUnreadableFile(config, kind, qint64(200) << 20));
+        const CliResult r = runCli({command, QStringLiteral("--config"), config},
+                                   QProcessEnvironment::systemEnvironment(), 60000); // a hang fails
+        QCOMPARE(r.exitCode, 2);
+        const QString expected = QStringLiteral("--config: cannot read '%1': %2").arg(config, why);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
     }
 };
 

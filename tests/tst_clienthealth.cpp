@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -286,6 +288,25 @@ private Q_SLOTS:
         QVERIFY2(back, qPrintable(why));
         QVERIFY(!back->readBacklogP50Ms);
         QCOMPARE(back->readBacklogSeconds, 0);
+    }
+
+    /// Regression: counts were read with get<int>(), undefined for a number beyond int (on x86 it
+    /// came out as INT_MIN): a summary.json from outside now saturates them.
+    void countsBeyondIntSaturate()
+    {
+        ClientHealthSummary h;
+        h.cores = 2;
+        h.seconds = 3;
+        nlohmann::json j = h.toJson();
+        j["cores"] = 1e300;
+        j["seconds"] = -1e300;
+        j["saturated_seconds"] = 4294967296.0;
+        QString why;
+        const auto back = ClientHealthSummary::fromJson(j, &why);
+        QVERIFY2(back, qPrintable(why));
+        QCOMPARE(back->cores, std::numeric_limits<int>::max());
+        QCOMPARE(back->seconds, 0);
+        QCOMPARE(back->saturatedSeconds, std::numeric_limits<int>::max());
     }
 };
 

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <memory>
 
 using namespace tb;
@@ -32,6 +33,7 @@ public:
         Count,       ///< vLLM: {"model", "messages"} → {"count": N}
         ContentOnly, ///< llama.cpp: {"content"} → {"tokens": [...]}, any other body → {"tokens": []}
         Never,       ///< {"tokens": []} whatever the body
+        Huge,        ///< {"count": INT64_MAX} whatever the body
     };
     static constexpr std::int64_t kTemplate = 7;
 
@@ -73,7 +75,9 @@ private:
             const bool counts = m_tokenize == Tokenize::Count
                                     ? body.contains("messages")
                                     : m_tokenize == Tokenize::ContentOnly && body.contains("content");
-            if (counts && m_tokenize == Tokenize::Count)
+            if (m_tokenize == Tokenize::Huge)
+                reply = {{"count", std::numeric_limits<std::int64_t>::max()}};
+            else if (counts && m_tokenize == Tokenize::Count)
                 reply = {{"count", chatCount(body) + kTemplate}};
             else
                 reply = {{"tokens", counts ? nlohmann::json(std::vector<int>(std::size_t(count(body["content"])), 1))
@@ -187,6 +191,12 @@ private Q_SLOTS:
             << R"(/tokenize counted the prompts in no dialect ({"model", "messages"}: an empty token list; )"
                R"({"model", "prompt"}: an empty token list; {"content"}: an empty token list; {"inputs"}: an )"
                R"(empty token list): calibrated by usage (max_tokens=1 requests) instead)";
+        // Regression: a count beyond any context was summed over the probes in int64 (overflow).
+        QTest::newRow("count beyond any context: usage instead")
+            << int(CountingServer::Tokenize::Huge) << true << "usage" << QString() << all
+            << R"(/tokenize counted the prompts in no dialect ({"model", "messages"}: a token count beyond )"
+               R"(1000000000000; {"model", "prompt"}: a token count beyond 1000000000000; {"content"}: a token )"
+               R"(count beyond 1000000000000; {"inputs"}: a token count beyond 1000000000000): calibrated by usage)";
         QTest::newRow("no dialect and no usage: not calibrated")
             << int(CountingServer::Tokenize::Never) << false << QString() << QString() << all
             << R"({"inputs"}: an empty token list))";

@@ -26,6 +26,7 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
+using tb::test::makeUnreadableFile;
 using tb::test::readFile;
 using tb::test::writeFile;
 
@@ -308,6 +309,17 @@ private Q_SLOTS:
                 << QStringLiteral("BAD: summary.json was written by a newer format version 9");
             QTest::addRow("%s: damaged session", c.constData())
                 << command << QStringLiteral("session") << 2 << QStringLiteral("BAD: damaged session.json");
+            // Regression: requests.csv was read whole, whatever it was: a link to /dev/zero took all
+            // memory, a FIFO hung the open, a sparse 3 GiB file took 3 GB and seconds.
+            QTest::addRow("%s: requests.csv links to /dev/zero", c.constData())
+                << command << QStringLiteral("dev-zero") << 2
+                << QStringLiteral("BAD: cannot read requests.csv: a character device, not a regular file");
+            QTest::addRow("%s: requests.csv is a FIFO", c.constData())
+                << command << QStringLiteral("fifo") << 2
+                << QStringLiteral("BAD: cannot read requests.csv: a FIFO (named pipe), not a regular file");
+            QTest::addRow("%s: requests.csv is a sparse 3 GiB file", c.constData())
+                << command << QStringLiteral("sparse") << 2
+                << QStringLiteral("BAD: cannot read requests.csv: 3 GiB, more than the 2 GiB TokenBench reads of it");
         }
         QTest::newRow("report without --out")
             << QStringLiteral("report") << QStringLiteral("no-out") << 2 << QStringLiteral("--out: name the HTML file");
@@ -341,6 +353,12 @@ private Q_SLOTS:
             QFile::remove(QDir(bad).filePath(QStringLiteral("summary.json")));
             QVERIFY(
                 writeFile(QDir(bad).filePath(QStringLiteral("summary.json")), QByteArray::fromStdString(json.dump())));
+        } else if (setup == QLatin1String("dev-zero") || setup == QLatin1String("fifo") ||
+                   setup == QLatin1String("sparse")) {
+            copyRun();
+            const QString csv = QDir(bad).filePath(QStringLiteral("requests.csv"));
+            QVERIFY(QFile::remove(csv));
+            QVERIFY(makeUnreadableFile(csv, setup, qint64(3) << 30));
         } else if (setup == QLatin1String("session")) {
             QVERIFY(writeFile(QDir(bad).filePath(QStringLiteral("session.json")), "[1, 2"));
         }
@@ -351,7 +369,7 @@ private Q_SLOTS:
             args << bad;
         if (command == QLatin1String("report") && setup != QLatin1String("no-out"))
             args << QStringLiteral("--out") << out;
-        const CliResult r = runCli(args);
+        const CliResult r = runCli(args, QProcessEnvironment::systemEnvironment(), 60000); // a hang fails
         QCOMPARE(r.exitCode, exitCode);
         const QString expected = QString(message).replace(QStringLiteral("BAD"), QDir::toNativeSeparators(bad));
         QVERIFY2(r.err.contains(expected), qPrintable(r.err));

@@ -1,5 +1,6 @@
 #include "config/runconfig.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -249,7 +250,7 @@ private Q_SLOTS:
                                    << QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got nan)");
         QTest::newRow("infinite rate") << QStringLiteral("inf rate")
                                        << QStringLiteral(
-                                              "load.rate (--rate): must be greater than 0 and at most 1000000");
+                                              "load.rate (--rate): must be from 0.00001 to 1000000 requests/s");
         QTest::newRow("infinite slo") << QStringLiteral("inf slo") << QStringLiteral("slo.ttft_ms (--slo)");
         QTest::newRow("concurrency beyond the maximum")
             << QStringLiteral("huge concurrency")
@@ -418,6 +419,103 @@ private Q_SLOTS:
         QCOMPARE(problems.size(), 1);
         QVERIFY2(problems.first().contains(expected), qPrintable(problems.first()));
         QVERIFY2(!problems.first().contains(QStringLiteral("pw-secret")), qPrintable(problems.first()));
+    }
+
+    /// Regression: rates far below one a day passed validation, and the arrival gap 1e9 / rate
+    /// overflowed int64 in the run, which then issued requests in an endless loop. Each way of
+    /// giving a rate is refused below limits::kMinRate, naming its field; the minimum itself and one
+    /// a day pass.
+    void tinyRateRefusedBeforeItRunsAway_data()
+    {
+        QTest::addColumn<QString>("spelling"); // rate: what --rate sets; stages: --stages; json: --config
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected"); // empty: valid
+        const QString rate = QStringLiteral("load.rate (--rate): must be from 0.00001 to 1000000 requests/s (got %1)");
+        const QString stage =
+            QStringLiteral("load.stages[0] (--stages): a rate must be from 0.00001 to 1000000 requests/s (got %1)");
+        QTest::newRow("--rate 5e-11") << QStringLiteral("rate") << QStringLiteral("5e-11") << rate.arg("5e-11");
+        QTest::newRow("--rate 1e-12") << QStringLiteral("rate") << QStringLiteral("1e-12") << rate.arg("1e-12");
+        QTest::newRow("--rate just below the minimum")
+            << QStringLiteral("rate") << QStringLiteral("0.0000099") << rate.arg("9.9e-06");
+        QTest::newRow("--rate at the minimum") << QStringLiteral("rate") << QStringLiteral("0.00001") << QString();
+        QTest::newRow("--rate of one a day") << QStringLiteral("rate") << QStringLiteral("0.0000115741") << QString();
+        QTest::newRow("--stages r=0.00000000001:2s")
+            << QStringLiteral("stages") << QStringLiteral("r=0.00000000001:2s") << stage.arg("1e-11");
+        QTest::newRow("--stages r=0.00001:2s")
+            << QStringLiteral("stages") << QStringLiteral("r=0.00001:2s") << QString();
+        QTest::newRow("load.rate 1e-11") << QStringLiteral("json")
+                                         << QStringLiteral(R"({"load": {"mode": "rate", "rate": 1e-11}})")
+                                         << rate.arg("1e-11");
+        QTest::newRow("load.stages level 1e-11")
+            << QStringLiteral("json")
+            << QStringLiteral(R"({"load": {"stages": [{"mode": "rate", "level": 1e-11, "duration": "2s"}]}})")
+            << stage.arg("1e-11");
+        QTest::newRow("load.rate one a day")
+            << QStringLiteral("json") << QStringLiteral(R"({"load": {"mode": "rate", "rate": 0.0000115741}})")
+            << QString();
+    }
+
+    void tinyRateRefusedBeforeItRunsAway()
+    {
+        QFETCH(QString, spelling);
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        RunConfig c = validConfig();
+        if (spelling == QLatin1String("rate")) {
+            c.load.mode = LoadMode::Rate;
+            c.load.rate = text.toDouble();
+        } else if (spelling == QLatin1String("stages")) {
+            QString error;
+            const auto stages = parseStages(text, &error);
+            QVERIFY2(stages, qPrintable(error));
+            c.load.stages = *stages;
+        } else {
+            QTemporaryDir dir;
+            const QString path = dir.filePath(QStringLiteral("tiny.json"));
+            QVERIFY(tb::test::writeFile(path, text.toUtf8()));
+            QString error;
+            const auto loaded = loadRunConfig(path, &error);
+            QVERIFY2(loaded, qPrintable(error));
+            c.load = loaded->load;
+        }
+        const QStringList problems = validate(c);
+        if (expected.isEmpty()) {
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+            return;
+        }
+        QCOMPARE(problems, QStringList{expected});
+    }
+
+    void outWithTildeIsTheHomeDirectory_data()
+    {
+        QTest::addColumn<QString>("out");
+        QTest::addColumn<QString>("expected"); // the directory; "!" + text: refused with it
+        const QString home = QDir::homePath();
+        QTest::newRow("~/x") << QStringLiteral("~/x") << home + QStringLiteral("/x");
+        QTest::newRow("~") << QStringLiteral("~") << home;
+        QTest::newRow("runs/~x") << QStringLiteral("runs/~x") << QStringLiteral("runs/~x");
+        QTest::newRow("~bob/x") << QStringLiteral("~bob/x")
+                                << QStringLiteral("!out (--out): '~bob/x': only a leading '~/' is expanded");
+    }
+
+    /// Regression: "out": "~/x" made a folder named "~" in the current directory.
+    void outWithTildeIsTheHomeDirectory()
+    {
+        QFETCH(QString, out);
+        QFETCH(QString, expected);
+        nlohmann::json json = toJson(validConfig());
+        json["out"] = out.toStdString();
+        QString error;
+        const auto c = runConfigFromJson(json, &error);
+        QVERIFY2(c, qPrintable(error));
+        const QStringList problems = validate(*c);
+        if (expected.startsWith(QLatin1Char('!'))) {
+            QCOMPARE(problems.size(), 1);
+            QVERIFY2(problems.front().startsWith(expected.mid(1)), qPrintable(problems.front()));
+            return;
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        QCOMPARE(c->outDir, expected);
     }
 
     void headerInjectionRefusedByTheParser_data()

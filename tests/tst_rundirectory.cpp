@@ -4,6 +4,7 @@
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
 #include "results/rundirectory.h"
+#include "results/runfiles.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
@@ -18,6 +19,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace tb;
 using tb::test::ns;
@@ -402,6 +404,21 @@ private Q_SLOTS:
         QVERIFY(data->notes.join(QLatin1Char('\n')).contains(QStringLiteral("last row was cut short")));
     }
 
+    /// Regression: chunks.jsonl's deltas were summed and scaled to nanoseconds in int64 without a
+    /// bound (overflow is undefined; a hostile file wrapped the stamps negative): they saturate.
+    void chunkTimelineBeyondInt64Saturates()
+    {
+        std::uint64_t id = 0;
+        std::vector<ChunkStamp> chunks;
+        QString why;
+        QVERIFY2(runfiles::parseChunksLine(R"({"id":1,"t_us":[9223372036854775807,9223372036854775807],"chars":[1,1]})",
+                                           &id, &chunks, &why),
+                 qPrintable(why));
+        QCOMPARE(chunks.size(), std::size_t(2));
+        for (const ChunkStamp &c : chunks)
+            QCOMPARE(c.tNs, std::numeric_limits<std::int64_t>::max());
+    }
+
     void badDirectories_data()
     {
         QTest::addColumn<QString>("setup");
@@ -541,6 +558,37 @@ private Q_SLOTS:
             QCOMPARE(readFile(QDir(dir).filePath(QStringLiteral("run.json"))), QByteArray("sentinel"));
     }
 
+    void writerRefusesSymbolicLinksInTheRunDirectory_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char *name : {"run.json", "requests.csv", "chunks.jsonl"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    /// Regression: `run --force` wrote through symbolic links already in the run directory, so a
+    /// link `requests.csv -> ~/.bashrc` had its target overwritten. Refused, the target untouched.
+    void writerRefusesSymbolicLinksInTheRunDirectory()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const QString victim = tmp.filePath(QStringLiteral("victim"));
+        QVERIFY(writeFile(victim, "precious"));
+        const QString link = QDir(dir).filePath(name);
+        QVERIFY(QFile::remove(link));
+        QVERIFY(QFile::link(victim, link));
+        RunWriter again;
+        QVERIFY(!again.open(dir, info(), true));
+        QCOMPARE(again.errorString(),
+                 QStringLiteral("cannot %1 %2: it is a symbolic link, and TokenBench does not write through links "
+                                "(remove it, or choose another directory)")
+                     .arg(name == QLatin1String("run.json") ? QStringLiteral("write") : QStringLiteral("create"),
+                          QDir::toNativeSeparators(link)));
+        QCOMPARE(readFile(victim), QByteArray("precious"));
+        QVERIFY(QFileInfo(link).isSymLink());
+    }
+
     void replacingARunLeavesNoStaleSummary()
     {
         // With replace (--force) the earlier run's summary and time series go at once: a new run
@@ -563,16 +611,19 @@ private Q_SLOTS:
 
     void diskFullIsAnErrorNotACrash()
     {
-        if (!QFile::exists(QStringLiteral("/dev/full")))
-            QSKIP("no /dev/full on this system");
-        QTemporaryDir tmp;
-        const QString dir = tmp.filePath(QStringLiteral("run"));
-        QVERIFY(QDir().mkpath(dir));
-        // chunks.jsonl on a full disk: /dev/full accepts the open and fails every write. (Only a
-        // file opened in place: a file written by rename would put its temporary file in /dev.)
-        QVERIFY(QFile::link(QStringLiteral("/dev/full"), QDir(dir).filePath(QStringLiteral("chunks.jsonl"))));
+        SmallDisk disk(64 * 1024);
+        if (!disk.isMounted())
+            QSKIP(disk.skipReason());
+        const QString dir = disk.filePath(QStringLiteral("run"));
         RunWriter writer;
-        QVERIFY2(writer.open(dir, info(), true), qPrintable(writer.errorString()));
+        QVERIFY2(writer.open(dir, info()), qPrintable(writer.errorString()));
+        // The disk fills up: requests.csv's next row still fits in the page its header took, the
+        // empty chunks.jsonl gets none.
+        QFile filler(disk.filePath(QStringLiteral("filler")));
+        QVERIFY(filler.open(QIODevice::WriteOnly | QIODevice::Unbuffered));
+        const QByteArray block(4096, 'x');
+        while (filler.write(block) > 0) {
+        }
         const std::vector<RequestRecord> rs = records();
         QVERIFY(!writer.append(rs[1]));
         QVERIFY2(writer.errorString() ==
@@ -580,6 +631,7 @@ private Q_SLOTS:
                          .arg(QDir::toNativeSeparators(QDir(dir).filePath(QStringLiteral("chunks.jsonl")))),
                  qPrintable(writer.errorString()));
         QVERIFY(!writer.append(rs[2]));
+        QVERIFY(filler.remove());
         // The summary is still written: what was measured is worth keeping.
         QVERIFY(!writer.finish(RunSummary(), {}));
         QVERIFY(QFile::exists(QDir(dir).filePath(QStringLiteral("summary.json"))));

@@ -95,6 +95,31 @@ template<typename Edit> bool copyRun(const QString &from, const QString &to, Edi
     return writeJson(QDir(to).filePath(QStringLiteral("run.json")), run);
 }
 
+/// Shards 0/3, 1/3 and 2/3 of a run of 9 requests against a fast simulator, in `dir`; empty with
+/// *why when a run failed.
+QStringList threeSmallShards(const QTemporaryDir &dir, QString *why)
+{
+    SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
+    if (!host.start()) {
+        *why = QStringLiteral("the simulator did not start");
+        return {};
+    }
+    QStringList shards;
+    for (int k = 0; k < 3; ++k) {
+        shards << dir.filePath(QStringLiteral("s%1").arg(k));
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("run")} + target(host) +
+                   QStringList{QStringLiteral("--concurrency"), QStringLiteral("3"), QStringLiteral("--requests"),
+                               QStringLiteral("9"), QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
+                               QStringLiteral("--out"), shards.last()});
+        if (r.exitCode != 0) {
+            *why = r.err;
+            return {};
+        }
+    }
+    return shards;
+}
+
 } // namespace
 
 class TestShard : public QObject
@@ -412,6 +437,9 @@ private Q_SLOTS:
         QTest::newRow("overlapping ids") << QStringLiteral("ids") << QStringLiteral("both hold request id");
         QTest::newRow("missing shard") << QStringLiteral("missing") << QStringLiteral("shards 2 of 3 are missing");
         QTest::newRow("not a shard") << QStringLiteral("plain") << QStringLiteral("not a shard");
+        // Regression: a directory that is not there was a failure (exit 1), not bad usage.
+        QTest::newRow("missing directory exits 2")
+            << QStringLiteral("no directory") << QStringLiteral("no such directory");
     }
     void mergeRefusesShardsThatAreNotOneRun()
     {
@@ -419,18 +447,9 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        SimulatorHost host(*SimConfig::preset(QStringLiteral("fast")));
-        QVERIFY(host.start());
-        QStringList shards;
-        for (int k = 0; k < 3; ++k) {
-            shards << dir.filePath(QStringLiteral("s%1").arg(k));
-            const CliResult r =
-                runCli(QStringList{QStringLiteral("run")} + target(host) +
-                       QStringList{QStringLiteral("--concurrency"), QStringLiteral("3"), QStringLiteral("--requests"),
-                                   QStringLiteral("9"), QStringLiteral("--shard"), QStringLiteral("%1/3").arg(k),
-                                   QStringLiteral("--out"), shards.last()});
-            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        }
+        QString why;
+        const QStringList shards = threeSmallShards(dir, &why);
+        QVERIFY2(!shards.isEmpty(), qPrintable(why));
         const QString odd = dir.filePath(QStringLiteral("odd"));
         QStringList given = shards;
         if (kind == QLatin1String("model")) {
@@ -443,6 +462,8 @@ private Q_SLOTS:
             given[2] = odd;
         } else if (kind == QLatin1String("missing")) {
             given.removeLast();
+        } else if (kind == QLatin1String("no directory")) {
+            given[2] = dir.filePath(QStringLiteral("nowhere"));
         } else {
             QVERIFY(copyRun(shards[2], odd, [](nlohmann::json &run) { run.erase("shard"); }));
             given[2] = odd;
@@ -455,6 +476,33 @@ private Q_SLOTS:
         if (kind != QLatin1String("missing"))
             QVERIFY2(r.err.contains(QDir::toNativeSeparators(given[2])), qPrintable(r.err)); // names the odd one
         QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral("summary.json"))));
+    }
+
+    /// Regression: merge dropped a shard's last row that a crash cut short and said nothing
+    /// (warnings: []), where compare and report warn of it.
+    void mergeWarnsOfAShardsCutLastRow()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString why;
+        const QStringList shards = threeSmallShards(dir, &why);
+        QVERIFY2(!shards.isEmpty(), qPrintable(why));
+        QFile csv(QDir(shards[1]).filePath(QStringLiteral("requests.csv")));
+        QVERIFY(csv.open(QIODevice::Append));
+        csv.write("99,c=1,0,1300.000,1300.1"); // the crash hit mid-row
+        csv.close();
+        const QString out = dir.filePath(QStringLiteral("merged"));
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("merge")} + shards + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString note = QDir::toNativeSeparators(shards[1]) +
+                             QStringLiteral(": requests.csv: the last row was cut short (the run ended while writing "
+                                            "it) and is left out");
+        QVERIFY2(r.err.contains(QStringLiteral("tokenbench-cli merge: ") + note), qPrintable(r.err));
+        const auto merged = RunReader::load(out, &why);
+        QVERIFY2(merged, qPrintable(why));
+        QVERIFY2(merged->summary.warnings.contains(note), qPrintable(merged->summary.warnings.join(u'\n')));
+        QCOMPARE(merged->records.size(), std::size_t(9)); // the cut row left out, every whole one kept
     }
 };
 

@@ -1,6 +1,7 @@
 // The simulator's parts without sockets, in virtual time, so every figure is exact: the serving
 // model (prefill, batching, queue), request plans (lengths, faults, determinism), generated text,
 // the prefix cache, the rate limiter, the pacing histogram and the HTTP request parser.
+#include "config/runconfig.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
@@ -120,6 +121,17 @@ private Q_SLOTS:
         QVERIFY(model.prefillNs(8000, 0) > 4 * model.prefillNs(2000, 0));
         // Cached tokens are not computed again, but the new ones still attend to them.
         QCOMPARE(model.prefillNs(2000, 1000), 100 * kMs + 150 * kMs);
+    }
+
+    /// Regression: a client's prompt of billions of tokens made a prefill time beyond int64
+    /// nanoseconds (llround undefined, on x86 INT64_MIN: the request finished at once); it is
+    /// the longest a run can last now.
+    void prefillBeyondInt64IsAYear()
+    {
+        SimConfig c = modelConfig();
+        c.prefillQuadraticMs = 3.6e6;
+        const ServingModel model(c);
+        QCOMPARE(model.prefillNs(4'000'000'000, 0), tb::limits::kMaxDurationMs * 1'000'000);
     }
 
     void stepTimeGrowsWithBatch()

@@ -244,6 +244,22 @@ private Q_SLOTS:
         QVERIFY(next[1].cachedTokens > 1024 - 32);
     }
 
+    /// Regression: a trace time times --time-scale beyond int64 nanoseconds (a year's offset at
+    /// 1000x) was rounded out of range, came out negative, and the entry went out at once; it is
+    /// saturated now and waits past the run's --duration.
+    void traceTimeBeyondInt64AfterTheTimeScaleWaits()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const qint64 yearMs = qint64(365) * 24 * 3600 * 1000;
+        RunConfig config = traceConfig(host, writeTrace(dir, {0, yearMs}, {4}), 1000);
+        config.load.durationMs = 1000;
+        const auto records = replay(config);
+        QCOMPARE(records.size(), std::size_t(1));
+        QCOMPARE(host.stats().requestsReceived, qint64(1));
+    }
+
     void requestsOrStopEndTheTraceEarly()
     {
         SimulatorHost host(fastSim());

@@ -190,6 +190,11 @@ private Q_SLOTS:
         QTest::newRow("csv without the columns")
             << QByteArray("a,b,c\n1,2,3\n") << WorkloadRole::Trace << "header must name TIMESTAMP";
         QTest::newRow("empty") << QByteArray("\n\n") << WorkloadRole::Dataset << "no prompts";
+        // Regression: nanoseconds since 1970 of a year past 2262 overflowed int64 (undefined).
+        QTest::newRow("azure timestamp beyond int64 nanoseconds")
+            << QByteArray("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,10,5\n9999-12-31 "
+                          "23:59:59,10,5\n")
+            << WorkloadRole::Trace << "line 3: TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]' from 1970 to 2261";
     }
 
     void hostileInputIsRefused()

@@ -1,6 +1,7 @@
 #include "cliparser.h"
 #include "commands.h"
 
+#include "config/runconfig.h"
 #include "results/runmerge.h"
 
 #include <QDir>
@@ -28,10 +29,14 @@ int mergeCommand(const QStringList &args)
             QStringLiteral("name the shards' run directories, e.g. merge runs/shard-0 runs/shard-1 --out runs/merged"));
     if (!cli.parser().isSet(out) || cli.parser().value(out).isEmpty())
         return cli.usageError(QStringLiteral("--out: name the merged run directory, e.g. --out runs/merged"));
-    const QString outDir = cli.parser().value(out);
+    const QString outDir = withHomeExpanded(cli.parser().value(out));
     QString error;
     bool refused = false;
-    if (!RunMerger::merge(directories, outDir, &error, &refused)) {
+    QStringList notes;
+    const bool merged = RunMerger::merge(directories, outDir, &error, &refused, &notes);
+    for (const QString &note : std::as_const(notes))
+        printErr(QStringLiteral("tokenbench-cli merge: %1\n").arg(note));
+    if (!merged) {
         printErr(QStringLiteral("tokenbench-cli merge: %1\n").arg(error));
         return refused ? ExitUsage : ExitFailure;
     }

@@ -419,7 +419,7 @@ bool applyFlags(Flags &f, RunConfig &c)
     if (f.isSet("fail-on-slo"))
         c.slo.failOnSlo = true;
     if (f.isSet("out"))
-        c.outDir = f.value("out");
+        c.outDir = withHomeExpanded(f.value("out"));
     return unusedFlagsRefused(f, c);
 }
 

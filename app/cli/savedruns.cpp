@@ -38,9 +38,8 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
     for (const QString &note : std::as_const(loaded.notes))
         printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
     for (const RunData &run : loaded.runs) {
-        for (const QString &note : run.notes)
-            printErr(QStringLiteral("tokenbench-cli %1: %2: %3\n")
-                         .arg(cli.command(), QDir::toNativeSeparators(run.directory), note));
+        for (const QString &note : run.directoryNotes())
+            printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
     }
     if (!loaded.problems.isEmpty())
         return fail(loaded.problems.constFirst());

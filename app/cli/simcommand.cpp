@@ -3,11 +3,11 @@
 #include "commands.h"
 #include "signalwatcher.h"
 
+#include "config/inputfile.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 
 #include <QCoreApplication>
-#include <QFile>
 
 namespace tb::cli {
 
@@ -26,13 +26,13 @@ std::optional<sim::SimConfig> effectiveConfig(const QCommandLineParser &parser, 
     nlohmann::json json = nlohmann::json::object();
     if (parser.isSet(QStringLiteral("config"))) {
         const QString path = parser.value(QStringLiteral("config"));
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("--config: cannot read '%1': %2").arg(path, file.errorString());
+        QString why;
+        const auto bytes = readInputFile(path, kMaxConfigFileBytes, &why);
+        if (!bytes) {
+            *error = QStringLiteral("--config: cannot read '%1': %2").arg(path, why);
             return std::nullopt;
         }
-        const QByteArray bytes = file.readAll();
-        json = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+        json = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
         if (json.is_discarded()) {
             *error = QStringLiteral("--config: '%1' is not valid JSON").arg(path);
             return std::nullopt;

@@ -103,7 +103,10 @@ NiceAxis NiceAxis::from(double lo, double hi, int maxTicks)
 
 int NiceAxis::decimals() const
 {
-    return std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+    // Bounded before the conversion: a step of inf, 0 or NaN (from numbers out of a file) would
+    // make it undefined.
+    const double digits = -std::floor(std::log10(step) + 1e-9);
+    return digits > 0 ? int(std::min(digits, 20.0)) : 0;
 }
 
 QString NiceAxis::label(double value) const

@@ -1,8 +1,10 @@
 #include "config/runconfig.h"
 
 #include "config/enumnames.h"
+#include "config/inputfile.h"
 #include "config/runconfig_p.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSslCertificate>
@@ -88,6 +90,12 @@ bool nestsDeeperThan(const nlohmann::json &json, int limit)
         return true;
     return std::any_of(json.begin(), json.end(),
                        [limit](const nlohmann::json &child) { return nestsDeeperThan(child, limit - 1); });
+}
+
+/// A rate below 1 as people write it: "0.00001", not "1e-05".
+QString rateText(double rate)
+{
+    return QString::number(rate, 'f', std::max(0, int(std::ceil(-std::log10(rate)))));
 }
 
 } // namespace
@@ -224,6 +232,28 @@ QString maskSecrets(QString text, const QStringList &secrets)
         }
     }
     return text;
+}
+
+QList<QSslCertificate> caCertificates(const QString &path, QString *why)
+{
+    QString problem;
+    const auto bytes = readInputFile(path, kMaxConfigFileBytes, &problem);
+    if (!bytes) {
+        if (why)
+            *why = QStringLiteral("cannot read '%1': %2").arg(path, problem);
+        return {};
+    }
+    QList<QSslCertificate> certificates = QSslCertificate::fromData(*bytes, QSsl::Pem);
+    if (certificates.isEmpty() && why)
+        *why = QStringLiteral("'%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)").arg(path);
+    return certificates;
+}
+
+QString withHomeExpanded(const QString &path)
+{
+    if (path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+        return QDir::homePath() + path.mid(1);
+    return path;
 }
 
 QString apiKindName(ApiKind api)
@@ -494,6 +524,11 @@ QList<StageConfig> effectiveStages(const LoadConfig &load)
 QStringList validate(const RunConfig &c)
 {
     QStringList problems;
+    // Only "~/" is expanded (withHomeExpanded()); another user's home is not looked up.
+    if (c.outDir.startsWith(QLatin1Char('~')))
+        problems << QStringLiteral("out (--out): '%1': only a leading '~/' is expanded (to your home directory); "
+                                   "write the full path")
+                        .arg(c.outDir.left(256));
     if (c.target.url.isEmpty())
         problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
     else if (const QString problem = httpUrlProblem(c.target.url); !problem.isEmpty())
@@ -518,12 +553,8 @@ QStringList validate(const RunConfig &c)
         problems << QStringLiteral("target.name (--name): the name ") + problem;
     problems << targetHeaderProblems(c.target);
     if (!c.target.caCertificate.isEmpty()) {
-        if (!QFileInfo(c.target.caCertificate).isReadable())
-            problems << QStringLiteral("target.ca_cert (--ca-cert): cannot read '%1'").arg(c.target.caCertificate);
-        else if (QSslCertificate::fromPath(c.target.caCertificate, QSsl::Pem).isEmpty())
-            problems << QStringLiteral(
-                            "target.ca_cert (--ca-cert): '%1' holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
-                            .arg(c.target.caCertificate);
+        if (QString why; caCertificates(c.target.caCertificate, &why).isEmpty())
+            problems << QStringLiteral("target.ca_cert (--ca-cert): ") + why;
     }
     if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2 &&
         QUrl(c.target.url).scheme() != QLatin1String("https") && !c.target.proxy.isEmpty() &&
@@ -636,9 +667,9 @@ QStringList validate(const RunConfig &c)
             problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
                             .arg(limits::kMaxConcurrency)
                             .arg(l.concurrency);
-        if (l.mode == LoadMode::Rate && !(l.rate > 0 && l.rate <= limits::kMaxRate))
-            problems << QStringLiteral("load.rate (--rate): must be greater than 0 and at most %1 requests/s (got %2)")
-                            .arg(number(limits::kMaxRate), number(l.rate));
+        if (l.mode == LoadMode::Rate && !(l.rate >= limits::kMinRate && l.rate <= limits::kMaxRate))
+            problems << QStringLiteral("load.rate (--rate): must be from %1 to %2 requests/s (got %3)")
+                            .arg(rateText(limits::kMinRate), number(limits::kMaxRate), number(l.rate));
     }
     if (l.stages.size() > limits::kMaxStages)
         problems << QStringLiteral("load.stages (--stages): %1 stages; at most %2")
@@ -650,7 +681,10 @@ QStringList validate(const RunConfig &c)
         if (const QString problem = controlCharacterProblem(s.name); !problem.isEmpty())
             problems << QStringLiteral("%1: the name ").arg(where) + problem;
         const double maxLevel = s.mode == LoadMode::Concurrency ? double(limits::kMaxConcurrency) : limits::kMaxRate;
-        if (!(s.level > 0 && s.level <= maxLevel))
+        if (s.mode == LoadMode::Rate && !(s.level >= limits::kMinRate && s.level <= maxLevel))
+            problems << QStringLiteral("%1: a rate must be from %2 to %3 requests/s (got %4)")
+                            .arg(where, rateText(limits::kMinRate), number(maxLevel), number(s.level));
+        else if (!(s.level > 0 && s.level <= maxLevel))
             problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
                             .arg(where, number(maxLevel), number(s.level));
         else if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))

@@ -13,6 +13,8 @@
 
 #include <optional>
 
+class QSslCertificate;
+
 namespace tb {
 
 enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses };
@@ -64,6 +66,15 @@ QString withoutUserInfo(const QString &url);
 /// "***", and a secret's leading part where the text was cut short.
 QString maskSecrets(QString text, const QStringList &secrets);
 
+/// `path` with a leading "~" or "~/" replaced by the home directory, as a shell would: a path in a
+/// JSON file or after "--out=" reaches TokenBench unexpanded, and a folder named "~" is never what
+/// was meant. Other paths, "~user/…" too, are returned as they are (validate() refuses the latter).
+QString withHomeExpanded(const QString &path);
+
+/// The certificates of a --ca-cert PEM file, read as every file from outside is
+/// (config/inputfile.h); empty with *why when the file cannot be read or holds none.
+QList<QSslCertificate> caCertificates(const QString &path, QString *why);
+
 /// Bounds on what a configuration may ask for, so that no value from a file or a flag wraps around
 /// or exhausts the machine (README "Limits").
 namespace limits {
@@ -83,6 +94,14 @@ inline constexpr int kMaxRedirects = 5;           ///< hops a request follows wi
 /// as curl and browsers do; the retry is on a new connection, whose failure is an error.
 inline constexpr int kMaxRetries = 1;
 inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+/// The slowest rate, requests/s: one request every 100,000 s (27.8 hours; one a day is
+/// 0.0000116). Slower is no open-loop load that a stage of at most a year could show, and a slip
+/// such as 1e-12 is refused instead of waiting for ever.
+inline constexpr double kMinRate = 0.00001;
+/// A token count a server sends (usage, /tokenize): far beyond any model's context, and small
+/// enough that sums over millions of requests stay in int64; a larger count is a broken server's,
+/// rejected like a number out of int64's range.
+inline constexpr std::int64_t kMaxTokenCount = 1'000'000'000'000;
 } // namespace limits
 
 /// How requests are spread over a target's instances (its url and replicas): the load-balancing

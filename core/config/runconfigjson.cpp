@@ -1,9 +1,9 @@
 #include "config/runconfig.h"
 
+#include "config/inputfile.h"
 #include "config/jsonreader.h"
 #include "config/runconfig_p.h"
 
-#include <QFile>
 #include <QSaveFile>
 
 #include <cmath>
@@ -435,6 +435,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             return std::nullopt;
     }
     top.string("out", c.outDir);
+    c.outDir = withHomeExpanded(c.outDir);
     if (!top.finish())
         return std::nullopt;
     return c;
@@ -442,15 +443,14 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
 
 std::optional<RunConfig> loadRunConfig(const QString &path, QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QString why;
+    const auto bytes = readInputFile(path, kMaxConfigFileBytes, &why);
+    if (!bytes) {
         if (error)
-            *error = QStringLiteral("cannot read '%1': %2").arg(path, file.errorString());
+            *error = QStringLiteral("cannot read '%1': %2").arg(path, why);
         return std::nullopt;
     }
-    const QByteArray bytes = file.readAll();
-    QString why;
-    const auto json = parseJsonBounded(bytes, &why);
+    const auto json = parseJsonBounded(*bytes, &why);
     if (!json) {
         if (error)
             *error = QStringLiteral("%1: %2").arg(path, why);

@@ -1,5 +1,7 @@
 #include "config/sharding.h"
 
+#include "config/saturating.h"
+
 namespace tb {
 
 std::optional<ShardSpec> ShardSpec::parse(const QString &text, QString *error)
@@ -47,7 +49,7 @@ std::optional<LoadConfig> shardLoad(const LoadConfig &total, ShardSpec shard, QS
         share.stages = effectiveStages(total);
     for (StageConfig &stage : share.stages) {
         if (stage.mode == LoadMode::Concurrency) {
-            stage.level = double(shardShare(std::int64_t(stage.level), shard));
+            stage.level = double(shardShare(saturatingRound(stage.level), shard));
             if (stage.level < 1)
                 return empty(QStringLiteral("stage %1: its users").arg(stage.name));
         } else {

@@ -1,5 +1,6 @@
 #include "engine/loadcontroller.h"
 
+#include "config/saturating.h"
 #include "engine/epolleventdispatcher.h"
 #include "engine/transportworker.h"
 #include "tokenize/tokenizer.h"
@@ -8,7 +9,6 @@
 #include <QThread>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
 #include <sys/timerfd.h>
@@ -44,7 +44,12 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
     m_phaseTimer.setParent(this);
     m_phaseTimer.setSingleShot(true);
     m_phaseTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_phaseTimer, &QTimer::timeout, this, &LoadController::endPhase);
+    connect(&m_phaseTimer, &QTimer::timeout, this, [this] {
+        if (m_clock.nowNs() < m_phaseEndNs)
+            armPhaseTimer();
+        else
+            endPhase();
+    });
     m_arrivalTimer.setParent(this);
     m_arrivalTimer.setSingleShot(true);
     m_arrivalTimer.setTimerType(Qt::PreciseTimer);
@@ -111,8 +116,10 @@ void LoadController::beginPhase()
     Q_EMIT stageStarted(m_stage, m_inWarmup);
     const LoadConfig &load = m_plan->config.load;
     const StageConfig &stage = currentStage();
-    if (const qint64 durationMs = phaseLimits().durationMs; durationMs > 0)
-        m_phaseTimer.start(std::chrono::milliseconds(durationMs));
+    const qint64 durationMs = phaseLimits().durationMs;
+    m_phaseEndNs = durationMs > 0 ? m_phaseStartNs + durationMs * 1'000'000 : 0;
+    if (m_phaseEndNs > 0)
+        armPhaseTimer();
     if (stage.mode == LoadMode::Concurrency) {
         fillUsers();
     } else if (m_plan->prompts->isTrace()) {
@@ -122,9 +129,14 @@ void LoadController::beginPhase()
             return endPhase();
         arrivalTick();
     } else {
-        m_nextArrivalNs = m_phaseStartNs + (load.arrival == Arrival::Poisson ? std::int64_t(nextGapNs()) : 0);
+        m_nextArrivalNs = saturatingAdd(m_phaseStartNs, load.arrival == Arrival::Poisson ? nextGapNs() : 0);
         arrivalTick();
     }
+}
+
+void LoadController::armPhaseTimer()
+{
+    m_phaseTimer.start(timerIntervalMs(m_phaseEndNs - m_clock.nowNs()));
 }
 
 void LoadController::endPhase()
@@ -172,14 +184,14 @@ void LoadController::fillUsers()
         endPhase();
 }
 
-double LoadController::nextGapNs()
+std::int64_t LoadController::nextGapNs()
 {
     const double rate = currentStage().level;
     if (m_plan->config.load.arrival == Arrival::Constant)
-        return 1e9 / rate;
+        return saturatingRound(1e9 / rate, 0);
     // Exponential gaps from a 53-bit uniform in (0, 1]: reproducible on every platform.
     const double u = double((splitmix(m_rng) >> 11) + 1) * 0x1.0p-53;
-    return -std::log(u) * 1e9 / rate;
+    return saturatingRound(-std::log(u) * 1e9 / rate, 0);
 }
 
 /// Moves m_nextArrivalNs past the arrival just issued; false when a trace has no entry left.
@@ -187,7 +199,7 @@ bool LoadController::advanceArrival()
 {
     if (m_plan->prompts->isTrace())
         return traceArrival();
-    m_nextArrivalNs += std::int64_t(nextGapNs());
+    m_nextArrivalNs = saturatingAdd(m_nextArrivalNs, nextGapNs());
     return true;
 }
 
@@ -198,7 +210,8 @@ bool LoadController::traceArrival()
     const std::int64_t offset = m_plan->prompts->traceOffsetNs(shardRequestId(m_nextId, m_plan->shard) - 1);
     if (offset < 0)
         return false;
-    m_nextArrivalNs = m_traceOriginNs + std::llround(double(offset) * m_plan->config.load.timeScale);
+    m_nextArrivalNs =
+        saturatingAdd(m_traceOriginNs, saturatingRound(double(offset) * m_plan->config.load.timeScale, 0));
     return true;
 }
 
@@ -207,10 +220,7 @@ void LoadController::arrivalTick()
     if (!m_issuing || currentStage().mode != LoadMode::Rate)
         return;
     const std::int64_t now = m_clock.nowNs();
-    const std::int64_t stageEndNs = [&] {
-        const qint64 ms = phaseLimits().durationMs;
-        return ms > 0 ? m_phaseStartNs + ms * 1'000'000 : std::numeric_limits<std::int64_t>::max();
-    }();
+    const std::int64_t stageEndNs = m_phaseEndNs > 0 ? m_phaseEndNs : std::numeric_limits<std::int64_t>::max();
     // Late timer? Every arrival that is due goes out now, each keeping its own scheduled time:
     // latency is then measured from when the request should have started (no coordinated omission).
     while (m_issuing && m_nextArrivalNs <= now && m_nextArrivalNs < stageEndNs) {
@@ -227,14 +237,13 @@ void LoadController::arrivalTick()
 void LoadController::scheduleArrivalTimer()
 {
     if (m_arrivalFd < 0) {
-        // Rounded up: a timer that fires early finds nothing due and spins through the event loop.
-        const std::int64_t waitNs = m_nextArrivalNs - m_clock.nowNs();
-        m_arrivalTimer.start(int(std::clamp<std::int64_t>((waitNs + 999'999) / 1'000'000, 0, INT_MAX)));
+        m_arrivalTimer.start(timerIntervalMs(m_nextArrivalNs - m_clock.nowNs()));
         return;
     }
     // steady_clock is CLOCK_MONOTONIC: the run clock's instant is the timerfd's absolute time.
     const std::int64_t dueNs =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.at(m_nextArrivalNs).time_since_epoch()).count();
+        saturatingAdd(std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.origin().time_since_epoch()).count(),
+                      m_nextArrivalNs);
     itimerspec spec{};
     spec.it_value.tv_sec = time_t(dueNs / 1'000'000'000);
     spec.it_value.tv_nsec = long(dueNs % 1'000'000'000);
@@ -420,7 +429,7 @@ void LoadController::turnFinished(std::uint64_t conversation)
         const double u = double((splitmix(m_thinkRng) >> 11) + 1) * 0x1.0p-53;
         thinkNs *= -std::log(u);
     }
-    m_thinking.emplace(m_clock.nowNs() + std::int64_t(thinkNs), conversation);
+    m_thinking.emplace(saturatingAdd(m_clock.nowNs(), saturatingRound(thinkNs, 0)), conversation);
     thinkTick();
 }
 
@@ -446,8 +455,7 @@ void LoadController::armThinkTimer()
         m_thinkTimer.stop();
         return;
     }
-    const std::int64_t waitNs = m_thinking.begin()->first - m_clock.nowNs();
-    m_thinkTimer.start(int(std::clamp<std::int64_t>((waitNs + 999'999) / 1'000'000, 0, INT_MAX)));
+    m_thinkTimer.start(timerIntervalMs(m_thinking.begin()->first - m_clock.nowNs()));
 }
 
 void LoadController::recordUnsent(const RequestJob &job, RequestStatus status, const QString &message)
@@ -559,7 +567,7 @@ RunProgress LoadController::progress() const
         const double t = phaseSeconds(m_plan->stages.at(s).durationMs, m_plan->stages.at(s).requests);
         remaining = t >= 0 ? remaining + t : -1;
     }
-    p.etaMs = remaining >= 0 ? std::int64_t(remaining * 1000.0) : -1;
+    p.etaMs = remaining >= 0 ? saturatingRound(remaining * 1000.0) : -1;
     return p;
 }
 

@@ -71,11 +71,16 @@ private:
 
     void beginPhase();
     void endPhase();
+    /// Arms m_phaseTimer for m_phaseEndNs; a Qt timer holds at most 24.8 days, so a longer phase
+    /// re-arms until its end has come.
+    void armPhaseTimer();
     void fillUsers();
     void arrivalTick();
     void scheduleArrivalTimer();
     void stopArrivalTimer();
-    double nextGapNs();
+    /// The gap to the next open-loop arrival, saturated: a rate too small for int64 nanoseconds
+    /// puts the next arrival at "never", past every stage's end.
+    std::int64_t nextGapNs();
     bool advanceArrival();
     bool traceArrival();
     /// A new request: the next turn of `conversation`, or (0) a new one, or an independent request.
@@ -112,6 +117,7 @@ private:
     bool m_inWarmup = false;
     int m_stage = 0;
     std::int64_t m_phaseStartNs = 0;
+    std::int64_t m_phaseEndNs = 0; ///< when the phase ends by duration; 0: it has none
     std::int64_t m_phaseIssued = 0;
     bool m_issuing = false;
     bool m_stopping = false;

@@ -1,5 +1,6 @@
 #include "engine/promptcalibrator.h"
 
+#include "config/saturating.h"
 #include "engine/streamdecoder.h"
 #include "engine/targetaccess.h"
 #include "tokenize/tokenizer.h"
@@ -188,6 +189,8 @@ void PromptCalibrator::received(QNetworkReply *reply, Probe probe, const Prompt 
             return nextDialect(probe, QStringLiteral("no token count in the answer"), prompt);
         if (*count <= 0) // the text is never empty: a server that did not read the body
             return nextDialect(probe, QStringLiteral("an empty token list"), prompt);
+        if (*count > limits::kMaxTokenCount) // beyond any context; sums of such would overflow
+            return nextDialect(probe, QStringLiteral("a token count beyond %1").arg(limits::kMaxTokenCount), prompt);
         m_textOnly = probe != Probe::TokenizeChat;
         m_result.dialect = bodyOf(probe);
         return sampled(*count);
@@ -246,7 +249,7 @@ void PromptCalibrator::measured(double count)
     case 1: {
         const double dl = m_local1 - m_localNow;
         c.scale = dl > 0 && m_count1 > count ? (m_count1 - count) / dl : m_count1 / m_local1;
-        c.overhead = std::llround(m_count1 - c.scale * m_local1);
+        c.overhead = saturatingRound(m_count1 - c.scale * m_local1);
         if (m_textOnly) {
             // /tokenize counted the text alone: one usage request adds the chat template.
             m_probe = Probe::Chat;
@@ -257,7 +260,7 @@ void PromptCalibrator::measured(double count)
         return measure(c, kSamples);
     }
     case 2: // usage of the requested-size prompt, whose text /tokenize counted as m_count1
-        c.overhead = std::llround(count - c.scale * m_local1);
+        c.overhead = saturatingRound(count - c.scale * m_local1);
         m_step = kFirstCheck;
         return measure(c, kSamples);
     default: // a check of the calibrated sizes
@@ -272,7 +275,7 @@ void PromptCalibrator::checked(double count)
     if (m_step == kFirstCheck || std::abs(miss) < std::abs(m_bestMiss)) {
         m_best = c;
         m_bestMiss = miss;
-        m_result.probed = std::llround(count);
+        m_result.probed = saturatingRound(count);
     }
     // Two checks that differ only in fillers tell what one costs.
     if (m_step > kFirstCheck && c.trim == m_last.trim && c.pad != m_last.pad) {
@@ -288,7 +291,7 @@ void PromptCalibrator::checked(double count)
         return done();
     }
     const auto fillers = [this](double tokens) {
-        return std::max<std::int64_t>(1, std::llround(tokens / m_fillerCost));
+        return std::max<std::int64_t>(1, saturatingRound(tokens / m_fillerCost));
     };
     if (miss > 0) {
         c.pad += fillers(miss);
@@ -296,7 +299,8 @@ void PromptCalibrator::checked(double count)
         c.pad = std::max<std::int64_t>(0, c.pad - fillers(-miss));
     } else {
         // Words off (whole local tokens, `scale` target tokens each), so fillers can fill back up.
-        c.trim += std::max<std::int64_t>(1, std::int64_t(std::ceil(-miss / std::max(c.scale, 0.1))));
+        c.trim = saturatingAdd(c.trim,
+                               std::max<std::int64_t>(1, saturatingRound(std::ceil(-miss / std::max(c.scale, 0.1)))));
         c.pad = 0;
     }
     ++m_step;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 
 namespace tb {
@@ -30,5 +32,16 @@ public:
 private:
     Clock::time_point m_origin;
 };
+
+/// A wait as a Qt timer's interval: whole milliseconds rounded up (a timer that fires early finds
+/// nothing due and spins through the event loop), at most INT_MAX (24.8 days; Qt's
+/// std::chrono overloads cast to int, so a longer one wraps). A handler whose time has not come
+/// yet arms the timer again.
+inline int timerIntervalMs(std::int64_t waitNs)
+{
+    if (waitNs <= 0)
+        return 0;
+    return int(std::min<std::int64_t>(waitNs / 1'000'000 + (waitNs % 1'000'000 != 0), INT_MAX));
+}
 
 } // namespace tb

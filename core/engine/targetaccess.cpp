@@ -13,7 +13,7 @@ QSslConfiguration TargetAccess::tls(bool verify, const QString &caCertificate)
     if (!verify)
         tls.setPeerVerifyMode(QSslSocket::VerifyNone);
     if (!caCertificate.isEmpty())
-        tls.addCaCertificates(QSslCertificate::fromPath(caCertificate));
+        tls.addCaCertificates(caCertificates(caCertificate, nullptr)); // validation said why, if any
     return tls;
 }
 

@@ -474,8 +474,7 @@ void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, c
 void TransportWorker::armDeadlineTimer(std::int64_t dueNs)
 {
     m_armedNs = dueNs;
-    const std::int64_t waitNs = std::max<std::int64_t>(0, dueNs - m_clock.nowNs());
-    m_deadlineTimer.start(std::chrono::milliseconds((waitNs + 999'999) / 1'000'000));
+    m_deadlineTimer.start(timerIntervalMs(dueNs - m_clock.nowNs()));
 }
 
 void TransportWorker::checkDeadlines()

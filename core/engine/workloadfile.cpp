@@ -1,5 +1,6 @@
 #include "engine/workloadfile.h"
 
+#include "config/inputfile.h"
 #include "config/runconfig.h"
 #include "tokenize/tokenizer.h"
 
@@ -38,6 +39,9 @@ std::int64_t contentTokens(const nlohmann::json &content)
 }
 
 enum class Parsed { Ok, NoPrompt, Bad, Fatal };
+
+constexpr int kFirstTraceYear = 1970;
+constexpr int kLastTraceYear = 2261;
 
 /// An integer field in [min, max]; false with *why when it is there but not such a number.
 bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, std::int64_t max,
@@ -227,7 +231,8 @@ Parsed entryFromJson(const nlohmann::json &j, WorkloadRole role, WorkloadEntry &
 }
 
 /// "2023-11-16 18:15:46.6805900" (the Azure traces' form; 'T' and a trailing 'Z' are accepted too)
-/// as nanoseconds since the epoch.
+/// as nanoseconds since the epoch; years 1970 to 2261, which int64 nanoseconds hold (and the
+/// differences of any two of them).
 std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
 {
     while (!s.empty() && (s.front() == ' ' || s.front() == '"'))
@@ -252,7 +257,7 @@ std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
         return std::nullopt;
     using namespace std::chrono;
     const year_month_day date{year{*y}, month{unsigned(*mo)}, day{unsigned(*d)}};
-    if (!date.ok())
+    if (!date.ok() || *y < kFirstTraceYear || *y > kLastTraceYear)
         return std::nullopt;
     std::int64_t ns = 0;
     if (s.size() > 19) {
@@ -512,7 +517,9 @@ private:
             const auto context = csvInteger(fields[std::size_t(contextColumn)], 1, limits::kMaxPromptTokens);
             const auto generated = csvInteger(fields[std::size_t(generatedColumn)], 0, limits::kMaxTokens);
             if (!time)
-                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]'"));
+                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]' from %1 to %2")
+                                     .arg(kFirstTraceYear)
+                                     .arg(kLastTraceYear));
             if (!context || !generated)
                 return bad(line, QStringLiteral("ContextTokens must be a whole number from 1 to %1 and GeneratedTokens "
                                                 "from 0 to %2")
@@ -542,26 +549,19 @@ private:
 std::optional<WorkloadFile> WorkloadFile::load(const QString &path, WorkloadRole role, const WorkloadOptions &options,
                                                QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QFile file;
+    if (QString why; !openInputFile(file, path, kMaxFileBytes, &why)) {
         if (error)
-            *error = QStringLiteral("'%1': %2").arg(path, file.errorString());
+            *error = QStringLiteral("'%1': %2").arg(path, why);
         return std::nullopt;
     }
-    if (file.size() > kMaxFileBytes) {
-        if (error)
-            *error = QStringLiteral("'%1': %2 GiB; at most %3 GiB")
-                         .arg(path)
-                         .arg(file.size() >> 30)
-                         .arg(kMaxFileBytes >> 30);
-        return std::nullopt;
-    }
-    const qint64 size = file.size();
+    qint64 size = file.size();
     const uchar *bytes = size > 0 ? file.map(0, size) : nullptr;
     QByteArray buffer;
-    if (size > 0 && !bytes) { // not mappable (a pipe, some file systems): read it
-        buffer = file.readAll();
+    if (size > 0 && !bytes) { // not mappable (some file systems): read it
+        buffer = file.read(size);
         bytes = reinterpret_cast<const uchar *>(buffer.constData());
+        size = buffer.size();
     }
     Reader reader(path, role, options, error);
     if (!reader.read(std::string_view(reinterpret_cast<const char *>(bytes), std::size_t(bytes ? size : 0))))

@@ -1,19 +1,23 @@
 #include "metrics/clienthealthsummary.h"
 
+#include "config/saturating.h"
+
+#include <climits>
 #include <cmath>
 
 namespace tb {
 
 QString ClientHealthSummary::note() const
 {
-    QString text = QStringLiteral("client saturated for %1% of the window").arg(std::lround(100 * saturatedFraction()));
+    QString text =
+        QStringLiteral("client saturated for %1% of the window").arg(saturatingRound(100 * saturatedFraction()));
     if (firstSaturatedS)
         text += QStringLiteral("; figures after %1 s are limited by this machine").arg(*firstSaturatedS);
     return text +
            QStringLiteral(" (CPU peak %1% of %2 cores, event-loop lag up to %3 ms%4%5)")
-               .arg(std::lround(cpuPeakPct))
+               .arg(saturatingRound(cpuPeakPct))
                .arg(cores)
-               .arg(std::lround(loopLagMaxMs))
+               .arg(saturatingRound(loopLagMaxMs))
                .arg(sendLagP50Ms ? QStringLiteral(", send lag p50 %1 ms").arg(*sendLagP50Ms, 0, 'f', 1) : QString())
                .arg(readBacklogP99Ms ? QStringLiteral(", read backlog p99 %1 ms").arg(*readBacklogP99Ms, 0, 'f', 1)
                                      : QString());
@@ -44,9 +48,11 @@ nlohmann::json ClientHealthSummary::toJson() const
 std::optional<ClientHealthSummary> ClientHealthSummary::fromJson(const nlohmann::json &j, QString *error)
 {
     ClientHealthSummary s;
+    // Counts read as numbers and saturated: get<int>() of a number beyond int is undefined.
+    const auto count = [](const nlohmann::json &v) { return int(saturatingRound(v.get<double>(), 0, INT_MAX)); };
     try {
-        s.cores = j.at("cores").get<int>();
-        s.seconds = j.at("seconds").get<int>();
+        s.cores = count(j.at("cores"));
+        s.seconds = count(j.at("seconds"));
         s.cpuMeanPct = j.at("cpu_mean_pct").get<double>();
         s.cpuPeakPct = j.at("cpu_peak_pct").get<double>();
         s.loopLagMeanMs = j.at("loop_lag_mean_ms").get<double>();
@@ -63,10 +69,10 @@ std::optional<ClientHealthSummary> ClientHealthSummary::fromJson(const nlohmann:
         read("read_backlog_p50_ms", s.readBacklogP50Ms);
         read("read_backlog_p99_ms", s.readBacklogP99Ms);
         read("read_backlog_max_ms", s.readBacklogMaxMs);
-        s.readBacklogSeconds = j.value("read_backlog_seconds", 0);
-        s.saturatedSeconds = j.at("saturated_seconds").get<int>();
+        s.readBacklogSeconds = count(j.value("read_backlog_seconds", nlohmann::json(0)));
+        s.saturatedSeconds = count(j.at("saturated_seconds"));
         if (!j.at("limited_after_s").is_null())
-            s.firstSaturatedS = j["limited_after_s"].get<int>();
+            s.firstSaturatedS = count(j["limited_after_s"]);
         s.saturated = j.at("saturated").get<bool>();
     } catch (const nlohmann::json::exception &e) {
         if (error)

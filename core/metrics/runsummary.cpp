@@ -1,6 +1,7 @@
 #include "metrics/runsummary.h"
 
 #include "config/jsonreader.h"
+#include "config/saturating.h"
 #include "formats/formatversion.h"
 
 #include <array>
@@ -514,7 +515,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     if (top.has("prompt_size")) {
         const JsonReader p = top.object("prompt_size");
         if (const auto requested = p.optionalNumber("requested"))
-            s.promptSizing.requested = std::int64_t(*requested);
+            s.promptSizing.requested = saturatingRound(*requested);
         s.promptSizing.tokenizer = p.string("tokenizer");
         s.promptSizing.localTokens = p.integer("local_tokens");
         if (p.has("calibration") && p.value()["calibration"].contains("error")) {
@@ -532,7 +533,7 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             }
             s.promptSizing.probes = int(c.integer("probes"));
             if (const auto probed = c.optionalNumber("probed"))
-                s.promptSizing.probed = std::int64_t(*probed);
+                s.promptSizing.probed = saturatingRound(*probed);
         }
     }
     top.stringList("warnings", s.warnings);

@@ -1,5 +1,6 @@
 #include "metrics/servermetrics.h"
 
+#include "config/saturating.h"
 #include "formats/csv.h"
 
 #include <QByteArray>
@@ -741,7 +742,7 @@ std::optional<ServerSummary> ServerSummary::fromJson(const json &j, QString *err
     s.cacheHitRatio = optionalFrom(j, "cache_hit_ratio");
     s.cacheHitSource = text("cache_hit_source");
     if (const auto sent = optionalFrom(j, "prompt_tokens_sent"))
-        s.promptTokensSent = std::int64_t(*sent);
+        s.promptTokensSent = saturatingRound(*sent);
     if (j.contains("instances") && j["instances"].is_array()) {
         for (const json &one : j["instances"]) {
             // One level: an instance's block is one endpoint's.

@@ -1,5 +1,6 @@
 #include "observe/metricsscraper.h"
 
+#include "config/outputfile.h"
 #include "config/runconfig.h"
 #include "formats/csv.h"
 
@@ -220,8 +221,7 @@ private:
         if (m_options.csvPath.isEmpty() || m_csvFailed)
             return;
         if (!m_csv.isOpen()) {
-            m_csv.setFileName(m_options.csvPath);
-            if (!m_csv.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            if (!openOutputFile(m_csv, m_options.csvPath, nullptr)) {
                 m_csvFailed = true;
                 return;
             }

@@ -1,12 +1,12 @@
 #include "results/rundirectory.h"
 
+#include "config/inputfile.h"
 #include "formats/csv.h"
 #include "metrics/runaggregator.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 
 #include <unordered_map>
@@ -29,20 +29,19 @@ struct Reading {
 
     bool exists(const char *name) const { return dir.exists(QLatin1String(name)); }
 
-    std::optional<QByteArray> read(const char *name)
+    std::optional<QByteArray> read(const char *name, qint64 maxBytes)
     {
-        QFile file(dir.filePath(QLatin1String(name)));
-        if (!file.open(QIODevice::ReadOnly)) {
-            fail(QStringLiteral("cannot read %1: %2").arg(QLatin1String(name), file.errorString()));
-            return std::nullopt;
-        }
-        return file.readAll();
+        QString why;
+        auto bytes = readInputFile(dir.filePath(QLatin1String(name)), maxBytes, &why);
+        if (!bytes)
+            fail(QStringLiteral("cannot read %1: %2").arg(QLatin1String(name), why));
+        return bytes;
     }
 
     /// Parses a JSON file; reports damage or a newer format before `parse` looks at the content.
-    template<typename T, typename Parse> std::optional<T> readJson(const char *name, Parse parse)
+    template<typename T, typename Parse> std::optional<T> readJson(const char *name, qint64 maxBytes, Parse parse)
     {
-        const auto bytes = read(name);
+        const auto bytes = read(name, maxBytes);
         if (!bytes)
             return std::nullopt;
         const json j = json::parse(bytes->constData(), bytes->constData() + bytes->size(), nullptr, false);
@@ -64,7 +63,7 @@ struct Reading {
 
     bool readRecords(RunData &data)
     {
-        const auto bytes = read(runfiles::kRequestsCsv);
+        const auto bytes = read(runfiles::kRequestsCsv, runfiles::kMaxRequestsCsvBytes);
         if (!bytes)
             return false;
         const auto damaged = [this](const QString &why) {
@@ -98,7 +97,7 @@ struct Reading {
     {
         if (!exists(runfiles::kChunksJsonl))
             return true;
-        const auto bytes = read(runfiles::kChunksJsonl);
+        const auto bytes = read(runfiles::kChunksJsonl, runfiles::kMaxChunksJsonlBytes);
         if (!bytes)
             return false;
         std::unordered_map<std::uint64_t, std::size_t> byId;
@@ -135,6 +134,14 @@ QString RunData::label() const
     return QFileInfo(QDir::cleanPath(directory)).fileName();
 }
 
+QStringList RunData::directoryNotes() const
+{
+    QStringList lines;
+    for (const QString &note : notes)
+        lines << QDir::toNativeSeparators(directory) + QStringLiteral(": ") + note;
+    return lines;
+}
+
 bool RunReader::isRunDirectory(const QString &directory)
 {
     const QDir dir(directory);
@@ -161,7 +168,8 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
     RunData data;
     data.directory = directory;
     if (in.exists(runfiles::kRunJson)) {
-        const auto info = in.readJson<RunInfo>(runfiles::kRunJson, &runfiles::runInfoFromJson);
+        const auto info =
+            in.readJson<RunInfo>(runfiles::kRunJson, runfiles::kMaxRunJsonBytes, &runfiles::runInfoFromJson);
         if (!info)
             return failed();
         data.info = *info;
@@ -182,7 +190,8 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
     };
     const bool hasSummary = present(runfiles::kSummaryJson);
     if (hasSummary) {
-        const auto summary = in.readJson<RunSummary>(runfiles::kSummaryJson, &RunSummary::fromJson);
+        const auto summary =
+            in.readJson<RunSummary>(runfiles::kSummaryJson, runfiles::kMaxSummaryJsonBytes, &RunSummary::fromJson);
         if (!summary)
             return failed();
         data.summary = *summary;
@@ -221,7 +230,7 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
         data.notes << QStringLiteral("%1 is empty (the disk was full when the run ended)%2")
                           .arg(name, recompute ? QStringLiteral(": recomputed from requests.csv") : QString());
     if (hasSeries) {
-        const auto bytes = in.read(runfiles::kTimeSeriesCsv);
+        const auto bytes = in.read(runfiles::kTimeSeriesCsv, runfiles::kMaxTimeSeriesCsvBytes);
         if (!bytes)
             return failed();
         QString why;
@@ -232,15 +241,13 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
         }
         data.timeSeries = std::move(*rows);
     }
-    if (parts.testFlag(Records) && QFileInfo::exists(data.directory + QStringLiteral("/server_metrics.csv"))) {
+    if (parts.testFlag(Records) && in.exists(runfiles::kServerMetricsCsv)) {
         // The server's side is an extra: a damaged file costs its chart, not the run.
-        QFile file(data.directory + QStringLiteral("/server_metrics.csv"));
         QString why;
         std::optional<std::vector<ServerRow>> rows;
-        if (file.open(QIODevice::ReadOnly))
-            rows = serverRowsFromCsv(file.readAll(), &why);
-        else
-            why = file.errorString();
+        if (const auto bytes = readInputFile(in.dir.filePath(QLatin1String(runfiles::kServerMetricsCsv)),
+                                             runfiles::kMaxServerMetricsCsvBytes, &why))
+            rows = serverRowsFromCsv(*bytes, &why);
         if (rows)
             data.serverRows = std::move(*rows);
         else

@@ -32,6 +32,8 @@ struct RunData {
 
     /// `name` if set, else the directory's name: what tables call the run.
     QString label() const;
+    /// Each note as "DIR: note", as compare, report and merge pass them on.
+    QStringList directoryNotes() const;
 };
 
 /// Loads run directories written by RunWriter. Errors name the directory and the file:

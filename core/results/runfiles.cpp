@@ -1,5 +1,6 @@
 #include "results/runfiles.h"
 
+#include "config/saturating.h"
 #include "formats/csv.h"
 #include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
@@ -636,8 +637,9 @@ bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<Chunk
             *error = QStringLiteral("chunk %1 is not a pair of integers").arg(i);
             return false;
         }
-        us += t.get<std::int64_t>();
-        chunks->push_back({us * 1000, c.get<std::int32_t>()});
+        // Saturated: the deltas are a file's, and a sum or a product beyond int64 is undefined.
+        us = saturatingAdd(us, t.get<std::int64_t>());
+        chunks->push_back({saturatingRound(double(us) * 1000), c.get<std::int32_t>()});
     }
     return true;
 }

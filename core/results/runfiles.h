@@ -30,6 +30,18 @@ inline constexpr char kSummaryJson[] = "summary.json";
 inline constexpr char kRequestsCsv[] = "requests.csv";
 inline constexpr char kChunksJsonl[] = "chunks.jsonl";
 inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
+inline constexpr char kServerMetricsCsv[] = "server_metrics.csv";
+
+/// The most RunReader reads of each file (README "Limits"), so that a damaged or hostile directory
+/// cannot take memory or time without end. Each is far above what long runs write: requests.csv
+/// holds about 260 bytes a request (8 million in 2 GiB), summary.json about 120 KiB a stage (1000
+/// stages in 256 MiB), timeseries.csv about 100 bytes a second (a quarter of a year in 1 GiB).
+inline constexpr qint64 kMaxRunJsonBytes = qint64(64) << 20;
+inline constexpr qint64 kMaxSummaryJsonBytes = qint64(256) << 20;
+inline constexpr qint64 kMaxRequestsCsvBytes = qint64(2) << 30;
+inline constexpr qint64 kMaxChunksJsonlBytes = qint64(4) << 30;
+inline constexpr qint64 kMaxTimeSeriesCsvBytes = qint64(1) << 30;
+inline constexpr qint64 kMaxServerMetricsCsvBytes = qint64(1) << 30;
 
 /// {"format": "tokenbench-run", "format_version", "tool", "host", "started_at", "stages",
 ///  "config": toJson(RunConfig), "clock": {"monotonic_origin_ns", "wall_origin", "wall_origin_ns"}}

@@ -78,7 +78,8 @@ QString RunMerger::mergedNote(const QStringList &mergedFrom)
     return QStringLiteral("merged from %1 shards (%2)").arg(mergedFrom.size()).arg(names.join(QStringLiteral(", ")));
 }
 
-bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir, QString *error, bool *refused)
+bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir, QString *error, bool *refused,
+                      QStringList *notes)
 {
     if (refused)
         *refused = false;
@@ -97,11 +98,13 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
         return refuse(QStringLiteral("no shard directories to merge"));
 
     std::vector<RunData> shards;
+    QStringList shardNotes;
     for (const QString &directory : shardDirectories) {
         QString why;
         auto data = RunReader::load(directory, &why, RunReader::Chunks);
-        if (!data)
-            return fail(why);
+        if (!data) // what compare and report refuse as well
+            return refuse(why);
+        shardNotes << data->directoryNotes();
         if (!data->hasInfo || !data->info.shard.isSharded())
             return refuse(
                 QStringLiteral("%1: not a shard (its run.json has no \"shard\" block; shards are runs made with "
@@ -197,7 +200,11 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
         if (!writer.append(r))
             return fail(writer.errorString());
     }
-    if (!writer.finish(aggregator.summary(), aggregator.timeSeries()))
+    RunSummary summary = aggregator.summary();
+    summary.warnings << shardNotes;
+    if (notes)
+        *notes = shardNotes;
+    if (!writer.finish(summary, aggregator.timeSeries()))
         return fail(writer.errorString());
     return true;
 }

@@ -22,10 +22,12 @@ class RunMerger
 {
 public:
     /// Writes the merged run into `outDir`, which must not hold a run yet. False with *error;
-    /// *refused tells shards that do not make one run (a usage error) from a file that could not
-    /// be read or written.
+    /// *refused tells shards that cannot be merged — missing or damaged directories, or shards that
+    /// do not make one run (a usage error) — from a merged run that could not be written.
+    /// *notes gets what reading the shards noted ("DIR: requests.csv: the last row was cut short…"),
+    /// also kept in the merged summary's warnings.
     static bool merge(const QStringList &shardDirectories, const QString &outDir, QString *error,
-                      bool *refused = nullptr);
+                      bool *refused = nullptr, QStringList *notes = nullptr);
     /// "merged from N shards (a, b, …)", shown in the run header of the GUI, compare and report.
     static QString mergedNote(const QStringList &mergedFrom);
 };

@@ -1,11 +1,11 @@
 #include "results/runwriter.h"
 
+#include "config/outputfile.h"
 #include "results/runfiles.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 namespace tb {
 
@@ -80,16 +80,14 @@ bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace
     if (!writeWhole(runfiles::kRunJson, runfiles::runInfoToJson(info).dump(2) + "\n"))
         return false;
 
-    m_requests.setFileName(dir.filePath(QLatin1String(runfiles::kRequestsCsv)));
-    m_chunks.setFileName(dir.filePath(QLatin1String(runfiles::kChunksJsonl)));
     // Unbuffered: each write() is one write(2), so nothing waits in the process.
-    for (QFile *file : {&m_requests, &m_chunks}) {
-        if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered))
-            return fail(QStringLiteral("cannot create %1: %2")
-                            .arg(QDir::toNativeSeparators(file->fileName()), file->errorString()));
+    for (auto [file, name] : {std::pair{&m_requests, runfiles::kRequestsCsv}, {&m_chunks, runfiles::kChunksJsonl}}) {
+        const QString path = dir.filePath(QLatin1String(name));
+        if (QString why; !openOutputFile(*file, path, &why))
+            return fail(QStringLiteral("cannot create %1: %2").arg(QDir::toNativeSeparators(path), why));
     }
     m_requestsRows = runfiles::requestsCsvHeader(info);
-    return writeAll(m_requests, m_requestsRows);
+    return writeAll(m_requests, runfiles::kRequestsCsv, m_requestsRows);
 }
 
 bool RunWriter::append(const RequestRecord &record)
@@ -100,33 +98,25 @@ bool RunWriter::append(const RequestRecord &record)
     runfiles::appendChunksLine(m_chunksLine, record);
     // Requests first: a chunk line never refers to a request that a crash could lose. Two small
     // write(2)s cost a few µs; a request costs far more than that to make.
-    return writeAll(m_requests, m_requestsRows) && writeAll(m_chunks, m_chunksLine);
+    return writeAll(m_requests, runfiles::kRequestsCsv, m_requestsRows) &&
+           writeAll(m_chunks, runfiles::kChunksJsonl, m_chunksLine);
 }
 
-bool RunWriter::writeAll(QFile &file, std::string &rows)
+bool RunWriter::writeAll(QFile &file, const char *name, std::string &rows)
 {
     const bool written = writeFully(file, rows);
     rows.clear();
     if (!written)
-        return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), reason(file)));
+        return fail(QStringLiteral("cannot write %1: %2")
+                        .arg(QDir::toNativeSeparators(QDir(m_directory).filePath(QLatin1String(name))), reason(file)));
     return true;
 }
 
 bool RunWriter::writeWhole(const char *name, const std::string &content)
 {
     const QString path = QDir(m_directory).filePath(QLatin1String(name));
-    QSaveFile file(path);
-    // Unbuffered, so that every failed write is seen here: QSaveFile::commit() (Qt 6.4) misses a
-    // failure of its final flush and renames an empty file into place (seen on a full disk).
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Unbuffered))
-        return fail(QStringLiteral("cannot create %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
-    if (!writeFully(file, content)) {
-        const QString why = reason(file);
-        file.cancelWriting();
+    if (QString why; !writeFileAtomically(path, content, &why))
         return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why));
-    }
-    if (!file.commit())
-        return fail(QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
     return true;
 }
 

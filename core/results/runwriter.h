@@ -58,7 +58,7 @@ public:
 
 private:
     bool fail(const QString &what);
-    bool writeAll(QFile &file, std::string &rows);
+    bool writeAll(QFile &file, const char *name, std::string &rows);
     bool writeWhole(const char *name, const std::string &content);
 
     QString m_directory;

@@ -1,13 +1,13 @@
 #include "results/sessioninfo.h"
 
 #include "config/enumnames.h"
+#include "config/inputfile.h"
+#include "config/outputfile.h"
 #include "formats/formatversion.h"
 #include "results/rundirectory.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <algorithm>
 
@@ -148,18 +148,17 @@ bool SessionInfo::isSessionDirectory(const QString &directory)
 std::optional<SessionInfo> SessionInfo::load(const QString &directory, QString *error)
 {
     const QString where = QDir::toNativeSeparators(directory);
-    QFile file(QDir(directory).filePath(QLatin1String(kFileName)));
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: cannot read %2: %3").arg(where, QLatin1String(kFileName), file.errorString());
+    QString why;
+    const auto bytes = readInputFile(QDir(directory).filePath(QLatin1String(kFileName)), kMaxConfigFileBytes, &why);
+    if (!bytes) {
+        *error = QStringLiteral("%1: cannot read %2: %3").arg(where, QLatin1String(kFileName), why);
         return std::nullopt;
     }
-    const QByteArray bytes = file.readAll();
-    const json j = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    const json j = json::parse(bytes->constData(), bytes->constData() + bytes->size(), nullptr, false);
     if (j.is_discarded()) {
         *error = QStringLiteral("%1: damaged %2: not valid JSON").arg(where, QLatin1String(kFileName));
         return std::nullopt;
     }
-    QString why;
     auto info = fromJson(j, &why);
     if (!info) {
         const bool newer = why.startsWith(QLatin1String("written by a newer"));
@@ -171,11 +170,9 @@ std::optional<SessionInfo> SessionInfo::load(const QString &directory, QString *
 
 bool SessionInfo::save(const QString &directory, QString *error) const
 {
-    QSaveFile file(QDir(directory).filePath(QLatin1String(kFileName)));
-    const std::string text = toJson().dump(2) + '\n';
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
-        *error =
-            QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), file.errorString());
+    const QString path = QDir(directory).filePath(QLatin1String(kFileName));
+    if (QString why; !writeFileAtomically(path, toJson().dump(2) + '\n', &why)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why);
         return false;
     }
     return true;

@@ -1,5 +1,8 @@
 #include "sim/servingmodel.h"
 
+#include "config/runconfig.h"
+#include "config/saturating.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,8 +24,11 @@ qint64 ServingModel::prefillNs(qint64 promptTokens, qint64 cachedTokens) const
     const double c = double(cachedTokens) / 1000.0;
     const double e = m_config.prefillExponent;
     const double power = m_config.prefillPowerMs > 0 ? m_config.prefillPowerMs * (std::pow(p, e) - std::pow(c, e)) : 0;
-    return qint64(std::llround(
-        (m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c) + power) * 1e6));
+    // A client's prompt of billions of tokens would take longer than int64 nanoseconds hold (and
+    // than any sum of times could): a prefill takes at most the longest duration a run has.
+    return saturatingRound((m_config.prefillMsPer1k * (p - c) + m_config.prefillQuadraticMs * (p * p - c * c) + power) *
+                               1e6,
+                           0, limits::kMaxDurationMs * 1'000'000);
 }
 
 std::optional<quint64> ServingModel::submit(const Job &job, qint64 nowNs)

@@ -1,8 +1,8 @@
 #include "tokenize/bpetokenizer.h"
 
+#include "config/inputfile.h"
 #include "tokenize/splitpattern.h"
 
-#include <QFile>
 #include <QFileInfo>
 
 #include <nlohmann/json.hpp>
@@ -815,12 +815,11 @@ struct BpeLoader {
 std::shared_ptr<const BpeTokenizer> BpeTokenizer::fromFile(const QString &path, QString *error)
 {
     BpeLoader loader{path, error};
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return loader.fail(file.errorString());
-    if (file.size() > kMaxFileBytes)
-        return loader.fail(QStringLiteral("larger than %1 MB: not a tokenizer file").arg(kMaxFileBytes >> 20));
-    const QByteArray data = file.readAll();
+    QString why;
+    const auto read = readInputFile(path, kMaxFileBytes, &why);
+    if (!read)
+        return loader.fail(why);
+    const QByteArray &data = *read;
     const QByteArray start = data.left(64).trimmed();
     if (start.isEmpty())
         return loader.fail(QStringLiteral("empty"));

@@ -17,15 +17,22 @@ int LoadRun::count(RequestStatus status) const
 
 LoadRun runLoad(RunConfig config, const std::function<void(LoadController &)> &during, int timeoutMs, int workers)
 {
-    LoadRun result;
     QString error;
     if (config.target.transport == TransportKind::Auto)
         config.target.transport = rowTransport();
-    result.plan = RunPlan::create(config, &error);
-    if (!result.plan) {
+    auto plan = RunPlan::create(config, &error);
+    if (!plan) {
         qWarning() << "plan:" << error;
-        return result;
+        return {};
     }
+    return runPlan(std::move(plan), during, timeoutMs, workers);
+}
+
+LoadRun runPlan(std::shared_ptr<const RunPlan> plan, const std::function<void(LoadController &)> &during, int timeoutMs,
+                int workers)
+{
+    LoadRun result;
+    result.plan = std::move(plan);
     LoadController controller(result.plan, RunClock(),
                               [&result](RequestRecord &&r) { result.records.push_back(std::move(r)); });
     QObject::connect(&controller, &LoadController::finished, [&result](bool cancelled) {

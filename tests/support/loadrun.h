@@ -28,5 +28,8 @@ struct LoadRun {
 /// controller while it runs (e.g. Stop).
 LoadRun runLoad(RunConfig config, const std::function<void(LoadController &)> &during = {}, int timeoutMs = 120000,
                 int workers = 2);
+/// Runs a plan as it is, for a test that changes a plan after validation.
+LoadRun runPlan(std::shared_ptr<const RunPlan> plan, const std::function<void(LoadController &)> &during = {},
+                int timeoutMs = 120000, int workers = 2);
 
 } // namespace tb::test

@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 namespace tb::test {
 
 QByteArray readFile(const QString &path)
@@ -21,6 +23,16 @@ QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArra
 {
     const QString path = dir.filePath(name);
     return writeFile(path, bytes) ? path : QString();
+}
+
+bool makeUnreadableFile(const QString &path, const QString &kind, qint64 bytes)
+{
+    if (kind == QLatin1String("dev-zero"))
+        return QFile::link(QStringLiteral("/dev/zero"), path);
+    if (kind == QLatin1String("fifo"))
+        return ::mkfifo(QFile::encodeName(path).constData(), 0600) == 0;
+    QFile file(path);
+    return kind == QLatin1String("sparse") && file.open(QIODevice::WriteOnly) && file.resize(bytes);
 }
 
 } // namespace tb::test

@@ -1,6 +1,7 @@
 #include "models/runhistorymodel.h"
 
 #include "analysis/baseline.h"
+#include "config/inputfile.h"
 #include "results/sessioninfo.h"
 
 #include "formats/numberformat.h"
@@ -9,12 +10,14 @@
 
 #include <QColor>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QFont>
 #include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tb {
 
@@ -28,8 +31,10 @@ QString canonical(const QString &directory)
 
 QString readNotes(const QString &directory)
 {
-    QFile file(QDir(directory).filePath(QLatin1String(RunHistoryModel::kNotesFile)));
-    if (!file.open(QIODevice::ReadOnly))
+    // Only the first kMaxNotes bytes are read, of a regular file: a FIFO there would hang the open.
+    QFile file;
+    if (!openInputFile(file, QDir(directory).filePath(QLatin1String(RunHistoryModel::kNotesFile)),
+                       std::numeric_limits<qint64>::max(), nullptr))
         return {};
     return QString::fromUtf8(file.read(RunHistoryModel::kMaxNotes));
 }

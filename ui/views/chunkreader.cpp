@@ -1,5 +1,6 @@
 #include "views/chunkreader.h"
 
+#include "config/inputfile.h"
 #include "results/runfiles.h"
 
 #include <QDir>
@@ -69,10 +70,10 @@ std::optional<std::vector<ChunkStamp>> ChunkReader::read(const QString &director
         m_scanned = 0;
         m_offsets.clear();
     }
-    QFile file(QDir(directory).filePath(QLatin1String(runfiles::kChunksJsonl)));
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = tr("This run has no chunk timelines (%1: %2).")
-                     .arg(QLatin1String(runfiles::kChunksJsonl), file.errorString());
+    QFile file;
+    if (QString why; !openInputFile(file, QDir(directory).filePath(QLatin1String(runfiles::kChunksJsonl)),
+                                    runfiles::kMaxChunksJsonlBytes, &why)) {
+        *error = tr("This run has no chunk timelines (%1: %2).").arg(QLatin1String(runfiles::kChunksJsonl), why);
         return std::nullopt;
     }
     if (!m_offsets.contains(id))

@@ -4,6 +4,7 @@
 #include "models/summarymodel.h"
 #include "views/rundocument.h"
 
+#include "config/inputfile.h"
 #include "results/runfiles.h"
 
 #include <QCheckBox>
@@ -150,12 +151,14 @@ void ExportDialog::chooseFolder()
 
 bool ExportDialog::exportRequests(const RunDocument &document, const QString &path, QString *error)
 {
-    QFile source(QDir(document.directory()).filePath(QLatin1String(runfiles::kRequestsCsv)));
-    if (!source.open(QIODevice::ReadOnly)) {
-        *error = tr("%1: %2").arg(QDir::toNativeSeparators(source.fileName()), source.errorString());
+    const QString source = QDir(document.directory()).filePath(QLatin1String(runfiles::kRequestsCsv));
+    QString why;
+    const auto bytes = readInputFile(source, runfiles::kMaxRequestsCsvBytes, &why);
+    if (!bytes) {
+        *error = tr("%1: %2").arg(QDir::toNativeSeparators(source), why);
         return false;
     }
-    return writeFile(path, source.readAll(), error);
+    return writeFile(path, *bytes, error);
 }
 
 bool ExportDialog::exportTimeSeries(const RunDocument &document, const QString &path, QString *error)
