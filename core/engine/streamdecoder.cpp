@@ -9,9 +9,6 @@ namespace tb {
 namespace {
 
 constexpr qsizetype kMaxErrorMessage = 300;
-/// Far beyond any model's context, and small enough that sums over millions of requests stay in
-/// int64: a larger count is a broken server's, rejected like a number out of int64's range.
-constexpr std::int64_t kMaxTokenCount = 1'000'000'000'000;
 
 const nlohmann::json *member(const nlohmann::json &object, const char *key)
 {

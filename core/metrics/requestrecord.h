@@ -47,6 +47,11 @@ enum class CacheSource : std::uint8_t { None, Usage, Timings };
 const char *cacheSourceName(CacheSource source); ///< "", "usage", "timings"
 std::optional<CacheSource> cacheSourceFromName(const QString &name);
 
+/// The largest token count a record holds: far beyond any model's context, and small enough that
+/// sums over millions of requests stay in int64. A larger count — a broken server's, a damaged
+/// requests.csv's — is rejected where it is read.
+inline constexpr std::int64_t kMaxTokenCount = 1'000'000'000'000;
+
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
 /// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
 /// the completion token count by these characters (see metrics/requestmetrics.h).
