@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +56,38 @@ inline std::vector<std::string_view> bytes(const std::uint8_t *data, std::size_t
     for (std::size_t i = 0; i < size; ++i)
         out.push_back(text(data + i, 1));
     return out;
+}
+
+/// A path in a directory of this process's own under the temporary directory, removed at exit:
+/// for the parsers that take a file name (workload files, tokenizer files, run directories), which
+/// then read the input through the same open and size checks as a user's file.
+inline std::filesystem::path scratchPath(const std::string &name)
+{
+    static const std::filesystem::path directory = [] {
+        std::string pattern = (std::filesystem::temp_directory_path() / "tokenbench-fuzz-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) {
+            std::perror("mkdtemp");
+            std::abort();
+        }
+        static const std::filesystem::path made = pattern;
+        std::atexit([] {
+            std::error_code ignored;
+            std::filesystem::remove_all(made, ignored);
+        });
+        return made;
+    }();
+    return directory / name;
+}
+
+/// Writes `bytes` as the whole content of `path`.
+inline void writeFile(const std::filesystem::path &path, std::string_view bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!out.flush()) {
+        std::perror(path.c_str());
+        std::abort();
+    }
 }
 
 /// A broken invariant is a finding: say which, and abort so libFuzzer saves the input.

@@ -5,9 +5,10 @@
 #   bash packaging/setup.sh            install dependencies and build (preset "default" -> build/)
 #   bash packaging/setup.sh --run      ... then start the GUI on the built-in simulator
 #   bash packaging/setup.sh --test     ... then run every test with CTest
-#   options: --preset NAME (default|dev|ci|asan|fuzz), --no-install (skip apt), -h|--help
+#   options: --preset NAME (default|dev|ci|asan|tsan|fuzz), --no-install (skip apt), -h|--help
 #            --list-packages (print the Debian packages it would install, one a line, and exit)
-#   (--preset fuzz also installs clang; with --test it runs fuzz/run.sh instead of CTest)
+#   (--preset fuzz also installs clang; with --test it runs fuzz/run.sh instead of CTest;
+#    --preset tsan builds and, with --test, runs only the threaded engine and simulator tests)
 #
 # A fresh Debian 12 machine needs root or sudo, and a reachable Debian mirror (apt-get update).
 set -euo pipefail
@@ -20,11 +21,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --run) action=run ;;
         --test) action=test ;;
-        --preset) preset=${2:?--preset needs a name: default, dev, ci, asan or fuzz}; shift ;;
+        --preset) preset=${2:?--preset needs a name: default, dev, ci, asan, tsan or fuzz}; shift ;;
         --preset=*) preset=${1#--preset=} ;;
         --no-install) install=0 ;;
         --list-packages) action=list ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift

@@ -684,6 +684,54 @@ private Q_SLOTS:
         }
     }
 
+    /// Found by fuzz_requestscsv: one record done a century after the start (a damaged
+    /// requests.csv read back) grew the per-second series to 3 billion seconds (std::bad_alloc).
+    void aFarOffRecordDoesNotGrowTheTimeSeriesPastItsBound()
+    {
+        constexpr double kDayMs = 24 * 3600 * 1000.0;
+        RunAggregator aggregator(RunInfo::begin(twoStageConfig()));
+        RequestRecord soon = record(1, 0, RequestStatus::Ok, 100, 1500);
+        stream(soon, 150, {{200, 4}, {1500, 4}}, 2);
+        aggregator.add(soon);
+        RequestRecord far = record(2, 0, RequestStatus::Ok, 200, 8 * kDayMs);
+        stream(far, 250, {{300, 4}, {8 * kDayMs, 4}}, 2);
+        aggregator.add(far);
+        aggregator.add(record(3, 1, RequestStatus::Http, 36500 * kDayMs, 36500 * kDayMs + 1));
+
+        const std::vector<TimeSeriesRow> rows = aggregator.timeSeries();
+        QCOMPARE(rows.size(), std::size_t(kMaxTimeSeriesSeconds));
+        QCOMPARE(rows[0].sent, qint64(2));
+        QCOMPARE(rows[1].completed, qint64(1));
+        QCOMPARE(rows.back().inFlight, 1); // the far record, still in flight at the series' end
+        const RunSummary s = aggregator.summary();
+        QCOMPARE(s.total.requests.ok, qint64(2)); // past the series, records count everywhere else
+        QCOMPARE(s.total.requests.failed, qint64(1));
+        QCOMPARE(s.total.concurrency.peakInFlight, 2);
+        QVERIFY2(s.warnings.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("the time series covers the run's first 7 days: 3 events after that")),
+                 qPrintable(s.warnings.join(QLatin1Char('\n'))));
+    }
+
+    /// Found by fuzz_requestscsv: records of a century each (what requests.csv may hold) overflowed
+    /// the sums of their time in flight and of their slow connects (signed overflow).
+    void centuryLongRecordsDoNotOverflowTheSums()
+    {
+        constexpr std::int64_t kCenturyNs = std::int64_t(100) * 365 * 24 * 3600 * 1'000'000'000;
+        RunAggregator aggregator(RunInfo::begin(twoStageConfig()));
+        for (std::uint64_t id = 1; id <= 4; ++id) {
+            RequestRecord r = record(id, 0, RequestStatus::Timeout, 0, 0);
+            r.doneNs = kCenturyNs;
+            r.connectNs = kCenturyNs;
+            aggregator.add(r);
+        }
+        const RunSummary s = aggregator.summary();
+        QCOMPARE(s.total.concurrency.peakInFlight, 4);
+        // Σ in flight saturates at int64's maximum over a century's window: about 2.9, not 4 or less than 0.
+        QVERIFY2(s.total.concurrency.meanInFlight > 2.9 && s.total.concurrency.meanInFlight < 3,
+                 qPrintable(QString::number(s.total.concurrency.meanInFlight)));
+        QCOMPARE(s.total.connections.slowMeanMs, double(kCenturyNs) / 1e6);
+    }
+
     void timeSeriesRowsFollowNewRecords()
     {
         // A row read live is recomputed when a later record lands in its second.

@@ -101,6 +101,32 @@ private Q_SLOTS:
         QCOMPARE(p.contentType, QByteArray("application/json"));
     }
 
+    /// Traced from what fuzz_requestscsv found (1e300 written to requests.csv as whatever a buffer
+    /// held): a server's Retry-After of 1e300 or inf was recorded as it came; beyond a year it is
+    /// absent now.
+    void retryAfterBeyondAYearIsAbsent_data()
+    {
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<double>("seconds");
+        QTest::newRow("a minute") << QByteArray("60") << 60.0;
+        QTest::newRow("a year") << QByteArray("31536000") << 31536000.0;
+        QTest::newRow("a year and a second") << QByteArray("31536001") << -1.0;
+        QTest::newRow("1e300") << QByteArray("1e300") << -1.0;
+        QTest::newRow("inf") << QByteArray("inf") << -1.0;
+        QTest::newRow("nan") << QByteArray("nan") << -1.0;
+        QTest::newRow("negative") << QByteArray("-5") << -1.0;
+    }
+
+    void retryAfterBeyondAYearIsAbsent()
+    {
+        QFETCH(QByteArray, value);
+        QFETCH(double, seconds);
+        const Parsed p =
+            parse("HTTP/1.1 429 Too Many Requests\r\nRetry-After: " + value + "\r\nContent-Length: 0\r\n\r\n", 4096);
+        QCOMPARE(p.status, 429);
+        QCOMPARE(p.retryAfter, seconds);
+    }
+
     void chunkAtTheBodyCapIsAccepted()
     {
         const QByteArray head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2000000\r\n");

@@ -126,6 +126,24 @@ struct Written {
     std::vector<TimeSeriesRow> series;
 };
 
+/// `csv` (requests.csv) with the cell of `column` in the row of request `id` set to `value`.
+QByteArray withCell(const QByteArray &csv, const char *column, std::uint64_t id, const QByteArray &value)
+{
+    CsvReader reader(csv);
+    std::vector<std::string> fields;
+    std::vector<std::vector<std::string>> rows;
+    while (reader.next(fields))
+        rows.push_back(fields);
+    const auto at = std::size_t(std::find(rows[0].begin(), rows[0].end(), column) - rows[0].begin());
+    std::string out;
+    for (std::vector<std::string> &row : rows) {
+        if (row[0] == std::to_string(id) && at < row.size())
+            row[at] = value.toStdString();
+        appendCsvRecord(out, row);
+    }
+    return QByteArray::fromStdString(out);
+}
+
 Written writeRun(const QString &dir, const std::vector<RequestRecord> &rs, bool finish = true)
 {
     const RunInfo runInfo = info();
@@ -404,19 +422,142 @@ private Q_SLOTS:
         QVERIFY(data->notes.join(QLatin1Char('\n')).contains(QStringLiteral("last row was cut short")));
     }
 
-    /// Regression: chunks.jsonl's deltas were summed and scaled to nanoseconds in int64 without a
-    /// bound (overflow is undefined; a hostile file wrapped the stamps negative): they saturate.
-    void chunkTimelineBeyondInt64Saturates()
+    /// Found by fuzz_requestscsv: a requests.csv or chunks.jsonl holding what no run records — a
+    /// count past 10^12 or past int, a chunk time past int64's nanoseconds — loaded, and overflowed
+    /// the sums and conversions after it (undefined behaviour); now each is refused, by name.
+    void valuesNoRunRecordsAreRefused_data()
     {
-        std::uint64_t id = 0;
-        std::vector<ChunkStamp> chunks;
+        QTest::addColumn<QString>("column"); // of requests.csv, or "chunks.jsonl" for a whole line
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QString>("error");
+        const auto count = [](const char *column, const char *value, const char *range) {
+            return QStringLiteral("damaged requests.csv: line 3: column '%1': '%2' is not a whole number from %3")
+                .arg(QLatin1String(column), QLatin1String(value), QLatin1String(range));
+        };
+        QTest::newRow("prompt_tokens past 10^12") << "prompt_tokens" << QByteArray("1000000000001")
+                                                  << count("prompt_tokens", "1000000000001", "0 to 1000000000000");
+        QTest::newRow("completion_tokens at int64's maximum")
+            << "completion_tokens" << QByteArray("9223372036854775807")
+            << count("completion_tokens", "9223372036854775807", "0 to 1000000000000");
+        QTest::newRow("negative cached_tokens")
+            << "cached_tokens" << QByteArray("-1") << count("cached_tokens", "-1", "0 to 1000000000000");
+        QTest::newRow("hidden_reasoning_tokens past 10^12")
+            << "hidden_reasoning_tokens" << QByteArray("2000000000000")
+            << count("hidden_reasoning_tokens", "2000000000000", "0 to 1000000000000");
+        QTest::newRow("chunks past int") << "chunks" << QByteArray("2147483648")
+                                         << count("chunks", "2147483648", "0 to 2147483647");
+        QTest::newRow("a four-digit http_status")
+            << "http_status" << QByteArray("2000") << count("http_status", "2000", "0 to 999");
+        QTest::newRow("stage_index past int")
+            << "stage_index" << QByteArray("4294967296") << count("stage_index", "4294967296", "-1 to 2147483647");
+        const QString chunk =
+            QStringLiteral("damaged chunks.jsonl: line 1: chunk %1 is not a time within a century of the run's start "
+                           "and a number of characters");
+        QTest::newRow("a chunk time past int64's nanoseconds")
+            << "chunks.jsonl" << QByteArray(R"({"id":2,"t_us":[9223372036854775807],"chars":[3]})") << chunk.arg(0);
+        QTest::newRow("chunk times adding up past a century")
+            << "chunks.jsonl" << QByteArray(R"({"id":2,"t_us":[3000000000000000,3000000000000000],"chars":[3,3]})")
+            << chunk.arg(1);
+        QTest::newRow("a chunk time past int64")
+            << "chunks.jsonl" << QByteArray(R"({"id":2,"t_us":[18446744073709551615],"chars":[3]})") << chunk.arg(0);
+        QTest::newRow("chunk characters past int32")
+            << "chunks.jsonl" << QByteArray(R"({"id":2,"t_us":[1],"chars":[2147483648]})") << chunk.arg(0);
+        QTest::newRow("negative chunk characters")
+            << "chunks.jsonl" << QByteArray(R"({"id":2,"t_us":[1],"chars":[-1]})") << chunk.arg(0);
+    }
+
+    void valuesNoRunRecordsAreRefused()
+    {
+        QFETCH(QString, column);
+        QFETCH(QByteArray, value);
+        QFETCH(QString, error);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        if (column == QLatin1String("chunks.jsonl")) {
+            QVERIFY(writeFile(QDir(dir).filePath(column), value + '\n'));
+        } else {
+            const QString csv = QDir(dir).filePath(QStringLiteral("requests.csv"));
+            QVERIFY(writeFile(csv, withCell(readFile(csv), qPrintable(column), 2, value)));
+        }
         QString why;
-        QVERIFY2(runfiles::parseChunksLine(R"({"id":1,"t_us":[9223372036854775807,9223372036854775807],"chars":[1,1]})",
-                                           &id, &chunks, &why),
-                 qPrintable(why));
-        QCOMPARE(chunks.size(), std::size_t(2));
-        for (const ChunkStamp &c : chunks)
-            QCOMPARE(c.tNs, std::numeric_limits<std::int64_t>::max());
+        QVERIFY(!RunReader::load(dir, &why, RunReader::Chunks));
+        QVERIFY2(why.contains(error), qPrintable(why));
+    }
+
+    /// Found by fuzz_requestscsv: a number too large for 3 fixed decimals (1e300, as requests.csv
+    /// may hold) was written as whatever the 48-byte buffer held; now in the shortest form that
+    /// reads back.
+    void aNumberTooLargeForFixedDecimalsReadsBack()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        std::vector<RequestRecord> rs = records();
+        rs[3].retryAfterS = 1e300;
+        writeRun(dir, rs);
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records[3].retryAfterS, 1e300);
+    }
+
+    /// Found by fuzz_requestscsv: one row done a century after the run's start made compare and
+    /// report build a per-second series of 3 billion seconds (std::bad_alloc).
+    void aRowACenturyAwayLoadsWithABoundedTimeSeries()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("stopped"));
+        writeRun(dir, records(), false);
+        const QString csv = QDir(dir).filePath(QStringLiteral("requests.csv"));
+        QVERIFY(writeFile(csv, withCell(readFile(csv), "done_at_ms", 2, "3153600000000.000")));
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QVERIFY(data->summaryRecomputed);
+        QCOMPARE(data->timeSeries.size(), std::size_t(kMaxTimeSeriesSeconds));
+        QVERIFY2(
+            data->summary.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("covers the run's first 7 days")),
+            qPrintable(data->summary.warnings.join(QLatin1Char('\n'))));
+    }
+
+    /// Found by fuzz_requestscsv: a time read as another plus a span (done at sent + e2e) went up to
+    /// two centuries, past the century every time read is held to, so what was read, written and
+    /// read again differed.
+    void timesAddingUpPastACenturyAreHeldToIt()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const QString csv = QDir(dir).filePath(QStringLiteral("requests.csv"));
+        QByteArray text = readFile(csv);
+        for (const char *column : {"sent_ms", "e2e_ms", "ttft_ms"})
+            text = withCell(text, column, 2, "3153600000000.000");
+        QVERIFY(writeFile(csv, withCell(text, "done_at_ms", 2, "")));
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        constexpr std::int64_t kCenturyNs = std::int64_t(100) * 365 * 24 * 3600 * 1'000'000'000;
+        QCOMPARE(data->records[1].sentNs, kCenturyNs);
+        QCOMPARE(data->records[1].firstTokenNs, kCenturyNs);
+        QCOMPARE(data->records[1].doneNs, kCenturyNs);
+    }
+
+    /// Found by fuzz_requestscsv: a time with digits past the microsecond (a file edited by hand) was
+    /// read to the nanosecond but written to the microsecond, so a figure derived from it (decode
+    /// tokens/s) changed when the records were written and read again; times read are microseconds.
+    void timesAreReadToTheMicrosecondTheyAreWrittenIn()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const QString csv = QDir(dir).filePath(QStringLiteral("requests.csv"));
+        QByteArray text = withCell(readFile(csv), "sent_ms", 2, "100.2514");
+        QVERIFY(writeFile(csv, withCell(text, "ttft_ms", 2, "20.1236")));
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->records[1].sentNs, std::int64_t(100'251'000));
+        QCOMPARE(data->records[1].firstTokenNs, std::int64_t(100'251'000 + 20'124'000));
     }
 
     void badDirectories_data()

@@ -98,7 +98,7 @@ inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
 /// 0.0000116). Slower is no open-loop load that a stage of at most a year could show, and a slip
 /// such as 1e-12 is refused instead of waiting for ever.
 inline constexpr double kMinRate = 0.00001;
-/// A token count a server sends (usage, /tokenize): far beyond any model's context, and small
+/// A token count a server sends (usage, /tokenize) or a run file holds: far beyond any model's context, and small
 /// enough that sums over millions of requests stay in int64; a larger count is a broken server's,
 /// rejected like a number out of int64's range.
 inline constexpr std::int64_t kMaxTokenCount = 1'000'000'000'000;

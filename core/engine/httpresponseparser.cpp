@@ -1,5 +1,6 @@
 #include "engine/httpresponseparser.h"
 
+#include "config/runconfig.h"
 #include "engine/jsoncursor.h"
 
 #include <algorithm>
@@ -150,8 +151,10 @@ void HttpResponseParser::readHeadField(ResponseHead &head, const std::string &lo
     } else if (lowerName == "retry-after") {
         char *end = nullptr;
         const double seconds = std::strtod(value.c_str(), &end);
-        if (end != value.c_str() && seconds >= 0)
-            head.retryAfterS = seconds; // the HTTP-date form is not used by LLM APIs
+        // The HTTP-date form is not used by LLM APIs. A wait beyond the longest duration a run
+        // knows (inf, 1e300) is a broken server's: absent, like a value that is not a number.
+        if (end != value.c_str() && seconds >= 0 && seconds <= double(limits::kMaxDurationMs) / 1000)
+            head.retryAfterS = seconds;
     }
 }
 

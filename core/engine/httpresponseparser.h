@@ -12,7 +12,7 @@ namespace tb {
 struct ResponseHead {
     int status = 0;
     QByteArray contentType;  ///< lower case, without parameters
-    double retryAfterS = -1; ///< Retry-After in seconds (delta form), -1 when absent
+    double retryAfterS = -1; ///< Retry-After in seconds (delta form, at most a year), -1 when absent or beyond
     bool keepAlive = true;
     QByteArray contentEncoding; ///< lower case; empty for none or identity (the engine asks for identity)
     bool http2 = false;         ///< carried over HTTP/2 (qnam only)

@@ -40,9 +40,6 @@ std::int64_t contentTokens(const nlohmann::json &content)
 
 enum class Parsed { Ok, NoPrompt, Bad, Fatal };
 
-constexpr int kFirstTraceYear = 1970;
-constexpr int kLastTraceYear = 2261;
-
 /// An integer field in [min, max]; false with *why when it is there but not such a number.
 bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, std::int64_t max,
                   std::optional<std::int64_t> &out, QString &why)
@@ -230,9 +227,13 @@ Parsed entryFromJson(const nlohmann::json &j, WorkloadRole role, WorkloadEntry &
     return Parsed::Ok;
 }
 
+/// Years an Azure trace's TIMESTAMP may have: nanoseconds since the epoch overflow int64 after
+/// 2262, and from 1970 on the span between any two times fits too.
+constexpr int kFirstTraceYear = 1970;
+constexpr int kLastTraceYear = 2199;
+
 /// "2023-11-16 18:15:46.6805900" (the Azure traces' form; 'T' and a trailing 'Z' are accepted too)
-/// as nanoseconds since the epoch; years 1970 to 2261, which int64 nanoseconds hold (and the
-/// differences of any two of them).
+/// as nanoseconds since the epoch; none outside kFirstTraceYear..kLastTraceYear.
 std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
 {
     while (!s.empty() && (s.front() == ' ' || s.front() == '"'))
@@ -253,7 +254,7 @@ std::optional<std::int64_t> parseTraceTimestamp(std::string_view s)
     const auto y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2), mi = digits(14, 2),
                se = digits(17, 2);
     if (!y || !mo || !d || !h || !mi || !se || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
-        s[13] != ':' || s[16] != ':' || *h > 23 || *mi > 59 || *se > 60)
+        s[13] != ':' || s[16] != ':' || *y < kFirstTraceYear || *y > kLastTraceYear || *h > 23 || *mi > 59 || *se > 60)
         return std::nullopt;
     using namespace std::chrono;
     const year_month_day date{year{*y}, month{unsigned(*mo)}, day{unsigned(*d)}};
@@ -517,7 +518,7 @@ private:
             const auto context = csvInteger(fields[std::size_t(contextColumn)], 1, limits::kMaxPromptTokens);
             const auto generated = csvInteger(fields[std::size_t(generatedColumn)], 0, limits::kMaxTokens);
             if (!time)
-                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]' from %1 to %2")
+                return bad(line, QStringLiteral("TIMESTAMP is not 'YYYY-MM-DD HH:MM:SS[.fraction]' from year %1 to %2")
                                      .arg(kFirstTraceYear)
                                      .arg(kLastTraceYear));
             if (!context || !generated)
@@ -571,9 +572,21 @@ std::optional<WorkloadFile> WorkloadFile::load(const QString &path, WorkloadRole
     out.m_stats = reader.stats;
     std::vector<WorkloadEntry> &entries = reader.entries;
     // A trace is replayed in time order, whatever order its lines are in.
-    if (role == WorkloadRole::Trace)
+    if (role == WorkloadRole::Trace) {
         std::stable_sort(entries.begin(), entries.end(),
                          [](const auto &a, const auto &b) { return a.timeNs < b.timeNs; });
+        // Replayed as offsets from the first: a trace spans what a run may last, as timestamps in
+        // milliseconds may (an Azure trace's dates could be centuries apart).
+        if (!entries.empty() && entries.back().timeNs - entries.front().timeNs > limits::kMaxDurationMs * 1'000'000) {
+            if (error)
+                *error = QStringLiteral("'%1': the trace spans more than %2 days (line %3 to line %4)")
+                             .arg(path)
+                             .arg(limits::kMaxDurationMs / (24 * 3600 * 1000))
+                             .arg(entries.front().line)
+                             .arg(entries.back().line);
+            return std::nullopt;
+        }
+    }
 
     if (options.promptLen.isSet() || options.outputLen.isSet()) {
         const auto outside = [&](const WorkloadEntry &e) {

@@ -1,20 +1,28 @@
 #include "metrics/inflighttracker.h"
 
+#include "metrics/timeseriesrow.h"
+
 #include <algorithm>
+#include <limits>
 
 namespace tb {
 
 namespace {
 constexpr std::int64_t kNsPerSecond = 1'000'000'000;
-}
+constexpr std::int64_t kSeriesEndNs = kMaxTimeSeriesSeconds * kNsPerSecond;
+} // namespace
 
 void InFlightTracker::add(std::int64_t sentNs, std::int64_t doneNs)
 {
     if (sentNs < 0 || doneNs < sentNs)
         return;
+    const std::int64_t busy = doneNs - sentNs;
+    m_busyNs = busy > std::numeric_limits<std::int64_t>::max() - m_busyNs ? std::numeric_limits<std::int64_t>::max()
+                                                                          : m_busyNs + busy;
+    if (sentNs >= kSeriesEndNs)
+        return;
     m_events.push_back(sentNs * 2 + 1);
-    m_events.push_back(doneNs * 2);
-    m_busyNs += doneNs - sentNs;
+    m_events.push_back(std::min(doneNs, kSeriesEndNs - 1) * 2);
 }
 
 void InFlightTracker::sweep() const

@@ -21,11 +21,13 @@ public:
     /// Ignored unless 0 ≤ sentNs ≤ doneNs.
     void add(std::int64_t sentNs, std::int64_t doneNs);
 
+    /// Over the first kMaxTimeSeriesSeconds of the run, like peakPerSecond().
     int peak() const;
     /// Element s: the most requests in flight at any instant of [s, s+1) s of run time, counting
-    /// those that started earlier; as many elements as seconds up to the last done.
+    /// those that started earlier; as many elements as seconds up to the last done, at most
+    /// kMaxTimeSeriesSeconds.
     const std::vector<int> &peakPerSecond() const;
-    /// Σ (done − sent) in ns.
+    /// Σ (done − sent) in ns, of every interval (saturated at the int64 maximum).
     std::int64_t busyNs() const { return m_busyNs; }
     std::size_t intervals() const { return m_events.size() / 2; }
     std::size_t heapBytes() const

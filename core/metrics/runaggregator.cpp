@@ -77,7 +77,7 @@ struct RunAggregator::Block {
     InFlightTracker inFlight;
     std::vector<std::int64_t> outputTokensPerSecond;
     ConnectionSummary connections;
-    std::int64_t slowConnectNs = 0; ///< Σ of the slow connects
+    double slowConnectNs = 0; ///< Σ of the slow connects (a double: connects read back may each be years)
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -135,7 +135,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         ++connections.opened;
         if (double(r.connectNs) >= kSlowConnectMs * 1e6) {
             ++connections.slow;
-            slowConnectNs += r.connectNs;
+            slowConnectNs += double(r.connectNs);
         }
     }
     // The phases of every attempted request: a connect that stalled matters whatever followed.
@@ -199,7 +199,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     tokens.promptMin = requests.ok == 1 ? r.promptTokens : std::min(tokens.promptMin, r.promptTokens);
     tokens.promptMax = std::max(tokens.promptMax, r.promptTokens);
     timeline->forEachArrival([this](std::int64_t tNs, std::int64_t n) {
-        if (tNs < 0)
+        if (tNs < 0 || secondOf(tNs) >= std::size_t(kMaxTimeSeriesSeconds))
             return;
         const std::size_t s = secondOf(tNs);
         if (s >= outputTokensPerSecond.size())
@@ -251,7 +251,7 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
 
     b.connections = connections;
     if (connections.slow > 0)
-        b.connections.slowMeanMs = double(slowConnectNs) / double(connections.slow) / 1e6;
+        b.connections.slowMeanMs = slowConnectNs / double(connections.slow) / 1e6;
     b.concurrency.target = target;
     b.concurrency.peakInFlight = inFlight.peak();
     b.concurrency.meanInFlight = perSecond(double(inFlight.busyNs()) / 1e9, b.windowS);
@@ -321,12 +321,16 @@ bool RunAggregator::isGood(const RequestRecord &r) const
     return r.ok() && meets(slo.ttftMs, r.ttftMs()) && meets(slo.tpotMs, r.tpotMs()) && meets(slo.e2eMs, r.e2eMs());
 }
 
-RunAggregator::Second &RunAggregator::second(std::int64_t ns)
+RunAggregator::Second *RunAggregator::second(std::int64_t ns)
 {
     const std::size_t s = secondOf(std::max<std::int64_t>(ns, 0));
+    if (s >= std::size_t(kMaxTimeSeriesSeconds)) {
+        ++m_pastSeries;
+        return nullptr;
+    }
     if (s >= m_seconds.size())
         m_seconds.resize(s + 1);
-    return m_seconds[s];
+    return &m_seconds[s];
 }
 
 void RunAggregator::add(const RequestRecord &r)
@@ -387,27 +391,25 @@ void RunAggregator::add(const RequestRecord &r)
         }
     }
 
-    if (r.sentNs >= 0) {
-        Second &s = second(r.sentNs);
-        ++s.sent;
-        s.stage = std::max(s.stage, r.stage);
+    if (Second *s = r.sentNs >= 0 ? second(r.sentNs) : nullptr) {
+        ++s->sent;
+        s->stage = std::max(s->stage, r.stage);
         if (r.ok())
-            s.inputTokens += r.promptTokens;
+            s->inputTokens += r.promptTokens;
     }
-    if (r.doneNs >= 0) {
-        Second &s = second(r.doneNs);
+    if (Second *s = r.doneNs >= 0 ? second(r.doneNs) : nullptr) {
         if (r.status == RequestStatus::Cancelled) {
-            ++s.cancelled;
+            ++s->cancelled;
         } else if (!r.ok()) {
-            ++s.failed;
+            ++s->failed;
         } else {
-            ++s.completed;
-            s.good += good ? 1 : 0;
+            ++s->completed;
+            s->good += good ? 1 : 0;
             if (const auto ttft = r.ttftMs())
-                s.ttftMs.push_back(float(*ttft));
+                s->ttftMs.push_back(float(*ttft));
             if (const auto e2e = r.e2eMs())
-                s.e2eMs.push_back(float(*e2e));
-            s.stale = true;
+                s->e2eMs.push_back(float(*e2e));
+            s->stale = true;
         }
     }
 }
@@ -562,6 +564,11 @@ RunSummary RunAggregator::summary() const
     s.warnings << promptWarnings(s.total);
     if (const QString slow = slowConnectWarning(s.total); !slow.isEmpty())
         s.warnings << slow;
+    if (m_pastSeries > 0)
+        s.warnings << QStringLiteral("the time series covers the run's first %1 days: %2 events after that (requests "
+                                     "sent or done) count in every figure but the per-second ones")
+                          .arg(kMaxTimeSeriesSeconds / (24 * 3600))
+                          .arg(m_pastSeries);
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
         s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),

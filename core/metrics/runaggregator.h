@@ -76,7 +76,8 @@ private:
     struct Block;
     struct Second;
 
-    Second &second(std::int64_t ns);
+    /// The second of run time `ns` falls in; none past kMaxTimeSeriesSeconds (counted).
+    Second *second(std::int64_t ns);
     bool isGood(const RequestRecord &record) const;
     /// The context sweep's block of `summary` (whose stage blocks are made).
     ContextSweepSummary contextSweep(const RunSummary &summary) const;
@@ -110,6 +111,7 @@ private:
     std::vector<Truncation> m_truncation; ///< per stage
     std::vector<Second> m_seconds;
     std::int64_t m_records = 0;
+    std::int64_t m_pastSeries = 0; ///< sends and completions after the time series' last second
     int m_streamsPerConnection = 0;
 };
 

@@ -5,6 +5,12 @@
 
 namespace tb {
 
+/// The per-second figures (timeseries.csv, the live charts, the peaks in flight and of output
+/// tokens a second) cover a run's first 7 days: they are kept for every second up to the latest, so
+/// one far-off time (a damaged requests.csv read back) would cost gigabytes. Requests after it count
+/// in every other figure.
+inline constexpr std::int64_t kMaxTimeSeriesSeconds = 7 * 24 * 3600;
+
 /// One second of run time (SPEC §4 timeseries.csv), warm-up excluded like every statistic.
 /// Each request counts where its events fell: `sent` and `input_tokens` in the second it was sent,
 /// `completed`/`failed`/`cancelled`/`good` and the latency percentiles (successful requests) in the

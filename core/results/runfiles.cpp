@@ -1,6 +1,5 @@
 #include "results/runfiles.h"
 
-#include "config/saturating.h"
 #include "formats/csv.h"
 #include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
@@ -10,6 +9,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 namespace tb::runfiles {
 
@@ -140,12 +141,28 @@ constexpr std::array<const char *, SeriesColumnCount> kSeriesColumns{
 };
 constexpr int kRequiredSeriesColumns = SeriesStage;
 
+/// Times read back are offsets from the run's start: beyond a century either way they are damage,
+/// and within it every conversion to ns and every sum of two stays inside int64.
+constexpr std::int64_t kMaxOffsetUs = std::int64_t(100) * 365 * 24 * 3600 * 1'000'000;
+
+/// A JSON integer in [min, max]; none for anything else (a fraction, text, a number out of range).
+std::optional<std::int64_t> integerIn(const json &j, std::int64_t min, std::int64_t max)
+{
+    if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(max)))
+        return std::nullopt;
+    const auto v = j.get<std::int64_t>();
+    return v >= min && v <= max ? std::optional(v) : std::nullopt;
+}
+
 /// Fixed-point text of a number; "" for none. std::to_chars: locale-free and exact.
 std::string_view fixed(char (&buffer)[48], const std::optional<double> &value, int decimals)
 {
     if (!value || !std::isfinite(*value))
         return {};
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, *value, std::chars_format::fixed, decimals);
+    auto result = std::to_chars(buffer, buffer + sizeof buffer, *value, std::chars_format::fixed, decimals);
+    // Beyond about 10^44 the digits do not fit: the shortest form that reads back the same.
+    if (result.ec != std::errc())
+        result = std::to_chars(buffer, buffer + sizeof buffer, *value);
     return {buffer, std::size_t(result.ptr - buffer)};
 }
 
@@ -235,9 +252,23 @@ public:
             bad(column, t);
         return v;
     }
-    /// Milliseconds to nanoseconds; -1 when empty.
+    /// A whole number in [min, max] (`absent` when empty): a count or an index, refused beyond
+    /// what a run records, so no sum or narrowing of it can overflow.
+    std::int64_t bounded(int column, std::int64_t min, std::int64_t max, std::int64_t absent = 0) const
+    {
+        const std::int64_t v = integer(column, absent);
+        if (text(column).empty() || (v >= min && v <= max))
+            return v;
+        fail(QStringLiteral("column '%1': '%2' is not a whole number from %3 to %4")
+                 .arg(QLatin1String(m_names[column]), string(column).left(40))
+                 .arg(min)
+                 .arg(max));
+        return absent;
+    }
     /// Milliseconds as ns, saturated to ±a century (llround of what does not fit is undefined);
-    /// -1 when empty.
+    /// -1 when empty. Rounded to the microsecond, the precision they are written with (3 decimals):
+    /// finer digits (a file edited by hand) would otherwise give figures that change when the
+    /// records are written and read again.
     std::int64_t ns(int column) const
     {
         const auto ms = real(column);
@@ -245,8 +276,8 @@ public:
             bad(column, text(column));
         if (!ms || !std::isfinite(*ms))
             return -1;
-        constexpr double kCenturyMs = 100.0 * 365 * 24 * 3600 * 1000;
-        return std::llround(std::clamp(*ms, -kCenturyMs, kCenturyMs) * 1e6);
+        constexpr double kMaxOffsetMs = double(kMaxOffsetUs) / 1000;
+        return std::llround(std::clamp(*ms, -kMaxOffsetMs, kMaxOffsetMs) * 1e3) * 1000;
     }
     /// A duration column: ns, -1 when empty (not measured); a negative duration is bad.
     std::int64_t durationNs(int column) const
@@ -279,9 +310,11 @@ private:
     mutable QString m_error;
 };
 
+/// A time `spanNs` after `baseNs`, held within a century like every time read (so what is read,
+/// written and read again stays the same); -1 unless both are there.
 std::int64_t after(std::int64_t baseNs, std::int64_t spanNs)
 {
-    return baseNs >= 0 && spanNs >= 0 ? baseNs + spanNs : -1;
+    return baseNs >= 0 && spanNs >= 0 ? std::min(baseNs + spanNs, kMaxOffsetUs * 1000) : -1;
 }
 
 json stagesToJson(const QList<StageConfig> &stages)
@@ -513,8 +546,9 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     RequestRecord &r = *record;
     r = RequestRecord();
     r.id = std::uint64_t(f.integer(Id));
+    constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
     if (!f.text(StageIndex).empty()) {
-        r.stage = int(f.integer(StageIndex));
+        r.stage = int(f.bounded(StageIndex, -1, kMaxInt));
     } else {
         const QString name = f.string(Stage);
         r.stage = 0;
@@ -535,12 +569,12 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     // e2e ends at the last token when there were tokens, else at done (RequestRecord::e2eMs).
     r.lastTokenNs = r.firstTokenNs >= 0 ? after(r.sentNs, e2eNs) : -1;
     r.doneNs = !f.text(DoneAtMs).empty() ? f.ns(DoneAtMs) : after(r.sentNs, e2eNs);
-    r.chunks = int(f.integer(Chunks));
-    r.promptTokens = f.integer(PromptTokens);
-    r.completionTokens = f.integer(CompletionTokens);
-    r.cachedTokens = f.integer(CachedTokens);
-    r.reasoningTokens = f.integer(ReasoningTokens);
-    r.hiddenReasoningTokens = f.integer(HiddenReasoningTokens);
+    r.chunks = int(f.bounded(Chunks, 0, kMaxInt));
+    r.promptTokens = f.bounded(PromptTokens, 0, limits::kMaxTokenCount);
+    r.completionTokens = f.bounded(CompletionTokens, 0, limits::kMaxTokenCount);
+    r.cachedTokens = f.bounded(CachedTokens, 0, limits::kMaxTokenCount);
+    r.reasoningTokens = f.bounded(ReasoningTokens, 0, limits::kMaxTokenCount);
+    r.hiddenReasoningTokens = f.bounded(HiddenReasoningTokens, 0, limits::kMaxTokenCount);
     r.redirects = int(std::clamp<std::int64_t>(f.integer(Redirects), 0, limits::kMaxRedirects));
     if (const auto source = tokenSourceFromName(f.string(TokenSourceColumn)))
         r.tokenSource = *source;
@@ -550,7 +584,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         r.status = *status;
     else
         f.fail(QStringLiteral("column 'status': unknown status '%1'").arg(f.string(Status)));
-    r.httpStatus = int(f.integer(HttpStatus));
+    r.httpStatus = int(f.bounded(HttpStatus, 0, 999));
     r.errorMessage = f.string(Error);
     r.responseId = f.string(ResponseId);
     r.finishReason = f.string(FinishReason);
@@ -576,7 +610,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     }
     r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
     r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
-    r.shard = int(f.integer(Shard, -1));
+    r.shard = int(f.bounded(Shard, -1, kMaxInt, -1));
     // Runs from before request phases have none (waiting and receiving follow from the stamps).
     r.blockedNs = f.durationNs(BlockedMs);
     r.connectNs = f.durationNs(ConnectMs);
@@ -631,15 +665,16 @@ bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<Chunk
     chunks->reserve(j["t_us"].size());
     std::int64_t us = 0;
     for (std::size_t i = 0; i < j["t_us"].size(); ++i) {
-        const json &t = j["t_us"][i];
-        const json &c = j["chars"][i];
-        if (!t.is_number_integer() || !c.is_number_integer()) {
-            *error = QStringLiteral("chunk %1 is not a pair of integers").arg(i);
+        const auto delta = integerIn(j["t_us"][i], -kMaxOffsetUs, kMaxOffsetUs);
+        const auto chars = integerIn(j["chars"][i], 0, std::numeric_limits<std::int32_t>::max());
+        if (!delta || !chars || std::abs(us + *delta) > kMaxOffsetUs) {
+            *error = QStringLiteral("chunk %1 is not a time within a century of the run's start and a number of "
+                                    "characters")
+                         .arg(i);
             return false;
         }
-        // Saturated: the deltas are a file's, and a sum or a product beyond int64 is undefined.
-        us = saturatingAdd(us, t.get<std::int64_t>());
-        chunks->push_back({saturatingRound(double(us) * 1000), c.get<std::int32_t>()});
+        us += *delta;
+        chunks->push_back({us * 1000, std::int32_t(*chars)});
     }
     return true;
 }

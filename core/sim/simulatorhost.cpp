@@ -1,6 +1,7 @@
 #include "sim/simulatorhost.h"
 
 #include "sim/simserver.h"
+#include "threads/threadhandoff.h"
 
 #include <QThread>
 
@@ -29,7 +30,10 @@ bool SimulatorHost::start(const QHostAddress &address, quint16 port, QString *er
     m_server = std::move(server);
     m_address = address;
     SimServer *s = m_server.get();
-    m_thread.reset(QThread::create([s] { s->run(); }));
+    m_thread.reset(QThread::create([s] {
+        s->run();
+        threadhandoff::handOver(s);
+    }));
     m_thread->setObjectName(QStringLiteral("tokenbench-sim"));
     m_thread->start();
     return true;
@@ -41,6 +45,7 @@ void SimulatorHost::stop()
         return;
     m_server->stop();
     m_thread->wait();
+    threadhandoff::takeOver(m_server.get()); // the server is read and freed here after its thread
     m_thread.reset();
 }
 

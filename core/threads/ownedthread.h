@@ -4,6 +4,8 @@
 // destructor (or stop()) deletes the worker on that thread — its sockets and timers belong there —
 // then ends the thread and waits for it.
 
+#include "threads/threadhandoff.h"
+
 #include <QAbstractEventDispatcher>
 #include <QMetaObject>
 #include <QObject>
@@ -47,6 +49,10 @@ public:
             m_thread->setEventDispatcher(dispatcher);
         worker->moveToThread(m_thread);
         m_worker = worker;
+        // Emitted on the ending thread, its last act that runs our code.
+        QObject::connect(
+            m_thread, &QThread::finished, m_thread, [thread = m_thread] { threadhandoff::handOver(thread); },
+            Qt::DirectConnection);
         m_thread->start();
     }
 
@@ -62,6 +68,7 @@ public:
             worker, [worker] { delete worker; }, Qt::BlockingQueuedConnection);
         thread->quit();
         thread->wait();
+        threadhandoff::takeOver(thread);
         delete thread;
     }
 
