@@ -639,6 +639,23 @@ private Q_SLOTS:
             << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ") +
                    QByteArray(1100 * 1024, 'x')
             << true << int(RequestStatus::Protocol) << QStringLiteral("SSE line exceeds 1048576 bytes");
+        // Regression: qnam took what native's parser refuses — a 1.1 MiB header line (QNAM drops
+        // the head, then waits for the body's end until --timeout), a status of four digits
+        // (recorded as HTTP 2000), 257 header fields (dropped: the body read as "not JSON").
+        QTest::newRow("header line of 1.1 MiB")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Long: ") +
+                   QByteArray(1100 * 1024, 'x') + "\r\n\r\ndata: [DONE]\n\n"
+            << true << int(RequestStatus::Protocol) << QStringLiteral("malformed HTTP response: header line too long");
+        QTest::newRow("status 2000")
+            << QByteArray("HTTP/1.1 2000 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}") << false
+            << int(RequestStatus::Protocol)
+            << QStringLiteral("malformed HTTP response: bad HTTP status line: 'HTTP/1.1 2000 OK'");
+        QByteArray fields("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n");
+        for (int i = 0; i < 255; ++i)
+            fields += "X-Field-" + QByteArray::number(i) + ": v\r\n";
+        QTest::newRow("257 header fields")
+            << fields + "\r\n{}" << false << int(RequestStatus::Protocol)
+            << QStringLiteral("malformed HTTP response: response head over 256 KiB or 256 header fields");
     }
 
     void malformedServersGiveClassifiedErrors()
@@ -654,6 +671,10 @@ private Q_SLOTS:
             {"chunk size -1", {{RequestStatus::StreamTruncated, RequestStatus::Timeout}, QString()}},
             {"chunk size 8000000000000000", {{RequestStatus::StreamTruncated}, QString()}},
             {"chunk size 5bbbbbbbbbbbbbbbbbbbbbbbb", {{RequestStatus::StreamTruncated}, QString()}},
+            {"header line of 1.1 MiB",
+             {{RequestStatus::Protocol}, QStringLiteral("malformed HTTP response: no header fields")}},
+            {"257 header fields",
+             {{RequestStatus::Protocol}, QStringLiteral("malformed HTTP response: no header fields")}},
         };
         const auto qnam = qnamSays.constFind(QTest::currentDataTag());
         QList<RequestStatus> accepted{RequestStatus(status)};
