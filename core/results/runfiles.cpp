@@ -63,6 +63,7 @@ enum Column {
     WaitingMs,
     ReceivingMs,
     Retries,
+    UnendedBody,
     Shard, // merged runs only
     ColumnCount
 };
@@ -112,6 +113,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "waiting_ms",
     "receiving_ms",
     "retries",
+    "unended_body",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -499,6 +501,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(r.waitingMs());
     putMs(r.receivingMs());
     putInt(r.retries);
+    put(r.unendedBody ? "1" : "0");
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -587,6 +590,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.tlsNs = f.durationNs(TlsMs);
     r.sendingNs = f.durationNs(SendingMs);
     r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
+    r.unendedBody = f.text(UnendedBody) == "1";
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();
