@@ -1,10 +1,13 @@
 // JsonCursor: no crash or over-read on any text; reading a document through the typed functions
 // (object, array, string, integer, null) accepts exactly what skip() accepts; decodedSize() is the
-// size decode() writes; integer() reads every integer that fits in 64 bits exactly.
+// size decode() writes; integer() reads every whole number that fits in 64 bits exactly, however
+// it is written (5e2, 500.0).
 #include "engine/jsoncursor.h"
 #include "fuzzinput.h"
 
 #include <charconv>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace {
@@ -55,19 +58,27 @@ bool value(tb::JsonCursor &c)
     return c.skip(); // true/false, or a number integer() refused
 }
 
-/// A document that is one number: integer() must give its integer part exactly when that fits.
+/// A document that is one number: what integer() accepts must be the number's value exactly.
+/// long double holds every int64 exactly, and strtold rounds correctly: a text whose value is n
+/// reads as n (a value near n may too, so a refusal is not checked this way).
 void checkInteger(std::string_view text)
 {
+    static_assert(std::numeric_limits<long double>::digits >= 64);
     tb::JsonCursor c(text);
     std::int64_t n = 0;
     if (!c.integer(&n) || !c.atEnd())
         return;
-    const std::size_t begin = text.find_first_not_of(" \t\r\n");
-    const std::size_t end = text.find_first_of(".eE \t\r\n", begin);
+    const std::string copy(text);
+    if (std::strtold(copy.c_str(), nullptr) != static_cast<long double>(n))
+        tb::fuzz::violated("integer() accepted a number whose value it misread");
+    // A plain integer that fits in 64 bits is read as from_chars reads it.
+    const std::size_t begin = copy.find_first_not_of(" \t\r\n");
+    const std::size_t end = copy.find_first_of(".eE \t\r\n", begin);
     const std::string_view digits = text.substr(begin, end == std::string_view::npos ? end : end - begin);
     std::int64_t expected = 0;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), expected);
-    if (ec == std::errc() && ptr == digits.data() + digits.size() && n != expected)
+    const bool plain = copy.find_first_of(".eE") == std::string::npos;
+    if (plain && ec == std::errc() && ptr == digits.data() + digits.size() && n != expected)
         tb::fuzz::violated("integer() misread an integer that fits in 64 bits");
 }
 

@@ -1,6 +1,8 @@
 // The measurement engine against the real simulator on 127.0.0.1: load profiles, wire
 // concurrency, token accounting, timing, and every error class.
 #include "engine/loadcontroller.h"
+#include "engine/transportworker.h"
+#include "metrics/runaggregator.h"
 #include "sim/simulatorhost.h"
 
 #include "support/echoserver.h"
@@ -66,6 +68,17 @@ RunConfig configFor(const SimulatorHost &host, int concurrency, int requests)
     c.load.timeoutMs = 60000;
     c.request.maxTokens = 64;
     c.prompt.promptTokens = 32;
+    return c;
+}
+
+/// A run of `requests` requests by `concurrency` users against a fake server at `url`.
+RunConfig configForServer(const QString &url, int concurrency, int requests)
+{
+    RunConfig c;
+    c.target.url = url;
+    c.target.model = QStringLiteral("m");
+    c.load.concurrency = concurrency;
+    c.load.requests = requests;
     return c;
 }
 
@@ -244,6 +257,84 @@ private:
                QByteArray::fromStdString(out);
     }
 
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+/// How UnendedBodyServer ends (or does not end) the HTTP body of a complete response.
+enum class BodyEnd {
+    ChunkedWithoutLastChunk, ///< chunked, the zero-size chunk never sent
+    LengthTooLarge,          ///< Content-Length 100 bytes more than the body
+    UntilCloseKeptOpen,      ///< neither: a body until the connection closes, which it never does
+    LastChunkLate,           ///< chunked, the zero-size chunk 100 ms after the rest (a server that ends it)
+};
+
+/// A server whose every response is complete by its protocol — the stream's [DONE], or a whole
+/// JSON body — and whose HTTP body then ends as `BodyEnd` says; it never closes a connection. It
+/// counts the connections it accepted, and those the client closed.
+class UnendedBodyServer : public QTcpServer
+{
+public:
+    explicit UnendedBodyServer(BodyEnd end)
+        : m_end(end)
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                ++connections;
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    while (const auto request = tb::test::readRequest(*socket, m_buffers[socket]))
+                        answer(socket, request->body.contains("\"stream\":true"));
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, [this, socket] {
+                    ++closedByClient;
+                    m_buffers.remove(socket);
+                    socket->deleteLater();
+                });
+            }
+        });
+    }
+    ~UnendedBodyServer() override
+    {
+        // Its sockets are deleted after its members: what they signal as they go must not reach them.
+        const QList<QTcpSocket *> sockets = findChildren<QTcpSocket *>();
+        for (QTcpSocket *socket : sockets)
+            socket->disconnect();
+    }
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(serverPort()); }
+
+    int connections = 0;
+    int closedByClient = 0;
+
+private:
+    void answer(QTcpSocket *socket, bool stream)
+    {
+        const QByteArray body =
+            stream ? QByteArray("data: {\"id\":\"r\",\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
+                                "data: {\"id\":\"r\",\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],"
+                                "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1}}\n\n"
+                                "data: [DONE]\n\n")
+                   : QByteArray("{\"id\":\"r\",\"choices\":[{\"message\":{\"content\":\"hi\"},\"finish_reason\":"
+                                "\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1}}");
+        QByteArray head =
+            "HTTP/1.1 200 OK\r\nContent-Type: " + QByteArray(stream ? "text/event-stream" : "application/json") +
+            "\r\n";
+        switch (m_end) {
+        case BodyEnd::ChunkedWithoutLastChunk:
+        case BodyEnd::LastChunkLate:
+            socket->write(head + "Transfer-Encoding: chunked\r\n\r\n" + QByteArray::number(body.size(), 16) + "\r\n" +
+                          body + "\r\n");
+            break;
+        case BodyEnd::LengthTooLarge:
+            socket->write(head + "Content-Length: " + QByteArray::number(body.size() + 100) + "\r\n\r\n" + body);
+            break;
+        case BodyEnd::UntilCloseKeptOpen:
+            socket->write(head + "Connection: close\r\n\r\n" + body);
+            break;
+        }
+        if (m_end == BodyEnd::LastChunkLate)
+            QTimer::singleShot(100, socket, [socket] { socket->write("0\r\n\r\n"); });
+    }
+
+    BodyEnd m_end;
     QHash<QTcpSocket *, QByteArray> m_buffers;
 };
 
@@ -699,6 +790,23 @@ private Q_SLOTS:
             << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: ") +
                    QByteArray(1100 * 1024, 'x')
             << true << int(RequestStatus::Protocol) << QStringLiteral("SSE line exceeds 1048576 bytes");
+        // Regression: qnam took what native's parser refuses — a 1.1 MiB header line (QNAM drops
+        // the head, then waits for the body's end until --timeout), a status of four digits
+        // (recorded as HTTP 2000), 257 header fields (dropped: the body read as "not JSON").
+        QTest::newRow("header line of 1.1 MiB")
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Long: ") +
+                   QByteArray(1100 * 1024, 'x') + "\r\n\r\ndata: [DONE]\n\n"
+            << true << int(RequestStatus::Protocol) << QStringLiteral("malformed HTTP response: header line too long");
+        QTest::newRow("status 2000")
+            << QByteArray("HTTP/1.1 2000 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}") << false
+            << int(RequestStatus::Protocol)
+            << QStringLiteral("malformed HTTP response: bad HTTP status line: 'HTTP/1.1 2000 OK'");
+        QByteArray fields("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n");
+        for (int i = 0; i < 255; ++i)
+            fields += "X-Field-" + QByteArray::number(i) + ": v\r\n";
+        QTest::newRow("257 header fields")
+            << fields + "\r\n{}" << false << int(RequestStatus::Protocol)
+            << QStringLiteral("malformed HTTP response: response head over 256 KiB or 256 header fields");
     }
 
     void malformedServersGiveClassifiedErrors()
@@ -714,6 +822,10 @@ private Q_SLOTS:
             {"chunk size -1", {{RequestStatus::StreamTruncated, RequestStatus::Timeout}, QString()}},
             {"chunk size 8000000000000000", {{RequestStatus::StreamTruncated}, QString()}},
             {"chunk size 5bbbbbbbbbbbbbbbbbbbbbbbb", {{RequestStatus::StreamTruncated}, QString()}},
+            {"header line of 1.1 MiB",
+             {{RequestStatus::Protocol}, QStringLiteral("malformed HTTP response: no header fields")}},
+            {"257 header fields",
+             {{RequestStatus::Protocol}, QStringLiteral("malformed HTTP response: no header fields")}},
         };
         const auto qnam = qnamSays.constFind(QTest::currentDataTag());
         QList<RequestStatus> accepted{RequestStatus(status)};
@@ -723,12 +835,8 @@ private Q_SLOTS:
         }
         CannedServer server(response);
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        RunConfig config;
-        config.target.url = server.url();
-        config.target.model = QStringLiteral("m");
+        RunConfig config = configForServer(server.url(), 2, 4);
         config.request.stream = stream;
-        config.load.concurrency = 2;
-        config.load.requests = 4;
         config.load.timeoutMs = accepted.contains(RequestStatus::Timeout) ? 1000 : 20000;
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
@@ -758,11 +866,7 @@ private Q_SLOTS:
         response += "data: {\"id\":\"x\",\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
         CannedServer server(response);
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        RunConfig config;
-        config.target.url = server.url();
-        config.target.model = QStringLiteral("m");
-        config.load.concurrency = 1;
-        config.load.requests = 2;
+        RunConfig config = configForServer(server.url(), 1, 2);
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 2);
@@ -943,11 +1047,7 @@ private Q_SLOTS:
         // Regression: deadlines were checked every 50 ms, so a 100 ms timeout fired at 144-149 ms.
         SilentServer server;
         QVERIFY(server.listen(QHostAddress::LocalHost));
-        RunConfig config;
-        config.target.url = server.url();
-        config.target.model = QStringLiteral("m");
-        config.load.concurrency = 4;
-        config.load.requests = 20;
+        RunConfig config = configForServer(server.url(), 4, 20);
         config.load.timeoutMs = 100;
         const RunResult r = runLoad(config);
         QVERIFY(r.finished);
@@ -1211,6 +1311,61 @@ private Q_SLOTS:
         QVERIFY(server.heads.first().contains("ocp-env-secret"));
         qunsetenv("TB_ENGINE_TEST_KEY");
         qunsetenv("TB_ENGINE_TEST_HEADER");
+    }
+
+    // Regression: a response complete by its protocol whose HTTP body the server never ended
+    // waited for --timeout and was recorded as `timeout`, over both transports, streamed or not.
+    // Now it is complete at its end, its connection closed after kBodyEndGraceNs and not reused,
+    // and the run says so; a body that does end a moment later keeps its connection.
+    void completeResponseWhoseBodyNeverEndsIsNotATimeout_data()
+    {
+        QTest::addColumn<int>("end");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<bool>("unended");
+        for (const bool stream : {true, false}) {
+            const char *what = stream ? "stream" : "JSON body";
+            QTest::addRow("%s: chunked without its last chunk", what)
+                << int(BodyEnd::ChunkedWithoutLastChunk) << stream << true;
+            QTest::addRow("%s: Content-Length too large", what) << int(BodyEnd::LengthTooLarge) << stream << true;
+            QTest::addRow("%s: until close, kept open", what) << int(BodyEnd::UntilCloseKeptOpen) << stream << true;
+            QTest::addRow("%s: last chunk 100 ms late", what) << int(BodyEnd::LastChunkLate) << stream << false;
+        }
+    }
+
+    void completeResponseWhoseBodyNeverEndsIsNotATimeout()
+    {
+        QFETCH(int, end);
+        QFETCH(bool, stream);
+        QFETCH(bool, unended);
+        UnendedBodyServer server{BodyEnd(end)};
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        RunConfig config = configForServer(server.url(), 1, 2);
+        config.request.stream = stream;
+        config.load.timeoutMs = 60000;
+        const RunResult r = runLoad(config);
+        QVERIFY(r.finished);
+        QCOMPARE(int(r.records.size()), 2);
+        for (const RequestRecord &rec : r.records) {
+            QVERIFY2(rec.ok(), qPrintable(QStringLiteral("%1: %2").arg(statusName(rec.status), rec.errorMessage)));
+            QCOMPARE(rec.completionTokens, std::int64_t(1));
+            QCOMPARE(rec.unendedBody, unended);
+            // Done at the response's end: not at the timeout, nor after the grace.
+            QVERIFY2(rec.doneNs - rec.sentNs < TransportWorker::kBodyEndGraceNs,
+                     qPrintable(QString::number(double(rec.doneNs - rec.sentNs) / 1e6)));
+        }
+        // A connection whose body never ended is closed, never reused; one that ended carries both.
+        QTRY_COMPARE(server.closedByClient, unended ? 2 : 0);
+        QCOMPARE(server.connections, unended ? 2 : 1);
+
+        RunAggregator aggregator(RunInfo::begin(config));
+        for (const RequestRecord &rec : r.records)
+            aggregator.add(rec);
+        const RunSummary summary = aggregator.summary();
+        QCOMPARE(summary.total.connections.unendedBodies, std::int64_t(unended ? 2 : 0));
+        const bool warned = std::any_of(summary.warnings.begin(), summary.warnings.end(), [](const QString &w) {
+            return w.startsWith(QStringLiteral("2 of 2 responses did not end their HTTP body after the stream's end"));
+        });
+        QVERIFY2(warned == unended, qPrintable(summary.warnings.join(QLatin1Char('\n'))));
     }
 
     void keepAliveReusesConnections()

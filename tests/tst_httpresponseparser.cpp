@@ -177,6 +177,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         QTest::newRow("html instead of http") << QByteArray("<html>\r\n") << QStringLiteral("not an HTTP response");
         QTest::newRow("bad status") << QByteArray("HTTP/1.1 abc\r\n") << QStringLiteral("bad HTTP status");
+        QTest::newRow("status of four digits")
+            << QByteArray("HTTP/1.1 2000 OK\r\n") << QStringLiteral("bad HTTP status");
+        // Regression: read with atoi, 2^32 + 200 became an int of 200, and the response a success.
+        QTest::newRow("status that wraps to 200")
+            << QByteArray("HTTP/1.1 4294967496 OK\r\n") << QStringLiteral("bad HTTP status");
         QTest::newRow("bad chunk size") << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
                                         << QStringLiteral("malformed chunk size");
         QTest::newRow("bad content-length")

@@ -72,10 +72,14 @@ private Q_SLOTS:
         QTest::newRow("twenty nines") << QByteArray("99999999999999999999") << false << qint64(0);
         QTest::newRow("int64 max + 1") << QByteArray("9223372036854775808") << false << qint64(0);
         QTest::newRow("int64 min - 1") << QByteArray("-9223372036854775809") << false << qint64(0);
-        QTest::newRow("long with fraction") << QByteArray("123456789012345678901.5") << false << qint64(0);
+        QTest::newRow("long, written with a fraction") << QByteArray("123456789012345678901.0") << false << qint64(0);
         QTest::newRow("int64 max") << QByteArray("9223372036854775807") << true << std::numeric_limits<qint64>::max();
         QTest::newRow("int64 min") << QByteArray("-9223372036854775808") << true << std::numeric_limits<qint64>::min();
-        QTest::newRow("leading zero then fraction") << QByteArray("0.75") << true << qint64(0);
+        QTest::newRow("int64 max, with an exponent")
+            << QByteArray("9.223372036854775807e18") << true << std::numeric_limits<qint64>::max();
+        QTest::newRow("int64 max + 1, with an exponent")
+            << QByteArray("9.223372036854775808E+18") << false << qint64(0);
+        QTest::newRow("huge exponent") << QByteArray("1e99999999999999999999999") << false << qint64(0);
     }
 
     void integerBeyondInt64IsOutOfRangeNotOverflow()
@@ -89,12 +93,57 @@ private Q_SLOTS:
         const bool ok = c.object([&](std::string_view) { return c.integer(&n); });
         QCOMPARE(ok, accepted);
         QCOMPARE(c.outOfRange(), !accepted);
+        QVERIFY(!c.notWhole());
         QCOMPARE(qint64(n), accepted ? value : qint64(-42)); // a rejected value is not written
+    }
+
+    // Regression: integer() truncated at the first '.', 'e' or 'E': a usage count of 5e2 read as
+    // 5 tokens and 7.9 as 7. A whole value is read exactly however it is written; a fraction is
+    // refused, never truncated.
+    void exponentOrFractionIsExactOrRefusedNotTruncated_data()
+    {
+        QTest::addColumn<QByteArray>("number");
+        QTest::addColumn<bool>("accepted");
+        QTest::addColumn<qint64>("value");
+        QTest::newRow("5e2") << QByteArray("5e2") << true << qint64(500);
+        QTest::newRow("500.0") << QByteArray("500.0") << true << qint64(500);
+        QTest::newRow("5.00E+2") << QByteArray("5.00E+2") << true << qint64(500);
+        QTest::newRow("0.5e3") << QByteArray("0.5e3") << true << qint64(500);
+        QTest::newRow("50000e-2") << QByteArray("50000e-2") << true << qint64(500);
+        QTest::newRow("-1.5e1") << QByteArray("-1.5e1") << true << qint64(-15);
+        QTest::newRow("0e999999") << QByteArray("0e999999") << true << qint64(0);
+        QTest::newRow("-0.0") << QByteArray("-0.0") << true << qint64(0);
+        QTest::newRow("1e18") << QByteArray("1e18") << true << qint64(1'000'000'000'000'000'000);
+        QTest::newRow("fraction 7.9") << QByteArray("7.9") << false << qint64(0);
+        QTest::newRow("fraction 0.75") << QByteArray("0.75") << false << qint64(0);
+        QTest::newRow("fraction 5e-1") << QByteArray("5e-1") << false << qint64(0);
+        QTest::newRow("fraction 5001e-1") << QByteArray("5001e-1") << false << qint64(0);
+        QTest::newRow("fraction far down") << QByteArray("1.0000000000000000000000001") << false << qint64(0);
+        QTest::newRow("fraction, huge negative exponent")
+            << QByteArray("7e-99999999999999999999") << false << qint64(0);
+    }
+
+    void exponentOrFractionIsExactOrRefusedNotTruncated()
+    {
+        QFETCH(QByteArray, number);
+        QFETCH(bool, accepted);
+        QFETCH(qint64, value);
+        const QByteArray text = "[" + number + "]";
+        const std::string_view json(text.constData(), std::size_t(text.size()));
+        JsonCursor c(json);
+        std::int64_t n = -42;
+        QCOMPARE(c.array([&] { return c.integer(&n); }) && c.atEnd(), accepted);
+        QCOMPARE(c.notWhole(), !accepted);
+        QVERIFY(!c.outOfRange());
+        QCOMPARE(qint64(n), accepted ? value : qint64(-42));
+        // What integer() refuses is still a valid number to skip.
+        JsonCursor skipped(json);
+        QVERIFY(skipped.skip() && skipped.atEnd());
     }
 
     void membersAndValues()
     {
-        const std::string json = "{\"id\":\"x-1\",\"n\":42,\"f\":7.9,\"neg\":-3,\"s\":\"a\\\"b\",\"skip\":{\"deep\":[1,"
+        const std::string json = "{\"id\":\"x-1\",\"n\":42,\"f\":7e0,\"neg\":-3,\"s\":\"a\\\"b\",\"skip\":{\"deep\":[1,"
                                  "{\"x\":2}]},\"last\":null}";
         JsonCursor c(json);
         std::string_view id, s;

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -113,6 +114,10 @@ std::vector<RequestRecord> records()
     out[7].errorMessage = QStringLiteral("no response within 600s");
     out[9].status = RequestStatus::Cancelled;
     out[9].errorMessage = QStringLiteral("stopped");
+    // Server text a spreadsheet would run as a formula comes back as the server sent it.
+    out[5].responseId = QStringLiteral("=HYPERLINK(\"http://evil.example\",\"x\")");
+    out[6].finishReason = QStringLiteral("@SUM(1+1)");
+    out[8].responseId = QStringLiteral("'-1");
     // A non-streamed success: no chunks, E2E ends at done.
     out[10].tokenChunks.clear();
     out[10].chunks = 0;
@@ -325,6 +330,60 @@ private Q_SLOTS:
         QCOMPARE(fields[17], std::string("ok"));
         QCOMPARE(fields[18], std::string("200"));
         QCOMPARE(fields[20], std::string("chatcmpl-0"));
+    }
+
+    // Regression: server-controlled response_id, finish_reason and error text reached
+    // requests.csv as they came: =1+2 or =HYPERLINK(…) ran as a formula when the file was opened in
+    // a spreadsheet. A text cell that begins as a formula does is guarded with a ' (OWASP), and
+    // reads back as the server's text.
+    void serverTextIsNeutralisedNotAFormula_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QByteArray>("cell");
+        QTest::newRow("=1+2") << QStringLiteral("=1+2") << QByteArray("'=1+2");
+        QTest::newRow("hyperlink") << QStringLiteral("=HYPERLINK(\"http://evil.example\",\"click\")")
+                                   << QByteArray("'=HYPERLINK(\"http://evil.example\",\"click\")");
+        QTest::newRow("plus") << QStringLiteral("+1") << QByteArray("'+1");
+        QTest::newRow("minus") << QStringLiteral("-2+3") << QByteArray("'-2+3");
+        QTest::newRow("at") << QStringLiteral("@SUM(A1)") << QByteArray("'@SUM(A1)");
+        QTest::newRow("tab") << QStringLiteral("\t=1") << QByteArray("'\t=1");
+        QTest::newRow("carriage return") << QStringLiteral("\r=1") << QByteArray("'\r=1");
+        QTest::newRow("already guarded") << QStringLiteral("'=1") << QByteArray("''=1");
+        QTest::newRow("a quote") << QStringLiteral("'quoted'") << QByteArray("''quoted'");
+        QTest::newRow("plain") << QStringLiteral("chatcmpl-1") << QByteArray("chatcmpl-1");
+        QTest::newRow("equals later") << QStringLiteral("a=1") << QByteArray("a=1");
+    }
+
+    void serverTextIsNeutralisedNotAFormula()
+    {
+        QFETCH(QString, text);
+        QFETCH(QByteArray, cell);
+        std::vector<RequestRecord> rs = records();
+        RequestRecord &r = rs[3]; // a failure: it has an error text
+        r.responseId = r.finishReason = r.errorMessage = text;
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, rs);
+
+        const QByteArray csv = readFile(QDir(dir).filePath(QStringLiteral("requests.csv")));
+        CsvReader reader(csv);
+        std::vector<std::string> header, fields;
+        QVERIFY(reader.next(header));
+        const auto column = [&header](const char *name) {
+            return std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+        };
+        for (int i = 0; i <= 3; ++i)
+            QVERIFY(reader.next(fields));
+        for (const char *name : {"error", "response_id", "finish_reason"})
+            QCOMPARE(QByteArray::fromStdString(fields.at(column(name))), cell);
+
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        const RequestRecord &back = data->records.at(3);
+        QCOMPARE(back.responseId, text);
+        QCOMPARE(back.finishReason, text);
+        QCOMPARE(back.errorMessage, text);
     }
 
     void runJsonHasNoSecrets()

@@ -224,6 +224,70 @@ private Q_SLOTS:
         QCOMPARE(r.completionTokens, std::int64_t(1));
     }
 
+    // Regression: a usage count written with an exponent or a fraction was truncated at its '.',
+    // 'e' or 'E' and recorded as from usage (5e2 → 5 tokens). A whole value is read exactly; a
+    // fraction refuses the document, and the counts fall back as for a count out of range.
+    void usageWithExponentOrFractionIsExactOrRefusedNotTruncated_data()
+    {
+        QTest::addColumn<bool>("streamed");
+        QTest::addColumn<QByteArray>("prompt");
+        QTest::addColumn<QByteArray>("completion");
+        QTest::addColumn<qint64>("promptTokens"); ///< -1: refused
+        QTest::addColumn<qint64>("completionTokens");
+        for (const bool streamed : {true, false}) {
+            const char *how = streamed ? "stream" : "body";
+            QTest::addRow("%s: 5e2 and 3.0", how)
+                << streamed << QByteArray("5e2") << QByteArray("3.0") << qint64(500) << qint64(3);
+            QTest::addRow("%s: 1.2E+3 and 40e-1", how)
+                << streamed << QByteArray("1.2E+3") << QByteArray("40e-1") << qint64(1200) << qint64(4);
+            QTest::addRow("%s: fraction 7.9", how)
+                << streamed << QByteArray("12") << QByteArray("7.9") << qint64(-1) << qint64(-1);
+            QTest::addRow("%s: fraction 5e-1", how)
+                << streamed << QByteArray("5e-1") << QByteArray("3") << qint64(-1) << qint64(-1);
+        }
+    }
+
+    void usageWithExponentOrFractionIsExactOrRefusedNotTruncated()
+    {
+        QFETCH(bool, streamed);
+        QFETCH(QByteArray, prompt);
+        QFETCH(QByteArray, completion);
+        QFETCH(qint64, promptTokens);
+        QFETCH(qint64, completionTokens);
+        const std::string usage = R"("usage":{"prompt_tokens":)" + prompt.toStdString() + R"(,"completion_tokens":)" +
+                                  completion.toStdString() + "}";
+        RequestRecord r;
+        if (streamed) {
+            r = decode(ApiKind::OpenAIChat,
+                       {
+                           {"", R"({"id":"x","choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]})", 1},
+                           {"", R"({"id":"x","choices":[],)" + usage + "}", 2},
+                           {"", "[DONE]", 3},
+                       });
+        } else {
+            StreamDecoder d(ApiKind::OpenAIChat);
+            d.begin(&r);
+            d.onBody(R"({"id":"x","choices":[{"message":{"content":"a b c"},"finish_reason":"stop"}],)" + usage + "}",
+                     1);
+            d.finish(7, TokenSource::Estimate);
+            if (d.failed())
+                r.status = d.failure();
+        }
+        if (promptTokens >= 0) {
+            QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+            QCOMPARE(r.tokenSource, TokenSource::Usage);
+            QCOMPARE(r.promptTokens, std::int64_t(promptTokens));
+            QCOMPARE(r.completionTokens, std::int64_t(completionTokens));
+            return;
+        }
+        QCOMPARE(r.status, RequestStatus::Protocol);
+        QVERIFY2(r.errorMessage.startsWith(QStringLiteral("token count not a whole number")),
+                 qPrintable(r.errorMessage));
+        // Never a truncated count: the client's own estimate stands in.
+        QVERIFY(r.tokenSource != TokenSource::Usage);
+        QCOMPARE(r.promptTokens, std::int64_t(7));
+    }
+
     void anthropicStream()
     {
         const RequestRecord r = decode(

@@ -115,7 +115,8 @@ void HttpConnection::streamReceived(const char *data, std::size_t size, std::int
         return; // the sink abandoned the exchange while handling the data
     if (result == HttpResponseParser::Result::Error) {
         fail(RequestStatus::Protocol,
-             QStringLiteral("malformed HTTP response: ") + QString::fromStdString(m_parser.errorText()), stampNs, true);
+             QLatin1String(HttpResponseParser::kMalformed) + QString::fromStdString(m_parser.errorText()), stampNs,
+             true);
         return;
     }
     if (result == HttpResponseParser::Result::Complete) {

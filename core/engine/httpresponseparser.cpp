@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -66,14 +67,24 @@ bool HttpResponseParser::statusLine(const std::string &line)
         m_error = "not an HTTP response: '" + line.substr(0, 40) + "'";
         return false;
     }
-    const int status = std::atoi(line.c_str() + 9);
-    if (status < 100 || status > 999) {
-        m_error = "bad HTTP status line: '" + line.substr(0, 40) + "'";
+    // from_chars, not atoi: a status of twenty digits is refused, not undefined behaviour.
+    const std::size_t digits = line.find_first_not_of(' ', 9);
+    int status = 0;
+    if (digits != std::string::npos &&
+        std::from_chars(line.data() + digits, line.data() + line.size(), status).ec != std::errc())
+        status = 0;
+    if (!validStatus(status)) {
+        m_error = badStatusLine(line);
         return false;
     }
     m_head.status = status;
     m_head.keepAlive = line.compare(5, 3, "1.0") != 0;
     return true;
+}
+
+std::string HttpResponseParser::badStatusLine(std::string_view line)
+{
+    return "bad HTTP status line: '" + std::string(line.substr(0, 40)) + "'";
 }
 
 bool HttpResponseParser::statusStart(const char *data, std::size_t size)

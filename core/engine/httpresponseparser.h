@@ -36,6 +36,14 @@ public:
     static constexpr std::size_t kMaxHeadBytes = 256 * 1024;
     static constexpr int kMaxHeaderFields = 256;
 
+    /// How a transport names a response that breaks HTTP's rules, before what broke them.
+    static constexpr const char *kMalformed = "malformed HTTP response: ";
+    /// A status outside 100–999 is a broken status line (HTTP's status is three digits).
+    static bool validStatus(int status) { return status >= 100 && status <= 999; }
+    /// The error for a status line it cannot read (`line`: as received, or as another transport
+    /// tells it): also for transports that parse HTTP themselves (qnam).
+    static std::string badStatusLine(std::string_view line);
+
     /// Fills in what `head` says of one header field (name in lower case; value trimmed): also
     /// for transports that parse HTTP themselves (qnam).
     static void readHeadField(ResponseHead &head, const std::string &lowerName, const std::string &value);

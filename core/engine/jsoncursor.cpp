@@ -204,26 +204,78 @@ bool JsonCursor::number()
 bool JsonCursor::integer(std::int64_t *out)
 {
     whitespace();
-    const char *start = m_p;
+    const char *p = m_p;
     if (!number())
         return false;
-    // Token counts are whole numbers; a fraction or exponent is truncated (1e3 reads as 1).
-    // Accumulated negatively: the int64 range is one larger below zero.
-    std::int64_t value = 0;
-    const bool negative = *start == '-';
-    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-    for (const char *p = start + (negative ? 1 : 0); p < m_p && *p >= '0' && *p <= '9'; ++p) {
-        const int digit = *p - '0';
-        if (value < (kMin + digit) / 10) {
-            m_outOfRange = true;
-            return fail();
-        }
-        value = value * 10 - digit;
+    // The number is [-] int [. frac] [e exp]: its digits (int, then frac) as one integer, times
+    // 10^(exp − digits in frac). Whole when no digit other than 0 falls after the decimal point.
+    const bool negative = *p == '-';
+    p += negative ? 1 : 0;
+    const auto digitsFrom = [this](const char *from) {
+        while (from < m_p && *from >= '0' && *from <= '9')
+            ++from;
+        return from;
+    };
+    const char *const intBegin = p;
+    const char *const intEnd = digitsFrom(intBegin);
+    const char *const fracBegin = intEnd < m_p && *intEnd == '.' ? intEnd + 1 : intEnd;
+    const char *const fracEnd = digitsFrom(fracBegin);
+    // Saturated far beyond any text's length: 1e99999999999999999999 is simply out of range.
+    constexpr std::int64_t kExponentBound = std::int64_t(1) << 60;
+    std::int64_t exponent = 0;
+    if (fracEnd < m_p) { // e or E
+        const char *e = fracEnd + 1;
+        const bool negativeExponent = *e == '-';
+        e += *e == '-' || *e == '+' ? 1 : 0;
+        for (; e < m_p; ++e)
+            exponent = exponent > kExponentBound / 10 ? kExponentBound : exponent * 10 + (*e - '0');
+        exponent = negativeExponent ? -exponent : exponent;
     }
-    if (!negative && value == kMin) {
-        m_outOfRange = true;
+    const std::int64_t intDigits = intEnd - intBegin;
+    const std::int64_t allDigits = intDigits + (fracEnd - fracBegin);
+    const auto digitAt = [&](std::int64_t i) {
+        return i < intDigits ? intBegin[i] - '0' : fracBegin[i - intDigits] - '0';
+    };
+    std::int64_t first = 0;
+    while (first < allDigits && digitAt(first) == 0)
+        ++first;
+    if (first == allDigits) { // 0, -0.0, 0e7
+        if (out)
+            *out = 0;
+        return true;
+    }
+    std::int64_t last = allDigits - 1;
+    while (digitAt(last) == 0)
+        --last;
+    const auto refuse = [this](Refused why) {
+        m_refused = why;
         return fail();
+    };
+    // The powers of ten of the first and last digits that are not 0.
+    const std::int64_t lastPower = intDigits - 1 - last + exponent;
+    if (lastPower < 0)
+        return refuse(Refused::NotWhole);
+    if (intDigits - 1 - first + exponent > 18) // 10^19 and more: beyond int64 whatever the digits
+        return refuse(Refused::OutOfRange);
+    // Accumulated negatively: the int64 range is one larger below zero.
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+    std::int64_t value = 0;
+    const auto shift = [&value](int digit) {
+        if (value < (kMin + digit) / 10)
+            return false;
+        value = value * 10 - digit;
+        return true;
+    };
+    for (std::int64_t i = first; i <= last; ++i) {
+        if (!shift(digitAt(i)))
+            return refuse(Refused::OutOfRange);
     }
+    for (std::int64_t i = 0; i < lastPower; ++i) {
+        if (!shift(0))
+            return refuse(Refused::OutOfRange);
+    }
+    if (!negative && value == kMin)
+        return refuse(Refused::OutOfRange);
     if (out)
         *out = negative ? value : -value;
     return true;

@@ -51,12 +51,15 @@ public:
     template<typename OnElement> bool array(OnElement &&onElement);
     /// A string; *raw is what stands between the quotes, escapes undecoded.
     bool string(std::string_view *raw = nullptr);
-    /// A number, truncated to an integer (token counts); other values are errors. A number whose
-    /// integer part lies outside int64 is rejected (outOfRange() tells it apart from bad JSON):
-    /// clamping would turn a server's garbage into a plausible count.
+    /// A number that is a whole value, read exactly (token counts): 500, 500.0, 5e2 and 0.5e3 are
+    /// all 500. A number with a fraction (7.9, 5e-1) or outside int64 is refused, and so is any other
+    /// value: truncating or clamping would turn a server's garbage into a plausible count.
+    /// notWhole() and outOfRange() tell such a number apart from bad JSON.
     bool integer(std::int64_t *out);
-    /// The failure was an integer() out of range, not malformed text.
-    bool outOfRange() const { return m_outOfRange; }
+    /// The failure was integer() refusing a number outside int64, not malformed text.
+    bool outOfRange() const { return m_refused == Refused::OutOfRange; }
+    /// The failure was integer() refusing a number with a fraction, not malformed text.
+    bool notWhole() const { return m_refused == Refused::NotWhole; }
     /// Any value.
     bool skip();
 
@@ -98,7 +101,8 @@ private:
     const char *m_p;
     const char *m_end;
     bool m_ok = true;
-    bool m_outOfRange = false;
+    enum class Refused : std::uint8_t { No, OutOfRange, NotWhole };
+    Refused m_refused = Refused::No;
     int m_depth = 0;
     static constexpr int kMaxDepth = 64;
 };

@@ -123,11 +123,29 @@ private:
         h.http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
         if (!h.http2 && m_endpoint.tls && m_endpoint.httpVersion == HttpVersion::Http2) {
             // --http2 insists, as native does; QNAM only prefers h2 over TLS.
-            ResponseSink *sink = m_sink;
-            const QSslConfiguration tls = m_reply->sslConfiguration();
-            stop();
-            sink->responseFailed(RequestStatus::Protocol, notHttp2ByAlpn(tls.nextNegotiatedProtocol()), false, stampNs);
-            m_transport->dispose(this);
+            refuse(notHttp2ByAlpn(m_reply->sslConfiguration().nextNegotiatedProtocol()), stampNs);
+            return;
+        }
+        // What native's parser refuses, QNAM takes: a status of any number of digits, and a head
+        // beyond its bounds (more than 100 fields, a field over 100 KiB, 256 KiB in all), which
+        // it drops whole and reads on without Content-Length or Content-Type — a body until the
+        // connection closes, judged as JSON. An HTTP/1 head without any field is that (no API
+        // server answers without Content-Type): refused here, before the body, as native does.
+        if (!HttpResponseParser::validStatus(h.status)) {
+            const QString line = QStringLiteral("HTTP/%1 %2 %3")
+                                     .arg(h.http2 ? QStringLiteral("2") : QStringLiteral("1.1"))
+                                     .arg(h.status)
+                                     .arg(m_reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString());
+            refuse(QLatin1String(HttpResponseParser::kMalformed) +
+                       QString::fromStdString(HttpResponseParser::badStatusLine(line.toStdString())),
+                   stampNs);
+            return;
+        }
+        if (!h.http2 && m_reply->rawHeaderPairs().isEmpty()) {
+            refuse(QLatin1String(HttpResponseParser::kMalformed) +
+                       QStringLiteral("no header fields (QNAM drops a head of more than 100 fields, a field "
+                                      "over 100 KiB or 256 KiB in all)"),
+                   stampNs);
             return;
         }
         // One manager holds one HTTP/2 connection per origin: its exchanges there are its streams.
@@ -137,6 +155,16 @@ private:
         m_transport->learn(m_origin, h.http2);
         if (m_sink)
             m_sink->responseHead(h, stampNs);
+    }
+
+    /// The response breaks what the engine accepts: the sink hears `message` as a protocol
+    /// failure, and QNAM stops the transfer.
+    void refuse(const QString &message, std::int64_t stampNs)
+    {
+        ResponseSink *sink = m_sink;
+        stop();
+        sink->responseFailed(RequestStatus::Protocol, message, false, stampNs);
+        m_transport->dispose(this);
     }
 
     void read(std::int64_t stampNs)

@@ -75,6 +75,15 @@ struct StreamDecoder::Fields {
     std::size_t reasoningBytes = 0;
     bool hasError = false;
     bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
+    bool notWhole = false;   ///< a token count with a fraction (7.9, 5e-1)
+
+    /// Why a document was refused for a token count in it; empty when it is not JSON.
+    QString refusedCount() const
+    {
+        return outOfRange ? QStringLiteral("token count out of range")
+               : notWhole ? QStringLiteral("token count not a whole number")
+                          : QString();
+    }
     Usage usage;
     std::int64_t promptEvaluated = -1; ///< llama.cpp's timings.prompt_n; -1: not in this document
 };
@@ -296,6 +305,7 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
             return response(true, key);
         });
         f.outOfRange = f.outOfRange || c.outOfRange();
+        f.notWhole = c.notWhole();
         if (!f.delta.empty()) {
             if (f.type == "response.output_text.delta" || f.type == "response.refusal.delta")
                 keep(f.delta, f.contentBytes, f.type == "response.output_text.delta");
@@ -350,6 +360,7 @@ bool StreamDecoder::read(std::string_view json, Fields &f)
         return c.skip();
     });
     f.outOfRange = f.outOfRange || c.outOfRange();
+    f.notWhole = c.notWhole();
     return ok && c.atEnd();
 }
 
@@ -371,9 +382,9 @@ void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::
         return;
     }
     if (!parsed) {
+        const QString refused = f.refusedCount();
         fail(QStringLiteral("%1 in stream event: %2")
-                 .arg(f.outOfRange ? QStringLiteral("token count out of range") : QStringLiteral("malformed JSON"),
-                      text(data.substr(0, 80))));
+                 .arg(refused.isEmpty() ? QStringLiteral("malformed JSON") : refused, text(data.substr(0, 80))));
         return;
     }
     apply(f, data, stampNs, true);
@@ -383,8 +394,9 @@ void StreamDecoder::onBody(std::string_view body, std::int64_t stampNs)
 {
     Fields f;
     if (!read(body, f)) {
-        fail(QStringLiteral("%1: %2").arg(f.outOfRange ? QStringLiteral("token count out of range in response")
-                                                       : QStringLiteral("response is not JSON"),
+        const QString refused = f.refusedCount();
+        fail(QStringLiteral("%1: %2").arg(refused.isEmpty() ? QStringLiteral("response is not JSON")
+                                                            : refused + QStringLiteral(" in response"),
                                           text(body.substr(0, 80))));
         return;
     }

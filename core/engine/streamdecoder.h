@@ -37,6 +37,10 @@ public:
 
     /// The stream said it is complete ([DONE], a finish reason, or message_stop).
     bool complete() const { return m_done || m_finished; }
+    /// The stream's last event came: [DONE], Anthropic's message_stop, the Responses API's
+    /// response.completed or response.incomplete. Nothing follows it; a finish reason is not it
+    /// (OpenAI sends usage, then [DONE], after the finish reason).
+    bool streamEnded() const { return m_done || (m_api == ApiKind::OpenAIResponses && m_finished); }
     /// A protocol problem or an error event was seen; the message is in the record.
     bool failed() const { return m_failed; }
     /// How the failure is classed: the server's own error (an error event or error body) or a

@@ -1,5 +1,6 @@
 #include "engine/transportworker.h"
 
+#include "engine/jsonbodyend.h"
 #include "engine/nativetransport.h"
 #include "engine/qnamtransport.h"
 #include "engine/sseparser.h"
@@ -166,6 +167,8 @@ public:
             m_mode = Mode::EventStream;
         else
             m_mode = Mode::JsonBody;
+        // Only a body that says it is JSON may end at its value: NDJSON's first line is a value too.
+        m_jsonTyped = head.contentType == "application/json" || head.contentType.endsWith("+json");
     }
 
     void responseBody(const char *data, std::size_t size, std::int64_t stampNs) override
@@ -181,16 +184,89 @@ public:
                 m_worker->m_counters->chunks.fetch_add(m_record.chunks - before, std::memory_order_relaxed);
             if (m_sse.error())
                 m_worker->endRequest(this, RequestStatus::Protocol, QString::fromLatin1(m_sse.error()), stampNs);
+            else if (m_endedNs < 0 && m_decoder.streamEnded())
+                responseEnded(stampNs);
             return;
         }
-        if (m_body.size() + size <= std::size_t(HttpResponseParser::kMaxBodyBytes))
+        if (m_body.size() + size <= std::size_t(HttpResponseParser::kMaxBodyBytes)) {
             m_body.append(data, size);
-        else if (m_mode == Mode::JsonBody) // an error body's first 32 MiB are message enough
+            if (m_jsonTyped && m_endedNs < 0 && m_jsonEnd.feed(m_body, size))
+                responseEnded(stampNs);
+        } else if (m_mode == Mode::JsonBody) { // an error body's first 32 MiB are message enough
             m_worker->endRequest(this, RequestStatus::Protocol, QStringLiteral("response body exceeds 32 MiB"),
                                  stampNs);
+        }
     }
 
-    void responseComplete(std::int64_t stampNs) override
+    void responseComplete(std::int64_t stampNs) override { complete(stampNs); }
+
+    /// The response said its last word and the server did not end its HTTP body after it (see
+    /// responseEnded): the exchange's connection was closed, and the response is complete as of
+    /// its last word.
+    void completeUnended()
+    {
+        m_record.unendedBody = true;
+        complete(m_endedNs);
+    }
+
+    /// When the response said its last word ([DONE], the API's finish event, its JSON body's
+    /// value closed) while its HTTP body had not ended; -1 until then.
+    std::int64_t endedNs() const { return m_endedNs; }
+
+    void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
+    {
+        if (m_endedNs >= 0) {   // the connection broke after the last word: the response is whole
+            exchange = nullptr; // the transport disposes of it
+            completeUnended();
+            return;
+        }
+        m_record.doneNs = stampNs;
+        exchange = nullptr;     // the transport disposes of it
+        if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
+            fail(m_decoder.failure(), m_record.errorMessage);
+        else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
+            status = RequestStatus::StreamTruncated;
+        fail(status, message);
+        settle();
+    }
+
+    void connectionStale(RequestStatus status, const QString &message, std::int64_t stampNs) override
+    {
+        exchange = nullptr; // the transport disposes of it
+        if (m_record.retries >= limits::kMaxRetries || !resend) {
+            responseFailed(status, message, false, stampNs);
+            return;
+        }
+        ++m_record.retries;
+        m_sentSeen = false; // the next attempt's send is the one the server reads
+        const Resend hop = *resend;
+        m_worker->sendOn(this, Hop{hop.endpoint, m_url, json, hop.post, hop.credentials, hop.message}, stampNs, true);
+    }
+
+    void sentAgain() override { ++m_record.retries; }
+
+    /// Ends the request from the outside (deadline, Stop).
+    void abort(RequestStatus status, const QString &message, std::int64_t stampNs)
+    {
+        m_record.doneNs = stampNs;
+        fail(status, message);
+        settle();
+    }
+
+private:
+    enum class Mode { None, EventStream, JsonBody, ErrorBody, Redirect };
+
+    /// The response said its last word at `stampNs` and its HTTP body has not ended: a server that
+    /// ends it ends it now (the rest of the read, the next one); the worker gives it
+    /// TransportWorker::kBodyEndGraceNs, then closes the connection (completeUnended).
+    void responseEnded(std::int64_t stampNs)
+    {
+        m_endedNs = stampNs;
+        m_worker->awaitBodyEnd(this, stampNs);
+    }
+
+    /// The response is complete: decoded, classified, recorded as done at `stampNs`.
+    void complete(std::int64_t stampNs)
     {
         m_record.doneNs = stampNs;
         if (m_mode == Mode::Redirect) {
@@ -228,44 +304,6 @@ public:
         }
         settle();
     }
-
-    void responseFailed(RequestStatus status, const QString &message, bool cutAfterHead, std::int64_t stampNs) override
-    {
-        m_record.doneNs = stampNs;
-        exchange = nullptr;     // the transport disposes of it
-        if (m_decoder.failed()) // what the stream said before it broke (a server's error event) tells more
-            fail(m_decoder.failure(), m_record.errorMessage);
-        else if (cutAfterHead && status == RequestStatus::Protocol && m_mode == Mode::EventStream)
-            status = RequestStatus::StreamTruncated;
-        fail(status, message);
-        settle();
-    }
-
-    void connectionStale(RequestStatus status, const QString &message, std::int64_t stampNs) override
-    {
-        exchange = nullptr; // the transport disposes of it
-        if (m_record.retries >= limits::kMaxRetries || !resend) {
-            responseFailed(status, message, false, stampNs);
-            return;
-        }
-        ++m_record.retries;
-        m_sentSeen = false; // the next attempt's send is the one the server reads
-        const Resend hop = *resend;
-        m_worker->sendOn(this, Hop{hop.endpoint, m_url, json, hop.post, hop.credentials, hop.message}, stampNs, true);
-    }
-
-    void sentAgain() override { ++m_record.retries; }
-
-    /// Ends the request from the outside (deadline, Stop).
-    void abort(RequestStatus status, const QString &message, std::int64_t stampNs)
-    {
-        m_record.doneNs = stampNs;
-        fail(status, message);
-        settle();
-    }
-
-private:
-    enum class Mode { None, EventStream, JsonBody, ErrorBody, Redirect };
 
     void follow(std::int64_t stampNs)
     {
@@ -345,6 +383,9 @@ private:
     StreamDecoder m_decoder;
     SseParser m_sse;
     std::string m_body;
+    JsonBodyEnd m_jsonEnd;
+    bool m_jsonTyped = false; ///< the body says it is JSON (Content-Type): it may end at its value
+    std::int64_t m_endedNs = -1;
     Mode m_mode = Mode::None;
     ApiKind m_api;
     QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
@@ -471,6 +512,21 @@ void TransportWorker::endRequest(ActiveRequest *request, RequestStatus status, c
     request->abort(status, message, nowNs);
 }
 
+void TransportWorker::awaitBodyEnd(ActiveRequest *request, std::int64_t stampNs)
+{
+    const std::int64_t due = stampNs + kBodyEndGraceNs;
+    if (due >= request->deadline->first)
+        return;
+    m_deadlines.erase(request->deadline);
+    request->deadline = addDeadline(due, request, Deadline::Total);
+}
+
+void TransportWorker::endUnended(ActiveRequest *request)
+{
+    request->abandonExchange();
+    request->completeUnended();
+}
+
 void TransportWorker::armDeadlineTimer(std::int64_t dueNs)
 {
     m_armedNs = dueNs;
@@ -484,6 +540,10 @@ void TransportWorker::checkDeadlines()
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
         const auto [request, kind] = m_deadlines.begin()->second;
         const Exchange *exchange = request->exchange;
+        if (kind == Deadline::Total && request->endedNs() >= 0) {
+            endUnended(request);
+            continue;
+        }
         if (kind == Deadline::Total || !exchange) {
             endRequest(
                 request, RequestStatus::Timeout,
@@ -526,8 +586,12 @@ void TransportWorker::cancelAll()
     all.reserve(m_active.size());
     for (const auto &[raw, request] : m_active)
         all.push_back(raw);
-    for (ActiveRequest *request : all)
-        endRequest(request, RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
+    for (ActiveRequest *request : all) {
+        if (request->endedNs() >= 0) // answered whole: Stop only cut a body that never ended
+            endUnended(request);
+        else
+            endRequest(request, RequestStatus::Cancelled, QStringLiteral("cancelled by Stop"), now);
+    }
     m_native->closeIdle();
     if (m_qnam)
         m_qnam->closeIdle();

@@ -48,6 +48,13 @@ public:
     void cancelAll();
     int activeRequests() const { return int(m_active.size()); }
 
+    /// How long a response that said its last word ([DONE], its API's finish event, its JSON
+    /// body's value) waits for the end of its HTTP body: a server ends it in the same read or the
+    /// next. One that has not by then never will (a chunked body without its last chunk, a
+    /// Content-Length larger than the body, a connection it keeps open): the connection is closed
+    /// and the response recorded as complete, as of its last word (RequestRecord::unendedBody).
+    static constexpr std::int64_t kBodyEndGraceNs = 1'000'000'000;
+
 private:
     friend class ActiveRequest;
     Transport *transportFor(const RequestBuilder &builder);
@@ -59,6 +66,12 @@ private:
     /// Ends a request from the outside (its deadline, Stop, a response it must not read on):
     /// abandons its exchange and records it with `status`. Deletes `request`.
     void endRequest(ActiveRequest *request, RequestStatus status, const QString &message, std::int64_t nowNs);
+    /// `request`'s response said its last word at `stampNs`: its total deadline comes no later
+    /// than kBodyEndGraceNs after it.
+    void awaitBodyEnd(ActiveRequest *request, std::int64_t stampNs);
+    /// Ends a request whose response said its last word (its deadline, Stop): closes the
+    /// connection whose body never ended and records the response as complete. Deletes `request`.
+    void endUnended(ActiveRequest *request);
 
     /// A request's deadlines, earliest first: the total deadline, and the connect deadline while
     /// its connection is being opened.

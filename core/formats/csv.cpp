@@ -19,6 +19,37 @@ void appendCsvField(std::string &line, std::string_view field, bool first)
     line += '"';
 }
 
+namespace {
+
+/// What a cell from outside may not begin with unguarded: a formula's first character to a
+/// spreadsheet, and the guard itself.
+bool needsGuard(std::string_view text)
+{
+    return !text.empty() && std::string_view("=+-@\t\r'").find(text.front()) != std::string_view::npos;
+}
+
+} // namespace
+
+void appendCsvText(std::string &line, std::string_view text, bool first)
+{
+    if (!needsGuard(text)) {
+        appendCsvField(line, text, first);
+        return;
+    }
+    std::string guarded;
+    guarded.reserve(text.size() + 1);
+    guarded += '\'';
+    guarded += text;
+    appendCsvField(line, guarded, first);
+}
+
+std::string_view csvText(std::string_view field)
+{
+    if (field.size() >= 2 && field.front() == '\'' && needsGuard(field.substr(1)))
+        field.remove_prefix(1);
+    return field;
+}
+
 void appendCsvRecord(std::string &out, const std::vector<std::string> &fields)
 {
     for (std::size_t i = 0; i < fields.size(); ++i)

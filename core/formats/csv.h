@@ -17,6 +17,14 @@ inline constexpr std::string_view kCsvLineEnd = "\r\n";
 /// Appends `field` to `line`, after a comma unless `first`; quoted (quotes doubled) when it holds a
 /// comma, a quote, CR or LF.
 void appendCsvField(std::string &line, std::string_view field, bool first = false);
+/// Appends text from outside — a server's error text, response id or finish reason, a name from a
+/// configuration — as a field a spreadsheet will not run. Excel and LibreOffice take a cell that
+/// begins with =, +, -, @, a tab or CR for a formula (=1+2, =HYPERLINK(…)); such a cell gets a
+/// leading ' as OWASP advises, and so does one that begins with ' itself, so that csvText() gives
+/// every text back as it was. Numbers we write go through appendCsvField.
+void appendCsvText(std::string &line, std::string_view text, bool first = false);
+/// A field appendCsvText() wrote, read back: the text without the ' it added.
+std::string_view csvText(std::string_view field);
 /// A whole record: fields joined, then CRLF.
 void appendCsvRecord(std::string &out, const std::vector<std::string> &fields);
 

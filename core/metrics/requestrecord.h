@@ -93,6 +93,11 @@ struct RequestRecord {
     /// Times it was sent again because its kept-alive connection closed before any response
     /// (transport.h connectionStale); at most limits::kMaxRetries.
     int retries = 0;
+    /// The response was complete by its protocol ([DONE], its API's finish event, a whole JSON
+    /// body) but the server did not end its HTTP body after it (a chunked body without its last
+    /// chunk, a Content-Length larger than the body, a connection kept open): its connection was
+    /// closed and not reused (TransportWorker::kBodyEndGraceNs).
+    bool unendedBody = false;
 
     int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
     std::int64_t promptTokens = 0;

@@ -129,6 +129,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     requests.redirected += r.redirects > 0 ? 1 : 0;
     requests.redirects += r.redirects;
     requests.retries += r.retries;
+    connections.unendedBodies += r.unendedBody ? 1 : 0;
     if (r.connectNs == 0) {
         ++connections.reused;
     } else if (r.connectNs > 0) {
@@ -569,6 +570,14 @@ RunSummary RunAggregator::summary() const
                                      "sent or done) count in every figure but the per-second ones")
                           .arg(kMaxTimeSeriesSeconds / (24 * 3600))
                           .arg(m_pastSeries);
+    if (const std::int64_t unended = s.total.connections.unendedBodies; unended > 0)
+        s.warnings << QStringLiteral("%1 of %2 responses did not end their HTTP body after the stream's end ([DONE], "
+                                     "the API's finish event, a whole JSON body): connection closed, and each "
+                                     "response counted as complete at its end. The server (or a proxy) left a chunked "
+                                     "body without its last chunk, sent a Content-Length larger than the body, or kept "
+                                     "the connection open")
+                          .arg(unended)
+                          .arg(s.total.requests.attempted);
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
         s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),

@@ -177,7 +177,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
          {{"opened", b.connections.opened},
           {"reused", b.connections.reused},
           {"slow", b.connections.slow},
-          {"slow_mean_ms", b.connections.slowMeanMs}}},
+          {"slow_mean_ms", b.connections.slowMeanMs},
+          {"unended_bodies", b.connections.unendedBodies}}},
         {"tokens",
          {{"input", b.tokens.input},
           {"output", b.tokens.output},
@@ -299,6 +300,8 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.connections.reused = connections.integer("reused");
         b.connections.slow = connections.integer("slow");
         b.connections.slowMeanMs = connections.number("slow_mean_ms");
+        if (connections.has("unended_bodies")) // summaries from before it have none
+            b.connections.unendedBodies = connections.integer("unended_bodies");
     }
 
     // Histograms are optional: without them a summary still has its statistics.

@@ -152,6 +152,9 @@ struct ConnectionSummary {
     /// its SYN was dropped (an accept queue overflowed) takes 1 s, 3 s, 7 s …
     std::int64_t slow = 0;
     double slowMeanMs = 0;
+    /// Responses complete by their protocol whose HTTP body the server never ended: their
+    /// connections were closed (RequestRecord::unendedBody).
+    std::int64_t unendedBodies = 0;
 };
 
 struct ConcurrencySummary {

@@ -65,6 +65,7 @@ enum Column {
     WaitingMs,
     ReceivingMs,
     Retries,
+    UnendedBody,
     Shard, // merged runs only
     ColumnCount
 };
@@ -114,6 +115,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "waiting_ms",
     "receiving_ms",
     "retries",
+    "unended_body",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
@@ -223,9 +225,10 @@ public:
         return at >= 0 && std::size_t(at) < m_fields.size() ? std::string_view(m_fields[std::size_t(at)])
                                                             : std::string_view();
     }
+    /// A text column (appendCsvText's): as it was before it was written.
     QString string(int column) const
     {
-        const std::string_view t = text(column);
+        const std::string_view t = csvText(text(column));
         return QString::fromUtf8(t.data(), qsizetype(t.size()));
     }
     std::optional<double> real(int column) const
@@ -473,8 +476,12 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
 {
     char buffer[48];
     bool first = true;
-    const auto put = [&](std::string_view text) {
-        appendCsvField(out, text, first);
+    const auto put = [&](std::string_view number) {
+        appendCsvField(out, number, first);
+        first = false;
+    };
+    const auto putText = [&](std::string_view text) {
+        appendCsvText(out, text, first);
         first = false;
     };
     const auto putInt = [&](std::int64_t v) { put(integer(buffer, v)); };
@@ -483,7 +490,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     const TokenTimeline timeline(r);
 
     putInt(std::int64_t(r.id));
-    put(hasStage ? toStd(info.stages[r.stage].name) : std::string(integer(buffer, r.stage)));
+    putText(hasStage ? toStd(info.stages[r.stage].name) : std::string(integer(buffer, r.stage)));
     put(r.warmup ? "1" : "0");
     putMs(offsetMs(r.scheduledNs));
     putMs(offsetMs(r.sentNs));
@@ -498,29 +505,29 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putInt(r.completionTokens);
     putInt(r.cachedTokens);
     putInt(r.reasoningTokens);
-    put(tokenSourceName(r.tokenSource));
-    put(statusName(r.status));
+    putText(tokenSourceName(r.tokenSource));
+    putText(statusName(r.status));
     put(r.httpStatus > 0 ? integer(buffer, r.httpStatus) : std::string_view());
-    put(r.errorMessage.toStdString());
-    put(r.responseId.toStdString());
+    putText(r.errorMessage.toStdString());
+    putText(r.responseId.toStdString());
 
     putInt(r.stage);
-    put(info.config.target.displayName().toStdString());
-    put(r.finishReason.toStdString());
+    putText(info.config.target.displayName().toStdString());
+    putText(r.finishReason.toStdString());
     put(fixed(buffer, r.retryAfterS >= 0 ? std::optional<double>(r.retryAfterS) : std::nullopt, 3));
     put(fixed(buffer, r.decodeTokensPerS(), 2));
     putMs(r.ttftFromScheduleMs());
     putMs(r.e2eFromScheduleMs());
     putMs(RequestRecord::spanMs(r.sentNs, r.firstContentNs));
     putMs(offsetMs(r.doneNs));
-    put(toStd(info.config.target.instanceUrl(r.instance)));
+    putText(toStd(info.config.target.instanceUrl(r.instance)));
     putInt(r.hiddenReasoningTokens);
     put(r.httpVersion == 2 ? "2" : r.httpVersion == 1 ? "1.1" : "");
     putInt(r.redirects);
     put(r.turn > 0 ? integer(buffer, r.turn) : std::string_view());
     put(r.conversation > 0 ? integer(buffer, std::int64_t(r.conversation)) : std::string_view());
-    put(tokenSourceName(r.promptTokenSource));
-    put(cacheSourceName(r.cachedSource));
+    putText(tokenSourceName(r.promptTokenSource));
+    putText(cacheSourceName(r.cachedSource));
     putMs(r.blockedMs());
     putMs(r.connectMs());
     putMs(r.tlsMs());
@@ -528,6 +535,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(r.waitingMs());
     putMs(r.receivingMs());
     putInt(r.retries);
+    put(r.unendedBody ? "1" : "0");
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -617,6 +625,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.tlsNs = f.durationNs(TlsMs);
     r.sendingNs = f.durationNs(SendingMs);
     r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
+    r.unendedBody = f.text(UnendedBody) == "1";
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();
@@ -702,7 +711,7 @@ std::string timeSeriesCsv(const std::vector<TimeSeriesRow> &rows, const QList<St
         putMs(row.ttftP99Ms);
         putMs(row.e2eP50Ms);
         putMs(row.e2eP99Ms);
-        put(row.stage >= 0 && row.stage < stages.size() ? toStd(stages[row.stage].name) : std::string());
+        appendCsvText(out, row.stage >= 0 && row.stage < stages.size() ? toStd(stages[row.stage].name) : std::string());
         putInt(row.good);
         putInt(row.cancelled);
         out += kCsvLineEnd;
