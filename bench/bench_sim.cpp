@@ -5,6 +5,7 @@
 // minus the serving model's schedule), and the CPU time of the simulator's thread.
 //
 //   bench_sim [--connections N] [--tokens-per-s R] [--seconds S] [--tokens-per-chunk K]
+#include "net/fdlimit.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 
@@ -128,7 +129,7 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     const Options o = parseOptions(app.arguments());
-    const qint64 fdLimit = raiseOpenFileLimit();
+    const qint64 fdLimit = tb::raiseOpenFileLimit();
     if (fdLimit < 2 * o.connections + 64) {
         std::fprintf(stderr, "bench_sim: need %d open files, the limit is %lld\n", 2 * o.connections + 64,
                      static_cast<long long>(fdLimit));

@@ -2,8 +2,8 @@
 // prompt counted in at most 5 ms) — load time, then the median time to count a 16,384-token
 // synthetic English prompt and a Chinese text of about the same size.
 // Usage: bench_tokenizer FILE... (tokenizer.json, .tiktoken or a model folder; "approx" too)
-#include "engine/promptsource.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptsource.h"
 
 #include <QCoreApplication>
 

@@ -8,7 +8,7 @@
 // process (the in-process simulator's included) and of the load controller's thread alone.
 //
 //   bench_tracereplay [--requests N] [--rate R] [--time-scale X] [--arrival trace|poisson|constant]
-#include "engine/loadcontroller.h"
+#include "client/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
 #include <QCoreApplication>

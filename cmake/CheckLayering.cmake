@@ -1,6 +1,6 @@
 # Fails when a room includes a room above it, so the data path never runs back
 # (docs/ARCHITECTURE.md, "Layering"). A file may include its own room and rooms of a lower rank;
-# rooms of one rank are independent of each other (the simulator never includes the engine).
+# rooms of one rank are independent of each other (the simulator never includes the client).
 # Usage: cmake -DSOURCE_DIR=<project source dir> -P CheckLayering.cmake
 if(NOT SOURCE_DIR)
     message(FATAL_ERROR "SOURCE_DIR not set")
@@ -11,17 +11,20 @@ set(tb_rooms
     config=0 threads=0
     formats=1 tokenize=1
     metrics=2
-    engine=3 sim=3
-    observe=4
-    results=5
-    analysis=6
-    run=7
-    ui/models=9
-    ui/widgets=10
-    ui/charts=11 ui/editors=11
-    ui/views=12
-    ui/compare=13
-    ui=14)
+    net=3
+    api=4
+    workload=5
+    client=6 sim=6
+    observe=7
+    results=8
+    analysis=9
+    run=10
+    ui/models=12
+    ui/widgets=13
+    ui/charts=14 ui/editors=14
+    ui/views=15
+    ui/compare=16
+    ui=17)
 foreach(entry IN LISTS tb_rooms)
     string(REPLACE "=" ";" pair "${entry}")
     list(GET pair 0 room)

@@ -1,8 +1,8 @@
 // HttpResponseParser: no crash or over-read on any response, a NeedMore always consumes its whole
 // read (the engine does not re-offer bytes), and the outcome (head, body bytes, end) does not depend
 // on how the response is cut into reads.
-#include "engine/httpresponseparser.h"
 #include "fuzzinput.h"
+#include "net/httpresponseparser.h"
 
 #include <string>
 #include <vector>

@@ -2,8 +2,8 @@
 // (object, array, string, integer, null) accepts exactly what skip() accepts; decodedSize() is the
 // size decode() writes; integer() reads every whole number that fits in 64 bits exactly, however
 // it is written (5e2, 500.0).
-#include "engine/jsoncursor.h"
 #include "fuzzinput.h"
+#include "net/jsoncursor.h"
 
 #include <charconv>
 #include <cstdlib>

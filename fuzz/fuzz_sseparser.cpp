@@ -1,7 +1,7 @@
 // SseParser: no crash on any byte stream, and the events do not depend on how the stream is cut
 // into reads (whole, at fuzzer-chosen points, byte by byte).
-#include "engine/sseparser.h"
 #include "fuzzinput.h"
+#include "net/sseparser.h"
 
 #include <string>
 #include <utility>

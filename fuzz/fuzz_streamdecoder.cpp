@@ -1,9 +1,9 @@
 // StreamDecoder, for each API kind, with and without the local tokenizer: no crash on any stream
 // of events or any body, and the record it fills stays consistent (chunk count, non-negative token
 // counts, a bounded error message whenever it failed).
-#include "engine/sseparser.h"
-#include "engine/streamdecoder.h"
+#include "api/streamdecoder.h"
 #include "fuzzinput.h"
+#include "net/sseparser.h"
 #include "tokenize/tokenizer.h"
 
 namespace {

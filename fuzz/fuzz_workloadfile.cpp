@@ -7,8 +7,8 @@
 // 2 trace, 3 as 0), bit 2 skip bad lines, bit 3 sample 2 entries, bit 4 a prompt-length filter, bit 5 an
 // output-length filter. The rest is the file.
 #include "config/runconfig.h"
-#include "engine/workloadfile.h"
 #include "fuzzinput.h"
+#include "workload/workloadfile.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // past every timer tick) is flagged in summary.json and its warnings; a normal run is not. A client
 // whose transport thread is kept busy while the server streams has a read backlog, and is flagged
 // for it; a calm one is not.
-#include "engine/readbacklog.h"
 #include "metrics/clienthealthsummary.h"
+#include "net/readbacklog.h"
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 #include "support/testsimulator.h"

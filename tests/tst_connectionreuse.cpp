@@ -1,8 +1,8 @@
 // Kept-alive connections as real servers treat them: closed after a streamed response (llama.cpp),
 // closed when the next request arrives, or not at all — and the request phases that say where a
 // request's wait went. Against fake servers on the test's own event loop, over both transports.
-#include "engine/loadcontroller.h"
-#include "engine/nativetransport.h"
+#include "client/loadcontroller.h"
+#include "client/nativetransport.h"
 #include "metrics/runaggregator.h"
 #include "sim/simconfig.h"
 #include "sim/simulatorhost.h"

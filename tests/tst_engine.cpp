@@ -1,7 +1,7 @@
 // The measurement engine against the real simulator on 127.0.0.1: load profiles, wire
 // concurrency, token accounting, timing, and every error class.
-#include "engine/loadcontroller.h"
-#include "engine/transportworker.h"
+#include "client/loadcontroller.h"
+#include "client/transportworker.h"
 #include "metrics/runaggregator.h"
 #include "sim/simulatorhost.h"
 

@@ -1,5 +1,5 @@
-#include "engine/epolleventdispatcher.h"
-#include "engine/epollpoller.h"
+#include "net/epolleventdispatcher.h"
+#include "net/epollpoller.h"
 #include "support/echoserver.h"
 #include "support/tlsserver.h"
 #include "threads/threadhandoff.h"

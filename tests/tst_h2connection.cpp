@@ -3,8 +3,8 @@
 // kernel receive stamps, Stop and deadlines resetting streams; and against a hostile fake server
 // written here (bad frames, endless header lists, DATA on an unknown stream, GOAWAY, RST_STREAM),
 // where each fault must get its class.
-#include "engine/epollpoller.h"
-#include "engine/h2connection.h"
+#include "client/h2connection.h"
+#include "net/epollpoller.h"
 #include "sim/simulatorhost.h"
 #include "support/loadrun.h"
 #include "support/testsimulator.h"

@@ -1,7 +1,7 @@
 // HTTP/2 end to end: both transports against node's http2 module (tests/data/h2server.mjs), in
 // clear by prior knowledge (--http2) and over TLS by ALPN; the wire's own count of concurrent
 // streams and sessions proves the load reached the server multiplexed.
-#include "engine/loadcontroller.h"
+#include "client/loadcontroller.h"
 
 #include <QProcess>
 #include <QScopeGuard>

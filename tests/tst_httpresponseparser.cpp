@@ -1,4 +1,4 @@
-#include "engine/httpresponseparser.h"
+#include "net/httpresponseparser.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // JsonBodyEnd: a JSON body is complete when its value closes and the bytes so far are that value,
 // however the body is cut into reads.
-#include "engine/jsonbodyend.h"
+#include "net/jsonbodyend.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "engine/jsoncursor.h"
+#include "net/jsoncursor.h"
 
 #include <nlohmann/json.hpp>
 

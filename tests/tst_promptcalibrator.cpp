@@ -2,10 +2,10 @@
 // any other with 200 {"tokens": []}), reads none, or that report no usage either: what it
 // calibrates by, and what the run's summary says of it.
 
-#include "engine/promptcalibrator.h"
-#include "engine/promptsource.h"
 #include "run/benchmarkrunner.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptcalibrator.h"
+#include "workload/promptsource.h"
 
 #include "support/httprequest.h"
 

@@ -1,6 +1,6 @@
-#include "engine/promptsource.h"
 #include "sim/prefixcache.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptsource.h"
 
 #include <QRandomGenerator>
 #include <QTemporaryDir>

@@ -2,7 +2,7 @@
 // absolute-form requests) carries http to the simulator and https to a TLS server, NO_PROXY passes
 // it by, its failures are the "proxy" class; redirect chains are followed and counted — over both
 // transports (native and qnam), with the same outcomes.
-#include "engine/loadcontroller.h"
+#include "client/loadcontroller.h"
 #include "sim/simulatorhost.h"
 
 #include "support/httprequest.h"

@@ -1,5 +1,5 @@
 #include "config/runconfig.h"
-#include "engine/proxyresolver.h"
+#include "net/proxyresolver.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 // RequestBuilder's bodies: which field carries the output cap, per API and target.
-#include "engine/requestbuilder.h"
+#include "api/requestbuilder.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "engine/sseparser.h"
+#include "net/sseparser.h"
 
 #include <QTest>
 

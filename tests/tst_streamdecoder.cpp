@@ -1,4 +1,4 @@
-#include "engine/streamdecoder.h"
+#include "api/streamdecoder.h"
 
 #include <QTest>
 

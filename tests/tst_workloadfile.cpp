@@ -1,5 +1,5 @@
-#include "engine/workloadfile.h"
 #include "tokenize/tokenizer.h"
+#include "workload/workloadfile.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -3,14 +3,15 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "api/modelslisting.h"
 #include "config/pricepresets.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
-#include "engine/modelslisting.h"
-#include "engine/runplan.h"
-#include "engine/targetaccess.h"
+#include "net/fdlimit.h"
+#include "net/targetaccess.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"
+#include "workload/runplan.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

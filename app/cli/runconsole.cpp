@@ -3,8 +3,8 @@
 #include "cliparser.h"
 
 #include "analysis/comparison.h"
-#include "engine/workloadfile.h"
 #include "formats/numberformat.h"
+#include "workload/workloadfile.h"
 
 #include <QDir>
 

@@ -4,6 +4,7 @@
 #include "signalwatcher.h"
 
 #include "config/inputfile.h"
+#include "net/fdlimit.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 
@@ -130,7 +131,7 @@ int simCommand(const QStringList &args)
                                   .arg(parser.value(QStringLiteral("port"))));
 
     // Thousands of client connections need more descriptors than the usual soft limit.
-    sim::raiseOpenFileLimit();
+    raiseOpenFileLimit();
     sim::SimulatorHost simulator(*config);
     if (!simulator.start(host, quint16(port), &error)) {
         printErr(QStringLiteral("tokenbench-cli sim: %1\n").arg(error));

@@ -319,9 +319,6 @@ QString stageDefaultName(const StageConfig &stage);
 /// Whether the stages are a context sweep's (some stage sets its own prompt size).
 bool isContextSweep(const QList<StageConfig> &stages);
 
-/// The soft RLIMIT_NOFILE of this process, after raising it to the hard limit (each request in
-/// flight holds a socket).
-qint64 raiseOpenFileLimit();
 /// Empty, or why the run cannot hold its sockets and the worker threads' descriptors within
 /// RLIMIT_NOFILE (workerThreads 0: the default, one per core).
 QString checkOpenFiles(const RunConfig &config, int workerThreads);

@@ -377,11 +377,6 @@ std::int64_t RequestCounts::stoppedAtCap() const
     return n;
 }
 
-const char *metricKey(Metric metric)
-{
-    return kMetricNames[std::size_t(metric)].key;
-}
-
 QString metricLabel(Metric metric)
 {
     return QLatin1String(kMetricNames[std::size_t(metric)].label);

@@ -50,9 +50,6 @@ enum class Metric : std::uint8_t {
     Receiving, ///< headers → done
 };
 inline constexpr std::size_t kMetricCount = 19;
-/// The JSON key: "ttft", "ttft_from_schedule", …, "decode_tokens_per_s", "tokens_per_chunk",
-/// "retry_after_s".
-const char *metricKey(Metric metric);
 /// What people call it: "TTFT", "TTFT from schedule", "E2E", "Decode speed", "Retry-After", …
 QString metricLabel(Metric metric);
 /// The metrics under "latency_ms" (the first ten).

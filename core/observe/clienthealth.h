@@ -5,9 +5,9 @@
 // one posted probe per transport thread per tick (which also takes that thread's read backlog), the
 // process CPU clock, and the send lag of records.
 
-#include "engine/readbacklog.h"
-#include "engine/runclock.h"
 #include "metrics/clienthealthsummary.h"
+#include "net/readbacklog.h"
+#include "net/runclock.h"
 
 #include <QObject>
 #include <QString>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "engine/runclock.h"
 #include "formats/prometheustext.h"
 #include "metrics/servermetrics.h"
+#include "net/runclock.h"
 
 #include <QObject>
 #include <QUrl>

@@ -1,14 +1,14 @@
 #include "run/benchmarkrunner.h"
 
-#include "engine/bytestream.h"
-#include "engine/loadcontroller.h"
-#include "engine/promptcalibrator.h"
+#include "client/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "net/bytestream.h"
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
 #include "results/runwriter.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptcalibrator.h"
 
 #include <QRandomGenerator>
 #include <QThread>

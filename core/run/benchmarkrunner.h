@@ -1,8 +1,8 @@
 #pragma once
 
+#include "client/runprogress.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
-#include "engine/runprogress.h"
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"

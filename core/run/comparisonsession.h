@@ -1,7 +1,7 @@
 #pragma once
 
+#include "client/runprogress.h"
 #include "config/runconfig.h"
-#include "engine/runprogress.h"
 #include "results/sessioninfo.h"
 #include "run/benchmarkrunner.h"
 
@@ -88,7 +88,6 @@ private:
     void onRunFinished(const RunOutcome &outcome);
     void setStatus(int target, SessionRunStatus status, const QString &error = {});
     void finishSession();
-    void saveInfo();
 
     BenchmarkRunner *m_runner;
     SessionInfo m_info;

@@ -49,8 +49,4 @@ private:
     std::unique_ptr<Impl> d;
 };
 
-/// Raises this process's soft limit on open files to the hard limit (thousands of connections
-/// need more than the usual 1,024). Returns the new soft limit.
-qint64 raiseOpenFileLimit();
-
 } // namespace tb::sim

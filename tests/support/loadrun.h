@@ -3,8 +3,8 @@
 // A whole load profile run on the test's own thread, for the engine tests (tst_engine,
 // tst_proxyengine): the records, and how the run ended.
 
-#include "engine/loadcontroller.h"
-#include "engine/runplan.h"
+#include "client/loadcontroller.h"
+#include "workload/runplan.h"
 
 #include <functional>
 #include <memory>

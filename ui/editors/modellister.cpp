@@ -1,7 +1,7 @@
 #include "editors/modellister.h"
 
-#include "engine/requestbuilder.h"
-#include "engine/targetaccess.h"
+#include "api/requestbuilder.h"
+#include "net/targetaccess.h"
 
 #include <QNetworkReply>
 #include <QNetworkRequest>

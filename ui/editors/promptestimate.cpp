@@ -1,7 +1,7 @@
 #include "editors/promptestimate.h"
 
-#include "engine/promptsource.h"
 #include "tokenize/tokenizer.h"
+#include "workload/promptsource.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/runconfig.h"
-#include "engine/workloadfile.h"
 #include "metrics/loghistogram.h"
+#include "workload/workloadfile.h"
 
 #include <QString>
 #include <QStringList>

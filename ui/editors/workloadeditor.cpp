@@ -5,7 +5,7 @@
 #include "widgets/formstyle.h"
 #include "widgets/optionalspinbox.h"
 
-#include "engine/promptsource.h"
+#include "workload/promptsource.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,0 +1,386 @@
+#include "api/requestbuilder.h"
+
+#include <algorithm>
+
+namespace tb {
+
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+namespace {
+
+constexpr const char kAnthropicVersion[] = "2023-06-01";
+
+/// The endpoint a URL's connections go to: host, port, TLS, and the proxy chosen for it.
+std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target, const QString &proxySetting,
+                                    QString *error)
+{
+    const bool tls = url.scheme() == QLatin1String("https");
+    Endpoint e{
+        url.host(), quint16(url.port(tls ? 443 : 80)), tls, target.tlsVerify, target.caCertificate, target.httpVersion,
+        {}};
+    const auto proxy = ProxyResolver::resolve(url, proxySetting, error);
+    if (!proxy)
+        return std::nullopt;
+    e.proxy = *proxy;
+    return e;
+}
+
+bool sameOrigin(const QUrl &a, const QUrl &b)
+{
+    return a.scheme() == b.scheme() && a.host().compare(b.host(), Qt::CaseInsensitive) == 0 &&
+           a.port(a.scheme() == QLatin1String("https") ? 443 : 80) ==
+               b.port(b.scheme() == QLatin1String("https") ? 443 : 80);
+}
+
+} // namespace
+
+QByteArray RequestBuilder::hostPort(const QUrl &url)
+{
+    QByteArray text = url.host(QUrl::FullyEncoded).toLatin1();
+    if (text.contains(':'))
+        text = '[' + text + ']';
+    if (url.port() >= 0)
+        text += ':' + QByteArray::number(url.port());
+    return text;
+}
+
+QByteArray RequestBuilder::joinPath(const QUrl &base, const char *suffix)
+{
+    QByteArray path = base.path(QUrl::FullyEncoded).toLatin1();
+    while (path.endsWith('/'))
+        path.chop(1);
+    path += suffix;
+    if (base.hasQuery())
+        path += '?' + base.query(QUrl::FullyEncoded).toLatin1();
+    return path;
+}
+
+std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target, const RequestConfig &request,
+                                                     QString *error)
+{
+    if (const QString problem = httpUrlProblem(target.url); !problem.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("target.url (--url): '%1' %2").arg(withoutUserInfo(target.url), problem);
+        return std::nullopt;
+    }
+    const auto headers = targetHeaders(target, error);
+    if (!headers)
+        return std::nullopt;
+    const QUrl url(target.url, QUrl::StrictMode);
+    const bool tls = url.scheme() == QLatin1String("https");
+    RequestBuilder b;
+    b.m_api = target.api;
+    b.m_request = request;
+    b.m_model = target.model.toStdString();
+    b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
+    b.m_extraBody = target.extraBody;
+    b.m_proxySetting = target.proxy;
+    b.m_followRedirects = target.followRedirects;
+    b.m_transport = effectiveTransport(target);
+    const auto endpoint = endpointFor(url, target, target.proxy, error);
+    if (!endpoint)
+        return std::nullopt;
+    b.m_endpoint = *endpoint;
+    if (target.httpVersion == HttpVersion::Http2 && b.m_transport == TransportKind::Native && !endpoint->proxy.direct &&
+        !tls) {
+        if (target.transport == TransportKind::Native) {
+            if (error)
+                *error = QString::fromLatin1(kNativeH2ProxyProblem);
+            return std::nullopt;
+        }
+        b.m_transport = TransportKind::Qnam; // auto: h2c cannot cross the environment's proxy
+    }
+    switch (target.api) {
+    case ApiKind::OpenAIChat:
+        b.m_path = joinPath(url, "/chat/completions");
+        break;
+    case ApiKind::OpenAICompletions:
+        b.m_path = joinPath(url, "/completions");
+        break;
+    case ApiKind::AnthropicMessages:
+        b.m_path = joinPath(url, "/messages");
+        break;
+    case ApiKind::OpenAIResponses:
+        b.m_path = joinPath(url, "/responses");
+        break;
+    }
+    b.m_url = url;
+    b.m_url.setUserInfo({});
+    const qsizetype query = b.m_path.indexOf('?');
+    b.m_url.setPath(QString::fromLatin1(query < 0 ? b.m_path : b.m_path.left(query)), QUrl::TolerantMode);
+    // A proxy without a tunnel needs the whole URL to know where to go (RFC 9112 3.2.2).
+    if (b.m_endpoint.proxiedPlain())
+        b.m_targetPrefix = "http://" + hostPort(url);
+
+    QByteArray common = "User-Agent: tokenbench\r\nConnection: keep-alive\r\n";
+    common += "Accept-Encoding: identity\r\n"; // compressed SSE would arrive in bursts, and timed wrong
+    b.m_commonHeaderList = {qMakePair(QByteArray("User-Agent"), QByteArray("tokenbench")),
+                            qMakePair(QByteArray("Accept-Encoding"), QByteArray("identity"))};
+    QByteArray credentials;
+    for (const auto &[name, value] : *headers) {
+        const bool credential = isCredentialHeader(QString::fromLatin1(name));
+        (credential ? credentials : common) += name + ": " + value + "\r\n";
+        (credential ? b.m_credentialHeaderList : b.m_commonHeaderList).append(qMakePair(name, value));
+    }
+    b.m_commonHeaders = common;
+    b.m_credentialHeaders = credentials;
+    b.m_headers = b.head("POST", b.m_url, b.m_endpoint, true);
+    b.m_headers.remove(0, b.m_headers.indexOf("\r\n") + 2); // the request line is written per request
+    return b;
+}
+
+QByteArray RequestBuilder::requestTarget(const QUrl &url)
+{
+    QByteArray pathAndQuery = url.path(QUrl::FullyEncoded).toLatin1();
+    if (pathAndQuery.isEmpty())
+        pathAndQuery = "/";
+    if (url.hasQuery())
+        pathAndQuery += '?' + url.query(QUrl::FullyEncoded).toLatin1();
+    return pathAndQuery;
+}
+
+QByteArray RequestBuilder::head(const char *method, const QUrl &url, const Endpoint &endpoint, bool credentials) const
+{
+    const QByteArray pathAndQuery = requestTarget(url);
+    const QByteArray authority = hostPort(url);
+    QByteArray h = QByteArray(method) + ' ' + (endpoint.proxiedPlain() ? "http://" + authority : QByteArray()) +
+                   pathAndQuery + " HTTP/1.1\r\n";
+    h += "Host: " + authority + "\r\n";
+    h += m_commonHeaders;
+    if (credentials)
+        h += m_credentialHeaders;
+    if (endpoint.proxiedPlain()) {
+        if (const QByteArray auth = endpoint.proxy.authorization(); !auth.isEmpty())
+            h += "Proxy-Authorization: " + auth + "\r\n";
+    }
+    return h;
+}
+
+std::optional<RedirectedRequest> RequestBuilder::redirect(const QUrl &from, const QByteArray &location, int status,
+                                                          const std::string &json, QString *error) const
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (!isRedirect(status))
+        return fail(QStringLiteral("HTTP %1 is not a redirect").arg(status));
+    if (location.isEmpty())
+        return fail(QStringLiteral("HTTP %1 without a Location").arg(status));
+    QUrl to = from.resolved(QUrl(QString::fromLatin1(location), QUrl::StrictMode));
+    to.setFragment({});
+    if (!to.isValid() || to.host().isEmpty() ||
+        (to.scheme() != QLatin1String("http") && to.scheme() != QLatin1String("https")))
+        return fail(QStringLiteral("HTTP %1 to '%2': not an http:// or https:// URL")
+                        .arg(status)
+                        .arg(withoutUserInfo(QString::fromLatin1(location.left(200)))));
+    // userinfo in a Location would be credentials the target never gave us to send.
+    to.setUserInfo({});
+    TargetConfig settings;
+    settings.tlsVerify = m_endpoint.verifyTls;
+    settings.caCertificate = m_endpoint.caCertificate;
+    settings.httpVersion = m_endpoint.httpVersion;
+    QString why;
+    const auto endpoint = endpointFor(to, settings, m_proxySetting, &why);
+    if (!endpoint)
+        return fail(why);
+    RedirectedRequest r;
+    r.url = to;
+    r.endpoint = *endpoint;
+    r.keepsBody = status == 307 || status == 308;
+    r.credentials = sameOrigin(to, m_url);
+    const bool credentials = r.credentials;
+    if (r.keepsBody) {
+        r.message = head("POST", to, r.endpoint, credentials) + "Content-Type: application/json\r\n";
+        if (m_request.stream)
+            r.message += "Accept: text/event-stream\r\n";
+        r.message += "Content-Length: " + QByteArray::number(qsizetype(json.size())) + "\r\n\r\n";
+        r.message.append(json.data(), qsizetype(json.size()));
+    } else {
+        r.message = head("GET", to, r.endpoint, credentials) + "\r\n";
+    }
+    return r;
+}
+
+QList<QPair<QByteArray, QByteArray>> RequestBuilder::requestHeaders(bool credentials, bool post) const
+{
+    QList<QPair<QByteArray, QByteArray>> headers = m_commonHeaderList;
+    if (credentials)
+        headers += m_credentialHeaderList;
+    if (post) {
+        headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+        if (m_request.stream)
+            headers.append(qMakePair(QByteArray("Accept"), QByteArray("text/event-stream")));
+    }
+    return headers;
+}
+
+const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
+{
+    if (target.api == ApiKind::AnthropicMessages)
+        return "max_tokens"; // its only name
+    if (target.api == ApiKind::OpenAIResponses)
+        return "max_output_tokens"; // its only name
+    switch (field) {
+    case MaxTokensField::MaxTokens:
+        return "max_tokens";
+    case MaxTokensField::MaxCompletionTokens:
+        return "max_completion_tokens";
+    case MaxTokensField::Auto:
+        break;
+    }
+    if (target.api != ApiKind::OpenAIChat)
+        return "max_tokens";
+    const QString host = QUrl(target.url).host().toLower();
+    const bool openAi = host == QLatin1String("api.openai.com") || host.endsWith(QLatin1String(".openai.azure.com"));
+    return openAi ? "max_completion_tokens" : "max_tokens";
+}
+
+std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeaders(const TargetConfig &target,
+                                                                                  QString *error)
+{
+    if (const QStringList problems = targetHeaderProblems(target); !problems.isEmpty()) {
+        if (error)
+            *error = problems.first();
+        return std::nullopt;
+    }
+    QList<QPair<QByteArray, QByteArray>> headers;
+    const auto given = [&target](const char *name) {
+        return std::any_of(target.headers.begin(), target.headers.end(), [name](const Header &h) {
+            return h.name.compare(QLatin1String(name), Qt::CaseInsensitive) == 0;
+        });
+    };
+    const auto add = [&headers, &given](const char *name, const QByteArray &value) {
+        if (!given(name))
+            headers.append(qMakePair(QByteArray(name), value));
+    };
+    const QByteArray key = target.resolveApiKey().toUtf8();
+    // userinfo in the URL is HTTP Basic credentials (a proxy in front of the server); it takes the
+    // Authorization header from an API key that may only be set in the environment by chance.
+    const QUrl url(target.url);
+    const QByteArray basic =
+        (url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + url.password(QUrl::FullyDecoded)).toUtf8().toBase64();
+    if (!url.userInfo().isEmpty())
+        add("Authorization", "Basic " + basic);
+    if (target.api == ApiKind::AnthropicMessages) {
+        if (!key.isEmpty())
+            add("x-api-key", key);
+        add("anthropic-version", QByteArray(kAnthropicVersion));
+    } else if (!key.isEmpty() && url.userInfo().isEmpty()) {
+        add("Authorization", "Bearer " + key);
+    }
+    for (const Header &header : target.headers)
+        headers.append(qMakePair(header.name.toLatin1(), header.resolvedValue().toUtf8()));
+    return headers;
+}
+
+nlohmann::json RequestBuilder::body(const Prompt &prompt) const
+{
+    const int maxTokens = prompt.maxTokens > 0 ? prompt.maxTokens : m_request.maxTokens;
+    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, maxTokens}, {"stream", m_request.stream}};
+    if (m_request.temperature)
+        body["temperature"] = *m_request.temperature;
+    if (m_request.topP)
+        body["top_p"] = *m_request.topP;
+    switch (m_api) {
+    case ApiKind::OpenAIChat: {
+        nlohmann::json messages = nlohmann::json::array();
+        if (!prompt.system.empty())
+            messages.push_back({{"role", "system"}, {"content", prompt.system}});
+        if (prompt.messages.is_array()) {
+            for (const auto &m : prompt.messages)
+                messages.push_back(m);
+        } else {
+            messages.push_back({{"role", "user"}, {"content", prompt.user}});
+        }
+        body["messages"] = std::move(messages);
+        if (m_request.stream)
+            body["stream_options"] = {{"include_usage", true}};
+        break;
+    }
+    case ApiKind::OpenAICompletions: {
+        std::string text = prompt.system;
+        const auto append = [&text](const std::string &part) {
+            if (!text.empty() && !part.empty())
+                text += "\n\n";
+            text += part;
+        };
+        if (prompt.messages.is_array()) {
+            for (const auto &m : prompt.messages) {
+                if (m["content"].is_string())
+                    append(m["content"].get<std::string>());
+            }
+        } else {
+            append(prompt.user);
+        }
+        body["prompt"] = std::move(text);
+        if (m_request.stream)
+            body["stream_options"] = {{"include_usage", true}};
+        break;
+    }
+    case ApiKind::AnthropicMessages: {
+        nlohmann::json messages = nlohmann::json::array();
+        std::string system = prompt.system;
+        if (prompt.messages.is_array()) {
+            for (const auto &m : prompt.messages) {
+                // Anthropic takes the system prompt beside the messages, not as one of them.
+                if (m.value("role", "") == "system" && m["content"].is_string())
+                    system += (system.empty() ? "" : "\n\n") + m["content"].get<std::string>();
+                else
+                    messages.push_back(m);
+            }
+        } else {
+            messages.push_back({{"role", "user"}, {"content", prompt.user}});
+        }
+        if (!system.empty())
+            body["system"] = std::move(system);
+        body["messages"] = std::move(messages);
+        break;
+    }
+    case ApiKind::OpenAIResponses:
+        // The system prompt is the instructions; a conversation's history goes as input messages
+        // (every turn whole, so no previous_response_id and no state kept on the server).
+        if (!prompt.system.empty())
+            body["instructions"] = prompt.system;
+        if (prompt.messages.is_array())
+            body["input"] = prompt.messages;
+        else
+            body["input"] = prompt.user;
+        break;
+    }
+    if (m_extraBody.is_object() && !m_extraBody.empty())
+        body.merge_patch(m_extraBody);
+    return body;
+}
+
+QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
+{
+    return httpRequest(bodyText(prompt));
+}
+
+std::string RequestBuilder::bodyText(const Prompt &prompt) const
+{
+    // A conversation's history holds the server's replies: text that is not UTF-8 is replaced,
+    // not a reason to throw.
+    return body(prompt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+QByteArray RequestBuilder::httpRequest(const std::string &json) const
+{
+    QByteArray r;
+    r.reserve(qsizetype(m_path.size() + m_headers.size() + json.size() + 256));
+    r += "POST " + m_targetPrefix + m_path + " HTTP/1.1\r\n";
+    r += m_headers;
+    r += "Content-Type: application/json\r\n";
+    if (m_request.stream)
+        r += "Accept: text/event-stream\r\n";
+    r += "Content-Length: " + QByteArray::number(qsizetype(json.size())) + "\r\n\r\n";
+    r.append(json.data(), qsizetype(json.size()));
+    return r;
+}
+
+} // namespace tb

@@ -1,0 +1,282 @@
+#include "net/epolleventdispatcher.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <QTimerEvent>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <ctime>
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace tb {
+
+namespace {
+
+std::int64_t monotonicNs()
+{
+    ::timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+/// What wakes each kind of notifier, as Qt's own dispatcher has it: a hung-up or failed socket
+/// wakes readers and writers alike, so that they learn of it.
+constexpr std::array<std::uint32_t, 3> kNotifierEvents{
+    EPOLLIN | EPOLLHUP | EPOLLERR,  // QSocketNotifier::Read
+    EPOLLOUT | EPOLLHUP | EPOLLERR, // QSocketNotifier::Write
+    EPOLLPRI,                       // QSocketNotifier::Exception
+};
+constexpr std::array<std::uint32_t, 3> kNotifierInterest{EPOLLIN, EPOLLOUT, EPOLLPRI};
+
+} // namespace
+
+class EpollEventDispatcher::NotifierGroup final : public PollHandler
+{
+public:
+    NotifierGroup(EpollEventDispatcher *dispatcher, int fd)
+        : m_dispatcher(dispatcher)
+        , m_fd(fd)
+    {}
+    // The handlers may unregister (delete) this group: the dispatcher looks it up again each time.
+    void pollReady(std::uint32_t events) override { m_dispatcher->activateNotifiers(m_fd, events); }
+
+    std::array<QSocketNotifier *, 3> notifiers{};
+    bool inSet = false;
+
+private:
+    EpollEventDispatcher *m_dispatcher;
+    int m_fd;
+};
+
+EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
+    : QAbstractEventDispatcher(parent)
+    , m_wakeFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
+{
+    if (!m_set.isValid() || m_wakeFd < 0 || !m_set.add(m_wakeFd, EPOLLIN, this))
+        qFatal("EpollEventDispatcher: cannot create its epoll or eventfd descriptor (errno %d)", errno);
+}
+
+EpollEventDispatcher::~EpollEventDispatcher()
+{
+    m_set.remove(m_wakeFd);
+    ::close(m_wakeFd);
+}
+
+bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
+{
+    m_interrupted.store(false, std::memory_order_relaxed);
+    Q_EMIT awake();
+    QCoreApplication::sendPostedEvents();
+
+    const bool includeTimers = !(flags & QEventLoop::X11ExcludeTimers);
+    const bool includeSockets = !(flags & QEventLoop::ExcludeSocketNotifiers);
+    // Events posted from here on call wakeUp(), which makes the wait below return at once.
+    const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_interrupted.load(std::memory_order_relaxed);
+    if (canWait)
+        Q_EMIT aboutToBlock();
+    if (m_interrupted.load(std::memory_order_relaxed))
+        return false;
+
+    ::timespec wait{};
+    const ::timespec *timeout = &wait; // zero: poll without blocking
+    if (canWait) {
+        const std::int64_t ns = includeTimers ? nextTimerWaitNs() : -1;
+        if (ns < 0)
+            timeout = nullptr;
+        else
+            wait = ::timespec{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+    }
+    int handled = includeSockets ? m_set.wait(timeout) : int(waitForWakeUp(timeout));
+    if (includeTimers)
+        handled += activateTimers();
+    return handled > 0;
+}
+
+void EpollEventDispatcher::pollReady(std::uint32_t)
+{
+    std::uint64_t count = 0;
+    [[maybe_unused]] const ssize_t n = ::read(m_wakeFd, &count, sizeof count);
+    // After the read: a wakeUp() between the two writes nothing, and its event is sent by the
+    // next pass's sendPostedEvents(), which comes before any blocking wait.
+    m_wakePending.store(false, std::memory_order_release);
+}
+
+bool EpollEventDispatcher::waitForWakeUp(const ::timespec *timeout)
+{
+    ::pollfd fd{m_wakeFd, POLLIN, 0};
+    if (::ppoll(&fd, 1, timeout, nullptr) <= 0)
+        return false;
+    pollReady(EPOLLIN);
+    return true;
+}
+
+void EpollEventDispatcher::wakeUp()
+{
+    // Every postEvent() to this thread calls this: one write per batch, not per event.
+    if (!m_wakePending.exchange(true, std::memory_order_acq_rel)) {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(m_wakeFd, &one, sizeof one);
+    }
+}
+
+void EpollEventDispatcher::interrupt()
+{
+    m_interrupted.store(true, std::memory_order_relaxed);
+    wakeUp();
+}
+
+void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
+{
+    const int fd = int(notifier->socket());
+    auto &group = m_notifiers[fd];
+    if (!group)
+        group = std::make_unique<NotifierGroup>(this, fd);
+    QSocketNotifier *&slot = group->notifiers[std::size_t(notifier->type())];
+    if (slot && slot != notifier)
+        qWarning("EpollEventDispatcher: a second socket notifier of the same type on descriptor %d replaces the first",
+                 fd);
+    slot = notifier;
+    updateNotifierEvents(fd);
+}
+
+void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
+{
+    const auto it = m_notifiers.find(int(notifier->socket()));
+    if (it == m_notifiers.end())
+        return;
+    QSocketNotifier *&slot = it->second->notifiers[std::size_t(notifier->type())];
+    if (slot == notifier) {
+        slot = nullptr;
+        updateNotifierEvents(it->first);
+    }
+}
+
+void EpollEventDispatcher::updateNotifierEvents(int fd)
+{
+    const auto it = m_notifiers.find(fd);
+    NotifierGroup &group = *it->second;
+    std::uint32_t events = 0;
+    for (std::size_t t = 0; t < group.notifiers.size(); ++t)
+        if (group.notifiers[t])
+            events |= kNotifierInterest[t];
+    if (events == 0) {
+        if (group.inSet)
+            m_set.remove(fd);
+        m_notifiers.erase(it);
+    } else if (group.inSet) {
+        m_set.modify(fd, events);
+    } else if (m_set.add(fd, events, &group)) {
+        group.inSet = true;
+    } else {
+        qWarning("EpollEventDispatcher: cannot watch descriptor %d (errno %d)", fd, errno);
+    }
+}
+
+void EpollEventDispatcher::activateNotifiers(int fd, std::uint32_t events)
+{
+    for (std::size_t t = 0; t < kNotifierEvents.size(); ++t) {
+        if (!(events & kNotifierEvents[t]))
+            continue;
+        const auto it = m_notifiers.find(fd);
+        if (it == m_notifiers.end())
+            return;
+        if (QSocketNotifier *notifier = it->second->notifiers[t]) {
+            QEvent activation(QEvent::SockAct);
+            QCoreApplication::sendEvent(notifier, &activation);
+        }
+    }
+}
+
+void EpollEventDispatcher::registerTimer(int timerId, qint64 interval, Qt::TimerType timerType, QObject *object)
+{
+    m_timers.push_back(
+        Timer{timerId, interval, timerType, object, monotonicNs() + interval * 1'000'000, ++m_nextTimerSerial, false});
+}
+
+bool EpollEventDispatcher::unregisterTimer(int timerId)
+{
+    const auto it =
+        std::find_if(m_timers.begin(), m_timers.end(), [timerId](const Timer &t) { return t.id == timerId; });
+    if (it == m_timers.end())
+        return false;
+    m_timers.erase(it);
+    return true;
+}
+
+bool EpollEventDispatcher::unregisterTimers(QObject *object)
+{
+    return std::erase_if(m_timers, [object](const Timer &t) { return t.object == object; }) > 0;
+}
+
+QList<QAbstractEventDispatcher::TimerInfo> EpollEventDispatcher::registeredTimers(QObject *object) const
+{
+    QList<TimerInfo> timers;
+    for (const Timer &t : m_timers)
+        if (t.object == object)
+            timers.append(TimerInfo(t.id, int(t.intervalMs), t.type));
+    return timers;
+}
+
+int EpollEventDispatcher::remainingTime(int timerId)
+{
+    const auto it =
+        std::find_if(m_timers.begin(), m_timers.end(), [timerId](const Timer &t) { return t.id == timerId; });
+    if (it == m_timers.end())
+        return -1;
+    return int(std::max<std::int64_t>(0, (it->dueNs - monotonicNs()) / 1'000'000));
+}
+
+std::vector<EpollEventDispatcher::Timer>::iterator EpollEventDispatcher::findTimer(std::uint64_t serial)
+{
+    return std::find_if(m_timers.begin(), m_timers.end(), [serial](const Timer &t) { return t.serial == serial; });
+}
+
+std::int64_t EpollEventDispatcher::nextTimerWaitNs() const
+{
+    std::int64_t first = -1;
+    for (const Timer &t : m_timers)
+        if (!t.firing && (first < 0 || t.dueNs < first))
+            first = t.dueNs;
+    return first < 0 ? -1 : std::max<std::int64_t>(0, first - monotonicNs());
+}
+
+int EpollEventDispatcher::activateTimers()
+{
+    if (m_timers.empty())
+        return 0;
+    const std::int64_t now = monotonicNs();
+    // Only the timers due when the pass began, each once: one that a handler starts, or a 0 ms
+    // timer that is due again at once, waits for the next pass, after the sockets.
+    std::vector<std::pair<std::int64_t, std::uint64_t>> due;
+    for (const Timer &t : m_timers)
+        if (!t.firing && t.dueNs <= now)
+            due.emplace_back(t.dueNs, t.serial);
+    std::sort(due.begin(), due.end());
+    int fired = 0;
+    for (const auto &[dueNs, serial] : due) {
+        auto it = findTimer(serial); // a handler may have killed it
+        if (it == m_timers.end())
+            continue;
+        const std::int64_t intervalNs = it->intervalMs * 1'000'000;
+        it->dueNs += intervalNs;
+        if (it->dueNs < now) // late by more than an interval: no burst to catch up
+            it->dueNs = now + intervalNs;
+        it->firing = true;
+        QObject *object = it->object;
+        QTimerEvent event(it->id);
+        QCoreApplication::sendEvent(object, &event);
+        ++fired;
+        it = findTimer(serial);
+        if (it != m_timers.end())
+            it->firing = false;
+    }
+    return fired;
+}
+
+} // namespace tb

@@ -1,0 +1,106 @@
+#include "workload/runplan.h"
+
+#include "tokenize/tokenizer.h"
+
+#include <QSslSocket>
+
+#include <map>
+
+namespace tb {
+
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, QString *error)
+{
+    return create(config, {config.target}, error);
+}
+
+std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QList<TargetConfig> &targets,
+                                               QString *error, ShardSpec shard)
+{
+    if (targets.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("no target to run against");
+        return nullptr;
+    }
+    auto plan = std::make_shared<RunPlan>();
+    plan->config = config;
+    plan->config.target = targets.first();
+    std::map<QString, std::shared_ptr<const Tokenizer>> tokenizers; // each file loaded once
+    for (const TargetConfig &target : targets) {
+        RunConfig one = config;
+        one.target = target;
+        QStringList problems = validate(one);
+        if (!problems.isEmpty()) {
+            if (targets.size() > 1)
+                problems.first().prepend(QStringLiteral("target '%1': ").arg(target.displayName()));
+            if (error)
+                *error = problems.join(QLatin1Char('\n'));
+            return nullptr;
+        }
+        PlannedTarget planned;
+        planned.balance = target.balance;
+        if (!target.tokenizer.isEmpty() && target.tokenizer != QLatin1String("server")) {
+            auto &tokenizer = tokenizers[target.tokenizer];
+            if (!tokenizer) {
+                QString why;
+                tokenizer = Tokenizer::load(target.tokenizer, &why);
+                if (!tokenizer) {
+                    if (error)
+                        *error = QStringLiteral("target.tokenizer (--tokenizer): ") + why;
+                    return nullptr;
+                }
+            }
+            planned.tokenizer = tokenizer;
+        }
+        for (const QString &url : target.instanceUrls()) {
+            TargetConfig instance = target;
+            instance.url = url;
+            auto builder = RequestBuilder::create(instance, config.request, error);
+            if (!builder)
+                return nullptr;
+            if (builder->endpoint().tls && !QSslSocket::supportsSsl()) {
+                if (error)
+                    *error =
+                        QStringLiteral("target.url (--url): https needs TLS support, which this Qt installation lacks");
+                return nullptr;
+            }
+            planned.instances.push_back(std::move(*builder));
+        }
+        plan->targets.push_back(std::move(planned));
+        plan->secrets << secretsOf(target);
+    }
+    plan->shard = shard;
+    plan->stages = effectiveStages(config.load);
+    if (!plan->makePrompts(plan->targets.front().tokenizer, {}, error))
+        return nullptr;
+    return plan;
+}
+
+const PromptSource &RunPlan::promptsOf(int stage) const
+{
+    if (stage >= 0 && std::size_t(stage) < stagePrompts.size() && stagePrompts[std::size_t(stage)])
+        return *stagePrompts[std::size_t(stage)];
+    return *prompts;
+}
+
+bool RunPlan::makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration,
+                          QString *error)
+{
+    auto all = PromptSource::create(config.prompt, config.load.seed, error, tokenizer, calibration, config.load.trace);
+    if (!all)
+        return false;
+    std::vector<std::shared_ptr<const PromptSource>> perStage(std::size_t(stages.size()));
+    for (qsizetype i = 0; i < stages.size(); ++i) {
+        if (stages[i].promptTokens <= 0)
+            continue;
+        PromptConfig sized = config.prompt;
+        sized.promptTokens = stages[i].promptTokens;
+        perStage[std::size_t(i)] = PromptSource::create(sized, config.load.seed, error, tokenizer, calibration);
+        if (!perStage[std::size_t(i)])
+            return false;
+    }
+    prompts = std::move(all);
+    stagePrompts = std::move(perStage);
+    return true;
+}
+
+} // namespace tb
