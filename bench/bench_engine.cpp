@@ -8,7 +8,7 @@
 //    (joined on the response id; both clocks are steady_clock on this machine);
 //  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
 //    exact count of allocated bytes;
-//  - the socket read backlog the client health measured (README "Client health").
+//  - the socket read backlog the client health measured (docs/metrics.md "Client health").
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--transport native,qnam] [--seconds 20] [--tokens-per-s
 // 20000]

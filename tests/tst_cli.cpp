@@ -240,7 +240,7 @@ private Q_SLOTS:
 
     void cliLinksNoGuiLibraries()
     {
-        // SPEC §1: tokenbench-cli links no QtWidgets/QtGui, so it runs on a server without X.
+        // docs/SPEC.md §1: tokenbench-cli links no QtWidgets/QtGui, so it runs on a server without X.
         QProcess readelf;
         readelf.start(QStringLiteral("readelf"), {QStringLiteral("-d"), QStringLiteral(TOKENBENCH_CLI)});
         if (!readelf.waitForStarted())

@@ -215,7 +215,7 @@ private Q_SLOTS:
         QVERIFY(outcome.summary.client);
         const ClientHealthSummary &h = *outcome.summary.client;
         const QString shown = QString::fromStdString(h.toJson().dump());
-        qInfo("client block: %s", qPrintable(shown)); // the figures the README quotes
+        qInfo("client block: %s", qPrintable(shown)); // the figures docs/metrics.md quotes
         if (const QString excuse = machine.excuse(
                 !backlogged && h.readBacklogP99Ms && *h.readBacklogP99Ms >= ClientHealthSummary::kLagLimitMs, shown);
             !excuse.isEmpty())

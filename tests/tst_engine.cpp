@@ -816,7 +816,7 @@ private Q_SLOTS:
         QFETCH(int, status);
         QFETCH(QString, message);
         // QNAM parses HTTP itself: what it cannot parse it reports in fewer words, and hostile
-        // chunk sizes it takes as the end of the body or waits on (README "Transports").
+        // chunk sizes it takes as the end of the body or waits on (docs/measuring.md "Transports").
         static const QHash<QByteArray, std::pair<QList<RequestStatus>, QString>> qnamSays = {
             {"not http", {{RequestStatus::Protocol}, QStringLiteral("before any response")}},
             {"chunk size -1", {{RequestStatus::StreamTruncated, RequestStatus::Timeout}, QString()}},
@@ -1030,7 +1030,7 @@ private Q_SLOTS:
         for (const RequestRecord &rec : r.records) {
             if (rowTransport() == TransportKind::Qnam) {
                 // QNAM drops an answer that comes while the body is still going out; pinned so that
-                // a Qt that reads it shows up here (README "Transports").
+                // a Qt that reads it shows up here (docs/measuring.md "Transports").
                 QVERIFY2(rec.status == RequestStatus::Protocol, qPrintable(rec.errorMessage));
                 continue;
             }

@@ -92,7 +92,7 @@ private Q_SLOTS:
         for (const double q : kQuantiles) {
             const double exact = exactPercentile(values, q);
             const double estimate = h.percentile(q);
-            // The guarantee is LogHistogram::kRelativeError (0.5%); SPEC §3 asks for 1%. Values
+            // The guarantee is LogHistogram::kRelativeError (0.5%); docs/SPEC.md §3 asks for 1%. Values
             // under kMinValue may be off by less than kMinValue in absolute terms.
             const double tolerance = std::max(exact * LogHistogram::kRelativeError * (1 + 1e-9),
                                               exact < LogHistogram::kMinValue ? LogHistogram::kMinValue : 0.0);

@@ -181,7 +181,7 @@ QString str(const json &j)
     return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
 }
 
-/// envsubst's ${VAR}, as the README applies the manifests.
+/// envsubst's ${VAR}, as docs/user-guide.md applies the manifests.
 QString envsubst(QString text, const QMap<QString, QString> &values)
 {
     for (auto it = values.cbegin(); it != values.cend(); ++it)

@@ -934,7 +934,7 @@ private Q_SLOTS:
         c.target.model = QStringLiteral("org/Model 7B:q4");
         const QDateTime at(QDate(2024, 5, 1), QTime(10, 15, 0));
         QCOMPARE(RunWriter::defaultDirectory(c, at), QStringLiteral("runs/20240501-101500-org_Model_7B_q4"));
-        c.target.name = QStringLiteral("My server"); // SPEC §1: named after the model, not the target
+        c.target.name = QStringLiteral("My server"); // docs/SPEC.md §1: named after the model, not the target
         QCOMPARE(RunWriter::defaultDirectory(c, at), QStringLiteral("runs/20240501-101500-org_Model_7B_q4"));
         // A name already taken (two runs in one second) gets a suffix.
         QTemporaryDir folder;

@@ -9,7 +9,7 @@
 
 namespace tb::cli {
 
-/// Exit codes fixed by SPEC §1.
+/// Exit codes fixed by docs/SPEC.md §1.
 enum ExitCode : int {
     ExitOk = 0,
     ExitFailure = 1,

@@ -5,7 +5,7 @@
 namespace tb::cli {
 
 // Each subcommand takes its arguments with args[0] == the command name, returns the process exit
-// code (SPEC §1) and may run the event loop of the QCoreApplication that main() created.
+// code (docs/SPEC.md §1) and may run the event loop of the QCoreApplication that main() created.
 int runCommand(const QStringList &args);
 int simCommand(const QStringList &args);
 int compareCommand(const QStringList &args);

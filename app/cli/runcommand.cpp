@@ -125,7 +125,7 @@ bool unusedFlagsRefused(Flags &f, const RunConfig &c)
     return true;
 }
 
-/// Applies the command line over the configuration file (flags win), SPEC §1.
+/// Applies the command line over the configuration file (flags win), docs/SPEC.md §1.
 bool applyFlags(Flags &f, RunConfig &c)
 {
     if (f.isSet("url")) {

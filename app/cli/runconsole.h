@@ -9,7 +9,7 @@
 namespace tb::cli {
 
 /// What `tokenbench-cli run` shows: a progress line on stderr about once a second (rewritten in
-/// place on a terminal), then the summary table on stdout; and the exit code (SPEC §1).
+/// place on a terminal), then the summary table on stdout; and the exit code (docs/SPEC.md §1).
 class RunConsole : public QObject
 {
     Q_OBJECT

@@ -1,4 +1,4 @@
-// tokenbench-cli sim: the simulated LLM server in the foreground (SPEC §1, §6).
+// tokenbench-cli sim: the simulated LLM server in the foreground (docs/SPEC.md §1, §6).
 #include "cliparser.h"
 #include "commands.h"
 #include "signalwatcher.h"

@@ -7,7 +7,7 @@
 namespace tb {
 
 /// What each metric means, in one place for every screen: the glossary resource
-/// (resources/metric-glossary.json, after SPEC §3 and the README's "Metrics") compiled into the
+/// (resources/metric-glossary.json, after docs/SPEC.md §3 and docs/metrics.md) compiled into the
 /// core. Help ▸ Metrics lists it; summary and comparison rows take their tooltips from it.
 class MetricGlossary
 {

@@ -47,7 +47,7 @@ public:
     /// protocol problem. Only meaningful when failed().
     RequestStatus failure() const { return m_serverError ? RequestStatus::ServerError : RequestStatus::Protocol; }
 
-    /// Settles token counts and their source once the response has ended (SPEC §3: usage first,
+    /// Settles token counts and their source once the response has ended (docs/SPEC.md §3: usage first,
     /// else the local tokenizer when configured, else one token per chunk). promptTokens is the
     /// client's count of the prompt, from promptSource, used when the server reports no usage.
     void finish(std::int64_t promptTokens, TokenSource promptSource);

@@ -22,7 +22,7 @@ namespace tb {
 
 class TransportWorker;
 
-/// The load profile in action (SPEC §5): decides when each request starts — closed-loop virtual
+/// The load profile in action (docs/SPEC.md §5): decides when each request starts — closed-loop virtual
 /// users, open-loop constant or Poisson arrivals with an optional in-flight cap, warm-up, stages
 /// ending by time or count — and hands requests to transport workers on their own threads.
 ///

@@ -48,7 +48,7 @@ public:
 
     bool isConnected() const override { return m_opened; }
     // QNAM says when TLS is done (encrypted), not when TCP is: over https a connect deadline is
-    // taken for the handshake (README "Transports").
+    // taken for the handshake (docs/measuring.md "Transports").
     bool handshaking() const override { return m_endpoint.tls && !m_opened; }
     const Endpoint &endpoint() const override { return m_endpoint; }
 

@@ -76,7 +76,7 @@ public:
     virtual const Endpoint &endpoint() const = 0;
 };
 
-/// How a TransportWorker's requests reach their servers (README "Transports"): the native
+/// How a TransportWorker's requests reach their servers (docs/measuring.md "Transports"): the native
 /// HTTP/1.1 and HTTP/2 client or QNetworkAccessManager. Lives on the worker's thread and is used only there;
 /// both feed the same ResponseSink, so decoding, records and deadlines are the worker's, once.
 class Transport

@@ -340,7 +340,7 @@ private:
         m_phase = Phase::Open;
     }
 
-    /// The attempt's phases (SPEC §3 request phases) into the record, up to `endNs`: when it was
+    /// The attempt's phases (docs/SPEC.md §3 request phases) into the record, up to `endNs`: when it was
     /// sent, or when it ended unsent. Which phases the transport can time: Transport::timesPhases.
     void notePhases(std::int64_t endNs)
     {

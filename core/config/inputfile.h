@@ -1,7 +1,7 @@
 #pragma once
 
 // Files TokenBench reads from outside — run directories, --config, workload, tokenizer and
-// certificate files — opened as regular files and read up to a size cap of their kind (README
+// certificate files — opened as regular files and read up to a size cap of their kind (docs/user-guide.md
 // "Limits"), so that a link to /dev/zero, a FIFO or a huge sparse file is refused with a message
 // instead of exhausting memory or hanging.
 

@@ -37,7 +37,7 @@ struct Header {
 
 /// Authorization, Proxy-Authorization, Cookie, X-Api-Key, api-key, Ocp-Apim-Subscription-Key and
 /// any name containing auth, key, token, secret, passw, cookie, session or credential: headers
-/// whose literal values are never written anywhere (README "Secrets").
+/// whose literal values are never written anywhere (docs/user-guide.md "Secrets").
 bool isCredentialHeader(const QString &name);
 /// Why `text` cannot go into an HTTP header or stand as a name, or empty when it can: the one
 /// check of every string that reaches a header (--header values, a configuration's headers,
@@ -76,7 +76,7 @@ QString withHomeExpanded(const QString &path);
 QList<QSslCertificate> caCertificates(const QString &path, QString *why);
 
 /// Bounds on what a configuration may ask for, so that no value from a file or a flag wraps around
-/// or exhausts the machine (README "Limits").
+/// or exhausts the machine (docs/user-guide.md "Limits").
 namespace limits {
 inline constexpr int kMaxTokens = 10'000'000;             ///< request.max_tokens
 inline constexpr int kMaxPromptTokens = 2'000'000;        ///< prompt + system tokens per request
@@ -116,7 +116,7 @@ QString balanceName(Balance balance); ///< "round-robin" | "least-in-flight" | "
 std::optional<Balance> balanceFromName(const QString &name);
 QString balanceNames(); ///< the names joined with '|', for messages
 
-/// Which HTTP client carries a target's requests (README "Transports" has the auto rule):
+/// Which HTTP client carries a target's requests (docs/measuring.md "Transports" has the auto rule):
 /// TokenBench's own HTTP/1.1 and HTTP/2 client, or Qt's QNetworkAccessManager.
 enum class TransportKind { Auto, Native, Qnam };
 struct TargetConfig;
@@ -135,7 +135,7 @@ enum class HttpVersion { Auto, Http1, Http2 };
 QString httpVersionName(HttpVersion version); ///< "auto" | "1.1" | "2"
 std::optional<HttpVersion> httpVersionFromName(const QString &name);
 QString httpVersionNames();
-/// What a target charges, in USD per 1M tokens (README "Cost"); prices not set cost nothing, and a
+/// What a target charges, in USD per 1M tokens (docs/user-guide.md "Cost"); prices not set cost nothing, and a
 /// target with no price set has no cost figures.
 struct Pricing {
     std::optional<double> inputPerM;       ///< uncached prompt tokens
@@ -341,7 +341,7 @@ RunConfig redacted(const RunConfig &config);
 /// passwords and their Basic tokens. Masked in server-provided text; never printed.
 QStringList secretsOf(const TargetConfig &target);
 
-// JSON (see README "Configuration file"). toJson() writes redacted(): no secret.
+// JSON (see docs/user-guide.md "Running a benchmark"). toJson() writes redacted(): no secret.
 nlohmann::json toJson(const RunConfig &config);
 nlohmann::json toJson(const TargetConfig &target);
 /// Parses JSON text, refusing nesting deeper than limits::kMaxJsonDepth before any tree is built
@@ -372,7 +372,7 @@ QString formatThinkTime(qint64 ms, bool exponential);
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);
 /// The stages as text; a context sweep's start with the load it holds ("c=4 p=256:20,p=1024:20").
 QString formatStages(const QList<StageConfig> &stages);
-/// A sweep (SPEC §5): generated stages from one level to another, to find the throughput–latency
+/// A sweep (docs/SPEC.md §5): generated stages from one level to another, to find the throughput–latency
 /// knee. "c=1..256" doubles the users from 1 to 256 (1, 2, 4, … 256); "c=8..128x5" or
 /// "r=2..50x6" gives N levels evenly spaced on a log scale (users rounded to whole numbers,
 /// repeats dropped; rates to 3 significant digits); an optional ":30s" or ":200" ends each stage

@@ -2,7 +2,7 @@
 
 // Integer arithmetic on numbers that came from outside (a flag, a file, a server) or were computed
 // from them: converting a double that does not fit an integer type, or overflowing a signed sum,
-// is undefined behaviour; these clamp to the range instead (README "Limits").
+// is undefined behaviour; these clamp to the range instead (docs/user-guide.md "Limits").
 
 #include <cmath>
 #include <cstdint>

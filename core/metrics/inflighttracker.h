@@ -5,7 +5,7 @@
 
 namespace tb {
 
-/// Requests in flight, from their [sent, done] intervals: the exact peak (SPEC §5: the configured
+/// Requests in flight, from their [sent, done] intervals: the exact peak (docs/SPEC.md §5: the configured
 /// concurrency must show up here), the peak within each second of run time, and the mean (Little's
 /// law: total time in flight / window, which needs no sweep).
 ///

@@ -11,7 +11,7 @@
 
 namespace tb {
 
-/// SPEC §3's statistics block S of one metric: {count, mean, stddev, min, p50, p90, p95, p99,
+/// docs/SPEC.md §3's statistics block S of one metric: {count, mean, stddev, min, p50, p90, p95, p99,
 /// p999, max}. Taken from a LogHistogram, so count/mean/stddev/min/max are exact and percentiles
 /// within 0.5%. With no values every number is NaN and the JSON form writes null for it: "no
 /// measurement" must not read as a measured 0.

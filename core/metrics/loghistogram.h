@@ -22,7 +22,7 @@ struct CdfPoint {
 
 /// Bucket i holds the values in (γ^(i−1), γ^i] with γ = (1+α)/(1−α), α = kRelativeError, and
 /// reports them as 2γ^i/(γ+1): every value in the bucket is within α of that representative, so a
-/// percentile is within α (0.5%, half the 1% SPEC §3 allows) of the exact nearest-rank value.
+/// percentile is within α (0.5%, half the 1% docs/SPEC.md §3 allows) of the exact nearest-rank value.
 /// Buckets are stored densely over the range of indices actually used, so memory grows with the
 /// spread of the data (a few KB for latencies over two decades), never beyond the fixed index range
 /// [kMinValue, kMaxValue] (≈ 33 KB).

@@ -1,6 +1,6 @@
 #pragma once
 
-// Per-request token timing (SPEC §3: ITL, ICL, tokens per chunk). The plain durations (TTFB, TTFT,
+// Per-request token timing (docs/SPEC.md §3: ITL, ICL, tokens per chunk). The plain durations (TTFB, TTFT,
 // E2E, queue delay, TPOT, decode speed) are RequestRecord's own methods.
 //
 // Apportioning: a server reports one completion_tokens count (or the count comes from the local

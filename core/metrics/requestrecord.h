@@ -2,7 +2,7 @@
 
 // What the engine measured about one request: plain data, produced by the transport, consumed by
 // metrics and results. All times are nanoseconds on one monotonic clock (steady_clock), relative
-// to the run's start (SPEC §2); -1 means "did not happen".
+// to the run's start (docs/SPEC.md §2); -1 means "did not happen".
 
 #include <QMetaType>
 #include <QString>
@@ -15,7 +15,7 @@
 
 namespace tb {
 
-/// `ok` or the error class (SPEC §3 error rate). HTTP errors carry httpStatus.
+/// `ok` or the error class (docs/SPEC.md §3 error rate). HTTP errors carry httpStatus.
 enum class RequestStatus : std::uint8_t {
     Ok,
     Http,            ///< non-2xx status (429, 500, 503, 4xx …); see httpStatus
@@ -33,7 +33,7 @@ enum class RequestStatus : std::uint8_t {
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 
-/// Where completion/prompt token counts came from (SPEC §3 "Token counts"): the server's usage,
+/// Where completion/prompt token counts came from (docs/SPEC.md §3 "Token counts"): the server's usage,
 /// the target's configured tokenizer, one token per chunk (completions), or TokenBench's
 /// approximation when no tokenizer is configured (prompts).
 enum class TokenSource : std::uint8_t { Usage, Tokenizer, Chunks, Estimate };
@@ -80,7 +80,7 @@ struct RequestRecord {
     std::int64_t lastTokenNs = -1;    ///< last token-bearing chunk
     std::int64_t doneNs = -1;         ///< stream complete / response body complete / failure seen
 
-    /// Where the wait before `sent` went (SPEC §3 request phases, named as k6 and HAR name them),
+    /// Where the wait before `sent` went (docs/SPEC.md §3 request phases, named as k6 and HAR name them),
     /// in ns; -1: not measured (QNAM does not say when TCP is up or when bytes left; a phase the
     /// request never reached). Of the attempt that got the answer; an attempt on a stale
     /// connection before it is in `blocked`.
@@ -122,7 +122,7 @@ struct RequestRecord {
 
     bool ok() const { return status == RequestStatus::Ok; }
 
-    // Derived durations in milliseconds; std::nullopt when the events are missing (SPEC §3).
+    // Derived durations in milliseconds; std::nullopt when the events are missing (docs/SPEC.md §3).
     std::optional<double> ttfbMs() const { return spanMs(sentNs, headersNs); }
     std::optional<double> ttftMs() const { return spanMs(sentNs, firstTokenNs); }
     std::optional<double> ttftFromScheduleMs() const { return spanMs(scheduledNs, firstTokenNs); }

@@ -218,7 +218,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     record(Metric::DecodeSpeed, r.decodeTokensPerS());
     record(Metric::QueueDelay, r.queueMs());
     // Open loop: from the schedule; closed loop: from when the user was ready — either way what
-    // the user waited, a connect that stalled included (SPEC §3 TTFT).
+    // the user waited, a connect that stalled included (docs/SPEC.md §3 TTFT).
     record(Metric::TtftFromSchedule, r.ttftFromScheduleMs());
     record(Metric::E2eFromSchedule, r.e2eFromScheduleMs());
     timeline->forEachItl(

@@ -13,13 +13,13 @@ namespace tb {
 struct RequestRecord;
 class TokenTimeline;
 
-/// Turns the records of a run into its summary (SPEC §4 summary.json: the whole run and each stage)
+/// Turns the records of a run into its summary (docs/SPEC.md §4 summary.json: the whole run and each stage)
 /// and its per-second time series, incrementally: add() costs O(chunks of the record) and keeps no
 /// record, so the orchestrator calls it for every completed request and the live view asks for
 /// summary() / timeSeries() whenever it redraws. Not thread-safe: use it from one thread and send
 /// the value types it returns across threads.
 ///
-/// Definitions (beyond SPEC §3):
+/// Definitions (beyond docs/SPEC.md §3):
 ///  - Warm-up records count in requests.warmup and nowhere else (statistics, window, time series).
 ///  - Latency, token and throughput figures come from successful requests only.
 ///  - Cancelled requests (cut off by Stop) are neither ok nor failed: attempted = ok + failed, and
@@ -28,7 +28,7 @@ class TokenTimeline;
 ///    requests in flight — and counting them as attempted would do the same to good_fraction. They
 ///    still count in flight, and in the window.
 ///  - A request is good when it succeeded and meets every configured SLO on TTFT, TPOT and E2E
-///    (measured from sent, as SPEC §3 defines them). An unset SLO does not constrain, nor does one
+///    (measured from sent, as docs/SPEC.md §3 defines them). An unset SLO does not constrain, nor does one
 ///    on a metric the request does not have (TPOT below 2 tokens, TTFT without any token).
 ///  - Queue delay and TTFT/E2E from schedule are recorded wherever the schedule is known: in
 ///    open loop the arrival's time, in closed loop when the user was ready for the next request —

@@ -19,7 +19,7 @@ struct ConnectionInfo {
     QString proxy;       ///< the proxy's URL, never its credentials; empty: direct
     QString proxySource; ///< "none" | "config" | "environment" | "system" (engine/proxyresolver.h)
     QString proxyOrigin; ///< what decided: "HTTPS_PROXY", "NO_PROXY", "target.proxy", "system"; may be empty
-    QString transport;   ///< "native" | "qnam" (README "Transports"); empty for runs from before transports
+    QString transport;   ///< "native" | "qnam" (docs/measuring.md "Transports"); empty for runs from before transports
     /// Most requests seen in flight on one connection (HTTP/2 streams; 1 over HTTP/1.1); 0: not
     /// known before the run, or no response arrived. Set in the summary, from the records.
     int streamsPerConnection = 0;

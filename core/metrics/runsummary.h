@@ -1,6 +1,6 @@
 #pragma once
 
-// The summary of a run (SPEC §4 summary.json) as a value type: produced by RunAggregator, written
+// The summary of a run (docs/SPEC.md §4 summary.json) as a value type: produced by RunAggregator, written
 // and read by the run directory code, shown by the GUI and the comparison table.
 
 #include "config/runconfig.h"
@@ -41,7 +41,7 @@ enum class Metric : std::uint8_t {
     DecodeSpeed,      ///< completion tokens / (last_token − first_token), tokens/s
     TokensPerChunk,   ///< apportioned tokens of each token-bearing chunk
     RetryAfter,       ///< Retry-After of failed requests, s
-    // The request phases (SPEC §3), ms, over every attempted request that reached them:
+    // The request phases (docs/SPEC.md §3), ms, over every attempted request that reached them:
     Blocked,   ///< scheduled → its connect began or its bytes began to go out
     Connect,   ///< TCP connect (0 on a kept-alive connection)
     Tls,       ///< TLS handshake (0 in clear or kept alive)
@@ -77,7 +77,7 @@ struct RequestCounts {
     std::int64_t redirected = 0; ///< attempted requests that followed a redirect
     std::int64_t redirects = 0;  ///< redirects they followed, all hops
     /// Times attempted requests were sent again: a kept-alive connection the server had closed
-    /// (SPEC §3 request phases), or QNAM's own reposts of requests it failed unsent.
+    /// (docs/SPEC.md §3 request phases), or QNAM's own reposts of requests it failed unsent.
     std::int64_t retries = 0;
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
@@ -160,7 +160,7 @@ struct ConcurrencySummary {
     double meanInFlight = 0;
 };
 
-/// What a block's requests cost at the target's prices (README "Cost"), in USD. Tokens are those
+/// What a block's requests cost at the target's prices (docs/user-guide.md "Cost"), in USD. Tokens are those
 /// of successful requests, as everywhere in a summary: cached prompt tokens at the cached price
 /// (the input price when none is set), the rest of the prompt at the input price, completion
 /// tokens (reasoning included) at the output price.
@@ -203,7 +203,7 @@ struct TurnSummary {
     int turn = 0;              ///< 1-based
     std::int64_t requests = 0; ///< successful requests of this turn
     LatencyStats ttftMs;
-    LatencyStats promptTokens; ///< as counted (usage first, SPEC §3)
+    LatencyStats promptTokens; ///< as counted (usage first, docs/SPEC.md §3)
     LatencyStats cachedTokens;
 };
 
@@ -245,7 +245,7 @@ struct RunSummary {
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or
-    /// mistyped SPEC key is an error "path.to.key: problem". A newer format_version is refused with
+    /// mistyped docs/SPEC.md key is an error "path.to.key: problem". A newer format_version is refused with
     /// "written by a newer format version N".
     static std::optional<RunSummary> fromJson(const nlohmann::json &json, QString *error);
 };

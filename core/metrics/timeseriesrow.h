@@ -11,7 +11,7 @@ namespace tb {
 /// in every other figure.
 inline constexpr std::int64_t kMaxTimeSeriesSeconds = 7 * 24 * 3600;
 
-/// One second of run time (SPEC §4 timeseries.csv), warm-up excluded like every statistic.
+/// One second of run time (docs/SPEC.md §4 timeseries.csv), warm-up excluded like every statistic.
 /// Each request counts where its events fell: `sent` and `input_tokens` in the second it was sent,
 /// `completed`/`failed`/`cancelled`/`good` and the latency percentiles (successful requests) in the
 /// second it was done, `output_tokens` in the second each chunk streamed in; `in_flight` is the
@@ -30,7 +30,7 @@ struct TimeSeriesRow {
     double ttftP99Ms = kNone;
     double e2eP50Ms = kNone;
     double e2eP99Ms = kNone;
-    // Beyond SPEC's columns:
+    // Beyond docs/SPEC.md's columns:
     int stage = -1;        ///< the latest stage a request was sent in (carried over idle seconds)
     std::int64_t good = 0; ///< completions meeting every SLO
     std::int64_t cancelled = 0;

@@ -13,7 +13,7 @@ int hexDigit(char c);
 /// path: every SSE event of every stream passes through it. It builds no tree and allocates
 /// nothing — strings come back as raw views between their quotes (escapes undecoded), and values
 /// nobody asks for are skipped. Measured against a DOM parser it cut the client's CPU per event
-/// several-fold (README, "Measuring the measurer").
+/// several-fold (docs/measuring.md).
 ///
 /// Usage: call one value function per value. object(f) calls f(rawKey) for each member, and f
 /// must consume that member's value (string(), integer(), object(), skip(), …). Every function

@@ -1,6 +1,6 @@
 #pragma once
 
-// How far reading lags the network on the native transport (README "Client health"): per read,
+// How far reading lags the network on the native transport (docs/metrics.md "Client health"): per read,
 // the time from the kernel's receive stamp of the bytes taken to the read itself, weighted by the
 // bytes read. Recorded per thread without atomics or allocation (a read costs a bit count and two
 // additions); the thread's own probe (ClientHealthMonitor) takes the tally every 100 ms.

@@ -7,7 +7,7 @@
 
 namespace tb {
 
-/// The run's monotonic time base (SPEC §2): nanoseconds since the run started, on steady_clock.
+/// The run's monotonic time base (docs/SPEC.md §2): nanoseconds since the run started, on steady_clock.
 /// Copied by value into every thread; all copies agree.
 class RunClock
 {

@@ -12,7 +12,7 @@ class QNetworkRequest;
 
 namespace tb {
 
-/// How a target's server is reached, the same on every path (README "Transports"): the TLS
+/// How a target's server is reached, the same on every path (docs/measuring.md "Transports"): the TLS
 /// settings of --insecure and --ca-cert on both transports, and the requests made beside a run
 /// (calibration probes, the model listing, the context-length check), which go through the proxy
 /// the run's requests take.

@@ -155,7 +155,7 @@ ClientHealthSummary ClientHealthMonitor::summary() const
         sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
         reads.merge(s.readBacklog);
         // Judged on enough evidence only: a few probes of a loaded machine, or one slow request or
-        // read, would flag a short run that kept up (README "Client health").
+        // read, would flag a short run that kept up (docs/metrics.md "Client health").
         if (s.wallS < ClientHealthSummary::kMinCoveredS)
             continue;
         ++h.seconds;

@@ -1,6 +1,6 @@
 #pragma once
 
-// Whether the client kept up (README "Client health"): a run's figures are the server's only while
+// Whether the client kept up (docs/metrics.md "Client health"): a run's figures are the server's only while
 // the measuring machine has time to spare. Always on, and cheap: a 100 ms timer on the run's thread,
 // one posted probe per transport thread per tick (which also takes that thread's read backlog), the
 // process CPU clock, and the send lag of records.

@@ -21,7 +21,7 @@ struct ExportedTarget {
     std::int64_t inFlight = 0;
 };
 
-/// OpenMetrics 1.0 text of TokenBench's own figures (README "Metrics for Prometheus"): requests by
+/// OpenMetrics 1.0 text of TokenBench's own figures (docs/metrics.md "own metrics for Prometheus"): requests by
 /// status, HTTP responses by code, tokens, requests in flight, and TTFT/ITL/E2E histograms in
 /// seconds, labelled by target and stage, ending in `# EOF`. The counters are the summaries' (warm-up
 /// excluded); histogram buckets come from the summaries' log histograms, so a value within 0.5% of a

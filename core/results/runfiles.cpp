@@ -40,7 +40,7 @@ enum Column {
     HttpStatus,
     Error,
     ResponseId,
-    // Beyond SPEC §4, in this order:
+    // Beyond docs/SPEC.md §4, in this order:
     StageIndex,
     Target,
     FinishReason,
@@ -118,7 +118,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "unended_body",
     "shard",
 };
-constexpr int kRequiredColumns = StageIndex; // SPEC's columns must be there
+constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
 
 enum SeriesColumn {
     TS,

@@ -1,9 +1,9 @@
 #pragma once
 
-// The files of a run directory (SPEC §4) and their formats, shared by RunWriter and RunReader so
+// The files of a run directory (docs/SPEC.md §4) and their formats, shared by RunWriter and RunReader so
 // that what is written is exactly what is read:
 //   run.json        RunInfo: the configuration as run (no secrets), tool, host, start, stages
-//   requests.csv    one row per request (SPEC columns, then extras), RFC 4180, CRLF
+//   requests.csv    one row per request (docs/SPEC.md columns, then extras), RFC 4180, CRLF
 //   chunks.jsonl    one line per streamed request: its token-bearing chunks
 //   summary.json    RunSummary
 //   timeseries.csv  one row per second
@@ -32,7 +32,7 @@ inline constexpr char kChunksJsonl[] = "chunks.jsonl";
 inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
 inline constexpr char kServerMetricsCsv[] = "server_metrics.csv";
 
-/// The most RunReader reads of each file (README "Limits"), so that a damaged or hostile directory
+/// The most RunReader reads of each file (docs/user-guide.md "Limits"), so that a damaged or hostile directory
 /// cannot take memory or time without end. Each is far above what long runs write: requests.csv
 /// holds about 260 bytes a request (8 million in 2 GiB), summary.json about 120 KiB a stage (1000
 /// stages in 256 MiB), timeseries.csv about 100 bytes a second (a quarter of a year in 1 GiB).
@@ -51,7 +51,7 @@ nlohmann::json runInfoToJson(const RunInfo &info);
 /// Refuses a newer format_version with "written by a newer format version N".
 std::optional<RunInfo> runInfoFromJson(const nlohmann::json &json, QString *error);
 
-/// The header row: SPEC §4's columns in order, then
+/// The header row: docs/SPEC.md §4's columns in order, then
 /// stage_index,target,finish_reason,retry_after_s,decode_tps,ttft_from_schedule_ms,
 /// e2e_from_schedule_ms,first_content_ms,done_at_ms,instance,hidden_reasoning_tokens,http_version,
 /// redirects,turn,conversation,prompt_token_source,blocked_ms,connect_ms,tls_ms,sending_ms,
@@ -80,7 +80,7 @@ private:
 void appendChunksLine(std::string &out, const RequestRecord &record);
 bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<ChunkStamp> *chunks, QString *error);
 
-/// SPEC §4's columns, then stage (name), good, cancelled.
+/// docs/SPEC.md §4's columns, then stage (name), good, cancelled.
 std::string timeSeriesCsv(const std::vector<TimeSeriesRow> &rows, const QList<StageConfig> &stages);
 std::optional<std::vector<TimeSeriesRow>> parseTimeSeriesCsv(QByteArrayView text, const QList<StageConfig> &stages,
                                                              QString *error);

@@ -13,7 +13,7 @@
 
 namespace tb {
 
-/// Writes a run directory (SPEC §4; formats in results/runfiles.h) as the run goes:
+/// Writes a run directory (docs/SPEC.md §4; formats in results/runfiles.h) as the run goes:
 ///   open()    creates the directory, writes run.json, starts requests.csv and chunks.jsonl;
 ///   append()  hands a record's rows to the operating system at once (one write(2) to each file,
 ///             no buffering in the process), so a process killed at any moment loses no request
@@ -47,7 +47,7 @@ public:
     /// directory that holds anything (hidden files included) — naming it and a few of its entries;
     /// empty when it does not exist or is empty.
     static QString occupied(const QString &directory);
-    /// "<folder>/<yyyyMMdd-HHmmss>-<model>" (SPEC §1 --out default: folder "runs"), the model name
+    /// "<folder>/<yyyyMMdd-HHmmss>-<model>" (docs/SPEC.md §1 --out default: folder "runs"), the model name
     /// made file-safe; "-2", "-3"… appended when the name is taken (two runs in one second).
     static QString defaultDirectory(const RunConfig &config, const QDateTime &startedAt,
                                     const QString &folder = QStringLiteral("runs"));

@@ -17,7 +17,7 @@ namespace tb::sim {
 /// Why not Qt's event loop: with 2,000 open sockets a Qt event-loop iteration polls every socket
 /// (poll(): ~160 µs on the build machine), which rules out sub-millisecond token pacing at
 /// thousands of wake-ups per second; epoll costs ~0.2 µs per wake-up whatever the number of
-/// connections, and a timerfd wakes the loop at the exact nanosecond a chunk is due. See README.
+/// connections, and a timerfd wakes the loop at the exact nanosecond a chunk is due. See docs/simulator.md.
 ///
 /// Use: listen() on any thread, then run() on the thread that serves until stop(). SimulatorHost
 /// does both for you.

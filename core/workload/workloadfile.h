@@ -25,7 +25,7 @@ struct WorkloadEntry {
     int line = 0;                       ///< where it starts in the file (1-based)
 };
 
-/// What the file is read as (README "Workload files").
+/// What the file is read as (docs/user-guide.md "Workloads: datasets and traces").
 enum class WorkloadRole {
     PromptFile, ///< --prompt-file: {"prompt"} / {"messages"} lines, messages sent whole
     Dataset,    ///< --dataset: also ShareGPT (JSON array or JSONL); the first human turn is the prompt
