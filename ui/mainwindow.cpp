@@ -1106,7 +1106,7 @@ void MainWindow::showTextWindow(const QString &objectName, const QString &title,
 
 void MainWindow::showMetricGlossary()
 {
-    QString html = tr("<p>How TokenBench measures, in the words of the README's <i>Metrics</i> section. "
+    QString html = tr("<p>How TokenBench measures, in the words of docs/metrics.md. "
                       "Latencies come from successful requests; rates divide by the measurement window.</p>");
     html += QStringLiteral("<table cellspacing='0' cellpadding='4'>");
     for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
