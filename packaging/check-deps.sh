@@ -8,13 +8,17 @@
 #
 # What counts as used:
 #   - every file a fresh configure opens or executes (strace of `cmake --preset NAME` into a scratch
-#     directory: CMake package files, compiler checks),
+#     directory, without a compiler launcher: CMake package files, compiler checks) — except pkg-config
+#     files: pkgconf opens every .pc file on its search path to answer one query, so an unrelated
+#     developer tool's .pc (poppler-data's, say) would count. Only the .pc files of the modules the
+#     configure asked pkg-config about, and of the modules those require, count,
 #   - every header the build compiled against (`ninja -t deps` of BUILD_DIR),
-#   - every shared library the built programs load (`ldd`),
+#   - every shared library the built programs load (`ldd`) or are linked against by path (build.ninja),
 #   - the programs the tests and setup.sh run (readelf, xvfb-run, Xvfb, xauth, node, npm, nginx,
 #     squid, openssl; /usr/sbin searched too, which a user's PATH may lack).
 # Each file is mapped to its package through dpkg's file lists; files no package owns (the build
-# tree, generated files) are ignored.
+# tree, generated files) are ignored. TB_CHECK_DEPS_EXTRA_DPKG_LISTS (tests only: tests/checkdeps.sh)
+# names a directory of extra NAME.list files, read as if dpkg had installed package NAME.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,10 +55,29 @@ grep -v '^#' "$here/packaging/debian-base-packages.txt" >>"$work/allowed"
 sort -u -o "$work/allowed" "$work/allowed"
 
 # What is used.
-strace -f -qq -e trace=open,openat,execve -o "$work/strace" \
+env -u CMAKE_CXX_COMPILER_LAUNCHER -u CMAKE_C_COMPILER_LAUNCHER \
+    strace -f -qq -s 4096 -e trace=open,openat,execve -o "$work/strace" \
     cmake -S "$here" -B "$work/configure" --preset "$preset" >/dev/null
-sed -nE 's/^[0-9]+ +(open|openat|execve)\((AT_FDCWD, )?"([^"]+)".* = [0-9]+$/\3/p' "$work/strace" >"$work/files"
+sed -nE 's/^[0-9]+ +(open|openat|execve)\((AT_FDCWD, )?"([^"]+)".* = [0-9]+$/\3/p' "$work/strace" |
+    grep -v '\.pc$' >"$work/files" || true
+# The modules named on pkg-config's command lines (the arguments that are not options), then the
+# modules they require, each resolved to the .pc file pkg-config itself would read.
+sed -nE 's/^[0-9]+ +execve\("[^"]*\/(pkg-config|pkgconf)", \[(.*)\], .* = 0$/\2/p' "$work/strace" |
+    grep -oE '"[^"]*"' | tr -d '"' | grep -vE '^(-|/)' | sort -u >"$work/modules" || true
+mapfile -t todo <"$work/modules"
+declare -A seen=()
+while [ ${#todo[@]} -gt 0 ]; do
+    module=${todo[0]}
+    todo=("${todo[@]:1}")
+    [ -n "$module" ] && [ -z "${seen[$module]:-}" ] || continue
+    seen[$module]=1
+    pkg-config --path "$module" 2>/dev/null >>"$work/files" || true
+    mapfile -t -O ${#todo[@]} todo < <(pkg-config --print-requires --print-requires-private "$module" 2>/dev/null |
+        awk '{ print $1 }')
+done
 ninja -C "$build" -t deps | sed -nE 's/^ +(\/.*)$/\1/p' >>"$work/files"
+grep -ohE '(^| )/(usr/)?lib/[^ ]+\.(so|a)(\.[0-9.]+)?( |$)' "$build/build.ninja" |
+    tr -d ' ' >>"$work/files" || true
 find "$build" -type f -perm -u+x -not -path '*/CMakeFiles/*' -not -path '*/node_modules/*' |
     while read -r program; do ldd "$program" 2>/dev/null || true; done |
     sed -nE 's/.*=> (\/[^ ]+) .*/\1/p' >>"$work/files"
@@ -73,8 +96,10 @@ sort -u "$work/files" | grep -vE "^($here|$work|/tmp|/proc|/sys|/dev)" | while r
 done | sort -u >"$work/candidates"
 
 # file -> package, from dpkg's own lists (one pass; dpkg -S per file is far slower).
+lists=(/var/lib/dpkg/info/*.list)
+[ -z "${TB_CHECK_DEPS_EXTRA_DPKG_LISTS:-}" ] || lists+=("$TB_CHECK_DEPS_EXTRA_DPKG_LISTS"/*.list)
 awk 'FNR == 1 { pkg = FILENAME; sub(/.*\//, "", pkg); sub(/\.list$/, "", pkg); sub(/:.*/, "", pkg) }
-     { print $0 "\t" pkg }' /var/lib/dpkg/info/*.list | sort -t "$(printf '\t')" -k1,1 -u >"$work/owners"
+     { print $0 "\t" pkg }' "${lists[@]}" | sort -t "$(printf '\t')" -k1,1 -u >"$work/owners"
 join -t "$(printf '\t')" "$work/candidates" "$work/owners" >"$work/used"
 
 missing=$(cut -f2 "$work/used" | sort -u | comm -23 - "$work/allowed")
