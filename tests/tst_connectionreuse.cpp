@@ -218,7 +218,8 @@ private slots:
         const auto r = runLoad(configFor(server, concurrency, requests));
         QVERIFY(r.finished);
         for (const RequestRecord &rec : r.records)
-            QVERIFY2(rec.ok(), qPrintable(QStringLiteral("%1: %2").arg(statusName(rec.status), rec.errorMessage)));
+            QVERIFY2(rec.ok(),
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
         QCOMPARE(int(r.records.size()), requests);
     }
 
@@ -243,7 +244,8 @@ private slots:
         const auto r = runLoad(config);
         QVERIFY(r.finished);
         for (const RequestRecord &rec : r.records)
-            QVERIFY2(rec.ok(), qPrintable(QStringLiteral("%1: %2").arg(statusName(rec.status), rec.errorMessage)));
+            QVERIFY2(rec.ok(),
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
         QCOMPARE(int(r.records.size()), 64);
         if (rowTransport() == TransportKind::Native && !stream)
             QCOMPARE(totalRetries(r.records), 0); // kept alive: nothing to retry

@@ -1346,7 +1346,8 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(int(r.records.size()), 2);
         for (const RequestRecord &rec : r.records) {
-            QVERIFY2(rec.ok(), qPrintable(QStringLiteral("%1: %2").arg(statusName(rec.status), rec.errorMessage)));
+            QVERIFY2(rec.ok(),
+                     qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(statusName(rec.status)), rec.errorMessage)));
             QCOMPARE(rec.completionTokens, std::int64_t(1));
             QCOMPARE(rec.unendedBody, unended);
             // Done at the response's end: not at the timeout, nor after the grace.

@@ -9,6 +9,8 @@
 
 #include <cmath>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 namespace {
@@ -129,19 +131,19 @@ private Q_SLOTS:
         QTest::addColumn<double>("value");
         QTest::addColumn<double>("timestampS"); // -1: none
         QTest::newRow("bare") << QByteArray("up 1\n") << "up" << QStringList{} << 1.0 << -1.0;
-        QTest::newRow("escapes") << QByteArray("a{x=\"q\\\"b\\\\c\\nd\"} 2\n") << "a" << QStringList{"x=q\"b\\c\nd"}
-                                 << 2.0 << -1.0;
+        QTest::newRow("escapes") << QByteArray("a{x=\"q\\\"b\\\\c\\nd\"} 2\n") << u"a"_s
+                                 << QStringList{u"x=q\"b\\c\nd"_s} << 2.0 << -1.0;
         QTest::newRow("spaces and trailing comma")
-            << QByteArray("a { x = \"1\" , y=\"2\", } 3") << "a" << QStringList{"x=1", "y=2"} << 3.0 << -1.0;
+            << QByteArray("a { x = \"1\" , y=\"2\", } 3") << u"a"_s << QStringList{u"x=1"_s, u"y=2"_s} << 3.0 << -1.0;
         QTest::newRow("ms timestamp") << QByteArray("a 1 1700000000123\n") << "a" << QStringList{} << 1.0
                                       << 1700000000.123;
         QTest::newRow("exponent") << QByteArray("a 8.128902e+06") << "a" << QStringList{} << 8128902.0 << -1.0;
         QTest::newRow("+Inf") << QByteArray("a +Inf") << "a" << QStringList{} << qInf() << -1.0;
         QTest::newRow("CRLF and tabs") << QByteArray("\t a\t-2\r\n") << "a" << QStringList{} << -2.0 << -1.0;
-        QTest::newRow("colons") << QByteArray("vllm:x_total{model_name=\"a/b:c\"} 5") << "vllm:x_total"
-                                << QStringList{"model_name=a/b:c"} << 5.0 << -1.0;
+        QTest::newRow("colons") << QByteArray("vllm:x_total{model_name=\"a/b:c\"} 5") << u"vllm:x_total"_s
+                                << QStringList{u"model_name=a/b:c"_s} << 5.0 << -1.0;
         QTest::newRow("quoted UTF-8 name")
-            << QByteArray("{\"my.metric\", le=\"0.5\"} 7") << "my.metric" << QStringList{"le=0.5"} << 7.0 << -1.0;
+            << QByteArray("{\"my.metric\", le=\"0.5\"} 7") << u"my.metric"_s << QStringList{u"le=0.5"_s} << 7.0 << -1.0;
     }
 
     void sampleSyntax()

@@ -16,6 +16,8 @@
 #include <QTest>
 #include <QTimer>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
@@ -115,18 +117,20 @@ private Q_SLOTS:
         QTest::addColumn<QString>("described"); // RunPlan endpoint's ProxyChoice::describe(), @P@ replaced
 
         QTest::newRow("http via HTTP_PROXY")
-            << false << "" << QStringList{"HTTP_PROXY=@P@"} << true << "@P@ (HTTP_PROXY)";
+            << false << u""_s << QStringList{u"HTTP_PROXY=@P@"_s} << true << u"@P@ (HTTP_PROXY)"_s;
         QTest::newRow("http via --proxy") << false << "@P@" << QStringList{} << true << "@P@ (target.proxy)";
         QTest::newRow("http, NO_PROXY exempts it")
-            << false << "" << QStringList{"http_proxy=@P@", "NO_PROXY=127.0.0.1"} << false << "none (NO_PROXY)";
+            << false << u""_s << QStringList{u"http_proxy=@P@"_s, u"NO_PROXY=127.0.0.1"_s} << false
+            << u"none (NO_PROXY)"_s;
         QTest::newRow("https via HTTPS_PROXY (CONNECT)")
-            << true << "" << QStringList{"HTTPS_PROXY=@P@"} << true << "@P@ (HTTPS_PROXY)";
-        QTest::newRow("https via ALL_PROXY") << true << "" << QStringList{"ALL_PROXY=@P@"} << true << "@P@ (ALL_PROXY)";
+            << true << u""_s << QStringList{u"HTTPS_PROXY=@P@"_s} << true << u"@P@ (HTTPS_PROXY)"_s;
+        QTest::newRow("https via ALL_PROXY")
+            << true << u""_s << QStringList{u"ALL_PROXY=@P@"_s} << true << u"@P@ (ALL_PROXY)"_s;
         QTest::newRow("https, NO_PROXY exempts it")
-            << true << "" << QStringList{"HTTPS_PROXY=@P@", "no_proxy=.example.com,127.0.0.0/8"} << false
-            << "none (no_proxy)";
+            << true << u""_s << QStringList{u"HTTPS_PROXY=@P@"_s, u"no_proxy=.example.com,127.0.0.0/8"_s} << false
+            << u"none (no_proxy)"_s;
         QTest::newRow("--no-proxy ignores the environment")
-            << true << "none" << QStringList{"HTTPS_PROXY=@P@"} << false << "none (target.proxy)";
+            << true << u"none"_s << QStringList{u"HTTPS_PROXY=@P@"_s} << false << u"none (target.proxy)"_s;
     }
 
     void proxyCarriesRequestsUnlessExempt()

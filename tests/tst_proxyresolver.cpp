@@ -3,6 +3,8 @@
 
 #include <QtTest>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 Q_DECLARE_METATYPE(QProcessEnvironment)
@@ -125,52 +127,51 @@ void TestProxyResolver::resolve_data()
     const QString http = QStringLiteral("http://10.1.2.3:8000/v1");
     QTest::newRow("nothing: direct") << https << "" << QStringList{} << "none"
                                      << "none";
-    QTest::newRow("https_proxy for https")
-        << https << "" << QStringList{"HTTPS_PROXY=http://proxy:3128"} << "http://proxy:3128 (HTTPS_PROXY)"
-        << "environment";
-    QTest::newRow("http_proxy not for https") << https << "" << QStringList{"HTTP_PROXY=http://proxy:3128"} << "none"
-                                              << "none";
-    QTest::newRow("http_proxy for http") << http << "" << QStringList{"http_proxy=proxy:3128"}
+    QTest::newRow("https_proxy for https") << https << u""_s << QStringList{u"HTTPS_PROXY=http://proxy:3128"_s}
+                                           << u"http://proxy:3128 (HTTPS_PROXY)"_s << u"environment"_s;
+    QTest::newRow("http_proxy not for https")
+        << https << u""_s << QStringList{u"HTTP_PROXY=http://proxy:3128"_s} << u"none"_s << u"none"_s;
+    QTest::newRow("http_proxy for http") << http << u""_s << QStringList{u"http_proxy=proxy:3128"_s}
                                          << "http://proxy:3128 (http_proxy)"
                                          << "environment";
-    QTest::newRow("lower case first") << http << "" << QStringList{"http_proxy=http://low:1", "HTTP_PROXY=http://up:2"}
+    QTest::newRow("lower case first") << http << u""_s
+                                      << QStringList{u"http_proxy=http://low:1"_s, u"HTTP_PROXY=http://up:2"_s}
                                       << "http://low:1 (http_proxy)"
                                       << "environment";
     QTest::newRow("scheme variable before all_proxy")
-        << https << "" << QStringList{"ALL_PROXY=http://all:1", "https_proxy=http://sec:2"}
+        << https << u""_s << QStringList{u"ALL_PROXY=http://all:1"_s, u"https_proxy=http://sec:2"_s}
         << "http://sec:2 (https_proxy)"
         << "environment";
-    QTest::newRow("all_proxy fallback") << http << "" << QStringList{"ALL_PROXY=http://all:1"}
+    QTest::newRow("all_proxy fallback") << http << u""_s << QStringList{u"ALL_PROXY=http://all:1"_s}
                                         << "http://all:1 (ALL_PROXY)"
                                         << "environment";
     QTest::newRow("empty variable is unset")
-        << http << "" << QStringList{"http_proxy=", "HTTP_PROXY=http://up:2"} << "http://up:2 (HTTP_PROXY)"
-        << "environment";
-    QTest::newRow("default port 1080") << http << "" << QStringList{"http_proxy=http://proxy"}
+        << http << u""_s << QStringList{u"http_proxy="_s, u"HTTP_PROXY=http://up:2"_s} << u"http://up:2 (HTTP_PROXY)"_s
+        << u"environment"_s;
+    QTest::newRow("default port 1080") << http << u""_s << QStringList{u"http_proxy=http://proxy"_s}
                                        << "http://proxy:1080 (http_proxy)"
                                        << "environment";
-    QTest::newRow("NO_PROXY exempts") << http << ""
-                                      << QStringList{"http_proxy=http://proxy:3128", "NO_PROXY=10.0.0.0/8"}
+    QTest::newRow("NO_PROXY exempts") << http << u""_s
+                                      << QStringList{u"http_proxy=http://proxy:3128"_s, u"NO_PROXY=10.0.0.0/8"_s}
                                       << "none (NO_PROXY)"
                                       << "environment";
     QTest::newRow("no_proxy before NO_PROXY")
-        << http << "" << QStringList{"http_proxy=http://proxy:3128", "no_proxy=foo", "NO_PROXY=*"}
+        << http << u""_s << QStringList{u"http_proxy=http://proxy:3128"_s, u"no_proxy=foo"_s, u"NO_PROXY=*"_s}
         << "http://proxy:3128 (http_proxy)"
         << "environment";
     QTest::newRow("loopback is proxied unless exempt")
-        << "http://127.0.0.1:8000/v1"
-        << "" << QStringList{"http_proxy=http://127.0.0.1:3128"} << "http://127.0.0.1:3128 (http_proxy)"
-        << "environment";
+        << u"http://127.0.0.1:8000/v1"_s << u""_s << QStringList{u"http_proxy=http://127.0.0.1:3128"_s}
+        << u"http://127.0.0.1:3128 (http_proxy)"_s << u"environment"_s;
     QTest::newRow("setting wins over environment")
-        << https << "http://mine:8080" << QStringList{"HTTPS_PROXY=http://theirs:3128"}
+        << https << u"http://mine:8080"_s << QStringList{u"HTTPS_PROXY=http://theirs:3128"_s}
         << "http://mine:8080 (target.proxy)"
         << "config";
     QTest::newRow("NO_PROXY exempts the setting's proxy too")
-        << https << "http://mine:8080" << QStringList{"NO_PROXY=.example.com"} << "none (NO_PROXY)"
-        << "environment";
+        << https << u"http://mine:8080"_s << QStringList{u"NO_PROXY=.example.com"_s} << u"none (NO_PROXY)"_s
+        << u"environment"_s;
     QTest::newRow("none ignores everything")
-        << https << "none" << QStringList{"HTTPS_PROXY=http://theirs:3128", "ALL_PROXY=x:1"} << "none (target.proxy)"
-        << "config";
+        << https << u"none"_s << QStringList{u"HTTPS_PROXY=http://theirs:3128"_s, u"ALL_PROXY=x:1"_s}
+        << u"none (target.proxy)"_s << u"config"_s;
     QTest::newRow("ipv6 proxy shown in brackets")
         << http << "http://[fd00::1]:3128" << QStringList{} << "http://[fd00::1]:3128 (target.proxy)"
         << "config";
@@ -206,12 +207,12 @@ void TestProxyResolver::systemProxyUsedOnlyWithoutEnvironment()
     QCOMPARE(choice->describe(), QStringLiteral("http://corp:8080 (system)")); // the SOCKS one is skipped
     QCOMPARE(choice->source, ProxySource::System);
 
-    choice = ProxyResolver::resolve(target, {}, environment({"NO_PROXY=example.com"}), system, nullptr);
+    choice = ProxyResolver::resolve(target, {}, environment({u"NO_PROXY=example.com"_s}), system, nullptr);
     QVERIFY(choice);
     QVERIFY(choice->direct);
 
     asked = 0;
-    choice = ProxyResolver::resolve(target, {}, environment({"HTTPS_PROXY=http://env:1"}), system, nullptr);
+    choice = ProxyResolver::resolve(target, {}, environment({u"HTTPS_PROXY=http://env:1"_s}), system, nullptr);
     QVERIFY(choice);
     QCOMPARE(asked, 0);
     QCOMPARE(choice->host, QStringLiteral("env"));
@@ -226,9 +227,10 @@ void TestProxyResolver::badProxyNamesItsSourceWithoutCredentials_data()
     QTest::addColumn<QString>("named");
 
     QTest::newRow("socks setting") << "socks5://user:hunter22@proxy:1080" << QStringList{} << "target.proxy (--proxy)";
-    QTest::newRow("https proxy env") << "" << QStringList{"HTTPS_PROXY=https://user:hunter22@proxy:443"}
+    QTest::newRow("https proxy env") << u""_s << QStringList{u"HTTPS_PROXY=https://user:hunter22@proxy:443"_s}
                                      << "HTTPS_PROXY";
-    QTest::newRow("path in env") << "" << QStringList{"https_proxy=http://user:hunter22@proxy:3128/x"} << "https_proxy";
+    QTest::newRow("path in env") << u""_s << QStringList{u"https_proxy=http://user:hunter22@proxy:3128/x"_s}
+                                 << u"https_proxy"_s;
     QTest::newRow("no host") << "http://user:hunter22@:3128" << QStringList{} << "target.proxy";
     QTest::newRow("bad port") << "http://user:hunter22@proxy:99999" << QStringList{} << "target.proxy";
 }

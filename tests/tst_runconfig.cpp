@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 namespace {
@@ -433,23 +435,23 @@ private Q_SLOTS:
         const QString rate = QStringLiteral("load.rate (--rate): must be from 0.00001 to 1000000 requests/s (got %1)");
         const QString stage =
             QStringLiteral("load.stages[0] (--stages): a rate must be from 0.00001 to 1000000 requests/s (got %1)");
-        QTest::newRow("--rate 5e-11") << QStringLiteral("rate") << QStringLiteral("5e-11") << rate.arg("5e-11");
-        QTest::newRow("--rate 1e-12") << QStringLiteral("rate") << QStringLiteral("1e-12") << rate.arg("1e-12");
+        QTest::newRow("--rate 5e-11") << QStringLiteral("rate") << QStringLiteral("5e-11") << rate.arg(u"5e-11"_s);
+        QTest::newRow("--rate 1e-12") << QStringLiteral("rate") << QStringLiteral("1e-12") << rate.arg(u"1e-12"_s);
         QTest::newRow("--rate just below the minimum")
-            << QStringLiteral("rate") << QStringLiteral("0.0000099") << rate.arg("9.9e-06");
+            << QStringLiteral("rate") << QStringLiteral("0.0000099") << rate.arg(u"9.9e-06"_s);
         QTest::newRow("--rate at the minimum") << QStringLiteral("rate") << QStringLiteral("0.00001") << QString();
         QTest::newRow("--rate of one a day") << QStringLiteral("rate") << QStringLiteral("0.0000115741") << QString();
         QTest::newRow("--stages r=0.00000000001:2s")
-            << QStringLiteral("stages") << QStringLiteral("r=0.00000000001:2s") << stage.arg("1e-11");
+            << QStringLiteral("stages") << QStringLiteral("r=0.00000000001:2s") << stage.arg(u"1e-11"_s);
         QTest::newRow("--stages r=0.00001:2s")
             << QStringLiteral("stages") << QStringLiteral("r=0.00001:2s") << QString();
         QTest::newRow("load.rate 1e-11") << QStringLiteral("json")
                                          << QStringLiteral(R"({"load": {"mode": "rate", "rate": 1e-11}})")
-                                         << rate.arg("1e-11");
+                                         << rate.arg(u"1e-11"_s);
         QTest::newRow("load.stages level 1e-11")
             << QStringLiteral("json")
             << QStringLiteral(R"({"load": {"stages": [{"mode": "rate", "level": 1e-11, "duration": "2s"}]}})")
-            << stage.arg("1e-11");
+            << stage.arg(u"1e-11"_s);
         QTest::newRow("load.rate one a day")
             << QStringLiteral("json") << QStringLiteral(R"({"load": {"mode": "rate", "rate": 0.0000115741}})")
             << QString();

@@ -833,7 +833,7 @@ private Q_SLOTS:
         auto streamed = call(host, endpoint, requestBody(endpoint, kPrompt, true));
         const Reply reply = parseStream(endpoint, *streamed);
         QVERIFY2(!reply.eventTypes.contains(QStringLiteral("reasoning-after-content")),
-                 qPrintable(reply.eventTypes.join(',')));
+                 qPrintable(reply.eventTypes.join(QLatin1Char(','))));
         QCOMPARE(reply.completionTokens, 20);
         const qint64 reasoning = endpoint == Endpoint::Completions ? 0 : 10; // completions carry no reasoning
         QCOMPARE(ApproxTokenizer::count(reply.reasoning), reasoning);
@@ -1466,9 +1466,9 @@ private Q_SLOTS:
         };
         const QStringList a = outcomes(42);
         QCOMPARE(outcomes(42), a);
-        QVERIFY2(a.contains(QStringLiteral("500:complete")), qPrintable(a.join(' ')));
-        QVERIFY2(a.contains(QStringLiteral("200:cut")), qPrintable(a.join(' ')));
-        QVERIFY2(a.contains(QStringLiteral("200:complete")), qPrintable(a.join(' ')));
+        QVERIFY2(a.contains(QStringLiteral("500:complete")), qPrintable(a.join(QLatin1Char(' '))));
+        QVERIFY2(a.contains(QStringLiteral("200:cut")), qPrintable(a.join(QLatin1Char(' '))));
+        QVERIFY2(a.contains(QStringLiteral("200:complete")), qPrintable(a.join(QLatin1Char(' '))));
         QVERIFY(outcomes(43) != a);
     }
 

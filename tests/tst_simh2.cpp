@@ -17,6 +17,8 @@
 
 #include <algorithm>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 using namespace tb::sim;
 
@@ -273,11 +275,11 @@ private Q_SLOTS:
         QVERIFY(host);
         const QJsonObject result = runNodeClient(host->port(), streams, cancel);
         QVERIFY2(!result.isEmpty(), "the node client printed no result");
-        QVERIFY2(result.value("errors").toArray().isEmpty(),
-                 QJsonDocument(result.value("errors").toArray()).toJson().constData());
-        QCOMPARE(result.value("maxConcurrentStreams").toInt(), 1000);
-        QCOMPARE(result.value("ok").toInt(), streams - cancel);
-        QCOMPARE(result.value("cancelled").toInt(), cancel);
+        QVERIFY2(result.value(u"errors"_s).toArray().isEmpty(),
+                 QJsonDocument(result.value(u"errors"_s).toArray()).toJson().constData());
+        QCOMPARE(result.value(u"maxConcurrentStreams"_s).toInt(), 1000);
+        QCOMPARE(result.value(u"ok"_s).toInt(), streams - cancel);
+        QCOMPARE(result.value(u"cancelled"_s).toInt(), cancel);
         // The server's view: all streams at once over a single connection.
         const SimStats stats = host->stats();
         QCOMPARE(stats.peakConcurrentRequests, qint64(streams));
@@ -288,7 +290,7 @@ private Q_SLOTS:
         QCOMPARE(host->stats().clientDisconnects, qint64(cancel));
         QCOMPARE(host->stats().requestsServed, qint64(streams - cancel));
         // The stamps are taken when the kernel has the bytes: never after a client read them.
-        const QJsonObject arrivals = result.value("arrivals").toObject();
+        const QJsonObject arrivals = result.value(u"arrivals"_s).toObject();
         QCOMPARE(arrivals.size(), streams - cancel);
         int ok = 0;
         int closed = 0;
@@ -328,12 +330,12 @@ private Q_SLOTS:
         auto host = test::startSimulator(config);
         QVERIFY(host);
         const QJsonObject result = runNodeClient(host->port(), 6, 0);
-        QCOMPARE(result.value("maxConcurrentStreams").toInt(), 2);
+        QCOMPARE(result.value(u"maxConcurrentStreams"_s).toInt(), 2);
         // Node opens all six before it reads the limit: the server refuses the excess (REFUSED_STREAM,
         // safe to retry) and never serves more than two at once.
-        QVERIFY(result.value("ok").toInt() >= 2);
-        for (const QJsonValue &e : result.value("errors").toArray())
-            QVERIFY2(e.toString().contains("REFUSED_STREAM"), qPrintable(e.toString()));
+        QVERIFY(result.value(u"ok"_s).toInt() >= 2);
+        for (const QJsonValue &e : result.value(u"errors"_s).toArray())
+            QVERIFY2(e.toString().contains(u"REFUSED_STREAM"_s), qPrintable(e.toString()));
         QCOMPARE(host->stats().peakConcurrentRequests, qint64(2));
 #endif
     }

@@ -19,6 +19,8 @@
 #include <QTest>
 #include <QTimer>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 namespace {
@@ -90,13 +92,13 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<QStringList>("models"); // {"<none>"}: not a listing
         QTest::newRow("openai") << QByteArray(R"({"object":"list","data":[{"id":"a","object":"model"},{"id":"b"}]})")
-                                << QStringList{"a", "b"};
+                                << QStringList{u"a"_s, u"b"_s};
         QTest::newRow("anthropic") << QByteArray(R"({"data":[{"id":"claude-x","display_name":"X"}],"has_more":false})")
-                                   << QStringList{"claude-x"};
-        QTest::newRow("ollama") << QByteArray(R"({"models":[{"name":"llama3:8b"}]})") << QStringList{"llama3:8b"};
+                                   << QStringList{u"claude-x"_s};
+        QTest::newRow("ollama") << QByteArray(R"({"models":[{"name":"llama3:8b"}]})") << QStringList{u"llama3:8b"_s};
         QTest::newRow("empty list") << QByteArray(R"({"data":[]})") << QStringList{};
-        QTest::newRow("html") << QByteArray("<html>hi</html>") << QStringList{"<none>"};
-        QTest::newRow("other json") << QByteArray(R"({"status":"ok"})") << QStringList{"<none>"};
+        QTest::newRow("html") << QByteArray("<html>hi</html>") << QStringList{u"<none>"_s};
+        QTest::newRow("other json") << QByteArray(R"({"status":"ok"})") << QStringList{u"<none>"_s};
     }
 
     void parseModels()
@@ -104,10 +106,10 @@ private Q_SLOTS:
         QFETCH(QByteArray, body);
         QFETCH(QStringList, models);
         const auto parsed = ModelLister::parseModels(body);
-        if (models == QStringList{"<none>"})
+        if (models == QStringList{u"<none>"_s})
             QVERIFY(!parsed);
         else
-            QCOMPARE(parsed.value_or(QStringList{"<none>"}), models);
+            QCOMPARE(parsed.value_or(QStringList{u"<none>"_s}), models);
     }
 
     void modelsUrl()

@@ -44,6 +44,8 @@
 
 #include <cmath>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 namespace {
@@ -205,7 +207,7 @@ private Q_SLOTS:
         for (int row = 0; row < filter.rowCount(); ++row)
             ids << filter.index(row, RequestsModel::IdColumn).data().toString();
         ids.sort();
-        QCOMPARE(ids, (QStringList{"11", "14", "21", "22", "28", "33", "35", "7"}));
+        QCOMPARE(ids, (QStringList{u"11"_s, u"14"_s, u"21"_s, u"22"_s, u"28"_s, u"33"_s, u"35"_s, u"7"_s}));
         filter.setStage(1);
         QCOMPARE(filter.rowCount(), 5); // 21 22 28 33 35
         filter.setErrorsOnly(false);
@@ -370,8 +372,8 @@ private Q_SLOTS:
             names << e.name;
             tokens += std::max<std::int64_t>(0, e.tokens);
         }
-        QCOMPARE(names, (QStringList{"scheduled", "sent", "headers", "first token", "chunk 2", "chunk 3", "chunk 4",
-                                     "chunk 5", "done"}));
+        QCOMPARE(names, (QStringList{u"scheduled"_s, u"sent"_s, u"headers"_s, u"first token"_s, u"chunk 2"_s,
+                                     u"chunk 3"_s, u"chunk 4"_s, u"chunk 5"_s, u"done"_s}));
         QCOMPARE(tokens, 12);
         QCOMPARE(model.index(0, TimelineModel::AtColumn).data().toString(), QStringLiteral("-2.000"));
         QCOMPARE(model.index(3, TimelineModel::AtColumn).data().toString(), QStringLiteral("53.000")); // TTFT
@@ -384,7 +386,8 @@ private Q_SLOTS:
         names.clear();
         for (const TimelineModel::Event &e : model.events())
             names << e.name;
-        QCOMPARE(names, (QStringList{"scheduled", "sent", "headers", "first token", "last token", "done"}));
+        QCOMPARE(names,
+                 (QStringList{u"scheduled"_s, u"sent"_s, u"headers"_s, u"first token"_s, u"last token"_s, u"done"_s}));
         const RequestRecord failed = record(7, 0, 0);
         model.setRecord(failed);
         QCOMPARE(model.events().back().name, QStringLiteral("failed"));
@@ -409,8 +412,8 @@ private Q_SLOTS:
         QStringList names;
         for (const TimelineModel::Event &e : model.events())
             names << e.name;
-        QCOMPARE(names.mid(0, 5), (QStringList{"scheduled", "connecting", "TCP connected, TLS handshake",
-                                               "connection open, sending", "sent"}));
+        QCOMPARE(names.mid(0, 5), (QStringList{u"scheduled"_s, u"connecting"_s, u"TCP connected, TLS handshake"_s,
+                                               u"connection open, sending"_s, u"sent"_s}));
         QCOMPARE(model.index(1, TimelineModel::GapColumn).data().toString(), QStringLiteral("0.050"));    // blocked
         QCOMPARE(model.index(2, TimelineModel::GapColumn).data().toString(), QStringLiteral("1030.000")); // connect
         QCOMPARE(model.index(3, TimelineModel::GapColumn).data().toString(), QStringLiteral("12.000"));   // TLS
@@ -448,7 +451,7 @@ private Q_SLOTS:
         warm.warmup = true;
         errors.add(warm);
         QCOMPARE(errors.total(), 8); // 5 × 503 (7, 14, 21, 28, 35), 3 timeouts (11, 22, 33)
-        QCOMPARE(errors.labels(), (QStringList{"503", "timeout"}));
+        QCOMPARE(errors.labels(), (QStringList{u"503"_s, u"timeout"_s}));
         QCOMPARE(errors.count(QStringLiteral("503")), 5);
         // Request 7 was sent at 0.7 s and failed 5 ms later: second 0.
         const QList<QPointF> points = errors.points(QStringLiteral("503"), 4, 600);

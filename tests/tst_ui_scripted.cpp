@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+using namespace Qt::Literals::StringLiterals;
+
 using namespace tb;
 
 namespace {
@@ -227,17 +229,17 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
-        QTest::newRow("missing config") << QStringList{"--config", "/nonexistent/x.json", "--autorun",
-                                                       "--quit-when-done"}
+        QTest::newRow("missing config") << QStringList{u"--config"_s, u"/nonexistent/x.json"_s, u"--autorun"_s,
+                                                       u"--quit-when-done"_s}
                                         << 2 << "x.json";
-        QTest::newRow("nothing to wait for") << QStringList{"--quit-when-done"} << 2 << "--autorun";
-        QTest::newRow("bad size") << QStringList{"--screenshot",     "x.png",    "--size", "big",
-                                                 "--quit-when-done", "--autorun"}
+        QTest::newRow("nothing to wait for") << QStringList{u"--quit-when-done"_s} << 2 << u"--autorun"_s;
+        QTest::newRow("bad size") << QStringList{u"--screenshot"_s,     u"x.png"_s,    u"--size"_s, u"big"_s,
+                                                 u"--quit-when-done"_s, u"--autorun"_s}
                                   << 2 << "--size";
-        QTest::newRow("not a run") << QStringList{"/nonexistent-run-dir", "--quit-when-done"} << 1
-                                   << "nonexistent-run-dir";
-        QTest::newRow("bad theme") << QStringList{"--theme", "purple", "--quit-when-done", "--autorun"} << 2
-                                   << "--theme: expected system, light or dark";
+        QTest::newRow("not a run") << QStringList{u"/nonexistent-run-dir"_s, u"--quit-when-done"_s} << 1
+                                   << u"nonexistent-run-dir"_s;
+        QTest::newRow("bad theme") << QStringList{u"--theme"_s, u"purple"_s, u"--quit-when-done"_s, u"--autorun"_s} << 2
+                                   << u"--theme: expected system, light or dark"_s;
     }
 
     void badInput()

@@ -20,7 +20,7 @@ public:
             qunsetenv(name);
         }
         for (const QString &a : assignments)
-            qputenv(a.section(QLatin1Char('='), 0, 0).toLatin1(), a.section(QLatin1Char('='), 1).toUtf8());
+            qputenv(a.section(QLatin1Char('='), 0, 0).toLatin1().constData(), a.section(QLatin1Char('='), 1).toUtf8());
         m_set = assignments;
     }
     ~ScopedEnvironment()
