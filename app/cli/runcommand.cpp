@@ -3,6 +3,7 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "api/apidialect.h"
 #include "api/modelslisting.h"
 #include "config/pricepresets.h"
 #include "config/runconfig.h"
@@ -424,11 +425,20 @@ bool applyFlags(Flags &f, RunConfig &c)
     return unusedFlagsRefused(f, c);
 }
 
+/// "openai-chat (default) | openai-completions | …": every dialect, in ApiKind's order.
+QString apiFlagHelp()
+{
+    QStringList names;
+    for (const ApiDialect *dialect : apiDialects())
+        names << dialect->name() + (dialect->kind() == TargetConfig().api ? QStringLiteral(" (default)") : QString());
+    return names.join(QStringLiteral(" | ")) + QLatin1Char('.');
+}
+
 /// The target's context length from its /models listing (3 s at most, 1 MiB at most); 0 when it
 /// reports none or does not answer, and the check before the run is skipped.
 qint64 targetContextTokens(const TargetConfig &target)
 {
-    if (target.api == ApiKind::AnthropicMessages) // its listing has no context lengths
+    if (!dialectFor(target.api).listsContextLengths())
         return 0;
     QString base = target.url.trimmed();
     while (base.endsWith(QLatin1Char('/')))
@@ -560,9 +570,7 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("How requests are spread over several --url instances: round-robin (default), "
                             "least-in-flight (fewest requests in flight, i.e. least connections) or random."),
              QStringLiteral("POLICY")),
-        flag(QStringLiteral("api"),
-             QStringLiteral("openai-chat (default) | openai-completions | anthropic-messages | openai-responses."),
-             QStringLiteral("API")),
+        flag(QStringLiteral("api"), apiFlagHelp(), QStringLiteral("API")),
         flag(QStringLiteral("model"), QStringLiteral("Model name to request."), QStringLiteral("NAME")),
         flag(QStringLiteral("name"), QStringLiteral("Display name of the target (default: the model)."),
              QStringLiteral("NAME")),

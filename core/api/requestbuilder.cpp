@@ -11,8 +11,6 @@ bool isRedirect(int status)
 
 namespace {
 
-constexpr const char kAnthropicVersion[] = "2023-06-01";
-
 /// The endpoint a URL's connections go to: host, port, TLS, and the proxy chosen for it.
 std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target, const QString &proxySetting,
                                     QString *error)
@@ -72,7 +70,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     const QUrl url(target.url, QUrl::StrictMode);
     const bool tls = url.scheme() == QLatin1String("https");
     RequestBuilder b;
-    b.m_api = target.api;
+    b.m_dialect = &dialectFor(target.api);
     b.m_request = request;
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
@@ -93,20 +91,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
         }
         b.m_transport = TransportKind::Qnam; // auto: h2c cannot cross the environment's proxy
     }
-    switch (target.api) {
-    case ApiKind::OpenAIChat:
-        b.m_path = joinPath(url, "/chat/completions");
-        break;
-    case ApiKind::OpenAICompletions:
-        b.m_path = joinPath(url, "/completions");
-        break;
-    case ApiKind::AnthropicMessages:
-        b.m_path = joinPath(url, "/messages");
-        break;
-    case ApiKind::OpenAIResponses:
-        b.m_path = joinPath(url, "/responses");
-        break;
-    }
+    b.m_path = joinPath(url, b.m_dialect->path());
     b.m_url = url;
     b.m_url.setUserInfo({});
     const qsizetype query = b.m_path.indexOf('?');
@@ -221,23 +206,7 @@ QList<QPair<QByteArray, QByteArray>> RequestBuilder::requestHeaders(bool credent
 
 const char *RequestBuilder::maxTokensKey(const TargetConfig &target, MaxTokensField field)
 {
-    if (target.api == ApiKind::AnthropicMessages)
-        return "max_tokens"; // its only name
-    if (target.api == ApiKind::OpenAIResponses)
-        return "max_output_tokens"; // its only name
-    switch (field) {
-    case MaxTokensField::MaxTokens:
-        return "max_tokens";
-    case MaxTokensField::MaxCompletionTokens:
-        return "max_completion_tokens";
-    case MaxTokensField::Auto:
-        break;
-    }
-    if (target.api != ApiKind::OpenAIChat)
-        return "max_tokens";
-    const QString host = QUrl(target.url).host().toLower();
-    const bool openAi = host == QLatin1String("api.openai.com") || host.endsWith(QLatin1String(".openai.azure.com"));
-    return openAi ? "max_completion_tokens" : "max_tokens";
+    return dialectFor(target.api).maxTokensKey(target, field);
 }
 
 std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeaders(const TargetConfig &target,
@@ -266,13 +235,7 @@ std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeader
         (url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + url.password(QUrl::FullyDecoded)).toUtf8().toBase64();
     if (!url.userInfo().isEmpty())
         add("Authorization", "Basic " + basic);
-    if (target.api == ApiKind::AnthropicMessages) {
-        if (!key.isEmpty())
-            add("x-api-key", key);
-        add("anthropic-version", QByteArray(kAnthropicVersion));
-    } else if (!key.isEmpty() && url.userInfo().isEmpty()) {
-        add("Authorization", "Bearer " + key);
-    }
+    dialectFor(target.api).addCredentials(key, !url.userInfo().isEmpty(), add);
     for (const Header &header : target.headers)
         headers.append(qMakePair(header.name.toLatin1(), header.resolvedValue().toUtf8()));
     return headers;
@@ -286,72 +249,7 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
         body["temperature"] = *m_request.temperature;
     if (m_request.topP)
         body["top_p"] = *m_request.topP;
-    switch (m_api) {
-    case ApiKind::OpenAIChat: {
-        nlohmann::json messages = nlohmann::json::array();
-        if (!prompt.system.empty())
-            messages.push_back({{"role", "system"}, {"content", prompt.system}});
-        if (prompt.messages.is_array()) {
-            for (const auto &m : prompt.messages)
-                messages.push_back(m);
-        } else {
-            messages.push_back({{"role", "user"}, {"content", prompt.user}});
-        }
-        body["messages"] = std::move(messages);
-        if (m_request.stream)
-            body["stream_options"] = {{"include_usage", true}};
-        break;
-    }
-    case ApiKind::OpenAICompletions: {
-        std::string text = prompt.system;
-        const auto append = [&text](const std::string &part) {
-            if (!text.empty() && !part.empty())
-                text += "\n\n";
-            text += part;
-        };
-        if (prompt.messages.is_array()) {
-            for (const auto &m : prompt.messages) {
-                if (m["content"].is_string())
-                    append(m["content"].get<std::string>());
-            }
-        } else {
-            append(prompt.user);
-        }
-        body["prompt"] = std::move(text);
-        if (m_request.stream)
-            body["stream_options"] = {{"include_usage", true}};
-        break;
-    }
-    case ApiKind::AnthropicMessages: {
-        nlohmann::json messages = nlohmann::json::array();
-        std::string system = prompt.system;
-        if (prompt.messages.is_array()) {
-            for (const auto &m : prompt.messages) {
-                // Anthropic takes the system prompt beside the messages, not as one of them.
-                if (m.value("role", "") == "system" && m["content"].is_string())
-                    system += (system.empty() ? "" : "\n\n") + m["content"].get<std::string>();
-                else
-                    messages.push_back(m);
-            }
-        } else {
-            messages.push_back({{"role", "user"}, {"content", prompt.user}});
-        }
-        if (!system.empty())
-            body["system"] = std::move(system);
-        body["messages"] = std::move(messages);
-        break;
-    }
-    case ApiKind::OpenAIResponses:
-        // The system prompt is the instructions; a conversation's history goes as input messages
-        // (every turn whole, so no previous_response_id and no state kept on the server).
-        if (!prompt.system.empty())
-            body["instructions"] = prompt.system;
-        if (prompt.messages.is_array())
-            body["input"] = prompt.messages;
-        else
-            body["input"] = prompt.user;
-        break;
-    }
+    m_dialect->writeBody(body, prompt, m_request.stream);
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
     return body;

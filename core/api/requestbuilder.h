@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/apidialect.h"
 #include "api/prompt.h"
 #include "config/runconfig.h"
 #include "net/endpoint.h"
@@ -31,7 +32,8 @@ public:
                                                 QString *error);
 
     const Endpoint &endpoint() const { return m_endpoint; }
-    ApiKind api() const { return m_api; }
+    ApiKind api() const { return m_dialect->kind(); }
+    const ApiDialect &dialect() const { return *m_dialect; }
     bool streaming() const { return m_request.stream; }
     /// target.follow_redirects
     bool followsRedirects() const { return m_followRedirects; }
@@ -62,12 +64,9 @@ public:
     std::optional<RedirectedRequest> redirect(const QUrl &from, const QByteArray &location, int status,
                                               const std::string &json, QString *error) const;
 
-    /// The body field that carries the output cap. Anthropic has only max_tokens; otherwise an
-    /// explicit choice wins. Auto: OpenAI's own chat
-    /// API (api.openai.com, Azure OpenAI) takes max_completion_tokens — its o-series answer
-    /// max_tokens with HTTP 400, and it refuses both at once; legacy completions, Anthropic and
-    /// every other server get max_tokens, which OpenAI-compatible servers all read, while some
-    /// (Ollama, TGI 3.0, llama.cpp before 2026) silently ignore max_completion_tokens.
+    /// The body field that carries the output cap: the dialect's (ApiDialect::maxTokensKey). An
+    /// explicit choice wins where the API has both names; Auto: max_completion_tokens only for
+    /// OpenAI's own chat API, max_tokens for every other server.
     static const char *maxTokensKey(const TargetConfig &target, MaxTokensField field);
 
     /// "host[:port]" as the Host header, an absolute-form request line and HTTP/2's :authority
@@ -78,7 +77,7 @@ public:
     /// The base URL's path joined with a suffix: "/v1" + "/models".
     static QByteArray joinPath(const QUrl &base, const char *suffix);
     /// The headers every request to the target carries: its credentials (Basic from the URL's
-    /// userinfo, else Bearer; x-api-key and anthropic-version for Anthropic), then the user's extra
+    /// userinfo, then the dialect's: Bearer, or x-api-key and anthropic-version for Anthropic), then the user's extra
     /// headers (${env:NAME} values resolved), which replace a credential header of the same name.
     /// nullopt with *error (targetHeaderProblems()) when one cannot go on the wire: every request
     /// the target gets, on either transport or beside a run, takes its headers from here.
@@ -88,7 +87,7 @@ public:
 private:
     RequestBuilder() = default;
 
-    ApiKind m_api = ApiKind::OpenAIChat;
+    const ApiDialect *m_dialect = nullptr;
     RequestConfig m_request;
     std::string m_model;
     const char *m_maxTokensKey = "max_tokens";

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/apidialect.h"
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
 #include "tokenize/tokenizer.h"
@@ -9,7 +10,7 @@
 
 namespace tb {
 
-/// Decodes one response of an OpenAI-compatible, OpenAI Responses or Anthropic API into a RequestRecord: content,
+/// Decodes one response of any API dialect (ApiDialect) into a RequestRecord: content,
 /// reasoning and tool-call deltas (as token-bearing chunks stamped with their read's time), usage
 /// (prompt, completion, cached and reasoning tokens), llama.cpp's timings (prompt tokens it
 /// evaluated: the rest were cached), finish reason, response id, and error events.
@@ -40,7 +41,7 @@ public:
     /// The stream's last event came: [DONE], Anthropic's message_stop, the Responses API's
     /// response.completed or response.incomplete. Nothing follows it; a finish reason is not it
     /// (OpenAI sends usage, then [DONE], after the finish reason).
-    bool streamEnded() const { return m_done || (m_api == ApiKind::OpenAIResponses && m_finished); }
+    bool streamEnded() const { return m_done || (m_dialect.finishEndsStream() && m_finished); }
     /// A protocol problem or an error event was seen; the message is in the record.
     bool failed() const { return m_failed; }
     /// How the failure is classed: the server's own error (an error event or error body) or a
@@ -52,17 +53,16 @@ public:
     /// client's count of the prompt, from promptSource, used when the server reports no usage.
     void finish(std::int64_t promptTokens, TokenSource promptSource);
 
+    const ApiDialect &dialect() const { return m_dialect; }
+
 private:
-    struct Fields;
-
     void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
-    void keepReplyText(std::string_view raw);
     void fail(const QString &message);
-    /// Reads one JSON document (an event or a body) of either API into Fields, in one pass.
-    bool read(std::string_view json, Fields &f);
-    void apply(const Fields &f, std::string_view json, std::int64_t stampNs, bool streaming);
+    /// Reads one JSON document (an event or a body) into fields, in one pass.
+    bool read(std::string_view json, DocumentFields &f);
+    void apply(const DocumentFields &f, std::string_view json, std::int64_t stampNs, bool streaming);
 
-    ApiKind m_api;
+    const ApiDialect &m_dialect;
     const Tokenizer *m_tokenizer;
     bool m_keepReply;
     RequestRecord *m_record = nullptr;

@@ -34,7 +34,6 @@ public:
         : m_worker(worker)
         , m_builder(builder)
         , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get(), job.turn > 0)
-        , m_api(builder.api())
         , m_url(builder.url())
     {
         m_record = job.record();
@@ -295,11 +294,7 @@ private:
                 m_record.status = m_decoder.failure();
             else if (!m_decoder.complete()) {
                 m_record.status = RequestStatus::StreamTruncated;
-                m_record.errorMessage = m_api == ApiKind::AnthropicMessages
-                                            ? QStringLiteral("stream ended without message_stop")
-                                        : m_api == ApiKind::OpenAIResponses
-                                            ? QStringLiteral("stream ended without response.completed")
-                                            : QStringLiteral("stream ended without [DONE] or a finish reason");
+                m_record.errorMessage = m_decoder.dialect().truncatedMessage();
             }
         }
         settle();
@@ -387,7 +382,6 @@ private:
     bool m_jsonTyped = false; ///< the body says it is JSON (Content-Type): it may end at its value
     std::int64_t m_endedNs = -1;
     Mode m_mode = Mode::None;
-    ApiKind m_api;
     QUrl m_url; ///< of the request in flight: where a redirect's Location is resolved
     QByteArray m_location;
     bool m_counted = false;  ///< counted as sent in the live counters (once, whatever the attempts)

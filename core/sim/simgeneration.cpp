@@ -1,5 +1,7 @@
 #include "sim/simserver_p.h"
 
+#include "sim/simapi.h"
+
 namespace tb::sim {
 
 void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest &request)
@@ -23,8 +25,9 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     trace.model = QString::fromStdString(req.model);
     trace.stream = req.stream;
 
-    const qint64 wholePrompt = tokenizer->count(req.prompt) + req.promptTokenIds +
-                               (endpoint == Endpoint::Completions ? 0 : config.templateTokens);
+    const SimApi &api = simApiFor(endpoint);
+    const qint64 wholePrompt =
+        tokenizer->count(req.prompt) + req.promptTokenIds + (api.chat() ? config.templateTokens : 0);
     // llama.cpp cuts what does not fit its slot without a word; usage reports what is left.
     ex->droppedTokens = slotTruncatedTokens(wholePrompt, config.slotContext);
     const qint64 promptTokens = wholePrompt - ex->droppedTokens;
@@ -35,20 +38,19 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     input.maxTokens = req.maxTokens;
     input.minTokens = req.minTokens;
     input.ignoreEos = req.ignoreEos;
-    input.reasoning = endpoint != Endpoint::Completions;
+    input.reasoning = api.chat();
     ex->plan = planRequest(config, input);
     ex->text = TextSource(ex->plan.textSeed);
 
-    static constexpr const char *kIdPrefix[] = {"chatcmpl-", "cmpl-", "msg_", "resp_"};
     ex->meta.endpoint = endpoint;
-    ex->meta.id = kIdPrefix[int(endpoint)] + idPrefix + hex(++responseCounter, 8);
+    ex->meta.id = api.idPrefix() + idPrefix + hex(++responseCounter, 8);
     ex->meta.model = req.model;
     ex->meta.created = QDateTime::currentSecsSinceEpoch();
     ex->meta.includeUsage = req.includeUsage;
     ex->meta.usageDialect = config.usageDialect;
     ex->usage.promptTokens = promptTokens;
     ex->chunked = !conn.stream && request.minorVersion >= 1; // HTTP/2 frames it in DATA
-    ex->hideReasoning = config.hideReasoning && (endpoint == Endpoint::Chat || endpoint == Endpoint::Responses);
+    ex->hideReasoning = config.hideReasoning && api.hidesReasoning();
     if (!ex->chunked)
         conn.keepAlive = false; // an HTTP/1.0 stream ends when the connection does
     trace.id = QString::fromStdString(ex->meta.id);

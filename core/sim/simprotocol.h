@@ -1,8 +1,9 @@
 #pragma once
 
-// The simulator's API surface: parsing and validating the bodies of OpenAI chat/completions,
-// OpenAI Responses (its own part in responsesapi.h) and Anthropic messages requests, and writing responses in each
-// API's exact format (SSE events and JSON bodies) so that the official client libraries work unchanged.
+// The simulator's API surface, what all its APIs share: parsing and validating a generation
+// request's common fields, and writing responses (SSE events and JSON bodies) in each API's exact
+// format, so that the official client libraries work unchanged. Each API's own part is its
+// SimApi (simapi.h: sim<dialect>.cpp).
 
 #include "sim/simconfig.h"
 
@@ -79,14 +80,18 @@ struct Timings {
     nlohmann::json toJson() const;
 };
 
-class ResponsesStream;
+class SimStream;
 
-/// Writes one streaming response's SSE events. Everything constant per response is formatted
-/// once, so a token chunk costs a few appends (this runs for every chunk of every stream).
+/// Writes one streaming response's SSE events with its API's SimStream. Everything constant per
+/// response is formatted once, so a token chunk costs a few appends (this runs for every chunk of
+/// every stream).
 class SseFormatter
 {
 public:
     explicit SseFormatter(const ResponseMeta &meta);
+    ~SseFormatter();
+    SseFormatter(SseFormatter &&) noexcept;
+    SseFormatter &operator=(SseFormatter &&) noexcept;
 
     /// Events sent with the response headers: chat's role chunk, Anthropic's message_start.
     void start(std::string &out, const Usage &prompt);
@@ -97,15 +102,7 @@ public:
     void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings = nullptr);
 
 private:
-    enum class Block { None, Thinking, Text };
-    void closeBlock(std::string &out);
-
-    ResponseMeta m_meta;
-    std::shared_ptr<ResponsesStream> m_responses; ///< the Responses API's events
-    std::string m_head;                           ///< chunk JSON up to the choices
-    std::string m_tail;                           ///< after the choices
-    Block m_block = Block::None;
-    int m_blockIndex = -1;
+    std::unique_ptr<SimStream> m_stream;
 };
 
 /// A complete non-streaming response body; `timings` (chat, completions) at its top level.

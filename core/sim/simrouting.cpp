@@ -1,5 +1,7 @@
 #include "sim/simserver_p.h"
 
+#include "sim/simapi.h"
+
 namespace tb::sim {
 
 namespace {
@@ -103,17 +105,11 @@ void SimServer::Impl::route(Connection &conn, HttpRequest &request)
     const std::string &path = request.path;
     const bool get = request.method == "GET";
     const bool post = request.method == "POST";
-    struct Generation {
-        const char *path;
-        Endpoint endpoint;
-    };
-    for (const Generation &g :
-         {Generation{"/v1/chat/completions", Endpoint::Chat}, Generation{"/v1/completions", Endpoint::Completions},
-          Generation{"/v1/messages", Endpoint::Messages}, Generation{"/v1/responses", Endpoint::Responses}}) {
-        if (path == g.path) {
+    for (const SimApi *api : simApis()) {
+        if (path == api->path()) {
             if (!post)
                 return methodNotAllowed(conn, "POST");
-            return generate(conn, g.endpoint, request);
+            return generate(conn, api->endpoint(), request);
         }
     }
     if (path == "/v1/models" || path.starts_with("/v1/models/")) {

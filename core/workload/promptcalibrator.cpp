@@ -77,7 +77,7 @@ void PromptCalibrator::start()
     if (!m_builder)
         return done(error);
     if (m_config.target.tokenizer == QLatin1String("server"))
-        m_probe = m_config.target.api == ApiKind::OpenAICompletions ? Probe::TokenizePrompt : Probe::TokenizeChat;
+        m_probe = m_builder->dialect().promptIsText() ? Probe::TokenizePrompt : Probe::TokenizeChat;
     m_result.method = m_probe == Probe::Chat ? QStringLiteral("usage") : QStringLiteral("tokenize");
     measure({}, kSamples);
 }

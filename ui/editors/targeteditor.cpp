@@ -1,5 +1,6 @@
 #include "editors/targeteditor.h"
 
+#include "api/apidialect.h"
 #include "config/pricepresets.h"
 #include "editors/fieldvalidator.h"
 #include "editors/modellister.h"
@@ -9,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -26,17 +28,6 @@
 namespace tb {
 
 namespace {
-
-struct ApiChoice {
-    ApiKind api;
-    const char *label;
-};
-constexpr ApiChoice kApiChoices[] = {
-    {ApiKind::OpenAIChat, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI chat — /chat/completions")},
-    {ApiKind::OpenAICompletions, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI completions — /completions")},
-    {ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::TargetEditor", "Anthropic messages — /messages")},
-    {ApiKind::OpenAIResponses, QT_TRANSLATE_NOOP("tb::TargetEditor", "OpenAI Responses — /responses")},
-};
 
 constexpr int kModelListRows = 6;
 
@@ -103,8 +94,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_name->setPlaceholderText(tr("defaults to the model name"));
     validator->addRow(form, tr("Name:"), m_name, QStringLiteral("target.name"),
                       tr("A name for this endpoint in lists and reports (target.name)."));
-    for (const ApiChoice &choice : kApiChoices)
-        m_api->addItem(tr(choice.label), apiKindName(choice.api));
+    for (const ApiDialect *dialect : apiDialects())
+        m_api->addItem(QCoreApplication::translate("tb::ApiDialect", dialect->label()), dialect->name());
     validator->addRow(form, tr("API:"), m_api, QStringLiteral("target.api"),
                       tr("The request format the server speaks (--api)."));
 

@@ -1,28 +1,14 @@
-#include "sim/responsesapi.h"
+#include "sim/simopenairesponses.h"
+
+#include "sim/simjson.h"
+
+#include <algorithm>
 
 namespace tb::sim {
 
 namespace {
 
 using json = nlohmann::json;
-
-ApiError invalid(std::string param, std::string message)
-{
-    return ApiError{400, std::move(message), std::move(param), {}};
-}
-
-const json *member(const json &object, const char *key)
-{
-    const auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-void appendPrompt(std::string &prompt, const std::string &text)
-{
-    if (!prompt.empty())
-        prompt += '\n';
-    prompt += text;
-}
 
 /// A message's content: a string, or parts of which the text ones count as prompt tokens.
 std::optional<ApiError> readContent(const json &content, const std::string &where, std::string &prompt)
@@ -61,7 +47,7 @@ json usageJson(const Usage &usage)
 
 } // namespace
 
-std::optional<ApiError> readResponsesRequest(const json &body, GenerationRequest &request)
+std::optional<ApiError> SimOpenAiResponses::readPrompt(const json &body, GenerationRequest &request) const
 {
     if (const json *instructions = member(body, "instructions")) {
         if (!instructions->is_string())
@@ -103,6 +89,9 @@ std::optional<ApiError> readResponsesRequest(const json &body, GenerationRequest
     return std::nullopt;
 }
 
+namespace {
+
+/// The response object: a non-streaming body, and what response.completed carries.
 json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                      bool stoppedByLength, const Usage &usage)
 {
@@ -140,6 +129,33 @@ json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::
             {"usage", usageJson(usage)}};
 }
 
+/// One streaming response's events: response.created and .in_progress, an output item per kind
+/// of text (a reasoning item with a summary, then the message) with its added/delta/done events,
+/// and response.completed (or .incomplete at max_output_tokens) with the whole response and usage.
+class ResponsesStream final : public SimStream
+{
+public:
+    explicit ResponsesStream(const ResponseMeta &meta);
+
+    void start(std::string &out, const Usage &prompt) override;
+    void delta(std::string &out, bool reasoning, std::string_view text) override;
+    void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings) override;
+
+private:
+    enum class Item { None, Reasoning, Message };
+    void event(std::string &out, const char *type, nlohmann::json data);
+    void closeItem(std::string &out);
+    std::string itemId(Item item) const;
+
+    ResponseMeta m_meta;
+    qint64 m_sequence = 0;
+    int m_outputIndex = -1;
+    Item m_item = Item::None;
+    std::string m_reasoning; ///< the texts so far: the done events and response.completed repeat them
+    std::string m_content;
+    std::string m_deltaHead; ///< the open item's delta event up to its text
+};
+
 ResponsesStream::ResponsesStream(const ResponseMeta &meta)
     : m_meta(meta)
 {}
@@ -160,7 +176,7 @@ std::string ResponsesStream::itemId(Item item) const
     return (item == Item::Reasoning ? "rs_" : "msg_") + m_meta.id.substr(std::string_view("resp_").size());
 }
 
-void ResponsesStream::start(std::string &out)
+void ResponsesStream::start(std::string &out, const Usage &)
 {
     json response = responsesObject(m_meta, {}, {}, false, {});
     response["status"] = "in_progress";
@@ -257,11 +273,50 @@ void ResponsesStream::closeItem(std::string &out)
     m_item = Item::None;
 }
 
-void ResponsesStream::finish(std::string &out, bool stoppedByLength, const Usage &usage)
+void ResponsesStream::finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *)
 {
     closeItem(out);
     event(out, stoppedByLength ? "response.incomplete" : "response.completed",
           {{"response", responsesObject(m_meta, m_reasoning, m_content, stoppedByLength, usage)}});
+}
+
+} // namespace
+
+Endpoint SimOpenAiResponses::endpoint() const
+{
+    return Endpoint::Responses;
+}
+
+const char *SimOpenAiResponses::name() const
+{
+    return "responses";
+}
+
+const char *SimOpenAiResponses::path() const
+{
+    return "/v1/responses";
+}
+
+const char *SimOpenAiResponses::idPrefix() const
+{
+    return "resp_";
+}
+
+std::optional<ApiError> SimOpenAiResponses::readMaxTokens(const json &, GenerationRequest &, const SimConfig &) const
+{
+    return std::nullopt; // max_output_tokens, read with its input
+}
+
+std::unique_ptr<SimStream> SimOpenAiResponses::stream(const ResponseMeta &meta) const
+{
+    return std::make_unique<ResponsesStream>(meta);
+}
+
+std::string SimOpenAiResponses::completeBody(const ResponseMeta &meta, std::string_view reasoning,
+                                             std::string_view content, bool stoppedByLength, const Usage &usage,
+                                             const Timings *) const
+{
+    return responsesObject(meta, reasoning, content, stoppedByLength, usage).dump();
 }
 
 } // namespace tb::sim

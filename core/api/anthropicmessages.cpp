@@ -1,0 +1,85 @@
+#include "api/anthropicmessages.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace tb {
+
+namespace {
+
+constexpr const char kAnthropicVersion[] = "2023-06-01";
+
+} // namespace
+
+ApiKind AnthropicMessages::kind() const
+{
+    return ApiKind::AnthropicMessages;
+}
+
+const char *AnthropicMessages::label() const
+{
+    return QT_TRANSLATE_NOOP("tb::ApiDialect", "Anthropic messages — /messages");
+}
+
+const char *AnthropicMessages::path() const
+{
+    return "/messages";
+}
+
+const char *AnthropicMessages::maxTokensKey(const TargetConfig &, MaxTokensField) const
+{
+    return "max_tokens"; // its only name
+}
+
+void AnthropicMessages::addCredentials(const QByteArray &key, bool, const AddHeader &add) const
+{
+    if (!key.isEmpty())
+        add("x-api-key", key);
+    add("anthropic-version", QByteArray(kAnthropicVersion));
+}
+
+void AnthropicMessages::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const
+{
+    nlohmann::json messages = nlohmann::json::array();
+    std::string system = prompt.system;
+    if (prompt.messages.is_array()) {
+        for (const auto &m : prompt.messages) {
+            // Anthropic takes the system prompt beside the messages, not as one of them.
+            if (m.value("role", "") == "system" && m["content"].is_string())
+                system += (system.empty() ? "" : "\n\n") + m["content"].get<std::string>();
+            else
+                messages.push_back(m);
+        }
+    } else {
+        messages.push_back({{"role", "user"}, {"content", prompt.user}});
+    }
+    if (!system.empty())
+        body["system"] = std::move(system);
+    body["messages"] = std::move(messages);
+}
+
+bool AnthropicMessages::takeUsage(const DocumentUsage &u, RequestRecord &r) const
+{
+    // Anthropic's input_tokens exclude cache reads and writes; prompt_tokens counts all of
+    // them, as OpenAI's prompt_tokens does, so ratios mean the same for both APIs.
+    if (u.inputTokens >= 0) {
+        // Each count fits in 64 bits; a hostile server can still make their sum overflow.
+        std::int64_t prompt = 0;
+        if (__builtin_add_overflow(u.inputTokens, std::max<std::int64_t>(0, u.cacheReadTokens), &prompt) ||
+            __builtin_add_overflow(prompt, std::max<std::int64_t>(0, u.cacheCreationTokens), &prompt))
+            return false;
+        r.cachedTokens = std::max<std::int64_t>(0, u.cacheReadTokens);
+        r.promptTokens = prompt;
+    }
+    if (u.outputTokens >= 0)
+        r.completionTokens = u.outputTokens;
+    return true;
+}
+
+QString AnthropicMessages::truncatedMessage() const
+{
+    return QStringLiteral("stream ended without message_stop");
+}
+
+} // namespace tb

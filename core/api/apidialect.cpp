@@ -1,0 +1,85 @@
+#include "api/apidialect.h"
+
+#include "api/anthropicmessages.h"
+#include "api/openaichat.h"
+#include "api/openaicompletions.h"
+#include "api/openairesponses.h"
+
+namespace tb {
+
+const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
+{
+    // Servers that are not OpenAI's all read max_tokens; some (Ollama, TGI 3.0, llama.cpp before
+    // 2026) silently ignore max_completion_tokens.
+    return field == MaxTokensField::MaxCompletionTokens ? "max_completion_tokens" : "max_tokens";
+}
+
+void ApiDialect::addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const
+{
+    if (!key.isEmpty() && !basicAuth)
+        add("Authorization", "Bearer " + key);
+}
+
+bool ApiDialect::read(DocumentReader &reader) const
+{
+    return reader.readCompatible();
+}
+
+QString ApiDialect::foreignEvent(std::string_view event, std::string_view type, bool parsed,
+                                 std::string_view data) const
+{
+    if (!event.starts_with("response.") && !type.starts_with("response.") &&
+        (parsed || data.find("\"type\":\"response.") == std::string_view::npos))
+        return {};
+    const std::string_view shown = (event.starts_with("response.") ? event : type).substr(0, 60);
+    return QStringLiteral(
+               "the server sent an OpenAI Responses API event (%1) to the %2 API: use --api openai-responses")
+        .arg(QString::fromUtf8(shown.data(), qsizetype(shown.size())), name());
+}
+
+nlohmann::json ApiDialect::errorObject(const nlohmann::json &parsed, const DocumentFields &) const
+{
+    if (!parsed.is_object())
+        return nullptr;
+    const auto it = parsed.find("error");
+    return it == parsed.end() ? nlohmann::json() : *it;
+}
+
+bool ApiDialect::takeUsage(const DocumentUsage &u, RequestRecord &r) const
+{
+    const auto take = [](std::int64_t &field, std::int64_t count) {
+        if (count >= 0)
+            field = count;
+    };
+    take(r.promptTokens, u.promptTokens);
+    take(r.completionTokens, u.completionTokens);
+    take(r.cachedTokens, u.cachedTokens);
+    take(r.reasoningTokens, u.reasoningTokens);
+    return true;
+}
+
+QString ApiDialect::truncatedMessage() const
+{
+    return QStringLiteral("stream ended without [DONE] or a finish reason");
+}
+
+const std::vector<const ApiDialect *> &apiDialects()
+{
+    static const OpenAiChat chat;
+    static const OpenAiCompletions completions;
+    static const AnthropicMessages messages;
+    static const OpenAiResponses responses;
+    static const std::vector<const ApiDialect *> all{&chat, &completions, &messages, &responses};
+    return all;
+}
+
+const ApiDialect &dialectFor(ApiKind api)
+{
+    for (const ApiDialect *dialect : apiDialects()) {
+        if (dialect->kind() == api)
+            return *dialect;
+    }
+    return *apiDialects().front(); // unreachable: every ApiKind has its dialect (tst_apidialect)
+}
+
+} // namespace tb

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "api/documentreader.h"
+#include "api/prompt.h"
+#include "config/runconfig.h"
+#include "metrics/requestrecord.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+namespace tb {
+
+/// Everything that differs between the APIs the client speaks (ApiKind): where a request goes,
+/// what its body and credentials are, and how a response's documents read — its text, usage,
+/// finish and the server's own errors. One const instance per dialect (dialectFor()); a new API
+/// is a new subclass in its own file, listed in apiDialects(), plus its simulator side (SimApi).
+/// RequestBuilder and StreamDecoder keep what all dialects share and ask the dialect the rest.
+class ApiDialect
+{
+public:
+    virtual ~ApiDialect() = default;
+
+    virtual ApiKind kind() const = 0;
+    /// "openai-chat": the name in configuration files and --api (apiKindName: config, which
+    /// parses them, ranks below api/).
+    QString name() const { return apiKindName(kind()); }
+    /// "OpenAI chat — /chat/completions": the GUI's choice (context "tb::ApiDialect" for translation).
+    virtual const char *label() const = 0;
+    /// What requests are posted to, after the target URL's path: "/chat/completions".
+    virtual const char *path() const = 0;
+
+    /// The body field that carries the output cap (RequestBuilder::maxTokensKey).
+    virtual const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const;
+    using AddHeader = std::function<void(const char *name, const QByteArray &value)>;
+    /// The credential headers an API key makes; basicAuth: the URL's userinfo already took
+    /// Authorization. Default: Bearer.
+    virtual void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const;
+    /// Adds the dialect's part of a request body (the prompt, stream options) to the common one
+    /// (model, output cap, stream, sampling).
+    virtual void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const = 0;
+    /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
+    /// is asked the same way when calibrating.
+    virtual bool promptIsText() const { return false; }
+    /// The server's /models listing reports context lengths (checked before a run).
+    virtual bool listsContextLengths() const { return true; }
+
+    /// Reads one JSON document, a stream event's data or a whole body, into the reader's fields.
+    virtual bool read(DocumentReader &reader) const;
+    /// "data: [DONE]" ends the stream.
+    virtual bool endsWithDone() const { return true; }
+    /// An event of another API that says the target's --api is wrong: a message naming the API
+    /// to use, else empty. Default: the Responses API's events.
+    virtual QString foreignEvent(std::string_view event, std::string_view type, bool parsed,
+                                 std::string_view data) const;
+    /// The document is the server's error: an "error" member or an event of type "error".
+    virtual bool isError(const DocumentFields &f) const { return f.hasError || f.type == "error"; }
+    /// The error object of an error document (parsed: the document, or discarded JSON); null when
+    /// there is none. Default: its "error" member.
+    virtual nlohmann::json errorObject(const nlohmann::json &parsed, const DocumentFields &f) const;
+    /// The finish reason a document gives, or empty.
+    virtual std::string_view finishReason(const DocumentFields &f) const { return f.finish; }
+    /// A finish reason is the stream's last event (the Responses API's response.completed); else
+    /// usage and an end marker follow it.
+    virtual bool finishEndsStream() const { return false; }
+    /// The document is the stream's end marker without being [DONE] (Anthropic's message_stop).
+    virtual bool endsStream(const DocumentFields &) const { return false; }
+    /// Writes a document's usage into the record; a count it lacks leaves the record's. False when
+    /// the counts cannot be combined (out of range).
+    virtual bool takeUsage(const DocumentUsage &u, RequestRecord &r) const;
+    /// What a stream that ended before its end marker is reported as.
+    virtual QString truncatedMessage() const;
+};
+
+const ApiDialect &dialectFor(ApiKind api);
+/// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.
+const std::vector<const ApiDialect *> &apiDialects();
+
+} // namespace tb

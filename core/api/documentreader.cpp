@@ -1,0 +1,210 @@
+#include "api/documentreader.h"
+
+#include "config/runconfig.h"
+
+namespace tb {
+
+QString DocumentFields::refusedCount() const
+{
+    return outOfRange ? QStringLiteral("token count out of range")
+           : notWhole ? QStringLiteral("token count not a whole number")
+                      : QString();
+}
+
+DocumentReader::DocumentReader(std::string_view json, DocumentFields &fields, std::string *text, std::string *reply,
+                               std::size_t maxReplyBytes)
+    : m_cursor(json)
+    , m_fields(fields)
+    , m_text(text)
+    , m_reply(reply)
+    , m_maxReplyBytes(maxReplyBytes)
+{}
+
+void DocumentReader::keepReplyText(std::string_view raw)
+{
+    if (!m_reply || m_reply->size() >= m_maxReplyBytes)
+        return;
+    JsonCursor::decode(raw, *m_reply);
+    if (m_reply->size() > m_maxReplyBytes) {
+        // Cut at a character boundary: the reply goes back to the server as JSON text.
+        std::size_t end = m_maxReplyBytes;
+        while (end > 0 && (static_cast<unsigned char>((*m_reply)[end]) & 0xC0) == 0x80)
+            --end;
+        m_reply->resize(end);
+    }
+}
+
+void DocumentReader::keep(std::string_view raw, std::size_t &bytes, bool reply)
+{
+    bytes += JsonCursor::decodedSize(raw);
+    if (m_text)
+        JsonCursor::decode(raw, *m_text);
+    if (reply)
+        keepReplyText(raw);
+}
+
+bool DocumentReader::generated(std::size_t &bytes, bool reply)
+{
+    std::string_view raw;
+    if (m_cursor.null())
+        return true;
+    if (!m_cursor.string(&raw))
+        return false;
+    keep(raw, bytes, reply);
+    return true;
+}
+
+bool DocumentReader::optionalString(std::string_view &out)
+{
+    return m_cursor.null() || m_cursor.string(&out);
+}
+
+bool DocumentReader::count(std::int64_t *out)
+{
+    if (!m_cursor.integer(out))
+        return false;
+    m_fields.outOfRange = *out > limits::kMaxTokenCount;
+    return !m_fields.outOfRange;
+}
+
+bool DocumentReader::usage()
+{
+    JsonCursor &c = m_cursor;
+    if (nullUsageIsAbsent && c.null())
+        return true;
+    DocumentUsage &u = m_fields.usage;
+    u.seen = true;
+    return c.null() || c.object([&](std::string_view key) {
+        if (key == "prompt_tokens")
+            return count(&u.promptTokens);
+        if (key == "completion_tokens")
+            return count(&u.completionTokens);
+        if (key == "input_tokens")
+            return count(&u.inputTokens);
+        if (key == "output_tokens")
+            return count(&u.outputTokens);
+        if (key == "cache_read_input_tokens")
+            return c.null() || count(&u.cacheReadTokens);
+        if (key == "cache_creation_input_tokens")
+            return c.null() || count(&u.cacheCreationTokens);
+        if (key == "prompt_tokens_details" || key == "completion_tokens_details" || key == "input_tokens_details" ||
+            key == "output_tokens_details") {
+            return c.null() || c.object([&](std::string_view detail) {
+                if (detail == "cached_tokens")
+                    return c.null() || count(&u.cachedTokens);
+                if (detail == "reasoning_tokens")
+                    return c.null() || count(&u.reasoningTokens);
+                return c.skip();
+            });
+        }
+        return c.skip();
+    });
+}
+
+bool DocumentReader::error()
+{
+    if (m_cursor.null())
+        return true;
+    m_fields.hasError = true;
+    return m_cursor.skip();
+}
+
+bool DocumentReader::delta()
+{
+    JsonCursor &c = m_cursor;
+    DocumentFields &f = m_fields;
+    return c.null() || c.object([&](std::string_view key) {
+        if (key == "content" || key == "text")
+            return generated(f.contentBytes, true);
+        if (key == "partial_json")
+            return generated(f.contentBytes);
+        if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
+            return generated(f.reasoningBytes);
+        if (key == "stop_reason")
+            return optionalString(f.finish);
+        if (key == "tool_calls") {
+            return c.null() || c.array([&] {
+                return c.object([&](std::string_view call) {
+                    if (call != "function")
+                        return c.skip();
+                    return c.null() || c.object([&](std::string_view fn) {
+                        if (fn == "name" || fn == "arguments")
+                            return generated(f.contentBytes);
+                        return c.skip();
+                    });
+                });
+            });
+        }
+        return c.skip();
+    });
+}
+
+std::optional<bool> DocumentReader::common(std::string_view key)
+{
+    if (key == "id")
+        return optionalString(m_fields.id);
+    if (key == "usage")
+        return usage();
+    if (key == "error")
+        return error();
+    return std::nullopt;
+}
+
+bool DocumentReader::readCompatible()
+{
+    JsonCursor &c = m_cursor;
+    DocumentFields &f = m_fields;
+    const bool ok = c.object([&](std::string_view key) {
+        if (const auto known = common(key))
+            return *known;
+        if (key == "type")
+            return optionalString(f.type);
+        if (key == "choices") { // OpenAI
+            return c.null() || c.array([&] {
+                return c.object([&](std::string_view k) {
+                    if (k == "delta" || k == "message")
+                        return delta();
+                    if (k == "text")
+                        return generated(f.contentBytes, true);
+                    if (k == "finish_reason")
+                        return optionalString(f.finish);
+                    return c.skip();
+                });
+            });
+        }
+        if (key == "timings") { // llama.cpp: the final chunk's, or a body's
+            return c.null() || c.object([&](std::string_view k) {
+                if (k == "prompt_n")
+                    return c.null() || count(&f.promptEvaluated);
+                return c.skip();
+            });
+        }
+        if (key == "delta" || key == "content_block") // Anthropic stream
+            return delta();
+        if (key == "stop_reason") // Anthropic body
+            return optionalString(f.finish);
+        if (key == "content") { // Anthropic body: an array of blocks
+            return c.null() || c.array([&] { return delta(); });
+        }
+        if (key == "message") { // Anthropic message_start
+            return c.null() || c.object([&](std::string_view k) {
+                if (k == "id")
+                    return optionalString(f.id);
+                if (k == "usage")
+                    return usage();
+                return c.skip();
+            });
+        }
+        return c.skip();
+    });
+    return end(ok);
+}
+
+bool DocumentReader::end(bool ok)
+{
+    m_fields.outOfRange = m_fields.outOfRange || m_cursor.outOfRange();
+    m_fields.notWhole = m_cursor.notWhole();
+    return ok && m_cursor.atEnd();
+}
+
+} // namespace tb

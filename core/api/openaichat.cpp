@@ -1,0 +1,50 @@
+#include "api/openaichat.h"
+
+#include <QCoreApplication>
+#include <QUrl>
+
+namespace tb {
+
+ApiKind OpenAiChat::kind() const
+{
+    return ApiKind::OpenAIChat;
+}
+
+const char *OpenAiChat::label() const
+{
+    return QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI chat — /chat/completions");
+}
+
+const char *OpenAiChat::path() const
+{
+    return "/chat/completions";
+}
+
+const char *OpenAiChat::maxTokensKey(const TargetConfig &target, MaxTokensField field) const
+{
+    if (field != MaxTokensField::Auto)
+        return ApiDialect::maxTokensKey(target, field);
+    // OpenAI's own chat API (api.openai.com, Azure OpenAI) takes max_completion_tokens: its
+    // o-series answer max_tokens with HTTP 400, and it refuses both at once.
+    const QString host = QUrl(target.url).host().toLower();
+    const bool openAi = host == QLatin1String("api.openai.com") || host.endsWith(QLatin1String(".openai.azure.com"));
+    return openAi ? "max_completion_tokens" : "max_tokens";
+}
+
+void OpenAiChat::writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const
+{
+    nlohmann::json messages = nlohmann::json::array();
+    if (!prompt.system.empty())
+        messages.push_back({{"role", "system"}, {"content", prompt.system}});
+    if (prompt.messages.is_array()) {
+        for (const auto &m : prompt.messages)
+            messages.push_back(m);
+    } else {
+        messages.push_back({{"role", "user"}, {"content", prompt.user}});
+    }
+    body["messages"] = std::move(messages);
+    if (stream)
+        body["stream_options"] = {{"include_usage", true}};
+}
+
+} // namespace tb

@@ -1,0 +1,169 @@
+#include "api/openairesponses.h"
+
+#include <QCoreApplication>
+
+namespace tb {
+
+ApiKind OpenAiResponses::kind() const
+{
+    return ApiKind::OpenAIResponses;
+}
+
+const char *OpenAiResponses::label() const
+{
+    return QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI Responses — /responses");
+}
+
+const char *OpenAiResponses::path() const
+{
+    return "/responses";
+}
+
+const char *OpenAiResponses::maxTokensKey(const TargetConfig &, MaxTokensField) const
+{
+    return "max_output_tokens"; // its only name
+}
+
+void OpenAiResponses::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const
+{
+    // The system prompt is the instructions; a conversation's history goes as input messages
+    // (every turn whole, so no previous_response_id and no state kept on the server).
+    if (!prompt.system.empty())
+        body["instructions"] = prompt.system;
+    if (prompt.messages.is_array())
+        body["input"] = prompt.messages;
+    else
+        body["input"] = prompt.user;
+}
+
+bool OpenAiResponses::read(DocumentReader &reader) const
+{
+    JsonCursor &c = reader.cursor();
+    DocumentFields &f = reader.fields();
+    reader.nullUsageIsAbsent = true;
+    // The response object (a body, or inside response.* events); its output items are read only
+    // in a body, since response.completed repeats the streamed text there.
+    const auto textPart = [&](std::string_view &raw, std::string_view &type) {
+        return c.object([&](std::string_view k) {
+            if (k == "type")
+                return reader.optionalString(type);
+            if (k == "text" || k == "arguments")
+                return reader.optionalString(raw);
+            return c.skip();
+        });
+    };
+    // Each part's text is classed by its type, which may come after the text.
+    const auto outputParts = [&](bool reasoning) {
+        return c.null() || c.array([&] {
+            std::string_view raw, type;
+            if (!textPart(raw, type))
+                return false;
+            const bool isReasoning = reasoning || type == "reasoning_text";
+            reader.keep(raw, isReasoning ? f.reasoningBytes : f.contentBytes, !isReasoning && type != "refusal");
+            return true;
+        });
+    };
+    const auto outputItems = [&] {
+        return c.null() || c.array([&] {
+            return c.object([&](std::string_view k) {
+                if (k == "content")
+                    return outputParts(false);
+                if (k == "summary")
+                    return outputParts(true);
+                if (k == "arguments")
+                    return reader.generated(f.contentBytes);
+                return c.skip();
+            });
+        });
+    };
+    const auto incomplete = [&] {
+        return c.null() || c.object([&](std::string_view k) {
+            if (k == "reason")
+                return reader.optionalString(f.incompleteReason);
+            return c.skip();
+        });
+    };
+    const auto response = [&](bool body, std::string_view key) {
+        if (const auto known = reader.common(key))
+            return *known;
+        if (key == "status")
+            return reader.optionalString(f.status);
+        if (key == "incomplete_details")
+            return incomplete();
+        if (key == "output" && body)
+            return outputItems();
+        return c.skip();
+    };
+    const bool ok = c.object([&](std::string_view key) {
+        if (key == "type")
+            return reader.optionalString(f.type);
+        if (key == "delta")
+            return c.null() || c.string(&f.delta);
+        if (key == "response")
+            return c.null() || c.object([&](std::string_view k) { return response(false, k); });
+        if (key == "code" || key == "message")
+            return c.skip(); // the error event's; read again for its message
+        return response(true, key);
+    });
+    const bool whole = reader.end(ok);
+    if (!f.delta.empty()) {
+        if (f.type == "response.output_text.delta" || f.type == "response.refusal.delta")
+            reader.keep(f.delta, f.contentBytes, f.type == "response.output_text.delta");
+        else if (f.type == "response.function_call_arguments.delta")
+            reader.keep(f.delta, f.contentBytes, false);
+        else if (f.type.starts_with("response.reasoning"))
+            reader.keep(f.delta, f.reasoningBytes, false);
+    }
+    return whole;
+}
+
+bool OpenAiResponses::isError(const DocumentFields &f) const
+{
+    return ApiDialect::isError(f) || f.type == "response.failed";
+}
+
+nlohmann::json OpenAiResponses::errorObject(const nlohmann::json &parsed, const DocumentFields &f) const
+{
+    if (!parsed.is_object())
+        return nullptr;
+    // The error event is the error itself (its type is "error"); response.failed has it in its
+    // response.
+    if (f.type == "error")
+        return {{"code", parsed.value("code", nlohmann::json())},
+                {"message", parsed.value("message", nlohmann::json())}};
+    if (const auto response = parsed.find("response"); response != parsed.end() && !response->is_null()) {
+        if (!response->is_object())
+            return nullptr;
+        const auto error = response->find("error");
+        return error == response->end() ? nlohmann::json() : *error;
+    }
+    return ApiDialect::errorObject(parsed, f);
+}
+
+std::string_view OpenAiResponses::finishReason(const DocumentFields &f) const
+{
+    if (f.status == "completed" || f.status == "incomplete")
+        return f.incompleteReason.empty() ? f.status : f.incompleteReason;
+    return {};
+}
+
+bool OpenAiResponses::takeUsage(const DocumentUsage &u, RequestRecord &r) const
+{
+    // input_tokens include the cached ones, as OpenAI's prompt_tokens do.
+    if (u.inputTokens >= 0)
+        r.promptTokens = u.inputTokens;
+    if (u.outputTokens >= 0)
+        r.completionTokens = u.outputTokens;
+    if (u.cachedTokens >= 0)
+        r.cachedTokens = u.cachedTokens;
+    if (u.reasoningTokens >= 0)
+        r.reasoningTokens = u.reasoningTokens;
+    return true;
+}
+
+QString OpenAiResponses::truncatedMessage() const
+{
+    return QStringLiteral("stream ended without response.completed");
+}
+
+} // namespace tb

@@ -1,0 +1,73 @@
+#include "sim/simapi.h"
+
+#include "sim/simanthropicmessages.h"
+#include "sim/simjson.h"
+#include "sim/simopenaichat.h"
+#include "sim/simopenaicompletions.h"
+#include "sim/simopenairesponses.h"
+
+namespace tb::sim {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string openAiErrorType(int status)
+{
+    switch (status) {
+    case 404:
+    case 413:
+        return "invalid_request_error";
+    case 429:
+        return "rate_limit_exceeded";
+    default:
+        return status >= 500 ? "server_error" : "invalid_request_error";
+    }
+}
+
+} // namespace
+
+std::optional<ApiError> SimApi::readMaxTokens(const json &body, GenerationRequest &request, const SimConfig &) const
+{
+    // Chat prefers max_completion_tokens (reasoning models): read last, it wins.
+    for (const char *key : {"max_tokens", "max_completion_tokens"}) {
+        auto value = optionalInt(body, key, 1);
+        if (auto *error = std::get_if<ApiError>(&value))
+            return *error;
+        if (const auto v = std::get<std::optional<qint64>>(value))
+            request.maxTokens = v;
+    }
+    return std::nullopt;
+}
+
+std::string SimApi::errorBody(const ApiError &error) const
+{
+    const json param = error.param.empty() ? json() : json(error.param);
+    const json code = error.code.empty() ? json() : json(error.code);
+    const json body{
+        {"error",
+         {{"message", error.message}, {"type", openAiErrorType(error.status)}, {"param", param}, {"code", code}}}};
+    // Messages may quote what the client sent (a path, a model name), which need not be UTF-8.
+    return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+const std::vector<const SimApi *> &simApis()
+{
+    static const SimOpenAiChat chat;
+    static const SimOpenAiCompletions completions;
+    static const SimAnthropicMessages messages;
+    static const SimOpenAiResponses responses;
+    static const std::vector<const SimApi *> all{&chat, &completions, &messages, &responses};
+    return all;
+}
+
+const SimApi &simApiFor(Endpoint endpoint)
+{
+    for (const SimApi *api : simApis()) {
+        if (api->endpoint() == endpoint)
+            return *api;
+    }
+    return *simApis().front(); // unreachable: every Endpoint has its SimApi (tst_apidialect)
+}
+
+} // namespace tb::sim

@@ -1,0 +1,70 @@
+#pragma once
+
+// One API dialect as the simulator serves it: the request body's fields it needs, and the
+// stream events, final body and error body in that API's exact format. A new API is a SimApi in
+// its own file (sim<dialect>.cpp), listed in simApis(), plus its client side (api/ApiDialect).
+
+#include "sim/simprotocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::sim {
+
+/// One streaming response's SSE events in a dialect's format.
+class SimStream
+{
+public:
+    virtual ~SimStream() = default;
+    /// Events sent with the response headers (chat's role chunk, Anthropic's message_start).
+    virtual void start(std::string &out, const Usage &prompt) = 0;
+    /// One chunk of generated text; `text` must need no JSON escaping (TextSource's words).
+    virtual void delta(std::string &out, bool reasoning, std::string_view text) = 0;
+    /// The closing events: finish reason, usage, the end marker.
+    virtual void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings) = 0;
+};
+
+class SimApi
+{
+public:
+    virtual ~SimApi() = default;
+
+    virtual Endpoint endpoint() const = 0;
+    /// "chat", as RequestTrace::endpoint says.
+    virtual const char *name() const = 0;
+    /// "/v1/chat/completions": where its requests are posted.
+    virtual const char *path() const = 0;
+    /// "chatcmpl-": what its response ids begin with.
+    virtual const char *idPrefix() const = 0;
+    /// The prompt goes through the chat template (SimConfig::templateTokens) and the model may
+    /// reason; not so for legacy completions.
+    virtual bool chat() const { return true; }
+    /// --hide-reasoning applies: the API reports reasoning tokens without their text.
+    virtual bool hidesReasoning() const { return false; }
+
+    /// Reads the prompt (into request.prompt or promptTokenIds) and the dialect's own fields.
+    virtual std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const = 0;
+    /// stream_options (include_usage) is one of its fields.
+    virtual bool takesStreamOptions() const { return false; }
+    /// Reads the output cap. Default: max_tokens, else max_completion_tokens, neither required.
+    virtual std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
+                                                  const SimConfig &config) const;
+
+    /// The error body for a refused request. Default: OpenAI's {"error": {message, type, param, code}}.
+    virtual std::string errorBody(const ApiError &error) const;
+    virtual std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const = 0;
+    /// A complete non-streaming response body; `timings` (chat, completions) at its top level.
+    virtual std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                                     bool stoppedByLength, const Usage &usage, const Timings *timings) const = 0;
+};
+
+const SimApi &simApiFor(Endpoint endpoint);
+/// Every dialect the simulator serves, in Endpoint's order.
+const std::vector<const SimApi *> &simApis();
+
+} // namespace tb::sim

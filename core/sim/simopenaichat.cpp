@@ -1,0 +1,83 @@
+#include "sim/simopenaichat.h"
+
+#include "sim/simjson.h"
+#include "sim/simopenaichunks.h"
+
+namespace tb::sim {
+
+using json = nlohmann::json;
+
+Endpoint SimOpenAiChat::endpoint() const
+{
+    return Endpoint::Chat;
+}
+
+const char *SimOpenAiChat::name() const
+{
+    return "chat";
+}
+
+const char *SimOpenAiChat::path() const
+{
+    return "/v1/chat/completions";
+}
+
+const char *SimOpenAiChat::idPrefix() const
+{
+    return "chatcmpl-";
+}
+
+std::optional<ApiError> SimOpenAiChat::readPrompt(const json &body, GenerationRequest &request) const
+{
+    static const std::vector<std::string> roles{"system", "developer", "user", "assistant", "tool", "function"};
+    return readMessages(body, roles, false, request.prompt);
+}
+
+std::optional<ApiError> SimOpenAiChat::readMaxTokens(const json &body, GenerationRequest &request,
+                                                     const SimConfig &config) const
+{
+    // OpenAI's reasoning models refuse the older name outright.
+    if (config.hideReasoning && member(body, "max_tokens"))
+        return ApiError{400,
+                        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                        "'max_completion_tokens' instead.",
+                        "max_tokens", "unsupported_parameter"};
+    return SimApi::readMaxTokens(body, request, config);
+}
+
+std::unique_ptr<SimStream> SimOpenAiChat::stream(const ResponseMeta &meta) const
+{
+    static constexpr OpenAiChunkFormat kFormat{
+        "chat.completion.chunk",
+        true,
+        R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
+        R"("delta":{"content":")",
+        R"("delta":{"reasoning_content":")",
+        R"("},"logprobs":null,"finish_reason":null}])",
+        R"("delta":{},"logprobs":null,"finish_reason":")",
+    };
+    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
+}
+
+std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                                        bool stoppedByLength, const Usage &usage, const Timings *timings) const
+{
+    json message = {{"role", "assistant"}, {"content", std::string(content)}};
+    if (!reasoning.empty())
+        message["reasoning_content"] = std::string(reasoning);
+    json body = {{"id", meta.id},
+                 {"object", "chat.completion"},
+                 {"created", meta.created},
+                 {"model", meta.model},
+                 {"system_fingerprint", kOpenAiFingerprint},
+                 {"choices", json::array({{{"index", 0},
+                                           {"message", message},
+                                           {"logprobs", nullptr},
+                                           {"finish_reason", openAiFinishReason(stoppedByLength)}}})},
+                 {"usage", openAiUsage(meta, usage)}};
+    if (timings)
+        body["timings"] = timings->toJson();
+    return body.dump();
+}
+
+} // namespace tb::sim

@@ -1,0 +1,48 @@
+#pragma once
+
+// What the OpenAI chat and completions APIs share on the simulator's side: their stream of
+// "data: {chunk}" lines ending in [DONE], their usage object and finish reasons.
+
+#include "sim/simapi.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tb::sim {
+
+/// The system_fingerprint of the simulator's chat chunks and bodies.
+inline constexpr const char kOpenAiFingerprint[] = "fp_tokenbench_sim";
+
+/// How one of the two APIs writes its chunks' choice (JSON text up to and after the text).
+struct OpenAiChunkFormat {
+    const char *object;        ///< "chat.completion.chunk"
+    bool fingerprint;          ///< chunks carry system_fingerprint
+    const char *firstChoice;   ///< the choice of the chunk sent with the headers, or nullptr
+    const char *contentOpen;   ///< a text chunk's choice up to its text
+    const char *reasoningOpen; ///< a reasoning chunk's choice up to its text
+    const char *deltaClose;    ///< after a chunk's text
+    const char *finishOpen;    ///< the finish chunk's choice up to its reason
+};
+
+class OpenAiChunkStream final : public SimStream
+{
+public:
+    OpenAiChunkStream(const ResponseMeta &meta, const OpenAiChunkFormat &format);
+
+    void start(std::string &out, const Usage &prompt) override;
+    void delta(std::string &out, bool reasoning, std::string_view text) override;
+    /// Usage (when asked for, or llama.cpp's in the finish chunk) and `timings` in the finish
+    /// reason's chunk, then [DONE].
+    void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings) override;
+
+private:
+    ResponseMeta m_meta;
+    OpenAiChunkFormat m_format;
+    std::string m_head; ///< chunk JSON up to the choices
+    std::string m_tail; ///< after the choices
+};
+
+/// llama.cpp reports the three counts only: what its cache saved is in `timings`.
+nlohmann::json openAiUsage(const ResponseMeta &meta, const Usage &usage);
+const char *openAiFinishReason(bool stoppedByLength);
+
+} // namespace tb::sim

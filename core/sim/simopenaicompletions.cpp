@@ -1,0 +1,87 @@
+#include "sim/simopenaicompletions.h"
+
+#include "sim/simjson.h"
+#include "sim/simopenaichunks.h"
+
+#include <algorithm>
+
+namespace tb::sim {
+
+using json = nlohmann::json;
+
+Endpoint SimOpenAiCompletions::endpoint() const
+{
+    return Endpoint::Completions;
+}
+
+const char *SimOpenAiCompletions::name() const
+{
+    return "completions";
+}
+
+const char *SimOpenAiCompletions::path() const
+{
+    return "/v1/completions";
+}
+
+const char *SimOpenAiCompletions::idPrefix() const
+{
+    return "cmpl-";
+}
+
+std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, GenerationRequest &request) const
+{
+    const json *prompt = member(body, "prompt");
+    if (!prompt)
+        return invalid("prompt", "'prompt' is a required property");
+    json single = *prompt;
+    if (prompt->is_array() && !prompt->empty() && !(*prompt)[0].is_number_integer()) {
+        if (prompt->size() > 1)
+            return invalid("prompt", "batched prompts (an array of several) are not supported; send one per request");
+        single = (*prompt)[0];
+    }
+    if (single.is_string()) {
+        request.prompt = single.get<std::string>();
+        return std::nullopt;
+    }
+    if (single.is_array() &&
+        std::all_of(single.begin(), single.end(), [](const json &t) { return t.is_number_integer(); })) {
+        request.promptTokenIds = qint64(single.size());
+        return std::nullopt;
+    }
+    return invalid("prompt", "'prompt' must be a string, an array with one string, or an array of token ids");
+}
+
+std::unique_ptr<SimStream> SimOpenAiCompletions::stream(const ResponseMeta &meta) const
+{
+    // The model does not reason here (chat() is false): reasoning would go as text.
+    static constexpr OpenAiChunkFormat kFormat{
+        "text_completion",
+        false,
+        nullptr,
+        R"("text":")",
+        R"("text":")",
+        R"(","logprobs":null,"finish_reason":null}])",
+        R"("text":"","logprobs":null,"finish_reason":")",
+    };
+    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
+}
+
+std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::string_view, std::string_view content,
+                                               bool stoppedByLength, const Usage &usage, const Timings *timings) const
+{
+    json body = {{"id", meta.id},
+                 {"object", "text_completion"},
+                 {"created", meta.created},
+                 {"model", meta.model},
+                 {"choices", json::array({{{"index", 0},
+                                           {"text", std::string(content)},
+                                           {"logprobs", nullptr},
+                                           {"finish_reason", openAiFinishReason(stoppedByLength)}}})},
+                 {"usage", openAiUsage(meta, usage)}};
+    if (timings)
+        body["timings"] = timings->toJson();
+    return body.dump();
+}
+
+} // namespace tb::sim

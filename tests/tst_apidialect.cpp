@@ -1,0 +1,238 @@
+#include "api/apidialect.h"
+#include "api/requestbuilder.h"
+#include "api/streamdecoder.h"
+#include "sim/simapi.h"
+#include "sim/simconfig.h"
+
+#include <QTest>
+
+using namespace tb;
+
+namespace {
+
+/// Each ApiKind with the simulator's Endpoint for the same API: the rows of every test here.
+void addDialectRows()
+{
+    QTest::addColumn<int>("api");
+    QTest::addColumn<int>("endpoint");
+    QTest::newRow("openai-chat") << int(ApiKind::OpenAIChat) << int(sim::Endpoint::Chat);
+    QTest::newRow("openai-completions") << int(ApiKind::OpenAICompletions) << int(sim::Endpoint::Completions);
+    QTest::newRow("anthropic-messages") << int(ApiKind::AnthropicMessages) << int(sim::Endpoint::Messages);
+    QTest::newRow("openai-responses") << int(ApiKind::OpenAIResponses) << int(sim::Endpoint::Responses);
+}
+
+struct Sse {
+    std::string event;
+    std::string data;
+};
+
+/// The simulator's SSE text cut into events (its writers put one "event:" and one "data:" line in each).
+std::vector<Sse> events(const std::string &text)
+{
+    std::vector<Sse> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find("\n\n", at);
+        if (end == std::string::npos)
+            end = text.size();
+        Sse e;
+        std::size_t line = at;
+        while (line < end) {
+            std::size_t stop = std::min(text.find('\n', line), end);
+            const std::string_view l(text.data() + line, stop - line);
+            if (l.starts_with("event: "))
+                e.event = l.substr(7);
+            else if (l.starts_with("data: "))
+                e.data = l.substr(6);
+            line = stop + 1;
+        }
+        out.push_back(e);
+        at = end + 2;
+    }
+    return out;
+}
+
+sim::ResponseMeta meta(sim::Endpoint endpoint)
+{
+    sim::ResponseMeta m;
+    m.endpoint = endpoint;
+    m.id = std::string(sim::simApiFor(endpoint).idPrefix()) + "tst00001";
+    m.model = "default";
+    m.created = 1'700'000'000;
+    m.includeUsage = true;
+    return m;
+}
+
+sim::Usage usage()
+{
+    sim::Usage u;
+    u.promptTokens = 12;
+    u.completionTokens = 3;
+    u.cachedTokens = 4;
+    return u;
+}
+
+} // namespace
+
+class TestApiDialect : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyKindHasItsDialect_data() { addDialectRows(); }
+    void everyKindHasItsDialect()
+    {
+        QFETCH(int, api);
+        QFETCH(int, endpoint);
+        const ApiDialect &dialect = dialectFor(ApiKind(api));
+        QCOMPARE(int(dialect.kind()), api);
+        QCOMPARE(apiKindFromName(dialect.name()), std::optional<ApiKind>(ApiKind(api)));
+        QCOMPARE(apiDialects().at(std::size_t(api)), &dialect); // listed in ApiKind's order
+        const sim::SimApi &simApi = sim::simApiFor(sim::Endpoint(endpoint));
+        QCOMPARE(int(simApi.endpoint()), endpoint);
+        // The client posts where the simulator serves the same API.
+        QCOMPARE(QByteArray("/v1") + dialect.path(), QByteArray(simApi.path()));
+        QCOMPARE(apiDialects().size(), sim::simApis().size());
+    }
+
+    void requestBodyReadBySimulator_data() { addDialectRows(); }
+    void requestBodyReadBySimulator()
+    {
+        QFETCH(int, api);
+        QFETCH(int, endpoint);
+        for (const bool stream : {true, false}) {
+            TargetConfig target;
+            target.api = ApiKind(api);
+            target.url = QStringLiteral("http://127.0.0.1:8000/v1");
+            target.model = QStringLiteral("default");
+            RequestConfig request;
+            request.maxTokens = 17;
+            request.stream = stream;
+            QString error;
+            const auto builder = RequestBuilder::create(target, request, &error);
+            QVERIFY2(builder, qPrintable(error));
+            Prompt prompt;
+            prompt.system = "Be brief.";
+            prompt.user = "Hello there";
+
+            const auto parsed =
+                sim::parseGenerationRequest(sim::Endpoint(endpoint), builder->bodyText(prompt), sim::SimConfig());
+            const auto *refused = std::get_if<sim::ApiError>(&parsed);
+            QVERIFY2(!refused, refused ? refused->message.c_str() : "");
+            const sim::GenerationRequest &read = std::get<sim::GenerationRequest>(parsed);
+            QCOMPARE(read.model, std::string("default"));
+            QCOMPARE(read.stream, stream);
+            QCOMPARE(read.maxTokens, std::optional<qint64>(17));
+            // The simulator joins the texts with '\n'; legacy completions' one text has "\n\n" between.
+            const std::string expected =
+                ApiKind(api) == ApiKind::OpenAICompletions ? "Be brief.\n\nHello there" : "Be brief.\nHello there";
+            QCOMPARE(read.prompt, expected);
+            QCOMPARE(builder->path(), QByteArray(sim::simApiFor(sim::Endpoint(endpoint)).path()));
+        }
+    }
+
+    void simulatorStreamDecoded_data() { addDialectRows(); }
+    void simulatorStreamDecoded()
+    {
+        QFETCH(int, api);
+        QFETCH(int, endpoint);
+        sim::SseFormatter sse(meta(sim::Endpoint(endpoint)));
+        std::string text;
+        sse.start(text, usage());
+        for (const char *word : {"Hello", " simulated", " world"})
+            sse.delta(text, false, word);
+        sse.finish(text, false, usage());
+
+        RequestRecord r;
+        StreamDecoder decoder(ApiKind(api), nullptr, true);
+        decoder.begin(&r);
+        std::int64_t stamp = 0;
+        for (const Sse &e : events(text))
+            decoder.onEvent(e.event, e.data, ++stamp);
+        decoder.finish(99, TokenSource::Estimate);
+        QVERIFY2(!decoder.failed(), qPrintable(r.errorMessage));
+        QVERIFY(decoder.complete());
+        QVERIFY(decoder.streamEnded());
+        QCOMPARE(r.reply, std::string("Hello simulated world"));
+        QCOMPARE(r.chunks, 3);
+        QCOMPARE(r.responseId, QString::fromStdString(meta(sim::Endpoint(endpoint)).id));
+        QCOMPARE(r.tokenSource, TokenSource::Usage);
+        QCOMPARE(r.promptTokens, std::int64_t(12));
+        QCOMPARE(r.completionTokens, std::int64_t(3));
+        QCOMPARE(r.cachedTokens, std::int64_t(4));
+        QVERIFY(!r.finishReason.isEmpty());
+    }
+
+    void simulatorBodyDecoded_data() { addDialectRows(); }
+    void simulatorBodyDecoded()
+    {
+        QFETCH(int, api);
+        QFETCH(int, endpoint);
+        const std::string body =
+            sim::completeBody(meta(sim::Endpoint(endpoint)), {}, "Hello simulated world", true, usage());
+        RequestRecord r;
+        StreamDecoder decoder(ApiKind(api), nullptr, true);
+        decoder.begin(&r);
+        decoder.onBody(body, 1);
+        decoder.finish(99, TokenSource::Estimate);
+        QVERIFY2(!decoder.failed(), qPrintable(r.errorMessage));
+        QVERIFY(decoder.complete());
+        QCOMPARE(r.reply, std::string("Hello simulated world"));
+        QCOMPARE(r.promptTokens, std::int64_t(12));
+        QCOMPARE(r.completionTokens, std::int64_t(3));
+        QCOMPARE(r.cachedTokens, std::int64_t(4));
+        // Stopped by the output cap: each API's own word for it.
+        QVERIFY2(r.finishReason.contains(QLatin1String("length")) || r.finishReason.contains(QLatin1String("max_")),
+                 qPrintable(r.finishReason));
+    }
+
+    void simulatorErrorIsTheServers_data() { addDialectRows(); }
+    void simulatorErrorIsTheServers()
+    {
+        QFETCH(int, api);
+        QFETCH(int, endpoint);
+        const std::string body = sim::errorBody(sim::Endpoint(endpoint), {503, "The server is busy", {}, "overloaded"});
+        // A non-2xx answer's message, and the same body where a response was expected.
+        QVERIFY(StreamDecoder::errorMessageFromBody(body).contains(QLatin1String("The server is busy")));
+        RequestRecord r;
+        StreamDecoder decoder{ApiKind(api)};
+        decoder.begin(&r);
+        decoder.onBody(body, 1);
+        QVERIFY(decoder.failed());
+        QCOMPARE(decoder.failure(), RequestStatus::ServerError);
+        QVERIFY2(r.errorMessage.contains(QLatin1String("The server is busy")), qPrintable(r.errorMessage));
+    }
+
+    /// Each API's own error event in a stream (the simulator fails before its stream starts).
+    void errorEventIsTheServers_data()
+    {
+        QTest::addColumn<int>("api");
+        QTest::addColumn<QByteArray>("event");
+        QTest::addColumn<QByteArray>("data");
+        const QByteArray openAi = R"({"error":{"message":"The server is busy","type":"server_error"}})";
+        QTest::newRow("openai-chat") << int(ApiKind::OpenAIChat) << QByteArray() << openAi;
+        QTest::newRow("openai-completions") << int(ApiKind::OpenAICompletions) << QByteArray() << openAi;
+        QTest::newRow("anthropic-messages")
+            << int(ApiKind::AnthropicMessages) << QByteArray("error")
+            << QByteArray(R"({"type":"error","error":{"type":"overloaded_error","message":"The server is busy"}})");
+        QTest::newRow("openai-responses")
+            << int(ApiKind::OpenAIResponses) << QByteArray("error")
+            << QByteArray(R"({"type":"error","code":"server_error","message":"The server is busy","param":null})");
+    }
+    void errorEventIsTheServers()
+    {
+        QFETCH(int, api);
+        QFETCH(QByteArray, event);
+        QFETCH(QByteArray, data);
+        RequestRecord r;
+        StreamDecoder decoder{ApiKind(api)};
+        decoder.begin(&r);
+        decoder.onEvent(event.toStdString(), data.toStdString(), 1);
+        QVERIFY(decoder.failed());
+        QCOMPARE(decoder.failure(), RequestStatus::ServerError);
+        QVERIFY2(r.errorMessage.contains(QLatin1String("The server is busy")), qPrintable(r.errorMessage));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestApiDialect)
+#include "tst_apidialect.moc"
