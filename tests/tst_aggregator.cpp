@@ -1,5 +1,6 @@
 // RunAggregator and the per-request token timeline on hand-built records whose every statistic is
 // worked out by hand in the comments.
+#include "metrics/errortimeline.h"
 #include "metrics/inflighttracker.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
@@ -146,6 +147,57 @@ class TestAggregator : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // The failure headline the GUI, `run` and `report` say: none without failures; else the failed
+    // share and the biggest cause, with its share when there were others.
+    void failureHeadline_data()
+    {
+        QTest::addColumn<int>("ok");
+        QTest::addColumn<QStringList>("failures"); ///< "429", "503" (HTTP) or a status name, ":message" appended
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no failures") << 10 << QStringList{} << QString();
+        QTest::newRow("only cancelled and warm-up") << 5 << QStringList{"cancelled", "warmup"} << QString();
+        QTest::newRow("one class, no message")
+            << 0 << QStringList{"timeout", "timeout"} << QStringLiteral("2 of 2 requests failed — timeout");
+        QTest::newRow("one class, its message")
+            << 8 << QStringList{"connect:Connection refused", "connect:Connection refused"}
+            << QStringLiteral("2 of 10 requests failed — Connection refused");
+        QTest::newRow("mixed: the biggest class and its share")
+            << 6 << QStringList{"503", "429", "timeout", "429", "429"}
+            << QStringLiteral("5 of 11 requests failed — 429 (3 of 5)");
+    }
+    void failureHeadline()
+    {
+        QFETCH(int, ok);
+        QFETCH(QStringList, failures);
+        QFETCH(QString, expected);
+        ErrorTimeline errors;
+        RequestCounts counts;
+        counts.ok = ok;
+        std::uint64_t id = 0;
+        for (int i = 0; i < ok; ++i)
+            errors.add(record(++id, 0, RequestStatus::Ok, 0, 10));
+        for (const QString &failure : failures) {
+            const QString what = failure.section(u':', 0, 0);
+            ++id;
+            RequestRecord r = record(id, 0, RequestStatus::Http, 100, 200 + 1000 * double(id));
+            if (what == QLatin1String("warmup")) {
+                r.warmup = true;
+            } else if (what.front().isDigit()) {
+                r.httpStatus = what.toInt();
+            } else {
+                r.status = *statusFromName(what);
+                r.httpStatus = 0;
+            }
+            r.errorMessage = failure.section(u':', 1);
+            errors.add(r);
+            if (r.status != RequestStatus::Cancelled && !r.warmup)
+                ++counts.failed;
+        }
+        counts.attempted = counts.ok + counts.failed;
+        QCOMPARE(errors.headline(counts), expected);
+        QCOMPARE(errors.total(), counts.failed);
+    }
+
     void apportion_data()
     {
         QTest::addColumn<QList<int>>("chars");

@@ -1,6 +1,7 @@
 // The comparison table (best marks, deltas, noise tests, workload warnings), the bootstrap behind
 // the noise test, and `tokenbench-cli compare` on run directories written here.
 #include "analysis/comparison.h"
+#include "analysis/metriccatalogue.h"
 #include "formats/csv.h"
 #include "metrics/bootstrap.h"
 #include "metrics/requestmetrics.h"
@@ -10,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,6 +19,7 @@
 #include "support/comparisonrows.h"
 #include "support/testnumbers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -133,6 +136,71 @@ class TestCompare : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // One catalogue: a key means one label, unit and direction on every screen. These keys had two
+    // definitions (the summary table's and the comparison's) before.
+    void metricCatalogue_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<int>("better");
+        using B = MetricCatalogue::Better;
+        QTest::newRow("errors") << "error_pct"
+                                << "Errors"
+                                << "%" << int(B::Lower);
+        QTest::newRow("out/in") << "out_in_ratio"
+                                << "Out/in tokens"
+                                << "x" << int(B::Neither);
+        QTest::newRow("cache hits") << "cache_hit_pct"
+                                    << "Cache hits"
+                                    << "%" << int(B::Higher);
+        QTest::newRow("from schedule") << "ttft_from_schedule_p99"
+                                       << "TTFT from schedule p99"
+                                       << "ms" << int(B::Lower);
+        QTest::newRow("retries") << "retries"
+                                 << "Retries"
+                                 << "count" << int(B::Lower);
+        QTest::newRow("ttft p50") << "ttft_p50"
+                                  << "TTFT p50"
+                                  << "ms" << int(B::Lower);
+        QTest::newRow("req/s") << "requests_per_s"
+                               << "Requests/s"
+                               << "req/s" << int(B::Higher);
+    }
+    void metricCatalogue()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, label);
+        QFETCH(QString, unit);
+        QFETCH(int, better);
+        const MetricCatalogue::Entry *metric = MetricCatalogue::find(key);
+        QVERIFY(metric);
+        QCOMPARE(metric->label, label);
+        QCOMPARE(metric->unit, unit);
+        QCOMPARE(int(metric->better), better);
+        QVERIFY2(MetricCatalogue::glossaryEntry(key), qPrintable(key));
+
+        RunData run;
+        run.summary.total.requests.retries = 2;
+        run.summary.total.requests.attempted = run.summary.total.requests.ok = 4;
+        LatencyStats &fromSchedule = run.summary.total.stats[std::size_t(Metric::TtftFromSchedule)];
+        fromSchedule.count = 4;
+        fromSchedule.p99 = 120;
+        const ComparisonTable table({run, run});
+        const auto row = std::find_if(table.rows().begin(), table.rows().end(),
+                                      [&](const ComparisonTable::Row &r) { return r.key == key; });
+        QVERIFY(row != table.rows().end());
+        QCOMPARE(row->label, label);
+        QCOMPARE(row->unit, unit);
+        QCOMPARE(int(row->better), better);
+        QCOMPARE(row->values.front(), metric->of(run.summary));
+
+        QSet<QString> keys;
+        for (const MetricCatalogue::Entry &m : MetricCatalogue::all())
+            keys.insert(m.key);
+        QCOMPARE(std::size_t(keys.size()), MetricCatalogue::all().size());
+    }
+
     void bootstrap_data()
     {
         QTest::addColumn<double>("q");

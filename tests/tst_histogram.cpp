@@ -1,4 +1,5 @@
 // LogHistogram and LatencyStats against exact statistics of the same data.
+#include "metrics/exactpercentile.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 
@@ -47,12 +48,6 @@ Values generate(const QByteArray &kind, std::size_t n)
     return v;
 }
 
-double exactPercentile(Values sorted, double q)
-{
-    std::sort(sorted.begin(), sorted.end());
-    return sorted[LogHistogram::nearestRank(q, sorted.size()) - 1];
-}
-
 LogHistogram histogramOf(const Values &values)
 {
     LogHistogram h;
@@ -70,6 +65,41 @@ class TestHistogram : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // The one median (docs/metrics.md "Statistics"): nearest rank, so of an even count the lower
+    // middle value, never the mean of the two; what the histogram's p50 approximates.
+    void exactPercentileIsNearestRank_data()
+    {
+        QTest::addColumn<QList<double>>("values");
+        QTest::addColumn<double>("q");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("median, odd") << QList<double>{5, 1, 3} << 0.5 << 3.0;
+        QTest::newRow("median, even: the lower middle") << QList<double>{4, 1, 3, 2} << 0.5 << 2.0;
+        QTest::newRow("median of two") << QList<double>{7, 9} << 0.5 << 7.0;
+        QTest::newRow("one value") << QList<double>{42} << 0.99 << 42.0;
+        QTest::newRow("p99 of 100") << [] {
+            QList<double> v;
+            for (int i = 100; i >= 1; --i)
+                v << i;
+            return v;
+        }() << 0.99 << 99.0;
+        QTest::newRow("q 0: min") << QList<double>{3, 2, 8} << 0.0 << 2.0;
+        QTest::newRow("q 1: max") << QList<double>{3, 2, 8} << 1.0 << 8.0;
+    }
+    void exactPercentileIsNearestRank()
+    {
+        QFETCH(QList<double>, values);
+        QFETCH(double, q);
+        QFETCH(double, expected);
+        std::vector<double> v(values.begin(), values.end());
+        QCOMPARE(exactPercentile(v, q), expected);
+        LogHistogram h;
+        for (const double x : values)
+            h.record(x);
+        QVERIFY(std::abs(h.percentile(q) - expected) <= expected * 0.005 + 1e-9);
+        std::vector<double> none;
+        QVERIFY(std::isnan(exactPercentile(none, 0.5)));
+    }
+
     void percentilesWithinOnePercent_data()
     {
         QTest::addColumn<QByteArray>("kind");
@@ -86,7 +116,7 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, kind);
         QFETCH(int, n);
-        const Values values = generate(kind, std::size_t(n));
+        Values values = generate(kind, std::size_t(n));
         const LogHistogram h = histogramOf(values);
         QCOMPARE(h.count(), std::uint64_t(n));
         for (const double q : kQuantiles) {

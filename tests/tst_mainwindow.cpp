@@ -9,7 +9,7 @@
 #include "models/targetlistmodel.h"
 #include "views/rundocument.h"
 
-#include "analysis/metricglossary.h"
+#include "analysis/metriccatalogue.h"
 #include "support/openmetricsscrape.h"
 #include "support/testfiles.h"
 #include "support/testsettings.h"
@@ -298,8 +298,8 @@ private Q_SLOTS:
         QVERIFY(glossary);
         QVERIFY(glossary->isVisible());
         const QString terms = glossary->findChild<QTextBrowser *>()->toPlainText();
-        QVERIFY(!MetricGlossary::entries().isEmpty());
-        for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+        QVERIFY(!MetricCatalogue::glossary().isEmpty());
+        for (const MetricCatalogue::GlossaryEntry &entry : MetricCatalogue::glossary())
             QVERIFY2(terms.contains(entry.term) && terms.contains(entry.definition), qPrintable(entry.term));
 
         auto *save = w.findChild<QAction *>(QStringLiteral("actionSaveConfig"));

@@ -347,6 +347,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("TTFT p50")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("40 ok, 0 failed")), qPrintable(r.out));
+        QVERIFY2(!r.out.contains(QStringLiteral("\nfailures ")), qPrintable(r.out)); // only when any failed
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->records.size(), std::size_t(44));
@@ -832,6 +833,8 @@ private Q_SLOTS:
             runSaved(args + QStringList{QStringLiteral("--requests"), QStringLiteral("6")}, out);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(QStringLiteral("every request failed")), qPrintable(r.err));
+        // The GUI's failure headline, computed in core: what failed and its most frequent cause.
+        QVERIFY2(r.out.contains(QStringLiteral("\nfailures   6 of 6 requests failed — ")), qPrintable(r.out));
         QVERIFY2(data, qPrintable(error));
         QVERIFY(!data->summaryRecomputed);
         QCOMPARE(data->summary.total.requests.failed, std::int64_t(6));

@@ -18,7 +18,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/baseline.h"
-#include "analysis/metricglossary.h"
+#include "analysis/metriccatalogue.h"
 #include "analysis/svgchart.h"
 #include "run/benchmarkrunner.h"
 #include "run/comparisonsession.h"
@@ -193,9 +193,9 @@ private Q_SLOTS:
             QVERIFY2(model->index(row, ComparisonModel::MetricColumn)
                              .data(Qt::ToolTipRole)
                              .toString()
-                             .startsWith(MetricGlossary::definitionOf(
+                             .startsWith(MetricCatalogue::definition(
                                  model->index(row, 0).data(ComparisonModel::KeyRole).toString())) &&
-                         MetricGlossary::find(model->index(row, 0).data(ComparisonModel::KeyRole).toString()),
+                         MetricCatalogue::glossaryEntry(model->index(row, 0).data(ComparisonModel::KeyRole).toString()),
                      qPrintable(model->index(row, 0).data(ComparisonModel::KeyRole).toString()));
         QCOMPARE(model->headerData(ComparisonModel::columnOfRun(0), Qt::Horizontal).toString(),
                  QStringLiteral("#1 fast-run\n(baseline)"));

@@ -2,7 +2,7 @@
 // appends, sorting, filters, 100 000 rows), the summary table (and its CSV, which parses back to
 // the summary's numbers), a request's timeline and detail view, errors by status, the on-demand
 // chunk reader and the run history — each model under QAbstractItemModelTester.
-#include "charts/errortimeline.h"
+#include "charts/timechart.h"
 #include "editors/configeditor.h"
 #include "mainwindow.h"
 #include "models/requestsmodel.h"
@@ -10,17 +10,18 @@
 #include "models/runhistorymodel.h"
 #include "models/summarymodel.h"
 #include "models/timelinemodel.h"
-#include "views/chunkreader.h"
 #include "views/requestdetailview.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
 #include "views/runhistoryview.h"
 
 #include "analysis/baseline.h"
-#include "analysis/metricglossary.h"
+#include "analysis/metriccatalogue.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
+#include "metrics/errortimeline.h"
 #include "metrics/runaggregator.h"
+#include "results/chunkreader.h"
 #include "results/runfiles.h"
 #include "results/runwriter.h"
 #include "results/sessioninfo.h"
@@ -297,7 +298,7 @@ private Q_SLOTS:
     // Help had only About: every summary row now explains its metric (the core's glossary).
     void summaryRowsExplainTheirMetric()
     {
-        QVERIFY(MetricGlossary::entries().size() > 10); // the resource is compiled in and reads
+        QVERIFY(MetricCatalogue::glossary().size() > 10); // the resource is compiled in and reads
         RunAggregator aggregator(runInfo());
         for (const RequestRecord &r : records(60))
             aggregator.add(r);
@@ -305,15 +306,15 @@ private Q_SLOTS:
         model.setSummary(aggregator.summary());
         QVERIFY(model.rowCount() > 20);
         for (int row = 0; row < model.rowCount(); ++row) {
-            QVERIFY2(MetricGlossary::find(model.key(row)), qPrintable(model.key(row)));
+            QVERIFY2(MetricCatalogue::glossaryEntry(model.key(row)), qPrintable(model.key(row)));
             for (int column : {int(SummaryTableModel::MetricColumn), int(SummaryTableModel::FirstBlockColumn)})
                 QCOMPARE(model.index(row, column).data(Qt::ToolTipRole).toString(),
-                         MetricGlossary::definitionOf(model.key(row)));
+                         MetricCatalogue::definition(model.key(row)));
         }
-        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_from_schedule_p99"))->term,
+        QCOMPARE(MetricCatalogue::glossaryEntry(QStringLiteral("ttft_from_schedule_p99"))->term,
                  QStringLiteral("TTFT from schedule")); // the longest prefix, not "ttft"
-        QCOMPARE(MetricGlossary::find(QStringLiteral("ttft_p99"))->term, QStringLiteral("TTFT"));
-        QVERIFY(!MetricGlossary::find(QStringLiteral("no_such_row")));
+        QCOMPARE(MetricCatalogue::glossaryEntry(QStringLiteral("ttft_p99"))->term, QStringLiteral("TTFT"));
+        QVERIFY(!MetricCatalogue::glossaryEntry(QStringLiteral("no_such_row")));
     }
 
     void summaryCsvParsesBack()
@@ -454,7 +455,7 @@ private Q_SLOTS:
         QCOMPARE(errors.labels(), (QStringList{u"503"_s, u"timeout"_s}));
         QCOMPARE(errors.count(QStringLiteral("503")), 5);
         // Request 7 was sent at 0.7 s and failed 5 ms later: second 0.
-        const QList<QPointF> points = errors.points(QStringLiteral("503"), 4, 600);
+        const QList<QPointF> points = errorRatePoints(errors, QStringLiteral("503"), 4, 600);
         QCOMPARE(points.size(), 5);
         QCOMPARE(points[0], QPointF(0.5, 1));
         QCOMPARE(points[1], QPointF(1.5, 1)); // 14 at 1.4 s

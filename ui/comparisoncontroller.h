@@ -27,10 +27,6 @@ public:
     explicit ComparisonController(MainWindow *window);
 
     QMenu *menu() const { return m_menu; }
-    QAction *compareRunsAction() const { return m_compareRuns; }
-    QAction *newSessionAction() const { return m_newSession; }
-    QAction *markBaselineAction() const { return m_markBaseline; }
-    QAction *clearBaselineAction() const { return m_clearBaseline; }
 
     /// A new comparison tab of these run or session directories (read off the GUI thread). When
     /// none of them can be read the tab closes and a message (not modal) names the folders.

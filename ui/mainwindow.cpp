@@ -17,7 +17,7 @@
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
 
-#include "analysis/metricglossary.h"
+#include "analysis/metriccatalogue.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
@@ -1109,7 +1109,7 @@ void MainWindow::showMetricGlossary()
     QString html = tr("<p>How TokenBench measures, in the words of docs/metrics.md. "
                       "Latencies come from successful requests; rates divide by the measurement window.</p>");
     html += QStringLiteral("<table cellspacing='0' cellpadding='4'>");
-    for (const MetricGlossary::Entry &entry : MetricGlossary::entries())
+    for (const MetricCatalogue::GlossaryEntry &entry : MetricCatalogue::glossary())
         html += QStringLiteral("<tr><td valign='top'><b>%1</b></td><td>%2</td></tr>")
                     .arg(entry.term.toHtmlEscaped(), entry.definition.toHtmlEscaped());
     html += QStringLiteral("</table>");

@@ -69,9 +69,6 @@ public:
 
     QAction *runAction() const { return m_run; }
     QAction *stopAction() const { return m_stop; }
-    QAction *saveAction() const { return m_save; }
-    QAction *openRunAction() const { return m_openRun; }
-    QAction *exportAction() const { return m_export; }
     QAction *copySummaryAction() const { return m_copySummary; }
 
     /// Where runs are saved (a run whose configuration names no outDir goes to
@@ -120,7 +117,7 @@ public:
 
 public Q_SLOTS:
     void showAbout();
-    /// Help ▸ Metrics: what every figure means (MetricGlossary), beside the window, not modal.
+    /// Help ▸ Metrics: what every figure means (MetricCatalogue::glossary()), beside the window, not modal.
     void showMetricGlossary();
     /// Help ▸ Keyboard Shortcuts: read off the menus' actions, so the list cannot go stale.
     void showShortcuts();

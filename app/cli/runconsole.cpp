@@ -49,6 +49,10 @@ RunConsole::RunConsole(const RunConfig &config, bool showProgress)
 void RunConsole::attach(BenchmarkRunner *runner)
 {
     m_config = runner->info().config; // as run: with the salt the runner chose
+    connect(runner, &BenchmarkRunner::recordsCompleted, this, [this](const QList<RequestRecord> &records) {
+        for (const RequestRecord &r : records)
+            m_errors.add(r);
+    });
     connect(runner, &BenchmarkRunner::snapshotUpdated, this, [this](const RunSnapshot &snapshot) {
         m_snapshot = snapshot;
         m_haveSnapshot = true;
@@ -180,6 +184,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
     }
     if (!errors.isEmpty())
         text += QStringLiteral("errors     %1\n").arg(errors.join(QStringLiteral(", ")));
+    if (const QString failures = m_errors.headline(t.requests); !failures.isEmpty())
+        text += QStringLiteral("failures   %1\n").arg(failures);
     const QString sources = countedBy({{"usage", t.tokens.fromUsage},
                                        {"tokenizer", t.tokens.fromTokenizer},
                                        {"chunks", t.tokens.fromChunks},

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "metrics/errortimeline.h"
 #include "run/benchmarkrunner.h"
 
 #include <QElapsedTimer>
@@ -33,6 +34,7 @@ private:
     bool m_tty;
     bool m_haveSnapshot = false;
     RunSnapshot m_snapshot;
+    ErrorTimeline m_errors; ///< for the failures line
     QElapsedTimer m_sinceLine;
     int m_lineWidth = 0;
 };

@@ -1,6 +1,7 @@
 #include "analysis/baseline.h"
 
 #include "analysis/comparison.h"
+#include "analysis/metriccatalogue.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,13 +24,6 @@ std::optional<double> relative(double run, double baseline)
     if (!std::isfinite(run) || !std::isfinite(baseline) || baseline == 0)
         return std::nullopt;
     return (run - baseline) / std::abs(baseline) * 100;
-}
-
-std::optional<double> errorPercent(const SummaryBlock &b)
-{
-    if (b.requests.attempted <= 0)
-        return std::nullopt;
-    return 100.0 * double(b.requests.failed) / double(b.requests.attempted);
 }
 
 } // namespace
@@ -63,8 +57,9 @@ Baseline::Change Baseline::change(const RunSummary &run, const RunSummary &basel
     c.e2eP99Pct = relative(r.stat(Metric::E2e).p99, b.stat(Metric::E2e).p99);
     c.requestsPerSPct = relative(r.throughput.requestsPerS, b.throughput.requestsPerS);
     c.outputTokensPerSPct = relative(r.throughput.outputTokensPerS, b.throughput.outputTokensPerS);
-    const auto errors = errorPercent(r);
-    const auto baseErrors = errorPercent(b);
+    const MetricCatalogue::Entry &errorPct = *MetricCatalogue::find(QStringLiteral("error_pct"));
+    const auto errors = errorPct.of(r);
+    const auto baseErrors = errorPct.of(b);
     if (errors && baseErrors)
         c.errorPoints = *errors - *baseErrors;
     return c;
@@ -93,19 +88,20 @@ QString Baseline::Change::text() const
 
 int Baseline::Change::direction() const
 {
-    // Latency and errors are better lower, throughput higher: count the moves each way.
+    // Count the moves each way, each figure judged by its metric's direction in the catalogue.
     int better = 0;
     int worse = 0;
-    const auto count = [&](const std::optional<double> &v, bool lowerIsBetter) {
+    const auto count = [&](const std::optional<double> &v, const char *key) {
         if (!v || *v == 0)
             return;
+        const bool lowerIsBetter = MetricCatalogue::find(QLatin1String(key))->better == MetricCatalogue::Better::Lower;
         ((*v < 0) == lowerIsBetter ? better : worse) += 1;
     };
-    count(ttftP50Pct, true);
-    count(e2eP99Pct, true);
-    count(requestsPerSPct, false);
-    count(outputTokensPerSPct, false);
-    count(errorPoints, true);
+    count(ttftP50Pct, "ttft_p50");
+    count(e2eP99Pct, "e2e_p99");
+    count(requestsPerSPct, "requests_per_s");
+    count(outputTokensPerSPct, "output_tokens_per_s");
+    count(errorPoints, "error_pct");
     if (better > 0 && worse == 0)
         return 1;
     if (worse > 0 && better == 0)

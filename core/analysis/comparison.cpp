@@ -3,7 +3,7 @@
 #include "formats/csv.h"
 #include "formats/numberformat.h"
 #include "metrics/bootstrap.h"
-#include "metrics/loghistogram.h"
+#include "metrics/exactpercentile.h"
 #include "results/runmerge.h"
 
 #include <QLocale>
@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -34,258 +33,59 @@ std::optional<double> finite(double v)
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-std::optional<double> percent(const std::optional<double> &fraction)
-{
-    return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
-}
-
 /// Per-request values behind a row, for its noise test.
 enum class Sample { None, Ttft, Ttfo, Tpot, Itl, E2e };
 
+/// A row of the comparison: a catalogue metric (MetricCatalogue gives its label, unit, direction
+/// and value) and how the comparison treats it.
 struct RowSpec {
     const char *key;
-    const char *label;
-    const char *unit;
-    Better better;
-    std::function<std::optional<double>(const SummaryBlock &)> value;
     Sample sample = Sample::None;
     double q = -1;              ///< the row's statistic for the test: mean when < 0, else this quantile
     bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
-    /// A run-wide value instead of `value` (the server's own metrics); the row is left out when no
-    /// run has one.
-    std::function<std::optional<double>(const RunSummary &)> whole = {};
+    bool omitWhenEmpty = false; ///< left out when no run has a value (else shown with none)
 };
 
-/// A figure of the server block, when the run scraped the server's metrics.
-template<typename Fn> std::function<std::optional<double>(const RunSummary &)> serverValue(Fn fn)
+const std::vector<RowSpec> &rowSpecs()
 {
-    return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
-}
-
-/// A figure of the run's cost, when the target had prices.
-template<typename Fn> std::function<std::optional<double>(const RunSummary &)> costValue(Fn fn)
-{
-    return [fn](const RunSummary &s) { return s.total.cost ? fn(*s.total.cost) : std::nullopt; };
-}
-
-/// A figure of the run's context-sweep fit, when the run was a context sweep with a fit.
-template<typename Fn> std::function<std::optional<double>(const RunSummary &)> contextFitValue(Fn fn)
-{
-    return [fn](const RunSummary &s) {
-        return s.contextSweep && s.contextSweep->fit.ok ? std::optional<double>(fn(*s.contextSweep)) : std::nullopt;
-    };
-}
-
-/// A figure of a context sweep's largest prompt stage (where prefill dominates TTFT).
-template<typename Fn> std::function<std::optional<double>(const RunSummary &)> contextLargestValue(Fn fn)
-{
-    return [fn](const RunSummary &s) -> std::optional<double> {
-        if (!s.contextSweep || s.contextSweep->stages.empty())
-            return std::nullopt;
-        const auto &stages = s.contextSweep->stages;
-        return fn(*std::max_element(stages.begin(), stages.end(),
-                                    [](const auto &x, const auto &y) { return x.promptTokens < y.promptTokens; }));
-    };
-}
-
-std::vector<RowSpec> rowSpecs()
-{
-    const auto stat = [](Metric m, double LatencyStats::*field) {
-        return [m, field](const SummaryBlock &b) { return finite(b.stat(m).*field); };
-    };
-    return {
-        {"ttft_mean", "TTFT mean", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::mean), Sample::Ttft, -1},
-        {"ttft_p50", "TTFT p50", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p50), Sample::Ttft, 0.5},
-        {"ttft_p99", "TTFT p99", "ms", Better::Lower, stat(Metric::Ttft, &LatencyStats::p99), Sample::Ttft, 0.99},
-        {"ttfo_p50", "TTFO p50", "ms", Better::Lower, stat(Metric::Ttfo, &LatencyStats::p50), Sample::Ttfo, 0.5, true},
-        {"tpot_p50", "TPOT p50", "ms", Better::Lower, stat(Metric::Tpot, &LatencyStats::p50), Sample::Tpot, 0.5},
-        {"itl_p50", "ITL p50", "ms", Better::Lower, stat(Metric::Itl, &LatencyStats::p50), Sample::Itl, 0.5},
-        {"e2e_p50", "E2E p50", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p50), Sample::E2e, 0.5},
-        {"e2e_p99", "E2E p99", "ms", Better::Lower, stat(Metric::E2e, &LatencyStats::p99), Sample::E2e, 0.99},
+    static const std::vector<RowSpec> specs = {
+        {"ttft_mean", Sample::Ttft, -1},
+        {"ttft_p50", Sample::Ttft, 0.5},
+        {"ttft_p99", Sample::Ttft, 0.99},
+        {"ttfo_p50", Sample::Ttfo, 0.5, true},
+        {"tpot_p50", Sample::Tpot, 0.5},
+        {"itl_p50", Sample::Itl, 0.5},
+        {"e2e_p50", Sample::E2e, 0.5},
+        {"e2e_p99", Sample::E2e, 0.99},
         // What users waited, a stalled connect included; in runs from before closed loops had it,
         // only open loops do.
-        {"ttft_from_schedule_p99",
-         "TTFT p99 from schedule",
-         "ms",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         [](const RunSummary &s) { return finite(s.total.stat(Metric::TtftFromSchedule).p99); }},
-        {"retries",
-         "Retries",
-         "req",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         [](const RunSummary &s) {
-             return s.total.requests.retries > 0 ? std::optional<double>(double(s.total.requests.retries))
-                                                 : std::nullopt;
-         }},
-        {"requests_per_s", "Requests/s", "req/s", Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.requestsPerS); }},
-        {"output_tokens_per_s", "Output tokens/s", "tok/s", Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
-        {"out_in_ratio", "Out/in tokens", "x", Better::Neither,
-         [](const SummaryBlock &b) { return b.tokens.outInRatio; }},
-        {"reasoning_per_request", "Reasoning tokens/req", "tokens", Better::Neither,
-         [](const SummaryBlock &b) {
-             return b.requests.ok > 0 ? std::optional<double>(double(b.tokens.reasoning) / double(b.requests.ok))
-                                      : std::nullopt;
-         },
-         Sample::None, -1, true},
-        {"cache_hit_pct", "Cache hits", "%", Better::Higher,
-         [](const SummaryBlock &b) { return percent(b.tokens.cacheHitRatio); }},
-        {"error_pct", "Errors", "%", Better::Lower,
-         [](const SummaryBlock &b) {
-             return b.requests.attempted > 0
-                        ? std::optional<double>(100.0 * double(b.requests.failed) / double(b.requests.attempted))
-                        : std::nullopt;
-         }},
-        {"goodput_requests_per_s", "Goodput", "req/s", Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
-        {"good_pct", "Good fraction", "%", Better::Higher,
-         [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
-        {"server_ttft_p50",
-         "Server TTFT p50",
-         "ms",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         serverValue([](const ServerSummary &s) { return s.ttft.p50; })},
-        {"server_ttft_p99",
-         "Server TTFT p99",
-         "ms",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         serverValue([](const ServerSummary &s) { return s.ttft.p99; })},
-        {"server_running_mean",
-         "Server running",
-         "req",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         serverValue([](const ServerSummary &s) { return s.runningMean; })},
-        {"server_waiting_mean",
-         "Server waiting",
-         "req",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         serverValue([](const ServerSummary &s) { return s.waitingMean; })},
-        {"server_kv_cache_peak_pct",
-         "Server KV cache peak",
-         "%",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })},
-        // Cheapest marked as best; the run's total depends on how long it ran, so it is not judged.
-        {"cost_per_1m_output_tokens",
-         "Cost/1M output tokens",
-         "USD",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         costValue([](const CostSummary &c) { return c.perMOutputTokens; })},
-        {"cost_per_request",
-         "Cost/request",
-         "USD",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         costValue([](const CostSummary &c) { return c.perRequest; })},
-        {"cost_per_good_request",
-         "Cost/good request",
-         "USD",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         costValue([](const CostSummary &c) { return c.perGoodRequest; })},
-        {"cost_total",
-         "Cost of the run",
-         "USD",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         costValue([](const CostSummary &c) { return std::optional<double>(c.total); })},
-        {"context_fit_a",
-         "Context fit a",
-         "ms/tok^b",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextFitValue([](const ContextSweepSummary &c) { return c.fit.a; })},
-        {"context_fit_b",
-         "Context fit b",
-         "",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextFitValue([](const ContextSweepSummary &c) { return c.fit.b; })},
-        {"context_fit_c",
-         "Context fit c",
-         "ms",
-         Better::Lower,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextFitValue([](const ContextSweepSummary &c) { return c.fit.c; })},
-        {"context_fit_r2",
-         "Context fit R²",
-         "",
-         Better::Neither,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextFitValue([](const ContextSweepSummary &c) { return c.fit.r2; })},
-        {"context_prefill_tokens_per_s",
-         "Prefill tok/s (longest)",
-         "tok/s",
-         Better::Higher,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextLargestValue([](const ContextSweepSummary::Stage &s) { return finite(s.prefillTokensPerS); })},
-        {"context_fit_prefill_tokens_per_s",
-         "Fit prefill tok/s",
-         "tok/s",
-         Better::Higher,
-         {},
-         Sample::None,
-         -1,
-         false,
-         contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })},
+        {"ttft_from_schedule_p99", Sample::None, -1, false, true},
+        {"retries", Sample::None, -1, false, true},
+        {"requests_per_s"},
+        {"output_tokens_per_s"},
+        {"out_in_ratio"},
+        {"reasoning_per_request", Sample::None, -1, true},
+        {"cache_hit_pct"},
+        {"error_pct"},
+        {"goodput_requests_per_s"},
+        {"good_pct"},
+        {"server_ttft_p50", Sample::None, -1, false, true},
+        {"server_ttft_p99", Sample::None, -1, false, true},
+        {"server_running_mean", Sample::None, -1, false, true},
+        {"server_waiting_mean", Sample::None, -1, false, true},
+        {"server_kv_cache_peak_pct", Sample::None, -1, false, true},
+        {"cost_per_1m_output_tokens", Sample::None, -1, false, true},
+        {"cost_per_request", Sample::None, -1, false, true},
+        {"cost_per_good_request", Sample::None, -1, false, true},
+        {"cost_total", Sample::None, -1, false, true},
+        {"context_fit_a", Sample::None, -1, false, true},
+        {"context_fit_b", Sample::None, -1, false, true},
+        {"context_fit_c", Sample::None, -1, false, true},
+        {"context_fit_r2", Sample::None, -1, false, true},
+        {"context_prefill_tokens_per_s", Sample::None, -1, false, true},
+        {"context_fit_prefill_tokens_per_s", Sample::None, -1, false, true},
     };
+    return specs;
 }
 
 /// One request's value of a sample; none for failed and warm-up requests.
@@ -372,7 +172,7 @@ QString deltaText(const std::optional<double> &delta, Noise noise)
 
 } // namespace
 
-ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
+ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline, const CancelToken &cancel)
     : m_baseline(std::clamp(baseline, 0, std::max(0, int(runs.size()) - 1)))
 {
     const std::size_t n = runs.size();
@@ -427,27 +227,30 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline)
 
     const bool reasoned = std::any_of(runs.begin(), runs.end(),
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
-    const std::vector<RowSpec> specs = rowSpecs();
+    const std::vector<RowSpec> &specs = rowSpecs();
     for (std::size_t r = 0; r < specs.size(); ++r) {
         const RowSpec &spec = specs[r];
+        if (cancel.isCancelled())
+            return;
         if (spec.reasoningOnly && !reasoned)
             continue;
+        const MetricCatalogue::Entry &metric = *MetricCatalogue::find(QLatin1String(spec.key));
         Row row;
-        row.key = QLatin1String(spec.key);
-        row.label = QString::fromUtf8(spec.label);
-        row.unit = QLatin1String(spec.unit);
-        row.better = spec.better;
+        row.key = metric.key;
+        row.label = metric.label;
+        row.unit = metric.unit;
+        row.better = metric.better;
         row.headline = isHeadline(row.key);
         for (const RunData &run : runs)
-            row.values.push_back(spec.whole ? spec.whole(run.summary) : spec.value(run.summary.total));
-        if (spec.whole &&
+            row.values.push_back(metric.of(run.summary));
+        if (spec.omitWhenEmpty &&
             std::none_of(row.values.begin(), row.values.end(), [](const auto &v) { return v.has_value(); }))
             continue;
 
         std::optional<double> best;
         for (const auto &v : row.values) {
-            if (v && spec.better != Better::Neither)
-                best = !best ? *v : spec.better == Better::Lower ? std::min(*best, *v) : std::max(*best, *v);
+            if (v && row.better != Better::Neither)
+                best = !best ? *v : row.better == Better::Lower ? std::min(*best, *v) : std::max(*best, *v);
         }
         const std::vector<double> baseSample = samples(runs[base], spec.sample);
         for (std::size_t i = 0; i < n; ++i) {
@@ -807,14 +610,12 @@ QByteArray ComparisonTable::toCsv() const
 
 namespace {
 
-/// The nearest-rank median, the statistic the comparison's quantile rows use.
+/// The median the comparison's quantile rows use (LogHistogram's, exact).
 std::optional<double> median(std::vector<double> values)
 {
     if (values.empty())
         return std::nullopt;
-    const std::size_t rank = LogHistogram::nearestRank(0.5, values.size());
-    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(rank - 1), values.end());
-    return values[rank - 1];
+    return exactPercentile(values, 0.5);
 }
 
 struct PairedSpec {

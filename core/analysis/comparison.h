@@ -1,7 +1,9 @@
 #pragma once
 
+#include "analysis/metriccatalogue.h"
 #include "metrics/bootstrap.h"
 #include "results/rundirectory.h"
+#include "threads/canceltoken.h"
 
 #include <QString>
 #include <QStringList>
@@ -24,7 +26,7 @@ namespace tb {
 class ComparisonTable
 {
 public:
-    enum class Better { Lower, Higher, Neither };
+    using Better = MetricCatalogue::Better;
     enum class Noise { NotTested, WithinNoise, Significant };
 
     struct Row {
@@ -43,8 +45,9 @@ public:
     };
 
     /// `baseline` indexes `runs`. The runs need their records (RunReader::Records) for the noise
-    /// tests; without them the tests say "not tested".
-    ComparisonTable(const std::vector<RunData> &runs, int baseline = 0);
+    /// tests; without them the tests say "not tested". Once `cancel` is cancelled the table stops
+    /// between rows (its bootstrap tests are the long part), incomplete: for a result no one wants.
+    ComparisonTable(const std::vector<RunData> &runs, int baseline = 0, const CancelToken &cancel = CancelToken());
 
     int baseline() const { return m_baseline; }
     const QStringList &labels() const { return m_labels; }

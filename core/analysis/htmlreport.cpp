@@ -1,5 +1,6 @@
 #include "analysis/htmlreport.h"
 
+#include "metrics/errortimeline.h"
 #include "results/runmerge.h"
 #include "results/sessioninfo.h"
 #include "tokenbench/version.h"
@@ -407,6 +408,12 @@ QString HtmlReport::warningsSection() const
     for (std::size_t i = 0; i < m_runs.size(); ++i) {
         for (const QString &note : m_runs[i].notes)
             notes << QStringLiteral("#%1 %2: %3").arg(i + 1).arg(m_table.labels()[qsizetype(i)], note);
+        // What the GUI and `run` say of a run's failures.
+        ErrorTimeline errors;
+        for (const RequestRecord &record : m_runs[i].records)
+            errors.add(record);
+        if (const QString failures = errors.headline(m_runs[i].summary.total.requests); !failures.isEmpty())
+            notes << QStringLiteral("#%1 %2: failures: %3").arg(i + 1).arg(m_table.labels()[qsizetype(i)], failures);
     }
     notes << m_table.notes();
     if (!notes.isEmpty()) {

@@ -177,15 +177,10 @@ QString SvgChart::toSvg() const
     svg += QStringLiteral("<title id=\"%1-title\">%2</title>\n").arg(id, xmlEscaped(m_title));
     svg += QStringLiteral("<rect width=\"%1\" height=\"%2\" fill=\"#ffffff\"/>\n").arg(num(w), num(h));
 
-    // Title and subtitle.
-    double y = 26;
+    // Title.
+    const double y = 26;
     svg += textElement(16, y, m_title,
                        QStringLiteral("font-size=\"16\" font-weight=\"bold\" fill=\"%1\"").arg(QLatin1String(kText)));
-    if (!m_subtitle.isEmpty()) {
-        y += 18;
-        svg +=
-            textElement(16, y, m_subtitle, QStringLiteral("font-size=\"12\" fill=\"%1\"").arg(QLatin1String(kMuted)));
-    }
 
     // Legend: swatch and name, wrapped into rows.
     constexpr double kLegendFont = 12;

@@ -50,7 +50,6 @@ public:
     /// `xTitle` and `yTitle` name the quantity with its unit: "TTFT (ms)".
     SvgChart(const QString &id, const QString &title, const QString &xTitle, const QString &yTitle);
 
-    void setSubtitle(const QString &subtitle) { m_subtitle = subtitle; }
     /// A line under the plot (what the line styles mean, where the data came from).
     void setFootnote(const QString &footnote) { m_footnote = footnote; }
     void setSize(int width, int height);
@@ -71,7 +70,6 @@ public:
 private:
     QString m_id;
     QString m_title;
-    QString m_subtitle;
     QString m_footnote;
     QString m_xTitle;
     QString m_yTitle;

@@ -1,6 +1,7 @@
 #include "metrics/runaggregator.h"
 
 #include "formats/numberformat.h"
+#include "metrics/exactpercentile.h"
 #include "metrics/inflighttracker.h"
 #include "metrics/requestmetrics.h"
 #include "tokenbench/version.h"
@@ -38,13 +39,8 @@ std::pair<double, double> medianAndP99(const std::vector<float> &values, std::ve
     if (values.empty())
         return {TimeSeriesRow::kNone, TimeSeriesRow::kNone};
     scratch = values;
-    const auto at = [&scratch](double q) {
-        const auto k = scratch.begin() + std::ptrdiff_t(LogHistogram::nearestRank(q, scratch.size()) - 1);
-        std::nth_element(scratch.begin(), k, scratch.end());
-        return double(*k);
-    };
-    const double p99 = at(0.99);
-    return {at(0.50), p99};
+    const double p99 = exactPercentile(scratch, 0.99);
+    return {exactPercentile(scratch, 0.50), p99};
 }
 
 LoadSummary stageLoad(const StageConfig &stage, const LoadConfig &load)

@@ -27,7 +27,6 @@ public:
 
     /// The run name under an exported chart's title.
     void setExportSubtitle(const QString &subtitle) { m_subtitle = subtitle; }
-    QString exportSubtitle() const { return m_subtitle; }
     /// What was measured (RunInfo::workloadCaption), as an exported figure's caption.
     void setExportCaption(const QString &caption) { m_caption = caption; }
     /// What every export of this chart draws: subtitle and caption, and the empty text in place of

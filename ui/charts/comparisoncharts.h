@@ -34,7 +34,6 @@ public:
     bool hasData() const;
 
     QValueAxis *axisX() const { return m_x; }
-    QValueAxis *axisY() const { return m_y; }
 
 private:
     void rebuild();

@@ -51,7 +51,6 @@ public:
     bool hasData() const;
 
     QValueAxis *axisX() const { return m_x; }
-    QValueAxis *axisY() const { return m_y; }
 
     /// [lowest p0.1, highest p99.9] of the non-empty series; {NaN, NaN} when all are empty.
     static std::pair<double, double> displayRange(const QList<DistributionSeries> &series);

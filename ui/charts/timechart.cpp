@@ -39,6 +39,18 @@ QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce redu
     return out;
 }
 
+QList<QPointF> errorRatePoints(const ErrorTimeline &errors, const QString &label, int endSecond, int maxPoints)
+{
+    const std::vector<std::int32_t> counts = errors.perSecond(label);
+    if (counts.empty())
+        return {};
+    QList<QPointF> points;
+    points.reserve(endSecond + 1);
+    for (int s = 0; s <= endSecond; ++s)
+        points.append({s + 0.5, std::size_t(s) < counts.size() ? double(counts[std::size_t(s)]) : 0.0});
+    return decimate(points, maxPoints, Reduce::Mean);
+}
+
 QList<QPointF> timePoints(const std::vector<TimeSeriesRow> &rows,
                           const std::function<double(const TimeSeriesRow &)> &value, Reduce reduce, int maxPoints)
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/errortimeline.h"
 #include "metrics/timeseriesrow.h"
 
 #include <QChart>
@@ -30,6 +31,10 @@ enum class Reduce { Mean, Max };
 /// (x: their mean; y: reduced). Long runs thus draw as fast as short ones and charts do not grow
 /// without bound. Points must be sorted by x; NaN y values are skipped.
 QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce reduce);
+
+/// Errors per second of one of `errors`' labels at x = second + 0.5 for every second up to
+/// endSecond (seconds without errors are 0), decimated to maxPoints by their mean rate.
+QList<QPointF> errorRatePoints(const ErrorTimeline &errors, const QString &label, int endSecond, int maxPoints);
 
 /// One point per second of the time series at the middle of its second (x = t_s + 0.5), decimated;
 /// the warm-up seconds before the first stage starts are left out.

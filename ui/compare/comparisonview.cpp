@@ -45,9 +45,14 @@ namespace {
 
 constexpr int kRunColumnWidth = 170;
 
-std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline)
+/// Null once `cancel` is cancelled (a newer computation superseded this one).
+std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline,
+                                                      const CancelToken &cancel)
 {
-    auto result = std::make_shared<ComparisonResult>(ComparisonResult{ComparisonTable(runs, baseline), {}, {}, {}});
+    auto result =
+        std::make_shared<ComparisonResult>(ComparisonResult{ComparisonTable(runs, baseline, cancel), {}, {}, {}});
+    if (cancel.isCancelled())
+        return nullptr;
     if (isInterleavedSet(runs))
         result->paired.emplace(runs, baseline);
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -269,7 +274,7 @@ ChartView *ComparisonView::chartView(ChartTab tab) const
 void ComparisonView::openDirectories(const QStringList &arguments)
 {
     m_jobs.runLatest(
-        [arguments] {
+        [arguments](const CancelToken &cancel) {
             LoadedRuns loaded = LoadedRuns::load(arguments, LoadedRuns::Skip);
             expandSingleRunInstances(loaded.runs);
             // The marked baseline, when it is among the runs.
@@ -280,7 +285,7 @@ void ComparisonView::openDirectories(const QStringList &arguments)
             }
             Staged staged = splitSingleStaged(loaded.runs);
             auto runs = std::make_shared<const std::vector<RunData>>(std::move(loaded.runs));
-            auto result = computeResult(*runs, baseline);
+            auto result = computeResult(*runs, baseline, cancel);
             return std::tuple(runs, staged, result, loaded.notes + loaded.problems);
         },
         [this](const auto &done) {
@@ -288,12 +293,6 @@ void ComparisonView::openDirectories(const QStringList &arguments)
             present(runs, staged, result, problems, true);
         });
     updateHeader();
-}
-
-void ComparisonView::setRuns(std::vector<RunData> runs, int baseline)
-{
-    Staged staged = splitSingleStaged(runs);
-    compute(std::make_shared<const std::vector<RunData>>(std::move(runs)), std::move(staged), baseline, {});
 }
 
 ComparisonView::Staged ComparisonView::splitSingleStaged(std::vector<RunData> &runs)
@@ -311,7 +310,7 @@ ComparisonView::Staged ComparisonView::splitSingleStaged(std::vector<RunData> &r
 void ComparisonView::compute(Runs runs, Staged staged, int baseline, QStringList problems)
 {
     const bool newRuns = runs != m_runs;
-    m_jobs.runLatest([runs, baseline] { return computeResult(*runs, baseline); },
+    m_jobs.runLatest([runs, baseline](const CancelToken &cancel) { return computeResult(*runs, baseline, cancel); },
                      [this, runs, staged, problems, newRuns](const auto &result) {
                          present(runs, staged, result, problems, newRuns);
                      });
@@ -375,11 +374,6 @@ void ComparisonView::present(Runs runs, Staged staged, std::shared_ptr<const Com
 int ComparisonView::runCount() const
 {
     return m_runs ? int(m_runs->size()) : 0;
-}
-
-QStringList ComparisonView::directories() const
-{
-    return m_result ? m_result->directories : QStringList();
 }
 
 QString ComparisonView::title() const

@@ -55,15 +55,12 @@ public:
     /// Folders that cannot be read are named in the banner and by problemsFound(); the others
     /// are compared all the same.
     void openDirectories(const QStringList &arguments);
-    /// Compares runs already read (with their records, for the noise tests).
-    void setRuns(std::vector<RunData> runs, int baseline = 0);
 
     bool isLoading() const { return m_jobs.pending() > 0; }
     int runCount() const;
     int baseline() const { return m_baseline; }
     /// Recomputes the deltas and noise tests against another run (off the GUI thread).
     void setBaseline(int run);
-    QStringList directories() const;
     /// "DIR: why" for each folder that could not be compared.
     QStringList problems() const { return m_problems; }
     /// A short title for a tab: "Compare: a · b · c".
@@ -82,7 +79,6 @@ public:
 
     /// Which distribution the CDF tab overlays: TTFT, E2E, ITL or TPOT.
     void setCdfMetric(Metric metric);
-    Metric cdfMetric() const { return m_cdfMetric; }
     /// Which latency the throughput–latency curves show: TTFT or E2E.
     void setCurveMetric(Metric metric);
 
@@ -102,7 +98,7 @@ public Q_SLOTS:
     void markBaseline();
 
 Q_SIGNALS:
-    /// A comparison is shown (after openDirectories(), setRuns() or a new baseline).
+    /// A comparison is shown (after openDirectories() or a new baseline).
     void loaded();
     /// Folders that could not be compared, "DIR: why" each.
     void problemsFound(const QStringList &problems);

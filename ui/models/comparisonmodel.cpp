@@ -1,6 +1,6 @@
 #include "models/comparisonmodel.h"
 
-#include "analysis/metricglossary.h"
+#include "analysis/metriccatalogue.h"
 #include "analysis/svgchart.h"
 
 #include <QFont>
@@ -203,7 +203,7 @@ QVariant ComparisonModel::data(const QModelIndex &index, int role) const
         return ComparisonTable::betterName(row.better);
     if (role == Qt::ToolTipRole) {
         const QString better = ComparisonTable::betterName(row.better);
-        const QString description = MetricGlossary::definitionOf(row.key);
+        const QString description = MetricCatalogue::definition(row.key);
         return better.isEmpty() ? description : tr("%1 (%2 is better)").arg(description, better);
     }
     if (role != Qt::DisplayRole)

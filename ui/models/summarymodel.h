@@ -1,10 +1,9 @@
 #pragma once
 
-#include "metrics/runsummary.h"
+#include "analysis/metriccatalogue.h"
 
 #include <QAbstractTableModel>
 
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -56,15 +55,7 @@ public:
     static QString formatValue(double value, const QString &unit);
 
 private:
-    struct Spec {
-        QString key;
-        QString label;
-        QString unit;
-        std::function<std::optional<double>(const SummaryBlock &)> value;
-    };
-    static std::vector<Spec> allSpecs();
-
-    std::vector<Spec> m_specs; ///< the rows with a value somewhere
+    std::vector<const MetricCatalogue::Entry *> m_specs; ///< the catalogue's rows with a value somewhere
     std::vector<SummaryBlock> m_blocks;
 };
 

@@ -13,6 +13,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
+#include "analysis/metriccatalogue.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -631,10 +632,8 @@ void DashboardView::refreshTiles()
     QString errors = tr("%1 failed").arg(t.requests.failed);
     if (t.requests.cancelled > 0)
         errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
-    set("error_pct",
-        t.requests.attempted > 0 ? formatNumber(100.0 * double(t.requests.failed) / double(t.requests.attempted))
-                                 : QStringLiteral("—"),
-        errors);
+    const std::optional<double> errorPct = MetricCatalogue::find(QStringLiteral("error_pct"))->of(t);
+    set("error_pct", errorPct ? formatNumber(*errorPct) : QStringLiteral("—"), errors);
 
     // The target of the stage running now (or of the last stage, once the run is over).
     const QList<StageConfig> stages = d.stages();
@@ -852,7 +851,7 @@ void DashboardView::refreshErrors()
     }
     const int lastSecond = std::max(int(f.endS) - 1, errors.lastSecond());
     for (QLineSeries *line : m_errors->lines())
-        line->replace(errors.points(line->name(), lastSecond, TimeChart::kMaxPoints));
+        line->replace(errorRatePoints(errors, line->name(), lastSecond, TimeChart::kMaxPoints));
     finishTimeChart(m_errors, f, QStringLiteral("errors-by-status"), errors.total() == 0, tr("✓ No errors so far."),
                     tr("✓ No errors in this run."));
 }

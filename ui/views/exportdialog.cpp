@@ -134,11 +134,6 @@ void ExportDialog::setFormat(ChartExporter::Format format)
     m_format->setCurrentIndex(m_format->findData(int(format)));
 }
 
-void ExportDialog::setPage(ChartExporter::Page page)
-{
-    m_page->setCurrentIndex(m_page->findData(int(page)));
-}
-
 void ExportDialog::chooseFolder()
 {
     auto *dialog = new QFileDialog(this, tr("Export Folder"), folder());

@@ -5,7 +5,7 @@
 #include "formats/numberformat.h"
 #include "models/requestsmodel.h"
 #include "models/timelinemodel.h"
-#include "views/chunkreader.h"
+#include "results/chunkreader.h"
 #include "widgets/card.h"
 
 #include <QChart>

@@ -164,17 +164,7 @@ bool RunDocument::allFailed() const
 
 QString RunDocument::failureHeadline() const
 {
-    const RequestCounts &r = m_summary.total.requests;
-    const std::int64_t failed = std::max(r.failed, m_errors.total());
-    if (failed == 0)
-        return {};
-    const std::int64_t attempted = std::max(r.attempted, failed);
-    const auto causes = m_errors.topCauses(1);
-    QString headline = tr("%1 of %2 requests failed").arg(failed).arg(attempted);
-    if (!causes.empty())
-        headline +=
-            QStringLiteral(" — ") + (causes.front().message.isEmpty() ? causes.front().label : causes.front().message);
-    return headline;
+    return m_errors.headline(m_summary.total.requests);
 }
 
 QStringList RunDocument::topErrors(int n) const

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "charts/errortimeline.h"
+#include "metrics/errortimeline.h"
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
 

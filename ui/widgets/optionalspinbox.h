@@ -20,7 +20,6 @@ public:
     explicit OptionalSpinBox(const QString &unsetText, QWidget *parent = nullptr);
 
     QDoubleSpinBox *spinBox() const { return m_spin; }
-    QCheckBox *checkBox() const { return m_check; }
 
     std::optional<double> value() const;
     void setValue(std::optional<double> value);

@@ -1,6 +1,4 @@
-#include "charts/errortimeline.h"
-
-#include "charts/timechart.h"
+#include "metrics/errortimeline.h"
 
 #include <algorithm>
 
@@ -74,16 +72,28 @@ std::int64_t ErrorTimeline::count(const QString &label) const
     return n;
 }
 
-QList<QPointF> ErrorTimeline::points(const QString &label, int endSecond, int maxPoints) const
+std::vector<std::int32_t> ErrorTimeline::perSecond(const QString &label) const
 {
     const auto it = m_perSecond.find(label);
-    if (it == m_perSecond.end())
+    return it == m_perSecond.end() ? std::vector<std::int32_t>() : it->second;
+}
+
+QString ErrorTimeline::headline(const RequestCounts &requests) const
+{
+    const std::int64_t failed = std::max(requests.failed, m_total);
+    if (failed == 0)
         return {};
-    QList<QPointF> points;
-    points.reserve(endSecond + 1);
-    for (int s = 0; s <= endSecond; ++s)
-        points.append({s + 0.5, std::size_t(s) < it->second.size() ? double(it->second[std::size_t(s)]) : 0.0});
-    return decimate(points, maxPoints, Reduce::Mean);
+    const std::int64_t attempted = std::max(requests.attempted, failed);
+    const auto causes = topCauses(1);
+    QString headline = QStringLiteral("%1 of %2 requests failed").arg(failed).arg(attempted);
+    if (causes.empty())
+        return headline;
+    const Cause &top = causes.front();
+    headline += QStringLiteral(" — ") + (top.message.isEmpty() ? top.label : top.message);
+    // Of mixed causes, the biggest one's share: one cause of many is not the whole story.
+    if (top.count < m_total)
+        headline += QStringLiteral(" (%1 of %2)").arg(top.count).arg(m_total);
+    return headline;
 }
 
 } // namespace tb

@@ -1,4 +1,4 @@
-#include "views/chunkreader.h"
+#include "results/chunkreader.h"
 
 #include "config/inputfile.h"
 #include "results/runfiles.h"

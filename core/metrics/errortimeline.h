@@ -1,9 +1,8 @@
 #pragma once
 
 #include "metrics/requestrecord.h"
+#include "metrics/runsummary.h"
 
-#include <QList>
-#include <QPointF>
 #include <QStringList>
 
 #include <cstdint>
@@ -15,7 +14,8 @@ namespace tb {
 /// Failed requests per second of run time by HTTP status or error class ("429", "503", "timeout",
 /// …), counted from the records as they complete: the time series has failures per second but not
 /// their causes. Like the summary it leaves out warm-up requests and cancelled ones (a Stop is not
-/// the target's error); a request counts in the second it ended.
+/// the target's error); a request counts in the second it ended. The dashboard draws it
+/// (charts/timechart.h errorRatePoints), the GUI and the CLI's `run` say its headline.
 class ErrorTimeline
 {
 public:
@@ -40,9 +40,14 @@ public:
     /// "Run failed" message name.
     std::vector<Cause> topCauses(int n) const;
 
-    /// Errors per second of one label at x = second + 0.5 for every second up to endSecond
-    /// (seconds without errors are 0), decimated to maxPoints by their mean rate.
-    QList<QPointF> points(const QString &label, int endSecond, int maxPoints) const;
+    /// Errors of one label in each second from 0 on (to its last error); empty for a label without.
+    std::vector<std::int32_t> perSecond(const QString &label) const;
+
+    /// "200 of 200 requests failed — connection refused": how many of the attempted requests
+    /// (`requests`, the summary's counts: a live run's may lag the records) failed and the most
+    /// frequent cause, its message or else its class, with its share when the failures had other
+    /// causes too ("10 of 40 requests failed — 429 (7 of 10)"); empty when nothing failed.
+    QString headline(const RequestCounts &requests) const;
 
 private:
     std::map<QString, std::vector<std::int32_t>> m_perSecond;

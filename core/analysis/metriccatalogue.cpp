@@ -1,0 +1,316 @@
+#include "analysis/metriccatalogue.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+using Better = MetricCatalogue::Better;
+using Entry = MetricCatalogue::Entry;
+using BlockValue = std::function<std::optional<double>(const SummaryBlock &)>;
+using WholeValue = std::function<std::optional<double>(const RunSummary &)>;
+
+const QString kCount = QStringLiteral("count");
+
+std::optional<double> finite(double v)
+{
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::optional<double> percent(const std::optional<double> &fraction)
+{
+    return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
+}
+
+/// A count shown only where there is any.
+std::optional<double> ifAny(std::int64_t count)
+{
+    return count > 0 ? std::optional<double>(double(count)) : std::nullopt;
+}
+
+std::optional<double> perOk(const SummaryBlock &b, std::int64_t total)
+{
+    return b.requests.ok > 0 ? std::optional<double>(double(total) / double(b.requests.ok)) : std::nullopt;
+}
+
+BlockValue stat(Metric m, double LatencyStats::*field)
+{
+    return [m, field](const SummaryBlock &b) { return b.stat(m).count > 0 ? finite(b.stat(m).*field) : std::nullopt; };
+}
+
+BlockValue count(std::int64_t RequestCounts::*field)
+{
+    return [field](const SummaryBlock &b) { return std::optional<double>(double(b.requests.*field)); };
+}
+
+/// A run-wide metric: the server block, the cost or the context sweep, never a summary row.
+Entry wholeRun(const char *key, const char *label, const char *unit, Better better, WholeValue value)
+{
+    return {QLatin1String(key), QString::fromUtf8(label), QString::fromUtf8(unit), better, {}, std::move(value), false};
+}
+
+/// A figure of the server block, when the run scraped the server's metrics.
+template<typename Fn> WholeValue serverValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
+}
+
+/// A figure of the run's cost, when the target had prices.
+template<typename Fn> WholeValue costValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.total.cost ? fn(*s.total.cost) : std::nullopt; };
+}
+
+/// A figure of the run's context-sweep fit, when the run was a context sweep with a fit.
+template<typename Fn> WholeValue contextFitValue(Fn fn)
+{
+    return [fn](const RunSummary &s) {
+        return s.contextSweep && s.contextSweep->fit.ok ? std::optional<double>(fn(*s.contextSweep)) : std::nullopt;
+    };
+}
+
+/// A figure of a context sweep's largest prompt stage (where prefill dominates TTFT).
+template<typename Fn> WholeValue contextLargestValue(Fn fn)
+{
+    return [fn](const RunSummary &s) -> std::optional<double> {
+        if (!s.contextSweep || s.contextSweep->stages.empty())
+            return std::nullopt;
+        const auto &stages = s.contextSweep->stages;
+        return fn(*std::max_element(stages.begin(), stages.end(),
+                                    [](const auto &x, const auto &y) { return x.promptTokens < y.promptTokens; }));
+    };
+}
+
+std::vector<Entry> build()
+{
+    const QString ms = QStringLiteral("ms");
+    const QString reqPerS = QStringLiteral("req/s");
+    const QString tokPerS = QStringLiteral("tok/s");
+    const QString pct = QStringLiteral("%");
+    const QString tokens = QStringLiteral("tokens");
+    const QString requests = QStringLiteral("requests");
+    std::vector<Entry> all = {
+        {QStringLiteral("requests_ok"), QStringLiteral("Successful requests"), kCount, Better::Higher,
+         count(&RequestCounts::ok)},
+        {QStringLiteral("requests_failed"), QStringLiteral("Failed requests"), kCount, Better::Lower,
+         count(&RequestCounts::failed)},
+        {QStringLiteral("requests_cancelled"), QStringLiteral("Cancelled by Stop"), kCount, Better::Neither,
+         count(&RequestCounts::cancelled)},
+        // The one error rate (the dashboard's tile and the baseline change read it here):
+        // cancelled requests are neither ok nor failed.
+        {QStringLiteral("error_pct"), QStringLiteral("Errors"), pct, Better::Lower,
+         [](const SummaryBlock &b) {
+             return b.requests.attempted > 0
+                        ? std::optional<double>(100.0 * double(b.requests.failed) / double(b.requests.attempted))
+                        : std::nullopt;
+         }},
+        {QStringLiteral("window_s"), QStringLiteral("Measurement window"), QStringLiteral("s"), Better::Neither,
+         [](const SummaryBlock &b) { return finite(b.windowS); }},
+        {QStringLiteral("requests_per_s"), QStringLiteral("Requests/s"), reqPerS, Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.requestsPerS); }},
+        {QStringLiteral("goodput_requests_per_s"), QStringLiteral("Goodput"), reqPerS, Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
+        {QStringLiteral("good_pct"), QStringLiteral("Good fraction"), pct, Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
+        {QStringLiteral("output_tokens_per_s"), QStringLiteral("Output tokens/s"), tokPerS, Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
+        {QStringLiteral("input_tokens_per_s"), QStringLiteral("Input tokens/s"), tokPerS, Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.inputTokensPerS); }},
+        {QStringLiteral("peak_output_tokens_per_s"), QStringLiteral("Peak output tokens/s"), tokPerS, Better::Higher,
+         [](const SummaryBlock &b) { return finite(b.throughput.peakOutputTokensPerS); }},
+    };
+
+    struct LatencyRows {
+        Metric metric;
+        const char *key;
+        const char *label;
+        std::vector<std::pair<const char *, double LatencyStats::*>> stats;
+    };
+    using S = LatencyStats;
+    const std::vector<std::pair<const char *, double S::*>> full = {
+        {"mean", &S::mean}, {"p50", &S::p50}, {"p90", &S::p90}, {"p99", &S::p99}, {"p999", &S::p999}, {"max", &S::max}};
+    const std::vector<std::pair<const char *, double S::*>> brief = {
+        {"mean", &S::mean}, {"p50", &S::p50}, {"p99", &S::p99}};
+    const std::vector<LatencyRows> latencies = {
+        {Metric::Ttft, "ttft", "TTFT", full},
+        {Metric::Ttfo, "ttfo", "TTFO", brief},
+        {Metric::TtftFromSchedule, "ttft_from_schedule", "TTFT from schedule", brief},
+        {Metric::Ttfb, "ttfb", "TTFB", brief},
+        {Metric::E2e, "e2e", "E2E", full},
+        {Metric::E2eFromSchedule, "e2e_from_schedule", "E2E from schedule", brief},
+        {Metric::Tpot, "tpot", "TPOT", brief},
+        {Metric::Itl, "itl", "ITL", brief},
+        {Metric::Icl, "icl", "ICL", brief},
+        {Metric::QueueDelay, "queue_delay", "Queue delay", brief},
+        {Metric::Blocked, "blocked", "Blocked", brief},
+        {Metric::Connect, "connect", "Connect", brief},
+        {Metric::Tls, "tls", "TLS", brief},
+        {Metric::Sending, "sending", "Sending", brief},
+        {Metric::Waiting, "waiting", "Waiting", brief},
+        {Metric::Receiving, "receiving", "Receiving", brief},
+    };
+    for (const LatencyRows &rows : latencies) {
+        for (const auto &[name, field] : rows.stats) {
+            const QString statName = QString::fromLatin1(name) == QLatin1String("p999") ? QStringLiteral("p99.9")
+                                                                                        : QString::fromLatin1(name);
+            all.push_back({QStringLiteral("%1_%2").arg(QLatin1String(rows.key), QLatin1String(name)),
+                           QStringLiteral("%1 %2").arg(QLatin1String(rows.label), statName), ms, Better::Lower,
+                           stat(rows.metric, field)});
+        }
+    }
+
+    const auto connections = [](std::int64_t ConnectionSummary::*field) {
+        return [field](const SummaryBlock &b) {
+            return b.connections.opened + b.connections.reused > 0 ? std::optional<double>(double(b.connections.*field))
+                                                                   : std::nullopt;
+        };
+    };
+    std::vector<Entry> rest = {
+        {QStringLiteral("connections_opened"), QStringLiteral("New connections"), kCount, Better::Neither,
+         connections(&ConnectionSummary::opened)},
+        {QStringLiteral("connections_reused"), QStringLiteral("Kept-alive connections"), kCount, Better::Neither,
+         connections(&ConnectionSummary::reused)},
+        {QStringLiteral("retries"), QStringLiteral("Retries"), kCount, Better::Lower,
+         [](const SummaryBlock &b) { return ifAny(b.requests.retries); }},
+        {QStringLiteral("decode_tokens_per_s_p50"), QStringLiteral("Decode speed p50"), tokPerS, Better::Higher,
+         stat(Metric::DecodeSpeed, &S::p50)},
+        {QStringLiteral("tokens_per_chunk_mean"), QStringLiteral("Tokens per chunk"), tokens, Better::Neither,
+         stat(Metric::TokensPerChunk, &S::mean)},
+        {QStringLiteral("input_tokens"), QStringLiteral("Prompt tokens"), tokens, Better::Neither,
+         [](const SummaryBlock &b) { return std::optional<double>(double(b.tokens.input)); }},
+        {QStringLiteral("output_tokens"), QStringLiteral("Output tokens"), tokens, Better::Neither,
+         [](const SummaryBlock &b) { return std::optional<double>(double(b.tokens.output)); }},
+        {QStringLiteral("reasoning_tokens"), QStringLiteral("Reasoning tokens"), tokens, Better::Neither,
+         [](const SummaryBlock &b) { return ifAny(b.tokens.reasoning); }},
+        {QStringLiteral("reasoning_hidden_tokens"), QStringLiteral("Hidden reasoning tokens"), tokens, Better::Neither,
+         [](const SummaryBlock &b) { return ifAny(b.tokens.reasoningHidden); }},
+        {QStringLiteral("stopped_at_cap"), QStringLiteral("Stopped at max_tokens"), requests, Better::Neither,
+         [](const SummaryBlock &b) { return ifAny(b.requests.stoppedAtCap()); }},
+        {QStringLiteral("input_tokens_per_request"), QStringLiteral("Prompt tokens per request"), tokens,
+         Better::Neither, [](const SummaryBlock &b) { return perOk(b, b.tokens.input); }},
+        {QStringLiteral("output_tokens_per_request"), QStringLiteral("Output tokens per request"), tokens,
+         Better::Neither, [](const SummaryBlock &b) { return perOk(b, b.tokens.output); }},
+        {QStringLiteral("out_in_ratio"), QStringLiteral("Out/in tokens"), QStringLiteral("x"), Better::Neither,
+         [](const SummaryBlock &b) { return b.tokens.outInRatio; }},
+        {QStringLiteral("cache_hit_pct"), QStringLiteral("Cache hits"), pct, Better::Higher,
+         [](const SummaryBlock &b) { return percent(b.tokens.cacheHitRatio); }},
+        // Where the cached counts came from: a server may report its cache only in llama.cpp's timings.
+        {QStringLiteral("cached_from_usage"), QStringLiteral("Cached counts from usage"), requests, Better::Neither,
+         [](const SummaryBlock &b) { return ifAny(b.tokens.cachedFromUsage); }},
+        {QStringLiteral("cached_from_timings"), QStringLiteral("Cached counts from timings"), requests, Better::Neither,
+         [](const SummaryBlock &b) { return ifAny(b.tokens.cachedFromTimings); }},
+        {QStringLiteral("concurrency_target"), QStringLiteral("Target concurrency"), requests, Better::Neither,
+         [](const SummaryBlock &b) {
+             return b.concurrency.target ? std::optional<double>(*b.concurrency.target) : std::nullopt;
+         }},
+        {QStringLiteral("peak_in_flight"), QStringLiteral("Peak in flight"), requests, Better::Neither,
+         [](const SummaryBlock &b) { return std::optional<double>(b.concurrency.peakInFlight); }},
+        {QStringLiteral("mean_in_flight"), QStringLiteral("Mean in flight"), requests, Better::Neither,
+         [](const SummaryBlock &b) { return finite(b.concurrency.meanInFlight); }},
+        // The comparison's own rows: reasoning per request (shown only when a run reasoned) and
+        // the run-wide figures.
+        {QStringLiteral("reasoning_per_request"),
+         QStringLiteral("Reasoning tokens/req"),
+         tokens,
+         Better::Neither,
+         [](const SummaryBlock &b) { return perOk(b, b.tokens.reasoning); },
+         {},
+         false},
+        wholeRun("server_ttft_p50", "Server TTFT p50", "ms", Better::Lower,
+                 serverValue([](const ServerSummary &s) { return s.ttft.p50; })),
+        wholeRun("server_ttft_p99", "Server TTFT p99", "ms", Better::Lower,
+                 serverValue([](const ServerSummary &s) { return s.ttft.p99; })),
+        wholeRun("server_running_mean", "Server running", "req", Better::Neither,
+                 serverValue([](const ServerSummary &s) { return s.runningMean; })),
+        wholeRun("server_waiting_mean", "Server waiting", "req", Better::Neither,
+                 serverValue([](const ServerSummary &s) { return s.waitingMean; })),
+        wholeRun("server_kv_cache_peak_pct", "Server KV cache peak", "%", Better::Neither,
+                 serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })),
+        // Cheapest is best; the run's total depends on how long it ran, so it is not judged.
+        wholeRun("cost_per_1m_output_tokens", "Cost/1M output tokens", "USD", Better::Lower,
+                 costValue([](const CostSummary &c) { return c.perMOutputTokens; })),
+        wholeRun("cost_per_request", "Cost/request", "USD", Better::Lower,
+                 costValue([](const CostSummary &c) { return c.perRequest; })),
+        wholeRun("cost_per_good_request", "Cost/good request", "USD", Better::Lower,
+                 costValue([](const CostSummary &c) { return c.perGoodRequest; })),
+        wholeRun("cost_total", "Cost of the run", "USD", Better::Neither,
+                 costValue([](const CostSummary &c) { return std::optional<double>(c.total); })),
+        wholeRun("context_fit_a", "Context fit a", "ms/tok^b", Better::Neither,
+                 contextFitValue([](const ContextSweepSummary &c) { return c.fit.a; })),
+        wholeRun("context_fit_b", "Context fit b", "", Better::Lower,
+                 contextFitValue([](const ContextSweepSummary &c) { return c.fit.b; })),
+        wholeRun("context_fit_c", "Context fit c", "ms", Better::Lower,
+                 contextFitValue([](const ContextSweepSummary &c) { return c.fit.c; })),
+        wholeRun("context_fit_r2", "Context fit R²", "", Better::Neither,
+                 contextFitValue([](const ContextSweepSummary &c) { return c.fit.r2; })),
+        wholeRun("context_prefill_tokens_per_s", "Prefill tok/s (longest)", "tok/s", Better::Higher,
+                 contextLargestValue([](const ContextSweepSummary::Stage &s) { return finite(s.prefillTokensPerS); })),
+        wholeRun("context_fit_prefill_tokens_per_s", "Fit prefill tok/s", "tok/s", Better::Higher,
+                 contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })),
+    };
+    all.insert(all.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+    return all;
+}
+
+QList<MetricCatalogue::GlossaryEntry> loadGlossary()
+{
+    QFile file(QStringLiteral(":/tokenbench/metric-glossary.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<MetricCatalogue::GlossaryEntry> entries;
+    for (const QJsonValue &value : QJsonDocument::fromJson(file.readAll()).object().value(u"entries").toArray()) {
+        const QJsonObject o = value.toObject();
+        MetricCatalogue::GlossaryEntry entry{o.value(u"term").toString(), {}, o.value(u"definition").toString()};
+        for (const QJsonValue &key : o.value(u"keys").toArray())
+            entry.keys << key.toString();
+        if (!entry.term.isEmpty() && !entry.definition.isEmpty())
+            entries << entry;
+    }
+    return entries;
+}
+
+} // namespace
+
+const std::vector<MetricCatalogue::Entry> &MetricCatalogue::all()
+{
+    static const std::vector<Entry> entries = build();
+    return entries;
+}
+
+const MetricCatalogue::Entry *MetricCatalogue::find(const QString &key)
+{
+    const auto it = std::find_if(all().begin(), all().end(), [&](const Entry &e) { return e.key == key; });
+    return it == all().end() ? nullptr : &*it;
+}
+
+const QList<MetricCatalogue::GlossaryEntry> &MetricCatalogue::glossary()
+{
+    static const QList<GlossaryEntry> entries = loadGlossary();
+    return entries;
+}
+
+const MetricCatalogue::GlossaryEntry *MetricCatalogue::glossaryEntry(const QString &key)
+{
+    for (QString prefix = key; !prefix.isEmpty(); prefix.truncate(std::max<qsizetype>(0, prefix.lastIndexOf(u'_')))) {
+        for (const GlossaryEntry &entry : glossary()) {
+            if (entry.keys.contains(prefix))
+                return &entry;
+        }
+    }
+    return nullptr;
+}
+
+QString MetricCatalogue::definition(const QString &key)
+{
+    const GlossaryEntry *entry = glossaryEntry(key);
+    return entry ? entry->definition : QString();
+}
+
+} // namespace tb
