@@ -191,6 +191,34 @@ private Q_SLOTS:
             QCOMPARE(fromStd(f.get(*read).dump()), fromStd(sample.dump()));
     }
 
+    // Of two bad keys the one read first is reported, in the order fields were always read: the
+    // hand-read keys take their turn among the table's.
+    void firstBadKeyReported_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("headers before tls_verify")
+            << QByteArray(R"({"target": {"tls_verify": 1, "headers": 1}})") << QStringLiteral("target.headers: ");
+        QTest::newRow("api before headers")
+            << QByteArray(R"({"target": {"headers": 1, "api": "x"}})") << QStringLiteral("target.api: ");
+        QTest::newRow("a stage before timeout")
+            << QByteArray(R"({"load": {"timeout": "x", "stages": [{"level": "x"}]}})")
+            << QStringLiteral("load.stages[0].level: ");
+        QTest::newRow("stages before requests")
+            << QByteArray(R"({"load": {"requests": -1, "stages": 1}})") << QStringLiteral("load.stages: ");
+        QTest::newRow("dataset_prompt_len before repeat")
+            << QByteArray(R"({"prompt": {"repeat": 1, "dataset_prompt_len": "x"}})")
+            << QStringLiteral("prompt.dataset_prompt_len: ");
+    }
+    void firstBadKeyReported()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        QString why;
+        QVERIFY(!runConfigFromJson(nlohmann::json::parse(json.toStdString()), &why));
+        QVERIFY2(why.startsWith(error), qPrintable(why));
+    }
+
     void flagRoundTrip_data()
     {
         QTest::addColumn<ConfigFieldId>("id");

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <limits>
 #include <optional>
 #include <variant>
@@ -189,9 +190,11 @@ const ConfigField *configFieldAt(const QString &path);
 
 class JsonReader;
 
-/// Reads the tabular fields of one section ("load", "" for the top level) from `reader` into c,
-/// in table order; the section's other keys are read by hand (runconfigjson.cpp).
-void readConfigFields(JsonReader &reader, const char *section, RunConfig &c);
+/// Reads the fields of one section ("load", "" for the top level) from `reader` into c in table
+/// order (so that of two bad keys the same one is reported first, always): the tabular ones by
+/// their type, the others by `readByHand` (runconfigjson.cpp).
+void readConfigFields(JsonReader &reader, const char *section, RunConfig &c,
+                      const std::function<void(const ConfigField &)> &readByHand = {});
 /// Writes the tabular fields of one section into `object`.
 void writeConfigFields(const RunConfig &c, const char *section, nlohmann::json &object);
 

@@ -946,11 +946,17 @@ const ConfigField *configFieldAt(const QString &path)
     return nullptr;
 }
 
-void readConfigFields(JsonReader &r, const char *section, RunConfig &c)
+void readConfigFields(JsonReader &r, const char *section, RunConfig &c,
+                      const std::function<void(const ConfigField &)> &readByHand)
 {
     for (const ConfigField &f : configFields()) {
-        if (qstrcmp(f.section, section) != 0 || !f.isTabular())
+        if (qstrcmp(f.section, section) != 0)
             continue;
+        if (!f.isTabular()) {
+            if (readByHand)
+                readByHand(f);
+            continue;
+        }
         switch (f.type) {
         case ConfigType::Bool:
             r.boolean(f.key, std::get<FieldRef<bool>>(f.access)(c));

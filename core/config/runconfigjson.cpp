@@ -177,31 +177,42 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
     RunConfig c;
     TargetConfig &t = c.target;
     JsonReader r(json, QStringLiteral("target"), error);
-    readConfigFields(r, "target", c);
-    r.stringList("replicas", t.replicas);
-    if (const auto *headers = r.find("headers")) {
-        if (!headers->is_object())
-            r.fail(r.field("headers"), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
-        else if (headers->size() > std::size_t(limits::kMaxHeaders))
-            r.fail(r.field("headers"),
-                   QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
-        else {
-            for (auto it = headers->begin(); it != headers->end(); ++it) {
-                if (!it->is_string()) {
-                    r.fail(r.field("headers") + QLatin1Char('.') + fromStd(it.key()),
-                           QStringLiteral("must be a string"));
-                    break;
+    readConfigFields(r, "target", c, [&](const ConfigField &f) {
+        switch (f.id) {
+        case ConfigFieldId::TargetReplicas:
+            r.stringList(f.key, t.replicas);
+            break;
+        case ConfigFieldId::TargetHeaders:
+            if (const auto *headers = r.find(f.key)) {
+                if (!headers->is_object())
+                    r.fail(r.field(f.key), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
+                else if (headers->size() > std::size_t(limits::kMaxHeaders))
+                    r.fail(r.field(f.key),
+                           QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
+                else {
+                    for (auto it = headers->begin(); it != headers->end(); ++it) {
+                        if (!it->is_string()) {
+                            r.fail(r.field(f.key) + QLatin1Char('.') + fromStd(it.key()),
+                                   QStringLiteral("must be a string"));
+                            break;
+                        }
+                        t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
+                    }
                 }
-                t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
             }
+            break;
+        case ConfigFieldId::TargetExtraBody:
+            if (const auto *extra = r.find(f.key)) {
+                if (extra->is_object())
+                    t.extraBody = *extra;
+                else
+                    r.fail(r.field(f.key), QStringLiteral("must be a JSON object"));
+            }
+            break;
+        default: // the typed-in key: refused below
+            break;
         }
-    }
-    if (const auto *extra = r.find("extra_body")) {
-        if (extra->is_object())
-            t.extraBody = *extra;
-        else
-            r.fail(r.field("extra_body"), QStringLiteral("must be a JSON object"));
-    }
+    });
     if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
         JsonReader p(*pricing, r.field("pricing"), error);
         readConfigFields(p, "target.pricing", c);
@@ -255,7 +266,6 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *prompt = top.find("prompt"); prompt && top.ok()) {
         JsonReader r(*prompt, QStringLiteral("prompt"), error);
-        readConfigFields(r, "prompt", c);
         const auto range = [&](const char *key, int &min, int &max) {
             QString text, why;
             r.string(key, text);
@@ -266,62 +276,72 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             else
                 r.fail(r.field(key), why);
         };
-        range("dataset_prompt_len", c.prompt.promptLenMin, c.prompt.promptLenMax);
-        range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
-        if (const auto *vars = r.find("variables")) {
-            if (!vars->is_object())
-                r.fail(r.field("variables"), QStringLiteral("must be an object of \"name\": \"value\" pairs"));
-            else {
-                for (auto it = vars->begin(); it != vars->end(); ++it) {
-                    if (it->is_string())
-                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->get<std::string>()));
-                    else
-                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->dump()));
+        readConfigFields(r, "prompt", c, [&](const ConfigField &f) {
+            if (f.id == ConfigFieldId::DatasetPromptLen)
+                range(f.key, c.prompt.promptLenMin, c.prompt.promptLenMax);
+            else if (f.id == ConfigFieldId::DatasetOutputLen)
+                range(f.key, c.prompt.outputLenMin, c.prompt.outputLenMax);
+            else if (const auto *vars = f.id == ConfigFieldId::Variables ? r.find(f.key) : nullptr) {
+                if (!vars->is_object())
+                    r.fail(r.field(f.key), QStringLiteral("must be an object of \"name\": \"value\" pairs"));
+                else {
+                    for (auto it = vars->begin(); it != vars->end(); ++it) {
+                        if (it->is_string())
+                            c.prompt.variables.insert(fromStd(it.key()), fromStd(it->get<std::string>()));
+                        else
+                            c.prompt.variables.insert(fromStd(it.key()), fromStd(it->dump()));
+                    }
                 }
             }
-        }
+        });
         if (!r.finish())
             return std::nullopt;
     }
     if (const auto *load = top.find("load"); load && top.ok()) {
         JsonReader r(*load, QStringLiteral("load"), error);
-        readConfigFields(r, "load", c);
         const QString modes = loadModeNames();
-        if (const auto *stages = r.find("stages")) {
-            if (!stages->is_array())
-                r.fail(r.field("stages"), QStringLiteral("must be an array of stages"));
-            else if (stages->size() > std::size_t(limits::kMaxStages))
-                r.fail(r.field("stages"),
-                       QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
-            else {
-                for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
-                    StageConfig s;
-                    JsonReader sr((*stages)[i], QStringLiteral("load.stages[%1]").arg(i), error);
-                    sr.string("name", s.name);
-                    sr.enumeration("mode", s.mode, &loadModeFromName, modes);
-                    sr.real("level", s.level);
-                    sr.duration("duration", s.durationMs, true);
-                    sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
-                    sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
-                    if (!sr.finish())
-                        return std::nullopt;
-                    c.load.stages << s;
+        readConfigFields(r, "load", c, [&](const ConfigField &f) {
+            if (f.id == ConfigFieldId::Stages) {
+                if (const auto *stages = r.find(f.key)) {
+                    if (!stages->is_array())
+                        r.fail(r.field(f.key), QStringLiteral("must be an array of stages"));
+                    else if (stages->size() > std::size_t(limits::kMaxStages))
+                        r.fail(r.field(f.key),
+                               QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
+                    else {
+                        for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
+                            StageConfig s;
+                            // A stage's problem is the reader's: nothing more is read.
+                            JsonReader sr(r, (*stages)[i], QStringLiteral("load.stages[%1]").arg(i));
+                            sr.string("name", s.name);
+                            sr.enumeration("mode", s.mode, &loadModeFromName, modes);
+                            sr.real("level", s.level);
+                            sr.duration("duration", s.durationMs, true);
+                            sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                            sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
+                            if (!sr.finish())
+                                return;
+                            c.load.stages << s;
+                        }
+                    }
+                }
+            } else if (f.id == ConfigFieldId::ThinkTime) {
+                if (const auto *think = r.find(f.key)) {
+                    const auto parsed =
+                        think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
+                    if (parsed && parsed->ms <= limits::kMaxDurationMs) {
+                        c.load.thinkTimeMs = parsed->ms;
+                        c.load.thinkTimeExponential = parsed->exponential;
+                    } else {
+                        r.fail(r.field(f.key),
+                               QStringLiteral(
+                                   "must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                                   .arg(formatDuration(limits::kMaxDurationMs), JsonReader::shown(*think)));
+                    }
                 }
             }
-        }
-        if (const auto *think = r.find("think_time")) {
-            const auto parsed = think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
-            if (parsed && parsed->ms <= limits::kMaxDurationMs) {
-                c.load.thinkTimeMs = parsed->ms;
-                c.load.thinkTimeExponential = parsed->exponential;
-            } else {
-                r.fail(
-                    r.field("think_time"),
-                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
-                                   "that mean, at most %1 (got %2)")
-                        .arg(formatDuration(limits::kMaxDurationMs), JsonReader::shown(*think)));
-            }
-        }
+        });
         if (!r.finish())
             return std::nullopt;
     }
