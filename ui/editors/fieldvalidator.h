@@ -26,8 +26,17 @@ public:
     /// the field under `key` (a JSON path such as "target.url"). The tool tip goes on label and field.
     /// Returns the message label, so further keys can share it (addField).
     QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &key, const QString &toolTip);
+    /// The same for a field of the configuration table, under its JSON path.
+    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, ConfigFieldId id, const QString &toolTip)
+    {
+        return addRow(form, label, field, configField(id).path(), toolTip);
+    }
     /// Registers another field (or another key for the same field) with its message label.
     void addField(const QString &key, QWidget *field, QLabel *message);
+    void addField(ConfigFieldId id, QWidget *field, QLabel *message)
+    {
+        addField(configField(id).path(), field, message);
+    }
     /// A message line for fields placed by hand.
     static QLabel *createMessageLabel(QWidget *parent);
 
