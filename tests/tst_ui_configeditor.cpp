@@ -409,13 +409,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         QTest::addColumn<QString>("marked");
         QTest::newRow("its own path") << ConfigFieldId::Concurrency
-                                      << QStringLiteral("load.concurrency (--concurrency): must be from 1") << "users";
+                                      << QStringLiteral("load.concurrency (--concurrency): must be from 1")
+                                      << QStringLiteral("users");
         QTest::newRow("another path in the text")
-            << ConfigFieldId::Concurrency << QStringLiteral("load.rate (--rate): must be from 0.00001") << "users";
-        QTest::newRow("no path in the text") << ConfigFieldId::Rate << QStringLiteral("too fast") << "rate";
+            << ConfigFieldId::Concurrency << QStringLiteral("load.rate (--rate): must be from 0.00001")
+            << QStringLiteral("users");
+        QTest::newRow("no path in the text")
+            << ConfigFieldId::Rate << QStringLiteral("too fast") << QStringLiteral("rate");
         QTest::newRow("element of a list")
             << ConfigFieldId::Stages << QStringLiteral("load.stages[2] (--stages): level must be greater than 0")
-            << "stages";
+            << QStringLiteral("stages");
     }
     void problemMarksWidgetById()
     {
@@ -448,9 +451,9 @@ private Q_SLOTS:
         QTest::addColumn<ConfigFieldId>("id");
         QTest::addColumn<double>("value");
         QTest::addColumn<QString>("marked");
-        QTest::newRow("max_tokens") << ConfigFieldId::MaxTokens << 0.0 << "maxTokens";
-        QTest::newRow("concurrency") << ConfigFieldId::Concurrency << 0.0 << "concurrency";
-        QTest::newRow("slo target") << ConfigFieldId::SloTarget << 0.0 << "sloTarget";
+        QTest::newRow("max_tokens") << ConfigFieldId::MaxTokens << 0.0 << QStringLiteral("maxTokens");
+        QTest::newRow("concurrency") << ConfigFieldId::Concurrency << 0.0 << QStringLiteral("concurrency");
+        QTest::newRow("slo target") << ConfigFieldId::SloTarget << 0.0 << QStringLiteral("sloTarget");
     }
     void invalidValueMarksFieldOfItsId()
     {
