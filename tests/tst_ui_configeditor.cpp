@@ -21,6 +21,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -34,6 +35,7 @@
 using namespace tb;
 
 Q_DECLARE_METATYPE(tb::RunConfig)
+Q_DECLARE_METATYPE(tb::ConfigFieldId)
 
 namespace {
 
@@ -397,6 +399,82 @@ private Q_SLOTS:
         QVERIFY(!border->property("invalid").toBool());
         QVERIFY(!line->isVisible());
         QVERIFY(editor.tabs()->tabIcon(tab).isNull());
+    }
+
+    // configProblems() name their field by id: the widget registered under the id's JSON path is
+    // marked, whatever the message's text says.
+    void problemMarksWidgetById_data()
+    {
+        QTest::addColumn<ConfigFieldId>("id");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("marked");
+        QTest::newRow("its own path") << ConfigFieldId::Concurrency
+                                      << QStringLiteral("load.concurrency (--concurrency): must be from 1")
+                                      << QStringLiteral("users");
+        QTest::newRow("another path in the text")
+            << ConfigFieldId::Concurrency << QStringLiteral("load.rate (--rate): must be from 0.00001")
+            << QStringLiteral("users");
+        QTest::newRow("no path in the text")
+            << ConfigFieldId::Rate << QStringLiteral("too fast") << QStringLiteral("rate");
+        QTest::newRow("element of a list")
+            << ConfigFieldId::Stages << QStringLiteral("load.stages[2] (--stages): level must be greater than 0")
+            << QStringLiteral("stages");
+    }
+    void problemMarksWidgetById()
+    {
+        QFETCH(ConfigFieldId, id);
+        QFETCH(QString, message);
+        QFETCH(QString, marked);
+        QWidget form;
+        auto *layout = new QFormLayout(&form);
+        FieldValidator validator;
+        QHash<QString, QWidget *> widgets;
+        for (const auto &[name, key] : {std::pair{"users", "load.concurrency"}, std::pair{"rate", "load.rate"},
+                                        std::pair{"stages", "load.stages"}}) {
+            auto *spin = new QSpinBox(&form);
+            widgets.insert(QLatin1String(name), spin);
+            validator.addRow(layout, QLatin1String(name), spin, QLatin1String(key), QString());
+        }
+        QCOMPARE(validator.mark(ConfigProblem{id, message}), widgets.value(marked));
+        for (auto it = widgets.cbegin(); it != widgets.cend(); ++it)
+            QCOMPARE(it.value()->property("invalid").toBool(), it.key() == marked);
+        QVERIFY2(messageFor(widgets.value(marked))->text().contains(FieldValidator::reasonOf(message)),
+                 qPrintable(messageFor(widgets.value(marked))->text()));
+        // An id no field is registered for marks nothing.
+        QVERIFY(!validator.mark(ConfigProblem{ConfigFieldId::Seed, QStringLiteral("load.concurrency: x")}));
+    }
+
+    // A configuration with a value out of its table range: the editor marks the field of the
+    // problem's id.
+    void invalidValueMarksFieldOfItsId_data()
+    {
+        QTest::addColumn<ConfigFieldId>("id");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("marked");
+        QTest::newRow("max_tokens") << ConfigFieldId::MaxTokens << 0.0 << QStringLiteral("maxTokens");
+        QTest::newRow("concurrency") << ConfigFieldId::Concurrency << 0.0 << QStringLiteral("concurrency");
+        QTest::newRow("slo target") << ConfigFieldId::SloTarget << 0.0 << QStringLiteral("sloTarget");
+    }
+    void invalidValueMarksFieldOfItsId()
+    {
+        QFETCH(ConfigFieldId, id);
+        QFETCH(double, value);
+        QFETCH(QString, marked);
+        RunConfig c = base();
+        const ConfigField &f = configField(id);
+        if (f.type == ConfigType::Int)
+            std::get<FieldRef<int>>(f.access)(c) = int(value);
+        else
+            std::get<FieldRef<double>>(f.access)(c) = value;
+        bool named = false;
+        for (const ConfigProblem &p : configProblems(c))
+            named = named || p.field == id;
+        QVERIFY(named);
+        ConfigEditor editor;
+        editor.setConfig(c);
+        auto *field = editor.findChild<QWidget *>(marked);
+        QVERIFY2(field, qPrintable(marked));
+        QVERIFY2(field->property("invalid").toBool(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
     }
 
     void pastedKeyWithALineBreakIsMarked_data()

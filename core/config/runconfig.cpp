@@ -1,5 +1,6 @@
 #include "config/runconfig.h"
 
+#include "config/configfield.h"
 #include "config/enumnames.h"
 #include "config/inputfile.h"
 #include "config/runconfig_p.h"
@@ -129,25 +130,49 @@ QString httpUrlProblem(const QString &text)
     return {};
 }
 
-QStringList targetHeaderProblems(const TargetConfig &target)
+namespace {
+
+/// targetHeaderProblems() with the field each is about.
+QList<ConfigProblem> headerProblems(const TargetConfig &target)
 {
-    QStringList problems;
+    QList<ConfigProblem> problems;
     if (const QString problem = controlCharacterProblem(target.resolveApiKey()); !problem.isEmpty()) {
         // Where the key came from, never the key.
-        problems << (target.apiKey.isEmpty()
-                         ? QStringLiteral("target.api_key_env (--api-key-env): the API key in %1 %2")
-                               .arg(target.apiKeyVariable(), problem)
-                         : QStringLiteral("target.api_key: the API key typed in %1").arg(problem));
+        if (target.apiKey.isEmpty())
+            problems << ConfigProblem{ConfigFieldId::TargetApiKeyEnv,
+                                      QStringLiteral("target.api_key_env (--api-key-env): the API key in %1 %2")
+                                          .arg(target.apiKeyVariable(), problem)};
+        else
+            problems << ConfigProblem{ConfigFieldId::TargetApiKey,
+                                      QStringLiteral("target.api_key: the API key typed in %1").arg(problem)};
     }
     if (target.headers.size() > limits::kMaxHeaders)
-        problems << QStringLiteral("target.headers (--header): %1 headers; at most %2")
-                        .arg(target.headers.size())
-                        .arg(limits::kMaxHeaders);
+        problems << ConfigProblem{ConfigFieldId::TargetHeaders,
+                                  QStringLiteral("target.headers (--header): %1 headers; at most %2")
+                                      .arg(target.headers.size())
+                                      .arg(limits::kMaxHeaders)};
     for (const Header &h : target.headers) {
         if (const QString problem = headerProblem(h); !problem.isEmpty())
-            problems << QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem);
+            problems << ConfigProblem{
+                ConfigFieldId::TargetHeaders,
+                QStringLiteral("target.headers (--header): '%1' %2").arg(h.name.left(64), problem)};
     }
     return problems;
+}
+
+QStringList messagesOf(const QList<ConfigProblem> &problems)
+{
+    QStringList messages;
+    for (const ConfigProblem &p : problems)
+        messages << p.message;
+    return messages;
+}
+
+} // namespace
+
+QStringList targetHeaderProblems(const TargetConfig &target)
+{
+    return messagesOf(headerProblems(target));
 }
 
 bool isValidHeaderName(const QString &name)
@@ -507,242 +532,263 @@ QList<StageConfig> effectiveStages(const LoadConfig &load)
     return stages;
 }
 
-QStringList validate(const RunConfig &c)
+QList<ConfigProblem> configProblems(const RunConfig &c)
 {
-    QStringList problems;
+    QList<ConfigProblem> problems;
+    const auto add = [&problems](ConfigFieldId field, const QString &message) {
+        problems << ConfigProblem{field, message};
+    };
+    // A whole number out of its row's range, worded from the table.
+    const auto outOfRange = [&add](ConfigFieldId id, qint64 value) {
+        const ConfigField &f = configField(id);
+        if (value >= qint64(f.minimum) && value <= qint64(f.maximum))
+            return false;
+        add(id, QStringLiteral("%1: must be from %2%3 to %4 (got %5)")
+                    .arg(f.label())
+                    .arg(qint64(f.minimum))
+                    .arg(*f.zeroMeans ? QStringLiteral(" (%1)").arg(QLatin1String(f.zeroMeans)) : QString())
+                    .arg(qint64(f.maximum))
+                    .arg(value));
+        return true;
+    };
     // Only "~/" is expanded (withHomeExpanded()); another user's home is not looked up.
     if (c.outDir.startsWith(QLatin1Char('~')))
-        problems << QStringLiteral("out (--out): '%1': only a leading '~/' is expanded (to your home directory); "
-                                   "write the full path")
-                        .arg(c.outDir.left(256));
+        add(ConfigFieldId::OutDir,
+            QStringLiteral("out (--out): '%1': only a leading '~/' is expanded (to your home directory); "
+                           "write the full path")
+                .arg(c.outDir.left(256)));
     if (c.target.url.isEmpty())
-        problems << QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1");
+        add(ConfigFieldId::TargetUrl,
+            QStringLiteral("target.url (--url): missing; give the API base URL, e.g. http://127.0.0.1:8000/v1"));
     else if (const QString problem = httpUrlProblem(c.target.url); !problem.isEmpty())
-        problems << QStringLiteral("target.url (--url): '%1' %2").arg(withoutUserInfo(c.target.url), problem);
+        add(ConfigFieldId::TargetUrl,
+            QStringLiteral("target.url (--url): '%1' %2").arg(withoutUserInfo(c.target.url), problem));
     for (int i = 0; i < c.target.replicas.size(); ++i) {
         const QString &replica = c.target.replicas.at(i);
         if (const QString problem = httpUrlProblem(replica); !problem.isEmpty())
-            problems
-                << QStringLiteral("target.replicas[%1] (--url): '%2' %3").arg(i).arg(withoutUserInfo(replica), problem);
+            add(ConfigFieldId::TargetReplicas,
+                QStringLiteral("target.replicas[%1] (--url): '%2' %3").arg(i).arg(withoutUserInfo(replica), problem));
         else if (c.target.instanceUrls().indexOf(replica) != i + 1)
-            problems << QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once")
-                            .arg(i)
-                            .arg(withoutUserInfo(replica));
+            add(ConfigFieldId::TargetReplicas,
+                QStringLiteral("target.replicas[%1] (--url): '%2' is listed twice; each instance once")
+                    .arg(i)
+                    .arg(withoutUserInfo(replica)));
     }
     // Names go into request bodies and onto the console: the value itself is not echoed, as a raw
     // NUL or escape sequence would reach the terminal.
     if (c.target.model.trimmed().isEmpty())
-        problems << QStringLiteral("target.model (--model): missing; name the model to request");
+        add(ConfigFieldId::TargetModel, QStringLiteral("target.model (--model): missing; name the model to request"));
     else if (const QString problem = controlCharacterProblem(c.target.model); !problem.isEmpty())
-        problems << QStringLiteral("target.model (--model): the name ") + problem;
+        add(ConfigFieldId::TargetModel, QStringLiteral("target.model (--model): the name ") + problem);
     if (const QString problem = controlCharacterProblem(c.target.name); !problem.isEmpty())
-        problems << QStringLiteral("target.name (--name): the name ") + problem;
-    problems << targetHeaderProblems(c.target);
+        add(ConfigFieldId::TargetName, QStringLiteral("target.name (--name): the name ") + problem);
+    problems << headerProblems(c.target);
     if (!c.target.caCertificate.isEmpty()) {
         if (QString why; caCertificates(c.target.caCertificate, &why).isEmpty())
-            problems << QStringLiteral("target.ca_cert (--ca-cert): ") + why;
+            add(ConfigFieldId::TargetCaCert, QStringLiteral("target.ca_cert (--ca-cert): ") + why);
     }
     if (c.target.transport == TransportKind::Native && c.target.httpVersion == HttpVersion::Http2 &&
         QUrl(c.target.url).scheme() != QLatin1String("https") && !c.target.proxy.isEmpty() &&
         c.target.proxy != QLatin1String("none"))
-        problems << QString::fromLatin1(kNativeH2ProxyProblem);
+        add(ConfigFieldId::TargetHttpVersion, QString::fromLatin1(kNativeH2ProxyProblem));
     if (const QString &t = c.target.tokenizer;
         !t.isEmpty() && t != QLatin1String("approx") && t != QLatin1String("server") && !QFileInfo(t).isReadable())
-        problems << QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
-                                   "tokenizer.json or .tiktoken file, or a model folder)")
-                        .arg(t);
+        add(ConfigFieldId::TargetTokenizer,
+            QStringLiteral("target.tokenizer (--tokenizer): cannot read '%1' (accepted: approx, server, a "
+                           "tokenizer.json or .tiktoken file, or a model folder)")
+                .arg(t));
     // Never echoed: a URL may carry credentials.
     if (const QString problem = httpUrlProblem(c.target.serverMetricsUrl);
         !c.target.serverMetricsUrl.isEmpty() && !problem.isEmpty())
-        problems << QStringLiteral("target.server_metrics_url (--server-metrics): the URL ") + problem;
+        add(ConfigFieldId::TargetServerMetricsUrl,
+            QStringLiteral("target.server_metrics_url (--server-metrics): the URL ") + problem);
     else if (!QUrl(c.target.serverMetricsUrl).userInfo().isEmpty())
-        problems << QStringLiteral(
-            "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
-            "give the URL without them");
-    const auto checkPrice = [&](const std::optional<double> &price, const char *key, const char *flag) {
-        if (price && !(*price >= 0 && *price <= kMaxPricePerM))
-            problems << QStringLiteral("target.pricing.%1 (%2): USD per 1M tokens, from 0 to %3 (got %4)")
-                            .arg(QLatin1String(key), QLatin1String(flag), number(kMaxPricePerM), number(*price));
+        add(ConfigFieldId::TargetServerMetricsUrl,
+            QStringLiteral(
+                "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
+                "give the URL without them"));
+    const auto checkPrice = [&](const std::optional<double> &price, ConfigFieldId id) {
+        const ConfigField &f = configField(id);
+        if (price && !(*price >= f.minimum && *price <= f.maximum))
+            add(id, QStringLiteral("%1: %2, from 0 to %3 (got %4)")
+                        .arg(f.label(), QLatin1String(f.unit), number(f.maximum), number(*price)));
     };
-    checkPrice(c.target.pricing.inputPerM, "input_per_1m", "--price-input");
-    checkPrice(c.target.pricing.cachedInputPerM, "cached_input_per_1m", "--price-cached-input");
-    checkPrice(c.target.pricing.outputPerM, "output_per_1m", "--price-output");
+    checkPrice(c.target.pricing.inputPerM, ConfigFieldId::PriceInput);
+    checkPrice(c.target.pricing.cachedInputPerM, ConfigFieldId::PriceCachedInput);
+    checkPrice(c.target.pricing.outputPerM, ConfigFieldId::PriceOutput);
     if (!c.target.extraBody.is_object())
-        problems << QStringLiteral("target.extra_body: must be a JSON object");
+        add(ConfigFieldId::TargetExtraBody, QStringLiteral("target.extra_body: must be a JSON object"));
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))
-        problems << QStringLiteral("target.extra_body: nests deeper than %1 levels").arg(limits::kMaxJsonDepth - 2);
+        add(ConfigFieldId::TargetExtraBody,
+            QStringLiteral("target.extra_body: nests deeper than %1 levels").arg(limits::kMaxJsonDepth - 2));
     // Several choices interleave in one stream: their tokens would be counted as one response's.
     else if (const auto n = c.target.extraBody.find("n"); n != c.target.extraBody.end() && *n != 1)
-        problems << QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got %1); remove \"n\"")
-                        .arg(fromStd(n->dump()).left(40));
+        add(ConfigFieldId::TargetExtraBody,
+            QStringLiteral("target.extra_body.n: only 1 choice per request is measured (got %1); remove \"n\"")
+                .arg(fromStd(n->dump()).left(40)));
 
-    if (c.request.maxTokens < 1 || c.request.maxTokens > limits::kMaxTokens)
-        problems << QStringLiteral("request.max_tokens (--max-tokens): must be from 1 to %1 (got %2)")
-                        .arg(limits::kMaxTokens)
-                        .arg(c.request.maxTokens);
+    outOfRange(ConfigFieldId::MaxTokens, c.request.maxTokens);
     if (c.request.temperature && !(*c.request.temperature >= 0 && *c.request.temperature <= 2))
-        problems << QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got %1)")
-                        .arg(number(*c.request.temperature));
+        add(ConfigFieldId::Temperature,
+            QStringLiteral("request.temperature (--temperature): must be between 0 and 2 (got %1)")
+                .arg(number(*c.request.temperature)));
     if (c.request.topP && !(*c.request.topP > 0 && *c.request.topP <= 1))
-        problems << QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP));
+        add(ConfigFieldId::TopP,
+            QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP)));
 
-    if (c.prompt.promptTokens < 0 || c.prompt.promptTokens > limits::kMaxPromptTokens)
-        problems << QStringLiteral("prompt.prompt_tokens (--prompt-tokens): must be from 0 to %1 (got %2)")
-                        .arg(limits::kMaxPromptTokens)
-                        .arg(c.prompt.promptTokens);
-    if (c.prompt.systemTokens < 0 || c.prompt.systemTokens > limits::kMaxPromptTokens)
-        problems << QStringLiteral("prompt.system_tokens (--system-tokens): must be from 0 to %1 (got %2)")
-                        .arg(limits::kMaxPromptTokens)
-                        .arg(c.prompt.systemTokens);
-    else if (qint64(c.prompt.promptTokens) + c.prompt.systemTokens > limits::kMaxPromptTokens)
-        problems << QStringLiteral(
-                        "prompt.system_tokens (--system-tokens): with prompt_tokens %1 tokens a request; at most %2")
-                        .arg(qint64(c.prompt.promptTokens) + c.prompt.systemTokens)
-                        .arg(limits::kMaxPromptTokens);
+    outOfRange(ConfigFieldId::PromptTokens, c.prompt.promptTokens);
+    if (!outOfRange(ConfigFieldId::SystemTokens, c.prompt.systemTokens) &&
+        qint64(c.prompt.promptTokens) + c.prompt.systemTokens > limits::kMaxPromptTokens)
+        add(ConfigFieldId::SystemTokens,
+            QStringLiteral("prompt.system_tokens (--system-tokens): with prompt_tokens %1 tokens a request; at most %2")
+                .arg(qint64(c.prompt.promptTokens) + c.prompt.systemTokens)
+                .arg(limits::kMaxPromptTokens));
     if (c.prompt.salt.size() > 256)
-        problems
-            << QStringLiteral("prompt.salt (--prompt-salt): at most 256 characters (got %1)").arg(c.prompt.salt.size());
+        add(ConfigFieldId::Salt,
+            QStringLiteral("prompt.salt (--prompt-salt): at most 256 characters (got %1)").arg(c.prompt.salt.size()));
     if (c.prompt.sharedPrefixTokens < 0 ||
         (c.prompt.promptTokens > 0 && c.prompt.sharedPrefixTokens > c.prompt.promptTokens))
-        problems << QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)")
-                        .arg(c.prompt.sharedPrefixTokens);
+        add(ConfigFieldId::SharedPrefixTokens,
+            QStringLiteral("prompt.shared_prefix_tokens: must be between 0 and prompt_tokens (got %1)")
+                .arg(c.prompt.sharedPrefixTokens));
     if (!c.prompt.promptFile.isEmpty()) {
         const QFileInfo info(c.prompt.promptFile);
         if (!info.isFile() || !info.isReadable())
-            problems << QStringLiteral("prompt.prompt_file (--prompt-file): cannot read '%1'").arg(c.prompt.promptFile);
+            add(ConfigFieldId::PromptFile,
+                QStringLiteral("prompt.prompt_file (--prompt-file): cannot read '%1'").arg(c.prompt.promptFile));
     }
 
     QStringList workloadFiles;
-    const auto checkWorkloadFile = [&](const QString &path, const char *field) {
+    const auto checkWorkloadFile = [&](const QString &path, ConfigFieldId id) {
         if (path.isEmpty())
             return;
-        workloadFiles << QLatin1String(field);
+        const QString label = configField(id).label();
+        workloadFiles << label;
         const QFileInfo info(path);
         if (!info.isFile() || !info.isReadable())
-            problems << QStringLiteral("%1: cannot read '%2'").arg(QLatin1String(field), path);
+            add(id, QStringLiteral("%1: cannot read '%2'").arg(label, path));
     };
-    checkWorkloadFile(c.prompt.dataset, "prompt.dataset (--dataset)");
-    checkWorkloadFile(c.load.trace, "load.trace (--trace)");
+    checkWorkloadFile(c.prompt.dataset, ConfigFieldId::Dataset);
+    checkWorkloadFile(c.load.trace, ConfigFieldId::Trace);
     if (!c.prompt.promptFile.isEmpty())
-        workloadFiles.prepend(QStringLiteral("prompt.prompt_file (--prompt-file)"));
+        workloadFiles.prepend(configField(ConfigFieldId::PromptFile).label());
     if (workloadFiles.size() > 1)
-        problems << QStringLiteral("%1: one workload file at a time").arg(workloadFiles.join(QStringLiteral(" and ")));
-    const auto checkRange = [&](int min, int max, const char *field) {
+        add(c.prompt.promptFile.isEmpty() ? ConfigFieldId::Dataset : ConfigFieldId::PromptFile,
+            QStringLiteral("%1: one workload file at a time").arg(workloadFiles.join(QStringLiteral(" and "))));
+    const auto checkRange = [&](int min, int max, ConfigFieldId id) {
         if (min < 0 || max < 0 || (max > 0 && min > max))
-            problems << QStringLiteral("%1: must be MIN..MAX with 0 <= MIN <= MAX (got %2..%3)")
-                            .arg(QLatin1String(field))
-                            .arg(min)
-                            .arg(max);
+            add(id, QStringLiteral("%1: must be MIN..MAX with 0 <= MIN <= MAX (got %2..%3)")
+                        .arg(configField(id).label())
+                        .arg(min)
+                        .arg(max));
     };
-    checkRange(c.prompt.promptLenMin, c.prompt.promptLenMax, "prompt.dataset_prompt_len (--dataset-prompt-len)");
-    checkRange(c.prompt.outputLenMin, c.prompt.outputLenMax, "prompt.dataset_output_len (--dataset-output-len)");
-    if (c.prompt.datasetSample < 0 || c.prompt.datasetSample > limits::kMaxRequests)
-        problems << QStringLiteral("prompt.dataset_sample (--dataset-sample): must be from 0 (all) to %1 (got %2)")
-                        .arg(limits::kMaxRequests)
-                        .arg(c.prompt.datasetSample);
+    checkRange(c.prompt.promptLenMin, c.prompt.promptLenMax, ConfigFieldId::DatasetPromptLen);
+    checkRange(c.prompt.outputLenMin, c.prompt.outputLenMax, ConfigFieldId::DatasetOutputLen);
+    outOfRange(ConfigFieldId::DatasetSample, c.prompt.datasetSample);
     if (!c.load.trace.isEmpty() && !c.load.stages.isEmpty())
-        problems << QStringLiteral(
-            "load.trace (--trace): a trace is its own schedule; remove load.stages (--stages/--sweep)");
+        add(ConfigFieldId::Trace,
+            QStringLiteral("load.trace (--trace): a trace is its own schedule; remove load.stages (--stages/--sweep)"));
     if (!(c.load.timeScale > 0 && c.load.timeScale <= 1000))
-        problems << QStringLiteral("load.time_scale (--time-scale): must be greater than 0 and at most 1000 (got %1)")
-                        .arg(number(c.load.timeScale));
+        add(ConfigFieldId::TimeScale,
+            QStringLiteral("load.time_scale (--time-scale): must be greater than 0 and at most 1000 (got %1)")
+                .arg(number(c.load.timeScale)));
 
     const LoadConfig &l = c.load;
     if (l.stages.isEmpty() && l.trace.isEmpty()) {
-        if (l.mode == LoadMode::Concurrency && (l.concurrency < 1 || l.concurrency > limits::kMaxConcurrency))
-            problems << QStringLiteral("load.concurrency (--concurrency): must be from 1 to %1 (got %2)")
-                            .arg(limits::kMaxConcurrency)
-                            .arg(l.concurrency);
+        if (l.mode == LoadMode::Concurrency)
+            outOfRange(ConfigFieldId::Concurrency, l.concurrency);
         if (l.mode == LoadMode::Rate && !(l.rate >= limits::kMinRate && l.rate <= limits::kMaxRate))
-            problems << QStringLiteral("load.rate (--rate): must be from %1 to %2 requests/s (got %3)")
-                            .arg(rateText(limits::kMinRate), number(limits::kMaxRate), number(l.rate));
+            add(ConfigFieldId::Rate, QStringLiteral("load.rate (--rate): must be from %1 to %2 requests/s (got %3)")
+                                         .arg(rateText(limits::kMinRate), number(limits::kMaxRate), number(l.rate)));
     }
     if (l.stages.size() > limits::kMaxStages)
-        problems << QStringLiteral("load.stages (--stages): %1 stages; at most %2")
-                        .arg(l.stages.size())
-                        .arg(limits::kMaxStages);
+        add(ConfigFieldId::Stages, QStringLiteral("load.stages (--stages): %1 stages; at most %2")
+                                       .arg(l.stages.size())
+                                       .arg(limits::kMaxStages));
     for (int i = 0; i < l.stages.size() && i < limits::kMaxStages; ++i) {
         const StageConfig &s = l.stages.at(i);
         const QString where = QStringLiteral("load.stages[%1] (--stages)").arg(i);
+        const auto stageProblem = [&](const QString &message) { add(ConfigFieldId::Stages, message); };
         if (const QString problem = controlCharacterProblem(s.name); !problem.isEmpty())
-            problems << QStringLiteral("%1: the name ").arg(where) + problem;
+            stageProblem(QStringLiteral("%1: the name ").arg(where) + problem);
         const double maxLevel = s.mode == LoadMode::Concurrency ? double(limits::kMaxConcurrency) : limits::kMaxRate;
         if (s.mode == LoadMode::Rate && !(s.level >= limits::kMinRate && s.level <= maxLevel))
-            problems << QStringLiteral("%1: a rate must be from %2 to %3 requests/s (got %4)")
-                            .arg(where, rateText(limits::kMinRate), number(maxLevel), number(s.level));
+            stageProblem(QStringLiteral("%1: a rate must be from %2 to %3 requests/s (got %4)")
+                             .arg(where, rateText(limits::kMinRate), number(maxLevel), number(s.level)));
         else if (!(s.level > 0 && s.level <= maxLevel))
-            problems << QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
-                            .arg(where, number(maxLevel), number(s.level));
+            stageProblem(QStringLiteral("%1: level must be greater than 0 and at most %2 (got %3)")
+                             .arg(where, number(maxLevel), number(s.level)));
         else if (s.mode == LoadMode::Concurrency && s.level != std::floor(s.level))
-            problems << QStringLiteral("%1: concurrency must be a whole number of users (got %2)")
-                            .arg(where, number(s.level));
+            stageProblem(
+                QStringLiteral("%1: concurrency must be a whole number of users (got %2)").arg(where, number(s.level)));
         if (s.durationMs < 0 || s.requests < 0 || s.durationMs > limits::kMaxDurationMs ||
             s.requests > limits::kMaxRequests)
-            problems << QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
-                            .arg(where, formatDuration(limits::kMaxDurationMs))
-                            .arg(limits::kMaxRequests);
+            stageProblem(QStringLiteral("%1: duration and requests must not be negative, at most %2 and %3 requests")
+                             .arg(where, formatDuration(limits::kMaxDurationMs))
+                             .arg(limits::kMaxRequests));
         if (s.promptTokens > 0 && (!c.prompt.promptFile.isEmpty() || !c.prompt.dataset.isEmpty() || !l.trace.isEmpty()))
-            problems << QStringLiteral("%1: a context sweep's prompt size needs synthetic prompts; remove the prompt "
-                                       "file, dataset or trace")
-                            .arg(where);
+            stageProblem(QStringLiteral("%1: a context sweep's prompt size needs synthetic prompts; remove the prompt "
+                                        "file, dataset or trace")
+                             .arg(where));
         if (s.promptTokens < 0 || s.promptTokens > limits::kMaxPromptTokens)
-            problems << QStringLiteral("%1: prompt_tokens must be from 0 (the run's prompts) to %2 (got %3)")
-                            .arg(where)
-                            .arg(limits::kMaxPromptTokens)
-                            .arg(s.promptTokens);
+            stageProblem(QStringLiteral("%1: prompt_tokens must be from 0 (the run's prompts) to %2 (got %3)")
+                             .arg(where)
+                             .arg(limits::kMaxPromptTokens)
+                             .arg(s.promptTokens));
     }
-    if (l.maxInFlight < 0 || l.maxInFlight > limits::kMaxConcurrency)
-        problems << QStringLiteral("load.max_in_flight (--max-in-flight): must be from 0 (no cap) to %1 (got %2)")
-                        .arg(limits::kMaxConcurrency)
-                        .arg(l.maxInFlight);
-    if (l.requests < 0 || l.requests > limits::kMaxRequests)
-        problems << QStringLiteral("load.requests (--requests): must be from 0 to %1 (got %2)")
-                        .arg(limits::kMaxRequests)
-                        .arg(l.requests);
+    outOfRange(ConfigFieldId::MaxInFlight, l.maxInFlight);
+    outOfRange(ConfigFieldId::Requests, l.requests);
     if (l.durationMs < 0 || l.durationMs > limits::kMaxDurationMs)
-        problems << QStringLiteral("load.duration (--duration): must be from 0 to %1")
-                        .arg(formatDuration(limits::kMaxDurationMs));
+        add(ConfigFieldId::Duration, QStringLiteral("load.duration (--duration): must be from 0 to %1")
+                                         .arg(formatDuration(limits::kMaxDurationMs)));
     if (l.warmupMs < 0 || l.warmupRequests < 0 || l.warmupMs > limits::kMaxDurationMs ||
         l.warmupRequests > limits::kMaxRequests)
-        problems << QStringLiteral("load.warmup (--warmup): must not be negative, at most %1 or %2 requests")
-                        .arg(formatDuration(limits::kMaxDurationMs))
-                        .arg(limits::kMaxRequests);
+        add(l.warmupMs < 0 || l.warmupMs > limits::kMaxDurationMs ? ConfigFieldId::WarmupDuration
+                                                                  : ConfigFieldId::WarmupRequests,
+            QStringLiteral("load.warmup (--warmup): must not be negative, at most %1 or %2 requests")
+                .arg(formatDuration(limits::kMaxDurationMs))
+                .arg(limits::kMaxRequests));
     if (l.timeoutMs <= 0 || l.timeoutMs > limits::kMaxDurationMs)
-        problems << QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
-                        .arg(formatDuration(limits::kMaxDurationMs));
+        add(ConfigFieldId::Timeout, QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
+                                        .arg(formatDuration(limits::kMaxDurationMs)));
     if (problems.isEmpty()) {
         if (const QString files = checkOpenFiles(c, 0); !files.isEmpty())
-            problems << QStringLiteral("load.concurrency (--concurrency): ") + files;
+            add(ConfigFieldId::Concurrency, QStringLiteral("load.concurrency (--concurrency): ") + files);
     }
     if (l.connectTimeoutMs <= 0)
-        problems << QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0");
-    if (l.turns < 0 || l.turns > limits::kMaxTurns)
-        problems << QStringLiteral("load.turns (--turns): must be from 0 to %1 (got %2)")
-                        .arg(limits::kMaxTurns)
-                        .arg(l.turns);
+        add(ConfigFieldId::ConnectTimeout,
+            QStringLiteral("load.connect_timeout (--connect-timeout): must be greater than 0"));
+    outOfRange(ConfigFieldId::Turns, l.turns);
     if (l.thinkTimeMs < 0 || l.thinkTimeMs > limits::kMaxDurationMs)
-        problems << QStringLiteral("load.think_time (--think-time): must be from 0 to %1")
-                        .arg(formatDuration(limits::kMaxDurationMs));
+        add(ConfigFieldId::ThinkTime, QStringLiteral("load.think_time (--think-time): must be from 0 to %1")
+                                          .arg(formatDuration(limits::kMaxDurationMs)));
     else if (l.thinkTimeMs > 0 && l.turns < 2)
-        problems << QStringLiteral(
-            "load.think_time (--think-time): is the pause between a conversation's turns; it needs "
-            "--turns 2 or more");
+        add(ConfigFieldId::ThinkTime,
+            QStringLiteral("load.think_time (--think-time): is the pause between a conversation's turns; it needs "
+                           "--turns 2 or more"));
 
-    const auto checkSlo = [&problems](const std::optional<double> &v, const char *name) {
+    const auto checkSlo = [&](const std::optional<double> &v, ConfigFieldId id) {
         if (v && !(*v > 0 && std::isfinite(*v)))
-            problems << QStringLiteral("slo.%1 (--slo): must be greater than 0 ms (got %2)")
-                            .arg(QLatin1String(name), number(*v));
+            add(id, QStringLiteral("%1 (--slo): must be greater than 0 ms (got %2)")
+                        .arg(configField(id).path(), number(*v)));
     };
-    checkSlo(c.slo.ttftMs, "ttft_ms");
-    checkSlo(c.slo.tpotMs, "tpot_ms");
-    checkSlo(c.slo.e2eMs, "e2e_ms");
+    checkSlo(c.slo.ttftMs, ConfigFieldId::SloTtft);
+    checkSlo(c.slo.tpotMs, ConfigFieldId::SloTpot);
+    checkSlo(c.slo.e2eMs, ConfigFieldId::SloE2e);
     // Without a threshold every request is good: the run could never fail on it.
     if (c.slo.failOnSlo && c.slo.isEmpty())
-        problems << QStringLiteral("slo.fail_on_slo (--fail-on-slo): needs thresholds to judge by; give --slo "
-                                   "(slo.ttft_ms, slo.tpot_ms or slo.e2e_ms)");
+        add(ConfigFieldId::FailOnSlo,
+            QStringLiteral("slo.fail_on_slo (--fail-on-slo): needs thresholds to judge by; give --slo "
+                           "(slo.ttft_ms, slo.tpot_ms or slo.e2e_ms)"));
     if (!(c.slo.target > 0 && c.slo.target <= 1))
-        problems << QStringLiteral("slo.target (--slo-target): must be in (0, 1] (got %1)").arg(number(c.slo.target));
+        add(ConfigFieldId::SloTarget,
+            QStringLiteral("slo.target (--slo-target): must be in (0, 1] (got %1)").arg(number(c.slo.target)));
     return problems;
+}
+
+QStringList validate(const RunConfig &config)
+{
+    return messagesOf(configProblems(config));
 }
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #include "config/runconfig.h"
 
+#include "config/configfield.h"
 #include "config/inputfile.h"
 #include "config/jsonreader.h"
 #include "config/runconfig_p.h"
@@ -16,11 +17,6 @@ namespace tb {
 namespace {
 
 constexpr int kFormatVersion = 1;
-
-nlohmann::json optionalToJson(const std::optional<double> &v)
-{
-    return v ? nlohmann::json(*v) : nlohmann::json();
-}
 
 nlohmann::json durationToJson(qint64 ms)
 {
@@ -122,35 +118,21 @@ private:
 
 nlohmann::json toJson(const TargetConfig &target)
 {
-    const TargetConfig t = redacted(target);
+    RunConfig c;
+    c.target = redacted(target);
+    const TargetConfig &t = c.target;
     nlohmann::json headers = nlohmann::json::object();
     for (const Header &h : t.headers)
         headers[toStd(h.name)] = toStd(h.value);
-    return {
-        {"name", toStd(t.name)},
-        {"api", toStd(apiKindName(t.api))},
-        {"url", toStd(t.url)},
+    nlohmann::json json = {
         {"replicas", toJson(t.replicas)},
-        {"balance", toStd(balanceName(t.balance))},
-        {"model", toStd(t.model)},
-        {"api_key_env", toStd(t.apiKeyEnv)},
         {"headers", headers},
         {"extra_body", t.extraBody},
-        {"tls_verify", t.tlsVerify},
-        {"ca_cert", toStd(t.caCertificate)},
-        {"tokenizer", t.tokenizer.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(t.tokenizer))},
-        {"server_metrics", t.serverMetrics},
-        {"server_metrics_url", toStd(t.serverMetricsUrl)},
-        {"transport", toStd(transportKindName(t.transport))},
-        {"http_version", toStd(httpVersionName(t.httpVersion))},
-        {"proxy", toStd(t.proxy)},
-        {"follow_redirects", t.followRedirects},
-        {"pricing",
-         {{"input_per_1m", optionalToJson(t.pricing.inputPerM)},
-          {"cached_input_per_1m", optionalToJson(t.pricing.cachedInputPerM)},
-          {"output_per_1m", optionalToJson(t.pricing.outputPerM)},
-          {"source", toStd(t.pricing.source)}}},
+        {"pricing", nlohmann::json::object()},
     };
+    writeConfigFields(c, "target", json);
+    writeConfigFields(c, "target.pricing", json["pricing"]);
+    return json;
 }
 
 nlohmann::json toJson(const RunConfig &c)
@@ -168,112 +150,72 @@ nlohmann::json toJson(const RunConfig &c)
         if (s.promptTokens > 0)
             stages.back()["prompt_tokens"] = s.promptTokens;
     }
-    return {
+    nlohmann::json json = {
         {"format", "tokenbench-config"},
         {"version", kFormatVersion},
         {"target", toJson(c.target)},
-        {"request",
-         {{"max_tokens", c.request.maxTokens},
-          {"max_tokens_field", toStd(maxTokensFieldName(c.request.maxTokensField))},
-          {"temperature", optionalToJson(c.request.temperature)},
-          {"top_p", optionalToJson(c.request.topP)},
-          {"stream", c.request.stream}}},
+        {"request", nlohmann::json::object()},
         {"prompt",
-         {{"prompt_tokens", c.prompt.promptTokens},
-          {"system_tokens", c.prompt.systemTokens},
-          {"shared_prefix_tokens", c.prompt.sharedPrefixTokens},
-          {"prompt_file", toStd(c.prompt.promptFile)},
-          {"dataset", toStd(c.prompt.dataset)},
-          {"dataset_sample", c.prompt.datasetSample},
-          {"dataset_prompt_len", toStd(formatLengthRange(c.prompt.promptLenMin, c.prompt.promptLenMax))},
+         {{"dataset_prompt_len", toStd(formatLengthRange(c.prompt.promptLenMin, c.prompt.promptLenMax))},
           {"dataset_output_len", toStd(formatLengthRange(c.prompt.outputLenMin, c.prompt.outputLenMax))},
-          {"max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens},
-          {"skip_bad_lines", c.prompt.skipBadLines},
-          {"calibrate", c.prompt.calibrate},
-          {"salt", c.prompt.salt.isEmpty() ? nlohmann::json() : nlohmann::json(toStd(c.prompt.salt))},
-          {"repeat", c.prompt.repeat},
-          {"system", toStd(c.prompt.systemTemplate)},
-          {"user", toStd(c.prompt.userTemplate)},
           {"variables", variables}}},
         {"load",
-         {{"mode", toStd(loadModeName(c.load.mode))},
-          {"concurrency", c.load.concurrency},
-          {"rate", c.load.rate},
-          {"arrival", toStd(arrivalName(c.load.arrival))},
-          {"max_in_flight", c.load.maxInFlight},
-          {"stages", stages},
-          {"requests", c.load.requests},
-          {"duration", durationToJson(c.load.durationMs)},
-          {"warmup_duration", durationToJson(c.load.warmupMs)},
-          {"warmup_requests", c.load.warmupRequests},
-          {"timeout", durationToJson(c.load.timeoutMs)},
-          {"connect_timeout", durationToJson(c.load.connectTimeoutMs)},
-          {"seed", c.load.seed},
-          {"turns", c.load.turns},
+         {{"stages", stages},
           {"think_time", c.load.thinkTimeMs > 0
                              ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
-                             : nlohmann::json()},
-          {"trace", toStd(c.load.trace)},
-          {"time_scale", c.load.timeScale}}},
-        {"slo",
-         {{"ttft_ms", optionalToJson(c.slo.ttftMs)},
-          {"tpot_ms", optionalToJson(c.slo.tpotMs)},
-          {"e2e_ms", optionalToJson(c.slo.e2eMs)},
-          {"target", c.slo.target},
-          {"fail_on_slo", c.slo.failOnSlo}}},
-        {"out", toStd(c.outDir)},
+                             : nlohmann::json()}}},
+        {"slo", nlohmann::json::object()},
     };
+    for (const char *section : {"request", "prompt", "load", "slo"})
+        writeConfigFields(c, section, json[section]);
+    writeConfigFields(c, "", json);
+    return json;
 }
 
 std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *error)
 {
-    TargetConfig t;
+    RunConfig c;
+    TargetConfig &t = c.target;
     JsonReader r(json, QStringLiteral("target"), error);
-    r.string("name", t.name);
-    r.enumeration("api", t.api, &apiKindFromName, apiKindNames());
-    r.string("url", t.url);
-    r.stringList("replicas", t.replicas);
-    r.enumeration("balance", t.balance, &balanceFromName, balanceNames());
-    r.string("model", t.model);
-    r.string("api_key_env", t.apiKeyEnv);
-    if (const auto *headers = r.find("headers")) {
-        if (!headers->is_object())
-            r.fail(r.field("headers"), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
-        else if (headers->size() > std::size_t(limits::kMaxHeaders))
-            r.fail(r.field("headers"),
-                   QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
-        else {
-            for (auto it = headers->begin(); it != headers->end(); ++it) {
-                if (!it->is_string()) {
-                    r.fail(r.field("headers") + QLatin1Char('.') + fromStd(it.key()),
-                           QStringLiteral("must be a string"));
-                    break;
+    readConfigFields(r, "target", c, [&](const ConfigField &f) {
+        switch (f.id) {
+        case ConfigFieldId::TargetReplicas:
+            r.stringList(f.key, t.replicas);
+            break;
+        case ConfigFieldId::TargetHeaders:
+            if (const auto *headers = r.find(f.key)) {
+                if (!headers->is_object())
+                    r.fail(r.field(f.key), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
+                else if (headers->size() > std::size_t(limits::kMaxHeaders))
+                    r.fail(r.field(f.key),
+                           QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
+                else {
+                    for (auto it = headers->begin(); it != headers->end(); ++it) {
+                        if (!it->is_string()) {
+                            r.fail(r.field(f.key) + QLatin1Char('.') + fromStd(it.key()),
+                                   QStringLiteral("must be a string"));
+                            break;
+                        }
+                        t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
+                    }
                 }
-                t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
             }
+            break;
+        case ConfigFieldId::TargetExtraBody:
+            if (const auto *extra = r.find(f.key)) {
+                if (extra->is_object())
+                    t.extraBody = *extra;
+                else
+                    r.fail(r.field(f.key), QStringLiteral("must be a JSON object"));
+            }
+            break;
+        default: // the typed-in key: refused below
+            break;
         }
-    }
-    if (const auto *extra = r.find("extra_body")) {
-        if (extra->is_object())
-            t.extraBody = *extra;
-        else
-            r.fail(r.field("extra_body"), QStringLiteral("must be a JSON object"));
-    }
-    r.boolean("tls_verify", t.tlsVerify);
-    r.string("ca_cert", t.caCertificate);
-    r.string("tokenizer", t.tokenizer);
-    r.boolean("server_metrics", t.serverMetrics);
-    r.string("server_metrics_url", t.serverMetricsUrl);
-    r.enumeration("transport", t.transport, &transportKindFromName, transportKindNames());
-    r.enumeration("http_version", t.httpVersion, &httpVersionFromName, httpVersionNames());
-    r.string("proxy", t.proxy);
-    r.boolean("follow_redirects", t.followRedirects);
+    });
     if (const auto *pricing = r.find("pricing"); pricing && r.ok()) {
         JsonReader p(*pricing, r.field("pricing"), error);
-        p.optionalReal("input_per_1m", t.pricing.inputPerM);
-        p.optionalReal("cached_input_per_1m", t.pricing.cachedInputPerM);
-        p.optionalReal("output_per_1m", t.pricing.outputPerM);
-        p.string("source", t.pricing.source);
+        readConfigFields(p, "target.pricing", c);
         if (!p.finish())
             return std::nullopt;
     }
@@ -311,11 +253,7 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *request = top.find("request"); request && top.ok()) {
         JsonReader r(*request, QStringLiteral("request"), error);
-        r.integer("max_tokens", c.request.maxTokens, 1, limits::kMaxTokens);
-        r.enumeration("max_tokens_field", c.request.maxTokensField, &maxTokensFieldFromName, maxTokensFieldNames());
-        r.optionalReal("temperature", c.request.temperature);
-        r.optionalReal("top_p", c.request.topP);
-        r.boolean("stream", c.request.stream);
+        readConfigFields(r, "request", c);
         // Before tokenizers were per target, request.tokenizer could say "approx".
         QString legacy;
         r.string("tokenizer", legacy);
@@ -328,12 +266,6 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
     }
     if (const auto *prompt = top.find("prompt"); prompt && top.ok()) {
         JsonReader r(*prompt, QStringLiteral("prompt"), error);
-        r.integer("prompt_tokens", c.prompt.promptTokens, 0, limits::kMaxPromptTokens);
-        r.integer("system_tokens", c.prompt.systemTokens, 0, limits::kMaxPromptTokens);
-        r.integer("shared_prefix_tokens", c.prompt.sharedPrefixTokens, 0, limits::kMaxPromptTokens);
-        r.string("prompt_file", c.prompt.promptFile);
-        r.string("dataset", c.prompt.dataset);
-        r.integer("dataset_sample", c.prompt.datasetSample, qint64(0), limits::kMaxRequests);
         const auto range = [&](const char *key, int &min, int &max) {
             QString text, why;
             r.string(key, text);
@@ -344,97 +276,82 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
             else
                 r.fail(r.field(key), why);
         };
-        range("dataset_prompt_len", c.prompt.promptLenMin, c.prompt.promptLenMax);
-        range("dataset_output_len", c.prompt.outputLenMin, c.prompt.outputLenMax);
-        r.boolean("max_tokens_from_dataset", c.prompt.outputLenAsMaxTokens);
-        r.boolean("skip_bad_lines", c.prompt.skipBadLines);
-        r.boolean("calibrate", c.prompt.calibrate);
-        r.string("salt", c.prompt.salt);
-        r.boolean("repeat", c.prompt.repeat);
-        r.string("system", c.prompt.systemTemplate);
-        r.string("user", c.prompt.userTemplate);
-        if (const auto *vars = r.find("variables")) {
-            if (!vars->is_object())
-                r.fail(r.field("variables"), QStringLiteral("must be an object of \"name\": \"value\" pairs"));
-            else {
-                for (auto it = vars->begin(); it != vars->end(); ++it) {
-                    if (it->is_string())
-                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->get<std::string>()));
-                    else
-                        c.prompt.variables.insert(fromStd(it.key()), fromStd(it->dump()));
+        readConfigFields(r, "prompt", c, [&](const ConfigField &f) {
+            if (f.id == ConfigFieldId::DatasetPromptLen)
+                range(f.key, c.prompt.promptLenMin, c.prompt.promptLenMax);
+            else if (f.id == ConfigFieldId::DatasetOutputLen)
+                range(f.key, c.prompt.outputLenMin, c.prompt.outputLenMax);
+            else if (const auto *vars = f.id == ConfigFieldId::Variables ? r.find(f.key) : nullptr) {
+                if (!vars->is_object())
+                    r.fail(r.field(f.key), QStringLiteral("must be an object of \"name\": \"value\" pairs"));
+                else {
+                    for (auto it = vars->begin(); it != vars->end(); ++it) {
+                        if (it->is_string())
+                            c.prompt.variables.insert(fromStd(it.key()), fromStd(it->get<std::string>()));
+                        else
+                            c.prompt.variables.insert(fromStd(it.key()), fromStd(it->dump()));
+                    }
                 }
             }
-        }
+        });
         if (!r.finish())
             return std::nullopt;
     }
     if (const auto *load = top.find("load"); load && top.ok()) {
         JsonReader r(*load, QStringLiteral("load"), error);
         const QString modes = loadModeNames();
-        r.enumeration("mode", c.load.mode, &loadModeFromName, modes);
-        r.integer("concurrency", c.load.concurrency, 1, limits::kMaxConcurrency);
-        r.real("rate", c.load.rate);
-        r.enumeration("arrival", c.load.arrival, &arrivalFromName, arrivalNames());
-        r.integer("max_in_flight", c.load.maxInFlight, 0, limits::kMaxConcurrency);
-        if (const auto *stages = r.find("stages")) {
-            if (!stages->is_array())
-                r.fail(r.field("stages"), QStringLiteral("must be an array of stages"));
-            else if (stages->size() > std::size_t(limits::kMaxStages))
-                r.fail(r.field("stages"),
-                       QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
-            else {
-                for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
-                    StageConfig s;
-                    JsonReader sr((*stages)[i], QStringLiteral("load.stages[%1]").arg(i), error);
-                    sr.string("name", s.name);
-                    sr.enumeration("mode", s.mode, &loadModeFromName, modes);
-                    sr.real("level", s.level);
-                    sr.duration("duration", s.durationMs, true);
-                    sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
-                    sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
-                    if (!sr.finish())
-                        return std::nullopt;
-                    c.load.stages << s;
+        readConfigFields(r, "load", c, [&](const ConfigField &f) {
+            if (f.id == ConfigFieldId::Stages) {
+                if (const auto *stages = r.find(f.key)) {
+                    if (!stages->is_array())
+                        r.fail(r.field(f.key), QStringLiteral("must be an array of stages"));
+                    else if (stages->size() > std::size_t(limits::kMaxStages))
+                        r.fail(r.field(f.key),
+                               QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
+                    else {
+                        for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
+                            StageConfig s;
+                            // A stage's problem is the reader's: nothing more is read.
+                            JsonReader sr(r, (*stages)[i], QStringLiteral("load.stages[%1]").arg(i));
+                            sr.string("name", s.name);
+                            sr.enumeration("mode", s.mode, &loadModeFromName, modes);
+                            sr.real("level", s.level);
+                            sr.duration("duration", s.durationMs, true);
+                            sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                            sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
+                            if (!sr.finish())
+                                return;
+                            c.load.stages << s;
+                        }
+                    }
+                }
+            } else if (f.id == ConfigFieldId::ThinkTime) {
+                if (const auto *think = r.find(f.key)) {
+                    const auto parsed =
+                        think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
+                    if (parsed && parsed->ms <= limits::kMaxDurationMs) {
+                        c.load.thinkTimeMs = parsed->ms;
+                        c.load.thinkTimeExponential = parsed->exponential;
+                    } else {
+                        r.fail(r.field(f.key),
+                               QStringLiteral(
+                                   "must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
+                                   "that mean, at most %1 (got %2)")
+                                   .arg(formatDuration(limits::kMaxDurationMs), JsonReader::shown(*think)));
+                    }
                 }
             }
-        }
-        r.integer("requests", c.load.requests, qint64(0), limits::kMaxRequests);
-        r.duration("duration", c.load.durationMs, true);
-        r.duration("warmup_duration", c.load.warmupMs, false);
-        r.integer("warmup_requests", c.load.warmupRequests, qint64(0), limits::kMaxRequests);
-        r.duration("timeout", c.load.timeoutMs, true);
-        r.duration("connect_timeout", c.load.connectTimeoutMs, true);
-        r.integer("seed", c.load.seed);
-        r.integer("turns", c.load.turns, 0, limits::kMaxTurns);
-        if (const auto *think = r.find("think_time")) {
-            const auto parsed = think->is_string() ? parseThinkTime(fromStd(think->get<std::string>())) : std::nullopt;
-            if (parsed && parsed->ms <= limits::kMaxDurationMs) {
-                c.load.thinkTimeMs = parsed->ms;
-                c.load.thinkTimeExponential = parsed->exponential;
-            } else {
-                r.fail(
-                    r.field("think_time"),
-                    QStringLiteral("must be a duration such as \"2s\", or \"exp:2s\" for exponential think times with "
-                                   "that mean, at most %1 (got %2)")
-                        .arg(formatDuration(limits::kMaxDurationMs), JsonReader::shown(*think)));
-            }
-        }
-        r.string("trace", c.load.trace);
-        r.real("time_scale", c.load.timeScale);
+        });
         if (!r.finish())
             return std::nullopt;
     }
     if (const auto *slo = top.find("slo"); slo && top.ok()) {
         JsonReader r(*slo, QStringLiteral("slo"), error);
-        r.optionalReal("ttft_ms", c.slo.ttftMs);
-        r.optionalReal("tpot_ms", c.slo.tpotMs);
-        r.optionalReal("e2e_ms", c.slo.e2eMs);
-        r.real("target", c.slo.target);
-        r.boolean("fail_on_slo", c.slo.failOnSlo);
+        readConfigFields(r, "slo", c);
         if (!r.finish())
             return std::nullopt;
     }
-    top.string("out", c.outDir);
+    readConfigFields(top, "", c);
     c.outDir = withHomeExpanded(c.outDir);
     if (!top.finish())
         return std::nullopt;

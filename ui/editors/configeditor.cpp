@@ -309,25 +309,28 @@ void ConfigEditor::revalidate()
     for (const ConfigForm *form : m_forms)
         problems << form->problems();
     problems << m_validator.unreadableNumbers();
-    for (const QString &p : validate(config())) {
-        // While the simulator is down its URL is empty; the line above already says why.
-        if (!(simulatorDown && FieldValidator::fieldOf(p) == QLatin1String("target.url")))
-            problems << p;
-    }
 
     m_validator.clear();
     QStringList unplaced;
     QList<bool> tabHasProblem(m_tabs->count(), false);
-    for (const QString &p : std::as_const(problems)) {
-        QWidget *field = m_validator.mark(p);
+    const auto place = [&](QWidget *field, const QString &problem) {
         if (!field) {
-            unplaced << p;
-            continue;
+            unplaced << problem;
+            return;
         }
         for (int i = 0; i < m_tabs->count(); ++i) {
             if (m_tabs->widget(i)->isAncestorOf(field))
                 tabHasProblem[i] = true;
         }
+    };
+    for (const QString &p : std::as_const(problems))
+        place(m_validator.mark(p), p);
+    for (const ConfigProblem &p : configProblems(config())) {
+        // While the simulator is down its URL is empty; the line above already says why.
+        if (simulatorDown && p.field == ConfigFieldId::TargetUrl)
+            continue;
+        problems << p.message;
+        place(m_validator.mark(p), p.message);
     }
     const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     for (int i = 0; i < m_tabs->count(); ++i)

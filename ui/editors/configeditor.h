@@ -21,7 +21,7 @@ class WorkloadEditor;
 
 /// The whole run configuration as forms: the target list and the selected target's form, the
 /// workload, the load. config() is what a run gets; setConfig() shows a loaded file. Every edit
-/// re-validates: problems (tb::validate() plus the forms' own checks) are shown at their fields,
+/// re-validates: problems (tb::configProblems() plus the forms' own checks) are shown at their fields,
 /// tabs with problems get a warning icon, and problemsChanged() tells the window whether Run is
 /// possible.
 class ConfigEditor : public QWidget

@@ -110,6 +110,8 @@ QLabel *FieldValidator::addRow(QFormLayout *form, const QString &label, QWidget 
 void FieldValidator::addField(const QString &key, QWidget *field, QLabel *message)
 {
     m_fields.insert(key, {field, message});
+    if (const ConfigField *row = configFieldAt(key))
+        m_byId.insert(row->id, {field, message});
     if (!m_messages.contains(message))
         m_messages << message;
     QAbstractSpinBox *spin = spinBoxOf(field);
@@ -153,16 +155,25 @@ void FieldValidator::clear()
 QWidget *FieldValidator::mark(const QString &problem)
 {
     const auto it = m_fields.constFind(fieldOf(problem));
-    if (it == m_fields.constEnd())
-        return nullptr;
-    setInvalid(it->widget, true);
+    return it == m_fields.constEnd() ? nullptr : mark(*it, problem);
+}
+
+QWidget *FieldValidator::mark(const ConfigProblem &problem)
+{
+    const auto it = m_byId.constFind(problem.field);
+    return it == m_byId.constEnd() ? nullptr : mark(*it, problem.message);
+}
+
+QWidget *FieldValidator::mark(const Field &field, const QString &problem)
+{
+    setInvalid(field.widget, true);
     const QString reason = reasonOf(problem);
-    QString text = it->message->text();
+    QString text = field.message->text();
     if (!text.split(QLatin1Char('\n')).contains(reason))
         text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + reason;
-    it->message->setText(text);
-    it->message->show();
-    return it->widget;
+    field.message->setText(text);
+    field.message->show();
+    return field.widget;
 }
 
 QString FieldValidator::fieldOf(const QString &problem)

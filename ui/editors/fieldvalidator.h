@@ -1,7 +1,10 @@
 #pragma once
 
+#include "config/configfield.h"
+
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -12,10 +15,10 @@ class QWidget;
 
 namespace tb {
 
-/// Shows configuration problems at the fields they are about. Problems are the strings tb::validate()
-/// returns ("load.concurrency (--concurrency): must be at least 1 …") and the forms' own checks in
-/// the same "json.path: reason" form; the JSON path picks the field, which gets a red border
-/// (property invalid=true, styled by ConfigEditor) and the reason in a line under it.
+/// Shows configuration problems at the fields they are about: a red border on the field (property
+/// invalid=true, styled by ConfigEditor) and the reason in a line under it. configProblems() name
+/// their field by id; the forms' own checks are strings in the "json.path: reason" form, whose
+/// path picks the field.
 class FieldValidator
 {
 public:
@@ -23,8 +26,17 @@ public:
     /// the field under `key` (a JSON path such as "target.url"). The tool tip goes on label and field.
     /// Returns the message label, so further keys can share it (addField).
     QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &key, const QString &toolTip);
+    /// The same for a field of the configuration table, under its JSON path.
+    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, ConfigFieldId id, const QString &toolTip)
+    {
+        return addRow(form, label, field, configField(id).path(), toolTip);
+    }
     /// Registers another field (or another key for the same field) with its message label.
     void addField(const QString &key, QWidget *field, QLabel *message);
+    void addField(ConfigFieldId id, QWidget *field, QLabel *message)
+    {
+        addField(configField(id).path(), field, message);
+    }
     /// A message line for fields placed by hand.
     static QLabel *createMessageLabel(QWidget *parent);
 
@@ -39,6 +51,8 @@ public:
     /// Marks the field the problem is about and appends its reason to that field's message line.
     /// Returns the field, or nullptr when no field is registered for the problem's path.
     QWidget *mark(const QString &problem);
+    /// The same for a problem of configProblems(): the field registered for its id.
+    QWidget *mark(const ConfigProblem &problem);
 
     /// "load.stages" for "load.stages[2] (--stages): …": the JSON path without array indexes.
     static QString fieldOf(const QString &problem);
@@ -52,7 +66,10 @@ private:
         QWidget *widget;
         QLabel *message;
     };
+    QWidget *mark(const Field &field, const QString &problem);
+
     QHash<QString, Field> m_fields;
+    QMap<ConfigFieldId, Field> m_byId; ///< the fields registered under a table path
     QList<QLabel *> m_messages;
     QList<QLineEdit *> m_numberEdits;
 };

@@ -123,7 +123,7 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_shape->addItem(tr("Concurrency — closed loop"));
     m_shape->addItem(tr("Request rate — open loop"));
     m_shape->addItem(tr("Stages — a ramp of levels"));
-    validator->addRow(form, tr("Shape:"), m_shape, QStringLiteral("load.mode"),
+    validator->addRow(form, tr("Shape:"), m_shape, ConfigFieldId::LoadMode,
                       tr("Closed loop: N users each send when their last request ends (--concurrency). Open loop: "
                          "requests arrive at a rate (--rate). Stages: step through levels (--stages)."));
     m_concurrency->setRange(0, limits::kMaxConcurrency);
@@ -131,12 +131,12 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     for (QWidget *field :
          std::initializer_list<QWidget *>{m_concurrency, m_rate, m_maxInFlight, m_timeout, m_seed, m_sloTarget})
         setCompact(field);
-    validator->addRow(form, tr("Concurrency:"), m_concurrency, QStringLiteral("load.concurrency"),
+    validator->addRow(form, tr("Concurrency:"), m_concurrency, ConfigFieldId::Concurrency,
                       tr("Virtual users, each with one request in flight (--concurrency)."));
     m_rate->setRange(0, 1e6);
     m_rate->setDecimals(2);
     m_rate->setSuffix(tr(" req/s"));
-    validator->addRow(form, tr("Rate:"), m_rate, QStringLiteral("load.rate"),
+    validator->addRow(form, tr("Rate:"), m_rate, ConfigFieldId::Rate,
                       tr("Requests started per second, whatever the server's latency (--rate)."));
 
     auto *stagesLayout = new QVBoxLayout(m_stagesBox);
@@ -201,19 +201,19 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     setTone(m_effective, Tone::Hint);
     stagesLayout->addWidget(m_effective);
     QLabel *stagesMessage =
-        validator->addRow(form, tr("Stages:"), m_stagesBox, QStringLiteral("load.stages"),
+        validator->addRow(form, tr("Stages:"), m_stagesBox, ConfigFieldId::Stages,
                           tr("Levels run one after another, each until its duration or request count (--stages)."));
-    validator->addField(QStringLiteral("load.stages"), m_stagesView, stagesMessage);
+    validator->addField(ConfigFieldId::Stages, m_stagesView, stagesMessage);
 
     m_arrival->addItem(tr("Poisson (random gaps)"), arrivalName(Arrival::Poisson));
     m_arrival->addItem(tr("Constant (even gaps)"), arrivalName(Arrival::Constant));
-    validator->addRow(form, tr("Arrivals:"), m_arrival, QStringLiteral("load.arrival"),
+    validator->addRow(form, tr("Arrivals:"), m_arrival, ConfigFieldId::Arrival,
                       tr("How open-loop requests are spaced in time (--arrival)."));
     m_maxInFlight->setRange(0, limits::kMaxConcurrency);
     m_maxInFlight->setSpecialValueText(tr("no cap"));
     m_maxInFlight->setSuffix(tr(" requests"));
     validator->addRow(
-        form, tr("Max in flight:"), m_maxInFlight, QStringLiteral("load.max_in_flight"),
+        form, tr("Max in flight:"), m_maxInFlight, ConfigFieldId::MaxInFlight,
         tr("Open loop: requests over this wait for a free slot, and the wait is measured (--max-in-flight)."));
 
     layout->addWidget(createFormGroup(tr("Length"), this, &form));
@@ -223,11 +223,11 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_requests->setGroupSeparatorShown(true);
     m_duration->setPlaceholderText(tr("no time limit (e.g. 60s)"));
     QLabel *message =
-        validator->addRow(form, tr("Stop after:"), orRow(m_requests, m_duration, this), QStringLiteral("load.requests"),
+        validator->addRow(form, tr("Stop after:"), orRow(m_requests, m_duration, this), ConfigFieldId::Requests,
                           tr("Each stage ends after this many requests or this long, whichever comes first; "
                              "neither: 100 requests (--requests, --duration)."));
-    validator->addField(QStringLiteral("load.requests"), m_requests, message);
-    validator->addField(QStringLiteral("load.duration"), m_duration, message);
+    validator->addField(ConfigFieldId::Requests, m_requests, message);
+    validator->addField(ConfigFieldId::Duration, m_duration, message);
     m_warmupDuration->setPlaceholderText(tr("none (e.g. 10s)"));
     m_warmupRequests->setRange(0, std::numeric_limits<int>::max());
     m_warmupRequests->setSpecialValueText(tr("no count"));
@@ -236,40 +236,40 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
                                 QStringLiteral("load.warmup"),
                                 tr("The start of the run excluded from statistics, by time or by count (--warmup)."));
     validator->addField(QStringLiteral("load.warmup"), m_warmupDuration, message);
-    validator->addField(QStringLiteral("load.warmup_duration"), m_warmupDuration, message);
-    validator->addField(QStringLiteral("load.warmup_requests"), m_warmupRequests, message);
+    validator->addField(ConfigFieldId::WarmupDuration, m_warmupDuration, message);
+    validator->addField(ConfigFieldId::WarmupRequests, m_warmupRequests, message);
     m_timeout->setPlaceholderText(QStringLiteral("600s"));
-    validator->addRow(form, tr("Timeout:"), m_timeout, QStringLiteral("load.timeout"),
+    validator->addRow(form, tr("Timeout:"), m_timeout, ConfigFieldId::Timeout,
                       tr("Deadline for each request, start to last byte (--timeout)."));
     m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), m_seed));
-    validator->addRow(form, tr("Seed:"), m_seed, QStringLiteral("load.seed"),
+    validator->addRow(form, tr("Seed:"), m_seed, ConfigFieldId::Seed,
                       tr("Makes prompts and arrival times repeatable (--seed)."));
     m_turns->setRange(1, limits::kMaxTurns);
     m_turns->setSpecialValueText(tr("independent requests"));
     m_turns->setSuffix(tr(" turns"));
-    validator->addRow(form, tr("Conversations:"), m_turns, QStringLiteral("load.turns"),
+    validator->addRow(form, tr("Conversations:"), m_turns, ConfigFieldId::Turns,
                       tr("Each user holds a conversation of this many turns; turn k carries the whole history with "
                          "the model's own replies (--turns)."));
     m_thinkTime->setPlaceholderText(tr("none (e.g. 2s, or exp:2s)"));
-    validator->addRow(form, tr("Think time:"), m_thinkTime, QStringLiteral("load.think_time"),
+    validator->addRow(form, tr("Think time:"), m_thinkTime, ConfigFieldId::ThinkTime,
                       tr("Pause between a conversation's turns: fixed, or exponential with that mean (--think-time)."));
 
     layout->addWidget(createFormGroup(tr("Service level (goodput)"), this, &form));
-    message = validator->addRow(form, tr("TTFT ≤"), m_ttft, QStringLiteral("slo.ttft_ms"),
+    message = validator->addRow(form, tr("TTFT ≤"), m_ttft, ConfigFieldId::SloTtft,
                                 tr("A good request's first token arrives within this (--slo ttft_ms=…)."));
-    validator->addField(QStringLiteral("slo.ttft_ms"), m_ttft->spinBox(), message);
-    message = validator->addRow(form, tr("TPOT ≤"), m_tpot, QStringLiteral("slo.tpot_ms"),
+    validator->addField(ConfigFieldId::SloTtft, m_ttft->spinBox(), message);
+    message = validator->addRow(form, tr("TPOT ≤"), m_tpot, ConfigFieldId::SloTpot,
                                 tr("A good request's mean time per output token after the first (--slo tpot_ms=…)."));
-    validator->addField(QStringLiteral("slo.tpot_ms"), m_tpot->spinBox(), message);
-    message = validator->addRow(form, tr("E2E ≤"), m_e2e, QStringLiteral("slo.e2e_ms"),
+    validator->addField(ConfigFieldId::SloTpot, m_tpot->spinBox(), message);
+    message = validator->addRow(form, tr("E2E ≤"), m_e2e, ConfigFieldId::SloE2e,
                                 tr("A good request completes within this (--slo e2e_ms=…)."));
-    validator->addField(QStringLiteral("slo.e2e_ms"), m_e2e->spinBox(), message);
+    validator->addField(ConfigFieldId::SloE2e, m_e2e->spinBox(), message);
     m_sloTarget->setRange(0, 100);
     m_sloTarget->setDecimals(2);
     m_sloTarget->setSuffix(tr(" % good"));
-    validator->addRow(form, tr("Target:"), m_sloTarget, QStringLiteral("slo.target"),
+    validator->addRow(form, tr("Target:"), m_sloTarget, ConfigFieldId::SloTarget,
                       tr("The share of requests that must meet every threshold (--slo-target, as a fraction)."));
-    validator->addRow(form, QString(), m_failOnSlo, QStringLiteral("slo.fail_on_slo"),
+    validator->addRow(form, QString(), m_failOnSlo, ConfigFieldId::FailOnSlo,
                       tr("Mark the run failed (the CLI exits with 3) when the target is missed (--fail-on-slo)."));
     layout->addStretch(1);
 
