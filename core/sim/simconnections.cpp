@@ -91,10 +91,10 @@ bool SimServer::Impl::acceptAll()
         enableReceiveStamps(fd); // else: the read's own time
         auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
         conn->id = nextConnectionId++;
-        conn->poll = SimPollHandler(this, conn->id);
+        conn->pollHandler = SimPollHandler(this, conn->id);
         conn->fd = fd;
         conn->idleSinceNs = nowNs();
-        poll.add(fd, EPOLLIN | EPOLLRDHUP, &conn->poll);
+        poll.add(fd, EPOLLIN | EPOLLRDHUP, &conn->pollHandler);
         connections.emplace(conn->id, std::move(conn));
         std::lock_guard lock(statsMutex);
         ++stats.openConnections;

@@ -169,7 +169,8 @@ struct Connection {
     qint64 requests = 0;              ///< requests parsed (for keep_alive_max)
     std::unique_ptr<H2Session> h2;    ///< a TCP connection speaking HTTP/2
     std::unique_ptr<H2Stream> stream; ///< an HTTP/2 stream (no descriptor of its own)
-    SimPollHandler poll{nullptr, 0};  ///< its descriptor's events (a stream has none)
+    /// Its descriptor's events (a stream has none).
+    SimPollHandler pollHandler{nullptr, 0};
 };
 
 struct Timer {
