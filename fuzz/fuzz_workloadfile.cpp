@@ -9,6 +9,7 @@
 #include "config/runconfig.h"
 #include "fuzzinput.h"
 #include "workload/workloadfile.h"
+#include "workload/workloadlimits.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ void check(const tb::WorkloadFile &file, tb::WorkloadRole role)
             tb::fuzz::violated("an output length out of range");
         if (e.outputIsCap && e.outputTokens < 1)
             tb::fuzz::violated("an output cap below 1");
-        if (e.hashIds.size() > std::size_t(e.promptTokens / tb::WorkloadFile::kHashBlockTokens + 1))
+        if (e.hashIds.size() > std::size_t(e.promptTokens / tb::workloadlimits::kHashBlockTokens + 1))
             tb::fuzz::violated("more hash ids than the prompt has blocks");
         if (e.line < 1)
             tb::fuzz::violated("an entry without a line");

@@ -1,8 +1,10 @@
 #include "tokenize/tokenizer.h"
 #include "workload/workloadfile.h"
 
+#include <QDateTime>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimeZone>
 
 #include "support/testfiles.h"
 
@@ -81,6 +83,70 @@ private Q_SLOTS:
             if (!timesMs.isEmpty())
                 QCOMPARE((e.timeNs - w->entries().front().timeNs) / 1'000'000, timesMs[i]);
         }
+    }
+
+    /// Each format's smallest valid file: the reader its first bytes pick reads it as that format,
+    /// to the one prompt it holds.
+    void smallestFileOfEachFormat_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<WorkloadRole>("role");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("prompt"); ///< the text sent; a chat: its messages as JSON; "": synthetic
+        QTest::addColumn<qint64>("promptTokens");
+        QTest::addColumn<qint64>("outputTokens");
+        QTest::addColumn<qint64>("timeNs"); ///< in the trace's clock; -1: not a trace
+        const qint64 hi = tokens("Hi");
+        QTest::newRow("prompts") << QByteArray("{\"prompt\": \"Hi\"}") << WorkloadRole::PromptFile << "prompts"
+                                 << "Hi" << hi << qint64(-1) << qint64(-1);
+        QTest::newRow("messages") << QByteArray("{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}")
+                                  << WorkloadRole::PromptFile << "messages"
+                                  << R"([{"content":"Hi","role":"user"}])" << hi << qint64(-1) << qint64(-1);
+        QTest::newRow("sharegpt jsonl") << QByteArray("{\"conversations\": [{\"from\": \"human\", \"value\": \"Hi\"}]}")
+                                        << WorkloadRole::Dataset << "sharegpt"
+                                        << "Hi" << hi << qint64(-1) << qint64(-1);
+        QTest::newRow("sharegpt json array")
+            << QByteArray("\xEF\xBB\xBF[{\"conversations\": [{\"from\": \"human\", \"value\": \"Hi\"}]}]")
+            << WorkloadRole::Dataset << "sharegpt"
+            << "Hi" << hi << qint64(-1) << qint64(-1);
+        QTest::newRow("mooncake") << QByteArray("{\"timestamp\": 0, \"input_length\": 7, \"output_length\": 3}")
+                                  << WorkloadRole::Trace << "mooncake"
+                                  << "" << qint64(7) << qint64(3) << qint64(0);
+        const qint64 azureTime =
+            QDateTime(QDate(2023, 11, 16), QTime(18, 15, 46), QTimeZone::utc()).toMSecsSinceEpoch();
+        QTest::newRow("azure-csv") << QByteArray("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,7,3")
+                                   << WorkloadRole::Trace << "azure-csv"
+                                   << "" << qint64(7) << qint64(3) << azureTime * 1'000'000;
+        QTest::newRow("prompts with a timestamp")
+            << QByteArray("{\"timestamp\": 5, \"prompt\": \"Hi\"}") << WorkloadRole::Trace << "prompts"
+            << "Hi" << hi << qint64(-1) << qint64(5'000'000);
+    }
+
+    void smallestFileOfEachFormat()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(WorkloadRole, role);
+        QFETCH(QString, format);
+        QFETCH(QString, prompt);
+        QFETCH(qint64, promptTokens);
+        QFETCH(qint64, outputTokens);
+        QFETCH(qint64, timeNs);
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, QStringLiteral("smallest"), bytes);
+        QString error;
+        const auto w = WorkloadFile::load(path, role, {}, &error);
+        QVERIFY2(w, qPrintable(error));
+        QCOMPARE(w->stats().format, format);
+        QCOMPARE(w->stats().read, qint64(1));
+        QCOMPARE(w->entries().size(), std::size_t(1));
+        const WorkloadEntry &e = w->entries().front();
+        QCOMPARE(e.line, format == QLatin1String("azure-csv") ? 2 : 1); // under the CSV's header
+        const std::string sent = e.messages.is_null() ? e.user : e.messages.dump();
+        QCOMPARE(QString::fromStdString(sent), prompt);
+        QCOMPARE(e.synthetic, prompt.isEmpty());
+        QCOMPARE(e.promptTokens, promptTokens);
+        QCOMPARE(e.outputTokens, outputTokens);
+        QCOMPARE(e.timeNs, timeNs);
     }
 
     void shareGptTakesTheFirstHumanTurnAndItsReply()

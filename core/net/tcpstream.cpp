@@ -1,6 +1,8 @@
 #include "net/tcpstream.h"
 
 #include "net/readbacklog.h"
+#include "net/receivestamp.h"
+#include "net/socketaddress.h"
 
 #include <QHostInfo>
 
@@ -9,8 +11,6 @@
 #include <cstring>
 #include <ctime>
 
-#include <linux/errqueue.h>
-#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -84,22 +84,9 @@ void TcpStream::connectTo(const QHostAddress &address)
 {
     const quint16 port = m_endpoint.proxiedPlain() ? m_endpoint.proxy.port : m_endpoint.port;
     sockaddr_storage storage{};
-    socklen_t length = 0;
-    if (address.protocol() == QAbstractSocket::IPv6Protocol) {
-        auto *in6 = reinterpret_cast<sockaddr_in6 *>(&storage);
-        in6->sin6_family = AF_INET6;
-        in6->sin6_port = htons(port);
-        const Q_IPV6ADDR bytes = address.toIPv6Address();
-        std::memcpy(&in6->sin6_addr, &bytes, sizeof(bytes));
-        in6->sin6_scope_id = address.scopeId().toUInt();
-        length = sizeof(sockaddr_in6);
-    } else {
-        auto *in4 = reinterpret_cast<sockaddr_in *>(&storage);
-        in4->sin_family = AF_INET;
-        in4->sin_port = htons(port);
-        in4->sin_addr.s_addr = htonl(address.toIPv4Address());
-        length = sizeof(sockaddr_in);
-    }
+    const socklen_t length = toSocketAddress(address, port, &storage);
+    if (length == 0)
+        return failed(RequestStatus::Connect, QStringLiteral("not an IP address: '%1'").arg(address.toString()));
     m_fd = ::socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (m_fd < 0) {
         failed(RequestStatus::Connect, QStringLiteral("cannot create a socket: ") + errnoText(errno));
@@ -108,8 +95,7 @@ void TcpStream::connectTo(const QHostAddress &address)
     const int one = 1;
     // Tokens must leave at once, not after Nagle's delay.
     ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    const int stampFlags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-    m_kernelStamps = ::setsockopt(m_fd, SOL_SOCKET, SO_TIMESTAMPING, &stampFlags, sizeof(stampFlags)) == 0;
+    m_kernelStamps = enableReceiveStamps(m_fd);
 
     if (::connect(m_fd, reinterpret_cast<sockaddr *>(&storage), length) == 0) {
         m_connected = true;
@@ -232,38 +218,31 @@ void TcpStream::flushWrites()
 
 std::int64_t TcpStream::stampOf(const msghdr &message, std::int64_t *readNs)
 {
-    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c;
-         c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
-            continue;
-        timespec stamps[3];
-        std::memcpy(stamps, CMSG_DATA(c), sizeof(stamps));
-        if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
+    timespec stamp{};
+    if (!receiveStamp(message, &stamp))
+        return m_clock.nowNs();
+    // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
+    // offset between the two clocks, read between two steady readings close together (a
+    // preemption between the readings would shift the stamp by its length).
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const std::int64_t before = m_clock.nowNs();
+        timespec realNow{};
+        ::clock_gettime(CLOCK_REALTIME, &realNow);
+        const std::int64_t after = m_clock.nowNs();
+        *readNs = after;
+        if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
+            m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
             break;
-        // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
-        // offset between the two clocks, read between two steady readings close together (a
-        // preemption between the readings would shift the stamp by its length).
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            const std::int64_t before = m_clock.nowNs();
-            timespec realNow{};
-            ::clock_gettime(CLOCK_REALTIME, &realNow);
-            const std::int64_t after = m_clock.nowNs();
-            *readNs = after;
-            if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
-                m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
-                break;
-            }
         }
-        return toNs(stamps[0]) - m_realMinusRunNs;
     }
-    return m_clock.nowNs();
+    return toNs(stamp) - m_realMinusRunNs;
 }
 
 void TcpStream::onReadable()
 {
     const quint64 generation = m_generation;
     std::array<char, kReadSize> buffer;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec) * 3) + 64];
+    alignas(cmsghdr) char control[kReceiveStampControlBytes];
     for (;;) {
         iovec io{buffer.data(), buffer.size()};
         msghdr message{};

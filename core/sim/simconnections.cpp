@@ -1,6 +1,7 @@
 #include "sim/simserver_p.h"
 
-#include <linux/net_tstamp.h>
+#include "net/receivestamp.h"
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -26,27 +27,20 @@ constexpr qint64 kMinIdleSweepNs = 10'000'000;
 /// No read waits this long in the kernel; an older stamp means the wall clock stepped.
 constexpr qint64 kMaxStampAgeNs = 10'000'000'000;
 
-/// When the kernel received a read's bytes (SO_TIMESTAMPING's software receive stamp), on the
-/// steady clock of readNs: a loop that woke late, busy or descheduled, still records when the
-/// request arrived, not when it got round to reading it.
+/// When the kernel received a read's bytes (its software receive stamp), on the steady clock of
+/// readNs: a loop that woke late, busy or descheduled, still records when the request arrived, not
+/// when it got round to reading it.
 qint64 arrivalOf(const msghdr &message, qint64 readNs)
 {
-    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&message)); c;
-         c = CMSG_NXTHDR(const_cast<msghdr *>(&message), c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING)
-            continue;
-        timespec stamps[3];
-        std::memcpy(stamps, CMSG_DATA(c), sizeof stamps);
-        if (stamps[0].tv_sec == 0 && stamps[0].tv_nsec == 0)
-            break;
-        timespec real{};
-        ::clock_gettime(CLOCK_REALTIME, &real);
-        const qint64 ageNs = (qint64(real.tv_sec) - qint64(stamps[0].tv_sec)) * 1'000'000'000 +
-                             (qint64(real.tv_nsec) - qint64(stamps[0].tv_nsec));
-        // The kernel stamps on the wall clock: a step of it must not move arrivals by more than a read's wait.
-        return readNs - std::clamp<qint64>(ageNs, 0, kMaxStampAgeNs);
-    }
-    return readNs;
+    timespec stamp{};
+    if (!receiveStamp(message, &stamp))
+        return readNs;
+    timespec real{};
+    ::clock_gettime(CLOCK_REALTIME, &real);
+    const qint64 ageNs =
+        (qint64(real.tv_sec) - qint64(stamp.tv_sec)) * 1'000'000'000 + (qint64(real.tv_nsec) - qint64(stamp.tv_nsec));
+    // The kernel stamps on the wall clock: a step of it must not move arrivals by more than a read's wait.
+    return readNs - std::clamp<qint64>(ageNs, 0, kMaxStampAgeNs);
 }
 
 void applyStamps(RequestTrace &trace, unsigned stamps, qint64 ns)
@@ -71,7 +65,7 @@ void SimServer::Impl::listenerReady()
     }
     // Not watched until then: what arrives meanwhile waits in the kernel's queue, or is dropped
     // when the backlog is full (the client's SYN is retried a second later).
-    modify(listenFd, kListenerId, 0);
+    poll.modify(listenFd, 0);
     timers.push({nowNs() + qint64(config.acceptDelayMs * 1e6), Timer::AcceptDue, 0});
 }
 
@@ -86,7 +80,7 @@ bool SimServer::Impl::acceptAll()
             if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
                 // Out of descriptors: stop accepting for a while instead of spinning on a
                 // listener that stays readable.
-                modify(listenFd, kListenerId, 0);
+                poll.modify(listenFd, 0);
                 timers.push({nowNs() + kAcceptRetryNs, Timer::ResumeAccept, 0});
                 return false;
             }
@@ -94,13 +88,13 @@ bool SimServer::Impl::acceptAll()
         }
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        const int stampFlags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &stampFlags, sizeof stampFlags); // else: the read's own time
+        enableReceiveStamps(fd); // else: the read's own time
         auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
         conn->id = nextConnectionId++;
+        conn->pollHandler = SimPollHandler(this, conn->id);
         conn->fd = fd;
         conn->idleSinceNs = nowNs();
-        watch(fd, conn->id, EPOLLIN | EPOLLRDHUP);
+        poll.add(fd, EPOLLIN | EPOLLRDHUP, &conn->pollHandler);
         connections.emplace(conn->id, std::move(conn));
         std::lock_guard lock(statsMutex);
         ++stats.openConnections;
@@ -123,7 +117,7 @@ void SimServer::Impl::readable(Connection &conn)
 {
     char buf[kReadBytes];
     iovec part{buf, sizeof buf};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec) * 3)];
+    alignas(cmsghdr) char control[kReceiveStampControlBytes];
     msghdr message{};
     message.msg_iov = &part;
     message.msg_iovlen = 1;
@@ -206,7 +200,7 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
         conn.outSent = 0;
         if (!conn.writeWatched) {
             conn.writeWatched = true;
-            modify(conn.fd, conn.id, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+            poll.modify(conn.fd, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
         }
     }
 }
@@ -243,7 +237,7 @@ void SimServer::Impl::flush(Connection &conn, qint64 stampNs)
     conn.outSent = 0;
     if (conn.writeWatched) {
         conn.writeWatched = false;
-        modify(conn.fd, conn.id, EPOLLIN | EPOLLRDHUP);
+        poll.modify(conn.fd, EPOLLIN | EPOLLRDHUP);
     }
     if (conn.responseComplete) {
         publishTrace(conn);
@@ -330,7 +324,7 @@ void SimServer::Impl::closeConnection(Connection &conn)
         return h2StreamClosed(conn);
     if (conn.h2)
         h2ConnectionClosed(conn);
-    epoll_ctl(epollFd, EPOLL_CTL_DEL, conn.fd, nullptr);
+    poll.remove(conn.fd);
     ::close(conn.fd);
     dead.push_back(conn.id);
     std::lock_guard lock(statsMutex);

@@ -1,6 +1,7 @@
 #include "sim/simserver_p.h"
 
-#include <arpa/inet.h>
+#include "net/socketaddress.h"
+
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -38,34 +39,22 @@ SimServer::Impl::Impl(SimConfig config)
     idPrefix = hex((quint64(random()) << 32) | random(), 16);
     wakeFd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     timerFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    epollFd = epoll_create1(EPOLL_CLOEXEC);
-    watch(wakeFd, kWakeId, EPOLLIN);
-    watch(timerFd, kTimerId, EPOLLIN);
+    poll.add(wakeFd, EPOLLIN, &wakePoll);
+    poll.add(timerFd, EPOLLIN, &timerPoll);
     startNs = nowNs();
 }
 
 SimServer::Impl::~Impl()
 {
-    for (int fd : {listenFd, wakeFd, timerFd, epollFd}) {
+    for (int fd : {listenFd, wakeFd, timerFd}) {
         if (fd >= 0)
             ::close(fd);
     }
 }
 
-void SimServer::Impl::watch(int fd, quint64 id, quint32 events)
+void SimPollHandler::pollReady(std::uint32_t events)
 {
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.u64 = id;
-    epoll_ctl(epollFd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-void SimServer::Impl::modify(int fd, quint64 id, quint32 events)
-{
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.u64 = id;
-    epoll_ctl(epollFd, EPOLL_CTL_MOD, fd, &ev);
+    m_server->dispatch(m_id, events);
 }
 
 void SimServer::Impl::run()
@@ -74,19 +63,17 @@ void SimServer::Impl::run()
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     if (idleTimeoutNs() > 0)
         closeIdle(nowNs());
-    std::vector<epoll_event> events(256);
+    const ::timespec noWait{};
     while (!stopRequested) {
         runDue();
         const qint64 next =
             std::min(model.nextDueNs(), timers.empty() ? std::numeric_limits<qint64>::max() : timers.top().dueNs);
-        int timeout = -1;
+        const ::timespec *timeout = nullptr; // the timerfd wakes the loop when the next piece is due
         if (next <= nowNs())
-            timeout = 0;
+            timeout = &noWait;
         else
             armTimer(next);
-        const int n = epoll_wait(epollFd, events.data(), int(events.size()), timeout);
-        for (int i = 0; i < n; ++i)
-            dispatch(events[size_t(i)]);
+        poll.wait(timeout); // dispatch() each ready descriptor
         pumpH2();
         reapDead();
     }
@@ -94,7 +81,7 @@ void SimServer::Impl::run()
     for (auto &[id, conn] : connections)
         closeConnection(*conn);
     reapDead();
-    epoll_ctl(epollFd, EPOLL_CTL_DEL, listenFd, nullptr);
+    poll.remove(listenFd);
     ::close(listenFd);
     listenFd = -1;
 }
@@ -110,9 +97,9 @@ void SimServer::Impl::armTimer(qint64 dueNs)
     timerfd_settime(timerFd, TFD_TIMER_ABSTIME, &spec, nullptr);
 }
 
-void SimServer::Impl::dispatch(const epoll_event &ev)
+void SimServer::Impl::dispatch(quint64 id, std::uint32_t events)
 {
-    switch (ev.data.u64) {
+    switch (id) {
     case kListenerId:
         listenerReady();
         return;
@@ -128,14 +115,14 @@ void SimServer::Impl::dispatch(const epoll_event &ev)
     default:
         break;
     }
-    const auto it = connections.find(ev.data.u64);
+    const auto it = connections.find(id);
     if (it == connections.end() || it->second->dead)
         return;
     Connection &conn = *it->second;
     try {
-        if (ev.events & EPOLLOUT)
+        if (events & EPOLLOUT)
             flush(conn);
-        if (!conn.dead && (ev.events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        if (!conn.dead && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
             readable(conn);
         processInput(conn);
     } catch (const std::exception &) {
@@ -152,12 +139,12 @@ void SimServer::Impl::runDue()
         const Timer timer = timers.top();
         timers.pop();
         if (timer.kind == Timer::ResumeAccept) {
-            modify(listenFd, kListenerId, EPOLLIN);
+            poll.modify(listenFd, EPOLLIN);
             continue;
         }
         if (timer.kind == Timer::AcceptDue) {
             if (acceptAll())
-                modify(listenFd, kListenerId, EPOLLIN);
+                poll.modify(listenFd, EPOLLIN);
             continue;
         }
         if (timer.kind == Timer::MetricsDue) {
@@ -214,30 +201,15 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
     };
     if (!d->tokenizer)
         return fail(d->tokenizerError);
-    if (d->epollFd < 0 || d->timerFd < 0 || d->wakeFd < 0)
+    if (!d->poll.isValid() || d->timerFd < 0 || d->wakeFd < 0)
         return fail(QStringLiteral("cannot create the event loop: %1").arg(QString::fromStdString(errnoText(errno))));
 
     sockaddr_storage storage{};
-    socklen_t length = 0;
-    const bool any = address == QHostAddress(QHostAddress::Any) || address == QHostAddress(QHostAddress::AnyIPv6);
-    int family = AF_INET;
-    if (address.protocol() == QAbstractSocket::IPv4Protocol || address == QHostAddress(QHostAddress::AnyIPv4)) {
-        auto *in4 = reinterpret_cast<sockaddr_in *>(&storage);
-        in4->sin_family = AF_INET;
-        in4->sin_port = htons(port);
-        in4->sin_addr.s_addr = htonl(address.toIPv4Address());
-        length = sizeof(sockaddr_in);
-    } else if (address.protocol() == QAbstractSocket::IPv6Protocol || any) {
-        family = AF_INET6;
-        auto *in6 = reinterpret_cast<sockaddr_in6 *>(&storage);
-        in6->sin6_family = AF_INET6;
-        in6->sin6_port = htons(port);
-        const Q_IPV6ADDR a = any ? Q_IPV6ADDR{} : address.toIPv6Address();
-        std::memcpy(&in6->sin6_addr, &a, sizeof a);
-        length = sizeof(sockaddr_in6);
-    } else {
+    socklen_t length = toSocketAddress(address, port, &storage);
+    if (length == 0)
         return fail(QStringLiteral("not an IP address: '%1'").arg(address.toString()));
-    }
+    const int family = storage.ss_family;
+    const bool any = address == QHostAddress(QHostAddress::Any) || address == QHostAddress(QHostAddress::AnyIPv6);
 
     d->listenFd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (d->listenFd < 0)
@@ -255,9 +227,8 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
     if (::listen(d->listenFd, int(d->config.listenBacklog)) != 0)
         return fail(QStringLiteral("cannot listen: %1").arg(QString::fromStdString(errnoText(errno))));
     getsockname(d->listenFd, reinterpret_cast<sockaddr *>(&storage), &length);
-    d->boundPort = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in *>(&storage)->sin_port
-                                           : reinterpret_cast<sockaddr_in6 *>(&storage)->sin6_port);
-    d->watch(d->listenFd, kListenerId, EPOLLIN);
+    d->boundPort = portOf(storage);
+    d->poll.add(d->listenFd, EPOLLIN, &d->listenerPoll);
     return true;
 }
 

@@ -10,9 +10,9 @@
 
 namespace tb::sim {
 
-/// The simulated LLM server: an HTTP/1.1 server with keep-alive on its own epoll event loop, the
-/// serving model (ServingModel), the APIs (simprotocol.h), faults, the prefix cache and the
-/// statistics, all driven by one thread.
+/// The simulated LLM server: an HTTP/1.1 server with keep-alive on an epoll event loop (core/net's
+/// EpollSet, the one the client's threads block in too), the serving model (ServingModel), the APIs
+/// (simprotocol.h), faults, the prefix cache and the statistics, all driven by one thread.
 ///
 /// Why not Qt's event loop: with 2,000 open sockets a Qt event-loop iteration polls every socket
 /// (poll(): ~160 µs on the build machine), which rules out sub-millisecond token pacing at
@@ -46,6 +46,7 @@ public:
 
 private:
     class Impl;
+    friend class SimPollHandler; // hands the event loop's events to Impl
     std::unique_ptr<Impl> d;
 };
 

@@ -9,6 +9,7 @@
 
 #include "formats/prometheustext.h"
 #include "metrics/loghistogram.h"
+#include "net/epollset.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
@@ -38,7 +39,7 @@ inline qint64 nowNs()
         .count();
 }
 
-// epoll user data: fixed ids for the loop's own descriptors, connection ids above.
+// What the loop's descriptors are to dispatch(): fixed ids for its own, connection ids above.
 constexpr quint64 kListenerId = 0;
 constexpr quint64 kTimerId = 1;
 constexpr quint64 kWakeId = 2;
@@ -124,6 +125,22 @@ struct H2Stream {
     bool closed = false; ///< nghttp2 closed the stream (or its connection went)
 };
 
+/// Hands the EpollSet's events for one of the loop's descriptors (the listener, the timer, the
+/// wake-up, a connection) to SimServer::Impl::dispatch under its id.
+class SimPollHandler : public PollHandler
+{
+public:
+    SimPollHandler(SimServer::Impl *server, quint64 id)
+        : m_server(server)
+        , m_id(id)
+    {}
+    void pollReady(std::uint32_t events) override;
+
+private:
+    SimServer::Impl *m_server;
+    quint64 m_id;
+};
+
 struct Connection {
     explicit Connection(std::size_t maxBody)
         : parser(maxBody)
@@ -152,6 +169,8 @@ struct Connection {
     qint64 requests = 0;              ///< requests parsed (for keep_alive_max)
     std::unique_ptr<H2Session> h2;    ///< a TCP connection speaking HTTP/2
     std::unique_ptr<H2Stream> stream; ///< an HTTP/2 stream (no descriptor of its own)
+    /// Its descriptor's events (a stream has none).
+    SimPollHandler pollHandler{nullptr, 0};
 };
 
 struct Timer {
@@ -170,11 +189,9 @@ public:
 
     // --- event loop (simserver.cpp) ------------------------------------------------------------------
 
-    void watch(int fd, quint64 id, quint32 events);
-    void modify(int fd, quint64 id, quint32 events);
     void run();
     void armTimer(qint64 dueNs);
-    void dispatch(const epoll_event &ev);
+    void dispatch(quint64 id, std::uint32_t events);
     /// Chunks and timers that are due.
     void runDue();
 
@@ -319,10 +336,14 @@ public:
     QString tokenizerError;
     const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
 
+    /// core/net's epoll set, which the client's threads block in too; the loop waits in it.
+    EpollSet poll;
+    SimPollHandler listenerPoll{this, kListenerId};
+    SimPollHandler timerPoll{this, kTimerId};
+    SimPollHandler wakePoll{this, kWakeId};
     int listenFd = -1;
     int wakeFd = -1;
     int timerFd = -1;
-    int epollFd = -1;
     quint16 boundPort = 0;
     qint64 armedNs = -1;
     bool stopRequested = false;

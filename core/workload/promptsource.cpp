@@ -1,6 +1,7 @@
 #include "workload/promptsource.h"
 
 #include "tokenize/tokenizer.h"
+#include "workload/workloadlimits.h"
 
 #include <QRegularExpression>
 
@@ -456,7 +457,7 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) 
             for (const std::uint64_t id : e.hashIds) {
                 if (left <= 0)
                     break;
-                const std::int64_t n = std::min(left, WorkloadFile::kHashBlockTokens);
+                const std::int64_t n = std::min(left, workloadlimits::kHashBlockTokens);
                 if (!p.user.empty())
                     p.user += ' ';
                 p.user += synthetic(n, id ^ 0xB10C'0000'0000'0000ULL);

@@ -20,7 +20,7 @@ struct WorkloadEntry {
     std::int64_t outputTokens = -1;     ///< recorded reply / asked output length; -1: none
     bool outputIsCap = false;           ///< a line's max_tokens or a trace's output length: always sent
     bool synthetic = false;             ///< a trace entry: text of promptTokens is built when sent
-    std::vector<std::uint64_t> hashIds; ///< trace prefix blocks (kHashBlockTokens each), in order
+    std::vector<std::uint64_t> hashIds; ///< trace prefix blocks (workloadlimits::kHashBlockTokens each), in order
     std::int64_t timeNs = -1;           ///< arrival time in the trace (absolute, in the trace's own clock)
     int line = 0;                       ///< where it starts in the file (1-based)
 };
@@ -65,17 +65,13 @@ struct WorkloadStats {
     QString describe() const;
 };
 
-/// Reads a workload file fully into memory, bounded: file size, line length, entry count and every
-/// number are limited, so a hostile or mistaken file is refused rather than exhausting the machine.
-/// Errors name the file and the line.
+/// Reads a workload file fully into memory with the reader of its format (workloadreader.h), then
+/// orders a trace by time, filters by length and samples. Bounded: file size, line length, entry
+/// count and every number are limited (workloadlimits.h), so a hostile or mistaken file is refused
+/// rather than exhausting the machine. Errors name the file and the line.
 class WorkloadFile
 {
 public:
-    static constexpr std::int64_t kHashBlockTokens = 512; ///< Mooncake's block size per hash id
-    static constexpr qint64 kMaxFileBytes = qint64(8) << 30;
-    static constexpr qint64 kMaxLineBytes = qint64(64) << 20;
-    static constexpr std::int64_t kMaxEntries = 20'000'000;
-
     static std::optional<WorkloadFile> load(const QString &path, WorkloadRole role, const WorkloadOptions &options,
                                             QString *error);
 

@@ -1,0 +1,218 @@
+#include "workload/jsonworkloadreader.h"
+
+#include "config/runconfig.h"
+#include "tokenize/tokenizer.h"
+#include "workload/mooncakereader.h"
+#include "workload/promptsreader.h"
+#include "workload/sharegptreader.h"
+#include "workload/workloadlimits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+
+namespace {
+
+/// The entry kinds, in the order they are asked: the first that takes an entry reads it.
+const ShareGptReader kShareGpt;
+const MooncakeReader kMooncake;
+const PromptsReader kPrompts;
+const JsonEntryReader *const kEntryReaders[] = {&kShareGpt, &kMooncake, &kPrompts};
+
+/// An integer field in [min, max]; false with *why when it is there but not such a number.
+bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, std::int64_t max,
+                  std::optional<std::int64_t> &out, QString &why)
+{
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null())
+        return true;
+    double v = 0;
+    if (it->is_number_unsigned())
+        v = double(it->get<std::uint64_t>());
+    else if (it->is_number())
+        v = it->get<double>();
+    else {
+        why = QStringLiteral("\"%1\" must be a number").arg(QLatin1String(key));
+        return false;
+    }
+    if (!(v >= double(min) && v <= double(max)) || v != std::floor(v)) {
+        why = QStringLiteral("\"%1\" must be a whole number from %2 to %3 (got %4)")
+                  .arg(QLatin1String(key))
+                  .arg(min)
+                  .arg(max)
+                  .arg(fromStd(it->dump()).left(32));
+        return false;
+    }
+    out = std::int64_t(v);
+    return true;
+}
+
+} // namespace
+
+std::int64_t approxTokens(std::string_view text)
+{
+    return ApproxTokenizer::countUtf8(text.data(), text.size());
+}
+
+bool JsonWorkloadReader::read(std::string_view data)
+{
+    const std::size_t first = data.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && data[first] == '[')
+        return readArray(data, first);
+    return readLines(data);
+}
+
+Parsed JsonWorkloadReader::entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind) const
+{
+    if (!j.is_object()) {
+        why = QStringLiteral("not a JSON object");
+        return Parsed::Bad;
+    }
+    EntryFields fields;
+    if (!integerField(j, "max_tokens", 1, limits::kMaxTokens, fields.maxTokens, why) ||
+        !integerField(j, "output_len", 0, limits::kMaxTokens, fields.outputLen, why) ||
+        (!fields.outputLen && !integerField(j, "output_length", 0, limits::kMaxTokens, fields.outputLen, why)) ||
+        !integerField(j, "input_length", 1, limits::kMaxPromptTokens, fields.inputLen, why))
+        return Parsed::Bad;
+
+    const JsonEntryReader *reader = nullptr;
+    for (const JsonEntryReader *candidate : kEntryReaders) {
+        if (const char *k = candidate->kindOf(j, fields)) {
+            kind = k;
+            reader = candidate;
+            break;
+        }
+    }
+    if (!reader) {
+        why = QStringLiteral("expected {\"prompt\": …}, {\"messages\": […]}, a ShareGPT {\"conversations\": […]} or a "
+                             "trace line {\"input_length\": …}");
+        return Parsed::Bad;
+    }
+    if (const Parsed parsed = reader->read(j, m_role, fields, e, why); parsed != Parsed::Ok)
+        return parsed;
+    if (const auto s = j.find("system"); s != j.end() && s->is_string() && !e.synthetic) {
+        e.system = s->get<std::string>();
+        e.promptTokens += approxTokens(e.system);
+    }
+    if (fields.outputLen && e.outputTokens < 0)
+        e.outputTokens = *fields.outputLen;
+    if (fields.maxTokens) {
+        e.outputTokens = *fields.maxTokens;
+        e.outputIsCap = true;
+    }
+    if (const auto t = j.find("timestamp"); t != j.end()) {
+        if (m_role != WorkloadRole::Trace) {
+            why = QStringLiteral("has a \"timestamp\": give a timed file with --trace FILE to replay it at its times");
+            return Parsed::Fatal;
+        }
+        if (!t->is_number() || !(t->get<double>() >= 0 && t->get<double>() <= double(limits::kMaxDurationMs))) {
+            why = QStringLiteral("\"timestamp\" must be milliseconds from 0 to %1").arg(limits::kMaxDurationMs);
+            return Parsed::Bad;
+        }
+        e.timeNs = std::llround(t->get<double>() * 1e6);
+    } else if (m_role == WorkloadRole::Trace) {
+        why = QStringLiteral("no \"timestamp\" (milliseconds): every line of a trace needs one");
+        return Parsed::Bad;
+    }
+    return Parsed::Ok;
+}
+
+bool JsonWorkloadReader::object(const char *begin, const char *end, int line)
+{
+    QString why;
+    const auto json = parseJsonBounded(QByteArray::fromRawData(begin, qsizetype(end - begin)), &why);
+    if (!json)
+        return bad(line, QStringLiteral("not a JSON object (%1)").arg(why.left(120)));
+    WorkloadEntry e;
+    e.line = line;
+    const char *kind = "";
+    const Parsed parsed = entry(*json, e, why, kind);
+    if (stats.format.isEmpty() && *kind)
+        stats.format = QLatin1String(kind); // what the first entry is: the file's kind
+    switch (parsed) {
+    case Parsed::Ok:
+        return add(std::move(e));
+    case Parsed::NoPrompt:
+        ++stats.noPrompt;
+        return true;
+    case Parsed::Bad:
+        return bad(line, why);
+    case Parsed::Fatal:
+        return fail(line, why);
+    }
+    return true;
+}
+
+bool JsonWorkloadReader::readLines(std::string_view data)
+{
+    return forEachLine(data, [&](int line, std::string_view text) {
+        if (qint64(text.size()) > workloadlimits::kMaxLineBytes)
+            return bad(line, QStringLiteral("longer than %1 MiB").arg(workloadlimits::kMaxLineBytes >> 20));
+        const std::size_t b = text.find_first_not_of(" \t\r");
+        if (b == std::string_view::npos)
+            return true;
+        text = text.substr(b, text.find_last_not_of(" \t\r") - b + 1);
+        return object(text.data(), text.data() + text.size(), line);
+    });
+}
+
+/// Each element is found by a scan of brackets and strings and parsed on its own, so a broken
+/// element is named by its line and the whole file never becomes one tree.
+bool JsonWorkloadReader::readArray(std::string_view data, std::size_t at)
+{
+    int line = 1 + int(std::count(data.begin(), data.begin() + qsizetype(at), '\n'));
+    ++at; // '['
+    const auto skipSpace = [&] {
+        while (at < data.size() && (data[at] == ' ' || data[at] == '\t' || data[at] == '\r' || data[at] == '\n')) {
+            line += data[at] == '\n';
+            ++at;
+        }
+    };
+    skipSpace();
+    if (at < data.size() && data[at] == ']')
+        return true;
+    while (at < data.size()) {
+        skipSpace();
+        const std::size_t start = at;
+        const int startLine = line;
+        int depth = 0;
+        bool inString = false;
+        for (; at < data.size(); ++at) {
+            const char c = data[at];
+            if (c == '\n')
+                ++line;
+            if (inString) {
+                if (c == '\\')
+                    ++at;
+                else if (c == '"')
+                    inString = false;
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                if (++depth > limits::kMaxJsonDepth)
+                    return fail(startLine, QStringLiteral("nests deeper than %1 levels").arg(limits::kMaxJsonDepth));
+            } else if (c == '}' || c == ']') {
+                if (depth == 0)
+                    break;
+                --depth;
+            } else if (c == ',' && depth == 0) {
+                break;
+            }
+        }
+        if (at >= data.size())
+            return fail(startLine, QStringLiteral("the JSON array does not end (a missing ']' or '\"')"));
+        if (qint64(at - start) > workloadlimits::kMaxLineBytes) {
+            if (!bad(startLine, QStringLiteral("entry longer than %1 MiB").arg(workloadlimits::kMaxLineBytes >> 20)))
+                return false;
+        } else if (!object(data.data() + start, data.data() + at, startLine)) {
+            return false;
+        }
+        if (data[at] == ']')
+            break;
+        ++at; // ','
+    }
+    return true;
+}
+
+} // namespace tb

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "workload/workloadreader.h"
+
+#include <optional>
+
+namespace tb {
+
+/// How reading one JSON entry went.
+enum class Parsed { Ok, NoPrompt, Bad, Fatal };
+
+/// The numbers any JSON entry may carry, read (and bounded) before its kind is: an entry reader
+/// may adjust them (a trace's output length becomes the cap asked for again).
+struct EntryFields {
+    std::optional<std::int64_t> maxTokens;
+    std::optional<std::int64_t> outputLen; ///< "output_len", or "output_length"
+    std::optional<std::int64_t> inputLen;  ///< "input_length": a trace line
+};
+
+/// One kind of JSON workload entry, told by its keys: ShareGptReader, MooncakeReader,
+/// PromptsReader. JsonWorkloadReader asks each in turn whether an entry is its kind; what every
+/// kind shares ("system", "max_tokens", "output_len", "timestamp") it reads itself.
+class JsonEntryReader
+{
+public:
+    virtual ~JsonEntryReader() = default;
+    /// The kind `j` is when this reader takes it (the file's format is its first entry's kind), or
+    /// null when it is not this reader's.
+    virtual const char *kindOf(const nlohmann::json &j, const EntryFields &fields) const = 0;
+    /// Fills `e` from `j`; *why says what is wrong when not Ok.
+    virtual Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &fields, WorkloadEntry &e,
+                        QString &why) const = 0;
+};
+
+/// ApproxTokenizer's count of a text: a dataset entry's prompt and reply lengths.
+std::int64_t approxTokens(std::string_view text);
+
+/// JSON workload files (--prompt-file, --dataset, --trace): one JSON object per line, or a JSON
+/// array of them (ShareGPT's .json), each object read by the JsonEntryReader of its kind.
+class JsonWorkloadReader : public WorkloadReader
+{
+public:
+    using WorkloadReader::WorkloadReader;
+    bool read(std::string_view data) override;
+
+private:
+    bool object(const char *begin, const char *end, int line);
+    Parsed entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind) const;
+    bool readLines(std::string_view data);
+    bool readArray(std::string_view data, std::size_t at);
+};
+
+} // namespace tb
