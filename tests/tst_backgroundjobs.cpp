@@ -62,7 +62,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(jobs.pending(), 0, 10000);
         QCOMPARE(started->load(), whileRunning);
         QCOMPARE(sawCancel->load(), whileRunning);
-        QCOMPARE(delivered, (QStringList{"blocker", "newest"}));
+        QCOMPARE(delivered, (QStringList{QStringLiteral("blocker"), QStringLiteral("newest")}));
     }
 
     void latestJobIsNotCancelled()
