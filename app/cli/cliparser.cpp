@@ -4,7 +4,7 @@
 
 namespace tb::cli {
 
-CliParser::CliParser(QString command, QString description)
+CliParser::CliParser(QString command, const QString &description)
     : m_command(std::move(command))
 {
     m_parser.setApplicationDescription(description);

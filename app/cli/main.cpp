@@ -54,7 +54,7 @@ int main(int argc, char *argv[])
         printErr(usage());
         return ExitUsage;
     }
-    const QString first = args.at(1);
+    const QString &first = args.at(1);
     if (first == QLatin1String("-h") || first == QLatin1String("--help") || first == QLatin1String("help")) {
         printOut(usage());
         return ExitOk;

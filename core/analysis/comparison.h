@@ -47,7 +47,8 @@ public:
     /// `baseline` indexes `runs`. The runs need their records (RunReader::Records) for the noise
     /// tests; without them the tests say "not tested". Once `cancel` is cancelled the table stops
     /// between rows (its bootstrap tests are the long part), incomplete: for a result no one wants.
-    ComparisonTable(const std::vector<RunData> &runs, int baseline = 0, const CancelToken &cancel = CancelToken());
+    explicit ComparisonTable(const std::vector<RunData> &runs, int baseline = 0,
+                             const CancelToken &cancel = CancelToken());
 
     int baseline() const { return m_baseline; }
     const QStringList &labels() const { return m_labels; }
@@ -157,7 +158,7 @@ public:
         std::vector<Cell> cells; ///< per run; the baseline's is empty
     };
 
-    PairedComparison(const std::vector<RunData> &runs, int baseline = 0);
+    explicit PairedComparison(const std::vector<RunData> &runs, int baseline = 0);
 
     int baseline() const { return m_baseline; }
     const QStringList &labels() const { return m_labels; }

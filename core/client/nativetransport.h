@@ -27,7 +27,7 @@ class NativeTransport : public QObject, public Transport
     Q_OBJECT
 
 public:
-    NativeTransport(const RunClock &clock, QObject *parent = nullptr);
+    explicit NativeTransport(const RunClock &clock, QObject *parent = nullptr);
     ~NativeTransport() override;
 
     Exchange *acquire(const Endpoint &endpoint, bool fresh) override;

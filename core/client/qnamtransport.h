@@ -40,7 +40,7 @@ public:
     /// pools gave a stamping lag p99 of 57-86 ms at 200 streams where 8 gave 9-18 ms).
     static constexpr int kHttp1Pools = 8;
 
-    QnamTransport(const RunClock &clock, QObject *parent = nullptr);
+    explicit QnamTransport(const RunClock &clock, QObject *parent = nullptr);
     ~QnamTransport() override;
 
     /// QNAM picks connections itself: `fresh` cannot be honoured (QNAM resends a request whose

@@ -279,7 +279,7 @@ private:
                 QStringLiteral("HTTP %1: %2").arg(m_record.httpStatus).arg(StreamDecoder::errorMessageFromBody(m_body));
             break;
         case Mode::JsonBody:
-            if (m_body.size() > 0 && (m_body.front() == '<'))
+            if (!m_body.empty() && (m_body.front() == '<'))
                 fail(RequestStatus::Protocol, QStringLiteral("expected JSON or an event stream, got HTML"));
             else
                 m_decoder.onBody(m_body, stampNs);

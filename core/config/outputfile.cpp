@@ -54,7 +54,8 @@ bool openOutputFile(QFile &file, const QString &path, QString *why)
     struct stat st {
     };
     QString problem;
-    if (::fstat(fd, &st) != 0)
+    // Two system calls fail alike, each with its own errno.
+    if (::fstat(fd, &st) != 0) // NOLINT(bugprone-branch-clone)
         problem = systemReason(errno);
     else if (!S_ISREG(st.st_mode))
         problem = QStringLiteral("not a regular file");

@@ -12,7 +12,7 @@ const double kGamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kR
 const double kLnGamma = std::log(kGamma);
 const int kMinIndex = int(std::ceil(std::log(LogHistogram::kMinValue) / kLnGamma));
 const int kMaxIndex = int(std::ceil(std::log(LogHistogram::kMaxValue) / kLnGamma));
-const std::size_t kBucketRange = std::size_t(kMaxIndex - kMinIndex + 1);
+const std::size_t kBucketRange = std::size_t(std::int64_t(kMaxIndex) - kMinIndex + 1);
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -91,8 +91,9 @@ void LogHistogram::addToBucket(int index, std::uint64_t count)
         m_counts.insert(m_counts.begin(), std::size_t(m_offset - index), 0);
         m_offset = index;
     } else if (index >= m_offset + int(m_counts.size())) {
-        reserveFor(std::size_t(index - m_offset + 1));
-        m_counts.resize(std::size_t(index - m_offset + 1), 0);
+        const auto size = std::size_t(std::int64_t(index) - m_offset + 1);
+        reserveFor(size);
+        m_counts.resize(size, 0);
     }
     m_counts[std::size_t(index - m_offset)] += count;
 }

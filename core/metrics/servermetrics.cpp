@@ -622,6 +622,7 @@ std::optional<ServerSummary> ServerSeries::summary() const
     }
     s.url = urls.join(QStringLiteral(", "));
     std::vector<const Interval *> parts;
+    parts.reserve(windows.size());
     for (const Interval &w : windows)
         parts.push_back(&w);
     if (!parts.empty())

@@ -140,9 +140,9 @@ public:
     int addSource(const QString &url, const QString &instance = {});
     /// The measurement starts (warm-up over) at run time tS.
     void markMeasurementStart(double tS);
-    void add(int source, const ServerPoint &point, const QString &engine);
-    /// A failed scrape of `source` at run time tS.
-    void addFailure(int source, double tS, const QString &problem);
+    void add(int index, const ServerPoint &point, const QString &engine);
+    /// A failed scrape of source `index` at run time tS.
+    void addFailure(int index, double tS, const QString &problem);
 
     bool isEmpty() const { return m_rows.empty(); }
     /// One row per scrape of any source; with several, over each one's latest scrape: gauges and

@@ -32,7 +32,7 @@ struct NoProxyEntry {
 };
 
 /// "name", "name:port", "1.2.3.4:80", "::1", "[::1]:80", "10.0.0.0/8".
-NoProxyEntry splitEntry(QString entry)
+NoProxyEntry splitEntry(const QString &entry)
 {
     NoProxyEntry e;
     if (entry.startsWith(QLatin1Char('['))) {

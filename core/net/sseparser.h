@@ -34,7 +34,7 @@ public:
     const char *error() const { return m_error; }
 
 private:
-    template<typename OnEvent> void line(std::string_view line, OnEvent &&onEvent);
+    template<typename OnEvent> void line(std::string_view text, OnEvent &&onEvent);
     /// Copies the event's data into m_data when it is still a view of bytes about to go.
     void ownData();
 

@@ -68,7 +68,7 @@ public:
     /// Checks the header; false with *error naming a missing column.
     bool setHeader(const std::vector<std::string> &header, QString *error);
     /// *itlMeanMs: the row's itl_mean_ms (NaN when empty). False with *error on a bad value.
-    bool parse(const std::vector<std::string> &fields, const RunInfo &info, RequestRecord *record, double *itlMeanMs,
+    bool parse(const std::vector<std::string> &row, const RunInfo &info, RequestRecord *record, double *itlMeanMs,
                QString *error) const;
 
 private:

@@ -35,11 +35,11 @@ QString firstDifference(const json &a, const json &b, const QString &path = {})
 {
     if (a.is_object() && b.is_object()) {
         for (auto it = a.begin(); it != a.end(); ++it) {
-            const QString key = path.isEmpty() ? fromStd(it.key()) : path + QLatin1Char('.') + fromStd(it.key());
+            QString key = path.isEmpty() ? fromStd(it.key()) : path + QLatin1Char('.') + fromStd(it.key());
             const auto other = b.find(it.key());
             if (other == b.end())
                 return key;
-            if (const QString d = firstDifference(*it, *other, key); !d.isEmpty())
+            if (QString d = firstDifference(*it, *other, key); !d.isEmpty())
                 return d;
         }
         for (auto it = b.begin(); it != b.end(); ++it) {

@@ -96,12 +96,12 @@ public:
     /// gets a fresh one (info().config.prompt.salt); with one, it replays that salt's prompts
     /// and says so (info().saltReplayed) unless setFreshSalt().
     bool start(const RunConfig &config, QString *error);
-    /// An interleaved comparison: each request of `workload` goes to every target at the same
+    /// An interleaved comparison: each request of `configured` goes to every target at the same
     /// time (same prompt, same schedule), so conditions match; one run directory per target
     /// (`directories[i]`, or a default name when empty). Signals carry the target index, and
     /// runFinished comes once per target, in order.
-    bool startInterleaved(const RunConfig &workload, const QList<TargetConfig> &targets, const QStringList &directories,
-                          QString *error);
+    bool startInterleaved(const RunConfig &configured, const QList<TargetConfig> &targets,
+                          const QStringList &directories, QString *error);
     /// Cancels the requests in flight and finishes the run (runFinished follows). Safe to call
     /// again and when not running.
     void stop();

@@ -264,7 +264,8 @@ ssize_t SimServer::Impl::h2Read(nghttp2_session *, qint32 id, std::uint8_t *buf,
     if (!conn)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     const std::size_t n = std::min(length, conn->out.size() - conn->outSent);
-    std::memcpy(buf, conn->out.data() + conn->outSent, n);
+    // Bytes of a frame body, not a C string: nothing to terminate.
+    std::memcpy(buf, conn->out.data() + conn->outSent, n); // NOLINT(bugprone-not-null-terminated-result)
     conn->outSent += n;
     if (n > 0) {
         conn->stream->taken += n;

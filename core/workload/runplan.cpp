@@ -82,7 +82,7 @@ const PromptSource &RunPlan::promptsOf(int stage) const
     return *prompts;
 }
 
-bool RunPlan::makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration,
+bool RunPlan::makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, const PromptCalibration &calibration,
                           QString *error)
 {
     auto all = PromptSource::create(config.prompt, config.load.seed, error, tokenizer, calibration, config.load.trace);

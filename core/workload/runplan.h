@@ -40,7 +40,8 @@ struct RunPlan {
     const PromptSource &promptsOf(int stage) const;
     /// (Re)makes `prompts` and `stagePrompts`, sized in `tokenizer` as `calibration` says; false with
     /// *error when a workload file cannot be read.
-    bool makePrompts(std::shared_ptr<const Tokenizer> tokenizer, const PromptCalibration &calibration, QString *error);
+    bool makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, const PromptCalibration &calibration,
+                     QString *error);
 
     /// Validates and prepares; nullptr with *error (naming the field) when the run cannot start.
     static std::shared_ptr<const RunPlan> create(const RunConfig &config, QString *error);
