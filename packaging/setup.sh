@@ -48,6 +48,7 @@ packages=(
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library
     clang-format         # the format test: every C++ file matches .clang-format
+    clang-tidy           # CI's clang-tidy step (packaging/tidy.sh), .clang-tidy's checks
     cppcheck             # the unused test: no function that nothing calls (packaging/check-unused.sh)
     nginx                # tst_tlsgateway: a real HTTP/2-only TLS gateway (ALPN) in front of the simulator
     squid                # tst_tlsgateway: a real HTTPS_PROXY (CONNECT tunnels) between the client and the gateway

@@ -3,8 +3,8 @@
 #
 #   bash packaging/tidy.sh [--all | --since REF] [BUILD_DIR]      (default: --since .ci/tidy-base, build-ci/)
 #
-#   --all        every .cpp file of core/, ui/, app/, tests/, bench/ (about 25 min of CPU on this
-#                2-core machine); when it passes, write its commit into .ci/tidy-base;
+#   --all        every .cpp file of core/, ui/ and app/ (about 15 min of CPU on this 2-core
+#                machine); when it passes, write its commit into .ci/tidy-base;
 #   --since REF  the .cpp files changed since REF, and those whose header of the same name changed
 #                (CI: REF is .ci/tidy-base, the last commit the whole tree passed).
 # BUILD_DIR must be configured and built (compile_commands.json, Qt's generated moc files).
@@ -27,7 +27,7 @@ build=${build:-$here/build-ci}
 [ -f "$build/compile_commands.json" ] || { echo "tidy: $build has no compile_commands.json (configure and build it first)" >&2; exit 2; }
 tidy=$(command -v clang-tidy || command -v clang-tidy-14) || { echo "tidy: clang-tidy not found (Debian: clang-tidy)" >&2; exit 2; }
 
-dirs=(core ui app tests bench)
+dirs=(core ui app)
 if [ "$mode" = all ]; then
     mapfile -t files < <(git ls-files -- "${dirs[@]/%//*.cpp}")
 else
