@@ -24,7 +24,7 @@ enum ExitCode : int {
 class CliParser
 {
 public:
-    CliParser(QString command, QString description);
+    CliParser(QString command, const QString &description);
 
     /// Whether an option that takes a value may be given more than once (QCommandLineParser would
     /// keep the last of several silently).
