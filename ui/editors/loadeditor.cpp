@@ -72,10 +72,13 @@ QString stageSummary(const StageConfig &s)
 LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     : ConfigForm(parent)
     , m_shape(new QComboBox(this))
-    , m_concurrency(new QSpinBox(this))
-    , m_rate(new QDoubleSpinBox(this))
+    // From 0, under the table's 1: a file's 0 shows as 0 and is marked, not raised to 1 unseen.
+    , m_concurrency(m_fields.spinBox(ConfigFieldId::Concurrency, this, {.minimum = 0}))
+    // From 0, under the table's least rate: a configuration without a rate shows 0; the short
+    // suffix keeps the compact field narrow.
+    , m_rate(m_fields.doubleSpinBox(ConfigFieldId::Rate, 2, this, {.minimum = 0, .suffix = tr(" req/s")}))
     , m_arrival(new QComboBox(this))
-    , m_maxInFlight(new QSpinBox(this))
+    , m_maxInFlight(m_fields.spinBox(ConfigFieldId::MaxInFlight, this))
     , m_stagesBox(new QWidget(this))
     , m_stages(new StagesModel(this))
     , m_stagesView(new QTableView(this))
@@ -93,8 +96,10 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     , m_ttft(sloSpin(QStringLiteral("sloTtft"), this))
     , m_tpot(sloSpin(QStringLiteral("sloTpot"), this))
     , m_e2e(sloSpin(QStringLiteral("sloE2e"), this))
-    , m_sloTarget(new QDoubleSpinBox(this))
-    , m_failOnSlo(new QCheckBox(tr("Fail the run when the good fraction is below target"), this))
+    // The good fraction as a percent, as the service level is usually said.
+    , m_sloTarget(m_fields.doubleSpinBox(ConfigFieldId::SloTarget, 2, this, {.suffix = tr(" % good"), .scale = 100}))
+    , m_failOnSlo(
+          m_fields.checkBox(ConfigFieldId::FailOnSlo, tr("Fail the run when the good fraction is below target"), this))
 {
     m_shape->setObjectName(QStringLiteral("loadShape"));
     m_concurrency->setObjectName(QStringLiteral("concurrency"));
@@ -126,16 +131,11 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(form, tr("Shape:"), m_shape, ConfigFieldId::LoadMode,
                       tr("Closed loop: N users each send when their last request ends (--concurrency). Open loop: "
                          "requests arrive at a rate (--rate). Stages: step through levels (--stages)."));
-    m_concurrency->setRange(0, limits::kMaxConcurrency);
-    m_concurrency->setSuffix(tr(" users"));
     for (QWidget *field :
          std::initializer_list<QWidget *>{m_concurrency, m_rate, m_maxInFlight, m_timeout, m_seed, m_sloTarget})
         setCompact(field);
     validator->addRow(form, tr("Concurrency:"), m_concurrency, ConfigFieldId::Concurrency,
-                      tr("Virtual users, each with one request in flight (--concurrency)."));
-    m_rate->setRange(0, 1e6);
-    m_rate->setDecimals(2);
-    m_rate->setSuffix(tr(" req/s"));
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::Concurrency));
     validator->addRow(form, tr("Rate:"), m_rate, ConfigFieldId::Rate,
                       tr("Requests started per second, whatever the server's latency (--rate)."));
 
@@ -209,12 +209,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_arrival->addItem(tr("Constant (even gaps)"), arrivalName(Arrival::Constant));
     validator->addRow(form, tr("Arrivals:"), m_arrival, ConfigFieldId::Arrival,
                       tr("How open-loop requests are spaced in time (--arrival)."));
-    m_maxInFlight->setRange(0, limits::kMaxConcurrency);
-    m_maxInFlight->setSpecialValueText(tr("no cap"));
-    m_maxInFlight->setSuffix(tr(" requests"));
-    validator->addRow(
-        form, tr("Max in flight:"), m_maxInFlight, ConfigFieldId::MaxInFlight,
-        tr("Open loop: requests over this wait for a free slot, and the wait is measured (--max-in-flight)."));
+    validator->addRow(form, tr("Max in flight:"), m_maxInFlight, ConfigFieldId::MaxInFlight,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::MaxInFlight));
 
     layout->addWidget(createFormGroup(tr("Length"), this, &form));
     m_requests->setRange(0, std::numeric_limits<int>::max());
@@ -264,9 +260,6 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     message = validator->addRow(form, tr("E2E ≤"), m_e2e, ConfigFieldId::SloE2e,
                                 tr("A good request completes within this (--slo e2e_ms=…)."));
     validator->addField(ConfigFieldId::SloE2e, m_e2e->spinBox(), message);
-    m_sloTarget->setRange(0, 100);
-    m_sloTarget->setDecimals(2);
-    m_sloTarget->setSuffix(tr(" % good"));
     validator->addRow(form, tr("Target:"), m_sloTarget, ConfigFieldId::SloTarget,
                       tr("The share of requests that must meet every threshold (--slo-target, as a fraction)."));
     validator->addRow(form, QString(), m_failOnSlo, ConfigFieldId::FailOnSlo,
@@ -281,10 +274,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
         updateRows();
         changed();
     });
-    connect(m_concurrency, &QSpinBox::valueChanged, this, &LoadEditor::changed);
-    connect(m_rate, &QDoubleSpinBox::valueChanged, this, &LoadEditor::changed);
+    m_fields.onEdited(this, [this] { changed(); });
     connect(m_arrival, &QComboBox::currentIndexChanged, this, &LoadEditor::changed);
-    connect(m_maxInFlight, &QSpinBox::valueChanged, this, &LoadEditor::changed);
     connectModelEdits(m_stages, this, [this] { changed(); });
     connect(add, &QPushButton::clicked, this, [this] {
         const QModelIndex current = m_stagesView->currentIndex();
@@ -310,8 +301,6 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     connect(m_thinkTime, &QLineEdit::textChanged, this, &LoadEditor::changed);
     for (OptionalSpinBox *spin : {m_ttft, m_tpot, m_e2e})
         connect(spin, &OptionalSpinBox::valueChanged, this, &LoadEditor::changed);
-    connect(m_sloTarget, &QDoubleSpinBox::valueChanged, this, &LoadEditor::changed);
-    connect(m_failOnSlo, &QCheckBox::toggled, this, &LoadEditor::changed);
 
     setConfig(RunConfig());
 }
@@ -325,10 +314,8 @@ void LoadEditor::setConfig(const RunConfig &config)
         const QSignalBlocker block(this);
         const QSignalBlocker blockShape(m_shape);
         m_simpleMode = l.mode;
-        m_concurrency->setValue(l.concurrency);
-        m_rate->setValue(l.rate);
+        m_fields.setConfig(config);
         m_arrival->setCurrentIndex(m_arrival->findData(arrivalName(l.arrival)));
-        m_maxInFlight->setValue(l.maxInFlight);
         m_stages->setStages(l.stages);
         m_requests->setValue(int(qMin<qint64>(l.requests, std::numeric_limits<int>::max())));
         m_duration->setDurationMs(l.durationMs);
@@ -341,8 +328,6 @@ void LoadEditor::setConfig(const RunConfig &config)
         m_ttft->setValue(config.slo.ttftMs);
         m_tpot->setValue(config.slo.tpotMs);
         m_e2e->setValue(config.slo.e2eMs);
-        m_sloTarget->setValue(config.slo.target * 100.0);
-        m_failOnSlo->setChecked(config.slo.failOnSlo);
         setShape(!l.stages.isEmpty() ? Shape::Stages : l.mode == LoadMode::Rate ? Shape::Rate : Shape::Concurrency);
     }
     changed();
@@ -353,10 +338,8 @@ void LoadEditor::applyTo(RunConfig &config) const
     LoadConfig &l = config.load;
     const Shape s = shape();
     l.mode = s == Shape::Stages ? m_simpleMode : s == Shape::Rate ? LoadMode::Rate : LoadMode::Concurrency;
-    l.concurrency = m_concurrency->value();
-    l.rate = m_rate->value();
+    m_fields.applyTo(config);
     l.arrival = arrivalFromName(m_arrival->currentData().toString()).value_or(Arrival::Poisson);
-    l.maxInFlight = m_maxInFlight->value();
     l.stages = s == Shape::Stages ? m_stages->stages() : QList<StageConfig>();
     l.requests = m_requests->value();
     l.durationMs = m_duration->durationMs().value_or(0);
@@ -371,8 +354,6 @@ void LoadEditor::applyTo(RunConfig &config) const
     config.slo.ttftMs = m_ttft->value();
     config.slo.tpotMs = m_tpot->value();
     config.slo.e2eMs = m_e2e->value();
-    config.slo.target = m_sloTarget->value() / 100.0;
-    config.slo.failOnSlo = m_failOnSlo->isChecked();
 }
 
 LoadEditor::Shape LoadEditor::shape() const

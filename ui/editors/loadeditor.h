@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "editors/configfieldwidgets.h"
 #include "editors/configform.h"
 
 class QCheckBox;
@@ -55,6 +56,9 @@ private:
     /// The load of the simple form (users or rate) as a stage.
     StageConfig simpleLoad() const;
 
+    /// The rows made from the configuration table: concurrency, rate, the in-flight cap, the SLO
+    /// target and fail-on-SLO. Declared first: the members below are made by it.
+    ConfigFieldWidgets m_fields;
     QFormLayout *m_loadForm = nullptr;
     QComboBox *m_shape;
     QSpinBox *m_concurrency;

@@ -31,12 +31,11 @@ namespace {
 
 constexpr int kVariableRows = 4;
 
-QSpinBox *tokenSpin(const QString &objectName, QWidget *parent)
+/// A token count's spin box from the table, with thousands separators and fast steps.
+QSpinBox *tokenSpin(ConfigFieldWidgets &fields, ConfigFieldId id, const QString &objectName, QWidget *parent)
 {
-    auto *spin = new QSpinBox(parent);
+    QSpinBox *spin = fields.spinBox(id, parent);
     spin->setObjectName(objectName);
-    spin->setRange(0, limits::kMaxPromptTokens);
-    spin->setSuffix(QObject::tr(" tokens"));
     spin->setGroupSeparatorShown(true);
     spin->setAccelerated(true);
     setCompact(spin);
@@ -60,9 +59,9 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_syntheticPage(new QWidget(this))
     , m_templatePage(new QWidget(this))
     , m_filePage(new QWidget(this))
-    , m_promptTokens(tokenSpin(QStringLiteral("promptTokens"), this))
-    , m_systemTokens(tokenSpin(QStringLiteral("systemTokens"), this))
-    , m_sharedPrefix(tokenSpin(QStringLiteral("sharedPrefixTokens"), this))
+    , m_promptTokens(tokenSpin(m_fields, ConfigFieldId::PromptTokens, QStringLiteral("promptTokens"), this))
+    , m_systemTokens(tokenSpin(m_fields, ConfigFieldId::SystemTokens, QStringLiteral("systemTokens"), this))
+    , m_sharedPrefix(tokenSpin(m_fields, ConfigFieldId::SharedPrefixTokens, QStringLiteral("sharedPrefixTokens"), this))
     , m_systemTemplate(new QPlainTextEdit(this))
     , m_userTemplate(new QPlainTextEdit(this))
     , m_variables(new VariablesModel(this))
@@ -71,17 +70,21 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_promptFile(new QLineEdit(this))
     , m_fileKind(new QComboBox(this))
     , m_sample(new QSpinBox(this))
-    , m_maxFromDataset(new QCheckBox(tr("Recorded output lengths as max tokens"), this))
-    , m_skipBadLines(new QCheckBox(tr("Skip broken lines (counted)"), this))
-    , m_timeScale(new QDoubleSpinBox(this))
+    , m_maxFromDataset(
+          m_fields.checkBox(ConfigFieldId::MaxTokensFromDataset, tr("Recorded output lengths as max tokens"), this))
+    , m_skipBadLines(m_fields.checkBox(ConfigFieldId::SkipBadLines, tr("Skip broken lines (counted)"), this))
+    // From the least value three decimals show: a spin box cannot leave out its minimum, the
+    // table's 0 (a scale must be above it).
+    , m_timeScale(m_fields.doubleSpinBox(ConfigFieldId::TimeScale, 3, this, {.minimum = 0.001}))
     , m_fileSummary(new QLabel(this))
     , m_estimateLabel(new QLabel(this))
-    , m_maxTokens(new QSpinBox(this))
+    // From 0, under the table's 1: a file's 0 shows as 0 and is marked, not raised to 1 unseen.
+    , m_maxTokens(m_fields.spinBox(ConfigFieldId::MaxTokens, this, {.minimum = 0}))
     , m_temperature(new OptionalSpinBox(tr("server default"), this))
     , m_topP(new OptionalSpinBox(tr("server default"), this))
-    , m_stream(new QCheckBox(tr("Stream tokens (server-sent events)"), this))
-    , m_calibrate(new QCheckBox(tr("Calibrate prompt sizes against the target"), this))
-    , m_repeat(new QCheckBox(tr("Repeat prompts (a prefix-cache test)"), this))
+    , m_stream(m_fields.checkBox(ConfigFieldId::Stream, tr("Stream tokens (server-sent events)"), this))
+    , m_calibrate(m_fields.checkBox(ConfigFieldId::Calibrate, tr("Calibrate prompt sizes against the target"), this))
+    , m_repeat(m_fields.checkBox(ConfigFieldId::Repeat, tr("Repeat prompts (a prefix-cache test)"), this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -200,8 +203,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     setCompact(m_sample);
     validator->addRow(page, tr("Sample:"), m_sample, QStringLiteral("prompt.dataset_sample"),
                       tr("Use this many entries drawn at random, seeded by the load's seed (--dataset-sample)."));
-    m_timeScale->setRange(0.001, 1000);
-    m_timeScale->setDecimals(3);
     m_timeScale->setSingleStep(0.1);
     m_timeScale->setPrefix(tr("× "));
     setCompact(m_timeScale);
@@ -222,8 +223,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     form->addRow(tr("Estimate:"), m_estimateLabel);
 
     layout->addWidget(createFormGroup(tr("Generation"), this, &form));
-    m_maxTokens->setRange(0, limits::kMaxTokens);
-    m_maxTokens->setSuffix(tr(" tokens"));
     m_maxTokens->setGroupSeparatorShown(true);
     setCompact(m_maxTokens);
     setCompact(m_temperature);
@@ -256,8 +255,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
         showSourcePage();
         changed();
     });
-    for (QSpinBox *spin : {m_promptTokens, m_systemTokens, m_sharedPrefix, m_maxTokens})
-        connect(spin, &QSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    m_fields.onEdited(this, [this] { changed(); });
     connect(m_systemTemplate, &QPlainTextEdit::textChanged, this, &WorkloadEditor::changed);
     connect(m_userTemplate, &QPlainTextEdit::textChanged, this, &WorkloadEditor::changed);
     connectModelEdits(m_variables, this, [this] { changed(); });
@@ -277,15 +275,9 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
         changed();
     });
     connect(m_sample, &QSpinBox::valueChanged, this, &WorkloadEditor::changed);
-    connect(m_timeScale, &QDoubleSpinBox::valueChanged, this, &WorkloadEditor::changed);
-    connect(m_maxFromDataset, &QCheckBox::toggled, this, &WorkloadEditor::changed);
-    connect(m_skipBadLines, &QCheckBox::toggled, this, &WorkloadEditor::changed);
     connect(browse, &QPushButton::clicked, this, &WorkloadEditor::browsePromptFile);
     connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
-    connect(m_stream, &QCheckBox::toggled, this, &WorkloadEditor::changed);
-    connect(m_calibrate, &QCheckBox::toggled, this, &WorkloadEditor::changed);
-    connect(m_repeat, &QCheckBox::toggled, this, &WorkloadEditor::changed);
 
     setConfig(RunConfig());
 }
@@ -298,9 +290,7 @@ void WorkloadEditor::setConfig(const RunConfig &config)
     {
         // One edited() for the whole load, not one per field.
         const QSignalBlocker block(this);
-        m_promptTokens->setValue(p.promptTokens);
-        m_systemTokens->setValue(p.systemTokens);
-        m_sharedPrefix->setValue(p.sharedPrefixTokens);
+        m_fields.setConfig(config);
         m_systemTemplate->setPlainText(p.systemTemplate);
         m_userTemplate->setPlainText(p.userTemplate);
         m_variables->setVariables(p.variables);
@@ -312,15 +302,8 @@ void WorkloadEditor::setConfig(const RunConfig &config)
                               : kind == FileKind::Dataset ? p.dataset
                                                           : p.promptFile);
         m_sample->setValue(int(std::min<qint64>(p.datasetSample, std::numeric_limits<int>::max())));
-        m_timeScale->setValue(config.load.timeScale);
-        m_maxFromDataset->setChecked(p.outputLenAsMaxTokens);
-        m_skipBadLines->setChecked(p.skipBadLines);
-        m_maxTokens->setValue(config.request.maxTokens);
         m_temperature->setValue(config.request.temperature);
         m_topP->setValue(config.request.topP);
-        m_stream->setChecked(config.request.stream);
-        m_calibrate->setChecked(p.calibrate);
-        m_repeat->setChecked(p.repeat);
         setSource(!m_promptFile->text().isEmpty() ? Source::File
                   : p.promptTokens > 0            ? Source::Synthetic
                                                   : Source::Template);
@@ -330,10 +313,9 @@ void WorkloadEditor::setConfig(const RunConfig &config)
 
 void WorkloadEditor::applyTo(RunConfig &config) const
 {
-    config.request.maxTokens = m_maxTokens->value();
+    m_fields.applyTo(config);
     config.request.temperature = m_temperature->value();
     config.request.topP = m_topP->value();
-    config.request.stream = m_stream->isChecked();
 
     PromptConfig &p = config.prompt;
     const Source s = source();
@@ -342,18 +324,13 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     p.promptFile = kind == FileKind::Prompts ? file : QString();
     p.dataset = kind == FileKind::Dataset ? file : QString();
     config.load.trace = kind == FileKind::Trace ? file : QString();
-    config.load.timeScale = m_timeScale->value();
     p.datasetSample = m_sample->value();
-    p.outputLenAsMaxTokens = m_maxFromDataset->isChecked();
-    p.skipBadLines = m_skipBadLines->isChecked();
-    p.promptTokens = s == Source::Template ? 0 : m_promptTokens->value();
-    p.systemTokens = m_systemTokens->value();
-    p.sharedPrefixTokens = m_sharedPrefix->value();
+    // Templates make their own prompts: the synthetic size the form keeps is not theirs.
+    if (s == Source::Template)
+        p.promptTokens = 0;
     p.systemTemplate = m_systemTemplate->toPlainText();
     p.userTemplate = m_userTemplate->toPlainText();
     p.variables = m_variables->variables();
-    p.calibrate = m_calibrate->isChecked();
-    p.repeat = m_repeat->isChecked();
 }
 
 WorkloadEditor::Source WorkloadEditor::source() const

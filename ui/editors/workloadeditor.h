@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "editors/configfieldwidgets.h"
 #include "editors/configform.h"
 #include "editors/promptestimate.h"
 
@@ -77,6 +78,9 @@ private:
     void updateEstimate();
     void updateFileSummary();
 
+    /// The rows made from the configuration table: the token counts, max tokens, the trace's time
+    /// scale and the check boxes. Declared first: the members below are made by it.
+    ConfigFieldWidgets m_fields;
     QComboBox *m_source;
     QWidget *m_syntheticPage;
     QWidget *m_templatePage;
