@@ -1,4 +1,4 @@
-#include "sim/simopenaichat.h"
+#include "sim/simapi.h"
 
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
@@ -7,25 +7,27 @@ namespace tb::sim {
 
 using json = nlohmann::json;
 
-Endpoint SimOpenAiChat::endpoint() const
-{
-    return Endpoint::Chat;
-}
+namespace {
 
-const char *SimOpenAiChat::name() const
+/// The OpenAI chat API (POST /v1/chat/completions) as the simulator serves it: messages in, chat.completion chunks with
+/// reasoning_content out.
+class SimOpenAiChat final : public SimApi
 {
-    return "chat";
-}
+public:
+    SimOpenAiChat()
+        : SimApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-")
+    {}
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+    bool hidesReasoning() const override { return true; }
+    bool takesStreamOptions() const override { return true; }
+    std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
+                                          const SimConfig &config) const override;
+};
 
-const char *SimOpenAiChat::path() const
-{
-    return "/v1/chat/completions";
-}
-
-const char *SimOpenAiChat::idPrefix() const
-{
-    return "chatcmpl-";
-}
+} // namespace
 
 std::optional<ApiError> SimOpenAiChat::readPrompt(const json &body, GenerationRequest &request) const
 {
@@ -78,6 +80,12 @@ std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_vi
     if (timings)
         body["timings"] = timings->toJson();
     return body.dump();
+}
+
+const SimApi &openAiChatApi()
+{
+    static const SimOpenAiChat api;
+    return api;
 }
 
 } // namespace tb::sim

@@ -1,4 +1,4 @@
-#include "sim/simopenaicompletions.h"
+#include "sim/simapi.h"
 
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
@@ -9,25 +9,25 @@ namespace tb::sim {
 
 using json = nlohmann::json;
 
-Endpoint SimOpenAiCompletions::endpoint() const
-{
-    return Endpoint::Completions;
-}
+namespace {
 
-const char *SimOpenAiCompletions::name() const
+/// The OpenAI legacy completions API (POST /v1/completions) as the simulator serves it: one prompt (text or token ids)
+/// in, text_completion chunks out.
+class SimOpenAiCompletions final : public SimApi
 {
-    return "completions";
-}
+public:
+    SimOpenAiCompletions()
+        : SimApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-")
+    {}
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+    bool chat() const override { return false; }
+    bool takesStreamOptions() const override { return true; }
+};
 
-const char *SimOpenAiCompletions::path() const
-{
-    return "/v1/completions";
-}
-
-const char *SimOpenAiCompletions::idPrefix() const
-{
-    return "cmpl-";
-}
+} // namespace
 
 std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, GenerationRequest &request) const
 {
@@ -82,6 +82,12 @@ std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::st
     if (timings)
         body["timings"] = timings->toJson();
     return body.dump();
+}
+
+const SimApi &openAiCompletionsApi()
+{
+    static const SimOpenAiCompletions api;
+    return api;
 }
 
 } // namespace tb::sim
