@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 
+using namespace Qt::Literals::StringLiterals;
 using namespace tb;
 using tb::test::ns;
 
@@ -155,14 +156,14 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("failures"); ///< "429", "503" (HTTP) or a status name, ":message" appended
         QTest::addColumn<QString>("expected");
         QTest::newRow("no failures") << 10 << QStringList{} << QString();
-        QTest::newRow("only cancelled and warm-up") << 5 << QStringList{"cancelled", "warmup"} << QString();
+        QTest::newRow("only cancelled and warm-up") << 5 << QStringList{u"cancelled"_s, u"warmup"_s} << QString();
         QTest::newRow("one class, no message")
-            << 0 << QStringList{"timeout", "timeout"} << QStringLiteral("2 of 2 requests failed — timeout");
+            << 0 << QStringList{u"timeout"_s, u"timeout"_s} << QStringLiteral("2 of 2 requests failed — timeout");
         QTest::newRow("one class, its message")
-            << 8 << QStringList{"connect:Connection refused", "connect:Connection refused"}
+            << 8 << QStringList{u"connect:Connection refused"_s, u"connect:Connection refused"_s}
             << QStringLiteral("2 of 10 requests failed — Connection refused");
         QTest::newRow("mixed: the biggest class and its share")
-            << 6 << QStringList{"503", "429", "timeout", "429", "429"}
+            << 6 << QStringList{u"503"_s, u"429"_s, u"timeout"_s, u"429"_s, u"429"_s}
             << QStringLiteral("5 of 11 requests failed — 429 (3 of 5)");
     }
     void failureHeadline()
