@@ -1,5 +1,3 @@
-#include "sim/simapi.h"
-
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
 
@@ -9,20 +7,28 @@ using json = nlohmann::json;
 
 namespace {
 
+constexpr OpenAiChunkFormat kFormat{
+    "chat.completion.chunk",
+    true,
+    R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
+    R"("delta":{"content":")",
+    R"("delta":{"reasoning_content":")",
+    R"("},"logprobs":null,"finish_reason":null}])",
+    R"("delta":{},"logprobs":null,"finish_reason":")",
+};
+
 /// The OpenAI chat API (POST /v1/chat/completions) as the simulator serves it: messages in, chat.completion chunks with
 /// reasoning_content out.
-class SimOpenAiChat final : public SimApi
+class SimOpenAiChat final : public OpenAiChunkApi
 {
 public:
     SimOpenAiChat()
-        : SimApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-")
+        : OpenAiChunkApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-", kFormat)
     {}
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
-    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                              bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
     bool hidesReasoning() const override { return true; }
-    bool takesStreamOptions() const override { return true; }
     std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
                                           const SimConfig &config) const override;
 };
@@ -45,20 +51,6 @@ std::optional<ApiError> SimOpenAiChat::readMaxTokens(const json &body, Generatio
                         "'max_completion_tokens' instead.",
                         "max_tokens", "unsupported_parameter"};
     return SimApi::readMaxTokens(body, request, config);
-}
-
-std::unique_ptr<SimStream> SimOpenAiChat::stream(const ResponseMeta &meta) const
-{
-    static constexpr OpenAiChunkFormat kFormat{
-        "chat.completion.chunk",
-        true,
-        R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
-        R"("delta":{"content":")",
-        R"("delta":{"reasoning_content":")",
-        R"("},"logprobs":null,"finish_reason":null}])",
-        R"("delta":{},"logprobs":null,"finish_reason":")",
-    };
-    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
 }
 
 std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,

@@ -1,5 +1,3 @@
-#include "sim/simapi.h"
-
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
 
@@ -11,20 +9,29 @@ using json = nlohmann::json;
 
 namespace {
 
+// The model does not reason here (chat() is false): reasoning would go as text.
+constexpr OpenAiChunkFormat kFormat{
+    "text_completion",
+    false,
+    nullptr,
+    R"("text":")",
+    R"("text":")",
+    R"(","logprobs":null,"finish_reason":null}])",
+    R"("text":"","logprobs":null,"finish_reason":")",
+};
+
 /// The OpenAI legacy completions API (POST /v1/completions) as the simulator serves it: one prompt (text or token ids)
 /// in, text_completion chunks out.
-class SimOpenAiCompletions final : public SimApi
+class SimOpenAiCompletions final : public OpenAiChunkApi
 {
 public:
     SimOpenAiCompletions()
-        : SimApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-")
+        : OpenAiChunkApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-", kFormat)
     {}
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
-    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                              bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
     bool chat() const override { return false; }
-    bool takesStreamOptions() const override { return true; }
 };
 
 } // namespace
@@ -50,21 +57,6 @@ std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, Gener
         return std::nullopt;
     }
     return invalid("prompt", "'prompt' must be a string, an array with one string, or an array of token ids");
-}
-
-std::unique_ptr<SimStream> SimOpenAiCompletions::stream(const ResponseMeta &meta) const
-{
-    // The model does not reason here (chat() is false): reasoning would go as text.
-    static constexpr OpenAiChunkFormat kFormat{
-        "text_completion",
-        false,
-        nullptr,
-        R"("text":")",
-        R"("text":")",
-        R"(","logprobs":null,"finish_reason":null}])",
-        R"("text":"","logprobs":null,"finish_reason":")",
-    };
-    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
 }
 
 std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::string_view, std::string_view content,
