@@ -1,4 +1,4 @@
-#include "api/anthropicmessages.h"
+#include "api/apidialect.h"
 
 #include <QCoreApplication>
 
@@ -10,22 +10,26 @@ namespace {
 
 constexpr const char kAnthropicVersion[] = "2023-06-01";
 
+/// The Anthropic messages API (POST /messages): x-api-key, the system prompt beside the messages, typed events ending
+/// in message_stop.
+class AnthropicMessages final : public ApiDialect
+{
+public:
+    AnthropicMessages()
+        : ApiDialect(ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::ApiDialect", "Anthropic messages — /messages"),
+                     "/messages")
+    {}
+    void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
+    void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const override;
+    bool listsContextLengths() const override { return false; }
+    bool endsWithDone() const override { return false; }
+    bool endsStream(const DocumentFields &f) const override { return f.type == "message_stop"; }
+    bool takeUsage(const DocumentUsage &u, RequestRecord &r) const override;
+    QString truncatedMessage() const override;
+};
+
 } // namespace
-
-ApiKind AnthropicMessages::kind() const
-{
-    return ApiKind::AnthropicMessages;
-}
-
-const char *AnthropicMessages::label() const
-{
-    return QT_TRANSLATE_NOOP("tb::ApiDialect", "Anthropic messages — /messages");
-}
-
-const char *AnthropicMessages::path() const
-{
-    return "/messages";
-}
 
 const char *AnthropicMessages::maxTokensKey(const TargetConfig &, MaxTokensField) const
 {
@@ -80,6 +84,12 @@ bool AnthropicMessages::takeUsage(const DocumentUsage &u, RequestRecord &r) cons
 QString AnthropicMessages::truncatedMessage() const
 {
     return QStringLiteral("stream ended without message_stop");
+}
+
+const ApiDialect &anthropicMessagesDialect()
+{
+    static const AnthropicMessages dialect;
+    return dialect;
 }
 
 } // namespace tb

@@ -1,10 +1,5 @@
 #include "api/apidialect.h"
 
-#include "api/anthropicmessages.h"
-#include "api/openaichat.h"
-#include "api/openaicompletions.h"
-#include "api/openairesponses.h"
-
 namespace tb {
 
 const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
@@ -65,11 +60,8 @@ QString ApiDialect::truncatedMessage() const
 
 const std::vector<const ApiDialect *> &apiDialects()
 {
-    static const OpenAiChat chat;
-    static const OpenAiCompletions completions;
-    static const AnthropicMessages messages;
-    static const OpenAiResponses responses;
-    static const std::vector<const ApiDialect *> all{&chat, &completions, &messages, &responses};
+    static const std::vector<const ApiDialect *> all{&openAiChatDialect(), &openAiCompletionsDialect(),
+                                                     &anthropicMessagesDialect(), &openAiResponsesDialect()};
     return all;
 }
 

@@ -18,21 +18,22 @@ namespace tb {
 /// Everything that differs between the APIs the client speaks (ApiKind): where a request goes,
 /// what its body and credentials are, and how a response's documents read — its text, usage,
 /// finish and the server's own errors. One const instance per dialect (dialectFor()); a new API
-/// is a new subclass in its own file, listed in apiDialects(), plus its simulator side (SimApi).
+/// is a new subclass in its own file with an accessor declared below, listed in apiDialects(),
+/// plus its simulator side (SimApi).
 /// RequestBuilder and StreamDecoder keep what all dialects share and ask the dialect the rest.
 class ApiDialect
 {
 public:
     virtual ~ApiDialect() = default;
 
-    virtual ApiKind kind() const = 0;
+    ApiKind kind() const { return m_kind; }
     /// "openai-chat": the name in configuration files and --api (apiKindName: config, which
     /// parses them, ranks below api/).
     QString name() const { return apiKindName(kind()); }
     /// "OpenAI chat — /chat/completions": the GUI's choice (context "tb::ApiDialect" for translation).
-    virtual const char *label() const = 0;
+    const char *label() const { return m_label; }
     /// What requests are posted to, after the target URL's path: "/chat/completions".
-    virtual const char *path() const = 0;
+    const char *path() const { return m_path; }
 
     /// The body field that carries the output cap (RequestBuilder::maxTokensKey).
     virtual const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const;
@@ -74,7 +75,25 @@ public:
     virtual bool takeUsage(const DocumentUsage &u, RequestRecord &r) const;
     /// What a stream that ended before its end marker is reported as.
     virtual QString truncatedMessage() const;
+
+protected:
+    ApiDialect(ApiKind kind, const char *label, const char *path)
+        : m_kind(kind)
+        , m_label(label)
+        , m_path(path)
+    {}
+
+private:
+    ApiKind m_kind;
+    const char *m_label;
+    const char *m_path;
 };
+
+// The dialects, each defined in its own file: only apiDialects() lists them.
+const ApiDialect &openAiChatDialect();
+const ApiDialect &openAiCompletionsDialect();
+const ApiDialect &anthropicMessagesDialect();
+const ApiDialect &openAiResponsesDialect();
 
 const ApiDialect &dialectFor(ApiKind api);
 /// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.

@@ -1,24 +1,26 @@
-#include "api/openaichat.h"
+#include "api/apidialect.h"
 
 #include <QCoreApplication>
 #include <QUrl>
 
 namespace tb {
 
-ApiKind OpenAiChat::kind() const
-{
-    return ApiKind::OpenAIChat;
-}
+namespace {
 
-const char *OpenAiChat::label() const
+/// The OpenAI chat API (POST /chat/completions), and the OpenAI-compatible servers' (vLLM, llama.cpp, SGLang, TGI,
+/// Ollama).
+class OpenAiChat final : public ApiDialect
 {
-    return QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI chat — /chat/completions");
-}
+public:
+    OpenAiChat()
+        : ApiDialect(ApiKind::OpenAIChat, QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI chat — /chat/completions"),
+                     "/chat/completions")
+    {}
+    void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
+};
 
-const char *OpenAiChat::path() const
-{
-    return "/chat/completions";
-}
+} // namespace
 
 const char *OpenAiChat::maxTokensKey(const TargetConfig &target, MaxTokensField field) const
 {
@@ -45,6 +47,12 @@ void OpenAiChat::writeBody(nlohmann::json &body, const Prompt &prompt, bool stre
     body["messages"] = std::move(messages);
     if (stream)
         body["stream_options"] = {{"include_usage", true}};
+}
+
+const ApiDialect &openAiChatDialect()
+{
+    static const OpenAiChat dialect;
+    return dialect;
 }
 
 } // namespace tb

@@ -1,23 +1,24 @@
-#include "api/openaicompletions.h"
+#include "api/apidialect.h"
 
 #include <QCoreApplication>
 
 namespace tb {
 
-ApiKind OpenAiCompletions::kind() const
-{
-    return ApiKind::OpenAICompletions;
-}
+namespace {
 
-const char *OpenAiCompletions::label() const
+/// The OpenAI legacy completions API (POST /completions): the prompt as one text.
+class OpenAiCompletions final : public ApiDialect
 {
-    return QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI completions — /completions");
-}
+public:
+    OpenAiCompletions()
+        : ApiDialect(ApiKind::OpenAICompletions,
+                     QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI completions — /completions"), "/completions")
+    {}
+    void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    bool promptIsText() const override { return true; }
+};
 
-const char *OpenAiCompletions::path() const
-{
-    return "/completions";
-}
+} // namespace
 
 void OpenAiCompletions::writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const
 {
@@ -38,6 +39,12 @@ void OpenAiCompletions::writeBody(nlohmann::json &body, const Prompt &prompt, bo
     body["prompt"] = std::move(text);
     if (stream)
         body["stream_options"] = {{"include_usage", true}};
+}
+
+const ApiDialect &openAiCompletionsDialect()
+{
+    static const OpenAiCompletions dialect;
+    return dialect;
 }
 
 } // namespace tb

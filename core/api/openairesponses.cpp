@@ -1,23 +1,33 @@
-#include "api/openairesponses.h"
+#include "api/apidialect.h"
 
 #include <QCoreApplication>
 
 namespace tb {
 
-ApiKind OpenAiResponses::kind() const
-{
-    return ApiKind::OpenAIResponses;
-}
+namespace {
 
-const char *OpenAiResponses::label() const
+/// The OpenAI Responses API (POST /responses): instructions and input, typed response.* events ending in
+/// response.completed.
+class OpenAiResponses final : public ApiDialect
 {
-    return QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI Responses — /responses");
-}
+public:
+    OpenAiResponses()
+        : ApiDialect(ApiKind::OpenAIResponses, QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI Responses — /responses"),
+                     "/responses")
+    {}
+    void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
+    bool read(DocumentReader &reader) const override;
+    QString foreignEvent(std::string_view, std::string_view, bool, std::string_view) const override { return {}; }
+    bool isError(const DocumentFields &f) const override;
+    nlohmann::json errorObject(const nlohmann::json &parsed, const DocumentFields &f) const override;
+    std::string_view finishReason(const DocumentFields &f) const override;
+    bool finishEndsStream() const override { return true; }
+    bool takeUsage(const DocumentUsage &u, RequestRecord &r) const override;
+    QString truncatedMessage() const override;
+};
 
-const char *OpenAiResponses::path() const
-{
-    return "/responses";
-}
+} // namespace
 
 const char *OpenAiResponses::maxTokensKey(const TargetConfig &, MaxTokensField) const
 {
@@ -164,6 +174,12 @@ bool OpenAiResponses::takeUsage(const DocumentUsage &u, RequestRecord &r) const
 QString OpenAiResponses::truncatedMessage() const
 {
     return QStringLiteral("stream ended without response.completed");
+}
+
+const ApiDialect &openAiResponsesDialect()
+{
+    static const OpenAiResponses dialect;
+    return dialect;
 }
 
 } // namespace tb

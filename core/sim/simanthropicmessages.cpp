@@ -1,4 +1,4 @@
-#include "sim/simanthropicmessages.h"
+#include "sim/simapi.h"
 
 #include "sim/simjson.h"
 
@@ -123,27 +123,24 @@ private:
     int m_blockIndex = -1;
 };
 
+/// The Anthropic messages API (POST /v1/messages) as the simulator serves it: system beside the messages, typed events
+/// (message_start … message_stop) with thinking and text blocks.
+class SimAnthropicMessages final : public SimApi
+{
+public:
+    SimAnthropicMessages()
+        : SimApi(Endpoint::Messages, "messages", "/v1/messages", "msg_")
+    {}
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+    std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
+                                          const SimConfig &config) const override;
+    std::string errorBody(const ApiError &error) const override;
+};
+
 } // namespace
-
-Endpoint SimAnthropicMessages::endpoint() const
-{
-    return Endpoint::Messages;
-}
-
-const char *SimAnthropicMessages::name() const
-{
-    return "messages";
-}
-
-const char *SimAnthropicMessages::path() const
-{
-    return "/v1/messages";
-}
-
-const char *SimAnthropicMessages::idPrefix() const
-{
-    return "msg_";
-}
 
 std::optional<ApiError> SimAnthropicMessages::readPrompt(const json &body, GenerationRequest &request) const
 {
@@ -196,6 +193,12 @@ std::string SimAnthropicMessages::completeBody(const ResponseMeta &meta, std::st
                 {"stop_sequence", nullptr},
                 {"usage", anthropicUsage(usage)}}
         .dump();
+}
+
+const SimApi &anthropicMessagesApi()
+{
+    static const SimAnthropicMessages api;
+    return api;
 }
 
 } // namespace tb::sim

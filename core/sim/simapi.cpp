@@ -1,10 +1,6 @@
 #include "sim/simapi.h"
 
-#include "sim/simanthropicmessages.h"
 #include "sim/simjson.h"
-#include "sim/simopenaichat.h"
-#include "sim/simopenaicompletions.h"
-#include "sim/simopenairesponses.h"
 
 namespace tb::sim {
 
@@ -53,11 +49,8 @@ std::string SimApi::errorBody(const ApiError &error) const
 
 const std::vector<const SimApi *> &simApis()
 {
-    static const SimOpenAiChat chat;
-    static const SimOpenAiCompletions completions;
-    static const SimAnthropicMessages messages;
-    static const SimOpenAiResponses responses;
-    static const std::vector<const SimApi *> all{&chat, &completions, &messages, &responses};
+    static const std::vector<const SimApi *> all{&openAiChatApi(), &openAiCompletionsApi(), &anthropicMessagesApi(),
+                                                 &openAiResponsesApi()};
     return all;
 }
 

@@ -2,7 +2,8 @@
 
 // One API dialect as the simulator serves it: the request body's fields it needs, and the
 // stream events, final body and error body in that API's exact format. A new API is a SimApi in
-// its own file (sim<dialect>.cpp), listed in simApis(), plus its client side (api/ApiDialect).
+// its own file (sim<dialect>.cpp) with an accessor declared below, listed in simApis(), plus
+// its client side (api/ApiDialect).
 
 #include "sim/simprotocol.h"
 
@@ -34,13 +35,13 @@ class SimApi
 public:
     virtual ~SimApi() = default;
 
-    virtual Endpoint endpoint() const = 0;
+    Endpoint endpoint() const { return m_endpoint; }
     /// "chat", as RequestTrace::endpoint says.
-    virtual const char *name() const = 0;
+    const char *name() const { return m_name; }
     /// "/v1/chat/completions": where its requests are posted.
-    virtual const char *path() const = 0;
+    const char *path() const { return m_path; }
     /// "chatcmpl-": what its response ids begin with.
-    virtual const char *idPrefix() const = 0;
+    const char *idPrefix() const { return m_idPrefix; }
     /// The prompt goes through the chat template (SimConfig::templateTokens) and the model may
     /// reason; not so for legacy completions.
     virtual bool chat() const { return true; }
@@ -61,7 +62,27 @@ public:
     /// A complete non-streaming response body; `timings` (chat, completions) at its top level.
     virtual std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                                      bool stoppedByLength, const Usage &usage, const Timings *timings) const = 0;
+
+protected:
+    SimApi(Endpoint endpoint, const char *name, const char *path, const char *idPrefix)
+        : m_endpoint(endpoint)
+        , m_name(name)
+        , m_path(path)
+        , m_idPrefix(idPrefix)
+    {}
+
+private:
+    Endpoint m_endpoint;
+    const char *m_name;
+    const char *m_path;
+    const char *m_idPrefix;
 };
+
+// The dialects, each defined in its own file: only simApis() lists them.
+const SimApi &openAiChatApi();
+const SimApi &openAiCompletionsApi();
+const SimApi &anthropicMessagesApi();
+const SimApi &openAiResponsesApi();
 
 const SimApi &simApiFor(Endpoint endpoint);
 /// Every dialect the simulator serves, in Endpoint's order.

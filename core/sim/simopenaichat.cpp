@@ -1,5 +1,3 @@
-#include "sim/simopenaichat.h"
-
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
 
@@ -7,25 +5,35 @@ namespace tb::sim {
 
 using json = nlohmann::json;
 
-Endpoint SimOpenAiChat::endpoint() const
-{
-    return Endpoint::Chat;
-}
+namespace {
 
-const char *SimOpenAiChat::name() const
-{
-    return "chat";
-}
+constexpr OpenAiChunkFormat kFormat{
+    "chat.completion.chunk",
+    true,
+    R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
+    R"("delta":{"content":")",
+    R"("delta":{"reasoning_content":")",
+    R"("},"logprobs":null,"finish_reason":null}])",
+    R"("delta":{},"logprobs":null,"finish_reason":")",
+};
 
-const char *SimOpenAiChat::path() const
+/// The OpenAI chat API (POST /v1/chat/completions) as the simulator serves it: messages in, chat.completion chunks with
+/// reasoning_content out.
+class SimOpenAiChat final : public OpenAiChunkApi
 {
-    return "/v1/chat/completions";
-}
+public:
+    SimOpenAiChat()
+        : OpenAiChunkApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-", kFormat)
+    {}
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+    bool hidesReasoning() const override { return true; }
+    std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
+                                          const SimConfig &config) const override;
+};
 
-const char *SimOpenAiChat::idPrefix() const
-{
-    return "chatcmpl-";
-}
+} // namespace
 
 std::optional<ApiError> SimOpenAiChat::readPrompt(const json &body, GenerationRequest &request) const
 {
@@ -43,20 +51,6 @@ std::optional<ApiError> SimOpenAiChat::readMaxTokens(const json &body, Generatio
                         "'max_completion_tokens' instead.",
                         "max_tokens", "unsupported_parameter"};
     return SimApi::readMaxTokens(body, request, config);
-}
-
-std::unique_ptr<SimStream> SimOpenAiChat::stream(const ResponseMeta &meta) const
-{
-    static constexpr OpenAiChunkFormat kFormat{
-        "chat.completion.chunk",
-        true,
-        R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
-        R"("delta":{"content":")",
-        R"("delta":{"reasoning_content":")",
-        R"("},"logprobs":null,"finish_reason":null}])",
-        R"("delta":{},"logprobs":null,"finish_reason":")",
-    };
-    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
 }
 
 std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
@@ -78,6 +72,12 @@ std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_vi
     if (timings)
         body["timings"] = timings->toJson();
     return body.dump();
+}
+
+const SimApi &openAiChatApi()
+{
+    static const SimOpenAiChat api;
+    return api;
 }
 
 } // namespace tb::sim

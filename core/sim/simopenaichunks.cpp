@@ -82,4 +82,9 @@ const char *openAiFinishReason(bool stoppedByLength)
     return stoppedByLength ? "length" : "stop";
 }
 
+std::unique_ptr<SimStream> OpenAiChunkApi::stream(const ResponseMeta &meta) const
+{
+    return std::make_unique<OpenAiChunkStream>(meta, m_format);
+}
+
 } // namespace tb::sim

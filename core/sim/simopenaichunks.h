@@ -41,6 +41,25 @@ private:
     std::string m_tail; ///< after the choices
 };
 
+/// The simulator's side of the OpenAI chat and completions APIs: stream_options taken, chunks
+/// streamed in the dialect's format.
+class OpenAiChunkApi : public SimApi
+{
+public:
+    bool takesStreamOptions() const override { return true; }
+    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
+
+protected:
+    OpenAiChunkApi(Endpoint endpoint, const char *name, const char *path, const char *idPrefix,
+                   const OpenAiChunkFormat &format)
+        : SimApi(endpoint, name, path, idPrefix)
+        , m_format(format)
+    {}
+
+private:
+    const OpenAiChunkFormat &m_format;
+};
+
 /// llama.cpp reports the three counts only: what its cache saved is in `timings`.
 nlohmann::json openAiUsage(const ResponseMeta &meta, const Usage &usage);
 const char *openAiFinishReason(bool stoppedByLength);

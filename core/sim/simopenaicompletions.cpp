@@ -1,5 +1,3 @@
-#include "sim/simopenaicompletions.h"
-
 #include "sim/simjson.h"
 #include "sim/simopenaichunks.h"
 
@@ -9,25 +7,34 @@ namespace tb::sim {
 
 using json = nlohmann::json;
 
-Endpoint SimOpenAiCompletions::endpoint() const
-{
-    return Endpoint::Completions;
-}
+namespace {
 
-const char *SimOpenAiCompletions::name() const
-{
-    return "completions";
-}
+// The model does not reason here (chat() is false): reasoning would go as text.
+constexpr OpenAiChunkFormat kFormat{
+    "text_completion",
+    false,
+    nullptr,
+    R"("text":")",
+    R"("text":")",
+    R"(","logprobs":null,"finish_reason":null}])",
+    R"("text":"","logprobs":null,"finish_reason":")",
+};
 
-const char *SimOpenAiCompletions::path() const
+/// The OpenAI legacy completions API (POST /v1/completions) as the simulator serves it: one prompt (text or token ids)
+/// in, text_completion chunks out.
+class SimOpenAiCompletions final : public OpenAiChunkApi
 {
-    return "/v1/completions";
-}
+public:
+    SimOpenAiCompletions()
+        : OpenAiChunkApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-", kFormat)
+    {}
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+    bool chat() const override { return false; }
+};
 
-const char *SimOpenAiCompletions::idPrefix() const
-{
-    return "cmpl-";
-}
+} // namespace
 
 std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, GenerationRequest &request) const
 {
@@ -52,21 +59,6 @@ std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, Gener
     return invalid("prompt", "'prompt' must be a string, an array with one string, or an array of token ids");
 }
 
-std::unique_ptr<SimStream> SimOpenAiCompletions::stream(const ResponseMeta &meta) const
-{
-    // The model does not reason here (chat() is false): reasoning would go as text.
-    static constexpr OpenAiChunkFormat kFormat{
-        "text_completion",
-        false,
-        nullptr,
-        R"("text":")",
-        R"("text":")",
-        R"(","logprobs":null,"finish_reason":null}])",
-        R"("text":"","logprobs":null,"finish_reason":")",
-    };
-    return std::make_unique<OpenAiChunkStream>(meta, kFormat);
-}
-
 std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::string_view, std::string_view content,
                                                bool stoppedByLength, const Usage &usage, const Timings *timings) const
 {
@@ -82,6 +74,12 @@ std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::st
     if (timings)
         body["timings"] = timings->toJson();
     return body.dump();
+}
+
+const SimApi &openAiCompletionsApi()
+{
+    static const SimOpenAiCompletions api;
+    return api;
 }
 
 } // namespace tb::sim

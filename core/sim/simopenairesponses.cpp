@@ -1,4 +1,4 @@
-#include "sim/simopenairesponses.h"
+#include "sim/simapi.h"
 
 #include "sim/simjson.h"
 
@@ -44,6 +44,25 @@ json usageJson(const Usage &usage)
             {"output_tokens_details", {{"reasoning_tokens", usage.reasoningTokens}}},
             {"total_tokens", usage.promptTokens + usage.completionTokens}};
 }
+
+/// The OpenAI Responses API (POST /v1/responses) as the simulator serves it: `instructions` and
+/// `input` (a string, or messages whose content is a string or input_text/output_text parts) and
+/// max_output_tokens in; its typed stream events and its response object out, so that the
+/// official client library works unchanged.
+class SimOpenAiResponses final : public SimApi
+{
+public:
+    SimOpenAiResponses()
+        : SimApi(Endpoint::Responses, "responses", "/v1/responses", "resp_")
+    {}
+    bool hidesReasoning() const override { return true; }
+    std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
+                                          const SimConfig &config) const override;
+    std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
+    std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
+                             bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+};
 
 } // namespace
 
@@ -282,26 +301,6 @@ void ResponsesStream::finish(std::string &out, bool stoppedByLength, const Usage
 
 } // namespace
 
-Endpoint SimOpenAiResponses::endpoint() const
-{
-    return Endpoint::Responses;
-}
-
-const char *SimOpenAiResponses::name() const
-{
-    return "responses";
-}
-
-const char *SimOpenAiResponses::path() const
-{
-    return "/v1/responses";
-}
-
-const char *SimOpenAiResponses::idPrefix() const
-{
-    return "resp_";
-}
-
 std::optional<ApiError> SimOpenAiResponses::readMaxTokens(const json &, GenerationRequest &, const SimConfig &) const
 {
     return std::nullopt; // max_output_tokens, read with its input
@@ -317,6 +316,12 @@ std::string SimOpenAiResponses::completeBody(const ResponseMeta &meta, std::stri
                                              const Timings *) const
 {
     return responsesObject(meta, reasoning, content, stoppedByLength, usage).dump();
+}
+
+const SimApi &openAiResponsesApi()
+{
+    static const SimOpenAiResponses api;
+    return api;
 }
 
 } // namespace tb::sim
