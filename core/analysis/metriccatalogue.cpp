@@ -265,10 +265,10 @@ QList<MetricCatalogue::GlossaryEntry> loadGlossary()
     if (!file.open(QIODevice::ReadOnly))
         return {};
     QList<MetricCatalogue::GlossaryEntry> entries;
-    for (const QJsonValue &value : QJsonDocument::fromJson(file.readAll()).object().value(u"entries").toArray()) {
+    for (const auto &value : QJsonDocument::fromJson(file.readAll()).object().value(u"entries").toArray()) {
         const QJsonObject o = value.toObject();
         MetricCatalogue::GlossaryEntry entry{o.value(u"term").toString(), {}, o.value(u"definition").toString()};
-        for (const QJsonValue &key : o.value(u"keys").toArray())
+        for (const auto &key : o.value(u"keys").toArray())
             entry.keys << key.toString();
         if (!entry.term.isEmpty() && !entry.definition.isEmpty())
             entries << entry;
