@@ -59,19 +59,7 @@ std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_vi
     json message = {{"role", "assistant"}, {"content", std::string(content)}};
     if (!reasoning.empty())
         message["reasoning_content"] = std::string(reasoning);
-    json body = {{"id", meta.id},
-                 {"object", "chat.completion"},
-                 {"created", meta.created},
-                 {"model", meta.model},
-                 {"system_fingerprint", kOpenAiFingerprint},
-                 {"choices", json::array({{{"index", 0},
-                                           {"message", message},
-                                           {"logprobs", nullptr},
-                                           {"finish_reason", openAiFinishReason(stoppedByLength)}}})},
-                 {"usage", openAiUsage(meta, usage)}};
-    if (timings)
-        body["timings"] = timings->toJson();
-    return body.dump();
+    return openAiCompleteBody(meta, "chat.completion", true, {{"message", message}}, stoppedByLength, usage, timings);
 }
 
 const SimApi &openAiChatApi()

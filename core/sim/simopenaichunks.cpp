@@ -82,6 +82,25 @@ const char *openAiFinishReason(bool stoppedByLength)
     return stoppedByLength ? "length" : "stop";
 }
 
+std::string openAiCompleteBody(const ResponseMeta &meta, const char *object, bool fingerprint, nlohmann::json choice,
+                               bool stoppedByLength, const Usage &usage, const Timings *timings)
+{
+    choice["index"] = 0;
+    choice["logprobs"] = nullptr;
+    choice["finish_reason"] = openAiFinishReason(stoppedByLength);
+    nlohmann::json body = {{"id", meta.id},
+                           {"object", object},
+                           {"created", meta.created},
+                           {"model", meta.model},
+                           {"choices", nlohmann::json::array({choice})},
+                           {"usage", openAiUsage(meta, usage)}};
+    if (fingerprint)
+        body["system_fingerprint"] = kOpenAiFingerprint;
+    if (timings)
+        body["timings"] = timings->toJson();
+    return body.dump();
+}
+
 std::unique_ptr<SimStream> OpenAiChunkApi::stream(const ResponseMeta &meta) const
 {
     return std::make_unique<OpenAiChunkStream>(meta, m_format);

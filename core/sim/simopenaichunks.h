@@ -63,5 +63,9 @@ private:
 /// llama.cpp reports the three counts only: what its cache saved is in `timings`.
 nlohmann::json openAiUsage(const ResponseMeta &meta, const Usage &usage);
 const char *openAiFinishReason(bool stoppedByLength);
+/// A non-streamed body of either API: `choice` (the message or text) gets its index, logprobs
+/// and finish reason, then goes into the envelope with usage and, when given, `timings`.
+std::string openAiCompleteBody(const ResponseMeta &meta, const char *object, bool fingerprint, nlohmann::json choice,
+                               bool stoppedByLength, const Usage &usage, const Timings *timings);
 
 } // namespace tb::sim

@@ -62,18 +62,8 @@ std::optional<ApiError> SimOpenAiCompletions::readPrompt(const json &body, Gener
 std::string SimOpenAiCompletions::completeBody(const ResponseMeta &meta, std::string_view, std::string_view content,
                                                bool stoppedByLength, const Usage &usage, const Timings *timings) const
 {
-    json body = {{"id", meta.id},
-                 {"object", "text_completion"},
-                 {"created", meta.created},
-                 {"model", meta.model},
-                 {"choices", json::array({{{"index", 0},
-                                           {"text", std::string(content)},
-                                           {"logprobs", nullptr},
-                                           {"finish_reason", openAiFinishReason(stoppedByLength)}}})},
-                 {"usage", openAiUsage(meta, usage)}};
-    if (timings)
-        body["timings"] = timings->toJson();
-    return body.dump();
+    return openAiCompleteBody(meta, "text_completion", false, {{"text", std::string(content)}}, stoppedByLength, usage,
+                              timings);
 }
 
 const SimApi &openAiCompletionsApi()
