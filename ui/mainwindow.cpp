@@ -540,8 +540,7 @@ void MainWindow::run()
     connect(m_probe, &QTcpSocket::connected, this, [finish] { finish({}); });
     connect(m_probe, &QTcpSocket::errorOccurred, this,
             [this, finish] { finish(m_probe ? m_probe->errorString() : QString()); });
-    connect(timeout, &QTimer::timeout, this,
-            [this, finish] { finish(tr("no answer within %1 s").arg(kProbeMs / 1000)); });
+    connect(timeout, &QTimer::timeout, this, [finish] { finish(tr("no answer within %1 s").arg(kProbeMs / 1000)); });
     timeout->start(kProbeMs);
     m_probe->connectToHost(url.host(), quint16(url.port(tls ? 443 : 80)));
 }
@@ -822,7 +821,7 @@ void MainWindow::updateRunState()
         m_readiness->setToolTip(QString());
         m_run->setToolTip(tr("Run the benchmark (Ctrl+R)"));
     } else {
-        const QString first = problems.constFirst();
+        const QString &first = problems.constFirst();
         m_readiness->setText(problems.size() == 1
                                  ? tr("⚠ Cannot run: %1").arg(first)
                                  : tr("⚠ Cannot run: %1 (and %2 more)").arg(first).arg(problems.size() - 1));

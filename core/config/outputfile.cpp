@@ -55,8 +55,8 @@ bool openOutputFile(QFile &file, const QString &path, QString *why)
     };
     QString problem;
     // Two system calls fail alike, each with its own errno.
-    if (::fstat(fd, &st) != 0) // NOLINT(bugprone-branch-clone)
-        problem = systemReason(errno);
+    if (::fstat(fd, &st) != 0)
+        problem = systemReason(errno); // NOLINT(bugprone-branch-clone)
     else if (!S_ISREG(st.st_mode))
         problem = QStringLiteral("not a regular file");
     // Emptied only once it is known to be a regular file of our own (not a device's).

@@ -111,8 +111,11 @@ std::optional<ApiError> readMessages(const json &body, const std::vector<std::st
         if (!role || !role->is_string() ||
             std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end()) {
             std::string accepted;
-            for (const auto &r : roles)
-                accepted += (accepted.empty() ? "" : ", ") + r;
+            for (const auto &r : roles) {
+                if (!accepted.empty())
+                    accepted += ", ";
+                accepted += r;
+            }
             return invalid(where + ".role", "'" + where + ".role' must be one of: " + accepted);
         }
         const auto it = message.find("content");

@@ -307,7 +307,7 @@ ComparisonView::Staged ComparisonView::splitSingleStaged(std::vector<RunData> &r
     return staged;
 }
 
-void ComparisonView::compute(Runs runs, Staged staged, int baseline, QStringList problems)
+void ComparisonView::compute(const Runs &runs, const Staged &staged, int baseline, const QStringList &problems)
 {
     const bool newRuns = runs != m_runs;
     m_jobs.runLatest([runs, baseline](const CancelToken &cancel) { return computeResult(*runs, baseline, cancel); },

@@ -119,7 +119,7 @@ private:
     static Staged splitSingleStaged(std::vector<RunData> &runs);
 
     QWidget *chartPage(ChartTab tab, QComboBox *selector);
-    void compute(Runs runs, Staged staged, int baseline, QStringList problems);
+    void compute(const Runs &runs, const Staged &staged, int baseline, const QStringList &problems);
     void present(Runs runs, Staged staged, std::shared_ptr<const ComparisonResult> result, QStringList problems,
                  bool newRuns);
     void rebuildCharts();
