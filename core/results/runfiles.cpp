@@ -575,8 +575,10 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.firstContentNs = after(r.sentNs, f.ns(FirstContentMs));
     const std::int64_t e2eNs = f.ns(E2eMs);
     // e2e ends at the last token when there were tokens, else at done (RequestRecord::e2eMs).
-    r.lastTokenNs = r.firstTokenNs >= 0 ? after(r.sentNs, e2eNs) : -1;
     r.doneNs = !f.text(DoneAtMs).empty() ? f.ns(DoneAtMs) : after(r.sentNs, e2eNs);
+    // A row with a first token and no e2e (a damaged file) ends its tokens at done: what e2eMs()
+    // reports for it, so that writing the record and reading it again gives the same record.
+    r.lastTokenNs = r.firstTokenNs < 0 ? -1 : e2eNs >= 0 ? after(r.sentNs, e2eNs) : r.doneNs;
     r.chunks = int(f.bounded(Chunks, 0, kMaxInt));
     r.promptTokens = f.bounded(PromptTokens, 0, limits::kMaxTokenCount);
     r.completionTokens = f.bounded(CompletionTokens, 0, limits::kMaxTokenCount);

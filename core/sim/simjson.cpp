@@ -110,13 +110,13 @@ std::optional<ApiError> readMessages(const json &body, const std::vector<std::st
         const json *role = member(message, "role");
         if (!role || !role->is_string() ||
             std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end()) {
-            std::string accepted;
-            for (const auto &r : roles) {
-                if (!accepted.empty())
-                    accepted += ", ";
-                accepted += r;
+            std::string why = "'" + where + ".role' must be one of: ";
+            for (std::size_t k = 0; k < roles.size(); ++k) {
+                if (k > 0)
+                    why += ", ";
+                why += roles[k];
             }
-            return invalid(where + ".role", "'" + where + ".role' must be one of: " + accepted);
+            return invalid(where + ".role", why);
         }
         const auto it = message.find("content");
         if (it == message.end() && contentRequired)
