@@ -44,7 +44,9 @@ else
 fi
 # Only files the build compiles (a bench program off in this preset has no compile command).
 mapfile -t files < <(for f in "${files[@]}"; do grep -qF "\"$here/$f\"" "$build/compile_commands.json" && echo "$f"; done)
-echo "tidy: ${#files[@]} files (${ref:+changed since ${ref:0:12}}${ref:-all}), $(nproc) at a time"
+what="every one"
+[ "$mode" = all ] || what="changed since ${ref:0:12}"
+echo "tidy: ${#files[@]} files ($what), $(nproc) at a time"
 [ ${#files[@]} -gt 0 ] || exit 0
 printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet 2>/dev/null
 echo "tidy: no findings"
