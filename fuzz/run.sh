@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the "fuzz" preset and runs every libFuzzer harness (or the ones named) for SECONDS each
-# (default 30) over a copy of its seed corpus in fuzz/corpus/<target>/. Fails when any harness
-# crashes, leaks, times out or runs out of memory, and prints the input that did it.
+# (default 30), one per core at a time, over a copy of its seed corpus in fuzz/corpus/<target>/.
+# Fails when any harness crashes, leaks, times out or runs out of memory, and prints the input that
+# did it.
 #
 #   fuzz/run.sh                      every harness, 30 s each
 #   fuzz/run.sh 600 sseparser        one harness for 10 minutes
@@ -25,26 +26,45 @@ cmake --build --preset fuzz --parallel "$(nproc)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-failed=()
 for target in "${targets[@]}"; do
-    binary=build-fuzz/fuzz/fuzz_$target
-    if [ ! -x "$binary" ] || [ ! -d "fuzz/corpus/$target" ]; then
-        echo "fuzz/run.sh: no harness '$target' (expected $binary and fuzz/corpus/$target/)" >&2
+    if [ ! -x "build-fuzz/fuzz/fuzz_$target" ] || [ ! -d "fuzz/corpus/$target" ]; then
+        echo "fuzz/run.sh: no harness '$target' (expected build-fuzz/fuzz/fuzz_$target and fuzz/corpus/$target/)" >&2
         exit 2
     fi
-    run=build-fuzz/fuzz-runs/$target
+done
+
+# run_one TARGET: one harness over a fresh copy of its seeds; its exit status lands in status.txt.
+run_one() {
+    local target=$1 run=build-fuzz/fuzz-runs/$1 status=0
     rm -rf "$run"
     mkdir -p "$run"
     cp -r "fuzz/corpus/$target" "$run/corpus"
-    echo "== fuzz_$target: ${seconds} s over $(ls "$run/corpus" | wc -l) seeds"
-    set +e
-    "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$run/" "$run/corpus" >"$run/log.txt" 2>&1
-    status=$?
-    set -e
+    "build-fuzz/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$run/" "$run/corpus" >"$run/log.txt" 2>&1 || status=$?
+    echo "$status" >"$run/status.txt"
+}
+
+# One harness per core at a time (each is single-threaded), so the whole set takes
+# ceil(harnesses / cores) x SECONDS; the results are reported in the order asked.
+jobs=$(nproc)
+running=0
+for target in "${targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    echo "== fuzz_$target: ${seconds} s over $(ls "fuzz/corpus/$target" | wc -l) seeds"
+    run_one "$target" &
+    running=$((running + 1))
+done
+wait
+
+failed=()
+for target in "${targets[@]}"; do
+    run=build-fuzz/fuzz-runs/$target
+    status=$(cat "$run/status.txt" 2>/dev/null || echo 1)
     if [ "$status" -eq 0 ]; then
-        grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$run/log.txt" | tr '\n' ' '
-        echo "corpus: $(ls "$run/corpus" | wc -l) inputs"
+        echo "fuzz_$target: $(grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$run/log.txt" | tr '\n' ' ')corpus: $(ls "$run/corpus" | wc -l) inputs"
         continue
     fi
     failed+=("$target")
@@ -52,7 +72,7 @@ for target in "${targets[@]}"; do
     grep -E 'ERROR: |runtime error|SUMMARY|fuzz invariant|terminate called|what\(\)|#[0-9]+ 0x[0-9a-f]+ in (tb::|\(anonymous)' \
         "$run/log.txt" | head -n 16 | cut -c 1-240
     for artifact in "$run"/crash-* "$run"/leak-* "$run"/timeout-* "$run"/oom-* "$run"/slow-unit-*; do
-        [ -e "$artifact" ] && echo "failing input: $artifact (reproduce: $binary $artifact)"
+        [ -e "$artifact" ] && echo "failing input: $artifact (reproduce: build-fuzz/fuzz/fuzz_$target $artifact)"
     done
 done
 

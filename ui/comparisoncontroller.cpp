@@ -30,8 +30,6 @@ namespace tb {
 
 namespace {
 
-constexpr int kStatusMs = 6000;
-
 /// The local directories among dropped URLs.
 QStringList droppedDirectories(const QMimeData *mime)
 {
@@ -137,17 +135,17 @@ ComparisonView *ComparisonController::openComparison(const QStringList &argument
             closeTab(view);
         } else if (!view->problems().isEmpty()) {
             m_window->statusBar()->showMessage(
-                tr("Left out of the comparison: %1").arg(view->problems().join(QStringLiteral("; "))), kStatusMs);
+                tr("Left out of the comparison: %1").arg(view->problems().join(QStringLiteral("; "))), MainWindow::kStatusMs);
         }
     });
     connect(view, &ComparisonView::saved, this, [this](const QString &path, const QString &error) {
         if (error.isEmpty())
-            m_window->statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
+            m_window->statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), MainWindow::kStatusMs);
         else
             warn(tr("Cannot save"), error);
     });
     connect(view, &ComparisonView::baselineMarked, this, [this](const QString &directory) {
-        m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), kStatusMs);
+        m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), MainWindow::kStatusMs);
         updateActions();
     });
     view->openDirectories(arguments);
@@ -213,14 +211,14 @@ void ComparisonController::markShownRunAsBaseline()
     if (directory.isEmpty() || m_window->document()->isLive())
         return;
     Baseline::setDirectory(directory);
-    m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), kStatusMs);
+    m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), MainWindow::kStatusMs);
     updateActions();
 }
 
 void ComparisonController::clearBaseline()
 {
     Baseline::setDirectory({});
-    m_window->statusBar()->showMessage(tr("No baseline marked"), kStatusMs);
+    m_window->statusBar()->showMessage(tr("No baseline marked"), MainWindow::kStatusMs);
     updateActions();
 }
 

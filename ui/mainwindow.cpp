@@ -70,7 +70,6 @@ namespace tb {
 namespace {
 
 constexpr int kMaxRecent = 8;
-constexpr int kStatusMs = 5000;
 /// A run this long is not stopped by one key press without asking.
 constexpr std::int64_t kConfirmStopAfterNs = 60'000'000'000;
 /// The dashboard keeps two chart columns from this width (DashboardView::relayout).

@@ -45,6 +45,9 @@ class MainWindow : public QMainWindow
     Q_OBJECT
 
 public:
+    /// How long a status-bar message stays, for every message of the window and its controllers.
+    static constexpr int kStatusMs = 5000;
+
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 

@@ -28,11 +28,6 @@ constexpr std::uint64_t kSeed = 0x7B5EED2024ULL;
 /// Mean prompt sizes further apart than this make the runs' workloads different.
 constexpr double kPromptSizeTolerance = 0.10;
 
-std::optional<double> finite(double v)
-{
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 /// Per-request values behind a row, for its noise test.
 enum class Sample { None, Ttft, Ttfo, Tpot, Itl, E2e };
 
@@ -104,7 +99,7 @@ std::optional<double> requestValue(const RunData &run, std::size_t i, Sample sam
     case Sample::Tpot:
         return r.tpotMs();
     case Sample::Itl:
-        return i < run.itlMeanMs.size() ? finite(run.itlMeanMs[i]) : std::nullopt;
+        return i < run.itlMeanMs.size() ? finiteOrNone(run.itlMeanMs[i]) : std::nullopt;
     case Sample::E2e:
         return r.e2eMs();
     }

@@ -19,11 +19,6 @@ using WholeValue = std::function<std::optional<double>(const RunSummary &)>;
 
 const QString kCount = QStringLiteral("count");
 
-std::optional<double> finite(double v)
-{
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 std::optional<double> percent(const std::optional<double> &fraction)
 {
     return fraction ? std::optional<double>(*fraction * 100) : std::nullopt;
@@ -42,7 +37,7 @@ std::optional<double> perOk(const SummaryBlock &b, std::int64_t total)
 
 BlockValue stat(Metric m, double LatencyStats::*field)
 {
-    return [m, field](const SummaryBlock &b) { return b.stat(m).count > 0 ? finite(b.stat(m).*field) : std::nullopt; };
+    return [m, field](const SummaryBlock &b) { return b.stat(m).count > 0 ? finiteOrNone(b.stat(m).*field) : std::nullopt; };
 }
 
 BlockValue count(std::int64_t RequestCounts::*field)
@@ -112,19 +107,19 @@ std::vector<Entry> build()
                         : std::nullopt;
          }},
         {QStringLiteral("window_s"), QStringLiteral("Measurement window"), QStringLiteral("s"), Better::Neither,
-         [](const SummaryBlock &b) { return finite(b.windowS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.windowS); }},
         {QStringLiteral("requests_per_s"), QStringLiteral("Requests/s"), reqPerS, Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.requestsPerS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.throughput.requestsPerS); }},
         {QStringLiteral("goodput_requests_per_s"), QStringLiteral("Goodput"), reqPerS, Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.goodputRequestsPerS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.throughput.goodputRequestsPerS); }},
         {QStringLiteral("good_pct"), QStringLiteral("Good fraction"), pct, Better::Higher,
          [](const SummaryBlock &b) { return percent(b.throughput.goodFraction); }},
         {QStringLiteral("output_tokens_per_s"), QStringLiteral("Output tokens/s"), tokPerS, Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.outputTokensPerS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.throughput.outputTokensPerS); }},
         {QStringLiteral("input_tokens_per_s"), QStringLiteral("Input tokens/s"), tokPerS, Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.inputTokensPerS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.throughput.inputTokensPerS); }},
         {QStringLiteral("peak_output_tokens_per_s"), QStringLiteral("Peak output tokens/s"), tokPerS, Better::Higher,
-         [](const SummaryBlock &b) { return finite(b.throughput.peakOutputTokensPerS); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.throughput.peakOutputTokensPerS); }},
     };
 
     struct LatencyRows {
@@ -213,7 +208,7 @@ std::vector<Entry> build()
         {QStringLiteral("peak_in_flight"), QStringLiteral("Peak in flight"), requests, Better::Neither,
          [](const SummaryBlock &b) { return std::optional<double>(b.concurrency.peakInFlight); }},
         {QStringLiteral("mean_in_flight"), QStringLiteral("Mean in flight"), requests, Better::Neither,
-         [](const SummaryBlock &b) { return finite(b.concurrency.meanInFlight); }},
+         [](const SummaryBlock &b) { return finiteOrNone(b.concurrency.meanInFlight); }},
         // The comparison's own rows: reasoning per request (shown only when a run reasoned) and
         // the run-wide figures.
         {QStringLiteral("reasoning_per_request"),
@@ -251,7 +246,7 @@ std::vector<Entry> build()
         wholeRun("context_fit_r2", "Context fit R²", "", Better::Neither,
                  contextFitValue([](const ContextSweepSummary &c) { return c.fit.r2; })),
         wholeRun("context_prefill_tokens_per_s", "Prefill tok/s (longest)", "tok/s", Better::Higher,
-                 contextLargestValue([](const ContextSweepSummary::Stage &s) { return finite(s.prefillTokensPerS); })),
+                 contextLargestValue([](const ContextSweepSummary::Stage &s) { return finiteOrNone(s.prefillTokensPerS); })),
         wholeRun("context_fit_prefill_tokens_per_s", "Fit prefill tok/s", "tok/s", Better::Higher,
                  contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })),
     };

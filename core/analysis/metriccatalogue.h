@@ -6,11 +6,18 @@
 #include <QString>
 #include <QStringList>
 
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
 
 namespace tb {
+
+/// A metric's value, or none where it is not a number (a NaN or an infinity stands for "not measured").
+inline std::optional<double> finiteOrNone(double v)
+{
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
 
 /// Every figure a run is reported by, defined once: its key (summary CSV, comparison CSV, HTML
 /// report), the label and unit people read, which way is better, how it is read from a summary, and

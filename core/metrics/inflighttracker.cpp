@@ -8,7 +8,6 @@
 namespace tb {
 
 namespace {
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 constexpr std::int64_t kSeriesEndNs = kMaxTimeSeriesSeconds * kNsPerSecond;
 } // namespace
 

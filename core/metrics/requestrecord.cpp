@@ -6,7 +6,7 @@ namespace tb {
 
 namespace {
 
-constexpr EnumName<RequestStatus> kStatusNames[] = {
+constexpr EnumName<RequestStatus> kRequestStatusNames[] = {
     {RequestStatus::Ok, "ok"},
     {RequestStatus::Http, "http"},
     {RequestStatus::Timeout, "timeout"},
@@ -36,12 +36,12 @@ constexpr EnumName<CacheSource> kCacheSourceNames[] = {
 
 const char *statusName(RequestStatus status)
 {
-    return enumCName(kStatusNames, status);
+    return enumCName(kRequestStatusNames, status);
 }
 
 std::optional<RequestStatus> statusFromName(const QString &name)
 {
-    return enumFromName<RequestStatus>(kStatusNames, name);
+    return enumFromName<RequestStatus>(kRequestStatusNames, name);
 }
 
 const char *tokenSourceName(TokenSource source)

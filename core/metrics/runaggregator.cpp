@@ -14,8 +14,6 @@ namespace tb {
 
 namespace {
 
-constexpr std::int64_t kNsPerSecond = 1'000'000'000;
-
 std::size_t secondOf(std::int64_t ns)
 {
     return std::size_t(ns / kNsPerSecond);

@@ -17,7 +17,7 @@ namespace {
 
 using json = nlohmann::json;
 
-enum class Field {
+enum class Series {
     Running,
     Waiting,
     KvCache,
@@ -30,12 +30,12 @@ enum class Field {
     Itl,
     E2e
 };
-constexpr std::size_t kFieldCount = 11;
+constexpr std::size_t kSeriesCount = 11;
 // Instances of one saved run's server_metrics.csv: each scrape row combines all of them.
 constexpr std::size_t kMaxCsvSources = 1024;
 
 struct Known {
-    Field field;
+    Series field;
     int priority; ///< lower wins when a server exposes two names for one series
 };
 
@@ -44,53 +44,53 @@ const std::unordered_map<std::string_view, Known> &knownNames()
 {
     static const std::unordered_map<std::string_view, Known> names{
         // vLLM (v1 names first; v0 and older v1 names as fallbacks)
-        {"vllm:num_requests_running", {Field::Running, 0}},
-        {"vllm:num_requests_waiting", {Field::Waiting, 0}},
-        {"vllm:kv_cache_usage_perc", {Field::KvCache, 0}},
-        {"vllm:gpu_cache_usage_perc", {Field::KvCache, 1}},
-        {"vllm:prompt_tokens_total", {Field::PromptTokens, 0}},
-        {"vllm:generation_tokens_total", {Field::GenerationTokens, 0}},
-        {"vllm:prefix_cache_queries_total", {Field::PrefixQueries, 0}},
-        {"vllm:prefix_cache_hits_total", {Field::PrefixHits, 0}},
-        {"vllm:gpu_prefix_cache_queries_total", {Field::PrefixQueries, 1}},
-        {"vllm:gpu_prefix_cache_hits_total", {Field::PrefixHits, 1}},
-        {"vllm:gpu_prefix_cache_hit_rate", {Field::PrefixHitRate, 0}},
-        {"vllm:time_to_first_token_seconds", {Field::Ttft, 0}},
-        {"vllm:inter_token_latency_seconds", {Field::Itl, 0}},
-        {"vllm:time_per_output_token_seconds", {Field::Itl, 1}},
-        {"vllm:e2e_request_latency_seconds", {Field::E2e, 0}},
+        {"vllm:num_requests_running", {Series::Running, 0}},
+        {"vllm:num_requests_waiting", {Series::Waiting, 0}},
+        {"vllm:kv_cache_usage_perc", {Series::KvCache, 0}},
+        {"vllm:gpu_cache_usage_perc", {Series::KvCache, 1}},
+        {"vllm:prompt_tokens_total", {Series::PromptTokens, 0}},
+        {"vllm:generation_tokens_total", {Series::GenerationTokens, 0}},
+        {"vllm:prefix_cache_queries_total", {Series::PrefixQueries, 0}},
+        {"vllm:prefix_cache_hits_total", {Series::PrefixHits, 0}},
+        {"vllm:gpu_prefix_cache_queries_total", {Series::PrefixQueries, 1}},
+        {"vllm:gpu_prefix_cache_hits_total", {Series::PrefixHits, 1}},
+        {"vllm:gpu_prefix_cache_hit_rate", {Series::PrefixHitRate, 0}},
+        {"vllm:time_to_first_token_seconds", {Series::Ttft, 0}},
+        {"vllm:inter_token_latency_seconds", {Series::Itl, 0}},
+        {"vllm:time_per_output_token_seconds", {Series::Itl, 1}},
+        {"vllm:e2e_request_latency_seconds", {Series::E2e, 0}},
         // SGLang
-        {"sglang:num_running_reqs", {Field::Running, 0}},
-        {"sglang:num_queue_reqs", {Field::Waiting, 0}},
-        {"sglang:token_usage", {Field::KvCache, 0}},
-        {"sglang:prompt_tokens_total", {Field::PromptTokens, 0}},
-        {"sglang:generation_tokens_total", {Field::GenerationTokens, 0}},
-        {"sglang:cached_tokens_total", {Field::PrefixHits, 0}},
-        {"sglang:cache_hit_rate", {Field::PrefixHitRate, 0}},
-        {"sglang:time_to_first_token_seconds", {Field::Ttft, 0}},
-        {"sglang:inter_token_latency_seconds", {Field::Itl, 0}},
-        {"sglang:time_per_output_token_seconds", {Field::Itl, 1}},
-        {"sglang:e2e_request_latency_seconds", {Field::E2e, 0}},
+        {"sglang:num_running_reqs", {Series::Running, 0}},
+        {"sglang:num_queue_reqs", {Series::Waiting, 0}},
+        {"sglang:token_usage", {Series::KvCache, 0}},
+        {"sglang:prompt_tokens_total", {Series::PromptTokens, 0}},
+        {"sglang:generation_tokens_total", {Series::GenerationTokens, 0}},
+        {"sglang:cached_tokens_total", {Series::PrefixHits, 0}},
+        {"sglang:cache_hit_rate", {Series::PrefixHitRate, 0}},
+        {"sglang:time_to_first_token_seconds", {Series::Ttft, 0}},
+        {"sglang:inter_token_latency_seconds", {Series::Itl, 0}},
+        {"sglang:time_per_output_token_seconds", {Series::Itl, 1}},
+        {"sglang:e2e_request_latency_seconds", {Series::E2e, 0}},
         // Text Generation Inference: token counts are the sums of its length histograms
-        {"tgi_batch_current_size", {Field::Running, 0}},
-        {"tgi_queue_size", {Field::Waiting, 0}},
-        {"tgi_request_input_length_sum", {Field::PromptTokens, 0}},
-        {"tgi_request_generated_tokens_sum", {Field::GenerationTokens, 0}},
-        {"tgi_request_mean_time_per_token_duration", {Field::Itl, 0}},
-        {"tgi_request_duration", {Field::E2e, 0}},
+        {"tgi_batch_current_size", {Series::Running, 0}},
+        {"tgi_queue_size", {Series::Waiting, 0}},
+        {"tgi_request_input_length_sum", {Series::PromptTokens, 0}},
+        {"tgi_request_generated_tokens_sum", {Series::GenerationTokens, 0}},
+        {"tgi_request_mean_time_per_token_duration", {Series::Itl, 0}},
+        {"tgi_request_duration", {Series::E2e, 0}},
         // llama.cpp server
-        {"llamacpp:requests_processing", {Field::Running, 0}},
-        {"llamacpp:requests_deferred", {Field::Waiting, 0}},
-        {"llamacpp:kv_cache_usage_ratio", {Field::KvCache, 0}},
-        {"llamacpp:prompt_tokens_total", {Field::PromptTokens, 0}},
-        {"llamacpp:tokens_predicted_total", {Field::GenerationTokens, 0}},
+        {"llamacpp:requests_processing", {Series::Running, 0}},
+        {"llamacpp:requests_deferred", {Series::Waiting, 0}},
+        {"llamacpp:kv_cache_usage_ratio", {Series::KvCache, 0}},
+        {"llamacpp:prompt_tokens_total", {Series::PromptTokens, 0}},
+        {"llamacpp:tokens_predicted_total", {Series::GenerationTokens, 0}},
     };
     return names;
 }
 
-bool isHistogramField(Field f)
+bool isHistogramField(Series f)
 {
-    return f == Field::Ttft || f == Field::Itl || f == Field::E2e;
+    return f == Series::Ttft || f == Series::Itl || f == Series::E2e;
 }
 
 struct HistogramBuilder {
@@ -264,12 +264,12 @@ ServerPoint mapServerMetrics(const PromExposition &exposition, double tS)
 {
     ServerPoint p;
     p.tS = tS;
-    std::array<int, kFieldCount> best;
+    std::array<int, kSeriesCount> best;
     best.fill(std::numeric_limits<int>::max());
-    std::array<std::optional<double>, kFieldCount> scalar;
-    std::array<HistogramBuilder, kFieldCount> histograms;
+    std::array<std::optional<double>, kSeriesCount> scalar;
+    std::array<HistogramBuilder, kSeriesCount> histograms;
     const auto &names = knownNames();
-    const auto take = [&](Field field, int priority) -> bool {
+    const auto take = [&](Series field, int priority) -> bool {
         const auto i = std::size_t(field);
         if (priority > best[i])
             return false;
@@ -288,7 +288,7 @@ ServerPoint mapServerMetrics(const PromExposition &exposition, double tS)
             if (!std::isfinite(s.value) || !take(it->second.field, it->second.priority))
                 continue;
             auto &v = scalar[std::size_t(it->second.field)];
-            if (it->second.field == Field::KvCache)
+            if (it->second.field == Series::KvCache)
                 v = std::max(v.value_or(0.0), s.value);
             else
                 v = v.value_or(0.0) + s.value;
@@ -315,20 +315,20 @@ ServerPoint mapServerMetrics(const PromExposition &exposition, double tS)
             break;
         }
     }
-    p.running = scalar[std::size_t(Field::Running)];
-    p.waiting = scalar[std::size_t(Field::Waiting)];
-    p.kvCacheFraction = scalar[std::size_t(Field::KvCache)];
-    p.promptTokens = scalar[std::size_t(Field::PromptTokens)];
-    p.generationTokens = scalar[std::size_t(Field::GenerationTokens)];
-    p.prefixQueries = scalar[std::size_t(Field::PrefixQueries)];
-    p.prefixHits = scalar[std::size_t(Field::PrefixHits)];
-    p.prefixHitRate = scalar[std::size_t(Field::PrefixHitRate)];
+    p.running = scalar[std::size_t(Series::Running)];
+    p.waiting = scalar[std::size_t(Series::Waiting)];
+    p.kvCacheFraction = scalar[std::size_t(Series::KvCache)];
+    p.promptTokens = scalar[std::size_t(Series::PromptTokens)];
+    p.generationTokens = scalar[std::size_t(Series::GenerationTokens)];
+    p.prefixQueries = scalar[std::size_t(Series::PrefixQueries)];
+    p.prefixHits = scalar[std::size_t(Series::PrefixHits)];
+    p.prefixHitRate = scalar[std::size_t(Series::PrefixHitRate)];
     // SGLang counts cached prompt tokens; its prompt tokens are what was looked up.
     if (p.prefixHits && !p.prefixQueries && detectServerEngine(exposition) == QLatin1String("sglang"))
         p.prefixQueries = p.promptTokens;
-    p.ttft = histograms[std::size_t(Field::Ttft)].build();
-    p.itl = histograms[std::size_t(Field::Itl)].build();
-    p.e2e = histograms[std::size_t(Field::E2e)].build();
+    p.ttft = histograms[std::size_t(Series::Ttft)].build();
+    p.itl = histograms[std::size_t(Series::Itl)].build();
+    p.e2e = histograms[std::size_t(Series::E2e)].build();
     return p;
 }
 

@@ -10,6 +10,7 @@ namespace tb {
 /// one far-off time (a damaged requests.csv read back) would cost gigabytes. Requests after it count
 /// in every other figure.
 inline constexpr std::int64_t kMaxTimeSeriesSeconds = 7 * 24 * 3600;
+inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 /// One second of run time (docs/SPEC.md §4 timeseries.csv), warm-up excluded like every statistic.
 /// Each request counts where its events fell: `sent` and `input_tokens` in the second it was sent,

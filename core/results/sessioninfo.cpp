@@ -24,7 +24,7 @@ constexpr EnumName<SessionMode> kModeNames[] = {
     {SessionMode::Interleaved, "interleaved"},
 };
 
-constexpr EnumName<SessionRunStatus> kStatusNames[] = {
+constexpr EnumName<SessionRunStatus> kSessionStatusNames[] = {
     {SessionRunStatus::Pending, "pending"}, {SessionRunStatus::Running, "running"},
     {SessionRunStatus::Ok, "ok"},           {SessionRunStatus::Cancelled, "cancelled"},
     {SessionRunStatus::Failed, "failed"},   {SessionRunStatus::NotRun, "not-run"},
@@ -44,12 +44,12 @@ std::optional<SessionMode> sessionModeFromName(const QString &name)
 
 QString sessionRunStatusName(SessionRunStatus status)
 {
-    return enumName(kStatusNames, status);
+    return enumName(kSessionStatusNames, status);
 }
 
 std::optional<SessionRunStatus> sessionRunStatusFromName(const QString &name)
 {
-    return enumFromName<SessionRunStatus>(kStatusNames, name);
+    return enumFromName<SessionRunStatus>(kSessionStatusNames, name);
 }
 
 json SessionInfo::toJson() const

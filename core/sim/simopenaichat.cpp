@@ -7,7 +7,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr OpenAiChunkFormat kFormat{
+constexpr OpenAiChunkFormat kChatFormat{
     "chat.completion.chunk",
     true,
     R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}])",
@@ -23,7 +23,7 @@ class SimOpenAiChat final : public OpenAiChunkApi
 {
 public:
     SimOpenAiChat()
-        : OpenAiChunkApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-", kFormat)
+        : OpenAiChunkApi(Endpoint::Chat, "chat", "/v1/chat/completions", "chatcmpl-", kChatFormat)
     {}
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,

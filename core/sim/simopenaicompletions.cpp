@@ -10,7 +10,7 @@ using json = nlohmann::json;
 namespace {
 
 // The model does not reason here (chat() is false): reasoning would go as text.
-constexpr OpenAiChunkFormat kFormat{
+constexpr OpenAiChunkFormat kCompletionsFormat{
     "text_completion",
     false,
     nullptr,
@@ -26,7 +26,7 @@ class SimOpenAiCompletions final : public OpenAiChunkApi
 {
 public:
     SimOpenAiCompletions()
-        : OpenAiChunkApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-", kFormat)
+        : OpenAiChunkApi(Endpoint::Completions, "completions", "/v1/completions", "cmpl-", kCompletionsFormat)
     {}
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
