@@ -135,17 +135,20 @@ ComparisonView *ComparisonController::openComparison(const QStringList &argument
             closeTab(view);
         } else if (!view->problems().isEmpty()) {
             m_window->statusBar()->showMessage(
-                tr("Left out of the comparison: %1").arg(view->problems().join(QStringLiteral("; "))), MainWindow::kStatusMs);
+                tr("Left out of the comparison: %1").arg(view->problems().join(QStringLiteral("; "))),
+                MainWindow::kStatusMs);
         }
     });
     connect(view, &ComparisonView::saved, this, [this](const QString &path, const QString &error) {
         if (error.isEmpty())
-            m_window->statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), MainWindow::kStatusMs);
+            m_window->statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)),
+                                               MainWindow::kStatusMs);
         else
             warn(tr("Cannot save"), error);
     });
     connect(view, &ComparisonView::baselineMarked, this, [this](const QString &directory) {
-        m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), MainWindow::kStatusMs);
+        m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)),
+                                           MainWindow::kStatusMs);
         updateActions();
     });
     view->openDirectories(arguments);
@@ -211,7 +214,8 @@ void ComparisonController::markShownRunAsBaseline()
     if (directory.isEmpty() || m_window->document()->isLive())
         return;
     Baseline::setDirectory(directory);
-    m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)), MainWindow::kStatusMs);
+    m_window->statusBar()->showMessage(tr("Baseline: %1").arg(QDir::toNativeSeparators(directory)),
+                                       MainWindow::kStatusMs);
     updateActions();
 }
 

@@ -37,7 +37,9 @@ std::optional<double> perOk(const SummaryBlock &b, std::int64_t total)
 
 BlockValue stat(Metric m, double LatencyStats::*field)
 {
-    return [m, field](const SummaryBlock &b) { return b.stat(m).count > 0 ? finiteOrNone(b.stat(m).*field) : std::nullopt; };
+    return [m, field](const SummaryBlock &b) {
+        return b.stat(m).count > 0 ? finiteOrNone(b.stat(m).*field) : std::nullopt;
+    };
 }
 
 BlockValue count(std::int64_t RequestCounts::*field)
@@ -245,8 +247,9 @@ std::vector<Entry> build()
                  contextFitValue([](const ContextSweepSummary &c) { return c.fit.c; })),
         wholeRun("context_fit_r2", "Context fit R²", "", Better::Neither,
                  contextFitValue([](const ContextSweepSummary &c) { return c.fit.r2; })),
-        wholeRun("context_prefill_tokens_per_s", "Prefill tok/s (longest)", "tok/s", Better::Higher,
-                 contextLargestValue([](const ContextSweepSummary::Stage &s) { return finiteOrNone(s.prefillTokensPerS); })),
+        wholeRun(
+            "context_prefill_tokens_per_s", "Prefill tok/s (longest)", "tok/s", Better::Higher,
+            contextLargestValue([](const ContextSweepSummary::Stage &s) { return finiteOrNone(s.prefillTokensPerS); })),
         wholeRun("context_fit_prefill_tokens_per_s", "Fit prefill tok/s", "tok/s", Better::Higher,
                  contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })),
     };
