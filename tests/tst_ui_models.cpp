@@ -1,11 +1,16 @@
 // The configuration forms' item models: structure under QAbstractItemModelTester, and what editing
-// them does to the configuration values they hold.
+// them does to the configuration values they hold; the headers of every flat table (RowTableModel).
+#include "models/requestsmodel.h"
+#include "models/runhistorymodel.h"
 #include "models/stagesmodel.h"
 #include "models/targetlistmodel.h"
+#include "models/timelinemodel.h"
 #include "models/variablesmodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QTest>
+
+#include <memory>
 
 using namespace tb;
 
@@ -31,6 +36,21 @@ TargetConfig target(const QString &name, const QString &model)
     return t;
 }
 
+std::unique_ptr<QAbstractItemModel> table(const QString &name)
+{
+    if (name == QLatin1String("stages"))
+        return std::make_unique<StagesModel>();
+    if (name == QLatin1String("variables"))
+        return std::make_unique<VariablesModel>();
+    if (name == QLatin1String("targets"))
+        return std::make_unique<TargetListModel>();
+    if (name == QLatin1String("timeline"))
+        return std::make_unique<TimelineModel>();
+    if (name == QLatin1String("requests"))
+        return std::make_unique<RequestsModel>();
+    return std::make_unique<RunHistoryModel>();
+}
+
 } // namespace
 
 class TestUiModels : public QObject
@@ -38,6 +58,48 @@ class TestUiModels : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void tableHeaders_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("column");
+        QTest::addColumn<QString>("title");
+        QTest::addColumn<bool>("toolTip");
+        const auto row = [](const char *name, const char *model, int columns, int column, const char *title,
+                            bool toolTip) {
+            QTest::newRow(name) << QString::fromLatin1(model) << columns << column << QString::fromUtf8(title)
+                                << toolTip;
+        };
+        row("stages first", "stages", StagesModel::ColumnCount, StagesModel::NameColumn, "Name", false);
+        row("stages last", "stages", StagesModel::ColumnCount, StagesModel::PromptColumn, "Prompt tokens", false);
+        row("variables", "variables", VariablesModel::ColumnCount, VariablesModel::ValueColumn, "Value", false);
+        row("targets", "targets", TargetListModel::ColumnCount, TargetListModel::UrlColumn, "Base URL", false);
+        row("timeline plain", "timeline", TimelineModel::ColumnCount, TimelineModel::EventColumn, "Event", false);
+        row("timeline explained", "timeline", TimelineModel::ColumnCount, TimelineModel::GapColumn, "Gap (ms)", true);
+        row("requests plain", "requests", RequestsModel::ColumnCount, RequestsModel::IdColumn, "Id", false);
+        row("requests metric", "requests", RequestsModel::ColumnCount, RequestsModel::TtftColumn, "TTFT (ms)", true);
+        row("requests last", "requests", RequestsModel::ColumnCount, RequestsModel::ErrorColumn, "Error", false);
+        row("history name", "history", RunHistoryModel::ColumnCount, RunHistoryModel::NameColumn, "Run", true);
+        row("history plain", "history", RunHistoryModel::ColumnCount, RunHistoryModel::DateColumn, "Date", false);
+        row("history last", "history", RunHistoryModel::ColumnCount, RunHistoryModel::NotesColumn, "Notes", true);
+    }
+
+    void tableHeaders()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, columns);
+        QFETCH(int, column);
+        QFETCH(QString, title);
+        QFETCH(bool, toolTip);
+        const std::unique_ptr<QAbstractItemModel> table = ::table(model);
+        QCOMPARE(table->columnCount(), columns);
+        QCOMPARE(table->headerData(column, Qt::Horizontal).toString(), title);
+        QCOMPARE(table->headerData(column, Qt::Horizontal, Qt::ToolTipRole).isValid(), toolTip);
+        QVERIFY(!table->headerData(column, Qt::Horizontal, Qt::DecorationRole).isValid());
+        // Rows are numbered from 1, as Qt numbers them.
+        QCOMPARE(table->headerData(column, Qt::Vertical).toInt(), column + 1);
+    }
+
     void stagesStructure()
     {
         StagesModel model;

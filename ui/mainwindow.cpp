@@ -16,6 +16,7 @@
 #include "views/runloader.h"
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
+#include "widgets/folderdialog.h"
 
 #include "analysis/metriccatalogue.h"
 #include "results/rundirectory.h"
@@ -437,20 +438,13 @@ void MainWindow::saveConfigToFile()
 
 void MainWindow::saveConfigAs()
 {
-    // open(), not exec(): the GUI never runs a nested event loop.
     auto *dialog =
         new QFileDialog(this, tr("Save Configuration"),
                         m_configPath.isEmpty() ? QStringLiteral("tokenbench.json") : m_configPath, kConfigFilter);
     dialog->setObjectName(QStringLiteral("saveConfigDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setDefaultSuffix(QStringLiteral("json"));
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-        QString error;
-        if (!saveConfig(path, &error))
-            showError(tr("Cannot save the configuration"), error);
-    });
-    dialog->open();
+    openConfigFileDialog(dialog, &MainWindow::saveConfig, tr("Cannot save the configuration"));
 }
 
 void MainWindow::openConfigDialog()
@@ -458,12 +452,19 @@ void MainWindow::openConfigDialog()
     auto *dialog =
         new QFileDialog(this, tr("Open Configuration"), QFileInfo(m_configPath).absolutePath(), kConfigFilter);
     dialog->setObjectName(QStringLiteral("openConfigDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setFileMode(QFileDialog::ExistingFile);
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+    openConfigFileDialog(dialog, &MainWindow::openConfig, tr("Cannot open the configuration"));
+}
+
+void MainWindow::openConfigFileDialog(QFileDialog *dialog, bool (MainWindow::*use)(const QString &, QString *),
+                                      const QString &failure)
+{
+    // open(), not exec(): the GUI never runs a nested event loop.
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, [this, use, failure](const QString &path) {
         QString error;
-        if (!openConfig(path, &error))
-            showError(tr("Cannot open the configuration"), error);
+        if (!(this->*use)(path, &error))
+            showError(failure, error);
     });
     dialog->open();
 }
@@ -873,13 +874,7 @@ QString MainWindow::defaultRunsFolder()
 
 void MainWindow::openRunDialog()
 {
-    auto *dialog = new QFileDialog(this, tr("Open Run"), m_runsFolder);
-    dialog->setObjectName(QStringLiteral("openRunDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::Directory);
-    dialog->setOption(QFileDialog::ShowDirsOnly);
-    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openRun);
-    dialog->open();
+    askForFolder(this, tr("Open Run"), m_runsFolder, QStringLiteral("openRunDialog"), &MainWindow::openRun);
 }
 
 bool MainWindow::openRun(const QString &directory)

@@ -10,6 +10,7 @@
 #include <memory>
 
 class QAction;
+class QFileDialog;
 class QLabel;
 class QMenu;
 class QSplitter;
@@ -161,6 +162,10 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    /// Opens a configuration file dialog; the file chosen goes to `use` (saveConfig or openConfig),
+    /// whose error is shown under the title `failure`.
+    void openConfigFileDialog(QFileDialog *dialog, bool (MainWindow::*use)(const QString &, QString *),
+                              const QString &failure);
     void createActions();
     void createMenus();
     void connectRunner();

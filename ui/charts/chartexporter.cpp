@@ -1,5 +1,7 @@
 #include "charts/chartexporter.h"
 
+#include "config/enumnames.h"
+
 #include "charts/chartstyle.h"
 
 #include <QAreaSeries>
@@ -281,6 +283,12 @@ bool fail(QString *error, const QString &text)
     return false;
 }
 
+constexpr EnumName<ChartExporter::Format> kSuffixes[] = {
+    {ChartExporter::Format::Png, "png"},
+    {ChartExporter::Format::Svg, "svg"},
+    {ChartExporter::Format::Pdf, "pdf"},
+};
+
 } // namespace
 
 QString ChartExporter::fileFilter()
@@ -290,27 +298,12 @@ QString ChartExporter::fileFilter()
 
 std::optional<ChartExporter::Format> ChartExporter::formatOf(const QString &path)
 {
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("png"))
-        return Format::Png;
-    if (suffix == QLatin1String("svg"))
-        return Format::Svg;
-    if (suffix == QLatin1String("pdf"))
-        return Format::Pdf;
-    return std::nullopt;
+    return enumFromName<Format>(kSuffixes, QFileInfo(path).suffix().toLower());
 }
 
 QString ChartExporter::suffix(Format format)
 {
-    switch (format) {
-    case Format::Png:
-        return QStringLiteral("png");
-    case Format::Svg:
-        return QStringLiteral("svg");
-    case Format::Pdf:
-        return QStringLiteral("pdf");
-    }
-    return {};
+    return enumName(kSuffixes, format);
 }
 
 QSizeF ChartExporter::logicalSize(Page page)

@@ -48,10 +48,8 @@ void setValues(QBarSet *set, const QList<qreal> &values)
 } // namespace
 
 TokenChart::TokenChart(QGraphicsItem *parent)
-    : QChart(parent)
-    , m_categories(new QBarCategoryAxis(this))
-    , m_tokens(new QValueAxis(this))
-    , m_ratio(new QValueAxis(this))
+    : TwoScaleChart(new QBarCategoryAxis, tr("Token efficiency"), tr("tokens / request"), tr("ratio (lines)"), parent)
+    , m_categories(static_cast<QBarCategoryAxis *>(bottomAxis()))
     , m_bars(new QBarSeries(this))
     , m_input(barSet(tr("prompt"), Quantity::InputTokens, this))
     , m_cached(barSet(tr("cached"), Quantity::CachedTokens, this))
@@ -59,30 +57,14 @@ TokenChart::TokenChart(QGraphicsItem *parent)
     , m_outIn(ratioLine(tr("out/in"), Quantity::OutInRatio, this))
     , m_cacheHit(ratioLine(tr("cache hit"), Quantity::CacheHitRatio, this))
 {
-    // The theme first: applied later it would repaint the bars and lines in its own colours.
-    chartstyle::applyTheme(this);
-    setTitle(tr("Token efficiency"));
-    m_tokens->setTitleText(tr("tokens / request"));
-    m_ratio->setTitleText(tr("ratio (lines)"));
-    addAxis(m_categories, Qt::AlignBottom);
-    addAxis(m_tokens, Qt::AlignLeft);
-    addAxis(m_ratio, Qt::AlignRight);
-    for (QAbstractAxis *axis : axes())
-        chartstyle::styleAxis(axis);
     m_bars->append({m_input, m_cached, m_output});
     m_bars->setBarWidth(0.6);
-    addSeries(m_bars);
-    m_bars->attachAxis(m_categories);
-    m_bars->attachAxis(m_tokens);
+    addScaledSeries(m_bars, leftScale());
     // "From series" draws a bar set's legend entry as an empty box: a filled square says more.
     for (QLegendMarker *marker : legend()->markers(m_bars))
         marker->setShape(QLegend::MarkerShapeRectangle);
-    for (QLineSeries *line : {m_outIn, m_cacheHit}) {
-        addSeries(line);
-        line->attachAxis(m_categories);
-        line->attachAxis(m_ratio);
-    }
-    m_ratio->setGridLineVisible(false);
+    for (QLineSeries *line : {m_outIn, m_cacheHit})
+        addScaledSeries(line, rightScale());
     setSummary({});
 }
 
@@ -131,8 +113,7 @@ void TokenChart::setSummary(const RunSummary &summary)
     setValues(m_output, output);
     m_outIn->replace(outIn);
     m_cacheHit->replace(cacheHit);
-    chartstyle::setNiceRange(m_tokens, 0, maxTokens > 0 ? maxTokens * 1.1 : 1, 4);
-    chartstyle::setNiceRange(m_ratio, 0, maxRatio > 0 ? maxRatio * 1.1 : 1, 4);
+    fitScales(maxTokens, maxRatio);
 }
 
 } // namespace tb

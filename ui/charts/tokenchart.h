@@ -2,20 +2,19 @@
 
 #include "metrics/runsummary.h"
 
-#include <QChart>
+#include "charts/twoscalechart.h"
 
 class QBarCategoryAxis;
 class QBarSeries;
 class QBarSet;
 class QLineSeries;
-class QValueAxis;
 
 namespace tb {
 
 /// Token efficiency per stage (or for the whole run when it has one stage): prompt, cached and
 /// output tokens per successful request as bars on the left axis, the out/in ratio and the cache
 /// hit ratio as points on the right axis.
-class TokenChart : public QChart
+class TokenChart : public TwoScaleChart
 {
     Q_OBJECT
 
@@ -23,7 +22,6 @@ public:
     explicit TokenChart(QGraphicsItem *parent = nullptr);
 
     void setSummary(const RunSummary &summary);
-    bool hasData() const { return m_hasData; }
 
     QBarSet *inputSet() const { return m_input; }
     QBarSet *cachedSet() const { return m_cached; }
@@ -33,15 +31,12 @@ public:
 
 private:
     QBarCategoryAxis *m_categories;
-    QValueAxis *m_tokens;
-    QValueAxis *m_ratio;
     QBarSeries *m_bars;
     QBarSet *m_input;
     QBarSet *m_cached;
     QBarSet *m_output;
     QLineSeries *m_outIn;
     QLineSeries *m_cacheHit;
-    bool m_hasData = false;
 };
 
 } // namespace tb

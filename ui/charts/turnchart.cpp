@@ -22,13 +22,20 @@ QLineSeries *line(const QString &name, const QColor &color, bool dashed, const Q
     return series;
 }
 
+QValueAxis *turnAxis()
+{
+    auto *axis = new QValueAxis;
+    axis->setTitleText(TurnChart::tr("turn"));
+    axis->setLabelFormat(QStringLiteral("%d"));
+    return axis;
+}
+
 } // namespace
 
 TurnChart::TurnChart(QGraphicsItem *parent)
-    : QChart(parent)
-    , m_turns(new QValueAxis(this))
-    , m_tokens(new QValueAxis(this))
-    , m_ms(new QValueAxis(this))
+    : TwoScaleChart(turnAxis(), tr("Turns: multi-turn token growth"), tr("tokens per request"), tr("TTFT p50 (ms)"),
+                    parent)
+    , m_turns(static_cast<QValueAxis *>(bottomAxis()))
     , m_prompt(line(tr("prompt tokens"), chartstyle::color(Quantity::InputTokens), false,
                     tr("Prompt tokens per request of each turn (mean): the history grows by a reply and a question"),
                     this))
@@ -37,23 +44,8 @@ TurnChart::TurnChart(QGraphicsItem *parent)
     , m_ttft(line(tr("TTFT p50"), chartstyle::color(Quantity::Ttft), false,
                   tr("Median time to first token of each turn"), this))
 {
-    chartstyle::applyTheme(this);
-    setTitle(tr("Turns: multi-turn token growth"));
-    m_turns->setTitleText(tr("turn"));
-    m_turns->setLabelFormat(QStringLiteral("%d"));
-    m_tokens->setTitleText(tr("tokens per request"));
-    m_ms->setTitleText(tr("TTFT p50 (ms)"));
-    addAxis(m_turns, Qt::AlignBottom);
-    addAxis(m_tokens, Qt::AlignLeft);
-    addAxis(m_ms, Qt::AlignRight);
-    for (QAbstractAxis *axis : axes())
-        chartstyle::styleAxis(axis);
-    m_ms->setGridLineVisible(false);
-    for (QLineSeries *series : {m_prompt, m_cached, m_ttft}) {
-        addSeries(series);
-        series->attachAxis(m_turns);
-        series->attachAxis(series == m_ttft ? m_ms : m_tokens);
-    }
+    for (QLineSeries *series : {m_prompt, m_cached, m_ttft})
+        addScaledSeries(series, series == m_ttft ? rightScale() : leftScale());
     setSummary({});
 }
 
@@ -80,8 +72,7 @@ void TurnChart::setSummary(const RunSummary &summary)
     const int turns = summary.turns.empty() ? 1 : summary.turns.back().turn;
     m_turns->setRange(1, std::max(turns, 2));
     m_turns->setTickCount(std::clamp(turns, 2, 11));
-    chartstyle::setNiceRange(m_tokens, 0, maxTokens > 0 ? maxTokens * 1.1 : 1, 4);
-    chartstyle::setNiceRange(m_ms, 0, maxMs > 0 ? maxMs * 1.1 : 1, 4);
+    fitScales(maxTokens, maxMs);
 }
 
 } // namespace tb

@@ -2,7 +2,7 @@
 
 #include "metrics/runsummary.h"
 
-#include <QChart>
+#include "charts/twoscalechart.h"
 
 class QLineSeries;
 class QValueAxis;
@@ -11,7 +11,7 @@ namespace tb {
 
 /// Conversations (--turns): the multi-turn token growth, measured — prompt and cached tokens per
 /// request of each turn (mean) on the left axis, TTFT p50 on the right, against the turn index.
-class TurnChart : public QChart
+class TurnChart : public TwoScaleChart
 {
     Q_OBJECT
 
@@ -19,7 +19,6 @@ public:
     explicit TurnChart(QGraphicsItem *parent = nullptr);
 
     void setSummary(const RunSummary &summary);
-    bool hasData() const { return m_hasData; }
 
     QLineSeries *promptLine() const { return m_prompt; }
     QLineSeries *cachedLine() const { return m_cached; }
@@ -27,12 +26,9 @@ public:
 
 private:
     QValueAxis *m_turns;
-    QValueAxis *m_tokens;
-    QValueAxis *m_ms;
     QLineSeries *m_prompt;
     QLineSeries *m_cached;
     QLineSeries *m_ttft;
-    bool m_hasData = false;
 };
 
 } // namespace tb

@@ -35,14 +35,8 @@ void ComparisonDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
         QStyledItemDelegate::paint(painter, option, index);
         return;
     }
-    QStyleOptionViewItem opt(option);
-    initStyleOption(&opt, index);
-    const QString value = opt.text;
-    opt.text.clear();
-    const QWidget *widget = option.widget;
-    QStyle *style = widget ? widget->style() : QApplication::style();
-    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
-
+    QString value;
+    const QStyleOptionViewItem opt = drawPanel(painter, option, index, &value);
     const bool selected = opt.state.testFlag(QStyle::State_Selected);
     const bool best = index.data(ComparisonModel::BestRole).toBool();
     const bool isBase = index.data(ComparisonModel::BaselineRole).toBool();
@@ -83,13 +77,8 @@ void ComparisonDelegate::paint(QPainter *painter, const QStyleOptionViewItem &op
 void ComparisonDelegate::paintMetric(QPainter *painter, const QStyleOptionViewItem &option,
                                      const QModelIndex &index) const
 {
-    QStyleOptionViewItem opt(option);
-    initStyleOption(&opt, index);
-    const QString label = opt.text;
-    opt.text.clear();
-    const QWidget *widget = option.widget;
-    QStyle *style = widget ? widget->style() : QApplication::style();
-    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    QString label;
+    const QStyleOptionViewItem opt = drawPanel(painter, option, index, &label);
     const bool selected = opt.state.testFlag(QStyle::State_Selected);
     const QRect area = opt.rect.adjusted(8, 0, -10, 0);
     painter->save();
@@ -104,6 +93,19 @@ void ComparisonDelegate::paintMetric(QPainter *painter, const QStyleOptionViewIt
         painter->drawText(area, Qt::AlignRight | Qt::AlignVCenter, QObject::tr("%1 is better").arg(better));
     }
     painter->restore();
+}
+
+QStyleOptionViewItem ComparisonDelegate::drawPanel(QPainter *painter, const QStyleOptionViewItem &option,
+                                                   const QModelIndex &index, QString *text) const
+{
+    QStyleOptionViewItem opt(option);
+    initStyleOption(&opt, index);
+    *text = opt.text;
+    opt.text.clear();
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    return opt;
 }
 
 QSize ComparisonDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const

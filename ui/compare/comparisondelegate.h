@@ -18,6 +18,10 @@ public:
 private:
     /// The metric's name, and in grey at the right of the cell which way is better.
     void paintMetric(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const;
+    /// Draws the cell as the style does (background, selection, focus) but without its text, which
+    /// it returns in `text` for the caller to draw its own way; returns the cell's style option.
+    QStyleOptionViewItem drawPanel(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index,
+                                   QString *text) const;
 };
 
 } // namespace tb

@@ -1,6 +1,7 @@
 #include "compare/comparisonpicker.h"
 
 #include "models/runhistorymodel.h"
+#include "widgets/folderdialog.h"
 
 #include "analysis/baseline.h"
 #include "results/rundirectory.h"
@@ -8,7 +9,6 @@
 
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -138,12 +138,7 @@ void ComparisonPicker::addDirectory(const QString &directory)
 
 void ComparisonPicker::chooseFolder()
 {
-    auto *dialog = new QFileDialog(this, tr("Add a Run or Session Folder"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::Directory);
-    dialog->setOption(QFileDialog::ShowDirsOnly);
-    connect(dialog, &QFileDialog::fileSelected, this, &ComparisonPicker::addDirectory);
-    dialog->open();
+    askForFolder(this, tr("Add a Run or Session Folder"), {}, {}, &ComparisonPicker::addDirectory);
 }
 
 void ComparisonPicker::updateButton()

@@ -109,16 +109,15 @@ QString ComparisonModel::tooltip(const ComparisonTable::Row &row, int run) const
             lines << tr("%1 against the baseline #%2")
                          .arg(ComparisonTable::formatChange(*delta), QString::number(base + 1));
         const auto &interval = row.intervals[std::size_t(run)];
-        switch (row.noise[std::size_t(run)]) {
+        const Noise noise = row.noise[std::size_t(run)];
+        switch (noise) {
         case Noise::Significant:
-            lines << tr("<b>Significant</b>: the bootstrap 95% confidence interval of the difference, [%1, %2] %3, "
-                        "excludes 0")
-                         .arg(ComparisonTable::formatValue(interval->low), ComparisonTable::formatValue(interval->high),
-                              row.unit.toHtmlEscaped());
-            break;
         case Noise::WithinNoise:
-            lines << tr("<b>Within noise</b>: the bootstrap 95% confidence interval of the difference, [%1, %2] %3, "
-                        "includes 0")
+            lines << (noise == Noise::Significant
+                          ? tr("<b>Significant</b>: the bootstrap 95% confidence interval of the difference, [%1, %2] "
+                               "%3, excludes 0")
+                          : tr("<b>Within noise</b>: the bootstrap 95% confidence interval of the difference, [%1, "
+                               "%2] %3, includes 0"))
                          .arg(ComparisonTable::formatValue(interval->low), ComparisonTable::formatValue(interval->high),
                               row.unit.toHtmlEscaped());
             break;

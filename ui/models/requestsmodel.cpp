@@ -20,13 +20,21 @@ QVariant optionalMs(const std::optional<double> &ms)
 } // namespace
 
 RequestsModel::RequestsModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel({tr("Id"), tr("Stage"), tr("Status"), tr("Sent (s)"), tr("TTFT (ms)"), tr("E2E (ms)"),
+                     tr("TPOT (ms)"), tr("Prompt tok"), tr("Output tok"), tr("Cached tok"), tr("Chunks"), tr("Error")},
+                    {{SentColumn, tr("When the request was sent, in seconds since the run's start")},
+                     {TtftColumn, chartstyle::describe(Metric::Ttft)},
+                     {E2eColumn, chartstyle::describe(Metric::E2e)},
+                     {TpotColumn, chartstyle::describe(Metric::Tpot)},
+                     {CachedTokensColumn, chartstyle::describe(Quantity::CachedTokens)},
+                     {ChunksColumn, tr("Streamed chunks that carried generated text")}},
+                    parent)
 {}
 
 void RequestsModel::setStageNames(const QStringList &names)
 {
     m_stageNames = names;
-    if (!m_records.empty())
+    if (!m_rows.empty())
         Q_EMIT dataChanged(index(0, StageColumn), index(rowCount() - 1, StageColumn));
 }
 
@@ -38,8 +46,8 @@ void RequestsModel::append(const QList<RequestRecord> &records)
     beginInsertRows({}, first, first + int(records.size()) - 1);
     // No reserve(): an exact reserve per batch would reallocate (and move every row) each time.
     for (const RequestRecord &r : records) {
-        m_records.push_back(r);
-        m_records.back().tokenChunks = {}; // the table never needs them; chunks.jsonl has them
+        m_rows.push_back(r);
+        m_rows.back().tokenChunks = {}; // the table never needs them; chunks.jsonl has them
     }
     endInsertRows();
 }
@@ -47,8 +55,8 @@ void RequestsModel::append(const QList<RequestRecord> &records)
 void RequestsModel::setRecords(std::vector<RequestRecord> records)
 {
     beginResetModel();
-    m_records = std::move(records);
-    for (RequestRecord &r : m_records)
+    m_rows = std::move(records);
+    for (RequestRecord &r : m_rows)
         r.tokenChunks = {};
     endResetModel();
 }
@@ -61,27 +69,17 @@ void RequestsModel::clear()
 int RequestsModel::rowOf(std::uint64_t id) const
 {
     // Completion order is nearly id order: look near the id first.
-    const auto n = std::int64_t(m_records.size());
+    const auto n = std::int64_t(m_rows.size());
     const std::int64_t guess = std::clamp<std::int64_t>(std::int64_t(id) - 1, 0, std::max<std::int64_t>(0, n - 1));
     for (std::int64_t d = 0; d < n; ++d) {
         for (const std::int64_t row : {guess - d, guess + d}) {
-            if (row >= 0 && row < n && m_records[std::size_t(row)].id == id)
+            if (row >= 0 && row < n && m_rows[std::size_t(row)].id == id)
                 return int(row);
         }
         if (guess - d < 0 && guess + d >= n)
             break;
     }
     return -1;
-}
-
-int RequestsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_records.size());
-}
-
-int RequestsModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QString RequestsModel::statusText(const RequestRecord &record)
@@ -102,9 +100,9 @@ QString RequestsModel::stageName(const RequestRecord &record) const
 
 QVariant RequestsModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const RequestRecord &r = m_records[std::size_t(index.row())];
+    const RequestRecord &r = m_rows[std::size_t(index.row())];
     if (role == IdRole)
         return QVariant::fromValue<quint64>(r.id);
     if (role == SortRole)
@@ -181,38 +179,6 @@ double RequestsModel::sortKey(const RequestRecord &r, int column)
         break;
     }
     return std::numeric_limits<double>::quiet_NaN();
-}
-
-QVariant RequestsModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    static const char *const titles[ColumnCount] = {
-        QT_TR_NOOP("Id"),         QT_TR_NOOP("Stage"),      QT_TR_NOOP("Status"),    QT_TR_NOOP("Sent (s)"),
-        QT_TR_NOOP("TTFT (ms)"),  QT_TR_NOOP("E2E (ms)"),   QT_TR_NOOP("TPOT (ms)"), QT_TR_NOOP("Prompt tok"),
-        QT_TR_NOOP("Output tok"), QT_TR_NOOP("Cached tok"), QT_TR_NOOP("Chunks"),    QT_TR_NOOP("Error"),
-    };
-    if (role == Qt::DisplayRole)
-        return tr(titles[section]);
-    if (role == Qt::ToolTipRole) {
-        switch (Column(section)) {
-        case SentColumn:
-            return tr("When the request was sent, in seconds since the run's start");
-        case TtftColumn:
-            return chartstyle::describe(Metric::Ttft);
-        case E2eColumn:
-            return chartstyle::describe(Metric::E2e);
-        case TpotColumn:
-            return chartstyle::describe(Metric::Tpot);
-        case CachedTokensColumn:
-            return chartstyle::describe(Quantity::CachedTokens);
-        case ChunksColumn:
-            return tr("Streamed chunks that carried generated text");
-        default:
-            break;
-        }
-    }
-    return {};
 }
 
 RequestsFilterModel::RequestsFilterModel(QObject *parent)

@@ -2,7 +2,8 @@
 
 #include "metrics/requestrecord.h"
 
-#include <QAbstractTableModel>
+#include "models/rowtablemodel.h"
+
 #include <QSortFilterProxyModel>
 #include <QStringList>
 
@@ -14,7 +15,7 @@ namespace tb {
 /// Live runs append a batch at a time (one beginInsertRows per batch) and keep records without
 /// their chunk stamps, so 100 000 rows and more stay light; a request's chunk timeline is read on
 /// demand from chunks.jsonl (ChunkReader).
-class RequestsModel : public QAbstractTableModel
+class RequestsModel : public RowTableModel<std::vector<RequestRecord>>
 {
     Q_OBJECT
 
@@ -47,15 +48,12 @@ public:
     void setRecords(std::vector<RequestRecord> records);
     void clear();
 
-    const RequestRecord &record(int row) const { return m_records[std::size_t(row)]; }
-    const std::vector<RequestRecord> &records() const { return m_records; }
+    const RequestRecord &record(int row) const { return m_rows[std::size_t(row)]; }
+    const std::vector<RequestRecord> &records() const { return m_rows; }
     /// The row holding request `id`; -1 when none.
     int rowOf(std::uint64_t id) const;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     /// "ok", "HTTP 429", "timeout", …
     static QString statusText(const RequestRecord &record);
@@ -66,7 +64,6 @@ public:
 private:
     QString stageName(const RequestRecord &record) const;
 
-    std::vector<RequestRecord> m_records;
     QStringList m_stageNames;
 };
 

@@ -1,6 +1,7 @@
 #include "models/runhistorymodel.h"
 
 #include "analysis/baseline.h"
+#include "config/enumnames.h"
 #include "config/inputfile.h"
 #include "results/sessioninfo.h"
 
@@ -39,10 +40,25 @@ QString readNotes(const QString &directory)
     return QString::fromUtf8(file.read(RunHistoryModel::kMaxNotes));
 }
 
+constexpr EnumName<RunHistoryStatus> kStatusNames[] = {
+    {RunHistoryStatus::Ok, "ok"},
+    {RunHistoryStatus::Stopped, "stopped"},
+    {RunHistoryStatus::Failed, "failed"},
+};
+
 } // namespace
 
 RunHistoryModel::RunHistoryModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel(
+          {tr("Run"), tr("Target"), tr("Model"), tr("Load"), tr("Status"), tr("Session"), tr("Date"), tr("req/s"),
+           tr("TTFT p50"), tr("Errors"), tr("vs baseline"), tr("Notes")},
+          {{RequestsPerSColumn, chartstyle::describe(Quantity::Requests)},
+           {TtftP50Column, chartstyle::describe(Metric::Ttft)},
+           {ErrorsColumn, tr("Failed requests (and their share of those attempted)")},
+           {BaselineColumn, tr("Each run's change against the run marked as baseline (right-click a run to mark it)")},
+           {NameColumn, tr("The run's folder name (F2 renames it)")},
+           {NotesColumn, tr("Your notes on the run, kept in its folder (double-click to edit)")}},
+          parent)
 {}
 
 RunHistoryModel::~RunHistoryModel()
@@ -180,35 +196,25 @@ void RunHistoryModel::refresh()
 void RunHistoryModel::setEntries(QList<Entry> entries)
 {
     beginResetModel();
-    m_entries = std::move(entries);
+    m_rows = std::move(entries);
     endResetModel();
 }
 
 int RunHistoryModel::rowOf(const QString &directory) const
 {
     const QString dir = canonical(directory);
-    for (qsizetype i = 0; i < m_entries.size(); ++i) {
-        if (m_entries[i].directory == dir)
+    for (qsizetype i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i].directory == dir)
             return int(i);
     }
     return -1;
 }
 
-int RunHistoryModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_entries.size());
-}
-
-int RunHistoryModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!isCell(index))
         return {};
-    const Entry &e = m_entries.at(index.row());
+    const Entry &e = m_rows.at(index.row());
     if (role == DirectoryRole)
         return e.directory;
     if (role == InstancesRole)
@@ -301,38 +307,6 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-QVariant RunHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    if (role == Qt::DisplayRole) {
-        static const char *const titles[ColumnCount] = {
-            QT_TR_NOOP("Run"),      QT_TR_NOOP("Target"),  QT_TR_NOOP("Model"),       QT_TR_NOOP("Load"),
-            QT_TR_NOOP("Status"),   QT_TR_NOOP("Session"), QT_TR_NOOP("Date"),        QT_TR_NOOP("req/s"),
-            QT_TR_NOOP("TTFT p50"), QT_TR_NOOP("Errors"),  QT_TR_NOOP("vs baseline"), QT_TR_NOOP("Notes")};
-        return tr(titles[section]);
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (Column(section)) {
-        case RequestsPerSColumn:
-            return chartstyle::describe(Quantity::Requests);
-        case TtftP50Column:
-            return chartstyle::describe(Metric::Ttft);
-        case ErrorsColumn:
-            return tr("Failed requests (and their share of those attempted)");
-        case BaselineColumn:
-            return tr("Each run's change against the run marked as baseline (right-click a run to mark it)");
-        case NameColumn:
-            return tr("The run's folder name (F2 renames it)");
-        case NotesColumn:
-            return tr("Your notes on the run, kept in its folder (double-click to edit)");
-        default:
-            break;
-        }
-    }
-    return {};
-}
-
 Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const
 {
     Qt::ItemFlags f = QAbstractTableModel::flags(index);
@@ -343,12 +317,12 @@ Qt::ItemFlags RunHistoryModel::flags(const QModelIndex &index) const
 
 bool RunHistoryModel::setData(const QModelIndex &index, const QVariant &value, int role)
 {
-    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (role != Qt::EditRole || !isCell(index))
         return false;
     QString error;
     bool ok = false;
     if (index.column() == NameColumn)
-        ok = value.toString() == m_entries.at(index.row()).name || rename(index.row(), value.toString(), &error);
+        ok = value.toString() == m_rows.at(index.row()).name || rename(index.row(), value.toString(), &error);
     else if (index.column() == NotesColumn)
         ok = setNotes(index.row(), value.toString(), &error);
     if (!ok && !error.isEmpty())
@@ -358,9 +332,9 @@ bool RunHistoryModel::setData(const QModelIndex &index, const QVariant &value, i
 
 bool RunHistoryModel::rename(int row, const QString &name, QString *error)
 {
-    if (row < 0 || row >= m_entries.size())
+    if (row < 0 || row >= m_rows.size())
         return false;
-    Entry &e = m_entries[row];
+    Entry &e = m_rows[row];
     const QString clean = name.trimmed();
     if (clean.isEmpty() || clean == QLatin1String(".") || clean == QLatin1String("..") ||
         clean.contains(QLatin1Char('/')) || clean.contains(QLatin1Char('\\'))) {
@@ -392,9 +366,9 @@ bool RunHistoryModel::rename(int row, const QString &name, QString *error)
 
 bool RunHistoryModel::setNotes(int row, const QString &notes, QString *error)
 {
-    if (row < 0 || row >= m_entries.size())
+    if (row < 0 || row >= m_rows.size())
         return false;
-    Entry &e = m_entries[row];
+    Entry &e = m_rows[row];
     const QByteArray bytes = notes.toUtf8();
     if (bytes.size() > kMaxNotes) {
         *error = tr("notes are limited to %1 KiB").arg(kMaxNotes / 1024);
@@ -421,9 +395,9 @@ bool RunHistoryModel::setNotes(int row, const QString &notes, QString *error)
 
 bool RunHistoryModel::moveToTrash(int row, QString *error)
 {
-    if (row < 0 || row >= m_entries.size())
+    if (row < 0 || row >= m_rows.size())
         return false;
-    const QString directory = m_entries.at(row).directory;
+    const QString directory = m_rows.at(row).directory;
     if (!QFile::moveToTrash(directory)) {
         *error = tr("cannot move %1 to the trash").arg(QDir::toNativeSeparators(directory));
         return false;
@@ -432,22 +406,14 @@ bool RunHistoryModel::moveToTrash(int row, QString *error)
         Baseline::setDirectory({});
     m_extra.removeAll(directory);
     beginRemoveRows({}, row, row);
-    m_entries.removeAt(row);
+    m_rows.removeAt(row);
     endRemoveRows();
     return true;
 }
 
 QString RunHistoryModel::statusName(Status status)
 {
-    switch (status) {
-    case Status::Ok:
-        return QStringLiteral("ok");
-    case Status::Stopped:
-        return QStringLiteral("stopped");
-    case Status::Failed:
-        return QStringLiteral("failed");
-    }
-    return {};
+    return enumName(kStatusNames, status);
 }
 
 } // namespace tb

@@ -2,7 +2,8 @@
 
 #include "threads/backgroundjobs.h"
 
-#include <QAbstractTableModel>
+#include "models/rowtablemodel.h"
+
 #include <QDateTime>
 
 #include <optional>
@@ -13,13 +14,39 @@ struct RunSummary;
 
 namespace tb {
 
+/// How a saved run ended (RunHistoryModel's status column).
+enum class RunHistoryStatus { Ok, Stopped, Failed };
+
+/// One saved run: a row of RunHistoryModel.
+struct RunHistoryEntry {
+    QString directory;
+    QString name;
+    QString model;
+    QString target; ///< the target's name, else its URL
+    QString load;   ///< RunInfo::loadText()
+    RunHistoryStatus status = RunHistoryStatus::Ok;
+    QString session; ///< the session's name; empty: a run of its own
+    QString notes;
+    int stages = 1;
+    QDateTime started;
+    double requestsPerS = 0;
+    double ttftP50Ms = 0; ///< NaN: no successful request
+    qint64 attempted = 0;
+    qint64 failed = 0;
+    int instances = 1;     ///< load-balanced over replicas when more than 1
+    QString problem;       ///< why the run could not be read (the row still lists it)
+    bool baseline = false; ///< the marked baseline itself
+    QString change;        ///< Baseline::Change::text() against the baseline; empty: none
+    int changeDirection = 0;
+};
+
 /// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, target,
 /// model, load, status (ok, stopped, failed), session, date, requests/s, TTFT p50, errors, notes.
 /// The name renames the run's directory and the notes live beside its files in notes.txt (written
 /// whole or not at all); measurement files are never touched. Scanning reads each run's summary (a run that stopped
 /// before writing summary.json has it recomputed from requests.csv, which can take a while) on a
 /// worker thread; the list is replaced in one reset when the scan is done.
-class RunHistoryModel : public QAbstractTableModel
+class RunHistoryModel : public RowTableModel<QList<RunHistoryEntry>>
 {
     Q_OBJECT
 
@@ -45,32 +72,11 @@ public:
         InstancesRole,           ///< how many instances served the run (int; > 1: load-balanced)
         StagesRole,              ///< how many load stages the run had (int; > 1: a sweep)
     };
-    enum class Status { Ok, Stopped, Failed };
+    using Status = RunHistoryStatus;
+    using Entry = RunHistoryEntry;
     /// The file in a run directory that holds its notes.
     static constexpr const char *kNotesFile = "notes.txt";
     static constexpr qsizetype kMaxNotes = 64 * 1024;
-
-    struct Entry {
-        QString directory;
-        QString name;
-        QString model;
-        QString target; ///< the target's name, else its URL
-        QString load;   ///< RunInfo::loadText()
-        Status status = Status::Ok;
-        QString session; ///< the session's name; empty: a run of its own
-        QString notes;
-        int stages = 1;
-        QDateTime started;
-        double requestsPerS = 0;
-        double ttftP50Ms = 0; ///< NaN: no successful request
-        qint64 attempted = 0;
-        qint64 failed = 0;
-        int instances = 1;     ///< load-balanced over replicas when more than 1
-        QString problem;       ///< why the run could not be read (the row still lists it)
-        bool baseline = false; ///< the marked baseline itself
-        QString change;        ///< Baseline::Change::text() against the baseline; empty: none
-        int changeDirection = 0;
-    };
 
     explicit RunHistoryModel(QObject *parent = nullptr);
     /// Waits for a scan in progress.
@@ -90,7 +96,7 @@ public:
     static Entry readEntry(const QString &directory, const RunSummary *baseline = nullptr,
                            const QString &baselineDirectory = {});
 
-    const Entry &entry(int row) const { return m_entries.at(row); }
+    const Entry &entry(int row) const { return m_rows.at(row); }
     int rowOf(const QString &directory) const;
 
     /// Renames a run's directory within its folder (the name column; also setData). False with
@@ -102,10 +108,7 @@ public:
     bool moveToTrash(int row, QString *error);
     static QString statusName(Status status); ///< "ok", "stopped", "failed"
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
 
@@ -120,7 +123,6 @@ private:
     QString m_folder;
     QStringList m_extra;
     QString m_excluded;
-    QList<Entry> m_entries;
     BackgroundJobs m_jobs{this};
     bool m_scanning = false;
     bool m_rescan = false;

@@ -19,7 +19,8 @@ QString levelText(const StageConfig &s)
 } // namespace
 
 StagesModel::StagesModel(QObject *parent)
-    : RowTableModel(ColumnCount, parent)
+    : EditableRowTableModel({tr("Name"), tr("Mode"), tr("Level"), tr("Duration"), tr("Requests"), tr("Prompt tokens")},
+                            {}, parent)
 {}
 
 void StagesModel::setStages(const QList<StageConfig> &stages)
@@ -132,36 +133,6 @@ bool StagesModel::setData(const QModelIndex &index, const QVariant &value, int r
     return true;
 }
 
-QVariant StagesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole)
-        return {};
-    if (orientation == Qt::Vertical)
-        return section + 1;
-    switch (section) {
-    case NameColumn:
-        return tr("Name");
-    case ModeColumn:
-        return tr("Mode");
-    case LevelColumn:
-        return tr("Level");
-    case DurationColumn:
-        return tr("Duration");
-    case RequestsColumn:
-        return tr("Requests");
-    case PromptColumn:
-        return tr("Prompt tokens");
-    }
-    return {};
-}
-
-Qt::ItemFlags StagesModel::flags(const QModelIndex &index) const
-{
-    if (!index.isValid())
-        return Qt::NoItemFlags;
-    return QAbstractTableModel::flags(index) | Qt::ItemIsEditable;
-}
-
 bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
 {
     if (parent.isValid() || row < 0 || row > m_rows.size() || count < 1)
@@ -183,11 +154,6 @@ bool StagesModel::insertRows(int row, int count, const QModelIndex &parent)
     }
     endInsertRows();
     return true;
-}
-
-bool StagesModel::removeRows(int row, int count, const QModelIndex &parent)
-{
-    return eraseRows(row, count, parent);
 }
 
 bool StagesModel::moveRows(const QModelIndex &sourceParent, int sourceRow, int count,

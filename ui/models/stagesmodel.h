@@ -9,7 +9,7 @@ namespace tb {
 /// The stages of a staged run (load.stages / --stages), one row per stage, editable in place.
 /// Edit roles carry config values: Mode as "concurrency"/"rate", Level as double, Duration as the
 /// CLI's duration text ("30s"; empty = not set), Requests as qint64 (0 = not set).
-class StagesModel : public RowTableModel<QList<StageConfig>>
+class StagesModel : public EditableRowTableModel<QList<StageConfig>>
 {
     Q_OBJECT
 
@@ -23,11 +23,8 @@ public:
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    Qt::ItemFlags flags(const QModelIndex &index) const override;
     /// New rows continue the ramp: the same mode and end as the stage before, at twice its level.
     bool insertRows(int row, int count, const QModelIndex &parent = {}) override;
-    bool removeRows(int row, int count, const QModelIndex &parent = {}) override;
     bool moveRows(const QModelIndex &sourceParent, int sourceRow, int count, const QModelIndex &destinationParent,
                   int destinationChild) override;
 };

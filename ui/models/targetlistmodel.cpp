@@ -5,7 +5,7 @@
 namespace tb {
 
 TargetListModel::TargetListModel(QObject *parent)
-    : RowTableModel(ColumnCount, parent)
+    : RowTableModel({tr("Name"), tr("API"), tr("Model"), tr("Base URL")}, {}, parent)
 {}
 
 QString TargetListModel::builtinName()
@@ -146,23 +146,6 @@ QVariant TargetListModel::data(const QModelIndex &index, int role) const
         QFont font;
         font.setItalic(true);
         return font;
-    }
-    return {};
-}
-
-QVariant TargetListModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal)
-        return {};
-    switch (section) {
-    case NameColumn:
-        return tr("Name");
-    case ApiColumn:
-        return tr("API");
-    case ModelColumn:
-        return tr("Model");
-    case UrlColumn:
-        return tr("Base URL");
     }
     return {};
 }

@@ -53,7 +53,6 @@ public:
     static QList<TargetConfig> fromJson(const QByteArray &json);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     using Row = TargetListRow;

@@ -7,7 +7,12 @@
 namespace tb {
 
 TimelineModel::TimelineModel(QObject *parent)
-    : RowTableModel(ColumnCount, parent)
+    : RowTableModel({tr("Event"), tr("At (ms)"), tr("Gap (ms)"), tr("Chars"), tr("Tokens")},
+                    {{AtColumn, tr("Milliseconds since the request was sent (negative: before, e.g. scheduled)")},
+                     {GapColumn, tr("Milliseconds since the event above")},
+                     {CharsColumn, tr("Characters of generated text the chunk carried")},
+                     {TokensColumn, tr("Tokens apportioned to the chunk from the request's completion tokens")}},
+                    parent)
 {}
 
 std::vector<TimelineModel::Event> TimelineModel::eventsOf(const RequestRecord &r)
@@ -93,33 +98,6 @@ QVariant TimelineModel::data(const QModelIndex &index, int role) const
         return e.tokens >= 0 ? QString::number(e.tokens) : QString();
     case ColumnCount:
         break;
-    }
-    return {};
-}
-
-QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    if (role == Qt::DisplayRole) {
-        static const char *const titles[ColumnCount] = {QT_TR_NOOP("Event"), QT_TR_NOOP("At (ms)"),
-                                                        QT_TR_NOOP("Gap (ms)"), QT_TR_NOOP("Chars"),
-                                                        QT_TR_NOOP("Tokens")};
-        return tr(titles[section]);
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (Column(section)) {
-        case AtColumn:
-            return tr("Milliseconds since the request was sent (negative: before, e.g. scheduled)");
-        case GapColumn:
-            return tr("Milliseconds since the event above");
-        case CharsColumn:
-            return tr("Characters of generated text the chunk carried");
-        case TokensColumn:
-            return tr("Tokens apportioned to the chunk from the request's completion tokens");
-        default:
-            break;
-        }
     }
     return {};
 }

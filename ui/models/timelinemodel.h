@@ -37,7 +37,6 @@ public:
     static std::vector<Event> eventsOf(const RequestRecord &record);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     std::int64_t m_sentNs = 0;

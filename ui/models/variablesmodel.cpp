@@ -5,7 +5,7 @@
 namespace tb {
 
 VariablesModel::VariablesModel(QObject *parent)
-    : RowTableModel(ColumnCount, parent)
+    : EditableRowTableModel({tr("Variable"), tr("Value")}, {}, parent)
 {}
 
 QMap<QString, QString> VariablesModel::variables() const
@@ -83,22 +83,6 @@ bool VariablesModel::setData(const QModelIndex &index, const QVariant &value, in
     return true;
 }
 
-QVariant VariablesModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (role != Qt::DisplayRole)
-        return {};
-    if (orientation == Qt::Vertical)
-        return section + 1;
-    return section == NameColumn ? tr("Variable") : tr("Value");
-}
-
-Qt::ItemFlags VariablesModel::flags(const QModelIndex &index) const
-{
-    if (!index.isValid())
-        return Qt::NoItemFlags;
-    return QAbstractTableModel::flags(index) | Qt::ItemIsEditable;
-}
-
 bool VariablesModel::insertRows(int row, int count, const QModelIndex &parent)
 {
     if (parent.isValid() || row < 0 || row > m_rows.size() || count < 1)
@@ -108,11 +92,6 @@ bool VariablesModel::insertRows(int row, int count, const QModelIndex &parent)
         m_rows.insert(row, Variable{});
     endInsertRows();
     return true;
-}
-
-bool VariablesModel::removeRows(int row, int count, const QModelIndex &parent)
-{
-    return eraseRows(row, count, parent);
 }
 
 } // namespace tb

@@ -13,7 +13,7 @@ struct VariableRow {
 };
 
 /// The values of a prompt template's {{variables}} (prompt.variables), one editable row each.
-class VariablesModel : public RowTableModel<QList<VariableRow>>
+class VariablesModel : public EditableRowTableModel<QList<VariableRow>>
 {
     Q_OBJECT
 
@@ -32,10 +32,7 @@ public:
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    Qt::ItemFlags flags(const QModelIndex &index) const override;
     bool insertRows(int row, int count, const QModelIndex &parent = {}) override;
-    bool removeRows(int row, int count, const QModelIndex &parent = {}) override;
 
 private:
     using Variable = VariableRow;

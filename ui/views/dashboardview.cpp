@@ -810,16 +810,21 @@ void DashboardView::refreshServer()
                     rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
 }
 
+bool DashboardView::placeCard(bool &placed, bool show)
+{
+    if (show != placed) {
+        placed = show;
+        m_chartColumns = 0; // place the cards again
+        relayout();
+    }
+    return show;
+}
+
 void DashboardView::refreshCurve()
 {
     const RunSummary &s = m_document->summary();
     const bool staged = m_document->stages().size() >= 2 && !isContextSweep(m_document->stages());
-    if (staged != m_showCurve) {
-        m_showCurve = staged;
-        m_chartColumns = 0; // place the cards again
-        relayout();
-    }
-    if (!staged)
+    if (!placeCard(m_showCurve, staged))
         return;
     const Metric metric = kneeMetric(s);
     m_curve->setMetricLabel(metricLabel(metric));
@@ -867,11 +872,7 @@ void DashboardView::refreshTurns()
 {
     // Only a run of conversations has turns to show.
     const bool conversations = m_document->info().config.load.turns > 1 || !m_document->summary().turns.empty();
-    if (conversations != m_showTurns) {
-        m_showTurns = conversations;
-        m_chartColumns = 0; // place the cards again
-        relayout();
-    }
+    placeCard(m_showTurns, conversations);
     m_turns->setSummary(m_document->summary());
     finishChart(QStringLiteral("turns"), !m_turns->hasData(), tr("Waiting for the first successful turn…"),
                 tr("No successful turns."));
@@ -880,12 +881,7 @@ void DashboardView::refreshTurns()
 void DashboardView::refreshContext()
 {
     const bool sweep = isContextSweep(m_document->stages());
-    if (sweep != m_showContext) {
-        m_showContext = sweep;
-        m_chartColumns = 0; // place the cards again
-        relayout();
-    }
-    if (!sweep)
+    if (!placeCard(m_showContext, sweep))
         return;
     const auto &summary = m_document->summary().contextSweep;
     m_context->setCurves({{QString(), chartstyle::color(Quantity::Ttft), summary.value_or(ContextSweepSummary{})}});

@@ -109,6 +109,9 @@ private:
     void buildTiles(QWidget *page);
     void addChart(const QString &key, ChartView *view, QWidget *card = nullptr);
     void relayout();
+    /// Places a card only some runs have (`placed` says whether it is placed now), or takes it
+    /// away; returns `show`.
+    bool placeCard(bool &placed, bool show);
     bool isShown(const QString &key) const;
     void refreshHeader();
     void refreshTiles();

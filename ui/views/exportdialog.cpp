@@ -3,6 +3,7 @@
 #include "charts/chartview.h"
 #include "models/summarymodel.h"
 #include "views/rundocument.h"
+#include "widgets/folderdialog.h"
 
 #include "config/inputfile.h"
 #include "results/runfiles.h"
@@ -12,7 +13,6 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -136,12 +136,7 @@ void ExportDialog::setFormat(ChartExporter::Format format)
 
 void ExportDialog::chooseFolder()
 {
-    auto *dialog = new QFileDialog(this, tr("Export Folder"), folder());
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::Directory);
-    dialog->setOption(QFileDialog::ShowDirsOnly);
-    connect(dialog, &QFileDialog::fileSelected, this, &ExportDialog::setFolder);
-    dialog->open();
+    askForFolder(this, tr("Export Folder"), folder(), {}, &ExportDialog::setFolder);
 }
 
 bool ExportDialog::exportRequests(const RunDocument &document, const QString &path, QString *error)

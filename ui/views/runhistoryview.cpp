@@ -2,12 +2,12 @@
 
 #include "analysis/baseline.h"
 #include "widgets/card.h"
+#include "widgets/folderdialog.h"
 
 #include "models/rungroupmodel.h"
 #include "models/runhistorymodel.h"
 
 #include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -207,13 +207,8 @@ void RunHistoryView::setOpenEnabled(bool enabled)
 
 void RunHistoryView::chooseFolder()
 {
-    auto *dialog = new QFileDialog(this, tr("Runs Folder"), m_model->folder());
-    dialog->setObjectName(QStringLiteral("runsFolderDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::Directory);
-    dialog->setOption(QFileDialog::ShowDirsOnly);
-    connect(dialog, &QFileDialog::fileSelected, this, &RunHistoryView::folderChosen);
-    dialog->open();
+    askForFolder(this, tr("Runs Folder"), m_model->folder(), QStringLiteral("runsFolderDialog"),
+                 &RunHistoryView::folderChosen);
 }
 
 void RunHistoryView::updateFolderLabel()

@@ -1,5 +1,7 @@
 #include "widgets/apptheme.h"
 
+#include "config/enumnames.h"
+
 #include "models/quantitystyle.h"
 
 #include <QApplication>
@@ -61,28 +63,22 @@ private:
     QIcon m_icon;
 };
 
+constexpr EnumName<AppTheme::Setting> kSettingNames[] = {
+    {AppTheme::Setting::System, "system"},
+    {AppTheme::Setting::Light, "light"},
+    {AppTheme::Setting::Dark, "dark"},
+};
+
 } // namespace
 
 QString AppTheme::name(Setting setting)
 {
-    switch (setting) {
-    case Setting::System:
-        return QStringLiteral("system");
-    case Setting::Light:
-        return QStringLiteral("light");
-    case Setting::Dark:
-        return QStringLiteral("dark");
-    }
-    return {};
+    return enumName(kSettingNames, setting);
 }
 
 std::optional<AppTheme::Setting> AppTheme::fromName(const QString &name)
 {
-    for (const Setting s : {Setting::System, Setting::Light, Setting::Dark}) {
-        if (name.compare(AppTheme::name(s), Qt::CaseInsensitive) == 0)
-            return s;
-    }
-    return std::nullopt;
+    return enumFromName<Setting>(kSettingNames, name.toLower());
 }
 
 void AppTheme::apply(Setting setting)
