@@ -36,9 +36,9 @@ constexpr int kModelListRows = 6;
 TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     : QWidget(parent)
     , m_lister(new ModelLister(this))
-    , m_name(new QLineEdit(this))
+    , m_name(m_fields.lineEdit(ConfigFieldId::TargetName, this))
     , m_api(new QComboBox(this))
-    , m_url(new QLineEdit(this))
+    , m_url(m_fields.lineEdit(ConfigFieldId::TargetUrl, this))
     , m_simulatorState(new QLabel(this))
     , m_replicas(new QPlainTextEdit(this))
     , m_balance(new QComboBox(this))
@@ -46,18 +46,20 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_test(new QPushButton(tr("Test connection"), this))
     , m_connection(new QLabel(this))
     , m_models(new QListWidget(this))
-    , m_keyEnv(new QLineEdit(this))
+    , m_keyEnv(m_fields.lineEdit(ConfigFieldId::TargetApiKeyEnv, this))
     , m_keyState(new QLabel(this))
     , m_key(new QLineEdit(this))
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
-    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate and host name"), this))
+    , m_tlsVerify(
+          m_fields.checkBox(ConfigFieldId::TargetTlsVerify, tr("Check the server's certificate and host name"), this))
     , m_transport(new QComboBox(this))
     , m_httpVersion(new QComboBox(this))
-    , m_caCert(new QLineEdit(this))
+    , m_caCert(m_fields.lineEdit(ConfigFieldId::TargetCaCert, this))
     , m_proxyMode(new QComboBox(this))
     , m_proxyUrl(new QLineEdit(this))
-    , m_followRedirects(new QCheckBox(tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
+    , m_followRedirects(m_fields.checkBox(ConfigFieldId::TargetFollowRedirects,
+                                          tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
     , m_pricePreset(new QComboBox(this))
     , m_priceInput(new OptionalSpinBox(tr("no price"), this))
     , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
@@ -277,17 +279,14 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
-    connect(m_name, &QLineEdit::textEdited, this, changed);
+    // Before onEdited(): the key's state is up to date when the edit is reported.
+    connect(m_keyEnv, &QLineEdit::textEdited, this, &TargetEditor::updateKeyState);
+    m_fields.onEdited(this, changed);
     connect(m_api, &QComboBox::currentIndexChanged, this, [this] {
         updateKeyState();
         Q_EMIT edited();
     });
-    connect(m_url, &QLineEdit::textEdited, this, changed);
     connect(m_model, &QComboBox::currentTextChanged, this, changed);
-    connect(m_keyEnv, &QLineEdit::textEdited, this, [this] {
-        updateKeyState();
-        Q_EMIT edited();
-    });
     connect(m_key, &QLineEdit::textEdited, this, [this] {
         updateKeyState();
         Q_EMIT edited();
@@ -299,16 +298,13 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_balance, &QComboBox::currentIndexChanged, this, changed);
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
-    connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
     connect(m_transport, &QComboBox::currentIndexChanged, this, changed);
     connect(m_httpVersion, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_caCert, &QLineEdit::textEdited, this, changed);
     connect(m_proxyMode, &QComboBox::currentIndexChanged, this, [this] {
         m_proxyUrl->setEnabled(m_proxyMode->currentData().toString() == QLatin1String("url"));
         Q_EMIT edited();
     });
     connect(m_proxyUrl, &QLineEdit::textEdited, this, changed);
-    connect(m_followRedirects, &QCheckBox::toggled, this, changed);
     connect(m_pricePreset, &QComboBox::activated, this, [this](int index) {
         if (index <= 0)
             return;
@@ -362,10 +358,9 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
         QSignalBlocker(m_tokenizer), QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
     m_lister->cancel();
     m_builtin = builtin;
-    m_name->setText(target.name);
+    m_fields.setTarget(target);
     m_name->setReadOnly(builtin);
     m_api->setCurrentIndex(m_api->findData(apiKindName(target.api)));
-    m_url->setText(target.url);
     m_url->setReadOnly(builtin);
     m_simulatorState->setVisible(false);
     // The built-in simulator is one instance; replicas are other servers' addresses.
@@ -383,7 +378,6 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_model->setToolTip(
         builtin ? tr("The simulator preset: a serving model that mimics a real deployment.")
                 : tr("The model name sent in each request (--model); Test connection lists what the server has."));
-    m_keyEnv->setText(target.apiKeyEnv);
     m_key->setText(target.apiKey);
     QStringList lines;
     for (const Header &h : target.headers)
@@ -391,15 +385,12 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_headers->setPlainText(lines.join(QLatin1Char('\n')));
     m_extraBody->setPlainText(
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
-    m_tlsVerify->setChecked(target.tlsVerify);
     m_transport->setCurrentIndex(m_transport->findData(transportKindName(target.transport)));
     m_httpVersion->setCurrentIndex(m_httpVersion->findData(httpVersionName(target.httpVersion)));
-    m_caCert->setText(target.caCertificate);
     const bool proxyUrl = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
     m_proxyMode->setCurrentIndex(m_proxyMode->findData(proxyUrl ? QStringLiteral("url") : target.proxy));
     m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
     m_proxyUrl->setEnabled(proxyUrl);
-    m_followRedirects->setChecked(target.followRedirects);
     setPricing(target.pricing);
     m_tokenizer->setCurrentText(target.tokenizer);
     m_connection->hide();
@@ -422,24 +413,19 @@ QStringList TargetEditor::replicas() const
 TargetConfig TargetEditor::target() const
 {
     TargetConfig t;
-    t.name = m_name->text().trimmed();
+    m_fields.applyTo(t);
     t.api = apiKindFromName(m_api->currentData().toString()).value_or(ApiKind::OpenAIChat);
-    t.url = m_url->text().trimmed();
     t.replicas = replicas();
     t.balance = balanceFromName(m_balance->currentData().toString()).value_or(Balance::RoundRobin);
     t.model = m_model->currentText();
-    t.apiKeyEnv = m_keyEnv->text().trimmed();
     t.apiKey = m_key->text();
     t.headers = headers(nullptr);
     if (auto body = extraBody(nullptr))
         t.extraBody = *body;
-    t.tlsVerify = m_tlsVerify->isChecked();
     t.transport = transportKindFromName(m_transport->currentData().toString()).value_or(TransportKind::Auto);
     t.httpVersion = httpVersionFromName(m_httpVersion->currentData().toString()).value_or(HttpVersion::Auto);
-    t.caCertificate = m_caCert->text().trimmed();
     const QString proxyMode = m_proxyMode->currentData().toString();
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
-    t.followRedirects = m_followRedirects->isChecked();
     t.pricing = pricing();
     t.tokenizer = m_tokenizer->currentText().trimmed();
     return t;
