@@ -401,8 +401,8 @@ private Q_SLOTS:
         QVERIFY(editor.tabs()->tabIcon(tab).isNull());
     }
 
-    // configProblems() name their field by id: the widget registered under the id's JSON path is
-    // marked, whatever the message's text says.
+    // configProblems() name their field by id: the widget registered under the id is marked,
+    // whatever the message's text says.
     void problemMarksWidgetById_data()
     {
         QTest::addColumn<ConfigFieldId>("id");
@@ -429,11 +429,12 @@ private Q_SLOTS:
         auto *layout = new QFormLayout(&form);
         FieldValidator validator;
         QHash<QString, QWidget *> widgets;
-        for (const auto &[name, key] : {std::pair{"users", "load.concurrency"}, std::pair{"rate", "load.rate"},
-                                        std::pair{"stages", "load.stages"}}) {
+        for (const auto &[name, field] :
+             {std::pair{"users", ConfigFieldId::Concurrency}, std::pair{"rate", ConfigFieldId::Rate},
+              std::pair{"stages", ConfigFieldId::Stages}}) {
             auto *spin = new QSpinBox(&form);
             widgets.insert(QLatin1String(name), spin);
-            validator.addRow(layout, QLatin1String(name), spin, QLatin1String(key), QString());
+            validator.addRow(layout, QLatin1String(name), spin, field, QString());
         }
         QCOMPARE(validator.mark(ConfigProblem{id, message}), widgets.value(marked));
         for (auto it = widgets.cbegin(); it != widgets.cend(); ++it)
@@ -442,6 +443,46 @@ private Q_SLOTS:
                  qPrintable(messageFor(widgets.value(marked))->text()));
         // An id no field is registered for marks nothing.
         QVERIFY(!validator.mark(ConfigProblem{ConfigFieldId::Seed, QStringLiteral("load.concurrency: x")}));
+    }
+
+    // The forms' own problems name their field by its JSON path: the widget registered under that
+    // path's table row is marked; a path that is no table row's marks nothing.
+    void problemTextMarksFieldOfItsPath_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("marked"); // "" for none
+        QTest::newRow("path and flag") << QStringLiteral("load.concurrency (--concurrency): must be from 1")
+                                       << QStringLiteral("users");
+        QTest::newRow("path only") << QStringLiteral("load.rate: 'x' is not a number") << QStringLiteral("rate");
+        QTest::newRow("element of a list")
+            << QStringLiteral("load.stages[2] (--stages): add a level") << QStringLiteral("stages");
+        QTest::newRow("a target field") << QStringLiteral("target.url: the built-in simulator is not running")
+                                        << QStringLiteral("url");
+        QTest::newRow("a section, no field") << QStringLiteral("target: add an endpoint profile") << QString();
+        QTest::newRow("a table row not registered")
+            << QStringLiteral("load.seed (--seed): enter a whole number") << QString();
+        QTest::newRow("no table row") << QStringLiteral("load.warmup (--warmup): must not be negative") << QString();
+    }
+    void problemTextMarksFieldOfItsPath()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, marked);
+        QWidget form;
+        auto *layout = new QFormLayout(&form);
+        FieldValidator validator;
+        QHash<QString, QWidget *> widgets;
+        for (const auto &[name, field] :
+             {std::pair{"users", ConfigFieldId::Concurrency}, std::pair{"rate", ConfigFieldId::Rate},
+              std::pair{"stages", ConfigFieldId::Stages}, std::pair{"url", ConfigFieldId::TargetUrl}}) {
+            auto *edit = new QLineEdit(&form);
+            widgets.insert(QLatin1String(name), edit);
+            validator.addRow(layout, QLatin1String(name), edit, field, QString());
+        }
+        QCOMPARE(validator.mark(problem), widgets.value(marked));
+        for (auto it = widgets.cbegin(); it != widgets.cend(); ++it)
+            QCOMPARE(it.value()->property("invalid").toBool(), it.key() == marked);
+        if (!marked.isEmpty())
+            QVERIFY(messageFor(widgets.value(marked))->text().contains(FieldValidator::reasonOf(problem)));
     }
 
     // A configuration with a value out of its table range: the editor marks the field of the

@@ -2,7 +2,10 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QSpinBox>
+
+#include <algorithm>
 
 namespace tb {
 
@@ -13,6 +16,11 @@ QString suffixOf(const ConfigField &field, const ConfigFieldWidgets::Override &o
     if (!override.suffix.isEmpty())
         return override.suffix;
     return *field.unit ? QLatin1Char(' ') + QString::fromUtf8(field.unit) : QString();
+}
+
+bool isTargetRow(ConfigFieldId id)
+{
+    return QByteArray(configField(id).section).startsWith("target");
 }
 
 } // namespace
@@ -52,6 +60,14 @@ QCheckBox *ConfigFieldWidgets::checkBox(ConfigFieldId id, const QString &text, Q
     return box;
 }
 
+QLineEdit *ConfigFieldWidgets::lineEdit(ConfigFieldId id, QWidget *parent)
+{
+    Q_ASSERT(configField(id).type == ConfigType::String);
+    auto *edit = new QLineEdit(parent);
+    m_rows.append({id, edit, 1});
+    return edit;
+}
+
 QString ConfigFieldWidgets::toolTip(ConfigFieldId id)
 {
     const ConfigField &field = configField(id);
@@ -74,6 +90,8 @@ void ConfigFieldWidgets::setConfig(const RunConfig &config) const
             real->setValue(value.get<double>() * row.scale);
         else if (auto *box = qobject_cast<QCheckBox *>(row.widget))
             box->setChecked(value.get<bool>());
+        else if (auto *edit = qobject_cast<QLineEdit *>(row.widget))
+            edit->setText(QString::fromStdString(value.get<std::string>()));
     }
 }
 
@@ -87,7 +105,27 @@ void ConfigFieldWidgets::applyTo(RunConfig &config) const
             std::get<FieldRef<double>>(access)(config) = real->value() / row.scale;
         else if (auto *box = qobject_cast<QCheckBox *>(row.widget))
             std::get<FieldRef<bool>>(access)(config) = box->isChecked();
+        else if (auto *edit = qobject_cast<QLineEdit *>(row.widget))
+            std::get<FieldRef<QString>>(access)(config) = edit->text().trimmed();
     }
+}
+
+void ConfigFieldWidgets::setTarget(const TargetConfig &target) const
+{
+    Q_ASSERT(std::all_of(m_rows.cbegin(), m_rows.cend(), [](const Row &row) { return isTargetRow(row.id); }));
+    // The table reaches a field through a RunConfig: the target's rows reach it in its target.
+    RunConfig config;
+    config.target = target;
+    setConfig(config);
+}
+
+void ConfigFieldWidgets::applyTo(TargetConfig &target) const
+{
+    Q_ASSERT(std::all_of(m_rows.cbegin(), m_rows.cend(), [](const Row &row) { return isTargetRow(row.id); }));
+    RunConfig config;
+    config.target = target;
+    applyTo(config);
+    target = config.target;
 }
 
 void ConfigFieldWidgets::onEdited(QObject *context, const std::function<void()> &edited) const
@@ -99,6 +137,8 @@ void ConfigFieldWidgets::onEdited(QObject *context, const std::function<void()> 
             QObject::connect(real, &QDoubleSpinBox::valueChanged, context, edited);
         else if (auto *box = qobject_cast<QCheckBox *>(row.widget))
             QObject::connect(box, &QCheckBox::toggled, context, edited);
+        else if (auto *edit = qobject_cast<QLineEdit *>(row.widget))
+            QObject::connect(edit, &QLineEdit::textEdited, context, edited);
     }
 }
 

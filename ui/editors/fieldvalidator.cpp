@@ -85,8 +85,15 @@ QLabel *FieldValidator::createMessageLabel(QWidget *parent)
     return message;
 }
 
-QLabel *FieldValidator::addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &key,
+QLabel *FieldValidator::addRow(QFormLayout *form, const QString &label, QWidget *field, ConfigFieldId id,
                                const QString &toolTip)
+{
+    QLabel *message = addRow(form, label, field, toolTip);
+    addField(id, field, message);
+    return message;
+}
+
+QLabel *FieldValidator::addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &toolTip)
 {
     auto *box = new QWidget(form->parentWidget());
     auto *layout = new QVBoxLayout(box);
@@ -103,15 +110,12 @@ QLabel *FieldValidator::addRow(QFormLayout *form, const QString &label, QWidget 
         rowLabel->setToolTip(toolTip);
         rowLabel->setBuddy(field);
     }
-    addField(key, field, message);
     return message;
 }
 
-void FieldValidator::addField(const QString &key, QWidget *field, QLabel *message)
+void FieldValidator::addField(ConfigFieldId id, QWidget *field, QLabel *message)
 {
-    m_fields.insert(key, {field, message});
-    if (const ConfigField *row = configFieldAt(key))
-        m_byId.insert(row->id, {field, message});
+    m_fields.insert(id, {field, message});
     if (!m_messages.contains(message))
         m_messages << message;
     QAbstractSpinBox *spin = spinBoxOf(field);
@@ -136,9 +140,9 @@ QStringList FieldValidator::unreadableNumbers() const
             range = QStringLiteral(" from %1 to %2").arg(i->minimum()).arg(i->maximum());
         else if (const auto *d = qobject_cast<const QDoubleSpinBox *>(spin))
             range = QStringLiteral(" from %1 to %2").arg(d->minimum()).arg(d->maximum());
-        problems << QStringLiteral("%1: '%2' is not a number%3").arg(it.key(), spin->text(), range);
+        problems << QStringLiteral("%1: '%2' is not a number%3").arg(configField(it.key()).path(), spin->text(), range);
     }
-    problems.sort(); // QHash order is arbitrary: the same problems read the same every time
+    problems.sort(); // in the order of their paths, whatever the order of registration
     return problems;
 }
 
@@ -154,14 +158,15 @@ void FieldValidator::clear()
 
 QWidget *FieldValidator::mark(const QString &problem)
 {
-    const auto it = m_fields.constFind(fieldOf(problem));
+    const ConfigField *row = configFieldAt(fieldOf(problem));
+    const auto it = row ? m_fields.constFind(row->id) : m_fields.constEnd();
     return it == m_fields.constEnd() ? nullptr : mark(*it, problem);
 }
 
 QWidget *FieldValidator::mark(const ConfigProblem &problem)
 {
-    const auto it = m_byId.constFind(problem.field);
-    return it == m_byId.constEnd() ? nullptr : mark(*it, problem.message);
+    const auto it = m_fields.constFind(problem.field);
+    return it == m_fields.constEnd() ? nullptr : mark(*it, problem.message);
 }
 
 QWidget *FieldValidator::mark(const Field &field, const QString &problem)

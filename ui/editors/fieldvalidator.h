@@ -2,7 +2,6 @@
 
 #include "config/configfield.h"
 
-#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -16,27 +15,21 @@ class QWidget;
 namespace tb {
 
 /// Shows configuration problems at the fields they are about: a red border on the field (property
-/// invalid=true, styled by ConfigEditor) and the reason in a line under it. configProblems() name
-/// their field by id; the forms' own checks are strings in the "json.path: reason" form, whose
-/// path picks the field.
+/// invalid=true, styled by ConfigEditor) and the reason in a line under it. Fields are registered
+/// by their row of the configuration table: configProblems() name their field by id; the forms' own
+/// checks are strings in the "json.path: reason" form, whose path names the table row.
 class FieldValidator
 {
 public:
     /// Adds "label: field" to the form, with a hidden message line under the field, and registers
-    /// the field under `key` (a JSON path such as "target.url"). The tool tip goes on label and field.
-    /// Returns the message label, so further keys can share it (addField).
-    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &key, const QString &toolTip);
-    /// The same for a field of the configuration table, under its JSON path.
-    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, ConfigFieldId id, const QString &toolTip)
-    {
-        return addRow(form, label, field, configField(id).path(), toolTip);
-    }
-    /// Registers another field (or another key for the same field) with its message label.
-    void addField(const QString &key, QWidget *field, QLabel *message);
-    void addField(ConfigFieldId id, QWidget *field, QLabel *message)
-    {
-        addField(configField(id).path(), field, message);
-    }
+    /// the field under its row of the configuration table. The tool tip goes on label and field.
+    /// Returns the message label, so further fields can share it (addField).
+    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, ConfigFieldId id, const QString &toolTip);
+    /// The same for a row no problem is about (a choice that is not a field of its own: the prompt
+    /// source, a price preset): laid out alike, registered under nothing.
+    QLabel *addRow(QFormLayout *form, const QString &label, QWidget *field, const QString &toolTip);
+    /// Registers another field (or the same field under another id) with its message label.
+    void addField(ConfigFieldId id, QWidget *field, QLabel *message);
     /// A message line for fields placed by hand.
     static QLabel *createMessageLabel(QWidget *parent);
 
@@ -49,7 +42,8 @@ public:
     /// Removes every mark.
     void clear();
     /// Marks the field the problem is about and appends its reason to that field's message line.
-    /// Returns the field, or nullptr when no field is registered for the problem's path.
+    /// Returns the field, or nullptr when the problem's path is no table row or no field is
+    /// registered for it.
     QWidget *mark(const QString &problem);
     /// The same for a problem of configProblems(): the field registered for its id.
     QWidget *mark(const ConfigProblem &problem);
@@ -68,8 +62,7 @@ private:
     };
     QWidget *mark(const Field &field, const QString &problem);
 
-    QHash<QString, Field> m_fields;
-    QMap<ConfigFieldId, Field> m_byId; ///< the fields registered under a table path
+    QMap<ConfigFieldId, Field> m_fields;
     QList<QLabel *> m_messages;
     QList<QLineEdit *> m_numberEdits;
 };

@@ -229,9 +229,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_warmupRequests->setSpecialValueText(tr("no count"));
     m_warmupRequests->setSuffix(tr(" requests"));
     message = validator->addRow(form, tr("Warm-up:"), orRow(m_warmupDuration, m_warmupRequests, this),
-                                QStringLiteral("load.warmup"),
+                                ConfigFieldId::WarmupDuration,
                                 tr("The start of the run excluded from statistics, by time or by count (--warmup)."));
-    validator->addField(QStringLiteral("load.warmup"), m_warmupDuration, message);
     validator->addField(ConfigFieldId::WarmupDuration, m_warmupDuration, message);
     validator->addField(ConfigFieldId::WarmupRequests, m_warmupRequests, message);
     m_timeout->setPlaceholderText(QStringLiteral("600s"));

@@ -36,9 +36,9 @@ constexpr int kModelListRows = 6;
 TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     : QWidget(parent)
     , m_lister(new ModelLister(this))
-    , m_name(new QLineEdit(this))
+    , m_name(m_fields.lineEdit(ConfigFieldId::TargetName, this))
     , m_api(new QComboBox(this))
-    , m_url(new QLineEdit(this))
+    , m_url(m_fields.lineEdit(ConfigFieldId::TargetUrl, this))
     , m_simulatorState(new QLabel(this))
     , m_replicas(new QPlainTextEdit(this))
     , m_balance(new QComboBox(this))
@@ -46,18 +46,20 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_test(new QPushButton(tr("Test connection"), this))
     , m_connection(new QLabel(this))
     , m_models(new QListWidget(this))
-    , m_keyEnv(new QLineEdit(this))
+    , m_keyEnv(m_fields.lineEdit(ConfigFieldId::TargetApiKeyEnv, this))
     , m_keyState(new QLabel(this))
     , m_key(new QLineEdit(this))
     , m_headers(new QPlainTextEdit(this))
     , m_extraBody(new QPlainTextEdit(this))
-    , m_tlsVerify(new QCheckBox(tr("Check the server's certificate and host name"), this))
+    , m_tlsVerify(
+          m_fields.checkBox(ConfigFieldId::TargetTlsVerify, tr("Check the server's certificate and host name"), this))
     , m_transport(new QComboBox(this))
     , m_httpVersion(new QComboBox(this))
-    , m_caCert(new QLineEdit(this))
+    , m_caCert(m_fields.lineEdit(ConfigFieldId::TargetCaCert, this))
     , m_proxyMode(new QComboBox(this))
     , m_proxyUrl(new QLineEdit(this))
-    , m_followRedirects(new QCheckBox(tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
+    , m_followRedirects(m_fields.checkBox(ConfigFieldId::TargetFollowRedirects,
+                                          tr("Follow redirects (up to %1)").arg(limits::kMaxRedirects), this))
     , m_pricePreset(new QComboBox(this))
     , m_priceInput(new OptionalSpinBox(tr("no price"), this))
     , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
@@ -92,11 +94,11 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     QFormLayout *form = nullptr;
     layout->addWidget(createFormGroup(tr("Endpoint"), this, &form));
     m_name->setPlaceholderText(tr("defaults to the model name"));
-    validator->addRow(form, tr("Name:"), m_name, QStringLiteral("target.name"),
+    validator->addRow(form, tr("Name:"), m_name, ConfigFieldId::TargetName,
                       tr("A name for this endpoint in lists and reports (target.name)."));
     for (const ApiDialect *dialect : apiDialects())
         m_api->addItem(QCoreApplication::translate("tb::ApiDialect", dialect->label()), dialect->name());
-    validator->addRow(form, tr("API:"), m_api, QStringLiteral("target.api"),
+    validator->addRow(form, tr("API:"), m_api, ConfigFieldId::TargetApi,
                       tr("The request format the server speaks (--api)."));
 
     auto *urlBox = new QWidget(this);
@@ -110,10 +112,10 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_simulatorState->hide();
     urlLayout->addWidget(m_simulatorState);
     QLabel *urlMessage =
-        validator->addRow(form, tr("Base URL:"), urlBox, QStringLiteral("target.url"),
+        validator->addRow(form, tr("Base URL:"), urlBox, ConfigFieldId::TargetUrl,
                           tr("The API's base URL; requests go to {url}/chat/completions etc. (--url)."));
     // The row registered the box; the red border belongs on the line edit itself.
-    validator->addField(QStringLiteral("target.url"), m_url, urlMessage);
+    validator->addField(ConfigFieldId::TargetUrl, m_url, urlMessage);
 
     auto *modelBox = new QWidget(this);
     auto *modelRow = new QHBoxLayout;
@@ -137,36 +139,36 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_models->hide();
     modelLayout->addWidget(m_models);
     QLabel *modelMessage = validator->addRow(
-        form, tr("Model:"), modelBox, QStringLiteral("target.model"),
+        form, tr("Model:"), modelBox, ConfigFieldId::TargetModel,
         tr("The model name sent in each request (--model); Test connection lists what the server has."));
-    validator->addField(QStringLiteral("target.model"), m_model, modelMessage);
+    validator->addField(ConfigFieldId::TargetModel, m_model, modelMessage);
 
     layout->addWidget(createFormGroup(tr("Load balancing"), this, &form));
     m_replicas->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_replicas->setPlaceholderText(tr("none: every request goes to the base URL\nhttp://10.0.0.2:8000/v1"));
     m_replicas->setLineWrapMode(QPlainTextEdit::NoWrap);
     setVisibleLines(m_replicas, 2);
-    validator->addRow(form, tr("Replicas:"), m_replicas, QStringLiteral("target.replicas"),
+    validator->addRow(form, tr("Replicas:"), m_replicas, ConfigFieldId::TargetReplicas,
                       tr("More base URLs serving the same model, one per line (--url, repeated): requests are "
                          "spread over the base URL and these, and the results show each instance."));
     m_balance->addItem(tr("Round robin"), balanceName(Balance::RoundRobin));
     m_balance->addItem(tr("Least in flight (least connections)"), balanceName(Balance::LeastInFlight));
     m_balance->addItem(tr("Random"), balanceName(Balance::Random));
     m_balance->setEnabled(false);
-    validator->addRow(form, tr("Balance:"), m_balance, QStringLiteral("target.balance"),
+    validator->addRow(form, tr("Balance:"), m_balance, ConfigFieldId::TargetBalance,
                       tr("How requests are spread over the instances (--balance): in turn; to the one with the "
                          "fewest requests in flight; or at random."));
     m_transport->addItem(tr("Auto (native; qnam for h2c through a proxy)"), transportKindName(TransportKind::Auto));
     m_transport->addItem(tr("Native (TokenBench's HTTP/1.1 and HTTP/2 client)"),
                          transportKindName(TransportKind::Native));
     m_transport->addItem(tr("qnam (Qt's QNetworkAccessManager)"), transportKindName(TransportKind::Qnam));
-    validator->addRow(form, tr("Transport:"), m_transport, QStringLiteral("target.transport"),
+    validator->addRow(form, tr("Transport:"), m_transport, ConfigFieldId::TargetTransport,
                       tr("The HTTP client that carries the requests (--transport)."));
     m_httpVersion->addItem(tr("Auto (h2 or HTTP/1.1 over https, as the server picks)"),
                            httpVersionName(HttpVersion::Auto));
     m_httpVersion->addItem(tr("HTTP/1.1"), httpVersionName(HttpVersion::Http1));
     m_httpVersion->addItem(tr("HTTP/2 (https: h2 by ALPN; http: h2c)"), httpVersionName(HttpVersion::Http2));
-    validator->addRow(form, tr("HTTP version:"), m_httpVersion, QStringLiteral("target.http_version"),
+    validator->addRow(form, tr("HTTP version:"), m_httpVersion, ConfigFieldId::TargetHttpVersion,
                       tr("Auto offers h2 and HTTP/1.1 over https and uses what the server picks; HTTP/2 "
                          "(--http2) forces it. Both transports, direct or through a proxy (h2c through a proxy: "
                          "qnam)."));
@@ -179,25 +181,25 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_keyState->setObjectName(QStringLiteral("apiKeyEnvState"));
     envRow->addWidget(m_keyState);
     QLabel *envMessage =
-        validator->addRow(form, tr("Key variable:"), envBox, QStringLiteral("target.api_key_env"),
+        validator->addRow(form, tr("Key variable:"), envBox, ConfigFieldId::TargetApiKeyEnv,
                           tr("Environment variable that holds the API key (--api-key-env); only its name is saved."));
-    validator->addField(QStringLiteral("target.api_key_env"), m_keyEnv, envMessage);
+    validator->addField(ConfigFieldId::TargetApiKeyEnv, m_keyEnv, envMessage);
     m_key->setEchoMode(QLineEdit::Password);
     m_key->setPlaceholderText(tr("or type a key: kept in memory only, never saved"));
     m_key->setClearButtonEnabled(true);
     validator->addRow(
-        form, tr("API key:"), m_key, QStringLiteral("target.api_key"),
+        form, tr("API key:"), m_key, ConfigFieldId::TargetApiKey,
         tr("A key typed here is used instead of the variable; it stays in memory and is never written to a file."));
     m_tlsVerify->setChecked(true);
-    validator->addRow(form, tr("HTTPS:"), m_tlsVerify, QStringLiteral("target.tls_verify"),
+    validator->addRow(form, tr("HTTPS:"), m_tlsVerify, ConfigFieldId::TargetTlsVerify,
                       tr("Unchecked, any certificate is accepted, for any host name (--insecure): self-signed "
                          "test servers, directly or through a proxy; keep it checked otherwise."));
     m_caCert->setPlaceholderText(tr("none: the system's CAs only"));
     m_caCert->setClearButtonEnabled(true);
     QLabel *caMessage =
-        validator->addRow(form, tr("Extra CA file:"), m_caCert, QStringLiteral("target.ca_cert"),
+        validator->addRow(form, tr("Extra CA file:"), m_caCert, ConfigFieldId::TargetCaCert,
                           tr("PEM file of CA certificates to trust as well, for self-hosted servers (--ca-cert)."));
-    validator->addField(QStringLiteral("target.ca_cert"), m_caCert, caMessage);
+    validator->addField(ConfigFieldId::TargetCaCert, m_caCert, caMessage);
     auto *tokenizerBox = new QWidget(this);
     auto *tokenizerRow = new QHBoxLayout(tokenizerBox);
     tokenizerRow->setContentsMargins(0, 0, 0, 0);
@@ -211,11 +213,11 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     browseTokenizer->setObjectName(QStringLiteral("browseTokenizer"));
     tokenizerRow->addWidget(browseTokenizer);
     QLabel *tokenizerMessage = validator->addRow(
-        form, tr("Tokenizer:"), tokenizerBox, QStringLiteral("target.tokenizer"),
+        form, tr("Tokenizer:"), tokenizerBox, ConfigFieldId::TargetTokenizer,
         tr("The model's tokenizer.json or .tiktoken file (or its folder): prompts get their exact size and text is "
            "counted when the server reports no usage. approx: TokenBench's estimate; server: the target's /tokenize "
            "for calibration (--tokenizer)."));
-    validator->addField(QStringLiteral("target.tokenizer"), m_tokenizer->lineEdit(), tokenizerMessage);
+    validator->addField(ConfigFieldId::TargetTokenizer, m_tokenizer->lineEdit(), tokenizerMessage);
 
     auto *proxyBox = new QWidget(this);
     auto *proxyRow = new QHBoxLayout(proxyBox);
@@ -228,10 +230,10 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_proxyUrl->setPlaceholderText(QStringLiteral("http://proxy.example.com:3128"));
     m_proxyUrl->setEnabled(false);
     proxyRow->addWidget(m_proxyUrl, 1);
-    validator->addRow(form, tr("Proxy:"), proxyBox, QStringLiteral("target.proxy"),
+    validator->addRow(form, tr("Proxy:"), proxyBox, ConfigFieldId::TargetProxy,
                       tr("From the environment: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY as curl reads them, "
                          "else the system's setting. None: direct (--no-proxy). Or an http:// proxy (--proxy)."));
-    validator->addRow(form, tr("Redirects:"), m_followRedirects, QStringLiteral("target.follow_redirects"),
+    validator->addRow(form, tr("Redirects:"), m_followRedirects, ConfigFieldId::TargetFollowRedirects,
                       tr("Unchecked, a 301/302/303/307/308 answer is recorded as an error (--follow-redirects)."));
 
     layout->addWidget(createFormGroup(tr("Request extras"), this, &form));
@@ -240,13 +242,13 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     m_headers->setPlaceholderText(QStringLiteral("X-Team: perf\nX-Trace: on"));
     m_headers->setLineWrapMode(QPlainTextEdit::NoWrap);
     setVisibleLines(m_headers, 3);
-    validator->addRow(form, tr("Headers:"), m_headers, QStringLiteral("target.headers"),
+    validator->addRow(form, tr("Headers:"), m_headers, ConfigFieldId::TargetHeaders,
                       tr("Extra request headers, one 'Name: value' per line (--header)."));
     m_extraBody->setFont(fixed);
     m_extraBody->setPlaceholderText(QStringLiteral("{\"top_k\": 40, \"repetition_penalty\": 1.05}"));
     setVisibleLines(m_extraBody, 4);
     validator->addRow(
-        form, tr("Extra body:"), m_extraBody, QStringLiteral("target.extra_body"),
+        form, tr("Extra body:"), m_extraBody, ConfigFieldId::TargetExtraBody,
         tr("A JSON object merged into every request body: server-specific sampling parameters (target.extra_body)."));
 
     // Prices: a preset fills them in; they stay editable (the presets are dated list prices).
@@ -256,39 +258,35 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     for (const PricePreset &p : pricePresets())
         m_pricePreset->addItem(tr("%1 (list price as of %2)").arg(p.name, p.asOf), p.name);
     validator->addRow(
-        form, tr("Prices:"), m_pricePreset, QStringLiteral("target.pricing"),
+        form, tr("Prices:"), m_pricePreset,
         tr("Example list prices on the date shown; check the provider's and edit them (--price-preset)."));
-    const std::tuple<OptionalSpinBox *, QString, QString, QString> prices[] = {
-        {m_priceInput, QStringLiteral("priceInput"), tr("Input / 1M:"), QStringLiteral("input_per_1m")},
-        {m_priceCached, QStringLiteral("priceCachedInput"), tr("Cached input / 1M:"),
-         QStringLiteral("cached_input_per_1m")},
-        {m_priceOutput, QStringLiteral("priceOutput"), tr("Output / 1M:"), QStringLiteral("output_per_1m")},
+    const std::tuple<OptionalSpinBox *, QString, QString, ConfigFieldId> prices[] = {
+        {m_priceInput, QStringLiteral("priceInput"), tr("Input / 1M:"), ConfigFieldId::PriceInput},
+        {m_priceCached, QStringLiteral("priceCachedInput"), tr("Cached input / 1M:"), ConfigFieldId::PriceCachedInput},
+        {m_priceOutput, QStringLiteral("priceOutput"), tr("Output / 1M:"), ConfigFieldId::PriceOutput},
     };
-    for (const auto &[spin, name, label, key] : prices) {
+    for (const auto &[spin, name, label, id] : prices) {
         spin->setObjectName(name);
         spin->spinBox()->setRange(0, kMaxPricePerM);
         spin->spinBox()->setDecimals(4);
         spin->spinBox()->setPrefix(QStringLiteral("$"));
         validator->addRow(
-            form, label, spin, QStringLiteral("target.pricing.") + key,
-            key == QLatin1String("cached_input_per_1m")
+            form, label, spin, id,
+            id == ConfigFieldId::PriceCachedInput
                 ? tr("USD per 1M prompt tokens the server reports as cached; not set: the input price.")
                 : tr("USD per 1M tokens; the run's cost goes in the summary, the comparison and the report."));
     }
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
-    connect(m_name, &QLineEdit::textEdited, this, changed);
+    // Before onEdited(): the key's state is up to date when the edit is reported.
+    connect(m_keyEnv, &QLineEdit::textEdited, this, &TargetEditor::updateKeyState);
+    m_fields.onEdited(this, changed);
     connect(m_api, &QComboBox::currentIndexChanged, this, [this] {
         updateKeyState();
         Q_EMIT edited();
     });
-    connect(m_url, &QLineEdit::textEdited, this, changed);
     connect(m_model, &QComboBox::currentTextChanged, this, changed);
-    connect(m_keyEnv, &QLineEdit::textEdited, this, [this] {
-        updateKeyState();
-        Q_EMIT edited();
-    });
     connect(m_key, &QLineEdit::textEdited, this, [this] {
         updateKeyState();
         Q_EMIT edited();
@@ -300,16 +298,13 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     connect(m_balance, &QComboBox::currentIndexChanged, this, changed);
     connect(m_headers, &QPlainTextEdit::textChanged, this, changed);
     connect(m_extraBody, &QPlainTextEdit::textChanged, this, changed);
-    connect(m_tlsVerify, &QCheckBox::toggled, this, changed);
     connect(m_transport, &QComboBox::currentIndexChanged, this, changed);
     connect(m_httpVersion, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_caCert, &QLineEdit::textEdited, this, changed);
     connect(m_proxyMode, &QComboBox::currentIndexChanged, this, [this] {
         m_proxyUrl->setEnabled(m_proxyMode->currentData().toString() == QLatin1String("url"));
         Q_EMIT edited();
     });
     connect(m_proxyUrl, &QLineEdit::textEdited, this, changed);
-    connect(m_followRedirects, &QCheckBox::toggled, this, changed);
     connect(m_pricePreset, &QComboBox::activated, this, [this](int index) {
         if (index <= 0)
             return;
@@ -363,10 +358,9 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
         QSignalBlocker(m_tokenizer), QSignalBlocker(m_transport), QSignalBlocker(m_httpVersion)};
     m_lister->cancel();
     m_builtin = builtin;
-    m_name->setText(target.name);
+    m_fields.setTarget(target);
     m_name->setReadOnly(builtin);
     m_api->setCurrentIndex(m_api->findData(apiKindName(target.api)));
-    m_url->setText(target.url);
     m_url->setReadOnly(builtin);
     m_simulatorState->setVisible(false);
     // The built-in simulator is one instance; replicas are other servers' addresses.
@@ -384,7 +378,6 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_model->setToolTip(
         builtin ? tr("The simulator preset: a serving model that mimics a real deployment.")
                 : tr("The model name sent in each request (--model); Test connection lists what the server has."));
-    m_keyEnv->setText(target.apiKeyEnv);
     m_key->setText(target.apiKey);
     QStringList lines;
     for (const Header &h : target.headers)
@@ -392,15 +385,12 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_headers->setPlainText(lines.join(QLatin1Char('\n')));
     m_extraBody->setPlainText(
         target.extraBody.is_object() && target.extraBody.empty() ? QString() : fromStd(target.extraBody.dump(2)));
-    m_tlsVerify->setChecked(target.tlsVerify);
     m_transport->setCurrentIndex(m_transport->findData(transportKindName(target.transport)));
     m_httpVersion->setCurrentIndex(m_httpVersion->findData(httpVersionName(target.httpVersion)));
-    m_caCert->setText(target.caCertificate);
     const bool proxyUrl = !target.proxy.isEmpty() && target.proxy != QLatin1String("none");
     m_proxyMode->setCurrentIndex(m_proxyMode->findData(proxyUrl ? QStringLiteral("url") : target.proxy));
     m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
     m_proxyUrl->setEnabled(proxyUrl);
-    m_followRedirects->setChecked(target.followRedirects);
     setPricing(target.pricing);
     m_tokenizer->setCurrentText(target.tokenizer);
     m_connection->hide();
@@ -423,24 +413,19 @@ QStringList TargetEditor::replicas() const
 TargetConfig TargetEditor::target() const
 {
     TargetConfig t;
-    t.name = m_name->text().trimmed();
+    m_fields.applyTo(t);
     t.api = apiKindFromName(m_api->currentData().toString()).value_or(ApiKind::OpenAIChat);
-    t.url = m_url->text().trimmed();
     t.replicas = replicas();
     t.balance = balanceFromName(m_balance->currentData().toString()).value_or(Balance::RoundRobin);
     t.model = m_model->currentText();
-    t.apiKeyEnv = m_keyEnv->text().trimmed();
     t.apiKey = m_key->text();
     t.headers = headers(nullptr);
     if (auto body = extraBody(nullptr))
         t.extraBody = *body;
-    t.tlsVerify = m_tlsVerify->isChecked();
     t.transport = transportKindFromName(m_transport->currentData().toString()).value_or(TransportKind::Auto);
     t.httpVersion = httpVersionFromName(m_httpVersion->currentData().toString()).value_or(HttpVersion::Auto);
-    t.caCertificate = m_caCert->text().trimmed();
     const QString proxyMode = m_proxyMode->currentData().toString();
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
-    t.followRedirects = m_followRedirects->isChecked();
     t.pricing = pricing();
     t.tokenizer = m_tokenizer->currentText().trimmed();
     return t;

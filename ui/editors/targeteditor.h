@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/runconfig.h"
+#include "editors/configfieldwidgets.h"
 
 #include <QWidget>
 
@@ -65,6 +66,7 @@ private:
 
     ModelLister *m_lister;
     bool m_builtin = false;
+    ConfigFieldWidgets m_fields; ///< the plain rows, made from the configuration table
     QLineEdit *m_name;
     QComboBox *m_api;
     QLineEdit *m_url;

@@ -115,24 +115,24 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_source->addItem(tr("Template with {{variables}}"));
     m_source->addItem(tr("File: prompts, dataset or trace"));
     validator->addRow(
-        form, tr("Source:"), m_source, QStringLiteral("prompt.source"),
+        form, tr("Source:"), m_source,
         tr("Where prompts come from: generated text of a set size, your templates, or a file of prompts."));
 
     // Synthetic prompts.
     QFormLayout *page = pageForm(m_syntheticPage);
-    validator->addRow(page, tr("Prompt:"), m_promptTokens, QStringLiteral("prompt.prompt_tokens"),
+    validator->addRow(page, tr("Prompt:"), m_promptTokens, ConfigFieldId::PromptTokens,
                       tr("Size of the generated user prompt (--prompt-tokens)."));
-    validator->addRow(page, tr("Shared prefix:"), m_sharedPrefix, QStringLiteral("prompt.shared_prefix_tokens"),
+    validator->addRow(page, tr("Shared prefix:"), m_sharedPrefix, ConfigFieldId::SharedPrefixTokens,
                       tr("Leading tokens identical in every prompt, to exercise the server's prefix cache "
                          "(prompt.shared_prefix_tokens)."));
     form->addRow(m_syntheticPage);
 
     // Applies to every source, so it sits outside the pages.
     m_systemTokens->setSpecialValueText(tr("none"));
-    validator->addRow(form, tr("Synthetic system:"), m_systemTokens, QStringLiteral("prompt.system_tokens"),
+    validator->addRow(form, tr("Synthetic system:"), m_systemTokens, ConfigFieldId::SystemTokens,
                       tr("A generated system prompt of this size in every request, whatever the source; it replaces "
                          "the system template (--system-tokens)."));
-    validator->addRow(form, tr("Repetition:"), m_repeat, QStringLiteral("prompt.repeat"),
+    validator->addRow(form, tr("Repetition:"), m_repeat, ConfigFieldId::Repeat,
                       tr("Send prompts as written, the same for every request of an entry, so the server's prefix "
                          "cache serves the repeats (--prompt-repeat). Off: each request's prompt is its own — a salt "
                          "tag at the start of its first user message — and only the system prompt and shared prefix "
@@ -143,11 +143,11 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     m_systemTemplate->setPlaceholderText(tr("You are a concise assistant."));
     setVisibleLines(m_systemTemplate, 2);
-    validator->addRow(page, tr("System:"), m_systemTemplate, QStringLiteral("prompt.system"),
+    validator->addRow(page, tr("System:"), m_systemTemplate, ConfigFieldId::SystemTemplate,
                       tr("System message; {{name}} is replaced by the variable's value (prompt.system)."));
     m_userTemplate->setPlaceholderText(tr("Summarise the history of {{topic}} in three paragraphs."));
     setVisibleLines(m_userTemplate, 4);
-    validator->addRow(page, tr("User:"), m_userTemplate, QStringLiteral("prompt.user"),
+    validator->addRow(page, tr("User:"), m_userTemplate, ConfigFieldId::UserTemplate,
                       tr("User message; {{name}} is replaced by the variable's value (prompt.user)."));
     auto *variablesBox = new QWidget(m_templatePage);
     auto *variablesLayout = new QHBoxLayout(variablesBox);
@@ -168,10 +168,9 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     buttons->addWidget(m_addMissing);
     buttons->addStretch(1);
     variablesLayout->addLayout(buttons);
-    QLabel *variablesMessage =
-        validator->addRow(page, tr("Variables:"), variablesBox, QStringLiteral("prompt.variables"),
-                          tr("Values for the templates' {{variables}} (prompt.variables)."));
-    validator->addField(QStringLiteral("prompt.variables"), m_variablesView, variablesMessage);
+    QLabel *variablesMessage = validator->addRow(page, tr("Variables:"), variablesBox, ConfigFieldId::Variables,
+                                                 tr("Values for the templates' {{variables}} (prompt.variables)."));
+    validator->addField(ConfigFieldId::Variables, m_variablesView, variablesMessage);
     form->addRow(m_templatePage);
 
     // Prompt file.
@@ -185,14 +184,14 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     auto *browse = new QPushButton(tr("Browse…"), fileBox);
     browse->setObjectName(QStringLiteral("browsePromptFile"));
     fileLayout->addWidget(browse);
-    QLabel *fileMessage = validator->addRow(page, tr("File:"), fileBox, QStringLiteral("prompt.prompt_file"),
+    QLabel *fileMessage = validator->addRow(page, tr("File:"), fileBox, ConfigFieldId::PromptFile,
                                             tr("A JSONL file of prompts, used in turn (--prompt-file)."));
-    validator->addField(QStringLiteral("prompt.prompt_file"), m_promptFile, fileMessage);
+    validator->addField(ConfigFieldId::PromptFile, m_promptFile, fileMessage);
     m_fileKind->addItem(tr("Prompt lines, in turn"));
     m_fileKind->addItem(tr("Dataset: ShareGPT, or prompts with lengths"));
     m_fileKind->addItem(tr("Trace, replayed at its timestamps"));
     validator->addRow(
-        page, tr("Read as:"), m_fileKind, QStringLiteral("prompt.file_kind"),
+        page, tr("Read as:"), m_fileKind,
         tr("--prompt-file: JSONL {\"prompt\"} / {\"messages\"} lines. --dataset: ShareGPT JSON or JSONL (the "
            "first human turn is the prompt). --trace: Mooncake JSONL or the Azure trace CSV, each request "
            "sent at its time (it replaces the load profile)."));
@@ -201,12 +200,12 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_sample->setSuffix(tr(" entries"));
     m_sample->setGroupSeparatorShown(true);
     setCompact(m_sample);
-    validator->addRow(page, tr("Sample:"), m_sample, QStringLiteral("prompt.dataset_sample"),
+    validator->addRow(page, tr("Sample:"), m_sample, ConfigFieldId::DatasetSample,
                       tr("Use this many entries drawn at random, seeded by the load's seed (--dataset-sample)."));
     m_timeScale->setSingleStep(0.1);
     m_timeScale->setPrefix(tr("× "));
     setCompact(m_timeScale);
-    validator->addRow(page, tr("Time scale:"), m_timeScale, QStringLiteral("load.time_scale"),
+    validator->addRow(page, tr("Time scale:"), m_timeScale, ConfigFieldId::TimeScale,
                       tr("Trace time multiplier: 0.5 replays twice as fast (--time-scale)."));
     page->addRow(QString(), m_maxFromDataset);
     page->addRow(QString(), m_skipBadLines);
@@ -227,25 +226,25 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     setCompact(m_maxTokens);
     setCompact(m_temperature);
     setCompact(m_topP);
-    validator->addRow(form, tr("Max tokens:"), m_maxTokens, QStringLiteral("request.max_tokens"),
+    validator->addRow(form, tr("Max tokens:"), m_maxTokens, ConfigFieldId::MaxTokens,
                       tr("Upper bound on output tokens per request (--max-tokens)."));
     m_temperature->spinBox()->setRange(0, 2);
     m_temperature->spinBox()->setSingleStep(0.1);
     m_temperature->spinBox()->setDecimals(2);
     QLabel *message =
-        validator->addRow(form, tr("Temperature:"), m_temperature, QStringLiteral("request.temperature"),
+        validator->addRow(form, tr("Temperature:"), m_temperature, ConfigFieldId::Temperature,
                           tr("Sampling temperature, 0–2; unticked: the server's default (--temperature)."));
-    validator->addField(QStringLiteral("request.temperature"), m_temperature->spinBox(), message);
+    validator->addField(ConfigFieldId::Temperature, m_temperature->spinBox(), message);
     m_topP->spinBox()->setRange(0, 1);
     m_topP->spinBox()->setSingleStep(0.05);
     m_topP->spinBox()->setDecimals(2);
-    message = validator->addRow(form, tr("Top-p:"), m_topP, QStringLiteral("request.top_p"),
+    message = validator->addRow(form, tr("Top-p:"), m_topP, ConfigFieldId::TopP,
                                 tr("Nucleus sampling, (0, 1]; unticked: the server's default (--top-p)."));
-    validator->addField(QStringLiteral("request.top_p"), m_topP->spinBox(), message);
+    validator->addField(ConfigFieldId::TopP, m_topP->spinBox(), message);
     validator->addRow(
-        form, tr("Streaming:"), m_stream, QStringLiteral("request.stream"),
+        form, tr("Streaming:"), m_stream, ConfigFieldId::Stream,
         tr("Stream the answer to measure time to first token and inter-token latency (--stream / --no-stream)."));
-    validator->addRow(form, tr("Prompt sizes:"), m_calibrate, QStringLiteral("prompt.calibrate"),
+    validator->addRow(form, tr("Prompt sizes:"), m_calibrate, ConfigFieldId::Calibrate,
                       tr("Before the run, a few max_tokens=1 requests (or the target's /tokenize) measure how the "
                          "target counts, chat template included, so synthetic prompts have the requested size in its "
                          "tokens (--calibrate). Not needed with an exact tokenizer file on the target."));
