@@ -1,5 +1,6 @@
 #include "analysis/comparison.h"
 
+#include "config/enumnames.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
 #include "metrics/bootstrap.h"
@@ -510,17 +511,19 @@ bool ComparisonTable::isHeadline(const QString &key)
     return keys.contains(key);
 }
 
+namespace {
+
+constexpr EnumName<Better> kBetterNames[] = {
+    {Better::Lower, "lower"},
+    {Better::Higher, "higher"},
+    {Better::Neither, ""},
+};
+
+} // namespace
+
 QString ComparisonTable::betterName(Better better)
 {
-    switch (better) {
-    case Better::Lower:
-        return QStringLiteral("lower");
-    case Better::Higher:
-        return QStringLiteral("higher");
-    case Better::Neither:
-        break;
-    }
-    return {};
+    return enumName(kBetterNames, better);
 }
 
 QString ComparisonTable::toText() const
