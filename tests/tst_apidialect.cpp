@@ -95,6 +95,27 @@ private Q_SLOTS:
         QCOMPARE(apiDialects().size(), sim::simApis().size());
     }
 
+    // What a cut-off stream is reported as names the end marker the dialect waits for.
+    void truncatedMessageNamesTheEndMarker_data()
+    {
+        QTest::addColumn<int>("api");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("openai-chat") << int(ApiKind::OpenAIChat)
+                                     << QStringLiteral("stream ended without [DONE] or a finish reason");
+        QTest::newRow("openai-completions")
+            << int(ApiKind::OpenAICompletions) << QStringLiteral("stream ended without [DONE] or a finish reason");
+        QTest::newRow("anthropic-messages")
+            << int(ApiKind::AnthropicMessages) << QStringLiteral("stream ended without message_stop");
+        QTest::newRow("openai-responses")
+            << int(ApiKind::OpenAIResponses) << QStringLiteral("stream ended without response.completed");
+    }
+    void truncatedMessageNamesTheEndMarker()
+    {
+        QFETCH(int, api);
+        QFETCH(QString, message);
+        QCOMPARE(dialectFor(ApiKind(api)).truncatedMessage(), message);
+    }
+
     void requestBodyReadBySimulator_data() { addDialectRows(); }
     void requestBodyReadBySimulator()
     {

@@ -532,6 +532,14 @@ private Q_SLOTS:
                                               "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n")
                                        << 400;
         QTest::newRow("headers too large") << QByteArray("GET / HTTP/1.1\r\nA: " + QByteArray(70000, 'x')) << 431;
+        // Lines that have not ended yet, refused once longer than they may be.
+        QTest::newRow("chunk size line too long")
+            << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + QByteArray(1100, '1')) << 400;
+        QTest::newRow("chunk overrun, unended")
+            << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd") << 400;
+        QTest::newRow("trailers too large")
+            << QByteArray("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + QByteArray(70000, 'x'))
+            << 431;
     }
 
     void httpParserRefusesBadInput()

@@ -1,5 +1,6 @@
 #include "analysis/comparison.h"
 
+#include "config/enumnames.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
 #include "metrics/bootstrap.h"
@@ -325,6 +326,32 @@ std::optional<ServerSummary> instanceServer(const std::optional<ServerSummary> &
     return std::nullopt;
 }
 
+/// The part of `run` whose requests have `index` in `part` (an instance's, a stage's), named `name`
+/// with `block` as its total: its records and their ITL means. What describes the whole run (its
+/// stages and instances, the context sweep fitted over all its requests) is left out.
+RunData partOf(const RunData &run, const QString &name, const SummaryBlock &block, int RequestRecord::*part, int index)
+{
+    RunData d;
+    d.directory = run.directory;
+    d.name = name;
+    d.info = run.info;
+    d.hasInfo = run.hasInfo;
+    d.summary = run.summary;
+    d.summary.total = block;
+    d.summary.total.name.clear();
+    d.summary.stages.clear();
+    d.summary.instances.clear();
+    d.summary.contextSweep.reset();
+    for (std::size_t r = 0; r < run.records.size(); ++r) {
+        if (run.records[r].*part != index)
+            continue;
+        d.records.push_back(run.records[r]);
+        if (r < run.itlMeanMs.size())
+            d.itlMeanMs.push_back(run.itlMeanMs[r]);
+    }
+    return d;
+}
+
 } // namespace
 
 std::vector<RunData> splitByInstance(const RunData &run)
@@ -332,31 +359,15 @@ std::vector<RunData> splitByInstance(const RunData &run)
     std::vector<RunData> instances;
     const RunSummary &summary = run.summary;
     for (std::size_t i = 0; i < summary.instances.size(); ++i) {
-        RunData &d = instances.emplace_back();
         const QString url = summary.instances[i].name; // an instance block is named after its URL
-        d.directory = run.directory;
-        d.name = instanceName(url);
-        d.info = run.info;
+        RunData &d = instances.emplace_back(
+            partOf(run, instanceName(url), summary.instances[i], &RequestRecord::instance, int(i)));
         d.info.config.target.url = url;
         d.info.config.target.replicas.clear();
-        d.hasInfo = run.hasInfo;
-        d.summary = summary;
         d.summary.targetUrl = url;
         d.summary.targetReplicas.clear();
         d.summary.balance.clear();
-        d.summary.total = summary.instances[i];
-        d.summary.total.name.clear();
-        d.summary.stages.clear();
-        d.summary.instances.clear();
         d.summary.server = instanceServer(summary.server, url);
-        d.summary.contextSweep.reset(); // fitted over all instances' requests
-        for (std::size_t r = 0; r < run.records.size(); ++r) {
-            if (run.records[r].instance != int(i))
-                continue;
-            d.records.push_back(run.records[r]);
-            if (r < run.itlMeanMs.size())
-                d.itlMeanMs.push_back(run.itlMeanMs[r]);
-        }
     }
     return instances;
 }
@@ -368,25 +379,9 @@ std::vector<RunData> splitByStage(const RunData &run)
     if (summary.stages.size() < 2)
         return stages;
     for (std::size_t i = 0; i < summary.stages.size(); ++i) {
-        RunData &d = stages.emplace_back();
-        d.directory = run.directory;
-        d.name = summary.stages[i].name;
-        d.info = run.info;
-        d.hasInfo = run.hasInfo;
-        d.summary = summary;
-        d.summary.total = summary.stages[i];
-        d.summary.total.name.clear();
-        d.summary.stages.clear();
-        d.summary.instances.clear();
-        d.summary.server.reset();       // scraped over the whole run, not per stage
-        d.summary.contextSweep.reset(); // fitted over the whole run's stages
-        for (std::size_t r = 0; r < run.records.size(); ++r) {
-            if (run.records[r].stage != int(i))
-                continue;
-            d.records.push_back(run.records[r]);
-            if (r < run.itlMeanMs.size())
-                d.itlMeanMs.push_back(run.itlMeanMs[r]);
-        }
+        RunData &d =
+            stages.emplace_back(partOf(run, summary.stages[i].name, summary.stages[i], &RequestRecord::stage, int(i)));
+        d.summary.server.reset(); // scraped over the whole run, not per stage
         for (const TimeSeriesRow &row : run.timeSeries) {
             if (row.stage == int(i))
                 d.timeSeries.push_back(row);
@@ -511,17 +506,19 @@ bool ComparisonTable::isHeadline(const QString &key)
     return keys.contains(key);
 }
 
+namespace {
+
+constexpr EnumName<Better> kBetterNames[] = {
+    {Better::Lower, "lower"},
+    {Better::Higher, "higher"},
+    {Better::Neither, ""},
+};
+
+} // namespace
+
 QString ComparisonTable::betterName(Better better)
 {
-    switch (better) {
-    case Better::Lower:
-        return QStringLiteral("lower");
-    case Better::Higher:
-        return QStringLiteral("higher");
-    case Better::Neither:
-        break;
-    }
-    return {};
+    return enumName(kBetterNames, better);
 }
 
 QString ComparisonTable::toText() const

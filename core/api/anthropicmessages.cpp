@@ -17,7 +17,7 @@ class AnthropicMessages final : public ApiDialect
 public:
     AnthropicMessages()
         : ApiDialect(ApiKind::AnthropicMessages, QT_TRANSLATE_NOOP("tb::ApiDialect", "Anthropic messages — /messages"),
-                     "/messages")
+                     "/messages", "message_stop")
     {}
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
@@ -26,7 +26,6 @@ public:
     bool endsWithDone() const override { return false; }
     bool endsStream(const DocumentFields &f) const override { return f.type == "message_stop"; }
     bool takeUsage(const DocumentUsage &u, RequestRecord &r) const override;
-    QString truncatedMessage() const override;
 };
 
 } // namespace
@@ -79,11 +78,6 @@ bool AnthropicMessages::takeUsage(const DocumentUsage &u, RequestRecord &r) cons
     if (u.outputTokens >= 0)
         r.completionTokens = u.outputTokens;
     return true;
-}
-
-QString AnthropicMessages::truncatedMessage() const
-{
-    return QStringLiteral("stream ended without message_stop");
 }
 
 const ApiDialect &anthropicMessagesDialect()

@@ -2,6 +2,12 @@
 
 namespace tb {
 
+void ApiDialect::askStreamUsage(nlohmann::json &body, bool stream)
+{
+    if (stream)
+        body["stream_options"] = {{"include_usage", true}};
+}
+
 const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
 {
     // Servers that are not OpenAI's all read max_tokens; some (Ollama, TGI 3.0, llama.cpp before
@@ -55,7 +61,7 @@ bool ApiDialect::takeUsage(const DocumentUsage &u, RequestRecord &r) const
 
 QString ApiDialect::truncatedMessage() const
 {
-    return QStringLiteral("stream ended without [DONE] or a finish reason");
+    return QStringLiteral("stream ended without ") + QLatin1String(m_streamEnd);
 }
 
 const std::vector<const ApiDialect *> &apiDialects()
@@ -67,11 +73,7 @@ const std::vector<const ApiDialect *> &apiDialects()
 
 const ApiDialect &dialectFor(ApiKind api)
 {
-    for (const ApiDialect *dialect : apiDialects()) {
-        if (dialect->kind() == api)
-            return *dialect;
-    }
-    return *apiDialects().front(); // unreachable: every ApiKind has its dialect (tst_apidialect)
+    return apiFor(apiDialects(), &ApiDialect::kind, api);
 }
 
 } // namespace tb

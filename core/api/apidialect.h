@@ -73,20 +73,26 @@ public:
     /// Writes a document's usage into the record; a count it lacks leaves the record's. False when
     /// the counts cannot be combined (out of range).
     virtual bool takeUsage(const DocumentUsage &u, RequestRecord &r) const;
-    /// What a stream that ended before its end marker is reported as.
-    virtual QString truncatedMessage() const;
+    /// What a stream that ended before its end marker is reported as: "stream ended without …".
+    QString truncatedMessage() const;
 
 protected:
-    ApiDialect(ApiKind kind, const char *label, const char *path)
+    /// `streamEnd` names what ends the dialect's streams, for truncatedMessage().
+    ApiDialect(ApiKind kind, const char *label, const char *path, const char *streamEnd = "[DONE] or a finish reason")
         : m_kind(kind)
         , m_label(label)
         , m_path(path)
+        , m_streamEnd(streamEnd)
     {}
+    /// The OpenAI chat and completions APIs send usage in a stream only when asked for it
+    /// (stream_options.include_usage): their writeBody asks for it here.
+    static void askStreamUsage(nlohmann::json &body, bool stream);
 
 private:
     ApiKind m_kind;
     const char *m_label;
     const char *m_path;
+    const char *m_streamEnd;
 };
 
 // The dialects, each defined in its own file: only apiDialects() lists them.
@@ -98,5 +104,17 @@ const ApiDialect &openAiResponsesDialect();
 const ApiDialect &dialectFor(ApiKind api);
 /// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.
 const std::vector<const ApiDialect *> &apiDialects();
+
+/// The one of `all` (apiDialects(), the simulator's simApis()) whose `key` is `value`; the first
+/// when none is, which cannot happen: tst_apidialect checks that every value has its entry.
+template<typename Api, typename Key>
+const Api &apiFor(const std::vector<const Api *> &all, Key (Api::*key)() const, Key value)
+{
+    for (const Api *api : all) {
+        if ((api->*key)() == value)
+            return *api;
+    }
+    return *all.front();
+}
 
 } // namespace tb

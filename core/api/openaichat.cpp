@@ -45,8 +45,7 @@ void OpenAiChat::writeBody(nlohmann::json &body, const Prompt &prompt, bool stre
         messages.push_back({{"role", "user"}, {"content", prompt.user}});
     }
     body["messages"] = std::move(messages);
-    if (stream)
-        body["stream_options"] = {{"include_usage", true}};
+    askStreamUsage(body, stream);
 }
 
 const ApiDialect &openAiChatDialect()

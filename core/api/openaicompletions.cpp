@@ -37,8 +37,7 @@ void OpenAiCompletions::writeBody(nlohmann::json &body, const Prompt &prompt, bo
         append(prompt.user);
     }
     body["prompt"] = std::move(text);
-    if (stream)
-        body["stream_options"] = {{"include_usage", true}};
+    askStreamUsage(body, stream);
 }
 
 const ApiDialect &openAiCompletionsDialect()

@@ -13,7 +13,7 @@ class OpenAiResponses final : public ApiDialect
 public:
     OpenAiResponses()
         : ApiDialect(ApiKind::OpenAIResponses, QT_TRANSLATE_NOOP("tb::ApiDialect", "OpenAI Responses — /responses"),
-                     "/responses")
+                     "/responses", "response.completed")
     {}
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
@@ -24,7 +24,6 @@ public:
     std::string_view finishReason(const DocumentFields &f) const override;
     bool finishEndsStream() const override { return true; }
     bool takeUsage(const DocumentUsage &u, RequestRecord &r) const override;
-    QString truncatedMessage() const override;
 };
 
 } // namespace
@@ -169,11 +168,6 @@ bool OpenAiResponses::takeUsage(const DocumentUsage &u, RequestRecord &r) const
     if (u.reasoningTokens >= 0)
         r.reasoningTokens = u.reasoningTokens;
     return true;
-}
-
-QString OpenAiResponses::truncatedMessage() const
-{
-    return QStringLiteral("stream ended without response.completed");
 }
 
 const ApiDialect &openAiResponsesDialect()

@@ -20,11 +20,10 @@ const Endpoint &AlpnExchange::endpoint() const
 }
 
 AlpnConnection::AlpnConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
-    : QObject(parent)
-    , m_endpoint(endpoint)
-    , m_clock(clock)
-    , m_stream(ByteStream::create(endpoint, clock, this, poller, this, alpnFor(endpoint.httpVersion)))
-{}
+    : StreamConnection(endpoint, clock, parent)
+{
+    m_stream = ByteStream::create(endpoint, clock, this, poller, this, alpnFor(endpoint.httpVersion));
+}
 
 AlpnConnection::~AlpnConnection()
 {
@@ -54,10 +53,7 @@ void AlpnConnection::send(AlpnExchange *e, const RequestBuilder &builder, const 
     e->m_post = hop.post;
     e->m_credentials = hop.credentials;
     e->m_message = hop.message;
-    if (!m_opening) {
-        m_opening = true;
-        m_stream->open();
-    }
+    openOnce();
 }
 
 void AlpnConnection::abandon(AlpnExchange *e)
@@ -141,10 +137,8 @@ void AlpnConnection::failAll(RequestStatus status, const QString &message, std::
 
 void AlpnConnection::reportLost()
 {
-    if (!m_lostReported) {
-        m_lostReported = true;
+    if (firstLoss())
         Q_EMIT connectionLost(this);
-    }
 }
 
 } // namespace tb

@@ -1,11 +1,8 @@
 #pragma once
 
 #include "api/requestbuilder.h"
+#include "client/streamconnection.h"
 #include "client/transport.h"
-#include "net/bytestream.h"
-#include "net/runclock.h"
-
-#include <QObject>
 
 #include <memory>
 #include <string>
@@ -51,7 +48,7 @@ private:
 /// the connection that speaks it on the open stream (takeStream), and sends every waiting request
 /// again through the transport (handOver): so the first connection's requests are never lost,
 /// whichever the server picked, and an h2 server gets them all as streams of that connection.
-class AlpnConnection : public QObject, private ByteStreamHandler
+class AlpnConnection : public StreamConnection
 {
     Q_OBJECT
 
@@ -59,7 +56,6 @@ public:
     AlpnConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
     ~AlpnConnection() override;
 
-    const Endpoint &endpoint() const { return m_endpoint; }
     bool handshaking() const { return m_stream && m_stream->handshaking(); }
     /// Still connecting, and room for another waiting request (as many as an HTTP/2 connection
     /// carries at first).
@@ -99,14 +95,9 @@ private:
     void failAll(RequestStatus status, const QString &message, std::int64_t stampNs);
     void reportLost();
 
-    Endpoint m_endpoint;
-    RunClock m_clock;
-    std::unique_ptr<ByteStream> m_stream;
     std::vector<AlpnExchange *> m_waiting;
-    bool m_opening = false;
     bool m_done = false; ///< negotiated or lost: takes no more requests
     bool m_pickedHttp2 = false;
-    bool m_lostReported = false;
 };
 
 } // namespace tb

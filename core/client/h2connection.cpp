@@ -269,9 +269,7 @@ H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, std:
 }
 
 H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, QObject *parent)
-    : QObject(parent)
-    , m_endpoint(endpoint)
-    , m_clock(clock)
+    : StreamConnection(endpoint, clock, parent)
 {
     nghttp2_session_callbacks *callbacks = nullptr;
     if (nghttp2_session_callbacks_new(&callbacks) != 0)
@@ -498,10 +496,8 @@ void H2Connection::failAll(RequestStatus status, const QString &message, std::in
 
 void H2Connection::reportLost()
 {
-    if (!m_lostReported) {
-        m_lostReported = true;
+    if (firstLoss())
         Q_EMIT connectionLost(this);
-    }
 }
 
 void H2Connection::streamOpened()

@@ -1,12 +1,9 @@
 #pragma once
 
 #include "api/requestbuilder.h"
+#include "client/streamconnection.h"
 #include "client/transport.h"
-#include "net/bytestream.h"
 #include "net/httpresponseparser.h"
-#include "net/runclock.h"
-
-#include <QObject>
 
 #include <cstdint>
 #include <memory>
@@ -62,7 +59,7 @@ private:
 /// kernel's cost per segment (a wake-up, recvmsg, the ACK) is most of the client's CPU; here one
 /// read carries DATA frames of many streams. Bytes come from a ByteStream stamped on arrival, and
 /// every frame parsed from a read carries that read's stamp.
-class H2Connection : public QObject, private ByteStreamHandler
+class H2Connection : public StreamConnection
 {
     Q_OBJECT
 
@@ -83,10 +80,8 @@ public:
                  QObject *parent = nullptr);
     ~H2Connection() override;
 
-    const Endpoint &endpoint() const { return m_endpoint; }
     bool isConnected() const { return m_connected; }
     bool handshaking() const { return m_stream->handshaking(); }
-    bool hasKernelTimestamps() const { return m_stream->hasKernelTimestamps(); }
 
     /// Streams it may carry at once now.
     int maxStreams() const;
@@ -148,9 +143,6 @@ private:
     void reportLost();
     H2Exchange *exchangeOf(std::int32_t stream) const;
 
-    Endpoint m_endpoint;
-    RunClock m_clock;
-    std::unique_ptr<ByteStream> m_stream;
     nghttp2_session *m_session = nullptr;
     std::vector<H2Exchange *> m_exchanges;
     std::unordered_map<std::int32_t, H2Exchange *> m_byStream; ///< exchanges whose stream nghttp2 may still report
@@ -162,11 +154,9 @@ private:
     int m_inSession = 0;
     bool m_flushing = false;
     bool m_flushAgain = false;
-    bool m_opening = false;
     bool m_connected = false;
     bool m_goingAway = false; ///< GOAWAY received or sent: no new streams
     bool m_dead = false;
-    bool m_lostReported = false;
 };
 
 } // namespace tb

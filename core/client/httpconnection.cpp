@@ -3,21 +3,18 @@
 namespace tb {
 
 HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
-    : QObject(parent)
-    , m_endpoint(endpoint)
-    , m_clock(clock)
-    , m_stream(ByteStream::create(endpoint, clock, this, poller, this, Alpn::Http1))
-{}
+    : StreamConnection(endpoint, clock, parent)
+{
+    m_stream = ByteStream::create(endpoint, clock, this, poller, this, Alpn::Http1);
+}
 
 HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
                                QObject *parent)
-    : QObject(parent)
-    , m_endpoint(endpoint)
-    , m_clock(clock)
-    , m_stream(std::move(open))
+    : StreamConnection(endpoint, clock, parent)
     , m_connected(true)
     , m_idleSinceNs(clock.nowNs())
 {
+    m_stream = std::move(open);
     m_stream->handOver(this, this);
 }
 
@@ -40,10 +37,7 @@ void HttpConnection::send(QByteArray request, ResponseSink *sink)
         return;
     }
     m_request = std::move(request);
-    if (!m_opening) {
-        m_opening = true;
-        m_stream->open();
-    }
+    openOnce();
 }
 
 void HttpConnection::abandon()
@@ -152,10 +146,8 @@ void HttpConnection::fail(RequestStatus status, const QString &message, std::int
 
 void HttpConnection::reportLost()
 {
-    if (!m_lostReported) {
-        m_lostReported = true;
+    if (firstLoss())
         Q_EMIT connectionLost(this);
-    }
 }
 
 void HttpConnection::streamClosed(std::int64_t stampNs)

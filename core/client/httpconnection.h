@@ -1,15 +1,10 @@
 #pragma once
 
 #include "api/requestbuilder.h"
+#include "client/streamconnection.h"
 #include "client/transport.h"
 #include "metrics/requestrecord.h"
-#include "net/bytestream.h"
 #include "net/httpresponseparser.h"
-#include "net/runclock.h"
-
-#include <QObject>
-
-#include <memory>
 
 namespace tb {
 
@@ -20,7 +15,7 @@ namespace tb {
 /// raise it before 6.5), delivers data through an internal thread that coarsens timestamps, and
 /// costs 50–70 µs CPU per SSE event. Here bytes come from a ByteStream that stamps them on arrival
 /// and are parsed in place.
-class HttpConnection : public QObject, public Exchange, private ByteStreamHandler
+class HttpConnection : public StreamConnection, public Exchange
 {
     Q_OBJECT
 
@@ -57,7 +52,6 @@ public:
     std::int64_t idleSinceNs() const { return m_idleSinceNs; }
     /// Total exchanges carried (1 = fresh connection).
     int exchanges() const { return m_exchanges; }
-    bool hasKernelTimestamps() const { return m_stream->hasKernelTimestamps(); }
 
 Q_SIGNALS:
     /// The server closed the connection, or it failed; the owner should drop it. Emitted once.
@@ -79,19 +73,14 @@ private:
     void lost(RequestStatus status, const QString &message, std::int64_t stampNs);
     void reportLost();
 
-    Endpoint m_endpoint;
-    RunClock m_clock;
-    std::unique_ptr<ByteStream> m_stream;
     ResponseSink *m_sink = nullptr;
     QByteArray m_request;
     HttpResponseParser m_parser;
-    bool m_opening = false;
     bool m_connected = false;
     bool m_sentReported = false;
     bool m_answeredEarly = false; ///< the response began before the whole request was written
     bool m_keepAlive = true;
     bool m_broken = false;
-    bool m_lostReported = false;
     bool m_answered = false; ///< a byte of the current exchange's response arrived
     bool m_closedAfterResponse = false;
     int m_exchanges = 0;

@@ -18,6 +18,23 @@ namespace {
 
 constexpr int kFormatVersion = 1;
 
+/// The object or array under `key`; null when it is absent, or, told to `r`, when it is not one
+/// (`mustBe` says what it must be) or holds more than `most` items (`items` names them).
+const nlohmann::json *boundedList(JsonReader &r, const char *key, bool (nlohmann::json::*is)() const noexcept,
+                                  const QString &mustBe, int most, const QString &items)
+{
+    const auto *value = r.find(key);
+    if (!value)
+        return nullptr;
+    if (!(value->*is)())
+        r.fail(r.field(key), mustBe);
+    else if (value->size() > std::size_t(most))
+        r.fail(r.field(key), QStringLiteral("%1 %2; at most %3").arg(value->size()).arg(items).arg(most));
+    else
+        return value;
+    return nullptr;
+}
+
 nlohmann::json durationToJson(qint64 ms)
 {
     return ms > 0 ? nlohmann::json(toStd(formatDuration(ms))) : nlohmann::json();
@@ -183,21 +200,16 @@ std::optional<TargetConfig> targetFromJson(const nlohmann::json &json, QString *
             r.stringList(f.key, t.replicas);
             break;
         case ConfigFieldId::TargetHeaders:
-            if (const auto *headers = r.find(f.key)) {
-                if (!headers->is_object())
-                    r.fail(r.field(f.key), QStringLiteral("must be an object of \"Name\": \"value\" pairs"));
-                else if (headers->size() > std::size_t(limits::kMaxHeaders))
-                    r.fail(r.field(f.key),
-                           QStringLiteral("%1 headers; at most %2").arg(headers->size()).arg(limits::kMaxHeaders));
-                else {
-                    for (auto it = headers->begin(); it != headers->end(); ++it) {
-                        if (!it->is_string()) {
-                            r.fail(r.field(f.key) + QLatin1Char('.') + fromStd(it.key()),
-                                   QStringLiteral("must be a string"));
-                            break;
-                        }
-                        t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
+            if (const auto *headers = boundedList(r, f.key, &nlohmann::json::is_object,
+                                                  QStringLiteral("must be an object of \"Name\": \"value\" pairs"),
+                                                  limits::kMaxHeaders, QStringLiteral("headers"))) {
+                for (auto it = headers->begin(); it != headers->end(); ++it) {
+                    if (!it->is_string()) {
+                        r.fail(r.field(f.key) + QLatin1Char('.') + fromStd(it.key()),
+                               QStringLiteral("must be a string"));
+                        break;
                     }
+                    t.headers.append({fromStd(it.key()), fromStd(it->get<std::string>())});
                 }
             }
             break;
@@ -302,27 +314,22 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         const QString modes = loadModeNames();
         readConfigFields(r, "load", c, [&](const ConfigField &f) {
             if (f.id == ConfigFieldId::Stages) {
-                if (const auto *stages = r.find(f.key)) {
-                    if (!stages->is_array())
-                        r.fail(r.field(f.key), QStringLiteral("must be an array of stages"));
-                    else if (stages->size() > std::size_t(limits::kMaxStages))
-                        r.fail(r.field(f.key),
-                               QStringLiteral("%1 stages; at most %2").arg(stages->size()).arg(limits::kMaxStages));
-                    else {
-                        for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
-                            StageConfig s;
-                            // A stage's problem is the reader's: nothing more is read.
-                            JsonReader sr(r, (*stages)[i], QStringLiteral("load.stages[%1]").arg(i));
-                            sr.string("name", s.name);
-                            sr.enumeration("mode", s.mode, &loadModeFromName, modes);
-                            sr.real("level", s.level);
-                            sr.duration("duration", s.durationMs, true);
-                            sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
-                            sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
-                            if (!sr.finish())
-                                return;
-                            c.load.stages << s;
-                        }
+                if (const auto *stages =
+                        boundedList(r, f.key, &nlohmann::json::is_array, QStringLiteral("must be an array of stages"),
+                                    limits::kMaxStages, QStringLiteral("stages"))) {
+                    for (size_t i = 0; i < stages->size() && r.ok(); ++i) {
+                        StageConfig s;
+                        // A stage's problem is the reader's: nothing more is read.
+                        JsonReader sr(r, (*stages)[i], QStringLiteral("load.stages[%1]").arg(i));
+                        sr.string("name", s.name);
+                        sr.enumeration("mode", s.mode, &loadModeFromName, modes);
+                        sr.real("level", s.level);
+                        sr.duration("duration", s.durationMs, true);
+                        sr.integer("requests", s.requests, qint64(0), limits::kMaxRequests);
+                        sr.integer("prompt_tokens", s.promptTokens, 0, limits::kMaxPromptTokens);
+                        if (!sr.finish())
+                            return;
+                        c.load.stages << s;
                     }
                 }
             } else if (f.id == ConfigFieldId::ThinkTime) {

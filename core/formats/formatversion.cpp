@@ -24,4 +24,16 @@ QString checkFormatHead(const nlohmann::json &json, const char *format, int read
     return {};
 }
 
+QString lenientString(const nlohmann::json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+std::int64_t lenientInteger(const nlohmann::json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t(0);
+}
+
 } // namespace tb

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 namespace tb {
 
 /// "written by a newer format version 3 (this build reads up to 1)".
@@ -15,5 +17,12 @@ QString newerFormatVersion(int version, int readsUpTo);
 /// ("not a JSON object", "format: not \"tokenbench-run\"", "format_version: missing", or
 /// newerFormatVersion()).
 QString checkFormatHead(const nlohmann::json &json, const char *format, int readsUpTo);
+
+// A field that an older or damaged file of ours may lack or hold wrongly, read one way: such a
+// file still loads, the field empty.
+/// The string under `key` of `object`; empty when it is absent or not a string.
+QString lenientString(const nlohmann::json &object, const char *key);
+/// The whole number under `key` of `object`; 0 when it is absent or not a whole number.
+std::int64_t lenientInteger(const nlohmann::json &object, const char *key);
 
 } // namespace tb

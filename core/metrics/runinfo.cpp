@@ -1,5 +1,6 @@
 #include "metrics/runinfo.h"
 
+#include "formats/formatversion.h"
 #include "tokenbench/version.h"
 
 #include <QSysInfo>
@@ -115,14 +116,10 @@ ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
     ConnectionInfo c;
     if (!json.is_object())
         return c;
-    const auto text = [&json](const char *key) {
-        const auto it = json.find(key);
-        return it != json.end() && it->is_string() ? fromStd(it->get<std::string>()) : QString();
-    };
-    c.proxy = withoutUserInfo(text("proxy"));
-    c.proxySource = text("proxy_source");
-    c.proxyOrigin = text("proxy_origin");
-    c.transport = text("transport");
+    c.proxy = withoutUserInfo(lenientString(json, "proxy"));
+    c.proxySource = lenientString(json, "proxy_source");
+    c.proxyOrigin = lenientString(json, "proxy_origin");
+    c.transport = lenientString(json, "transport");
     // A few short names: a file from elsewhere gets no more into a summary (runs from before
     // negotiation have none).
     const auto protocols = [&json](const char *key) {

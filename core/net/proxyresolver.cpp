@@ -26,6 +26,23 @@ std::pair<QString, QString> firstSet(const QProcessEnvironment &environment, std
     return {};
 }
 
+/// The proxy the URL `text` names, chosen from `source` (`origin` says which setting or variable);
+/// nullopt with *error (what `where` names, then what is wrong) when it is not a proxy URL.
+std::optional<ProxyChoice> namedProxy(const QString &text, ProxySource source, const QString &origin,
+                                      const QString &where, QString *error)
+{
+    QString why;
+    auto choice = ProxyResolver::parseProxyUrl(text, &why);
+    if (!choice) {
+        if (error)
+            *error = where + QStringLiteral(": ") + why;
+        return std::nullopt;
+    }
+    choice->source = source;
+    choice->origin = origin;
+    return choice;
+}
+
 struct NoProxyEntry {
     QString host;
     int port = -1;
@@ -212,31 +229,21 @@ std::optional<ProxyChoice> ProxyResolver::resolve(const QUrl &target, const QStr
         return choice;
     }
     if (!setting.isEmpty()) {
-        QString why;
-        auto parsed = parseProxyUrl(setting, &why);
-        if (!parsed) {
-            if (error)
-                *error = QStringLiteral("target.proxy (--proxy): ") + why;
+        const auto named = namedProxy(setting, ProxySource::Setting, QStringLiteral("target.proxy"),
+                                      QStringLiteral("target.proxy (--proxy)"), error);
+        if (!named)
             return std::nullopt;
-        }
-        choice = *parsed;
-        choice.source = ProxySource::Setting;
-        choice.origin = QStringLiteral("target.proxy");
+        choice = *named;
     } else {
         const auto [name, value] = https
                                        ? firstSet(environment, {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
                                        : firstSet(environment, {"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"});
         if (!name.isEmpty()) {
-            QString why;
-            auto parsed = parseProxyUrl(value, &why);
-            if (!parsed) {
-                if (error)
-                    *error = QStringLiteral("%1 (environment): %2").arg(name, why);
+            const auto named =
+                namedProxy(value, ProxySource::Environment, name, name + QStringLiteral(" (environment)"), error);
+            if (!named)
                 return std::nullopt;
-            }
-            choice = *parsed;
-            choice.source = ProxySource::Environment;
-            choice.origin = name;
+            choice = *named;
         } else if (system) {
             for (const QNetworkProxy &p : system(target)) {
                 // The system may name a SOCKS or FTP proxy: only an HTTP one can carry CONNECT.

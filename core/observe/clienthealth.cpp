@@ -127,28 +127,28 @@ void ClientHealthMonitor::addRecord(const RequestRecord &record)
     m_sendLagMaxMs = std::max(m_sendLagMaxMs, lagMs);
 }
 
+void ClientHealthMonitor::Second::add(const Second &other)
+{
+    cpuS += other.cpuS;
+    wallS += other.wallS;
+    lagSumMs += other.lagSumMs;
+    probes += other.probes;
+    sendLagMs.insert(sendLagMs.end(), other.sendLagMs.begin(), other.sendLagMs.end());
+    readBacklog.merge(other.readBacklog);
+}
+
 ClientHealthSummary ClientHealthMonitor::summary() const
 {
     ClientHealthSummary h;
     h.cores = m_cores;
-    double cpuS = 0;
-    double wallS = 0;
-    double lagSum = 0;
-    int probes = 0;
-    std::vector<double> sendLags;
-    ReadBacklog::Tally reads;
+    Second run; // the whole run: its measured seconds summed
     for (std::size_t i = 0; i < m_seconds.size(); ++i) {
         const Second &s = m_seconds[i];
         if (s.wallS <= 0)
             continue;
         const double cpuFraction = s.cpuS / s.wallS / m_cores;
         h.cpuPeakPct = std::max(h.cpuPeakPct, 100 * cpuFraction);
-        cpuS += s.cpuS;
-        wallS += s.wallS;
-        lagSum += s.lagSumMs;
-        probes += s.probes;
-        sendLags.insert(sendLags.end(), s.sendLagMs.begin(), s.sendLagMs.end());
-        reads.merge(s.readBacklog);
+        run.add(s);
         // Judged on enough evidence only: a few probes of a loaded machine, or one slow request or
         // read, would flag a short run that kept up (docs/metrics.md "Client health").
         if (s.wallS < ClientHealthSummary::kMinCoveredS)
@@ -171,17 +171,17 @@ ClientHealthSummary ClientHealthMonitor::summary() const
                 h.firstSaturatedS = int(i);
         }
     }
-    h.cpuMeanPct = wallS > 0 ? 100 * cpuS / wallS / m_cores : 0;
-    h.loopLagMeanMs = probes ? lagSum / probes : 0;
+    h.cpuMeanPct = run.wallS > 0 ? 100 * run.cpuS / run.wallS / m_cores : 0;
+    h.loopLagMeanMs = run.probes ? run.lagSumMs / run.probes : 0;
     h.loopLagMaxMs = m_lagMaxMs;
-    if (!sendLags.empty()) {
-        h.sendLagP50Ms = exactPercentile(sendLags, 0.5);
+    if (!run.sendLagMs.empty()) {
+        h.sendLagP50Ms = exactPercentile(run.sendLagMs, 0.5);
         h.sendLagMaxMs = m_sendLagMaxMs;
     }
-    if (!reads.isEmpty()) {
-        h.readBacklogP50Ms = reads.percentileMs(0.5);
-        h.readBacklogP99Ms = reads.percentileMs(0.99);
-        h.readBacklogMaxMs = double(reads.maxUs) / 1e3;
+    if (!run.readBacklog.isEmpty()) {
+        h.readBacklogP50Ms = run.readBacklog.percentileMs(0.5);
+        h.readBacklogP99Ms = run.readBacklog.percentileMs(0.99);
+        h.readBacklogMaxMs = double(run.readBacklog.maxUs) / 1e3;
     }
     h.saturated = h.saturatedSeconds > 0 && h.saturatedFraction() >= ClientHealthSummary::kFlagFraction;
     return h;

@@ -54,6 +54,9 @@ private:
         int probes = 0;
         std::vector<double> sendLagMs;
         ReadBacklog::Tally readBacklog;
+
+        /// Adds `other`'s figures: the whole run's are its seconds' summed.
+        void add(const Second &other);
     };
     /// The transport threads' read backlog, handed over by their probes.
     struct SharedBacklog {

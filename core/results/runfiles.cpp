@@ -396,6 +396,20 @@ json runInfoToJson(const RunInfo &info)
     return j;
 }
 
+std::optional<RunConfig> runConfigAt(const json &object, const char *key, QString *error)
+{
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        *error = QLatin1String(key) + QStringLiteral(": missing");
+        return std::nullopt;
+    }
+    QString why;
+    auto config = runConfigFromJson(*it, &why);
+    if (!config)
+        *error = QLatin1String(key) + QLatin1Char('.') + why;
+    return config;
+}
+
 std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
 {
     const auto fail = [error](const QString &why) -> std::optional<RunInfo> {
@@ -404,13 +418,10 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     };
     if (const QString why = checkFormatHead(j, "tokenbench-run", kRunFormatVersion); !why.isEmpty())
         return fail(why);
-    const auto config = j.find("config");
-    if (config == j.end())
-        return fail(QStringLiteral("config: missing"));
     QString why;
-    const auto runConfig = runConfigFromJson(*config, &why);
+    const auto runConfig = runConfigAt(j, "config", &why);
     if (!runConfig)
-        return fail(QStringLiteral("config.") + why);
+        return fail(why);
 
     RunInfo info;
     info.config = *runConfig;
@@ -434,12 +445,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     }
     info.startedAt = QDateTime::fromString(fromStd(j.value("started_at", std::string())), Qt::ISODateWithMs);
     if (const auto clock = j.find("clock"); clock != j.end() && clock->is_object()) {
-        const auto ns = [&](const char *key) {
-            const auto it = clock->find(key);
-            return it != clock->end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t(0);
-        };
-        info.monotonicOriginNs = ns("monotonic_origin_ns");
-        info.wallOriginNs = ns("wall_origin_ns");
+        info.monotonicOriginNs = lenientInteger(*clock, "monotonic_origin_ns");
+        info.wallOriginNs = lenientInteger(*clock, "wall_origin_ns");
     }
     if (const auto shard = j.find("shard"); shard != j.end()) {
         const auto index = shard->is_object() ? shard->find("index") : shard->end();

@@ -50,6 +50,10 @@ inline constexpr qint64 kMaxServerMetricsCsvBytes = qint64(1) << 30;
 nlohmann::json runInfoToJson(const RunInfo &info);
 /// Refuses a newer format_version with "written by a newer format version N".
 std::optional<RunInfo> runInfoFromJson(const nlohmann::json &json, QString *error);
+/// The run configuration under `key` of a results file's `object` (run.json's "config",
+/// session.json's "workload"); nullopt with *error naming it from `key` on ("key: missing",
+/// "key.field: problem").
+std::optional<RunConfig> runConfigAt(const nlohmann::json &object, const char *key, QString *error);
 
 /// The header row: docs/SPEC.md §4's columns in order, then
 /// stage_index,target,finish_reason,retry_after_s,decode_tps,ttft_from_schedule_ms,

@@ -5,6 +5,7 @@
 #include "config/outputfile.h"
 #include "formats/formatversion.h"
 #include "results/rundirectory.h"
+#include "results/runfiles.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -83,31 +84,22 @@ std::optional<SessionInfo> SessionInfo::fromJson(const json &j, QString *error)
         *error = why;
         return std::nullopt;
     };
-    const auto string = [&j](const char *key) -> std::optional<QString> {
-        const auto it = j.find(key);
-        if (it == j.end() || !it->is_string())
-            return std::nullopt;
-        return fromStd(it->get<std::string>());
-    };
     if (const QString why = checkFormatHead(j, kFormat, kFormatVersion); !why.isEmpty())
         return fail(why);
 
     SessionInfo info;
-    info.name = string("name").value_or(QString());
-    const auto mode = sessionModeFromName(string("mode").value_or(QString()));
+    info.name = lenientString(j, "name");
+    const auto mode = sessionModeFromName(lenientString(j, "mode"));
     if (!mode)
         return fail(QStringLiteral("mode: expected \"sequential\" or \"interleaved\""));
     info.mode = *mode;
-    info.createdAt = QDateTime::fromString(string("created_at").value_or(QString()), Qt::ISODateWithMs);
+    info.createdAt = QDateTime::fromString(lenientString(j, "created_at"), Qt::ISODateWithMs);
     if (const auto tool = j.find("tool"); tool != j.end() && tool->is_object())
         info.toolVersion = fromStd(tool->value("version", std::string()));
-    const auto workload = j.find("workload");
-    if (workload == j.end())
-        return fail(QStringLiteral("workload: missing"));
     QString why;
-    const auto config = runConfigFromJson(*workload, &why);
+    const auto config = runfiles::runConfigAt(j, "workload", &why);
     if (!config)
-        return fail(QStringLiteral("workload.%1").arg(why));
+        return fail(why);
     info.workload = *config;
 
     const auto runs = j.find("runs");

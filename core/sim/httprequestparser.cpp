@@ -126,6 +126,17 @@ bool HttpRequestParser::takeLine(std::string &buffer, std::size_t &pos, std::str
     return true;
 }
 
+std::optional<HttpRequestParser::Result> HttpRequestParser::awaitLine(std::string &buffer, std::size_t &pos,
+                                                                      std::string_view &line, std::size_t most,
+                                                                      int status, const char *text)
+{
+    if (takeLine(buffer, pos, line))
+        return std::nullopt;
+    if (buffer.size() - pos > most)
+        return fail(status, text);
+    return Result::NeedMore;
+}
+
 HttpRequestParser::Result HttpRequestParser::feed(std::string &buffer)
 {
     if (m_errorStatus != 0)
@@ -168,11 +179,9 @@ HttpRequestParser::Result HttpRequestParser::feed(std::string &buffer)
             break;
         case State::ChunkSize: {
             std::string_view line;
-            if (!takeLine(buffer, pos, line)) {
-                if (buffer.size() - pos > 1024)
-                    return done(fail(400, "malformed chunked body: chunk size line too long"));
-                return done(Result::NeedMore);
-            }
+            if (const auto wait =
+                    awaitLine(buffer, pos, line, 1024, 400, "malformed chunked body: chunk size line too long"))
+                return done(*wait);
             line = trim(line.substr(0, line.find(';')));
             std::uint64_t size = 0;
             const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), size, 16);
@@ -192,11 +201,9 @@ HttpRequestParser::Result HttpRequestParser::feed(std::string &buffer)
         case State::ChunkDataEnd: {
             // The CRLF after chunk data: anything else means the size lied.
             std::string_view line;
-            if (!takeLine(buffer, pos, line)) {
-                if (buffer.size() - pos >= 2)
-                    return done(fail(400, "malformed chunked body: chunk data longer than its size"));
-                return done(Result::NeedMore);
-            }
+            if (const auto wait =
+                    awaitLine(buffer, pos, line, 1, 400, "malformed chunked body: chunk data longer than its size"))
+                return done(*wait);
             if (!line.empty())
                 return done(fail(400, "malformed chunked body: chunk data longer than its size"));
             m_state = State::ChunkSize;
@@ -204,11 +211,9 @@ HttpRequestParser::Result HttpRequestParser::feed(std::string &buffer)
         }
         case State::Trailers: {
             std::string_view line;
-            if (!takeLine(buffer, pos, line)) {
-                if (buffer.size() - pos > kMaxHeaderBytes)
-                    return done(fail(431, "request trailers are larger than 64 KiB"));
-                return done(Result::NeedMore);
-            }
+            if (const auto wait =
+                    awaitLine(buffer, pos, line, kMaxHeaderBytes, 431, "request trailers are larger than 64 KiB"))
+                return done(*wait);
             if (line.empty())
                 m_state = State::Done;
             break;

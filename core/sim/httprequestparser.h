@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,6 +61,10 @@ private:
     bool takeBody(const std::string &buffer, std::size_t &pos);
     /// Takes one line (without its CRLF/LF) from the front; false when none is complete yet.
     static bool takeLine(std::string &buffer, std::size_t &pos, std::string_view &line);
+    /// takeLine, or what to return while no line is complete: the failure (`status`, `text`) once
+    /// more than `most` bytes wait unended, else NeedMore; nullopt when `line` was taken.
+    std::optional<Result> awaitLine(std::string &buffer, std::size_t &pos, std::string_view &line, std::size_t most,
+                                    int status, const char *text);
 
     std::size_t m_maxBodyBytes;
     State m_state = State::Head;

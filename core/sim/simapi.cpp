@@ -1,5 +1,7 @@
 #include "sim/simapi.h"
 
+#include "api/apidialect.h"
+
 #include "sim/simjson.h"
 
 namespace tb::sim {
@@ -56,11 +58,7 @@ const std::vector<const SimApi *> &simApis()
 
 const SimApi &simApiFor(Endpoint endpoint)
 {
-    for (const SimApi *api : simApis()) {
-        if (api->endpoint() == endpoint)
-            return *api;
-    }
-    return *simApis().front(); // unreachable: every Endpoint has its SimApi (tst_apidialect)
+    return apiFor(simApis(), &SimApi::endpoint, endpoint);
 }
 
 } // namespace tb::sim

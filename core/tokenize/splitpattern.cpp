@@ -98,6 +98,17 @@ public:
         }
         return i;
     }
+    /// The end of the run of at most `most` code points from i that have any of `classes`.
+    qsizetype runAtMost(qsizetype i, std::uint8_t classes, int most) const
+    {
+        for (int k = 0; k < most && i < size(); ++k) {
+            const CodePoint p = at(i);
+            if (!(p.classes & classes))
+                break;
+            i += p.size;
+        }
+        return i;
+    }
     /// The end of the run from i of code points that are none of `classes`.
     qsizetype runOutside(qsizetype i, std::uint8_t classes) const
     {
@@ -183,6 +194,15 @@ qsizetype SplitPattern::matchAt(QStringView text, qsizetype i) const
     const std::uint8_t nextClasses = next < n ? t.at(next).classes : 0;
     constexpr std::uint8_t Word = Letter | Number;
     const bool spaceFirst = first.c == u' ';
+    // Where cl100k's and o200k's  ?[^\s\p{L}\p{N}]+ starts at i: after its optional space, or at i;
+    // -1 when it does not.
+    const auto punctuationFrom = [&]() -> qsizetype {
+        if (spaceFirst && next < n && !(nextClasses & (Word | Space)))
+            return next;
+        if (!(first.classes & (Word | Space)))
+            return i;
+        return -1;
+    };
 
     if (m_kind == Kind::Gpt2) {
         // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+
@@ -206,22 +226,9 @@ qsizetype SplitPattern::matchAt(QStringView text, qsizetype i) const
             return t.run(next, Letter);
         if (first.classes & Letter)
             return t.run(i, Letter);
-        if (first.classes & Number) {
-            qsizetype end = i;
-            for (int d = 0; d < m_maxDigits && end < n; ++d) {
-                const CodePoint p = t.at(end);
-                if (!(p.classes & Number))
-                    break;
-                end += p.size;
-            }
-            return end;
-        }
-        qsizetype from = -1;
-        if (spaceFirst && next < n && !(nextClasses & (Word | Space)))
-            from = next;
-        else if (!(first.classes & (Word | Space)))
-            from = i;
-        if (from >= 0)
+        if (first.classes & Number)
+            return t.runAtMost(i, Number, m_maxDigits);
+        if (const qsizetype from = punctuationFrom(); from >= 0)
             return t.run(t.runOutside(from, Word | Space), Newline);
     } else {
         // Two word forms (optional prefix, then upper-ish*lower-ish+ or upper-ish+lower-ish*, then an
@@ -264,22 +271,9 @@ qsizetype SplitPattern::matchAt(QStringView text, qsizetype i) const
             end = upperThenLower(i);
         if (end >= 0)
             return end;
-        if (first.classes & Number) {
-            qsizetype digitsEnd = i;
-            for (int d = 0; d < 3 && digitsEnd < n; ++d) {
-                const CodePoint p = t.at(digitsEnd);
-                if (!(p.classes & Number))
-                    break;
-                digitsEnd += p.size;
-            }
-            return digitsEnd;
-        }
-        qsizetype from = -1;
-        if (spaceFirst && next < n && !(nextClasses & (Word | Space)))
-            from = next;
-        else if (!(first.classes & (Word | Space)))
-            from = i;
-        if (from >= 0) {
+        if (first.classes & Number)
+            return t.runAtMost(i, Number, m_maxDigits);
+        if (const qsizetype from = punctuationFrom(); from >= 0) {
             qsizetype e = t.runOutside(from, Word | Space);
             while (e < n && (t.unit(e) == u'\r' || t.unit(e) == u'\n' || t.unit(e) == u'/'))
                 ++e;

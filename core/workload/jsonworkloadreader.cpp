@@ -15,10 +15,7 @@ namespace tb {
 namespace {
 
 /// The entry kinds, in the order they are asked: the first that takes an entry reads it.
-const ShareGptReader kShareGpt;
-const MooncakeReader kMooncake;
-const PromptsReader kPrompts;
-const JsonEntryReader *const kEntryReaders[] = {&kShareGpt, &kMooncake, &kPrompts};
+const JsonEntryReader *const kEntryReaders[] = {&kShareGptReader, &kMooncakeReader, &kPromptsReader};
 
 /// An integer field in [min, max]; false with *why when it is there but not such a number.
 bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, std::int64_t max,

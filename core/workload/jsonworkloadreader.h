@@ -17,19 +17,16 @@ struct EntryFields {
     std::optional<std::int64_t> inputLen;  ///< "input_length": a trace line
 };
 
-/// One kind of JSON workload entry, told by its keys: ShareGptReader, MooncakeReader,
-/// PromptsReader. JsonWorkloadReader asks each in turn whether an entry is its kind; what every
-/// kind shares ("system", "max_tokens", "output_len", "timestamp") it reads itself.
-class JsonEntryReader
-{
-public:
-    virtual ~JsonEntryReader() = default;
+/// One kind of JSON workload entry, told by its keys: kShareGptReader, kMooncakeReader,
+/// kPromptsReader, a file each. A kind keeps no state: it is its two functions. JsonWorkloadReader
+/// asks each in turn whether an entry is its kind; what every kind shares ("system", "max_tokens",
+/// "output_len", "timestamp") it reads itself.
+struct JsonEntryReader {
     /// The kind `j` is when this reader takes it (the file's format is its first entry's kind), or
     /// null when it is not this reader's.
-    virtual const char *kindOf(const nlohmann::json &j, const EntryFields &fields) const = 0;
+    const char *(*kindOf)(const nlohmann::json &j, const EntryFields &fields);
     /// Fills `e` from `j`; *why says what is wrong when not Ok.
-    virtual Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &fields, WorkloadEntry &e,
-                        QString &why) const = 0;
+    Parsed (*read)(const nlohmann::json &j, WorkloadRole role, EntryFields &fields, WorkloadEntry &e, QString &why);
 };
 
 /// ApproxTokenizer's count of a text: a dataset entry's prompt and reply lengths.

@@ -6,13 +6,14 @@
 
 namespace tb {
 
-const char *MooncakeReader::kindOf(const nlohmann::json &, const EntryFields &fields) const
+namespace {
+
+const char *kindOf(const nlohmann::json &, const EntryFields &fields)
 {
     return fields.inputLen ? "mooncake" : nullptr;
 }
 
-Parsed MooncakeReader::read(const nlohmann::json &j, WorkloadRole, EntryFields &fields, WorkloadEntry &e,
-                            QString &why) const
+Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &fields, WorkloadEntry &e, QString &why)
 {
     e.synthetic = true;
     e.promptTokens = *fields.inputLen;
@@ -38,5 +39,9 @@ Parsed MooncakeReader::read(const nlohmann::json &j, WorkloadRole, EntryFields &
     }
     return Parsed::Ok;
 }
+
+} // namespace
+
+const JsonEntryReader kMooncakeReader{&kindOf, &read};
 
 } // namespace tb

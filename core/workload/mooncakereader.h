@@ -8,12 +8,6 @@ namespace tb {
 /// "hash_ids"} lines; each is a synthetic request of input_length prompt tokens whose prefix
 /// blocks (workloadlimits::kHashBlockTokens each) are named by hash_ids, asking for its recorded
 /// output length again.
-class MooncakeReader final : public JsonEntryReader
-{
-public:
-    const char *kindOf(const nlohmann::json &j, const EntryFields &fields) const override;
-    Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &fields, WorkloadEntry &e,
-                QString &why) const override;
-};
+extern const JsonEntryReader kMooncakeReader;
 
 } // namespace tb

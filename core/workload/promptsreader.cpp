@@ -38,12 +38,12 @@ Parsed chatMessages(const nlohmann::json &messages, WorkloadRole role, WorkloadE
     std::size_t end = messages.size();
     if (role == WorkloadRole::Dataset) {
         const auto user = std::find_if(messages.begin(), messages.end(), [](const auto &m) {
-            return ShareGptReader::isHumanRole(m["role"].template get<std::string>());
+            return sharegpt::isHumanRole(m["role"].template get<std::string>());
         });
         if (user == messages.end())
             return Parsed::NoPrompt;
         end = std::size_t(user - messages.begin()) + 1;
-        if (end < messages.size() && ShareGptReader::isReplyRole(messages[end]["role"].get<std::string>()))
+        if (end < messages.size() && sharegpt::isReplyRole(messages[end]["role"].get<std::string>()))
             e.outputTokens = contentTokens(messages[end]["content"]);
     }
     e.messages = nlohmann::json::array();
@@ -54,9 +54,7 @@ Parsed chatMessages(const nlohmann::json &messages, WorkloadRole role, WorkloadE
     return Parsed::Ok;
 }
 
-} // namespace
-
-const char *PromptsReader::kindOf(const nlohmann::json &j, const EntryFields &) const
+const char *kindOf(const nlohmann::json &j, const EntryFields &)
 {
     if (j.contains("messages"))
         return "messages";
@@ -65,8 +63,7 @@ const char *PromptsReader::kindOf(const nlohmann::json &j, const EntryFields &) 
     return nullptr;
 }
 
-Parsed PromptsReader::read(const nlohmann::json &j, WorkloadRole role, EntryFields &, WorkloadEntry &e,
-                           QString &why) const
+Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &, WorkloadEntry &e, QString &why)
 {
     if (const auto m = j.find("messages"); m != j.end())
         return chatMessages(*m, role, e, why);
@@ -74,5 +71,9 @@ Parsed PromptsReader::read(const nlohmann::json &j, WorkloadRole role, EntryFiel
     e.promptTokens = approxTokens(e.user);
     return Parsed::Ok;
 }
+
+} // namespace
+
+const JsonEntryReader kPromptsReader{&kindOf, &read};
 
 } // namespace tb

@@ -2,23 +2,25 @@
 
 namespace tb {
 
-bool ShareGptReader::isHumanRole(const std::string &from)
+bool sharegpt::isHumanRole(const std::string &from)
 {
     return from == "human" || from == "user";
 }
 
-bool ShareGptReader::isReplyRole(const std::string &from)
+bool sharegpt::isReplyRole(const std::string &from)
 {
     return from == "gpt" || from == "assistant" || from == "chatgpt" || from == "bard" || from == "bing" ||
            from == "model";
 }
 
-const char *ShareGptReader::kindOf(const nlohmann::json &j, const EntryFields &) const
+namespace {
+
+const char *kindOf(const nlohmann::json &j, const EntryFields &)
 {
     return j.contains("conversations") ? "sharegpt" : nullptr;
 }
 
-Parsed ShareGptReader::read(const nlohmann::json &j, WorkloadRole, EntryFields &, WorkloadEntry &e, QString &why) const
+Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &, WorkloadEntry &e, QString &why)
 {
     const nlohmann::json &turns = j.at("conversations");
     if (!turns.is_array()) {
@@ -39,15 +41,19 @@ Parsed ShareGptReader::read(const nlohmann::json &j, WorkloadRole, EntryFields &
             e.system += turns[k]["value"].get<std::string>();
             continue;
         }
-        if (!isHumanRole(from))
+        if (!sharegpt::isHumanRole(from))
             continue;
         e.user = turns[k]["value"].get<std::string>();
-        if (k + 1 < turns.size() && isReplyRole(turns[k + 1]["from"].get_ref<const std::string &>()))
+        if (k + 1 < turns.size() && sharegpt::isReplyRole(turns[k + 1]["from"].get_ref<const std::string &>()))
             e.outputTokens = approxTokens(turns[k + 1]["value"].get_ref<const std::string &>());
         e.promptTokens = approxTokens(e.system) + approxTokens(e.user);
         return Parsed::Ok;
     }
     return Parsed::NoPrompt;
 }
+
+} // namespace
+
+const JsonEntryReader kShareGptReader{&kindOf, &read};
 
 } // namespace tb

@@ -2,6 +2,7 @@
 
 #include "config/inputfile.h"
 #include "config/runconfig.h"
+#include "formats/formatversion.h"
 #include "workload/workloadlimits.h"
 #include "workload/workloadreader.h"
 
@@ -108,24 +109,19 @@ WorkloadStats WorkloadStats::fromJson(const nlohmann::json &j)
     WorkloadStats s;
     if (!j.is_object())
         return s;
-    const auto number = [&j](const char *key) {
-        const auto it = j.find(key);
-        return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : std::int64_t(0);
-    };
-    if (const auto f = j.find("format"); f != j.end() && f->is_string())
-        s.format = fromStd(f->get<std::string>());
-    s.read = number("read");
-    s.badLines = number("bad_lines");
+    s.format = lenientString(j, "format");
+    s.read = lenientInteger(j, "read");
+    s.badLines = lenientInteger(j, "bad_lines");
     if (const auto lines = j.find("bad_line_numbers"); lines != j.end() && lines->is_array()) {
         for (const auto &l : *lines) {
             if (l.is_number_integer() && s.badLineNumbers.size() < workloadlimits::kBadLinesNamed)
                 s.badLineNumbers << l.get<int>();
         }
     }
-    s.noPrompt = number("no_prompt");
-    s.filteredOut = number("filtered_out");
-    s.sampledOut = number("sampled_out");
-    s.kept = number("requests");
+    s.noPrompt = lenientInteger(j, "no_prompt");
+    s.filteredOut = lenientInteger(j, "filtered_out");
+    s.sampledOut = lenientInteger(j, "sampled_out");
+    s.kept = lenientInteger(j, "requests");
     return s;
 }
 
