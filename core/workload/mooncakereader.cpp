@@ -8,12 +8,12 @@ namespace tb {
 
 namespace {
 
-const char *kindOf(const nlohmann::json &, const EntryFields &fields)
+const char *kindOfMooncake(const nlohmann::json &, const EntryFields &fields)
 {
     return fields.inputLen ? "mooncake" : nullptr;
 }
 
-Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &fields, WorkloadEntry &e, QString &why)
+Parsed readMooncake(const nlohmann::json &j, WorkloadRole, EntryFields &fields, WorkloadEntry &e, QString &why)
 {
     e.synthetic = true;
     e.promptTokens = *fields.inputLen;
@@ -42,6 +42,6 @@ Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &fields, Workload
 
 } // namespace
 
-const JsonEntryReader kMooncakeReader{&kindOf, &read};
+const JsonEntryReader kMooncakeReader{&kindOfMooncake, &readMooncake};
 
 } // namespace tb

@@ -54,7 +54,7 @@ Parsed chatMessages(const nlohmann::json &messages, WorkloadRole role, WorkloadE
     return Parsed::Ok;
 }
 
-const char *kindOf(const nlohmann::json &j, const EntryFields &)
+const char *kindOfPrompts(const nlohmann::json &j, const EntryFields &)
 {
     if (j.contains("messages"))
         return "messages";
@@ -63,7 +63,7 @@ const char *kindOf(const nlohmann::json &j, const EntryFields &)
     return nullptr;
 }
 
-Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &, WorkloadEntry &e, QString &why)
+Parsed readPrompts(const nlohmann::json &j, WorkloadRole role, EntryFields &, WorkloadEntry &e, QString &why)
 {
     if (const auto m = j.find("messages"); m != j.end())
         return chatMessages(*m, role, e, why);
@@ -74,6 +74,6 @@ Parsed read(const nlohmann::json &j, WorkloadRole role, EntryFields &, WorkloadE
 
 } // namespace
 
-const JsonEntryReader kPromptsReader{&kindOf, &read};
+const JsonEntryReader kPromptsReader{&kindOfPrompts, &readPrompts};
 
 } // namespace tb

@@ -15,12 +15,12 @@ bool sharegpt::isReplyRole(const std::string &from)
 
 namespace {
 
-const char *kindOf(const nlohmann::json &j, const EntryFields &)
+const char *kindOfShareGpt(const nlohmann::json &j, const EntryFields &)
 {
     return j.contains("conversations") ? "sharegpt" : nullptr;
 }
 
-Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &, WorkloadEntry &e, QString &why)
+Parsed readShareGpt(const nlohmann::json &j, WorkloadRole, EntryFields &, WorkloadEntry &e, QString &why)
 {
     const nlohmann::json &turns = j.at("conversations");
     if (!turns.is_array()) {
@@ -54,6 +54,6 @@ Parsed read(const nlohmann::json &j, WorkloadRole, EntryFields &, WorkloadEntry 
 
 } // namespace
 
-const JsonEntryReader kShareGptReader{&kindOf, &read};
+const JsonEntryReader kShareGptReader{&kindOfShareGpt, &readShareGpt};
 
 } // namespace tb
