@@ -17,10 +17,14 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <QScatterSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -430,6 +434,7 @@ private Q_SLOTS:
         ChartExporter::Options options;
         options.page = ChartExporter::Page(page);
         options.subtitle = QStringLiteral("20240501-100000-default");
+        options.caption = QStringLiteral("fast at http://127.0.0.1:8000/v1 · c=4 · prompt ~512 tokens");
         QString error;
         QVERIFY2(ChartExporter::save(chart.get(), path, options, &error), qPrintable(error));
         // For a person to look at: what a report gets.
@@ -469,6 +474,55 @@ private Q_SLOTS:
         // The chart on screen is as it was.
         QCOMPARE(chart->lines().constFirst()->points(), before);
         QCOMPARE(chart->title(), titleBefore);
+    }
+
+    void exportDrawsAxisTitleOverCaption_data()
+    {
+        QTest::addColumn<int>("page");
+        QTest::addColumn<QString>("caption");
+        const QString one = QStringLiteral("fast at http://127.0.0.1:8000/v1 · c=4 · prompt ~512 tokens");
+        const QString three = QStringLiteral("#1 %1\n#2 %1\nand 3 more runs").arg(one);
+        QTest::newRow("slide, one line") << int(ChartExporter::Page::Slide) << one;
+        QTest::newRow("a4, one line") << int(ChartExporter::Page::A4) << one;
+        QTest::newRow("slide, three lines (comparison)") << int(ChartExporter::Page::Slide) << three;
+        QTest::newRow("a4, three lines (comparison)") << int(ChartExporter::Page::A4) << three;
+    }
+
+    // Every export drew the x-axis title ("s since start") over the caption lines.
+    void exportDrawsAxisTitleOverCaption()
+    {
+        QFETCH(int, page);
+        QFETCH(QString, caption);
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        ChartExporter::Options options;
+        options.page = ChartExporter::Page(page);
+        options.caption = caption;
+        QGraphicsScene scene; // as the exporter draws it: the copy in a scene of its own
+        QChart *copy = ChartExporter::reportCopy(chart.get(), options);
+        QVERIFY(copy);
+        scene.addItem(copy);
+        QImage image(ChartExporter::logicalSize(options.page).toSize(), QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&image);
+        scene.render(&painter); // lays the chart out
+        painter.end();
+        QRectF captionRect;
+        QRectF axisTitleRect;
+        for (const QGraphicsItem *item : scene.items()) {
+            if (const auto *simple = dynamic_cast<const QGraphicsSimpleTextItem *>(item);
+                simple && simple->text() == caption)
+                captionRect = simple->sceneBoundingRect();
+            if (const auto *text = dynamic_cast<const QGraphicsTextItem *>(item);
+                text && text->toPlainText() == QStringLiteral("s since start"))
+                axisTitleRect = text->sceneBoundingRect();
+        }
+        QVERIFY(!captionRect.isEmpty());
+        QVERIFY(!axisTitleRect.isEmpty());
+        // The caption below the axis title, and on the page.
+        QVERIFY2(captionRect.top() >= axisTitleRect.bottom(),
+                 qPrintable(QStringLiteral("caption from y=%1, axis title down to y=%2")
+                                .arg(captionRect.top())
+                                .arg(axisTitleRect.bottom())));
+        QVERIFY(captionRect.bottom() <= ChartExporter::logicalSize(options.page).height());
     }
 
     void reportCopyKeepsData()

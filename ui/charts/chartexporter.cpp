@@ -356,7 +356,6 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
     for (qsizetype i = 0; i < std::min(shown.size(), copied.size()); ++i)
         copied[i]->setShape(shown[i]->shape());
     const QSizeF page = logicalSize(options.page);
-    copy->resize(page);
     if (!options.emptyText.isEmpty()) {
         // An empty chart says why, as on screen, instead of showing bare axes.
         for (QAbstractAxis *axis : copy->axes())
@@ -379,6 +378,9 @@ QChart *ChartExporter::reportCopy(const QChart *chart, const Options &options)
         copy->setMargins(margins);
         caption->setPos(16, page.height() - height - 8);
     }
+    // Laid out last: a margin set after the resize waits for an event loop the exporter does not
+    // run, and the axis title would be drawn over the caption.
+    copy->resize(page);
     return copy.release();
 }
 
