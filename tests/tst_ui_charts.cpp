@@ -25,6 +25,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -523,6 +524,44 @@ private Q_SLOTS:
                                 .arg(captionRect.top())
                                 .arg(axisTitleRect.bottom())));
         QVERIFY(captionRect.bottom() <= ChartExporter::logicalSize(options.page).height());
+    }
+
+    void svgExportDeclaresA72DpiSize_data()
+    {
+        QTest::addColumn<int>("page");
+        QTest::addColumn<double>("widthMm");
+        QTest::addColumn<double>("heightMm");
+        QTest::newRow("a4 landscape") << int(ChartExporter::Page::A4) << 297.0 << 210.0;
+        QTest::newRow("slide, 1280 × 720 css px")
+            << int(ChartExporter::Page::Slide) << 1280 * 25.4 / 96 << 720 * 25.4 / 96;
+    }
+
+    // The A4 SVG declared 382.8 × 266.7 mm: its pixels converted at 72 dpi.
+    void svgExportDeclaresA72DpiSize()
+    {
+        QFETCH(int, page);
+        QFETCH(double, widthMm);
+        QFETCH(double, heightMm);
+        std::unique_ptr<TimeChart> chart(latencyChart());
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("chart.svg"));
+        ChartExporter::Options options;
+        options.page = ChartExporter::Page(page);
+        QString error;
+        QVERIFY2(ChartExporter::save(chart.get(), path, options, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(f.readAll());
+        static const QRegularExpression size(QStringLiteral("<svg[^>]* width=\"([0-9.]+)mm\" height=\"([0-9.]+)mm\""));
+        const QRegularExpressionMatch match = size.match(svg);
+        QVERIFY2(match.hasMatch(), qPrintable(svg.left(400)));
+        QVERIFY2(std::abs(match.captured(1).toDouble() - widthMm) < 0.05, qPrintable(match.captured(0)));
+        QVERIFY2(std::abs(match.captured(2).toDouble() - heightMm) < 0.05, qPrintable(match.captured(0)));
+        // Everything drawn is still inside the declared page.
+        QSvgRenderer renderer(svg.toUtf8());
+        QVERIFY(renderer.isValid());
+        const QRectF drawn(QPointF(), ChartExporter::logicalSize(options.page));
+        QVERIFY(renderer.viewBoxF().contains(drawn));
     }
 
     void reportCopyKeepsData()

@@ -419,8 +419,21 @@ bool ChartExporter::save(const QChart *chart, const QString &path, const Options
         buffer.open(QIODevice::WriteOnly);
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
-        svg.setSize(logical.toSize());
-        svg.setViewBox(QRectF(QPointF(), logical));
+        if (options.page == Page::A4) {
+            // The PDF's page: A4 landscape, 297 × 210 mm (whole at 254 dpi), the drawing centred
+            // in its 5 mm margins. (The default 72 dpi declared 382.8 × 266.7 mm.)
+            constexpr qreal kPxPerMm = 96 / 25.4;
+            const QSizeF a4(297 * kPxPerMm, 210 * kPxPerMm);
+            svg.setResolution(254);
+            svg.setSize(QSize(2970, 2100));
+            svg.setViewBox(
+                QRectF(QPointF((logical.width() - a4.width()) / 2, (logical.height() - a4.height()) / 2), a4));
+        } else {
+            // CSS pixels (96 per inch): a browser shows the slide 1280 px wide, as the PNG.
+            svg.setResolution(96);
+            svg.setSize(logical.toSize());
+            svg.setViewBox(QRectF(QPointF(), logical));
+        }
         svg.setTitle(p.title);
         svg.setDescription(options.subtitle.isEmpty() ? QStringLiteral("TokenBench %1").arg(version())
                                                       : options.subtitle);
