@@ -17,6 +17,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
@@ -724,6 +725,53 @@ private Q_SLOTS:
         QTRY_COMPARE(chart->backgroundBrush().color(), QColor(Qt::white));
         QCOMPARE(chart->leftAxis()->labelsColor(), chartstyle::mutedText(Theme::Light));
         QCOMPARE(inFlight->pen().color(), QColor(0x34, 0x49, 0x5e));
+    }
+
+    // The on-screen legend drew p50 and p99 with the same swatch, where the export draws p99 dashed.
+    void legendDrawsP50AndP99Alike()
+    {
+        auto *chart = new TimeChart(QStringLiteral("Latency over time"), QStringLiteral("TTFT (ms)"));
+        const QColor color = chartstyle::color(Quantity::Ttft);
+        QLineSeries *p50 = chart->addLine(QStringLiteral("TTFT p50"), color, false, QStringLiteral("median"));
+        QLineSeries *p99 = chart->addLine(QStringLiteral("TTFT p99"), color, true, QStringLiteral("tail"));
+        for (int s = 0; s < 30; ++s) {
+            p50->append(s + 0.5, 100 + 10 * s);
+            p99->append(s + 0.5, 300 + 10 * s);
+        }
+        chart->rescale(30);
+        ChartView view(chart);
+        view.resize(640, 360);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage shot = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        shot.save(QDir::temp().filePath(QStringLiteral("tokenbench-legend.png"))); // for a person to look at
+        // The runs of the series' colour along the middle of each legend swatch: one for a solid
+        // line, more for a dashed one.
+        const auto dashesOf = [&](const QLineSeries *series) {
+            QList<QGraphicsItem *> items = chart->legend()->childItems();
+            for (qsizetype i = 0; i < items.size(); ++i) {
+                items += items[i]->childItems();
+                const auto *swatch = qgraphicsitem_cast<QGraphicsLineItem *>(items[i]);
+                if (!swatch || swatch->pen().style() != series->pen().style() || !swatch->isVisible())
+                    continue;
+                const QRect box = view.mapFromScene(swatch->sceneBoundingRect()).boundingRect();
+                const int y = box.center().y();
+                int runs = 0;
+                bool inRun = false;
+                for (int x = box.left(); x <= box.right(); ++x) {
+                    const QColor pixel = shot.pixelColor(x, y);
+                    const bool ink = std::abs(pixel.red() - color.red()) + std::abs(pixel.green() - color.green()) +
+                                         std::abs(pixel.blue() - color.blue()) <
+                                     150;
+                    runs += ink && !inRun;
+                    inRun = ink;
+                }
+                return runs;
+            }
+            return -1;
+        };
+        QCOMPARE(dashesOf(p50), 1);
+        QVERIFY2(dashesOf(p99) >= 2, qPrintable(QString::number(dashesOf(p99))));
     }
 
     void chartViewEmptyState()

@@ -56,8 +56,14 @@ QFont reportFont(qreal points, qreal scale)
 QPen pen(const QColor &color, bool dashed, qreal width)
 {
     QPen p(color, width);
-    p.setStyle(dashed ? Qt::DashLine : Qt::SolidLine);
-    p.setCapStyle(Qt::RoundCap);
+    if (dashed) {
+        // Short dashes with square ends: the legend's swatch is about 11 px long, and Qt's
+        // DashLine (4 on, 2 off, widened by round caps) drew it as a solid line there.
+        p.setDashPattern({2, 1.5});
+        p.setCapStyle(Qt::FlatCap);
+    } else {
+        p.setCapStyle(Qt::RoundCap);
+    }
     p.setJoinStyle(Qt::RoundJoin);
     return p;
 }
