@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -380,7 +381,8 @@ private Q_SLOTS:
                  qPrintable(notes));
         QVERIFY2(!notes.contains(QStringLiteral("#1 plain: 300")), qPrintable(notes));
         QVERIFY(table.toText().contains(QStringLiteral("out/in reflects the max_tokens cap")));
-        QVERIFY(lineOf(table.toText(), QStringLiteral("Reasoning tokens/req")).contains(QStringLiteral("6.000")));
+        const QString reasoningLine = lineOf(table.toText(), QStringLiteral("Reasoning tokens/req"));
+        QVERIFY2(reasoningLine.contains(QRegularExpression(QStringLiteral("\\s6\\s"))), qPrintable(reasoningLine));
 
         // What `compare` prints from the run directories.
         QTemporaryDir tmp;
@@ -389,7 +391,8 @@ private Q_SLOTS:
         const CliResult r = compare({tmp.filePath(QStringLiteral("plain")), tmp.filePath(QStringLiteral("capped"))});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("out/in reflects the max_tokens cap")), qPrintable(r.out));
-        QVERIFY2(lineOf(r.out, QStringLiteral("Reasoning tokens/req")).contains(QStringLiteral("6.000")),
+        QVERIFY2(lineOf(r.out, QStringLiteral("Reasoning tokens/req"))
+                     .contains(QRegularExpression(QStringLiteral("\\s6\\s"))),
                  qPrintable(r.out));
     }
 
@@ -481,6 +484,34 @@ private Q_SLOTS:
         QFETCH(double, value);
         QFETCH(QString, text);
         QCOMPARE(ComparisonTable::formatValue(value), text);
+    }
+
+    void countsPrintWithTwoDecimals_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("target concurrency") << 50.0 << QStringLiteral("requests") << QStringLiteral("50");
+        QTest::newRow("peak in flight") << 200.0 << QStringLiteral("requests") << QStringLiteral("200");
+        QTest::newRow("a count") << 7.0 << QStringLiteral("count") << QStringLiteral("7");
+        QTest::newRow("prompt tokens") << 123456.0 << QStringLiteral("tokens") << QStringLiteral("123456");
+        QTest::newRow("server running") << 12.0 << QStringLiteral("req") << QStringLiteral("12");
+        QTest::newRow("zero requests") << 0.0 << QStringLiteral("requests") << QStringLiteral("0");
+        // Means of counts keep their decimals; other units keep formatValue()'s digits.
+        QTest::newRow("mean in flight") << 12.5 << QStringLiteral("requests") << QStringLiteral("12.50");
+        QTest::newRow("tokens per request") << 511.75 << QStringLiteral("tokens") << QStringLiteral("511.8");
+        QTest::newRow("milliseconds") << 50.0 << QStringLiteral("ms") << QStringLiteral("50.00");
+        QTest::newRow("requests per second") << 24.0 << QStringLiteral("req/s") << QStringLiteral("24.00");
+        QTest::newRow("no unit") << 50.0 << QString() << QStringLiteral("50.00");
+    }
+
+    // Integer counts printed as "50.00 requests" (Target concurrency, Peak in flight, …).
+    void countsPrintWithTwoDecimals()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, unit);
+        QFETCH(QString, text);
+        QCOMPARE(ComparisonTable::formatValue(value, unit), text);
     }
 
     void cliComparesRunDirectories()

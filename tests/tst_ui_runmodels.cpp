@@ -296,6 +296,28 @@ private Q_SLOTS:
     }
 
     // Help had only About: every summary row now explains its metric (the core's glossary).
+    void summaryCountsPrintWithTwoDecimals_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("target concurrency") << 50.0 << QStringLiteral("requests") << QStringLiteral("50");
+        QTest::newRow("server running") << 12.0 << QStringLiteral("req") << QStringLiteral("12");
+        QTest::newRow("a count") << 7.0 << QStringLiteral("count") << QStringLiteral("7");
+        QTest::newRow("prompt tokens") << 123456.0 << QStringLiteral("tokens") << QStringLiteral("123456");
+        QTest::newRow("mean in flight") << 12.5 << QStringLiteral("requests") << QStringLiteral("12.50");
+        QTest::newRow("milliseconds") << 50.0 << QStringLiteral("ms") << QStringLiteral("50.00");
+    }
+
+    // The summary table printed "50.00" in the requests unit (Target concurrency, Peak in flight).
+    void summaryCountsPrintWithTwoDecimals()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, unit);
+        QFETCH(QString, text);
+        QCOMPARE(SummaryTableModel::formatValue(value, unit), text);
+    }
+
     void summaryRowsExplainTheirMetric()
     {
         QVERIFY(MetricCatalogue::glossary().size() > 10); // the resource is compiled in and reads

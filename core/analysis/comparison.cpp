@@ -471,8 +471,10 @@ QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)
     return labels;
 }
 
-QString ComparisonTable::formatValue(double v)
+QString ComparisonTable::formatValue(double v, const QString &unit)
 {
+    if (MetricCatalogue::isWholeCount(v, unit))
+        return QString::number(qint64(v));
     return formatNumber(v, 4, 6);
 }
 
@@ -535,7 +537,7 @@ QString ComparisonTable::toText() const
     for (const Row &row : m_rows) {
         QStringList line{row.label, row.unit, betterName(row.better)};
         for (std::size_t i = 0; i < row.values.size(); ++i) {
-            const QString value = row.values[i] ? formatValue(*row.values[i]) : QStringLiteral("-");
+            const QString value = row.values[i] ? formatValue(*row.values[i], row.unit) : QStringLiteral("-");
             line << value + (row.best[i] ? QStringLiteral(" *") : QString());
             if (int(i) != m_baseline)
                 line << deltaText(row.deltaPct[i], row.noise[i]);

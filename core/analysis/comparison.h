@@ -67,8 +67,9 @@ public:
     QByteArray toCsv() const;
 
     /// How the text table, the GUI comparison and the HTML report print a value: formatNumber() with
-    /// 4 significant digits, up to 6 decimals for small values ("12346", "1.235", "0.01235").
-    static QString formatValue(double value);
+    /// 4 significant digits, up to 6 decimals for small values ("12346", "1.235", "0.01235"); a
+    /// whole count in the row's `unit` without decimals (MetricCatalogue::isWholeCount: "50").
+    static QString formatValue(double value, const QString &unit = {});
     /// A change with its sign and one decimal, a real minus sign for print: "+12.3%", "−0.5 pp".
     static QString formatChange(double value, const QString &suffix = QStringLiteral("%"));
     static QString noiseName(Noise noise);    ///< "", "within noise", "significant"

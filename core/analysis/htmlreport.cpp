@@ -447,7 +447,7 @@ QString HtmlReport::tableSection() const
                                       : QStringLiteral("<span class=\"legend\"> · %1 is better</span>").arg(better));
         for (std::size_t i = 0; i < row.values.size(); ++i) {
             const auto &v = row.values[i];
-            QString cell = v ? esc(ComparisonTable::formatValue(*v)) : QStringLiteral("—");
+            QString cell = v ? esc(ComparisonTable::formatValue(*v, row.unit)) : QStringLiteral("—");
             if (row.best[i])
                 cell += QStringLiteral("<span class=\"star\" title=\"best\">★</span>");
             if (int(i) != base) {

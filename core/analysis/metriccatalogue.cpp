@@ -282,6 +282,13 @@ const std::vector<MetricCatalogue::Entry> &MetricCatalogue::all()
     return entries;
 }
 
+bool MetricCatalogue::isWholeCount(double value, const QString &unit)
+{
+    static const QStringList counted = {kCount, QStringLiteral("requests"), QStringLiteral("tokens"),
+                                        QStringLiteral("req")};
+    return std::isfinite(value) && value == std::floor(value) && std::abs(value) < 1e15 && counted.contains(unit);
+}
+
 const MetricCatalogue::Entry *MetricCatalogue::find(const QString &key)
 {
     const auto it = std::find_if(all().begin(), all().end(), [&](const Entry &e) { return e.key == key; });

@@ -55,6 +55,10 @@ public:
     static const std::vector<Entry> &all();
     /// The metric of a key; null when there is none.
     static const Entry *find(const QString &key);
+    /// Whether `value` is a whole number of things counted in `unit` ("count", "requests", "tokens",
+    /// "req"): people read it without decimals, "50 requests" rather than "50.00 requests". Means
+    /// of counts (mean in flight 12.5) keep their decimals.
+    static bool isWholeCount(double value, const QString &unit);
 
     /// A term of the glossary: what one metric (or a family of them, "TTFT") means.
     struct GlossaryEntry {

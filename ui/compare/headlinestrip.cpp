@@ -11,9 +11,9 @@ namespace tb {
 
 namespace {
 
-QString valueText(const std::optional<double> &value)
+QString valueText(const std::optional<double> &value, const QString &unit)
 {
-    return value ? ComparisonTable::formatValue(*value) : QStringLiteral("—");
+    return value ? ComparisonTable::formatValue(*value, unit) : QStringLiteral("—");
 }
 
 } // namespace
@@ -57,14 +57,14 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
             const QString detail = winners.size() == labels.size()
                                        ? tr("all runs alike")
                                        : QStringLiteral("★ ") + names.join(QStringLiteral(", "));
-            tile->setValue(valueText(row.values[std::size_t(winners.first())]), detail);
+            tile->setValue(valueText(row.values[std::size_t(winners.first())], row.unit), detail);
             tile->setToolTip(tile->toolTip() + QStringLiteral("<br/>") +
                              names.join(QStringLiteral("<br/>")).toHtmlEscaped());
         } else {
             QStringList values;
             QStringList runs;
             for (std::size_t i = 0; i < row.values.size(); ++i) {
-                values << valueText(row.values[i]);
+                values << valueText(row.values[i], row.unit);
                 runs << QStringLiteral("#%1").arg(i + 1);
             }
             tile->setValue(values.join(QStringLiteral(" · ")), runs.join(QStringLiteral(" · ")));

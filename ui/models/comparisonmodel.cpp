@@ -96,7 +96,8 @@ QString ComparisonModel::tooltip(const ComparisonTable::Row &row, int run) const
     const auto &value = row.values[std::size_t(run)];
     QStringList lines;
     lines << QStringLiteral("<b>%1</b> · %2").arg(row.label.toHtmlEscaped(), table.labels()[run].toHtmlEscaped());
-    lines << (value ? QStringLiteral("%1 %2").arg(ComparisonTable::formatValue(*value), row.unit.toHtmlEscaped())
+    lines << (value ? QStringLiteral("%1 %2").arg(ComparisonTable::formatValue(*value, row.unit),
+                                                  row.unit.toHtmlEscaped())
                     : tr("no value (nothing measured)"));
     if (row.best[std::size_t(run)])
         lines << tr("Best of the compared runs (%1 is better)").arg(ComparisonTable::betterName(row.better));
@@ -146,7 +147,7 @@ QVariant ComparisonModel::runData(const ComparisonTable::Row &row, int run, int 
     const bool isBase = run == m_result->table.baseline();
     switch (role) {
     case Qt::DisplayRole:
-        return value ? ComparisonTable::formatValue(*value) : QStringLiteral("—");
+        return value ? ComparisonTable::formatValue(*value, row.unit) : QStringLiteral("—");
     case Qt::ToolTipRole:
         return tooltip(row, run);
     case Qt::FontRole:
@@ -255,7 +256,7 @@ QString ComparisonModel::toTsv() const
         QStringList cells{row.label, row.unit};
         for (int run = 0; run < runCount(); ++run) {
             const auto &value = row.values[std::size_t(run)];
-            cells << (value ? ComparisonTable::formatValue(*value) : QString());
+            cells << (value ? ComparisonTable::formatValue(*value, row.unit) : QString());
             if (run != table.baseline())
                 cells << deltaText(row, run);
         }

@@ -8,8 +8,6 @@
 #include <QLocale>
 #include <QMimeData>
 
-#include <cmath>
-
 namespace tb {
 
 namespace {
@@ -92,7 +90,7 @@ int SummaryTableModel::columnCount(const QModelIndex &parent) const
 
 QString SummaryTableModel::formatValue(double value, const QString &unit)
 {
-    if (unit == kCount || (unit == QLatin1String("tokens") && value == std::floor(value)))
+    if (MetricCatalogue::isWholeCount(value, unit))
         return QString::number(qint64(value));
     return formatNumber(value, 4);
 }
