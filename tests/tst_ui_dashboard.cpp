@@ -431,6 +431,71 @@ private Q_SLOTS:
                  qPrintable(reopened + QStringLiteral(" / ") + length));
     }
 
+    // Renaming the open run (F2) broke its views: a request's chunk timeline was read from the old
+    // folder ("chunks.jsonl: No such file or directory") while the token-arrival chart said
+    // "Loading…" for ever, and the dashboard kept the old name. Its views follow the run now, and a
+    // timeline that cannot be read says why in the chart too.
+    void renamingTheOpenRunKeepsItsViews_data()
+    {
+        QTest::addColumn<bool>("chunksKept");
+        QTest::newRow("chunks in the renamed folder") << true;
+        QTest::newRow("chunks.jsonl gone") << false;
+    }
+
+    void renamingTheOpenRunKeepsItsViews()
+    {
+        QFETCH(bool, chunksKept);
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        const RunOutcome outcome = runToEnd(*w);
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
+        RunDocument *doc = w->document();
+        std::vector<RequestRecord> streamed;
+        for (int row = 0; row < doc->requests()->rowCount() && streamed.size() < 2; ++row) {
+            if (doc->requests()->record(row).chunks > 0)
+                streamed.push_back(doc->requests()->record(row));
+        }
+        QCOMPARE(streamed.size(), 2u);
+        // A request's timeline is on screen when the run is renamed.
+        w->resultsTabs()->setCurrentWidget(w->requestsView());
+        RequestDetailView *detail = w->requestsView()->detail();
+        QVERIFY(w->requestsView()->showRequest(streamed[0].id));
+        QTRY_COMPARE_WITH_TIMEOUT(detail->chunkStatus(), QStringLiteral("loaded"), 20000);
+        if (!chunksKept)
+            QVERIFY(QFile::remove(QDir(outcome.directory).filePath(QLatin1String(runfiles::kChunksJsonl))));
+
+        // Renamed as F2 does it.
+        const QString name = QFileInfo(outcome.directory).fileName() + QStringLiteral("-renamed");
+        RunHistoryModel *history = w->history();
+        QVERIFY(history->setData(history->index(history->rowOf(outcome.directory), RunHistoryModel::NameColumn), name));
+        const QString renamed = QDir(QFileInfo(outcome.directory).absolutePath()).filePath(name);
+        QVERIFY(QFileInfo(renamed).isDir());
+        w->dashboard()->refresh();
+        QCOMPARE(w->dashboard()->findChild<QLabel *>(QStringLiteral("runTitle"))->text(), name);
+        QCOMPARE(doc->name(), name);
+
+        // Another request's timeline is read from the renamed folder, or the chart says why not.
+        QVERIFY(w->requestsView()->showRequest(streamed[1].id));
+        QTRY_VERIFY_WITH_TIMEOUT(detail->chunkStatus() != QStringLiteral("loading"), 20000);
+        auto *chart = detail->findChild<ChartView *>(QStringLiteral("tokenArrivalChart"));
+        QVERIFY(chart);
+        if (chunksKept) {
+            QCOMPARE(detail->chunkStatus(), QStringLiteral("loaded"));
+            int chunkEvents = 0;
+            for (const TimelineModel::Event &e : detail->timeline()->events())
+                chunkEvents += e.chars >= 0;
+            QCOMPARE(chunkEvents, streamed[1].chunks);
+            QVERIFY(!chart->isEmpty());
+        } else {
+            QVERIFY2(detail->chunkStatus().contains(QLatin1String(runfiles::kChunksJsonl)),
+                     qPrintable(detail->chunkStatus()));
+            QVERIFY(chart->isEmpty());
+            QCOMPARE(chart->emptyText(), detail->chunkStatus());
+        }
+    }
+
     // A reopened staged run read "32 / 4" (the first stage's target) where the live run ended on
     // "32 / 32"; and its Concurrency chart began with the warm-up's empty second (a stray point at
     // t≈0).

@@ -361,6 +361,7 @@ bool RunHistoryModel::rename(int row, const QString &name, QString *error)
         Baseline::setDirectory(e.directory);
     std::replace(m_extra.begin(), m_extra.end(), from, e.directory);
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    Q_EMIT renamed(from, e.directory);
     return true;
 }
 

@@ -114,6 +114,8 @@ public:
 
 Q_SIGNALS:
     void refreshed();
+    /// A run's directory `from` (canonical) is now `to`: whoever shows that run follows it.
+    void renamed(const QString &from, const QString &to);
     /// Renaming, writing notes or moving to the trash failed: why, to show the user.
     void editFailed(const QString &error);
 

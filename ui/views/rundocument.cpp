@@ -3,6 +3,7 @@
 #include "models/requestsmodel.h"
 
 #include <QDir>
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -126,6 +127,21 @@ void RunDocument::clear()
     Q_EMIT reset();
     Q_EMIT stateChanged(m_state);
     touch();
+}
+
+bool RunDocument::followRename(const QString &from, const QString &to)
+{
+    if (m_directory.isEmpty())
+        return false;
+    // The old path exists no more, so it has no canonical form: its folder (which the rename left
+    // in place) has, and `from` is canonical.
+    const QFileInfo mine(QDir::cleanPath(m_directory));
+    if (QDir(QFileInfo(mine.absolutePath()).canonicalFilePath()).filePath(mine.fileName()) != from)
+        return false;
+    m_directory = to;
+    Q_EMIT directoryChanged(m_directory);
+    touch(); // the header's title, the charts' export subtitles and the curve's legend carry the name
+    return true;
 }
 
 QString RunDocument::name() const
