@@ -133,6 +133,19 @@ private:
         return finished.constFirst().constFirst().value<RunOutcome>();
     }
 
+    /// A window running the default preset (it streams for seconds) for a minute, with requests in
+    /// flight for Stop or Close to cut.
+    std::unique_ptr<MainWindow> windowWithRequestsInFlight()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=4:60s"), 256));
+        QString error;
+        if (!w->startRun(&error))
+            qFatal("cannot start: %s", qPrintable(error));
+        if (!QTest::qWaitFor([&] { return w->document()->progress().inFlight > 0; }, 30000))
+            qFatal("nothing in flight");
+        return w;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -341,13 +354,33 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
     }
 
+    // A run ended by Stop read "stopped after …" live and "saved run" when reopened, while the Runs
+    // list called it stopped.
+    void reopenedStoppedRunSaysStopped()
+    {
+        auto w = windowWithRequestsInFlight();
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        w->stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.cancelled);
+        QVERIFY(outcome.summary.total.requests.cancelled > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
+        QCOMPARE(w->history()->entry(w->history()->rowOf(outcome.directory)).status, RunHistoryStatus::Stopped);
+
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QVERIFY(w->document()->cancelled());
+        w->dashboard()->refresh();
+        const QString subtitle = w->dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("saved run, stopped after ")), qPrintable(subtitle));
+    }
+
     void closingDuringRunStopsThenCloses()
     {
-        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=4:60s"), 256));
+        auto w = windowWithRequestsInFlight();
         QSignalSpy finished(w.get(), &MainWindow::runFinished);
-        QString error;
-        QVERIFY2(w->startRun(&error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(w->document()->progress().inFlight > 0, 30000);
         QVERIFY(!w->close()); // nothing modal: the window stays until the results are saved
         QVERIFY(w->isVisible());
         QVERIFY(QApplication::activeModalWidget() == nullptr);
@@ -494,6 +527,7 @@ private Q_SLOTS:
             QVERIFY(chart->isEmpty());
             QCOMPARE(chart->emptyText(), detail->chunkStatus());
         }
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-renamed-%1.png").arg(chunksKept ? 1 : 0)));
     }
 
     // A reopened staged run read "32 / 4" (the first stage's target) where the live run ended on

@@ -1,6 +1,7 @@
 #include "views/rundocument.h"
 
 #include "models/requestsmodel.h"
+#include "models/runhistorymodel.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -97,6 +98,8 @@ void RunDocument::load(RunData data)
     m_timeSeries = std::move(data.timeSeries);
     m_serverRows = std::move(data.serverRows);
     m_notes = data.notes;
+    // Stopped as the Runs list says it (the saved files keep no flag of their own).
+    m_cancelled = RunHistoryModel::statusOf(m_summary) == RunHistoryStatus::Stopped;
     for (const RequestRecord &r : data.records)
         m_errors.add(r);
     // What a finished live run's progress would say, for the views that show it.
