@@ -133,6 +133,19 @@ private:
         return finished.constFirst().constFirst().value<RunOutcome>();
     }
 
+    /// A window running the default preset (it streams for seconds) for a minute, with requests in
+    /// flight for Stop or Close to cut.
+    std::unique_ptr<MainWindow> windowWithRequestsInFlight()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=4:60s"), 256));
+        QString error;
+        if (!w->startRun(&error))
+            qFatal("cannot start: %s", qPrintable(error));
+        if (!QTest::qWaitFor([&] { return w->document()->progress().inFlight > 0; }, 30000))
+            qFatal("nothing in flight");
+        return w;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -341,13 +354,33 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
     }
 
+    // A run ended by Stop read "stopped after …" live and "saved run" when reopened, while the Runs
+    // list called it stopped.
+    void reopenedStoppedRunSaysStopped()
+    {
+        auto w = windowWithRequestsInFlight();
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        w->stop();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.cancelled);
+        QVERIFY(outcome.summary.total.requests.cancelled > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
+        QCOMPARE(w->history()->entry(w->history()->rowOf(outcome.directory)).status, RunHistoryStatus::Stopped);
+
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QVERIFY(w->document()->cancelled());
+        w->dashboard()->refresh();
+        const QString subtitle = w->dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("saved run, stopped after ")), qPrintable(subtitle));
+    }
+
     void closingDuringRunStopsThenCloses()
     {
-        auto w = window(simulatorConfig(QStringLiteral("default"), QStringLiteral("c=4:60s"), 256));
+        auto w = windowWithRequestsInFlight();
         QSignalSpy finished(w.get(), &MainWindow::runFinished);
-        QString error;
-        QVERIFY2(w->startRun(&error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(w->document()->progress().inFlight > 0, 30000);
         QVERIFY(!w->close()); // nothing modal: the window stays until the results are saved
         QVERIFY(w->isVisible());
         QVERIFY(QApplication::activeModalWidget() == nullptr);
@@ -429,6 +462,72 @@ private Q_SLOTS:
         const QString reopened = subtitle(*w);
         QVERIFY2(reopened.contains(QStringLiteral("saved run, ") + length),
                  qPrintable(reopened + QStringLiteral(" / ") + length));
+    }
+
+    // Renaming the open run (F2) broke its views: a request's chunk timeline was read from the old
+    // folder ("chunks.jsonl: No such file or directory") while the token-arrival chart said
+    // "Loading…" for ever, and the dashboard kept the old name. Its views follow the run now, and a
+    // timeline that cannot be read says why in the chart too.
+    void renamingTheOpenRunKeepsItsViews_data()
+    {
+        QTest::addColumn<bool>("chunksKept");
+        QTest::newRow("chunks in the renamed folder") << true;
+        QTest::newRow("chunks.jsonl gone") << false;
+    }
+
+    void renamingTheOpenRunKeepsItsViews()
+    {
+        QFETCH(bool, chunksKept);
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")));
+        const RunOutcome outcome = runToEnd(*w);
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(outcome.directory));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w->history()->rowOf(outcome.directory) >= 0, 20000);
+        RunDocument *doc = w->document();
+        std::vector<RequestRecord> streamed;
+        for (int row = 0; row < doc->requests()->rowCount() && streamed.size() < 2; ++row) {
+            if (doc->requests()->record(row).chunks > 0)
+                streamed.push_back(doc->requests()->record(row));
+        }
+        QCOMPARE(streamed.size(), 2u);
+        // A request's timeline is on screen when the run is renamed.
+        w->resultsTabs()->setCurrentWidget(w->requestsView());
+        RequestDetailView *detail = w->requestsView()->detail();
+        QVERIFY(w->requestsView()->showRequest(streamed[0].id));
+        QTRY_COMPARE_WITH_TIMEOUT(detail->chunkStatus(), QStringLiteral("loaded"), 20000);
+        if (!chunksKept)
+            QVERIFY(QFile::remove(QDir(outcome.directory).filePath(QLatin1String(runfiles::kChunksJsonl))));
+
+        // Renamed as F2 does it.
+        const QString name = QFileInfo(outcome.directory).fileName() + QStringLiteral("-renamed");
+        RunHistoryModel *history = w->history();
+        QVERIFY(history->setData(history->index(history->rowOf(outcome.directory), RunHistoryModel::NameColumn), name));
+        const QString renamed = QDir(QFileInfo(outcome.directory).absolutePath()).filePath(name);
+        QVERIFY(QFileInfo(renamed).isDir());
+        w->dashboard()->refresh();
+        QCOMPARE(w->dashboard()->findChild<QLabel *>(QStringLiteral("runTitle"))->text(), name);
+        QCOMPARE(doc->name(), name);
+
+        // Another request's timeline is read from the renamed folder, or the chart says why not.
+        QVERIFY(w->requestsView()->showRequest(streamed[1].id));
+        QTRY_VERIFY_WITH_TIMEOUT(detail->chunkStatus() != QStringLiteral("loading"), 20000);
+        auto *chart = detail->findChild<ChartView *>(QStringLiteral("tokenArrivalChart"));
+        QVERIFY(chart);
+        if (chunksKept) {
+            QCOMPARE(detail->chunkStatus(), QStringLiteral("loaded"));
+            int chunkEvents = 0;
+            for (const TimelineModel::Event &e : detail->timeline()->events())
+                chunkEvents += e.chars >= 0;
+            QCOMPARE(chunkEvents, streamed[1].chunks);
+            QVERIFY(!chart->isEmpty());
+        } else {
+            QVERIFY2(detail->chunkStatus().contains(QLatin1String(runfiles::kChunksJsonl)),
+                     qPrintable(detail->chunkStatus()));
+            QVERIFY(chart->isEmpty());
+            QCOMPARE(chart->emptyText(), detail->chunkStatus());
+        }
+        w->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-renamed-%1.png").arg(chunksKept ? 1 : 0)));
     }
 
     // A reopened staged run read "32 / 4" (the first stage's target) where the live run ended on

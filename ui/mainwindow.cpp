@@ -179,6 +179,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_historyView, &RunHistoryView::rerunRequested, this, &MainWindow::loadRunConfiguration);
     connect(m_history, &RunHistoryModel::editFailed, this,
             [this](const QString &error) { statusBar()->showMessage(error, kStatusMs); });
+    // F2 on the open run: its views follow it to the new folder.
+    connect(m_history, &RunHistoryModel::renamed, m_document, &RunDocument::followRename);
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
         showError(tr("Cannot open the run"), error);

@@ -114,9 +114,7 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, cons
         e.ttftP50Ms = s.total.stat(Metric::Ttft).p50;
     e.attempted = s.total.requests.attempted;
     e.failed = s.total.requests.failed;
-    e.status = e.attempted > 0 && s.total.requests.ok == 0 ? Status::Failed
-               : s.total.requests.cancelled > 0            ? Status::Stopped
-                                                           : Status::Ok;
+    e.status = statusOf(s);
     e.stages = std::max(1, int(s.stages.size()));
     const TargetConfig &target = run->info.config.target;
     e.target = !target.name.isEmpty() ? target.name : !s.targetUrl.isEmpty() ? s.targetUrl : target.url;
@@ -361,6 +359,7 @@ bool RunHistoryModel::rename(int row, const QString &name, QString *error)
         Baseline::setDirectory(e.directory);
     std::replace(m_extra.begin(), m_extra.end(), from, e.directory);
     Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    Q_EMIT renamed(from, e.directory);
     return true;
 }
 
@@ -414,6 +413,12 @@ bool RunHistoryModel::moveToTrash(int row, QString *error)
 QString RunHistoryModel::statusName(Status status)
 {
     return enumName(kStatusNames, status);
+}
+
+RunHistoryModel::Status RunHistoryModel::statusOf(const RunSummary &summary)
+{
+    const RequestCounts &requests = summary.total.requests;
+    return requests.allFailed() ? Status::Failed : requests.cancelled > 0 ? Status::Stopped : Status::Ok;
 }
 
 } // namespace tb

@@ -107,6 +107,9 @@ public:
     /// Moves a run's directory to the trash and drops its row.
     bool moveToTrash(int row, QString *error);
     static QString statusName(Status status); ///< "ok", "stopped", "failed"
+    /// How a saved run ended, read off its summary: failed when no request succeeded, stopped when
+    /// Stop cancelled requests.
+    static Status statusOf(const RunSummary &summary);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex &index) const override;
@@ -114,6 +117,8 @@ public:
 
 Q_SIGNALS:
     void refreshed();
+    /// A run's directory `from` (canonical) is now `to`: whoever shows that run follows it.
+    void renamed(const QString &from, const QString &to);
     /// Renaming, writing notes or moving to the trash failed: why, to show the user.
     void editFailed(const QString &error);
 

@@ -537,7 +537,9 @@ void DashboardView::refreshHeader()
             parts << tr("finished in %1 s, %2 requests").arg(formatNumber(elapsedS)).arg(requests);
         break;
     case RunDocument::State::Loaded:
-        parts << tr("saved run, %1 s, %2 requests").arg(formatNumber(elapsedS)).arg(requests);
+        parts << (d.cancelled() ? tr("saved run, stopped after %1 s, %2 requests") : tr("saved run, %1 s, %2 requests"))
+                     .arg(formatNumber(elapsedS))
+                     .arg(requests);
         break;
     case RunDocument::State::Empty:
         break;

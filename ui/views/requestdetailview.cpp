@@ -107,6 +107,7 @@ RequestDetailView::RequestDetailView(QWidget *parent)
             return;
         m_chunkStatus->setText(error);
         m_chunkStatus->setProperty("state", error);
+        showTimeline(m_record); // the chart says why it stays empty, no longer "Loading…"
         Q_EMIT timelineReady();
     });
     clear();

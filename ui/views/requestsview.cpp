@@ -88,6 +88,8 @@ RequestsView::RequestsView(RunDocument *document, QWidget *parent)
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &RequestsView::currentChanged);
     connect(document, &RunDocument::reset, this, &RequestsView::reset);
+    // The shown request's chunks are read again from the renamed folder.
+    connect(document, &RunDocument::directoryChanged, this, &RequestsView::currentChanged);
     // The count follows live batches at a steady pace rather than per batch.
     m_countTimer->setInterval(500);
     connect(m_countTimer, &QTimer::timeout, this, &RequestsView::updateCount);

@@ -1,8 +1,10 @@
 #include "views/rundocument.h"
 
 #include "models/requestsmodel.h"
+#include "models/runhistorymodel.h"
 
 #include <QDir>
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -96,6 +98,8 @@ void RunDocument::load(RunData data)
     m_timeSeries = std::move(data.timeSeries);
     m_serverRows = std::move(data.serverRows);
     m_notes = data.notes;
+    // Stopped as the Runs list says it (the saved files keep no flag of their own).
+    m_cancelled = RunHistoryModel::statusOf(m_summary) == RunHistoryStatus::Stopped;
     for (const RequestRecord &r : data.records)
         m_errors.add(r);
     // What a finished live run's progress would say, for the views that show it.
@@ -126,6 +130,21 @@ void RunDocument::clear()
     Q_EMIT reset();
     Q_EMIT stateChanged(m_state);
     touch();
+}
+
+bool RunDocument::followRename(const QString &from, const QString &to)
+{
+    if (m_directory.isEmpty())
+        return false;
+    // The old path exists no more, so it has no canonical form: its folder (which the rename left
+    // in place) has, and `from` is canonical.
+    const QFileInfo mine(QDir::cleanPath(m_directory));
+    if (QDir(QFileInfo(mine.absolutePath()).canonicalFilePath()).filePath(mine.fileName()) != from)
+        return false;
+    m_directory = to;
+    Q_EMIT directoryChanged(m_directory);
+    touch(); // the header's title, the charts' export subtitles and the curve's legend carry the name
+    return true;
 }
 
 QString RunDocument::name() const

@@ -32,6 +32,10 @@ public:
     /// A saved run (RunReader::load with Records).
     void load(RunData data);
     void clear();
+    /// The run folder `from` (a canonical path) was renamed to `to` (RunHistoryModel::renamed): when
+    /// it is this run's, the document moves with it, so that its name and the files read on demand
+    /// (chunks.jsonl) are the new folder's. False when it is another run's.
+    bool followRename(const QString &from, const QString &to);
 
     State state() const { return m_state; }
     bool isLive() const { return m_state == State::Live; }
@@ -74,6 +78,8 @@ Q_SIGNALS:
     /// New data; views pick it up on their next redraw.
     void changed();
     void stateChanged(tb::RunDocument::State state);
+    /// The run's folder was renamed: what was read from the old one is read again from directory().
+    void directoryChanged(const QString &directory);
 
 private:
     void start(State state, const QString &directory);
