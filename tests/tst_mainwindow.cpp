@@ -245,6 +245,37 @@ private Q_SLOTS:
                                       QStringLiteral("Compare"), QStringLiteral("Help")}));
     }
 
+    /// View listed the toolbar as "Main", and the toolbar showed "Open" beside "Open Run": each
+    /// entry says what it is or opens.
+    void toolbarAndOpenActionsSayWhatTheyAre_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QString>("iconText");
+        QTest::newRow("open config") << "actionOpenConfig"
+                                     << "Open Config";
+        QTest::newRow("open run") << "actionOpenRun"
+                                  << "Open Run";
+    }
+
+    void toolbarAndOpenActionsSayWhatTheyAre()
+    {
+        QFETCH(QString, action);
+        QFETCH(QString, iconText);
+        MainWindow w;
+        auto *a = w.findChild<QAction *>(action);
+        QVERIFY(a);
+        QCOMPARE(a->iconText(), iconText);
+        QStringList viewEntries;
+        for (QMenu *m : w.menus()) {
+            if (m->title().remove(QLatin1Char('&')) != QStringLiteral("View"))
+                continue;
+            for (const QAction *entry : m->actions())
+                viewEntries << entry->text().remove(QLatin1Char('&'));
+        }
+        QVERIFY2(viewEntries.contains(QStringLiteral("Toolbar")), qPrintable(viewEntries.join(u", ")));
+        QVERIFY(!viewEntries.contains(QStringLiteral("Main")));
+    }
+
     void shortcuts_data()
     {
         QTest::addColumn<QString>("action");

@@ -36,6 +36,7 @@ using namespace tb;
 
 Q_DECLARE_METATYPE(tb::RunConfig)
 Q_DECLARE_METATYPE(tb::ConfigFieldId)
+Q_DECLARE_METATYPE(tb::WorkloadEditor::Source)
 
 namespace {
 
@@ -842,6 +843,47 @@ private Q_SLOTS:
         editor.setConfig(config);
         QVERIFY2(editor.workloadEditor()->estimateText().contains(expected),
                  qPrintable(editor.workloadEditor()->estimateText()));
+    }
+
+    void syntheticSystemRowShownAtStartAndTabbedInOrder_data()
+    {
+        QTest::addColumn<RunConfig>("config");
+        QTest::addColumn<WorkloadEditor::Source>("source");
+        QTest::newRow("synthetic, the default") << base() << WorkloadEditor::Source::Synthetic;
+        RunConfig templated = base();
+        templated.prompt.promptTokens = 0;
+        templated.prompt.userTemplate = QStringLiteral("Say hello.");
+        QTest::newRow("template") << templated << WorkloadEditor::Source::Template;
+        RunConfig file = base();
+        file.prompt.promptFile = m_promptFile;
+        QTest::newRow("file") << file << WorkloadEditor::Source::File;
+    }
+
+    /// The "Synthetic system" row was missing on a fresh editor for the default (synthetic) source
+    /// until Source was switched away and back (a row next to the hidden pages was drawn 0 px
+    /// high), and Tab from it went up to "Shared prefix".
+    void syntheticSystemRowShownAtStartAndTabbedInOrder()
+    {
+        QFETCH(RunConfig, config);
+        QFETCH(WorkloadEditor::Source, source);
+        ConfigEditor editor;
+        editor.setConfig(config);
+        editor.tabs()->setCurrentIndex(ConfigEditor::WorkloadTab);
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QCOMPARE(editor.workloadEditor()->source(), source);
+        auto *system = editor.findChild<QSpinBox *>(QStringLiteral("systemTokens"));
+        auto *repeat = editor.findChild<QWidget *>(QStringLiteral("repeatPrompts"));
+        QVERIFY(system && repeat);
+        for (QWidget *field : {static_cast<QWidget *>(system), repeat}) {
+            QVERIFY(field->isVisible());
+            QVERIFY2(field->height() >= field->minimumSizeHint().height(),
+                     qPrintable(QStringLiteral("%1 is %2 px high").arg(field->objectName()).arg(field->height())));
+        }
+        system->setFocus();
+        QVERIFY(system->hasFocus());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), repeat);
     }
 
     void targetListEditing()

@@ -160,6 +160,50 @@ private Q_SLOTS:
         QCOMPARE(editor.findChild<QComboBox *>(QStringLiteral("targetModel"))->count(), 2);
     }
 
+    void testConnectionSaysTheModelIsNotListed_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("warning"); // empty: none
+        QTest::newRow("not listed") << "placeholder"
+                                    << "model 'placeholder' is not among the server's 2 models";
+        QTest::newRow("listed") << "beta" << QString();
+    }
+
+    /// Test connection said "Connected" without a word that the configured model was not in the
+    /// server's list; the run then failed every request with 404.
+    void testConnectionSaysTheModelIsNotListed()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, warning);
+        ModelsServer server(200, R"({"object":"list","data":[{"id":"alpha"},{"id":"beta"}]})");
+        QVERIFY(server.listen());
+        ConfigEditor editor;
+        editor.show();
+        RunConfig c;
+        c.target = targetAt(server.baseUrl());
+        c.target.model = model;
+        c.prompt.promptTokens = 16;
+        editor.setConfig(c);
+        auto *button = editor.findChild<QPushButton *>(QStringLiteral("testConnection"));
+        auto *list = editor.findChild<QListWidget *>(QStringLiteral("modelList"));
+        auto *status = editor.findChild<QLabel *>(QStringLiteral("connectionStatus"));
+        for (int attempt = 0; attempt < 2; ++attempt) { // a second test says it once, not twice
+            QTest::mouseClick(button, Qt::LeftButton);
+            QTRY_VERIFY_WITH_TIMEOUT(button->isEnabled(), 20000);
+            QCOMPARE(list->count(), 2);
+            if (warning.isEmpty()) {
+                QVERIFY2(!status->text().contains(QStringLiteral("not among")), qPrintable(status->text()));
+            } else {
+                QCOMPARE(status->text().count(warning), 1);
+            }
+        }
+        // Choosing a listed model takes the warning away.
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(0)).center());
+        QCOMPARE(editor.config().target.model, QStringLiteral("alpha"));
+        QVERIFY2(!status->text().contains(QStringLiteral("not among")), qPrintable(status->text()));
+        QVERIFY2(status->text().contains(QStringLiteral("2 models")), qPrintable(status->text()));
+    }
+
     void testConnectionSaysWhetherAProxyCarriedIt_data()
     {
         QTest::addColumn<bool>("proxied");

@@ -239,7 +239,7 @@ void MainWindow::createActions()
 
     m_openConfig = new QAction(icon(QStyle::SP_DialogOpenButton), tr("&Open Configuration…"), this);
     m_openConfig->setObjectName(QStringLiteral("actionOpenConfig"));
-    m_openConfig->setIconText(tr("Open"));
+    m_openConfig->setIconText(tr("Open Config"));
     m_openConfig->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_openConfig->setToolTip(
         tr("Load a configuration saved here or written for tokenbench-cli run --config (Ctrl+Shift+O)"));
@@ -350,7 +350,7 @@ void MainWindow::createMenus()
     if (storedTheme && *storedTheme != AppTheme::Setting::System)
         setTheme(*storedTheme);
 
-    QToolBar *toolbar = addToolBar(tr("Main"));
+    QToolBar *toolbar = addToolBar(tr("Toolbar"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);

@@ -287,6 +287,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
         Q_EMIT edited();
     });
     connect(m_model, &QComboBox::currentTextChanged, this, changed);
+    connect(m_model, &QComboBox::currentTextChanged, this, &TargetEditor::showListing);
     connect(m_key, &QLineEdit::textEdited, this, [this] {
         updateKeyState();
         Q_EMIT edited();
@@ -393,6 +394,7 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_proxyUrl->setEnabled(proxyUrl);
     setPricing(target.pricing);
     m_tokenizer->setCurrentText(target.tokenizer);
+    m_connected.clear();
     m_connection->hide();
     m_models->clear();
     m_models->hide();
@@ -495,6 +497,7 @@ QStringList TargetEditor::problems() const
 
 void TargetEditor::testConnection()
 {
+    m_connected.clear();
     m_models->clear();
     m_models->hide();
     setTone(m_connection, Tone::Hint);
@@ -507,18 +510,9 @@ void TargetEditor::testConnection()
 void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
 {
     m_test->setEnabled(true);
-    setTone(m_connection, Tone::Good);
     const QString through = tr(" over %1").arg(m_lister->protocol()) +
                             (m_lister->proxy().isEmpty() ? QString() : tr(" through proxy %1").arg(m_lister->proxy()));
-    if (models.isEmpty())
-        m_connection->setText(tr("Connected%1 in %2 ms, but the server lists no models.").arg(through).arg(elapsedMs));
-    else if (models.size() == 1)
-        m_connection->setText(tr("Connected%1 in %2 ms · 1 model — click it to use it:").arg(through).arg(elapsedMs));
-    else
-        m_connection->setText(tr("Connected%1 in %2 ms · %3 models — click one to use it:")
-                                  .arg(through)
-                                  .arg(elapsedMs)
-                                  .arg(models.size()));
+    m_connected = tr("Connected%1 in %2 ms").arg(through).arg(elapsedMs);
     m_models->addItems(models);
     m_models->setVisible(!models.isEmpty());
     if (!m_builtin) {
@@ -529,8 +523,37 @@ void TargetEditor::showModels(const QStringList &models, qint64 elapsedMs)
         m_model->addItems(models);
         m_model->setCurrentText(current);
     }
-    const auto matches = m_models->findItems(m_model->currentText(), Qt::MatchExactly);
-    if (!matches.isEmpty())
+    showListing();
+}
+
+void TargetEditor::showListing()
+{
+    if (m_connected.isEmpty())
+        return;
+    const int count = m_models->count();
+    const QString model = m_model->currentText();
+    const auto matches = m_models->findItems(model, Qt::MatchExactly);
+    // A connection that works is no run that works: every request for a model the server does not
+    // have fails (404), so the line says so before the run, as a field's problem would.
+    const bool missing = count > 0 && matches.isEmpty();
+    setTone(m_connection, missing ? Tone::Bad : Tone::Good);
+    if (count == 0)
+        m_connection->setText(tr("%1, but the server lists no models.").arg(m_connected));
+    else if (missing && count == 1)
+        m_connection->setText(
+            tr("%1 · 1 model, and model '%2' is not it; its requests would fail — click it to use it:")
+                .arg(m_connected, model));
+    else if (missing)
+        m_connection->setText(
+            tr("%1 · model '%2' is not among the server's %3 models; its requests would fail — click one to use it:")
+                .arg(m_connected, model, QString::number(count)));
+    else if (count == 1)
+        m_connection->setText(tr("%1 · 1 model — click it to use it:").arg(m_connected));
+    else
+        m_connection->setText(tr("%1 · %2 models — click one to use it:").arg(m_connected).arg(count));
+    if (matches.isEmpty())
+        m_models->clearSelection();
+    else
         m_models->setCurrentItem(matches.first());
 }
 

@@ -55,6 +55,8 @@ Q_SIGNALS:
 private:
     void showModels(const QStringList &models, qint64 elapsedMs);
     void showConnectionError(const QString &error);
+    /// The last listing's line under Model, saying whether the model box's name is among it.
+    void showListing();
     void updateKeyState();
     void fillPresets();
     void browseTokenizer();
@@ -77,6 +79,7 @@ private:
     QPushButton *m_test;
     QLabel *m_connection;
     QListWidget *m_models;
+    QString m_connected; ///< "Connected over HTTP/1.1 in 12 ms" of the last listing; empty before one
     QLineEdit *m_keyEnv;
     QLabel *m_keyState;
     QLineEdit *m_key;

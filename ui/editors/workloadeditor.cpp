@@ -118,6 +118,18 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
         form, tr("Source:"), m_source,
         tr("Where prompts come from: generated text of a set size, your templates, or a file of prompts."));
 
+    // One row holds the source's page: a form with hidden rows mislays its other rows once a row
+    // grows with its width (Qt 6.4 keeps a hidden row's old place in its height-for-width pass, and
+    // the row that now has that place is drawn 0 px high: "Synthetic system" went missing).
+    auto *pages = new QWidget(this);
+    auto *pagesLayout = new QVBoxLayout(pages);
+    pagesLayout->setContentsMargins(0, 0, 0, 0);
+    pagesLayout->setSpacing(form->verticalSpacing());
+    pagesLayout->addWidget(m_syntheticPage);
+    pagesLayout->addWidget(m_templatePage);
+    pagesLayout->addWidget(m_filePage);
+    form->addRow(pages);
+
     // Synthetic prompts.
     QFormLayout *page = pageForm(m_syntheticPage);
     validator->addRow(page, tr("Prompt:"), m_promptTokens, ConfigFieldId::PromptTokens,
@@ -125,9 +137,8 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(page, tr("Shared prefix:"), m_sharedPrefix, ConfigFieldId::SharedPrefixTokens,
                       tr("Leading tokens identical in every prompt, to exercise the server's prefix cache "
                          "(prompt.shared_prefix_tokens)."));
-    form->addRow(m_syntheticPage);
 
-    // Applies to every source, so it sits outside the pages.
+    // Applies to every source, so it sits outside the pages, under them.
     m_systemTokens->setSpecialValueText(tr("none"));
     validator->addRow(form, tr("Synthetic system:"), m_systemTokens, ConfigFieldId::SystemTokens,
                       tr("A generated system prompt of this size in every request, whatever the source; it replaces "
@@ -171,7 +182,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     QLabel *variablesMessage = validator->addRow(page, tr("Variables:"), variablesBox, ConfigFieldId::Variables,
                                                  tr("Values for the templates' {{variables}} (prompt.variables)."));
     validator->addField(ConfigFieldId::Variables, m_variablesView, variablesMessage);
-    form->addRow(m_templatePage);
 
     // Prompt file.
     page = pageForm(m_filePage);
@@ -213,7 +223,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
                                     "a line's own max_tokens and a trace's output length are always sent."));
     m_fileSummary->setWordWrap(true);
     page->addRow(tr("Requests:"), m_fileSummary);
-    form->addRow(m_filePage);
 
     m_estimateLabel->setWordWrap(true);
     m_estimateLabel->setToolTip(tr("Counted with TokenBench's approximate tokenizer (about 4 characters a token), "
@@ -277,6 +286,16 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     connect(browse, &QPushButton::clicked, this, &WorkloadEditor::browsePromptFile);
     connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
+
+    // Tab follows the rows top to bottom, not the order the widgets were made in ("Synthetic
+    // system" went up to "Shared prefix"); the Generation rows after Max tokens are in order.
+    const QList<QWidget *> tabChain{
+        m_source,   m_promptTokens, m_sharedPrefix,   m_systemTemplate, m_userTemplate, m_variablesView,
+        add,        remove,         m_addMissing,     m_promptFile,     browse,         m_fileKind,
+        m_sample,   m_timeScale,    m_maxFromDataset, m_skipBadLines,   m_systemTokens, m_repeat,
+        m_maxTokens};
+    for (qsizetype i = 1; i < tabChain.size(); ++i)
+        setTabOrder(tabChain.at(i - 1), tabChain.at(i));
 
     setConfig(RunConfig());
 }
