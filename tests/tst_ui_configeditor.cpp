@@ -60,6 +60,33 @@ QLabel *messageFor(QWidget *field)
     return nullptr;
 }
 
+/// A form of `Field` widgets registered with a FieldValidator under the given ids, each known by a
+/// name, for the tests of which widget a problem marks.
+template<typename Field> struct MarkingForm {
+    QWidget form;
+    FieldValidator validator;
+    QHash<QString, QWidget *> widgets;
+
+    explicit MarkingForm(std::initializer_list<std::pair<const char *, ConfigFieldId>> fields)
+    {
+        auto *layout = new QFormLayout(&form);
+        for (const auto &[name, id] : fields) {
+            auto *widget = new Field(&form);
+            widgets.insert(QLatin1String(name), widget);
+            validator.addRow(layout, QLatin1String(name), widget, id, QString());
+        }
+    }
+    /// Whether exactly the widget named `marked` is marked invalid ("" for none).
+    bool onlyMarked(const QString &marked) const
+    {
+        for (auto it = widgets.cbegin(); it != widgets.cend(); ++it) {
+            if (it.value()->property("invalid").toBool() != (it.key() == marked))
+                return false;
+        }
+        return true;
+    }
+};
+
 /// Types into a field the way a user would.
 void enter(QWidget *field, const QString &text)
 {
@@ -426,20 +453,12 @@ private Q_SLOTS:
         QFETCH(ConfigFieldId, id);
         QFETCH(QString, message);
         QFETCH(QString, marked);
-        QWidget form;
-        auto *layout = new QFormLayout(&form);
-        FieldValidator validator;
-        QHash<QString, QWidget *> widgets;
-        for (const auto &[name, field] :
-             {std::pair{"users", ConfigFieldId::Concurrency}, std::pair{"rate", ConfigFieldId::Rate},
-              std::pair{"stages", ConfigFieldId::Stages}}) {
-            auto *spin = new QSpinBox(&form);
-            widgets.insert(QLatin1String(name), spin);
-            validator.addRow(layout, QLatin1String(name), spin, field, QString());
-        }
+        MarkingForm<QSpinBox> f{
+            {"users", ConfigFieldId::Concurrency}, {"rate", ConfigFieldId::Rate}, {"stages", ConfigFieldId::Stages}};
+        auto &validator = f.validator;
+        const auto &widgets = f.widgets;
         QCOMPARE(validator.mark(ConfigProblem{id, message}), widgets.value(marked));
-        for (auto it = widgets.cbegin(); it != widgets.cend(); ++it)
-            QCOMPARE(it.value()->property("invalid").toBool(), it.key() == marked);
+        QVERIFY(f.onlyMarked(marked));
         QVERIFY2(messageFor(widgets.value(marked))->text().contains(FieldValidator::reasonOf(message)),
                  qPrintable(messageFor(widgets.value(marked))->text()));
         // An id no field is registered for marks nothing.
@@ -468,20 +487,13 @@ private Q_SLOTS:
     {
         QFETCH(QString, problem);
         QFETCH(QString, marked);
-        QWidget form;
-        auto *layout = new QFormLayout(&form);
-        FieldValidator validator;
-        QHash<QString, QWidget *> widgets;
-        for (const auto &[name, field] :
-             {std::pair{"users", ConfigFieldId::Concurrency}, std::pair{"rate", ConfigFieldId::Rate},
-              std::pair{"stages", ConfigFieldId::Stages}, std::pair{"url", ConfigFieldId::TargetUrl}}) {
-            auto *edit = new QLineEdit(&form);
-            widgets.insert(QLatin1String(name), edit);
-            validator.addRow(layout, QLatin1String(name), edit, field, QString());
-        }
-        QCOMPARE(validator.mark(problem), widgets.value(marked));
-        for (auto it = widgets.cbegin(); it != widgets.cend(); ++it)
-            QCOMPARE(it.value()->property("invalid").toBool(), it.key() == marked);
+        MarkingForm<QLineEdit> f{{"users", ConfigFieldId::Concurrency},
+                                 {"rate", ConfigFieldId::Rate},
+                                 {"stages", ConfigFieldId::Stages},
+                                 {"url", ConfigFieldId::TargetUrl}};
+        const auto &widgets = f.widgets;
+        QCOMPARE(f.validator.mark(problem), widgets.value(marked));
+        QVERIFY(f.onlyMarked(marked));
         if (!marked.isEmpty())
             QVERIFY(messageFor(widgets.value(marked))->text().contains(FieldValidator::reasonOf(problem)));
     }
