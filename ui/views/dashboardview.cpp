@@ -16,6 +16,7 @@
 #include "analysis/metriccatalogue.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -43,6 +44,12 @@ enum LatencyLine { TtftP50, TtftP99, E2eP50, E2eP99 };
 enum ThroughputLine { RequestsLine, TokensLine };
 enum InFlightLine { InFlightActual, InFlightTarget };
 enum ServerLine { ServerRunning, ServerWaiting, ServerTtft, ClientTtft };
+
+/// A colour of the light look for rich text, in the screen's theme.
+QString htmlColor(const QColor &light)
+{
+    return chartstyle::themed(light, chartstyle::screenTheme()).name();
+}
 
 struct TileSpec {
     const char *key;
@@ -497,6 +504,14 @@ void DashboardView::refreshPart(Part part)
     ++m_redraws;
 }
 
+void DashboardView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // The subtitle's coloured parts are written into its text in the theme of the time.
+    if (event->type() == QEvent::PaletteChange)
+        refreshHeader();
+}
+
 void DashboardView::refreshHeader()
 {
     const RunDocument &d = *m_document;
@@ -530,7 +545,8 @@ void DashboardView::refreshHeader()
         break;
     case RunDocument::State::Finished:
         if (!d.error().isEmpty())
-            parts << tr("<span style='color:#c62828'>failed: %1</span>").arg(d.error().toHtmlEscaped());
+            parts << tr("<span style='color:%1'>failed: %2</span>")
+                         .arg(htmlColor(QColor(0xc6, 0x28, 0x28)), d.error().toHtmlEscaped());
         else if (d.cancelled())
             parts << tr("stopped after %1 s, %2 requests (saved)").arg(formatNumber(elapsedS)).arg(requests);
         else
@@ -544,10 +560,11 @@ void DashboardView::refreshHeader()
     case RunDocument::State::Empty:
         break;
     }
+    const QString amber = htmlColor(QColor(0xb4, 0x53, 0x09));
     for (const QString &note : d.notes())
-        parts << QStringLiteral("<span style='color:#b45309'>%1</span>").arg(note.toHtmlEscaped());
+        parts << QStringLiteral("<span style='color:%1'>%2</span>").arg(amber, note.toHtmlEscaped());
     for (const QString &warning : s.warnings)
-        parts << QStringLiteral("<span style='color:#b45309'>⚠ %1</span>").arg(warning.toHtmlEscaped());
+        parts << QStringLiteral("<span style='color:%1'>⚠ %2</span>").arg(amber, warning.toHtmlEscaped());
     m_subtitle->setText(parts.join(QStringLiteral(" · ")));
 
     // A failing target is said in words, not left to the error chart: what failed and why.
