@@ -699,8 +699,16 @@ void DashboardView::finishTimeChart(TimeChart *chart, const Frame &f, const QStr
 void DashboardView::finishChart(const QString &key, bool empty, const QString &live, const QString &saved)
 {
     ChartView *view = chartView(key);
-    view->setEmptyText(m_document->isLive() ? live : saved);
-    view->setEmpty(empty);
+    // A run in which no request succeeded has only its errors (and perhaps the server's metrics)
+    // to chart: the others say what happened instead of drawing empty 0–1 axes.
+    const RunDocument &d = *m_document;
+    if (!d.isLive() && d.allFailed() && key != QLatin1String("errors-by-status") && key != QLatin1String("server")) {
+        view->setEmptyText(tr("No request succeeded: nothing to chart. %1.").arg(d.failureHeadline()));
+        view->setEmpty(true);
+    } else {
+        view->setEmptyText(d.isLive() ? live : saved);
+        view->setEmpty(empty);
+    }
     view->setExportSubtitle(m_document->name());
     view->setExportCaption(m_document->info().workloadCaption());
     view->updateTooltips();
@@ -822,7 +830,9 @@ void DashboardView::refreshServer()
     m_serverNote->setText(facts.join(QStringLiteral(" · ")));
     m_serverNote->setVisible(!facts.isEmpty());
     const QString why =
-        server && !server->problem.isEmpty()
+        d.serverDidNotAnswer()
+            ? tr("The server did not answer (%1), so it had no /metrics to read either.").arg(d.failureHeadline())
+        : server && !server->problem.isEmpty()
             ? tr("The server's metrics could not be read: %1").arg(server->problem)
             : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
     finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),
