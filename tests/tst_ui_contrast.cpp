@@ -305,6 +305,7 @@ private:
         m_window = std::make_unique<MainWindow>();
         MainWindow *w = m_window.get();
         w->setSettingsWritable(false);
+        w->setRunsFolder(m_tmp.path());
         // As `tokenbench --theme` does: the window is built, then themed.
         const AppTheme::Setting other =
             theme == AppTheme::Setting::Dark ? AppTheme::Setting::Light : AppTheme::Setting::Dark;
