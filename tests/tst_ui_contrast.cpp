@@ -396,7 +396,7 @@ private Q_SLOTS:
         AppTheme::apply(AppTheme::Setting::System);
     }
 
-    void textIsReadable_data()
+    void switchingThemeLeavesEveryTextReadable_data()
     {
         QTest::addColumn<AppTheme::Setting>("theme");
         QTest::addColumn<bool>("atStart");
@@ -424,7 +424,7 @@ private Q_SLOTS:
         }
     }
 
-    void textIsReadable()
+    void switchingThemeLeavesEveryTextReadable()
     {
         QFETCH(AppTheme::Setting, theme);
         QFETCH(bool, atStart);
