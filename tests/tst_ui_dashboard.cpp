@@ -146,6 +146,37 @@ private:
         return w;
     }
 
+    // A run in which every request failed because nobody listened at the target, just finished
+    // and reopened.
+    static void failedRunRows()
+    {
+        QTest::addColumn<bool>("reopened");
+        QTest::newRow("just finished") << false;
+        QTest::newRow("reopened") << true;
+    }
+
+    /// The window showing a run whose every request was refused (port 9: nobody listens).
+    std::unique_ptr<MainWindow> windowOnARefusedRun(bool reopened)
+    {
+        RunConfig c = simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2"));
+        c.target.name = QStringLiteral("down");
+        c.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+        c.target.model = QStringLiteral("m");
+        c.load.stages.clear();
+        c.load.concurrency = 2;
+        c.load.requests = 6;
+        auto w = window(c);
+        const RunOutcome outcome = runToEnd(*w);
+        if (!outcome.summary.total.requests.allFailed())
+            qFatal("the run did not fail");
+        if (reopened) {
+            QSignalSpy opened(w.get(), &MainWindow::runOpened);
+            if (!w->openRun(outcome.directory) || !QTest::qWaitFor([&] { return opened.size() == 1; }, 30000))
+                qFatal("cannot reopen the failed run");
+        }
+        return w;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -941,6 +972,47 @@ private Q_SLOTS:
         const QString text = QApplication::clipboard()->text();
         QVERIFY2(text.contains(QStringLiteral("TTFT p50\tms\t")), qPrintable(text.left(300)));
         QVERIFY(text.startsWith(QStringLiteral("Metric\tUnit\tWhole run")));
+    }
+
+    // Regression (issue 27): a failed run drew empty 0–1 axes for its throughput and concurrency.
+    // Only its errors are charted; every other chart says what happened.
+    void failedRunDrawsNoEmptyAxes_data() { failedRunRows(); }
+
+    void failedRunDrawsNoEmptyAxes()
+    {
+        QFETCH(bool, reopened);
+        auto w = windowOnARefusedRun(reopened);
+        const QList<DashboardView::ChartEntry> charts = w->dashboard()->shownCharts();
+        QVERIFY(charts.size() >= 5);
+        for (const DashboardView::ChartEntry &chart : charts) {
+            if (chart.key == QLatin1String("errors-by-status")) {
+                QVERIFY(!chart.view->isEmpty());
+                continue;
+            }
+            QVERIFY2(chart.view->isEmpty(), qPrintable(chart.key));
+            if (chart.key != QLatin1String("server"))
+                QVERIFY2(
+                    chart.view->emptyText().startsWith(QStringLiteral("No request succeeded: nothing to chart.")) &&
+                        chart.view->emptyText().contains(QStringLiteral("6 of 6 requests failed")),
+                    qPrintable(chart.key + QStringLiteral(": ") + chart.view->emptyText()));
+        }
+    }
+
+    // Regression (issue 27): the Server card of a run whose server was down said its /metrics was
+    // not scraped (or could not be read), as if the endpoint were the problem.
+    void serverCardDoesNotBlameMetricsWhenTheServerWasDown_data() { failedRunRows(); }
+
+    void serverCardDoesNotBlameMetricsWhenTheServerWasDown()
+    {
+        QFETCH(bool, reopened);
+        auto w = windowOnARefusedRun(reopened);
+        ChartView *server = w->dashboard()->chartView(QStringLiteral("server"));
+        QVERIFY(server->isEmpty());
+        const QString text = server->emptyText();
+        QVERIFY2(text.startsWith(QStringLiteral("The server did not answer (6 of 6 requests failed")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("not scraped")) && !text.contains(QStringLiteral("could not be read")),
+                 qPrintable(text));
     }
 
     // View ▸ Theme: Dark darkens the dashboard's page, tiles and charts, is kept for the next

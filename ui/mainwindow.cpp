@@ -857,10 +857,7 @@ void MainWindow::updateLiveStatus()
     }
     m_liveStatus->setText(text);
     m_liveStatus->setToolTip(tip);
-    // Only when it changes: a style sheet is re-applied (and the label re-polished) on every set.
-    const QString style = p.failed > 0 ? QStringLiteral("color: #c62828;") : QString();
-    if (m_liveStatus->styleSheet() != style)
-        m_liveStatus->setStyleSheet(style);
+    AppTheme::setStyleSheet(m_liveStatus, p.failed > 0 ? QStringLiteral("color: #c62828;") : QString());
 }
 
 void MainWindow::setRunsFolder(const QString &folder)

@@ -14,7 +14,7 @@ namespace {
 
 const QColor kBetter(0x15, 0x80, 0x3d);
 const QColor kWorse(0xb9, 0x1c, 0x1c);
-const QColor kMuted(0x6b, 0x72, 0x80);
+const QColor kMuted(0x4b, 0x55, 0x63); // 4.5:1 also on the baseline column's tint
 const QColor kStar(0xb7, 0x79, 0x1f);
 
 /// One of the colours above in the theme the table is drawn in.

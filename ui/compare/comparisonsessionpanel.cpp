@@ -2,6 +2,7 @@
 
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
+#include "models/quantitystyle.h"
 #include "models/targetlistmodel.h"
 #include "widgets/card.h"
 
@@ -53,16 +54,21 @@ QString statusText(SessionRunStatus status, const QString &error)
 
 QColor statusColor(SessionRunStatus status)
 {
+    QColor light(0x4b, 0x55, 0x63);
     switch (status) {
     case SessionRunStatus::Ok:
-        return QColor(0x15, 0x80, 0x3d);
+        light = QColor(0x15, 0x80, 0x3d);
+        break;
     case SessionRunStatus::Failed:
-        return QColor(0xb9, 0x1c, 0x1c);
+        light = QColor(0xb9, 0x1c, 0x1c);
+        break;
     case SessionRunStatus::Running:
-        return QColor(0x1f, 0x6f, 0xd1);
+        light = QColor(0x1d, 0x4e, 0xd8);
+        break;
     default:
-        return QColor(0x6b, 0x72, 0x80);
+        break;
     }
+    return chartstyle::themed(light, chartstyle::screenTheme());
 }
 
 } // namespace
@@ -295,7 +301,8 @@ void ComparisonSessionPanel::run()
 {
     QString error;
     if (!start(&error) && !error.isEmpty())
-        m_state->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>")
+        m_state->setText(QStringLiteral("<span style='color:%1'>%2</span>")
+                             .arg(chartstyle::themed(QColor(0xb9, 0x1c, 0x1c), chartstyle::screenTheme()).name())
                              .arg(error.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br/>"))));
 }
 

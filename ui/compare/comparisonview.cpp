@@ -8,6 +8,7 @@
 #include "compare/comparisondelegate.h"
 #include "compare/headlinestrip.h"
 #include "models/comparisonmodel.h"
+#include "widgets/apptheme.h"
 #include "widgets/card.h"
 
 #include "analysis/baseline.h"
@@ -142,8 +143,8 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
-                                           "padding: 6px 10px; color: #1f2937; }"));
+    AppTheme::setStyleSheet(m_banner, QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
+                                                     "padding: 6px 10px; color: #1f2937; }"));
     m_banner->hide();
     m_strip->hide();
 
@@ -157,7 +158,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::ContiguousSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
-    m_table->setStyleSheet(QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
+    AppTheme::setStyleSheet(m_table, QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
     auto *copyShortcut = new QAction(tr("Copy Table"), m_table);
     copyShortcut->setShortcut(QKeySequence::Copy);
     copyShortcut->setShortcutContext(Qt::WidgetShortcut);
@@ -171,7 +172,7 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_pairedTable->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
     m_pairedTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_pairedTable->setWordWrap(false);
-    m_pairedTable->setStyleSheet(QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
+    AppTheme::setStyleSheet(m_pairedTable, QStringLiteral("QTableView { gridline-color: #e5e7eb; }"));
 
     // The charts.
     for (const Metric m : {Metric::Ttft, Metric::E2e, Metric::Itl, Metric::Tpot})
@@ -496,7 +497,7 @@ void ComparisonView::updateBanner()
 {
     QStringList parts;
     if (!m_problems.isEmpty()) {
-        QString text = tr("<b style='color:#b91c1c'>Not compared</b> — these folders could not be read:");
+        QString text = tr("<b>Not compared</b> — these folders could not be read:");
         for (const QString &p : std::as_const(m_problems))
             text += QStringLiteral("<br/>• ") + p.toHtmlEscaped();
         parts << text;

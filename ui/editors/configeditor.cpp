@@ -5,6 +5,7 @@
 #include "editors/targeteditor.h"
 #include "editors/workloadeditor.h"
 #include "models/targetlistmodel.h"
+#include "widgets/apptheme.h"
 #include "widgets/formstyle.h"
 
 #include <QEvent>
@@ -81,7 +82,7 @@ ConfigEditor::ConfigEditor(SimulatorController *simulator, QWidget *parent)
     , m_forms{m_workload, m_load}
     , m_otherProblems(FieldValidator::createMessageLabel(this))
 {
-    setStyleSheet(validationStyleSheet());
+    AppTheme::setStyleSheet(this, validationStyleSheet());
     m_targetList->setObjectName(QStringLiteral("targetList"));
     m_tabs->setObjectName(QStringLiteral("configTabs"));
     m_duplicate->setObjectName(QStringLiteral("duplicateTarget"));

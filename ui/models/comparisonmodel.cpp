@@ -1,5 +1,7 @@
 #include "models/comparisonmodel.h"
 
+#include "models/quantitystyle.h"
+
 #include "analysis/metriccatalogue.h"
 #include "analysis/svgchart.h"
 
@@ -160,7 +162,7 @@ QVariant ComparisonModel::runData(const ComparisonTable::Row &row, int run, int 
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::BackgroundRole:
-        return isBase ? QVariant(kBaselineTint) : QVariant();
+        return isBase ? QVariant(chartstyle::themed(kBaselineTint, chartstyle::screenTheme())) : QVariant();
     case ValueRole:
         return value ? QVariant(*value) : QVariant();
     case BestRole:

@@ -13,7 +13,7 @@ namespace tb::chartstyle {
 namespace {
 
 /// Light and dark counterparts; no colour is in both columns, so a colour maps back unambiguously.
-constexpr std::array<std::pair<QRgb, QRgb>, 16> kCounterparts{{
+constexpr std::array<std::pair<QRgb, QRgb>, 26> kCounterparts{{
     {0x1f2937, 0xe8eaee}, // primary text
     {0x111827, 0xf3f4f6}, // tile values
     {0x4b5563, 0xaeb5c1}, // muted text
@@ -26,10 +26,20 @@ constexpr std::array<std::pair<QRgb, QRgb>, 16> kCounterparts{{
     {0x15803d, 0x4ade80}, // better
     {0xb91c1c, 0xf87171}, // worse
     {0xb7791f, 0xfbbf24}, // the winner's star
-    {0xc62828, 0xef5350}, // error notes
+    {0xc62828, 0xf28b82}, // error notes (a deeper red is under 4.5:1 on the dark cards)
     {0x2e7d32, 0x66bb6a}, // changes for the better
     {0x34495e, 0x8da4bf}, // in flight: navy is lost on a dark surface
     {0x6d4c41, 0xb48b7d}, // out/in: so is dark brown
+    {0xb45309, 0xf5b14c}, // warnings and notes in amber
+    {0xfff8eb, 0x3a2e1c}, // the comparison's notes banner
+    {0xd97706, 0xe0a040}, // its edge
+    {0xfdecea, 0x3d2224}, // a request's error box
+    {0x8a1c1c, 0xfca5a5}, // its text
+    {0xf5c2c0, 0x7a3434}, // its border
+    {0xf1f5fb, 0x27303c}, // the comparison's baseline column
+    {0x1d4ed8, 0x93c5fd}, // running (a session's status)
+    {0x1f5fae, 0x2f6fd0}, // selection
+    {0x5f6672, 0x8b93a0}, // placeholders and hints
 }};
 
 QColor pick(QRgb light, Theme theme)

@@ -112,7 +112,9 @@ QVariant RequestsModel::data(const QModelIndex &index, int role) const
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && !r.ok() && (index.column() == StatusColumn || index.column() == ErrorColumn))
-        return QBrush(r.status == RequestStatus::Cancelled ? QColor(0x6b, 0x72, 0x80) : QColor(0xc6, 0x28, 0x28));
+        return QBrush(chartstyle::themed(r.status == RequestStatus::Cancelled ? QColor(0x4b, 0x55, 0x63)
+                                                                              : QColor(0xc6, 0x28, 0x28),
+                                         chartstyle::screenTheme()));
     if (role == Qt::ToolTipRole && index.column() == ErrorColumn && !r.errorMessage.isEmpty())
         return r.errorMessage;
     if (role != Qt::DisplayRole)

@@ -245,13 +245,14 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                    : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole) {
+        const auto shade = [](const QColor &light) { return chartstyle::themed(light, chartstyle::screenTheme()); };
         if (!e.problem.isEmpty())
-            return QColor(0x9c, 0xa3, 0xaf);
+            return shade(QColor(0x6b, 0x72, 0x80));
         if (index.column() == BaselineColumn && e.changeDirection != 0)
-            return e.changeDirection > 0 ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28);
+            return shade(e.changeDirection > 0 ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
         if ((index.column() == ErrorsColumn && e.failed > 0) ||
             (index.column() == StatusColumn && e.status == Status::Failed))
-            return QColor(0xc6, 0x28, 0x28);
+            return shade(QColor(0xc6, 0x28, 0x28));
         return {};
     }
     const bool sort = role == SortRole;

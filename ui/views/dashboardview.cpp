@@ -16,6 +16,7 @@
 #include "analysis/metriccatalogue.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -43,6 +44,12 @@ enum LatencyLine { TtftP50, TtftP99, E2eP50, E2eP99 };
 enum ThroughputLine { RequestsLine, TokensLine };
 enum InFlightLine { InFlightActual, InFlightTarget };
 enum ServerLine { ServerRunning, ServerWaiting, ServerTtft, ClientTtft };
+
+/// A colour of the light look for rich text, in the screen's theme.
+QString htmlColor(const QColor &light)
+{
+    return chartstyle::themed(light, chartstyle::screenTheme()).name();
+}
 
 struct TileSpec {
     const char *key;
@@ -497,6 +504,14 @@ void DashboardView::refreshPart(Part part)
     ++m_redraws;
 }
 
+void DashboardView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // The subtitle's coloured parts are written into its text in the theme of the time.
+    if (event->type() == QEvent::PaletteChange)
+        refreshHeader();
+}
+
 void DashboardView::refreshHeader()
 {
     const RunDocument &d = *m_document;
@@ -530,7 +545,8 @@ void DashboardView::refreshHeader()
         break;
     case RunDocument::State::Finished:
         if (!d.error().isEmpty())
-            parts << tr("<span style='color:#c62828'>failed: %1</span>").arg(d.error().toHtmlEscaped());
+            parts << tr("<span style='color:%1'>failed: %2</span>")
+                         .arg(htmlColor(QColor(0xc6, 0x28, 0x28)), d.error().toHtmlEscaped());
         else if (d.cancelled())
             parts << tr("stopped after %1 s, %2 requests (saved)").arg(formatNumber(elapsedS)).arg(requests);
         else
@@ -544,10 +560,11 @@ void DashboardView::refreshHeader()
     case RunDocument::State::Empty:
         break;
     }
+    const QString amber = htmlColor(QColor(0xb4, 0x53, 0x09));
     for (const QString &note : d.notes())
-        parts << QStringLiteral("<span style='color:#b45309'>%1</span>").arg(note.toHtmlEscaped());
+        parts << QStringLiteral("<span style='color:%1'>%2</span>").arg(amber, note.toHtmlEscaped());
     for (const QString &warning : s.warnings)
-        parts << QStringLiteral("<span style='color:#b45309'>⚠ %1</span>").arg(warning.toHtmlEscaped());
+        parts << QStringLiteral("<span style='color:%1'>⚠ %2</span>").arg(amber, warning.toHtmlEscaped());
     m_subtitle->setText(parts.join(QStringLiteral(" · ")));
 
     // A failing target is said in words, not left to the error chart: what failed and why.
@@ -682,8 +699,16 @@ void DashboardView::finishTimeChart(TimeChart *chart, const Frame &f, const QStr
 void DashboardView::finishChart(const QString &key, bool empty, const QString &live, const QString &saved)
 {
     ChartView *view = chartView(key);
-    view->setEmptyText(m_document->isLive() ? live : saved);
-    view->setEmpty(empty);
+    // A run in which no request succeeded has only its errors (and perhaps the server's metrics)
+    // to chart: the others say what happened instead of drawing empty 0–1 axes.
+    const RunDocument &d = *m_document;
+    if (!d.isLive() && d.allFailed() && key != QLatin1String("errors-by-status") && key != QLatin1String("server")) {
+        view->setEmptyText(tr("No request succeeded: nothing to chart. %1.").arg(d.failureHeadline()));
+        view->setEmpty(true);
+    } else {
+        view->setEmptyText(d.isLive() ? live : saved);
+        view->setEmpty(empty);
+    }
     view->setExportSubtitle(m_document->name());
     view->setExportCaption(m_document->info().workloadCaption());
     view->updateTooltips();
@@ -805,7 +830,9 @@ void DashboardView::refreshServer()
     m_serverNote->setText(facts.join(QStringLiteral(" · ")));
     m_serverNote->setVisible(!facts.isEmpty());
     const QString why =
-        server && !server->problem.isEmpty()
+        d.serverDidNotAnswer()
+            ? tr("The server did not answer (%1), so it had no /metrics to read either.").arg(d.failureHeadline())
+        : server && !server->problem.isEmpty()
             ? tr("The server's metrics could not be read: %1").arg(server->problem)
             : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
     finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),

@@ -3,6 +3,7 @@
 #include "charts/chartview.h"
 #include "models/summarymodel.h"
 #include "views/rundocument.h"
+#include "widgets/apptheme.h"
 #include "widgets/folderdialog.h"
 
 #include "config/inputfile.h"
@@ -201,11 +202,11 @@ void ExportDialog::run()
     QString error;
     const QStringList written = exportSelected(&error);
     if (!error.isEmpty()) {
-        m_status->setStyleSheet(QStringLiteral("color: #c62828;"));
+        AppTheme::setStyleSheet(m_status, QStringLiteral("color: #c62828;"));
         m_status->setText(error);
         return;
     }
-    m_status->setStyleSheet(QStringLiteral("color: #2e7d32;"));
+    AppTheme::setStyleSheet(m_status, QStringLiteral("color: #2e7d32;"));
     m_status->setText(
         tr("Wrote %n file(s) to %1", nullptr, int(written.size())).arg(QDir::toNativeSeparators(folder())));
     Q_EMIT exported(written);

@@ -6,6 +6,7 @@
 #include "models/requestsmodel.h"
 #include "models/timelinemodel.h"
 #include "results/chunkreader.h"
+#include "widgets/apptheme.h"
 #include "widgets/card.h"
 
 #include <QChart>
@@ -53,11 +54,11 @@ RequestDetailView::RequestDetailView(QWidget *parent)
     m_error->setObjectName(QStringLiteral("requestError"));
     m_error->setWordWrap(true);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid #f5c2c0; "
-                                          "border-radius: 3px; padding: 6px; }"));
+    AppTheme::setStyleSheet(m_error, QStringLiteral("QLabel { background: #fdecea; color: #8a1c1c; border: 1px solid "
+                                                    "#f5c2c0; border-radius: 3px; padding: 6px; }"));
     m_error->hide();
     m_chunkStatus->setObjectName(QStringLiteral("chunkStatus"));
-    setTextColor(m_chunkStatus, QColor(0x6b, 0x72, 0x80));
+    setTextColor(m_chunkStatus, QColor(0x4b, 0x55, 0x63));
     m_chunkStatus->setWordWrap(true);
 
     m_events->setObjectName(QStringLiteral("timelineTable"));

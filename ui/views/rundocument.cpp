@@ -3,10 +3,13 @@
 #include "models/requestsmodel.h"
 #include "models/runhistorymodel.h"
 
+#include "metrics/requestrecord.h"
+
 #include <QDir>
 #include <QFileInfo>
 
 #include <algorithm>
+#include <optional>
 
 namespace tb {
 
@@ -184,6 +187,18 @@ bool RunDocument::allFailed() const
 QString RunDocument::failureHeadline() const
 {
     return m_errors.headline(m_summary.total.requests);
+}
+
+bool RunDocument::serverDidNotAnswer() const
+{
+    if (!allFailed())
+        return false;
+    const QStringList labels = m_errors.labels();
+    return std::all_of(labels.begin(), labels.end(), [](const QString &label) {
+        const std::optional<RequestStatus> status = statusFromName(label);
+        return status == RequestStatus::Connect || status == RequestStatus::Timeout || status == RequestStatus::Tls ||
+               status == RequestStatus::Proxy;
+    });
 }
 
 QStringList RunDocument::topErrors(int n) const

@@ -61,6 +61,9 @@ public:
     /// "200 of 200 requests failed — connection refused": the failed share and the most frequent
     /// cause; empty when nothing failed.
     QString failureHeadline() const;
+    /// Every request failed before an HTTP answer (refused, unreachable, timed out, TLS or proxy
+    /// refused): the server was down or not there, so neither were its /metrics.
+    bool serverDidNotAnswer() const;
     /// The most frequent causes with their counts ("connect: Connection refused (200)"), one a line.
     QStringList topErrors(int n) const;
 

@@ -37,7 +37,7 @@ SummaryView::SummaryView(RunDocument *document, QWidget *parent)
     copy->setObjectName(QStringLiteral("copySummary"));
     copy->setToolTip(tr("Copy the summary for a spreadsheet or a document (Ctrl+Shift+C)"));
     auto *hint = new QLabel(tr("Exact values: File → Export (Ctrl+E) writes this table as CSV."), this);
-    setTextColor(hint, QColor(0x6b, 0x72, 0x80));
+    setTextColor(hint, QColor(0x4b, 0x55, 0x63));
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(copy);
     buttons->addWidget(hint, 1);

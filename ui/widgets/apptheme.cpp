@@ -7,8 +7,10 @@
 #include <QApplication>
 #include <QIconEngine>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QWidget>
 
 #include <memory>
 #include <utility>
@@ -81,6 +83,48 @@ std::optional<AppTheme::Setting> AppTheme::fromName(const QString &name)
     return enumFromName<Setting>(kSettingNames, name.toLower());
 }
 
+namespace {
+
+const char kLightStyleSheet[] = "tbLightStyleSheet";
+
+/// `sheet` with each #rrggbb colour replaced by its counterpart in `theme`.
+QString themedStyleSheet(QString sheet, chartstyle::Theme theme)
+{
+    static const QRegularExpression hex(QStringLiteral("#[0-9a-fA-F]{6}\\b"));
+    qsizetype from = 0;
+    for (QRegularExpressionMatch m = hex.match(sheet); m.hasMatch(); m = hex.match(sheet, from)) {
+        const QString color = chartstyle::themed(QColor(m.captured()), theme).name();
+        sheet.replace(m.capturedStart(), m.capturedLength(), color);
+        from = m.capturedStart() + color.size();
+    }
+    return sheet;
+}
+
+/// Polishes again every widget with a style sheet, in the new palette and with its colours themed.
+void restyle()
+{
+    const chartstyle::Theme theme = chartstyle::screenTheme();
+    const QWidgetList widgets = QApplication::allWidgets();
+    for (QWidget *widget : widgets) {
+        const QVariant light = widget->property(kLightStyleSheet);
+        if (light.isValid())
+            widget->setStyleSheet(themedStyleSheet(light.toString(), theme));
+        else if (!widget->styleSheet().isEmpty())
+            widget->setStyleSheet(widget->styleSheet());
+    }
+}
+
+} // namespace
+
+void AppTheme::setStyleSheet(QWidget *widget, const QString &lightSheet)
+{
+    widget->setProperty(kLightStyleSheet, lightSheet);
+    // Only when it changes: a style sheet is re-applied (and the widget re-polished) on every set.
+    const QString sheet = themedStyleSheet(lightSheet, chartstyle::screenTheme());
+    if (widget->styleSheet() != sheet)
+        widget->setStyleSheet(sheet);
+}
+
 void AppTheme::apply(Setting setting)
 {
     startup();
@@ -98,12 +142,24 @@ void AppTheme::apply(Setting setting)
         QApplication::setPalette(darkPalette());
         break;
     }
+    restyle();
 }
 
 QPalette AppTheme::lightPalette()
 {
+    using chartstyle::Theme;
     std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
-    return fusion ? fusion->standardPalette() : QPalette(Qt::white);
+    QPalette p = fusion ? fusion->standardPalette() : QPalette(Qt::white);
+    const QColor window = chartstyle::themed(QColor(0xf4, 0xf5, 0xf7), Theme::Light); // the dashboard's page
+    const QColor selection = chartstyle::themed(QColor(0x1f, 0x5f, 0xae), Theme::Light);
+    const QColor hint = chartstyle::themed(QColor(0x5f, 0x66, 0x72), Theme::Light);
+    for (const QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
+        p.setColor(group, QPalette::Window, window);
+        p.setColor(group, QPalette::Highlight, selection);
+        p.setColor(group, QPalette::HighlightedText, Qt::white);
+        p.setColor(group, QPalette::PlaceholderText, hint);
+    }
+    return p;
 }
 
 QPalette AppTheme::darkPalette()
@@ -121,7 +177,7 @@ QPalette AppTheme::darkPalette()
     p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2e, 0x35));
     p.setColor(QPalette::ToolTipBase, button);
     p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::PlaceholderText, QColor(0x8b, 0x93, 0xa0));
+    p.setColor(QPalette::PlaceholderText, chartstyle::themed(QColor(0x5f, 0x66, 0x72), Theme::Dark));
     p.setColor(QPalette::Text, text);
     p.setColor(QPalette::Button, button);
     p.setColor(QPalette::ButtonText, text);
@@ -131,7 +187,7 @@ QPalette AppTheme::darkPalette()
     p.setColor(QPalette::Mid, QColor(0x25, 0x28, 0x2e));
     p.setColor(QPalette::Dark, QColor(0x14, 0x16, 0x19));
     p.setColor(QPalette::Shadow, QColor(0x0a, 0x0b, 0x0d));
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xd0));
+    p.setColor(QPalette::Highlight, chartstyle::themed(QColor(0x1f, 0x5f, 0xae), Theme::Dark));
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::Link, QColor(0x6e, 0xa8, 0xfe));
     p.setColor(QPalette::LinkVisited, QColor(0xb3, 0x9d, 0xdb));

@@ -6,6 +6,8 @@
 
 #include <optional>
 
+class QWidget;
+
 namespace tb {
 
 /// View ▸ Theme: the application's palette. System follows the desktop (a dark system palette
@@ -21,11 +23,17 @@ public:
     static std::optional<Setting> fromName(const QString &name);
 
     /// Sets the application's style and palette for `setting`; every widget is told (PaletteChange)
-    /// and the charts and cards restyle themselves. Back to System restores the palette the
-    /// application started with.
+    /// and the charts and cards restyle themselves, and every widget with a style sheet is polished
+    /// again (Qt leaves it, and all under it, in the palette it had when first polished). Back to
+    /// System restores the palette the application started with.
     static void apply(Setting setting);
     static QPalette darkPalette();
+    /// Fusion's standard palette made readable: its selection, placeholders and the grey of its
+    /// window left white text, hints and notes under 4.5:1 (WCAG AA).
     static QPalette lightPalette();
+    /// Gives `widget` a style sheet written in the light look's colours; in the dark look each
+    /// colour is its chartstyle::themed() counterpart, and apply() rewrites it on every change.
+    static void setStyleSheet(QWidget *widget, const QString &lightSheet);
     /// A one-colour icon (the style's play and stop triangles are black) drawn in the button text
     /// colour of the palette at the time it is drawn: visible in either theme.
     static QIcon tinted(const QIcon &icon);

@@ -1,5 +1,7 @@
 #include "widgets/formstyle.h"
 
+#include "widgets/card.h"
+
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -62,19 +64,19 @@ QString validationStyleSheet()
 
 void setTone(QLabel *label, Tone tone)
 {
-    QPalette palette = label->palette();
+    // Light-look colours that setTextColor() keeps themed: a colour read from the palette now
+    // would stay when the theme changes.
     switch (tone) {
     case Tone::Hint:
-        palette.setColor(QPalette::WindowText, QPalette().color(QPalette::PlaceholderText));
+        setTextColor(label, QColor(0x5f, 0x66, 0x72)); // the palettes' placeholder grey
         break;
     case Tone::Good:
-        palette.setColor(QPalette::WindowText, QColor(0x2e, 0x7d, 0x32));
+        setTextColor(label, QColor(0x2e, 0x7d, 0x32));
         break;
     case Tone::Bad:
-        palette.setColor(QPalette::WindowText, QColor(0xc6, 0x28, 0x28));
+        setTextColor(label, QColor(0xc6, 0x28, 0x28));
         break;
     }
-    label->setPalette(palette);
 }
 
 } // namespace tb
