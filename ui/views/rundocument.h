@@ -61,6 +61,9 @@ public:
     /// "200 of 200 requests failed — connection refused": the failed share and the most frequent
     /// cause; empty when nothing failed.
     QString failureHeadline() const;
+    /// The headline and then the next causes ("… — connection refused · also: timeout (3)"): each
+    /// message once, as the dashboard's error line says it.
+    QString failureNote() const;
     /// The most frequent causes with their counts ("connect: Connection refused (200)"), one a line.
     QStringList topErrors(int n) const;
 
