@@ -421,6 +421,9 @@ private Q_SLOTS:
         QVERIFY(page);
         QVERIFY(page->isVisible());
         auto *text = page->findChild<QTextBrowser *>();
+        // For a person to look at, in either theme.
+        page->grab().save(QDir::temp().filePath(
+            QStringLiteral("tokenbench-getting-started-%1.png").arg(QLatin1String(QTest::currentDataTag()))));
         const QString plain = text->toPlainText();
         for (const char *topic :
              {"simulator", "Base URL", "Key variable", "Test connection", "Dashboard", "knee", "Compare", "Export"})

@@ -632,19 +632,20 @@ private Q_SLOTS:
 
         const QStringList kinds{QStringLiteral("chart"),  QStringLiteral("export"), QStringLiteral("config"),
                                 QStringLiteral("report"), QStringLiteral("csv"),    QStringLiteral("comparison chart")};
+        const auto shownExportDialog = [&window]() -> ExportDialog * {
+            QList<ExportDialog *> dialogs = window.findChildren<ExportDialog *>();
+            dialogs.removeIf([](const ExportDialog *d) { return !d->isVisible(); });
+            return dialogs.size() == 1 ? dialogs.constFirst() : nullptr;
+        };
         // Opens a dialog as the user would; the file dialog that asks (File ▸ Export: its Browse).
         const auto open = [&](const QString &kind) -> QFileDialog * {
             if (kind == QLatin1String("chart")) {
                 window.dashboard()->charts().constFirst().view->exportChart();
             } else if (kind == QLatin1String("export")) {
                 window.showExportDialog();
-                QList<ExportDialog *> dialogs = window.findChildren<ExportDialog *>();
-                dialogs.removeIf([](const ExportDialog *d) { return !d->isVisible(); });
-                if (dialogs.size() != 1)
-                    return nullptr;
-                ExportDialog *exportDialog = dialogs.constFirst();
+                ExportDialog *exportDialog = shownExportDialog();
                 // The run's own folder in the remembered one: runs exported there do not overwrite each other.
-                if (QFileInfo(exportDialog->folder()).path() != ExportFolder::path())
+                if (!exportDialog || QFileInfo(exportDialog->folder()).path() != ExportFolder::path())
                     return nullptr;
                 exportDialog->findChild<QPushButton *>(QStringLiteral("exportBrowse"))->click();
             } else if (kind == QLatin1String("config")) {
@@ -666,7 +667,7 @@ private Q_SLOTS:
                 dialog ? QFileInfo(dialog->directory().absolutePath()).canonicalFilePath() : QString();
             if (dialog)
                 dialog->reject();
-            if (auto *exportDialog = window.findChild<ExportDialog *>(); exportDialog && exportDialog->isVisible())
+            if (ExportDialog *exportDialog = shownExportDialog())
                 exportDialog->reject();
             return folder;
         };
@@ -680,7 +681,11 @@ private Q_SLOTS:
         QVERIFY(dialog);
         dialog->selectFile(picked == QLatin1String("export") ? after.path()
                                                              : QDir(after.path()).filePath(QStringLiteral("picked")));
-        dialog->accept();
+        static_cast<QDialog *>(dialog)->accept(); // as its Save or Choose button does (QFileDialog's is protected)
+        if (ExportDialog *exportDialog = shownExportDialog()) {
+            QCOMPARE(exportDialog->folder(), after.path()); // Browse's folder is where this export goes
+            exportDialog->reject();
+        }
         const QString afterFolder = QFileInfo(after.path()).canonicalFilePath();
         QCOMPARE(QFileInfo(ExportFolder::path()).canonicalFilePath(), afterFolder);
         for (const QString &kind : kinds) {
