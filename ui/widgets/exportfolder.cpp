@@ -15,7 +15,7 @@ const QString kKey = QStringLiteral("files/exportFolder");
 
 QString ExportFolder::path()
 {
-    const QString stored = QSettings().value(kKey).toString();
+    QString stored = QSettings().value(kKey).toString();
     if (!stored.isEmpty())
         return stored;
     const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
