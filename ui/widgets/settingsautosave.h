@@ -24,8 +24,7 @@ public:
     SettingsAutosave(std::function<void()> write, QObject *parent);
 
     /// Each emission of `signal` is a change.
-    template<typename Sender, typename Signal>
-    void watch(const Sender *sender, Signal signal)
+    template<typename Sender, typename Signal> void watch(const Sender *sender, Signal signal)
     {
         connect(sender, signal, this, &SettingsAutosave::changed);
     }
