@@ -7,6 +7,7 @@
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
 #include "models/targetlistmodel.h"
+#include "views/gettingstartedpage.h"
 #include "views/rundocument.h"
 
 #include "analysis/metriccatalogue.h"
@@ -61,6 +62,33 @@ RunConfig remoteConfig()
     c.load.concurrency = 16;
     c.load.durationMs = 60000;
     return c;
+}
+
+/// A setting as a killed process leaves it: read from a copy of the file on disk, so that nothing
+/// this process holds in memory and has not written is seen.
+QVariant onDisk(const QString &key)
+{
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("settings.ini"));
+    if (!QFile::copy(QSettings().fileName(), copy))
+        return {};
+    return QSettings(copy, QSettings::IniFormat).value(key);
+}
+
+QStringList targetNamesOnDisk()
+{
+    QStringList names;
+    for (const TargetConfig &t : TargetListModel::fromJson(onDisk(QStringLiteral("targets/user")).toString().toUtf8()))
+        names << t.name;
+    return names;
+}
+
+QStringList userTargetNames(const MainWindow &w)
+{
+    QStringList names;
+    for (const TargetConfig &t : w.configEditor()->targets()->userTargets())
+        names << t.name;
+    return names;
 }
 
 QByteArray allFilesUnder(const QString &dir)
@@ -363,6 +391,105 @@ private Q_SLOTS:
         QPointer<QDialog> guard(shortcuts);
         QTest::keyClick(shortcuts, Qt::Key_Escape);
         QTRY_VERIFY(!guard || !guard->isVisible());
+    }
+
+    void helpHasAGettingStartedPage_data()
+    {
+        QTest::addColumn<int>("theme");
+        QTest::newRow("light") << int(AppTheme::Setting::Light);
+        QTest::newRow("dark") << int(AppTheme::Setting::Dark);
+    }
+
+    // Help had no page for a new user. Getting Started is Help's first entry (F1); every name it
+    // puts in bold is one the window shows (an action, tab, button or field), and it is readable in
+    // either theme (no colours of its own: the palette's text on the palette's base).
+    void helpHasAGettingStartedPage()
+    {
+        QFETCH(int, theme);
+        MainWindow w;
+        w.setSettingsWritable(false);
+        w.setTheme(AppTheme::Setting(theme));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QMenu *help = w.menus().constLast();
+        QCOMPARE(help->title().remove(QLatin1Char('&')), QStringLiteral("Help"));
+        QAction *first = help->actions().constFirst();
+        QCOMPARE(first->text().remove(QLatin1Char('&')), QStringLiteral("Getting Started"));
+        QCOMPARE(first->shortcut(), QKeySequence(Qt::Key_F1));
+        first->trigger();
+        auto *page = w.findChild<QDialog *>(QStringLiteral("gettingStartedDialog"));
+        QVERIFY(page);
+        QVERIFY(page->isVisible());
+        auto *text = page->findChild<QTextBrowser *>();
+        // For a person to look at, in either theme.
+        page->grab().save(QDir::temp().filePath(
+            QStringLiteral("tokenbench-getting-started-%1.png").arg(QLatin1String(QTest::currentDataTag()))));
+        const QString plain = text->toPlainText();
+        for (const char *topic :
+             {"simulator", "Base URL", "Key variable", "Test connection", "Dashboard", "knee", "Compare", "Export"})
+            QVERIFY2(plain.contains(QLatin1String(topic)), topic);
+
+        // What the window shows, by name.
+        QStringList shown;
+        for (const QAction *a : w.findChildren<QAction *>())
+            shown << a->text();
+        for (const QAbstractButton *b : w.findChildren<QAbstractButton *>())
+            shown << b->text();
+        for (const QLabel *l : w.findChildren<QLabel *>())
+            shown << l->text();
+        for (const QTabWidget *t : w.findChildren<QTabWidget *>()) {
+            for (int i = 0; i < t->count(); ++i)
+                shown << t->tabText(i);
+        }
+        for (QString &name : shown)
+            name = name.remove(QLatin1Char('&')).remove(QRegularExpression(QStringLiteral(":$"))).trimmed();
+        const QString html = text->toHtml();
+        QRegularExpressionMatchIterator bold =
+            QRegularExpression(QStringLiteral("style=\" font-weight:\\d+;\">([^<]+)<")).globalMatch(html);
+        int cited = 0;
+        while (bold.hasNext()) {
+            const QString name = bold.next().captured(1).simplified();
+            QVERIFY2(shown.contains(name), qPrintable(name));
+            ++cited;
+        }
+        QVERIFY2(cited >= 20, qPrintable(html));
+
+        // No colour of its own: text and background are the theme's, far apart.
+        QVERIFY(!GettingStartedPage::html().contains(QLatin1String("color")));
+        const QPalette palette = text->palette();
+        const auto luminance = [](const QColor &c) {
+            const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+            return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+        };
+        const double a = luminance(palette.color(QPalette::Text));
+        const double b = luminance(palette.color(QPalette::Base));
+        QVERIFY((std::max(a, b) + 0.05) / (std::min(a, b) + 0.05) >= 4.5);
+        w.setTheme(AppTheme::Setting::System);
+    }
+
+    // A run against a model the server does not have: every request 404, and the dashboard's error
+    // line said the server's message twice (in the headline and again as the top error).
+    void runBannerSaysEachMessageOnce()
+    {
+        QTemporaryDir runs;
+        MainWindow w;
+        w.show();
+        w.setRunsFolder(runs.path());
+        RunConfig c = w.currentConfig();
+        c.target.name = QStringLiteral("wrong model");
+        c.target.model = QStringLiteral("no-such-model");
+        c.load.durationMs = 0;
+        c.load.requests = 20;
+        w.configEditor()->setConfig(c);
+        QSignalSpy finished(&w, &MainWindow::runFinished);
+        QVERIFY(w.startRun());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        auto *note = w.findChild<QLabel *>(QStringLiteral("runErrors"));
+        QVERIFY(note);
+        QTRY_VERIFY(note->isVisible());
+        const QString text = note->text();
+        QVERIFY2(text.contains(QStringLiteral("20 of 20 requests failed")), qPrintable(text));
+        QCOMPARE(text.count(QStringLiteral("'no-such-model' does not exist")), 1);
     }
 
     void firstStartRunsOnSimulator()
@@ -789,7 +916,9 @@ private Q_SLOTS:
         auto *note = w.findChild<QLabel *>(QStringLiteral("runErrors"));
         QVERIFY(note);
         QTRY_VERIFY(note->isVisible());
-        QVERIFY2(note->text().contains(QStringLiteral("top errors: connect")), qPrintable(note->text()));
+        // One cause: said once, in the headline.
+        QVERIFY2(note->text().contains(QStringLiteral("Run failed: 20 of 20 requests failed — ")),
+                 qPrintable(note->text()));
     }
 
     void liveStatusCountsHandshakesAndSaysTheFirstError()
@@ -896,6 +1025,113 @@ private Q_SLOTS:
         QCOMPARE(w.currentConfig().load, c.load);
         QCOMPARE(w.configPath(), path);
         QCOMPARE(w.recentConfigs(), QStringList{path});
+    }
+
+    void newTargetProfileSurvivesAKill_data()
+    {
+        QTest::addColumn<QString>("button"); ///< under the profile list; empty: the name is edited
+        QTest::newRow("add") << "addTarget";
+        QTest::newRow("duplicate") << "duplicateTarget";
+        QTest::newRow("edit") << QString();
+        QTest::newRow("delete") << "deleteTarget";
+    }
+
+    // Settings were written only on a clean quit: a killed process lost the profiles added since the
+    // start. They are written when they change; the window is never closed here.
+    void newTargetProfileSurvivesAKill()
+    {
+        QFETCH(QString, button);
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.configEditor()->setConfig(remoteConfig()); // a profile of the user's own, selected
+        QTRY_COMPARE(targetNamesOnDisk(), QStringList{QStringLiteral("staging")});
+        if (button.isEmpty()) {
+            auto *name = w.findChild<QLineEdit *>(QStringLiteral("targetName"));
+            QVERIFY(name);
+            name->selectAll();
+            QTest::keyClicks(name, QStringLiteral("prod"));
+        } else {
+            auto *push = w.findChild<QPushButton *>(button);
+            QVERIFY(push);
+            push->click();
+        }
+        const QStringList now = userTargetNames(w);
+        QVERIFY(now != QStringList{QStringLiteral("staging")});
+        QTRY_COMPARE(targetNamesOnDisk(), now);
+    }
+
+    void workloadSurvivesAKill_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<int>("value");
+        QTest::newRow("prompt tokens (workload)") << "promptTokens" << 777;
+        QTest::newRow("concurrency (load)") << "concurrency" << 13;
+    }
+
+    // The workload and the load typed into the forms were lost to a killed process.
+    void workloadSurvivesAKill()
+    {
+        QFETCH(QString, field);
+        QFETCH(int, value);
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto *spin = w.configEditor()->findChild<QSpinBox *>(field);
+        QVERIFY(spin);
+        spin->setValue(value);
+        const RunConfig config = w.currentConfig();
+        const auto stored = [] {
+            const QByteArray json = onDisk(QStringLiteral("config/last")).toString().toUtf8();
+            QString error;
+            return runConfigFromJson(
+                nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false), &error);
+        };
+        QTRY_VERIFY(stored() && *stored() == config);
+    }
+
+    void windowLayoutSurvivesAKill_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::newRow("size") << "size";
+        QTest::newRow("side tab") << "side tab";
+        QTest::newRow("form tab") << "form tab";
+        QTest::newRow("theme") << "theme";
+    }
+
+    // The window as it was left — its size, tabs, theme — was lost to a killed process too.
+    void windowLayoutSurvivesAKill()
+    {
+        QFETCH(QString, change);
+        MainWindow w;
+        w.resize(1200, 760);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        if (change == QLatin1String("size")) {
+            w.resize(1100, 700);
+            const auto geometryOnDisk = [] {
+                QTemporaryDir dir;
+                const QString copy = dir.filePath(QStringLiteral("settings.ini"));
+                QFile::copy(QSettings().fileName(), copy);
+                const QSettings stored(copy, QSettings::IniFormat);
+                for (const QString &key : stored.allKeys()) {
+                    if (key.endsWith(QLatin1String("/geometry")))
+                        return stored.value(key).toByteArray();
+                }
+                return QByteArray();
+            };
+            QTRY_COMPARE(geometryOnDisk(), w.saveGeometry());
+        } else if (change == QLatin1String("side tab")) {
+            w.sideTabs()->setCurrentIndex(1);
+            QTRY_COMPARE(onDisk(QStringLiteral("window/sideTab")).toInt(), 1);
+        } else if (change == QLatin1String("form tab")) {
+            w.configEditor()->tabs()->setCurrentIndex(2);
+            QTRY_COMPARE(onDisk(QStringLiteral("window/configTab")).toInt(), 2);
+        } else {
+            w.setTheme(AppTheme::Setting::Dark);
+            QTRY_COMPARE(onDisk(QStringLiteral("view/theme")).toString(), QStringLiteral("dark"));
+            w.setTheme(AppTheme::Setting::System);
+        }
     }
 
     void credentialHeadersAndUserInfoNeverInSettings()

@@ -15,6 +15,9 @@
 #include "models/comparisonmodel.h"
 #include "models/summarymodel.h"
 #include "models/targetlistmodel.h"
+#include "views/dashboardview.h"
+#include "views/exportdialog.h"
+#include "widgets/exportfolder.h"
 #include "widgets/kpitile.h"
 
 #include "analysis/baseline.h"
@@ -29,6 +32,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineSeries>
 #include <QMenuBar>
@@ -592,6 +596,101 @@ private Q_SLOTS:
                 close->click();
             }
             QTRY_VERIFY(!panel.isVisible());
+        }
+    }
+
+    void exportDialogsShareOneRememberedFolder_data()
+    {
+        QTest::addColumn<QString>("picked"); ///< the dialog in which the user picks a new folder
+        QTest::newRow("dashboard chart") << "chart";
+        QTest::newRow("File ▸ Export") << "export";
+        QTest::newRow("configuration") << "config";
+        QTest::newRow("comparison report") << "report";
+        QTest::newRow("comparison table") << "csv";
+        QTest::newRow("comparison chart") << "comparison chart";
+    }
+
+    // Every export and save dialog started somewhere else — the working folder, next to the run, next
+    // to the first run compared — and none remembered the user's pick. All start in one folder, and a
+    // folder picked in any of them is where all start next time.
+    void exportDialogsShareOneRememberedFolder()
+    {
+        QFETCH(QString, picked);
+        QTemporaryDir before;
+        QTemporaryDir after;
+        ExportFolder::remember(before.path());
+        MainWindow window;
+        window.setSettingsWritable(false);
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::runOpened);
+        window.openRun(m_a);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({m_a, m_b});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+
+        const QStringList kinds{QStringLiteral("chart"),  QStringLiteral("export"), QStringLiteral("config"),
+                                QStringLiteral("report"), QStringLiteral("csv"),    QStringLiteral("comparison chart")};
+        const auto shownExportDialog = [&window]() -> ExportDialog * {
+            QList<ExportDialog *> dialogs = window.findChildren<ExportDialog *>();
+            dialogs.removeIf([](const ExportDialog *d) { return !d->isVisible(); });
+            return dialogs.size() == 1 ? dialogs.constFirst() : nullptr;
+        };
+        // Opens a dialog as the user would; the file dialog that asks (File ▸ Export: its Browse).
+        const auto open = [&](const QString &kind) -> QFileDialog * {
+            if (kind == QLatin1String("chart")) {
+                window.dashboard()->charts().constFirst().view->exportChart();
+            } else if (kind == QLatin1String("export")) {
+                window.showExportDialog();
+                ExportDialog *exportDialog = shownExportDialog();
+                // The run's own folder in the remembered one: runs exported there do not overwrite each other.
+                if (!exportDialog || QFileInfo(exportDialog->folder()).path() != ExportFolder::path())
+                    return nullptr;
+                exportDialog->findChild<QPushButton *>(QStringLiteral("exportBrowse"))->click();
+            } else if (kind == QLatin1String("config")) {
+                window.saveConfigAs();
+            } else if (kind == QLatin1String("report")) {
+                view.saveReportDialog();
+            } else if (kind == QLatin1String("csv")) {
+                view.saveCsvDialog();
+            } else {
+                view.exportChartDialog(ComparisonView::CdfTab, ChartExporter::Page::Slide);
+            }
+            QList<QFileDialog *> dialogs = window.findChildren<QFileDialog *>() + view.findChildren<QFileDialog *>();
+            dialogs.removeIf([](const QFileDialog *d) { return !d->isVisible(); });
+            return dialogs.size() == 1 ? dialogs.constFirst() : nullptr;
+        };
+        const auto startsIn = [&](const QString &kind) {
+            QFileDialog *dialog = open(kind);
+            const QString folder =
+                dialog ? QFileInfo(dialog->directory().absolutePath()).canonicalFilePath() : QString();
+            if (dialog)
+                dialog->reject();
+            if (ExportDialog *exportDialog = shownExportDialog())
+                exportDialog->reject();
+            return folder;
+        };
+        const QString beforeFolder = QFileInfo(before.path()).canonicalFilePath();
+        for (const QString &kind : kinds) {
+            const QString folder = startsIn(kind);
+            QVERIFY2(folder == beforeFolder, qPrintable(kind + QStringLiteral(": ") + folder));
+        }
+
+        QFileDialog *dialog = open(picked);
+        QVERIFY(dialog);
+        dialog->selectFile(picked == QLatin1String("export") ? after.path()
+                                                             : QDir(after.path()).filePath(QStringLiteral("picked")));
+        static_cast<QDialog *>(dialog)->accept(); // as its Save or Choose button does (QFileDialog's is protected)
+        if (ExportDialog *exportDialog = shownExportDialog()) {
+            QCOMPARE(exportDialog->folder(), after.path()); // Browse's folder is where this export goes
+            exportDialog->reject();
+        }
+        const QString afterFolder = QFileInfo(after.path()).canonicalFilePath();
+        QCOMPARE(QFileInfo(ExportFolder::path()).canonicalFilePath(), afterFolder);
+        for (const QString &kind : kinds) {
+            const QString folder = startsIn(kind);
+            QVERIFY2(folder == afterFolder, qPrintable(kind + QStringLiteral(": ") + folder));
         }
     }
 

@@ -746,6 +746,63 @@ private Q_SLOTS:
         QVERIFY(editor.isValid());
     }
 
+    void stopAfterRequestsSaysWhenItApplies_data()
+    {
+        QTest::addColumn<QString>("stages"); ///< empty: the simple form
+        QTest::addColumn<QString>("sweep");  ///< typed and generated after the stages, if any
+        QTest::addColumn<bool>("applies");
+        QTest::addColumn<QString>("says"); ///< in the hint under the fields, or (simple form) their tooltip
+        QTest::newRow("plain") << QString() << QString() << true << "The run ends after this many requests";
+        QTest::newRow("stages with durations") << "c=8:30s,c=16:30s" << QString() << false << "Not used";
+        QTest::newRow("stages without ends") << "c=8,c=16" << QString() << true << "For each stage";
+        QTest::newRow("some stages with ends") << "c=8:30s,c=16" << QString() << true
+                                               << "Only for the stages without a Duration or Requests of their own: "
+                                                  "c=16.";
+        QTest::newRow("sweep with durations") << "c=8:30s"
+                                              << "c=1..4:10s" << false << "Not used";
+        QTest::newRow("sweep without ends") << "c=8:30s"
+                                            << "c=1..4" << true << "For each stage";
+    }
+
+    // "Stop after 200 requests" looked active, its tooltip saying "whichever comes first", while every
+    // stage had a duration of its own (c=50 ran 244 requests): the field says what it ends, or that
+    // it ends nothing and is disabled.
+    void stopAfterRequestsSaysWhenItApplies()
+    {
+        QFETCH(QString, stages);
+        QFETCH(QString, sweep);
+        QFETCH(bool, applies);
+        QFETCH(QString, says);
+        ConfigEditor editor;
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        RunConfig c = base();
+        c.load.requests = 200;
+        if (!stages.isEmpty()) {
+            QString why;
+            const auto parsed = parseStages(stages, &why);
+            QVERIFY2(parsed, qPrintable(why));
+            c.load.stages = *parsed;
+        }
+        editor.setConfig(c);
+        editor.tabs()->setCurrentIndex(ConfigEditor::LoadTab);
+        if (!sweep.isEmpty()) {
+            QTest::keyClicks(editor.findChild<QLineEdit *>(QStringLiteral("sweepSpec")), sweep);
+            QTest::mouseClick(editor.findChild<QWidget *>(QStringLiteral("generateSweep")), Qt::LeftButton);
+        }
+        auto *requests = editor.findChild<QSpinBox *>(QStringLiteral("requests"));
+        auto *duration = editor.findChild<QWidget *>(QStringLiteral("duration"));
+        auto *hint = editor.findChild<QLabel *>(QStringLiteral("stopAfterHint"));
+        QVERIFY(requests && duration && hint);
+        QCOMPARE(requests->value(), 200);
+        QCOMPARE(requests->isEnabled(), applies);
+        QCOMPARE(duration->isEnabled(), applies);
+        QVERIFY(!requests->toolTip().contains(QStringLiteral("whichever comes first")) || applies);
+        const QString said = stages.isEmpty() ? requests->toolTip() : hint->text();
+        QVERIFY2(said.contains(says), qPrintable(said));
+        QCOMPARE(!hint->isHidden(), !stages.isEmpty());
+    }
+
     void missingPromptFileMarked()
     {
         ConfigEditor editor;

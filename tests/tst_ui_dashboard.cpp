@@ -26,6 +26,7 @@
 #include "views/runhistoryview.h"
 #include "views/summaryview.h"
 #include "widgets/apptheme.h"
+#include "widgets/exportfolder.h"
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
@@ -868,7 +869,8 @@ private Q_SLOTS:
         QTemporaryDir out;
         const QList<DashboardView::ChartEntry> shown = w->dashboard()->shownCharts();
         ExportDialog dialog(doc, shown, w->summaryView()->model(), w.get());
-        QVERIFY(dialog.folder().startsWith(doc->directory())); // next to the run by default
+        // By default the run's own folder in the one remembered export folder.
+        QCOMPARE(dialog.folder(), ExportFolder::filePath(QFileInfo(doc->directory()).fileName()));
         dialog.setFolder(out.path());
         dialog.setFormat(ChartExporter::Format(format));
         QString error;

@@ -10,6 +10,7 @@
 #include "models/targetlistmodel.h"
 #include "views/dashboardview.h"
 #include "views/exportdialog.h"
+#include "views/gettingstartedpage.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
 #include "views/runhistoryview.h"
@@ -17,6 +18,7 @@
 #include "views/summaryview.h"
 #include "views/workloadlengthsview.h"
 #include "widgets/folderdialog.h"
+#include "widgets/settingsautosave.h"
 
 #include "analysis/metriccatalogue.h"
 #include "results/rundirectory.h"
@@ -124,6 +126,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_splitter(new QSplitter(Qt::Horizontal, this))
     , m_readiness(new QLabel(this))
     , m_liveStatus(new QLabel(this))
+    , m_autosave(new SettingsAutosave([this] { writeSettings(); }, this))
     , m_confirmStopAfterNs(kConfirmStopAfterNs)
 {
     initResources();
@@ -198,6 +201,7 @@ MainWindow::MainWindow(QWidget *parent)
         });
     }
     readSettings();
+    watchSettings();
     updateRunState();
     setWindowModified(false);
     new ComparisonController(this); // the Compare menu, comparison tabs, sessions, dropped run folders
@@ -367,6 +371,9 @@ void MainWindow::createMenus()
     view->addAction(toolbar->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *gettingStarted = help->addAction(tr("&Getting Started"), this, &MainWindow::showGettingStarted);
+    gettingStarted->setObjectName(QStringLiteral("actionGettingStarted"));
+    gettingStarted->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&Metrics"), this, &MainWindow::showMetricGlossary)
         ->setObjectName(QStringLiteral("actionMetricGlossary"));
     help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)
@@ -440,13 +447,13 @@ void MainWindow::saveConfigToFile()
 
 void MainWindow::saveConfigAs()
 {
-    auto *dialog =
-        new QFileDialog(this, tr("Save Configuration"),
-                        m_configPath.isEmpty() ? QStringLiteral("tokenbench.json") : m_configPath, kConfigFilter);
-    dialog->setObjectName(QStringLiteral("saveConfigDialog"));
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    dialog->setDefaultSuffix(QStringLiteral("json"));
-    openConfigFileDialog(dialog, &MainWindow::saveConfig, tr("Cannot save the configuration"));
+    const QString name =
+        m_configPath.isEmpty() ? QStringLiteral("tokenbench.json") : QFileInfo(m_configPath).fileName();
+    askForSaveFile(this, tr("Save Configuration"), name, kConfigFilter, [this](const QString &path) {
+        QString error;
+        if (!saveConfig(path, &error))
+            showError(tr("Cannot save the configuration"), error);
+    })->setObjectName(QStringLiteral("saveConfigDialog"));
 }
 
 void MainWindow::openConfigDialog()
@@ -455,18 +462,12 @@ void MainWindow::openConfigDialog()
         new QFileDialog(this, tr("Open Configuration"), QFileInfo(m_configPath).absolutePath(), kConfigFilter);
     dialog->setObjectName(QStringLiteral("openConfigDialog"));
     dialog->setFileMode(QFileDialog::ExistingFile);
-    openConfigFileDialog(dialog, &MainWindow::openConfig, tr("Cannot open the configuration"));
-}
-
-void MainWindow::openConfigFileDialog(QFileDialog *dialog, bool (MainWindow::*use)(const QString &, QString *),
-                                      const QString &failure)
-{
     // open(), not exec(): the GUI never runs a nested event loop.
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QFileDialog::fileSelected, this, [this, use, failure](const QString &path) {
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
         QString error;
-        if (!(this->*use)(path, &error))
-            showError(failure, error);
+        if (!openConfig(path, &error))
+            showError(tr("Cannot open the configuration"), error);
     });
     dialog->open();
 }
@@ -966,6 +967,7 @@ void MainWindow::updateRecentMenu()
         updateRecentMenu();
     });
     clear->setEnabled(!m_recent.isEmpty());
+    m_autosave->changed();
 }
 
 void MainWindow::showError(const QString &title, const QString &text)
@@ -1021,6 +1023,25 @@ void MainWindow::readSettings()
     }
 }
 
+void MainWindow::watchSettings()
+{
+    m_autosave->watch(m_editor, &ConfigEditor::configChanged); // the target, workload and load forms
+    const TargetListModel *targets = m_editor->targets();
+    m_autosave->watch(targets, &QAbstractItemModel::dataChanged);
+    m_autosave->watch(targets, &QAbstractItemModel::rowsInserted);
+    m_autosave->watch(targets, &QAbstractItemModel::rowsRemoved);
+    m_autosave->watch(targets, &QAbstractItemModel::modelReset);
+    m_autosave->watch(m_editor->tabs(), &QTabWidget::currentChanged);
+    m_autosave->watch(m_side, &QTabWidget::currentChanged);
+    m_autosave->watch(m_splitter, &QSplitter::splitterMoved);
+    m_autosave->watch(m_historyView, &RunHistoryView::folderChosen);
+    m_autosave->watch(m_serveMetrics, &QAction::toggled);
+    m_autosave->watchWidget(this);
+    m_autosave->watchWidget(m_side);
+    for (QToolBar *toolbar : findChildren<QToolBar *>())
+        m_autosave->watchWidget(toolbar);
+}
+
 void MainWindow::writeSettings() const
 {
     if (!m_settingsWritable)
@@ -1029,9 +1050,12 @@ void MainWindow::writeSettings() const
     settings.setValue(key::runsFolder, m_runsFolder);
     settings.setValue(key::sideTab, m_side->currentIndex());
     // Per screen: a laptop's panel and the desk's monitor each get the window as it was left there.
-    const QString screenKey = screenSettingsKey();
-    settings.setValue(screenKey + QStringLiteral("/geometry"), saveGeometry());
-    settings.setValue(screenKey + QStringLiteral("/maximized"), isMaximized());
+    // A window not shown yet has no place on a screen to keep.
+    if (isVisible()) {
+        const QString screenKey = screenSettingsKey();
+        settings.setValue(screenKey + QStringLiteral("/geometry"), saveGeometry());
+        settings.setValue(screenKey + QStringLiteral("/maximized"), isMaximized());
+    }
     settings.setValue(key::state, saveState());
     settings.setValue(key::splitter, m_splitter->saveState());
     settings.setValue(key::tab, m_editor->tabs()->currentIndex());
@@ -1046,7 +1070,7 @@ void MainWindow::writeSettings() const
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    writeSettings();
+    m_autosave->flush();
     if (m_running) {
         // Nothing modal: stop, and close when runFinished says the results are saved.
         m_closeWhenStopped = true;
@@ -1094,6 +1118,12 @@ void MainWindow::showTextWindow(const QString &objectName, const QString &title,
     dialog->show(); // not modal: it may stay open beside the window, also during a run
     dialog->raise();
     dialog->activateWindow();
+}
+
+void MainWindow::showGettingStarted()
+{
+    showTextWindow(QStringLiteral("gettingStartedDialog"), tr("Getting Started — TokenBench"),
+                   GettingStartedPage::html());
 }
 
 void MainWindow::showMetricGlossary()

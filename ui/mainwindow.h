@@ -10,7 +10,6 @@
 #include <memory>
 
 class QAction;
-class QFileDialog;
 class QLabel;
 class QMenu;
 class QSplitter;
@@ -26,6 +25,7 @@ class RunDocument;
 class RunHistoryModel;
 class RunHistoryView;
 class RunLoader;
+class SettingsAutosave;
 class SimulatorController;
 class SummaryView;
 struct RunData;
@@ -35,7 +35,7 @@ struct RunData;
 /// menus File / Run / View / Help. On first start the target is the built-in simulator, so Run
 /// works at once. Configurations are saved as the JSON `tokenbench-cli run --config` reads; the
 /// target list, recent files, the last configuration, the runs folder and the window layout are
-/// kept in QSettings (never an API key).
+/// kept in QSettings (never an API key), written when they change (SettingsAutosave) and on quit.
 ///
 /// Run starts a BenchmarkRunner (off the GUI thread) writing a run directory in the runs folder;
 /// its batched signals feed the RunDocument that every run view shows, and a saved run opens into
@@ -121,6 +121,8 @@ public:
 
 public Q_SLOTS:
     void showAbout();
+    /// Help ▸ Getting Started (F1): a new user's first steps, beside the window, not modal.
+    void showGettingStarted();
     /// Help ▸ Metrics: what every figure means (MetricCatalogue::glossary()), beside the window, not modal.
     void showMetricGlossary();
     /// Help ▸ Keyboard Shortcuts: read off the menus' actions, so the list cannot go stale.
@@ -162,14 +164,12 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    /// Opens a configuration file dialog; the file chosen goes to `use` (saveConfig or openConfig),
-    /// whose error is shown under the title `failure`.
-    void openConfigFileDialog(QFileDialog *dialog, bool (MainWindow::*use)(const QString &, QString *),
-                              const QString &failure);
     void createActions();
     void createMenus();
     void connectRunner();
     void readSettings();
+    /// What the settings hold, changing, has them written (m_autosave).
+    void watchSettings();
     void setRunning(bool running);
     void updateRunState();
     void updateLiveStatus();
@@ -203,6 +203,7 @@ private:
     QSplitter *m_splitter;
     QLabel *m_readiness;
     QLabel *m_liveStatus;
+    SettingsAutosave *m_autosave;
     QMenu *m_recentMenu = nullptr;
     QAction *m_run = nullptr;
     QAction *m_stop = nullptr;

@@ -2,6 +2,8 @@
 
 #include "charts/chartexporter.h"
 #include "charts/chartstyle.h"
+#include "widgets/folderdialog.h"
+
 #include "formats/numberformat.h"
 
 #include <QAbstractAxis>
@@ -13,7 +15,6 @@
 #include <QBarSet>
 #include <QClipboard>
 #include <QContextMenuEvent>
-#include <QFileDialog>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -207,19 +208,14 @@ void ChartView::contextMenuEvent(QContextMenuEvent *event)
 
 void ChartView::exportChart()
 {
-    auto *dialog = new QFileDialog(this, tr("Export Chart"), fileSlug(chart()->title()) + QStringLiteral(".png"),
-                                   ChartExporter::fileFilter());
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    dialog->setDefaultSuffix(QStringLiteral("png"));
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-        QString error;
-        if (ChartExporter::save(chart(), path, exportOptions(), &error))
-            Q_EMIT exported(path, {});
-        else
-            Q_EMIT exported({}, error);
-    });
-    dialog->open();
+    askForSaveFile(this, tr("Export Chart"), fileSlug(chart()->title()) + QStringLiteral(".png"),
+                   ChartExporter::fileFilter(), [this](const QString &path) {
+                       QString error;
+                       if (ChartExporter::save(chart(), path, exportOptions(), &error))
+                           Q_EMIT exported(path, {});
+                       else
+                           Q_EMIT exported({}, error);
+                   });
 }
 
 void ChartView::copyImage()

@@ -10,6 +10,7 @@
 #include "models/comparisonmodel.h"
 #include "widgets/apptheme.h"
 #include "widgets/card.h"
+#include "widgets/folderdialog.h"
 
 #include "analysis/baseline.h"
 #include "analysis/htmlreport.h"
@@ -21,8 +22,6 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -611,19 +610,13 @@ bool ComparisonView::exportChart(ChartTab tab, const QString &path, ChartExporte
 void ComparisonView::saveDialog(const QString &caption, const QString &name, const QString &filter,
                                 const std::function<bool(const QString &, QString *)> &save)
 {
-    const QString folder = m_runs && !m_runs->empty() ? QFileInfo(m_runs->front().directory).absolutePath() : QString();
-    auto *dialog = new QFileDialog(this, caption, QDir(folder).filePath(name), filter);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    dialog->setDefaultSuffix(QFileInfo(name).suffix());
-    connect(dialog, &QFileDialog::fileSelected, this, [this, save](const QString &path) {
+    askForSaveFile(this, caption, name, filter, [this, save](const QString &path) {
         QString error;
         if (save(path, &error))
             Q_EMIT saved(path, {});
         else
             Q_EMIT saved({}, error);
     });
-    dialog->open();
 }
 
 void ComparisonView::saveReportDialog()

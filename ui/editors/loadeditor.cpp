@@ -87,6 +87,7 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     , m_sweepProblem(new QLabel(this))
     , m_requests(new QSpinBox(this))
     , m_duration(new DurationEdit(this))
+    , m_stopAfterHint(new QLabel(this))
     , m_warmupDuration(new DurationEdit(this))
     , m_warmupRequests(new QSpinBox(this))
     , m_timeout(new DurationEdit(this))
@@ -110,6 +111,7 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_effective->setObjectName(QStringLiteral("effectiveStages"));
     m_requests->setObjectName(QStringLiteral("requests"));
     m_duration->setObjectName(QStringLiteral("duration"));
+    m_stopAfterHint->setObjectName(QStringLiteral("stopAfterHint"));
     m_warmupDuration->setObjectName(QStringLiteral("warmupDuration"));
     m_warmupRequests->setObjectName(QStringLiteral("warmupRequests"));
     m_timeout->setObjectName(QStringLiteral("timeout"));
@@ -218,10 +220,17 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_requests->setSuffix(tr(" requests"));
     m_requests->setGroupSeparatorShown(true);
     m_duration->setPlaceholderText(tr("no time limit (e.g. 60s)"));
-    QLabel *message =
-        validator->addRow(form, tr("Stop after:"), orRow(m_requests, m_duration, this), ConfigFieldId::Requests,
-                          tr("Each stage ends after this many requests or this long, whichever comes first; "
-                             "neither: 100 requests (--requests, --duration)."));
+    // Under the fields, what they apply to: a staged run's own stage ends overrule them.
+    auto *stopAfter = new QWidget(this);
+    auto *stopAfterLayout = new QVBoxLayout(stopAfter);
+    stopAfterLayout->setContentsMargins(0, 0, 0, 0);
+    stopAfterLayout->setSpacing(2);
+    stopAfterLayout->addWidget(orRow(m_requests, m_duration, stopAfter));
+    m_stopAfterHint->setWordWrap(true);
+    setTone(m_stopAfterHint, Tone::Hint);
+    stopAfterLayout->addWidget(m_stopAfterHint);
+    QLabel *message = validator->addRow(form, tr("Stop after:"), stopAfter, ConfigFieldId::Requests, QString());
+    m_stopAfterLabel = qobject_cast<QLabel *>(form->labelForField(stopAfter->parentWidget()));
     validator->addField(ConfigFieldId::Requests, m_requests, message);
     validator->addField(ConfigFieldId::Duration, m_duration, message);
     m_warmupDuration->setPlaceholderText(tr("none (e.g. 10s)"));
@@ -402,7 +411,46 @@ void LoadEditor::changed()
     for (const StageConfig &s : effectiveStages(config.load))
         parts << stageSummary(s);
     m_effective->setText(tr("Runs %1.").arg(parts.join(QStringLiteral(" → "))));
+    updateStopAfter(config.load);
     Q_EMIT edited();
+}
+
+void LoadEditor::updateStopAfter(const LoadConfig &load)
+{
+    // The run's --requests and --duration end only the stages that set neither of their own
+    // (tb::effectiveStages): a stage of 10 s ran 244 requests beside "Stop after 200 requests".
+    QStringList open;
+    for (const StageConfig &s : load.stages) {
+        if (s.durationMs <= 0 && s.requests <= 0)
+            open << (s.name.isEmpty() ? stageDefaultName(s) : s.name);
+    }
+    const bool staged = !load.stages.isEmpty();
+    const bool unused = staged && open.isEmpty();
+    QString hint;
+    QString tip;
+    if (!staged) {
+        tip = tr("The run ends after this many requests have been sent or after this long, whichever comes first; "
+                 "neither: 100 requests (--requests, --duration).");
+    } else if (unused) {
+        hint = tr("Not used: every stage ends after its own Duration or Requests in the table.");
+        tip = tr("Ends only the stages that set neither a Duration nor Requests of their own; every stage here "
+                 "does (--requests, --duration).");
+    } else {
+        hint = open.size() == load.stages.size()
+                   ? tr("For each stage: this many requests or this long, whichever comes first.")
+                   : tr("Only for the stages without a Duration or Requests of their own: %1.")
+                         .arg(open.join(QStringLiteral(", ")));
+        tip = tr("Each stage without a Duration or Requests of its own ends after this many requests or this long, "
+                 "whichever comes first; neither: 100 requests (--requests, --duration).");
+    }
+    m_requests->setEnabled(!unused);
+    m_duration->setEnabled(!unused);
+    m_stopAfterHint->setText(hint);
+    m_stopAfterHint->setVisible(!hint.isEmpty());
+    for (QWidget *w : std::initializer_list<QWidget *>{m_requests, m_duration, m_stopAfterLabel}) {
+        if (w)
+            w->setToolTip(tip);
+    }
 }
 
 void LoadEditor::updateRows()

@@ -49,6 +49,8 @@ public:
 private:
     void changed();
     void updateRows();
+    /// Stop after: enabled, and its hint and tooltip, for the stages it ends (plain, staged, sweep).
+    void updateStopAfter(const LoadConfig &load);
     void seedStages();
     void moveStage(int delta);
     /// Replaces the stages with the sweep typed next to the table (tb::parseSweep).
@@ -73,6 +75,8 @@ private:
     QLabel *m_sweepProblem;
     QSpinBox *m_requests;
     DurationEdit *m_duration;
+    QLabel *m_stopAfterHint; ///< under Stop after: which stages it ends, or that none
+    QLabel *m_stopAfterLabel = nullptr;
     DurationEdit *m_warmupDuration;
     QSpinBox *m_warmupRequests;
     DurationEdit *m_timeout;

@@ -571,9 +571,8 @@ void DashboardView::refreshHeader()
     const QString failures = d.failureHeadline();
     m_errorNote->setVisible(!failures.isEmpty());
     if (!failures.isEmpty()) {
-        const QString text = tr("⚠ %1%2 · top errors: %3")
-                                 .arg(d.allFailed() && !d.isLive() ? tr("Run failed: ") : QString(), failures,
-                                      d.topErrors(3).join(QStringLiteral("; ")));
+        const QString text =
+            tr("⚠ %1%2").arg(d.allFailed() && !d.isLive() ? tr("Run failed: ") : QString(), d.failureNote());
         if (m_errorNote->text() != text)
             m_errorNote->setText(text);
     }

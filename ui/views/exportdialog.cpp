@@ -4,6 +4,7 @@
 #include "models/summarymodel.h"
 #include "views/rundocument.h"
 #include "widgets/apptheme.h"
+#include "widgets/exportfolder.h"
 #include "widgets/folderdialog.h"
 
 #include "config/inputfile.h"
@@ -14,6 +15,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -57,9 +59,12 @@ ExportDialog::ExportDialog(RunDocument *document, const QList<DashboardView::Cha
     setObjectName(QStringLiteral("exportDialog"));
     setWindowTitle(tr("Export %1").arg(document->name()));
     m_folder->setObjectName(QStringLiteral("exportFolder"));
-    m_folder->setText(document->directory().isEmpty() ? QDir::homePath()
-                                                      : QDir(document->directory()).filePath(QStringLiteral("export")));
+    // A folder of its own in the one remembered export folder: exporting another run there later
+    // does not overwrite this one's files.
+    const QString runName = QFileInfo(document->directory()).fileName();
+    m_folder->setText(ExportFolder::filePath(runName.isEmpty() ? QStringLiteral("export") : runName));
     auto *browse = new QPushButton(tr("Browse…"), this);
+    browse->setObjectName(QStringLiteral("exportBrowse"));
     auto *folderRow = new QHBoxLayout;
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
@@ -137,7 +142,11 @@ void ExportDialog::setFormat(ChartExporter::Format format)
 
 void ExportDialog::chooseFolder()
 {
-    askForFolder(this, tr("Export Folder"), folder(), {}, &ExportDialog::setFolder);
+    askForFolder(this, tr("Export Folder"), ExportFolder::path(), QStringLiteral("exportFolderDialog"),
+                 [this](const QString &folder) {
+                     ExportFolder::remember(folder);
+                     setFolder(folder);
+                 });
 }
 
 bool ExportDialog::exportRequests(const RunDocument &document, const QString &path, QString *error)

@@ -16,8 +16,9 @@ class RunDocument;
 class SummaryTableModel;
 
 /// File → Export (Ctrl+E): the run's data as CSV (requests, time series, summary) and any of the
-/// dashboard's charts as report-ready PNG, SVG or PDF, into one folder (by default "export" in the
-/// run directory). Opened with open(): no nested event loop.
+/// dashboard's charts as report-ready PNG, SVG or PDF, into one folder: by default one named after
+/// the run in the remembered export folder (ExportFolder), which Browse starts in and changes.
+/// Opened with open(): no nested event loop.
 class ExportDialog : public QDialog
 {
     Q_OBJECT

@@ -201,6 +201,14 @@ bool RunDocument::serverDidNotAnswer() const
     });
 }
 
+QString RunDocument::failureNote() const
+{
+    // The headline names the biggest cause already: the others follow it, and no message is said twice.
+    const QString headline = failureHeadline();
+    const QStringList others = topErrors(3).mid(1);
+    return others.isEmpty() ? headline : tr("%1 · also: %2").arg(headline, others.join(QStringLiteral("; ")));
+}
+
 QStringList RunDocument::topErrors(int n) const
 {
     QStringList lines;

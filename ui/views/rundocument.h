@@ -64,6 +64,9 @@ public:
     /// Every request failed before an HTTP answer (refused, unreachable, timed out, TLS or proxy
     /// refused): the server was down or not there, so neither were its /metrics.
     bool serverDidNotAnswer() const;
+    /// The headline and then the next causes ("… — connection refused · also: timeout (3)"): each
+    /// message once, as the dashboard's error line says it.
+    QString failureNote() const;
     /// The most frequent causes with their counts ("connect: Connection refused (200)"), one a line.
     QStringList topErrors(int n) const;
 
