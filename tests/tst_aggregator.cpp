@@ -1114,6 +1114,49 @@ private Q_SLOTS:
         QVERIFY(!whole.summary().partial());
     }
 
+    // A context sweep Stop cut in its last stage fitted TTFT through that stage's first requests
+    // without a word.
+    void contextFitLeavesOutAStageCutByStop()
+    {
+        RunConfig config = twoStageConfig();
+        config.load.stages = *parseSweep(QStringLiteral("p=512..4096:4"), nullptr);
+        for (StageConfig &stage : config.load.stages)
+            stage.durationMs = 1000;
+        RunAggregator aggregator(RunInfo::begin(config));
+        std::uint64_t id = 1;
+        for (int stage = 0; stage < 4; ++stage) {
+            aggregator.markStageStarted(stage, ns(stage * 1000.0));
+            const int size = config.load.stages[stage].promptTokens;
+            // TTFT grows linearly with the prompt, but the stopped stage's first requests met a
+            // server still busy with the stage before (ten times slower).
+            for (int k = 0; k < 4; ++k) {
+                const double ttftMs = (50 + size * 0.1) * (stage == 3 ? 10 : 1) + k;
+                const double sent = stage * 1000.0 + k;
+                RequestRecord r = record(id++, stage, RequestStatus::Ok, sent, sent + ttftMs + 10);
+                stream(r, 1, {{sent + ttftMs, 4}, {sent + ttftMs + 10, 4}}, 2);
+                r.promptTokens = size;
+                r.promptTokenSource = TokenSource::Usage;
+                aggregator.add(r);
+            }
+        }
+        aggregator.markStopped(ns(3000 + 600));
+        aggregator.add(record(id, 3, RequestStatus::Cancelled, 3500, 3600));
+        const RunSummary s = aggregator.summary();
+        QVERIFY(s.stages[3].stopped);
+        QVERIFY(s.contextSweep);
+        const ContextSweepSummary &sweep = *s.contextSweep;
+        QCOMPARE(sweep.points.size(), std::size_t(12));
+        QCOMPARE(sweep.fit.points, 12);
+        QVERIFY2(sweep.fit.ok && std::abs(sweep.fit.b - 1) < 0.05, qPrintable(sweep.fitText()));
+        QCOMPARE(sweep.leftOut, QStringLiteral("p=4096 left out: stopped after 0.6 s of 1 s"));
+        QVERIFY2(sweep.fitText().endsWith(QStringLiteral("; p=4096 left out: stopped after 0.6 s of 1 s")),
+                 qPrintable(sweep.fitText()));
+        QString error;
+        const auto back = ContextSweepSummary::fromJson(nlohmann::json::parse(sweep.toJson().dump()), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->leftOut, sweep.leftOut);
+    }
+
     void emptyRun()
     {
         const RunAggregator aggregator(RunInfo::begin(twoStageConfig()));
