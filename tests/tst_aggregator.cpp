@@ -133,6 +133,45 @@ std::vector<RequestRecord> scenario()
     return records;
 }
 
+/// Three stages of 1 s each, c=2, c=4, c=8: a sweep Stop may cut.
+RunConfig timedSweepConfig()
+{
+    RunConfig c = twoStageConfig();
+    c.load.stages.clear();
+    for (const int users : {2, 4, 8}) {
+        StageConfig stage;
+        stage.level = users;
+        stage.durationMs = 1000;
+        c.load.stages.append(stage);
+    }
+    return c;
+}
+
+/// A sweep stopped 0.5 s into its second stage (times in ms of run time; stages begin at 0 and
+/// 1000): stage 0 has ok requests sent 0…900, done 100…1000, and one sent at 950 that runs on
+/// into stage 1 (users carry over) until Stop cancels it at 1500; stage 1 has ok requests sent
+/// 1000…1300, done 1100…1400, and one cancelled at 1500. Stage 2 (c=8) never began.
+/// `marked`: the runner marked the stage starts and Stop (a summary recomputed from
+/// requests.csv has neither: Stop is where the first cancelled request ended).
+RunAggregator stoppedSweep(bool marked)
+{
+    RunAggregator aggregator(RunInfo::begin(timedSweepConfig()));
+    if (marked) {
+        aggregator.markStageStarted(0, ns(0));
+        aggregator.markStageStarted(1, ns(1000));
+    }
+    std::uint64_t id = 0;
+    for (int i = 0; i < 10; ++i)
+        aggregator.add(record(++id, 0, RequestStatus::Ok, 100.0 * i, 100.0 * i + 100));
+    for (int i = 0; i < 4; ++i)
+        aggregator.add(record(++id, 1, RequestStatus::Ok, 1000 + 100.0 * i, 1000 + 100.0 * i + 100));
+    if (marked)
+        aggregator.markStopped(ns(1500));
+    aggregator.add(record(++id, 0, RequestStatus::Cancelled, 950, 1500));
+    aggregator.add(record(++id, 1, RequestStatus::Cancelled, 1400, 1500));
+    return aggregator;
+}
+
 RunAggregator aggregate(const RunConfig &config, const std::vector<RequestRecord> &records)
 {
     RunAggregator aggregator(RunInfo::begin(config));
@@ -1003,6 +1042,119 @@ private Q_SLOTS:
         QCOMPARE(back->excluded.size(), sweep.excluded.size());
         QCOMPARE(back->stages[3].truncated, sweep.stages[3].truncated);
         QCOMPARE(back->stages[3].requestedTokens, sweep.stages[3].requestedTokens);
+    }
+
+    void aRequestCancelledByStopDoesNotStretchItsStage_data()
+    {
+        QTest::addColumn<bool>("marked");
+        QTest::newRow("as run") << true;
+        QTest::newRow("recomputed from requests.csv") << false;
+    }
+
+    // A stopped sweep's c=50 stage read 10.21 s and 23.8 req/s where the chart showed 27–30: one
+    // of its requests, still running when Stop cancelled it, stretched its window to Stop.
+    void aRequestCancelledByStopDoesNotStretchItsStage()
+    {
+        QFETCH(bool, marked);
+        const RunSummary s = stoppedSweep(marked).summary();
+        QCOMPARE(s.stages.size(), std::size_t(3));
+        const SummaryBlock &ended = s.stages[0];
+        COMPARE_NEAR(ended.windowS, 1.0, 1e-12); // its own requests: 0 → 1000, not Stop's 1500
+        COMPARE_NEAR(ended.throughput.requestsPerS, 10.0, 1e-12);
+        QVERIFY(!ended.partial());
+        QCOMPARE(ended.requests.cancelled, qint64(1));
+
+        // The stage Stop cut ends at Stop, and says how far it got of its plan.
+        const SummaryBlock &cut = s.stages[1];
+        COMPARE_NEAR(cut.windowS, 0.5, 1e-12);
+        COMPARE_NEAR(cut.throughput.requestsPerS, 8.0, 1e-12);
+        QVERIFY(cut.stopped);
+        COMPARE_NEAR(cut.stopped->afterS, 0.5, 1e-12);
+        COMPARE_NEAR(cut.stopped->plannedS, 1.0, 1e-12);
+        QCOMPARE(cut.partialNote(), QStringLiteral("stopped after 0.5 s of 1 s"));
+        QCOMPARE(cut.label(), QStringLiteral("c=4 (stopped after 0.5 s of 1 s)"));
+        QVERIFY(!s.stages[2].reached);
+        QCOMPARE(s.stages[2].partialNote(), QStringLiteral("not reached: stopped before"));
+
+        QVERIFY(s.partial());
+        COMPARE_NEAR(s.total.windowS, 1.5, 1e-12);
+        COMPARE_NEAR(s.total.stopped->afterS, 1.5, 1e-12);
+        COMPARE_NEAR(s.total.stopped->plannedS, 3.0, 1e-12);
+        QCOMPARE(s.partialNote(),
+                 QStringLiteral("partial run: stopped after 1.5 s of 3 s; c=4 stopped after 0.5 s of 1 s; c=8 "
+                                "not reached: stopped before"));
+
+        // summary.json keeps it: planned against ran.
+        const nlohmann::json j = s.toJson();
+        QCOMPARE(j["stages"][1]["stopped"]["after_s"].get<double>(), cut.stopped->afterS);
+        QCOMPARE(j["stages"][1]["stopped"]["planned_s"].get<double>(), 1.0);
+        QVERIFY(j["stages"][2]["reached"] == false);
+        QVERIFY(!j["stages"][0].contains("stopped") && !j["stages"][0].contains("reached"));
+        QString error;
+        const auto back = RunSummary::fromJson(nlohmann::json::parse(j.dump()), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->stages[1].stopped, cut.stopped);
+        QVERIFY(!back->stages[2].reached);
+        QVERIFY(back->stages[0].reached && !back->stages[0].stopped);
+        QCOMPARE(back->partialNote(), s.partialNote());
+    }
+
+    // "Target concurrency 200" for a sweep Stop ended at c=100.
+    void stoppedRunDoesNotClaimTheTargetItNeverReached()
+    {
+        const RunSummary stopped = stoppedSweep(true).summary();
+        QCOMPARE(stopped.total.concurrency.target, std::optional<int>(4));
+        QCOMPARE(stopped.stages[2].concurrency.target, std::optional<int>(8)); // what it would have run
+
+        // A run that ran its plan claims its largest level, as before.
+        RunAggregator whole(RunInfo::begin(timedSweepConfig()));
+        for (int stage = 0; stage < 3; ++stage)
+            whole.add(record(std::uint64_t(stage + 1), stage, RequestStatus::Ok, 1000.0 * stage, 1000.0 * stage + 100));
+        QCOMPARE(whole.summary().total.concurrency.target, std::optional<int>(8));
+        QVERIFY(!whole.summary().partial());
+    }
+
+    // A context sweep Stop cut in its last stage fitted TTFT through that stage's first requests
+    // without a word.
+    void contextFitLeavesOutAStageCutByStop()
+    {
+        RunConfig config = twoStageConfig();
+        config.load.stages = *parseSweep(QStringLiteral("p=512..4096:4"), nullptr);
+        for (StageConfig &stage : config.load.stages)
+            stage.durationMs = 1000;
+        RunAggregator aggregator(RunInfo::begin(config));
+        std::uint64_t id = 1;
+        for (int stage = 0; stage < 4; ++stage) {
+            aggregator.markStageStarted(stage, ns(stage * 1000.0));
+            const int size = config.load.stages[stage].promptTokens;
+            // TTFT grows linearly with the prompt, but the stopped stage's first requests met a
+            // server still busy with the stage before (ten times slower).
+            for (int k = 0; k < 4; ++k) {
+                const double ttftMs = (50 + size * 0.1) * (stage == 3 ? 10 : 1) + k;
+                const double sent = stage * 1000.0 + k;
+                RequestRecord r = record(id++, stage, RequestStatus::Ok, sent, sent + ttftMs + 10);
+                stream(r, 1, {{sent + ttftMs, 4}, {sent + ttftMs + 10, 4}}, 2);
+                r.promptTokens = size;
+                r.promptTokenSource = TokenSource::Usage;
+                aggregator.add(r);
+            }
+        }
+        aggregator.markStopped(ns(3000 + 600));
+        aggregator.add(record(id, 3, RequestStatus::Cancelled, 3500, 3600));
+        const RunSummary s = aggregator.summary();
+        QVERIFY(s.stages[3].stopped);
+        QVERIFY(s.contextSweep);
+        const ContextSweepSummary &sweep = *s.contextSweep;
+        QCOMPARE(sweep.points.size(), std::size_t(12));
+        QCOMPARE(sweep.fit.points, 12);
+        QVERIFY2(sweep.fit.ok && std::abs(sweep.fit.b - 1) < 0.05, qPrintable(sweep.fitText()));
+        QCOMPARE(sweep.leftOut, QStringLiteral("p=4096 left out: stopped after 0.6 s of 1 s"));
+        QVERIFY2(sweep.fitText().endsWith(QStringLiteral("; p=4096 left out: stopped after 0.6 s of 1 s")),
+                 qPrintable(sweep.fitText()));
+        QString error;
+        const auto back = ContextSweepSummary::fromJson(nlohmann::json::parse(sweep.toJson().dump()), &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->leftOut, sweep.leftOut);
     }
 
     void emptyRun()

@@ -467,6 +467,62 @@ private Q_SLOTS:
         QCOMPARE(QString(found->text).replace(QChar(0x2212), QLatin1Char('-')), text);
     }
 
+    // A stopped sweep's knee verdict came from its c=4 stage, cut by Stop 0.5 s in: the rate of a
+    // stage's first half second is no point of the throughput–latency curve.
+    void kneeIsNotDrawnFromAStageCutByStop()
+    {
+        RunConfig c = config();
+        c.load.stages.clear();
+        for (const int users : {1, 2, 4}) {
+            StageConfig stage;
+            stage.level = users;
+            stage.durationMs = 10000;
+            c.load.stages.append(stage);
+        }
+        RunAggregator aggregator(RunInfo::begin(c));
+        // Stage k runs 10·2^k requests a second at TTFT 50·(k+1) ms; stage 2 only until Stop at 10.5 s.
+        std::uint64_t id = 0;
+        const auto add = [&](int stage, double sentMs, double ttftMs, RequestStatus status, double doneMs) {
+            RequestRecord r;
+            r.id = ++id;
+            r.stage = stage;
+            r.status = status;
+            r.scheduledNs = r.sentNs = ns(sentMs);
+            r.doneNs = ns(doneMs);
+            if (status == RequestStatus::Ok) {
+                r.httpStatus = 200;
+                r.headersNs = r.sentNs;
+                r.tokenChunks.push_back({ns(sentMs + ttftMs), 4});
+                r.chunks = 1;
+                r.firstTokenNs = r.firstContentNs = r.lastTokenNs = r.tokenChunks.front().tNs;
+                r.completionTokens = 1;
+            }
+            aggregator.add(r);
+        };
+        for (int stage = 0; stage < 3; ++stage) {
+            const double startMs = 5000.0 * stage;
+            aggregator.markStageStarted(stage, ns(startMs));
+            const double gapMs = 100.0 / (1 << stage);
+            const double ttftMs = 50.0 * (stage + 1);
+            for (double t = startMs; t + 100 <= (stage < 2 ? startMs + 5000 : 10500); t += gapMs)
+                add(stage, t, ttftMs, RequestStatus::Ok, t + 100);
+        }
+        aggregator.markStopped(ns(10500));
+        add(2, 10450, 0, RequestStatus::Cancelled, 10500);
+        const RunSummary s = aggregator.summary();
+        QVERIFY(s.stages[2].stopped);
+
+        const std::vector<CurvePoint> curve = throughputLatencyCurve(s, Metric::Ttft);
+        QCOMPARE(curve.size(), std::size_t(2));
+        QCOMPARE(curve.back().stage, QStringLiteral("c=2"));
+        const auto knee = findKnee(s);
+        QVERIFY(knee);
+        QCOMPARE(curve[knee->point].stage, QStringLiteral("c=2"));
+        QVERIFY2(knee->text.startsWith(QStringLiteral("no knee up to c=2")), qPrintable(knee->text));
+        QVERIFY2(knee->text.endsWith(QStringLiteral("(c=4 left out: stopped after 0.5 s of 10 s)")),
+                 qPrintable(knee->text));
+    }
+
     void formatValue_data()
     {
         QTest::addColumn<double>("value");

@@ -30,6 +30,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
+#include "analysis/htmlreport.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
 #include "results/runfiles.h"
@@ -176,6 +177,25 @@ private:
                 qFatal("cannot reopen the failed run");
         }
         return w;
+    }
+
+    /// A sweep stopped 1.5 s into its second stage, c=4 of 60 s: c=8 never began.
+    std::pair<std::unique_ptr<MainWindow>, RunOutcome> stoppedSweep()
+    {
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s,c=4:60s,c=8:60s")));
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        if (!w->startRun(&error))
+            qFatal("cannot start: %s", qPrintable(error));
+        if (!QTest::qWaitFor([&] { return w->document()->progress().stage == 1; }, 30000))
+            qFatal("the second stage never began");
+        QTest::qWait(1500);
+        w->stop();
+        if (!QTest::qWaitFor([&] { return finished.size() == 1; }, 30000))
+            qFatal("the stopped run never finished");
+        RunOutcome outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        w->dashboard()->refresh();
+        return {std::move(w), std::move(outcome)};
     }
 
 private Q_SLOTS:
@@ -407,6 +427,100 @@ private Q_SLOTS:
         w->dashboard()->refresh();
         const QString subtitle = w->dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
         QVERIFY2(subtitle.contains(QStringLiteral("saved run, stopped after ")), qPrintable(subtitle));
+    }
+
+    // A stage cut by Stop showed its figures as any stage's: the Summary table, the charts' stage
+    // labels and the header named the plan (c=8 included), not what ran.
+    void aStageCutByStopIsMarkedWhereItsFiguresShow()
+    {
+        const auto [w, outcome] = stoppedSweep();
+        QVERIFY(outcome.cancelled);
+        const RunSummary &s = outcome.summary;
+        QCOMPARE(s.stages.size(), std::size_t(3));
+        QVERIFY(!s.stages[0].partial());
+        QVERIFY(s.stages[1].stopped);
+        QVERIFY2(s.stages[1].stopped->afterS > 1 && s.stages[1].stopped->afterS < 30,
+                 qPrintable(s.stages[1].partialNote()));
+        QCOMPARE(s.stages[1].stopped->plannedS, 60.0);
+        QVERIFY(!s.stages[2].reached);
+        QCOMPARE(s.total.concurrency.target, std::optional<int>(4));
+
+        // The Summary table's columns.
+        const SummaryTableModel *table = w->summaryView()->model();
+        const QString cut = table->headerData(SummaryTableModel::FirstBlockColumn + 2, Qt::Horizontal).toString();
+        QVERIFY2(cut.startsWith(QStringLiteral("c=4 (stopped after ")) && cut.endsWith(QStringLiteral(" of 60 s)")),
+                 qPrintable(cut));
+        const QString whole = table->headerData(SummaryTableModel::FirstBlockColumn, Qt::Horizontal).toString();
+        QVERIFY2(whole.startsWith(QStringLiteral("Whole run (stopped after ")), qPrintable(whole));
+        QVERIFY2(table->headerData(SummaryTableModel::FirstBlockColumn + 3, Qt::Horizontal)
+                     .toString()
+                     .contains(QStringLiteral("not reached")),
+                 qPrintable(table->blockNames().join(QLatin1Char('|'))));
+
+        // The stage labels of the time charts.
+        auto *throughput = static_cast<TimeChart *>(w->dashboard()->chartView(QStringLiteral("throughput"))->chart());
+        QStringList labels;
+        for (QAbstractSeries *series : throughput->series()) {
+            if (series->type() == QAbstractSeries::SeriesTypeScatter)
+                labels << series->name();
+        }
+        QVERIFY2(labels.contains(QStringLiteral("c=2")), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(labels.filter(QStringLiteral("c=4 (stopped after ")).size() == 1,
+                 qPrintable(labels.join(QLatin1Char('|'))));
+
+        // The header names the levels that ran.
+        const QString subtitle = w->dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("c=2:1s,c=4:1m · c=4 stopped after ")), qPrintable(subtitle));
+        QVERIFY2(subtitle.contains(QStringLiteral("c=8 not reached")), qPrintable(subtitle));
+        QVERIFY2(!subtitle.contains(QStringLiteral("c=8:")), qPrintable(subtitle));
+    }
+
+    // Exports of a stopped run (chart PNG/SVG captions, the batch export, the HTML report) marked
+    // none of it as partial.
+    void exportsMarkAStoppedRunAsPartial()
+    {
+        const auto [w, outcome] = stoppedSweep();
+        const QString partial = outcome.summary.partialNote();
+        QVERIFY2(partial.startsWith(QStringLiteral("partial run: stopped after ")), qPrintable(partial));
+
+        // Every chart's export caption, and so the batch export's figures.
+        const QList<DashboardView::ChartEntry> shown = w->dashboard()->shownCharts();
+        for (const DashboardView::ChartEntry &chart : shown) {
+            const QString caption = w->dashboard()->chartView(chart.key)->exportOptions().caption;
+            QVERIFY2(caption.contains(partial), qPrintable(chart.key + QStringLiteral(": ") + caption));
+        }
+        QTemporaryDir out;
+        ExportDialog dialog(w->document(), shown, w->summaryView()->model(), w.get());
+        dialog.setFolder(out.path());
+        dialog.setFormat(ChartExporter::Format::Svg);
+        QString error;
+        const QStringList written = dialog.exportSelected(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        int figures = 0;
+        for (const QString &path : written) {
+            if (!path.endsWith(QStringLiteral(".svg")))
+                continue;
+            QFile svg(path);
+            QVERIFY(svg.open(QIODevice::ReadOnly));
+            QVERIFY2(QString::fromUtf8(svg.readAll()).contains(QStringLiteral("partial run: stopped after ")),
+                     qPrintable(path));
+            ++figures;
+        }
+        QCOMPARE(figures, int(shown.size()));
+
+        // The HTML report of the run, alone and beside a run that ran its plan.
+        const auto saved = RunReader::load(outcome.directory, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QVERIFY(saved->summary.partial());
+        const QString alone = HtmlReport({*saved}, {}).toHtml();
+        QVERIFY2(alone.contains(QStringLiteral("<span class=\"tag\">partial</span>")), qPrintable(alone.left(4000)));
+        QVERIFY2(alone.contains(partial.toHtmlEscaped()), qPrintable(alone.left(4000)));
+        const auto whole = RunReader::load(
+            runToEnd(*window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=2:1s")))).directory, &error);
+        QVERIFY2(whole, qPrintable(error));
+        const QString both = HtmlReport({*whole, *saved}, {}).toHtml();
+        QVERIFY2(both.contains(QStringLiteral(": ") + partial.toHtmlEscaped()), qPrintable(both.left(6000)));
+        QCOMPARE(both.count(QStringLiteral("<span class=\"tag\">partial</span>")), 1);
     }
 
     void closingDuringRunStopsThenCloses()

@@ -198,6 +198,8 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
     for (std::size_t i = 0; i < n; ++i) {
         const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
         const SummaryBlock &t = runs[i].summary.total;
+        if (const QString partial = runs[i].summary.partialNote(); !partial.isEmpty())
+            m_notes << QStringLiteral("%1: %2").arg(who, partial);
         if (const std::int64_t capped = t.requests.stoppedAtCap(); capped > 0)
             m_notes << QStringLiteral("%1: %2 of %3 requests stopped at max_tokens (finish_reason length): out/in "
                                       "reflects the max_tokens cap")
@@ -379,8 +381,8 @@ std::vector<RunData> splitByStage(const RunData &run)
     if (summary.stages.size() < 2)
         return stages;
     for (std::size_t i = 0; i < summary.stages.size(); ++i) {
-        RunData &d =
-            stages.emplace_back(partOf(run, summary.stages[i].name, summary.stages[i], &RequestRecord::stage, int(i)));
+        RunData &d = stages.emplace_back(
+            partOf(run, summary.stages[i].label(), summary.stages[i], &RequestRecord::stage, int(i)));
         d.summary.server.reset(); // scraped over the whole run, not per stage
         for (const TimeSeriesRow &row : run.timeSeries) {
             if (row.stage == int(i))
@@ -409,7 +411,7 @@ std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric
         return curve;
     for (const SummaryBlock &stage : summary.stages) {
         const LatencyStats &s = stage.stat(metric);
-        if (s.count == 0 || !std::isfinite(s.p50))
+        if (s.count == 0 || !std::isfinite(s.p50) || stage.stopped)
             continue;
         curve.push_back({stage.name, stage.throughput.requestsPerS, s.p50, s.p99});
     }
@@ -451,10 +453,25 @@ Metric kneeMetric(const RunSummary &summary)
     return summary.total.stat(Metric::Ttft).count > 0 ? Metric::Ttft : Metric::E2e;
 }
 
+QString leftOutOfCurve(const RunSummary &summary)
+{
+    QStringList leftOut;
+    if (summary.stages.size() >= 2 && !summary.contextSweep) {
+        for (const SummaryBlock &stage : summary.stages) {
+            if (stage.stopped && stage.requests.ok > 0)
+                leftOut << QStringLiteral("%1 left out: %2").arg(stage.name, stage.partialNote());
+        }
+    }
+    return leftOut.join(QStringLiteral("; "));
+}
+
 std::optional<Knee> findKnee(const RunSummary &summary)
 {
     const Metric metric = kneeMetric(summary);
-    return findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
+    auto knee = findKnee(throughputLatencyCurve(summary, metric), metricLabel(metric));
+    if (const QString leftOut = leftOutOfCurve(summary); knee && !leftOut.isEmpty())
+        knee->text += QStringLiteral(" (%1)").arg(leftOut);
+    return knee;
 }
 
 QStringList ComparisonTable::runLabels(const std::vector<RunData> &runs)

@@ -115,8 +115,11 @@ struct CurvePoint {
 };
 /// The throughput–latency curve of a staged run for `metric`, one point per stage with successful
 /// requests, in stage order (a curve that bends back shows a target past saturation). Empty for a
-/// run of fewer than two stages.
+/// run of fewer than two stages. A stage Stop cut is left out: its rate is of its first seconds.
 std::vector<CurvePoint> throughputLatencyCurve(const RunSummary &summary, Metric metric);
+/// The stages throughputLatencyCurve() leaves out and why: "c=100 left out: stopped after 2.1 s
+/// of 10 s"; empty when none.
+QString leftOutOfCurve(const RunSummary &summary);
 
 /// Where a staged run (a sweep) saturates on its throughput–latency curve: the stage of the
 /// highest throughput that still beat every earlier stage by at least kKneeGain. A later stage
@@ -133,7 +136,7 @@ struct Knee {
 std::optional<Knee> findKnee(const std::vector<CurvePoint> &curve, const QString &metricLabel);
 /// The latency a run's knee is judged by: TTFT when it streamed tokens, else E2E.
 Metric kneeMetric(const RunSummary &summary);
-/// A run's knee on its kneeMetric() curve.
+/// A run's knee on its kneeMetric() curve, its text saying which stages it leaves out.
 std::optional<Knee> findKnee(const RunSummary &summary);
 
 /// Runs of an interleaved session (each request id went to every target at the same moment, see

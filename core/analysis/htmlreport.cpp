@@ -81,6 +81,14 @@ QString esc(const QString &text)
     return xmlEscaped(text);
 }
 
+/// A stopped run says so beside its name: its figures cover less than it planned.
+QString partialTag(const RunSummary &s)
+{
+    return s.partial() ? QStringLiteral("<br/><span class=\"tag\">partial</span> <span class=\"legend\">%1</span>")
+                             .arg(esc(s.partialNote()))
+                       : QString();
+}
+
 QString fullPrecision(double v)
 {
     return QString::fromLatin1(QByteArray::number(v, 'g', QLocale::FloatingPointShortest));
@@ -358,6 +366,8 @@ void HtmlReport::buildCharts()
         for (std::size_t i = 0; i < m_runs.size(); ++i) {
             if (const auto knee = findKnee(throughputLatencyCurve(m_runs[i].summary, metric), name))
                 caption += QStringLiteral(" %1: %2.").arg(labels[qsizetype(i)], knee->text);
+            if (const QString leftOut = leftOutOfCurve(m_runs[i].summary); !leftOut.isEmpty())
+                caption += QStringLiteral(" %1: %2.").arg(labels[qsizetype(i)], leftOut);
         }
         m_captions << caption;
     };
@@ -383,7 +393,8 @@ QString HtmlReport::runsSection() const
                                "class=\"legend\">%7</span></td>"
                                "<td>%8</td><td>%9</td><td class=\"num\">%10 / %11</td></tr>\n")
                     .arg(swatch(int(i)), QString::number(i + 1), esc(m_table.labels()[qsizetype(i)]),
-                         (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged,
+                         (isBase ? QStringLiteral("<span class=\"tag\">baseline</span>") : QString()) + merged +
+                             partialTag(s),
                          esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
                          esc(s.targetUrl + QStringLiteral(" · ") + s.api +
                              (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),

@@ -37,6 +37,8 @@ QString ContextSweepSummary::fitText() const
     }
     if (!excluded.empty())
         text += QStringLiteral("; %1 requests the server truncated left out").arg(excluded.size());
+    if (!leftOut.isEmpty())
+        text += QStringLiteral("; ") + leftOut;
     return text;
 }
 
@@ -73,10 +75,13 @@ json ContextSweepSummary::toJson() const
             array.push_back({finiteOrNull(p.promptTokens), finiteOrNull(p.ttftMs)});
         return array;
     };
-    return {{"fit", std::move(f)},
-            {"stages", std::move(stageArray)},
-            {"points", pointArray(points)},
-            {"excluded_points", pointArray(excluded)}};
+    json sweep{{"fit", std::move(f)},
+               {"stages", std::move(stageArray)},
+               {"points", pointArray(points)},
+               {"excluded_points", pointArray(excluded)}};
+    if (!leftOut.isEmpty())
+        sweep["left_out"] = leftOut.toStdString();
+    return sweep;
 }
 
 std::optional<ContextSweepSummary> ContextSweepSummary::fromJson(const json &j, QString *error)
@@ -96,6 +101,8 @@ std::optional<ContextSweepSummary> ContextSweepSummary::fromJson(const json &j, 
     if (!j.is_object() || !j.contains("fit") || !j["fit"].is_object())
         return fail(QStringLiteral("fit"), QStringLiteral("must be an object"));
     ContextSweepSummary s;
+    if (const auto leftOut = j.find("left_out"); leftOut != j.end() && leftOut->is_string())
+        s.leftOut = QString::fromStdString(leftOut->get<std::string>()).left(500);
     const json &f = j["fit"];
     if (f.contains("points") && f["points"].is_number_integer())
         s.fit.points = int(std::clamp<std::int64_t>(f["points"].get<std::int64_t>(), 0, 1 << 30));

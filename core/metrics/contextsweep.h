@@ -38,6 +38,9 @@ struct ContextSweepSummary {
     std::vector<Point> points;   ///< the fitted requests' points
     std::vector<Point> excluded; ///< truncated requests' points, left out of the fit
     PowerLawFit fit;
+    /// Stages left out of the fit and the points because Stop cut them: "p=4096 left out: stopped
+    /// after 2.1 s of 10 s"; empty when none was.
+    QString leftOut;
 
     /// A measured prompt below this share of the requested size was truncated by the server: a
     /// server that cuts a prompt to fit its context keeps about half of it or less (llama.cpp
@@ -50,7 +53,7 @@ struct ContextSweepSummary {
     }
 
     /// "TTFT = 0.0008·x^1.5 + 100 ms, R² 0.998 (144 requests)", or "no fit: <reason>"; then, when
-    /// so, that the intercept was held at 0 and that truncated requests were left out.
+    /// so, that the intercept was held at 0 and that truncated requests and stopped stages were left out.
     QString fitText() const;
 
     nlohmann::json toJson() const;

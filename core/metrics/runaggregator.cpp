@@ -67,7 +67,7 @@ struct RunAggregator::Block {
     std::int64_t good = 0;
     std::array<LogHistogram, kMetricCount> histograms;
     std::int64_t firstSentNs = -1;
-    std::int64_t lastDoneNs = -1;
+    std::int64_t lastDoneNs = -1; ///< of requests not cancelled
     InFlightTracker inFlight;
     std::vector<std::int64_t> outputTokensPerSecond;
     ConnectionSummary connections;
@@ -84,7 +84,8 @@ struct RunAggregator::Block {
     /// stages' at summary time, so each value is recorded once (per-chunk values are the bulk of
     /// the work).
     void add(const RequestRecord &r, const TokenTimeline *timeline, bool good, bool distributions);
-    SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions) const;
+    /// `stopNs` ≥ 0: Stop ended this block, its window ends there.
+    SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions, std::int64_t stopNs = -1) const;
 };
 
 /// One second of the time series (the parts not kept per block).
@@ -111,7 +112,6 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
 {
     if (r.sentNs >= 0)
         firstSentNs = firstSentNs < 0 ? r.sentNs : std::min(firstSentNs, r.sentNs);
-    lastDoneNs = std::max(lastDoneNs, r.doneNs);
     inFlight.add(r.sentNs, r.doneNs);
 
     if (r.status == RequestStatus::Cancelled) {
@@ -119,6 +119,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         ++requests.byError[QLatin1String(statusName(r.status))];
         return;
     }
+    lastDoneNs = std::max(lastDoneNs, r.doneNs);
     ++requests.attempted;
     requests.redirected += r.redirects > 0 ? 1 : 0;
     requests.redirects += r.redirects;
@@ -222,12 +223,14 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         histogram(Metric::TokensPerChunk).record(double(n));
 }
 
-SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetricCount> &distributions) const
+SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetricCount> &distributions,
+                                           std::int64_t stopNs) const
 {
     SummaryBlock b;
     b.name = name;
     b.load = load;
-    b.windowS = firstSentNs >= 0 && lastDoneNs > firstSentNs ? double(lastDoneNs - firstSentNs) / 1e9 : 0;
+    const std::int64_t endNs = std::max(lastDoneNs, stopNs);
+    b.windowS = firstSentNs >= 0 && endNs > firstSentNs ? double(endNs - firstSentNs) / 1e9 : 0;
     b.requests = requests;
     b.tokens = tokens;
     b.tokens.outInRatio = ratio(tokens.output, tokens.input);
@@ -263,6 +266,7 @@ RunAggregator::RunAggregator(RunInfo info)
     if (m_info.stages.isEmpty())
         m_info.stages = effectiveStages(m_info.config.load);
     m_blocks.resize(std::size_t(m_info.stages.size()) + 1);
+    m_stageStartNs.resize(std::size_t(m_info.stages.size()), -1);
 
     Block &total = m_blocks[0];
     std::optional<int> largestUsers;
@@ -328,6 +332,82 @@ RunAggregator::Second *RunAggregator::second(std::int64_t ns)
     return &m_seconds[s];
 }
 
+void RunAggregator::markStageStarted(int stage, std::int64_t ns)
+{
+    if (stage >= 0 && std::size_t(stage) < m_stageStartNs.size())
+        m_stageStartNs[std::size_t(stage)] = ns;
+}
+
+void RunAggregator::markStopped(std::int64_t ns)
+{
+    if (m_stoppedNs < 0)
+        m_stoppedNs = ns;
+}
+
+std::int64_t RunAggregator::stoppedNs() const
+{
+    return m_stoppedNs >= 0 ? m_stoppedNs : m_firstCancelledNs;
+}
+
+void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
+{
+    // The stage running at Stop: the last one begun by then, or, unmarked, the last with requests.
+    int cut = -1;
+    for (std::size_t i = 0; i < m_stageStartNs.size(); ++i) {
+        const std::int64_t started = m_stageStartNs[i];
+        if (started >= 0 && started <= stopNs)
+            cut = int(i);
+    }
+    if (cut < 0) {
+        for (std::size_t i = 0; i < summary.stages.size(); ++i) {
+            const RequestCounts &r = summary.stages[i].requests;
+            if (r.attempted + r.cancelled > 0)
+                cut = int(i);
+        }
+    }
+    const auto planned = [](const StageConfig &stage) {
+        return StopSummary{0, double(stage.durationMs) / 1000, stage.requests};
+    };
+    const auto startOf = [this](std::size_t i) {
+        return m_stageStartNs[i] >= 0 ? m_stageStartNs[i] : m_blocks[i + 1].firstSentNs;
+    };
+    std::optional<int> largestUsers;
+    for (std::size_t i = 0; i < summary.stages.size(); ++i) {
+        SummaryBlock &stage = summary.stages[i];
+        if (int(i) > cut) {
+            stage.reached = false;
+            continue;
+        }
+        if (stage.concurrency.target)
+            largestUsers = std::max(largestUsers.value_or(0), *stage.concurrency.target);
+        if (int(i) < cut)
+            continue;
+        StopSummary stopped = planned(m_info.stages.at(qsizetype(i)));
+        const std::int64_t started = startOf(i);
+        stopped.afterS = started >= 0 && stopNs > started ? double(stopNs - started) / 1e9 : 0;
+        // Its window ends at Stop.
+        stage = m_blocks[i + 1].summary(m_blocks[i + 1].histograms, stopNs);
+        stage.stopped = stopped;
+    }
+    // What the run as a whole was to do: its stages' durations when each had one, likewise counts.
+    StopSummary whole;
+    bool timed = true;
+    bool counted = true;
+    for (const StageConfig &stage : m_info.stages) {
+        whole.plannedS += double(stage.durationMs) / 1000;
+        whole.plannedRequests += stage.requests;
+        timed = timed && stage.durationMs > 0;
+        counted = counted && stage.requests > 0;
+    }
+    whole.plannedS = timed ? whole.plannedS : 0;
+    whole.plannedRequests = counted ? whole.plannedRequests : 0;
+    const std::int64_t loadStart =
+        !m_stageStartNs.empty() && m_stageStartNs[0] >= 0 ? m_stageStartNs[0] : m_blocks[0].firstSentNs;
+    whole.afterS = loadStart >= 0 && stopNs > loadStart ? double(stopNs - loadStart) / 1e9 : 0;
+    summary.total.stopped = whole;
+    summary.total.concurrency.target = largestUsers;
+}
+
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
@@ -345,6 +425,8 @@ void RunAggregator::add(const RequestRecord &r)
             ++instance->requests.warmup;
         return;
     }
+    if (r.status == RequestStatus::Cancelled && r.doneNs >= 0)
+        m_firstCancelledNs = m_firstCancelledNs < 0 ? r.doneNs : std::min(m_firstCancelledNs, r.doneNs);
     const bool good = isGood(r);
     const std::optional<TokenTimeline> timeline =
         r.ok() ? std::optional<TokenTimeline>(std::in_place, r) : std::nullopt;
@@ -413,8 +495,16 @@ ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
 {
     ContextSweepSummary sweep;
     std::vector<double> x, y;
+    QStringList leftOut;
     for (std::size_t i = 0; i < m_context.size(); ++i) {
         const ContextStage &c = m_context[i];
+        // A stage Stop cut measured its first requests only: a fit through them is not the stage's.
+        if (summary.stages.at(i).stopped) {
+            if (c.requests > 0)
+                leftOut
+                    << QStringLiteral("%1 left out: %2").arg(summary.stages[i].name, summary.stages[i].partialNote());
+            continue;
+        }
         for (const ContextSweepSummary::Point &p : c.points) {
             sweep.points.push_back(p);
             x.push_back(p.promptTokens);
@@ -435,6 +525,7 @@ ContextSweepSummary RunAggregator::contextSweep(const RunSummary &summary) const
         sweep.stages.push_back(stage);
     }
     sweep.fit = fitPowerLaw(x, y);
+    sweep.leftOut = leftOut.join(QStringLiteral("; "));
     // The marginal prefill rate: one more prompt token costs the fit's slope in TTFT.
     for (ContextSweepSummary::Stage &stage : sweep.stages) {
         const double slope = sweep.fit.ok ? sweep.fit.slopeAt(stage.promptTokens) : 0;
@@ -541,7 +632,10 @@ RunSummary RunAggregator::summary() const
         for (std::size_t m = 0; m < kMetricCount; ++m)
             whole[m].merge(m_blocks[i].histograms[m]);
     }
-    s.total = m_blocks[0].summary(whole);
+    const std::int64_t stopNs = stoppedNs();
+    s.total = m_blocks[0].summary(whole, stopNs);
+    if (stopNs >= 0)
+        markPartial(s, stopNs);
     // In ALPN's words over TLS (what was offered says it was TLS), in clear h2c.
     for (const auto &[version, count] : s.total.requests.byHttpVersion)
         s.connection.negotiated << (version == QLatin1String("2")
@@ -583,7 +677,7 @@ RunSummary RunAggregator::summary() const
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
         for (const Block &b : m_instances) {
-            s.instances.push_back(b.summary(b.histograms));
+            s.instances.push_back(b.summary(b.histograms, stopNs));
             priced(s.instances.back());
         }
     }

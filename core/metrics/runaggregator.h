@@ -55,6 +55,10 @@ public:
     RunAggregator &operator=(RunAggregator &&) noexcept;
 
     void add(const RequestRecord &record);
+    /// Stage `stage` of the load began at `ns` of run time (warm-up is no stage).
+    void markStageStarted(int stage, std::int64_t ns);
+    /// Stop ended the load at `ns` of run time.
+    void markStopped(std::int64_t ns);
 
     const RunInfo &info() const { return m_info; }
     /// Records added so far, warm-up included.
@@ -79,6 +83,12 @@ private:
     /// The second of run time `ns` falls in; none past kMaxTimeSeriesSeconds (counted).
     Second *second(std::int64_t ns);
     bool isGood(const RequestRecord &record) const;
+    /// When Stop ended the load: as marked, else (a summary recomputed from requests.csv) when the
+    /// first cancelled request ended; -1 when nothing was stopped.
+    std::int64_t stoppedNs() const;
+    /// Marks the stages of a stopped run in `summary`: the one Stop cut, those never reached, and
+    /// the run's target concurrency from the stages that ran.
+    void markPartial(RunSummary &summary, std::int64_t stopNs) const;
     /// The context sweep's block of `summary` (whose stage blocks are made).
     ContextSweepSummary contextSweep(const RunSummary &summary) const;
     /// "6 of 16 connects took ≈1 s …: the server's accept queue overflowed …", or empty.
@@ -110,6 +120,9 @@ private:
     };
     std::vector<Truncation> m_truncation; ///< per stage
     std::vector<Second> m_seconds;
+    std::vector<std::int64_t> m_stageStartNs; ///< per stage, -1 until it began
+    std::int64_t m_stoppedNs = -1;
+    std::int64_t m_firstCancelledNs = -1;
     std::int64_t m_records = 0;
     std::int64_t m_pastSeries = 0; ///< sends and completions after the time series' last second
     int m_streamsPerConnection = 0;

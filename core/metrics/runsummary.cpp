@@ -3,6 +3,7 @@
 #include "config/jsonreader.h"
 #include "config/saturating.h"
 #include "formats/formatversion.h"
+#include "formats/numberformat.h"
 
 #include <array>
 
@@ -214,6 +215,16 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
         block["cost"] = costToJson(*b.cost);
     if (!wholeRun)
         block["name"] = toStd(b.name);
+    if (b.stopped) {
+        json stopped{{"after_s", b.stopped->afterS}};
+        if (b.stopped->plannedS > 0)
+            stopped["planned_s"] = b.stopped->plannedS;
+        if (b.stopped->plannedRequests > 0)
+            stopped["planned_requests"] = b.stopped->plannedRequests;
+        block["stopped"] = std::move(stopped);
+    }
+    if (!b.reached)
+        block["reached"] = false;
     return block;
 }
 
@@ -224,6 +235,18 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.name = n.string("name");
     b.load = loadFromJson(n.object("load"));
     b.windowS = n.number("window_s");
+    // Summaries from before stopped stages were marked have neither.
+    if (n.hasValue("stopped")) {
+        const JsonReader stopped = n.object("stopped");
+        StopSummary &s = b.stopped.emplace();
+        s.afterS = stopped.number("after_s");
+        if (stopped.has("planned_s"))
+            s.plannedS = stopped.number("planned_s");
+        if (stopped.has("planned_requests"))
+            s.plannedRequests = stopped.integer("planned_requests");
+    }
+    if (n.has("reached"))
+        b.reached = n.value().at("reached") != false;
 
     const JsonReader requests = n.object("requests");
     b.requests.attempted = requests.integer("attempted");
@@ -390,6 +413,43 @@ bool isLatencyMetric(Metric metric)
 bool isPhaseMetric(Metric metric)
 {
     return std::string_view(kMetricNames[std::size_t(metric)].section) == "phases_ms";
+}
+
+QString SummaryBlock::partialNote() const
+{
+    if (!reached)
+        return QStringLiteral("not reached: stopped before");
+    if (!stopped)
+        return {};
+    const QString after = formatNumber(stopped->afterS, 3, 1);
+    if (stopped->plannedS > 0)
+        return QStringLiteral("stopped after %1 s of %2 s").arg(after, QString::number(stopped->plannedS, 'g', 6));
+    if (stopped->plannedRequests > 0)
+        return QStringLiteral("stopped after %1 s, %2 of %3 requests")
+            .arg(after)
+            .arg(requests.attempted + requests.cancelled)
+            .arg(stopped->plannedRequests);
+    return QStringLiteral("stopped after %1 s").arg(after);
+}
+
+QString SummaryBlock::label() const
+{
+    const QString note = partialNote();
+    return note.isEmpty() ? name : QStringLiteral("%1 (%2)").arg(name, note);
+}
+
+QString RunSummary::partialNote() const
+{
+    if (!partial())
+        return {};
+    QStringList parts{QStringLiteral("partial run: ") + total.partialNote()};
+    if (stages.size() > 1) {
+        for (const SummaryBlock &stage : stages) {
+            if (stage.partial())
+                parts << QStringLiteral("%1 %2").arg(stage.name, stage.partialNote());
+        }
+    }
+    return parts.join(QStringLiteral("; "));
 }
 
 QString RunSummary::transportText() const

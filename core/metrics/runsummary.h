@@ -179,11 +179,23 @@ struct CostSummary {
                                          std::int64_t good);
 };
 
+/// How far a block got when Stop ended the run early: a stage Stop cut, or the whole stopped run.
+struct StopSummary {
+    double afterS = 0;                ///< the stage's (the load's) start → Stop
+    double plannedS = 0;              ///< the planned duration; 0: it ended by count alone
+    std::int64_t plannedRequests = 0; ///< the planned count; 0: it ended by time alone
+    bool operator==(const StopSummary &) const = default;
+};
+
 /// One block of summary.json: the whole run, or one stage (then `name` is set).
 struct SummaryBlock {
     QString name;
     LoadSummary load;
-    double windowS = 0; ///< first sent → last done, warm-up excluded
+    /// First sent → last done, warm-up excluded; a request Stop cancelled does not stretch it: the
+    /// block Stop cut ends at Stop, a stage that ended before ends at its last request done.
+    double windowS = 0;
+    std::optional<StopSummary> stopped; ///< Stop cut this stage (or ended this run) before its plan
+    bool reached = true;                ///< false: a stage Stop came before
     RequestCounts requests;
     ThroughputSummary throughput;
     TokenSummary tokens;
@@ -195,6 +207,13 @@ struct SummaryBlock {
 
     const LatencyStats &stat(Metric m) const { return stats[std::size_t(m)]; }
     const LogHistogram &histogram(Metric m) const { return histograms[std::size_t(m)]; }
+    /// Its figures do not cover its plan: Stop cut it, or it never began.
+    bool partial() const { return stopped.has_value() || !reached; }
+    /// What a reader of its figures must know: "stopped after 2.1 s of 10 s", "not reached
+    /// (stopped before)", or empty for a block that ran its plan.
+    QString partialNote() const;
+    /// The stage's name with partialNote() after it: "c=100 (stopped after 2.1 s of 10 s)".
+    QString label() const;
 };
 
 /// Conversations (--turns): one turn index over the whole run, from its successful requests
@@ -242,6 +261,13 @@ struct RunSummary {
     /// The workload file's reading (format, entries read, bad lines skipped, filtered, sampled);
     /// null when prompts came from no file.
     nlohmann::json workload;
+
+    /// Stop ended the run before its plan (or, for a stage split off as a run, cut that stage).
+    bool partial() const { return total.partial(); }
+    /// The stopped run in one line, for every place that shows or exports its figures: "partial run:
+    /// stopped after 12.3 s of 30 s; c=100 stopped after 2.1 s of 10 s; c=200 not reached: stopped
+    /// before"; empty when it ran its plan.
+    QString partialNote() const;
 
     nlohmann::json toJson() const;
     /// Reads summary.json. Unknown keys are ignored (later versions may add some); a missing or

@@ -120,9 +120,11 @@ public:
             std::make_unique<LoadController>(m_plan, clock, [this](RequestRecord &&r) { recordDone(std::move(r)); });
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
-                const double tS = double(m_controller->clock().nowNs()) / 1e9;
-                for (auto &sink : m_sinks)
-                    sink->server.markMeasurementStart(tS);
+                const std::int64_t nowNs = m_controller->clock().nowNs();
+                for (auto &sink : m_sinks) {
+                    sink->server.markMeasurementStart(double(nowNs) / 1e9);
+                    sink->aggregator.markStageStarted(stage, nowNs);
+                }
             }
             const QString name = m_plan->stages.at(stage).name;
             post([stage, name, warmup](BenchmarkRunner *r) { Q_EMIT r->stageStarted(stage, name, warmup); });
@@ -138,9 +140,15 @@ public:
     void stop()
     {
         m_stopRequested = true;
-        if (m_loadStarted)
+        if (m_loadStarted) {
+            // Stop cuts the stage running now: its window ends here (RunAggregator).
+            if (!m_finished) {
+                const std::int64_t nowNs = m_controller->clock().nowNs();
+                for (auto &sink : m_sinks)
+                    sink->aggregator.markStopped(nowNs);
+            }
             m_controller->stop();
-        else if (m_controller) // still probing the metrics endpoints: nothing to wait for now
+        } else if (m_controller) // still probing the metrics endpoints: nothing to wait for now
             startLoad();
         else if (m_calibrator)
             m_calibrator->abort();

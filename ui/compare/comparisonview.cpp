@@ -404,6 +404,13 @@ void ComparisonView::rebuildCharts()
     }
     if (!m_staged && m_runs->size() > described)
         caption << tr("and %1 more runs").arg(m_runs->size() - described);
+    // A stopped run's figures cover less than it planned: every figure drawn from it says so.
+    if (m_staged && m_staged->summary.partial())
+        caption << m_staged->summary.partialNote();
+    for (std::size_t i = 0; !m_staged && i < m_runs->size(); ++i) {
+        if (const QString partial = m_runs->at(i).summary.partialNote(); !partial.isEmpty())
+            caption << QStringLiteral("#%1 %2").arg(i + 1).arg(partial);
+    }
     for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
         view->setExportSubtitle(subtitle);
         view->setExportCaption(caption.join(QLatin1Char('\n')));

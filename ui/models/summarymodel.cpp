@@ -40,11 +40,12 @@ void SummaryTableModel::setSummary(const RunSummary &summary)
             std::any_of(blocks.begin(), blocks.end(), [&](const SummaryBlock &b) { return metric.of(b).has_value(); }))
             specs.push_back(&metric);
     }
-    const bool sameShape = blocks.size() == m_blocks.size() && specs.size() == m_specs.size() &&
-                           std::equal(specs.begin(), specs.end(), m_specs.begin(),
-                                      [](const auto *a, const auto *b) { return a->key == b->key; }) &&
-                           std::equal(blocks.begin(), blocks.end(), m_blocks.begin(),
-                                      [](const SummaryBlock &a, const SummaryBlock &b) { return a.name == b.name; });
+    const bool sameShape =
+        blocks.size() == m_blocks.size() && specs.size() == m_specs.size() &&
+        std::equal(specs.begin(), specs.end(), m_specs.begin(),
+                   [](const auto *a, const auto *b) { return a->key == b->key; }) &&
+        std::equal(blocks.begin(), blocks.end(), m_blocks.begin(),
+                   [](const SummaryBlock &a, const SummaryBlock &b) { return a.label() == b.label(); });
     if (sameShape) {
         // A live run updates values in place, so the view keeps its selection and scroll position.
         m_blocks = std::move(blocks);
@@ -61,8 +62,10 @@ void SummaryTableModel::setSummary(const RunSummary &summary)
 QStringList SummaryTableModel::blockNames() const
 {
     QStringList names;
+    // A block Stop cut says so in its name, wherever its column goes (the header, CSV, a copy).
     for (std::size_t i = 0; i < m_blocks.size(); ++i)
-        names << (i == 0 ? tr("run") : m_blocks[i].name);
+        names << (i == 0 ? (m_blocks[i].partial() ? tr("run (%1)").arg(m_blocks[i].partialNote()) : tr("run"))
+                         : m_blocks[i].label());
     return names;
 }
 
@@ -129,7 +132,10 @@ QVariant SummaryTableModel::headerData(int section, Qt::Orientation orientation,
         return tr("Metric");
     if (section == UnitColumn)
         return tr("Unit");
-    return section == FirstBlockColumn ? tr("Whole run") : blockNames().at(section - FirstBlockColumn);
+    if (section > FirstBlockColumn)
+        return blockNames().at(section - FirstBlockColumn);
+    const SummaryBlock &run = m_blocks.front();
+    return run.partial() ? tr("Whole run (%1)").arg(run.partialNote()) : tr("Whole run");
 }
 
 QByteArray SummaryTableModel::toCsv() const

@@ -533,9 +533,22 @@ void DashboardView::refreshHeader()
     // Live, before a summary counts HTTP versions: the transport the configuration picks.
     const QString transport = s.transportText();
     parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
-    const QString stages = formatStages(d.stages());
+    // A stopped run names the levels it ran, not the plan it never finished.
+    QList<StageConfig> ran = d.stages();
+    QStringList notReached;
+    for (qsizetype i = ran.size(); i-- > 0 && std::size_t(i) < s.stages.size() && !s.stages[std::size_t(i)].reached;) {
+        notReached.prepend(s.stages[std::size_t(i)].name);
+        ran.removeLast();
+    }
+    const QString stages = formatStages(ran);
     if (!stages.isEmpty())
         parts << stages;
+    for (const SummaryBlock &stage : s.stages) {
+        if (stage.stopped && s.stages.size() > 1)
+            parts << tr("%1 %2").arg(stage.name, stage.partialNote());
+    }
+    if (!notReached.isEmpty())
+        parts << tr("%1 not reached").arg(notReached.join(QStringLiteral(", ")));
     // A run's length is its measurement window wherever it is shown (first sent → last done,
     // warm-up excluded): the same figure live, in the summary and reopened.
     const double elapsedS = s.total.windowS;
@@ -653,11 +666,14 @@ void DashboardView::refreshTiles()
     const std::optional<double> errorPct = MetricCatalogue::find(QStringLiteral("error_pct"))->of(t);
     set("error_pct", errorPct ? formatNumber(*errorPct) : QStringLiteral("—"), errors);
 
-    // The target of the stage running now (or of the last stage, once the run is over).
+    // The target of the stage running now (or, once the run is over, the largest it ran: a run
+    // Stop ended early never reached its later stages).
     const QList<StageConfig> stages = d.stages();
     const int stage = std::clamp(p.stage, 0, int(std::max<qsizetype>(1, stages.size())) - 1);
     QString target = QStringLiteral("—");
-    if (stage < stages.size()) {
+    if (!d.isLive() && t.concurrency.target) {
+        target = QString::number(*t.concurrency.target);
+    } else if (stage < stages.size()) {
         const StageConfig &s = stages.at(stage);
         if (s.mode == LoadMode::Concurrency)
             target = QString::number(s.level);
@@ -683,7 +699,14 @@ DashboardView::Frame DashboardView::frame() const
     const double plannedS = d.isLive() && p.etaMs >= 0 ? double(p.elapsedNs) / 1e9 + double(p.etaMs) / 1e3 : 0;
     f.rangeS = std::max(f.endS, plannedS);
     f.minSpanS = d.isLive() && plannedS <= 0 ? TimeChart::kMinSpanS : 1.0;
-    f.marks = stageMarks(rows, d.stageNames());
+    // A stage Stop cut is labelled so where its span is drawn: its figures are of its first seconds.
+    QStringList names = d.stageNames();
+    const std::vector<SummaryBlock> &stages = d.summary().stages;
+    for (qsizetype i = 0; i < names.size() && std::size_t(i) < stages.size(); ++i) {
+        if (stages[std::size_t(i)].stopped)
+            names[i] = tr("%1 (%2)").arg(names[i], stages[std::size_t(i)].partialNote());
+    }
+    f.marks = stageMarks(rows, names);
     return f;
 }
 
@@ -709,7 +732,10 @@ void DashboardView::finishChart(const QString &key, bool empty, const QString &l
         view->setEmpty(empty);
     }
     view->setExportSubtitle(m_document->name());
-    view->setExportCaption(m_document->info().workloadCaption());
+    QStringList caption{m_document->info().workloadCaption()};
+    caption << m_document->summary().partialNote();
+    caption.removeAll(QString());
+    view->setExportCaption(caption.join(QLatin1Char('\n')));
     view->updateTooltips();
 }
 
