@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace tb;
@@ -135,6 +136,69 @@ private Q_SLOTS:
         QVERIFY(!outcome.timeSeries.empty());
         QVERIFY(!outcome.cancelled);
         QVERIFY(outcome.error.isEmpty());
+    }
+
+    // Prompt calibration's probes came before the load on the run's clock: every time chart and
+    // timeseries.csv started with seconds of nothing (12.7 s against gpt4-like), while the live
+    // display said "Stage 1 of 1 · 0%". Its time is recorded apart, and its probes are progress.
+    void calibrationTimeIsNotRunTime()
+    {
+        SimConfig sc = *SimConfig::preset(QStringLiteral("fast"));
+        sc.ttftMs = 300; // each of calibration's ~7 sequential probes waits this long: ~2 s in all
+        SimulatorHost host(sc);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        RunConfig config = configFor(host, dir.filePath(QStringLiteral("run")));
+        config.prompt.calibrate = true;
+        config.load.requests = 0;
+        config.load.durationMs = 1500;
+        BenchmarkRunner runner;
+        QList<RunProgress> calibrating;
+        connect(&runner, &BenchmarkRunner::progressed, this, [&calibrating](const RunProgress &p) {
+            if (p.calibrating)
+                calibrating << p;
+        });
+        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
+        QString error;
+        QVERIFY2(runner.start(config, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const RunOutcome outcome = finished.first().first().value<RunOutcome>();
+        const PromptSizing &sizing = outcome.summary.promptSizing;
+        QCOMPARE(sizing.calibration, QStringLiteral("usage"));
+        QVERIFY2(sizing.calibrationS >= 1.5 && sizing.calibrationS < 30,
+                 qPrintable(QString::number(sizing.calibrationS)));
+
+        // The load starts at t = 0: the first second with requests sent is the first, and the
+        // series ends with the load (1.5 s and the last requests' 0.3 s), not calibration later.
+        const auto first = std::find_if(outcome.timeSeries.begin(), outcome.timeSeries.end(),
+                                        [](const TimeSeriesRow &row) { return row.sent > 0; });
+        QVERIFY(first != outcome.timeSeries.end());
+        QCOMPARE(first->second, 0);
+        QVERIFY2(outcome.timeSeries.back().second <= 2, qPrintable(QString::number(outcome.timeSeries.back().second)));
+        const double windowS = outcome.summary.total.windowS;
+        QVERIFY2(windowS >= 1.4 && windowS < 2.5, qPrintable(QString::number(windowS)));
+
+        // Saved alike: run.json's clock is the load's, the summary keeps calibration's seconds.
+        const auto saved = RunReader::load(outcome.directory, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->info.monotonicOriginNs, outcome.steadyOriginNs);
+        QCOMPARE(saved->info.startedAt, runner.info().startedAt);
+        QCOMPARE(saved->summary.promptSizing.calibrationS, sizing.calibrationS);
+        const auto firstSent =
+            std::min_element(saved->records.begin(), saved->records.end(),
+                             [](const RequestRecord &a, const RequestRecord &b) { return a.sentNs < b.sentNs; });
+        QVERIFY(firstSent != saved->records.end());
+        QVERIFY2(firstSent->sentNs < 500'000'000, qPrintable(QString::number(firstSent->sentNs)));
+
+        // Meanwhile its probes were the progress, counting up (the plan a lower bound of what
+        // they came to), on no run clock yet.
+        QVERIFY(calibrating.size() >= 3);
+        for (const RunProgress &p : std::as_const(calibrating)) {
+            QVERIFY(p.probesSent >= 1 && p.probesSent <= p.probesPlanned && p.probesPlanned <= sizing.probes);
+            QCOMPARE(p.elapsedNs, std::int64_t(0));
+        }
+        QVERIFY(calibrating.constLast().probesSent > calibrating.constFirst().probesSent);
+        QVERIFY(calibrating.constLast().calibrationNs > calibrating.constFirst().calibrationNs);
     }
 
     void stopIsPromptSafeTwiceAndSaves()

@@ -39,6 +39,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
@@ -49,6 +50,7 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include <algorithm>
 #include <memory>
 
 using namespace tb;
@@ -692,6 +694,146 @@ private Q_SLOTS:
             const QString folder = startsIn(kind);
             QVERIFY2(folder == afterFolder, qPrintable(kind + QStringLiteral(": ") + folder));
         }
+    }
+
+    // The session dialog showed nothing while a model's run calibrated its prompts (seconds of
+    // probes before the load): neither the status line nor the model's row moved.
+    void sessionDialogShowsCalibrationProgress()
+    {
+        ConfigEditor editor;
+        RunConfig config = workload();
+        config.load.requests = 4;
+        config.prompt.calibrate = true;
+        editor.setConfig(config);
+        ComparisonSessionPanel panel(&editor);
+        QTemporaryDir tmp;
+        panel.setRunsFolder(tmp.path());
+        // The default preset answers each probe after ~0.15 s; fast at once.
+        panel.setTargetChecked(panel.simulatorRow(QStringLiteral("default")), true);
+        panel.setTargetChecked(panel.simulatorRow(QStringLiteral("fast")), true);
+        auto *state = panel.findChild<QLabel *>(QStringLiteral("sessionState"));
+        QVERIFY(state);
+        QStringList lines;
+        QStringList rows;
+        connect(panel.runner(), &SessionRunner::progressed, this, [&](const SessionProgress &p) {
+            if (!p.run.calibrating)
+                return;
+            lines << state->text();
+            rows << panel.statusModel()->item(p.target, ComparisonSessionPanel::StatusColumn)->text();
+        });
+        QSignalSpy finished(&panel, &ComparisonSessionPanel::sessionFinished);
+        QString error;
+        QVERIFY2(panel.start(&error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        const QString probe = QStringLiteral("Calibrating prompts: probe \\d+ of \\d+ · \\d+\\.\\d s$");
+        for (const QString &model : {QStringLiteral("1 of 2: default"), QStringLiteral("2 of 2: fast")}) {
+            const QRegularExpression line(QStringLiteral("^Running %1 — ").arg(model) + probe);
+            QVERIFY2(
+                std::any_of(lines.begin(), lines.end(), [&](const QString &l) { return line.match(l).hasMatch(); }),
+                qPrintable(model + QLatin1Char('\n') + lines.join(QLatin1Char('\n'))));
+        }
+        const QRegularExpression row(QLatin1Char('^') + probe);
+        for (const QString &text : std::as_const(rows))
+            QVERIFY2(row.match(text).hasMatch(), qPrintable(text));
+    }
+
+    // The session dialog's status line kept "Running 1 of 2: … — 5 done · 0 errors" after that
+    // model had failed or been stopped, and while the next one started.
+    void sessionStatusLineFollowsTheSession_data()
+    {
+        QTest::addColumn<bool>("stop");
+        QTest::addColumn<QString>("firstEnds");
+        QTest::addColumn<QString>("secondEnds");
+        QTest::newRow("a model fails, the next runs") << false << QStringLiteral("1 of 2 finished — dead: failed: ")
+                                                      << QStringLiteral("2 of 2 finished — fast: done");
+        QTest::newRow("a model is stopped") << true << QStringLiteral("1 of 2 finished — slow: stopped (results kept)")
+                                            << QStringLiteral("2 of 2 finished — fast: not run");
+    }
+
+    void sessionStatusLineFollowsTheSession()
+    {
+        QFETCH(bool, stop);
+        QFETCH(QString, firstEnds);
+        QFETCH(QString, secondEnds);
+        ConfigEditor editor;
+        RunConfig config = workload();
+        if (stop) {
+            config.target = targetOf(*m_slow, QStringLiteral("slow"));
+            config.load.requests = 0;
+            config.load.durationMs = 60000; // until Stop
+        } else {
+            config.target.name = QStringLiteral("dead");
+            config.target.url = QStringLiteral("http://127.0.0.1:1/v1"); // nothing listens: every request fails
+            config.target.model = QStringLiteral("none");
+        }
+        editor.setConfig(config);
+        ComparisonSessionPanel panel(&editor);
+        QTemporaryDir tmp;
+        panel.setRunsFolder(tmp.path());
+        panel.setTargetChecked(0, true);
+        panel.setTargetChecked(panel.simulatorRow(QStringLiteral("fast")), true);
+        auto *state = panel.findChild<QLabel *>(QStringLiteral("sessionState"));
+        QVERIFY(state);
+        // The panel's slots run first (connected first): each line is read as the session left it.
+        QStringList atStart;
+        QStringList atEnd;
+        QStringList whileStopping;
+        SessionRunner *runner = panel.runner();
+        connect(runner, &SessionRunner::runStarted, this, [&](int, const QString &) { atStart << state->text(); });
+        connect(runner, &SessionRunner::runFinished, this,
+                [&](int, SessionRunStatus, const QString &) { atEnd << state->text(); });
+        connect(runner, &SessionRunner::progressed, this, [&](const SessionProgress &p) {
+            if (p.run.stopping)
+                whileStopping << state->text();
+            else if (stop && p.run.completed > 0)
+                panel.stop();
+        });
+        QSignalSpy finished(&panel, &ComparisonSessionPanel::sessionFinished);
+        QString error;
+        QVERIFY2(panel.start(&error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(atEnd.size(), 2);
+        QVERIFY2(atEnd[0].startsWith(firstEnds), qPrintable(atEnd[0]));
+        QVERIFY2(atEnd[1].startsWith(secondEnds), qPrintable(atEnd[1]));
+        if (stop) {
+            QCOMPARE(atStart.size(), 1);
+            QVERIFY(!whileStopping.isEmpty());
+            for (const QString &line : std::as_const(whileStopping))
+                QVERIFY2(line.contains(QStringLiteral("stopping")), qPrintable(line));
+        } else {
+            QCOMPARE(atStart.size(), 2);
+            QVERIFY2(atStart[1].startsWith(QStringLiteral("Running 2 of 2: fast — ")), qPrintable(atStart[1]));
+        }
+        QVERIFY2(
+            state->text().startsWith(stop ? QStringLiteral("Session stopped.") : QStringLiteral("Session finished.")),
+            qPrintable(state->text()));
+    }
+
+    // The session dialog's workload line said "~512-token prompts" for 512 + 128 system tokens.
+    void sessionWorkloadLineCountsSystemTokens_data()
+    {
+        QTest::addColumn<int>("promptTokens");
+        QTest::addColumn<int>("systemTokens");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("with a system prompt") << 512 << 128 << QStringLiteral("512 + 128 system tokens in, 256 out, ");
+        QTest::newRow("without one") << 512 << 0 << QStringLiteral("512 tokens in, 256 out, ");
+    }
+
+    void sessionWorkloadLineCountsSystemTokens()
+    {
+        QFETCH(int, promptTokens);
+        QFETCH(int, systemTokens);
+        QFETCH(QString, expected);
+        ConfigEditor editor;
+        RunConfig config = workload();
+        config.prompt.promptTokens = promptTokens;
+        config.prompt.systemTokens = systemTokens;
+        config.request.maxTokens = 256;
+        editor.setConfig(config);
+        ComparisonSessionPanel panel(&editor);
+        auto *line = panel.findChild<QLabel *>(QStringLiteral("sessionWorkload"));
+        QVERIFY(line);
+        QVERIFY2(line->text().startsWith(expected), qPrintable(line->text()));
     }
 
     void mainWindowCompareMenuAndDrops()

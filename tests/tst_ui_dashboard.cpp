@@ -52,6 +52,8 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QProgressBar>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSettings>
 #include <QSignalSpy>
@@ -760,6 +762,40 @@ private Q_SLOTS:
         QVERIFY(latency->leftAxis()->isVisible());
         for (QLineSeries *line : latency->lines())
             QVERIFY2(line->isVisible() && chartstyle::isInLegend(line), qPrintable(line->name()));
+    }
+
+    // Prompt calibration (on by default in the GUI) probed the target before the load while the
+    // dashboard said "Stage 1 of 1: · 0%", the status bar "0 in flight" and the charts "Waiting for
+    // the first second of the run…"; when it ended nothing said what it had found.
+    void calibrationIsShownAsAPhase()
+    {
+        // The default preset answers each probe after ~0.15 s: about a second of calibration.
+        RunConfig config = simulatorConfig(QStringLiteral("default"), QStringLiteral("c=2:2s"), 16);
+        config.prompt.calibrate = true;
+        auto w = window(config);
+        DashboardView *dash = w->dashboard();
+        auto *progress = dash->findChild<QProgressBar *>(QStringLiteral("runProgress"));
+        auto *status = w->findChild<QLabel *>(QStringLiteral("liveStatus"));
+        QVERIFY(progress && status);
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        const QRegularExpression probe(QStringLiteral("^Calibrating prompts: probe \\d+ of \\d+ · \\d+\\.\\d s$"));
+        QTRY_VERIFY2_WITH_TIMEOUT(probe.match(progress->format()).hasMatch(), qPrintable(progress->format()), 30000);
+        QVERIFY2(probe.match(status->text()).hasMatch(), qPrintable(status->text()));
+        QTRY_VERIFY2(
+            dash->chartView(QStringLiteral("throughput"))->emptyText().startsWith(QStringLiteral("Calibrating")),
+            qPrintable(dash->chartView(QStringLiteral("throughput"))->emptyText()));
+
+        // Then the load, from t = 0, and what calibration found said once beside the warnings.
+        QTRY_VERIFY_WITH_TIMEOUT(progress->format().startsWith(QStringLiteral("Stage 1 of 1")), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        const QString subtitle = dash->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
+        QCOMPARE(subtitle.count(QStringLiteral("prompts calibrated in")), 1);
+        QVERIFY2(subtitle.contains(QStringLiteral("probes)")), qPrintable(subtitle));
+        const auto &rows = w->document()->timeSeries();
+        QVERIFY(!rows.empty());
+        QVERIFY2(rows.front().sent > 0, "the first second of the charts is the load's");
     }
 
     void aSweepRingsItsKneeWhereTheCoreFindsIt()

@@ -838,6 +838,12 @@ void MainWindow::updateLiveStatus()
     if (!m_running)
         return;
     const RunProgress &p = m_document->progress();
+    if (p.calibrating) { // before the load: nothing is in flight, done or failed yet
+        m_liveStatus->setText(p.calibrationText());
+        m_liveStatus->setToolTip(tr("Prompt sizes are measured against the target before the load starts; "
+                                    "this time is not part of the run"));
+        return;
+    }
     // Connecting and TLS handshakes are shown while they last: a target that accepts and never
     // finishes the handshake would otherwise read as an idle run until the connect timeout.
     QStringList parts{tr("%1 in flight").arg(p.inFlight)};

@@ -59,6 +59,15 @@ void RunConsole::attach(BenchmarkRunner *runner)
         if (!m_sinceLine.isValid() || m_sinceLine.elapsed() >= (m_tty ? 500 : 2000))
             printProgress();
     });
+    // Calibration comes before the load, and before the first snapshot: its probes are the progress.
+    connect(runner, &BenchmarkRunner::progressed, this, [this](const RunProgress &progress) {
+        if (!progress.calibrating)
+            return;
+        m_snapshot.progress = progress;
+        m_haveSnapshot = true;
+        if (!m_sinceLine.isValid() || m_sinceLine.elapsed() >= (m_tty ? 500 : 2000))
+            printProgress();
+    });
     connect(runner, &BenchmarkRunner::stageStarted, this, [this](int stage, const QString &name, bool warmup) {
         if (m_showProgress && !m_tty)
             printErr(QStringLiteral("%1 %2 (stage %3)\n")
@@ -87,6 +96,8 @@ void RunConsole::attach(BenchmarkRunner *runner)
 QString RunConsole::progressLine(const RunSnapshot &s)
 {
     const RunProgress &p = s.progress;
+    if (p.calibrating)
+        return p.calibrationText();
     QString stage = p.warmup ? QStringLiteral("warm-up ") + p.stageName : p.stageName;
     if (p.stageCount > 1 && !p.warmup)
         stage += QStringLiteral(" [%1/%2]").arg(p.stage + 1).arg(p.stageCount);
@@ -217,11 +228,12 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         if (p.requested)
             line += QStringLiteral("; requested %1, sized with %2").arg(*p.requested).arg(p.tokenizer);
         if (!p.calibration.isEmpty())
-            line += QStringLiteral("; calibrated by %1 (%2 probes: %3 target tokens per local token, template %4, "
-                                   "%5 words off, %6 fillers)")
+            line += QStringLiteral("; calibrated by %1 (%2 probes in %3 s before the run: %4 target tokens per local "
+                                   "token, template %5, %6 words off, %7 fillers)")
                         .arg(p.calibrationDialect.isEmpty() ? p.calibration
                                                             : p.calibration + QLatin1Char(' ') + p.calibrationDialect)
                         .arg(p.probes)
+                        .arg(p.calibrationS, 0, 'f', 1)
                         .arg(p.scale, 0, 'f', 3)
                         .arg(p.overhead)
                         .arg(p.trim)

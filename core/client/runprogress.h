@@ -31,6 +31,16 @@ struct RunProgress {
     std::int64_t connecting = 0;  ///< waiting for a TCP connection to open
     std::int64_t handshaking = 0; ///< connected, waiting for the TLS handshake
     std::int64_t chunks = 0;      ///< token-bearing chunks received so far
+    /// Prompt calibration (--calibrate) probes the target before the load: nothing above counts
+    /// yet, and its time is no part of the run's (the run's t = 0 is the load's start).
+    bool calibrating = false;
+    int probesSent = 0;             ///< calibration requests sent so far (the last may still be in flight)
+    int probesPlanned = 0;          ///< the fewest calibration needs in all; grows when a check misses
+    std::int64_t calibrationNs = 0; ///< while calibrating: its time so far
+
+    /// While calibrating, what it is doing for a status line: "Calibrating prompts: probe 3 of 7 ·
+    /// 4.2 s" (the GUI's and the CLI's words alike); empty otherwise.
+    QString calibrationText() const;
 };
 
 } // namespace tb

@@ -61,6 +61,8 @@ public:
     void markStopped(std::int64_t ns);
 
     const RunInfo &info() const { return m_info; }
+    /// Before the first record: the run's t = 0 moves to the load's start (RunInfo::moveOrigin).
+    void moveOrigin(std::chrono::steady_clock::time_point origin) { m_info.moveOrigin(origin); }
     /// Records added so far, warm-up included.
     std::int64_t recordCount() const { return m_records; }
 

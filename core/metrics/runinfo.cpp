@@ -28,6 +28,14 @@ RunInfo RunInfo::begin(const RunConfig &config, std::chrono::steady_clock::time_
     return info;
 }
 
+void RunInfo::moveOrigin(std::chrono::steady_clock::time_point origin)
+{
+    const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(origin.time_since_epoch()).count();
+    wallOriginNs += ns - monotonicOriginNs;
+    monotonicOriginNs = ns;
+    startedAt = QDateTime::fromMSecsSinceEpoch(wallOriginNs / 1'000'000);
+}
+
 QString RunInfo::startedAtText() const
 {
     if (!startedAt.isValid())

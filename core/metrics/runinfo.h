@@ -70,6 +70,9 @@ struct RunInfo {
     /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
     static RunInfo begin(const RunConfig &config,
                          std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now());
+    /// The run's t = 0 moved to `origin` (the load starts after calibration): the clock's stamps
+    /// and startedAt name that instant.
+    void moveOrigin(std::chrono::steady_clock::time_point origin);
     /// startedAt as ISO 8601 with milliseconds and the UTC offset ("2024-05-01T10:00:00.000+02:00").
     QString startedAtText() const;
 

@@ -523,6 +523,8 @@ json RunSummary::toJson() const
     } else if (!p.calibrationError.isEmpty()) {
         calibration = {{"error", toStd(p.calibrationError)}};
     }
+    if (!calibration.is_null())
+        calibration["seconds"] = p.calibrationS;
     j["prompt_size"] = {{"requested", p.requested ? json(*p.requested) : json()},
                         {"measured_mean",
                          total.requests.ok > 0 ? json(double(total.tokens.input) / double(total.requests.ok)) : json()},
@@ -576,6 +578,10 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
             s.promptSizing.requested = saturatingRound(*requested);
         s.promptSizing.tokenizer = p.string("tokenizer");
         s.promptSizing.localTokens = p.integer("local_tokens");
+        if (p.hasValue("calibration")) {
+            if (const JsonReader c = p.object("calibration"); c.has("seconds")) // none in runs from before
+                s.promptSizing.calibrationS = c.number("seconds");
+        }
         if (p.has("calibration") && p.value()["calibration"].contains("error")) {
             s.promptSizing.calibrationError = p.object("calibration").string("error");
         } else if (p.has("calibration") && !p.value()["calibration"].is_null()) {

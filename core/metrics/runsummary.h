@@ -138,6 +138,9 @@ struct PromptSizing {
     int probes = 0;                        ///< calibration requests sent
     std::optional<std::int64_t> probed;    ///< the target's count of the calibrated prompt
     QString calibrationError;              ///< why --calibrate could not calibrate (the run went on without)
+    /// How long calibration took, before the run's t = 0 (the load's start); 0 when there was none
+    /// or the run is from before it was recorded.
+    double calibrationS = 0;
     bool operator==(const PromptSizing &) const = default;
 };
 

@@ -90,6 +90,14 @@ bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace
     return writeAll(m_requests, runfiles::kRequestsCsv, m_requestsRows);
 }
 
+bool RunWriter::moveOrigin(std::chrono::steady_clock::time_point origin)
+{
+    if (!m_error.isEmpty() || !isOpen())
+        return false;
+    m_info.moveOrigin(origin);
+    return writeWhole(runfiles::kRunJson, runfiles::runInfoToJson(m_info).dump(2) + "\n");
+}
+
 bool RunWriter::append(const RequestRecord &record)
 {
     if (!m_error.isEmpty() || !isOpen())

@@ -36,6 +36,9 @@ public:
     /// `directory` is created with its parents. One that is not empty is refused (see occupied())
     /// unless `replace`: then the run's files in it are replaced and others are left alone.
     bool open(const QString &directory, const RunInfo &info, bool replace = false);
+    /// Before the first record: the run's t = 0 moves to `origin` (RunInfo::moveOrigin), and
+    /// run.json is written again to say so.
+    bool moveOrigin(std::chrono::steady_clock::time_point origin);
     bool append(const RequestRecord &record);
     bool finish(const RunSummary &summary, const std::vector<TimeSeriesRow> &timeSeries);
 

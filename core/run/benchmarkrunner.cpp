@@ -80,12 +80,19 @@ public:
         setPromptSizing(sizing);
         if (!config.prompt.calibrate || !sizing.requested)
             return run(workerThreads, clock);
-        // Measure the target's counting first; the run starts with prompts sized by it.
+        // Measure the target's counting first; the run starts with prompts sized by it. Its probes
+        // are shown as they go (postRecords), but its time is not the run's: t = 0 moves to the
+        // load's start, and calibration's seconds are recorded apart.
+        m_calibrationClock = clock;
         m_calibrator = new PromptCalibrator(config, prompts.sharedTokenizer(), this);
         connect(m_calibrator, &PromptCalibrator::finished, this,
                 [this, sizing, workerThreads, clock](const CalibrationResult &c) {
+                    m_recordsTimer.stop();
                     m_calibrator->deleteLater();
+                    const RunClock load;
+                    moveOrigin(load);
                     PromptSizing calibrated = sizing;
+                    calibrated.calibrationS = double(clock.toNs(load.origin())) / 1e9;
                     calibrated.calibrationError = c.error;
                     auto plan = std::make_shared<RunPlan>(*m_plan);
                     if (c.error.isEmpty() && plan->makePrompts(m_plan->prompts->sharedTokenizer(), c.calibration,
@@ -108,9 +115,12 @@ public:
                         m_warnings << QStringLiteral("prompts not calibrated (--calibrate): %1; sized by %2 alone")
                                           .arg(calibrated.calibrationError, calibrated.tokenizer);
                     setPromptSizing(calibrated);
-                    run(workerThreads, clock);
+                    run(workerThreads, load);
                 });
+        m_recordsTimer.start(kRecordsIntervalMs);
         m_calibrator->start();
+        if (!m_controller) // still probing: "probe 1 of 7" at once
+            postRecords();
     }
 
     void run(int workerThreads, const RunClock &clock)
@@ -170,6 +180,34 @@ private:
         m_health->start();
         if (m_stopRequested)
             m_controller->stop();
+    }
+
+    /// The load starts at `load`'s origin, after calibration: the run's t = 0 moves there in its
+    /// records (run.json's clock, the summary's start) and in the runner's RunInfo.
+    void moveOrigin(const RunClock &load)
+    {
+        std::vector<RunInfo> infos;
+        for (auto &sink : m_sinks) {
+            sink->aggregator.moveOrigin(load.origin());
+            sink->writer.moveOrigin(load.origin()); // a failure stops the run at its first record
+            infos.push_back(sink->aggregator.info());
+        }
+        post([infos = std::move(infos)](BenchmarkRunner *r) { r->m_infos = infos; });
+    }
+
+    /// Where calibration is: its probes and its time so far.
+    RunProgress calibrationProgress() const
+    {
+        RunProgress p;
+        p.calibrating = true;
+        p.stageCount = int(m_plan->stages.size());
+        p.stopping = m_stopRequested;
+        if (m_calibrator) {
+            p.probesSent = m_calibrator->probesSent();
+            p.probesPlanned = m_calibrator->probesPlanned();
+        }
+        p.calibrationNs = m_calibrationClock.nowNs();
+        return p;
     }
 
     void setPromptSizing(const PromptSizing &sizing)
@@ -303,7 +341,7 @@ private:
             batch.swap(m_batch);
             post([batch = std::move(batch)](BenchmarkRunner *r) { Q_EMIT r->recordsCompleted(batch); });
         }
-        const RunProgress progress = m_controller->progress();
+        const RunProgress progress = m_controller ? m_controller->progress() : calibrationProgress();
         post([progress](BenchmarkRunner *r) { Q_EMIT r->progressed(progress); });
     }
 
@@ -412,6 +450,7 @@ private:
     bool m_finished = false;
     bool m_stopRequested = false;
     QPointer<PromptCalibrator> m_calibrator;
+    RunClock m_calibrationClock; ///< its origin is calibration's start
     bool m_cancelled = false;
     bool m_completed = false;
     int m_scrapesAwaited = 0;

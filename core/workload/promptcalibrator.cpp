@@ -82,6 +82,32 @@ void PromptCalibrator::start()
     measure({}, kSamples);
 }
 
+int PromptCalibrator::probesPlanned() const
+{
+    if (m_finished)
+        return m_result.probes;
+    // The measurement going: its probes not sent yet. Then the fewest the steps after it take (see
+    // measured()): the smallest prompt, a usage measurement when /tokenize counts text alone, one check.
+    const bool inFlight = m_reply && !m_reply->isFinished();
+    int later = 0;
+    switch (m_step) {
+    case 0: {
+        const bool textOnly = m_probe != Probe::Chat && m_probe != Probe::TokenizeChat;
+        later = 1 + (textOnly ? kSamples : 0) + kSamples;
+        break;
+    }
+    case 1:
+        later = (m_textOnly ? kSamples : 0) + kSamples;
+        break;
+    case 2:
+        later = kSamples;
+        break;
+    default:
+        break;
+    }
+    return m_result.probes + std::max(0, m_samples - m_sampled - int(inFlight)) + later;
+}
+
 void PromptCalibrator::abort()
 {
     if (m_finished)

@@ -58,6 +58,12 @@ public:
     /// Gives up (Stop): finished follows with an error.
     void abort();
 
+    /// Requests sent so far (the last may still be in flight), for a progress display.
+    int probesSent() const { return m_result.probes; }
+    /// The fewest requests calibration needs in all, as far as it knows now: a check that misses
+    /// adds another.
+    int probesPlanned() const;
+
     /// Within tolerance: ±1% or ±2 tokens, whichever is larger.
     static bool closeEnough(std::int64_t measured, std::int64_t requested);
 

@@ -24,6 +24,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tb {
 
 namespace {
@@ -102,6 +104,7 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     m_targetList->setMinimumHeight(150);
     m_targetList->setToolTip(tr("Check two or more targets. Simulator presets run in this process on free "
                                 "127.0.0.1 ports."));
+    m_workload->setObjectName(QStringLiteral("sessionWorkload"));
     m_workload->setWordWrap(true);
     setTextColor(m_workload, QColor(0x1f, 0x29, 0x37));
     m_destination->setWordWrap(true);
@@ -146,6 +149,8 @@ ComparisonSessionPanel::ComparisonSessionPanel(ConfigEditor *editor, QWidget *pa
     buttons->addWidget(m_close);
     auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
 
+    m_state->setObjectName(QStringLiteral("sessionState"));
+    m_state->setWordWrap(true);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
     m_status->setHorizontalHeaderLabels({tr("Target"), tr("Status")});
@@ -356,14 +361,18 @@ void ComparisonSessionPanel::stop()
 void ComparisonSessionPanel::updateWorkload()
 {
     const RunConfig c = m_editor->config();
+    // What each request sends and asks for, the system prompt's tokens included: they are in
+    // every request's prompt as much as the user text.
     QString prompt;
     if (!c.prompt.promptFile.isEmpty())
         prompt = tr("prompts from %1").arg(QDir::toNativeSeparators(c.prompt.promptFile));
+    else if (c.prompt.promptTokens > 0 && c.prompt.systemTokens > 0)
+        prompt = tr("%1 + %2 system tokens in").arg(c.prompt.promptTokens).arg(c.prompt.systemTokens);
     else if (c.prompt.promptTokens > 0)
-        prompt = tr("~%1-token prompts").arg(c.prompt.promptTokens);
+        prompt = tr("%1 tokens in").arg(c.prompt.promptTokens);
     else
         prompt = tr("template prompts");
-    m_workload->setText(tr("%1, max_tokens %2, %3, load %4 — from the Configure tab")
+    m_workload->setText(tr("%1, %2 out, %3, load %4 — from the Configure tab")
                             .arg(prompt, QString::number(c.request.maxTokens),
                                  c.request.stream ? tr("streaming") : tr("not streaming"),
                                  formatStages(effectiveStages(c.load))));
@@ -394,31 +403,62 @@ void ComparisonSessionPanel::onProgress(const SessionProgress &p)
 {
     if (p.fraction >= 0)
         m_progress->setValue(int(p.fraction * 1000));
-    const QString done =
-        tr("%1 done · %2 errors · %3 in flight").arg(p.run.completed).arg(p.run.failed).arg(p.run.inFlight);
-    if (p.target >= 0)
-        m_state->setText(tr("Running %1 of %2: %3 — %4")
-                             .arg(QString::number(p.target + 1), QString::number(p.targetCount),
-                                  m_status->item(p.target, TargetColumn)->text(), done));
+    // Calibration before the load, then the load's own figures, then Stop cancelling what is left.
+    QString run;
+    if (p.run.calibrating)
+        run = p.run.calibrationText();
+    else if (p.run.stopping)
+        run = tr("stopping: cancelling %1 requests in flight").arg(p.run.inFlight);
     else
-        m_state->setText(tr("Running all %1 targets at once — %2").arg(QString::number(p.targetCount), done));
+        run = tr("%1 done · %2 errors · %3 in flight").arg(p.run.completed).arg(p.run.failed).arg(p.run.inFlight);
+    const QList<SessionInfo::Run> &runs = m_runner->info().runs;
+    for (int target = 0; target < runs.size(); ++target) {
+        if ((p.target < 0 || p.target == target) && runs[target].status == SessionRunStatus::Running)
+            setRowStatus(target, SessionRunStatus::Running, p.run.calibrating ? run : tr("running: %1").arg(run));
+    }
+    showRunning(p.target, run);
+}
+
+void ComparisonSessionPanel::showRunning(int target, const QString &what)
+{
+    const int count = m_status->rowCount();
+    if (target >= 0 && target < count)
+        m_state->setText(tr("Running %1 of %2: %3 — %4")
+                             .arg(QString::number(target + 1), QString::number(count),
+                                  m_status->item(target, TargetColumn)->text(), what));
+    else
+        m_state->setText(tr("Running all %1 targets at once — %2").arg(QString::number(count), what));
+}
+
+void ComparisonSessionPanel::setRowStatus(int target, SessionRunStatus status, const QString &text, const QString &tip)
+{
+    if (QStandardItem *item = m_status->item(target, StatusColumn)) {
+        item->setText(text);
+        item->setForeground(statusColor(status));
+        item->setToolTip(tip);
+    }
 }
 
 void ComparisonSessionPanel::onRunStarted(int target, const QString &)
 {
-    if (QStandardItem *item = m_status->item(target, StatusColumn)) {
-        item->setText(statusText(SessionRunStatus::Running, {}));
-        item->setForeground(statusColor(SessionRunStatus::Running));
-    }
+    setRowStatus(target, SessionRunStatus::Running, statusText(SessionRunStatus::Running, {}));
+    // Until its first progress: the line names the run that started, not the one before it.
+    showRunning(m_runner->info().mode == SessionMode::Interleaved ? -1 : target, tr("starting…"));
 }
 
 void ComparisonSessionPanel::onRunFinished(int target, SessionRunStatus status, const QString &error)
 {
-    if (QStandardItem *item = m_status->item(target, StatusColumn)) {
-        item->setText(statusText(status, error));
-        item->setForeground(statusColor(status));
-        item->setToolTip(error);
-    }
+    setRowStatus(target, status, statusText(status, error), error);
+    if (!m_runner->isRunning() || target >= m_status->rowCount())
+        return;
+    // The session goes on (or winds down after Stop): the line says what just ended.
+    const QList<SessionInfo::Run> &runs = m_runner->info().runs;
+    const auto finished = std::count_if(runs.begin(), runs.end(), [](const SessionInfo::Run &r) {
+        return r.status != SessionRunStatus::Pending && r.status != SessionRunStatus::Running;
+    });
+    m_state->setText(tr("%1 of %2 finished — %3: %4")
+                         .arg(QString::number(finished), QString::number(runs.size()),
+                              m_status->item(target, TargetColumn)->text(), statusText(status, error)));
 }
 
 void ComparisonSessionPanel::onSessionFinished(const QString &directory, bool cancelled)

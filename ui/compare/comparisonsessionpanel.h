@@ -83,6 +83,9 @@ private:
     void updateState();
     void onProgress(const SessionProgress &progress);
     void onRunStarted(int target, const QString &directory);
+    /// The status line while `target` runs (-1: all at once) doing `what`.
+    void showRunning(int target, const QString &what);
+    void setRowStatus(int target, SessionRunStatus status, const QString &text, const QString &tip = {});
     void onRunFinished(int target, SessionRunStatus status, const QString &error);
     void onSessionFinished(const QString &directory, bool cancelled);
 

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 namespace tb {
 
@@ -573,6 +574,14 @@ void DashboardView::refreshHeader()
     case RunDocument::State::Empty:
         break;
     }
+    // What calibration found, said once beside the warnings (a calibration that failed is one of them).
+    if (const PromptSizing &z = s.promptSizing; !z.calibration.isEmpty())
+        parts << tr("prompts calibrated in %1 s before the load (%2 probes): %3 target tokens per local token, "
+                    "template %4 tokens")
+                     .arg(formatNumber(z.calibrationS))
+                     .arg(z.probes)
+                     .arg(formatNumber(z.scale))
+                     .arg(z.overhead);
     const QString amber = htmlColor(QColor(0xb4, 0x53, 0x09));
     for (const QString &note : d.notes())
         parts << QStringLiteral("<span style='color:%1'>%2</span>").arg(amber, note.toHtmlEscaped());
@@ -591,8 +600,26 @@ void DashboardView::refreshHeader()
     }
 
     m_progress->setVisible(d.isLive());
+    // The charts' empty text follows calibration: said at once when it starts (a chart is redrawn
+    // only in its turn), given back by a redraw of each when it ends.
+    if (const bool calibrating = d.isLive() && p.calibrating; calibrating != m_calibrating) {
+        m_calibrating = calibrating;
+        if (calibrating) {
+            for (const ChartEntry &chart : std::as_const(m_charts))
+                chart.view->setEmptyText(calibrationWait());
+        } else {
+            m_drawn.fill(std::numeric_limits<quint64>::max());
+            m_drawn[HeaderPart] = d.revision();
+        }
+    }
     if (!d.isLive())
         return;
+    // Calibration probes the target before the load: no stage, nothing in flight yet.
+    if (p.calibrating) {
+        m_progress->setValue(p.probesPlanned > 0 ? p.probesSent * 1000 / std::max(p.probesSent, p.probesPlanned) : 0);
+        m_progress->setFormat(p.calibrationText());
+        return;
+    }
     double fraction = 0;
     if (p.etaMs >= 0 && p.elapsedNs > 0)
         fraction = double(p.elapsedNs) / (double(p.elapsedNs) + double(p.etaMs) * 1e6);
@@ -718,6 +745,11 @@ void DashboardView::finishTimeChart(TimeChart *chart, const Frame &f, const QStr
     finishChart(key, empty, live, saved);
 }
 
+QString DashboardView::calibrationWait()
+{
+    return tr("Calibrating prompt sizes against the target; the load starts after it…");
+}
+
 void DashboardView::finishChart(const QString &key, bool empty, const QString &live, const QString &saved)
 {
     ChartView *view = chartView(key);
@@ -728,7 +760,7 @@ void DashboardView::finishChart(const QString &key, bool empty, const QString &l
         view->setEmptyText(tr("No request succeeded: nothing to chart. %1.").arg(d.failureHeadline()));
         view->setEmpty(true);
     } else {
-        view->setEmptyText(d.isLive() ? live : saved);
+        view->setEmptyText(!d.isLive() ? saved : m_calibrating ? calibrationWait() : live);
         view->setEmpty(empty);
     }
     view->setExportSubtitle(m_document->name());

@@ -128,6 +128,8 @@ private:
     void refreshDistribution();
     void finishTimeChart(TimeChart *chart, const Frame &frame, const QString &key, bool empty, const QString &live,
                          const QString &saved);
+    /// What an empty chart says while calibration holds the load back.
+    static QString calibrationWait();
     /// The chart's empty state (`live` or `saved` text), export subtitle and tooltips.
     void finishChart(const QString &key, bool empty, const QString &live, const QString &saved);
 
@@ -165,6 +167,7 @@ private:
     int m_tileColumns = 0;
     int m_chartColumns = 0;
     int m_redraws = 0;
+    bool m_calibrating = false; ///< the charts say that the load waits for calibration
     bool m_showCurve = false;   ///< a staged run: the throughput–latency card is placed
     bool m_showTurns = false;   ///< a run of conversations: the turns card is placed
     bool m_showContext = false; ///< a context sweep: its card is placed (instead of the throughput–latency one)
