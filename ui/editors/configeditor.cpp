@@ -8,6 +8,7 @@
 #include "widgets/formstyle.h"
 
 #include <QEvent>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -61,6 +62,10 @@ QScrollArea *scrolling(QWidget *content, QWidget *parent)
     area->setFrameShape(QFrame::NoFrame);
     area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     content->setContentsMargins(8, 8, 8, 8);
+    // A panel narrower than label and field side by side puts the field under its label, rather
+    // than widening the panel past its share of a laptop's window.
+    for (QFormLayout *form : content->findChildren<QFormLayout *>())
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     area->setWidget(content);
     return area;
 }
