@@ -25,6 +25,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -33,6 +34,7 @@
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -96,6 +98,24 @@ QStringList clippedTexts(const QWidget *root)
                            .arg(needs);
     }
     return clipped;
+}
+
+/// Header sections narrower than their title (and sort arrow): "Reques", "Prompt…".
+QStringList cutHeaders(const QHeaderView *header)
+{
+    QStringList cut;
+    for (int section = 0; section < header->count(); ++section) {
+        if (header->isSectionHidden(section))
+            continue;
+        const QString title = header->model()->headerData(section, header->orientation()).toString();
+        int needs = 0;
+        for (const QString &line : title.split(QLatin1Char('\n')))
+            needs = std::max(needs, header->fontMetrics().horizontalAdvance(line));
+        needs += 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+        if (header->sectionSize(section) < needs)
+            cut << QStringLiteral("%1: %2 of %3 px").arg(title).arg(header->sectionSize(section)).arg(needs);
+    }
+    return cut;
 }
 
 void dragHandle(QSplitter *splitter, int dy)
@@ -324,6 +344,58 @@ private Q_SLOTS:
         }
         shown.removeDuplicates();
         QCOMPARE(shown.size(), runs.size());
+    }
+
+    void tablesKeepTheirColumnsAt1280x800_data()
+    {
+        QTest::addColumn<bool>("panel");
+        QTest::newRow("side panel hidden") << false;
+        QTest::newRow("side panel shown") << true;
+    }
+
+    // With the side panel shown the tables cut their columns ("Reques", "Prompt…") and the Runs
+    // list scrolled its name column away and hid Status.
+    void tablesKeepTheirColumnsAt1280x800()
+    {
+        QFETCH(bool, panel);
+        MainWindow w;
+        w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setRunsFolder(m_tmp.path());
+        QSignalSpy shown(&w, &MainWindow::runsShown);
+        w.openRuns({m_a});
+        QVERIFY(shown.wait(60000) || !shown.isEmpty());
+        w.setSidePanelVisible(panel);
+        QStringList problems;
+        const QString name = panel ? QStringLiteral("panel") : QStringLiteral("wide");
+        for (QWidget *view : QList<QWidget *>{w.summaryView(), w.requestsView()}) {
+            w.resultsTabs()->setCurrentWidget(view);
+            settle();
+            auto *table = view->findChild<QTableView *>();
+            problems << cutHeaders(table->horizontalHeader());
+            w.grab().save(
+                QDir::temp().filePath(QStringLiteral("tokenbench-layout-%1-%2.png").arg(name, view->objectName())));
+        }
+        w.setSidePanelVisible(true);
+        w.sideTabs()->setCurrentWidget(w.historyView());
+        settle();
+        QTreeView *runs = w.historyView()->table();
+        QTRY_VERIFY(runs->model()->rowCount() >= 3);
+        settle();
+        w.grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-layout-%1-runs.png").arg(name)));
+        const QHeaderView *header = runs->header();
+        const int status = RunHistoryModel::StatusColumn;
+        if (header->sectionViewportPosition(status) + header->sectionSize(status) > runs->viewport()->width())
+            problems << QStringLiteral("Runs: Status at %1 px, the list %2 px wide")
+                            .arg(header->sectionViewportPosition(status) + header->sectionSize(status))
+                            .arg(runs->viewport()->width());
+        if (header->sectionViewportPosition(RunHistoryModel::NameColumn) < 0 ||
+            header->sectionSize(RunHistoryModel::NameColumn) < runs->fontMetrics().averageCharWidth() * 12)
+            problems << QStringLiteral("Runs: the name column %1 px at %2")
+                            .arg(header->sectionSize(RunHistoryModel::NameColumn))
+                            .arg(header->sectionViewportPosition(RunHistoryModel::NameColumn));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     void sidePanelStepsAsideForResults_data()

@@ -7,6 +7,8 @@
 #include "models/targetlistmodel.h"
 #include "widgets/formstyle.h"
 
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -66,6 +68,12 @@ QScrollArea *scrolling(QWidget *content, QWidget *parent)
     // than widening the panel past its share of a laptop's window.
     for (QFormLayout *form : content->findChildren<QFormLayout *>())
         form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    // A text box keeps room for a URL or a sweep: squeezed below that, its row wraps instead.
+    for (QLineEdit *edit : content->findChildren<QLineEdit *>()) {
+        if (!qobject_cast<QAbstractSpinBox *>(edit->parentWidget()) &&
+            !qobject_cast<QComboBox *>(edit->parentWidget()) && edit->maximumWidth() == QWIDGETSIZE_MAX)
+            edit->setMinimumWidth(edit->sizeHint().width());
+    }
     area->setWidget(content);
     return area;
 }
