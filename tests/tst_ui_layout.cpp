@@ -155,11 +155,14 @@ private:
         return finished.wait(120000) || finished.count() == 1;
     }
 
-    /// A window at the whole screen's size with these runs opened as from the command line;
-    /// returns their comparison once it is shown.
-    static ComparisonView *openComparison(MainWindow &w, const QStringList &runs)
+    /// A window at the whole screen's size (or laid out as on a screen of `area`) with these runs
+    /// opened as from the command line; returns their comparison once it is shown.
+    static ComparisonView *openComparison(MainWindow &w, const QStringList &runs, const QSize &area = {})
     {
-        w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
+        if (area.isValid())
+            w.setScreenSize(area);
+        else
+            w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
         w.show();
         if (!QTest::qWaitForWindowExposed(&w))
             return nullptr;
@@ -205,9 +208,12 @@ private Q_SLOTS:
     void openingAComparisonNeverGrowsTheWindowPastTheScreen_data()
     {
         QTest::addColumn<QStringList>("runs");
-        QTest::newRow("two runs") << QStringList{m_a, m_b};
-        QTest::newRow("workload differences") << QStringList{m_a, m_c};
-        QTest::newRow("three runs") << QStringList{m_a, m_b, m_c};
+        QTest::addColumn<QSize>("area"); ///< invalid: the screen's; else a screen of that size
+        QTest::newRow("two runs") << QStringList{m_a, m_b} << QSize();
+        QTest::newRow("workload differences") << QStringList{m_a, m_c} << QSize();
+        QTest::newRow("three runs") << QStringList{m_a, m_b, m_c} << QSize();
+        // 1280×800 at 150%, in logical pixels; the side panel beside results needs more than it has.
+        QTest::newRow("three runs at 150%") << QStringList{m_a, m_b, m_c} << QSize(853, 533);
     }
 
     // Opening a comparison, or showing the side panel again, grew the window from 1,152 to 1,311 px
@@ -215,19 +221,22 @@ private Q_SLOTS:
     void openingAComparisonNeverGrowsTheWindowPastTheScreen()
     {
         QFETCH(QStringList, runs);
+        QFETCH(QSize, area);
         MainWindow w;
-        ComparisonView *view = openComparison(w, runs);
+        ComparisonView *view = openComparison(w, runs, area);
         QVERIFY(view);
-        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
         const auto fits = [&](const QString &step) {
             settle();
-            return screen.contains(w.frameGeometry()) && w.minimumSizeHint().width() <= screen.width() &&
+            const QRect screen = area.isValid() ? QRect(w.frameGeometry().topLeft(), area)
+                                                : QGuiApplication::primaryScreen()->availableGeometry();
+            const QRect window = area.isValid() ? w.rect().translated(screen.topLeft()) : w.frameGeometry();
+            return screen.contains(window) && w.minimumSizeHint().width() <= screen.width() &&
                            w.minimumSizeHint().height() <= screen.height()
                        ? QString()
                        : QStringLiteral("%1: window %2x%3, needs %4x%5 on %6x%7; widest:\n%8")
                              .arg(step)
-                             .arg(w.frameGeometry().width())
-                             .arg(w.frameGeometry().height())
+                             .arg(window.width())
+                             .arg(window.height())
                              .arg(w.minimumSizeHint().width())
                              .arg(w.minimumSizeHint().height())
                              .arg(screen.width())
@@ -235,7 +244,7 @@ private Q_SLOTS:
                              .arg(widestMinimums(&w, screen.width() / 3));
         };
         QStringList problems;
-        for (const bool panel : {true, false, true}) {
+        for (const bool panel : area.isValid() ? QList<bool>{false} : QList<bool>{true, false, true}) {
             w.setSidePanelVisible(panel);
             for (int side = 0; panel && side < w.sideTabs()->count(); ++side) {
                 w.sideTabs()->setCurrentIndex(side);

@@ -751,6 +751,16 @@ void MainWindow::resizeEvent(QResizeEvent *event)
     }
 }
 
+bool MainWindow::event(QEvent *event)
+{
+    const bool handled = QMainWindow::event(event);
+    // A window held past the screen by a minimum that has since shrunk (a panel hidden, a
+    // comparison laid out) fits again once its layout has settled.
+    if (event->type() == QEvent::LayoutRequest && isVisible() && !isMaximized() && !isFullScreen() && !fitsTheScreen())
+        QTimer::singleShot(0, this, &MainWindow::fitToScreen);
+    return handled;
+}
+
 QString MainWindow::screenSettingsKey() const
 {
     const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();

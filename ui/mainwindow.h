@@ -167,6 +167,7 @@ Q_SIGNALS:
     void runsShown(bool ok);
 
 protected:
+    bool event(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     /// Esc stops a run only when nothing else takes it: an open popup, menu or dialog, or a cell

@@ -2,6 +2,8 @@
 //
 //   tokenbench [RUN_DIR...]          opens saved runs (the first in the dashboard, all in the history;
 //                                    several runs, or a session folder, on their comparison)
+//   tokenbench [--config FILE] --screenshot OUT.png --quit-when-done
+//                                    a picture of the window as it starts
 //   tokenbench --config FILE --autorun --screenshot OUT.png --quit-when-done
 //                                    the scripted mode for documentation and tests: runs a benchmark,
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
@@ -99,8 +101,8 @@ int main(int argc, char *argv[])
     const bool autorun = parser.isSet(autorunOption);
     const bool quitWhenDone = parser.isSet(quitOption);
     const QString screenshot = parser.value(screenshotOption);
-    if (quitWhenDone && !autorun && runs.isEmpty()) {
-        printError(QStringLiteral("--quit-when-done needs --autorun or a RUN_DIR"));
+    if (quitWhenDone && !autorun && runs.isEmpty() && screenshot.isEmpty()) {
+        printError(QStringLiteral("--quit-when-done needs --autorun, a RUN_DIR or --screenshot"));
         return kExitUsage;
     }
 
@@ -171,6 +173,9 @@ int main(int argc, char *argv[])
     QTimer::singleShot(0, &window, [&] {
         if (!autorun && !runs.isEmpty())
             window.openRuns(runs);
+        else if (!autorun && !screenshot.isEmpty())
+            done(true); // the window as it starts, the configuration panel shown
+
         if (autorun) {
             for (auto run = runs.rbegin(); run != runs.rend(); ++run)
                 window.history()->addDirectory(*run);

@@ -215,10 +215,13 @@ ComparisonView::ComparisonView(QWidget *parent)
                                  "how its latency grows with the throughput it reaches."));
     for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
         // Small: the splitter above may give the table nearly all the height (and take it back).
-        view->setMinimumHeight(80);
+        view->setMinimumHeight(60);
         connect(view, &ChartView::exported, this, &ComparisonView::saved);
     }
     m_tabs->setDocumentMode(true);
+    // The charts may be dragged down to a strip (a tab bar, the chart's controls, a sliver of it),
+    // whichever tab asks for more: on a small screen the table keeps its rows.
+    m_tabs->setMinimumHeight(m_tabs->fontMetrics().lineSpacing() * 9);
     m_tabs->addTab(chartPage(CdfTab, m_cdfBox), tr("Latency Distribution"));
     m_tabs->addTab(chartPage(ThroughputTab, m_throughputBox), tr("Throughput over Time"));
     m_tabs->addTab(chartPage(CurveTab, m_curveBox), tr("Throughput vs Latency"));
@@ -241,7 +244,8 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
-    m_table->setMinimumHeight(m_table->verticalHeader()->defaultSectionSize() * 2);
+    m_table->setMinimumHeight(m_table->verticalHeader()->defaultSectionSize() +
+                              m_table->horizontalHeader()->sizeHint().height());
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
