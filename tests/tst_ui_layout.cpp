@@ -143,7 +143,7 @@ private:
 
     bool runOne(RunConfig config, const QString &outDir)
     {
-        config.target = test::targetOf(*m_sim, QStringLiteral("sim"));
+        config.target = test::targetOf(*m_sim, QStringLiteral("staging-vllm-llama3-8b"));
         config.outDir = outDir;
         BenchmarkRunner runner;
         QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
