@@ -187,6 +187,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_history, &RunHistoryModel::renamed, m_document, &RunDocument::followRename);
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
+        m_showOpened = true; // the next run opened comes to the front again
         showError(tr("Cannot open the run"), error);
         Q_EMIT runOpenFailed(directory, error);
     });
@@ -732,8 +733,8 @@ void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
     // A layout that grew (a minimum size learnt late) can push the window past the screen: fit it
-    // again once the layouts have settled.
-    // Also before it is shown: a window given a size larger than the screen is fitted once it shows.
+    // again once the layouts have settled (also before it is shown: a size given larger than the
+    // screen is fitted once it shows).
     if (!isMaximized() && !isFullScreen() && !fitsTheScreen())
         QTimer::singleShot(0, this, &MainWindow::fitToScreen);
     fitSidePanel();
