@@ -224,6 +224,35 @@ private Q_SLOTS:
         QVERIFY(!QImage(shot).isNull());
     }
 
+    // `tokenbench A B --size 1280x800 --screenshot` wrote a 1289×796 picture of A's dashboard: two
+    // runs open on their comparison, at the size asked for; the start screen can be taken too.
+    void screenshotsAreTheSizeAsked_data()
+    {
+        QTest::addColumn<int>("runs");
+        QTest::newRow("start") << 0;
+        QTest::newRow("a comparison") << 2;
+    }
+
+    void screenshotsAreTheSizeAsked()
+    {
+        QFETCH(int, runs);
+        QStringList args;
+        for (int i = 0; i < runs; ++i) {
+            const QString run = m_home.filePath(QStringLiteral("runs/compared-%1").arg(i));
+            if (!QFile::exists(QDir(run).filePath(QStringLiteral("summary.json"))))
+                QCOMPARE(tokenbench({QStringLiteral("--config"), writeConfig(run), QStringLiteral("--autorun"),
+                                     QStringLiteral("--quit-when-done")})
+                             .exitCode,
+                         0);
+            args << run;
+        }
+        const QString shot = m_home.filePath(QStringLiteral("sized-%1.png").arg(runs));
+        const Result r = tokenbench(args + QStringList{QStringLiteral("--screenshot"), shot, QStringLiteral("--size"),
+                                                       QStringLiteral("1280x800"), QStringLiteral("--quit-when-done")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.stderrText));
+        QCOMPARE(QImage(shot).size(), QSize(1280, 800));
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");

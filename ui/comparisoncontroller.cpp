@@ -125,6 +125,7 @@ ComparisonView *ComparisonController::openComparison(const QStringList &argument
     tabs->tabBar()->setTabButton(index, QTabBar::RightSide, close);
     connect(close, &QToolButton::clicked, view, [this, view] { closeTab(view); });
     tabs->setCurrentWidget(view);
+    m_window->setSidePanelVisible(false); // comparing wants the whole width
 
     connect(view, &ComparisonView::titleChanged, this,
             [tabs, view](const QString &title) { tabs->setTabText(tabs->indexOf(view), title); });

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "charts/chartview.h"
+#include "compare/comparisonview.h"
 #include "comparisoncontroller.h"
 #include "editors/configeditor.h"
 #include "editors/simulatorcontroller.h"
@@ -23,6 +24,7 @@
 #include "analysis/metriccatalogue.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
+#include "results/sessioninfo.h"
 #include "tokenbench/version.h"
 
 #include <QAbstractItemView>
@@ -77,6 +79,8 @@ constexpr int kMaxRecent = 8;
 constexpr std::int64_t kConfirmStopAfterNs = 60'000'000'000;
 /// The dashboard keeps two chart columns from this width (DashboardView::relayout).
 constexpr int kDashboardTwoColumnWidth = 640;
+/// The side panel's share of the window's width at most, when shown: results keep the rest.
+constexpr double kSidePanelShare = 0.36;
 /// The window's size on a screen it has never been shown on, at most (logical pixels).
 constexpr QSize kPreferredSize(1600, 1000);
 /// How long Run waits for a TCP connect to the target before offering the connection test.
@@ -153,7 +157,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
-    m_splitter->setSizes({500, 780});
+    m_splitter->setSizes({460, 820});
     setCentralWidget(m_splitter);
 
     createActions();
@@ -186,6 +190,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_history, &RunHistoryModel::renamed, m_document, &RunDocument::followRename);
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::runLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString &directory, const QString &error) {
+        m_showOpened = true; // the next run opened comes to the front again
         showError(tr("Cannot open the run"), error);
         Q_EMIT runOpenFailed(directory, error);
     });
@@ -204,7 +209,7 @@ MainWindow::MainWindow(QWidget *parent)
     watchSettings();
     updateRunState();
     setWindowModified(false);
-    new ComparisonController(this); // the Compare menu, comparison tabs, sessions, dropped run folders
+    m_comparisons = new ComparisonController(this); // the Compare menu, comparison tabs, sessions, dropped run folders
 }
 
 MainWindow::~MainWindow() = default;
@@ -230,7 +235,7 @@ void MainWindow::createActions()
     m_testConnection->setIconText(tr("Test"));
     m_testConnection->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     m_testConnection->setToolTip(tr("List the target's models to check URL and key (Ctrl+T)"));
-    connect(m_testConnection, &QAction::triggered, m_editor, &ConfigEditor::testConnection);
+    connect(m_testConnection, &QAction::triggered, this, &MainWindow::testConnection);
 
     m_serveMetrics = new QAction(tr("Serve &Metrics for Prometheus"), this);
     m_serveMetrics->setObjectName(QStringLiteral("actionServeMetrics"));
@@ -327,16 +332,15 @@ void MainWindow::createMenus()
     runs->setObjectName(QStringLiteral("actionRunHistory"));
     runs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     view->addSeparator();
-    m_sidePanel = view->addAction(tr("&Side Panel"));
+    m_sidePanel = view->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("&Side Panel"));
     m_sidePanel->setObjectName(QStringLiteral("actionConfigPanel"));
+    m_sidePanel->setIconText(tr("Configure"));
     m_sidePanel->setCheckable(true);
     m_sidePanel->setChecked(true);
     m_sidePanel->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_sidePanel->setToolTip(tr("Show or hide the configuration and the run history, to give the dashboard room"));
-    connect(m_sidePanel, &QAction::toggled, this, [this](bool visible) {
-        m_sidePanelAutoHidden = false; // the user chose
-        setSidePanelVisible(visible);
-    });
+    m_sidePanel->setToolTip(tr("Show or hide the configuration and the run history; it steps aside by itself "
+                               "while results are read (Ctrl+0)"));
+    connect(m_sidePanel, &QAction::toggled, this, &MainWindow::setSidePanelVisible);
     QMenu *theme = view->addMenu(tr("T&heme"));
     auto *themes = new QActionGroup(theme);
     for (const auto &[setting, label] :
@@ -358,6 +362,8 @@ void MainWindow::createMenus()
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
     toolbar->setMovable(false);
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolbar->addAction(m_sidePanel);
+    toolbar->addSeparator();
     toolbar->addAction(m_run);
     toolbar->addAction(m_stop);
     toolbar->addSeparator();
@@ -401,6 +407,7 @@ bool MainWindow::openConfig(const QString &path, QString *error)
     }
     m_editor->setConfig(*config);
     setConfigPath(path);
+    showConfiguration();
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), kStatusMs);
     return true;
 }
@@ -419,8 +426,7 @@ bool MainWindow::loadRunConfiguration(const QString &directory)
     RunConfig config = run->info.config;
     config.outDir.clear(); // a new run gets a new directory
     m_editor->setConfig(config);
-    setSidePanelVisible(true);
-    m_side->setCurrentIndex(ConfigureSideTab);
+    showConfiguration();
     statusBar()->showMessage(tr("The configuration of %1 is in the forms: press Run").arg(run->label()), kStatusMs);
     return true;
 }
@@ -478,6 +484,7 @@ void MainWindow::connectRunner()
         m_document->beginLive(m_runner->info(), directory);
         m_history->setExcluded(directory);
         m_results->setCurrentWidget(m_dashboard);
+        setSidePanelVisible(false); // the run is what is read now; the forms are greyed out anyway
         Q_EMIT runStarted(directory);
     });
     connect(m_runner, &BenchmarkRunner::progressed, this, [this](const RunProgress &progress) {
@@ -518,6 +525,8 @@ QString MainWindow::newRunDirectory(const RunConfig &config) const
 
 void MainWindow::run()
 {
+    if (!m_running && !m_editor->isValid())
+        showConfiguration(); // what stops the run is in the forms: show them
     if (m_running || m_probe || !m_runBlocked.isEmpty() || !m_editor->isValid()) {
         startRunOrSay();
         return;
@@ -570,7 +579,7 @@ void MainWindow::askUnreachable(const QString &problem)
     QPushButton *cancel = box->addButton(QMessageBox::Cancel);
     box->setDefaultButton(test);
     box->setEscapeButton(cancel);
-    connect(test, &QPushButton::clicked, m_editor, &ConfigEditor::testConnection);
+    connect(test, &QPushButton::clicked, this, &MainWindow::testConnection);
     connect(anyway, &QPushButton::clicked, this, &MainWindow::startRunOrSay);
     statusBar()->showMessage(tr("Nothing answers at %1 (%2)").arg(url, problem), kStatusMs);
     box->open();
@@ -681,7 +690,39 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 
 void MainWindow::setSidePanelVisible(bool visible)
 {
+    m_sidePanelAutoHidden = false; // asked for, not the narrow window's doing
+    showSidePanel(visible);
+}
+
+void MainWindow::showSidePanel(bool visible)
+{
     m_side->setVisible(visible);
+    if (visible)
+        fitSidePanel();
+}
+
+void MainWindow::fitSidePanel()
+{
+    // Results keep most of the window: the panel takes at most its share, its forms scroll.
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    const int most = std::max(m_side->minimumSizeHint().width(), int(total * kSidePanelShare));
+    if (m_side->isVisible() && total > 0 && sizes.value(0) > most)
+        m_splitter->setSizes({most, total - most});
+}
+
+void MainWindow::showConfiguration()
+{
+    setSidePanelVisible(true);
+    m_side->setCurrentIndex(ConfigureSideTab);
+}
+
+void MainWindow::testConnection()
+{
+    // Its answer is shown under the target's URL.
+    showConfiguration();
+    m_editor->tabs()->setCurrentIndex(ConfigEditor::TargetTab);
+    m_editor->testConnection();
 }
 
 int MainWindow::sidePanelCollapseWidth() const
@@ -693,22 +734,33 @@ void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
     // A layout that grew (a minimum size learnt late) can push the window past the screen: fit it
-    // again once the layouts have settled.
-    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (isVisible() && !isMaximized() && !isFullScreen() && !s->availableGeometry().contains(frameGeometry()))
+    // again once the layouts have settled (also before it is shown: a size given larger than the
+    // screen is fitted once it shows).
+    if (!isMaximized() && !isFullScreen() && !fitsTheScreen())
         QTimer::singleShot(0, this, &MainWindow::fitToScreen);
+    fitSidePanel();
     const bool narrow = width() < sidePanelCollapseWidth();
     if (narrow == m_narrow)
         return; // only a change of room hides or shows the panel: Ctrl+0 still overrules it
     m_narrow = narrow;
     if (narrow && m_side->isVisible()) {
         m_sidePanelAutoHidden = true;
-        setSidePanelVisible(false);
+        showSidePanel(false);
         statusBar()->showMessage(tr("Side panel hidden to give the dashboard room (Ctrl+0 shows it)"), kStatusMs);
     } else if (!narrow && m_sidePanelAutoHidden) {
         m_sidePanelAutoHidden = false;
-        setSidePanelVisible(true);
+        showSidePanel(true);
     }
+}
+
+bool MainWindow::event(QEvent *event)
+{
+    const bool handled = QMainWindow::event(event);
+    // A window held past the screen by a minimum that has since shrunk (a panel hidden, a
+    // comparison laid out) fits again once its layout has settled.
+    if (event->type() == QEvent::LayoutRequest && isVisible() && !isMaximized() && !isFullScreen() && !fitsTheScreen())
+        QTimer::singleShot(0, this, &MainWindow::fitToScreen);
+    return handled;
 }
 
 QString MainWindow::screenSettingsKey() const
@@ -719,20 +771,38 @@ QString MainWindow::screenSettingsKey() const
     return QStringLiteral("window/screens/%1-%2x%3").arg(name).arg(s->geometry().width()).arg(s->geometry().height());
 }
 
+void MainWindow::setScreenSize(const QSize &size)
+{
+    m_screenSize = size;
+    resize(size);
+}
+
+bool MainWindow::fitsTheScreen() const
+{
+    if (m_screenSize.isValid())
+        return size().width() <= m_screenSize.width() && size().height() <= m_screenSize.height();
+    const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    return s->availableGeometry().contains(frameGeometry());
+}
+
 void MainWindow::fitToScreen()
 {
     const QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    const QRect available = s->availableGeometry();
+    // A given screen size is the window's own area (a screenshot's), where it stands.
+    const bool given = m_screenSize.isValid();
+    const QRect available = given ? QRect(geometry().topLeft(), m_screenSize) : s->availableGeometry();
     // The frame (title bar, borders) is known once the window manager has framed the window;
     // until then a window with no frame fits as it is.
-    const QMargins frame(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+    const QMargins frame =
+        given ? QMargins()
+              : QMargins(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
                          frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom());
     const QSize room = available.size().shrunkBy(frame);
     if (room.width() < sidePanelCollapseWidth() && m_side->isVisible()) {
         // Too narrow for both: the dashboard gets the room, the panel is a Ctrl+0 away.
         m_narrow = true;
         m_sidePanelAutoHidden = true;
-        setSidePanelVisible(false);
+        showSidePanel(false);
     }
     // The layout holds the window at the minimum it last computed (with the panel, perhaps):
     // recompute it first. Never below it: Qt keeps the window at that size whatever is asked.
@@ -742,7 +812,7 @@ void MainWindow::fitToScreen()
         resize(size);
     QRect outer = frameGeometry();
     outer.setSize(size.grownBy(frame));
-    if (!available.contains(outer)) {
+    if (!given && !available.contains(outer)) {
         const int x = std::clamp(outer.left(), available.left(),
                                  std::max(available.left(), available.right() - outer.width() + 1));
         const int y = std::clamp(outer.top(), available.top(),
@@ -894,6 +964,42 @@ bool MainWindow::openRun(const QString &directory)
     return true;
 }
 
+void MainWindow::openRuns(const QStringList &directories)
+{
+    for (auto it = directories.rbegin(); it != directories.rend(); ++it)
+        m_history->addDirectory(*it);
+    const QString first = directories.value(0);
+    const bool compare = directories.size() > 1 || SessionInfo::isSessionDirectory(first);
+    // What is left to show before runsShown(): the first run's dashboard, the comparison.
+    struct Pending {
+        int parts = 0;
+        bool ok = true;
+    };
+    auto pending = std::make_shared<Pending>();
+    const auto shown = [this, pending](bool ok) {
+        pending->ok = pending->ok && ok;
+        if (--pending->parts == 0)
+            Q_EMIT runsShown(pending->ok);
+    };
+    const bool dashboard = !compare || RunReader::isRunDirectory(first);
+    pending->parts = int(dashboard) + int(compare);
+    if (dashboard) {
+        connect(
+            this, &MainWindow::runOpened, this, [shown] { shown(true); }, Qt::SingleShotConnection);
+        connect(
+            this, &MainWindow::runOpenFailed, this, [shown] { shown(false); }, Qt::SingleShotConnection);
+        // Behind the comparison: it is what several runs were given for.
+        m_showOpened = !compare;
+        openRun(first);
+    }
+    if (compare) {
+        ComparisonView *view = m_comparisons->openComparison(directories);
+        connect(
+            view, &ComparisonView::loaded, this, [shown, view] { shown(view->runCount() > 0); },
+            Qt::SingleShotConnection);
+    }
+}
+
 void MainWindow::runLoaded(const std::shared_ptr<RunData> &run)
 {
     if (m_running)
@@ -903,7 +1009,9 @@ void MainWindow::runLoaded(const std::shared_ptr<RunData> &run)
         m_history->addDirectory(directory);
     m_document->load(std::move(*run));
     m_historyView->selectDirectory(directory);
-    m_results->setCurrentWidget(m_dashboard);
+    if (std::exchange(m_showOpened, true))
+        m_results->setCurrentWidget(m_dashboard);
+    setSidePanelVisible(false);
     statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(directory)), kStatusMs);
     Q_EMIT runOpened(directory);
 }

@@ -18,6 +18,7 @@ class QTcpSocket;
 
 namespace tb {
 
+class ComparisonController;
 class ConfigEditor;
 class DashboardView;
 class RequestsView;
@@ -92,6 +93,10 @@ public:
     /// Shows a saved run in the run views (read off the GUI thread); runOpened() or
     /// runOpenFailed() follows. Refused (false) while a run is going.
     bool openRun(const QString &directory);
+    /// Runs given on the command line: all listed in the history, the first shown in the dashboard;
+    /// several runs, or a session folder, open on their comparison. runsShown() follows.
+    void openRuns(const QStringList &directories);
+    ComparisonController *comparisons() const { return m_comparisons; }
     /// Redraws the run views now and saves an image of the window.
     bool saveScreenshot(const QString &path, QString *error = nullptr);
 
@@ -111,9 +116,14 @@ public:
     /// fitted to that screen's available area at any scale factor; on a screen seen for the first
     /// time, 90% of the area (at most 1600×1000), centred.
     void showRestored();
+    /// Lays the window out as on a screen of this size, whatever the real one (--size, for
+    /// screenshots): resized to it, and like a screen's area never grown past it.
+    void setScreenSize(const QSize &size);
     /// Esc or Stop on a run going for longer than this asks first (default one minute).
     void setStopConfirmationAfter(std::int64_t ns) { m_confirmStopAfterNs = ns; }
-    /// Shows or hides the configuration and run-history panel (View → Side Panel follows).
+    /// Shows or hides the configuration and run-history panel (View ▸ Side Panel and the toolbar's
+    /// Configure follow). It hides by itself when a run starts, a saved run or a comparison opens,
+    /// and comes back when the user goes to edit (a configuration opened, Run refused, Test).
     void setSidePanelVisible(bool visible);
     /// Below this width the dashboard would lose its second chart column beside the side panel, so
     /// the panel collapses by itself (and comes back when the window is widened again).
@@ -155,8 +165,11 @@ Q_SIGNALS:
     void runFinished(const tb::RunOutcome &outcome);
     void runOpened(const QString &directory);
     void runOpenFailed(const QString &directory, const QString &error);
+    /// What openRuns() was given is shown (ok: every part of it could be read).
+    void runsShown(bool ok);
 
 protected:
+    bool event(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     /// Esc stops a run only when nothing else takes it: an open popup, menu or dialog, or a cell
@@ -184,6 +197,16 @@ private:
     /// Run found nobody at the target: offers Test Connection, Run Anyway or Cancel (not modal).
     void askUnreachable(const QString &problem);
     void fitToScreen();
+    /// Within the screen's available area (or the size setScreenSize() gave), frame included.
+    bool fitsTheScreen() const;
+    /// Shows or hides the panel without taking it as the user's choice (the narrow window's collapse).
+    void showSidePanel(bool visible);
+    /// Keeps a shown panel within its share of the window.
+    void fitSidePanel();
+    /// The Configure side tab, shown: the user is about to edit.
+    void showConfiguration();
+    /// Test Connection, its answer shown in the Target form.
+    void testConnection();
     /// A non-modal window with a page of text and Close (Esc); shown again if already open.
     void showTextWindow(const QString &objectName, const QString &title, const QString &html);
     QString screenSettingsKey() const;
@@ -200,6 +223,7 @@ private:
     DashboardView *m_dashboard;
     SummaryView *m_summaryView;
     RequestsView *m_requestsView;
+    ComparisonController *m_comparisons = nullptr;
     QSplitter *m_splitter;
     QLabel *m_readiness;
     QLabel *m_liveStatus;
@@ -230,6 +254,8 @@ private:
     std::int64_t m_confirmStopAfterNs;
     bool m_sidePanelAutoHidden = false; ///< collapsed by a narrow window, not by the user
     bool m_narrow = false;
+    QSize m_screenSize;       ///< setScreenSize(); invalid: the real screen's
+    bool m_showOpened = true; ///< the run being opened comes to the front (not behind a comparison)
 };
 
 } // namespace tb

@@ -1,16 +1,16 @@
 // tokenbench: the Qt Widgets workbench.
 //
 //   tokenbench [RUN_DIR...]          opens saved runs (the first in the dashboard, all in the history;
-//                                    several runs, or a session folder, also in a comparison)
+//                                    several runs, or a session folder, on their comparison)
+//   tokenbench [--config FILE] --screenshot OUT.png --quit-when-done
+//                                    a picture of the window as it starts
 //   tokenbench --config FILE --autorun --screenshot OUT.png --quit-when-done
 //                                    the scripted mode for documentation and tests: runs a benchmark,
 //                                    saves a screenshot of the main window and exits 0 (1 when the run
 //                                    failed, 2 for bad usage or configuration).
-#include "comparisoncontroller.h"
 #include "editors/configeditor.h"
 #include "mainwindow.h"
 #include "models/runhistorymodel.h"
-#include "run/comparisonsession.h"
 #include "views/rundocument.h"
 
 #include "config/runconfig.h"
@@ -88,7 +88,8 @@ int main(int argc, char *argv[])
                                                        "the stored settings are left unchanged."));
     const QCommandLineOption sizeOption(
         QStringLiteral("size"),
-        QStringLiteral("Window size, e.g. for screenshots (default: as last left on this screen, fitted to it)."),
+        QStringLiteral("Window size, laid out as on a screen of that size, e.g. for screenshots (default: as last "
+                       "left on this screen, fitted to it)."),
         QStringLiteral("WxH"));
     const QCommandLineOption themeOption(
         QStringLiteral("theme"), QStringLiteral("system, light or dark (View > Theme; default: as last chosen)."),
@@ -100,8 +101,8 @@ int main(int argc, char *argv[])
     const bool autorun = parser.isSet(autorunOption);
     const bool quitWhenDone = parser.isSet(quitOption);
     const QString screenshot = parser.value(screenshotOption);
-    if (quitWhenDone && !autorun && runs.isEmpty()) {
-        printError(QStringLiteral("--quit-when-done needs --autorun or a RUN_DIR"));
+    if (quitWhenDone && !autorun && runs.isEmpty() && screenshot.isEmpty()) {
+        printError(QStringLiteral("--quit-when-done needs --autorun, a RUN_DIR or --screenshot"));
         return kExitUsage;
     }
 
@@ -129,7 +130,7 @@ int main(int argc, char *argv[])
             printError(QStringLiteral("--size: expected WxH, e.g. 1440x900"));
             return kExitUsage;
         }
-        window.resize(size.captured(1).toInt(), size.captured(2).toInt());
+        window.setScreenSize({size.captured(1).toInt(), size.captured(2).toInt()});
         window.show();
     } else {
         window.showRestored();
@@ -164,26 +165,20 @@ int main(int argc, char *argv[])
             done(outcome.error.isEmpty() && !allFailed);
         });
     } else if (!runs.isEmpty()) {
-        QObject::connect(&window, &tb::MainWindow::runOpened, &window, [&] { done(true); });
-        QObject::connect(&window, &tb::MainWindow::runOpenFailed, &window, [&](const QString &, const QString &error) {
-            printError(error);
-            done(false);
-        });
+        QObject::connect(&window, &tb::MainWindow::runsShown, &window, done);
+        QObject::connect(&window, &tb::MainWindow::runOpenFailed, &window,
+                         [](const QString &, const QString &error) { printError(error); });
     }
     // Once the event loop runs: the window is laid out and the simulator is up.
     QTimer::singleShot(0, &window, [&] {
-        for (qsizetype i = runs.size() - 1; i >= 0; --i) {
-            if (i == 0 && !autorun)
-                window.openRun(runs.at(i));
-            else
-                window.history()->addDirectory(runs.at(i));
-        }
-        // Several runs (or a session folder) are opened to be compared, too.
-        if (!autorun && (runs.size() > 1 || tb::SessionInfo::isSessionDirectory(runs.value(0)))) {
-            if (auto *comparisons = window.findChild<tb::ComparisonController *>())
-                comparisons->openComparison(runs);
-        }
+        if (!autorun && !runs.isEmpty())
+            window.openRuns(runs);
+        else if (!autorun && !screenshot.isEmpty())
+            done(true); // the window as it starts, the configuration panel shown
+
         if (autorun) {
+            for (auto run = runs.rbegin(); run != runs.rend(); ++run)
+                window.history()->addDirectory(*run);
             QString error;
             if (!window.startRun(&error)) {
                 printError(QStringLiteral("cannot run: %1").arg(error));

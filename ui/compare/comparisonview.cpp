@@ -22,6 +22,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -29,6 +30,8 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -44,6 +47,10 @@ namespace tb {
 namespace {
 
 constexpr int kRunColumnWidth = 170;
+/// The Baseline box's text at most, in average characters: "#1 …114501-default" fits.
+constexpr int kBaselineTextWidth = 24;
+/// Table rows shown before the charts get the rest of the height: the headline metrics and more.
+constexpr int kTableRowsShown = 9;
 
 /// Null once `cancel` is cancelled (a newer computation superseded this one).
 std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline,
@@ -83,10 +90,12 @@ ComparisonView::ComparisonView(QWidget *parent)
     , m_baselineBox(new QComboBox(this))
     , m_markBaseline(new QPushButton(tr("Mark as Baseline"), this))
     , m_banner(new QLabel(this))
+    , m_bannerArea(new QScrollArea(this))
     , m_strip(new HeadlineStrip(this))
     , m_table(new QTableView(this))
     , m_pairedTable(new QTableView(this))
     , m_tabs(new QTabWidget(this))
+    , m_splitter(new QSplitter(Qt::Vertical, this))
     , m_cdf(new DistributionChart)
     , m_throughput(new TimeChart(tr("Throughput over time"), tr("output tokens/s")))
     , m_curve(new ThroughputLatencyChart)
@@ -109,6 +118,8 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_heading->setFont(headingFont);
     setTextColor(m_subheading, QColor(0x4b, 0x55, 0x63));
     m_subheading->setWordWrap(true);
+    // Filled once the runs are read, after the view is shown: the box follows its items.
+    m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_baselineBox->setToolTip(tr("The run the others are compared with: deltas and noise tests are against it"));
     m_markBaseline->setToolTip(tr("Remember this baseline: comparisons open against it, and the run history shows "
                                   "each later run's change against it"));
@@ -125,33 +136,45 @@ ComparisonView::ComparisonView(QWidget *parent)
     connect(m_markBaseline, &QPushButton::clicked, this, &ComparisonView::markBaseline);
     connect(m_baselineBox, &QComboBox::activated, this, &ComparisonView::setBaseline);
 
-    auto *titles = new QVBoxLayout;
-    titles->setSpacing(2);
-    titles->addWidget(m_heading);
-    titles->addWidget(m_subheading);
-    auto *top = new QHBoxLayout;
-    top->addLayout(titles, 1);
-    top->addWidget(new QLabel(tr("Baseline:"), this));
-    top->addWidget(m_baselineBox);
-    top->addWidget(m_markBaseline);
-    top->addSpacing(12);
-    top->addWidget(copy);
-    top->addWidget(csv);
-    top->addWidget(report);
+    // Two rows, so that the heading keeps its width beside the baseline and the saving buttons
+    // beside a side panel: the title and the baseline above, what it says and the saving below.
+    auto *baselineRow = new QHBoxLayout;
+    baselineRow->addWidget(new QLabel(tr("Baseline:"), this));
+    baselineRow->addWidget(m_baselineBox);
+    baselineRow->addWidget(m_markBaseline);
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addStretch(1);
+    saveRow->addWidget(copy);
+    saveRow->addWidget(csv);
+    saveRow->addWidget(report);
+    auto *top = new QGridLayout;
+    top->setVerticalSpacing(2);
+    top->setHorizontalSpacing(12);
+    top->addWidget(m_heading, 0, 0);
+    top->addWidget(m_subheading, 1, 0);
+    top->addLayout(baselineRow, 0, 1, Qt::AlignRight);
+    top->addLayout(saveRow, 1, 1, Qt::AlignRight | Qt::AlignTop);
+    top->setColumnStretch(0, 1);
 
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     AppTheme::setStyleSheet(m_banner, QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
                                                      "padding: 6px 10px; color: #1f2937; }"));
-    m_banner->hide();
+    // A long banner (many differences, notes) scrolls within a few lines: the table keeps its rows.
+    m_bannerArea->setObjectName(QStringLiteral("comparisonBannerArea"));
+    m_bannerArea->setWidget(m_banner);
+    m_bannerArea->setWidgetResizable(true);
+    m_bannerArea->setFrameShape(QFrame::NoFrame);
+    m_bannerArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_bannerArea->hide();
     m_strip->hide();
 
     // The table.
     m_table->setModel(m_model);
     m_table->setItemDelegate(new ComparisonDelegate(m_table));
     m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() * 2 + 10);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() * 2 + 4);
     m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignCenter);
     m_table->horizontalHeader()->setMinimumSectionSize(60);
     m_table->setSelectionMode(QAbstractItemView::ContiguousSelection);
@@ -191,10 +214,14 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_curveView->setEmptyText(tr("No staged runs here. A run with several load stages (e.g. c=1, c=4, c=16) shows "
                                  "how its latency grows with the throughput it reaches."));
     for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
-        view->setMinimumHeight(240);
+        // Small: the splitter above may give the table nearly all the height (and take it back).
+        view->setMinimumHeight(60);
         connect(view, &ChartView::exported, this, &ComparisonView::saved);
     }
     m_tabs->setDocumentMode(true);
+    // The charts may be dragged down to a strip (a tab bar, the chart's controls, a sliver of it),
+    // whichever tab asks for more: on a small screen the table keeps its rows.
+    m_tabs->setMinimumHeight(m_tabs->fontMetrics().lineSpacing() * 9);
     m_tabs->addTab(chartPage(CdfTab, m_cdfBox), tr("Latency Distribution"));
     m_tabs->addTab(chartPage(ThroughputTab, m_throughputBox), tr("Throughput over Time"));
     m_tabs->addTab(chartPage(CurveTab, m_curveBox), tr("Throughput vs Latency"));
@@ -211,20 +238,20 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_tabs->addTab(pairedPage, tr("Paired Deltas"));
     m_tabs->setTabVisible(PairedTab, false);
 
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table);
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    splitter->setChildrenCollapsible(false);
-    // The whole table when there is room (14 rows of two lines), the charts below.
-    splitter->setSizes({m_table->verticalHeader()->defaultSectionSize() * 14 + 48, 420});
+    m_splitter->setObjectName(QStringLiteral("comparisonSplitter"));
+    m_splitter->addWidget(m_table);
+    m_splitter->addWidget(m_tabs);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setChildrenCollapsible(false);
+    m_table->setMinimumHeight(m_table->verticalHeader()->defaultSectionSize() +
+                              m_table->horizontalHeader()->sizeHint().height());
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_strip);
-    layout->addWidget(m_banner);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_bannerArea);
+    layout->addWidget(m_splitter, 1);
     updateHeader();
 }
 
@@ -340,8 +367,17 @@ void ComparisonView::present(Runs runs, Staged staged, std::shared_ptr<const Com
     {
         const QSignalBlocker blocker(m_baselineBox);
         m_baselineBox->clear();
-        for (qsizetype i = 0; i < m_result->table.labels().size(); ++i)
-            m_baselineBox->addItem(QStringLiteral("#%1 %2").arg(QString::number(i + 1), m_result->table.labels()[i]));
+        const QStringList &labels = m_result->table.labels();
+        const QStringList shown = ComparisonModel::distinguishingLabels(labels);
+        const QFontMetrics metrics = m_baselineBox->fontMetrics();
+        for (qsizetype i = 0; i < labels.size(); ++i) {
+            // What tells the runs apart, at a width the heading's row can give; the whole name in the tooltip.
+            m_baselineBox->addItem(metrics.elidedText(QStringLiteral("#%1 %2").arg(QString::number(i + 1), shown[i]),
+                                                      Qt::ElideMiddle,
+                                                      kBaselineTextWidth * metrics.averageCharWidth()));
+            m_baselineBox->setItemData(int(i), QDir::toNativeSeparators(m_result->directories.value(i)),
+                                       Qt::ToolTipRole);
+        }
         m_baselineBox->setCurrentIndex(m_baseline);
     }
     // Values stay together at a readable width; the metric column takes the rest (its name, and
@@ -365,6 +401,12 @@ void ComparisonView::present(Runs runs, Staged staged, std::shared_ptr<const Com
     }
     updateBanner();
     updateHeader();
+    if (newRuns) {
+        // Laid out with the banner first: the table gets its rows of what is left, the charts the rest.
+        if (QLayout *own = layout())
+            own->activate();
+        showTableRows();
+    }
     Q_EMIT titleChanged(title());
     Q_EMIT loaded();
     if (newRuns && !m_problems.isEmpty())
@@ -523,8 +565,33 @@ void ComparisonView::updateBanner()
         notes += QStringLiteral("<br/>• ") + note.toHtmlEscaped();
     if (!notes.isEmpty())
         parts << tr("<b>Notes</b>") + notes;
-    m_banner->setText(parts.join(QStringLiteral("<br/><br/>")));
-    m_banner->setVisible(!parts.isEmpty());
+    m_banner->setText(parts.join(QStringLiteral("<br/>")));
+    m_bannerArea->setVisible(!parts.isEmpty());
+    fitBanner();
+}
+
+void ComparisonView::fitBanner()
+{
+    constexpr int kBannerLines = 4;
+    const int most = m_banner->fontMetrics().lineSpacing() * kBannerLines + 12;
+    const int needs = m_banner->heightForWidth(m_bannerArea->viewport()->width());
+    m_bannerArea->setFixedHeight(std::min(most, needs > 0 ? needs : m_banner->sizeHint().height()));
+}
+
+void ComparisonView::showTableRows()
+{
+    const int rows = std::min(m_model->rowCount(), kTableRowsShown);
+    const int needs = m_table->horizontalHeader()->sizeHint().height() +
+                      rows * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth() +
+                      m_table->horizontalScrollBar()->sizeHint().height();
+    const int total = std::max(m_splitter->height(), needs + m_tabs->minimumSizeHint().height());
+    m_splitter->setSizes({needs, total - needs});
+}
+
+void ComparisonView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitBanner();
 }
 
 void ComparisonView::updateHeader()

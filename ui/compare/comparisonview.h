@@ -14,6 +14,8 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
 class QTabWidget;
 class QTableView;
 
@@ -107,6 +109,9 @@ Q_SIGNALS:
     /// A file was saved (report, CSV, chart), or saving failed (then path is empty).
     void saved(const QString &path, const QString &error);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     using Runs = std::shared_ptr<const std::vector<RunData>>;
     /// The run whose stages are the columns, for its curve.
@@ -127,6 +132,10 @@ private:
     void updateThroughput();
     void updateCurve();
     void updateBanner();
+    /// The banner's height: its text, or a few lines of it and a scroll bar.
+    void fitBanner();
+    /// Splits the height so the table shows its first rows whole, the charts the rest.
+    void showTableRows();
     void updateHeader();
     void saveDialog(const QString &caption, const QString &name, const QString &filter,
                     const std::function<bool(const QString &, QString *)> &save);
@@ -138,10 +147,12 @@ private:
     QComboBox *m_baselineBox;
     QPushButton *m_markBaseline;
     QLabel *m_banner;
+    QScrollArea *m_bannerArea;
     HeadlineStrip *m_strip;
     QTableView *m_table;
     QTableView *m_pairedTable;
     QTabWidget *m_tabs;
+    QSplitter *m_splitter; ///< the table above the charts
     DistributionChart *m_cdf;
     TimeChart *m_throughput;
     ThroughputLatencyChart *m_curve;

@@ -33,6 +33,7 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
     m_tiles.clear();
     m_keys.clear();
     const QStringList &labels = table.labels();
+    const QStringList shortLabels = ComparisonModel::distinguishingLabels(labels);
     for (const ComparisonTable::Row &row : table.rows()) {
         if (!row.headline)
             continue;
@@ -52,14 +53,16 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
         tile->setMinimumWidth(120);
         if (ranked) {
             QStringList names;
-            for (const int w : std::as_const(winners))
-                names << QStringLiteral("#%1 %2").arg(w + 1).arg(labels[w]);
+            QStringList fullNames;
+            for (const int w : std::as_const(winners)) {
+                names << QStringLiteral("#%1 %2").arg(w + 1).arg(shortLabels[w]);
+                fullNames << QStringLiteral("#%1 %2").arg(w + 1).arg(labels[w]);
+            }
             const QString detail = winners.size() == labels.size()
                                        ? tr("all runs alike")
                                        : QStringLiteral("★ ") + names.join(QStringLiteral(", "));
             tile->setValue(valueText(row.values[std::size_t(winners.first())], row.unit), detail);
-            tile->setToolTip(tile->toolTip() + QStringLiteral("<br/>") +
-                             names.join(QStringLiteral("<br/>")).toHtmlEscaped());
+            tile->appendToolTip(fullNames.join(QStringLiteral("<br/>")).toHtmlEscaped());
         } else {
             QStringList values;
             QStringList runs;
@@ -67,7 +70,11 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
                 values << valueText(row.values[i], row.unit);
                 runs << QStringLiteral("#%1").arg(i + 1);
             }
-            tile->setValue(values.join(QStringLiteral(" · ")), runs.join(QStringLiteral(" · ")));
+            // One figure when every run has it: a row of equal numbers would only crowd the tile.
+            if (values.size() > 1 && values.count(values.first()) == values.size())
+                tile->setValue(values.first(), tr("all runs alike"));
+            else
+                tile->setValue(values.join(QStringLiteral(" · ")), runs.join(QStringLiteral(" · ")));
         }
         m_layout->addWidget(tile);
         m_tiles.insert(row.key, tile);

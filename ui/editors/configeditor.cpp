@@ -8,7 +8,10 @@
 #include "widgets/apptheme.h"
 #include "widgets/formstyle.h"
 
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QEvent>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -62,6 +65,16 @@ QScrollArea *scrolling(QWidget *content, QWidget *parent)
     area->setFrameShape(QFrame::NoFrame);
     area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     content->setContentsMargins(8, 8, 8, 8);
+    // A panel narrower than label and field side by side puts the field under its label, rather
+    // than widening the panel past its share of a laptop's window.
+    for (QFormLayout *form : content->findChildren<QFormLayout *>())
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    // A text box keeps room for a URL or a sweep: squeezed below that, its row wraps instead.
+    for (QLineEdit *edit : content->findChildren<QLineEdit *>()) {
+        if (!qobject_cast<QAbstractSpinBox *>(edit->parentWidget()) &&
+            !qobject_cast<QComboBox *>(edit->parentWidget()) && edit->maximumWidth() == QWIDGETSIZE_MAX)
+            edit->setMinimumWidth(edit->sizeHint().width());
+    }
     area->setWidget(content);
     return area;
 }

@@ -9,6 +9,7 @@
 #include <QIcon>
 #include <QPixmap>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb {
@@ -56,6 +57,34 @@ ComparisonModel::ComparisonModel(QObject *parent)
 QColor ComparisonModel::runColor(int run)
 {
     return QColor(tb::runColor(run));
+}
+
+QStringList ComparisonModel::distinguishingLabels(const QStringList &labels)
+{
+    if (labels.size() < 2)
+        return labels;
+    qsizetype common = labels.first().size();
+    for (const QString &label : labels) {
+        qsizetype same = 0;
+        while (same < std::min(common, label.size()) && label[same] == labels.first()[same])
+            ++same;
+        common = same;
+    }
+    qsizetype cut = 0;
+    for (qsizetype i = 0; i < common; ++i) {
+        if (QStringLiteral("-_ .:").contains(labels.first()[i]))
+            cut = i + 1;
+    }
+    // A short shared word ("run-") says little but costs little: only a long prefix goes.
+    constexpr qsizetype kWorthCutting = 6;
+    const bool leavesSomething =
+        std::all_of(labels.begin(), labels.end(), [cut](const QString &label) { return label.size() > cut; });
+    if (cut < kWorthCutting || !leavesSomething)
+        return labels;
+    QStringList shortened;
+    for (const QString &label : labels)
+        shortened << QStringLiteral("…") + label.mid(cut);
+    return shortened;
 }
 
 void ComparisonModel::setResult(std::shared_ptr<const ComparisonResult> result)

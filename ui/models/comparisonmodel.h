@@ -50,6 +50,9 @@ public:
     int runCount() const;
     static int columnOfRun(int run) { return FirstRunColumn + run; }
     static QColor runColor(int run);
+    /// Runs' names as short as still tells them apart: a prefix they all share (the date of
+    /// timestamp-named runs, "20261203-11…") becomes "…", cut where a word ends.
+    static QStringList distinguishingLabels(const QStringList &labels);
 
     /// The table as tab-separated text (values and deltas) for a spreadsheet or a document.
     QString toTsv() const;

@@ -17,6 +17,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace tb {
 
 RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
@@ -58,9 +60,14 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     // Run names end with the model: keep both ends when the name does not fit.
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setUniformRowHeights(true);
-    // Full names: the table scrolls sideways rather than cut them; notes take what is left.
+    // The name (elided in the middle) and Status stay in view in a narrow side panel; the other
+    // columns fit their contents and scroll sideways, notes take what is left.
     m_table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->header()->setSectionResizeMode(RunHistoryModel::NameColumn, QHeaderView::Interactive);
+    m_table->header()->moveSection(m_table->header()->visualIndex(RunHistoryModel::StatusColumn), 1);
     m_table->header()->setStretchLastSection(true);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &RunHistoryView::fitNameColumn);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &RunHistoryView::fitNameColumn);
     // Sessions open: a fresh list shows every run; the user collapses what is not of interest.
     m_table->expandAll();
     connect(m_proxy, &QAbstractItemModel::modelReset, m_table, &QTreeView::expandAll);
@@ -99,6 +106,23 @@ RunHistoryView::RunHistoryView(RunHistoryModel *model, QWidget *parent)
     updateFolderLabel();
     m_open->setEnabled(false);
     m_compare->setEnabled(false);
+}
+
+void RunHistoryView::fitNameColumn()
+{
+    // As wide as the longest name, at most what leaves Status in view beside it.
+    constexpr double kNameShare = 0.55;
+    const int most = int(m_table->viewport()->width() * kNameShare);
+    const int least = m_table->fontMetrics().averageCharWidth() * 12;
+    const QAbstractItemView *view = m_table; // QTreeView's override is protected, the base's is not
+    const int names = view->sizeHintForColumn(RunHistoryModel::NameColumn);
+    m_table->header()->resizeSection(RunHistoryModel::NameColumn, std::clamp(names, least, std::max(least, most)));
+}
+
+void RunHistoryView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitNameColumn();
 }
 
 QString RunHistoryView::selectedDirectory() const

@@ -47,8 +47,13 @@ Q_SIGNALS:
     /// Run This Configuration Again: the run's configuration should go into the forms.
     void rerunRequested(const QString &directory);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void updateFolderLabel();
+    /// The name column as wide as its names, within what keeps Status beside it in view.
+    void fitNameColumn();
     void openSelected();
     void showContextMenu(const QPoint &position);
     void markBaseline(const QString &directory);

@@ -1,6 +1,7 @@
 #include "widgets/kpitile.h"
 
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 namespace tb {
@@ -14,7 +15,8 @@ KpiTile::KpiTile(const QString &caption, const QString &unit, const QColor &acce
     , m_detail(new QLabel(this))
 {
     setObjectName(QStringLiteral("kpiTile"));
-    setToolTip(QStringLiteral("<b>%1</b> — %2").arg(caption.toHtmlEscaped(), description.toHtmlEscaped()));
+    m_description = QStringLiteral("<b>%1</b> — %2").arg(caption.toHtmlEscaped(), description.toHtmlEscaped());
+    setToolTip(m_description);
     // The accent is a bar on the left, so the tile reads as belonging to its charts' series.
     setAccent(accent);
     m_caption->setObjectName(QStringLiteral("kpiCaption"));
@@ -49,23 +51,57 @@ KpiTile::KpiTile(const QString &caption, const QString &unit, const QColor &acce
     layout->addLayout(valueRow);
     layout->addWidget(m_detail);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // A row of tiles shares the window's width: a long value or detail (several runs' values, a
+    // run's name) is elided to the tile, not allowed to widen the window past a laptop's screen.
+    for (QLabel *label : {m_value, m_detail})
+        label->setMinimumWidth(1);
     setMinimumWidth(110);
 }
 
 void KpiTile::setValue(const QString &value, const QString &detail)
 {
-    m_value->setText(value);
-    m_detail->setText(detail);
+    m_fullValue = value;
+    m_fullDetail = detail;
+    elide();
+}
+
+void KpiTile::appendToolTip(const QString &html)
+{
+    m_description += QStringLiteral("<br/>") + html;
+    elide();
 }
 
 QString KpiTile::value() const
 {
-    return m_value->text();
+    return m_fullValue;
 }
 
 QString KpiTile::detail() const
 {
-    return m_detail->text();
+    return m_fullDetail;
+}
+
+void KpiTile::resizeEvent(QResizeEvent *event)
+{
+    Card::resizeEvent(event);
+    elide();
+}
+
+void KpiTile::elide()
+{
+    // The unit stays whole beside the value; names keep both ends (runs differ at either).
+    const int valueRoom = contentsRect().width() - layout()->contentsMargins().left() -
+                          layout()->contentsMargins().right() - m_unit->sizeHint().width() - 4;
+    const int detailRoom =
+        contentsRect().width() - layout()->contentsMargins().left() - layout()->contentsMargins().right();
+    const QString value = m_value->fontMetrics().elidedText(m_fullValue, Qt::ElideRight, valueRoom);
+    const QString detail = m_detail->fontMetrics().elidedText(m_fullDetail, Qt::ElideMiddle, detailRoom);
+    m_value->setText(value);
+    m_detail->setText(detail);
+    const bool whole = value == m_fullValue && detail == m_fullDetail;
+    setToolTip(whole ? m_description
+                     : m_description + QStringLiteral("<br/>") +
+                           QStringList{m_fullValue, m_fullDetail}.join(QStringLiteral("<br/>")).toHtmlEscaped());
 }
 
 } // namespace tb

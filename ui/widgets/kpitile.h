@@ -18,10 +18,21 @@ public:
             QWidget *parent = nullptr);
 
     void setValue(const QString &value, const QString &detail = {});
+    /// More for the tooltip, after what the tile measures.
+    void appendToolTip(const QString &html);
+    /// The whole texts; a tile narrower than them shows them elided, whole in its tooltip.
     QString value() const;
     QString detail() const;
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void elide();
+
+    QString m_description;
+    QString m_fullValue;
+    QString m_fullDetail;
     QLabel *m_caption;
     QLabel *m_value;
     QLabel *m_unit;
