@@ -29,6 +29,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
@@ -44,6 +45,7 @@
 #include <memory>
 
 using namespace tb;
+using namespace Qt::Literals::StringLiterals;
 
 namespace {
 
@@ -353,6 +355,52 @@ private Q_SLOTS:
         }
         shown.removeDuplicates();
         QCOMPARE(shown.size(), runs.size());
+    }
+
+    // On the start screen (the side panel at 36% of 1280 px) the Replicas box's two-line placeholder
+    // wrapped to three lines, and the box, two lines tall, cut the last one off.
+    void replicasPlaceholderFitsItsBoxAt1280x800()
+    {
+        MainWindow w;
+        w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        settle();
+        auto *replicas = w.findChild<QPlainTextEdit *>(u"replicas"_s);
+        QVERIFY(replicas);
+        const QFontMetrics metrics = replicas->fontMetrics();
+        const int margin = int(2 * replicas->document()->documentMargin());
+        const QStringList lines = replicas->placeholderText().split(u'\n');
+        for (const QString &line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= replicas->viewport()->width() - margin,
+                     qPrintable(u"\"%1\": %2 px in %3"_s.arg(line)
+                                    .arg(metrics.horizontalAdvance(line))
+                                    .arg(replicas->viewport()->width() - margin)));
+        QVERIFY(int(lines.size()) * metrics.lineSpacing() <= replicas->viewport()->height() - margin);
+    }
+
+    void runLabelsAreCutAtWordBoundaries_data()
+    {
+        QTest::addColumn<QStringList>("labels");
+        QTest::addColumn<QStringList>("shown");
+        QTest::newRow("names that part at a word")
+            << QStringList{u"20261203-131002-gpt4-like"_s, u"20261203-131002-gpt4-turbo-like"_s}
+            << QStringList{u"…gpt4-like"_s, u"…gpt4-turbo-like"_s};
+        QTest::newRow("names that part inside a word")
+            << QStringList{u"20261203-114501-default"_s, u"20261203-114733-default"_s}
+            << QStringList{u"…114501-default"_s, u"…114733-default"_s};
+        QTest::newRow("a short shared word stays")
+            << QStringList{u"run-a"_s, u"run-b"_s} << QStringList{u"run-a"_s, u"run-b"_s};
+        QTest::newRow("nothing shared") << QStringList{u"alpha"_s, u"beta"_s} << QStringList{u"alpha"_s, u"beta"_s};
+    }
+
+    // "20261203-131002-gpt4-like" and "…-gpt4-turbo-like" showed as "#1 …like" and "★ #2 …turbo-like":
+    // the word before where they part went with the shared prefix.
+    void runLabelsAreCutAtWordBoundaries()
+    {
+        QFETCH(QStringList, labels);
+        QFETCH(QStringList, shown);
+        QCOMPARE(ComparisonModel::distinguishingLabels(labels), shown);
     }
 
     void tablesKeepTheirColumnsAt1280x800_data()
