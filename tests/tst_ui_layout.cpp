@@ -2,6 +2,10 @@
 // grows past the screen, the side panel gets out of the way when results are read, the comparison
 // shows its table with its headline strip, tables keep their columns, and runs given on the command
 // line open on their comparison.
+#include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
+#include "charts/distributionchart.h"
+#include "charts/timechart.h"
 #include "compare/comparisonview.h"
 #include "compare/headlinestrip.h"
 #include "comparisoncontroller.h"
@@ -24,9 +28,12 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -116,6 +123,18 @@ QStringList cutHeaders(const QHeaderView *header)
         needs += 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
         if (header->sectionSize(section) < needs)
             cut << QStringLiteral("%1: %2 of %3 px").arg(title).arg(header->sectionSize(section)).arg(needs);
+    }
+    return cut;
+}
+
+/// Texts a chart draws cut short: QtCharts elides axis labels and titles ("% of r...") that do not fit.
+QStringList elidedChartTexts(const QChart *chart)
+{
+    QStringList cut;
+    for (const QGraphicsItem *item : chart->scene()->items()) {
+        const auto *text = dynamic_cast<const QGraphicsTextItem *>(item);
+        if (text && text->isVisible() && (text->toPlainText().contains(u"..."_s) || text->toPlainText().contains(u'…')))
+            cut << text->toPlainText();
     }
     return cut;
 }
@@ -323,6 +342,42 @@ private Q_SLOTS:
                                 .arg(table)
                                 .arg(view->chartTabs()->height())
                                 .arg(charts)));
+    }
+
+    void comparisonChartAxesAreReadableAt1280x800_data()
+    {
+        QTest::addColumn<QStringList>("runs");
+        QTest::addColumn<int>("tab");
+        QTest::newRow("latency distribution") << QStringList{m_a, m_b} << int(ComparisonView::CdfTab);
+        QTest::newRow("throughput over time") << QStringList{m_a, m_b} << int(ComparisonView::ThroughputTab);
+        QTest::newRow("throughput vs latency") << QStringList{m_a, m_b} << int(ComparisonView::CurveTab);
+    }
+
+    // Under the 9-row table the chart got ~150 px, its title, legend and selector row took most of
+    // them, and QtCharts cut every axis label to "…" and the y title to "% of r…".
+    void comparisonChartAxesAreReadableAt1280x800()
+    {
+        QFETCH(QStringList, runs);
+        QFETCH(int, tab);
+        MainWindow w;
+        ComparisonView *view = openComparison(w, runs);
+        QVERIFY(view);
+        view->chartTabs()->setCurrentIndex(tab);
+        settle();
+        QVERIFY2(rowsInView(view->table()) >= std::min(8, view->model()->rowCount()),
+                 qPrintable(QString::number(rowsInView(view->table()))));
+        const QChart *chart = tab == ComparisonView::CdfTab          ? static_cast<QChart *>(view->cdfChart())
+                              : tab == ComparisonView::ThroughputTab ? static_cast<QChart *>(view->throughputChart())
+                                                                     : static_cast<QChart *>(view->curveChart());
+        const QStringList cut = elidedChartTexts(chart);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
+        const int plot = int(chart->plotArea().height());
+        QVERIFY2(plot >= 5 * view->fontMetrics().lineSpacing(), qPrintable(u"plot area %1 px high"_s.arg(plot)));
+        // The title the tab and selector stand in for on screen still heads the exported chart.
+        QVERIFY(chart->title().isEmpty());
+        const auto *shown = qobject_cast<const ChartView *>(view->chartTabs()->currentWidget());
+        QVERIFY(shown);
+        QVERIFY(!shown->exportOptions().title.isEmpty());
     }
 
     void comparisonTextIsNotClippedAt1280x800_data()
