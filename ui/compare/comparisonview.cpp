@@ -26,7 +26,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLegend>
 #include <QLineSeries>
 #include <QMenu>
 #include <QPushButton>
@@ -218,8 +217,6 @@ ComparisonView::ComparisonView(QWidget *parent)
         // The splitter above may give the table most of the height, but not the axes' labels:
         // below this QtCharts cuts every tick and title to "…".
         view->setMinimumHeight(view->fontMetrics().lineSpacing() * 8);
-        // A compact legend: one line of run names, no padding around it.
-        view->chart()->legend()->setContentsMargins(0, 0, 0, 0);
         connect(view, &ChartView::exported, this, &ComparisonView::saved);
     }
     m_tabs->setDocumentMode(true);
