@@ -259,6 +259,51 @@ private Q_SLOTS:
         QCOMPARE(chart->series().size(), 1);
     }
 
+    void stageNameStaysInsideANarrowChart_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("stopped last stage") << QStringLiteral("c=8 (stopped after 5.0 s of 30 s)");
+        QTest::newRow("short name") << QStringLiteral("c=8");
+    }
+
+    // On a narrow time chart "c=8 (stopped after 5.0 s of 30 s)", centred over its stage's last
+    // seconds, ran past the plot's right edge and was cut off there.
+    void stageNameStaysInsideANarrowChart()
+    {
+        QFETCH(QString, name);
+        auto *chart = new TimeChart(QStringLiteral("Throughput"), QStringLiteral("requests/s"));
+        QLineSeries *line = chart->addLine(QStringLiteral("requests/s"), Qt::blue, false, QString());
+        for (int s = 0; s < 30; ++s)
+            line->append(s + 0.5, 10);
+        ChartView view(chart);
+        view.resize(360, 220);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        chart->setStageMarks({{0, QStringLiteral("c=1")}, {26, name}});
+        chart->rescale(30);
+        QCoreApplication::processEvents();
+        const QRectF plot = chart->plotArea();
+        QVERIFY(plot.width() > 0);
+        int checked = 0;
+        for (QAbstractSeries *s : chart->series()) {
+            auto *scatter = qobject_cast<QScatterSeries *>(s);
+            if (!scatter)
+                continue;
+            const qreal half =
+                QFontMetricsF(scatter->pointLabelsFont()).horizontalAdvance(scatter->pointLabelsFormat()) / 2;
+            const qreal x = chart->mapToPosition(scatter->at(0), scatter).x();
+            QVERIFY2(x - half >= plot.left() - 0.5 && x + half <= plot.right() + 0.5,
+                     qPrintable(QStringLiteral("\"%1\" spans %2..%3 in a plot of %4..%5")
+                                    .arg(scatter->pointLabelsFormat())
+                                    .arg(x - half)
+                                    .arg(x + half)
+                                    .arg(plot.left())
+                                    .arg(plot.right())));
+            ++checked;
+        }
+        QCOMPARE(checked, 2);
+    }
+
     void histogramOutlineAndCdf()
     {
         LogHistogram h;

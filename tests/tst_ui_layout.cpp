@@ -2,6 +2,10 @@
 // grows past the screen, the side panel gets out of the way when results are read, the comparison
 // shows its table with its headline strip, tables keep their columns, and runs given on the command
 // line open on their comparison.
+#include "charts/chartview.h"
+#include "charts/comparisoncharts.h"
+#include "charts/distributionchart.h"
+#include "charts/timechart.h"
 #include "compare/comparisonview.h"
 #include "compare/headlinestrip.h"
 #include "comparisoncontroller.h"
@@ -24,11 +28,15 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
@@ -44,6 +52,7 @@
 #include <memory>
 
 using namespace tb;
+using namespace Qt::Literals::StringLiterals;
 
 namespace {
 
@@ -114,6 +123,18 @@ QStringList cutHeaders(const QHeaderView *header)
         needs += 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
         if (header->sectionSize(section) < needs)
             cut << QStringLiteral("%1: %2 of %3 px").arg(title).arg(header->sectionSize(section)).arg(needs);
+    }
+    return cut;
+}
+
+/// Texts a chart draws cut short: QtCharts elides axis labels and titles ("% of r...") that do not fit.
+QStringList elidedChartTexts(const QChart *chart)
+{
+    QStringList cut;
+    for (const QGraphicsItem *item : chart->scene()->items()) {
+        const auto *text = dynamic_cast<const QGraphicsTextItem *>(item);
+        if (text && text->isVisible() && (text->toPlainText().contains(u"..."_s) || text->toPlainText().contains(u'…')))
+            cut << text->toPlainText();
     }
     return cut;
 }
@@ -323,6 +344,42 @@ private Q_SLOTS:
                                 .arg(charts)));
     }
 
+    void comparisonChartAxesAreReadableAt1280x800_data()
+    {
+        QTest::addColumn<QStringList>("runs");
+        QTest::addColumn<int>("tab");
+        QTest::newRow("latency distribution") << QStringList{m_a, m_b} << int(ComparisonView::CdfTab);
+        QTest::newRow("throughput over time") << QStringList{m_a, m_b} << int(ComparisonView::ThroughputTab);
+        QTest::newRow("throughput vs latency") << QStringList{m_a, m_b} << int(ComparisonView::CurveTab);
+    }
+
+    // Under the 9-row table the chart got ~150 px, its title, legend and selector row took most of
+    // them, and QtCharts cut every axis label to "…" and the y title to "% of r…".
+    void comparisonChartAxesAreReadableAt1280x800()
+    {
+        QFETCH(QStringList, runs);
+        QFETCH(int, tab);
+        MainWindow w;
+        ComparisonView *view = openComparison(w, runs);
+        QVERIFY(view);
+        view->chartTabs()->setCurrentIndex(tab);
+        settle();
+        QVERIFY2(rowsInView(view->table()) >= std::min(8, view->model()->rowCount()),
+                 qPrintable(QString::number(rowsInView(view->table()))));
+        const QChart *chart = tab == ComparisonView::CdfTab          ? static_cast<QChart *>(view->cdfChart())
+                              : tab == ComparisonView::ThroughputTab ? static_cast<QChart *>(view->throughputChart())
+                                                                     : static_cast<QChart *>(view->curveChart());
+        const QStringList cut = elidedChartTexts(chart);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
+        const int plot = int(chart->plotArea().height());
+        QVERIFY2(plot >= 5 * view->fontMetrics().lineSpacing(), qPrintable(u"plot area %1 px high"_s.arg(plot)));
+        // The title the tab and selector stand in for on screen still heads the exported chart.
+        QVERIFY(chart->title().isEmpty());
+        const auto *shown = qobject_cast<const ChartView *>(view->chartTabs()->currentWidget());
+        QVERIFY(shown);
+        QVERIFY(!shown->exportOptions().title.isEmpty());
+    }
+
     void comparisonTextIsNotClippedAt1280x800_data()
     {
         QTest::addColumn<QStringList>("runs");
@@ -353,6 +410,52 @@ private Q_SLOTS:
         }
         shown.removeDuplicates();
         QCOMPARE(shown.size(), runs.size());
+    }
+
+    // On the start screen (the side panel at 36% of 1280 px) the Replicas box's two-line placeholder
+    // wrapped to three lines, and the box, two lines tall, cut the last one off.
+    void replicasPlaceholderFitsItsBoxAt1280x800()
+    {
+        MainWindow w;
+        w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        settle();
+        auto *replicas = w.findChild<QPlainTextEdit *>(u"replicas"_s);
+        QVERIFY(replicas);
+        const QFontMetrics metrics = replicas->fontMetrics();
+        const int margin = int(2 * replicas->document()->documentMargin());
+        const QStringList lines = replicas->placeholderText().split(u'\n');
+        for (const QString &line : lines)
+            QVERIFY2(metrics.horizontalAdvance(line) <= replicas->viewport()->width() - margin,
+                     qPrintable(u"\"%1\": %2 px in %3"_s.arg(line)
+                                    .arg(metrics.horizontalAdvance(line))
+                                    .arg(replicas->viewport()->width() - margin)));
+        QVERIFY(int(lines.size()) * metrics.lineSpacing() <= replicas->viewport()->height() - margin);
+    }
+
+    void runLabelsAreCutAtWordBoundaries_data()
+    {
+        QTest::addColumn<QStringList>("labels");
+        QTest::addColumn<QStringList>("shown");
+        QTest::newRow("names that part at a word")
+            << QStringList{u"20261203-131002-gpt4-like"_s, u"20261203-131002-gpt4-turbo-like"_s}
+            << QStringList{u"…gpt4-like"_s, u"…gpt4-turbo-like"_s};
+        QTest::newRow("names that part inside a word")
+            << QStringList{u"20261203-114501-default"_s, u"20261203-114733-default"_s}
+            << QStringList{u"…114501-default"_s, u"…114733-default"_s};
+        QTest::newRow("a short shared word stays")
+            << QStringList{u"run-a"_s, u"run-b"_s} << QStringList{u"run-a"_s, u"run-b"_s};
+        QTest::newRow("nothing shared") << QStringList{u"alpha"_s, u"beta"_s} << QStringList{u"alpha"_s, u"beta"_s};
+    }
+
+    // "20261203-131002-gpt4-like" and "…-gpt4-turbo-like" showed as "#1 …like" and "★ #2 …turbo-like":
+    // the word before where they part went with the shared prefix.
+    void runLabelsAreCutAtWordBoundaries()
+    {
+        QFETCH(QStringList, labels);
+        QFETCH(QStringList, shown);
+        QCOMPARE(ComparisonModel::distinguishingLabels(labels), shown);
     }
 
     void tablesKeepTheirColumnsAt1280x800_data()

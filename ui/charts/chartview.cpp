@@ -85,9 +85,8 @@ ChartView::ChartView(QChart *chart, QWidget *parent)
 
 void ChartView::setEmptyText(const QString &text)
 {
-    m_emptyLabel->setText(
-        QStringLiteral("<p style='color:%1; font-weight:600'>%2</p><p>%3</p>")
-            .arg(chartstyle::primaryText().name(), chart()->title().toHtmlEscaped(), text.toHtmlEscaped()));
+    m_emptyLabel->setText(QStringLiteral("<p style='color:%1; font-weight:600'>%2</p><p>%3</p>")
+                              .arg(chartstyle::primaryText().name(), title().toHtmlEscaped(), text.toHtmlEscaped()));
     m_emptyLabel->setProperty("plainText", text);
 }
 
@@ -208,8 +207,8 @@ void ChartView::contextMenuEvent(QContextMenuEvent *event)
 
 void ChartView::exportChart()
 {
-    askForSaveFile(this, tr("Export Chart"), fileSlug(chart()->title()) + QStringLiteral(".png"),
-                   ChartExporter::fileFilter(), [this](const QString &path) {
+    askForSaveFile(this, tr("Export Chart"), fileSlug(title()) + QStringLiteral(".png"), ChartExporter::fileFilter(),
+                   [this](const QString &path) {
                        QString error;
                        if (ChartExporter::save(chart(), path, exportOptions(), &error))
                            Q_EMIT exported(path, {});
@@ -223,10 +222,24 @@ void ChartView::copyImage()
     QApplication::clipboard()->setImage(ChartExporter::toImage(chart(), exportOptions()));
 }
 
+void ChartView::moveTitleToExports()
+{
+    if (chart()->title().isEmpty())
+        return;
+    m_title = chart()->title();
+    chart()->setTitle({});
+}
+
+QString ChartView::title() const
+{
+    return chart()->title().isEmpty() ? m_title : chart()->title();
+}
+
 ChartExporter::Options ChartView::exportOptions(ChartExporter::Page page) const
 {
     ChartExporter::Options options;
     options.page = page;
+    options.title = title();
     options.subtitle = m_subtitle;
     options.caption = m_caption;
     if (m_empty)

@@ -25,6 +25,12 @@ public:
     void setEmpty(bool empty);
     bool isEmpty() const { return m_empty; }
 
+    /// Takes the chart's title off the screen, where its tab and selector already name it, and
+    /// keeps it for exports (and the export's file name); call after each update that sets it.
+    void moveTitleToExports();
+    /// The chart's title, on screen or kept for exports.
+    QString title() const;
+
     /// The run name under an exported chart's title.
     void setExportSubtitle(const QString &subtitle) { m_subtitle = subtitle; }
     /// What was measured (RunInfo::workloadCaption), as an exported figure's caption.
@@ -56,6 +62,7 @@ private:
     void showTip(const QString &name, const QString &description, const QString &value);
 
     QLabel *m_emptyLabel;
+    QString m_title; ///< the title moved off the screen
     QString m_subtitle;
     QString m_caption;
     bool m_empty = false;

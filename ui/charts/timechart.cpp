@@ -2,6 +2,7 @@
 
 #include "charts/chartstyle.h"
 
+#include <QFontMetricsF>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -92,6 +93,8 @@ TimeChart::TimeChart(const QString &title, const QString &leftAxisTitle, QGraphi
     addAxis(m_left, Qt::AlignLeft);
     chartstyle::applyTheme(this);
     rescale(0);
+    // Stage names are kept inside the plot in pixels: they move when its size does.
+    connect(this, &QChart::plotAreaChanged, this, &TimeChart::placeStageMarks);
 }
 
 void TimeChart::setRightAxisTitle(const QString &title, const QColor &color)
@@ -210,12 +213,23 @@ void TimeChart::placeStageMarks()
         m_boundaries[i]->replace({QPointF(x, bottom), QPointF(x, top)});
     }
     // Each name over the middle of its stage, a little below the top so that its label (drawn
-    // above the point) stays inside the plot.
+    // above the point) stays inside the plot; a name wider than its span on a narrow chart
+    // ("c=8 (stopped after 5.0 s of 30 s)" in the last seconds) moves in from the plot's edge.
     const double labelY = top - 0.12 * (top - bottom);
+    const QRectF plot = plotArea();
     for (qsizetype i = 0; i < m_stageNames.size(); ++i) {
+        QScatterSeries *name = m_stageNames[i];
         const double from = m_marks[i].startS;
         const double to = i + 1 < m_marks.size() ? m_marks[i + 1].startS : std::max(m_endS, from);
-        m_stageNames[i]->replace({QPointF((from + to) / 2, labelY)});
+        QPointF point((from + to) / 2, labelY);
+        if (plot.width() > 0) {
+            const qreal half = QFontMetricsF(name->pointLabelsFont()).horizontalAdvance(m_marks[i].name) / 2;
+            const qreal x = mapToPosition(point, name).x();
+            const qreal inside = std::clamp(x, plot.left() + half, std::max(plot.left() + half, plot.right() - half));
+            if (inside != x)
+                point.setX(mapToValue(QPointF(inside, 0), name).x());
+        }
+        name->replace({point});
     }
 }
 

@@ -50,7 +50,7 @@ constexpr int kRunColumnWidth = 170;
 /// The Baseline box's text at most, in average characters: "#1 …114501-default" fits.
 constexpr int kBaselineTextWidth = 24;
 /// Table rows shown before the charts get the rest of the height: the headline metrics and more.
-constexpr int kTableRowsShown = 9;
+constexpr int kTableRowsShown = 8;
 
 /// Null once `cancel` is cancelled (a newer computation superseded this one).
 std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData> &runs, int baseline,
@@ -214,17 +214,16 @@ ComparisonView::ComparisonView(QWidget *parent)
     m_curveView->setEmptyText(tr("No staged runs here. A run with several load stages (e.g. c=1, c=4, c=16) shows "
                                  "how its latency grows with the throughput it reaches."));
     for (ChartView *view : {m_cdfView, m_throughputView, m_curveView}) {
-        // Small: the splitter above may give the table nearly all the height (and take it back).
-        view->setMinimumHeight(60);
+        // The splitter above may give the table most of the height, but not the axes' labels:
+        // below this QtCharts cuts every tick and title to "…".
+        view->setMinimumHeight(view->fontMetrics().lineSpacing() * 8);
         connect(view, &ChartView::exported, this, &ComparisonView::saved);
     }
     m_tabs->setDocumentMode(true);
-    // The charts may be dragged down to a strip (a tab bar, the chart's controls, a sliver of it),
-    // whichever tab asks for more: on a small screen the table keeps its rows.
-    m_tabs->setMinimumHeight(m_tabs->fontMetrics().lineSpacing() * 9);
-    m_tabs->addTab(chartPage(CdfTab, m_cdfBox), tr("Latency Distribution"));
-    m_tabs->addTab(chartPage(ThroughputTab, m_throughputBox), tr("Throughput over Time"));
-    m_tabs->addTab(chartPage(CurveTab, m_curveBox), tr("Throughput vs Latency"));
+    m_tabs->addTab(m_cdfView, tr("Latency Distribution"));
+    m_tabs->addTab(m_throughputView, tr("Throughput over Time"));
+    m_tabs->addTab(m_curveView, tr("Throughput vs Latency"));
+    m_tabs->setCornerWidget(chartControls(), Qt::TopRightCorner);
     auto *pairedPage = new QWidget(this);
     auto *pairedLayout = new QVBoxLayout(pairedPage);
     auto *pairedNote = new QLabel(tr("Interleaved session: every request went to each target at the same moment. "
@@ -260,27 +259,34 @@ ComparisonView::~ComparisonView()
     m_jobs.stop();
 }
 
-QWidget *ComparisonView::chartPage(ChartTab tab, QComboBox *selector)
+QWidget *ComparisonView::chartControls()
 {
-    auto *page = new QWidget(this);
-    auto *exportButton = new QToolButton(page);
+    // Beside the tabs, not above the chart: on a laptop every line of height goes to the plot.
+    auto *controls = new QWidget(this);
+    auto *exportButton = new QToolButton(controls);
     exportButton->setText(tr("Export Chart"));
     exportButton->setToolTip(tr("Save this chart as PNG, SVG or PDF in the light report theme"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
     auto *menu = new QMenu(exportButton);
     menu->addAction(tr("For a Slide (16:9)…"), this,
-                    [this, tab] { exportChartDialog(tab, ChartExporter::Page::Slide); });
-    menu->addAction(tr("For an A4 Page…"), this, [this, tab] { exportChartDialog(tab, ChartExporter::Page::A4); });
+                    [this] { exportChartDialog(ChartTab(m_tabs->currentIndex()), ChartExporter::Page::Slide); });
+    menu->addAction(tr("For an A4 Page…"), this,
+                    [this] { exportChartDialog(ChartTab(m_tabs->currentIndex()), ChartExporter::Page::A4); });
     exportButton->setMenu(menu);
-    auto *row = new QHBoxLayout;
-    row->addWidget(selector);
-    row->addStretch(1);
+    auto *row = new QHBoxLayout(controls);
+    row->setContentsMargins(0, 0, 0, 2);
+    for (QComboBox *selector : {m_cdfBox, m_throughputBox, m_curveBox})
+        row->addWidget(selector);
     row->addWidget(exportButton);
-    auto *layout = new QVBoxLayout(page);
-    layout->setContentsMargins(0, 6, 0, 0);
-    layout->addLayout(row);
-    layout->addWidget(chartView(tab), 1);
-    return page;
+    const auto showFor = [this, exportButton](int tab) {
+        m_cdfBox->setVisible(tab == CdfTab);
+        m_throughputBox->setVisible(tab == ThroughputTab);
+        m_curveBox->setVisible(tab == CurveTab);
+        exportButton->setVisible(chartView(ChartTab(tab)) != nullptr);
+    };
+    connect(m_tabs, &QTabWidget::currentChanged, controls, showFor);
+    showFor(m_tabs->currentIndex());
+    return controls;
 }
 
 ChartView *ComparisonView::chartView(ChartTab tab) const
@@ -486,6 +492,7 @@ void ComparisonView::updateCdf()
     m_cdf->setQuantity(label, metricUnit(m_cdfMetric), chartstyle::describe(m_cdfMetric),
                        m_cdfMetric == Metric::Itl ? tr("tokens") : tr("requests"));
     m_cdf->setDistributions(series);
+    m_cdfView->moveTitleToExports();
     m_cdfView->setEmpty(!m_cdf->hasData());
     m_cdfView->updateTooltips();
 }
@@ -511,6 +518,7 @@ void ComparisonView::updateThroughput()
             end = std::max(end, double(run.timeSeries.back().second + 1));
     }
     m_throughput->rescale(end);
+    m_throughputView->moveTitleToExports();
     m_throughputView->setEmpty(!m_throughput->hasData());
     m_throughputView->updateTooltips();
 }
@@ -537,6 +545,7 @@ void ComparisonView::updateCurve()
     }
     m_curve->setMetricLabel(metricLabel(m_curveMetric));
     m_curve->setCurves(curves);
+    m_curveView->moveTitleToExports();
     m_curveView->setEmpty(!m_curve->hasData());
     m_curveView->updateTooltips();
 }

@@ -123,7 +123,8 @@ private:
     /// Replaces a single staged run by its stages (splitByStage) and returns it; null otherwise.
     static Staged splitSingleStaged(std::vector<RunData> &runs);
 
-    QWidget *chartPage(ChartTab tab, QComboBox *selector);
+    /// The current chart's selector and its Export Chart button, for the tab bar's corner.
+    QWidget *chartControls();
     void compute(const Runs &runs, const Staged &staged, int baseline, const QStringList &problems);
     void present(Runs runs, Staged staged, std::shared_ptr<const ComparisonResult> result, QStringList problems,
                  bool newRuns);

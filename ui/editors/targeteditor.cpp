@@ -145,7 +145,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
 
     layout->addWidget(createFormGroup(tr("Load balancing"), this, &form));
     m_replicas->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_replicas->setPlaceholderText(tr("none: every request goes to the base URL\nhttp://10.0.0.2:8000/v1"));
+    m_replicas->setPlaceholderText(tr("none: requests go to the base URL\nhttp://10.0.0.2:8000/v1"));
     m_replicas->setLineWrapMode(QPlainTextEdit::NoWrap);
     setVisibleLines(m_replicas, 2);
     validator->addRow(form, tr("Replicas:"), m_replicas, ConfigFieldId::TargetReplicas,

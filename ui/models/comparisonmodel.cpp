@@ -70,8 +70,10 @@ QStringList ComparisonModel::distinguishingLabels(const QStringList &labels)
             ++same;
         common = same;
     }
+    // Only at a separator, and before the last shared word: "…gpt4-like" and "…gpt4-turbo-like",
+    // not "…like" and "…turbo-like", where what is left no longer reads as the run's name.
     qsizetype cut = 0;
-    for (qsizetype i = 0; i < common; ++i) {
+    for (qsizetype i = 0; i + 1 < common; ++i) {
         if (QStringLiteral("-_ .:").contains(labels.first()[i]))
             cut = i + 1;
     }
