@@ -373,6 +373,40 @@ private Q_SLOTS:
         QCOMPARE(chart.series().size(), 2);
     }
 
+    void shortDistributionChartKeepsItsYTitleWhole_data()
+    {
+        QTest::addColumn<int>("height");
+        QTest::newRow("short: the comparison's under a banner") << 140;
+        QTest::newRow("tall: the dashboard's") << 400;
+    }
+
+    // The comparison's CDF at 1280×800 under a workload-differences banner has a plot ~50 px high:
+    // QtCharts elided its y title "% of requests ≤ x" to "% of r…". It takes a form that fits.
+    void shortDistributionChartKeepsItsYTitleWhole()
+    {
+        QFETCH(int, height);
+        LogHistogram h;
+        for (int i = 0; i < 100; ++i)
+            h.record(100.0 + i);
+        auto *chart = new DistributionChart;
+        chart->setQuantity(QStringLiteral("TTFT"), QStringLiteral("ms"), QStringLiteral("first token"));
+        chart->setDistributions({{QStringLiteral("run a"), h, Qt::blue}, {QStringLiteral("run b"), h, Qt::red, true}});
+        ChartView view(chart);
+        view.resize(900, height);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCoreApplication::processEvents();
+        const QString title = chart->axes(Qt::Vertical).constFirst()->titleText();
+        const qreal width = QFontMetricsF(chart->axes(Qt::Vertical).constFirst()->titleFont()).horizontalAdvance(title);
+        QVERIFY2(width <= chart->plotArea().height(),
+                 qPrintable(QStringLiteral("\"%1\" is %2 px in a plot %3 px high")
+                                .arg(title)
+                                .arg(width)
+                                .arg(chart->plotArea().height())));
+        if (height >= 400)
+            QCOMPARE(title, QStringLiteral("% of requests ≤ x")); // whole where it fits
+    }
+
     void tokenChartPerRequest()
     {
         RunSummary summary;

@@ -4,6 +4,7 @@
 #include "formats/numberformat.h"
 
 #include <QAreaSeries>
+#include <QFontMetricsF>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -38,7 +39,20 @@ DistributionChart::DistributionChart(QGraphicsItem *parent)
     addAxis(m_x, Qt::AlignBottom);
     addAxis(m_y, Qt::AlignLeft);
     chartstyle::applyTheme(this);
+    connect(this, &QChart::plotAreaChanged, this, &DistributionChart::fitYTitle);
     rebuild();
+}
+
+void DistributionChart::fitYTitle()
+{
+    // A short chart (the comparison's at 1280×800 under a banner) would elide "% of requests ≤ x"
+    // to "% of r…": it says "% ≤ x" then, the tooltip and the x axis tell of what.
+    const bool histogram = m_mode == Mode::Histogram;
+    const QString whole = histogram ? tr("% of %1").arg(m_perWhat) : tr("% of %1 ≤ x").arg(m_perWhat);
+    const bool fits = QFontMetricsF(m_y->titleFont()).horizontalAdvance(whole) <= plotArea().height();
+    const QString title = fits ? whole : histogram ? QStringLiteral("%") : tr("% ≤ x");
+    if (m_y->titleText() != title)
+        m_y->setTitleText(title);
 }
 
 void DistributionChart::setMode(Mode mode)
@@ -180,7 +194,7 @@ void DistributionChart::rebuild()
     const bool histogram = m_mode == Mode::Histogram;
     setTitle(histogram ? tr("%1 distribution").arg(m_label) : tr("%1 cumulative distribution").arg(m_label));
     m_x->setTitleText(m_unit.isEmpty() ? m_label : QStringLiteral("%1 (%2)").arg(m_label, m_unit));
-    m_y->setTitleText(histogram ? tr("% of %1").arg(m_perWhat) : tr("% of %1 ≤ x").arg(m_perWhat));
+    fitYTitle();
 
     QStringList shape{QString::number(int(m_mode)), m_description};
     for (const DistributionSeries &s : std::as_const(m_series))

@@ -62,6 +62,8 @@ public:
 
 private:
     void rebuild();
+    /// The y title whole where the plot is tall enough for it, else its short form.
+    void fitYTitle();
     /// Creates the series for the current mode and distributions (only when these change, so a
     /// live update does not recreate legend entries five times a second).
     void createSeries();

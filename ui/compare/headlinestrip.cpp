@@ -4,6 +4,7 @@
 #include "widgets/kpitile.h"
 
 #include "analysis/comparison.h"
+#include "formats/numberformat.h"
 
 #include <QHBoxLayout>
 
@@ -66,8 +67,10 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
         } else {
             QStringList values;
             QStringList runs;
+            // Three or more figures share one tile: three significant digits each keep them in it.
+            const bool crowded = row.values.size() > 2;
             for (std::size_t i = 0; i < row.values.size(); ++i) {
-                values << valueText(row.values[i], row.unit);
+                values << (crowded && row.values[i] ? formatNumber(*row.values[i]) : valueText(row.values[i], row.unit));
                 runs << QStringLiteral("#%1").arg(i + 1);
             }
             // One figure when every run has it: a row of equal numbers would only crowd the tile.

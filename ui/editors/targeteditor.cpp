@@ -185,7 +185,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
                           tr("Environment variable that holds the API key (--api-key-env); only its name is saved."));
     validator->addField(ConfigFieldId::TargetApiKeyEnv, m_keyEnv, envMessage);
     m_key->setEchoMode(QLineEdit::Password);
-    m_key->setPlaceholderText(tr("or type a key: kept in memory only, never saved"));
+    m_key->setPlaceholderText(tr("or type one (never saved)"));
     m_key->setClearButtonEnabled(true);
     validator->addRow(
         form, tr("API key:"), m_key, ConfigFieldId::TargetApiKey,
