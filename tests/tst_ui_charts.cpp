@@ -398,11 +398,10 @@ private Q_SLOTS:
         QCoreApplication::processEvents();
         const QString title = chart->axes(Qt::Vertical).constFirst()->titleText();
         const qreal width = QFontMetricsF(chart->axes(Qt::Vertical).constFirst()->titleFont()).horizontalAdvance(title);
-        QVERIFY2(width <= chart->plotArea().height(),
-                 qPrintable(QStringLiteral("\"%1\" is %2 px in a plot %3 px high")
-                                .arg(title)
-                                .arg(width)
-                                .arg(chart->plotArea().height())));
+        QVERIFY2(width <= chart->plotArea().height(), qPrintable(QStringLiteral("\"%1\" is %2 px in a plot %3 px high")
+                                                                     .arg(title)
+                                                                     .arg(width)
+                                                                     .arg(chart->plotArea().height())));
         if (height >= 400)
             QCOMPARE(title, QStringLiteral("% of requests ≤ x")); // whole where it fits
     }

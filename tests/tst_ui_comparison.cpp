@@ -27,6 +27,7 @@
 #include "run/comparisonsession.h"
 #include "sim/simulatorhost.h"
 #include "support/comparisonrows.h"
+#include "support/savedrun.h"
 #include "support/testfiles.h"
 #include "support/testsettings.h"
 #include "support/testsimulator.h"
@@ -107,17 +108,7 @@ private:
     QString m_c;       ///< slow server, another max_tokens
     QString m_session; ///< interleaved, both servers
 
-    bool runOne(const RunConfig &config)
-    {
-        BenchmarkRunner runner;
-        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
-        QString error;
-        if (!runner.start(config, &error)) {
-            qWarning("%s", qPrintable(error));
-            return false;
-        }
-        return finished.wait(120000) || finished.count() == 1;
-    }
+    bool runOne(const RunConfig &config) { return test::saveRun(config); }
 
 private Q_SLOTS:
     void initTestCase()

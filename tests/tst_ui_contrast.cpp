@@ -16,6 +16,7 @@
 #include "widgets/apptheme.h"
 
 #include "run/benchmarkrunner.h"
+#include "support/savedrun.h"
 #include "support/testsettings.h"
 #include "support/testsimulator.h"
 
@@ -284,14 +285,7 @@ private:
     {
         config.target = test::targetOf(*m_simulator);
         config.outDir = directory;
-        BenchmarkRunner runner;
-        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
-        QString error;
-        if (!runner.start(config, &error)) {
-            qWarning("%s", qPrintable(error));
-            return false;
-        }
-        return finished.wait(120000) || finished.count() == 1;
+        return test::saveRun(config);
     }
 
     /// The main window with everything open, in `theme` from the start or switched to at the end.

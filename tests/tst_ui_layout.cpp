@@ -22,6 +22,7 @@
 
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
+#include "support/savedrun.h"
 #include "support/testsettings.h"
 #include "support/testsimulator.h"
 
@@ -166,14 +167,7 @@ private:
     {
         config.target = test::targetOf(*m_sim, QStringLiteral("staging-vllm-llama3-8b"));
         config.outDir = outDir;
-        BenchmarkRunner runner;
-        QSignalSpy finished(&runner, &BenchmarkRunner::runFinished);
-        QString error;
-        if (!runner.start(config, &error)) {
-            qWarning("%s", qPrintable(error));
-            return false;
-        }
-        return finished.wait(120000) || finished.count() == 1;
+        return test::saveRun(config);
     }
 
     /// A window at the whole screen's size (or laid out as on a screen of `area`) with these runs

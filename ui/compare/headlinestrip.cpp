@@ -70,7 +70,8 @@ void HeadlineStrip::setTable(const ComparisonTable &table)
             // Three or more figures share one tile: three significant digits each keep them in it.
             const bool crowded = row.values.size() > 2;
             for (std::size_t i = 0; i < row.values.size(); ++i) {
-                values << (crowded && row.values[i] ? formatNumber(*row.values[i]) : valueText(row.values[i], row.unit));
+                values << (crowded && row.values[i] ? formatNumber(*row.values[i])
+                                                    : valueText(row.values[i], row.unit));
                 runs << QStringLiteral("#%1").arg(i + 1);
             }
             // One figure when every run has it: a row of equal numbers would only crowd the tile.
