@@ -137,13 +137,7 @@ std::vector<RequestRecord> scenario()
 RunConfig timedSweepConfig()
 {
     RunConfig c = twoStageConfig();
-    c.load.stages.clear();
-    for (const int users : {2, 4, 8}) {
-        StageConfig stage;
-        stage.level = users;
-        stage.durationMs = 1000;
-        c.load.stages.append(stage);
-    }
+    c.load.stages = *parseStages(QStringLiteral("c=2:1s,c=4:1s,c=8:1s"), nullptr);
     return c;
 }
 

@@ -472,13 +472,7 @@ private Q_SLOTS:
     void kneeIsNotDrawnFromAStageCutByStop()
     {
         RunConfig c = config();
-        c.load.stages.clear();
-        for (const int users : {1, 2, 4}) {
-            StageConfig stage;
-            stage.level = users;
-            stage.durationMs = 10000;
-            c.load.stages.append(stage);
-        }
+        c.load.stages = *parseStages(QStringLiteral("c=1:10s,c=2:10s,c=4:10s"), nullptr);
         RunAggregator aggregator(RunInfo::begin(c));
         // Stage k runs 10·2^k requests a second at TTFT 50·(k+1) ms; stage 2 only until Stop at 10.5 s.
         std::uint64_t id = 0;
