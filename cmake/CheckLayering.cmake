@@ -8,17 +8,18 @@ endif()
 
 # <room>=<rank>. core/ rooms, then ui/ rooms (all above the core; "ui" is the ui/ root).
 set(tb_rooms
-    config=0 threads=0
-    formats=1 tokenize=1
-    metrics=2
-    net=3
-    api=4
-    workload=5
-    client=6 sim=6
-    observe=7
-    results=8
-    analysis=9
-    run=10
+    platform=0
+    config=1 threads=1
+    formats=2 tokenize=2
+    metrics=3
+    net=4
+    api=5
+    workload=6
+    client=7 sim=7
+    observe=8
+    results=9
+    analysis=10
+    run=11
     ui/models=12
     ui/widgets=13
     ui/charts=14 ui/editors=14

@@ -1,12 +1,14 @@
-#include "net/socketaddress.h"
+#include "platform/socketaddress.h"
 
+#ifndef _WIN32
 #include <netinet/in.h>
+#endif
 
 #include <cstring>
 
 namespace tb {
 
-::socklen_t toSocketAddress(const QHostAddress &address, quint16 port, ::sockaddr_storage *storage)
+socklen_t toSocketAddress(const QHostAddress &address, quint16 port, sockaddr_storage *storage)
 {
     *storage = {};
     if (address.protocol() == QAbstractSocket::IPv4Protocol) {
@@ -28,7 +30,7 @@ namespace tb {
     return sizeof(sockaddr_in6);
 }
 
-quint16 portOf(const ::sockaddr_storage &storage)
+quint16 portOf(const sockaddr_storage &storage)
 {
     return ntohs(storage.ss_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6 *>(&storage)->sin6_port
                                                : reinterpret_cast<const sockaddr_in *>(&storage)->sin_port);

@@ -1,10 +1,19 @@
-#include "net/fdlimit.h"
+#include "platform/openfilelimit.h"
 
 #include <limits>
 
 #include <sys/resource.h>
 
 namespace tb {
+
+namespace {
+
+qint64 softLimit(const rlimit &limit)
+{
+    return limit.rlim_cur == RLIM_INFINITY ? std::numeric_limits<qint64>::max() : qint64(limit.rlim_cur);
+}
+
+} // namespace
 
 qint64 raiseOpenFileLimit()
 {
@@ -17,7 +26,13 @@ qint64 raiseOpenFileLimit()
         if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
             limit = raised;
     }
-    return limit.rlim_cur == RLIM_INFINITY ? std::numeric_limits<qint64>::max() : qint64(limit.rlim_cur);
+    return softLimit(limit);
+}
+
+qint64 openFileLimit()
+{
+    rlimit limit{};
+    return getrlimit(RLIMIT_NOFILE, &limit) == 0 ? softLimit(limit) : std::numeric_limits<qint64>::max();
 }
 
 } // namespace tb
