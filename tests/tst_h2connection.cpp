@@ -4,6 +4,7 @@
 // written here (bad frames, endless header lists, DATA on an unknown stream, GOAWAY, RST_STREAM),
 // where each fault must get its class.
 #include "client/h2connection.h"
+#include "platform/iobackend.h"
 #include "platform/socketpoller.h"
 #include "sim/simulatorhost.h"
 #include "support/loadrun.h"
@@ -283,7 +284,9 @@ private Q_SLOTS:
         H2Exchange *exchange = connection.acquire();
         connection.send(exchange, *builder, Hop{builder->endpoint(), builder->url(), json, true, true, {}}, &sink);
         QTRY_VERIFY_WITH_TIMEOUT(sink.sent, 10000);
-        QVERIFY(connection.hasKernelTimestamps());
+        QCOMPARE(connection.hasKernelTimestamps(), ioBackend().kernelReceiveStamps);
+        if (!ioBackend().kernelReceiveStamps)
+            QSKIP("the portable backend stamps a read when it is made: there is no arrival stamp to check");
         // The answer comes while this thread reads nothing: its stamps must say when it arrived.
         QElapsedTimer waited;
         waited.start();

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace tb {
 
 namespace {

@@ -2,8 +2,8 @@
 
 #include "api/requestbuilder.h"
 #include "client/transport.h"
-#include "platform/socketpoller.h"
 #include "net/runclock.h"
+#include "platform/socketpoller.h"
 
 #include <QObject>
 #include <QSet>

@@ -80,7 +80,8 @@ void TcpStream::connectTo(const QHostAddress &address)
     // Writable = connected (or failed).
     m_watchingWrite = true;
     if (!m_poller->add(m_socket, PollEvent::Write, this))
-        failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
+        failed(RequestStatus::Connect,
+               QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
 }
 
 ByteStream::Unread TcpStream::unread() const

@@ -9,13 +9,13 @@
 
 #include "formats/prometheustext.h"
 #include "metrics/loghistogram.h"
+#include "platform/pollset.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
 #include "sim/requestplan.h"
 #include "sim/servingmodel.h"
 #include "sim/simprotocol.h"
-#include "platform/pollset.h"
 #include "tokenize/tokenizer.h"
 
 #include <nghttp2/nghttp2.h>

@@ -13,11 +13,11 @@
 namespace tb {
 
 /// The event dispatcher of the transport threads on Linux (newTransportDispatcher()): one epoll
-/// descriptor holds Qt's socket notifiers, the SocketPoller sockets of the thread and an eventfd for wake-ups, and each pass of
-/// the event loop is one blocking epoll_pwait2 whose timeout is the next timer's (to the
-/// nanosecond). Qt's default dispatcher (glib) makes every wake-up a prepare/poll/check/dispatch
-/// round whose poll() then leads to a QSocketNotifier and a second, non-blocking epoll_wait;
-/// here the ready sockets' handlers run straight from the one wait. Public Qt API only. Install it with QThread::setEventDispatcher before the thread starts.
+/// descriptor holds Qt's socket notifiers, the SocketPoller sockets of the thread and an eventfd for wake-ups, and each
+/// pass of the event loop is one blocking epoll_pwait2 whose timeout is the next timer's (to the nanosecond). Qt's
+/// default dispatcher (glib) makes every wake-up a prepare/poll/check/dispatch round whose poll() then leads to a
+/// QSocketNotifier and a second, non-blocking epoll_wait; here the ready sockets' handlers run straight from the one
+/// wait. Public Qt API only. Install it with QThread::setEventDispatcher before the thread starts.
 ///
 /// Timers are kept to the nanosecond whatever their type (coarse ones are treated as precise)
 /// and each due timer fires at most once per pass, so a 0 ms timer cannot starve the sockets.

@@ -28,7 +28,7 @@ struct SocketPoller::Impl {
     }
 
     QPointer<EpollEventDispatcher> dispatcher;
-    std::unique_ptr<EpollSet> own; ///< only off an EpollEventDispatcher thread
+    std::unique_ptr<EpollSet> own;       ///< only off an EpollEventDispatcher thread
     QSocketNotifier *notifier = nullptr; ///< a child of the poller, on `own`
 };
 

@@ -85,7 +85,8 @@ bool PollSet::waitUntil(std::int64_t deadlineNs)
     d->polled.clear();
     d->polled.push_back(PollEntry{decltype(PollEntry::fd)(d->wake[1]), POLLIN, 0});
     for (const Impl::Entry &e : d->entries) {
-        const short wanted = short((e.events & PollEvent::Read ? POLLIN : 0) | (e.events & PollEvent::Write ? POLLOUT : 0));
+        const short wanted =
+            short((e.events & PollEvent::Read ? POLLIN : 0) | (e.events & PollEvent::Write ? POLLOUT : 0));
         d->polled.push_back(PollEntry{decltype(PollEntry::fd)(e.socket), wanted, 0});
     }
     int timeoutMs = -1;
@@ -116,10 +117,9 @@ bool PollSet::waitUntil(std::int64_t deadlineNs)
         const auto it = d->find(socket); // a handler may have removed it, or another one
         if (it == d->entries.end() || !it->handler)
             continue;
-        const std::uint32_t events = (revents & POLLIN ? PollEvent::Read : 0u) |
-                                     (revents & POLLOUT ? PollEvent::Write : 0u) |
-                                     (revents & POLLHUP ? PollEvent::Hangup : 0u) |
-                                     (revents & (POLLERR | POLLNVAL) ? PollEvent::Error : 0u);
+        const std::uint32_t events =
+            (revents & POLLIN ? PollEvent::Read : 0u) | (revents & POLLOUT ? PollEvent::Write : 0u) |
+            (revents & POLLHUP ? PollEvent::Hangup : 0u) | (revents & (POLLERR | POLLNVAL) ? PollEvent::Error : 0u);
         it->handler->pollReady(events);
     }
     return woken;

@@ -64,9 +64,12 @@ void SocketPoller::remove(SocketHandle socket)
     const auto it = d->watches.find(socket);
     if (it == d->watches.end())
         return;
-    // A handler may remove its socket from inside its own notifier's signal: delete it later.
-    it->second.read.release()->deleteLater();
-    it->second.write.release()->deleteLater();
+    // Off at once (the socket is closed next, and a notifier on a closed descriptor is polled as
+    // invalid); deleted later, as a handler may remove its socket from inside its notifier's signal.
+    for (std::unique_ptr<QSocketNotifier> *notifier : {&it->second.read, &it->second.write}) {
+        (*notifier)->setEnabled(false);
+        notifier->release()->deleteLater();
+    }
     d->watches.erase(it);
 }
 

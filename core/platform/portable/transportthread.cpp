@@ -7,6 +7,7 @@ QAbstractEventDispatcher *newTransportDispatcher()
     return nullptr; // Qt's own
 }
 
-void requestPreciseWakeUps() {}
+void requestPreciseWakeUps()
+{}
 
 } // namespace tb
