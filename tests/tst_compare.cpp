@@ -6,6 +6,7 @@
 #include "metrics/bootstrap.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
+#include "platform/iobackend.h"
 #include "results/runwriter.h"
 
 #include <QDir>
@@ -18,6 +19,7 @@
 
 #include "support/clirunner.h"
 #include "support/comparisonrows.h"
+#include "support/testfiles.h"
 #include "support/testnumbers.h"
 
 #include <algorithm>
@@ -119,6 +121,22 @@ RunSummary writeRun(const QString &dir, const RunConfig &c, const std::vector<Re
 CliResult compare(const QStringList &args)
 {
     return runCli(QStringList{QStringLiteral("compare")} + args);
+}
+
+/// DIR's run.json and summary.json with their "io" block changed by `edit` (a run measured
+/// elsewhere, or before the block existed).
+template<typename Edit> bool editIo(const QString &dir, Edit edit)
+{
+    for (const char *name : {"run.json", "summary.json"}) {
+        const QString path = QDir(dir).filePath(QLatin1String(name));
+        nlohmann::json json = nlohmann::json::parse(tb::test::readFile(path).toStdString(), nullptr, false);
+        if (!json.is_object())
+            return false;
+        edit(json);
+        if (!tb::test::writeFile(path, QByteArray::fromStdString(json.dump(2))))
+            return false;
+    }
+    return true;
 }
 
 QString lineOf(const QString &text, const QString &start)
@@ -423,6 +441,73 @@ private Q_SLOTS:
         const CliResult r = compare({tmp.filePath(QStringLiteral("first")), tmp.filePath(QStringLiteral("replay"))});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("share prompt salt 5a175a175a175a17")), qPrintable(r.out));
+    }
+
+    /// Chunk times from the kernel's receive stamps and chunk times taken when the client read
+    /// the bytes differ by the client's own read delay: a comparison of runs measured both ways
+    /// says which runs' chunk times include it (the second run's io block written by hand).
+    void runsOnDifferentIoBackendsAreNoted_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<int>("lateRun"); ///< the run whose chunk times include the read delay; 0: no note
+        const int thisBuild = ioBackend().kernelReceiveStamps ? 2 : 1;
+        QTest::newRow("same backend") << QStringLiteral("none") << 0;
+        QTest::newRow("the other backend") << QStringLiteral("other") << thisBuild;
+        QTest::newRow("same backend, kernel receive stamps differ") << QStringLiteral("stamps") << thisBuild;
+        QTest::newRow("second run from before the block") << QStringLiteral("remove") << 0;
+    }
+
+    void runsOnDifferentIoBackendsAreNoted()
+    {
+        QFETCH(QString, change);
+        QFETCH(int, lateRun);
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath(QStringLiteral("run-a"));
+        const QString b = tmp.filePath(QStringLiteral("run-b"));
+        writeRun(a, config(), synthetic(21, 100, 50));
+        writeRun(b, config(), synthetic(22, 100, 50));
+        const bool onLinux = ioBackend().name == QLatin1String("linux");
+        QVERIFY(editIo(b, [&](nlohmann::json &json) {
+            nlohmann::json &io = json["io"];
+            if (change == QLatin1String("other")) {
+                io["backend"] = onLinux ? "portable" : "linux";
+                io["poller"] = onLinux ? "poll and Qt socket notifiers" : "epoll";
+                io["kernel_receive_stamps"] = !ioBackend().kernelReceiveStamps;
+            } else if (change == QLatin1String("stamps")) {
+                io["kernel_receive_stamps"] = !ioBackend().kernelReceiveStamps;
+            } else if (change == QLatin1String("remove")) {
+                json.erase("io");
+            }
+        }));
+
+        QString why;
+        std::vector<RunData> runs;
+        for (const QString &dir : {a, b}) {
+            auto data = RunReader::load(dir, &why);
+            QVERIFY2(data, qPrintable(why));
+            runs.push_back(std::move(*data));
+        }
+        const QString notes = ComparisonTable(runs, 0).notes().join(QLatin1Char('\n'));
+        const CliResult r = compare({a, b});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        if (lateRun == 0) {
+            QVERIFY2(!notes.contains(QStringLiteral("I/O backends differ")), qPrintable(notes));
+            QVERIFY2(!r.out.contains(QStringLiteral("I/O backends differ")), qPrintable(r.out));
+            return;
+        }
+        const QString late = QStringLiteral("#%1 %2 (%3)")
+                                 .arg(lateRun)
+                                 .arg(lateRun == 1 ? QStringLiteral("run-a") : QStringLiteral("run-b"),
+                                      runs[std::size_t(lateRun - 1)].io().backend);
+        const QString note = QStringLiteral("I/O backends differ: the chunk times of %1 include the client's own read "
+                                            "delay (stamped when this process read the bytes, not when they reached "
+                                            "the socket)")
+                                 .arg(late);
+        QVERIFY2(notes.contains(note), qPrintable(notes));
+        QVERIFY2(notes.contains(QStringLiteral("part of their TTFT, ITL and TPOT differences may be the client's")),
+                 qPrintable(notes));
+        // `compare` prints the same note (and the GUI's comparison shows these notes too).
+        QVERIFY2(r.out.contains(note), qPrintable(r.out));
     }
 
     void knee_data()

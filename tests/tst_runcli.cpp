@@ -1,5 +1,6 @@
 // `tokenbench-cli run` as users and scripts run it: a real process against the real simulator.
 #include "analysis/comparison.h"
+#include "platform/iobackend.h"
 #include "results/rundirectory.h"
 #include "sim/simulatorhost.h"
 
@@ -369,7 +370,7 @@ private Q_SLOTS:
     }
 
     // The transport, the HTTP version negotiated and the streams per connection, in the connection
-    // block of run.json and summary.json, read back, and on the console.
+    // block of run.json and summary.json, read back, and on the console; the I/O backend likewise.
     void runRecordsWhatCarriedIt()
     {
         QFETCH(QString, transport);
@@ -392,6 +393,11 @@ private Q_SLOTS:
         QVERIFY2(data, qPrintable(error));
         QCOMPARE(data->info.connection.transport, used);
         QCOMPARE(data->summary.connection.transport, used);
+        // And the I/O backend it was measured with (the clock's step is the CLI process's own).
+        QVERIFY2(r.out.contains(QStringLiteral("I/O        %1 backend (").arg(ioBackend().name)), qPrintable(r.out));
+        QCOMPARE(data->info.io.backend, ioBackend().name);
+        QCOMPARE(data->summary.io.backend, ioBackend().name);
+        QCOMPARE(data->summary.io.kernelReceiveStamps, ioBackend().kernelReceiveStamps);
         if (http2) // 8 requests by 4 users over one connection a transport thread
             QVERIFY(data->summary.connection.streamsPerConnection >= 1 &&
                     data->summary.connection.streamsPerConnection <= 4);

@@ -3,6 +3,7 @@
 #include "formats/csv.h"
 #include "metrics/requestmetrics.h"
 #include "metrics/runaggregator.h"
+#include "platform/iobackend.h"
 #include "results/rundirectory.h"
 #include "results/runfiles.h"
 #include "results/runwriter.h"
@@ -212,6 +213,8 @@ void compareRecords(const RequestRecord &a, const RequestRecord &b, bool withChu
 }
 
 } // namespace
+
+Q_DECLARE_METATYPE(tb::IoInfo)
 
 class TestRunDirectory : public QObject
 {
@@ -694,6 +697,128 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.requests.attempted, w.summary.total.requests.attempted);
         QVERIFY(RunReader::isRunDirectory(dir));
         QVERIFY(!RunReader::isRunDirectory(tmp.path()));
+    }
+
+    /// The I/O backend is recorded in both files a run leaves, as this build's: what its chunk
+    /// times could see travels with its figures.
+    void ioBlockNamesThisBuildsBackend_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("run.json") << QStringLiteral("run.json");
+        QTest::newRow("summary.json") << QStringLiteral("summary.json");
+    }
+
+    void ioBlockNamesThisBuildsBackend()
+    {
+        QFETCH(QString, file);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        const auto json = nlohmann::json::parse(readFile(QDir(dir).filePath(file)).toStdString(), nullptr, false);
+        QVERIFY2(json.contains("io"), qPrintable(QString::fromStdString(json.dump())));
+        const nlohmann::json &io = json["io"];
+        const IoBackend &build = ioBackend();
+        QCOMPARE(QString::fromStdString(io.value("backend", std::string())), build.name);
+        QCOMPARE(QString::fromStdString(io.value("poller", std::string())), build.poller);
+        QCOMPARE(QString::fromStdString(io.value("stamping", std::string())), build.stamping);
+        QCOMPARE(io.value("kernel_receive_stamps", !build.kernelReceiveStamps), build.kernelReceiveStamps);
+        QCOMPARE(QString::fromStdString(io.value("timer_precision", std::string())), build.timerPrecision);
+        QCOMPARE(io.value("clock_step_ns", std::int64_t(-1)), steadyClockResolutionNs());
+        QVERIFY(steadyClockResolutionNs() > 0);
+
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->info.io, IoInfo::current());
+        QCOMPARE(data->summary.io, IoInfo::current());
+        QVERIFY(data->io().text().startsWith(build.name + QStringLiteral(" backend (")));
+    }
+
+    /// A run written before the block loads as it did, its backend "not recorded" — unless the
+    /// other file of the run still says it.
+    void aRunWithoutTheIoBlockShowsNotRecorded_data()
+    {
+        QTest::addColumn<bool>("fromRunJson");
+        QTest::addColumn<bool>("fromSummary");
+        QTest::addColumn<QString>("removeFile");
+        QTest::addColumn<bool>("recorded");
+        QTest::newRow("neither file has it") << true << true << QString() << false;
+        QTest::newRow("summary.json lacks it: run.json says") << false << true << QString() << true;
+        QTest::newRow("run.json lacks it: summary.json says") << true << false << QString() << true;
+        QTest::newRow("summary-only directory without it") << false << true << QStringLiteral("run.json") << false;
+        QTest::newRow("summary recomputed: run.json says") << false << false << QStringLiteral("summary.json") << true;
+    }
+
+    void aRunWithoutTheIoBlockShowsNotRecorded()
+    {
+        QFETCH(bool, fromRunJson);
+        QFETCH(bool, fromSummary);
+        QFETCH(QString, removeFile);
+        QFETCH(bool, recorded);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        writeRun(dir, records());
+        for (const auto &[file, strip] : {std::pair{QStringLiteral("run.json"), fromRunJson},
+                                          std::pair{QStringLiteral("summary.json"), fromSummary}}) {
+            if (!strip)
+                continue;
+            const QString path = QDir(dir).filePath(file);
+            auto json = nlohmann::json::parse(readFile(path).toStdString());
+            QCOMPARE(json.erase("io"), std::size_t(1));
+            QVERIFY(writeFile(path, QByteArray::fromStdString(json.dump(2))));
+        }
+        if (!removeFile.isEmpty())
+            QVERIFY(QFile::remove(QDir(dir).filePath(removeFile)));
+        if (removeFile == QLatin1String("run.json")) // without it, only the summary can be read
+            QVERIFY(QFile::remove(QDir(dir).filePath(QStringLiteral("requests.csv"))));
+
+        QString error;
+        const auto data = RunReader::load(dir, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->io().recorded(), recorded);
+        QCOMPARE(data->io().text(), recorded ? IoInfo::current().text() : QStringLiteral("not recorded"));
+    }
+
+    void ioTextSaysWhatTheChunkTimesSaw_data()
+    {
+        const IoInfo epoll{QStringLiteral("linux"),
+                           QStringLiteral("epoll"),
+                           QStringLiteral("kernel receive stamp (SO_TIMESTAMPING): when the bytes reached the socket"),
+                           true,
+                           QStringLiteral("1 ns (timerfd)"),
+                           24};
+        const IoInfo portable{QStringLiteral("portable"),
+                              QStringLiteral("poll and Qt socket notifiers"),
+                              QStringLiteral("steady clock read at each read"),
+                              false,
+                              QStringLiteral("1 ms (Qt timer, rounded up)"),
+                              31};
+        QTest::addColumn<IoInfo>("io");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("linux") << epoll
+                               << QStringLiteral("linux backend (epoll; chunk times: kernel receive stamps; timers "
+                                                 "1 ns; clock step 24 ns)");
+        QTest::newRow("portable") << portable
+                                  << QStringLiteral("portable backend (poll and Qt socket notifiers; chunk times: "
+                                                    "when read, with the client's read delay; timers 1 ms; clock "
+                                                    "step 31 ns)");
+        QTest::newRow("merged shards alike") << IoInfo::merged({epoll, epoll}) << epoll.text();
+        QTest::newRow("merged shards that differ")
+            << IoInfo::merged({epoll, portable, epoll})
+            << QStringLiteral("mixed backends (pollers differ; chunk times: not all kernel receive stamps; timers "
+                              "mixed; clock step 31 ns)");
+        QTest::newRow("merged with a shard from before it")
+            << IoInfo::merged({epoll, IoInfo()}) << QStringLiteral("not recorded");
+        QTest::newRow("not recorded") << IoInfo() << QStringLiteral("not recorded");
+    }
+
+    void ioTextSaysWhatTheChunkTimesSaw()
+    {
+        QFETCH(IoInfo, io);
+        QFETCH(QString, text);
+        QCOMPARE(io.text(), text);
+        // What the files hold reads back the same.
+        QCOMPARE(IoInfo::fromJson(io.toJson()), io);
     }
 
     void writerReportsErrors()

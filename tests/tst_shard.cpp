@@ -3,6 +3,7 @@
 #include "config/sharding.h"
 #include "formats/csv.h"
 #include "metrics/loghistogram.h"
+#include "platform/iobackend.h"
 #include "results/rundirectory.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
@@ -476,6 +477,57 @@ private Q_SLOTS:
         if (kind != QLatin1String("missing"))
             QVERIFY2(r.err.contains(QDir::toNativeSeparators(given[2])), qPrintable(r.err)); // names the odd one
         QVERIFY(!QFile::exists(QDir(out).filePath(QStringLiteral("summary.json"))));
+    }
+
+    /// A merged run records its shards' I/O backend: theirs when they share it, "mixed" when they
+    /// do not (chunk times no better than the worst shard's, and a warning that says so), and
+    /// not recorded when a shard from before the block had none.
+    void mergedRunRecordsTheShardsIoBackend_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("shards alike") << QStringLiteral("none") << ioBackend().name;
+        QTest::newRow("one shard on the other backend") << QStringLiteral("other") << QStringLiteral("mixed");
+        QTest::newRow("one shard from before the block") << QStringLiteral("remove") << QString();
+    }
+
+    void mergedRunRecordsTheShardsIoBackend()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, backend);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString why;
+        QStringList shards = threeSmallShards(dir, &why);
+        QVERIFY2(!shards.isEmpty(), qPrintable(why));
+        const bool onLinux = ioBackend().name == QLatin1String("linux");
+        if (change != QLatin1String("none")) {
+            const QString odd = dir.filePath(QStringLiteral("odd"));
+            QVERIFY(copyRun(shards[2], odd, [&](nlohmann::json &run) {
+                if (change == QLatin1String("remove")) {
+                    run.erase("io");
+                    return;
+                }
+                run["io"]["backend"] = onLinux ? "portable" : "linux";
+                run["io"]["kernel_receive_stamps"] = onLinux ? false : true;
+            }));
+            shards[2] = odd;
+        }
+        const QString out = dir.filePath(QStringLiteral("merged"));
+        const CliResult r =
+            runCli(QStringList{QStringLiteral("merge")} + shards + QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto merged = RunReader::load(out, &why);
+        QVERIFY2(merged, qPrintable(why));
+        QCOMPARE(merged->info.io.backend, backend);
+        QCOMPARE(merged->summary.io, merged->info.io);
+        QCOMPARE(merged->info.io.kernelReceiveStamps,
+                 change == QLatin1String("none") && ioBackend().kernelReceiveStamps);
+        const QString warning = QStringLiteral("the shards were measured on different I/O backends");
+        const QString warnings = merged->summary.warnings.join(u'\n');
+        QCOMPARE(warnings.contains(warning), change == QLatin1String("other"));
+        if (backend.isEmpty())
+            QCOMPARE(merged->io().text(), QStringLiteral("not recorded"));
     }
 
     /// Regression: merge dropped a shard's last row that a crash cut short and said nothing

@@ -33,6 +33,7 @@
 #include "analysis/htmlreport.h"
 #include "formats/csv.h"
 #include "formats/numberformat.h"
+#include "platform/iobackend.h"
 #include "results/runfiles.h"
 #include "results/runmerge.h"
 #include "run/benchmarkrunner.h"
@@ -429,6 +430,8 @@ private Q_SLOTS:
         w->dashboard()->refresh();
         const QString subtitle = w->dashboard()->findChild<QLabel *>(QStringLiteral("runSubtitle"))->text();
         QVERIFY2(subtitle.contains(QStringLiteral("saved run, stopped after ")), qPrintable(subtitle));
+        // Where its timings are read, the I/O backend they were measured with.
+        QVERIFY2(subtitle.contains(QStringLiteral("I/O: %1 backend (").arg(ioBackend().name)), qPrintable(subtitle));
     }
 
     // A stage cut by Stop showed its figures as any stage's: the Summary table, the charts' stage

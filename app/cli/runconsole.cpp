@@ -87,6 +87,8 @@ void RunConsole::attach(BenchmarkRunner *runner)
             });
     if (m_showProgress) {
         printErr(QStringLiteral("run directory: %1\n").arg(QDir::toNativeSeparators(runner->directory())));
+        // What the figures' chunk times can see, before any figure is read.
+        printErr(QStringLiteral("I/O: %1\n").arg(runner->info().io.text()));
         // Said whenever a proxy, or a rule that passed one by, decided the route.
         if (const ConnectionInfo &c = runner->info().connection; c.proxySource != QLatin1String("none"))
             printErr(QStringLiteral("proxy: %1\n").arg(c.proxyText()));
@@ -156,6 +158,7 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                 .arg(outcome.summary.targetUrl, outcome.summary.api, outcome.summary.model);
     if (const QString transport = outcome.summary.transportText(); !transport.isEmpty())
         text += QStringLiteral("transport  %1\n").arg(transport);
+    text += QStringLiteral("I/O        %1\n").arg(outcome.summary.io.text());
     text += QStringLiteral("load       %1 %2\n")
                 .arg(t.load.mode == LoadMode::Concurrency ? QStringLiteral("closed loop") : QStringLiteral("open loop"),
                      t.load.stages);

@@ -223,6 +223,8 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
                            .arg(who.join(QStringLiteral(", ")), salt);
     }
 
+    addIoNote(runs);
+
     const bool reasoned = std::any_of(runs.begin(), runs.end(),
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
     const std::vector<RowSpec> &specs = rowSpecs();
@@ -538,6 +540,42 @@ constexpr EnumName<Better> kBetterNames[] = {
 QString ComparisonTable::betterName(Better better)
 {
     return enumName(kBetterNames, better);
+}
+
+void ComparisonTable::addIoNote(const std::vector<RunData> &runs)
+{
+    // A chunk time the kernel stamped is when the bytes reached the socket; one taken when this
+    // process read them is later by however long the reading thread was busy. Runs measured both
+    // ways (or on different backends) say which is which.
+    QStringList late;
+    QStringList stamped;
+    QStringList unknown;
+    QSet<QString> backends;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const IoInfo &io = runs[i].io();
+        const QString who = QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        if (!io.recorded()) {
+            unknown << who;
+            continue;
+        }
+        backends.insert(io.backend);
+        (io.kernelReceiveStamps ? stamped : late) << QStringLiteral("%1 (%2)").arg(who, io.backend);
+    }
+    if (backends.size() < 2 && (late.isEmpty() || stamped.isEmpty()))
+        return;
+    QStringList parts;
+    if (!late.isEmpty())
+        parts << QStringLiteral("the chunk times of %1 include the client's own read delay (stamped when this process "
+                                "read the bytes, not when they reached the socket)")
+                     .arg(late.join(QStringLiteral(", ")));
+    if (!stamped.isEmpty())
+        parts << QStringLiteral("%1 used kernel receive stamps").arg(stamped.join(QStringLiteral(", ")));
+    QString note = QStringLiteral("I/O backends differ: ") + parts.join(QStringLiteral("; "));
+    if (!late.isEmpty() && !stamped.isEmpty())
+        note += QStringLiteral(": part of their TTFT, ITL and TPOT differences may be the client's, not the targets'");
+    if (!unknown.isEmpty())
+        note += QStringLiteral("; not recorded for %1").arg(unknown.join(QStringLiteral(", ")));
+    m_notes << note;
 }
 
 QString ComparisonTable::toText() const

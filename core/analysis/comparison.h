@@ -57,7 +57,8 @@ public:
     const QStringList &warnings() const { return m_warnings; }
     /// What qualifies a run's own figures: "#1 run-a: 97 of 100 requests stopped at max_tokens
     /// (finish_reason length): out/in reflects the max_tokens cap", and its summary's warnings
-    /// (cache hits the workload did not ask for).
+    /// (cache hits the workload did not ask for); runs whose chunk times were taken differently
+    /// (I/O backends, kernel receive stamps or not).
     const QStringList &notes() const { return m_notes; }
 
     /// A fixed-width table for a terminal, then the warnings, the notes and a legend.
@@ -81,6 +82,9 @@ public:
     static QStringList runLabels(const std::vector<RunData> &runs);
 
 private:
+    /// The note on runs whose chunk times were taken differently (ioBackend()), when they were.
+    void addIoNote(const std::vector<RunData> &runs);
+
     std::vector<Row> m_rows;
     QStringList m_labels;
     QStringList m_runLines;

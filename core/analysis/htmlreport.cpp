@@ -397,7 +397,8 @@ QString HtmlReport::runsSection() const
                              partialTag(s),
                          esc(s.model), esc(s.targetName.isEmpty() ? s.targetUrl : s.targetName),
                          esc(s.targetUrl + QStringLiteral(" · ") + s.api +
-                             (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())),
+                             (s.transportText().isEmpty() ? QString() : QStringLiteral(" · ") + s.transportText())) +
+                             QStringLiteral("<br/>I/O: ") + esc(run.io().text()),
                          esc(load), esc(shortTime(s.startedAt)), QString::number(s.total.requests.ok),
                          QString::number(s.total.requests.attempted));
     }

@@ -623,6 +623,7 @@ RunSummary RunAggregator::summary() const
     s.api = apiKindName(m_info.config.target.api);
     s.model = m_info.config.target.model;
     s.connection = m_info.connection;
+    s.io = m_info.io;
     s.connection.streamsPerConnection = m_streamsPerConnection;
     s.startedAt = m_info.startedAtText();
     s.promptSizing = m_promptSizing;

@@ -1,6 +1,7 @@
 #include "metrics/runinfo.h"
 
 #include "formats/formatversion.h"
+#include "platform/iobackend.h"
 #include "tokenbench/version.h"
 
 #include <QSysInfo>
@@ -25,6 +26,7 @@ RunInfo RunInfo::begin(const RunConfig &config, std::chrono::steady_clock::time_
     info.startedAt = QDateTime::fromMSecsSinceEpoch(info.wallOriginNs / 1'000'000);
     info.host = QSysInfo::machineHostName();
     info.toolVersion = version();
+    info.io = IoInfo::current();
     return info;
 }
 
@@ -148,6 +150,77 @@ ConnectionInfo ConnectionInfo::fromJson(const nlohmann::json &json)
     c.alpn = protocols("alpn");
     c.negotiated = protocols("negotiated");
     return c;
+}
+
+IoInfo IoInfo::current()
+{
+    const IoBackend &b = ioBackend();
+    return {b.name, b.poller, b.stamping, b.kernelReceiveStamps, b.timerPrecision, steadyClockResolutionNs()};
+}
+
+IoInfo IoInfo::merged(const QList<IoInfo> &shards)
+{
+    if (shards.isEmpty() || std::any_of(shards.begin(), shards.end(), [](const IoInfo &s) { return !s.recorded(); }))
+        return {};
+    IoInfo io = shards.first();
+    const QString mixed = QStringLiteral("mixed");
+    for (const IoInfo &s : shards) {
+        for (auto field : {&IoInfo::backend, &IoInfo::poller, &IoInfo::stamping, &IoInfo::timerPrecision}) {
+            if (io.*field != s.*field)
+                io.*field = mixed;
+        }
+        // One shard's late chunk times are in the merged run's figures too.
+        io.kernelReceiveStamps = io.kernelReceiveStamps && s.kernelReceiveStamps;
+        io.clockStepNs = std::max(io.clockStepNs, s.clockStepNs);
+    }
+    return io;
+}
+
+QString IoInfo::text() const
+{
+    if (!recorded())
+        return QStringLiteral("not recorded");
+    const bool mixed = backend == QLatin1String("mixed");
+    QStringList parts;
+    parts << (poller == QLatin1String("mixed") ? QStringLiteral("pollers differ") : poller);
+    if (kernelReceiveStamps)
+        parts << QStringLiteral("chunk times: kernel receive stamps");
+    else
+        parts << (mixed ? QStringLiteral("chunk times: not all kernel receive stamps")
+                        : QStringLiteral("chunk times: when read, with the client's read delay"));
+    // The precision's first words ("1 ns"); the mechanism in parentheses is in run.json.
+    parts << QStringLiteral("timers %1").arg(timerPrecision.section(QStringLiteral(" ("), 0, 0));
+    parts << (clockStepNs > 0 ? QStringLiteral("clock step %1 ns").arg(clockStepNs)
+                              : QStringLiteral("clock step unknown"));
+    return QStringLiteral("%1 (%2)").arg(mixed ? QStringLiteral("mixed backends")
+                                               : backend + QStringLiteral(" backend"),
+                                         parts.join(QStringLiteral("; ")));
+}
+
+nlohmann::json IoInfo::toJson() const
+{
+    return {{"backend", toStd(backend)},
+            {"poller", toStd(poller)},
+            {"stamping", toStd(stamping)},
+            {"kernel_receive_stamps", kernelReceiveStamps},
+            {"timer_precision", toStd(timerPrecision)},
+            {"clock_step_ns", clockStepNs}};
+}
+
+IoInfo IoInfo::fromJson(const nlohmann::json &json)
+{
+    IoInfo io;
+    if (!json.is_object())
+        return io;
+    // Short texts: a file from elsewhere gets no more than a line into a header.
+    const auto text = [&json](const char *key) { return lenientString(json, key).left(160); };
+    io.backend = text("backend");
+    io.poller = text("poller");
+    io.stamping = text("stamping");
+    io.timerPrecision = text("timer_precision");
+    io.kernelReceiveStamps = json.value("kernel_receive_stamps", nlohmann::json()) == nlohmann::json(true);
+    io.clockStepNs = std::clamp<std::int64_t>(lenientInteger(json, "clock_step_ns"), 0, 1'000'000'000);
+    return io;
 }
 
 } // namespace tb

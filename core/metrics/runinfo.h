@@ -37,6 +37,31 @@ struct ConnectionInfo {
     bool operator==(const ConnectionInfo &) const = default;
 };
 
+/// The I/O backend a run was measured with (run.json's and summary.json's "io" block): what its
+/// chunk times and timers could see (platform/iobackend.h). Runs from before it have none.
+struct IoInfo {
+    QString backend;  ///< "linux" | "portable"; "mixed" for a merged run whose shards differed; empty: not recorded
+    QString poller;   ///< "epoll", "poll and Qt socket notifiers"; "mixed"
+    QString stamping; ///< where a response's bytes were stamped, in words; "mixed"
+    /// Every chunk time is the bytes' arrival at the socket; false: some are when this process read them.
+    bool kernelReceiveStamps = false;
+    QString timerPrecision;       ///< "1 ns (timerfd)", "1 ms (Qt timer, rounded up)"; "mixed"
+    std::int64_t clockStepNs = 0; ///< the steady clock's step as the run's process saw it (a merged run: the largest)
+
+    /// This build and process: tb::ioBackend() and tb::steadyClockResolutionNs().
+    static IoInfo current();
+    /// A merged run's: each field the shards share, "mixed" where they differ; kernel receive
+    /// stamps only if every shard had them. Not recorded if any shard's is not.
+    static IoInfo merged(const QList<IoInfo> &shards);
+    bool recorded() const { return !backend.isEmpty(); }
+    /// "linux backend (epoll; chunk times: kernel receive stamps; timers 1 ns; clock step 24 ns)",
+    /// or "not recorded".
+    QString text() const;
+    nlohmann::json toJson() const;
+    static IoInfo fromJson(const nlohmann::json &json); ///< absent or not an object: not recorded
+    bool operator==(const IoInfo &) const = default;
+};
+
 /// What describes a run besides its records: the configuration as run, the stages it executes, and
 /// where and when it started. The aggregator names its blocks from it, the writer stores it as
 /// run.json, the reader gives it back.
@@ -54,6 +79,7 @@ struct RunInfo {
     LoadConfig totalLoad;      ///< with shard.isSharded(): the whole run's load before the split
     QStringList mergedFrom;    ///< a merged run: the shard directories it was made of
     ConnectionInfo connection; ///< of the target's (first instance's) connections
+    IoInfo io;                 ///< the I/O backend it was measured with
     /// What reading the workload file kept and dropped (WorkloadStats::toJson()); null without one.
     nlohmann::json workload;
     /// Problems found before the run (e.g. requests longer than the model's context): summary warnings.

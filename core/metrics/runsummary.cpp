@@ -488,6 +488,8 @@ json RunSummary::toJson() const
         {"started_at", toStd(startedAt)},
         {"connection", connection.toJson()},
     };
+    if (io.recorded())
+        j["io"] = io.toJson();
     if (!targetReplicas.isEmpty()) {
         j["target"]["replicas"] = tb::toJson(targetReplicas);
         j["target"]["balance"] = toStd(balance);
@@ -569,6 +571,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.startedAt = top.string("started_at");
     if (top.has("connection"))
         s.connection = ConnectionInfo::fromJson(j["connection"]);
+    if (const auto io = j.find("io"); io != j.end()) // runs from before it have none
+        s.io = IoInfo::fromJson(*io);
     s.total = blockFromJson(top, true);
     if (const auto w = j.find("workload"); w != j.end() && w->is_object())
         s.workload = *w;

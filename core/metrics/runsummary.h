@@ -247,6 +247,7 @@ struct RunSummary {
     QStringList targetReplicas; ///< more instances of the target beyond targetUrl
     QString balance;            ///< balanceName() when there are replicas, else empty
     ConnectionInfo connection;  ///< how the connections were made (RunInfo::connection)
+    IoInfo io;                  ///< the I/O backend it was measured with (RunInfo::io); not recorded in older runs
     SummaryBlock total;
     std::vector<SummaryBlock> stages;
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the

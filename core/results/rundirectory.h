@@ -34,6 +34,9 @@ struct RunData {
     QString label() const;
     /// Each note as "DIR: note", as compare, report and merge pass them on.
     QStringList directoryNotes() const;
+    /// The I/O backend it was measured with: the summary's, else run.json's (not recorded in
+    /// runs from before either had it).
+    const IoInfo &io() const { return summary.io.recorded() ? summary.io : info.io; }
 };
 
 /// Loads run directories written by RunWriter. Errors name the directory and the file:

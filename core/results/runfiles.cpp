@@ -379,6 +379,8 @@ json runInfoToJson(const RunInfo &info)
          {{"shared_tokens", info.sharedPromptTokens ? json(*info.sharedPromptTokens) : json()},
           {"salt_replayed", info.saltReplayed}}},
     };
+    if (info.io.recorded())
+        j["io"] = info.io.toJson();
     if (info.wallOriginNs > 0)
         j["clock"] = {{"monotonic_origin_ns", info.monotonicOriginNs},
                       {"wall_origin", toStd(info.wallOriginText())},
@@ -437,6 +439,8 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
     info.host = fromStd(j.value("host", std::string()));
     if (const auto connection = j.find("connection"); connection != j.end())
         info.connection = ConnectionInfo::fromJson(*connection);
+    if (const auto io = j.find("io"); io != j.end()) // runs from before it have none
+        info.io = IoInfo::fromJson(*io);
     if (const auto prompts = j.find("prompts"); prompts != j.end() && prompts->is_object()) {
         if (const auto shared = prompts->find("shared_tokens"); shared != prompts->end() && shared->is_number_integer())
             info.sharedPromptTokens =

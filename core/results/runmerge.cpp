@@ -161,12 +161,27 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
     info.totalLoad = {};
     info.startedAt = QDateTime::fromMSecsSinceEpoch(info.wallOriginNs / 1'000'000);
     QStringList hosts;
+    QList<IoInfo> backends;
     for (const auto &[index, shard] : byIndex) {
         info.mergedFrom << QFileInfo(shard->directory).absoluteFilePath();
         if (!hosts.contains(shard->info.host))
             hosts << shard->info.host;
+        backends << shard->info.io;
     }
     info.host = hosts.join(QStringLiteral(", "));
+    info.io = IoInfo::merged(backends);
+    // The merged figures are only as exact as the least exact shard's chunk times: said where they differ.
+    if (info.io.recorded() && std::any_of(backends.begin(), backends.end(), [&backends](const IoInfo &io) {
+            return io.backend != backends.first().backend ||
+                   io.kernelReceiveStamps != backends.first().kernelReceiveStamps;
+        })) {
+        QStringList each;
+        for (const auto &[index, shard] : byIndex)
+            each << QStringLiteral("shard %1: %2").arg(index).arg(shard->info.io.text());
+        shardNotes << QStringLiteral("the shards were measured on different I/O backends; the chunk times of those "
+                                     "without kernel receive stamps include the client's own read delay (%1)")
+                          .arg(each.join(QStringLiteral("; ")));
+    }
 
     std::vector<RequestRecord> records;
     std::unordered_map<std::uint64_t, const RunData *> ids;

@@ -65,10 +65,11 @@ std::shared_ptr<const ComparisonResult> computeResult(const std::vector<RunData>
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const RunSummary &s = runs[i].summary;
         result->directories << runs[i].directory;
-        result->runTips << QStringLiteral("<b>#%1 %2</b><br/>%3 @ %4 (%5)<br/>started %6<br/>%7")
+        result->runTips << QStringLiteral("<b>#%1 %2</b><br/>%3 @ %4 (%5)<br/>I/O: %6<br/>started %7<br/>%8")
                                .arg(QString::number(i + 1), result->table.labels()[qsizetype(i)].toHtmlEscaped(),
                                     s.model.toHtmlEscaped(), s.targetUrl.toHtmlEscaped(),
-                                    s.apiAndTransport().toHtmlEscaped(), s.startedAt.toHtmlEscaped(),
+                                    s.apiAndTransport().toHtmlEscaped(), runs[i].io().text().toHtmlEscaped(),
+                                    s.startedAt.toHtmlEscaped(),
                                     QDir::toNativeSeparators(runs[i].directory).toHtmlEscaped());
     }
     return result;

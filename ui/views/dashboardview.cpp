@@ -534,6 +534,9 @@ void DashboardView::refreshHeader()
     // Live, before a summary counts HTTP versions: the transport the configuration picks.
     const QString transport = s.transportText();
     parts << (transport.isEmpty() ? transportKindName(effectiveTransport(target)) : transport);
+    // What its chunk times could see; live, before the first summary, the run's own record of it.
+    const IoInfo &io = s.io.recorded() ? s.io : d.info().io;
+    parts << tr("I/O: %1").arg(io.text().toHtmlEscaped());
     // A stopped run names the levels it ran, not the plan it never finished.
     QList<StageConfig> ran = d.stages();
     QStringList notReached;
