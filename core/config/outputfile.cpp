@@ -72,9 +72,7 @@ bool writeFileAtomically(const QString &path, std::string_view content, QString 
         ok = false;
         error = closeError;
     }
-    if (ok && !replaceFile(temporary, path, &error))
-        ok = false;
-    if (!ok) {
+    if (!ok || !replaceFile(temporary, path, &error)) {
         QFile::remove(temporary);
         return fail(why, systemReason(error));
     }
