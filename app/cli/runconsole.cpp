@@ -4,13 +4,13 @@
 
 #include "analysis/comparison.h"
 #include "formats/numberformat.h"
+#include "platform/terminal.h"
 #include "workload/workloadfile.h"
 
 #include <QDir>
 
 #include <algorithm>
 #include <cmath>
-#include <unistd.h>
 
 namespace tb::cli {
 
@@ -43,7 +43,7 @@ QString countedBy(std::initializer_list<std::pair<const char *, std::int64_t>> c
 RunConsole::RunConsole(const RunConfig &config, bool showProgress)
     : m_config(redacted(config)) // the summary it prints shows URLs and headers
     , m_showProgress(showProgress)
-    , m_tty(::isatty(STDERR_FILENO) == 1)
+    , m_tty(stderrIsTerminal())
 {}
 
 void RunConsole::attach(BenchmarkRunner *runner)

@@ -1,13 +1,16 @@
 #pragma once
 
+#include "platform/terminationsignals.h"
+
 #include <QObject>
 
 class QSocketNotifier;
 
 namespace tb::cli {
 
-/// Turns SIGINT and SIGTERM into a Qt signal on the main thread (self-pipe: the handler only
-/// writes a byte, which is async-signal-safe). One instance per process.
+/// Turns SIGINT and SIGTERM (on Windows the console's Ctrl-C, Ctrl-Break and closing) into a Qt
+/// signal on the main thread: the platform's TerminationSignals writes a byte a signal to a
+/// socket this watches. One instance per process.
 class SignalWatcher : public QObject
 {
     Q_OBJECT
@@ -21,6 +24,7 @@ Q_SIGNALS:
     void terminationRequested(int signum, int count);
 
 private:
+    TerminationSignals m_signals;
     QSocketNotifier *m_notifier = nullptr;
     int m_count = 0;
 };

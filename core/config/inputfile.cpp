@@ -1,28 +1,24 @@
 #include "config/inputfile.h"
 
+#include "platform/fileaccess.h"
+
 #include <QFile>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace tb {
 
 namespace {
 
-QString notRegular(mode_t mode)
+QString notRegular(FileKind kind)
 {
-    const char *kind = S_ISFIFO(mode)   ? "a FIFO (named pipe)"
-                       : S_ISCHR(mode)  ? "a character device"
-                       : S_ISBLK(mode)  ? "a block device"
-                       : S_ISSOCK(mode) ? "a socket"
-                       : S_ISDIR(mode)  ? "a directory"
-                                        : "not a file";
-    return QStringLiteral("%1, not a regular file").arg(QLatin1String(kind));
+    const char *name = kind == FileKind::Fifo              ? "a FIFO (named pipe)"
+                       : kind == FileKind::CharacterDevice ? "a character device"
+                       : kind == FileKind::BlockDevice     ? "a block device"
+                       : kind == FileKind::Socket          ? "a socket"
+                       : kind == FileKind::Directory       ? "a directory"
+                                                           : "not a file";
+    return QStringLiteral("%1, not a regular file").arg(QLatin1String(name));
 }
 
 QString tooLarge(qint64 size, qint64 maxBytes)
@@ -56,25 +52,22 @@ bool openInputFile(QFile &file, const QString &path, qint64 maxBytes, QString *w
             *why = text;
         return false;
     };
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return fail(QString::fromLocal8Bit(std::strerror(errno)));
-    struct stat st {
-    };
+    FileError error;
+    FileHandle handle = openForReading(path, &error);
+    if (!handle.isOpen())
+        return fail(error.text);
+    FileKind kind = FileKind::Other;
+    qint64 size = 0;
     QString problem;
-    if (::fstat(fd, &st) != 0)
-        problem = QString::fromLocal8Bit(std::strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        problem = notRegular(st.st_mode);
-    else if (st.st_size > maxBytes)
-        problem = tooLarge(st.st_size, maxBytes);
-    // O_NONBLOCK means nothing to a regular file's reads; QFile owns the descriptor from here.
-    if (problem.isEmpty()) {
-        if (file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle))
-            return true;
-        problem = file.errorString();
-    }
-    ::close(fd);
+    if (!handle.status(&kind, &size, &error))
+        problem = error.text;
+    else if (kind != FileKind::Regular)
+        problem = notRegular(kind);
+    else if (size > maxBytes)
+        problem = tooLarge(size, maxBytes);
+    // QFile owns the file from here.
+    if (problem.isEmpty() && handle.handTo(file, QIODevice::ReadOnly, &problem))
+        return true;
     return fail(problem);
 }
 

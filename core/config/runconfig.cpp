@@ -4,6 +4,7 @@
 #include "config/enumnames.h"
 #include "config/inputfile.h"
 #include "config/runconfig_p.h"
+#include "platform/openfilelimit.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,8 +12,6 @@
 #include <QSslCertificate>
 #include <QThread>
 #include <QUrl>
-
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -423,9 +422,7 @@ QStringList secretsOf(const TargetConfig &target)
 
 QString checkOpenFiles(const RunConfig &config, int workerThreads)
 {
-    rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
-        return {};
+    const qint64 limit = openFileLimit(); // the int64 maximum when there is none to check against
     // Every request in flight holds a socket: the most users of any stage, or the open-loop cap
     // (an uncapped open loop has no bound to check in advance).
     qint64 sockets = 0;
@@ -434,15 +431,16 @@ QString checkOpenFiles(const RunConfig &config, int workerThreads)
             std::max(sockets, s.mode == LoadMode::Concurrency ? qint64(s.level) : qint64(config.load.maxInFlight));
     const qint64 workers = workerThreads > 0 ? workerThreads : std::max(2, QThread::idealThreadCount());
     const qint64 needed = sockets + workers * kFilesPerWorker + kReservedFiles;
-    if (needed <= qint64(limit.rlim_cur))
+    if (needed <= limit)
         return {};
     return QStringLiteral(
                "%1 connections and %2 worker threads need about %3 open files, more than this process may open (%4, "
-               "RLIMIT_NOFILE; raise it with 'ulimit -n')")
+               "%5)")
         .arg(sockets)
         .arg(workers)
         .arg(needed)
-        .arg(qint64(limit.rlim_cur));
+        .arg(limit)
+        .arg(openFileLimitHint());
 }
 
 QString TargetConfig::apiKeyVariable() const

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <QtGlobal>
+#include <QString>
 
 namespace tb {
 
@@ -13,5 +13,9 @@ qint64 raiseOpenFileLimit();
 
 /// The soft limit in force now, without raising it (the int64 maximum as above).
 qint64 openFileLimit();
+
+/// What the limit is called and how a user raises it, for a message that says a run needs more
+/// ("RLIMIT_NOFILE; raise it with 'ulimit -n'").
+QString openFileLimitHint();
 
 } // namespace tb

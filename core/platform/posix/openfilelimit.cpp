@@ -35,4 +35,9 @@ qint64 openFileLimit()
     return getrlimit(RLIMIT_NOFILE, &limit) == 0 ? softLimit(limit) : std::numeric_limits<qint64>::max();
 }
 
+QString openFileLimitHint()
+{
+    return QStringLiteral("RLIMIT_NOFILE; raise it with 'ulimit -n'");
+}
+
 } // namespace tb
