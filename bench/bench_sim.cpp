@@ -5,7 +5,7 @@
 // minus the serving model's schedule), and the CPU time of the simulator's thread.
 //
 //   bench_sim [--connections N] [--tokens-per-s R] [--seconds S] [--tokens-per-chunk K]
-#include "net/fdlimit.h"
+#include "platform/openfilelimit.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 

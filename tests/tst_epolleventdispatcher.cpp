@@ -1,5 +1,5 @@
-#include "net/epolleventdispatcher.h"
-#include "net/epollpoller.h"
+#include "platform/linux/epolleventdispatcher.h"
+#include "platform/socketpoller.h"
 #include "support/echoserver.h"
 #include "support/tlsserver.h"
 #include "threads/threadhandoff.h"
@@ -425,11 +425,11 @@ private Q_SLOTS:
         SocketPair pair;
         CountingHandler handler;
         handler.fd = pair.fds[0];
-        std::unique_ptr<tb::EpollPoller> poller;
+        std::unique_ptr<tb::SocketPoller> poller;
         int notifiers = -1;
         const auto setUp = [&] {
-            poller = std::make_unique<tb::EpollPoller>();
-            QVERIFY(poller->add(pair.fds[0], EPOLLIN, &handler));
+            poller = std::make_unique<tb::SocketPoller>();
+            QVERIFY(poller->add(pair.fds[0], tb::PollEvent::Read, &handler));
             notifiers = int(poller->findChildren<QSocketNotifier *>().size());
         };
         if (onDispatcherThread)

@@ -4,7 +4,7 @@
 // written here (bad frames, endless header lists, DATA on an unknown stream, GOAWAY, RST_STREAM),
 // where each fault must get its class.
 #include "client/h2connection.h"
-#include "net/epollpoller.h"
+#include "platform/socketpoller.h"
 #include "sim/simulatorhost.h"
 #include "support/loadrun.h"
 #include "support/testsimulator.h"
@@ -274,7 +274,7 @@ private Q_SLOTS:
         const auto builder = RequestBuilder::create(config.target, config.request, &error);
         QVERIFY2(builder, qPrintable(error));
         RunClock clock;
-        EpollPoller poller;
+        SocketPoller poller;
         H2Connection connection(builder->endpoint(), clock, &poller);
         RecordingSink sink(clock);
         const std::string json = "{\"model\":\"" + config.target.model.toStdString() +

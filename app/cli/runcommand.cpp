@@ -9,7 +9,7 @@
 #include "config/flagreader.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
-#include "net/fdlimit.h"
+#include "platform/openfilelimit.h"
 #include "net/targetaccess.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"

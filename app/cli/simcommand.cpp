@@ -4,7 +4,7 @@
 #include "signalwatcher.h"
 
 #include "config/inputfile.h"
-#include "net/fdlimit.h"
+#include "platform/openfilelimit.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 

@@ -14,7 +14,7 @@
 #include "views/rundocument.h"
 
 #include "config/runconfig.h"
-#include "net/fdlimit.h"
+#include "platform/openfilelimit.h"
 #include "tokenbench/version.h"
 
 #include <QApplication>

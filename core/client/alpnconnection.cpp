@@ -19,7 +19,7 @@ const Endpoint &AlpnExchange::endpoint() const
     return m_connection->endpoint();
 }
 
-AlpnConnection::AlpnConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
+AlpnConnection::AlpnConnection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent)
     : StreamConnection(endpoint, clock, parent)
 {
     m_stream = ByteStream::create(endpoint, clock, this, poller, this, alpnFor(endpoint.httpVersion));

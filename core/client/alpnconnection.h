@@ -11,7 +11,7 @@
 namespace tb {
 
 class AlpnConnection;
-class EpollPoller;
+class SocketPoller;
 
 /// A request waiting on an AlpnConnection's handshake, with everything it needs to be sent on the
 /// connection the server's pick calls for.
@@ -53,7 +53,7 @@ class AlpnConnection : public StreamConnection
     Q_OBJECT
 
 public:
-    AlpnConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
+    AlpnConnection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent = nullptr);
     ~AlpnConnection() override;
 
     bool handshaking() const { return m_stream && m_stream->handshaking(); }

@@ -250,7 +250,7 @@ struct H2Callbacks {
     }
 };
 
-H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
+H2Connection::H2Connection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent)
     : H2Connection(endpoint, clock, parent)
 {
     m_stream = ByteStream::create(endpoint, clock, this, poller, this, alpnFor(endpoint.httpVersion));

@@ -74,7 +74,7 @@ public:
     static constexpr std::int32_t kStreamWindow = 4 * 1024 * 1024;
     static constexpr std::int32_t kConnectionWindow = 16 * 1024 * 1024;
 
-    H2Connection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
+    H2Connection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent = nullptr);
     /// On a TLS stream already open, where the server picked h2 by ALPN.
     H2Connection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
                  QObject *parent = nullptr);

@@ -2,7 +2,7 @@
 
 namespace tb {
 
-HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent)
+HttpConnection::HttpConnection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent)
     : StreamConnection(endpoint, clock, parent)
 {
     m_stream = ByteStream::create(endpoint, clock, this, poller, this, Alpn::Http1);

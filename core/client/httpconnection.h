@@ -20,8 +20,8 @@ class HttpConnection : public StreamConnection, public Exchange
     Q_OBJECT
 
 public:
-    /// Plain-TCP connections register with `poller`, the thread's EpollPoller.
-    HttpConnection(const Endpoint &endpoint, const RunClock &clock, EpollPoller *poller, QObject *parent = nullptr);
+    /// Plain-TCP connections register with `poller`, the thread's SocketPoller.
+    HttpConnection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent = nullptr);
     /// On a stream already open, where the server picked http/1.1 (or nothing) by ALPN.
     HttpConnection(const Endpoint &endpoint, const RunClock &clock, std::unique_ptr<ByteStream> open,
                    QObject *parent = nullptr);

@@ -2,17 +2,14 @@
 
 #include "client/transportworker.h"
 #include "config/saturating.h"
-#include "net/epolleventdispatcher.h"
+#include "platform/transportthread.h"
 #include "tokenize/tokenizer.h"
 
-#include <QSocketNotifier>
 #include <QThread>
 
 #include <algorithm>
 #include <cmath>
 
-#include <sys/timerfd.h>
-#include <unistd.h>
 
 namespace tb {
 
@@ -50,19 +47,6 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
         else
             endPhase();
     });
-    m_arrivalTimer.setParent(this);
-    m_arrivalTimer.setSingleShot(true);
-    m_arrivalTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_arrivalTimer, &QTimer::timeout, this, &LoadController::arrivalTick);
-    m_arrivalFd = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (m_arrivalFd >= 0) {
-        m_arrivalWake = new QSocketNotifier(m_arrivalFd, QSocketNotifier::Read, this);
-        connect(m_arrivalWake, &QSocketNotifier::activated, this, [this] {
-            std::uint64_t expirations = 0; // read, or the level-triggered notifier fires again
-            [[maybe_unused]] const auto r = ::read(m_arrivalFd, &expirations, sizeof expirations);
-            arrivalTick();
-        });
-    }
     m_thinkTimer.setParent(this);
     m_thinkTimer.setSingleShot(true);
     m_thinkTimer.setTimerType(Qt::PreciseTimer);
@@ -72,9 +56,6 @@ LoadController::LoadController(std::shared_ptr<const RunPlan> plan, const RunClo
 LoadController::~LoadController()
 {
     stopWorkers();
-    delete m_arrivalWake;
-    if (m_arrivalFd >= 0)
-        ::close(m_arrivalFd);
 }
 
 void LoadController::start(int workerThreads)
@@ -88,8 +69,7 @@ void LoadController::start(int workerThreads)
             QMetaObject::invokeMethod(
                 this, [this, i, r = std::move(record)]() mutable { completed(i, std::move(r)); }, Qt::QueuedConnection);
         });
-        // One blocking epoll wait per wake-up instead of glib's poll round and a nested epoll.
-        m_workers[i].thread.start(transport, QStringLiteral("tb-transport-%1").arg(i), new EpollEventDispatcher);
+        m_workers[i].thread.start(transport, QStringLiteral("tb-transport-%1").arg(i), newTransportDispatcher());
     }
     const LoadConfig &load = m_plan->config.load;
     m_inWarmup = load.warmupMs > 0 || load.warmupRequests > 0;
@@ -236,27 +216,12 @@ void LoadController::arrivalTick()
 
 void LoadController::scheduleArrivalTimer()
 {
-    if (m_arrivalFd < 0) {
-        m_arrivalTimer.start(timerIntervalMs(m_nextArrivalNs - m_clock.nowNs()));
-        return;
-    }
-    // steady_clock is CLOCK_MONOTONIC: the run clock's instant is the timerfd's absolute time.
-    const std::int64_t dueNs =
-        saturatingAdd(std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.origin().time_since_epoch()).count(),
-                      m_nextArrivalNs);
-    itimerspec spec{};
-    spec.it_value.tv_sec = time_t(dueNs / 1'000'000'000);
-    spec.it_value.tv_nsec = long(dueNs % 1'000'000'000);
-    ::timerfd_settime(m_arrivalFd, TFD_TIMER_ABSTIME, &spec, nullptr);
+    m_arrivalWake.armAt(m_clock.at(m_nextArrivalNs));
 }
 
 void LoadController::stopArrivalTimer()
 {
-    m_arrivalTimer.stop();
-    if (m_arrivalFd >= 0) {
-        const itimerspec disarmed{};
-        ::timerfd_settime(m_arrivalFd, 0, &disarmed, nullptr);
-    }
+    m_arrivalWake.disarm();
 }
 
 void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)

@@ -3,6 +3,7 @@
 #include "client/runprogress.h"
 #include "metrics/requestrecord.h"
 #include "net/runclock.h"
+#include "platform/deadlinetimer.h"
 #include "threads/ownedthread.h"
 #include "workload/runplan.h"
 
@@ -129,12 +130,9 @@ private:
     std::uint64_t m_rng = 0;
     std::int64_t m_traceOriginNs = -1; ///< a trace's first entry is due here; the rest at their offsets
     std::deque<RequestJob> m_waiting;
-    /// The next arrival's wake-up: a timerfd armed at its nanosecond (Qt's timers count whole
-    /// milliseconds, so each arrival would leave up to a millisecond late); without one (no
-    /// descriptor left), m_arrivalTimer.
-    int m_arrivalFd = -1;
-    QSocketNotifier *m_arrivalWake = nullptr;
-    QTimer m_arrivalTimer;
+    /// The next arrival's wake-up, to the nanosecond where the platform can (a Qt timer's whole
+    /// milliseconds would leave each arrival up to a millisecond late).
+    DeadlineTimer m_arrivalWake{[this] { arrivalTick(); }, this};
 
     /// Load balancing over each target's instances; the controller is the balancer, so its own
     /// count of dispatched-but-unfinished requests is what least-in-flight compares.

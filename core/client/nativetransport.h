@@ -2,7 +2,7 @@
 
 #include "api/requestbuilder.h"
 #include "client/transport.h"
-#include "net/epollpoller.h"
+#include "platform/socketpoller.h"
 #include "net/runclock.h"
 
 #include <QObject>
@@ -72,7 +72,7 @@ private:
     std::vector<AlpnConnection *> m_negotiating;
     /// What each https endpoint's server picked by ALPN (h2: true) on its first connection.
     std::vector<std::pair<Endpoint, bool>> m_picked;
-    EpollPoller m_poller; ///< every plain-TCP connection of this transport
+    SocketPoller m_poller; ///< every plain-TCP connection of this transport
 };
 
 } // namespace tb

@@ -26,7 +26,7 @@ QString notHttp2ByAlpn(const QByteArray &picked)
 }
 
 std::unique_ptr<ByteStream> ByteStream::create(const Endpoint &endpoint, const RunClock &clock,
-                                               ByteStreamHandler *handler, EpollPoller *poller, QObject *parent,
+                                               ByteStreamHandler *handler, SocketPoller *poller, QObject *parent,
                                                Alpn alpn)
 {
     if (endpoint.tls)

@@ -80,7 +80,7 @@ public:
     /// when its readyRead is handled, before parsing; it offers `alpn` to the server.
     /// Plain TCP streams register with `poller` (one per thread).
     static std::unique_ptr<ByteStream> create(const Endpoint &endpoint, const RunClock &clock,
-                                              ByteStreamHandler *handler, class EpollPoller *poller, QObject *parent,
+                                              ByteStreamHandler *handler, class SocketPoller *poller, QObject *parent,
                                               Alpn alpn);
 };
 

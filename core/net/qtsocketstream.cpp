@@ -1,6 +1,7 @@
 #include "net/qtsocketstream.h"
 
 #include "net/targetaccess.h"
+#include "platform/socketio.h"
 
 #include <QNetworkProxy>
 #include <QSslCertificate>
@@ -8,8 +9,6 @@
 #include <QSslSocket>
 
 #include <array>
-
-#include <sys/socket.h>
 
 namespace tb {
 
@@ -134,9 +133,7 @@ ByteStream::Unread QtSocketStream::unread() const
         return Unread::Bytes;
     // Undecrypted TLS records arrive on idle connections (session tickets): only the end of the
     // TCP stream itself says the server is gone.
-    char byte = 0;
-    return ::recv(int(m_socket->socketDescriptor()), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ? Unread::End
-                                                                                             : Unread::Nothing;
+    return pendingInput(m_socket->socketDescriptor()) == PendingInput::End ? Unread::End : Unread::Nothing;
 }
 
 bool QtSocketStream::handshaking() const

@@ -1,39 +1,16 @@
 #include "net/tcpstream.h"
 
 #include "net/readbacklog.h"
-#include "net/receivestamp.h"
-#include "net/socketaddress.h"
+#include "platform/receivestamp.h"
 
 #include <QHostInfo>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <ctime>
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <chrono>
 
 namespace tb {
 
-namespace {
-
-QString errnoText(int error)
-{
-    return QString::fromLocal8Bit(std::strerror(error));
-}
-
-std::int64_t toNs(const timespec &t)
-{
-    return std::int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
-} // namespace
-
-TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller,
+TcpStream::TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, SocketPoller *poller,
                      QObject *parent)
     : QObject(parent)
     , m_endpoint(endpoint)
@@ -83,77 +60,70 @@ void TcpStream::open()
 void TcpStream::connectTo(const QHostAddress &address)
 {
     const quint16 port = m_endpoint.proxiedPlain() ? m_endpoint.proxy.port : m_endpoint.port;
-    sockaddr_storage storage{};
-    const socklen_t length = toSocketAddress(address, port, &storage);
-    if (length == 0)
+    if (address.protocol() != QAbstractSocket::IPv4Protocol && address.protocol() != QAbstractSocket::IPv6Protocol)
         return failed(RequestStatus::Connect, QStringLiteral("not an IP address: '%1'").arg(address.toString()));
-    m_fd = ::socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (m_fd < 0) {
-        failed(RequestStatus::Connect, QStringLiteral("cannot create a socket: ") + errnoText(errno));
-        return;
+    const SocketResult connecting = connectTcp(address, port, &m_socket);
+    if (connecting.status == SocketStatus::Failed) {
+        m_socket = kNoSocket;
+        return failed(RequestStatus::Connect, socketErrorText(connecting.error));
     }
-    const int one = 1;
-    // Tokens must leave at once, not after Nagle's delay.
-    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    m_kernelStamps = enableReceiveStamps(m_fd);
-
-    if (::connect(m_fd, reinterpret_cast<sockaddr *>(&storage), length) == 0) {
+    m_kernelStamps = enableReceiveStamps(m_socket);
+    if (connecting.status == SocketStatus::Ok) {
         m_connected = true;
-        if (!m_poller->add(m_fd, EPOLLIN, this))
-            return failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + errnoText(errno));
+        if (!m_poller->add(m_socket, PollEvent::Read, this))
+            return failed(RequestStatus::Connect,
+                          QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
         if (m_handler)
             m_handler->streamOpened();
         return;
     }
-    if (errno != EINPROGRESS)
-        return failed(RequestStatus::Connect, errnoText(errno));
     // Writable = connected (or failed).
     m_watchingWrite = true;
-    if (!m_poller->add(m_fd, EPOLLOUT, this))
-        failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + errnoText(errno));
+    if (!m_poller->add(m_socket, PollEvent::Write, this))
+        failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
 }
 
 ByteStream::Unread TcpStream::unread() const
 {
     if (!isOpen())
         return Unread::End;
-    char byte = 0;
-    const ssize_t n = ::recv(m_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0)
+    switch (pendingInput(m_socket)) {
+    case PendingInput::Nothing:
+        return Unread::Nothing;
+    case PendingInput::Bytes:
         return Unread::Bytes;
-    // 0: the server's FIN is queued; an error other than "nothing yet": a reset.
-    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? Unread::Nothing : Unread::End;
+    case PendingInput::End:
+        break;
+    }
+    return Unread::End;
 }
 
 void TcpStream::setWatching(bool write)
 {
-    if (write != m_watchingWrite && m_fd >= 0) {
+    if (write != m_watchingWrite && m_socket != kNoSocket) {
         m_watchingWrite = write;
-        m_poller->modify(m_fd, write ? EPOLLIN | EPOLLOUT : EPOLLIN);
+        m_poller->modify(m_socket, write ? PollEvent::Read | PollEvent::Write : PollEvent::Read);
     }
 }
 
 void TcpStream::pollReady(std::uint32_t events)
 {
     const quint64 generation = m_generation;
-    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+    if (events & (PollEvent::Write | PollEvent::Error | PollEvent::Hangup)) {
         if (!m_connected || m_watchingWrite)
             onWritable();
         if (generation != m_generation)
             return;
     }
-    if (m_connected && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+    if (m_connected && (events & (PollEvent::Read | PollEvent::Error | PollEvent::Hangup)))
         onReadable();
 }
 
 void TcpStream::onWritable()
 {
     if (!m_connected) {
-        int error = 0;
-        socklen_t size = sizeof(error);
-        ::getsockopt(m_fd, SOL_SOCKET, SO_ERROR, &error, &size);
-        if (error != 0) {
-            failed(RequestStatus::Connect, errnoText(error));
+        if (const int error = connectError(m_socket)) {
+            failed(RequestStatus::Connect, socketErrorText(error));
             return;
         }
         m_connected = true;
@@ -185,17 +155,14 @@ void TcpStream::flushWrites()
     std::int64_t stamp = m_clock.nowNs();
     while (m_pendingOffset < m_pending.size()) {
         stamp = m_clock.nowNs();
-        const ssize_t n = ::send(m_fd, m_pending.constData() + m_pendingOffset,
-                                 std::size_t(m_pending.size() - m_pendingOffset), MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                setWatching(true);
-                return;
-            }
-            if (errno == EINTR)
-                continue;
-            const int error = errno;
-            if (error == EPIPE || error == ECONNRESET) {
+        const SocketResult sent = sendSome(m_socket, m_pending.constData() + m_pendingOffset,
+                                           std::size_t(m_pending.size() - m_pendingOffset));
+        if (sent.status == SocketStatus::WouldBlock) {
+            setWatching(true);
+            return;
+        }
+        if (sent.status != SocketStatus::Ok) {
+            if (isConnectionLost(sent.error)) {
                 // A server may answer (413 to a large body) and close before taking the whole
                 // request: its answer waits in the receive queue, and says more than the reset.
                 const quint64 generation = m_generation;
@@ -203,10 +170,10 @@ void TcpStream::flushWrites()
                 if (generation != m_generation)
                     return;
             }
-            failed(RequestStatus::Protocol, QStringLiteral("write failed: ") + errnoText(error));
+            failed(RequestStatus::Protocol, QStringLiteral("write failed: ") + socketErrorText(sent.error));
             return;
         }
-        m_pendingOffset += n;
+        m_pendingOffset += qsizetype(sent.bytes);
     }
     setWatching(false);
     m_pending.clear();
@@ -216,58 +183,50 @@ void TcpStream::flushWrites()
         m_handler->streamWritten(stamp);
 }
 
-std::int64_t TcpStream::stampOf(const msghdr &message, std::int64_t *readNs)
+std::int64_t TcpStream::runTimeOf(std::int64_t realtimeNs, std::int64_t *readNs)
 {
-    timespec stamp{};
-    if (!receiveStamp(message, &stamp))
-        return m_clock.nowNs();
-    // The kernel stamps on CLOCK_REALTIME: carry it onto the run's steady clock through the
+    // The kernel stamps on the system clock: carry it onto the run's steady clock through the
     // offset between the two clocks, read between two steady readings close together (a
     // preemption between the readings would shift the stamp by its length).
     for (int attempt = 0; attempt < 3; ++attempt) {
         const std::int64_t before = m_clock.nowNs();
-        timespec realNow{};
-        ::clock_gettime(CLOCK_REALTIME, &realNow);
+        const std::int64_t realNow =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         const std::int64_t after = m_clock.nowNs();
         *readNs = after;
         if (after - before < 20'000 || m_realMinusRunNs == kNoOffset) {
-            m_realMinusRunNs = toNs(realNow) - (before + after) / 2;
+            m_realMinusRunNs = realNow - (before + after) / 2;
             break;
         }
     }
-    return toNs(stamp) - m_realMinusRunNs;
+    return realtimeNs - m_realMinusRunNs;
 }
 
 void TcpStream::onReadable()
 {
     const quint64 generation = m_generation;
     std::array<char, kReadSize> buffer;
-    alignas(cmsghdr) char control[kReceiveStampControlBytes];
     for (;;) {
-        iovec io{buffer.data(), buffer.size()};
-        msghdr message{};
-        message.msg_iov = &io;
-        message.msg_iovlen = 1;
-        message.msg_control = control;
-        message.msg_controllen = sizeof(control);
-        const ssize_t n = ::recvmsg(m_fd, &message, 0);
-        if (n > 0) {
+        std::int64_t realtimeNs = 0;
+        const SocketResult read = receiveStamped(m_socket, buffer.data(), buffer.size(), &realtimeNs);
+        if (read.status == SocketStatus::Ok) {
             // Bytes of one connection arrive in order: so must their stamps.
             std::int64_t readNs = -1;
-            const std::int64_t arrived = m_kernelStamps ? stampOf(message, &readNs) : m_clock.nowNs();
+            const std::int64_t arrived = realtimeNs != 0 ? runTimeOf(realtimeNs, &readNs) : m_clock.nowNs();
             if (readNs >= 0)
-                ReadBacklog::record(readNs - arrived, std::size_t(n)); // how long the bytes waited for us
+                ReadBacklog::record(readNs - arrived, read.bytes); // how long the bytes waited for us
             const std::int64_t stamp = std::max(m_lastStampNs, arrived);
             m_lastStampNs = stamp;
             if (m_handler)
-                m_handler->streamReceived(buffer.data(), std::size_t(n), stamp);
-            if (generation != m_generation || m_fd < 0)
+                m_handler->streamReceived(buffer.data(), read.bytes, stamp);
+            if (generation != m_generation || m_socket == kNoSocket)
                 return; // aborted from inside the handler
-            if (std::size_t(n) < buffer.size())
-                return; // drained; the notifier fires again when more arrives
+            if (read.bytes < buffer.size())
+                return; // drained; the poller fires again when more arrives
             continue;
         }
-        if (n == 0) {
+        if (read.status == SocketStatus::Closed) {
             const std::int64_t stamp = m_clock.nowNs();
             ByteStreamHandler *handler = m_handler;
             close();
@@ -275,11 +234,9 @@ void TcpStream::onReadable()
                 handler->streamClosed(stamp);
             return;
         }
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
+        if (read.status == SocketStatus::WouldBlock)
             return;
-        failed(RequestStatus::Protocol, errnoText(errno));
+        failed(RequestStatus::Protocol, socketErrorText(read.error));
         return;
     }
 }
@@ -317,10 +274,10 @@ void TcpStream::close()
         QHostInfo::abortHostLookup(m_lookupId);
         m_lookupId = -1;
     }
-    if (m_fd >= 0) {
-        m_poller->remove(m_fd);
-        ::close(m_fd);
-        m_fd = -1;
+    if (m_socket != kNoSocket) {
+        m_poller->remove(m_socket);
+        closeSocket(m_socket);
+        m_socket = kNoSocket;
     }
     m_connected = false;
 }

@@ -1,33 +1,33 @@
 #pragma once
 
 #include "net/bytestream.h"
-#include "net/epollpoller.h"
+#include "platform/socketio.h"
+#include "platform/socketpoller.h"
 
 #include <QHostAddress>
 #include <QObject>
 
 #include <limits>
 
-struct msghdr;
-
 namespace tb {
 
-/// Plain TCP on a non-blocking socket of our own (POSIX). Reads use recvmsg() with the kernel's
-/// software receive timestamps (SO_TIMESTAMPING), so every piece of a response is stamped with
-/// the time it arrived at the socket — exact even when this thread is busy with other streams.
+/// Plain TCP on a non-blocking socket of our own (core/platform's sockets). Where the platform
+/// backend has them (Linux), reads carry the kernel's software receive stamps, so every piece of a
+/// response is stamped with the time it arrived at the socket — exact even when this thread is busy
+/// with other streams; elsewhere a read is stamped when it is made.
 /// Reads are small (kReadSize) so that one read rarely spans events that arrived at different
 /// times: the kernel reports the arrival of the last segment a read takes.
 class TcpStream : public QObject, public ByteStream, private PollHandler
 {
 public:
-    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, EpollPoller *poller,
+    TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, SocketPoller *poller,
               QObject *parent);
     ~TcpStream() override;
 
     void open() override;
     void write(const QByteArray &bytes) override;
     void abort() override;
-    bool isOpen() const override { return m_fd >= 0 && m_connected; }
+    bool isOpen() const override { return m_socket != kNoSocket && m_connected; }
     bool handshaking() const override { return false; }
     bool hasKernelTimestamps() const override { return m_kernelStamps; }
     Unread unread() const override;
@@ -45,22 +45,22 @@ private:
     void flushWrites();
     void close();
     void failed(RequestStatus status, QString message);
-    /// Sets *readNs to the time of the read when the kernel stamped the bytes.
-    std::int64_t stampOf(const ::msghdr &message, std::int64_t *readNs);
+    /// The kernel's stamp (system clock) on the run clock; sets *readNs to the time of the read.
+    std::int64_t runTimeOf(std::int64_t realtimeNs, std::int64_t *readNs);
 
     Endpoint m_endpoint;
     RunClock m_clock;
     ByteStreamHandler *m_handler;
-    int m_fd = -1;
+    SocketHandle m_socket = kNoSocket;
     bool m_connected = false;
     bool m_kernelStamps = false;
-    EpollPoller *m_poller;
+    SocketPoller *m_poller;
     bool m_watchingWrite = false;
     QByteArray m_pending;
     qsizetype m_pendingOffset = 0;
     int m_lookupId = -1;
     static constexpr std::int64_t kNoOffset = std::numeric_limits<std::int64_t>::min();
-    std::int64_t m_realMinusRunNs = kNoOffset; ///< CLOCK_REALTIME − run clock, for kernel stamps
+    std::int64_t m_realMinusRunNs = kNoOffset; ///< system clock − run clock, for kernel stamps
     std::int64_t m_lastStampNs = 0;
     /// Guards callbacks: a handler may abort (and the owner delete later) from inside one.
     quint64 m_generation = 0;

@@ -23,8 +23,9 @@ struct IoBackend {
 /// offers them, whether or not a given kernel then grants them per socket).
 const IoBackend &ioBackend();
 
-/// The steady clock's measured step: the smallest nonzero difference between two readings in a
-/// short sample (1 ns where the clock counts nanoseconds; 100 ns on Windows' QPC), measured once.
+/// The steady clock's step as this process sees it, measured once: the smallest nonzero difference
+/// between two consecutive readings — the clock's tick or the cost of one reading, whichever is
+/// larger (tens of ns where the clock counts nanoseconds; 100 ns where it counts Windows' QPC ticks).
 qint64 steadyClockResolutionNs();
 
 } // namespace tb

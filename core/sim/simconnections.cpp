@@ -1,16 +1,9 @@
 #include "sim/simserver_p.h"
 
-#include "net/receivestamp.h"
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "platform/receivestamp.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <ctime>
+#include <chrono>
 
 namespace tb::sim {
 
@@ -27,18 +20,17 @@ constexpr qint64 kMinIdleSweepNs = 10'000'000;
 /// No read waits this long in the kernel; an older stamp means the wall clock stepped.
 constexpr qint64 kMaxStampAgeNs = 10'000'000'000;
 
-/// When the kernel received a read's bytes (its software receive stamp), on the steady clock of
-/// readNs: a loop that woke late, busy or descheduled, still records when the request arrived, not
-/// when it got round to reading it.
-qint64 arrivalOf(const msghdr &message, qint64 readNs)
+/// When the kernel received a read's bytes (its software receive stamp on the system clock, 0 for
+/// none), on the steady clock of readNs: a loop that woke late, busy or descheduled, still records
+/// when the request arrived, not when it got round to reading it.
+qint64 arrivalOf(std::int64_t realtimeNs, qint64 readNs)
 {
-    timespec stamp{};
-    if (!receiveStamp(message, &stamp))
+    if (realtimeNs == 0)
         return readNs;
-    timespec real{};
-    ::clock_gettime(CLOCK_REALTIME, &real);
     const qint64 ageNs =
-        (qint64(real.tv_sec) - qint64(stamp.tv_sec)) * 1'000'000'000 + (qint64(real.tv_nsec) - qint64(stamp.tv_nsec));
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count() -
+        realtimeNs;
     // The kernel stamps on the wall clock: a step of it must not move arrivals by more than a read's wait.
     return readNs - std::clamp<qint64>(ageNs, 0, kMaxStampAgeNs);
 }
@@ -65,36 +57,34 @@ void SimServer::Impl::listenerReady()
     }
     // Not watched until then: what arrives meanwhile waits in the kernel's queue, or is dropped
     // when the backlog is full (the client's SYN is retried a second later).
-    poll.modify(listenFd, 0);
+    poll.modify(listener, 0);
     timers.push({nowNs() + qint64(config.acceptDelayMs * 1e6), Timer::AcceptDue, 0});
 }
 
 bool SimServer::Impl::acceptAll()
 {
     while (true) {
-        const int fd = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            const int error = errno;
-            if (error == EINTR || error == ECONNABORTED)
-                continue;
-            if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+        SocketHandle socket = kNoSocket;
+        const SocketResult accepted = acceptTcp(listener, &socket);
+        if (accepted.status == SocketStatus::WouldBlock)
+            return true;
+        if (accepted.status != SocketStatus::Ok) {
+            if (isOutOfDescriptors(accepted.error)) {
                 // Out of descriptors: stop accepting for a while instead of spinning on a
                 // listener that stays readable.
-                poll.modify(listenFd, 0);
+                poll.modify(listener, 0);
                 timers.push({nowNs() + kAcceptRetryNs, Timer::ResumeAccept, 0});
                 return false;
             }
             return true;
         }
-        const int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        enableReceiveStamps(fd); // else: the read's own time
+        enableReceiveStamps(socket); // else: the read's own time
         auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
         conn->id = nextConnectionId++;
         conn->pollHandler = SimPollHandler(this, conn->id);
-        conn->fd = fd;
+        conn->socket = socket;
         conn->idleSinceNs = nowNs();
-        poll.add(fd, EPOLLIN | EPOLLRDHUP, &conn->pollHandler);
+        poll.add(socket, PollEvent::Read, &conn->pollHandler);
         connections.emplace(conn->id, std::move(conn));
         std::lock_guard lock(statsMutex);
         ++stats.openConnections;
@@ -116,22 +106,16 @@ void SimServer::Impl::closeIdle(qint64 now)
 void SimServer::Impl::readable(Connection &conn)
 {
     char buf[kReadBytes];
-    iovec part{buf, sizeof buf};
-    alignas(cmsghdr) char control[kReceiveStampControlBytes];
-    msghdr message{};
-    message.msg_iov = &part;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(conn.fd, &message, 0);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    std::int64_t realtimeNs = 0;
+    const SocketResult read = receiveStamped(conn.socket, buf, sizeof buf, &realtimeNs);
+    if (read.status == SocketStatus::WouldBlock)
         return;
-    if (n <= 0) {
+    if (read.status != SocketStatus::Ok) {
         closeConnection(conn); // peer closed (or reset): frees its batch slot
         return;
     }
-    conn.lastReadNs = arrivalOf(message, nowNs());
-    conn.in.append(buf, std::size_t(n));
+    conn.lastReadNs = arrivalOf(realtimeNs, nowNs());
+    conn.in.append(buf, read.bytes);
     // Bytes that arrive while a response is under way wait; a flood of them is abuse.
     if (conn.responding && conn.in.size() > std::size_t(config.maxBodyBytes) + HttpRequestParser::kMaxHeaderBytes)
         closeConnection(conn);
@@ -188,19 +172,19 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
             closeConnection(conn);
         return;
     }
-    const ssize_t n = ::send(conn.fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0 && errno != EAGAIN && errno != EINTR) {
+    const SocketResult sent = sendSome(conn.socket, data.data(), data.size());
+    if (sent.status == SocketStatus::Failed) {
         closeConnection(conn);
         return;
     }
-    const std::size_t written = n < 0 ? 0 : std::size_t(n);
+    const std::size_t written = sent.bytes;
     conn.flushedTotal += written;
     if (written < data.size()) {
         conn.out.assign(data.substr(written));
         conn.outSent = 0;
         if (!conn.writeWatched) {
             conn.writeWatched = true;
-            poll.modify(conn.fd, EPOLLIN | EPOLLRDHUP | EPOLLOUT);
+            poll.modify(conn.socket, PollEvent::Read | PollEvent::Write);
         }
     }
 }
@@ -208,16 +192,15 @@ void SimServer::Impl::send(Connection &conn, std::string_view data)
 void SimServer::Impl::flush(Connection &conn, qint64 stampNs)
 {
     while (!conn.stream && conn.outSent < conn.out.size()) {
-        const ssize_t n = ::send(conn.fd, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                break;
+        const SocketResult sent = sendSome(conn.socket, conn.out.data() + conn.outSent, conn.out.size() - conn.outSent);
+        if (sent.status == SocketStatus::WouldBlock)
+            break;
+        if (sent.status != SocketStatus::Ok) {
             closeConnection(conn);
             return;
         }
-        conn.outSent += std::size_t(n);
-        conn.flushedTotal += std::size_t(n);
+        conn.outSent += sent.bytes;
+        conn.flushedTotal += sent.bytes;
     }
     const qint64 now = stampNs > 0 ? stampNs : nowNs();
     std::erase_if(conn.marks, [&](const Mark &m) {
@@ -237,7 +220,7 @@ void SimServer::Impl::flush(Connection &conn, qint64 stampNs)
     conn.outSent = 0;
     if (conn.writeWatched) {
         conn.writeWatched = false;
-        poll.modify(conn.fd, EPOLLIN | EPOLLRDHUP);
+        poll.modify(conn.socket, PollEvent::Read);
     }
     if (conn.responseComplete) {
         publishTrace(conn);
@@ -324,8 +307,8 @@ void SimServer::Impl::closeConnection(Connection &conn)
         return h2StreamClosed(conn);
     if (conn.h2)
         h2ConnectionClosed(conn);
-    poll.remove(conn.fd);
-    ::close(conn.fd);
+    poll.remove(conn.socket);
+    closeSocket(conn.socket);
     dead.push_back(conn.id);
     std::lock_guard lock(statsMutex);
     --stats.openConnections;

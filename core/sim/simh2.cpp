@@ -7,8 +7,6 @@
 
 #include "sim/simserver_p.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -391,7 +389,8 @@ void SimServer::Impl::h2ConnectionClosed(Connection &conn)
         const std::uint8_t *bytes = nullptr;
         ssize_t n = 0;
         while ((n = nghttp2_session_mem_send(conn.h2->session, &bytes)) > 0) {
-            if (::send(conn.fd, bytes, std::size_t(n), MSG_NOSIGNAL | MSG_DONTWAIT) != n)
+            const SocketResult sent = sendSome(conn.socket, reinterpret_cast<const char *>(bytes), std::size_t(n));
+            if (sent.status != SocketStatus::Ok || sent.bytes != std::size_t(n))
                 break;
         }
         h2Current = outer;

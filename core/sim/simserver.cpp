@@ -1,29 +1,11 @@
 #include "sim/simserver_p.h"
 
-#include "net/socketaddress.h"
+#include "platform/transportthread.h"
 
-#include <netinet/in.h>
-#include <sys/eventfd.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <limits>
 #include <random>
 
 namespace tb::sim {
-
-namespace {
-
-std::string errnoText(int error)
-{
-    return std::strerror(error);
-}
-
-} // namespace
 
 SimServer::Impl::Impl(SimConfig config)
     : config(std::move(config))
@@ -37,19 +19,12 @@ SimServer::Impl::Impl(SimConfig config)
     std::random_device random;
     // Fixed widths: a random per-server part and a counter, unique across runs and requests.
     idPrefix = hex((quint64(random()) << 32) | random(), 16);
-    wakeFd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    timerFd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    poll.add(wakeFd, EPOLLIN, &wakePoll);
-    poll.add(timerFd, EPOLLIN, &timerPoll);
     startNs = nowNs();
 }
 
 SimServer::Impl::~Impl()
 {
-    for (int fd : {listenFd, wakeFd, timerFd}) {
-        if (fd >= 0)
-            ::close(fd);
-    }
+    closeSocket(listener);
 }
 
 void SimPollHandler::pollReady(std::uint32_t events)
@@ -59,21 +34,16 @@ void SimPollHandler::pollReady(std::uint32_t events)
 
 void SimServer::Impl::run()
 {
-    // Timer slack would let the kernel fire our timer up to 50 µs late to batch wake-ups.
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    requestPreciseWakeUps();
     if (idleTimeoutNs() > 0)
         closeIdle(nowNs());
-    const ::timespec noWait{};
     while (!stopRequested) {
         runDue();
         const qint64 next =
             std::min(model.nextDueNs(), timers.empty() ? std::numeric_limits<qint64>::max() : timers.top().dueNs);
-        const ::timespec *timeout = nullptr; // the timerfd wakes the loop when the next piece is due
-        if (next <= nowNs())
-            timeout = &noWait;
-        else
-            armTimer(next);
-        poll.wait(timeout); // dispatch() each ready descriptor
+        // dispatch() each ready socket; wake when the next piece is due, or stop() is called
+        if (poll.waitUntil(next == std::numeric_limits<qint64>::max() ? -1 : next))
+            stopRequested = true;
         pumpH2();
         reapDead();
     }
@@ -81,20 +51,9 @@ void SimServer::Impl::run()
     for (auto &[id, conn] : connections)
         closeConnection(*conn);
     reapDead();
-    poll.remove(listenFd);
-    ::close(listenFd);
-    listenFd = -1;
-}
-
-void SimServer::Impl::armTimer(qint64 dueNs)
-{
-    if (dueNs == armedNs)
-        return;
-    armedNs = dueNs;
-    itimerspec spec{};
-    spec.it_value.tv_sec = time_t(dueNs / 1'000'000'000);
-    spec.it_value.tv_nsec = long(dueNs % 1'000'000'000);
-    timerfd_settime(timerFd, TFD_TIMER_ABSTIME, &spec, nullptr);
+    poll.remove(listener);
+    closeSocket(listener);
+    listener = kNoSocket;
 }
 
 void SimServer::Impl::dispatch(quint64 id, std::uint32_t events)
@@ -102,15 +61,6 @@ void SimServer::Impl::dispatch(quint64 id, std::uint32_t events)
     switch (id) {
     case kListenerId:
         listenerReady();
-        return;
-    case kTimerId: {
-        std::uint64_t expirations = 0;
-        [[maybe_unused]] const auto r = ::read(timerFd, &expirations, sizeof expirations);
-        armedNs = -1;
-        return;
-    }
-    case kWakeId:
-        stopRequested = true;
         return;
     default:
         break;
@@ -120,9 +70,9 @@ void SimServer::Impl::dispatch(quint64 id, std::uint32_t events)
         return;
     Connection &conn = *it->second;
     try {
-        if (events & EPOLLOUT)
+        if (events & PollEvent::Write)
             flush(conn);
-        if (!conn.dead && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        if (!conn.dead && (events & (PollEvent::Read | PollEvent::Hangup | PollEvent::Error)))
             readable(conn);
         processInput(conn);
     } catch (const std::exception &) {
@@ -139,12 +89,12 @@ void SimServer::Impl::runDue()
         const Timer timer = timers.top();
         timers.pop();
         if (timer.kind == Timer::ResumeAccept) {
-            poll.modify(listenFd, EPOLLIN);
+            poll.modify(listener, PollEvent::Read);
             continue;
         }
         if (timer.kind == Timer::AcceptDue) {
             if (acceptAll())
-                poll.modify(listenFd, EPOLLIN);
+                poll.modify(listener, PollEvent::Read);
             continue;
         }
         if (timer.kind == Timer::MetricsDue) {
@@ -193,42 +143,21 @@ bool SimServer::listen(const QHostAddress &address, quint16 port, QString *error
     const auto fail = [&](const QString &what) {
         if (error)
             *error = what;
-        if (d->listenFd >= 0) {
-            ::close(d->listenFd);
-            d->listenFd = -1;
-        }
         return false;
     };
     if (!d->tokenizer)
         return fail(d->tokenizerError);
-    if (!d->poll.isValid() || d->timerFd < 0 || d->wakeFd < 0)
-        return fail(QStringLiteral("cannot create the event loop: %1").arg(QString::fromStdString(errnoText(errno))));
-
-    sockaddr_storage storage{};
-    socklen_t length = toSocketAddress(address, port, &storage);
-    if (length == 0)
-        return fail(QStringLiteral("not an IP address: '%1'").arg(address.toString()));
-    const int family = storage.ss_family;
-    const bool any = address == QHostAddress(QHostAddress::Any) || address == QHostAddress(QHostAddress::AnyIPv6);
-
-    d->listenFd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (d->listenFd < 0)
-        return fail(QStringLiteral("cannot create a socket: %1").arg(QString::fromStdString(errnoText(errno))));
-    const int one = 1;
-    const int zero = 0;
-    setsockopt(d->listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (family == AF_INET6 && any)
-        setsockopt(d->listenFd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero); // Any: IPv4 too
-    if (::bind(d->listenFd, reinterpret_cast<sockaddr *>(&storage), length) != 0)
-        return fail(QStringLiteral("cannot listen on %1 port %2: %3")
-                        .arg(address.toString())
-                        .arg(port)
-                        .arg(QString::fromStdString(errnoText(errno))));
-    if (::listen(d->listenFd, int(d->config.listenBacklog)) != 0)
-        return fail(QStringLiteral("cannot listen: %1").arg(QString::fromStdString(errnoText(errno))));
-    getsockname(d->listenFd, reinterpret_cast<sockaddr *>(&storage), &length);
-    d->boundPort = portOf(storage);
-    d->poll.add(d->listenFd, EPOLLIN, &d->listenerPoll);
+    if (!d->poll.isValid())
+        return fail(QStringLiteral("cannot create the event loop: %1").arg(socketErrorText(lastSocketError())));
+    QString why;
+    d->listener = listenTcp(address, port, int(d->config.listenBacklog), &d->boundPort, &why);
+    if (d->listener == kNoSocket)
+        return fail(why);
+    if (!d->poll.add(d->listener, PollEvent::Read, &d->listenerPoll)) {
+        closeSocket(d->listener);
+        d->listener = kNoSocket;
+        return fail(QStringLiteral("cannot watch the listener: %1").arg(socketErrorText(lastSocketError())));
+    }
     return true;
 }
 
@@ -244,8 +173,7 @@ void SimServer::run()
 
 void SimServer::stop()
 {
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const auto r = ::write(d->wakeFd, &one, sizeof one);
+    d->poll.wakeUp();
 }
 
 SimStats SimServer::stats() const

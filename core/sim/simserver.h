@@ -10,14 +10,16 @@
 
 namespace tb::sim {
 
-/// The simulated LLM server: an HTTP/1.1 server with keep-alive on an epoll event loop (core/net's
-/// EpollSet, the one the client's threads block in too), the serving model (ServingModel), the APIs
-/// (simprotocol.h), faults, the prefix cache and the statistics, all driven by one thread.
+/// The simulated LLM server: an HTTP/1.1 server with keep-alive on an event loop of its own
+/// (core/platform's PollSet), the serving model (ServingModel), the APIs (simprotocol.h), faults,
+/// the prefix cache and the statistics, all driven by one thread.
 ///
 /// Why not Qt's event loop: with 2,000 open sockets a Qt event-loop iteration polls every socket
 /// (poll(): ~160 µs on the build machine), which rules out sub-millisecond token pacing at
-/// thousands of wake-ups per second; epoll costs ~0.2 µs per wake-up whatever the number of
-/// connections, and a timerfd wakes the loop at the exact nanosecond a chunk is due. See docs/simulator.md.
+/// thousands of wake-ups per second; on Linux the PollSet is epoll (~0.2 µs per wake-up whatever
+/// the number of connections) with a timerfd that wakes the loop at the exact nanosecond a chunk is
+/// due. The portable backend's PollSet is poll() with millisecond deadlines: pacing there is only as
+/// good as that. See docs/simulator.md.
 ///
 /// Use: listen() on any thread, then run() on the thread that serves until stop(). SimulatorHost
 /// does both for you.

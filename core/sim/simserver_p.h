@@ -9,17 +9,16 @@
 
 #include "formats/prometheustext.h"
 #include "metrics/loghistogram.h"
-#include "net/epollset.h"
 #include "sim/httprequestparser.h"
 #include "sim/prefixcache.h"
 #include "sim/ratelimiter.h"
 #include "sim/requestplan.h"
 #include "sim/servingmodel.h"
 #include "sim/simprotocol.h"
+#include "platform/pollset.h"
 #include "tokenize/tokenizer.h"
 
 #include <nghttp2/nghttp2.h>
-#include <sys/epoll.h>
 
 #include <QDateTime>
 
@@ -39,10 +38,8 @@ inline qint64 nowNs()
         .count();
 }
 
-// What the loop's descriptors are to dispatch(): fixed ids for its own, connection ids above.
+// What the loop's sockets are to dispatch(): the listener's fixed id, connection ids above.
 constexpr quint64 kListenerId = 0;
-constexpr quint64 kTimerId = 1;
-constexpr quint64 kWakeId = 2;
 constexpr quint64 kFirstConnectionId = 16;
 
 inline std::string hex(std::uint64_t n, int width = 0)
@@ -125,8 +122,8 @@ struct H2Stream {
     bool closed = false; ///< nghttp2 closed the stream (or its connection went)
 };
 
-/// Hands the EpollSet's events for one of the loop's descriptors (the listener, the timer, the
-/// wake-up, a connection) to SimServer::Impl::dispatch under its id.
+/// Hands the PollSet's events for one of the loop's sockets (the listener, a connection) to
+/// SimServer::Impl::dispatch under its id.
 class SimPollHandler : public PollHandler
 {
 public:
@@ -146,7 +143,7 @@ struct Connection {
         : parser(maxBody)
     {}
     quint64 id = 0;
-    int fd = -1;
+    SocketHandle socket = kNoSocket;
     std::string in;
     HttpRequestParser parser;
     std::string out;         ///< output the kernel did not take yet
@@ -169,7 +166,7 @@ struct Connection {
     qint64 requests = 0;              ///< requests parsed (for keep_alive_max)
     std::unique_ptr<H2Session> h2;    ///< a TCP connection speaking HTTP/2
     std::unique_ptr<H2Stream> stream; ///< an HTTP/2 stream (no descriptor of its own)
-    /// Its descriptor's events (a stream has none).
+    /// Its socket's events (a stream has none).
     SimPollHandler pollHandler{nullptr, 0};
 };
 
@@ -190,7 +187,6 @@ public:
     // --- event loop (simserver.cpp) ------------------------------------------------------------------
 
     void run();
-    void armTimer(qint64 dueNs);
     void dispatch(quint64 id, std::uint32_t events);
     /// Chunks and timers that are due.
     void runDue();
@@ -336,16 +332,12 @@ public:
     QString tokenizerError;
     const std::shared_ptr<const Tokenizer> tokenizer; ///< nullptr when the file would not load
 
-    /// core/net's epoll set, which the client's threads block in too; the loop waits in it.
-    EpollSet poll;
+    /// core/platform's poll set (Linux: epoll, a timerfd for the next chunk's nanosecond, an
+    /// eventfd for stop()); the loop waits in it.
+    PollSet poll;
     SimPollHandler listenerPoll{this, kListenerId};
-    SimPollHandler timerPoll{this, kTimerId};
-    SimPollHandler wakePoll{this, kWakeId};
-    int listenFd = -1;
-    int wakeFd = -1;
-    int timerFd = -1;
+    SocketHandle listener = kNoSocket;
     quint16 boundPort = 0;
-    qint64 armedNs = -1;
     bool stopRequested = false;
     qint64 startNs = 0;
     qint64 startSeconds = QDateTime::currentSecsSinceEpoch();

@@ -1,4 +1,4 @@
-#include "net/epolleventdispatcher.h"
+#include "platform/linux/epolleventdispatcher.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>
@@ -10,7 +10,6 @@
 #include <ctime>
 
 #include <poll.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -28,11 +27,11 @@ std::int64_t monotonicNs()
 /// What wakes each kind of notifier, as Qt's own dispatcher has it: a hung-up or failed socket
 /// wakes readers and writers alike, so that they learn of it.
 constexpr std::array<std::uint32_t, 3> kNotifierEvents{
-    EPOLLIN | EPOLLHUP | EPOLLERR,  // QSocketNotifier::Read
-    EPOLLOUT | EPOLLHUP | EPOLLERR, // QSocketNotifier::Write
-    EPOLLPRI,                       // QSocketNotifier::Exception
+    PollEvent::Read | PollEvent::Hangup | PollEvent::Error,  // QSocketNotifier::Read
+    PollEvent::Write | PollEvent::Hangup | PollEvent::Error, // QSocketNotifier::Write
+    PollEvent::Priority,                                     // QSocketNotifier::Exception
 };
-constexpr std::array<std::uint32_t, 3> kNotifierInterest{EPOLLIN, EPOLLOUT, EPOLLPRI};
+constexpr std::array<std::uint32_t, 3> kNotifierInterest{PollEvent::Read, PollEvent::Write, PollEvent::Priority};
 
 } // namespace
 
@@ -58,7 +57,7 @@ EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
     : QAbstractEventDispatcher(parent)
     , m_wakeFd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC))
 {
-    if (!m_set.isValid() || m_wakeFd < 0 || !m_set.add(m_wakeFd, EPOLLIN, this))
+    if (!m_set.isValid() || m_wakeFd < 0 || !m_set.add(m_wakeFd, PollEvent::Read, this))
         qFatal("EpollEventDispatcher: cannot create its epoll or eventfd descriptor (errno %d)", errno);
 }
 
@@ -112,7 +111,7 @@ bool EpollEventDispatcher::waitForWakeUp(const ::timespec *timeout)
     ::pollfd fd{m_wakeFd, POLLIN, 0};
     if (::ppoll(&fd, 1, timeout, nullptr) <= 0)
         return false;
-    pollReady(EPOLLIN);
+    pollReady(PollEvent::Read);
     return true;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "net/epollset.h"
+#include "platform/linux/epollset.h"
 
 #include <QAbstractEventDispatcher>
 
@@ -12,13 +12,12 @@
 
 namespace tb {
 
-/// The event dispatcher of the transport threads: one epoll descriptor holds Qt's socket
-/// notifiers, the EpollPoller sockets of the thread and an eventfd for wake-ups, and each pass of
+/// The event dispatcher of the transport threads on Linux (newTransportDispatcher()): one epoll
+/// descriptor holds Qt's socket notifiers, the SocketPoller sockets of the thread and an eventfd for wake-ups, and each pass of
 /// the event loop is one blocking epoll_pwait2 whose timeout is the next timer's (to the
 /// nanosecond). Qt's default dispatcher (glib) makes every wake-up a prepare/poll/check/dispatch
 /// round whose poll() then leads to a QSocketNotifier and a second, non-blocking epoll_wait;
-/// here the ready sockets' handlers run straight from the one wait. Linux only; public Qt API
-/// only. Install it with QThread::setEventDispatcher before the thread starts.
+/// here the ready sockets' handlers run straight from the one wait. Public Qt API only. Install it with QThread::setEventDispatcher before the thread starts.
 ///
 /// Timers are kept to the nanosecond whatever their type (coarse ones are treated as precise)
 /// and each due timer fires at most once per pass, so a 0 ms timer cannot starve the sockets.
@@ -29,7 +28,7 @@ public:
     explicit EpollEventDispatcher(QObject *parent = nullptr);
     ~EpollEventDispatcher() override;
 
-    /// The thread's epoll set, for EpollPoller: a descriptor added here is handled by this
+    /// The thread's epoll set, for SocketPoller: a descriptor added here is handled by this
     /// dispatcher's wait. Use it on the dispatcher's thread only.
     EpollSet &epollSet() { return m_set; }
 

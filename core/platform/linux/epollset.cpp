@@ -1,4 +1,4 @@
-#include "net/epollset.h"
+#include "platform/linux/epollset.h"
 
 #include <array>
 #include <atomic>
@@ -12,6 +12,19 @@
 namespace tb {
 
 namespace {
+
+std::uint32_t toEpoll(std::uint32_t events)
+{
+    return (events & PollEvent::Read ? EPOLLIN : 0u) | (events & PollEvent::Write ? EPOLLOUT : 0u) |
+           (events & PollEvent::Priority ? EPOLLPRI : 0u);
+}
+
+std::uint32_t fromEpoll(std::uint32_t events)
+{
+    return (events & EPOLLIN ? PollEvent::Read : 0u) | (events & EPOLLOUT ? PollEvent::Write : 0u) |
+           (events & (EPOLLHUP | EPOLLRDHUP) ? PollEvent::Hangup : 0u) | (events & EPOLLERR ? PollEvent::Error : 0u) |
+           (events & EPOLLPRI ? PollEvent::Priority : 0u);
+}
 
 std::uint64_t tag(int fd, std::uint32_t serial)
 {
@@ -54,7 +67,7 @@ bool EpollSet::add(int fd, std::uint32_t events, PollHandler *handler)
 {
     const std::uint32_t serial = ++m_nextSerial;
     epoll_event e{};
-    e.events = events;
+    e.events = toEpoll(events);
     e.data.u64 = tag(fd, serial);
     if (::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &e) != 0)
         return false;
@@ -70,7 +83,7 @@ void EpollSet::modify(int fd, std::uint32_t events)
     if (!known || !known->handler)
         return;
     epoll_event e{};
-    e.events = events;
+    e.events = toEpoll(events);
     e.data.u64 = tag(fd, known->serial);
     ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, fd, &e);
 }
@@ -95,7 +108,7 @@ int EpollSet::wait(const ::timespec *timeout)
         const Entry *known = entry(int(std::uint32_t(e.data.u64)));
         if (!known || !known->handler || known->serial != std::uint32_t(e.data.u64 >> 32))
             continue;
-        known->handler->pollReady(e.events);
+        known->handler->pollReady(fromEpoll(e.events));
         ++handed;
     }
     return handed;

@@ -1,5 +1,9 @@
 #pragma once
 
+// Private to the platform seam's Linux backend.
+
+#include "platform/pollhandler.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -7,18 +11,9 @@ struct timespec;
 
 namespace tb {
 
-/// Something registered with an EpollSet.
-class PollHandler
-{
-public:
-    virtual ~PollHandler() = default;
-    /// `events` are EPOLLIN / EPOLLOUT / EPOLLPRI / EPOLLERR / EPOLLHUP bits.
-    virtual void pollReady(std::uint32_t events) = 0;
-};
-
 /// One epoll descriptor and the handler of each descriptor in it: the one piece of epoll code
-/// that both EpollEventDispatcher (which blocks in it) and EpollPoller (which drains it when Qt's
-/// own dispatcher says it is readable) use. Linux only; one thread at a time.
+/// that EpollEventDispatcher (which blocks in it), SocketPoller (which drains it when Qt's own
+/// dispatcher says it is readable) and PollSet (the simulator's loop) use. One thread at a time.
 class EpollSet
 {
 public:
@@ -29,7 +24,8 @@ public:
 
     bool isValid() const { return m_epoll >= 0; }
     int fd() const { return m_epoll; }
-    /// Level-triggered. False (errno set) when epoll refuses the descriptor.
+    /// Level-triggered; `events` and what handlers get are PollEvent bits. False (errno set) when
+    /// epoll refuses the descriptor.
     bool add(int fd, std::uint32_t events, PollHandler *handler);
     void modify(int fd, std::uint32_t events);
     void remove(int fd);

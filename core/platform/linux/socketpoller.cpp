@@ -1,65 +1,80 @@
-#include "net/epollpoller.h"
+#include "platform/socketpoller.h"
 
-#include "net/epolleventdispatcher.h"
+#include "platform/linux/epolleventdispatcher.h"
+#include "platform/linux/epollset.h"
 
 #include <QAbstractEventDispatcher>
+#include <QPointer>
 #include <QSocketNotifier>
 
 #include <cerrno>
-
-#include <time.h>
+#include <ctime>
 
 namespace tb {
 
-EpollPoller::EpollPoller(QObject *parent)
+/// On a thread run by an EpollEventDispatcher the set is the dispatcher's own: the thread's one
+/// blocking epoll wait hands the ready sockets straight to their handlers. Elsewhere (Qt's
+/// dispatcher, which polls every notifier it has on each wake-up — poll() of 500 sockets costs
+/// tens of µs) it is an epoll descriptor of its own, watched by one QSocketNotifier, so that loop
+/// polls one descriptor whatever the number of streams. Chosen on the first add(), on the thread
+/// that uses it.
+struct SocketPoller::Impl {
+    /// Null when this thread's dispatcher has gone (the thread ended before a stream closed).
+    EpollSet *set()
+    {
+        if (own)
+            return own.get();
+        return dispatcher ? &dispatcher->epollSet() : nullptr;
+    }
+
+    QPointer<EpollEventDispatcher> dispatcher;
+    std::unique_ptr<EpollSet> own; ///< only off an EpollEventDispatcher thread
+    QSocketNotifier *notifier = nullptr; ///< a child of the poller, on `own`
+};
+
+SocketPoller::SocketPoller(QObject *parent)
     : QObject(parent)
+    , d(std::make_unique<Impl>())
 {}
 
-EpollPoller::~EpollPoller()
+SocketPoller::~SocketPoller()
 {
-    delete m_notifier;
+    delete d->notifier; // before `own` closes the descriptor it watches
 }
 
-EpollSet *EpollPoller::set()
+bool SocketPoller::add(SocketHandle socket, std::uint32_t events, PollHandler *handler)
 {
-    if (m_own)
-        return m_own.get();
-    return m_dispatcher ? &m_dispatcher->epollSet() : nullptr;
-}
-
-bool EpollPoller::add(int fd, std::uint32_t events, PollHandler *handler)
-{
-    if (!m_own && !m_dispatcher) {
-        m_dispatcher = qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
-        if (!m_dispatcher) {
-            m_own = std::make_unique<EpollSet>();
-            if (!m_own->isValid())
+    if (!d->own && !d->dispatcher) {
+        d->dispatcher = qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+        if (!d->dispatcher) {
+            d->own = std::make_unique<EpollSet>();
+            if (!d->own->isValid())
                 return false;
-            m_notifier = new QSocketNotifier(m_own->fd(), QSocketNotifier::Read, this);
-            connect(m_notifier, &QSocketNotifier::activated, this, [this] {
+            d->notifier = new QSocketNotifier(d->own->fd(), QSocketNotifier::Read, this);
+            connect(d->notifier, &QSocketNotifier::activated, this, [this] {
                 const ::timespec now{};
-                m_own->wait(&now);
+                d->own->wait(&now);
             });
         }
     }
-    EpollSet *s = set();
+    EpollSet *s = d->set();
     if (!s) {
         errno = ESHUTDOWN;
         return false;
     }
-    return s->add(fd, events, handler);
+    return s->add(int(socket), events, handler);
 }
 
-void EpollPoller::modify(int fd, std::uint32_t events)
+void SocketPoller::modify(SocketHandle socket, std::uint32_t events)
 {
-    if (EpollSet *s = set())
-        s->modify(fd, events);
+    if (EpollSet *s = d->set())
+        s->modify(int(socket), events);
 }
 
-void EpollPoller::remove(int fd)
+void SocketPoller::remove(SocketHandle socket)
 {
-    if (EpollSet *s = set())
-        s->remove(fd);
+    if (EpollSet *s = d->set())
+        s->remove(int(socket));
 }
 
 } // namespace tb
