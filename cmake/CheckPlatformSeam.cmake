@@ -5,10 +5,10 @@
 #   (c) it includes a backend's or OS layer's private header ("platform/linux/…", "platform/posix/…",
 #       "platform/socketaddress.h", …);
 #   (d) it is part of the product (core/, ui/, app/) and includes any OS header at all.
-# The product has no exceptions. Tests and bench programs that exist only to measure or exercise the
-# Linux backend are listed in cmake/LinuxOnlySources.cmake, each with its reason: they are exempt from
-# (a) and may include the Linux backend's own headers, and tests/ and bench/ build them only when
-# TB_IO_BACKEND is linux, so the portable build compiles exactly what macOS would.
+# The product has no exceptions. Tests and bench programs that can only be built on Linux are listed
+# in cmake/LinuxOnlySources.cmake, each with what it needs and why: they are exempt from (a) and may
+# include the Linux backend's own headers; tests/ and bench/ build those that exercise the Linux
+# backend only when TB_IO_BACKEND is linux, and the others only on Linux.
 # Tests and bench programs may include POSIX headers (they are built only on UNIX); the neutral seam
 # is there so that the product need not.
 # Usage: cmake -DSOURCE_DIR=<project source dir> [-DLINUX_ONLY_SOURCES=<entries>] -P CheckPlatformSeam.cmake
@@ -76,9 +76,9 @@ foreach(tree IN LISTS tb_product_trees tb_other_trees)
         if(file MATCHES "^core/platform/")
             continue()
         endif()
-        tb_linux_only_reason("${file}" reason)
+        tb_linux_only("${file}" needs reason)
         set(linux_only OFF)
-        if(reason)
+        if(needs)
             set(linux_only ON)
         endif()
         # Fast path: the preprocessor lines only; a file with an offence is then read line by line
@@ -117,7 +117,9 @@ endforeach()
 # A stale entry would let a file that no longer exists keep an exemption nobody reviews.
 foreach(entry IN LISTS tb_linux_only_sources)
     string(REGEX REPLACE "\\|.*$" "" path "${entry}")
-    if(NOT EXISTS "${SOURCE_DIR}/${path}")
+    if(NOT entry MATCHES "^[^|]+\\|(linux|linux-backend)\\|.+$")
+        list(APPEND bad "cmake/LinuxOnlySources.cmake: \"${entry}\" is not <path>|linux or linux-backend|<reason>")
+    elseif(NOT EXISTS "${SOURCE_DIR}/${path}")
         list(APPEND bad "cmake/LinuxOnlySources.cmake: ${path} does not exist")
     endif()
 endforeach()

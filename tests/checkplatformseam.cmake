@@ -20,7 +20,7 @@ file(WRITE ${tree}/tests/tst_linuxonly.cpp
      "#include <sys/epoll.h>\n#include \"platform/linux/epollset.h\"\n")
 function(run_check out_result out_text)
     execute_process(
-        COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${tree} "-DLINUX_ONLY_SOURCES=tests/tst_linuxonly.cpp|a test of the Linux backend" -P ${CHECK}
+        COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${tree} "-DLINUX_ONLY_SOURCES=tests/tst_linuxonly.cpp|linux-backend|a test of the Linux backend" -P ${CHECK}
         RESULT_VARIABLE result OUTPUT_VARIABLE text ERROR_VARIABLE text)
     set(${out_result} ${result} PARENT_SCOPE)
     set(${out_text} "${text}" PARENT_SCOPE)
