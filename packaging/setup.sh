@@ -5,7 +5,8 @@
 #   bash packaging/setup.sh            install dependencies and build (preset "default" -> build/)
 #   bash packaging/setup.sh --run      ... then start the GUI on the built-in simulator
 #   bash packaging/setup.sh --test     ... then run every test with CTest
-#   options: --preset NAME (default|dev|ci|asan|tsan|fuzz), --no-install (skip apt), -h|--help
+#   options: --preset NAME (default|dev|ci|asan|portable|asan-portable|tsan|fuzz),
+#            --no-install (skip apt), -h|--help
 #            --list-packages (print the Debian packages it would install, one a line, and exit)
 #   (--preset fuzz also installs clang; with --test it runs fuzz/run.sh instead of CTest;
 #    --preset tsan builds and, with --test, runs only the threaded engine and simulator tests)
@@ -21,11 +22,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --run) action=run ;;
         --test) action=test ;;
-        --preset) preset=${2:?--preset needs a name: default, dev, ci, asan, tsan or fuzz}; shift ;;
+        --preset) preset=${2:?--preset needs a name: default, dev, ci, asan, portable, asan-portable, tsan or fuzz}; shift ;;
         --preset=*) preset=${1#--preset=} ;;
         --no-install) install=0 ;;
         --list-packages) action=list ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
