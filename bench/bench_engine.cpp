@@ -3,7 +3,8 @@
 // Starts the simulator as a separate process (so its CPU is not ours), runs the full
 // BenchmarkRunner (engine + aggregator + run directory writer) at each concurrency, and prints:
 //  - concurrency reached on the wire: the simulator's peak of concurrent requests vs the target;
-//  - client CPU per SSE event: this process's user+sys time / token-bearing events received;
+//  - client CPU per SSE event: this process's user+sys time / token-bearing events received (and
+//    the two apart);
 //  - timing error: client TTFT minus the simulator's own first-token time for the same request
 //    (joined on the response id; both clocks are steady_clock on this machine);
 //  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
@@ -18,12 +19,19 @@
 //                     once a second, as Prometheus would; default off)
 //                     [--http 1.1,2]              (HTTP versions; default 1.1. HTTP/2 is cleartext by prior
 //                     knowledge: h2c, which both transports speak)
+//                     [--csv FILE]                (append one line per row, the header first when FILE is
+//                     new: what bench/compare_backends.sh tabulates)
+//
+// The client's I/O backend (core/platform: linux or portable, chosen when it was built) heads the
+// output and each row: the same source against the same simulator measures what the backend costs.
 #include "pacedsimulator.h"
 
+#include "platform/iobackend.h"
 #include "run/benchmarkrunner.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QTemporaryDir>
@@ -42,11 +50,21 @@ using namespace tb;
 
 namespace {
 
-double cpuSeconds()
+/// This process's CPU time so far, user and system apart: the kernel's share (recvmsg, the poller's
+/// waits, wake-ups) is what the two backends do differently.
+struct CpuTime {
+    double user = 0;
+    double sys = 0;
+    double total() const { return user + sys; }
+    CpuTime operator-(const CpuTime &o) const { return {user - o.user, sys - o.sys}; }
+};
+
+CpuTime cpuTime()
 {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    return {double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) / 1e6,
+            double(u.ru_stime.tv_sec) + double(u.ru_stime.tv_usec) / 1e6};
 }
 
 /// Bytes allocated on the heap right now (glibc's exact count; RSS is too coarse for this).
@@ -115,6 +133,7 @@ int main(int argc, char *argv[])
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
     bool serve = false;
     QList<HttpVersion> versions{HttpVersion::Http1};
+    QString csvPath;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -137,14 +156,32 @@ int main(int argc, char *argv[])
             serve = args[i + 1] == QLatin1String("on");
         else if (args[i] == QLatin1String("--http"))
             versions = parseHttpVersions(args[i + 1]);
+        else if (args[i] == QLatin1String("--csv"))
+            csvPath = args[i + 1];
     }
+    QFile csv(csvPath);
+    if (!csvPath.isEmpty()) {
+        const bool fresh = !csv.exists() || csv.size() == 0;
+        if (!csv.open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text)) {
+            std::fprintf(stderr, "cannot write %s\n", qPrintable(csvPath));
+            return 1;
+        }
+        if (fresh)
+            csv.write("backend,transport,http,streams,seconds,wire_peak,events_per_s,cpu_user_us_per_event,"
+                      "cpu_sys_us_per_event,ttft_err_p50_ms,ttft_err_p99_ms,stamp_lag_p50_ms,stamp_lag_p99_ms,"
+                      "request_lag_p50_ms,request_lag_p99_ms,ok,failed\n");
+    }
+    const IoBackend &backend = ioBackend();
 
     std::printf("bench_engine: %d s per level, simulator paced at %.0f tokens/s in total, separate process; server "
                 "metrics %s; own metrics %s\n",
                 seconds, tokensPerS, scrape ? "scraped every second" : "not scraped",
                 serve ? "served and scraped every second" : "not served");
-    std::printf("%9s %8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "transport", "streams", "wire peak", "events/s",
-                "CPU us/evt", "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
+    std::printf("client I/O backend: %s (%s; stamps: %s; timers %s; steady clock step %lld ns)\n",
+                qPrintable(backend.name), qPrintable(backend.poller), qPrintable(backend.stamping),
+                qPrintable(backend.timerPrecision), static_cast<long long>(steadyClockResolutionNs()));
+    std::printf("%8s %9s %8s %10s %9s %11s %12s %12s %12s %12s %12s\n", "backend", "transport", "streams", "wire peak",
+                "events/s", "CPU us/evt", "TTFT err p50", "TTFT err p99", "err max ms", "KiB/in-fl", "B/record");
     QNetworkAccessManager nam;
     for (const auto &[transport, version] : transportRows(transports, versions))
         for (int concurrency : levels) {
@@ -193,14 +230,15 @@ int main(int argc, char *argv[])
                 outcome = o;
                 loop.quit();
             });
-            const double cpu0 = cpuSeconds();
+            const CpuTime cpu0 = cpuTime();
             QString error;
             if (!runner.start(config, &error)) {
                 std::fprintf(stderr, "run: %s\n", qPrintable(error));
                 return 1;
             }
             loop.exec();
-            const double cpu = cpuSeconds() - cpu0;
+            const CpuTime cpuUsed = cpuTime() - cpu0;
+            const double cpu = cpuUsed.total();
 
             const nlohmann::json stats = getJson(nam, sim.base() + QStringLiteral("/sim/stats"));
             struct Trace {
@@ -260,8 +298,8 @@ int main(int argc, char *argv[])
                 keptCount > 0 ? (heapEnd - heapMiB()) * 1024.0 * 1024.0 / double(keptCount) : 0;
             const double perInFlightKiB = (heapMid - heapBase) * 1024.0 / double(concurrency) -
                                           perRecordBytes * double(keptMid) / 1024.0 / double(concurrency);
-            std::printf("%9s %8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n",
-                        qPrintable(transportKindName(transport)), concurrency,
+            std::printf("%8s %9s %8d %10lld %9.0f %11.2f %12.3f %12.3f %12.3f %12.1f %12.0f\n",
+                        qPrintable(backend.name), qPrintable(transportKindName(transport)), concurrency,
                         stats.value("peak_concurrent_requests", 0LL), events / outcome.summary.total.windowS,
                         cpu * 1e6 / std::max(1.0, events), percentile(errors, 0.5), percentile(errors, 0.99),
                         errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()), perInFlightKiB,
@@ -276,13 +314,37 @@ int main(int argc, char *argv[])
                 percentile(requestLag, 0.99), reads.size(), percentile(lagAfterNewest, 0.5),
                 percentile(lagAfterNewest, 0.99));
             printWire(version, stats);
-            std::printf("         (%lld requests ok, %zu joined on id, %.0f events, CPU %.2f s in %.1f s)\n",
-                        static_cast<long long>(outcome.summary.total.requests.ok), errors.size(), events, cpu,
-                        outcome.summary.total.windowS);
+            std::printf("         (%lld requests ok, %lld failed, %zu joined on id, %.0f events, CPU %.2f s = user "
+                        "%.2f + sys %.2f in %.1f s)\n",
+                        static_cast<long long>(outcome.summary.total.requests.ok),
+                        static_cast<long long>(outcome.summary.total.requests.failed), errors.size(), events, cpu,
+                        cpuUsed.user, cpuUsed.sys, outcome.summary.total.windowS);
             if (const auto &client = outcome.summary.client; client && client->readBacklogP50Ms)
                 std::printf("         socket read backlog (kernel stamp -> read, by bytes): p50 %.3f ms, p99 %.3f ms, "
                             "max %.1f ms\n",
                             *client->readBacklogP50Ms, *client->readBacklogP99Ms, *client->readBacklogMaxMs);
+            if (csv.isOpen()) {
+                const double perEvent = 1e6 / std::max(1.0, events);
+                csv.write(QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17\n")
+                              .arg(backend.name, transportKindName(transport),
+                                   version == HttpVersion::Http2 ? QStringLiteral("2") : QStringLiteral("1.1"))
+                              .arg(concurrency)
+                              .arg(seconds)
+                              .arg(stats.value("peak_concurrent_requests", 0LL))
+                              .arg(events / outcome.summary.total.windowS, 0, 'f', 0)
+                              .arg(cpuUsed.user * perEvent, 0, 'f', 2)
+                              .arg(cpuUsed.sys * perEvent, 0, 'f', 2)
+                              .arg(percentile(errors, 0.5), 0, 'f', 3)
+                              .arg(percentile(errors, 0.99), 0, 'f', 3)
+                              .arg(percentile(stampLag, 0.5), 0, 'f', 3)
+                              .arg(percentile(stampLag, 0.99), 0, 'f', 3)
+                              .arg(percentile(requestLag, 0.5), 0, 'f', 3)
+                              .arg(percentile(requestLag, 0.99), 0, 'f', 3)
+                              .arg(outcome.summary.total.requests.ok)
+                              .arg(outcome.summary.total.requests.failed)
+                              .toUtf8());
+                csv.flush();
+            }
             std::fflush(stdout);
         }
     return 0;

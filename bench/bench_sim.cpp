@@ -5,6 +5,7 @@
 // minus the serving model's schedule), and the CPU time of the simulator's thread.
 //
 //   bench_sim [--connections N] [--tokens-per-s R] [--seconds S] [--tokens-per-chunk K]
+#include "platform/iobackend.h"
 #include "platform/openfilelimit.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
@@ -160,6 +161,10 @@ int main(int argc, char *argv[])
     std::printf("bench_sim: %d streaming connections, %.0f tokens/s in total (%.1f per stream, step %.1f ms), %d "
                 "token(s) per chunk\n",
                 o.connections, o.tokensPerSecond, perStream, config.stepMs, o.tokensPerChunk);
+    // The simulator's loop waits on this build's backend (epoll and timerfd, or poll and a whole-ms
+    // timeout): the pacing error below is that backend's.
+    std::printf("simulator I/O backend: %s (%s; timers %s)\n", qPrintable(tb::ioBackend().name),
+                qPrintable(tb::ioBackend().poller), qPrintable(tb::ioBackend().timerPrecision));
 
     const int ep = epoll_create1(0);
     std::vector<Stream> streams(std::size_t(o.connections));

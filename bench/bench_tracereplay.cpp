@@ -9,6 +9,7 @@
 //
 //   bench_tracereplay [--requests N] [--rate R] [--time-scale X] [--arrival trace|poisson|constant]
 #include "client/loadcontroller.h"
+#include "platform/iobackend.h"
 #include "sim/simulatorhost.h"
 
 #include <QCoreApplication>
@@ -138,6 +139,9 @@ int main(int argc, char **argv)
     else
         std::printf("trace replay: %zu of %d requests ok, %.0f req/s, time scale %g\n", lag.size(), requests, rate,
                     timeScale);
+    // The arrival timer is this build's backend's (timerfd, or a Qt timer in whole milliseconds).
+    std::printf("I/O backend: %s (arrival timer %s)\n", qPrintable(ioBackend().name),
+                qPrintable(ioBackend().timerPrecision));
     std::printf("arrival error (server clock vs schedule) ms:   p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
                 percentile(err, 0.5), percentile(err, 0.9), percentile(err, 0.99), percentile(err, 1.0));
     std::printf("client queue delay (sent - scheduled) ms:      p50 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
