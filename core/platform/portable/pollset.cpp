@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <unordered_map>
 #include <vector>
 
 #ifdef _WIN32
@@ -25,16 +26,30 @@ struct PollSet::Impl {
     struct Entry {
         SocketHandle socket;
         std::uint32_t events;
-        PollHandler *handler;
+        PollHandler *handler; ///< null: removed, dropped at the next wait
     };
     std::vector<Entry> entries;
+    /// Socket -> its entry: one lookup per ready socket (a search of the list would make a wait
+    /// with many ready connections cost their square).
+    std::unordered_map<SocketHandle, std::size_t> index;
     std::vector<PollEntry> polled;
     SocketHandle wake[2] = {kNoSocket, kNoSocket};
     bool valid = false;
 
-    std::vector<Entry>::iterator find(SocketHandle socket)
+    Entry *find(SocketHandle socket)
     {
-        return std::find_if(entries.begin(), entries.end(), [socket](const Entry &e) { return e.socket == socket; });
+        const auto it = index.find(socket);
+        return it == index.end() ? nullptr : &entries[it->second];
+    }
+    /// Drops the removed entries; a wait may be handing out events when a handler removes one.
+    void compact()
+    {
+        if (std::none_of(entries.begin(), entries.end(), [](const Entry &e) { return !e.handler; }))
+            return;
+        std::erase_if(entries, [](const Entry &e) { return !e.handler; });
+        index.clear();
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            index.emplace(entries[i].socket, i);
     }
 };
 
@@ -57,31 +72,30 @@ bool PollSet::isValid() const
 
 bool PollSet::add(SocketHandle socket, std::uint32_t events, PollHandler *handler)
 {
-    const auto it = d->find(socket);
-    if (it != d->entries.end())
-        *it = {socket, events, handler};
-    else
-        d->entries.push_back({socket, events, handler});
+    if (Impl::Entry *known = d->find(socket)) {
+        *known = {socket, events, handler};
+        return true;
+    }
+    d->index.emplace(socket, d->entries.size());
+    d->entries.push_back({socket, events, handler});
     return true;
 }
 
 void PollSet::modify(SocketHandle socket, std::uint32_t events)
 {
-    const auto it = d->find(socket);
-    if (it != d->entries.end())
-        it->events = events;
+    if (Impl::Entry *known = d->find(socket))
+        known->events = events;
 }
 
 void PollSet::remove(SocketHandle socket)
 {
-    const auto it = d->find(socket);
-    if (it != d->entries.end())
-        it->handler = nullptr; // dropped at the next wait: a wait may be handing out events now
+    if (Impl::Entry *known = d->find(socket))
+        known->handler = nullptr;
 }
 
 bool PollSet::waitUntil(std::int64_t deadlineNs)
 {
-    std::erase_if(d->entries, [](const Impl::Entry &e) { return !e.handler; });
+    d->compact();
     d->polled.clear();
     d->polled.push_back(PollEntry{decltype(PollEntry::fd)(d->wake[1]), POLLIN, 0});
     for (const Impl::Entry &e : d->entries) {
@@ -114,13 +128,13 @@ bool PollSet::waitUntil(std::int64_t deadlineNs)
         if (!revents)
             continue;
         const SocketHandle socket = SocketHandle(d->polled[i + 1].fd);
-        const auto it = d->find(socket); // a handler may have removed it, or another one
-        if (it == d->entries.end() || !it->handler)
+        const Impl::Entry *known = d->find(socket); // a handler may have removed it, or another one
+        if (!known || !known->handler)
             continue;
         const std::uint32_t events =
             (revents & POLLIN ? PollEvent::Read : 0u) | (revents & POLLOUT ? PollEvent::Write : 0u) |
             (revents & POLLHUP ? PollEvent::Hangup : 0u) | (revents & (POLLERR | POLLNVAL) ? PollEvent::Error : 0u);
-        it->handler->pollReady(events);
+        known->handler->pollReady(events);
     }
     return woken;
 }
