@@ -460,6 +460,10 @@ void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_
             request->connectDeadline =
                 addDeadline(nowNs + m_plan->config.load.connectTimeoutMs * 1'000'000, request, Deadline::Connect);
         request->startConnecting();
+        // A request that joins a connection whose handshake is under way (ALPN and HTTP/2 carry
+        // several on one) missed that connection's "handshaking": it is in that phase too.
+        if (request->exchange->handshaking())
+            request->connectionHandshaking();
     }
     request->transport->send(request->exchange, request->builder(), hop, request);
 }
