@@ -35,7 +35,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -264,10 +263,10 @@ QWidget *ComparisonView::chartControls()
 {
     // Beside the tabs, not above the chart: on a laptop every line of height goes to the plot.
     auto *controls = new QWidget(this);
-    auto *exportButton = new QToolButton(controls);
-    exportButton->setText(tr("Export Chart"));
+    // A push button: it sets its menu arrow beside the text, where a tool button draws it over the
+    // text's last letter.
+    auto *exportButton = new QPushButton(tr("Export Chart"), controls);
     exportButton->setToolTip(tr("Save this chart as PNG, SVG or PDF in the light report theme"));
-    exportButton->setPopupMode(QToolButton::InstantPopup);
     auto *menu = new QMenu(exportButton);
     menu->addAction(tr("For a Slide (16:9)…"), this,
                     [this] { exportChartDialog(ChartTab(m_tabs->currentIndex()), ChartExporter::Page::Slide); });
