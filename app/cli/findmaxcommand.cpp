@@ -63,10 +63,12 @@ int findMaxCommand(CliParser &cli, const RunConfig &config, int workers, bool fo
 
     const LimitSearchPlan &plan = *search.plan();
     printOut(plan.answerLine() + QLatin1Char('\n'));
-    printOut(QStringLiteral("stopped: %1 (%2 levels)\nsearch directory: %3\n")
+    const std::size_t levels = plan.levels().size();
+    printOut(QStringLiteral("stopped: %1 (%2 %3)\nsearch directory: %4\n")
                  .arg(plan.stopText())
-                 .arg(plan.levels().size())
-                 .arg(QDir::toNativeSeparators(search.directory())));
+                 .arg(levels)
+                 .arg(levels == 1 ? QStringLiteral("level") : QStringLiteral("levels"),
+                      QDir::toNativeSeparators(search.directory())));
     switch (plan.stopReason()) {
     case SearchStop::Stopped:
         return ExitInterrupted;
