@@ -1,5 +1,6 @@
 #include "cliparser.h"
 #include "commands.h"
+#include "findmaxcommand.h"
 #include "runconsole.h"
 #include "signalwatcher.h"
 
@@ -204,6 +205,11 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("TIME")),
         flag(QStringLiteral("dry-run"),
              QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
+        flag(QStringLiteral("find-max"),
+             QStringLiteral("Search for the most users (c) or requests/s (r) whose good fraction meets --slo-target "
+                            "(needs --slo): levels double from START while they pass, then bisect (default "
+                            "c=1..1024, r=1..1000); each level is its own run in --out, with search.json."),
+             QStringLiteral("c|r[=START..MAX]")),
     };
     // Several --url are instances of one model, several --header several headers; any other flag
     // given twice is refused rather than its last value taken.
@@ -272,6 +278,9 @@ int runCommand(const QStringList &args)
             return cli.usageError(
                 QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
     }
+
+    if (p.isSet(QStringLiteral("find-max")))
+        return findMaxCommand(cli, config, workers, force);
 
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
     if (p.isSet(QStringLiteral("dry-run")) || waitMs > 0) {

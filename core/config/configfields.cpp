@@ -839,7 +839,7 @@ QList<ConfigField> makeFields()
          .type = Type::Real,
          .flag = "slo-target",
          .valueName = "X",
-         .help = "Good fraction needed with --fail-on-slo (default 0.99).",
+         .help = "Good fraction needed with --fail-on-slo, and by each level of --find-max (default 0.99).",
          .unit = "",
          .minimum = 0,
          .maximum = 1,
