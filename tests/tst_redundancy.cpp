@@ -21,6 +21,7 @@
 #include <map>
 
 using namespace tb;
+using tb::test::testFile;
 
 namespace {
 
@@ -28,11 +29,6 @@ namespace {
 double valueOf(const std::optional<double> &redundancy)
 {
     return redundancy.value_or(-1);
-}
-
-QString testFile(const char *name)
-{
-    return QStringLiteral(TOKENBENCH_TESTDATA "/") + QLatin1String(name);
 }
 
 } // namespace
