@@ -12,14 +12,7 @@ using tb::ApproxTokenizer;
 using tb::Tokenizer;
 using Ids = std::vector<std::int32_t>;
 
-namespace {
-
-QString testFile(const char *name)
-{
-    return QStringLiteral(TOKENBENCH_TESTDATA "/") + QLatin1String(name);
-}
-
-} // namespace
+using tb::test::testFile;
 
 class TestTokenizer : public QObject
 {

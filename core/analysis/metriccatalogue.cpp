@@ -47,6 +47,12 @@ BlockValue count(std::int64_t RequestCounts::*field)
     return [field](const SummaryBlock &b) { return std::optional<double>(double(b.requests.*field)); };
 }
 
+/// A figure of a block's output redundancy, when its requests had text to judge.
+template<typename Fn> BlockValue redundancy(Fn fn)
+{
+    return [fn](const SummaryBlock &b) { return b.redundancy ? finiteOrNone(fn(*b.redundancy)) : std::nullopt; };
+}
+
 /// A run-wide metric: the server block, the cost or the context sweep, never a summary row.
 Entry wholeRun(const char *key, const char *label, const char *unit, Better better, WholeValue value)
 {
@@ -211,6 +217,17 @@ std::vector<Entry> build()
          [](const SummaryBlock &b) { return std::optional<double>(b.concurrency.peakInFlight); }},
         {QStringLiteral("mean_in_flight"), QStringLiteral("Mean in flight"), requests, Better::Neither,
          [](const SummaryBlock &b) { return finiteOrNone(b.concurrency.meanInFlight); }},
+        // Output redundancy (docs/metrics.md): shares of repeated trigrams, shown as percentages.
+        {QStringLiteral("redundancy_mean_pct"), QStringLiteral("Redundancy mean"), pct, Better::Lower,
+         redundancy([](const RedundancySummary &r) { return r.mean * 100; })},
+        {QStringLiteral("redundancy_p50_pct"), QStringLiteral("Redundancy p50"), pct, Better::Lower,
+         redundancy([](const RedundancySummary &r) { return r.p50 * 100; })},
+        {QStringLiteral("redundancy_p90_pct"), QStringLiteral("Redundancy p90"), pct, Better::Lower,
+         redundancy([](const RedundancySummary &r) { return r.p90 * 100; })},
+        {QStringLiteral("redundancy_above"), QStringLiteral("Redundant outputs"), requests, Better::Lower,
+         redundancy([](const RedundancySummary &r) { return double(r.above); })},
+        {QStringLiteral("redundancy_above_pct"), QStringLiteral("Redundant outputs share"), pct, Better::Lower,
+         redundancy([](const RedundancySummary &r) { return r.aboveShare() * 100; })},
         // The comparison's own rows: reasoning per request (shown only when a run reasoned) and
         // the run-wide figures.
         {QStringLiteral("reasoning_per_request"),

@@ -1,5 +1,6 @@
 #include "api/streamdecoder.h"
 
+#include "metrics/outputredundancy.h"
 #include "net/jsoncursor.h"
 
 namespace tb {
@@ -47,10 +48,11 @@ QString describeError(const nlohmann::json &error)
 
 } // namespace
 
-StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepReply)
+StreamDecoder::StreamDecoder(ApiKind api, const Tokenizer *tokenizer, bool keepReply, bool saveOutput)
     : m_dialect(dialectFor(api))
     , m_tokenizer(tokenizer)
     , m_keepReply(keepReply)
+    , m_saveOutput(saveOutput)
 {}
 
 void StreamDecoder::begin(RequestRecord *record)
@@ -85,8 +87,9 @@ void StreamDecoder::chunk(std::int64_t stampNs, std::size_t textBytes, bool reas
 bool StreamDecoder::read(std::string_view json, DocumentFields &f)
 {
     // Text is kept to be counted when tokens may have to be counted locally.
-    DocumentReader reader(json, f, m_tokenizer || !m_sawUsage ? &m_text : nullptr, m_keepReply ? &m_reply : nullptr,
-                          kMaxReplyBytes);
+    // The content is read for its redundancy; a conversation keeps more of it for its next turn.
+    DocumentReader reader(json, f, m_tokenizer || !m_sawUsage ? &m_text : nullptr, &m_reply,
+                          m_keepReply ? kMaxReplyBytes : OutputRedundancy::kMaxExaminedBytes);
     return m_dialect.read(reader);
 }
 
@@ -186,8 +189,15 @@ QString StreamDecoder::errorMessageFromBody(std::string_view body)
 void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
 {
     RequestRecord &r = *m_record;
-    if (m_keepReply && r.ok())
-        r.reply = std::move(m_reply);
+    if (r.ok()) {
+        // On the transport thread, after the response's last stamp: the examined text is bounded
+        // (OutputRedundancy::kMaxExaminedBytes), so this costs the same at any output length.
+        r.redundancy = OutputRedundancy::measure(m_reply, m_tokenizer).value_or(-1);
+        if (m_saveOutput)
+            r.output = OutputRedundancy::examined(m_reply);
+        if (m_keepReply)
+            r.reply = std::move(m_reply);
+    }
     r.hiddenReasoningTokens =
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_usageCached)

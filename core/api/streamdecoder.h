@@ -21,8 +21,11 @@ public:
     /// With a tokenizer, text is counted with it when the server reports no usage (once, at the
     /// end); without, one token per chunk. keepReply: keep the generated content (not reasoning or
     /// tool calls) as RequestRecord::reply, up to kMaxReplyBytes, for conversations whose next turn
-    /// carries it.
-    explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr, bool keepReply = false);
+    /// carries it. The content is always read, up to OutputRedundancy::kMaxExaminedBytes at least,
+    /// for a successful request's RequestRecord::redundancy (over the tokenizer's tokens when there
+    /// is one, else words); saveOutput: that much of it also goes to RequestRecord::output.
+    explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr, bool keepReply = false,
+                           bool saveOutput = false);
 
     static constexpr std::size_t kMaxReplyBytes = 256 * 1024;
 
@@ -65,6 +68,7 @@ private:
     const ApiDialect &m_dialect;
     const Tokenizer *m_tokenizer;
     bool m_keepReply;
+    bool m_saveOutput;
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;
@@ -75,7 +79,7 @@ private:
     bool m_usageCached = false;          ///< the usage reported cached tokens (cached_tokens, cache reads)
     std::int64_t m_promptEvaluated = -1; ///< llama.cpp's timings.prompt_n, the last one; -1: none
     std::string m_text;                  ///< generated text, kept only when counting with the tokenizer
-    std::string m_reply;                 ///< generated content, kept only with keepReply
+    std::string m_reply;                 ///< generated content (bounded, see the constructor)
 };
 
 } // namespace tb

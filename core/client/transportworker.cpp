@@ -33,7 +33,8 @@ public:
     ActiveRequest(TransportWorker *worker, const RequestJob &job, const RequestBuilder &builder)
         : m_worker(worker)
         , m_builder(builder)
-        , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get(), job.turn > 0)
+        , m_decoder(builder.api(), worker->m_plan->targets.at(std::size_t(job.target)).tokenizer.get(), job.turn > 0,
+                    worker->m_plan->config.quality.saveOutputs)
         , m_url(builder.url())
     {
         m_record = job.record();

@@ -94,6 +94,9 @@ enum class ConfigFieldId {
     SloE2e,
     SloTarget,
     FailOnSlo,
+    // quality
+    RedundancyThreshold,
+    SaveOutputs,
     // the run
     OutDir,
 };

@@ -781,6 +781,10 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     if (!(c.slo.target > 0 && c.slo.target <= 1))
         add(ConfigFieldId::SloTarget,
             QStringLiteral("slo.target (--slo-target): must be in (0, 1] (got %1)").arg(number(c.slo.target)));
+    if (!(c.quality.redundancyThreshold >= 0 && c.quality.redundancyThreshold <= 1))
+        add(ConfigFieldId::RedundancyThreshold,
+            QStringLiteral("quality.redundancy_threshold (--redundancy-threshold): must be from 0 to 1 (got %1)")
+                .arg(number(c.quality.redundancyThreshold)));
     return problems;
 }
 

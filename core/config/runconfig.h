@@ -302,12 +302,20 @@ struct SloConfig {
     bool operator==(const SloConfig &) const = default;
 };
 
+/// What is judged of the generated text (docs/metrics.md "Output redundancy").
+struct QualityConfig {
+    double redundancyThreshold = 0.3; ///< a request whose redundancy exceeds it is counted
+    bool saveOutputs = false;         ///< write each request's generated text to outputs.jsonl
+    bool operator==(const QualityConfig &) const = default;
+};
+
 struct RunConfig {
     TargetConfig target;
     RequestConfig request;
     PromptConfig prompt;
     LoadConfig load;
     SloConfig slo;
+    QualityConfig quality;
     QString outDir; ///< empty: ./runs/<timestamp>-<model>
     bool operator==(const RunConfig &) const = default;
 };

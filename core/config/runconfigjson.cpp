@@ -182,8 +182,9 @@ nlohmann::json toJson(const RunConfig &c)
                              ? nlohmann::json(toStd(formatThinkTime(c.load.thinkTimeMs, c.load.thinkTimeExponential)))
                              : nlohmann::json()}}},
         {"slo", nlohmann::json::object()},
+        {"quality", nlohmann::json::object()},
     };
-    for (const char *section : {"request", "prompt", "load", "slo"})
+    for (const char *section : {"request", "prompt", "load", "slo", "quality"})
         writeConfigFields(c, section, json[section]);
     writeConfigFields(c, "", json);
     return json;
@@ -352,11 +353,13 @@ std::optional<RunConfig> runConfigFromJson(const nlohmann::json &json, QString *
         if (!r.finish())
             return std::nullopt;
     }
-    if (const auto *slo = top.find("slo"); slo && top.ok()) {
-        JsonReader r(*slo, QStringLiteral("slo"), error);
-        readConfigFields(r, "slo", c);
-        if (!r.finish())
-            return std::nullopt;
+    for (const char *section : {"slo", "quality"}) {
+        if (const auto *object = top.find(section); object && top.ok()) {
+            JsonReader r(*object, QLatin1String(section), error);
+            readConfigFields(r, section, c);
+            if (!r.finish())
+                return std::nullopt;
+        }
     }
     readConfigFields(top, "", c);
     c.outDir = withHomeExpanded(c.outDir);

@@ -119,6 +119,12 @@ struct RequestRecord {
     /// Conversations: the generated content as received (bounded), which the next turn carries.
     /// Taken by the load controller; never written to a file.
     std::string reply;
+    /// Output redundancy of the generated content (metrics/outputredundancy.h), in [0, 1]; -1: none
+    /// (a failed request, or fewer than 3 units of text).
+    double redundancy = -1;
+    /// With --save-outputs: the generated content as received, at most
+    /// OutputRedundancy::kMaxExaminedBytes, for outputs.jsonl; empty otherwise.
+    std::string output;
 
     bool ok() const { return status == RequestStatus::Ok; }
 

@@ -71,7 +71,9 @@ struct RunAggregator::Block {
     InFlightTracker inFlight;
     std::vector<std::int64_t> outputTokensPerSecond;
     ConnectionSummary connections;
-    double slowConnectNs = 0; ///< Σ of the slow connects (a double: connects read back may each be years)
+    double slowConnectNs = 0;         ///< Σ of the slow connects (a double: connects read back may each be years)
+    LogHistogram redundancy;          ///< RequestRecord::redundancy of successful requests that have one
+    std::int64_t redundancyAbove = 0; ///< of them, those above quality.redundancy_threshold
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -257,6 +259,14 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
     b.histograms = distributions;
     for (std::size_t i = 0; i < kMetricCount; ++i)
         b.stats[i] = LatencyStats::fromHistogram(distributions[i]);
+    if (!redundancy.isEmpty())
+        b.redundancy = RedundancySummary{std::int64_t(redundancy.count()),
+                                         redundancy.mean(),
+                                         redundancy.percentile(0.5),
+                                         redundancy.percentile(0.9),
+                                         0,
+                                         redundancyAbove,
+                                         {}};
     return b;
 }
 
@@ -437,6 +447,15 @@ void RunAggregator::add(const RequestRecord &r)
         stage->add(r, t, good, true);
     if (instance)
         instance->add(r, t, good, true);
+    if (r.ok() && r.redundancy >= 0) {
+        const bool above = r.redundancy > m_info.config.quality.redundancyThreshold;
+        for (Block *b : {&m_blocks[0], stage, instance}) {
+            if (b) {
+                b->redundancy.record(r.redundancy);
+                b->redundancyAbove += above ? 1 : 0;
+            }
+        }
+    }
     if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
         if (std::size_t(r.turn) > m_turns.size())
             m_turns.resize(std::size_t(r.turn));
@@ -643,12 +662,18 @@ RunSummary RunAggregator::summary() const
                                         ? (s.connection.alpn.isEmpty() ? QStringLiteral("h2c") : QStringLiteral("h2"))
                                         : QStringLiteral("http/1.1"));
     const Pricing &prices = m_info.config.target.pricing;
-    const auto priced = [&prices](SummaryBlock &b) {
+    const QString redundancyUnit =
+        m_info.config.target.tokenizer.isEmpty() ? QStringLiteral("words") : QStringLiteral("tokens");
+    const auto finishBlock = [&](SummaryBlock &b) {
         b.cost = CostSummary::of(prices, b.tokens, b.requests.ok, b.throughput.good);
+        if (b.redundancy) {
+            b.redundancy->threshold = m_info.config.quality.redundancyThreshold;
+            b.redundancy->unit = redundancyUnit;
+        }
     };
-    priced(s.total);
+    finishBlock(s.total);
     for (SummaryBlock &b : s.stages)
-        priced(b);
+        finishBlock(b);
     s.workload = m_info.workload;
     s.warnings << m_info.preRunWarnings;
     s.warnings << promptWarnings(s.total);
@@ -679,7 +704,7 @@ RunSummary RunAggregator::summary() const
         s.balance = balanceName(m_info.config.target.balance);
         for (const Block &b : m_instances) {
             s.instances.push_back(b.summary(b.histograms, stopNs));
-            priced(s.instances.back());
+            finishBlock(s.instances.back());
         }
     }
     return s;

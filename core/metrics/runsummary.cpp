@@ -213,6 +213,15 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
     block["histograms"] = std::move(histograms);
     if (b.cost)
         block["cost"] = costToJson(*b.cost);
+    if (const auto &r = b.redundancy)
+        block["redundancy"] = {{"requests", r->requests},
+                               {"mean", r->mean},
+                               {"p50", r->p50},
+                               {"p90", r->p90},
+                               {"threshold", r->threshold},
+                               {"above", r->above},
+                               {"above_share", r->aboveShare()},
+                               {"unit", toStd(r->unit)}};
     if (!wholeRun)
         block["name"] = toStd(b.name);
     if (b.stopped) {
@@ -317,6 +326,17 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
 
     if (n.hasValue("cost"))
         b.cost = costFromJson(n.object("cost"));
+    if (n.hasValue("redundancy")) { // summaries from before it, or without text, have none
+        const JsonReader redundancy = n.object("redundancy");
+        RedundancySummary &r = b.redundancy.emplace();
+        r.requests = redundancy.integer("requests");
+        r.mean = redundancy.number("mean");
+        r.p50 = redundancy.number("p50");
+        r.p90 = redundancy.number("p90");
+        r.threshold = redundancy.number("threshold");
+        r.above = redundancy.integer("above");
+        r.unit = redundancy.string("unit");
+    }
     if (n.has("connections")) { // summaries from before request phases have none
         const JsonReader connections = n.object("connections");
         b.connections.opened = connections.integer("opened");

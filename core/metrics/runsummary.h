@@ -157,6 +157,20 @@ struct ConnectionSummary {
     std::int64_t unendedBodies = 0;
 };
 
+/// Output redundancy of a block's successful requests that have one (docs/metrics.md "Output
+/// redundancy"): its mean and percentiles (from a LogHistogram: the mean exact, percentiles within
+/// 0.5%), and how many exceed the run's threshold (quality.redundancy_threshold).
+struct RedundancySummary {
+    std::int64_t requests = 0;
+    double mean = 0;
+    double p50 = 0;
+    double p90 = 0;
+    double threshold = 0.3;
+    std::int64_t above = 0; ///< requests with redundancy > threshold
+    double aboveShare() const { return requests > 0 ? double(above) / double(requests) : 0; }
+    QString unit; ///< "tokens" (the target has a tokenizer) or "words"
+};
+
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
@@ -204,7 +218,8 @@ struct SummaryBlock {
     TokenSummary tokens;
     ConcurrencySummary concurrency;
     ConnectionSummary connections;
-    std::optional<CostSummary> cost; ///< with prices for the target
+    std::optional<CostSummary> cost;             ///< with prices for the target
+    std::optional<RedundancySummary> redundancy; ///< when a successful request had one
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
 

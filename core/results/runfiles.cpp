@@ -66,6 +66,7 @@ enum Column {
     ReceivingMs,
     Retries,
     UnendedBody,
+    Redundancy,
     Shard, // merged runs only
     ColumnCount
 };
@@ -116,6 +117,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "receiving_ms",
     "retries",
     "unended_body",
+    "redundancy",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -547,6 +549,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(r.receivingMs());
     putInt(r.retries);
     put(r.unendedBody ? "1" : "0");
+    put(fixed(buffer, r.redundancy >= 0 ? std::optional<double>(r.redundancy) : std::nullopt, 6));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -639,12 +642,27 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.sendingNs = f.durationNs(SendingMs);
     r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
     r.unendedBody = f.text(UnendedBody) == "1";
+    if (const auto redundancy = f.real(Redundancy)) { // runs from before it have none
+        if (*redundancy >= 0 && *redundancy <= 1)
+            r.redundancy = *redundancy;
+        else
+            f.fail(QStringLiteral("column 'redundancy': '%1' is not from 0 to 1").arg(f.string(Redundancy).left(40)));
+    }
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();
         return false;
     }
     return true;
+}
+
+void appendOutputLine(std::string &out, const RequestRecord &r)
+{
+    if (!r.ok())
+        return;
+    const json line{{"id", r.id}, {"text", r.output}};
+    out += line.dump(-1, ' ', false, json::error_handler_t::replace);
+    out += '\n';
 }
 
 void appendChunksLine(std::string &out, const RequestRecord &r)

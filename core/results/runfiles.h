@@ -31,6 +31,7 @@ inline constexpr char kRequestsCsv[] = "requests.csv";
 inline constexpr char kChunksJsonl[] = "chunks.jsonl";
 inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
 inline constexpr char kServerMetricsCsv[] = "server_metrics.csv";
+inline constexpr char kOutputsJsonl[] = "outputs.jsonl"; ///< only with --save-outputs
 
 /// The most RunReader reads of each file (docs/user-guide.md "Limits"), so that a damaged or hostile directory
 /// cannot take memory or time without end. Each is far above what long runs write: requests.csv
@@ -59,9 +60,9 @@ std::optional<RunConfig> runConfigAt(const nlohmann::json &object, const char *k
 /// stage_index,target,finish_reason,retry_after_s,decode_tps,ttft_from_schedule_ms,
 /// e2e_from_schedule_ms,first_content_ms,done_at_ms,instance,hidden_reasoning_tokens,http_version,
 /// redirects,turn,conversation,prompt_token_source,blocked_ms,connect_ms,tls_ms,sending_ms,
-/// waiting_ms,receiving_ms,retries (done_at_ms is an offset from run start, like sent_ms; with the
-/// durations it lets a row be read back into the same record), and for a merged run
-/// (info.mergedFrom) a last column, shard.
+/// waiting_ms,receiving_ms,retries,unended_body,redundancy (done_at_ms is an offset from run start, like sent_ms; with
+/// the durations it lets a row be read back into the same record), and for a merged run (info.mergedFrom) a last
+/// column, shard.
 std::string requestsCsvHeader(const RunInfo &info);
 void appendRequestRow(std::string &out, const RequestRecord &record, const RunInfo &info);
 
@@ -83,6 +84,11 @@ private:
 ///  "chars": [characters of each chunk…]}; nothing for a record without chunks.
 void appendChunksLine(std::string &out, const RequestRecord &record);
 bool parseChunksLine(std::string_view line, std::uint64_t *id, std::vector<ChunkStamp> *chunks, QString *error);
+
+/// {"id": N, "text": "…"}: a successful request's generated content as kept (RequestRecord::output,
+/// at most OutputRedundancy::kMaxExaminedBytes; invalid UTF-8 replaced by U+FFFD); nothing for a
+/// failed request.
+void appendOutputLine(std::string &out, const RequestRecord &record);
 
 /// docs/SPEC.md §4's columns, then stage (name), good, cancelled.
 std::string timeSeriesCsv(const std::vector<TimeSeriesRow> &rows, const QList<StageConfig> &stages);

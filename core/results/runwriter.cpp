@@ -71,7 +71,8 @@ bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace
         return fail(QStringLiteral("cannot create the run directory %1").arg(QDir::toNativeSeparators(directory)));
     // The files written at the end go now: a replacing run that never ends must not show an earlier
     // run's summary beside its own rows. The others are rewritten at once.
-    for (const char *name : {runfiles::kSummaryJson, runfiles::kTimeSeriesCsv}) {
+    // An earlier run's outputs.jsonl must not pass for this run's when this one saves none.
+    for (const char *name : {runfiles::kSummaryJson, runfiles::kTimeSeriesCsv, runfiles::kOutputsJsonl}) {
         QFile file(dir.filePath(QLatin1String(name)));
         if (replace && file.exists() && !file.remove())
             return fail(QStringLiteral("cannot replace %1: %2")
@@ -81,7 +82,11 @@ bool RunWriter::open(const QString &directory, const RunInfo &info, bool replace
         return false;
 
     // Unbuffered: each write() is one write(2), so nothing waits in the process.
-    for (auto [file, name] : {std::pair{&m_requests, runfiles::kRequestsCsv}, {&m_chunks, runfiles::kChunksJsonl}}) {
+    for (auto [file, name] : {std::pair{&m_requests, runfiles::kRequestsCsv},
+                              {&m_chunks, runfiles::kChunksJsonl},
+                              {&m_outputs, runfiles::kOutputsJsonl}}) {
+        if (file == &m_outputs && !info.config.quality.saveOutputs)
+            continue; // generated text is written only when asked for
         const QString path = dir.filePath(QLatin1String(name));
         if (QString why; !openOutputFile(*file, path, &why))
             return fail(QStringLiteral("cannot create %1: %2").arg(QDir::toNativeSeparators(path), why));
@@ -104,10 +109,13 @@ bool RunWriter::append(const RequestRecord &record)
         return false;
     runfiles::appendRequestRow(m_requestsRows, record, m_info);
     runfiles::appendChunksLine(m_chunksLine, record);
+    if (m_outputs.isOpen())
+        runfiles::appendOutputLine(m_outputsLine, record);
     // Requests first: a chunk line never refers to a request that a crash could lose. Two small
     // write(2)s cost a few µs; a request costs far more than that to make.
     return writeAll(m_requests, runfiles::kRequestsCsv, m_requestsRows) &&
-           writeAll(m_chunks, runfiles::kChunksJsonl, m_chunksLine);
+           writeAll(m_chunks, runfiles::kChunksJsonl, m_chunksLine) &&
+           (!m_outputs.isOpen() || writeAll(m_outputs, runfiles::kOutputsJsonl, m_outputsLine));
 }
 
 bool RunWriter::writeAll(QFile &file, const char *name, std::string &rows)
@@ -132,6 +140,7 @@ bool RunWriter::finish(const RunSummary &summary, const std::vector<TimeSeriesRo
 {
     m_requests.close();
     m_chunks.close();
+    m_outputs.close();
     if (m_directory.isEmpty())
         return fail(QStringLiteral("no run directory was opened"));
     // Written even after an earlier error: a summary of what was measured is still worth having.

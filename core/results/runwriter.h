@@ -14,7 +14,8 @@
 namespace tb {
 
 /// Writes a run directory (docs/SPEC.md §4; formats in results/runfiles.h) as the run goes:
-///   open()    creates the directory, writes run.json, starts requests.csv and chunks.jsonl;
+///   open()    creates the directory, writes run.json, starts requests.csv and chunks.jsonl (and
+///             outputs.jsonl with quality.save_outputs);
 ///   append()  hands a record's rows to the operating system at once (one write(2) to each file,
 ///             no buffering in the process), so a process killed at any moment loses no request
 ///             that finished; what the kernel holds survives the process (a power cut can still
@@ -68,8 +69,10 @@ private:
     RunInfo m_info;
     QFile m_requests;
     QFile m_chunks;
+    QFile m_outputs;            ///< open only with --save-outputs (quality.save_outputs)
     std::string m_requestsRows; ///< a record's rows on their way out (kept to reuse its memory)
     std::string m_chunksLine;
+    std::string m_outputsLine;
     QString m_error;
 };
 

@@ -90,9 +90,37 @@ qint64 slotTruncatedTokens(qint64 promptTokens, qint64 slotContext)
 
 void TextSource::append(std::string &out, qint64 tokens)
 {
+    static_assert(kWords.size() == 64, "a trigram's key has 6 bits a word");
     for (qint64 i = 0; i < tokens; ++i) {
-        m_state = splitmix64(m_state);
-        out += kWords[m_state % kWords.size()];
+        if (m_repeatShare <= 0) {
+            m_state = splitmix64(m_state);
+            out += kWords[m_state % kWords.size()];
+            continue;
+        }
+        const std::size_t j = m_words.size(); // this word's index
+        const double trigramsAfter = j >= 2 ? double(j - 1) : 0;
+        std::uint8_t word = 0;
+        if (j > 0 && double(m_repeats) < m_repeatShare * trigramsAfter) {
+            if (!m_copying) {
+                m_state = splitmix64(m_state);
+                m_copyFrom = std::size_t(m_state % j);
+            }
+            word = m_words[m_copyFrom++];
+            m_copying = true;
+        } else {
+            m_state = splitmix64(m_state);
+            word = std::uint8_t(m_state % kWords.size());
+            m_copying = false;
+        }
+        m_words.push_back(word);
+        out += kWords[word];
+        if (j >= 2) {
+            if (m_seenTrigrams.empty())
+                m_seenTrigrams.resize(std::size_t(1) << 18);
+            const std::size_t key = std::size_t(m_words[j - 2]) << 12 | std::size_t(m_words[j - 1]) << 6 | word;
+            m_repeats += m_seenTrigrams[key] ? 1 : 0;
+            m_seenTrigrams[key] = true;
+        }
     }
 }
 

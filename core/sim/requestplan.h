@@ -2,8 +2,10 @@
 
 #include "sim/simconfig.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tb::sim {
 
@@ -39,16 +41,33 @@ qint64 slotTruncatedTokens(qint64 promptTokens, qint64 slotContext);
 
 /// The generated text: every token is a space and a word of 1-4 ASCII letters, so each is exactly
 /// one ApproxTokenizer token and a client counting tokens locally agrees with usage.
+///
+/// With a repeat share r > 0 (SimConfig::repeatShare) words are also copied from earlier in the
+/// same text, so that r of its word trigrams repeat an earlier one: before each word, when the
+/// repeated trigrams so far fall short of r × the trigrams the text will have with this word, the
+/// word continues a copy of earlier words (or starts one at a random earlier word), else it is
+/// drawn at random and ends the copy. Repeats are counted as they occur, chance ones included, so
+/// the share stays at ⌈r·T⌉/T of T trigrams, except where a copy's first two words (which repeat
+/// nothing yet) come last or first: 128 words at r = 0.4 give 0.397 to 0.413, mean 0.400. The
+/// first two trigrams never repeat (r = 1 gives 1 − 2/T). At r = 0, chance alone: about T/2^19.
+/// Kept per text: its words (a byte each) and the trigrams seen (32 KiB).
 class TextSource
 {
 public:
-    explicit TextSource(quint64 seed)
+    explicit TextSource(quint64 seed, double repeatShare = 0)
         : m_state(seed)
+        , m_repeatShare(repeatShare)
     {}
     void append(std::string &out, qint64 tokens);
 
 private:
     quint64 m_state;
+    double m_repeatShare;
+    std::vector<std::uint8_t> m_words; ///< index of every word so far (with a repeat share only)
+    std::size_t m_copyFrom = 0;        ///< the next word to copy, while m_copying
+    bool m_copying = false;
+    std::int64_t m_repeats = 0;       ///< trigrams so far that repeat an earlier one
+    std::vector<bool> m_seenTrigrams; ///< by the three words' indices (6 bits each)
 };
 
 } // namespace tb::sim

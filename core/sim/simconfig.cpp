@@ -66,6 +66,8 @@ const Field kFields[] = {
      "Context length /v1/models reports as vLLM's max_model_len (0: none)"},
     {"error_rate", &SimConfig::errorRate, 0, 1, "Fraction of requests answered 500"},
     {"cut_rate", &SimConfig::cutRate, 0, 1, "Fraction of responses cut mid-way"},
+    {"repeat_share", &SimConfig::repeatShare, 0, 1,
+     "Share of the output's word trigrams that repeat an earlier one of the same response"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},
     {"tpm_limit", &SimConfig::tpmLimit, 0, 1e15, "Prompt + max_tokens per minute before 429 (0: none)"},
     {"header_delay_ms", &SimConfig::headerDelayMs, 0, 3.6e6, "Slow response headers: hold requests this long, ms"},

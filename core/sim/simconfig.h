@@ -57,6 +57,9 @@ struct SimConfig {
     /// steps) and counted in usage.completion_tokens_details.reasoning_tokens but never sent, and
     /// a request with max_tokens gets 400 (max_completion_tokens is the field).
     qint64 hideReasoning = 0;
+    /// Share of each response's word trigrams that repeat an earlier trigram of that response
+    /// (TextSource), so a client's output-redundancy figure has a known answer; 0: words at random.
+    double repeatShare = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this

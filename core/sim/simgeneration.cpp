@@ -40,7 +40,7 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     input.ignoreEos = req.ignoreEos;
     input.reasoning = api.chat();
     ex->plan = planRequest(config, input);
-    ex->text = TextSource(ex->plan.textSeed);
+    ex->text = TextSource(ex->plan.textSeed, config.repeatShare);
 
     ex->meta.endpoint = endpoint;
     ex->meta.id = api.idPrefix() + idPrefix + hex(++responseCounter, 8);

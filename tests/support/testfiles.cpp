@@ -7,6 +7,11 @@
 
 namespace tb::test {
 
+QString testFile(const char *name)
+{
+    return QStringLiteral(TOKENBENCH_TESTDATA "/") + QLatin1String(name);
+}
+
 QByteArray readFile(const QString &path)
 {
     QFile file(path);

@@ -7,6 +7,9 @@ class QTemporaryDir;
 
 namespace tb::test {
 
+/// The path of a file in tests/data.
+QString testFile(const char *name);
+
 /// The whole file, or nothing when it cannot be read (the assertion on its content then fails).
 QByteArray readFile(const QString &path);
 /// Replaces the file with `bytes`; false when it could not be written whole.
