@@ -1,5 +1,6 @@
 #include "cliparser.h"
 #include "commands.h"
+#include "repeatedrunconsole.h"
 #include "runconsole.h"
 #include "signalwatcher.h"
 
@@ -13,6 +14,7 @@
 #include "platform/openfilelimit.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"
+#include "run/repeatedrun.h"
 #include "workload/runplan.h"
 
 #include <QCoreApplication>
@@ -204,6 +206,11 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("TIME")),
         flag(QStringLiteral("dry-run"),
              QStringLiteral("Check the configuration and print the resolved plan; send nothing (exit 0 or 2).")),
+        flag(QStringLiteral("repeat"),
+             QStringLiteral("Run the configuration N times (2-100) one after another, each with a fresh prompt salt, "
+                            "into OUT/run-01 … OUT/run-NN, then OUT/repeats.json: the headline metrics' spread and "
+                            "95% confidence intervals."),
+             QStringLiteral("N")),
     };
     // Several --url are instances of one model, several --header several headers; any other flag
     // given twice is refused rather than its last value taken.
@@ -271,6 +278,22 @@ int runCommand(const QStringList &args)
         if (const QString why = RunWriter::occupied(config.outDir); !why.isEmpty())
             return cli.usageError(
                 QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
+    }
+
+    if (flags.isSet("repeat")) {
+        int repeats = 0;
+        if (!flags.integer("repeat", repeats, RepeatedRun::kMinRepeats, RepeatedRun::kMaxRepeats))
+            return cli.usageError(flags.error());
+        if (shard.isSharded() || startAt.isValid() || p.isSet(QStringLiteral("dry-run")))
+            return cli.usageError(QStringLiteral("--repeat: not with --shard, --shards, --start-at or --dry-run"));
+        if (!config.prompt.salt.isEmpty())
+            return cli.usageError(QStringLiteral("--repeat: each run makes its own prompt salt; leave --prompt-salt "
+                                                 "(prompt.salt) out"));
+        RepeatSettings settings{workers, force, !p.isSet(QStringLiteral("quiet")),
+                                p.value(QStringLiteral("metrics-listen")), 0};
+        if (!config.prompt.promptFile.isEmpty() || !config.prompt.dataset.isEmpty() || !config.load.trace.isEmpty())
+            settings.contextTokens = targetContextTokens(config.target);
+        return runRepeated(config, repeats, settings);
     }
 
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
