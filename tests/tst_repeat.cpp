@@ -115,6 +115,21 @@ private Q_SLOTS:
         QVERIFY(rate["ci95_low"].get<double>() <= rate["mean"].get<double>());
         QVERIFY(rate["mean"].get<double>() <= rate["ci95_high"].get<double>());
         QVERIFY(std::fabs(rate["t"].get<double>() - 4.303) < 0.0005); // t(0.975, 2)
+
+        // report of the directory: its three runs compared, and the table of their spread.
+        const QString html = dir.filePath(QStringLiteral("report.html"));
+        const CliResult report = runCli({QStringLiteral("report"), out, QStringLiteral("--out"), html});
+        QVERIFY2(report.exitCode == 0, qPrintable(report.err));
+        QVERIFY2(report.out.contains(QStringLiteral("(3 runs,")), qPrintable(report.out));
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY(text.contains(QStringLiteral("Spread of the repeated runs of repeated (3 runs)")));
+        const QRegularExpression meanCell(QStringLiteral("<tr data-key=\"requests_per_s\"><td>[^<]*</td><td>[^<]*</td>"
+                                                         "<td class=\"num\" data-value=\"([^\"]+)\">"));
+        const QRegularExpressionMatch match = meanCell.match(text);
+        QVERIFY2(match.hasMatch(), "the spread table has a requests/s row");
+        QVERIFY(std::fabs(match.captured(1).toDouble() - rate["mean"].get<double>()) < 1e-9);
     }
 
     /// Stop during the second run: it is saved, marked partial and left out; repeats.json holds
