@@ -38,12 +38,8 @@ public:
     void stop();
 
     QString directory() const { return m_directory; }
-    int repeats() const { return m_repeats; }
-    /// Every run that ended, the one Stop cut included, in order.
-    const std::vector<RunOutcome> &outcomes() const { return m_outcomes; }
     /// The spread of the runs that finished (not cut by Stop), once finished() came.
     const std::optional<RunSpread> &spread() const { return m_spread; }
-    bool stopped() const { return m_stopped; }
     /// The subdirectory name of run `index` (0-based): "run-01".
     static QString runName(int index);
 
