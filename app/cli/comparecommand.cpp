@@ -3,10 +3,13 @@
 #include "savedruns.h"
 
 #include "analysis/comparison.h"
+#include "analysis/runspread.h"
 #include "run/comparisonsession.h"
 
 #include <QDir>
 #include <QSaveFile>
+
+#include <algorithm>
 
 namespace tb::cli {
 
@@ -26,6 +29,28 @@ int compareCommand(const QStringList &args)
     cli.addOption(baseline);
     if (const auto exit = cli.parse(args))
         return *exit;
+
+    // Repeated-run directories (run --repeat) are judged by their runs' spread.
+    const QStringList arguments = cli.parser().positionalArguments();
+    if (std::any_of(arguments.begin(), arguments.end(), repeatfile::isRepeatDirectory)) {
+        if (arguments.size() != 2 || !std::all_of(arguments.begin(), arguments.end(), repeatfile::isRepeatDirectory))
+            return cli.usageError(QStringLiteral("repeated-run directories (with repeats.json) compare two at a time, "
+                                                 "with each other"));
+        std::vector<RunSpread> spreads;
+        QStringList labels;
+        for (const QString &directory : arguments) {
+            QString why;
+            auto spread = RunSpread::load(directory, &why);
+            if (!spread) {
+                printErr(QStringLiteral("tokenbench-cli compare: %1\n").arg(why));
+                return ExitUsage;
+            }
+            spreads.push_back(std::move(*spread));
+            labels << QDir(directory).dirName();
+        }
+        printOut(RepeatComparison(spreads[0], spreads[1], labels).toText());
+        return ExitOk;
+    }
 
     int exitCode = ExitOk;
     const auto saved = loadSavedRuns(cli, baseline, &exitCode);

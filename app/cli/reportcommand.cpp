@@ -3,6 +3,7 @@
 #include "savedruns.h"
 
 #include "analysis/htmlreport.h"
+#include "analysis/runspread.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -40,6 +41,15 @@ int reportCommand(const QStringList &args)
     HtmlReport::Options options;
     options.title = cli.parser().value(title);
     options.baseline = saved->baseline;
+    for (const QString &directory : std::as_const(saved->repeatDirectories)) {
+        QString why;
+        auto spread = RunSpread::load(directory, &why);
+        if (!spread) {
+            printErr(QStringLiteral("tokenbench-cli report: %1\n").arg(why));
+            return ExitUsage;
+        }
+        options.spreads.emplace_back(QDir(directory).dirName(), std::move(*spread));
+    }
     const HtmlReport report(saved->runs, options);
     const QString path = cli.parser().value(out);
     QString error;

@@ -1,6 +1,7 @@
 #include "cliparser.h"
 #include "commands.h"
 #include "findmaxcommand.h"
+#include "repeatedrunconsole.h"
 #include "runconsole.h"
 #include "signalwatcher.h"
 
@@ -14,6 +15,7 @@
 #include "platform/openfilelimit.h"
 #include "results/runwriter.h"
 #include "run/benchmarkrunner.h"
+#include "run/repeatedrun.h"
 #include "workload/runplan.h"
 
 #include <QCoreApplication>
@@ -210,6 +212,11 @@ void addRunOptions(CliParser &cli)
                             "(needs --slo): levels double from START while they pass, then bisect (default "
                             "c=1..1024, r=1..1000); each level is its own run in --out, with search.json."),
              QStringLiteral("c|r[=START..MAX]")),
+        flag(QStringLiteral("repeat"),
+             QStringLiteral("Run the configuration N times (2-100) one after another, each with a fresh prompt salt, "
+                            "into OUT/run-01 … OUT/run-NN, then OUT/repeats.json: the headline metrics' spread and "
+                            "95% confidence intervals."),
+             QStringLiteral("N")),
     };
     // Several --url are instances of one model, several --header several headers; any other flag
     // given twice is refused rather than its last value taken.
@@ -279,8 +286,26 @@ int runCommand(const QStringList &args)
                 QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
     }
 
+    if (p.isSet(QStringLiteral("find-max")) && flags.isSet("repeat"))
+        return cli.usageError(QStringLiteral("--find-max and --repeat: one at a time (a search judges noise itself, "
+                                             "repeating a level whose verdict is within it)"));
     if (p.isSet(QStringLiteral("find-max")))
         return findMaxCommand(cli, config, workers, force);
+    if (flags.isSet("repeat")) {
+        int repeats = 0;
+        if (!flags.integer("repeat", repeats, RepeatedRun::kMinRepeats, RepeatedRun::kMaxRepeats))
+            return cli.usageError(flags.error());
+        if (shard.isSharded() || startAt.isValid() || p.isSet(QStringLiteral("dry-run")))
+            return cli.usageError(QStringLiteral("--repeat: not with --shard, --shards, --start-at or --dry-run"));
+        if (!config.prompt.salt.isEmpty())
+            return cli.usageError(QStringLiteral("--repeat: each run makes its own prompt salt; leave --prompt-salt "
+                                                 "(prompt.salt) out"));
+        RepeatSettings settings{workers, force, !p.isSet(QStringLiteral("quiet")),
+                                p.value(QStringLiteral("metrics-listen")), 0};
+        if (!config.prompt.promptFile.isEmpty() || !config.prompt.dataset.isEmpty() || !config.load.trace.isEmpty())
+            settings.contextTokens = targetContextTokens(config.target);
+        return runRepeated(config, repeats, settings);
+    }
 
     const qint64 waitMs = startAt.isValid() ? QDateTime::currentDateTimeUtc().msecsTo(startAt) : 0;
     if (p.isSet(QStringLiteral("dry-run")) || waitMs > 0) {

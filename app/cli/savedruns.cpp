@@ -1,6 +1,7 @@
 #include "savedruns.h"
 
 #include "analysis/comparison.h"
+#include "analysis/runspread.h"
 #include "results/loadedruns.h"
 
 #include <QDir>
@@ -34,7 +35,21 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
         *exitCode = cli.usageError(QStringLiteral("give at least one run directory"));
         return std::nullopt;
     }
-    LoadedRuns loaded = LoadedRuns::load(arguments, LoadedRuns::Stop);
+    QStringList directories;
+    QStringList repeatDirectories;
+    for (const QString &argument : arguments) {
+        if (!repeatfile::isRepeatDirectory(argument)) {
+            directories << argument;
+            continue;
+        }
+        QString why;
+        const auto runs = repeatfile::runDirectories(argument, &why);
+        if (!runs)
+            return fail(why);
+        directories << *runs;
+        repeatDirectories << argument;
+    }
+    LoadedRuns loaded = LoadedRuns::load(directories, LoadedRuns::Stop);
     for (const QString &note : std::as_const(loaded.notes))
         printErr(QStringLiteral("tokenbench-cli %1: %2\n").arg(cli.command(), note));
     for (const RunData &run : loaded.runs) {
@@ -46,6 +61,7 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
 
     SavedRuns saved;
     saved.runs = std::move(loaded.runs);
+    saved.repeatDirectories = repeatDirectories;
     const QString balance = saved.runs.front().summary.balance;
     if (expandSingleRunInstances(saved.runs)) {
         printErr(QStringLiteral("tokenbench-cli %1: comparing the %2 instances of %3 (balance %4)\n")

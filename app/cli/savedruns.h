@@ -16,6 +16,9 @@ namespace tb::cli {
 struct SavedRuns {
     std::vector<RunData> runs;
     int baseline = 0; ///< index into runs
+    /// The repeated-run directories (run --repeat) among the arguments: each stands for its
+    /// finished runs, in order.
+    QStringList repeatDirectories;
 };
 
 /// The DIR... argument both commands take.

@@ -498,6 +498,42 @@ QString HtmlReport::tableSection() const
     return html;
 }
 
+QString HtmlReport::spreadSection() const
+{
+    QString html;
+    for (const auto &[name, spread] : m_options.spreads) {
+        html += QStringLiteral("<h2>Spread of the repeated runs of %1 (%2 runs)</h2>\n<table class=\"comparison\">\n"
+                               "<thead><tr><th>metric</th><th>unit</th><th class=\"num\">mean ± 95% CI</th>"
+                               "<th class=\"num\">sd</th><th class=\"num\">CV</th><th class=\"num\">min–max</th>"
+                               "<th class=\"num\">runs</th></tr></thead>\n<tbody>\n")
+                    .arg(esc(name))
+                    .arg(spread.runs());
+        for (const RunSpread::Row &row : spread.rows()) {
+            html += QStringLiteral("<tr data-key=\"%1\"><td>%2</td><td>%3</td>")
+                        .arg(esc(row.key), esc(row.label), esc(row.unit));
+            if (!row.stats) {
+                html += QStringLiteral("<td class=\"num\" colspan=\"5\">—</td></tr>\n");
+                continue;
+            }
+            const SpreadStats &s = *row.stats;
+            const auto value = [&row](double v) { return esc(ComparisonTable::formatValue(v, row.unit)); };
+            html +=
+                QStringLiteral("<td class=\"num\" data-value=\"%1\">%2 ± %3</td><td class=\"num\">%4</td>"
+                               "<td class=\"num\">%5</td><td class=\"num\">%6–%7</td><td class=\"num\">%8</td></tr>\n")
+                    .arg(fullPrecision(s.mean), value(s.mean), value(s.halfWidth), value(s.sd),
+                         s.cv ? esc(ComparisonTable::formatValue(*s.cv * 100)) + QLatin1Char('%') : QStringLiteral("—"),
+                         value(s.min), value(s.max), QString::number(s.n));
+        }
+        html += QStringLiteral("</tbody>\n</table>\n");
+    }
+    if (!html.isEmpty())
+        html += QStringLiteral("<p class=\"legend\">Over the runs of one configuration: the mean ± the half-width of "
+                               "its 95% confidence interval by Student's t with n−1 degrees of freedom "
+                               "(mean ± t·sd/√n), the sample standard deviation (n−1), the coefficient of variation "
+                               "sd/mean and the range.</p>\n");
+    return html;
+}
+
 QString HtmlReport::pairedSection() const
 {
     if (!m_paired || !m_paired->hasPairs())
@@ -633,6 +669,7 @@ QString HtmlReport::toHtml() const
     html += runsSection();
     html += warningsSection();
     html += tableSection();
+    html += spreadSection();
     html += pairedSection();
     html += chartsSection();
     html += configurationSection();

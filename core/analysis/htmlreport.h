@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/comparison.h"
+#include "analysis/runspread.h"
 #include "analysis/svgchart.h"
 #include "results/rundirectory.h"
 
@@ -30,6 +31,9 @@ public:
         QString title;         ///< empty: "TokenBench comparison"
         int baseline = 0;      ///< index into the runs
         QDateTime generatedAt; ///< invalid: now
+        /// Repeated-run directories among the runs (run --repeat), by name: a table of each one's
+        /// spread (RunSpread) follows the comparison.
+        std::vector<std::pair<QString, RunSpread>> spreads;
     };
 
     /// The runs need their records (RunReader::Records) for noise tests and paired deltas.
@@ -52,6 +56,7 @@ private:
     void buildCharts();
     QString runsSection() const;
     QString warningsSection() const;
+    QString spreadSection() const;
     QString tableSection() const;
     QString pairedSection() const;
     QString chartsSection() const;
