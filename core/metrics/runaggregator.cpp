@@ -411,6 +411,8 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
+    if (m_sentFromNs >= 0 && (r.sentNs < m_sentFromNs || r.sentNs >= m_sentToNs))
+        return;
     m_streamsPerConnection = std::max(m_streamsPerConnection, r.streams);
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
@@ -674,6 +676,9 @@ RunSummary RunAggregator::summary() const
     }
     if (!m_context.empty())
         s.contextSweep = contextSweep(s);
+    // A staged run changes its load on purpose: no one window of it is steady.
+    if (m_info.stages.size() == 1 && m_sentFromNs < 0)
+        s.steady = SteadySummary{SteadyWindow::find(timeSeries()), SteadyWindow::method(), std::nullopt};
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
@@ -683,6 +688,23 @@ RunSummary RunAggregator::summary() const
         }
     }
     return s;
+}
+
+void RunAggregator::addSteadyBlock(RunSummary &summary, const RunInfo &info, const std::vector<RequestRecord> &records)
+{
+    if (!summary.steady || !summary.steady->window.found)
+        return;
+    RunAggregator part(info);
+    part.m_sentFromNs = std::int64_t(summary.steady->window.startS) * kNsPerSecond;
+    part.m_sentToNs = std::int64_t(summary.steady->window.endS) * kNsPerSecond;
+    for (const RequestRecord &r : records)
+        part.add(r);
+    SummaryBlock block = part.summary().total;
+    block.name = QStringLiteral("steady");
+    // Its window lies inside the run's plan, whether or not Stop ended the run after it.
+    block.stopped.reset();
+    block.reached = true;
+    summary.steady->block = std::move(block);
 }
 
 std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_t nowNs) const

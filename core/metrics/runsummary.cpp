@@ -366,7 +366,53 @@ void blocksFromJson(const JsonReader &top, const char *key, std::vector<SummaryB
     }
 }
 
+json steadyToJson(const SteadySummary &steady)
+{
+    const SteadyWindow &w = steady.window;
+    json j{{"found", w.found},
+           {"start_s", w.startS},
+           {"end_s", w.endS},
+           {"run_s", w.runS},
+           {"latency", w.e2e ? "e2e" : "ttft"},
+           {"method", toStd(steady.method)}};
+    if (!w.found)
+        j["reason"] = toStd(w.reason);
+    if (steady.block)
+        j["block"] = blockToJson(*steady.block, false);
+    return j;
+}
+
+SteadySummary steadyFromJson(JsonReader n)
+{
+    SteadySummary steady;
+    SteadyWindow &w = steady.window;
+    n.boolean("found", w.found);
+    const int most = int(kMaxTimeSeriesSeconds);
+    n.integer("start_s", w.startS, 0, most);
+    n.integer("end_s", w.endS, 0, most);
+    n.integer("run_s", w.runS, 0, most);
+    w.e2e = n.string("latency") == QLatin1String("e2e");
+    steady.method = n.string("method");
+    if (!w.found)
+        w.reason = n.string("reason");
+    if (n.hasValue("block"))
+        steady.block = blockFromJson(n.object("block"), false);
+    return steady;
+}
+
 } // namespace
+
+QString SteadySummary::line(const SummaryBlock &whole) const
+{
+    if (!window.found)
+        return QStringLiteral("steady state: none (%1)").arg(window.reason);
+    QString text = QStringLiteral("steady state %1–%2 s of %3 s").arg(window.startS).arg(window.endS).arg(window.runS);
+    const Metric metric = window.e2e ? Metric::E2e : Metric::Ttft;
+    if (block && block->stat(metric).count > 0)
+        text += QStringLiteral(": %1 p99 %2 (whole run %3)")
+                    .arg(metricLabel(metric), formatMs(block->stat(metric).p99), formatMs(whole.stat(metric).p99));
+    return text;
+}
 
 std::optional<CostSummary> CostSummary::of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
                                            std::int64_t good)
@@ -511,6 +557,8 @@ json RunSummary::toJson() const
     }
     if (contextSweep)
         j["context_sweep"] = contextSweep->toJson();
+    if (steady)
+        j["steady"] = steadyToJson(*steady);
     const PromptSizing &p = promptSizing;
     json calibration;
     if (!p.calibration.isEmpty()) {
@@ -635,6 +683,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     }
     if (top.has("context_sweep"))
         s.contextSweep = top.nested<ContextSweepSummary>("context_sweep");
+    if (top.hasValue("steady"))
+        s.steady = steadyFromJson(top.object("steady"));
     if (top.hasValue("server"))
         s.server = top.nested<ServerSummary>("server");
     if (top.hasValue("client"))

@@ -10,6 +10,7 @@
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
 #include "metrics/servermetrics.h"
+#include "metrics/steadywindow.h"
 
 #include <QString>
 
@@ -219,6 +220,18 @@ struct SummaryBlock {
     QString label() const;
 };
 
+/// The run's steady state (SteadyWindow, docs/metrics.md "Steady state") beside the whole run.
+struct SteadySummary {
+    SteadyWindow window;
+    QString method; ///< SteadyWindow::method(): the rule and its parameters
+    /// Every figure over the requests sent in [window.startS, window.endS) (name "steady"); none
+    /// when no window was found, or in a live snapshot (it is made from the saved requests at the end).
+    std::optional<SummaryBlock> block;
+    /// "steady state 15–55 s of 60 s: TTFT p99 410 ms (whole run 1,240 ms)", or "steady state: none
+    /// (why)"; `whole` is the run's total block.
+    QString line(const SummaryBlock &whole) const;
+};
+
 /// Conversations (--turns): one turn index over the whole run, from its successful requests
 /// (warm-up excluded) — the multi-turn token growth, measured.
 struct TurnSummary {
@@ -255,6 +268,8 @@ struct RunSummary {
     std::vector<SummaryBlock> instances;
     std::vector<TurnSummary> turns;                  ///< conversations only: turn 1, 2, …
     std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
+    /// Single-stage runs; none in summaries from before it and for staged runs.
+    std::optional<SteadySummary> steady;
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;

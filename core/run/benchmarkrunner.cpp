@@ -6,6 +6,7 @@
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
+#include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenize/tokenizer.h"
 #include "workload/promptcalibrator.h"
@@ -421,6 +422,8 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
+            else if (outcome.error.isEmpty())
+                addSteadyBlock(sink, outcome);
             exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
@@ -431,6 +434,25 @@ private:
             for (const RunOutcome &outcome : outcomes)
                 Q_EMIT r->runFinished(outcome);
         });
+    }
+
+    /// The steady window's figures come from the saved requests (the aggregator keeps none): read
+    /// back once summary.json is written, so the reader need not recompute it, then written again.
+    static void addSteadyBlock(Sink &sink, RunOutcome &outcome)
+    {
+        if (!outcome.summary.steady || !outcome.summary.steady->window.found)
+            return;
+        QString why;
+        const auto data = RunReader::load(outcome.directory, &why, RunReader::Records | RunReader::Chunks);
+        if (!data) {
+            outcome.summary.warnings << QStringLiteral("steady state: the saved requests could not be read back (%1): "
+                                                       "no figures for the window")
+                                            .arg(why);
+        } else {
+            RunAggregator::addSteadyBlock(outcome.summary, sink.aggregator.info(), data->records);
+        }
+        if (!sink.writer.finish(outcome.summary, outcome.timeSeries))
+            outcome.error = sink.writer.errorString();
     }
 
     BenchmarkRunner *m_runner;
