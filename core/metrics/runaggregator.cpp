@@ -338,10 +338,12 @@ void RunAggregator::markStageStarted(int stage, std::int64_t ns)
         m_stageStartNs[std::size_t(stage)] = ns;
 }
 
-void RunAggregator::markStopped(std::int64_t ns)
+void RunAggregator::markStopped(std::int64_t ns, const QString &reason)
 {
-    if (m_stoppedNs < 0)
+    if (m_stoppedNs < 0) {
         m_stoppedNs = ns;
+        m_stopReason = reason;
+    }
 }
 
 std::int64_t RunAggregator::stoppedNs() const
@@ -366,7 +368,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
         }
     }
     const auto planned = [](const StageConfig &stage) {
-        return StopSummary{0, double(stage.durationMs) / 1000, stage.requests};
+        return StopSummary{0, double(stage.durationMs) / 1000, stage.requests, {}};
     };
     const auto startOf = [this](std::size_t i) {
         return m_stageStartNs[i] >= 0 ? m_stageStartNs[i] : m_blocks[i + 1].firstSentNs;
@@ -387,6 +389,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
         stopped.afterS = started >= 0 && stopNs > started ? double(stopNs - started) / 1e9 : 0;
         // Its window ends at Stop.
         stage = m_blocks[i + 1].summary(m_blocks[i + 1].histograms, stopNs);
+        stopped.reason = m_stopReason;
         stage.stopped = stopped;
     }
     // What the run as a whole was to do: its stages' durations when each had one, likewise counts.
@@ -404,6 +407,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
     const std::int64_t loadStart =
         !m_stageStartNs.empty() && m_stageStartNs[0] >= 0 ? m_stageStartNs[0] : m_blocks[0].firstSentNs;
     whole.afterS = loadStart >= 0 && stopNs > loadStart ? double(stopNs - loadStart) / 1e9 : 0;
+    whole.reason = m_stopReason;
     summary.total.stopped = whole;
     summary.total.concurrency.target = largestUsers;
 }

@@ -57,8 +57,8 @@ public:
     void add(const RequestRecord &record);
     /// Stage `stage` of the load began at `ns` of run time (warm-up is no stage).
     void markStageStarted(int stage, std::int64_t ns);
-    /// Stop ended the load at `ns` of run time.
-    void markStopped(std::int64_t ns);
+    /// Stop ended the load at `ns` of run time; `reason`: the run stopped itself, saying why.
+    void markStopped(std::int64_t ns, const QString &reason = {});
 
     const RunInfo &info() const { return m_info; }
     /// Before the first record: the run's t = 0 moves to the load's start (RunInfo::moveOrigin).
@@ -127,6 +127,7 @@ private:
     std::vector<Second> m_seconds;
     std::vector<std::int64_t> m_stageStartNs; ///< per stage, -1 until it began
     std::int64_t m_stoppedNs = -1;
+    QString m_stopReason;
     /// ≥ 0: only records sent in [m_sentFromNs, m_sentToNs) count (addSteadyBlock).
     std::int64_t m_sentFromNs = -1;
     std::int64_t m_sentToNs = -1;

@@ -221,6 +221,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
             stopped["planned_s"] = b.stopped->plannedS;
         if (b.stopped->plannedRequests > 0)
             stopped["planned_requests"] = b.stopped->plannedRequests;
+        if (!b.stopped->reason.isEmpty())
+            stopped["reason"] = toStd(b.stopped->reason);
         block["stopped"] = std::move(stopped);
     }
     if (!b.reached)
@@ -244,6 +246,8 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
             s.plannedS = stopped.number("planned_s");
         if (stopped.has("planned_requests"))
             s.plannedRequests = stopped.integer("planned_requests");
+        if (stopped.has("reason"))
+            s.reason = stopped.string("reason");
     }
     if (n.has("reached"))
         b.reached = n.value().at("reached") != false;
@@ -468,14 +472,17 @@ QString SummaryBlock::partialNote() const
     if (!stopped)
         return {};
     const QString after = formatNumber(stopped->afterS, 3, 1);
+    QString note;
     if (stopped->plannedS > 0)
-        return QStringLiteral("stopped after %1 s of %2 s").arg(after, QString::number(stopped->plannedS, 'g', 6));
-    if (stopped->plannedRequests > 0)
-        return QStringLiteral("stopped after %1 s, %2 of %3 requests")
-            .arg(after)
-            .arg(requests.attempted + requests.cancelled)
-            .arg(stopped->plannedRequests);
-    return QStringLiteral("stopped after %1 s").arg(after);
+        note = QStringLiteral("stopped after %1 s of %2 s").arg(after, QString::number(stopped->plannedS, 'g', 6));
+    else if (stopped->plannedRequests > 0)
+        note = QStringLiteral("stopped after %1 s, %2 of %3 requests")
+                   .arg(after)
+                   .arg(requests.attempted + requests.cancelled)
+                   .arg(stopped->plannedRequests);
+    else
+        note = QStringLiteral("stopped after %1 s").arg(after);
+    return stopped->reason.isEmpty() ? note : note + QStringLiteral(": ") + stopped->reason;
 }
 
 QString SummaryBlock::label() const

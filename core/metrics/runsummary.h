@@ -188,6 +188,8 @@ struct StopSummary {
     double afterS = 0;                ///< the stage's (the load's) start → Stop
     double plannedS = 0;              ///< the planned duration; 0: it ended by count alone
     std::int64_t plannedRequests = 0; ///< the planned count; 0: it ended by time alone
+    /// Why the run stopped itself ("over-saturated at 23 s: …", --stop-on-saturation); empty: Stop.
+    QString reason;
     bool operator==(const StopSummary &) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include "client/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "metrics/saturationdetector.h"
 #include "net/bytestream.h"
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
@@ -148,7 +149,8 @@ public:
             startLoad();
     }
 
-    void stop()
+    /// `reason`: the run stops itself (--stop-on-saturation), saying why; empty: the user's Stop.
+    void stop(const QString &reason = {})
     {
         m_stopRequested = true;
         if (m_loadStarted) {
@@ -156,7 +158,7 @@ public:
             if (!m_finished) {
                 const std::int64_t nowNs = m_controller->clock().nowNs();
                 for (auto &sink : m_sinks)
-                    sink->aggregator.markStopped(nowNs);
+                    sink->aggregator.markStopped(nowNs, reason);
             }
             m_controller->stop();
         } else if (m_controller) // still probing the metrics endpoints: nothing to wait for now
@@ -349,14 +351,33 @@ private:
     void postSnapshots()
     {
         const RunProgress progress = m_controller->progress();
+        QString saturated;
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             const Sink &sink = *m_sinks[i];
             RunSummary summary = summaryOf(sink);
             exportFigures(i, summary, progress.inFlight);
-            post([s = RunSnapshot{int(i), progress, std::move(summary),
-                                  sink.aggregator.timeSeries(0, progress.elapsedNs),
-                                  sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
+            std::vector<TimeSeriesRow> rows = sink.aggregator.timeSeries(0, progress.elapsedNs);
+            if (saturated.isEmpty())
+                saturated = saturation(rows);
+            post([s = RunSnapshot{int(i), progress, std::move(summary), std::move(rows), sink.server.rows()}](
+                     BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
+        if (!saturated.isEmpty())
+            stop(saturated);
+    }
+
+    /// With --stop-on-saturation, while the load runs: the over-saturation of the open-loop stage
+    /// running now, judged on its own seconds (rows: every completed second of the run), or empty.
+    QString saturation(const std::vector<TimeSeriesRow> &rows) const
+    {
+        if (!m_plan->config.load.stopOnSaturation || m_stopRequested || m_finished || rows.empty())
+            return {};
+        const int stage = rows.back().stage;
+        if (stage < 0 || stage >= m_plan->stages.size() || m_plan->stages.at(stage).mode != LoadMode::Rate)
+            return {};
+        const auto first =
+            std::find_if(rows.begin(), rows.end(), [stage](const TimeSeriesRow &r) { return r.stage == stage; });
+        return SaturationDetector::check(std::vector<TimeSeriesRow>(first, rows.end()));
     }
 
     /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
