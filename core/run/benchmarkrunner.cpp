@@ -16,6 +16,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <climits>
+
 namespace tb {
 
 namespace {
@@ -358,7 +360,7 @@ private:
             exportFigures(i, summary, progress.inFlight);
             std::vector<TimeSeriesRow> rows = sink.aggregator.timeSeries(0, progress.elapsedNs);
             if (saturated.isEmpty())
-                saturated = saturation(rows);
+                saturated = saturation(rows, progress);
             post([s = RunSnapshot{int(i), progress, std::move(summary), std::move(rows), sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
@@ -368,16 +370,33 @@ private:
 
     /// With --stop-on-saturation, while the load runs: the over-saturation of the open-loop stage
     /// running now, judged on its own seconds (rows: every completed second of the run), or empty.
-    QString saturation(const std::vector<TimeSeriesRow> &rows) const
+    /// The rows' in flight counts only requests already done (records arrive at their end), which
+    /// an over-saturated target's queue is not: the controller's live count, sampled at each
+    /// snapshot, takes its place (the peak of each second).
+    QString saturation(const std::vector<TimeSeriesRow> &rows, const RunProgress &progress)
     {
-        if (!m_plan->config.load.stopOnSaturation || m_stopRequested || m_finished || rows.empty())
+        if (!m_plan->config.load.stopOnSaturation || m_stopRequested || m_finished)
+            return {};
+        const auto second = std::size_t(std::max<std::int64_t>(progress.elapsedNs, 0) / kNsPerSecond);
+        if (second < std::size_t(kMaxTimeSeriesSeconds)) {
+            if (second >= m_liveInFlight.size())
+                m_liveInFlight.resize(second + 1, 0);
+            m_liveInFlight[second] =
+                std::max(m_liveInFlight[second], int(std::min<std::int64_t>(progress.inFlight, INT_MAX)));
+        }
+        if (rows.empty())
             return {};
         const int stage = rows.back().stage;
         if (stage < 0 || stage >= m_plan->stages.size() || m_plan->stages.at(stage).mode != LoadMode::Rate)
             return {};
         const auto first =
             std::find_if(rows.begin(), rows.end(), [stage](const TimeSeriesRow &r) { return r.stage == stage; });
-        return SaturationDetector::check(std::vector<TimeSeriesRow>(first, rows.end()));
+        std::vector<TimeSeriesRow> judged(first, rows.end());
+        for (TimeSeriesRow &row : judged) {
+            if (std::size_t(row.second) < m_liveInFlight.size())
+                row.inFlight = std::max(row.inFlight, m_liveInFlight[std::size_t(row.second)]);
+        }
+        return SaturationDetector::check(judged);
     }
 
     /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
@@ -483,6 +502,7 @@ private:
     std::unique_ptr<LoadController> m_controller;
     std::unique_ptr<ClientHealthMonitor> m_health;
     QList<RequestRecord> m_batch;
+    std::vector<int> m_liveInFlight; ///< --stop-on-saturation: the most in flight seen in each second
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
     QString m_writeError;
