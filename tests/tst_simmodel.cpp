@@ -134,6 +134,39 @@ private Q_SLOTS:
         QCOMPARE(model.prefillNs(4'000'000'000, 0), tb::limits::kMaxDurationMs * 1'000'000);
     }
 
+    void coldEngineWarmsUpLinearly_data()
+    {
+        QTest::addColumn<double>("factor");
+        QTest::addColumn<qint64>("submitMs");
+        QTest::addColumn<qint64>("firstTokenMs");  ///< submit + ttft_ms 10 + prefill 100 ms × slowdown
+        QTest::addColumn<double>("secondTokenMs"); ///< + one decode step of 6 ms × slowdown
+        // Warm-up 1 s from the first request (at 0): 3× at 0, 2× at 0.5 s, 1× from 1 s.
+        QTest::newRow("cold: 2.98× at 10 ms") << 3.0 << qint64(0) << qint64(308) << 308 + 6 * 2.384;
+        QTest::newRow("half warm: 2× at 500 ms") << 3.0 << qint64(490) << qint64(700) << 700 + 6 * 1.6;
+        QTest::newRow("warm at 1 s") << 3.0 << qint64(990) << qint64(1100) << 1106.0;
+        QTest::newRow("long after") << 3.0 << qint64(5000) << qint64(5110) << 5116.0;
+        QTest::newRow("factor 1: never cold") << 1.0 << qint64(0) << qint64(110) << 116.0;
+    }
+
+    void coldEngineWarmsUpLinearly()
+    {
+        QFETCH(double, factor);
+        QFETCH(qint64, submitMs);
+        QFETCH(qint64, firstTokenMs);
+        QFETCH(double, secondTokenMs);
+        SimConfig c = modelConfig();
+        c.warmupS = 1;
+        c.warmupFactor = factor;
+        ServingModel model(c);
+        QVERIFY(model.submit(job(0, 1), 0)); // the first request starts the warm-up clock
+        drain(model);
+        QVERIFY(model.submit(job(1000, 2), submitMs * kMs));
+        const QList<Chunk> chunks = drain(model);
+        QCOMPARE(chunks.size(), 2);
+        QCOMPARE(double(chunks[0].dueNs) / kMs, double(firstTokenMs));
+        QCOMPARE(qRound64(double(chunks[1].dueNs) / kMs * 1000), qRound64(secondTokenMs * 1000));
+    }
+
     void stepTimeGrowsWithBatch()
     {
         const ServingModel model(modelConfig());

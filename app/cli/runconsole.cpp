@@ -171,6 +171,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                 .arg(t.concurrency.peakInFlight);
     if (const QString partial = outcome.summary.partialNote(); !partial.isEmpty())
         text += QStringLiteral("partial    %1\n").arg(partial);
+    if (const auto &steady = outcome.summary.steady)
+        text += steady->line(t) + QLatin1Char('\n');
     if (t.connections.opened + t.connections.reused > 0) {
         QString line =
             QStringLiteral("connections %1 new, %2 kept alive").arg(t.connections.opened).arg(t.connections.reused);

@@ -792,6 +792,17 @@ QList<ConfigField> makeFields()
          .minimumExclusive = true,
          .defaultValue = 1.0,
          .access = TB_REF(double, load.timeScale)},
+        {.id = Id::StopOnSaturation,
+         .section = "load",
+         .key = "stop_on_saturation",
+         .type = Type::Bool,
+         .flag = "stop-on-saturation",
+         .valueName = "",
+         .help = "End the run when an open-loop stage over-saturates the target: in flight and TTFT p50 both "
+                 "rising over the last 15 s (docs/metrics.md).",
+         .unit = "",
+         .defaultValue = false,
+         .access = TB_REF(bool, load.stopOnSaturation)},
         // slo
         {.id = Id::SloTtft,
          .section = "slo",

@@ -288,6 +288,8 @@ struct LoadConfig {
     /// replaces the load profile with one open-loop stage that sends each entry at its time.
     QString trace;
     double timeScale = 1; ///< trace time multiplier: 0.5 replays twice as fast
+    /// End the run early when an open-loop stage over-saturates the target (SaturationDetector).
+    bool stopOnSaturation = false;
     bool operator==(const LoadConfig &) const = default;
 };
 

@@ -348,10 +348,12 @@ void RunAggregator::markStageStarted(int stage, std::int64_t ns)
         m_stageStartNs[std::size_t(stage)] = ns;
 }
 
-void RunAggregator::markStopped(std::int64_t ns)
+void RunAggregator::markStopped(std::int64_t ns, const QString &reason)
 {
-    if (m_stoppedNs < 0)
+    if (m_stoppedNs < 0) {
         m_stoppedNs = ns;
+        m_stopReason = reason;
+    }
 }
 
 std::int64_t RunAggregator::stoppedNs() const
@@ -376,7 +378,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
         }
     }
     const auto planned = [](const StageConfig &stage) {
-        return StopSummary{0, double(stage.durationMs) / 1000, stage.requests};
+        return StopSummary{0, double(stage.durationMs) / 1000, stage.requests, {}};
     };
     const auto startOf = [this](std::size_t i) {
         return m_stageStartNs[i] >= 0 ? m_stageStartNs[i] : m_blocks[i + 1].firstSentNs;
@@ -397,6 +399,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
         stopped.afterS = started >= 0 && stopNs > started ? double(stopNs - started) / 1e9 : 0;
         // Its window ends at Stop.
         stage = m_blocks[i + 1].summary(m_blocks[i + 1].histograms, stopNs);
+        stopped.reason = m_stopReason;
         stage.stopped = stopped;
     }
     // What the run as a whole was to do: its stages' durations when each had one, likewise counts.
@@ -414,6 +417,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
     const std::int64_t loadStart =
         !m_stageStartNs.empty() && m_stageStartNs[0] >= 0 ? m_stageStartNs[0] : m_blocks[0].firstSentNs;
     whole.afterS = loadStart >= 0 && stopNs > loadStart ? double(stopNs - loadStart) / 1e9 : 0;
+    whole.reason = m_stopReason;
     summary.total.stopped = whole;
     summary.total.concurrency.target = largestUsers;
 }
@@ -421,6 +425,8 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
 void RunAggregator::add(const RequestRecord &r)
 {
     ++m_records;
+    if (m_sentFromNs >= 0 && (r.sentNs < m_sentFromNs || r.sentNs >= m_sentToNs))
+        return;
     m_streamsPerConnection = std::max(m_streamsPerConnection, r.streams);
     const bool hasStage = r.stage >= 0 && r.stage < m_info.stages.size();
     Block *stage = hasStage ? &m_blocks[std::size_t(r.stage) + 1] : nullptr;
@@ -699,6 +705,9 @@ RunSummary RunAggregator::summary() const
     }
     if (!m_context.empty())
         s.contextSweep = contextSweep(s);
+    // A staged run changes its load on purpose: no one window of it is steady.
+    if (m_info.stages.size() == 1 && m_sentFromNs < 0)
+        s.steady = SteadySummary{SteadyWindow::find(timeSeries()), SteadyWindow::method(), std::nullopt};
     if (!m_instances.empty()) {
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
@@ -708,6 +717,23 @@ RunSummary RunAggregator::summary() const
         }
     }
     return s;
+}
+
+void RunAggregator::addSteadyBlock(RunSummary &summary, const RunInfo &info, const std::vector<RequestRecord> &records)
+{
+    if (!summary.steady || !summary.steady->window.found)
+        return;
+    RunAggregator part(info);
+    part.m_sentFromNs = std::int64_t(summary.steady->window.startS) * kNsPerSecond;
+    part.m_sentToNs = std::int64_t(summary.steady->window.endS) * kNsPerSecond;
+    for (const RequestRecord &r : records)
+        part.add(r);
+    SummaryBlock block = part.summary().total;
+    block.name = QStringLiteral("steady");
+    // Its window lies inside the run's plan, whether or not Stop ended the run after it.
+    block.stopped.reset();
+    block.reached = true;
+    summary.steady->block = std::move(block);
 }
 
 std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_t nowNs) const

@@ -57,8 +57,8 @@ public:
     void add(const RequestRecord &record);
     /// Stage `stage` of the load began at `ns` of run time (warm-up is no stage).
     void markStageStarted(int stage, std::int64_t ns);
-    /// Stop ended the load at `ns` of run time.
-    void markStopped(std::int64_t ns);
+    /// Stop ended the load at `ns` of run time; `reason`: the run stopped itself, saying why.
+    void markStopped(std::int64_t ns, const QString &reason = {});
 
     const RunInfo &info() const { return m_info; }
     /// Before the first record: the run's t = 0 moves to the load's start (RunInfo::moveOrigin).
@@ -67,6 +67,9 @@ public:
     std::int64_t recordCount() const { return m_records; }
 
     RunSummary summary() const;
+    /// Fills summary.steady->block (a found window's figures) from the run's records (chunks
+    /// included): the aggregator keeps no record, so the block is made once the run is saved.
+    static void addSteadyBlock(RunSummary &summary, const RunInfo &info, const std::vector<RequestRecord> &records);
     /// How the prompts were sized (known once calibration, if any, is done); goes into summaries.
     void setPromptSizing(const PromptSizing &sizing) { m_promptSizing = sizing; }
     /// Rows [fromSecond, end): end is the last second with any event, or, when nowNs ≥ 0 (run
@@ -124,6 +127,10 @@ private:
     std::vector<Second> m_seconds;
     std::vector<std::int64_t> m_stageStartNs; ///< per stage, -1 until it began
     std::int64_t m_stoppedNs = -1;
+    QString m_stopReason;
+    /// ≥ 0: only records sent in [m_sentFromNs, m_sentToNs) count (addSteadyBlock).
+    std::int64_t m_sentFromNs = -1;
+    std::int64_t m_sentToNs = -1;
     std::int64_t m_firstCancelledNs = -1;
     std::int64_t m_records = 0;
     std::int64_t m_pastSeries = 0; ///< sends and completions after the time series' last second

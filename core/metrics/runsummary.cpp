@@ -230,6 +230,8 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
             stopped["planned_s"] = b.stopped->plannedS;
         if (b.stopped->plannedRequests > 0)
             stopped["planned_requests"] = b.stopped->plannedRequests;
+        if (!b.stopped->reason.isEmpty())
+            stopped["reason"] = toStd(b.stopped->reason);
         block["stopped"] = std::move(stopped);
     }
     if (!b.reached)
@@ -253,6 +255,8 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
             s.plannedS = stopped.number("planned_s");
         if (stopped.has("planned_requests"))
             s.plannedRequests = stopped.integer("planned_requests");
+        if (stopped.has("reason"))
+            s.reason = stopped.string("reason");
     }
     if (n.has("reached"))
         b.reached = n.value().at("reached") != false;
@@ -386,7 +390,53 @@ void blocksFromJson(const JsonReader &top, const char *key, std::vector<SummaryB
     }
 }
 
+json steadyToJson(const SteadySummary &steady)
+{
+    const SteadyWindow &w = steady.window;
+    json j{{"found", w.found},
+           {"start_s", w.startS},
+           {"end_s", w.endS},
+           {"run_s", w.runS},
+           {"latency", w.e2e ? "e2e" : "ttft"},
+           {"method", toStd(steady.method)}};
+    if (!w.found)
+        j["reason"] = toStd(w.reason);
+    if (steady.block)
+        j["block"] = blockToJson(*steady.block, false);
+    return j;
+}
+
+SteadySummary steadyFromJson(JsonReader n)
+{
+    SteadySummary steady;
+    SteadyWindow &w = steady.window;
+    n.boolean("found", w.found);
+    const int most = int(kMaxTimeSeriesSeconds);
+    n.integer("start_s", w.startS, 0, most);
+    n.integer("end_s", w.endS, 0, most);
+    n.integer("run_s", w.runS, 0, most);
+    w.e2e = n.string("latency") == QLatin1String("e2e");
+    steady.method = n.string("method");
+    if (!w.found)
+        w.reason = n.string("reason");
+    if (n.hasValue("block"))
+        steady.block = blockFromJson(n.object("block"), false);
+    return steady;
+}
+
 } // namespace
+
+QString SteadySummary::line(const SummaryBlock &whole) const
+{
+    if (!window.found)
+        return QStringLiteral("steady state: none (%1)").arg(window.reason);
+    QString text = QStringLiteral("steady state %1–%2 s of %3 s").arg(window.startS).arg(window.endS).arg(window.runS);
+    const Metric metric = window.e2e ? Metric::E2e : Metric::Ttft;
+    if (block && block->stat(metric).count > 0)
+        text += QStringLiteral(": %1 p99 %2 (whole run %3)")
+                    .arg(metricLabel(metric), formatMs(block->stat(metric).p99), formatMs(whole.stat(metric).p99));
+    return text;
+}
 
 std::optional<CostSummary> CostSummary::of(const Pricing &prices, const TokenSummary &tokens, std::int64_t ok,
                                            std::int64_t good)
@@ -442,14 +492,17 @@ QString SummaryBlock::partialNote() const
     if (!stopped)
         return {};
     const QString after = formatNumber(stopped->afterS, 3, 1);
+    QString note;
     if (stopped->plannedS > 0)
-        return QStringLiteral("stopped after %1 s of %2 s").arg(after, QString::number(stopped->plannedS, 'g', 6));
-    if (stopped->plannedRequests > 0)
-        return QStringLiteral("stopped after %1 s, %2 of %3 requests")
-            .arg(after)
-            .arg(requests.attempted + requests.cancelled)
-            .arg(stopped->plannedRequests);
-    return QStringLiteral("stopped after %1 s").arg(after);
+        note = QStringLiteral("stopped after %1 s of %2 s").arg(after, QString::number(stopped->plannedS, 'g', 6));
+    else if (stopped->plannedRequests > 0)
+        note = QStringLiteral("stopped after %1 s, %2 of %3 requests")
+                   .arg(after)
+                   .arg(requests.attempted + requests.cancelled)
+                   .arg(stopped->plannedRequests);
+    else
+        note = QStringLiteral("stopped after %1 s").arg(after);
+    return stopped->reason.isEmpty() ? note : note + QStringLiteral(": ") + stopped->reason;
 }
 
 QString SummaryBlock::label() const
@@ -531,6 +584,8 @@ json RunSummary::toJson() const
     }
     if (contextSweep)
         j["context_sweep"] = contextSweep->toJson();
+    if (steady)
+        j["steady"] = steadyToJson(*steady);
     const PromptSizing &p = promptSizing;
     json calibration;
     if (!p.calibration.isEmpty()) {
@@ -655,6 +710,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     }
     if (top.has("context_sweep"))
         s.contextSweep = top.nested<ContextSweepSummary>("context_sweep");
+    if (top.hasValue("steady"))
+        s.steady = steadyFromJson(top.object("steady"));
     if (top.hasValue("server"))
         s.server = top.nested<ServerSummary>("server");
     if (top.hasValue("client"))

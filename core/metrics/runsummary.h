@@ -10,6 +10,7 @@
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
 #include "metrics/servermetrics.h"
+#include "metrics/steadywindow.h"
 
 #include <QString>
 
@@ -201,6 +202,8 @@ struct StopSummary {
     double afterS = 0;                ///< the stage's (the load's) start → Stop
     double plannedS = 0;              ///< the planned duration; 0: it ended by count alone
     std::int64_t plannedRequests = 0; ///< the planned count; 0: it ended by time alone
+    /// Why the run stopped itself ("over-saturated at 23 s: …", --stop-on-saturation); empty: Stop.
+    QString reason;
     bool operator==(const StopSummary &) const = default;
 };
 
@@ -232,6 +235,18 @@ struct SummaryBlock {
     QString partialNote() const;
     /// The stage's name with partialNote() after it: "c=100 (stopped after 2.1 s of 10 s)".
     QString label() const;
+};
+
+/// The run's steady state (SteadyWindow, docs/metrics.md "Steady state") beside the whole run.
+struct SteadySummary {
+    SteadyWindow window;
+    QString method; ///< SteadyWindow::method(): the rule and its parameters
+    /// Every figure over the requests sent in [window.startS, window.endS) (name "steady"); none
+    /// when no window was found, or in a live snapshot (it is made from the saved requests at the end).
+    std::optional<SummaryBlock> block;
+    /// "steady state 15–55 s of 60 s: TTFT p99 410 ms (whole run 1,240 ms)", or "steady state: none
+    /// (why)"; `whole` is the run's total block.
+    QString line(const SummaryBlock &whole) const;
 };
 
 /// Conversations (--turns): one turn index over the whole run, from its successful requests
@@ -270,6 +285,8 @@ struct RunSummary {
     std::vector<SummaryBlock> instances;
     std::vector<TurnSummary> turns;                  ///< conversations only: turn 1, 2, …
     std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
+    /// Single-stage runs; none in summaries from before it and for staged runs.
+    std::optional<SteadySummary> steady;
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;

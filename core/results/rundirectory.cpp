@@ -217,6 +217,7 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
             aggregator.add(r);
         if (!hasSummary) {
             data.summary = aggregator.summary();
+            RunAggregator::addSteadyBlock(data.summary, data.info, data.records);
             data.summaryRecomputed = true;
             if (!empty.contains(QLatin1String(runfiles::kSummaryJson)))
                 data.notes << QStringLiteral(

@@ -2,10 +2,12 @@
 
 #include "client/loadcontroller.h"
 #include "metrics/runaggregator.h"
+#include "metrics/saturationdetector.h"
 #include "net/bytestream.h"
 #include "observe/clienthealth.h"
 #include "observe/metricsexporter.h"
 #include "observe/metricsscraper.h"
+#include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "tokenize/tokenizer.h"
 #include "workload/promptcalibrator.h"
@@ -13,6 +15,8 @@
 #include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
+
+#include <climits>
 
 namespace tb {
 
@@ -147,7 +151,8 @@ public:
             startLoad();
     }
 
-    void stop()
+    /// `reason`: the run stops itself (--stop-on-saturation), saying why; empty: the user's Stop.
+    void stop(const QString &reason = {})
     {
         m_stopRequested = true;
         if (m_loadStarted) {
@@ -155,7 +160,7 @@ public:
             if (!m_finished) {
                 const std::int64_t nowNs = m_controller->clock().nowNs();
                 for (auto &sink : m_sinks)
-                    sink->aggregator.markStopped(nowNs);
+                    sink->aggregator.markStopped(nowNs, reason);
             }
             m_controller->stop();
         } else if (m_controller) // still probing the metrics endpoints: nothing to wait for now
@@ -348,14 +353,50 @@ private:
     void postSnapshots()
     {
         const RunProgress progress = m_controller->progress();
+        QString saturated;
         for (std::size_t i = 0; i < m_sinks.size(); ++i) {
             const Sink &sink = *m_sinks[i];
             RunSummary summary = summaryOf(sink);
             exportFigures(i, summary, progress.inFlight);
-            post([s = RunSnapshot{int(i), progress, std::move(summary),
-                                  sink.aggregator.timeSeries(0, progress.elapsedNs),
-                                  sink.server.rows()}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
+            std::vector<TimeSeriesRow> rows = sink.aggregator.timeSeries(0, progress.elapsedNs);
+            if (saturated.isEmpty())
+                saturated = saturation(rows, progress);
+            post([s = RunSnapshot{int(i), progress, std::move(summary), std::move(rows), sink.server.rows()}](
+                     BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
+        if (!saturated.isEmpty())
+            stop(saturated);
+    }
+
+    /// With --stop-on-saturation, while the load runs: the over-saturation of the open-loop stage
+    /// running now, judged on its own seconds (rows: every completed second of the run), or empty.
+    /// The rows' in flight counts only requests already done (records arrive at their end), which
+    /// an over-saturated target's queue is not: the controller's live count, sampled at each
+    /// snapshot, takes its place (the peak of each second).
+    QString saturation(const std::vector<TimeSeriesRow> &rows, const RunProgress &progress)
+    {
+        if (!m_plan->config.load.stopOnSaturation || m_stopRequested || m_finished)
+            return {};
+        const auto second = std::size_t(std::max<std::int64_t>(progress.elapsedNs, 0) / kNsPerSecond);
+        if (second < std::size_t(kMaxTimeSeriesSeconds)) {
+            if (second >= m_liveInFlight.size())
+                m_liveInFlight.resize(second + 1, 0);
+            m_liveInFlight[second] =
+                std::max(m_liveInFlight[second], int(std::min<std::int64_t>(progress.inFlight, INT_MAX)));
+        }
+        if (rows.empty())
+            return {};
+        const int stage = rows.back().stage;
+        if (stage < 0 || stage >= m_plan->stages.size() || m_plan->stages.at(stage).mode != LoadMode::Rate)
+            return {};
+        const auto first =
+            std::find_if(rows.begin(), rows.end(), [stage](const TimeSeriesRow &r) { return r.stage == stage; });
+        std::vector<TimeSeriesRow> judged(first, rows.end());
+        for (TimeSeriesRow &row : judged) {
+            if (std::size_t(row.second) < m_liveInFlight.size())
+                row.inFlight = std::max(row.inFlight, m_liveInFlight[std::size_t(row.second)]);
+        }
+        return SaturationDetector::check(judged);
     }
 
     /// The figures --metrics-listen serves: the snapshot's summary, copied to the exporter's thread.
@@ -421,6 +462,8 @@ private:
             outcome.error = m_writeError;
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
+            else if (outcome.error.isEmpty())
+                addSteadyBlock(sink, outcome);
             exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
@@ -433,6 +476,25 @@ private:
         });
     }
 
+    /// The steady window's figures come from the saved requests (the aggregator keeps none): read
+    /// back once summary.json is written, so the reader need not recompute it, then written again.
+    static void addSteadyBlock(Sink &sink, RunOutcome &outcome)
+    {
+        if (!outcome.summary.steady || !outcome.summary.steady->window.found)
+            return;
+        QString why;
+        const auto data = RunReader::load(outcome.directory, &why, RunReader::Records | RunReader::Chunks);
+        if (!data) {
+            outcome.summary.warnings << QStringLiteral("steady state: the saved requests could not be read back (%1): "
+                                                       "no figures for the window")
+                                            .arg(why);
+        } else {
+            RunAggregator::addSteadyBlock(outcome.summary, sink.aggregator.info(), data->records);
+        }
+        if (!sink.writer.finish(outcome.summary, outcome.timeSeries))
+            outcome.error = sink.writer.errorString();
+    }
+
     BenchmarkRunner *m_runner;
     std::shared_ptr<const RunPlan> m_plan;
     MetricsExporter *m_exporter; ///< the runner's, outlives the session; null when not serving
@@ -440,6 +502,7 @@ private:
     std::unique_ptr<LoadController> m_controller;
     std::unique_ptr<ClientHealthMonitor> m_health;
     QList<RequestRecord> m_batch;
+    std::vector<int> m_liveInFlight; ///< --stop-on-saturation: the most in flight seen in each second
     QTimer m_recordsTimer;
     QTimer m_snapshotTimer;
     QString m_writeError;

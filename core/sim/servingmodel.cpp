@@ -31,8 +31,20 @@ qint64 ServingModel::prefillNs(qint64 promptTokens, qint64 cachedTokens) const
                            0, limits::kMaxDurationMs * 1'000'000);
 }
 
+qint64 ServingModel::cold(qint64 ns, qint64 atNs) const
+{
+    const double warmupNs = m_config.warmupS * 1e9;
+    const double t = double(atNs - m_firstSubmitNs);
+    if (m_config.warmupFactor <= 1 || warmupNs <= 0 || t >= warmupNs)
+        return ns;
+    const double factor = m_config.warmupFactor - (m_config.warmupFactor - 1) * std::max(t, 0.0) / warmupNs;
+    return saturatingRound(double(ns) * factor, 0, limits::kMaxDurationMs * 1'000'000);
+}
+
 std::optional<quint64> ServingModel::submit(const Job &job, qint64 nowNs)
 {
+    if (m_firstSubmitNs < 0)
+        m_firstSubmitNs = nowNs;
     const bool slotFree = m_active < m_config.maxBatch && m_queue.empty();
     if (!slotFree && qint64(m_queue.size()) >= m_config.queueLimit)
         return std::nullopt;
@@ -72,7 +84,7 @@ void ServingModel::admit(quint64 seq, Sequence &s, qint64 atNs)
     ++m_active;
     m_kvTokens += s.job.promptTokens;
     const qint64 start = std::max(atNs + qint64(std::llround(m_config.ttftMs * 1e6)), m_prefillFreeNs);
-    m_prefillFreeNs = start + prefillNs(s.job.promptTokens, s.job.cachedTokens);
+    m_prefillFreeNs = start + cold(prefillNs(s.job.promptTokens, s.job.cachedTokens), start);
     while (!m_prefills.empty() && m_prefills.front().second <= atNs)
         m_prefills.pop_front();
     m_prefills.emplace_back(start, m_prefillFreeNs);
@@ -137,7 +149,7 @@ void ServingModel::takeDue(qint64 nowNs, const std::function<void(const Chunk &)
         } else {
             const qint64 phaseEnd = s.emitted < s.job.reasoningTokens ? s.job.reasoningTokens : s.job.outputTokens;
             const qint64 tokens = std::min(s.job.chunkTokens, phaseEnd - s.emitted);
-            schedule(event.seq, s, event.dueNs + tokens * stepNs(m_active), tokens);
+            schedule(event.seq, s, event.dueNs + cold(tokens * stepNs(m_active), event.dueNs), tokens);
         }
         sink(chunk);
     }

@@ -43,6 +43,8 @@ struct Chunk {
 ///   takes step_ms + step_ms_per_seq * (sequences in the batch), evaluated when a chunk is scheduled.
 ///   Each sequence steps on its own phase (from its first token), so the tokens of one step leave
 ///   spread out rather than in one burst; rates and latencies are those of a batched engine.
+/// - Warm-up (a cold engine): prefill and decode steps scheduled t after the first submit take
+///   warmup_factor − (warmup_factor − 1)·t / warmup_s times as long while t < warmup_s.
 /// - Chunks: the first token comes alone, later ones chunk_tokens at a time (never mixing reasoning
 ///   and content), at the step in which the chunk's last token is produced.
 /// A chunk's dueNs derives from the schedule only, never from when the caller got to it, so a late
@@ -89,6 +91,8 @@ private:
     void admit(quint64 seq, Sequence &s, qint64 atNs);
     void fillSlots(qint64 atNs);
     void schedule(quint64 seq, Sequence &s, qint64 dueNs, qint64 tokens);
+    /// `ns` stretched by the cold engine's slowdown at `atNs`.
+    qint64 cold(qint64 ns, qint64 atNs) const;
 
     const SimConfig m_config;
     std::unordered_map<quint64, Sequence> m_sequences;
@@ -101,6 +105,7 @@ private:
     qint64 m_kvTokens = 0;
     qint64 m_prefillFreeNs = 0;
     quint64 m_nextSeq = 1;
+    qint64 m_firstSubmitNs = -1; ///< the engine warms up from its first request
 };
 
 } // namespace tb::sim

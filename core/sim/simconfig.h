@@ -40,6 +40,10 @@ struct SimConfig {
     // stepMs + stepMsPerSeq * batch size.
     double stepMs = 10;
     double stepMsPerSeq = 0.05;
+    /// A cold engine (CUDA graphs not captured, caches empty): prefill and decode steps take
+    /// warmupFactor × their time at the first request, easing linearly to 1× over warmupS seconds.
+    double warmupS = 0;
+    double warmupFactor = 1;
     qint64 maxBatch = 64;      ///< sequences decoding at once; more wait in the queue
     qint64 queueLimit = 1024;  ///< requests waiting for a batch slot; more get 503
     qint64 tokensPerChunk = 1; ///< tokens per SSE event after the first (which comes alone)
