@@ -43,6 +43,8 @@ struct Chunk {
 ///   takes step_ms + step_ms_per_seq * (sequences in the batch), evaluated when a chunk is scheduled.
 ///   Each sequence steps on its own phase (from its first token), so the tokens of one step leave
 ///   spread out rather than in one burst; rates and latencies are those of a batched engine.
+/// - Stalls: every stall_every-th decode step of a sequence (counted from its first token) takes
+///   stall_ms longer, so about 1/stall_every of its token gaps are long.
 /// - Chunks: the first token comes alone, later ones chunk_tokens at a time (never mixing reasoning
 ///   and content), at the step in which the chunk's last token is produced.
 /// A chunk's dueNs derives from the schedule only, never from when the caller got to it, so a late
@@ -68,6 +70,8 @@ public:
     /// Tokens whose KV entries the batch holds: prompts and the output so far of admitted sequences.
     qint64 kvTokens() const { return m_kvTokens; }
     qint64 stepNs(qint64 batch) const;
+    /// The stalls (SimConfig::stallEvery) of a chunk of `tokens` after `emitted` tokens, ns.
+    qint64 stallNs(qint64 emitted, qint64 tokens) const;
     qint64 prefillNs(qint64 promptTokens, qint64 cachedTokens) const;
     /// When the prefill running at nowNs ends; -1 when none runs then.
     qint64 prefillEndNs(qint64 nowNs) const;
