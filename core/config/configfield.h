@@ -88,6 +88,7 @@ enum class ConfigFieldId {
     ThinkTime,
     Trace,
     TimeScale,
+    Slice,
     // slo
     SloTtft,
     SloTpot,

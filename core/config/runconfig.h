@@ -288,6 +288,8 @@ struct LoadConfig {
     /// replaces the load profile with one open-loop stage that sends each entry at its time.
     QString trace;
     double timeScale = 1; ///< trace time multiplier: 0.5 replays twice as fast
+    /// Per-slice metrics (--slice): the summary's figures per slice of run time this long; 0 = off.
+    qint64 sliceMs = 0;
     bool operator==(const LoadConfig &) const = default;
 };
 
