@@ -300,11 +300,12 @@ private Q_SLOTS:
             keys << r.key;
         QCOMPARE(keys, (QStringList{QStringLiteral("ttft_mean"), QStringLiteral("ttft_p50"), QStringLiteral("ttft_p99"),
                                     QStringLiteral("tpot_p50"), QStringLiteral("itl_p50"), QStringLiteral("e2e_p50"),
-                                    QStringLiteral("e2e_p99"), QStringLiteral("ttft_from_schedule_p99"),
+                                    QStringLiteral("e2e_p99"), QStringLiteral("ttft_error_adjusted_p99"),
+                                    QStringLiteral("e2e_error_adjusted_p99"), QStringLiteral("ttft_from_schedule_p99"),
                                     QStringLiteral("requests_per_s"), QStringLiteral("output_tokens_per_s"),
                                     QStringLiteral("out_in_ratio"), QStringLiteral("cache_hit_pct"),
                                     QStringLiteral("error_pct"), QStringLiteral("goodput_requests_per_s"),
-                                    QStringLiteral("good_pct")}));
+                                    QStringLiteral("good_pct"), QStringLiteral("tokens_in_flight_mean")}));
 
         // The rows a comparison leads with.
         QStringList headlines;
@@ -690,7 +691,7 @@ private Q_SLOTS:
                 QCOMPARE(fields[7], std::string("significant"));
             }
         }
-        QCOMPARE(rows, 15);
+        QCOMPARE(rows, 18); // with the error-adjusted p99s (run b failed) and tokens in flight
         QVERIFY(!reader.tornTail());
 
         const CliResult other = compare({a, b, QStringLiteral("--baseline"), QStringLiteral("2")});

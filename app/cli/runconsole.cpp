@@ -38,6 +38,40 @@ QString countedBy(std::initializer_list<std::pair<const char *, std::int64_t>> c
     return parts.join(QStringLiteral(", "));
 }
 
+/// "p50 812 ms, p90 ∞ (failures), p99 ∞ (failures)": error-adjusted percentiles, an infinite one
+/// falling among the failures.
+QString adjustedPercentiles(const ErrorAdjusted &e)
+{
+    QStringList parts;
+    for (const auto &[name, v] : {std::pair{"p50", e.p50}, std::pair{"p90", e.p90}, std::pair{"p99", e.p99}})
+        parts << QStringLiteral("%1 %2").arg(QLatin1String(name), std::isinf(v)
+                                                                      ? QStringLiteral("∞ (failures)")
+                                                                      : formatNumber(v) + QStringLiteral(" ms"));
+    return parts.join(QStringLiteral(", "));
+}
+
+/// The per-slice table (--slice): one line a slice.
+QString sliceTable(const RunSummary &summary)
+{
+    QString text = QStringLiteral("\nper slice of %1 s (requests by their done time, tokens and ITL by their chunks' "
+                                  "time):\n")
+                       .arg(formatNumber(summary.sliceS, 6, 3));
+    text += QStringLiteral("    from s     ok  failed   out tok/s  TTFT p50  TTFT p99  ITL p50  ITL p99  in flight\n");
+    const auto ms = [](double v, int width) {
+        return QStringLiteral("%1").arg(std::isfinite(v) ? formatNumber(v) : QStringLiteral("-"), width);
+    };
+    for (const SliceSummary &s : summary.slices)
+        text += QStringLiteral("%1  %2  %3  %4  ")
+                    .arg(formatNumber(s.startS, 6, 3), 8)
+                    .arg(s.ok, 5)
+                    .arg(s.failed, 6)
+                    .arg(formatNumber(s.outputTokensPerS, 4, 1), 10) +
+                ms(s.ttftP50Ms, 8) + QStringLiteral("  ") + ms(s.ttftP99Ms, 8) + QStringLiteral("  ") +
+                ms(s.itlP50Ms, 7) + QStringLiteral("  ") + ms(s.itlP99Ms, 7) + QStringLiteral("  ") +
+                QStringLiteral("%1").arg(formatNumber(s.meanInFlight), 9) + QLatin1Char('\n');
+    return text;
+}
+
 } // namespace
 
 RunConsole::RunConsole(const RunConfig &config, bool showProgress)
@@ -173,6 +207,18 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("partial    %1\n").arg(partial);
     if (const auto &steady = outcome.summary.steady)
         text += steady->line(t) + QLatin1Char('\n');
+    // Beside the ordinary percentiles, which leave the failures out (docs/metrics.md).
+    if (t.requests.failed > 0 && t.errorAdjustedTtft.count + t.errorAdjustedE2e.count > 0)
+        text += QStringLiteral("adjusted   failures as +∞ (%1 failed): TTFT %2; E2E %3\n")
+                    .arg(t.requests.failed)
+                    .arg(adjustedPercentiles(t.errorAdjustedTtft), adjustedPercentiles(t.errorAdjustedE2e));
+    if (t.concurrency.meanTokensInFlight > 0)
+        text += QStringLiteral("in flight  %1 requests on average (effective concurrency), peak %2; tokens held %3 on "
+                               "average, %4 in the fullest second\n")
+                    .arg(formatNumber(t.concurrency.meanInFlight))
+                    .arg(t.concurrency.peakInFlight)
+                    .arg(formatNumber(t.concurrency.meanTokensInFlight, 4, 0),
+                         formatNumber(t.concurrency.peakTokensInFlight, 4, 0));
     if (t.connections.opened + t.connections.reused > 0) {
         QString line =
             QStringLiteral("connections %1 new, %2 kept alive").arg(t.connections.opened).arg(t.connections.reused);
@@ -339,6 +385,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                         .arg(stage.truncated > 0 ? QString::number(stage.truncated) : QStringLiteral("-"), 9);
         }
     }
+    if (!outcome.summary.slices.empty())
+        text += sliceTable(outcome.summary);
     text += QStringLiteral("\nrun directory: %1\n").arg(QDir::toNativeSeparators(outcome.directory));
     printOut(text);
 

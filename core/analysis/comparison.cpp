@@ -40,6 +40,7 @@ struct RowSpec {
     double q = -1;              ///< the row's statistic for the test: mean when < 0, else this quantile
     bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
     bool omitWhenEmpty = false; ///< left out when no run has a value (else shown with none)
+    bool failuresOnly = false;  ///< shown only when a run had failures (else it repeats another row)
 };
 
 const std::vector<RowSpec> &rowSpecs()
@@ -53,6 +54,9 @@ const std::vector<RowSpec> &rowSpecs()
         {"itl_p50", Sample::Itl, 0.5},
         {"e2e_p50", Sample::E2e, 0.5},
         {"e2e_p99", Sample::E2e, 0.99},
+        // Failures as +∞: beside the ordinary ones, whose runs had failures.
+        {"ttft_error_adjusted_p99", Sample::None, -1, false, true, true},
+        {"e2e_error_adjusted_p99", Sample::None, -1, false, true, true},
         // What users waited, a stalled connect included; in runs from before closed loops had it,
         // only open loops do.
         {"ttft_from_schedule_p99", Sample::None, -1, false, true},
@@ -68,6 +72,9 @@ const std::vector<RowSpec> &rowSpecs()
         {"redundancy_mean_pct", Sample::None, -1, false, true},
         {"redundancy_p90_pct", Sample::None, -1, false, true},
         {"redundancy_above_pct", Sample::None, -1, false, true},
+        {"tokens_in_flight_mean", Sample::None, -1, false, true},
+        {"ttft_bimodal_pct", Sample::None, -1, false, true},
+        {"itl_bimodal_pct", Sample::None, -1, false, true},
         {"server_ttft_p50", Sample::None, -1, false, true},
         {"server_ttft_p99", Sample::None, -1, false, true},
         {"server_running_mean", Sample::None, -1, false, true},
@@ -230,12 +237,14 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
 
     const bool reasoned = std::any_of(runs.begin(), runs.end(),
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
+    const bool failed =
+        std::any_of(runs.begin(), runs.end(), [](const RunData &run) { return run.summary.total.requests.failed > 0; });
     const std::vector<RowSpec> &specs = rowSpecs();
     for (std::size_t r = 0; r < specs.size(); ++r) {
         const RowSpec &spec = specs[r];
         if (cancel.isCancelled())
             return;
-        if (spec.reasoningOnly && !reasoned)
+        if ((spec.reasoningOnly && !reasoned) || (spec.failuresOnly && !failed))
             continue;
         const MetricCatalogue::Entry &metric = *MetricCatalogue::find(QLatin1String(spec.key));
         Row row;

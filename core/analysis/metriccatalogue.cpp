@@ -65,6 +65,15 @@ template<typename Fn> WholeValue serverValue(Fn fn)
     return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
 }
 
+/// The share of a metric's second mode, in percent, when the whole run's was bimodal.
+WholeValue bimodalShare(const char *key)
+{
+    return [key](const RunSummary &s) -> std::optional<double> {
+        const auto it = s.bimodal.find(QLatin1String(key));
+        return it == s.bimodal.end() ? std::nullopt : std::optional<double>(it->second.share * 100);
+    };
+}
+
 /// A figure of the run's cost, when the target had prices.
 template<typename Fn> WholeValue costValue(Fn fn)
 {
@@ -169,6 +178,25 @@ std::vector<Entry> build()
         }
     }
 
+    // Error-adjusted: failures as +∞. An infinite percentile (among the failures) has no value here,
+    // as every infinity in the catalogue; the CLI's summary and summary.json say "∞"/"inf".
+    using Adjusted = ErrorAdjusted SummaryBlock::*;
+    using Percentile = double ErrorAdjusted::*;
+    const auto adjusted = [](Adjusted field, Percentile q) -> BlockValue {
+        return [field, q](const SummaryBlock &b) {
+            const ErrorAdjusted &e = b.*field;
+            return e.count > 0 ? finiteOrNone(e.*q) : std::nullopt;
+        };
+    };
+    for (const auto &[prefix, label, field] : {std::tuple{"ttft", "TTFT", &SummaryBlock::errorAdjustedTtft},
+                                               std::tuple{"e2e", "E2E", &SummaryBlock::errorAdjustedE2e}}) {
+        for (const auto &[name, q] : {std::pair{"p50", &ErrorAdjusted::p50}, std::pair{"p90", &ErrorAdjusted::p90},
+                                      std::pair{"p99", &ErrorAdjusted::p99}})
+            all.push_back({QStringLiteral("%1_error_adjusted_%2").arg(QLatin1String(prefix), QLatin1String(name)),
+                           QStringLiteral("%1 %2 error-adjusted").arg(QLatin1String(label), QLatin1String(name)), ms,
+                           Better::Lower, adjusted(field, q)});
+    }
+
     const auto connections = [](std::int64_t ConnectionSummary::*field) {
         return [field](const SummaryBlock &b) {
             return b.connections.opened + b.connections.reused > 0 ? std::optional<double>(double(b.connections.*field))
@@ -228,6 +256,18 @@ std::vector<Entry> build()
          redundancy([](const RedundancySummary &r) { return double(r.above); })},
         {QStringLiteral("redundancy_above_pct"), QStringLiteral("Redundant outputs share"), pct, Better::Lower,
          redundancy([](const RedundancySummary &r) { return r.aboveShare() * 100; })},
+        // 0 in summaries from before tokens in flight: none there.
+        {QStringLiteral("tokens_in_flight_mean"), QStringLiteral("Tokens in flight (mean)"), tokens, Better::Neither,
+         [](const SummaryBlock &b) {
+             return b.concurrency.meanTokensInFlight > 0 ? finiteOrNone(b.concurrency.meanTokensInFlight)
+                                                         : std::nullopt;
+         }},
+        {QStringLiteral("tokens_in_flight_peak"), QStringLiteral("Tokens in flight (peak 1 s)"), tokens,
+         Better::Neither,
+         [](const SummaryBlock &b) {
+             return b.concurrency.peakTokensInFlight > 0 ? finiteOrNone(b.concurrency.peakTokensInFlight)
+                                                         : std::nullopt;
+         }},
         // The comparison's own rows: reasoning per request (shown only when a run reasoned) and
         // the run-wide figures.
         {QStringLiteral("reasoning_per_request"),
@@ -237,6 +277,8 @@ std::vector<Entry> build()
          [](const SummaryBlock &b) { return perOk(b, b.tokens.reasoning); },
          {},
          false},
+        wholeRun("ttft_bimodal_pct", "TTFT second mode", "%", Better::Lower, bimodalShare("ttft")),
+        wholeRun("itl_bimodal_pct", "ITL second mode", "%", Better::Lower, bimodalShare("itl")),
         wholeRun("server_ttft_p50", "Server TTFT p50", "ms", Better::Lower,
                  serverValue([](const ServerSummary &s) { return s.ttft.p50; })),
         wholeRun("server_ttft_p99", "Server TTFT p99", "ms", Better::Lower,

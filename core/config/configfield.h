@@ -89,6 +89,7 @@ enum class ConfigFieldId {
     Trace,
     TimeScale,
     StopOnSaturation,
+    Slice,
     // slo
     SloTtft,
     SloTpot,

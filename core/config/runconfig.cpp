@@ -746,6 +746,9 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
             QStringLiteral("load.warmup (--warmup): must not be negative, at most %1 or %2 requests")
                 .arg(formatDuration(limits::kMaxDurationMs))
                 .arg(limits::kMaxRequests));
+    if (l.sliceMs < 0 || l.sliceMs > limits::kMaxDurationMs)
+        add(ConfigFieldId::Slice, QStringLiteral("load.slice (--slice): must be from 0 (off) to %1")
+                                      .arg(formatDuration(limits::kMaxDurationMs)));
     if (l.timeoutMs <= 0 || l.timeoutMs > limits::kMaxDurationMs)
         add(ConfigFieldId::Timeout, QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
                                         .arg(formatDuration(limits::kMaxDurationMs)));

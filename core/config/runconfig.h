@@ -290,6 +290,8 @@ struct LoadConfig {
     double timeScale = 1; ///< trace time multiplier: 0.5 replays twice as fast
     /// End the run early when an open-loop stage over-saturates the target (SaturationDetector).
     bool stopOnSaturation = false;
+    /// Per-slice metrics (--slice): the summary's figures per slice of run time this long; 0 = off.
+    qint64 sliceMs = 0;
     bool operator==(const LoadConfig &) const = default;
 };
 

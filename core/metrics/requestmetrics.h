@@ -52,12 +52,17 @@ public:
     /// f(perTokenMs, tokens) for each ITL sample.
     template<typename F> void forEachItl(F &&f) const
     {
+        forEachItlAt([&f](std::int64_t, double perTokenMs, std::int64_t tokens) { f(perTokenMs, tokens); });
+    }
+    /// f(tNs, perTokenMs, tokens): each ITL sample with the time of the chunk that ended its gap.
+    template<typename F> void forEachItlAt(F &&f) const
+    {
         std::int64_t previousNs = -1;
         for (std::size_t i = 0; i < m_chunks.size(); ++i) {
             if (m_tokens[i] == 0)
                 continue;
             if (previousNs >= 0)
-                f(double(m_chunks[i].tNs - previousNs) / 1e6 / double(m_tokens[i]), m_tokens[i]);
+                f(m_chunks[i].tNs, double(m_chunks[i].tNs - previousNs) / 1e6 / double(m_tokens[i]), m_tokens[i]);
             previousNs = m_chunks[i].tNs;
         }
     }

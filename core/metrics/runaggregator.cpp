@@ -1,9 +1,11 @@
 #include "metrics/runaggregator.h"
 
+#include "config/saturating.h"
 #include "formats/numberformat.h"
 #include "metrics/exactpercentile.h"
 #include "metrics/inflighttracker.h"
 #include "metrics/requestmetrics.h"
+#include "metrics/tokensinflight.h"
 #include "tokenbench/version.h"
 
 #include <algorithm>
@@ -69,6 +71,12 @@ struct RunAggregator::Block {
     std::int64_t firstSentNs = -1;
     std::int64_t lastDoneNs = -1; ///< of requests not cancelled
     InFlightTracker inFlight;
+    TokensInFlight tokensInFlight;
+    /// The exact TTFT and E2E values of successful requests, for the error-adjusted percentiles
+    /// (like the histograms, the whole run's are its stages' joined at summary time).
+    struct Samples {
+        std::vector<float> ttftMs, e2eMs;
+    } samples;
     std::vector<std::int64_t> outputTokensPerSecond;
     ConnectionSummary connections;
     double slowConnectNs = 0;         ///< Σ of the slow connects (a double: connects read back may each be years)
@@ -87,7 +95,8 @@ struct RunAggregator::Block {
     /// the work).
     void add(const RequestRecord &r, const TokenTimeline *timeline, bool good, bool distributions);
     /// `stopNs` ≥ 0: Stop ended this block, its window ends there.
-    SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions, std::int64_t stopNs = -1) const;
+    SummaryBlock summary(const std::array<LogHistogram, kMetricCount> &distributions, const Samples &exact,
+                         std::int64_t stopNs = -1) const;
 };
 
 /// One second of the time series (the parts not kept per block).
@@ -115,6 +124,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     if (r.sentNs >= 0)
         firstSentNs = firstSentNs < 0 ? r.sentNs : std::min(firstSentNs, r.sentNs);
     inFlight.add(r.sentNs, r.doneNs);
+    if (r.doneNs >= 0)
+        tokensInFlight.hold(r.sentNs, r.doneNs, r.promptTokens);
 
     if (r.status == RequestStatus::Cancelled) {
         ++requests.cancelled;
@@ -196,7 +207,8 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     }
     tokens.promptMin = requests.ok == 1 ? r.promptTokens : std::min(tokens.promptMin, r.promptTokens);
     tokens.promptMax = std::max(tokens.promptMax, r.promptTokens);
-    timeline->forEachArrival([this](std::int64_t tNs, std::int64_t n) {
+    timeline->forEachArrival([this, &r](std::int64_t tNs, std::int64_t n) {
+        tokensInFlight.hold(tNs, r.doneNs, n);
         if (tNs < 0 || secondOf(tNs) >= std::size_t(kMaxTimeSeriesSeconds))
             return;
         const std::size_t s = secondOf(tNs);
@@ -209,6 +221,10 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
 
     record(Metric::Ttfb, r.ttfbMs());
     record(Metric::Ttft, r.ttftMs());
+    if (const auto ttft = r.ttftMs())
+        samples.ttftMs.push_back(float(*ttft));
+    if (const auto e2e = r.e2eMs())
+        samples.e2eMs.push_back(float(*e2e));
     record(Metric::Ttfo, r.ttfoMs());
     record(Metric::E2e, r.e2eMs());
     record(Metric::Tpot, r.tpotMs());
@@ -226,7 +242,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
 }
 
 SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetricCount> &distributions,
-                                           std::int64_t stopNs) const
+                                           const Samples &exact, std::int64_t stopNs) const
 {
     SummaryBlock b;
     b.name = name;
@@ -255,6 +271,10 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
     b.concurrency.target = target;
     b.concurrency.peakInFlight = inFlight.peak();
     b.concurrency.meanInFlight = perSecond(double(inFlight.busyNs()) / 1e9, b.windowS);
+    b.concurrency.meanTokensInFlight = perSecond(tokensInFlight.tokenSeconds(), b.windowS);
+    b.concurrency.peakTokensInFlight = tokensInFlight.peakSecondMean();
+    b.errorAdjustedTtft = ErrorAdjusted::of(exact.ttftMs, std::uint64_t(requests.failed));
+    b.errorAdjustedE2e = ErrorAdjusted::of(exact.e2eMs, std::uint64_t(requests.failed));
 
     b.histograms = distributions;
     for (std::size_t i = 0; i < kMetricCount; ++i)
@@ -308,6 +328,8 @@ RunAggregator::RunAggregator(RunInfo info)
             m_truncation[std::size_t(i)].requested = std::int64_t(size) + prompt.systemTokens;
     }
 
+    if (m_info.config.load.sliceMs > 0)
+        m_slices.emplace(saturatingRound(double(m_info.config.load.sliceMs) * 1e6, 1));
     if (!m_info.config.target.replicas.isEmpty()) {
         for (const QString &url : m_info.config.target.instanceUrls()) {
             Block &b = m_instances.emplace_back();
@@ -398,7 +420,7 @@ void RunAggregator::markPartial(RunSummary &summary, std::int64_t stopNs) const
         const std::int64_t started = startOf(i);
         stopped.afterS = started >= 0 && stopNs > started ? double(stopNs - started) / 1e9 : 0;
         // Its window ends at Stop.
-        stage = m_blocks[i + 1].summary(m_blocks[i + 1].histograms, stopNs);
+        stage = m_blocks[i + 1].summary(m_blocks[i + 1].histograms, m_blocks[i + 1].samples, stopNs);
         stopped.reason = m_stopReason;
         stage.stopped = stopped;
     }
@@ -462,6 +484,8 @@ void RunAggregator::add(const RequestRecord &r)
             }
         }
     }
+    if (m_slices)
+        m_slices->add(r, t);
     if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
         if (std::size_t(r.turn) > m_turns.size())
             m_turns.resize(std::size_t(r.turn));
@@ -638,6 +662,28 @@ QStringList RunAggregator::promptWarnings(const SummaryBlock &total) const
     return warnings;
 }
 
+QStringList RunAggregator::distributionWarnings(RunSummary &summary)
+{
+    QStringList warnings;
+    const SummaryBlock &total = summary.total;
+    for (const auto &[metric, key, samples] :
+         {std::tuple{Metric::Ttft, "ttft", "requests"}, std::tuple{Metric::Itl, "itl", "gaps"}}) {
+        if (const auto b = Bimodality::of(total.histogram(metric))) {
+            summary.bimodal[QLatin1String(key)] = *b;
+            warnings << QStringLiteral("%1 is bimodal: %2%3")
+                            .arg(metricLabel(metric), b->describe(QLatin1String(samples)),
+                                 metric == Metric::Itl && b->minorHigh ? QStringLiteral(" — periodic stalls?")
+                                                                       : QString());
+        }
+    }
+    const LatencyStats &perChunk = total.stat(Metric::TokensPerChunk);
+    if (perChunk.count > 0 && perChunk.mean > kTokensPerChunkWarning)
+        warnings << QStringLiteral("the server sent %1 tokens per chunk: ITL is per token (gap ÷ tokens), ICL per "
+                                   "chunk; tools that count ITL per chunk report ~%1× higher")
+                        .arg(perChunk.mean, 0, 'f', 1);
+    return warnings;
+}
+
 RunSummary RunAggregator::summary() const
 {
     RunSummary s;
@@ -653,13 +699,17 @@ RunSummary RunAggregator::summary() const
     s.startedAt = m_info.startedAtText();
     s.promptSizing = m_promptSizing;
     std::array<LogHistogram, kMetricCount> whole = m_blocks[0].histograms;
+    Block::Samples wholeSamples = m_blocks[0].samples;
     for (std::size_t i = 1; i < m_blocks.size(); ++i) {
-        s.stages.push_back(m_blocks[i].summary(m_blocks[i].histograms));
+        const Block &stage = m_blocks[i];
+        s.stages.push_back(stage.summary(stage.histograms, stage.samples));
         for (std::size_t m = 0; m < kMetricCount; ++m)
-            whole[m].merge(m_blocks[i].histograms[m]);
+            whole[m].merge(stage.histograms[m]);
+        wholeSamples.ttftMs.insert(wholeSamples.ttftMs.end(), stage.samples.ttftMs.begin(), stage.samples.ttftMs.end());
+        wholeSamples.e2eMs.insert(wholeSamples.e2eMs.end(), stage.samples.e2eMs.begin(), stage.samples.e2eMs.end());
     }
     const std::int64_t stopNs = stoppedNs();
-    s.total = m_blocks[0].summary(whole, stopNs);
+    s.total = m_blocks[0].summary(whole, wholeSamples, stopNs);
     if (stopNs >= 0)
         markPartial(s, stopNs);
     // In ALPN's words over TLS (what was offered says it was TLS), in clear h2c.
@@ -685,6 +735,17 @@ RunSummary RunAggregator::summary() const
     s.warnings << promptWarnings(s.total);
     if (const QString slow = slowConnectWarning(s.total); !slow.isEmpty())
         s.warnings << slow;
+    s.warnings << distributionWarnings(s);
+    if (m_slices) {
+        s.sliceS = double(m_slices->sliceNs()) / 1e9;
+        s.slices = m_slices->summary(std::max(m_blocks[0].lastDoneNs, stopNs));
+        if (m_slices->beyond() > 0)
+            s.warnings << QStringLiteral("the slices cover the run's first %1 s (%2 slices): %3 events after that "
+                                         "(requests done, chunks) are in no slice")
+                              .arg(formatNumber(s.sliceS * double(SliceAggregator::kMaxSlices), 6, 3))
+                              .arg(SliceAggregator::kMaxSlices)
+                              .arg(m_slices->beyond());
+    }
     if (m_pastSeries > 0)
         s.warnings << QStringLiteral("the time series covers the run's first %1 days: %2 events after that (requests "
                                      "sent or done) count in every figure but the per-second ones")
@@ -712,7 +773,7 @@ RunSummary RunAggregator::summary() const
         s.targetReplicas = m_info.config.target.replicas;
         s.balance = balanceName(m_info.config.target.balance);
         for (const Block &b : m_instances) {
-            s.instances.push_back(b.summary(b.histograms, stopNs));
+            s.instances.push_back(b.summary(b.histograms, b.samples, stopNs));
             finishBlock(s.instances.back());
         }
     }
@@ -792,7 +853,9 @@ std::size_t RunAggregator::heapBytes() const
         bytes += (s.ttftMs.capacity() + s.e2eMs.capacity()) * sizeof(float);
     for (const auto *blocks : {&m_blocks, &m_instances}) {
         for (const Block &b : *blocks) {
-            bytes += b.inFlight.heapBytes() + b.outputTokensPerSecond.capacity() * sizeof(std::int64_t);
+            bytes += b.inFlight.heapBytes() + b.tokensInFlight.heapBytes() +
+                     (b.samples.ttftMs.capacity() + b.samples.e2eMs.capacity()) * sizeof(float) +
+                     b.outputTokensPerSecond.capacity() * sizeof(std::int64_t);
             for (const LogHistogram &h : b.histograms)
                 bytes += h.heapBytes();
         }

@@ -3,6 +3,7 @@
 #include "metrics/contextsweep.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
+#include "metrics/slices.h"
 #include "metrics/timeseriesrow.h"
 
 #include <cstdint>
@@ -36,7 +37,11 @@ class TokenTimeline;
 ///  - The request phases (blocked, connect, tls, sending, waiting, receiving) come from every
 ///    attempted request that reached them, failed ones included; a connect of kSlowConnectMs or
 ///    more is a summary warning.
-///  - In flight: from the records' [sent, done] intervals (failed and cancelled included).
+///  - In flight: from the records' [sent, done] intervals (failed and cancelled included); tokens in
+///    flight likewise, each record holding its prompt from sent and each output token (of a
+///    successful request) from its arrival, to done.
+///  - Error-adjusted TTFT and E2E percentiles: the successful requests' values and each failed
+///    request (not cancelled) as +∞.
 ///  - Cache hits are unexpected — a summary warning — beyond the tokens the run's requests share by
 ///    design (RunInfo::sharedPromptTokens; the rest of each prompt is unique to it and to the run,
 ///    its salt): more came from outside the run. Conversations carry their history and prompts
@@ -49,6 +54,10 @@ class TokenTimeline;
 class RunAggregator
 {
 public:
+    /// Mean tokens per token-bearing chunk above which a summary warning says that ITL (per token)
+    /// and ICL (per chunk) differ by that factor.
+    static constexpr double kTokensPerChunkWarning = 1.2;
+
     explicit RunAggregator(RunInfo info);
     ~RunAggregator();
     RunAggregator(RunAggregator &&) noexcept;
@@ -98,6 +107,9 @@ private:
     ContextSweepSummary contextSweep(const RunSummary &summary) const;
     /// "6 of 16 connects took ≈1 s …: the server's accept queue overflowed …", or empty.
     static QString slowConnectWarning(const SummaryBlock &total);
+    /// The shape of the whole run's distributions (docs/metrics.md): bimodal TTFT or ITL (recorded in
+    /// summary.bimodal), several tokens per chunk.
+    static QStringList distributionWarnings(RunSummary &summary);
     /// What makes the prompts' figures suspect: a replayed salt, unexpected cache hits, truncation.
     QStringList promptWarnings(const SummaryBlock &total) const;
 
@@ -133,7 +145,8 @@ private:
     std::int64_t m_sentToNs = -1;
     std::int64_t m_firstCancelledNs = -1;
     std::int64_t m_records = 0;
-    std::int64_t m_pastSeries = 0; ///< sends and completions after the time series' last second
+    std::int64_t m_pastSeries = 0;           ///< sends and completions after the time series' last second
+    std::optional<SliceAggregator> m_slices; ///< with --slice
     int m_streamsPerConnection = 0;
 };
 

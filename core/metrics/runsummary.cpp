@@ -203,7 +203,10 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
         {"concurrency",
          {{"target", b.concurrency.target ? json(*b.concurrency.target) : json()},
           {"peak_in_flight", b.concurrency.peakInFlight},
-          {"mean_in_flight", b.concurrency.meanInFlight}}},
+          {"mean_in_flight", b.concurrency.meanInFlight},
+          {"tokens_in_flight_mean", b.concurrency.meanTokensInFlight},
+          {"tokens_in_flight_peak", b.concurrency.peakTokensInFlight}}},
+        {"error_adjusted_ms", {{"ttft", b.errorAdjustedTtft.toJson()}, {"e2e", b.errorAdjustedE2e.toJson()}}},
     };
     json histograms = json::object();
     for (std::size_t i = 0; i < kMetricCount; ++i) {
@@ -327,6 +330,17 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.concurrency.target = int(*target);
     b.concurrency.peakInFlight = int(concurrency.integer("peak_in_flight"));
     b.concurrency.meanInFlight = concurrency.number("mean_in_flight");
+    if (concurrency.has("tokens_in_flight_mean")) { // summaries from before tokens in flight have none
+        b.concurrency.meanTokensInFlight = concurrency.number("tokens_in_flight_mean");
+        b.concurrency.peakTokensInFlight = concurrency.number("tokens_in_flight_peak");
+    }
+    if (n.has("error_adjusted_ms")) { // likewise
+        const JsonReader adjusted = n.object("error_adjusted_ms");
+        if (const auto ttft = adjusted.nested<ErrorAdjusted>("ttft"))
+            b.errorAdjustedTtft = *ttft;
+        if (const auto e2e = adjusted.nested<ErrorAdjusted>("e2e"))
+            b.errorAdjustedE2e = *e2e;
+    }
 
     if (n.hasValue("cost"))
         b.cost = costFromJson(n.object("cost"));
@@ -569,6 +583,15 @@ json RunSummary::toJson() const
     }
     j.update(blockToJson(total, true));
     j["warnings"] = tb::toJson(warnings);
+    j["bimodal"] = json::object();
+    for (const auto &[key, b] : bimodal)
+        j["bimodal"][toStd(key)] = b.toJson();
+    if (sliceS > 0) {
+        j["slice_s"] = sliceS;
+        j["slices"] = json::array();
+        for (const SliceSummary &slice : slices)
+            j["slices"].push_back(slice.toJson());
+    }
     j["stages"] = blocksToJson(stages);
     if (!instances.empty())
         j["instances"] = blocksToJson(instances);
@@ -680,6 +703,27 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         }
     }
     top.stringList("warnings", s.warnings);
+    if (top.has("bimodal")) { // summaries from before the check have none
+        const JsonReader bimodal = top.object("bimodal");
+        for (const auto &item : bimodal.value().items()) {
+            if (const auto b = bimodal.nested<Bimodality>(item.key().c_str()))
+                s.bimodal[fromStd(item.key())] = *b;
+        }
+    }
+    if (top.has("slice_s")) { // runs without --slice have none
+        s.sliceS = top.number("slice_s");
+        if (const json *slices = top.array("slices")) {
+            for (std::size_t i = 0; i < slices->size() && i < std::size_t(SliceAggregator::kMaxSlices); ++i) {
+                QString why;
+                if (const auto slice = SliceSummary::fromJson((*slices)[i], &why)) {
+                    s.slices.push_back(*slice);
+                } else {
+                    top.fail(QStringLiteral("slices[%1]").arg(i), why);
+                    break;
+                }
+            }
+        }
+    }
     blocksFromJson(top, "stages", s.stages);
     if (top.has("instances"))
         blocksFromJson(top, "instances", s.instances);

@@ -4,12 +4,15 @@
 // and read by the run directory code, shown by the GUI and the comparison table.
 
 #include "config/runconfig.h"
+#include "metrics/bimodality.h"
 #include "metrics/clienthealthsummary.h"
 #include "metrics/contextsweep.h"
+#include "metrics/erroradjusted.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
 #include "metrics/servermetrics.h"
+#include "metrics/slices.h"
 #include "metrics/steadywindow.h"
 
 #include <QString>
@@ -175,7 +178,12 @@ struct RedundancySummary {
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
+    /// Busy time / window: the time-weighted ("effective") concurrency.
     double meanInFlight = 0;
+    /// Tokens held by the requests in flight (TokensInFlight): time-weighted over the window, and
+    /// the largest one-second mean. 0 in summaries from before them.
+    double meanTokensInFlight = 0;
+    double peakTokensInFlight = 0;
 };
 
 /// What a block's requests cost at the target's prices (docs/user-guide.md "Cost"), in USD. Tokens are those
@@ -225,6 +233,9 @@ struct SummaryBlock {
     std::optional<RedundancySummary> redundancy; ///< when a successful request had one
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
+    /// TTFT and E2E with failures as +∞ (docs/metrics.md); count 0 in summaries from before them.
+    ErrorAdjusted errorAdjustedTtft;
+    ErrorAdjusted errorAdjustedE2e;
 
     const LatencyStats &stat(Metric m) const { return stats[std::size_t(m)]; }
     const LogHistogram &histogram(Metric m) const { return histograms[std::size_t(m)]; }
@@ -292,6 +303,11 @@ struct RunSummary {
     std::optional<ServerSummary> server;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
     std::optional<ClientHealthSummary> client;
+    /// The whole run's bimodal distributions by metric key ("ttft", "itl"); none when unimodal.
+    std::map<QString, Bimodality> bimodal;
+    /// Per-slice metrics (--slice): the slice length and the slices; 0 and none when not asked for.
+    double sliceS = 0;
+    std::vector<SliceSummary> slices;
     /// What makes the figures suspect, in words (e.g. cache hits the workload did not ask for).
     QStringList warnings;
     /// The workload file's reading (format, entries read, bad lines skipped, filtered, sampled);

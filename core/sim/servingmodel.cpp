@@ -18,6 +18,17 @@ qint64 ServingModel::stepNs(qint64 batch) const
     return qint64(std::llround((m_config.stepMs + m_config.stepMsPerSeq * double(batch)) * 1e6));
 }
 
+qint64 ServingModel::stallNs(qint64 emitted, qint64 tokens) const
+{
+    if (m_config.stallEvery <= 0 || m_config.stallMs <= 0)
+        return 0;
+    // After `emitted` tokens (the first came from prefill) the chunk's tokens come from decode
+    // steps emitted … emitted + tokens − 1 of the sequence: count the multiples of stallEvery.
+    const qint64 n = m_config.stallEvery;
+    const qint64 stalls = (emitted + tokens - 1) / n - (emitted - 1) / n;
+    return saturatingRound(double(stalls) * m_config.stallMs * 1e6, 0, limits::kMaxDurationMs * 1'000'000);
+}
+
 qint64 ServingModel::prefillNs(qint64 promptTokens, qint64 cachedTokens) const
 {
     const double p = double(promptTokens) / 1000.0;
@@ -149,7 +160,8 @@ void ServingModel::takeDue(qint64 nowNs, const std::function<void(const Chunk &)
         } else {
             const qint64 phaseEnd = s.emitted < s.job.reasoningTokens ? s.job.reasoningTokens : s.job.outputTokens;
             const qint64 tokens = std::min(s.job.chunkTokens, phaseEnd - s.emitted);
-            schedule(event.seq, s, event.dueNs + cold(tokens * stepNs(m_active), event.dueNs), tokens);
+            schedule(event.seq, s,
+                     event.dueNs + cold(tokens * stepNs(m_active), event.dueNs) + stallNs(s.emitted, tokens), tokens);
         }
         sink(chunk);
     }

@@ -45,6 +45,8 @@ struct Chunk {
 ///   spread out rather than in one burst; rates and latencies are those of a batched engine.
 /// - Warm-up (a cold engine): prefill and decode steps scheduled t after the first submit take
 ///   warmup_factor − (warmup_factor − 1)·t / warmup_s times as long while t < warmup_s.
+/// - Stalls: every stall_every-th decode step of a sequence (counted from its first token) takes
+///   stall_ms longer, so about 1/stall_every of its token gaps are long.
 /// - Chunks: the first token comes alone, later ones chunk_tokens at a time (never mixing reasoning
 ///   and content), at the step in which the chunk's last token is produced.
 /// A chunk's dueNs derives from the schedule only, never from when the caller got to it, so a late
@@ -70,6 +72,8 @@ public:
     /// Tokens whose KV entries the batch holds: prompts and the output so far of admitted sequences.
     qint64 kvTokens() const { return m_kvTokens; }
     qint64 stepNs(qint64 batch) const;
+    /// The stalls (SimConfig::stallEvery) of a chunk of `tokens` after `emitted` tokens, ns.
+    qint64 stallNs(qint64 emitted, qint64 tokens) const;
     qint64 prefillNs(qint64 promptTokens, qint64 cachedTokens) const;
     /// When the prefill running at nowNs ends; -1 when none runs then.
     qint64 prefillEndNs(qint64 nowNs) const;

@@ -51,6 +51,8 @@ const Field kFields[] = {
     {"max_batch", &SimConfig::maxBatch, 1, 1000000, "Sequences decoding at once; more wait in the queue"},
     {"queue_limit", &SimConfig::queueLimit, 0, 1000000, "Requests waiting for a batch slot; more get 503"},
     {"tokens_per_chunk", &SimConfig::tokensPerChunk, 1, 100000, "Tokens per SSE event after the first"},
+    {"stall_every", &SimConfig::stallEvery, 0, 1e9, "Every Nth decode step of a sequence stalls stall_ms (0: never)"},
+    {"stall_ms", &SimConfig::stallMs, 0, 3.6e6, "How long a stalled decode step takes longer, ms"},
     {"output_tokens", &SimConfig::outputTokens, 0, 1e7, "Mean output length, tokens"},
     {"output_ratio", &SimConfig::outputRatio, 0, 1000, "Output tokens added to the mean per prompt token"},
     {"output_dist", &SimConfig::outputDist, 0, 0, "Output length distribution: fixed|uniform|normal|exponential"},

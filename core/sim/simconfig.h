@@ -47,6 +47,10 @@ struct SimConfig {
     qint64 maxBatch = 64;      ///< sequences decoding at once; more wait in the queue
     qint64 queueLimit = 1024;  ///< requests waiting for a batch slot; more get 503
     qint64 tokensPerChunk = 1; ///< tokens per SSE event after the first (which comes alone)
+    /// Periodic stalls: every stallEvery-th decode step of a sequence takes stallMs longer (0: none),
+    /// the ~8% of steps stalling a fixed time that failure counts never show.
+    qint64 stallEvery = 0;
+    double stallMs = 0;
 
     // Output length: mean = outputTokens + outputRatio * prompt tokens, drawn by outputDist,
     // clamped to [outputMin, outputMax], then to the request's max_tokens.
