@@ -295,8 +295,10 @@ RunAggregator::RunAggregator(RunInfo info)
 {
     if (m_info.stages.isEmpty())
         m_info.stages = effectiveStages(m_info.config.load);
-    m_blocks.resize(std::size_t(m_info.stages.size()) + 1);
-    m_stageStartNs.resize(std::size_t(m_info.stages.size()), -1);
+    // Never negative; said so, or GCC's -O3 sees a resize by a size_t from a negative count.
+    const auto stageCount = std::size_t(std::max<qsizetype>(0, m_info.stages.size()));
+    m_blocks.resize(stageCount + 1);
+    m_stageStartNs.resize(stageCount, -1);
 
     Block &total = m_blocks[0];
     std::optional<int> largestUsers;
