@@ -44,17 +44,6 @@ void stream(RequestRecord &r, double headersMs, const std::vector<std::pair<doub
     r.completionTokens = tokens;
 }
 
-bool near(double actual, double expected, double relative = 1e-9)
-{
-    return std::abs(actual - expected) <= relative * std::max(1.0, std::abs(expected));
-}
-
-#define COMPARE_NEAR(actual, expected, relative)                                                                       \
-    QVERIFY2(near((actual), (expected), (relative)), qPrintable(QStringLiteral("%1 = %2, expected %3")                 \
-                                                                    .arg(QLatin1String(#actual))                       \
-                                                                    .arg(actual, 0, 'g', 12)                           \
-                                                                    .arg(expected, 0, 'g', 12)))
-
 /// Percentiles come from the histogram: within its 0.5%.
 constexpr double kHistogram = LogHistogram::kRelativeError;
 
@@ -181,6 +170,77 @@ class TestAggregator : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // --window: what the headline figures (total) cover. Ten requests, one sent each second from 0
+    // to 9 s, each done 100 ms later; a steady window, where one is given, is [2, 6) s.
+    void headlineWindow_data()
+    {
+        QTest::addColumn<QString>("window");
+        QTest::addColumn<bool>("steady");           // a steady window [2, 6) was found
+        QTest::addColumn<std::int64_t>("headline"); // total.requests.attempted
+        QTest::addColumn<QString>("mode");          // summary.window->mode; empty: the whole run
+        QTest::addColumn<double>("startS");
+        QTest::addColumn<double>("endS");
+        QTest::addColumn<QString>("warning"); // a summary warning that starts so; empty: none
+        QTest::newRow("all") << u"all"_s << true << std::int64_t(10) << QString() << 0.0 << 0.0 << QString();
+        QTest::newRow("steady") << u"steady"_s << true << std::int64_t(4) << u"steady"_s << 2.0 << 6.0 << QString();
+        QTest::newRow("steady, none found")
+            << u"steady"_s << false << std::int64_t(10) << QString() << 0.0 << 0.0
+            << u"--window steady: no steady state (too short); the headline figures cover the whole run"_s;
+        QTest::newRow("from 5 s") << u"5s"_s << false << std::int64_t(5) << u"from"_s << 5.0 << 9.1 << QString();
+        QTest::newRow("from 4.5 s") << u"4500ms"_s << false << std::int64_t(5) << u"from"_s << 4.5 << 9.1 << QString();
+        QTest::newRow("from after the last request")
+            << u"20s"_s << true << std::int64_t(10) << QString() << 0.0 << 0.0
+            << u"--window 20s: no request was sent that late; the headline figures cover the whole run"_s;
+    }
+    void headlineWindow()
+    {
+        QFETCH(QString, window);
+        QFETCH(bool, steady);
+        QFETCH(std::int64_t, headline);
+        QFETCH(QString, mode);
+        QFETCH(double, startS);
+        QFETCH(double, endS);
+        QFETCH(QString, warning);
+        RunConfig config = twoStageConfig();
+        config.load.stages.clear();
+        config.load.window = window;
+        const RunInfo info = RunInfo::begin(config);
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 10; ++i)
+            records.push_back(record(std::uint64_t(i + 1), 0, RequestStatus::Ok, 1000.0 * i, 1000.0 * i + 100));
+        RunSummary s = aggregate(config, records).summary();
+        SteadyWindow found;
+        found.found = steady;
+        found.startS = steady ? 2 : 0;
+        found.endS = steady ? 6 : 0;
+        found.runS = 10;
+        found.reason = steady ? QString() : u"too short"_s;
+        s.steady = SteadySummary{found, SteadyWindow::method(), std::nullopt};
+        RunAggregator::addSteadyBlock(s, info, records);
+        RunAggregator::applyHeadlineWindow(s, info, records);
+
+        QCOMPARE(s.total.requests.attempted, headline);
+        QCOMPARE(s.wholeRun().requests.attempted, std::int64_t(10));
+        QCOMPARE(s.window.has_value(), !mode.isEmpty());
+        QCOMPARE(s.warnings.filter(u"--window"_s), warning.isEmpty() ? QStringList() : QStringList{warning});
+        if (!s.window)
+            return;
+        QCOMPARE(s.window->mode, mode);
+        QCOMPARE(s.window->startS, startS);
+        QCOMPARE(s.window->endS, endS);
+        QCOMPARE(s.total.name, s.window->whole.name); // the headline block stands where total stood
+        // summary.json keeps both, and reads back the same.
+        QString error;
+        const auto back = RunSummary::fromJson(s.toJson(), &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(back->window);
+        QCOMPARE(back->window->mode, mode);
+        QCOMPARE(back->window->startS, startS);
+        QCOMPARE(back->window->endS, endS);
+        QCOMPARE(back->total.requests.attempted, headline);
+        QCOMPARE(back->window->whole.requests.attempted, std::int64_t(10));
+    }
+
     // The failure headline the GUI, `run` and `report` say: none without failures; else the failed
     // share and the biggest cause, with its share when there were others.
     void failureHeadline_data()

@@ -27,19 +27,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Percentiles from a histogram: within its 0.5%.
 constexpr double kHistogram = LogHistogram::kRelativeError;
 
-bool near(double actual, double expected, double relative)
-{
-    if (std::isinf(expected) || std::isnan(expected))
-        return std::isinf(expected) ? actual == expected : std::isnan(actual);
-    return std::abs(actual - expected) <= relative * std::max(1.0, std::abs(expected));
-}
-
-#define COMPARE_NEAR(actual, expected, relative)                                                                       \
-    QVERIFY2(near((actual), (expected), (relative)), qPrintable(QStringLiteral("%1 = %2, expected %3")                 \
-                                                                    .arg(QLatin1String(#actual))                       \
-                                                                    .arg(actual, 0, 'g', 12)                           \
-                                                                    .arg(expected, 0, 'g', 12)))
-
 RunConfig oneStage(qint64 sliceMs = 0)
 {
     RunConfig c;

@@ -240,6 +240,11 @@ private Q_SLOTS:
             << QStringLiteral("think_time")
             << QStringLiteral("load.think_time (--think-time): is the pause between a conversation's turns; it needs "
                               "--turns 2 or more");
+        QTest::newRow("window neither all, steady nor a duration")
+            << QStringLiteral("window")
+            << QStringLiteral("load.window (--window): 'warm' is not all, steady or a duration (e.g. 30s)");
+        QTest::newRow("window beyond a year")
+            << QStringLiteral("long window") << QStringLiteral("load.window (--window): '9000h' is not all, steady");
         QTest::newRow("bad replica") << QStringLiteral("replica")
                                      << QStringLiteral("target.replicas[0] (--url): 'ftp://x/' is not an http://");
         QTest::newRow("replica repeats url")
@@ -353,6 +358,10 @@ private Q_SLOTS:
             c.target.replicas = {QStringLiteral("ftp://x/")};
         else if (field == QLatin1String("think_time"))
             c.load.thinkTimeMs = 1000;
+        else if (field == QLatin1String("window"))
+            c.load.window = QStringLiteral("warm");
+        else if (field == QLatin1String("long window"))
+            c.load.window = QStringLiteral("9000h");
         else if (field == QLatin1String("replica twice"))
             c.target.replicas = {c.target.url};
         else if (field == QLatin1String("n"))

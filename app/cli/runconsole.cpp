@@ -206,7 +206,9 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
     if (const QString partial = outcome.summary.partialNote(); !partial.isEmpty())
         text += QStringLiteral("partial    %1\n").arg(partial);
     if (const auto &steady = outcome.summary.steady)
-        text += steady->line(t) + QLatin1Char('\n');
+        text += steady->line(outcome.summary.wholeRun()) + QLatin1Char('\n');
+    if (const auto &window = outcome.summary.window)
+        text += window->line() + QLatin1Char('\n');
     // Beside the ordinary percentiles, which leave the failures out (docs/metrics.md).
     if (t.requests.failed > 0 && t.errorAdjustedTtft.count + t.errorAdjustedE2e.count > 0)
         text += QStringLiteral("adjusted   failures as +∞ (%1 failed): TTFT %2; E2E %3\n")

@@ -218,6 +218,9 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
                            .arg(t.requests.ok);
         for (const QString &w : runs[i].summary.warnings)
             m_notes << QStringLiteral("%1: %2").arg(who, w);
+        // Its figures are a window of it (--window): beside a whole run they answer another question.
+        if (const auto &window = runs[i].summary.window)
+            m_notes << QStringLiteral("%1: %2").arg(who, window->line());
     }
     // The same salt means the same prompts: what one run left in a server's prefix cache, the
     // other may be served from.

@@ -90,6 +90,7 @@ enum class ConfigFieldId {
     TimeScale,
     StopOnSaturation,
     Slice,
+    Window,
     // slo
     SloTtft,
     SloTpot,

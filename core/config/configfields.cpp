@@ -817,6 +817,18 @@ QList<ConfigField> makeFields()
          .zeroMeans = "off",
          .defaultValue = null,
          .access = TB_REF(qint64, load.sliceMs)},
+        {.id = Id::Window,
+         .section = "load",
+         .key = "window",
+         .type = Type::String,
+         .flag = "window",
+         .valueName = "W",
+         .help = "What the headline figures cover: all (every measured request; default), steady (the "
+                 "steady-state window, when one is found) or D (requests sent from D after the start, e.g. 30s); "
+                 "the whole run stays in summary.json.",
+         .unit = "",
+         .defaultValue = "all",
+         .access = TB_REF(QString, load.window)},
         // slo
         {.id = Id::SloTtft,
          .section = "slo",

@@ -749,6 +749,10 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     if (l.sliceMs < 0 || l.sliceMs > limits::kMaxDurationMs)
         add(ConfigFieldId::Slice, QStringLiteral("load.slice (--slice): must be from 0 (off) to %1")
                                       .arg(formatDuration(limits::kMaxDurationMs)));
+    if (!parseHeadlineWindow(l.window))
+        add(ConfigFieldId::Window,
+            QStringLiteral("load.window (--window): '%1' is not all, steady or a duration (e.g. 30s) of at most %2")
+                .arg(l.window.left(40), formatDuration(limits::kMaxDurationMs)));
     if (l.timeoutMs <= 0 || l.timeoutMs > limits::kMaxDurationMs)
         add(ConfigFieldId::Timeout, QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
                                         .arg(formatDuration(limits::kMaxDurationMs)));

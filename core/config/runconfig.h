@@ -292,6 +292,9 @@ struct LoadConfig {
     bool stopOnSaturation = false;
     /// Per-slice metrics (--slice): the summary's figures per slice of run time this long; 0 = off.
     qint64 sliceMs = 0;
+    /// What the summary's headline figures cover (--window; parseHeadlineWindow): "all", "steady"
+    /// or a duration.
+    QString window = QStringLiteral("all");
     bool operator==(const LoadConfig &) const = default;
 };
 
@@ -379,6 +382,16 @@ struct ThinkTime {
     bool exponential = false;
 };
 std::optional<ThinkTime> parseThinkTime(const QString &text);
+/// What a run's headline figures cover (--window, docs/metrics.md "Headline window"): every
+/// measured request, the steady-state window, or the requests sent from a time after the start.
+struct HeadlineWindow {
+    enum class Kind { All, Steady, From };
+    Kind kind = Kind::All;
+    qint64 fromMs = 0; ///< Kind::From: requests sent this long after the start, or later
+};
+/// "all", "steady" or a duration ("30s": from 30 s after the start to the end; "0s" is "all").
+/// nullopt when malformed or longer than the longest duration a run may have.
+std::optional<HeadlineWindow> parseHeadlineWindow(const QString &text);
 QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);

@@ -10,6 +10,21 @@
 
 namespace tb {
 
+std::optional<HeadlineWindow> parseHeadlineWindow(const QString &text)
+{
+    const QString t = text.trimmed();
+    if (t == QLatin1String("all"))
+        return HeadlineWindow{};
+    if (t == QLatin1String("steady"))
+        return HeadlineWindow{HeadlineWindow::Kind::Steady, 0};
+    const auto ms = parseDurationMs(t);
+    if (!ms || *ms > limits::kMaxDurationMs)
+        return std::nullopt;
+    if (*ms == 0)
+        return HeadlineWindow{};
+    return HeadlineWindow{HeadlineWindow::Kind::From, *ms};
+}
+
 std::optional<ThinkTime> parseThinkTime(const QString &text)
 {
     QString duration = text.trimmed();

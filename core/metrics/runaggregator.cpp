@@ -782,21 +782,75 @@ RunSummary RunAggregator::summary() const
     return s;
 }
 
+SummaryBlock RunAggregator::blockSentIn(const RunInfo &info, const std::vector<RequestRecord> &records,
+                                        std::int64_t fromNs, std::int64_t toNs)
+{
+    RunAggregator part(info);
+    part.m_sentFromNs = fromNs;
+    part.m_sentToNs = toNs;
+    for (const RequestRecord &r : records)
+        part.add(r);
+    return part.summary().total;
+}
+
 void RunAggregator::addSteadyBlock(RunSummary &summary, const RunInfo &info, const std::vector<RequestRecord> &records)
 {
     if (!summary.steady || !summary.steady->window.found)
         return;
-    RunAggregator part(info);
-    part.m_sentFromNs = std::int64_t(summary.steady->window.startS) * kNsPerSecond;
-    part.m_sentToNs = std::int64_t(summary.steady->window.endS) * kNsPerSecond;
-    for (const RequestRecord &r : records)
-        part.add(r);
-    SummaryBlock block = part.summary().total;
+    SummaryBlock block = blockSentIn(info, records, std::int64_t(summary.steady->window.startS) * kNsPerSecond,
+                                     std::int64_t(summary.steady->window.endS) * kNsPerSecond);
     block.name = QStringLiteral("steady");
     // Its window lies inside the run's plan, whether or not Stop ended the run after it.
     block.stopped.reset();
     block.reached = true;
     summary.steady->block = std::move(block);
+}
+
+void RunAggregator::applyHeadlineWindow(RunSummary &summary, const RunInfo &info,
+                                        const std::vector<RequestRecord> &records)
+{
+    const auto window = parseHeadlineWindow(info.config.load.window);
+    if (!window || window->kind == HeadlineWindow::Kind::All)
+        return;
+    const QString flag = QStringLiteral("--window ") + info.config.load.window;
+    HeadlineWindowSummary headline;
+    SummaryBlock block;
+    if (window->kind == HeadlineWindow::Kind::Steady) {
+        if (!summary.steady || !summary.steady->block) {
+            summary.warnings << flag +
+                                    (summary.steady
+                                         ? QStringLiteral(": no steady state (%1)").arg(summary.steady->window.reason)
+                                         : QStringLiteral(": a staged run has no one steady state")) +
+                                    QStringLiteral("; the headline figures cover the whole run");
+            return;
+        }
+        headline.mode = QStringLiteral("steady");
+        headline.startS = double(summary.steady->window.startS);
+        headline.endS = double(summary.steady->window.endS);
+        block = *summary.steady->block;
+    } else {
+        // fromMs is at most limits::kMaxDurationMs (parseHeadlineWindow): no overflow in ns.
+        const std::int64_t fromNs = std::int64_t(window->fromMs) * 1'000'000;
+        block = blockSentIn(info, records, fromNs, std::numeric_limits<std::int64_t>::max());
+        if (block.requests.attempted == 0) {
+            summary.warnings << flag + QStringLiteral(": no request was sent that late; the headline figures cover "
+                                                      "the whole run");
+            return;
+        }
+        std::int64_t endNs = fromNs;
+        for (const RequestRecord &r : records)
+            endNs = std::max(endNs, r.doneNs);
+        headline.mode = QStringLiteral("from");
+        headline.startS = double(fromNs) / double(kNsPerSecond);
+        headline.endS = double(endNs) / double(kNsPerSecond);
+        // The tail of the run: cut where the run was cut.
+        block.stopped = summary.total.stopped;
+        block.reached = summary.total.reached;
+    }
+    block.name = summary.total.name;
+    headline.whole = std::move(summary.total);
+    summary.total = std::move(block);
+    summary.window = std::move(headline);
 }
 
 std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_t nowNs) const

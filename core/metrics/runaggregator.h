@@ -79,6 +79,12 @@ public:
     /// Fills summary.steady->block (a found window's figures) from the run's records (chunks
     /// included): the aggregator keeps no record, so the block is made once the run is saved.
     static void addSteadyBlock(RunSummary &summary, const RunInfo &info, const std::vector<RequestRecord> &records);
+    /// --window (info's load.window): makes total cover the steady window (addSteadyBlock first) or
+    /// the requests sent from a time on, the whole run kept in summary.window; when the window
+    /// cannot be had (no steady state, nothing sent after the time) total stays whole and a warning
+    /// says why.
+    static void applyHeadlineWindow(RunSummary &summary, const RunInfo &info,
+                                    const std::vector<RequestRecord> &records);
     /// How the prompts were sized (known once calibration, if any, is done); goes into summaries.
     void setPromptSizing(const PromptSizing &sizing) { m_promptSizing = sizing; }
     /// Rows [fromSecond, end): end is the last second with any event, or, when nowNs ≥ 0 (run
@@ -140,7 +146,10 @@ private:
     std::vector<std::int64_t> m_stageStartNs; ///< per stage, -1 until it began
     std::int64_t m_stoppedNs = -1;
     QString m_stopReason;
-    /// ≥ 0: only records sent in [m_sentFromNs, m_sentToNs) count (addSteadyBlock).
+    /// The whole-run block over the records sent in [fromNs, toNs).
+    static SummaryBlock blockSentIn(const RunInfo &info, const std::vector<RequestRecord> &records,
+                                    std::int64_t fromNs, std::int64_t toNs);
+    /// ≥ 0: only records sent in [m_sentFromNs, m_sentToNs) count (blockSentIn).
     std::int64_t m_sentFromNs = -1;
     std::int64_t m_sentToNs = -1;
     std::int64_t m_firstCancelledNs = -1;

@@ -5,6 +5,7 @@
 #include "formats/formatversion.h"
 #include "formats/numberformat.h"
 
+#include <algorithm>
 #include <array>
 
 namespace tb {
@@ -438,7 +439,37 @@ SteadySummary steadyFromJson(JsonReader n)
     return steady;
 }
 
+json windowToJson(const HeadlineWindowSummary &window)
+{
+    return {{"mode", toStd(window.mode)},
+            {"start_s", window.startS},
+            {"end_s", window.endS},
+            {"whole", blockToJson(window.whole, true)}};
+}
+
+HeadlineWindowSummary windowFromJson(JsonReader n)
+{
+    HeadlineWindowSummary window;
+    window.mode = n.string("mode");
+    // Times on a run's clock: clamped to the longest run, so a hostile file cannot make them absurd.
+    const double most = double(kMaxTimeSeriesSeconds);
+    n.real("start_s", window.startS);
+    n.real("end_s", window.endS);
+    window.startS = std::clamp(window.startS, 0.0, most);
+    window.endS = std::clamp(window.endS, window.startS, most);
+    window.whole = blockFromJson(n.object("whole"), true);
+    return window;
+}
+
 } // namespace
+
+QString HeadlineWindowSummary::line() const
+{
+    const QString what = mode == QLatin1String("steady") ? QStringLiteral("the steady state %1–%2 s")
+                                                         : QStringLiteral("requests sent %1–%2 s");
+    return QStringLiteral("headline figures cover %1 (--window); the whole run's are kept beside them")
+        .arg(what.arg(formatNumber(startS)).arg(formatNumber(endS)));
+}
 
 QString SteadySummary::line(const SummaryBlock &whole) const
 {
@@ -609,6 +640,8 @@ json RunSummary::toJson() const
         j["context_sweep"] = contextSweep->toJson();
     if (steady)
         j["steady"] = steadyToJson(*steady);
+    if (window)
+        j["window"] = windowToJson(*window);
     const PromptSizing &p = promptSizing;
     json calibration;
     if (!p.calibration.isEmpty()) {
@@ -756,6 +789,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.contextSweep = top.nested<ContextSweepSummary>("context_sweep");
     if (top.hasValue("steady"))
         s.steady = steadyFromJson(top.object("steady"));
+    if (top.hasValue("window"))
+        s.window = windowFromJson(top.object("window"));
     if (top.hasValue("server"))
         s.server = top.nested<ServerSummary>("server");
     if (top.hasValue("client"))

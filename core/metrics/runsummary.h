@@ -260,6 +260,17 @@ struct SteadySummary {
     QString line(const SummaryBlock &whole) const;
 };
 
+/// What the headline figures (RunSummary::total) cover when --window chose less than the whole run
+/// (docs/metrics.md "Headline window").
+struct HeadlineWindowSummary {
+    QString mode;       ///< "steady" (the steady-state window) or "from" (sent from startS on)
+    double startS = 0;  ///< the requests sent in [startS, endS) of run time
+    double endS = 0;    ///< "from": the run's end
+    SummaryBlock whole; ///< the whole run's figures, which total holds without --window
+    /// "headline figures cover the steady state 10–30 s (--window); …", for the CLI, GUI and compare.
+    QString line() const;
+};
+
 /// Conversations (--turns): one turn index over the whole run, from its successful requests
 /// (warm-up excluded) — the multi-turn token growth, measured.
 struct TurnSummary {
@@ -298,6 +309,8 @@ struct RunSummary {
     std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
     /// Single-stage runs; none in summaries from before it and for staged runs.
     std::optional<SteadySummary> steady;
+    /// --window steady|D: what total covers; none when it covers the whole run.
+    std::optional<HeadlineWindowSummary> window;
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
@@ -316,6 +329,8 @@ struct RunSummary {
 
     /// Stop ended the run before its plan (or, for a stage split off as a run, cut that stage).
     bool partial() const { return total.partial(); }
+    /// The whole run's figures: total, or what --window moved out of it.
+    const SummaryBlock &wholeRun() const { return window ? window->whole : total; }
     /// The stopped run in one line, for every place that shows or exports its figures: "partial run:
     /// stopped after 12.3 s of 30 s; c=100 stopped after 2.1 s of 10 s; c=200 not reached: stopped
     /// before"; empty when it ran its plan.

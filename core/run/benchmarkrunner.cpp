@@ -463,7 +463,7 @@ private:
             if (!sink.writer.finish(outcome.summary, outcome.timeSeries) && outcome.error.isEmpty())
                 outcome.error = sink.writer.errorString();
             else if (outcome.error.isEmpty())
-                addSteadyBlock(sink, outcome);
+                addWindows(sink, outcome);
             exportFigures(i, outcome.summary, 0);
             post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
                      BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
@@ -476,20 +476,25 @@ private:
         });
     }
 
-    /// The steady window's figures come from the saved requests (the aggregator keeps none): read
-    /// back once summary.json is written, so the reader need not recompute it, then written again.
-    static void addSteadyBlock(Sink &sink, RunOutcome &outcome)
+    /// The steady window's figures and the headline window (--window) come from the saved requests
+    /// (the aggregator keeps none): read back once summary.json is written, so the reader need not
+    /// recompute them, then written again.
+    static void addWindows(Sink &sink, RunOutcome &outcome)
     {
-        if (!outcome.summary.steady || !outcome.summary.steady->window.found)
+        const RunInfo &info = sink.aggregator.info();
+        const auto window = parseHeadlineWindow(info.config.load.window);
+        const bool steady = outcome.summary.steady && outcome.summary.steady->window.found;
+        if (!steady && (!window || window->kind == HeadlineWindow::Kind::All))
             return;
         QString why;
         const auto data = RunReader::load(outcome.directory, &why, RunReader::Records | RunReader::Chunks);
         if (!data) {
-            outcome.summary.warnings << QStringLiteral("steady state: the saved requests could not be read back (%1): "
-                                                       "no figures for the window")
+            outcome.summary.warnings << QStringLiteral("steady state and --window: the saved requests could not be "
+                                                       "read back (%1): the figures cover the whole run")
                                             .arg(why);
         } else {
-            RunAggregator::addSteadyBlock(outcome.summary, sink.aggregator.info(), data->records);
+            RunAggregator::addSteadyBlock(outcome.summary, info, data->records);
+            RunAggregator::applyHeadlineWindow(outcome.summary, info, data->records);
         }
         if (!sink.writer.finish(outcome.summary, outcome.timeSeries))
             outcome.error = sink.writer.errorString();

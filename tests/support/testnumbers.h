@@ -1,6 +1,9 @@
 #pragma once
 
-// Small arithmetic the tests share: record times from milliseconds, the middle of measurements.
+// Small arithmetic the tests share: record times from milliseconds, the middle of measurements,
+// numbers equal within a relative tolerance.
+
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
@@ -31,4 +34,19 @@ inline double median(std::vector<double> v)
     return percentile(std::move(v), 0.5);
 }
 
+/// Within `relative` of expected (of 1 when |expected| < 1); ±∞ only equals itself, NaN only NaN.
+inline bool near(double actual, double expected, double relative = 1e-9)
+{
+    if (std::isinf(expected) || std::isnan(expected))
+        return std::isinf(expected) ? actual == expected : std::isnan(actual);
+    return std::abs(actual - expected) <= relative * std::max(1.0, std::abs(expected));
+}
+
 } // namespace tb::test
+
+/// QCOMPARE for doubles within a relative tolerance (tb::test::near), saying both numbers on failure.
+#define COMPARE_NEAR(actual, expected, relative)                                                                       \
+    QVERIFY2(tb::test::near((actual), (expected), (relative)), qPrintable(QStringLiteral("%1 = %2, expected %3")       \
+                                                                              .arg(QLatin1String(#actual))             \
+                                                                              .arg(actual, 0, 'g', 12)                 \
+                                                                              .arg(expected, 0, 'g', 12)))

@@ -28,6 +28,17 @@ SummaryTableModel::SummaryTableModel(QObject *parent)
 void SummaryTableModel::setSummary(const RunSummary &summary)
 {
     std::vector<SummaryBlock> blocks{summary.total};
+    // --window: the headline column is the window; the whole run follows it.
+    m_headline = summary.window
+                     ? tr("%1 %2–%3 s")
+                           .arg(summary.window->mode == QLatin1String("steady") ? tr("Steady state") : tr("Sent"))
+                           .arg(formatNumber(summary.window->startS))
+                           .arg(formatNumber(summary.window->endS))
+                     : QString();
+    if (summary.window) {
+        blocks.push_back(summary.window->whole);
+        blocks.back().name = tr("Whole run");
+    }
     if (summary.stages.size() > 1)
         blocks.insert(blocks.end(), summary.stages.begin(), summary.stages.end());
     for (const SummaryBlock &instance : summary.instances) {
@@ -64,9 +75,15 @@ QStringList SummaryTableModel::blockNames() const
     QStringList names;
     // A block Stop cut says so in its name, wherever its column goes (the header, CSV, a copy).
     for (std::size_t i = 0; i < m_blocks.size(); ++i)
-        names << (i == 0 ? (m_blocks[i].partial() ? tr("run (%1)").arg(m_blocks[i].partialNote()) : tr("run"))
-                         : m_blocks[i].label());
+        names << (i == 0 ? firstBlockName(tr("run")) : m_blocks[i].label());
     return names;
+}
+
+QString SummaryTableModel::firstBlockName(const QString &whole) const
+{
+    const QString name = m_headline.isEmpty() ? whole : m_headline;
+    const SummaryBlock &run = m_blocks.front();
+    return run.partial() ? tr("%1 (%2)").arg(name, run.partialNote()) : name;
 }
 
 QString SummaryTableModel::key(int row) const
@@ -134,8 +151,7 @@ QVariant SummaryTableModel::headerData(int section, Qt::Orientation orientation,
         return tr("Unit");
     if (section > FirstBlockColumn)
         return blockNames().at(section - FirstBlockColumn);
-    const SummaryBlock &run = m_blocks.front();
-    return run.partial() ? tr("Whole run (%1)").arg(run.partialNote()) : tr("Whole run");
+    return firstBlockName(tr("Whole run"));
 }
 
 QByteArray SummaryTableModel::toCsv() const

@@ -32,7 +32,7 @@ public:
 
     void setSummary(const RunSummary &summary);
     int blockCount() const { return int(m_blocks.size()); }
-    /// "run", then the stage names.
+    /// "run" (or the --window it covers), then the whole run when a window was chosen, the stage names.
     QStringList blockNames() const;
     QString key(int row) const;
     std::optional<double> value(int row, int block) const;
@@ -55,8 +55,13 @@ public:
     static QString formatValue(double value, const QString &unit);
 
 private:
+    /// The first column's name: `whole`, or the window it covers; with the partial note.
+    QString firstBlockName(const QString &whole) const;
+
     std::vector<const MetricCatalogue::Entry *> m_specs; ///< the catalogue's rows with a value somewhere
     std::vector<SummaryBlock> m_blocks;
+    /// The first column's name when --window made it a window of the run ("Steady state 10–30 s").
+    QString m_headline;
 };
 
 } // namespace tb

@@ -585,6 +585,10 @@ void DashboardView::refreshHeader()
                      .arg(z.probes)
                      .arg(formatNumber(z.scale))
                      .arg(z.overhead);
+    if (s.steady && !d.isLive())
+        parts << s.steady->line(s.wholeRun()).toHtmlEscaped();
+    if (s.window)
+        parts << s.window->line().toHtmlEscaped();
     const QString amber = htmlColor(QColor(0xb4, 0x53, 0x09));
     for (const QString &note : d.notes())
         parts << QStringLiteral("<span style='color:%1'>%2</span>").arg(amber, note.toHtmlEscaped());
