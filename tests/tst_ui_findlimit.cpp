@@ -17,6 +17,7 @@
 #include "run/limitsearch.h"
 #include "sim/simulatorhost.h"
 #include "support/testsettings.h"
+#include "support/testsimulator.h"
 
 #include <QAbstractItemModelTester>
 #include <QAreaSeries>
@@ -40,23 +41,13 @@ using tb::sim::SimulatorHost;
 
 namespace {
 
-// The simulator with a hard capacity, as tst_limitsearch.cpp explains: at most kMaxBatch requests
-// decode at once and none waits (a request finding every slot taken is answered 503 at once), an
-// admitted one gets its first token 20 ms later, under the 100 ms SLO. Up to kMaxBatch users every
-// request is good; above it most fail. The capacity is kMaxBatch users.
+// The simulator with a hard capacity of kMaxBatch users under the 100 ms TTFT SLO
+// (test::capacitySimConfig() says why): up to kMaxBatch users every request is good, above it most fail.
 constexpr int kMaxBatch = 8;
 
 SimConfig capacitySim()
 {
-    SimConfig c = *SimConfig::preset(QStringLiteral("fast"));
-    c.maxBatch = kMaxBatch;
-    c.queueLimit = 0;
-    c.ttftMs = 20;
-    c.stepMs = 10;
-    c.stepMsPerSeq = 0;
-    c.prefillMsPer1k = 0;
-    c.outputTokens = 10;
-    return c;
+    return test::capacitySimConfig(kMaxBatch);
 }
 
 /// 40 requests a level: all good, the Wilson interval's low end (91.2%) is above the 90% target,
@@ -258,6 +249,9 @@ private Q_SLOTS:
             QVERIFY(!dialog->startButton()->isEnabled());
         }
         QVERIFY(!dialog->stopButton()->isEnabled());
+        if (const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR"); !dir.isEmpty())
+            QVERIFY(dialog->grab().save(QDir(dir).filePath(
+                QStringLiteral("find-limit-refused-%1.png").arg(change.isEmpty() ? u"none"_s : change))));
     }
 
     /// A search through the action and the dialog: the dashboard follows each level, the table lists
@@ -313,6 +307,8 @@ private Q_SLOTS:
         const QString shown = dialog->answerLabel()->text();
         QVERIFY2(dialog->answerLabel()->isVisible() && shown.startsWith(answer), qPrintable(shown));
         QVERIFY2(shown.contains(plan.stopText()), qPrintable(shown));
+        QVERIFY2(shown.contains(QDir::toNativeSeparators(w.limitSearch()->directory())), qPrintable(shown));
+        QVERIFY(QDir(w.limitSearch()->directory()).absolutePath().startsWith(QDir(runs.path()).absolutePath()));
         QVERIFY2(w.statusBar()->currentMessage().startsWith(plan.answerLine()),
                  qPrintable(w.statusBar()->currentMessage()));
         // One row a level tried, each judged by the capacity.
@@ -327,9 +323,23 @@ private Q_SLOTS:
             QCOMPARE(levels->index(r, SearchLevelsModel::VerdictColumn).data().toString(),
                      l.level <= kMaxBatch ? u"pass"_s : u"fail"_s);
         }
+        // Every cell's text whole in its column.
+        const QTableView *table = dialog->levelsTable();
+        const QFontMetrics metrics(table->font());
+        for (int r = 0; r < levels->rowCount(); ++r) {
+            for (int c = 0; c < levels->columnCount(); ++c) {
+                const QString text = levels->index(r, c).data().toString();
+                QVERIFY2(metrics.horizontalAdvance(text) < table->columnWidth(c), qPrintable(text));
+            }
+        }
         // The levels' runs are listed in the history like other runs.
         QTRY_COMPARE_WITH_TIMEOUT(w.history()->rowCount(), runCount, 10000);
         QCOMPARE(started.size(), runCount);
+        if (const QString dir = qEnvironmentVariable("TB_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            const QString name = QStringLiteral("find-limit-search-c=%1..%2").arg(start).arg(max);
+            QVERIFY(dialog->grab().save(QDir(dir).filePath(name + QStringLiteral("-dialog.png"))));
+            QVERIFY(w.saveScreenshot(QDir(dir).filePath(name + QStringLiteral("-window.png"))));
+        }
     }
 
     /// Stop (twice) ends the level running and the search, which says it was stopped.
@@ -397,7 +407,7 @@ private Q_SLOTS:
         QCOMPARE(plan.stopReason(), SearchStop::Resolved);
         for (const SearchLevel &l : plan.levels())
             w.searchLevels()->updateLevel(l);
-        dialog->setAnswer(plan.answerLine(), plan.stopText());
+        dialog->setAnswer(plan.answerLine(), plan.stopText(), QStringLiteral("runs/20261203-230000-find-max-fast"));
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         QVERIFY2(dialog->frameGeometry().width() <= screen.width() &&

@@ -569,11 +569,10 @@ void MainWindow::connectSearch()
             m_history->refresh();
             const LimitSearchPlan &plan = *m_search->plan();
             const QString answer = plan.answerLine();
-            statusBar()->showMessage(
-                tr("%1 — %2; saved to %3")
-                    .arg(answer, plan.stopText(), QDir::toNativeSeparators(m_search->directory())));
+            // The folder is in the dialog: the status bar keeps to what fits beside its other fields.
+            statusBar()->showMessage(tr("%1 — %2").arg(answer, plan.stopText()));
             if (m_findLimitDialog)
-                m_findLimitDialog->setAnswer(answer, plan.stopText());
+                m_findLimitDialog->setAnswer(answer, plan.stopText(), m_search->directory());
             if (plan.stopReason() == SearchStop::Error)
                 showError(tr("The search failed"), plan.error());
             Q_EMIT searchFinished(answer);
@@ -594,7 +593,7 @@ void MainWindow::showFindLimit()
         });
         connect(m_findLimitDialog, &FindLimitDialog::stopRequested, this, &MainWindow::stop);
         if (const auto &plan = m_search->plan(); plan && !m_searching)
-            m_findLimitDialog->setAnswer(plan->answerLine(), plan->stopText());
+            m_findLimitDialog->setAnswer(plan->answerLine(), plan->stopText(), m_search->directory());
     }
     updateFindLimitDialog();
     m_findLimitDialog->show(); // not modal: the dashboard beside it follows the level running
@@ -621,6 +620,17 @@ void MainWindow::updateFindLimitDialog()
     m_findLimitDialog->setRunning(m_searching);
 }
 
+QString MainWindow::startRefusal() const
+{
+    if (m_running)
+        return tr("a run is already going");
+    if (!m_runBlocked.isEmpty())
+        return m_runBlocked;
+    if (!m_editor->isValid())
+        return m_editor->problems().constFirst();
+    return {};
+}
+
 bool MainWindow::startSearch(const LimitSearchSpec &spec, QString *error)
 {
     const auto fail = [error](const QString &why) {
@@ -628,12 +638,8 @@ bool MainWindow::startSearch(const LimitSearchSpec &spec, QString *error)
             *error = why;
         return false;
     };
-    if (m_running)
-        return fail(tr("a run is already going"));
-    if (!m_runBlocked.isEmpty())
-        return fail(m_runBlocked);
-    if (!m_editor->isValid())
-        return fail(m_editor->problems().constFirst());
+    if (const QString refusal = startRefusal(); !refusal.isEmpty())
+        return fail(refusal);
     RunConfig config = currentConfig();
     if (config.outDir.isEmpty())
         config.outDir = RunWriter::unusedPath(
@@ -726,12 +732,8 @@ bool MainWindow::startRun(QString *error)
             *error = why;
         return false;
     };
-    if (m_running)
-        return fail(tr("a run is already going"));
-    if (!m_runBlocked.isEmpty())
-        return fail(m_runBlocked);
-    if (!m_editor->isValid())
-        return fail(m_editor->problems().constFirst());
+    if (const QString refusal = startRefusal(); !refusal.isEmpty())
+        return fail(refusal);
     RunConfig config = currentConfig();
     if (config.outDir.isEmpty())
         config.outDir = newRunDirectory(config);

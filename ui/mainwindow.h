@@ -205,6 +205,8 @@ private:
     void connectRunner(BenchmarkRunner *runner);
     void connectSearch();
     void updateFindLimitDialog();
+    /// Why neither a run nor a search can start now; empty when one can.
+    QString startRefusal() const;
     void readSettings();
     /// What the settings hold, changing, has them written (m_autosave).
     void watchSettings();

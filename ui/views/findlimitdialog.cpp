@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -30,7 +31,7 @@ QString sloText(const SloConfig &slo)
             parts << QStringLiteral("%1 ≤ %2 ms").arg(QLatin1String(name), QString::number(*value, 'g', 6));
     }
     if (parts.isEmpty())
-        return FindLimitDialog::tr("none (set one in Load ▸ SLO)");
+        return FindLimitDialog::tr("none (set one on the Load tab, Service level)");
     return FindLimitDialog::tr("%1; a level passes when %2% of its requests meet it")
         .arg(parts.join(QStringLiteral(" · ")), QString::number(slo.target * 100, 'g', 4));
 }
@@ -87,8 +88,16 @@ FindLimitDialog::FindLimitDialog(SearchLevelsModel *levels, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setWordWrap(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Each level's figures whole: the columns follow the rows as they come.
+    const auto fit = [this, levels] {
+        for (int column = 0; column + 1 < levels->columnCount(); ++column) // the last one stretches
+            m_table->resizeColumnToContents(column);
+    };
+    connect(levels, &QAbstractItemModel::rowsInserted, this, fit);
+    connect(levels, &QAbstractItemModel::dataChanged, this, fit);
+    connect(levels, &QAbstractItemModel::modelReset, this, fit);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_start, QDialogButtonBox::ActionRole);
@@ -109,8 +118,10 @@ FindLimitDialog::FindLimitDialog(SearchLevelsModel *levels, QWidget *parent)
     layout->addWidget(buttons);
 
     connect(m_mode, &QComboBox::currentIndexChanged, this, &FindLimitDialog::modeChanged);
-    connect(m_startLevel, &QDoubleSpinBox::valueChanged, this, &FindLimitDialog::updateState);
-    connect(m_maxLevel, &QDoubleSpinBox::valueChanged, this, &FindLimitDialog::updateState);
+    for (QDoubleSpinBox *box : {m_startLevel, m_maxLevel}) {
+        connect(box, &QDoubleSpinBox::valueChanged, this, &FindLimitDialog::unitsChanged);
+        connect(box, &QDoubleSpinBox::valueChanged, this, &FindLimitDialog::updateState);
+    }
     modeChanged();
     m_answer->hide();
     resize(640, 480);
@@ -123,11 +134,18 @@ void FindLimitDialog::modeChanged()
     for (QDoubleSpinBox *box : {m_startLevel, m_maxLevel}) {
         box->setDecimals(users ? 0 : 2);
         box->setRange(users ? 1 : limits::kMinRate, users ? double(limits::kMaxConcurrency) : limits::kMaxRate);
-        box->setSuffix(users ? tr(" users") : tr(" req/s"));
     }
     m_startLevel->setValue(1);
     m_maxLevel->setValue(users ? LimitSearchSpec::kDefaultMaxUsers : LimitSearchSpec::kDefaultMaxRate);
+    unitsChanged();
     updateState();
+}
+
+void FindLimitDialog::unitsChanged()
+{
+    const bool users = LoadMode(m_mode->currentData().toInt()) == LoadMode::Concurrency;
+    for (QDoubleSpinBox *box : {m_startLevel, m_maxLevel})
+        box->setSuffix(!users ? tr(" req/s") : box->value() == 1 ? tr(" user") : tr(" users"));
 }
 
 std::optional<LimitSearchSpec> FindLimitDialog::spec(QString *error) const
@@ -164,9 +182,9 @@ void FindLimitDialog::setRunning(bool running)
     updateState();
 }
 
-void FindLimitDialog::setAnswer(const QString &answer, const QString &stopText)
+void FindLimitDialog::setAnswer(const QString &answer, const QString &stopText, const QString &directory)
 {
-    m_answer->setText(tr("%1\nStopped: %2").arg(answer, stopText));
+    m_answer->setText(tr("%1\nStopped: %2\nSaved in %3").arg(answer, stopText, QDir::toNativeSeparators(directory)));
     m_answer->show();
 }
 

@@ -34,8 +34,8 @@ public:
     void setConfig(const RunConfig &config, const QStringList &problems);
     /// While a search runs, Start is disabled and Stop enabled.
     void setRunning(bool running);
-    /// The search's answer (LimitSearchPlan::answerLine()) and why it stopped.
-    void setAnswer(const QString &answer, const QString &stopText);
+    /// The search's answer (LimitSearchPlan::answerLine()), why it stopped and where it is saved.
+    void setAnswer(const QString &answer, const QString &stopText, const QString &directory);
     /// What the form asks for; none with *error while it is not a valid search.
     std::optional<LimitSearchSpec> spec(QString *error = nullptr) const;
     void setSpec(const LimitSearchSpec &spec);
@@ -52,6 +52,8 @@ Q_SIGNALS:
 
 private:
     void modeChanged();
+    /// "1 user", "4 users", "0.5 req/s" in the level boxes.
+    void unitsChanged();
     void updateState();
 
     QComboBox *m_mode;
