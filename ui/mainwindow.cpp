@@ -261,6 +261,7 @@ void MainWindow::createActions()
     m_findLimit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     m_findLimit->setToolTip(tr("Search for the highest level (users or requests/s) whose goodput meets the SLO "
                                "target, as tokenbench-cli run --find-max (Ctrl+Shift+R)"));
+    // Never disabled: the dialog says why a search cannot start, and shows the one going (with Stop).
     connect(m_findLimit, &QAction::triggered, this, &MainWindow::showFindLimit);
 
     m_openConfig = new QAction(icon(QStyle::SP_DialogOpenButton), tr("&Open Configuration…"), this);
@@ -1021,7 +1022,6 @@ void MainWindow::updateRunState()
     const QStringList problems = m_editor->problems();
     m_run->setEnabled(!m_running && problems.isEmpty() && m_runBlocked.isEmpty());
     m_stop->setEnabled(m_running);
-    m_findLimit->setEnabled(!m_running && m_runBlocked.isEmpty());
     m_openRun->setEnabled(!m_running);
     m_export->setEnabled(!m_document->isEmpty());
     m_copySummary->setEnabled(!m_document->isEmpty());
