@@ -36,7 +36,6 @@
 
 using namespace tb;
 using namespace Qt::Literals::StringLiterals;
-using tb::sim::SimConfig;
 using tb::sim::SimulatorHost;
 
 namespace {
@@ -44,11 +43,6 @@ namespace {
 // The simulator with a hard capacity of kMaxBatch users under the 100 ms TTFT SLO
 // (test::capacitySimConfig() says why): up to kMaxBatch users every request is good, above it most fail.
 constexpr int kMaxBatch = 8;
-
-SimConfig capacitySim()
-{
-    return test::capacitySimConfig(kMaxBatch);
-}
 
 /// 40 requests a level: all good, the Wilson interval's low end (91.2%) is above the 90% target,
 /// so a passing level is judged by one run.
@@ -270,7 +264,7 @@ private Q_SLOTS:
         QFETCH(double, start);
         QFETCH(double, max);
         QFETCH(QString, answer);
-        SimulatorHost host(capacitySim());
+        SimulatorHost host(test::capacitySimConfig(kMaxBatch));
         QVERIFY(host.start());
         QTemporaryDir runs;
         MainWindow w;
@@ -348,7 +342,7 @@ private Q_SLOTS:
     /// Stop (twice) ends the level running and the search, which says it was stopped.
     void stopEndsTheSearch()
     {
-        SimConfig sim = capacitySim();
+        sim::SimConfig sim = test::capacitySimConfig(kMaxBatch);
         sim.ttftMs = 30000; // the first level's requests outlast the test
         SimulatorHost host(sim);
         QVERIFY(host.start());
