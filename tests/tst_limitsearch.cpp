@@ -23,35 +23,13 @@ using tb::sim::SimulatorHost;
 
 namespace {
 
-// The simulator's model (sim/servingmodel.cpp) with a hard capacity: at most kMaxBatch requests
-// decode at once and none waits (queue limit 0): a request that finds every slot taken is answered
-// 503 at once. An admitted request gets its first token kTtftMs = 20 ms later (prefill costs
-// nothing here), well under the 100 ms SLO, and its last after kOutputTokens - 1 decode steps. A
-// slot is freed when its request's last token is sent, before the client can see the end and send
-// again. So with c ≤ kMaxBatch users in a closed loop a request never finds the slots full: every
-// request is good. With c > kMaxBatch users, whenever kMaxBatch requests decode the others get
-// 503 at once and send again at once: most requests of the level fail, far below the 95% target.
-// The capacity is therefore kMaxBatch, whatever the phase of the requests in the batch. (With a
-// queue instead, the capacity under a TTFT SLO depends on that phase: when the batch's requests end
-// together a 9th user waits a whole request, when their ends are spread it waits an eighth of one;
-// at --max-batch 16 in user-guide.md's search, 17 users met the TTFT SLO 98.7% of the time, not
-// the 16/17 = 94% of batches that end together.)
+// The simulator with a hard capacity of kMaxBatch users under the 100 ms TTFT SLO
+// (test::capacitySimConfig() says why).
 constexpr int kMaxBatch = 8;
-constexpr double kTtftMs = 20;
-constexpr double kStepMs = 10;
-constexpr int kOutputTokens = 10;
 
 SimConfig capacitySim()
 {
-    SimConfig c = *SimConfig::preset(QStringLiteral("fast"));
-    c.maxBatch = kMaxBatch;
-    c.queueLimit = 0;
-    c.ttftMs = kTtftMs;
-    c.stepMs = kStepMs;
-    c.stepMsPerSeq = 0;
-    c.prefillMsPer1k = 0;
-    c.outputTokens = kOutputTokens;
-    return c;
+    return test::capacitySimConfig(kMaxBatch);
 }
 
 QStringList target(const SimulatorHost &host)

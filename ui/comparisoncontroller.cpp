@@ -84,14 +84,15 @@ ComparisonController::ComparisonController(MainWindow *window)
     window->menuBar()->insertMenu(menus.isEmpty() ? nullptr : menus.last()->menuAction(), m_menu);
 
     connect(window->document(), &RunDocument::stateChanged, this, &ComparisonController::updateActions);
-    connect(window, &MainWindow::runStarted, this, [this] {
+    // A run or a limit search in the main window holds a session back (two loads would measure each other).
+    const auto otherRunActive = [this](bool active) {
         if (m_panel)
-            m_panel->setOtherRunActive(true);
-    });
-    connect(window, &MainWindow::runFinished, this, [this] {
-        if (m_panel)
-            m_panel->setOtherRunActive(false);
-    });
+            m_panel->setOtherRunActive(active);
+    };
+    connect(window, &MainWindow::runStarted, this, [otherRunActive] { otherRunActive(true); });
+    connect(window, &MainWindow::runFinished, this, [otherRunActive] { otherRunActive(false); });
+    connect(window, &MainWindow::searchStarted, this, [otherRunActive] { otherRunActive(true); });
+    connect(window, &MainWindow::searchFinished, this, [otherRunActive] { otherRunActive(false); });
     if (auto *history = window->findChild<RunHistoryView *>())
         connect(history, &RunHistoryView::compareRequested, this,
                 [this](const QStringList &directories) { openComparison(directories); });

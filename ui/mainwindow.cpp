@@ -8,9 +8,11 @@
 #include "editors/workloadeditor.h"
 #include "models/requestsmodel.h"
 #include "models/runhistorymodel.h"
+#include "models/searchlevelsmodel.h"
 #include "models/targetlistmodel.h"
 #include "views/dashboardview.h"
 #include "views/exportdialog.h"
+#include "views/findlimitdialog.h"
 #include "views/gettingstartedpage.h"
 #include "views/requestsview.h"
 #include "views/rundocument.h"
@@ -25,6 +27,7 @@
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "results/sessioninfo.h"
+#include "run/limitsearch.h"
 #include "tokenbench/version.h"
 
 #include <QAbstractItemView>
@@ -119,6 +122,8 @@ MainWindow::MainWindow(QWidget *parent)
     , m_editor(new ConfigEditor(m_simulator, this))
     , m_document(new RunDocument(this))
     , m_runner(new BenchmarkRunner(this))
+    , m_search(new LimitSearch(this))
+    , m_searchLevels(new SearchLevelsModel(this))
     , m_loader(new RunLoader(this))
     , m_history(new RunHistoryModel(this))
     , m_side(new QTabWidget(this))
@@ -162,13 +167,16 @@ MainWindow::MainWindow(QWidget *parent)
 
     createActions();
     createMenus();
-    connectRunner();
+    connectRunner(m_runner);
+    connectRunner(m_search->runner());
+    connectSearch();
     statusBar()->addPermanentWidget(m_liveStatus);
     statusBar()->addPermanentWidget(m_readiness);
     m_liveStatus->hide();
     qApp->installEventFilter(this);
 
     connect(m_editor, &ConfigEditor::problemsChanged, this, &MainWindow::updateRunState);
+    connect(m_editor, &ConfigEditor::configChanged, this, &MainWindow::updateFindLimitDialog);
     const auto nameNextTarget = [this] {
         m_dashboard->setNextTarget(currentConfig().target.displayName(),
                                    m_editor->targets()->isBuiltin(m_editor->currentTarget()));
@@ -243,8 +251,18 @@ void MainWindow::createActions()
     m_serveMetrics->setToolTip(tr("During runs, serve TokenBench's own figures as OpenMetrics at http://%1/metrics "
                                   "(--metrics-listen; the address is the %2 setting)")
                                    .arg(metricsAddress(), key::metricsListen));
-    connect(m_serveMetrics, &QAction::toggled, this,
-            [this](bool on) { m_runner->setMetricsListen(on ? metricsAddress() : QString()); });
+    connect(m_serveMetrics, &QAction::toggled, this, [this](bool on) {
+        m_runner->setMetricsListen(on ? metricsAddress() : QString());
+        m_search->runner()->setMetricsListen(on ? metricsAddress() : QString());
+    });
+
+    m_findLimit = new QAction(tr("&Find the Limit…"), this);
+    m_findLimit->setObjectName(QStringLiteral("actionFindLimit"));
+    m_findLimit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_findLimit->setToolTip(tr("Search for the highest level (users or requests/s) whose goodput meets the SLO "
+                               "target, as tokenbench-cli run --find-max (Ctrl+Shift+R)"));
+    // Never disabled: the dialog says why a search cannot start, and shows the one going (with Stop).
+    connect(m_findLimit, &QAction::triggered, this, &MainWindow::showFindLimit);
 
     m_openConfig = new QAction(icon(QStyle::SP_DialogOpenButton), tr("&Open Configuration…"), this);
     m_openConfig->setObjectName(QStringLiteral("actionOpenConfig"));
@@ -308,6 +326,7 @@ void MainWindow::createMenus()
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_run);
     run->addAction(m_stop);
+    run->addAction(m_findLimit);
     run->addSeparator();
     run->addAction(m_testConnection);
     run->addAction(m_serveMetrics);
@@ -478,26 +497,33 @@ void MainWindow::openConfigDialog()
     dialog->open();
 }
 
-void MainWindow::connectRunner()
+void MainWindow::connectRunner(BenchmarkRunner *runner)
 {
-    connect(m_runner, &BenchmarkRunner::runStarted, this, [this](const QString &directory) {
-        m_document->beginLive(m_runner->info(), directory);
+    // A search's levels are runs the views follow like the window's own; what the search as a whole
+    // starts and ends with is connectSearch()'s.
+    const bool level = runner != m_runner;
+    connect(runner, &BenchmarkRunner::runStarted, this, [this, runner, level](const QString &directory) {
+        m_document->beginLive(runner->info(), directory);
         m_history->setExcluded(directory);
         m_results->setCurrentWidget(m_dashboard);
         setSidePanelVisible(false); // the run is what is read now; the forms are greyed out anyway
-        Q_EMIT runStarted(directory);
+        if (!level)
+            Q_EMIT runStarted(directory);
     });
-    connect(m_runner, &BenchmarkRunner::progressed, this, [this](const RunProgress &progress) {
+    connect(runner, &BenchmarkRunner::progressed, this, [this](const RunProgress &progress) {
         m_document->setProgress(progress);
         updateLiveStatus();
     });
-    connect(m_runner, &BenchmarkRunner::recordsCompleted, m_document, &RunDocument::addRecords);
-    connect(m_runner, &BenchmarkRunner::snapshotUpdated, m_document, &RunDocument::setSnapshot);
-    connect(m_runner, &BenchmarkRunner::runFinished, this, [this](const RunOutcome &outcome) {
+    connect(runner, &BenchmarkRunner::recordsCompleted, m_document, &RunDocument::addRecords);
+    connect(runner, &BenchmarkRunner::snapshotUpdated, m_document, &RunDocument::setSnapshot);
+    connect(runner, &BenchmarkRunner::runFinished, this, [this, level](const RunOutcome &outcome) {
         m_document->finishLive(outcome);
-        setRunning(false);
+        if (!level)
+            setRunning(false);
         m_history->setExcluded({});
         m_history->refresh();
+        if (level)
+            return;
         const QString where = QDir::toNativeSeparators(outcome.directory);
         const QString failures = m_document->failureHeadline();
         if (!outcome.error.isEmpty())
@@ -515,6 +541,121 @@ void MainWindow::connectRunner()
         if (m_closeWhenStopped)
             close();
     });
+}
+
+void MainWindow::connectSearch()
+{
+    connect(m_search, &LimitSearch::searchStarted, this, [this](const QString &directory) {
+        statusBar()->showMessage(
+            tr("Finding the limit; the levels are saved in %1").arg(QDir::toNativeSeparators(directory)));
+        Q_EMIT searchStarted(directory);
+    });
+    connect(m_search, &LimitSearch::levelRunStarted, this, [this](double level, int run, const QString &) {
+        const QString name = m_search->plan()->spec().levelName(level);
+        statusBar()->showMessage(run > 1 ? tr("Finding the limit: %1, run %2 (within noise)").arg(name).arg(run)
+                                         : tr("Finding the limit: %1").arg(name));
+    });
+    connect(m_search, &LimitSearch::levelRunFinished, this, [this](const SearchLevel &level) {
+        m_searchLevels->updateLevel(level);
+        statusBar()->showMessage(m_search->plan()->levelLine(level));
+    });
+    // Queued: the level's last run is delivered to the views (its runFinished) before the search ends.
+    connect(
+        m_search, &LimitSearch::searchFinished, this,
+        [this] {
+            if (!m_searching)
+                return; // it ended inside startSearch(), which said why
+            m_searching = false;
+            setRunning(false);
+            m_history->refresh();
+            const LimitSearchPlan &plan = *m_search->plan();
+            const QString answer = plan.answerLine();
+            // The folder is in the dialog: the status bar keeps to what fits beside its other fields.
+            statusBar()->showMessage(tr("%1 — %2").arg(answer, plan.stopText()));
+            if (m_findLimitDialog)
+                m_findLimitDialog->setAnswer(answer, plan.stopText(), m_search->directory());
+            if (plan.stopReason() == SearchStop::Error)
+                showError(tr("The search failed"), plan.error());
+            Q_EMIT searchFinished(answer);
+            if (m_closeWhenStopped)
+                close();
+        },
+        Qt::QueuedConnection);
+}
+
+void MainWindow::showFindLimit()
+{
+    if (!m_findLimitDialog) {
+        m_findLimitDialog = new FindLimitDialog(m_searchLevels, this);
+        connect(m_findLimitDialog, &FindLimitDialog::startRequested, this, [this](const LimitSearchSpec &spec) {
+            QString error;
+            if (!startSearch(spec, &error) && !error.isEmpty())
+                statusBar()->showMessage(tr("Cannot find the limit: %1").arg(error), kStatusMs);
+        });
+        connect(m_findLimitDialog, &FindLimitDialog::stopRequested, this, &MainWindow::stop);
+        if (const auto &plan = m_search->plan(); plan && !m_searching)
+            m_findLimitDialog->setAnswer(plan->answerLine(), plan->stopText(), m_search->directory());
+    }
+    updateFindLimitDialog();
+    m_findLimitDialog->show(); // not modal: the dashboard beside it follows the level running
+    m_findLimitDialog->raise();
+    m_findLimitDialog->activateWindow();
+}
+
+void MainWindow::updateFindLimitDialog()
+{
+    if (!m_findLimitDialog)
+        return;
+    QStringList problems = LimitSearch::problems(currentConfig());
+    if (!m_searching) {
+        if (m_running)
+            problems.prepend(tr("a run is going"));
+        if (!m_runBlocked.isEmpty())
+            problems.prepend(m_runBlocked);
+        for (const QString &problem : m_editor->problems()) {
+            if (!problems.contains(problem))
+                problems << problem;
+        }
+    }
+    m_findLimitDialog->setConfig(currentConfig(), problems);
+    m_findLimitDialog->setRunning(m_searching);
+}
+
+QString MainWindow::startRefusal() const
+{
+    if (m_running)
+        return tr("a run is already going");
+    if (!m_runBlocked.isEmpty())
+        return m_runBlocked;
+    if (!m_editor->isValid())
+        return m_editor->problems().constFirst();
+    return {};
+}
+
+bool MainWindow::startSearch(const LimitSearchSpec &spec, QString *error)
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (const QString refusal = startRefusal(); !refusal.isEmpty())
+        return fail(refusal);
+    RunConfig config = currentConfig();
+    if (config.outDir.isEmpty())
+        config.outDir = RunWriter::unusedPath(
+            m_runsFolder, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                              QStringLiteral("-find-max-") + RunWriter::fileSafeName(config.target.model));
+    m_searchLevels->reset(spec);
+    QString why;
+    if (!m_search->start(config, spec, &why)) {
+        if (!m_search->failureIsConfiguration())
+            showError(tr("Cannot start the search"), why);
+        return fail(why);
+    }
+    m_searching = true;
+    setRunning(true);
+    return true;
 }
 
 QString MainWindow::newRunDirectory(const RunConfig &config) const
@@ -592,12 +733,8 @@ bool MainWindow::startRun(QString *error)
             *error = why;
         return false;
     };
-    if (m_running)
-        return fail(tr("a run is already going"));
-    if (!m_runBlocked.isEmpty())
-        return fail(m_runBlocked);
-    if (!m_editor->isValid())
-        return fail(m_editor->problems().constFirst());
+    if (const QString refusal = startRefusal(); !refusal.isEmpty())
+        return fail(refusal);
     RunConfig config = currentConfig();
     if (config.outDir.isEmpty())
         config.outDir = newRunDirectory(config);
@@ -620,8 +757,12 @@ void MainWindow::stop()
 {
     if (!m_running)
         return;
-    // The runner cancels what is in flight and saves; a second Stop changes nothing.
-    m_runner->stop();
+    // The runner cancels what is in flight and saves; a second Stop changes nothing. A search ends
+    // with the level it is running.
+    if (m_searching)
+        m_search->stop();
+    else
+        m_runner->stop();
     if (!m_stopping) {
         m_stopping = true;
         statusBar()->showMessage(tr("Stopping: cancelling the requests in flight; results are kept"));
@@ -655,6 +796,7 @@ void MainWindow::confirmStop()
     box->setEscapeButton(goOn);
     connect(stopButton, &QPushButton::clicked, this, &MainWindow::stop);
     connect(m_runner, &BenchmarkRunner::runFinished, box, &QWidget::close);
+    connect(m_search, &LimitSearch::searchFinished, box, &QWidget::close);
     box->open();
 }
 
@@ -901,6 +1043,7 @@ void MainWindow::updateRunState()
         m_readiness->setToolTip(problems.join(QLatin1Char('\n')));
         m_run->setToolTip(tr("Cannot run: %1").arg(problems.join(QStringLiteral("\n"))));
     }
+    updateFindLimitDialog();
 }
 
 void MainWindow::updateLiveStatus()

@@ -2,6 +2,7 @@
 
 #include "config/runconfig.h"
 #include "run/benchmarkrunner.h"
+#include "run/limitsearchplan.h"
 #include "widgets/apptheme.h"
 
 #include <QMainWindow>
@@ -21,11 +22,14 @@ namespace tb {
 class ComparisonController;
 class ConfigEditor;
 class DashboardView;
+class FindLimitDialog;
+class LimitSearch;
 class RequestsView;
 class RunDocument;
 class RunHistoryModel;
 class RunHistoryView;
 class RunLoader;
+class SearchLevelsModel;
 class SettingsAutosave;
 class SimulatorController;
 class SummaryView;
@@ -42,6 +46,9 @@ struct RunData;
 /// its batched signals feed the RunDocument that every run view shows, and a saved run opens into
 /// the same document. Stop is prompt and safe twice; closing the window during a run stops it and
 /// closes once the results are saved, without asking anything modal.
+///
+/// Run ▸ Find the Limit… runs a LimitSearch (--find-max) instead: each level is a run of its own
+/// runner, which the run views follow like a run; FindLimitDialog lists the levels and the answer.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -75,6 +82,12 @@ public:
     QAction *runAction() const { return m_run; }
     QAction *stopAction() const { return m_stop; }
     QAction *copySummaryAction() const { return m_copySummary; }
+    QAction *findLimitAction() const { return m_findLimit; }
+    LimitSearch *limitSearch() const { return m_search; }
+    /// The levels of the last search (or the one running).
+    SearchLevelsModel *searchLevels() const { return m_searchLevels; }
+    /// Run ▸ Find the Limit…'s dialog; null until first shown.
+    FindLimitDialog *findLimitDialog() const { return m_findLimitDialog; }
 
     /// Where runs are saved (a run whose configuration names no outDir goes to
     /// <runs folder>/<yyyyMMdd-HHmmss>-<model>) and which folder the history lists.
@@ -90,6 +103,9 @@ public:
 
     /// Starts a run of the forms' configuration; false with *error when it cannot start.
     bool startRun(QString *error = nullptr);
+    /// Starts a limit search of the forms' configuration into a new folder of the runs folder;
+    /// false with *error when it cannot start.
+    bool startSearch(const LimitSearchSpec &spec, QString *error = nullptr);
     /// Shows a saved run in the run views (read off the GUI thread); runOpened() or
     /// runOpenFailed() follows. Refused (false) while a run is going.
     bool openRun(const QString &directory);
@@ -141,8 +157,10 @@ public Q_SLOTS:
     bool loadRunConfiguration(const QString &directory);
     /// Starts a run when the configuration is valid and nothing runs (runRequested() first).
     void run();
-    /// Stops the run going (stopRequested()); safe to call twice and when nothing runs.
+    /// Stops the run or the search going (stopRequested()); safe to call twice and when nothing runs.
     void stop();
+    /// Run ▸ Find the Limit…: the search's dialog, not modal, with the forms' configuration.
+    void showFindLimit();
     /// Ctrl+S: to the current file, else asks where (without a nested event loop).
     void saveConfigToFile();
     void saveConfigAs();
@@ -167,6 +185,10 @@ Q_SIGNALS:
     void runOpenFailed(const QString &directory, const QString &error);
     /// What openRuns() was given is shown (ok: every part of it could be read).
     void runsShown(bool ok);
+    /// A limit search began in `directory`; its levels follow as runs in the run views.
+    void searchStarted(const QString &directory);
+    /// The search ended: LimitSearchPlan::answerLine(), as the CLI prints it.
+    void searchFinished(const QString &answer);
 
 protected:
     bool event(QEvent *event) override;
@@ -179,7 +201,12 @@ protected:
 private:
     void createActions();
     void createMenus();
-    void connectRunner();
+    /// The run views follow `runner`'s runs: the window's own, or a search's levels.
+    void connectRunner(BenchmarkRunner *runner);
+    void connectSearch();
+    void updateFindLimitDialog();
+    /// Why neither a run nor a search can start now; empty when one can.
+    QString startRefusal() const;
     void readSettings();
     /// What the settings hold, changing, has them written (m_autosave).
     void watchSettings();
@@ -215,6 +242,9 @@ private:
     ConfigEditor *m_editor;
     RunDocument *m_document;
     BenchmarkRunner *m_runner;
+    LimitSearch *m_search;
+    SearchLevelsModel *m_searchLevels;
+    FindLimitDialog *m_findLimitDialog = nullptr;
     RunLoader *m_loader;
     RunHistoryModel *m_history;
     QTabWidget *m_side;
@@ -239,6 +269,7 @@ private:
     QAction *m_testConnection = nullptr;
     QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
+    QAction *m_findLimit = nullptr;
     QAction *m_sidePanel = nullptr;
     QList<QAction *> m_themeActions; ///< View ▸ Theme, in AppTheme::Setting order
     AppTheme::Setting m_theme = AppTheme::Setting::System;
@@ -247,6 +278,7 @@ private:
     QStringList m_recent;
     QString m_runsFolder;
     bool m_running = false;
+    bool m_searching = false; ///< m_running is a limit search's
     QString m_runBlocked;
     bool m_stopping = false;
     bool m_closeWhenStopped = false;

@@ -5,8 +5,13 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 
 namespace tb {
+
+namespace {
+const QString kSearchJson = QStringLiteral("search.json");
+} // namespace
 
 LimitSearch::LimitSearch(QObject *parent)
     : QObject(parent)
@@ -32,6 +37,11 @@ QStringList LimitSearch::problems(const RunConfig &base)
         problems << QStringLiteral("prompt.salt (--prompt-salt): every level gets a fresh salt, so that no level "
                                    "is served from the prefix cache an earlier one filled");
     return problems;
+}
+
+bool LimitSearch::isSearchDirectory(const QString &directory)
+{
+    return QFileInfo::exists(QDir(directory).filePath(kSearchJson));
 }
 
 RunConfig LimitSearch::levelConfig(const RunConfig &base, const LimitSearchSpec &spec, double level)
@@ -148,7 +158,7 @@ void LimitSearch::onRunFinished(const RunOutcome &outcome)
 
 bool LimitSearch::save(QString *why)
 {
-    const QString path = QDir(m_directory).filePath(QStringLiteral("search.json"));
+    const QString path = QDir(m_directory).filePath(kSearchJson);
     if (writeFileAtomically(path, m_plan->toJson(m_base.slo).dump(2) + '\n', why))
         return true;
     *why = QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(path), *why);

@@ -28,6 +28,8 @@ public:
     /// Why `base` cannot be searched: no SLO to judge by, or a schedule of its own (stages, sweep,
     /// trace) where the search sets the level. Empty when it can.
     static QStringList problems(const RunConfig &base);
+    /// Whether `directory` holds a search.json: a search's folder, its levels' runs inside.
+    static bool isSearchDirectory(const QString &directory);
     /// The configuration of one level: the base at `level` users or requests/s, one stage, a fresh salt.
     static RunConfig levelConfig(const RunConfig &base, const LimitSearchSpec &spec, double level);
 

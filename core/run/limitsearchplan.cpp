@@ -20,12 +20,11 @@ QString percent(double fraction)
 /// "good 238 of 240 = 99.2% (95% interval 97.0–99.8%)"
 QString countsText(const SearchLevel &level)
 {
-    const WilsonInterval w = level.interval();
     const auto fraction = level.goodFraction();
-    return QStringLiteral("good %1 of %2 = %3 (95% interval %4–%5)")
+    return QStringLiteral("good %1 of %2 = %3 (95% interval %4)")
         .arg(level.good)
         .arg(level.attempted)
-        .arg(fraction ? percent(*fraction) : QStringLiteral("—"), percent(w.low), percent(w.high));
+        .arg(fraction ? percent(*fraction) : QStringLiteral("—"), LimitSearchPlan::intervalText(level));
 }
 
 /// Three significant digits, as --sweep rounds its rates.
@@ -286,24 +285,32 @@ void LimitSearchPlan::decideNext()
     startLevel(between(pass->level, fail->level));
 }
 
-QString LimitSearchPlan::levelLine(const SearchLevel &level) const
+QString LimitSearchPlan::verdictText(const SearchLevel &level)
 {
-    QString verdict;
     switch (level.verdict) {
     case LevelVerdict::Pending:
-        verdict = QStringLiteral("within noise: running it again");
-        break;
+        return QStringLiteral("within noise: running it again");
     case LevelVerdict::Stopped:
-        verdict = QStringLiteral("stopped, not judged");
-        break;
+        return QStringLiteral("stopped, not judged");
     case LevelVerdict::Pass:
     case LevelVerdict::Fail:
-        verdict = QLatin1String(verdictName(level.verdict)) +
-                  (level.withinNoise ? QStringLiteral(" (within noise)") : QString());
         break;
     }
+    return QLatin1String(verdictName(level.verdict)) +
+           (level.withinNoise ? QStringLiteral(" (within noise)") : QString());
+}
+
+QString LimitSearchPlan::intervalText(const SearchLevel &level)
+{
+    const WilsonInterval w = level.interval();
+    return QStringLiteral("%1–%2").arg(percent(w.low), percent(w.high));
+}
+
+QString LimitSearchPlan::levelLine(const SearchLevel &level) const
+{
     const QString runs = level.runs.size() > 1 ? QStringLiteral(", %1 runs").arg(level.runs.size()) : QString();
-    return QStringLiteral("%1%2: %3: %4").arg(m_spec.levelName(level.level), runs, countsText(level), verdict);
+    return QStringLiteral("%1%2: %3: %4")
+        .arg(m_spec.levelName(level.level), runs, countsText(level), verdictText(level));
 }
 
 QString LimitSearchPlan::answerLine() const

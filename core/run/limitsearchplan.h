@@ -105,6 +105,10 @@ public:
     const SearchLevel *highestPass() const;
     const SearchLevel *lowestFail() const;
 
+    /// "pass", "fail (within noise)", "within noise: running it again", "stopped, not judged".
+    static QString verdictText(const SearchLevel &level);
+    /// "97.0–99.8%": the level's 95% interval of its good fraction.
+    static QString intervalText(const SearchLevel &level);
     /// "c=48: good 238 of 240 = 99.2% (95% interval 97.0–99.8%): pass (within noise)"; a level
     /// still being repeated says "within noise: running it again".
     QString levelLine(const SearchLevel &level) const;

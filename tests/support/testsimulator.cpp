@@ -18,6 +18,19 @@ std::unique_ptr<sim::SimulatorHost> startFastSimulator(double ttftMs, double ste
     return startSimulator(config);
 }
 
+sim::SimConfig capacitySimConfig(int maxBatch)
+{
+    sim::SimConfig c = *sim::SimConfig::preset(QStringLiteral("fast"));
+    c.maxBatch = maxBatch;
+    c.queueLimit = 0;
+    c.ttftMs = kCapacityTtftMs;
+    c.stepMs = 10;
+    c.stepMsPerSeq = 0;
+    c.prefillMsPer1k = 0;
+    c.outputTokens = 10;
+    return c;
+}
+
 TargetConfig targetOf(const sim::SimulatorHost &host, const QString &name)
 {
     TargetConfig target;

@@ -2,6 +2,7 @@
 
 #include "charts/chartstyle.h"
 
+#include <QAreaSeries>
 #include <QFontMetricsF>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -12,6 +13,11 @@
 #include <limits>
 
 namespace tb {
+
+namespace {
+/// The band's fill over the plot: light enough that lines and grid read through it in both themes.
+constexpr int kSteadyAlpha = 36;
+} // namespace
 
 QList<QPointF> decimate(const QList<QPointF> &points, int maxPoints, Reduce reduce)
 {
@@ -233,6 +239,66 @@ void TimeChart::placeStageMarks()
     }
 }
 
+void TimeChart::setSteadyWindow(const std::optional<TimeSpan> &window)
+{
+    const bool valid = window && window->endS > window->startS;
+    if (!valid) {
+        if (m_steady) {
+            removeSeries(m_steady);
+            delete std::exchange(m_steady, nullptr);
+        }
+        m_steadyWindow.reset();
+        return;
+    }
+    m_steadyWindow = window;
+    if (!m_steady) {
+        // Series draw in the order they were added: the band goes first so that the lines (and their
+        // tooltips) stay on top of it. The others are added again after it, on the axes they had.
+        struct Placed {
+            QAbstractSeries *series;
+            QList<QAbstractAxis *> axes;
+            bool inLegend;
+        };
+        QList<Placed> others;
+        for (QAbstractSeries *s : series())
+            others.append({s, s->attachedAxes(), chartstyle::isInLegend(s)});
+        for (const Placed &p : std::as_const(others))
+            removeSeries(p.series);
+        m_steady = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
+        m_steady->setParent(this);
+        m_steady->setName(tr("steady state"));
+        QColor fill = chartstyle::themed(QColor(0x15, 0x80, 0x3d), chartstyle::screenTheme());
+        fill.setAlpha(kSteadyAlpha);
+        m_steady->setBrush(fill);
+        m_steady->setPen(Qt::NoPen);
+        chartstyle::setDescription(m_steady, tr("the run's steady-state window: in flight, throughput and latency "
+                                                "level (docs/metrics.md, Steady state); the steady figures are "
+                                                "over the requests sent in it"));
+        addSeries(m_steady);
+        m_steady->attachAxis(m_x);
+        m_steady->attachAxis(m_left);
+        chartstyle::setInLegend(this, m_steady, false);
+        for (const Placed &p : std::as_const(others)) {
+            addSeries(p.series);
+            for (QAbstractAxis *axis : p.axes)
+                p.series->attachAxis(axis);
+            if (!p.inLegend)
+                chartstyle::setInLegend(this, p.series, false);
+        }
+    }
+    placeSteadyBand();
+}
+
+void TimeChart::placeSteadyBand()
+{
+    if (!m_steady || !m_steadyWindow)
+        return;
+    const double top = m_left->max();
+    const double bottom = m_left->min();
+    m_steady->upperSeries()->replace({QPointF(m_steadyWindow->startS, top), QPointF(m_steadyWindow->endS, top)});
+    m_steady->lowerSeries()->replace({QPointF(m_steadyWindow->startS, bottom), QPointF(m_steadyWindow->endS, bottom)});
+}
+
 void TimeChart::rescale(double endS, double minSpanS)
 {
     m_endS = endS;
@@ -254,6 +320,7 @@ void TimeChart::rescale(double endS, double minSpanS)
     if (m_right)
         chartstyle::setNiceRange(m_right, 0, maxRight > 0 ? maxRight * headroom : 1);
     placeStageMarks();
+    placeSteadyBand();
 }
 
 bool TimeChart::hasData() const

@@ -8,8 +8,10 @@
 #include <QPointF>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
+class QAreaSeries;
 class QLineSeries;
 class QScatterSeries;
 class QXYSeries;
@@ -21,6 +23,12 @@ namespace tb {
 struct StageMark {
     double startS = 0;
     QString name;
+};
+
+/// A span of run time, [startS, endS) in seconds since the start (the x of time charts).
+struct TimeSpan {
+    double startS = 0;
+    double endS = 0;
 };
 
 /// How decimate() merges the points of one bucket: rates and medians by their mean, peaks and
@@ -47,8 +55,8 @@ QList<StageMark> stageMarks(const std::vector<TimeSeriesRow> &rows, const QStrin
 
 /// A line chart over run time: x in seconds since the start, a value axis with its unit on the
 /// left and optionally a second one on the right, stage boundaries as dashed lines with each
-/// stage's name at the top of its span. Ranges end on round numbers and follow the data
-/// (rescale()). Boundaries and names are series (out of the legend), so exports copy them.
+/// stage's name at the top of its span, the steady-state window as a shaded band. Ranges end on round numbers and
+/// follow the data (rescale()). Boundaries and names are series (out of the legend), so exports copy them.
 class TimeChart : public QChart
 {
     Q_OBJECT
@@ -78,6 +86,11 @@ public:
 
     /// Labelled dashed lines where stages begin; fewer than two stages show none.
     void setStageMarks(const QList<StageMark> &marks);
+    /// Shades the run's steady-state window (RunSummary::steady) over the plot's height, under the
+    /// lines, out of the legend, "steady state" in its tooltip; none removes the band.
+    void setSteadyWindow(const std::optional<TimeSpan> &window);
+    /// The band of setSteadyWindow(); null when there is none.
+    QAreaSeries *steadyBand() const { return m_steady; }
     /// Sets x to [0, endS] (at least minSpanS) and each value axis to [0, its largest point].
     void rescale(double endS, double minSpanS = kMinSpanS);
     /// Whether any line has a point.
@@ -89,11 +102,14 @@ private:
     QValueAxis *m_right = nullptr;
     void placeStageMarks();
     QList<QXYSeries *> stageSeries() const;
+    void placeSteadyBand();
 
     QList<QLineSeries *> m_lines;
     QList<QLineSeries *> m_boundaries;    ///< a vertical line where each stage after the first starts
     QList<QScatterSeries *> m_stageNames; ///< one invisible point per stage, labelled with its name
     QList<StageMark> m_marks;
+    QAreaSeries *m_steady = nullptr; ///< the steady-state window, the chart's first series (drawn under the rest)
+    std::optional<TimeSpan> m_steadyWindow;
     double m_endS = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "formats/numberformat.h"
 #include "models/quantitystyle.h"
 #include "results/rundirectory.h"
+#include "run/limitsearch.h"
 
 #include <QColor>
 #include <QDir>
@@ -164,6 +165,13 @@ void RunHistoryModel::refresh()
                                 if (RunReader::isRunDirectory(run))
                                     directories << canonical(run);
                             }
+                        }
+                    } else if (LimitSearch::isSearchDirectory(info.filePath())) {
+                        // A limit search's levels are runs of their own, in its folder.
+                        for (const QFileInfo &level :
+                             QDir(info.filePath()).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+                            if (RunReader::isRunDirectory(level.filePath()))
+                                directories << canonical(level.filePath());
                         }
                     }
                 }

@@ -40,8 +40,9 @@ struct RunHistoryEntry {
     int changeDirection = 0;
 };
 
-/// The saved runs in the runs folder (and any opened from elsewhere), one row each: name, target,
-/// model, load, status (ok, stopped, failed), session, date, requests/s, TTFT p50, errors, notes.
+/// The saved runs in the runs folder (with the runs of its sessions and limit searches, and any
+/// opened from elsewhere), one row each: name, target, model, load, status (ok, stopped, failed),
+/// session, date, requests/s, TTFT p50, errors, notes.
 /// The name renames the run's directory and the notes live beside its files in notes.txt (written
 /// whole or not at all); measurement files are never touched. Scanning reads each run's summary (a run that stopped
 /// before writing summary.json has it recomputed from requests.csv, which can take a while) on a

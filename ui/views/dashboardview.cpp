@@ -741,6 +741,9 @@ DashboardView::Frame DashboardView::frame() const
             names[i] = tr("%1 (%2)").arg(names[i], stages[std::size_t(i)].partialNote());
     }
     f.marks = stageMarks(rows, names);
+    // The window is found from the saved requests at the end: a live run has none yet.
+    if (const std::optional<SteadySummary> &steady = d.summary().steady; !d.isLive() && steady && steady->window.found)
+        f.steady = TimeSpan{double(steady->window.startS), double(steady->window.endS)};
     return f;
 }
 
@@ -748,6 +751,7 @@ void DashboardView::finishTimeChart(TimeChart *chart, const Frame &f, const QStr
                                     const QString &live, const QString &saved)
 {
     chart->setStageMarks(f.marks);
+    chart->setSteadyWindow(f.steady);
     chart->rescale(f.rangeS, f.minSpanS);
     finishChart(key, empty, live, saved);
 }

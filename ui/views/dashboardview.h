@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <array>
+#include <optional>
 
 class QComboBox;
 class QGridLayout;
@@ -102,6 +103,7 @@ private:
         double rangeS = 0;
         double minSpanS = 0;
         QList<StageMark> marks;
+        std::optional<TimeSpan> steady; ///< the steady-state window of a finished run that has one
     };
 
     void tick();
