@@ -328,6 +328,43 @@ private Q_SLOTS:
         QCOMPARE(b->minorHigh, minorHigh);
     }
 
+    /// Regression: the simulator's 1-ms steps, caught up after a late one, put 10% of ITL gaps near
+    /// 0.27 ms, and every GUI run against it warned "ITL is bimodal". Only a high minor ITL mode (a
+    /// stall) is warned of; a low one is recorded. Ten requests of 41 one-token chunks, every
+    /// `every`-th gap `oddMs`, the others `gapMs`.
+    void onlyHighItlModesAreWarned_data()
+    {
+        QTest::addColumn<double>("gapMs");
+        QTest::addColumn<double>("oddMs");
+        QTest::addColumn<int>("every");
+        QTest::addColumn<bool>("minorHigh");
+        QTest::addColumn<bool>("warned");
+        QTest::newRow("stalls: every 12th gap 320 ms") << 20.0 << 320.0 << 12 << true << true;
+        QTest::newRow("catch-up: every 10th gap 0.27 ms") << 1.0 << 0.27 << 10 << false << false;
+    }
+    void onlyHighItlModesAreWarned()
+    {
+        QFETCH(double, gapMs);
+        QFETCH(double, oddMs);
+        QFETCH(int, every);
+        QFETCH(bool, minorHigh);
+        QFETCH(bool, warned);
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 10; ++i) {
+            std::vector<Chunk> chunks;
+            double t = double(i) + 0.1;
+            for (int k = 0; k <= 40; ++k) {
+                chunks.push_back({t, 1});
+                t += (k % every == every - 1 ? oddMs : gapMs) / 1000;
+            }
+            records.push_back(request(double(i), t, 10, chunks));
+        }
+        const RunSummary s = summarise(oneStage(), records);
+        QCOMPARE(s.bimodal.count(QStringLiteral("itl")), std::size_t(1));
+        QCOMPARE(s.bimodal.at(QStringLiteral("itl")).minorHigh, minorHigh);
+        QCOMPARE(!s.warnings.filter(QStringLiteral("ITL is bimodal")).isEmpty(), warned);
+    }
+
     /// End to end: the simulator's stalls (every 12th decode step 300 ms longer) show as a bimodal
     /// ITL in summary.json and a warning; without stalls, nothing.
     void stallsMakeItlBimodal_data()

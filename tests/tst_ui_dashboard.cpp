@@ -952,7 +952,7 @@ private Q_SLOTS:
         for (const SummaryBlock &stage : swept.summary.stages)
             QCOMPARE(stage.tokens.cached, std::int64_t(0));
         QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
-        QVERIFY(swept.summary.warnings.isEmpty());
+        QVERIFY2(swept.summary.warnings.isEmpty(), qPrintable(swept.summary.warnings.join(u'\n')));
 
         // The first run's salt replays it: the cache answers, and the dashboard says it is a replay.
         QString error;

@@ -672,10 +672,13 @@ QStringList RunAggregator::distributionWarnings(RunSummary &summary)
          {std::tuple{Metric::Ttft, "ttft", "requests"}, std::tuple{Metric::Itl, "itl", "gaps"}}) {
         if (const auto b = Bimodality::of(total.histogram(metric))) {
             summary.bimodal[QLatin1String(key)] = *b;
+            // A low minor ITL mode is tokens that came bunched after a late one (the sender's or the
+            // network's catch-up), the other side of ordinary jitter: recorded, not warned of.
+            if (metric == Metric::Itl && !b->minorHigh)
+                continue;
             warnings << QStringLiteral("%1 is bimodal: %2%3")
                             .arg(metricLabel(metric), b->describe(QLatin1String(samples)),
-                                 metric == Metric::Itl && b->minorHigh ? QStringLiteral(" — periodic stalls?")
-                                                                       : QString());
+                                 metric == Metric::Itl ? QStringLiteral(" — periodic stalls?") : QString());
         }
     }
     const LatencyStats &perChunk = total.stat(Metric::TokensPerChunk);
