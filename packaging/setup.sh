@@ -8,7 +8,8 @@
 #   options: --preset NAME (default|dev|ci|asan|portable|asan-portable|tsan|fuzz),
 #            --no-install (skip apt), -h|--help
 #            --list-packages (print the Debian packages it would install, one a line, and exit)
-#   (--preset fuzz also installs clang; with --test it runs fuzz/run.sh instead of CTest;
+#   (--preset asan, asan-portable and fuzz also install clang, their compiler; --preset fuzz with
+#    --test runs fuzz/run.sh instead of CTest, and asan-portable builds the fuzz harnesses too;
 #    --preset tsan builds and, with --test, runs only the threaded engine and simulator tests)
 #
 # A fresh Debian 12 machine needs root or sudo, and a reachable Debian mirror (apt-get update).
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
         --preset=*) preset=${1#--preset=} ;;
         --no-install) install=0 ;;
         --list-packages) action=list ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "setup.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
@@ -55,13 +56,16 @@ packages=(
     squid                # tst_tlsgateway: a real HTTPS_PROXY (CONNECT tunnels) between the client and the gateway
     openssl              # tst_tlsgateway: the openssl program makes the gateways' self-signed certificates
 )
-# Only for the "fuzz" preset (libFuzzer harnesses in fuzz/).
-if [ "$preset" = fuzz ]; then
-    packages+=(
-        clang                # clang++ (clang 14): libFuzzer exists only for clang
-        libclang-rt-14-dev   # libclang_rt.fuzzer, .asan and .ubsan (clang-14 only recommends it)
-    )
-fi
+# Only for the clang presets: "asan" and "asan-portable" (clang compiles the tests a third faster than
+# GCC under ASan; asan-portable also builds the libFuzzer harnesses) and "fuzz".
+case "$preset" in
+    asan|asan-portable|fuzz)
+        packages+=(
+            clang                # clang++ (clang 14): the sanitizer builds' compiler; libFuzzer exists only for clang
+            libclang-rt-14-dev   # libclang_rt.asan, .ubsan and .fuzzer (clang-14 only recommends it)
+        )
+        ;;
+esac
 
 if [ "$action" = list ]; then
     printf '%s\n' "${packages[@]}"
