@@ -147,8 +147,8 @@ private:
     std::int64_t m_stoppedNs = -1;
     QString m_stopReason;
     /// The whole-run block over the records sent in [fromNs, toNs).
-    static SummaryBlock blockSentIn(const RunInfo &info, const std::vector<RequestRecord> &records,
-                                    std::int64_t fromNs, std::int64_t toNs);
+    static SummaryBlock blockSentIn(const RunInfo &info, const std::vector<RequestRecord> &records, std::int64_t fromNs,
+                                    std::int64_t toNs);
     /// ≥ 0: only records sent in [m_sentFromNs, m_sentToNs) count (blockSentIn).
     std::int64_t m_sentFromNs = -1;
     std::int64_t m_sentToNs = -1;
