@@ -202,10 +202,11 @@ private Q_SLOTS:
         QStringList keys;
         for (const auto &[key, row] : values)
             keys << key;
-        // The server's rows, tokens in flight, and a second mode when the simulator's apparatus made one.
+        // The server's rows, tokens in flight, the redundancy of the simulator's text (mean, p90, share
+        // above the threshold), and a second mode when the simulator's apparatus made one.
         QVERIFY2(int(values.size()) - int(values.count(QStringLiteral("itl_bimodal_pct"))) -
                          int(values.count(QStringLiteral("ttft_bimodal_pct"))) ==
-                     15 + 5 + 1,
+                     15 + 5 + 1 + 3,
                  qPrintable(keys.join(u' ')));
 
         // Self-contained: no scripts, no stylesheets or images from anywhere else (url(#…) names a
