@@ -11,7 +11,7 @@ namespace tb {
 namespace {
 
 /// One window level per whole window; NaN where a window has no value (latency without completions).
-struct Series {
+struct LevelSeries {
     const char *name;
     std::vector<double> level;
     bool count; ///< Poisson noise widens its band
@@ -44,17 +44,17 @@ double slope(const std::vector<double> &values, std::size_t from, std::size_t to
     return sxx > 0 ? sxy / sxx : 0;
 }
 
-double bandOf(const Series &s, double level, const SteadyWindow::Params &p)
+double bandOf(const LevelSeries &s, double level, const SteadyWindow::Params &p)
 {
     const double relative = p.band * std::abs(level);
     return s.count ? std::max(relative, p.noiseSigmas * std::sqrt(std::max(level, 0.0) / p.windowS)) : relative;
 }
 
 /// Whether every series is level over windows [from, to); else the first that is not.
-const Series *unsteady(const std::array<Series, 3> &series, std::size_t from, std::size_t to,
-                       const SteadyWindow::Params &p)
+const LevelSeries *unsteady(const std::array<LevelSeries, 3> &series, std::size_t from, std::size_t to,
+                            const SteadyWindow::Params &p)
 {
-    for (const Series &s : series) {
+    for (const LevelSeries &s : series) {
         const std::vector<double> part(s.level.begin() + std::ptrdiff_t(from), s.level.begin() + std::ptrdiff_t(to));
         if (std::any_of(part.begin(), part.end(), [](double v) { return std::isnan(v); }))
             return &s;
@@ -81,8 +81,8 @@ SteadyWindow SteadyWindow::find(const std::vector<TimeSeriesRow> &rows, const Pa
     const double minS = std::max(double(p.minS), p.minFraction * double(w.runS));
     const auto minWindows = std::size_t(std::max(2.0, std::ceil(minS / windowS)));
     w.e2e = std::none_of(rows.begin(), rows.end(), [](const TimeSeriesRow &r) { return !std::isnan(r.ttftP50Ms); });
-    std::array<Series, 3> series{Series{"in flight", {}, true}, Series{"completions/s", {}, true},
-                                 Series{w.e2e ? "E2E p50" : "TTFT p50", {}, false}};
+    std::array<LevelSeries, 3> series{LevelSeries{"in flight", {}, true}, LevelSeries{"completions/s", {}, true},
+                                      LevelSeries{w.e2e ? "E2E p50" : "TTFT p50", {}, false}};
     for (std::size_t k = 0; k < windows; ++k) {
         double inFlight = 0;
         double completed = 0;
@@ -128,7 +128,7 @@ SteadyWindow SteadyWindow::find(const std::vector<TimeSeriesRow> &rows, const Pa
         w.startS = w.endS = 0;
         return w;
     }
-    const Series *moving = end >= 2 ? unsteady(series, end - 2, end, p) : &series[0];
+    const LevelSeries *moving = end >= 2 ? unsteady(series, end - 2, end, p) : &series[0];
     w.reason = QStringLiteral("no level stretch: %1 is still moving at the end of the run")
                    .arg(QLatin1String(moving ? moving->name : "in flight"));
     return w;
