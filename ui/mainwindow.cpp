@@ -621,27 +621,28 @@ void MainWindow::updateFindLimitDialog()
     m_findLimitDialog->setRunning(m_searching);
 }
 
-QString MainWindow::startRefusal() const
+std::optional<RunConfig> MainWindow::configToStart(QString *error) const
 {
+    QString refusal;
     if (m_running)
-        return tr("a run is already going");
-    if (!m_runBlocked.isEmpty())
-        return m_runBlocked;
-    if (!m_editor->isValid())
-        return m_editor->problems().constFirst();
-    return {};
+        refusal = tr("a run is already going");
+    else if (!m_runBlocked.isEmpty())
+        refusal = m_runBlocked;
+    else if (!m_editor->isValid())
+        refusal = m_editor->problems().constFirst();
+    else
+        return currentConfig();
+    if (error)
+        *error = refusal;
+    return std::nullopt;
 }
 
 bool MainWindow::startSearch(const LimitSearchSpec &spec, QString *error)
 {
-    const auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
+    std::optional<RunConfig> start = configToStart(error);
+    if (!start)
         return false;
-    };
-    if (const QString refusal = startRefusal(); !refusal.isEmpty())
-        return fail(refusal);
-    RunConfig config = currentConfig();
+    RunConfig &config = *start;
     if (config.outDir.isEmpty())
         config.outDir = RunWriter::unusedPath(
             m_runsFolder, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
@@ -651,7 +652,9 @@ bool MainWindow::startSearch(const LimitSearchSpec &spec, QString *error)
     if (!m_search->start(config, spec, &why)) {
         if (!m_search->failureIsConfiguration())
             showError(tr("Cannot start the search"), why);
-        return fail(why);
+        if (error)
+            *error = why;
+        return false;
     }
     m_searching = true;
     setRunning(true);
@@ -728,21 +731,19 @@ void MainWindow::askUnreachable(const QString &problem)
 
 bool MainWindow::startRun(QString *error)
 {
-    const auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
+    std::optional<RunConfig> start = configToStart(error);
+    if (!start)
         return false;
-    };
-    if (const QString refusal = startRefusal(); !refusal.isEmpty())
-        return fail(refusal);
-    RunConfig config = currentConfig();
+    RunConfig &config = *start;
     if (config.outDir.isEmpty())
         config.outDir = newRunDirectory(config);
     Q_EMIT runRequested(config);
     QString why;
     if (!m_runner->start(config, &why)) {
         showError(tr("Cannot start the run"), why);
-        return fail(why);
+        if (error)
+            *error = why;
+        return false;
     }
     statusBar()->showMessage(
         tr("Running %1 at %2%3")

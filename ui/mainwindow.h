@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 class QAction;
 class QLabel;
@@ -205,8 +206,9 @@ private:
     void connectRunner(BenchmarkRunner *runner);
     void connectSearch();
     void updateFindLimitDialog();
-    /// Why neither a run nor a search can start now; empty when one can.
-    QString startRefusal() const;
+    /// The configuration a run or a search starts from; nullopt, with *error saying why, when
+    /// neither can start now.
+    std::optional<RunConfig> configToStart(QString *error) const;
     void readSettings();
     /// What the settings hold, changing, has them written (m_autosave).
     void watchSettings();
