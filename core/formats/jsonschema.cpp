@@ -26,7 +26,7 @@ bool isSchemaTypeName(const Json &name)
     return false;
 }
 
-bool isCount(const Json &value)
+bool isSchemaCount(const Json &value)
 {
     return value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
 }
@@ -83,7 +83,7 @@ struct SchemaCheck {
                 if (!value.is_number())
                     return fail(at, QStringLiteral("must be a number"));
             } else if (key == "minLength" || key == "maxLength" || key == "minItems" || key == "maxItems") {
-                if (!isCount(value))
+                if (!isSchemaCount(value))
                     return fail(at, QStringLiteral("must be a whole number ≥ 0"));
             }
         }
