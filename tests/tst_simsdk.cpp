@@ -71,7 +71,7 @@ private Q_SLOTS:
                 QVERIFY2(t.reasoningTokens > 0, qPrintable(call));
         }
         QVERIFY(done);
-        QCOMPARE(calls, 10);
+        QCOMPARE(calls, 12);
         const SimStats stats = host.stats();
         QCOMPARE(stats.requestsServed, calls);
         QCOMPARE(stats.rejections.value(404), 1); // the script's deliberate unknown model

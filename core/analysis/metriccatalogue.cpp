@@ -53,6 +53,14 @@ template<typename Fn> BlockValue redundancy(Fn fn)
     return [fn](const SummaryBlock &b) { return b.redundancy ? finiteOrNone(fn(*b.redundancy)) : std::nullopt; };
 }
 
+/// A figure of a block's structured output, when its replies were checked (--response-format).
+template<typename Fn> BlockValue structuredOutput(Fn fn)
+{
+    return [fn](const SummaryBlock &b) {
+        return b.structuredOutput ? finiteOrNone(fn(*b.structuredOutput)) : std::nullopt;
+    };
+}
+
 /// A run-wide metric: the server block, the cost or the context sweep, never a summary row.
 Entry wholeRun(const char *key, const char *label, const char *unit, Better better, WholeValue value)
 {
@@ -256,6 +264,16 @@ std::vector<Entry> build()
          redundancy([](const RedundancySummary &r) { return double(r.above); })},
         {QStringLiteral("redundancy_above_pct"), QStringLiteral("Redundant outputs share"), pct, Better::Lower,
          redundancy([](const RedundancySummary &r) { return r.aboveShare() * 100; })},
+        // Structured output (docs/metrics.md): shares of the checked replies, and goodput whose
+        // replies were valid too.
+        {QStringLiteral("valid_json_pct"), QStringLiteral("Valid JSON outputs"), pct, Better::Higher,
+         structuredOutput([](const StructuredOutputSummary &s) { return s.validJsonShare() * 100; })},
+        {QStringLiteral("schema_valid_pct"), QStringLiteral("Schema-valid outputs"), pct, Better::Higher,
+         structuredOutput([](const StructuredOutputSummary &s) { return s.schemaValidShare() * 100; })},
+        {QStringLiteral("outputs_not_checked"), QStringLiteral("Outputs not checked"), requests, Better::Neither,
+         structuredOutput([](const StructuredOutputSummary &s) { return double(s.notChecked); })},
+        {QStringLiteral("qualified_goodput_requests_per_s"), QStringLiteral("Quality-qualified goodput"), reqPerS,
+         Better::Higher, structuredOutput([](const StructuredOutputSummary &s) { return s.qualifiedGoodputPerS; })},
         // 0 in summaries from before tokens in flight: none there.
         {QStringLiteral("tokens_in_flight_mean"), QStringLiteral("Tokens in flight (mean)"), tokens, Better::Neither,
          [](const SummaryBlock &b) {

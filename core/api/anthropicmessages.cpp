@@ -20,6 +20,8 @@ public:
                      "/messages", "message_stop")
     {}
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
+                             const std::string &name) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const override;
     bool listsContextLengths() const override { return false; }
@@ -40,6 +42,14 @@ void AnthropicMessages::addCredentials(const QByteArray &key, bool, const AddHea
     if (!key.isEmpty())
         add("x-api-key", key);
     add("anthropic-version", QByteArray(kAnthropicVersion));
+}
+
+void AnthropicMessages::writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
+                                            const std::string &) const
+{
+    // output_config.format (generally available, no beta header); it has no schema-less JSON mode,
+    // which configProblems() refuses.
+    body["output_config"]["format"] = {{"type", "json_schema"}, {"schema", schema}};
 }
 
 void AnthropicMessages::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const

@@ -21,6 +21,15 @@ void ApiDialect::addCredentials(const QByteArray &key, bool basicAuth, const Add
         add("Authorization", "Bearer " + key);
 }
 
+void ApiDialect::writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema, const std::string &name) const
+{
+    if (schema.is_null())
+        body["response_format"] = {{"type", "json_object"}};
+    else
+        body["response_format"] = {{"type", "json_schema"},
+                                   {"json_schema", {{"name", name}, {"schema", schema}, {"strict", true}}}};
+}
+
 bool ApiDialect::read(DocumentReader &reader) const
 {
     return reader.readCompatible();

@@ -44,6 +44,10 @@ public:
     /// Adds the dialect's part of a request body (the prompt, stream options) to the common one
     /// (model, output cap, stream, sampling).
     virtual void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const = 0;
+    /// Asks for structured output (--response-format): any JSON object (schema null) or JSON valid
+    /// for `schema`, named `name`. Default: the chat API's response_format, which vLLM and
+    /// llama.cpp also read on their completions endpoints.
+    virtual void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema, const std::string &name) const;
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }

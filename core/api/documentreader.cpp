@@ -22,10 +22,15 @@ DocumentReader::DocumentReader(std::string_view json, DocumentFields &fields, st
 
 void DocumentReader::keepReplyText(std::string_view raw)
 {
-    if (!m_reply || m_reply->size() >= m_maxReplyBytes)
+    if (!m_reply)
         return;
+    if (m_reply->size() >= m_maxReplyBytes) {
+        m_fields.replyCut = m_fields.replyCut || !raw.empty();
+        return;
+    }
     JsonCursor::decode(raw, *m_reply);
     if (m_reply->size() > m_maxReplyBytes) {
+        m_fields.replyCut = true;
         // Cut at a character boundary: the reply goes back to the server as JSON text.
         std::size_t end = m_maxReplyBytes;
         while (end > 0 && (static_cast<unsigned char>((*m_reply)[end]) & 0xC0) == 0x80)

@@ -37,6 +37,7 @@ struct DocumentFields {
     bool hasError = false;
     bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
     bool notWhole = false;   ///< a token count with a fraction (7.9, 5e-1)
+    bool replyCut = false;   ///< content past the reply's cap was not kept (DocumentReader's maxReplyBytes)
     DocumentUsage usage;
     std::int64_t promptEvaluated = -1; ///< llama.cpp's timings.prompt_n; -1: not in this document
 

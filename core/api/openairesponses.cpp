@@ -16,6 +16,8 @@ public:
                      "/responses", "response.completed")
     {}
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
+    void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
+                             const std::string &name) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     bool read(DocumentReader &reader) const override;
     QString foreignEvent(std::string_view, std::string_view, bool, std::string_view) const override { return {}; }
@@ -31,6 +33,16 @@ public:
 const char *OpenAiResponses::maxTokensKey(const TargetConfig &, MaxTokensField) const
 {
     return "max_output_tokens"; // its only name
+}
+
+void OpenAiResponses::writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
+                                          const std::string &name) const
+{
+    // The Responses API's format is flat: name, schema and strict beside the type.
+    if (schema.is_null())
+        body["text"]["format"] = {{"type", "json_object"}};
+    else
+        body["text"]["format"] = {{"type", "json_schema"}, {"name", name}, {"schema", schema}, {"strict", true}};
 }
 
 void OpenAiResponses::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const

@@ -1,6 +1,9 @@
 #include "api/requestbuilder.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
+#include <cctype>
 
 namespace tb {
 
@@ -24,6 +27,17 @@ std::optional<Endpoint> endpointFor(const QUrl &url, const TargetConfig &target,
         return std::nullopt;
     e.proxy = *proxy;
     return e;
+}
+
+/// OpenAI wants a schema's name of at most 64 letters, digits, '_' and '-': the file's base name so.
+std::string schemaNameOf(const QString &file)
+{
+    std::string name = QFileInfo(file).completeBaseName().left(64).toStdString();
+    for (char &c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-')
+            c = '_';
+    }
+    return name.empty() ? std::string("output") : name;
 }
 
 bool sameOrigin(const QUrl &a, const QUrl &b)
@@ -75,6 +89,23 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
+    // Structured output: the schema is read and checked once, before any request.
+    const auto format = parseResponseFormat(request.responseFormat);
+    b.m_checksOutput = format && format->kind != ResponseFormat::Kind::None;
+    if (format && format->kind == ResponseFormat::Kind::JsonSchema) {
+        QString why;
+        const auto json = readSchemaFile(format->schemaFile, &why);
+        auto schema = json ? JsonSchema::compile(*json, &why) : std::nullopt;
+        if (json && !schema)
+            why = format->schemaFile + QStringLiteral(": ") + why;
+        if (!schema) {
+            if (error)
+                *error = QStringLiteral("request.response_format (--response-format): ") + why;
+            return std::nullopt;
+        }
+        b.m_outputSchema = std::make_shared<const JsonSchema>(*schema);
+        b.m_schemaName = schemaNameOf(format->schemaFile);
+    }
     b.m_proxySetting = target.proxy;
     b.m_followRedirects = target.followRedirects;
     b.m_transport = effectiveTransport(target);
@@ -250,6 +281,8 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt) const
     if (m_request.topP)
         body["top_p"] = *m_request.topP;
     m_dialect->writeBody(body, prompt, m_request.stream);
+    if (m_checksOutput)
+        m_dialect->writeResponseFormat(body, m_outputSchema ? m_outputSchema->json() : nlohmann::json(), m_schemaName);
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
     return body;

@@ -3,10 +3,13 @@
 #include "api/apidialect.h"
 #include "api/prompt.h"
 #include "config/runconfig.h"
+#include "formats/jsonschema.h"
 #include "net/endpoint.h"
 
 #include <QByteArray>
 #include <QUrl>
+
+#include <memory>
 
 namespace tb {
 
@@ -40,6 +43,10 @@ public:
     /// The path requests are posted to, e.g. "/v1/chat/completions".
     const QByteArray &path() const { return m_path; }
 
+    /// --response-format was given: each reply is checked (StreamDecoder::checkOutput).
+    bool checksOutput() const { return m_checksOutput; }
+    /// The schema replies are checked against; nullptr for json_object (any JSON).
+    const JsonSchema *outputSchema() const { return m_outputSchema.get(); }
     /// The JSON body for a prompt (before the target's extra_body is merged in).
     nlohmann::json body(const Prompt &prompt) const;
     /// The transport that carries the target's requests: effectiveTransport(), never Auto.
@@ -92,6 +99,9 @@ private:
     std::string m_model;
     const char *m_maxTokensKey = "max_tokens";
     nlohmann::json m_extraBody;
+    bool m_checksOutput = false;
+    std::shared_ptr<const JsonSchema> m_outputSchema; ///< shared by the copies a run's workers hold
+    std::string m_schemaName;                         ///< json_schema.name: the schema file's base name
     Endpoint m_endpoint;
     QByteArray m_path;
     /// The request line and headers (everything but Content-Length) of a request for `url`

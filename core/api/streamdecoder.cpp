@@ -60,6 +60,7 @@ void StreamDecoder::begin(RequestRecord *record)
     m_record = record;
     m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = m_usageCached = false;
     m_promptEvaluated = -1;
+    m_replyCut = false;
     m_text.clear();
     m_reply.clear();
 }
@@ -89,8 +90,10 @@ bool StreamDecoder::read(std::string_view json, DocumentFields &f)
     // Text is kept to be counted when tokens may have to be counted locally.
     // The content is read for its redundancy; a conversation keeps more of it for its next turn.
     DocumentReader reader(json, f, m_tokenizer || !m_sawUsage ? &m_text : nullptr, &m_reply,
-                          m_keepReply ? kMaxReplyBytes : OutputRedundancy::kMaxExaminedBytes);
-    return m_dialect.read(reader);
+                          m_keepReply || m_checkOutput ? kMaxReplyBytes : OutputRedundancy::kMaxExaminedBytes);
+    const bool ok = m_dialect.read(reader);
+    m_replyCut = m_replyCut || f.replyCut;
+    return ok;
 }
 
 void StreamDecoder::onEvent(std::string_view event, std::string_view data, std::int64_t stampNs)
@@ -167,6 +170,17 @@ void StreamDecoder::apply(const DocumentFields &f, std::string_view json, std::i
         fail(QStringLiteral("usage token counts out of range"));
 }
 
+OutputCheck StreamDecoder::checkedOutput() const
+{
+    if (m_replyCut)
+        return OutputCheck::NotChecked;
+    // A key given twice counts as not JSON: which of its values a consumer takes is undefined.
+    const auto json = parseJsonBounded(QByteArray::fromRawData(m_reply.data(), qsizetype(m_reply.size())), nullptr);
+    if (!json)
+        return OutputCheck::NotJson;
+    return m_schema && !m_schema->violation(*json).isEmpty() ? OutputCheck::SchemaInvalid : OutputCheck::Valid;
+}
+
 QString StreamDecoder::errorMessageFromBody(std::string_view body)
 {
     // nlohmann's dump() recurses per nesting level: a deeply nested error body from a hostile
@@ -195,6 +209,8 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
         r.redundancy = OutputRedundancy::measure(m_reply, m_tokenizer).value_or(-1);
         if (m_saveOutput)
             r.output = OutputRedundancy::examined(m_reply);
+        if (m_checkOutput)
+            r.outputCheck = checkedOutput();
         if (m_keepReply)
             r.reply = std::move(m_reply);
     }

@@ -2,6 +2,7 @@
 
 #include "api/apidialect.h"
 #include "config/runconfig.h"
+#include "formats/jsonschema.h"
 #include "metrics/requestrecord.h"
 #include "tokenize/tokenizer.h"
 
@@ -28,6 +29,15 @@ public:
                            bool saveOutput = false);
 
     static constexpr std::size_t kMaxReplyBytes = 256 * 1024;
+
+    /// --response-format: a successful request's reply is kept up to kMaxReplyBytes and checked,
+    /// as JSON and, with a schema, against it (RequestRecord::outputCheck). The schema outlives
+    /// the decoder (the run's RequestBuilder holds it).
+    void checkOutput(const JsonSchema *schema)
+    {
+        m_checkOutput = true;
+        m_schema = schema;
+    }
 
     void begin(RequestRecord *record);
 
@@ -61,6 +71,8 @@ public:
 private:
     void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
     void fail(const QString &message);
+    /// What checkOutput() asked of the reply: parsed (depth-bounded as a configuration) and validated.
+    OutputCheck checkedOutput() const;
     /// Reads one JSON document (an event or a body) into fields, in one pass.
     bool read(std::string_view json, DocumentFields &f);
     void apply(const DocumentFields &f, std::string_view json, std::int64_t stampNs, bool streaming);
@@ -69,6 +81,9 @@ private:
     const Tokenizer *m_tokenizer;
     bool m_keepReply;
     bool m_saveOutput;
+    bool m_checkOutput = false;
+    const JsonSchema *m_schema = nullptr;
+    bool m_replyCut = false; ///< content beyond the kept reply arrived: the reply cannot be checked
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;

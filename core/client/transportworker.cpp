@@ -38,6 +38,8 @@ public:
         , m_url(builder.url())
     {
         m_record = job.record();
+        if (builder.checksOutput())
+            m_decoder.checkOutput(builder.outputSchema());
         m_decoder.begin(&m_record);
     }
 

@@ -393,6 +393,17 @@ QList<ConfigField> makeFields()
          .handFlag = true,
          .flag2 = "no-stream",
          .help2 = "Ask for whole responses."},
+        {.id = Id::ResponseFormat,
+         .section = "request",
+         .key = "response_format",
+         .type = Type::String,
+         .flag = "response-format",
+         .valueName = "json_object|json_schema:FILE",
+         .help = "Ask for structured output: any JSON, or JSON valid for the schema in FILE; each reply is "
+                 "checked (docs/metrics.md \"Structured output\").",
+         .unit = "",
+         .defaultValue = "",
+         .access = TB_REF(QString, request.responseFormat)},
         // prompt
         {.id = Id::PromptTokens,
          .section = "prompt",

@@ -792,7 +792,38 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::RedundancyThreshold,
             QStringLiteral("quality.redundancy_threshold (--redundancy-threshold): must be from 0 to 1 (got %1)")
                 .arg(number(c.quality.redundancyThreshold)));
+    // Structured output
+    if (const auto format = parseResponseFormat(c.request.responseFormat); !format)
+        add(ConfigFieldId::ResponseFormat,
+            QStringLiteral("request.response_format (--response-format): '%1' is not json_object or json_schema:FILE")
+                .arg(c.request.responseFormat.left(60)));
+    else if (format->kind == ResponseFormat::Kind::JsonObject && c.target.api == ApiKind::AnthropicMessages)
+        add(ConfigFieldId::ResponseFormat,
+            QStringLiteral("request.response_format (--response-format): Anthropic's messages API has no JSON mode "
+                           "without a schema (output_config.format takes json_schema only); give json_schema:FILE"));
     return problems;
+}
+
+std::optional<ResponseFormat> parseResponseFormat(const QString &text)
+{
+    static const QString schemaPrefix = QStringLiteral("json_schema:");
+    if (text.isEmpty())
+        return ResponseFormat{};
+    if (text == QLatin1String("json_object"))
+        return ResponseFormat{ResponseFormat::Kind::JsonObject, {}};
+    if (text.startsWith(schemaPrefix) && text.size() > schemaPrefix.size())
+        return ResponseFormat{ResponseFormat::Kind::JsonSchema, withHomeExpanded(text.mid(schemaPrefix.size()))};
+    return std::nullopt;
+}
+
+std::optional<nlohmann::json> readSchemaFile(const QString &path, QString *why)
+{
+    QString problem;
+    const auto bytes = readInputFile(path, kMaxSchemaFileBytes, &problem);
+    std::optional<nlohmann::json> json = bytes ? parseJsonBounded(*bytes, &problem) : std::nullopt;
+    if (!json && why)
+        *why = QStringLiteral("%1: %2").arg(path, problem);
+    return json;
 }
 
 QStringList validate(const RunConfig &config)

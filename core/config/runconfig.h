@@ -204,8 +204,25 @@ struct RequestConfig {
     std::optional<double> temperature;
     std::optional<double> topP;
     bool stream = true;
+    /// Structured output (--response-format): "" (none), "json_object", or "json_schema:FILE" (a
+    /// JSON Schema file); parseResponseFormat() reads it.
+    QString responseFormat;
     bool operator==(const RequestConfig &) const = default;
 };
+
+/// What request.response_format asks for: JSON of any shape, or JSON valid for a schema file.
+struct ResponseFormat {
+    enum class Kind { None, JsonObject, JsonSchema };
+    Kind kind = Kind::None;
+    QString schemaFile; ///< Kind::JsonSchema: the file, home expanded
+};
+/// nullopt when `text` is neither empty, "json_object" nor "json_schema:" followed by a path.
+std::optional<ResponseFormat> parseResponseFormat(const QString &text);
+/// The largest --response-format schema file read (a schema is sent with every request).
+inline constexpr qint64 kMaxSchemaFileBytes = qint64(1) << 20;
+/// The schema file's JSON (config/inputfile.h's rules, at most kMaxSchemaFileBytes, nesting
+/// bounded as a configuration's): nullopt with *why naming the file.
+std::optional<nlohmann::json> readSchemaFile(const QString &path, QString *why);
 
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.

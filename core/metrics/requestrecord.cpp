@@ -32,6 +32,14 @@ constexpr EnumName<CacheSource> kCacheSourceNames[] = {
     {CacheSource::Timings, "timings"},
 };
 
+constexpr EnumName<OutputCheck> kOutputCheckNames[] = {
+    {OutputCheck::None, ""},
+    {OutputCheck::NotChecked, "not_checked"},
+    {OutputCheck::NotJson, "invalid_json"},
+    {OutputCheck::SchemaInvalid, "schema_invalid"},
+    {OutputCheck::Valid, "valid"},
+};
+
 } // namespace
 
 const char *statusName(RequestStatus status)
@@ -62,6 +70,16 @@ const char *cacheSourceName(CacheSource source)
 std::optional<CacheSource> cacheSourceFromName(const QString &name)
 {
     return enumFromName<CacheSource>(kCacheSourceNames, name);
+}
+
+const char *outputCheckName(OutputCheck check)
+{
+    return enumCName(kOutputCheckNames, check);
+}
+
+std::optional<OutputCheck> outputCheckFromName(const QString &name)
+{
+    return enumFromName<OutputCheck>(kOutputCheckNames, name);
 }
 
 } // namespace tb

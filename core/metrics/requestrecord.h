@@ -47,6 +47,14 @@ enum class CacheSource : std::uint8_t { None, Usage, Timings };
 const char *cacheSourceName(CacheSource source); ///< "", "usage", "timings"
 std::optional<CacheSource> cacheSourceFromName(const QString &name);
 
+/// What the check of a structured output (--response-format) found in a successful request's
+/// reply (docs/metrics.md "Structured output"): None when no format was asked or the request
+/// failed; NotChecked when the reply was longer than the decoder keeps (StreamDecoder::kMaxReplyBytes).
+enum class OutputCheck : std::uint8_t { None, NotChecked, NotJson, SchemaInvalid, Valid };
+/// "", "not_checked", "invalid_json", "schema_invalid", "valid"
+const char *outputCheckName(OutputCheck check);
+std::optional<OutputCheck> outputCheckFromName(const QString &name);
+
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
 /// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
 /// the completion token count by these characters (see metrics/requestmetrics.h).
@@ -125,6 +133,8 @@ struct RequestRecord {
     /// With --save-outputs: the generated content as received, at most
     /// OutputRedundancy::kMaxExaminedBytes, for outputs.jsonl; empty otherwise.
     std::string output;
+    /// --response-format: whether the reply parsed as JSON and was valid for the schema.
+    OutputCheck outputCheck = OutputCheck::None;
 
     bool ok() const { return status == RequestStatus::Ok; }
 

@@ -79,9 +79,10 @@ struct RunAggregator::Block {
     } samples;
     std::vector<std::int64_t> outputTokensPerSecond;
     ConnectionSummary connections;
-    double slowConnectNs = 0;         ///< Σ of the slow connects (a double: connects read back may each be years)
-    LogHistogram redundancy;          ///< RequestRecord::redundancy of successful requests that have one
-    std::int64_t redundancyAbove = 0; ///< of them, those above quality.redundancy_threshold
+    double slowConnectNs = 0;           ///< Σ of the slow connects (a double: connects read back may each be years)
+    LogHistogram redundancy;            ///< RequestRecord::redundancy of successful requests that have one
+    std::int64_t redundancyAbove = 0;   ///< of them, those above quality.redundancy_threshold
+    StructuredOutputSummary structured; ///< counts only: the rates are made in summary()
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -287,6 +288,11 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
                                          0,
                                          redundancyAbove,
                                          {}};
+    if (structured.requests > 0) {
+        StructuredOutputSummary &s = b.structuredOutput.emplace(structured);
+        s.qualifiedGoodputPerS = perSecond(double(s.qualifiedGood), b.windowS);
+        s.qualifiedGoodFraction = ratio(s.qualifiedGood, requests.attempted).value_or(0);
+    }
     return b;
 }
 
@@ -484,6 +490,18 @@ void RunAggregator::add(const RequestRecord &r)
                 b->redundancy.record(r.redundancy);
                 b->redundancyAbove += above ? 1 : 0;
             }
+        }
+    }
+    if (r.ok() && r.outputCheck != OutputCheck::None) {
+        for (Block *b : {&m_blocks[0], stage, instance}) {
+            if (!b)
+                continue;
+            StructuredOutputSummary &s = b->structured;
+            ++s.requests;
+            s.notChecked += r.outputCheck == OutputCheck::NotChecked ? 1 : 0;
+            s.validJson += r.outputCheck == OutputCheck::Valid || r.outputCheck == OutputCheck::SchemaInvalid ? 1 : 0;
+            s.schemaValid += r.outputCheck == OutputCheck::Valid ? 1 : 0;
+            s.qualifiedGood += good && r.outputCheck == OutputCheck::Valid ? 1 : 0;
         }
     }
     if (m_slices)

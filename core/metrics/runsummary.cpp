@@ -226,6 +226,17 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
                                {"above", r->above},
                                {"above_share", r->aboveShare()},
                                {"unit", toStd(r->unit)}};
+    if (const auto &s = b.structuredOutput)
+        block["structured_output"] = {{"requests", s->requests},
+                                      {"checked", s->checked()},
+                                      {"not_checked", s->notChecked},
+                                      {"valid_json", s->validJson},
+                                      {"schema_valid", s->schemaValid},
+                                      {"valid_json_share", s->validJsonShare()},
+                                      {"schema_valid_share", s->schemaValidShare()},
+                                      {"qualified_good", s->qualifiedGood},
+                                      {"qualified_goodput_rps", s->qualifiedGoodputPerS},
+                                      {"qualified_good_fraction", s->qualifiedGoodFraction}};
     if (!wholeRun)
         block["name"] = toStd(b.name);
     if (b.stopped) {
@@ -355,6 +366,17 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         r.threshold = redundancy.number("threshold");
         r.above = redundancy.integer("above");
         r.unit = redundancy.string("unit");
+    }
+    if (n.hasValue("structured_output")) { // only runs with --response-format have it
+        const JsonReader structured = n.object("structured_output");
+        StructuredOutputSummary &s = b.structuredOutput.emplace();
+        s.requests = structured.integer("requests");
+        s.notChecked = structured.integer("not_checked");
+        s.validJson = structured.integer("valid_json");
+        s.schemaValid = structured.integer("schema_valid");
+        s.qualifiedGood = structured.integer("qualified_good");
+        s.qualifiedGoodputPerS = structured.number("qualified_goodput_rps");
+        s.qualifiedGoodFraction = structured.number("qualified_good_fraction");
     }
     if (n.has("connections")) { // summaries from before request phases have none
         const JsonReader connections = n.object("connections");

@@ -175,6 +175,22 @@ struct RedundancySummary {
     QString unit; ///< "tokens" (the target has a tokenizer) or "words"
 };
 
+/// Structured output (--response-format) of a block's successful requests (docs/metrics.md
+/// "Structured output"): how many replies were checked, parsed as JSON, and were valid for the
+/// schema; and the quality-qualified goodput, good requests (every SLO met) whose reply was valid.
+struct StructuredOutputSummary {
+    std::int64_t requests = 0;        ///< successful requests, their replies to be checked
+    std::int64_t notChecked = 0;      ///< replies longer than the client keeps (StreamDecoder::kMaxReplyBytes)
+    std::int64_t validJson = 0;       ///< checked replies that parsed as JSON
+    std::int64_t schemaValid = 0;     ///< of them, those valid for the schema (json_object: every one)
+    std::int64_t qualifiedGood = 0;   ///< good requests whose reply was checked and valid
+    double qualifiedGoodputPerS = 0;  ///< qualifiedGood / the block's window
+    double qualifiedGoodFraction = 0; ///< qualifiedGood / attempted requests, as goodFraction
+    std::int64_t checked() const { return requests - notChecked; }
+    double validJsonShare() const { return checked() > 0 ? double(validJson) / double(checked()) : 0; }
+    double schemaValidShare() const { return checked() > 0 ? double(schemaValid) / double(checked()) : 0; }
+};
+
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
@@ -229,8 +245,9 @@ struct SummaryBlock {
     TokenSummary tokens;
     ConcurrencySummary concurrency;
     ConnectionSummary connections;
-    std::optional<CostSummary> cost;             ///< with prices for the target
-    std::optional<RedundancySummary> redundancy; ///< when a successful request had one
+    std::optional<CostSummary> cost;                         ///< with prices for the target
+    std::optional<RedundancySummary> redundancy;             ///< when a successful request had one
+    std::optional<StructuredOutputSummary> structuredOutput; ///< when a successful request's reply was checked
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
     /// TTFT and E2E with failures as +∞ (docs/metrics.md); count 0 in summaries from before them.

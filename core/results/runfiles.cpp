@@ -67,6 +67,7 @@ enum Column {
     Retries,
     UnendedBody,
     Redundancy,
+    OutputCheckColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -118,6 +119,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "retries",
     "unended_body",
     "redundancy",
+    "output_check",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -550,6 +552,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putInt(r.retries);
     put(r.unendedBody ? "1" : "0");
     put(fixed(buffer, r.redundancy >= 0 ? std::optional<double>(r.redundancy) : std::nullopt, 6));
+    putText(outputCheckName(r.outputCheck));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -648,6 +651,10 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         else
             f.fail(QStringLiteral("column 'redundancy': '%1' is not from 0 to 1").arg(f.string(Redundancy).left(40)));
     }
+    if (const auto check = outputCheckFromName(f.string(OutputCheckColumn))) // runs from before it: empty, None
+        r.outputCheck = *check;
+    else
+        f.fail(QStringLiteral("column 'output_check': unknown value '%1'").arg(f.string(OutputCheckColumn).left(40)));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

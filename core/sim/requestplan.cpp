@@ -7,8 +7,6 @@
 
 namespace tb::sim {
 
-namespace {
-
 quint64 splitmix64(quint64 x)
 {
     x += 0x9E3779B97F4A7C15ULL;
@@ -16,6 +14,8 @@ quint64 splitmix64(quint64 x)
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
 }
+
+namespace {
 
 /// One independent stream per decision, so adding a decision never shifts the others.
 enum Salt : quint64 { OutputLength = 1, OutputLength2, ServerError, Cut, CutPoint, HeaderDelay, Text };

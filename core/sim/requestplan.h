@@ -9,6 +9,9 @@
 
 namespace tb::sim {
 
+/// The simulator's one pseudo-random step (SplitMix64): every decision and text is drawn from it.
+quint64 splitmix64(quint64 x);
+
 /// What the serving model needs to know about a request to plan it.
 struct PlanInput {
     qint64 index = 0; ///< the n-th generation request since the server started

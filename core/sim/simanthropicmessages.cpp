@@ -132,6 +132,12 @@ public:
         : SimApi(Endpoint::Messages, "messages", "/v1/messages", "msg_")
     {}
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::optional<ApiError> readResponseFormat(const nlohmann::json &body, GenerationRequest &request) const override
+    {
+        const nlohmann::json *config = member(body, "output_config");
+        return readFormat(config && config->is_object() ? member(*config, "format") : nullptr, "output_config.format",
+                          true, request);
+    }
     std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                              bool stoppedByLength, const Usage &usage, const Timings *timings) const override;

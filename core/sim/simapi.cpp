@@ -38,6 +38,37 @@ std::optional<ApiError> SimApi::readMaxTokens(const json &body, GenerationReques
     return std::nullopt;
 }
 
+std::optional<ApiError> SimApi::readResponseFormat(const json &body, GenerationRequest &request) const
+{
+    return readFormat(member(body, "response_format"), "response_format", false, request);
+}
+
+std::optional<ApiError> SimApi::readFormat(const json *format, const std::string &param, bool flat,
+                                           GenerationRequest &request)
+{
+    if (!format)
+        return std::nullopt;
+    const json *type = format->is_object() ? member(*format, "type") : nullptr;
+    if (!type || !type->is_string())
+        return invalid(param, "'" + param + "' must be an object with a 'type'");
+    if (*type == "text")
+        return std::nullopt;
+    if (*type == "json_object") {
+        request.jsonOutput = true;
+        return std::nullopt;
+    }
+    if (*type != "json_schema")
+        return invalid(param + ".type", "'" + param + ".type' must be 'text', 'json_object' or 'json_schema'");
+    const json *holder = flat ? format : member(*format, "json_schema");
+    const json *schema = holder && holder->is_object() ? member(*holder, "schema") : nullptr;
+    const std::string schemaParam = param + (flat ? ".schema" : ".json_schema.schema");
+    if (!schema || !schema->is_object())
+        return invalid(schemaParam, "'" + schemaParam + "' must be a JSON Schema object");
+    request.jsonOutput = true;
+    request.outputSchema = *schema;
+    return std::nullopt;
+}
+
 std::string SimApi::errorBody(const ApiError &error) const
 {
     const json param = error.param.empty() ? json() : json(error.param);

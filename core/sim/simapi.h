@@ -56,6 +56,10 @@ public:
     virtual std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
                                                   const SimConfig &config) const;
 
+    /// Reads the structured output asked for, if any. Default: the chat API's response_format
+    /// ({"type": "json_schema", "json_schema": {"schema": …}}, or json_object).
+    virtual std::optional<ApiError> readResponseFormat(const nlohmann::json &body, GenerationRequest &request) const;
+
     /// The error body for a refused request. Default: OpenAI's {"error": {message, type, param, code}}.
     virtual std::string errorBody(const ApiError &error) const;
     virtual std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const = 0;
@@ -64,6 +68,11 @@ public:
                                      bool stoppedByLength, const Usage &usage, const Timings *timings) const = 0;
 
 protected:
+    /// A format object {"type": "text" | "json_object" | "json_schema", …} at `param`; its schema
+    /// is the member "schema" of `format` (flat) or of its "json_schema" (the chat API's).
+    static std::optional<ApiError> readFormat(const nlohmann::json *format, const std::string &param, bool flat,
+                                              GenerationRequest &request);
+
     SimApi(Endpoint endpoint, const char *name, const char *path, const char *idPrefix)
         : m_endpoint(endpoint)
         , m_name(name)

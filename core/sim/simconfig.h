@@ -68,6 +68,9 @@ struct SimConfig {
     /// Share of each response's word trigrams that repeat an earlier trigram of that response
     /// (TextSource), so a client's output-redundancy figure has a known answer; 0: words at random.
     double repeatShare = 0;
+    /// Share of structured-output replies (response_format) sent broken, not JSON: the k-th is
+    /// when ⌊k·rate⌋ passes a whole number (SchemaOutput::brokenAt), so the count is exact.
+    double invalidJsonRate = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this

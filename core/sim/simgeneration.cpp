@@ -1,8 +1,28 @@
 #include "sim/simserver_p.h"
 
+#include "sim/schemaoutput.h"
 #include "sim/simapi.h"
+#include "sim/simjson.h"
 
 namespace tb::sim {
+
+namespace {
+
+/// The next piece of a structured reply, for a content chunk of `tokens`: the JSON text's share
+/// by tokens so far, the rest with the last chunk.
+std::string_view structuredSlice(Exchange &ex, qint64 tokens, bool last)
+{
+    ex.jsonTokensDone += tokens;
+    const std::size_t end =
+        last || ex.jsonTokensDone >= ex.jsonTokens
+            ? ex.json.size()
+            : std::size_t(double(ex.json.size()) * double(ex.jsonTokensDone) / double(ex.jsonTokens));
+    const std::string_view piece = std::string_view(ex.json).substr(ex.jsonSent, end - ex.jsonSent);
+    ex.jsonSent = end;
+    return piece;
+}
+
+} // namespace
 
 void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest &request)
 {
@@ -66,6 +86,13 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
         return respondError(conn, endpoint,
                             {500, "The server had an error while processing your request (simulated fault)", {}, {}});
 
+    if (req.jsonOutput) {
+        ex->json = SchemaOutput::generate(req.outputSchema, ex->plan.textSeed);
+        if (SchemaOutput::brokenAt(++structuredOutputs, config.invalidJsonRate))
+            SchemaOutput::breakJson(ex->json);
+        ex->jsonTokens =
+            std::max<qint64>(1, ex->plan.outputTokens - std::min(ex->plan.reasoningTokens, ex->plan.outputTokens));
+    }
     conn.exchange = std::move(ex);
     exchangeCountChanged(+1);
     if (conn.exchange->plan.headerDelayNs > 0) {
@@ -191,7 +218,13 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         conn.trace->reasoningTokens += chunk.tokens;
     } else if (ex.request.stream) {
         scratchText.clear();
-        ex.text.append(scratchText, chunk.tokens);
+        if (!ex.request.jsonOutput || chunk.reasoning) {
+            ex.text.append(scratchText, chunk.tokens);
+        } else {
+            // Deltas carry text that needs no escaping: the JSON piece goes escaped.
+            const std::string quoted = jsonString(structuredSlice(ex, chunk.tokens, chunk.last));
+            scratchText.assign(quoted, 1, quoted.size() - 2);
+        }
         scratchEvents.clear();
         ex.sse->delta(scratchEvents, chunk.reasoning, scratchText);
         if (complete)
@@ -202,7 +235,10 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         countSent(conn, chunk.tokens, chunk.reasoning ? chunk.tokens : 0);
         stamps = (first ? unsigned(StampFirstToken) : 0U) | (chunk.last ? unsigned(StampLastToken) : 0U);
     } else {
-        ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);
+        if (!ex.request.jsonOutput || chunk.reasoning)
+            ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);
+        else
+            ex.contentText += structuredSlice(ex, chunk.tokens, chunk.last);
         if (!chunk.last)
             return;
         const std::string body =

@@ -57,6 +57,11 @@ public:
     {}
     bool hidesReasoning() const override { return true; }
     std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const override;
+    std::optional<ApiError> readResponseFormat(const nlohmann::json &body, GenerationRequest &request) const override
+    {
+        const nlohmann::json *text = member(body, "text");
+        return readFormat(text && text->is_object() ? member(*text, "format") : nullptr, "text.format", true, request);
+    }
     std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
                                           const SimConfig &config) const override;
     std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;

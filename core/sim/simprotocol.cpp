@@ -44,6 +44,8 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
 
     if (auto error = api.readMaxTokens(body, request, config))
         return *error;
+    if (auto error = api.readResponseFormat(body, request))
+        return *error;
 
     auto minTokens = optionalInt(body, "min_tokens", 0);
     if (auto *error = std::get_if<ApiError>(&minTokens))

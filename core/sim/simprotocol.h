@@ -30,6 +30,8 @@ struct GenerationRequest {
     std::optional<qint64> maxTokens; ///< max_completion_tokens, else max_tokens
     qint64 minTokens = 0;            ///< vLLM's min_tokens
     bool ignoreEos = false;          ///< vLLM's ignore_eos: generate exactly max_tokens
+    bool jsonOutput = false;         ///< structured output asked for (SimApi::readResponseFormat)
+    nlohmann::json outputSchema;     ///< its schema; null: any JSON object (json_object)
     /// The text whose tokens count as the prompt: message contents (text parts only), system
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;

@@ -66,6 +66,12 @@ struct Exchange {
     qint64 droppedTokens = 0;   ///< prompt tokens cut off to fit slot_context
     qint64 firstDueNs = -1;     ///< when the serving model produced the first token
     qint64 promptNs = 0;        ///< from the batch slot to the first token (llama.cpp's prompt_ms)
+    /// Structured output: the reply's JSON text, sent over the content tokens in shares
+    /// (simgeneration.cpp structuredSlice).
+    std::string json;
+    std::size_t jsonSent = 0; ///< bytes of it sent
+    qint64 jsonTokens = 0;    ///< the content tokens it is spread over
+    qint64 jsonTokensDone = 0;
 };
 
 /// llama.cpp's server_metrics: its /metrics counters, kept by the server thread.
@@ -352,6 +358,7 @@ public:
     quint64 nextConnectionId = kFirstConnectionId;
     qint64 generationIndex = 0;
     quint64 responseCounter = 0;
+    quint64 structuredOutputs = 0; ///< requests answered with structured output (--invalid-json-rate counts them)
     qint64 inProgress = 0;
     std::string idPrefix;
     std::string scratchText;

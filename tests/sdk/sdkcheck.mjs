@@ -138,6 +138,39 @@ expect('models.list', ids.includes(model), `lists ${ids.join(', ')}`);
     report('responses stream', { id, content, reasoning, promptTokens: usage.input_tokens, completionTokens: usage.output_tokens });
 }
 
+// Structured output: the SDKs' request shapes for a JSON Schema, and the simulator's reply valid
+// for it. The content is JSON, not words: only reasoning is counted by words.
+const personSchema = { type: 'object', properties: { name: { type: 'string', maxLength: 8 }, age: { type: 'integer', minimum: 18, maximum: 20 } },
+                       required: ['name', 'age'], additionalProperties: false };
+function reportStructured(call, { id, content, reasoning = '', promptTokens, completionTokens }) {
+    const person = JSON.parse(content);
+    expect(call, Object.keys(person).sort().join() === 'age,name' && typeof person.name === 'string' && person.name.length <= 8
+                 && Number.isInteger(person.age) && person.age >= 18 && person.age <= 20, `not valid for the schema: ${content}`);
+    console.log(JSON.stringify({ call, id, promptTokens, completionTokens, reasoningTokens: tokens(reasoning) }));
+}
+{
+    const stream = await openai.chat.completions.create({
+        model, messages, stream: true, stream_options: { include_usage: true },
+        response_format: { type: 'json_schema', json_schema: { name: 'person', schema: personSchema, strict: true } } });
+    let id, content = '', reasoning = '', usage;
+    for await (const chunk of stream) {
+        id = chunk.id;
+        usage = chunk.usage ?? usage;
+        for (const c of chunk.choices) {
+            content += c.delta?.content ?? '';
+            reasoning += c.delta?.reasoning_content ?? '';
+        }
+    }
+    reportStructured('chat json_schema stream', { id, content, reasoning, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens });
+}
+{
+    const r = await openai.responses.create({ model, input: prompt, max_output_tokens: 50,
+                                              text: { format: { type: 'json_schema', name: 'person', schema: personSchema, strict: true } } });
+    const reasoning = r.output.filter((i) => i.type === 'reasoning').flatMap((i) => i.summary).map((s) => s.text).join('');
+    reportStructured('responses json_schema', { id: r.id, content: r.output_text, reasoning, promptTokens: r.usage.input_tokens,
+                                                completionTokens: r.usage.output_tokens });
+}
+
 const anthropicMessages = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
 const textOf = (blocks, type, field) => blocks.filter((b) => b.type === type).map((b) => b[field]).join('');
 {
