@@ -53,6 +53,7 @@ enum class ConfigFieldId {
     Temperature,
     TopP,
     Stream,
+    BatchSize,
     // prompt
     PromptTokens,
     SystemTokens,
