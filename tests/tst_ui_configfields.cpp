@@ -182,7 +182,6 @@ private Q_SLOTS:
         row("timeScale", ConfigFieldId::TimeScale, 0.001);
         row("maxTokens", ConfigFieldId::MaxTokens, 0);
         row("stream", ConfigFieldId::Stream);
-        row("batchSize", ConfigFieldId::BatchSize);
         row("calibrate", ConfigFieldId::Calibrate);
         form = QStringLiteral("target");
         row("targetName", ConfigFieldId::TargetName);

@@ -85,7 +85,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_stream(m_fields.checkBox(ConfigFieldId::Stream, tr("Stream tokens (server-sent events)"), this))
     , m_calibrate(m_fields.checkBox(ConfigFieldId::Calibrate, tr("Calibrate prompt sizes against the target"), this))
     , m_repeat(m_fields.checkBox(ConfigFieldId::Repeat, tr("Repeat prompts (a prefix-cache test)"), this))
-    , m_batchSize(m_fields.spinBox(ConfigFieldId::BatchSize, this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -254,11 +253,6 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     validator->addRow(
         form, tr("Streaming:"), m_stream, ConfigFieldId::Stream,
         tr("Stream the answer to measure time to first token and inter-token latency (--stream / --no-stream)."));
-    m_batchSize->setObjectName(QStringLiteral("batchSize"));
-    setCompact(m_batchSize);
-    validator->addRow(form, tr("Batch size:"), m_batchSize, ConfigFieldId::BatchSize,
-                      tr("Inputs per request, each a prompt of its own: the OpenAI embeddings API only "
-                         "(--batch-size)."));
     validator->addRow(form, tr("Prompt sizes:"), m_calibrate, ConfigFieldId::Calibrate,
                       tr("Before the run, a few max_tokens=1 requests (or the target's /tokenize) measure how the "
                          "target counts, chat template included, so synthetic prompts have the requested size in its "

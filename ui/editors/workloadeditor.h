@@ -107,7 +107,6 @@ private:
     QCheckBox *m_stream;
     QCheckBox *m_calibrate;
     QCheckBox *m_repeat;
-    QSpinBox *m_batchSize; ///< embeddings' inputs per request
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.
