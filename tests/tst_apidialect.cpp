@@ -21,6 +21,27 @@ void addDialectRows()
     QTest::newRow("openai-responses") << int(ApiKind::OpenAIResponses) << int(sim::Endpoint::Responses);
 }
 
+/// addDialectRows() and the APIs that generate nothing (embeddings): every ApiKind.
+void addEveryKindRows()
+{
+    addDialectRows();
+    QTest::newRow("openai-embeddings") << int(ApiKind::OpenAIEmbeddings) << int(sim::Endpoint::Embeddings);
+}
+
+/// A builder for the embeddings API with the request settings a chat run would send.
+std::optional<RequestBuilder> embeddingsBuilder()
+{
+    TargetConfig target;
+    target.api = ApiKind::OpenAIEmbeddings;
+    target.url = QStringLiteral("http://127.0.0.1:8000/v1");
+    target.model = QStringLiteral("default");
+    RequestConfig request;
+    request.maxTokens = 17;
+    request.temperature = 0.5;
+    request.stream = true; // the default, which embeddings cannot do
+    return RequestBuilder::create(target, request, nullptr);
+}
+
 struct Sse {
     std::string event;
     std::string data;
@@ -79,7 +100,7 @@ class TestApiDialect : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void everyKindHasItsDialect_data() { addDialectRows(); }
+    void everyKindHasItsDialect_data() { addEveryKindRows(); }
     void everyKindHasItsDialect()
     {
         QFETCH(int, api);
@@ -207,7 +228,7 @@ private Q_SLOTS:
                  qPrintable(r.finishReason));
     }
 
-    void simulatorErrorIsTheServers_data() { addDialectRows(); }
+    void simulatorErrorIsTheServers_data() { addEveryKindRows(); }
     void simulatorErrorIsTheServers()
     {
         QFETCH(int, api);
@@ -222,6 +243,119 @@ private Q_SLOTS:
         QVERIFY(decoder.failed());
         QCOMPARE(decoder.failure(), RequestStatus::ServerError);
         QVERIFY2(r.errorMessage.contains(QLatin1String("The server is busy")), qPrintable(r.errorMessage));
+    }
+
+    void embeddingsBodyReadBySimulator_data()
+    {
+        QTest::addColumn<int>("inputs");
+        QTest::newRow("one input: a string") << 1;
+        QTest::newRow("a batch: an array of strings") << 3;
+    }
+    // The body has the model, the input(s) and encoding_format "float", and nothing of a
+    // generation (no output cap, stream or sampling): the simulator reads it as a real server would.
+    void embeddingsBodyReadBySimulator()
+    {
+        QFETCH(int, inputs);
+        const auto builder = embeddingsBuilder();
+        QVERIFY(builder);
+        QVERIFY(!builder->streaming());
+        QCOMPARE(builder->path(), QByteArray("/v1/embeddings"));
+        Prompt prompt;
+        prompt.system = "Be brief.";
+        prompt.user = "Hello there";
+        for (int i = 1; inputs > 1 && i <= inputs; ++i)
+            prompt.inputs.push_back("input " + std::to_string(i));
+        const nlohmann::json body = builder->body(prompt);
+        QCOMPARE(body.size(), std::size_t(3));
+        QVERIFY(body.at("model") == "default");
+        QVERIFY(body.at("encoding_format") == "float");
+        QCOMPARE(body.at("input").is_string(), inputs == 1);
+        if (inputs == 1)
+            QVERIFY(body.at("input") == "Be brief.\n\nHello there");
+        else
+            QCOMPARE(body.at("input").size(), std::size_t(inputs));
+
+        const auto parsed =
+            sim::parseGenerationRequest(sim::Endpoint::Embeddings, builder->bodyText(prompt), sim::SimConfig());
+        const auto *refused = std::get_if<sim::ApiError>(&parsed);
+        QVERIFY2(!refused, refused ? refused->message.c_str() : "");
+        const sim::GenerationRequest &read = std::get<sim::GenerationRequest>(parsed);
+        QCOMPARE(read.inputs, qint64(inputs));
+        QVERIFY(!read.stream);
+        QVERIFY(!read.base64);
+    }
+
+    // What an embeddings response is decoded to, from the simulator's own bodies (float and
+    // base64) and hostile ones: the vectors are counted against the inputs, never kept.
+    void embeddingsResponseDecoded_data()
+    {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("inputs");
+        QTest::addColumn<QString>("failure"); ///< empty: decoded
+        QTest::addColumn<qint64>("promptTokens");
+        QTest::addColumn<int>("tokenSource");
+        const auto simBody = [](qint64 vectors, bool base64) {
+            sim::ResponseMeta m = meta(sim::Endpoint::Embeddings);
+            m.inputs = vectors;
+            m.base64 = base64;
+            m.seed = 42;
+            return QByteArray::fromStdString(sim::completeBody(m, {}, {}, false, usage()));
+        };
+        const int usageSource = int(TokenSource::Usage);
+        QTest::newRow("simulator, float") << simBody(3, false) << 3 << QString() << qint64(12) << usageSource;
+        QTest::newRow("simulator, base64") << simBody(3, true) << 3 << QString() << qint64(12) << usageSource;
+        QTest::newRow("one input, one vector") << simBody(1, false) << 1 << QString() << qint64(12) << usageSource;
+        QTest::newRow("fewer vectors than inputs")
+            << simBody(2, false) << 3 << QStringLiteral("embeddings response with 2 vectors for 3 inputs") << qint64(12)
+            << usageSource;
+        QTest::newRow("more vectors than inputs")
+            << simBody(4, false) << 3 << QStringLiteral("embeddings response with 4 vectors for 3 inputs") << qint64(12)
+            << usageSource;
+        QTest::newRow("no data array") << QByteArray(
+                                              R"({"object":"list","usage":{"prompt_tokens":5,"total_tokens":5}})")
+                                       << 1 << QStringLiteral("embeddings response without a \"data\" array")
+                                       << qint64(5) << usageSource;
+        QTest::newRow("data null") << QByteArray(R"({"object":"list","data":null})") << 1
+                                   << QStringLiteral("embeddings response with 0 vectors for 1 inputs") << qint64(99)
+                                   << int(TokenSource::Estimate);
+        // Without usage the client's own count of what it sent stands.
+        QTest::newRow("no usage") << QByteArray(R"({"object":"list","data":[{"index":0,"embedding":[0.5,-1]}]})") << 1
+                                  << QString() << qint64(99) << int(TokenSource::Estimate);
+        QTest::newRow("huge numbers in a vector are skipped")
+            << QByteArray(R"({"data":[{"embedding":[1e308,-1e308,123456789012345678901234567890]}],)"
+                          R"("usage":{"prompt_tokens":7,"total_tokens":7}})")
+            << 1 << QString() << qint64(7) << usageSource;
+        QTest::newRow("a token count beyond any server's")
+            << QByteArray(R"({"data":[{"embedding":[0]}],"usage":{"prompt_tokens":10000000000000}})") << 1
+            << QStringLiteral("token count out of range in response") << qint64(99) << int(TokenSource::Estimate);
+        QTest::newRow("not json") << QByteArray(R"({"data":[{"embedding":[0)") << 1
+                                  << QStringLiteral("response is not JSON") << qint64(99) << int(TokenSource::Estimate);
+    }
+    void embeddingsResponseDecoded()
+    {
+        QFETCH(QByteArray, body);
+        QFETCH(int, inputs);
+        QFETCH(QString, failure);
+        QFETCH(qint64, promptTokens);
+        QFETCH(int, tokenSource);
+        RequestRecord r;
+        r.inputs = inputs;
+        StreamDecoder decoder(ApiKind::OpenAIEmbeddings);
+        decoder.begin(&r);
+        decoder.onBody(body.toStdString(), 1);
+        decoder.finish(99, TokenSource::Estimate);
+        QCOMPARE(decoder.failed(), !failure.isEmpty());
+        if (!failure.isEmpty()) {
+            QCOMPARE(decoder.failure(), RequestStatus::Protocol);
+            QVERIFY2(r.errorMessage.startsWith(failure), qPrintable(r.errorMessage));
+            return;
+        }
+        QVERIFY(decoder.complete());
+        QCOMPARE(r.promptTokens, std::int64_t(promptTokens));
+        QCOMPARE(int(r.promptTokenSource), tokenSource);
+        QCOMPARE(r.completionTokens, std::int64_t(0));
+        QCOMPARE(r.chunks, 0);
+        QVERIFY(r.tokenChunks.empty());
     }
 
     /// Each API's own error event in a stream (the simulator fails before its stream starts).

@@ -172,7 +172,20 @@ private Q_SLOTS:
                                    << QStringLiteral("--rate");
         QTest::newRow("unknown api")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
-            << QStringLiteral("accepted: openai-chat|openai-completions|anthropic-messages|openai-responses");
+            << QStringLiteral(
+                   "accepted: openai-chat|openai-completions|anthropic-messages|openai-responses|openai-embeddings");
+        QTest::newRow("batch size beyond the bound")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
+                                  QStringLiteral("--batch-size"), QStringLiteral("2049")}
+            << QStringLiteral("--batch-size: '2049' is not a whole number from 1 to 2048");
+        QTest::newRow("batch size for a generating api")
+            << base + QStringList{QStringLiteral("--batch-size"), QStringLiteral("8")}
+            << QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings request; it needs "
+                              "--api openai-embeddings (got 8 with openai-chat)");
+        QTest::newRow("embeddings in a conversation")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
+                                  QStringLiteral("--turns"), QStringLiteral("3")}
+            << QStringLiteral("load.turns (--turns): an embeddings request has no reply to carry into a next turn");
         QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"),
                                                               QStringLiteral("--think-time"),
                                                               QStringLiteral("exp:soon")}
@@ -357,6 +370,55 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.concurrency.peakInFlight, 4);
         QCOMPARE(data->summary.total.tokens.input, std::int64_t(40 * 64));
         QCOMPARE(host.stats().peakConcurrentRequests, qint64(4));
+    }
+
+    void embeddingsRunCountsItsInputs_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::newRow("one input a request: a string") << 1;
+        QTest::newRow("a batch of 8: an array") << 8;
+    }
+
+    // An embeddings run end to end against the simulator: every request carries its batch, the
+    // inputs and their tokens are counted as the server counted them, inputs/s is requests/s × the
+    // batch, and no row of the summary is about tokens that streamed (there are none).
+    void embeddingsRunCountsItsInputs()
+    {
+        QFETCH(int, batch);
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        constexpr int kRequests = 12;
+        constexpr int kTokens = 32;
+        const auto [r, data, error] =
+            runSaved(target(host) + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
+                                                QStringLiteral("--batch-size"), QString::number(batch),
+                                                QStringLiteral("--prompt-tokens"), QString::number(kTokens),
+                                                QStringLiteral("--concurrency"), QStringLiteral("3"),
+                                                QStringLiteral("--requests"), QString::number(kRequests)},
+                     out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(data, qPrintable(error));
+        const SummaryBlock &t = data->summary.total;
+        QCOMPARE(t.requests.ok, std::int64_t(kRequests));
+        QCOMPARE(t.requests.inputs, std::int64_t(kRequests * batch));
+        // The server's count (usage) of inputs the client sized to kTokens each.
+        QCOMPARE(t.tokens.input, std::int64_t(kRequests * batch * kTokens));
+        QCOMPARE(t.tokens.promptFromUsage, std::int64_t(kRequests));
+        QCOMPARE(t.tokens.output, std::int64_t(0));
+        QCOMPARE(host.stats().promptTokens, qint64(kRequests * batch * kTokens));
+        QVERIFY(t.throughput.requestsPerS > 0);
+        QVERIFY(qFuzzyCompare(t.throughput.inputsPerS, t.throughput.requestsPerS * batch));
+        QCOMPARE(t.stat(Metric::Ttft).count, std::int64_t(0)); // nothing streamed
+        QCOMPARE(t.stat(Metric::E2e).count, std::int64_t(kRequests));
+        QCOMPARE(int(data->records.size()), kRequests);
+        for (const RequestRecord &rec : data->records)
+            QCOMPARE(rec.inputs, batch); // requests.csv's inputs column, read back
+        QVERIFY2(r.out.contains(QStringLiteral("Inputs/s")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("(openai-embeddings, ")), qPrintable(r.out));
+        for (const char *absent : {"\nTTFT ", "\nITL ", "\nTPOT ", "\nOutput tokens/s"})
+            QVERIFY2(!r.out.contains(QLatin1String(absent)), qPrintable(r.out));
     }
 
     void runRecordsWhatCarriedIt_data()

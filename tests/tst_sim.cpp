@@ -236,6 +236,8 @@ QByteArray pathOf(Endpoint endpoint)
         return "/v1/messages";
     case Endpoint::Responses:
         return "/v1/responses";
+    case Endpoint::Embeddings:
+        return "/v1/embeddings";
     }
     return {};
 }

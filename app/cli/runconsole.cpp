@@ -210,7 +210,12 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
     if (const auto &window = outcome.summary.window)
         text += window->line() + QLatin1Char('\n');
     // Beside the ordinary percentiles, which leave the failures out (docs/metrics.md).
-    if (t.requests.failed > 0 && t.errorAdjustedTtft.count + t.errorAdjustedE2e.count > 0)
+    // Embeddings have no first token: their failures are E2E's alone.
+    if (t.requests.failed > 0 && outcome.summary.api == apiKindName(ApiKind::OpenAIEmbeddings))
+        text += QStringLiteral("adjusted   failures as +∞ (%1 failed): E2E %2\n")
+                    .arg(t.requests.failed)
+                    .arg(adjustedPercentiles(t.errorAdjustedE2e));
+    else if (t.requests.failed > 0 && t.errorAdjustedTtft.count + t.errorAdjustedE2e.count > 0)
         text += QStringLiteral("adjusted   failures as +∞ (%1 failed): TTFT %2; E2E %3\n")
                     .arg(t.requests.failed)
                     .arg(adjustedPercentiles(t.errorAdjustedTtft), adjustedPercentiles(t.errorAdjustedE2e));

@@ -41,17 +41,21 @@ struct RowSpec {
     bool reasoningOnly = false; ///< shown only when a run reasoned (else it repeats another row, or is 0)
     bool omitWhenEmpty = false; ///< left out when no run has a value (else shown with none)
     bool failuresOnly = false;  ///< shown only when a run had failures (else it repeats another row)
+    /// Which runs the row means something for: text generation (TTFT, ITL, output tokens: an
+    /// embeddings run has none of them, and an empty row says nothing), or embeddings (inputs).
+    bool generationOnly = false;
+    bool embeddingsOnly = false;
 };
 
 const std::vector<RowSpec> &rowSpecs()
 {
     static const std::vector<RowSpec> specs = {
-        {"ttft_mean", Sample::Ttft, -1},
-        {"ttft_p50", Sample::Ttft, 0.5},
-        {"ttft_p99", Sample::Ttft, 0.99},
+        {"ttft_mean", Sample::Ttft, -1, false, false, false, true},
+        {"ttft_p50", Sample::Ttft, 0.5, false, false, false, true},
+        {"ttft_p99", Sample::Ttft, 0.99, false, false, false, true},
         {"ttfo_p50", Sample::Ttfo, 0.5, true},
-        {"tpot_p50", Sample::Tpot, 0.5},
-        {"itl_p50", Sample::Itl, 0.5},
+        {"tpot_p50", Sample::Tpot, 0.5, false, false, false, true},
+        {"itl_p50", Sample::Itl, 0.5, false, false, false, true},
         {"e2e_p50", Sample::E2e, 0.5},
         {"e2e_p99", Sample::E2e, 0.99},
         // Failures as +∞: beside the ordinary ones, whose runs had failures.
@@ -62,8 +66,10 @@ const std::vector<RowSpec> &rowSpecs()
         {"ttft_from_schedule_p99", Sample::None, -1, false, true},
         {"retries", Sample::None, -1, false, true},
         {"requests_per_s"},
-        {"output_tokens_per_s"},
-        {"out_in_ratio"},
+        {"inputs_per_s", Sample::None, -1, false, false, false, false, true},
+        {"input_tokens_per_s", Sample::None, -1, false, false, false, false, true},
+        {"output_tokens_per_s", Sample::None, -1, false, false, false, true},
+        {"out_in_ratio", Sample::None, -1, false, false, false, true},
         {"reasoning_per_request", Sample::None, -1, true},
         {"cache_hit_pct"},
         {"error_pct"},
@@ -245,12 +251,16 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
     const bool failed =
         std::any_of(runs.begin(), runs.end(), [](const RunData &run) { return run.summary.total.requests.failed > 0; });
+    const auto embeds = [](const RunData &run) { return run.summary.api == apiKindName(ApiKind::OpenAIEmbeddings); };
+    const bool generated = !std::all_of(runs.begin(), runs.end(), embeds);
+    const bool embedded = std::any_of(runs.begin(), runs.end(), embeds);
     const std::vector<RowSpec> &specs = rowSpecs();
     for (std::size_t r = 0; r < specs.size(); ++r) {
         const RowSpec &spec = specs[r];
         if (cancel.isCancelled())
             return;
-        if ((spec.reasoningOnly && !reasoned) || (spec.failuresOnly && !failed))
+        if ((spec.reasoningOnly && !reasoned) || (spec.failuresOnly && !failed) ||
+            (spec.generationOnly && !generated) || (spec.embeddingsOnly && !embedded))
             continue;
         const MetricCatalogue::Entry &metric = *MetricCatalogue::find(QLatin1String(spec.key));
         Row row;

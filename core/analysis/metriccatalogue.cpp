@@ -145,6 +145,11 @@ std::vector<Entry> build()
          [](const SummaryBlock &b) { return finiteOrNone(b.throughput.inputTokensPerS); }},
         {QStringLiteral("peak_output_tokens_per_s"), QStringLiteral("Peak output tokens/s"), tokPerS, Better::Higher,
          [](const SummaryBlock &b) { return finiteOrNone(b.throughput.peakOutputTokensPerS); }},
+        // Embeddings: the inputs (texts embedded) per second; none for the generating APIs.
+        {QStringLiteral("inputs_per_s"), QStringLiteral("Inputs/s"), QStringLiteral("inputs/s"), Better::Higher,
+         [](const SummaryBlock &b) {
+             return b.requests.inputs > 0 ? finiteOrNone(b.throughput.inputsPerS) : std::nullopt;
+         }},
     };
 
     struct LatencyRows {

@@ -8,6 +8,25 @@ void ApiDialect::askStreamUsage(nlohmann::json &body, bool stream)
         body["stream_options"] = {{"include_usage", true}};
 }
 
+std::string ApiDialect::promptText(const Prompt &prompt)
+{
+    std::string text = prompt.system;
+    const auto append = [&text](const std::string &part) {
+        if (!text.empty() && !part.empty())
+            text += "\n\n";
+        text += part;
+    };
+    if (prompt.messages.is_array()) {
+        for (const auto &m : prompt.messages) {
+            if (m["content"].is_string())
+                append(m["content"].get<std::string>());
+        }
+    } else {
+        append(prompt.user);
+    }
+    return text;
+}
+
 const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
 {
     // Servers that are not OpenAI's all read max_tokens; some (Ollama, TGI 3.0, llama.cpp before
@@ -76,7 +95,8 @@ QString ApiDialect::truncatedMessage() const
 const std::vector<const ApiDialect *> &apiDialects()
 {
     static const std::vector<const ApiDialect *> all{&openAiChatDialect(), &openAiCompletionsDialect(),
-                                                     &anthropicMessagesDialect(), &openAiResponsesDialect()};
+                                                     &anthropicMessagesDialect(), &openAiResponsesDialect(),
+                                                     &openAiEmbeddingsDialect()};
     return all;
 }
 

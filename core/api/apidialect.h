@@ -51,8 +51,17 @@ public:
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }
+    /// A prompt as one text (the APIs whose promptIsText()): system prompt, then the user text or
+    /// the messages' string contents, blank lines between.
+    static std::string promptText(const Prompt &prompt);
     /// The server's /models listing reports context lengths (checked before a run).
     virtual bool listsContextLengths() const { return true; }
+    /// The API generates text: its body carries the output cap, stream and sampling, and it may
+    /// stream. Embeddings do not: their body is the model and the inputs, never streamed.
+    virtual bool generates() const { return true; }
+    /// Why a whole response that read well does not answer the request `r` (embeddings: fewer
+    /// vectors than inputs), or empty: a protocol failure.
+    virtual QString answerProblem(const DocumentFields &, const RequestRecord &) const { return {}; }
 
     /// Reads one JSON document, a stream event's data or a whole body, into the reader's fields.
     virtual bool read(DocumentReader &reader) const;
@@ -104,6 +113,7 @@ const ApiDialect &openAiChatDialect();
 const ApiDialect &openAiCompletionsDialect();
 const ApiDialect &anthropicMessagesDialect();
 const ApiDialect &openAiResponsesDialect();
+const ApiDialect &openAiEmbeddingsDialect();
 
 const ApiDialect &dialectFor(ApiKind api);
 /// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.

@@ -40,6 +40,7 @@ struct DocumentFields {
     bool replyCut = false;   ///< content past the reply's cap was not kept (DocumentReader's maxReplyBytes)
     DocumentUsage usage;
     std::int64_t promptEvaluated = -1; ///< llama.cpp's timings.prompt_n; -1: not in this document
+    std::int64_t items = -1;           ///< embeddings: the entries of "data"; -1: no such array
 
     /// Why a document was refused for a token count in it; empty when it is not JSON.
     QString refusedCount() const;

@@ -22,21 +22,7 @@ public:
 
 void OpenAiCompletions::writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const
 {
-    std::string text = prompt.system;
-    const auto append = [&text](const std::string &part) {
-        if (!text.empty() && !part.empty())
-            text += "\n\n";
-        text += part;
-    };
-    if (prompt.messages.is_array()) {
-        for (const auto &m : prompt.messages) {
-            if (m["content"].is_string())
-                append(m["content"].get<std::string>());
-        }
-    } else {
-        append(prompt.user);
-    }
-    body["prompt"] = std::move(text);
+    body["prompt"] = promptText(prompt);
     askStreamUsage(body, stream);
 }
 

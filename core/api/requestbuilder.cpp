@@ -86,6 +86,8 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     RequestBuilder b;
     b.m_dialect = &dialectFor(target.api);
     b.m_request = request;
+    // Embeddings have no stream: request.stream (on by default) does not apply to them.
+    b.m_request.stream = request.stream && b.m_dialect->generates();
     b.m_model = target.model.toStdString();
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
@@ -275,11 +277,15 @@ std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeader
 nlohmann::json RequestBuilder::body(const Prompt &prompt) const
 {
     const int maxTokens = prompt.maxTokens > 0 ? prompt.maxTokens : m_request.maxTokens;
-    nlohmann::json body = {{"model", m_model}, {m_maxTokensKey, maxTokens}, {"stream", m_request.stream}};
-    if (m_request.temperature)
-        body["temperature"] = *m_request.temperature;
-    if (m_request.topP)
-        body["top_p"] = *m_request.topP;
+    nlohmann::json body = {{"model", m_model}};
+    if (m_dialect->generates()) {
+        body[m_maxTokensKey] = maxTokens;
+        body["stream"] = m_request.stream;
+        if (m_request.temperature)
+            body["temperature"] = *m_request.temperature;
+        if (m_request.topP)
+            body["top_p"] = *m_request.topP;
+    }
     m_dialect->writeBody(body, prompt, m_request.stream);
     if (m_checksOutput)
         m_dialect->writeResponseFormat(body, m_outputSchema ? m_outputSchema->json() : nlohmann::json(), m_schemaName);

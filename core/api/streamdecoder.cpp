@@ -129,6 +129,8 @@ void StreamDecoder::onBody(std::string_view body, std::int64_t stampNs)
         return;
     }
     apply(f, body, stampNs, false);
+    if (const QString problem = m_failed ? QString() : m_dialect.answerProblem(f, *m_record); !problem.isEmpty())
+        fail(problem);
     if (!m_failed && !m_finished)
         m_finished = true; // a complete JSON body is a complete response, even without finish_reason
 }

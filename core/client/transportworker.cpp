@@ -427,13 +427,19 @@ void TransportWorker::execute(const RequestJob &job)
     ActiveRequest *raw = request.get();
     Prompt generated;
     const PromptSource &prompts = m_plan->promptsOf(job.stage);
-    const Prompt &prompt = job.prompt ? *job.prompt : (generated = prompts.prompt(job.id - 1));
+    const int batch = m_plan->config.request.batchSize;
+    if (!job.prompt && batch > 1)
+        generated = prompts.batch(job.id - 1, batch);
+    const Prompt &prompt =
+        job.prompt ? *job.prompt : (batch > 1 ? generated : (generated = prompts.prompt(job.id - 1)));
     // The prompt's count in this target's tokenizer (a comparison's targets may count differently
     // from the first, whose tokenizer sized the prompts), else TokenBench's estimate.
     const auto &own = m_plan->targets.at(std::size_t(job.target)).tokenizer;
     const Tokenizer &counting = own ? *own : *Tokenizer::approx();
     raw->promptSource = own ? TokenSource::Tokenizer : TokenSource::Estimate;
     raw->promptTokens = &counting == &prompts.tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
+    if (!builder.dialect().generates())
+        raw->record().inputs = prompt.inputs.empty() ? 1 : int(prompt.inputs.size());
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     m_active.emplace(raw, std::move(request));

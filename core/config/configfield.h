@@ -54,6 +54,7 @@ enum class ConfigFieldId {
     TopP,
     Stream,
     ResponseFormat,
+    BatchSize,
     // prompt
     PromptTokens,
     SystemTokens,

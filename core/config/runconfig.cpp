@@ -29,6 +29,7 @@ constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::OpenAICompletions, "openai-completions"},
     {ApiKind::AnthropicMessages, "anthropic-messages"},
     {ApiKind::OpenAIResponses, "openai-responses"},
+    {ApiKind::OpenAIEmbeddings, "openai-embeddings"},
 };
 
 constexpr EnumName<Balance> kBalanceNames[] = {
@@ -633,6 +634,18 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     if (c.request.topP && !(*c.request.topP > 0 && *c.request.topP <= 1))
         add(ConfigFieldId::TopP,
             QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP)));
+
+    // Embeddings: a batch of inputs, not a generation; nothing streams and no reply comes back.
+    if (!outOfRange(ConfigFieldId::BatchSize, c.request.batchSize) && c.request.batchSize > 1 &&
+        c.target.api != ApiKind::OpenAIEmbeddings)
+        add(ConfigFieldId::BatchSize,
+            QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings request; it needs "
+                           "--api openai-embeddings (got %1 with %2)")
+                .arg(c.request.batchSize)
+                .arg(apiKindName(c.target.api)));
+    if (c.target.api == ApiKind::OpenAIEmbeddings && c.load.turns > 1)
+        add(ConfigFieldId::Turns,
+            QStringLiteral("load.turns (--turns): an embeddings request has no reply to carry into a next turn"));
 
     outOfRange(ConfigFieldId::PromptTokens, c.prompt.promptTokens);
     if (!outOfRange(ConfigFieldId::SystemTokens, c.prompt.systemTokens) &&

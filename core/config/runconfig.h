@@ -17,9 +17,9 @@ class QSslCertificate;
 
 namespace tb {
 
-enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses };
+enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses, OpenAIEmbeddings };
 
-/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses"
+/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses", "openai-embeddings"
 QString apiKindName(ApiKind api);
 std::optional<ApiKind> apiKindFromName(const QString &name);
 /// The names above joined with '|', for messages.
@@ -94,6 +94,8 @@ inline constexpr int kMaxRedirects = 5;           ///< hops a request follows wi
 /// as curl and browsers do; the retry is on a new connection, whose failure is an error.
 inline constexpr int kMaxRetries = 1;
 inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+/// Inputs of one embeddings request (--batch-size): OpenAI's own limit is 2048.
+inline constexpr int kMaxBatchSize = 2048;
 /// The slowest rate, requests/s: one request every 100,000 s (27.8 hours; one a day is
 /// 0.0000116). Slower is no open-loop load that a stage of at most a year could show, and a slip
 /// such as 1e-12 is refused instead of waiting for ever.
@@ -207,6 +209,8 @@ struct RequestConfig {
     /// Structured output (--response-format): "" (none), "json_object", or "json_schema:FILE" (a
     /// JSON Schema file); parseResponseFormat() reads it.
     QString responseFormat;
+    /// Embeddings (--batch-size): inputs per request, each a prompt of its own; 1 for every other API.
+    int batchSize = 1;
     bool operator==(const RequestConfig &) const = default;
 };
 

@@ -108,6 +108,8 @@ struct RequestRecord {
     bool unendedBody = false;
 
     int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
+    /// Inputs the request carried (embeddings: request.batch_size); 0 for the generating APIs.
+    int inputs = 0;
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
     std::int64_t cachedTokens = 0; ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)

@@ -173,6 +173,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     if (!r.finishReason.isEmpty())
         ++requests.byFinishReason[r.finishReason];
 
+    requests.inputs += r.inputs;
     tokens.input += r.promptTokens;
     tokens.output += r.completionTokens;
     tokens.cached += r.cachedTokens;
@@ -264,6 +265,7 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
         t.peakOutputTokensPerS = double(*std::max_element(outputTokensPerSecond.begin(), outputTokensPerSecond.end()));
     t.good = good;
     t.goodputRequestsPerS = perSecond(double(good), b.windowS);
+    t.inputsPerS = perSecond(double(requests.inputs), b.windowS);
     t.goodFraction = ratio(good, requests.attempted);
 
     b.connections = connections;

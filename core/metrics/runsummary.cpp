@@ -209,6 +209,11 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"tokens_in_flight_peak", b.concurrency.peakTokensInFlight}}},
         {"error_adjusted_ms", {{"ttft", b.errorAdjustedTtft.toJson()}, {"e2e", b.errorAdjustedE2e.toJson()}}},
     };
+    // Embeddings only: a generating API's summary has neither key.
+    if (b.requests.inputs > 0) {
+        block["requests"]["inputs"] = b.requests.inputs;
+        block["throughput"]["inputs_per_s"] = b.throughput.inputsPerS;
+    }
     json histograms = json::object();
     for (std::size_t i = 0; i < kMetricCount; ++i) {
         block[kMetricNames[i].section][kMetricNames[i].key] = b.stats[i].toJson();
@@ -305,6 +310,10 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
     b.throughput.peakOutputTokensPerS = throughput.number("peak_output_tokens_per_s");
     b.throughput.goodputRequestsPerS = throughput.number("goodput_requests_per_s");
     b.throughput.good = throughput.integer("good");
+    if (requests.has("inputs")) { // embeddings runs only
+        b.requests.inputs = requests.integer("inputs");
+        b.throughput.inputsPerS = throughput.number("inputs_per_s");
+    }
     b.throughput.goodFraction = throughput.optionalNumber("good_fraction");
 
     const JsonReader tokens = n.object("tokens");

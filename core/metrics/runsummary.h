@@ -83,6 +83,9 @@ struct RequestCounts {
     /// Times attempted requests were sent again: a kept-alive connection the server had closed
     /// (docs/SPEC.md §3 request phases), or QNAM's own reposts of requests it failed unsent.
     std::int64_t retries = 0;
+    /// Embeddings: the inputs successful requests carried (Σ RequestRecord::inputs); 0 for the
+    /// generating APIs.
+    std::int64_t inputs = 0;
     std::map<int, std::int64_t> byStatus;    ///< HTTP status of attempted requests that got one
     std::map<QString, std::int64_t> byError; ///< error class → count, "cancelled" included
     /// finish_reason of successful requests ("stop", "length", Anthropic's "end_turn", "max_tokens" …)
@@ -103,6 +106,7 @@ struct ThroughputSummary {
     double totalTokensPerS = 0;
     double peakOutputTokensPerS = 0; ///< the largest 1-s bucket of run time
     double goodputRequestsPerS = 0;
+    double inputsPerS = 0; ///< embeddings: requests.inputs / window; 0 for the generating APIs
     std::int64_t good = 0;
     std::optional<double> goodFraction; ///< good / attempted; none without attempts
 };

@@ -68,6 +68,7 @@ enum Column {
     UnendedBody,
     Redundancy,
     OutputCheckColumn,
+    Inputs,
     Shard, // merged runs only
     ColumnCount
 };
@@ -120,6 +121,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "unended_body",
     "redundancy",
     "output_check",
+    "inputs",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -553,6 +555,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(r.unendedBody ? "1" : "0");
     put(fixed(buffer, r.redundancy >= 0 ? std::optional<double>(r.redundancy) : std::nullopt, 6));
     putText(outputCheckName(r.outputCheck));
+    put(r.inputs > 0 ? integer(buffer, r.inputs) : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -645,7 +648,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.sendingNs = f.durationNs(SendingMs);
     r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
     r.unendedBody = f.text(UnendedBody) == "1";
-    if (const auto redundancy = f.real(Redundancy)) { // runs from before it have none
+    r.inputs = int(f.bounded(Inputs, 0, limits::kMaxBatchSize)); // embeddings runs only
+    if (const auto redundancy = f.real(Redundancy)) {            // runs from before it have none
         if (*redundancy >= 0 && *redundancy <= 1)
             r.redundancy = *redundancy;
         else

@@ -289,7 +289,9 @@ private:
         summary.warnings << m_warnings;
         summary.server = sink.server.summary();
         summary.warnings << sink.server.warnings();
-        if (summary.server) {
+        // llama.cpp's prompt-token counter leaves embeddings out: against the tokens sent it read
+        // as a 100% cache hit (tiny-llama3 with --embeddings), which no cache served.
+        if (summary.server && summary.api != apiKindName(ApiKind::OpenAIEmbeddings)) {
             const TokenSummary &tokens = summary.total.tokens;
             if (const QString disagree = summary.server->compareCacheHits(tokens.input, tokens.cacheHitRatio);
                 !disagree.isEmpty())

@@ -83,7 +83,7 @@ std::string SimApi::errorBody(const ApiError &error) const
 const std::vector<const SimApi *> &simApis()
 {
     static const std::vector<const SimApi *> all{&openAiChatApi(), &openAiCompletionsApi(), &anthropicMessagesApi(),
-                                                 &openAiResponsesApi()};
+                                                 &openAiResponsesApi(), &openAiEmbeddingsApi()};
     return all;
 }
 

@@ -47,6 +47,10 @@ public:
     virtual bool chat() const { return true; }
     /// --hide-reasoning applies: the API reports reasoning tokens without their text.
     virtual bool hidesReasoning() const { return false; }
+    /// The API generates text. Embeddings do not: a request costs its prompt's prefill alone (the
+    /// serving model's one token, due when the prefill ends, is not sent) and its body carries
+    /// one vector per input.
+    virtual bool generates() const { return true; }
 
     /// Reads the prompt (into request.prompt or promptTokenIds) and the dialect's own fields.
     virtual std::optional<ApiError> readPrompt(const nlohmann::json &body, GenerationRequest &request) const = 0;
@@ -92,6 +96,7 @@ const SimApi &openAiChatApi();
 const SimApi &openAiCompletionsApi();
 const SimApi &anthropicMessagesApi();
 const SimApi &openAiResponsesApi();
+const SimApi &openAiEmbeddingsApi();
 
 const SimApi &simApiFor(Endpoint endpoint);
 /// Every dialect the simulator serves, in Endpoint's order.

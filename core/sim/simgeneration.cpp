@@ -60,6 +60,12 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     input.ignoreEos = req.ignoreEos;
     input.reasoning = api.chat();
     ex->plan = planRequest(config, input);
+    if (!api.generates()) {
+        // The serving model's first token is due when the prefill ends: all an embedding costs.
+        ex->plan.outputTokens = 1;
+        ex->plan.reasoningTokens = 0;
+        ex->plan.stoppedByLength = false;
+    }
     ex->text = TextSource(ex->plan.textSeed, config.repeatShare);
 
     ex->meta.endpoint = endpoint;
@@ -68,6 +74,9 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     ex->meta.created = QDateTime::currentSecsSinceEpoch();
     ex->meta.includeUsage = req.includeUsage;
     ex->meta.usageDialect = config.usageDialect;
+    ex->meta.inputs = req.inputs;
+    ex->meta.base64 = req.base64;
+    ex->meta.seed = ex->plan.textSeed;
     ex->usage.promptTokens = promptTokens;
     ex->chunked = !conn.stream && request.minorVersion >= 1; // HTTP/2 frames it in DATA
     ex->hideReasoning = config.hideReasoning && api.hidesReasoning();
@@ -251,7 +260,9 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         if (cut) {
             stamps = StampHeaders;
         } else {
-            const qint64 sent = ex.usage.completionTokens - ex.hiddenTokens;
+            // An embedding's one planned token is its prefill's end, not output.
+            const qint64 sent =
+                simApiFor(ex.meta.endpoint).generates() ? ex.usage.completionTokens - ex.hiddenTokens : 0;
             countSent(conn, sent, ex.usage.reasoningTokens - ex.hiddenTokens);
             stamps = StampHeaders | StampFirstToken | StampLastToken;
         }

@@ -1,5 +1,7 @@
 #include "workload/promptsource.h"
 
+#include "api/apidialect.h"
+
 #include "tokenize/tokenizer.h"
 #include "workload/workloadlimits.h"
 
@@ -523,9 +525,24 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) 
     return p;
 }
 
+Prompt PromptSource::batch(std::uint64_t index, int size) const
+{
+    Prompt b;
+    const auto n = std::uint64_t(std::max(size, 1));
+    b.inputs.reserve(n);
+    for (std::uint64_t k = 0; k < n; ++k) {
+        const Prompt one = prompt(index * n + k);
+        b.inputs.push_back(ApiDialect::promptText(one));
+        b.tokens += one.tokens;
+    }
+    return b;
+}
+
 std::int64_t PromptSource::count(const Prompt &p, const Tokenizer &tokenizer)
 {
     std::int64_t n = tokenizer.count(p.system) + tokenizer.count(p.user);
+    for (const std::string &input : p.inputs)
+        n += tokenizer.count(input);
     if (p.messages.is_array()) {
         for (const auto &message : p.messages) {
             const auto &content = message["content"];

@@ -60,6 +60,9 @@ public:
                                                       const QString &trace = {});
 
     Prompt prompt(std::uint64_t index) const;
+    /// Request `index`'s batch of `size` inputs (embeddings): the prompts index × size … +size−1,
+    /// each as one text (ApiDialect::promptText), so every input is a prompt of its own.
+    Prompt batch(std::uint64_t index, int size) const;
     /// What calibration sends for request `index`: its size, its number and the run's words, in
     /// another order than that request's (others have other numbers), so probing warms no cache
     /// for the run's user text.
@@ -93,7 +96,8 @@ public:
 
     const Tokenizer &tokenizer() const { return *m_tokenizer; }
     std::shared_ptr<const Tokenizer> sharedTokenizer() const { return m_tokenizer; }
-    /// Everything the model reads of a prompt (system, user, messages' text), in `tokenizer`.
+    /// Everything the model reads of a prompt (system, user, messages' text, a batch's inputs), in
+    /// `tokenizer`.
     static std::int64_t count(const Prompt &prompt, const Tokenizer &tokenizer);
     const PromptCalibration &calibration() const { return m_calibration; }
     /// The synthetic sizes in the local tokenizer after calibration (0 when not synthetic).

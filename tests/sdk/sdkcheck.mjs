@@ -213,6 +213,26 @@ const textOf = (blocks, type, field) => blocks.filter((b) => b.type === type).ma
     report('messages raw stream', { id, content, reasoning, promptTokens: inputTokens, completionTokens: outputTokens });
 }
 
+// Embeddings: the SDK asks for base64 unless told (and decodes the float32 bytes itself), or
+// takes floats; a batch gets one vector per input, in order. The response has no id: the
+// simulator's x-request-id header names its record.
+for (const [call, encoding] of [['embeddings', undefined], ['embeddings float', 'float']]) {
+    const input = encoding ? [prompt, 'Second input.', 'Third input.'] : prompt;
+    const inputs = Array.isArray(input) ? input.length : 1;
+    const { data: r, response } = await openai.embeddings
+        .create({ model, input, ...(encoding ? { encoding_format: encoding } : {}) })
+        .withResponse();
+    expect(call, r.data.length === inputs, `${r.data.length} vectors for ${inputs} inputs`);
+    r.data.forEach((e, i) => {
+        expect(call, e.index === i, `vector ${i} has index ${e.index}`);
+        expect(call, e.embedding.length === 8 && Array.from(e.embedding).every(Number.isFinite),
+               `vector ${i}: ${JSON.stringify(Array.from(e.embedding))}`);
+    });
+    expect(call, r.usage.total_tokens === r.usage.prompt_tokens, `usage ${JSON.stringify(r.usage)}`);
+    console.log(JSON.stringify({ call, id: response.headers.get('x-request-id'), promptTokens: r.usage.prompt_tokens,
+                                 completionTokens: 0, reasoningTokens: 0 }));
+}
+
 // A bad request surfaces as the SDK's typed error with the server's message.
 try {
     await openai.chat.completions.create({ model: 'no-such-model', messages });
