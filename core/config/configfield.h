@@ -91,6 +91,8 @@ enum class ConfigFieldId {
     StopOnSaturation,
     Slice,
     Window,
+    CancelRate,
+    CancelAfter,
     // slo
     SloTtft,
     SloTpot,
