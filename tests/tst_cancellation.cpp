@@ -6,6 +6,7 @@
 #include "sim/simulatorhost.h"
 
 #include "support/loadrun.h"
+#include "support/testnumbers.h"
 #include "support/testsimulator.h"
 
 #include <QTest>
@@ -16,6 +17,7 @@
 using namespace tb;
 using tb::sim::SimConfig;
 using tb::sim::SimStats;
+using tb::test::ns;
 
 namespace {
 
@@ -27,11 +29,11 @@ RequestRecord cancelRecord(std::uint64_t id, RequestStatus status, double sentMs
     r.id = id;
     r.status = status;
     r.httpStatus = 200;
-    r.sentNs = std::int64_t(sentMs * 1e6);
+    r.sentNs = ns(sentMs);
     r.headersNs = r.sentNs;
-    r.firstTokenNs = ttftMs >= 0 ? r.sentNs + std::int64_t(ttftMs * 1e6) : -1;
-    r.lastTokenNs = status == RequestStatus::Ok ? std::int64_t(doneMs * 1e6) : r.firstTokenNs;
-    r.doneNs = std::int64_t(doneMs * 1e6);
+    r.firstTokenNs = ttftMs >= 0 ? ns(sentMs + ttftMs) : -1;
+    r.lastTokenNs = status == RequestStatus::Ok ? ns(doneMs) : r.firstTokenNs;
+    r.doneNs = ns(doneMs);
     if (status == RequestStatus::Ok) {
         r.chunks = 2;
         r.completionTokens = 2;
