@@ -205,6 +205,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                 .arg(t.concurrency.peakInFlight);
     if (const QString partial = outcome.summary.partialNote(); !partial.isEmpty())
         text += QStringLiteral("partial    %1\n").arg(partial);
+    if (const auto &cancellation = outcome.summary.cancellation)
+        text += QStringLiteral("cancel     %1\n").arg(cancellation->line());
     if (const auto &steady = outcome.summary.steady)
         text += steady->line(outcome.summary.wholeRun()) + QLatin1Char('\n');
     if (const auto &window = outcome.summary.window)

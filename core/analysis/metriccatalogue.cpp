@@ -334,6 +334,15 @@ std::vector<Entry> build()
             contextLargestValue([](const ContextSweepSummary::Stage &s) { return finiteOrNone(s.prefillTokensPerS); })),
         wholeRun("context_fit_prefill_tokens_per_s", "Fit prefill tok/s", "tok/s", Better::Higher,
                  contextLargestValue([](const ContextSweepSummary::Stage &s) { return s.fitPrefillTokensPerS; })),
+        // --cancel-rate: what was abandoned, and the others' TTFT before and during abandonments.
+        wholeRun("requests_abandoned", "Abandoned requests", "", Better::Neither,
+                 [](const RunSummary &s) {
+                     return s.cancellation ? std::optional<double>(double(s.cancellation->abandoned)) : std::nullopt;
+                 }),
+        wholeRun("cancel_ttft_p50_before", "TTFT p50 before abandons", "ms", Better::Lower,
+                 [](const RunSummary &s) { return s.cancellation ? s.cancellation->before.ttftP50Ms : std::nullopt; }),
+        wholeRun("cancel_ttft_p50_during", "TTFT p50 during abandons", "ms", Better::Lower,
+                 [](const RunSummary &s) { return s.cancellation ? s.cancellation->during.ttftP50Ms : std::nullopt; }),
     };
     all.insert(all.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
     return all;

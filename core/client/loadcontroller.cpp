@@ -352,7 +352,11 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
         m_remaining.erase(it);
         done = true;
     }
-    (record.ok() ? m_ok : m_failed) += 1;
+    // An abandoned request (--cancel-rate) is the workload's doing: neither completed nor failed.
+    if (record.ok())
+        ++m_ok;
+    else if (record.status != RequestStatus::Abandoned)
+        ++m_failed;
     if (m_onRecord)
         m_onRecord(std::move(record));
     if (done && conversation != 0)

@@ -60,6 +60,10 @@ public:
     /// for the whole request when redirects are followed (a 307/308 sends it on).
     std::string json;
     std::optional<TransportWorker::Deadlines::iterator> connectDeadline;
+    /// --cancel-rate chose it: abandoned at --cancel-after (a deadline from its start, or set at its
+    /// first token), unless its answer is whole first.
+    bool chosenToAbandon = false;
+    std::optional<TransportWorker::Deadlines::iterator> cancelDeadline;
 
     /// The hop in flight, to send it again after a stale connection.
     struct Resend {
@@ -184,6 +188,9 @@ public:
             });
             if (m_record.chunks != before)
                 m_worker->m_counters->chunks.fetch_add(m_record.chunks - before, std::memory_order_relaxed);
+            if (before == 0 && m_record.chunks > 0 && chosenToAbandon && !cancelDeadline)
+                cancelDeadline = m_worker->addDeadline(m_record.firstTokenNs + m_worker->m_cancelAfter->ms * 1'000'000,
+                                                       this, TransportWorker::Deadline::Cancel);
             if (m_sse.error())
                 m_worker->endRequest(this, RequestStatus::Protocol, QString::fromLatin1(m_sse.error()), stampNs);
             else if (m_endedNs < 0 && m_decoder.streamEnded())
@@ -408,6 +415,8 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
     m_deadlineTimer.setSingleShot(true);
     m_deadlineTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
+    if (m_plan->config.load.cancelRate > 0)
+        m_cancelAfter = parseCancelAfter(m_plan->config.load.cancelAfter); // validated with the configuration
 }
 
 TransportWorker::~TransportWorker()
@@ -442,6 +451,12 @@ void TransportWorker::execute(const RequestJob &job)
         raw->record().inputs = prompt.inputs.empty() ? 1 : int(prompt.inputs.size());
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
+    // The draw is the request's own (stream 1 of the run's draws, its id), whatever worker takes it.
+    if (m_cancelAfter && !job.warmup && prompts.unitDraw(1, job.id) < m_plan->config.load.cancelRate) {
+        raw->chosenToAbandon = true;
+        if (!m_cancelAfter->afterFirstToken)
+            raw->cancelDeadline = addDeadline(now + m_cancelAfter->ms * 1'000'000, raw, Deadline::Cancel);
+    }
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
     raw->json = builder.bodyText(prompt);
@@ -497,6 +512,8 @@ void TransportWorker::finish(ActiveRequest *request)
     m_deadlines.erase(owned->deadline);
     if (owned->connectDeadline)
         m_deadlines.erase(*owned->connectDeadline);
+    if (owned->cancelDeadline)
+        m_deadlines.erase(*owned->cancelDeadline);
     if (Exchange *e = std::exchange(owned->exchange, nullptr))
         owned->transport->release(e);
     if (m_deadlines.empty())
@@ -547,8 +564,12 @@ void TransportWorker::checkDeadlines()
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
         const auto [request, kind] = m_deadlines.begin()->second;
         const Exchange *exchange = request->exchange;
-        if (kind == Deadline::Total && request->endedNs() >= 0) {
+        if (kind != Deadline::Connect && request->endedNs() >= 0) {
             endUnended(request);
+            continue;
+        }
+        if (kind == Deadline::Cancel) {
+            abandonChosen(request, now);
             continue;
         }
         if (kind == Deadline::Total || !exchange) {
@@ -584,6 +605,16 @@ void TransportWorker::checkDeadlines()
     }
     if (!m_deadlines.empty())
         armDeadlineTimer(m_deadlines.begin()->first);
+}
+
+void TransportWorker::abandonChosen(ActiveRequest *request, std::int64_t nowNs)
+{
+    const bool decoding = request->record().firstTokenNs >= 0;
+    endRequest(
+        request, RequestStatus::Abandoned,
+        QStringLiteral("abandoned in %1 (--cancel-after %2)")
+            .arg(decoding ? QStringLiteral("decode") : QStringLiteral("prefill"), m_plan->config.load.cancelAfter),
+        nowNs);
 }
 
 void TransportWorker::cancelAll()

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -73,13 +74,15 @@ private:
     /// connection whose body never ended and records the response as complete. Deletes `request`.
     void endUnended(ActiveRequest *request);
 
-    /// A request's deadlines, earliest first: the total deadline, and the connect deadline while
-    /// its connection is being opened.
-    enum class Deadline { Total, Connect };
+    /// A request's deadlines, earliest first: the total deadline, the connect deadline while
+    /// its connection is being opened, and when --cancel-rate chose it, when it is abandoned.
+    enum class Deadline { Total, Connect, Cancel };
     using Deadlines = std::multimap<std::int64_t, std::pair<ActiveRequest *, Deadline>>;
     Deadlines::iterator addDeadline(std::int64_t dueNs, ActiveRequest *request, Deadline kind);
     void armDeadlineTimer(std::int64_t dueNs);
     void checkDeadlines();
+    /// Abandons `request`, which --cancel-rate chose (its Cancel deadline), as Abandoned.
+    void abandonChosen(ActiveRequest *request, std::int64_t nowNs);
 
     std::shared_ptr<const RunPlan> m_plan;
     RunClock m_clock;
@@ -91,6 +94,8 @@ private:
     /// fires within a millisecond or two of its time).
     QTimer m_deadlineTimer;
     std::int64_t m_armedNs = 0;
+    /// --cancel-after, parsed once; none without --cancel-rate.
+    std::optional<CancelAfter> m_cancelAfter;
     /// Children of this worker (they move to its thread with it); qnam made on first use.
     NativeTransport *m_native = nullptr;
     QnamTransport *m_qnam = nullptr;

@@ -93,6 +93,8 @@ enum class ConfigFieldId {
     StopOnSaturation,
     Slice,
     Window,
+    CancelRate,
+    CancelAfter,
     // slo
     SloTtft,
     SloTpot,

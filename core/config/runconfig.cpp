@@ -766,6 +766,13 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::Window,
             QStringLiteral("load.window (--window): '%1' is not all, steady or a duration (e.g. 30s) of at most %2")
                 .arg(l.window.left(40), formatDuration(limits::kMaxDurationMs)));
+    if (!(l.cancelRate >= 0 && l.cancelRate <= 1))
+        add(ConfigFieldId::CancelRate, QStringLiteral("load.cancel_rate (--cancel-rate): must be from 0 to 1"));
+    if ((l.cancelRate > 0 || !l.cancelAfter.isEmpty()) && !parseCancelAfter(l.cancelAfter))
+        add(ConfigFieldId::CancelAfter,
+            QStringLiteral("load.cancel_after (--cancel-after): '%1' is not a duration (e.g. 200ms) or "
+                           "first-token+D of at most %2; --cancel-rate needs it")
+                .arg(l.cancelAfter.left(40), formatDuration(limits::kMaxDurationMs)));
     if (l.timeoutMs <= 0 || l.timeoutMs > limits::kMaxDurationMs)
         add(ConfigFieldId::Timeout, QStringLiteral("load.timeout (--timeout): must be greater than 0 and at most %1")
                                         .arg(formatDuration(limits::kMaxDurationMs)));

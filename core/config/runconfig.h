@@ -316,6 +316,10 @@ struct LoadConfig {
     /// What the summary's headline figures cover (--window; parseHeadlineWindow): "all", "steady"
     /// or a duration.
     QString window = QStringLiteral("all");
+    /// Request cancellation (--cancel-rate, --cancel-after; parseCancelAfter): the share of
+    /// requests the client abandons, and when.
+    double cancelRate = 0;
+    QString cancelAfter;
     bool operator==(const LoadConfig &) const = default;
 };
 
@@ -413,6 +417,14 @@ struct HeadlineWindow {
 /// "all", "steady" or a duration ("30s": from 30 s after the start to the end; "0s" is "all").
 /// nullopt when malformed or longer than the longest duration a run may have.
 std::optional<HeadlineWindow> parseHeadlineWindow(const QString &text);
+/// When a request chosen by --cancel-rate is abandoned (--cancel-after).
+struct CancelAfter {
+    qint64 ms = 0;
+    bool afterFirstToken = false; ///< ms after its first token arrived; else ms after it started
+};
+/// "200ms" or "first-token+200ms" (also "first-token": at its first token); nullopt when malformed
+/// or longer than the longest duration a run may have.
+std::optional<CancelAfter> parseCancelAfter(const QString &text);
 QString formatThinkTime(qint64 ms, bool exponential);
 /// "c=50:30s,c=100:30s" or "r=20:60s,r=100:500" (a bare number after ':' is a request count).
 std::optional<QList<StageConfig>> parseStages(const QString &spec, QString *error);

@@ -25,6 +25,25 @@ std::optional<HeadlineWindow> parseHeadlineWindow(const QString &text)
     return HeadlineWindow{HeadlineWindow::Kind::From, *ms};
 }
 
+std::optional<CancelAfter> parseCancelAfter(const QString &text)
+{
+    QString duration = text.trimmed();
+    const QLatin1String firstToken("first-token");
+    const bool afterFirstToken = duration.startsWith(firstToken);
+    if (afterFirstToken) {
+        duration = duration.mid(firstToken.size());
+        if (duration.isEmpty())
+            return CancelAfter{0, true};
+        if (!duration.startsWith(u'+'))
+            return std::nullopt;
+        duration = duration.mid(1);
+    }
+    const auto ms = parseDurationMs(duration);
+    if (!ms || *ms < 0 || *ms > limits::kMaxDurationMs)
+        return std::nullopt;
+    return CancelAfter{*ms, afterFirstToken};
+}
+
 std::optional<ThinkTime> parseThinkTime(const QString &text)
 {
     QString duration = text.trimmed();

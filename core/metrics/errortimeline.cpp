@@ -11,7 +11,8 @@ constexpr std::size_t kMaxCauses = 256;
 
 void ErrorTimeline::add(const RequestRecord &record)
 {
-    if (record.ok() || record.warmup || record.status == RequestStatus::Cancelled)
+    if (record.ok() || record.warmup || record.status == RequestStatus::Cancelled ||
+        record.status == RequestStatus::Abandoned)
         return;
     const std::int64_t doneNs = std::max<std::int64_t>(0, record.doneNs);
     const int second = int(doneNs / 1'000'000'000);

@@ -17,6 +17,7 @@ constexpr EnumName<RequestStatus> kRequestStatusNames[] = {
     {RequestStatus::ServerError, "server-error"},
     {RequestStatus::Cancelled, "cancelled"},
     {RequestStatus::Proxy, "proxy"},
+    {RequestStatus::Abandoned, "abandoned"},
 };
 
 constexpr EnumName<TokenSource> kSourceNames[] = {

@@ -27,9 +27,12 @@ enum class RequestStatus : std::uint8_t {
     ServerError,     ///< the server's own error in a 2xx response: an error event mid-stream, an error body
     Cancelled,       ///< stopped by the user
     Proxy,           ///< the proxy refused the connection, wanted credentials (407) or refused CONNECT
+    /// Cancelled on purpose by the workload (--cancel-rate, --cancel-after): neither ok nor failed.
+    /// Not "cancelled", which is Stop's in every requests.csv written before it.
+    Abandoned,
 };
 /// "ok", "http", "timeout", "connect", "tls", "protocol", "stream-truncated", "server-error", "cancelled",
-/// "proxy"
+/// "proxy", "abandoned"
 const char *statusName(RequestStatus status);
 std::optional<RequestStatus> statusFromName(const QString &name);
 

@@ -133,6 +133,12 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
         ++requests.byError[QLatin1String(statusName(r.status))];
         return;
     }
+    if (r.status == RequestStatus::Abandoned) {
+        lastDoneNs = std::max(lastDoneNs, r.doneNs); // the run's own load, unlike Stop's cut
+        ++requests.abandoned;
+        requests.abandonedInPrefill += r.firstTokenNs < 0 ? 1 : 0;
+        return;
+    }
     lastDoneNs = std::max(lastDoneNs, r.doneNs);
     ++requests.attempted;
     requests.redirected += r.redirects > 0 ? 1 : 0;
@@ -340,6 +346,8 @@ RunAggregator::RunAggregator(RunInfo info)
 
     if (m_info.config.load.sliceMs > 0)
         m_slices.emplace(saturatingRound(double(m_info.config.load.sliceMs) * 1e6, 1));
+    if (m_info.config.load.cancelRate > 0)
+        m_cancellation.emplace(m_info.config.load.cancelRate, m_info.config.load.cancelAfter);
     if (!m_info.config.target.replicas.isEmpty()) {
         for (const QString &url : m_info.config.target.instanceUrls()) {
             Block &b = m_instances.emplace_back();
@@ -508,6 +516,8 @@ void RunAggregator::add(const RequestRecord &r)
     }
     if (m_slices)
         m_slices->add(r, t);
+    if (m_cancellation)
+        m_cancellation->add(r);
     if (r.ok() && r.turn > 0 && r.turn <= limits::kMaxTurns) {
         if (std::size_t(r.turn) > m_turns.size())
             m_turns.resize(std::size_t(r.turn));
@@ -546,10 +556,11 @@ void RunAggregator::add(const RequestRecord &r)
             s->inputTokens += r.promptTokens;
     }
     if (Second *s = r.doneNs >= 0 ? second(r.doneNs) : nullptr) {
+        // An abandoned request is neither completed nor failed: in the series only while in flight.
         if (r.status == RequestStatus::Cancelled) {
             ++s->cancelled;
         } else if (!r.ok()) {
-            ++s->failed;
+            s->failed += r.status == RequestStatus::Abandoned ? 0 : 1;
         } else {
             ++s->completed;
             s->good += good ? 1 : 0;
@@ -791,6 +802,8 @@ RunSummary RunAggregator::summary() const
     }
     if (!m_context.empty())
         s.contextSweep = contextSweep(s);
+    if (m_cancellation)
+        s.cancellation = m_cancellation->summary();
     // A staged run changes its load on purpose: no one window of it is steady.
     if (m_info.stages.size() == 1 && m_sentFromNs < 0)
         s.steady = SteadySummary{SteadyWindow::find(timeSeries()), SteadyWindow::method(), std::nullopt};

@@ -49,6 +49,9 @@ class TokenTimeline;
 ///  - A synthetic prompt the server measured (usage) below ContextSweepSummary::kTruncatedBelow of
 ///    its requested size was truncated by it: a summary warning, and out of a context sweep's fit.
 ///  - Conversations get figures per turn index (RequestRecord::turn) from their successful requests.
+///  - Requests abandoned on purpose (--cancel-rate) are neither ok nor failed, like Stop's, and
+///    counted apart (requests.abandoned, in prefill or decode; summary.cancellation): they are the
+///    workload's, not the target's. They count in flight and stretch the window (they are load).
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
 class RunAggregator
@@ -154,8 +157,9 @@ private:
     std::int64_t m_sentToNs = -1;
     std::int64_t m_firstCancelledNs = -1;
     std::int64_t m_records = 0;
-    std::int64_t m_pastSeries = 0;           ///< sends and completions after the time series' last second
-    std::optional<SliceAggregator> m_slices; ///< with --slice
+    std::int64_t m_pastSeries = 0;                     ///< sends and completions after the time series' last second
+    std::optional<SliceAggregator> m_slices;           ///< with --slice
+    std::optional<CancellationTracker> m_cancellation; ///< with --cancel-rate
     int m_streamsPerConnection = 0;
 };
 

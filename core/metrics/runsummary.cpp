@@ -156,6 +156,9 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"ok", b.requests.ok},
           {"failed", b.requests.failed},
           {"cancelled", b.requests.cancelled},
+          {"abandoned", b.requests.abandoned},
+          {"abandoned_in_prefill", b.requests.abandonedInPrefill},
+          {"abandoned_in_decode", b.requests.abandoned - b.requests.abandonedInPrefill},
           {"warmup", b.requests.warmup},
           {"redirected", b.requests.redirected},
           {"redirects", b.requests.redirects},
@@ -286,6 +289,10 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
     b.requests.ok = requests.integer("ok");
     b.requests.failed = requests.integer("failed");
     b.requests.cancelled = requests.integer("cancelled");
+    if (requests.has("abandoned")) { // summaries from before --cancel-rate have none
+        b.requests.abandoned = requests.integer("abandoned");
+        b.requests.abandonedInPrefill = requests.integer("abandoned_in_prefill");
+    }
     b.requests.warmup = requests.integer("warmup");
     // Summaries from before redirects could be followed have none.
     if (requests.has("redirects")) {
@@ -699,6 +706,8 @@ json RunSummary::toJson() const
                         {"calibration", calibration}};
     if (server)
         j["server"] = server->toJson();
+    if (cancellation)
+        j["cancellation"] = cancellation->toJson();
     if (client)
         j["client"] = client->toJson();
     if (workload.is_object())
@@ -824,6 +833,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.window = windowFromJson(top.object("window"));
     if (top.hasValue("server"))
         s.server = top.nested<ServerSummary>("server");
+    if (top.hasValue("cancellation"))
+        s.cancellation = top.nested<CancellationSummary>("cancellation");
     if (top.hasValue("client"))
         s.client = top.nested<ClientHealthSummary>("client");
     if (!problem.isEmpty()) {

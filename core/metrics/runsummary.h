@@ -5,6 +5,7 @@
 
 #include "config/runconfig.h"
 #include "metrics/bimodality.h"
+#include "metrics/cancellationsummary.h"
 #include "metrics/clienthealthsummary.h"
 #include "metrics/contextsweep.h"
 #include "metrics/erroradjusted.h"
@@ -75,8 +76,12 @@ struct LoadSummary {
 struct RequestCounts {
     std::int64_t attempted = 0; ///< ok + failed: requests that reached a verdict
     std::int64_t ok = 0;
-    std::int64_t failed = 0;     ///< errors caused by the target or the network
-    std::int64_t cancelled = 0;  ///< cut off by Stop: neither ok nor failed (see RunAggregator)
+    std::int64_t failed = 0;    ///< errors caused by the target or the network
+    std::int64_t cancelled = 0; ///< cut off by Stop: neither ok nor failed (see RunAggregator)
+    /// --cancel-rate: abandoned on purpose, neither ok nor failed (see RunAggregator); of them,
+    /// those abandoned before their first token (in prefill; the rest in decode).
+    std::int64_t abandoned = 0;
+    std::int64_t abandonedInPrefill = 0;
     std::int64_t warmup = 0;     ///< warm-up requests, excluded from everything else
     std::int64_t redirected = 0; ///< attempted requests that followed a redirect
     std::int64_t redirects = 0;  ///< redirects they followed, all hops
@@ -335,6 +340,8 @@ struct RunSummary {
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
+    /// --cancel-rate: the abandoned requests and the others' latency before and during.
+    std::optional<CancellationSummary> cancellation;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
     std::optional<ClientHealthSummary> client;
     /// The whole run's bimodal distributions by metric key ("ttft", "itl"); none when unimodal.

@@ -94,7 +94,7 @@ void SliceAggregator::add(const RequestRecord &r, const TokenTimeline *timeline)
             }
         }
     }
-    if (r.status == RequestStatus::Cancelled || r.doneNs < 0)
+    if (r.status == RequestStatus::Cancelled || r.status == RequestStatus::Abandoned || r.doneNs < 0)
         return;
     Slice *done = at(r.doneNs);
     if (!r.ok()) {

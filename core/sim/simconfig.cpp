@@ -101,6 +101,8 @@ const Field kFields[] = {
     {"metrics_dialect", &SimConfig::metricsDialect, 0, 0, "GET /metrics: vllm (vllm:*) or llamacpp (llamacpp:*)"},
     {"metrics_stall_while_prefilling", &SimConfig::metricsStallWhilePrefilling, 0, 1,
      "1: GET /metrics waits for a running prefill to end (llama.cpp)"},
+    {"ignore_cancel", &SimConfig::ignoreCancel, 0, 1,
+     "1: a request whose client left keeps its batch slot and generates to its end (capacity not freed)"},
 };
 
 constexpr EnumName<OutputDistribution> kDistNames[] = {

@@ -118,6 +118,9 @@ struct SimConfig {
     Dialect metricsDialect = Dialect::Vllm; ///< GET /metrics: vllm:* with histograms, or llamacpp:*
     /// 1: GET /metrics waits while a prefill runs (llama.cpp answers it from its busy main loop).
     qint64 metricsStallWhilePrefilling = 0;
+    /// 1: a request whose client left (closed connection, RST_STREAM) keeps its batch slot and
+    /// generates to its end, unsent: a server that does not free an abandoned request's capacity.
+    qint64 ignoreCancel = 0;
 
     /// Whether `name` is the model or one of its aliases.
     bool servesModel(const QString &name) const;

@@ -184,8 +184,15 @@ void SimServer::Impl::appendBody(const Connection &conn, std::string &out, std::
 void SimServer::Impl::onChunk(const Chunk &chunk)
 {
     const auto at = bySeq.find(chunk.seq);
-    if (at == bySeq.end())
+    if (at == bySeq.end()) { // only a sequence ignore_cancel kept running has no connection
+        {
+            std::lock_guard lock(statsMutex);
+            stats.tokensAfterClientLeft += chunk.tokens;
+        }
+        if (chunk.last) // its slot is free now: the gauges say so
+            updateGauges();
         return;
+    }
     const auto it = connections.find(at->second);
     if (it == connections.end() || it->second->dead || !it->second->exchange)
         return;
@@ -343,7 +350,11 @@ void SimServer::Impl::endExchange(Connection &conn)
     if (!conn.exchange)
         return;
     if (const quint64 seq = conn.exchange->seq) {
-        model.cancel(seq, nowNs()); // a no-op when it already finished
+        // ignore_cancel: the sequence runs on in the model, holding its slot; its chunks find no
+        // connection (onChunk) and go nowhere. Only a client that left ends a sequence still running:
+        // a finished one, a cut one (its plan ends at the cut) and a refused one have none to cancel.
+        if (!config.ignoreCancel)
+            model.cancel(seq, nowNs()); // a no-op when it already finished
         bySeq.erase(seq);
     }
     conn.exchange.reset();

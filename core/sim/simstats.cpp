@@ -30,6 +30,7 @@ nlohmann::json SimStats::toJson() const
         {"rejections", rejected},
         {"streams_cut", streamsCut},
         {"client_disconnects", clientDisconnects},
+        {"tokens_after_client_left", tokensAfterClientLeft},
         {"uptime_s", uptimeS},
         {"pacing_error_us",
          {{"count", pacing.count}, {"p50", pacing.p50Us}, {"p99", pacing.p99Us}, {"max", pacing.maxUs}}},

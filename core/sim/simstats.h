@@ -44,6 +44,8 @@ struct SimStats {
     QMap<int, qint64> rejections; ///< error responses by HTTP status
     qint64 streamsCut = 0;        ///< responses cut by the cut_rate fault
     qint64 clientDisconnects = 0; ///< clients that closed before their response finished
+    /// Tokens generated for requests whose client had left (ignore_cancel): capacity not freed.
+    qint64 tokensAfterClientLeft = 0;
     double uptimeS = 0;
     PacingSummary pacing;
 

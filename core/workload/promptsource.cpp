@@ -441,6 +441,12 @@ Prompt PromptSource::prompt(std::uint64_t index) const
     return make(index, index + 1);
 }
 
+double PromptSource::unitDraw(std::uint64_t stream, std::uint64_t index) const
+{
+    // The top 53 bits: every double in [0, 1) at that spacing, none rounding up to 1.
+    return double(mix(mix(m_textSeed ^ mix(stream)) ^ index) >> 11) * 0x1.0p-53;
+}
+
 Prompt PromptSource::probe(std::uint64_t index) const
 {
     return make(index, index + 1, Use::Probe);

@@ -94,6 +94,10 @@ public:
     bool isTrace() const { return m_trace; }
     std::int64_t traceOffsetNs(std::uint64_t index) const;
 
+    /// Draw `index` of the run's stream `stream` of uniform numbers in [0, 1), from the salted seed:
+    /// the same run and salt draw the same numbers on every platform (what a workload chooses per
+    /// request by chance, e.g. which requests --cancel-rate abandons).
+    double unitDraw(std::uint64_t stream, std::uint64_t index) const;
     const Tokenizer &tokenizer() const { return *m_tokenizer; }
     std::shared_ptr<const Tokenizer> sharedTokenizer() const { return m_tokenizer; }
     /// Everything the model reads of a prompt (system, user, messages' text, a batch's inputs), in

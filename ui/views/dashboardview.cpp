@@ -697,6 +697,8 @@ void DashboardView::refreshTiles()
     QString errors = tr("%1 failed").arg(t.requests.failed);
     if (t.requests.cancelled > 0)
         errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
+    if (t.requests.abandoned > 0) // --cancel-rate's, neither ok nor failed
+        errors += tr(" · %1 abandoned").arg(t.requests.abandoned);
     const std::optional<double> errorPct = MetricCatalogue::find(QStringLiteral("error_pct"))->of(t);
     set("error_pct", errorPct ? formatNumber(*errorPct) : QStringLiteral("—"), errors);
 
