@@ -259,6 +259,10 @@ private Q_SLOTS:
 
         // The workload difference (max_tokens) is in the banner.
         QVERIFY(view.banner()->isVisible());
+        QVERIFY2(view.banner()->text().contains(QStringLiteral("<b>Workload differences</b> (")),
+                 qPrintable(view.banner()->text()));
+        QVERIFY(!view.banner()->text().contains(QStringLiteral("max_tokens 16, baseline 32")));
+        emit view.banner()->linkActivated(QStringLiteral("#details"));
         QVERIFY2(view.banner()->text().contains(QStringLiteral("max_tokens 16, baseline 32")),
                  qPrintable(view.banner()->text()));
         QCOMPARE(view.title(), QStringLiteral("Compare: fast-run · slow-staged · slow-short"));
@@ -380,6 +384,9 @@ private Q_SLOTS:
         QCOMPARE(problems.count(), 1);
         QVERIFY(view.problems().first().startsWith(QDir::toNativeSeparators(empty)));
         QVERIFY(view.problems().first().contains(QStringLiteral("not a run directory")));
+        QVERIFY2(view.banner()->text().contains(QStringLiteral("Not compared</b> (1)")),
+                 qPrintable(view.banner()->text()));
+        view.showBannerDetails(true);
         QVERIFY(view.banner()->text().contains(QStringLiteral("not-a-run")));
     }
 

@@ -158,7 +158,10 @@ ComparisonView::ComparisonView(QWidget *parent)
 
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
-    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                      Qt::LinksAccessibleByKeyboard);
+    connect(m_banner, &QLabel::linkActivated, this,
+            [this](const QString &link) { showBannerDetails(link == QLatin1String("#details")); });
     AppTheme::setStyleSheet(m_banner, QStringLiteral("QLabel { background: #fff8eb; border-left: 4px solid #d97706; "
                                                      "padding: 6px 10px; color: #1f2937; }"));
     // A long banner (many differences, notes) scrolls within a few lines: the table keeps its rows.
@@ -553,29 +556,57 @@ void ComparisonView::updateCurve()
 void ComparisonView::updateBanner()
 {
     QStringList parts;
+    QStringList counts;
     if (!m_problems.isEmpty()) {
         QString text = tr("<b>Not compared</b> — these folders could not be read:");
         for (const QString &p : std::as_const(m_problems))
             text += QStringLiteral("<br/>• ") + p.toHtmlEscaped();
         parts << text;
+        counts << tr("<b>Not compared</b> (%1): folders that could not be read").arg(m_problems.size());
     }
     if (m_result && !m_result->table.warnings().isEmpty()) {
         QString text = tr("<b>Workload differences</b> — these runs measured different things; compare with care:");
         for (const QString &w : m_result->table.warnings())
             text += QStringLiteral("<br/>• ") + w.toHtmlEscaped();
         parts << text;
+        counts << tr("<b>Workload differences</b> (%1): these runs measured different things")
+                      .arg(m_result->table.warnings().size());
     }
     QString notes;
+    int noteCount = 0;
     for (std::size_t i = 0; m_runs && i < m_runs->size(); ++i) {
-        for (const QString &note : m_runs->at(i).notes)
+        for (const QString &note : m_runs->at(i).notes) {
             notes += QStringLiteral("<br/>• #%1: %2").arg(QString::number(i + 1), note.toHtmlEscaped());
+            ++noteCount;
+        }
     }
-    for (const QString &note : m_result ? m_result->table.notes() : QStringList())
+    for (const QString &note : m_result ? m_result->table.notes() : QStringList()) {
         notes += QStringLiteral("<br/>• ") + note.toHtmlEscaped();
-    if (!notes.isEmpty())
+        ++noteCount;
+    }
+    if (!notes.isEmpty()) {
         parts << tr("<b>Notes</b>") + notes;
-    m_banner->setText(parts.join(QStringLiteral("<br/>")));
-    m_bannerArea->setVisible(!parts.isEmpty());
+        counts << tr("<b>Notes</b> (%1)").arg(noteCount);
+    }
+    m_bannerDetails = parts.join(QStringLiteral("<br/>"));
+    m_bannerSummary = counts.join(QStringLiteral(" · "));
+    showBanner();
+}
+
+void ComparisonView::showBannerDetails(bool show)
+{
+    m_bannerExpanded = show;
+    showBanner();
+}
+
+void ComparisonView::showBanner()
+{
+    // Collapsed to one line: at 1280×800 every line the banner takes comes off the charts, and
+    // four lines of it left their axes cut to "…".
+    m_banner->setText(m_bannerExpanded
+                          ? m_bannerDetails + QStringLiteral("<br/><a href=\"#summary\">%1</a>").arg(tr("Hide details"))
+                          : m_bannerSummary + QStringLiteral(" — <a href=\"#details\">%1</a>").arg(tr("Show details")));
+    m_bannerArea->setVisible(!m_bannerDetails.isEmpty());
     fitBanner();
 }
 

@@ -77,6 +77,9 @@ public:
     TimeChart *throughputChart() const { return m_throughput; }
     ThroughputLatencyChart *curveChart() const { return m_curve; }
     QLabel *banner() const { return m_banner; }
+    /// The banner's full list (workload differences, notes, unreadable folders) or its one-line
+    /// summary; its "Show details" / "Hide details" link does the same.
+    void showBannerDetails(bool show);
     HeadlineStrip *headlineStrip() const { return m_strip; }
 
     /// Which distribution the CDF tab overlays: TTFT, E2E, ITL or TPOT.
@@ -135,6 +138,7 @@ private:
     void updateBanner();
     /// The banner's height: its text, or a few lines of it and a scroll bar.
     void fitBanner();
+    void showBanner();
     /// Splits the height so the table shows its first rows whole, the charts the rest.
     void showTableRows();
     void updateHeader();
@@ -149,6 +153,9 @@ private:
     QPushButton *m_markBaseline;
     QLabel *m_banner;
     QScrollArea *m_bannerArea;
+    QString m_bannerSummary; ///< one line: what kinds of remarks there are, and how many
+    QString m_bannerDetails; ///< every remark
+    bool m_bannerExpanded = false;
     HeadlineStrip *m_strip;
     QTableView *m_table;
     QTableView *m_pairedTable;
