@@ -1144,6 +1144,40 @@ private Q_SLOTS:
         QVERIFY2(lullLines > 0, qPrintable(r.err));
     }
 
+    /// Regression: an embeddings run's progress line said "0 tok/s" throughout (it counted output
+    /// tokens, which embeddings never have). Requests of 1.2 s one at a time, 2 inputs each: every
+    /// second that completed one got 2 inputs through.
+    void embeddingsProgressCountsInputs()
+    {
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 1200;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const auto [r, data, error] =
+            runSaved(QStringList{QStringLiteral("--url"), host.baseUrl().toString(), QStringLiteral("--model"),
+                                 host.config().model, QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
+                                 QStringLiteral("--batch-size"), QStringLiteral("2"), QStringLiteral("--prompt-tokens"),
+                                 QStringLiteral("32"), QStringLiteral("--concurrency"), QStringLiteral("1"),
+                                 QStringLiteral("--requests"), QStringLiteral("4")},
+                     dir.filePath(QStringLiteral("run")));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        static const QRegularExpression line(QStringLiteral("\\| (\\S+) req/s \\| (\\S+) (inputs/s|tok/s)$"));
+        int lines = 0;
+        int moving = 0;
+        for (const QString &text : r.err.split(QLatin1Char('\n'))) {
+            const QRegularExpressionMatch m = line.match(text.trimmed());
+            if (!m.hasMatch())
+                continue;
+            ++lines;
+            QCOMPARE(m.captured(3), QStringLiteral("inputs/s"));
+            const double rate = m.captured(2).toDouble();
+            QVERIFY2(qFuzzyCompare(rate, 2 * m.captured(1).toDouble()), qPrintable(text));
+            moving += rate > 0 ? 1 : 0;
+        }
+        QVERIFY2(lines > 0 && moving > 0, qPrintable(r.err));
+    }
+
     void configFileAndFlagsCombine()
     {
         SimulatorHost host(fastSim());

@@ -3,6 +3,7 @@
 #include "cliparser.h"
 
 #include "analysis/comparison.h"
+#include "api/apidialect.h"
 #include "formats/numberformat.h"
 #include "platform/terminal.h"
 #include "workload/workloadfile.h"
@@ -129,7 +130,7 @@ void RunConsole::attach(BenchmarkRunner *runner)
     }
 }
 
-QString RunConsole::progressLine(const RunSnapshot &s)
+QString RunConsole::progressLine(const RunSnapshot &s, int inputsPerRequest)
 {
     const RunProgress &p = s.progress;
     if (p.calibrating)
@@ -152,15 +153,17 @@ QString RunConsole::progressLine(const RunSnapshot &s)
                                    [lastSecond](const TimeSeriesRow &row) { return row.second <= lastSecond; });
     if (last != s.timeSeries.rend() && last->second == lastSecond) {
         reqPerS = double(last->completed);
-        tokPerS = double(last->outputTokens);
+        // Embeddings generate nothing: what they get through is inputs.
+        tokPerS = inputsPerRequest > 0 ? reqPerS * inputsPerRequest : double(last->outputTokens);
     }
     const QString target = p.mode == LoadMode::Concurrency ? QStringLiteral("/%1").arg(qint64(p.level)) : QString();
-    return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 tok/s")
+    return QStringLiteral("%1 %2%3 | done %4 | errors %5 | in flight %6%7 | %8 req/s | %9 %10")
         .arg(stage, clock(p.elapsedNs / 1'000'000), eta)
         .arg(p.completed)
         .arg(p.failed)
         .arg(p.inFlight)
-        .arg(target, formatNumber(reqPerS), formatNumber(tokPerS));
+        .arg(target, formatNumber(reqPerS), formatNumber(tokPerS),
+             inputsPerRequest > 0 ? QStringLiteral("inputs/s") : QStringLiteral("tok/s"));
 }
 
 void RunConsole::printProgress()
@@ -168,7 +171,8 @@ void RunConsole::printProgress()
     if (!m_showProgress || !m_haveSnapshot)
         return;
     m_sinceLine.start();
-    const QString line = progressLine(m_snapshot);
+    const QString line = progressLine(
+        m_snapshot, dialectFor(m_config.target.api).generates() ? 0 : std::max(m_config.request.batchSize, 1));
     if (m_tty) {
         const int pad = std::max(0, m_lineWidth - int(line.size()));
         m_lineWidth = int(line.size());

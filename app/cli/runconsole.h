@@ -23,8 +23,9 @@ public:
     /// signal stopped the run (exit 130 once it is saved).
     int finish(const RunOutcome &outcome, bool interrupted);
 
-    /// The progress line for a snapshot (exposed for tests).
-    static QString progressLine(const RunSnapshot &snapshot);
+    /// The progress line for a snapshot (exposed for tests); `inputsPerRequest` > 0: an API that
+    /// generates nothing (embeddings), whose rate is inputs/s, not output tokens/s.
+    static QString progressLine(const RunSnapshot &snapshot, int inputsPerRequest);
 
 private:
     void printProgress();
