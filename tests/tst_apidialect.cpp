@@ -21,18 +21,19 @@ void addDialectRows()
     QTest::newRow("openai-responses") << int(ApiKind::OpenAIResponses) << int(sim::Endpoint::Responses);
 }
 
-/// addDialectRows() and the APIs that generate nothing (embeddings): every ApiKind.
+/// addDialectRows() and the APIs that generate nothing (embeddings, rerank): every ApiKind.
 void addEveryKindRows()
 {
     addDialectRows();
     QTest::newRow("openai-embeddings") << int(ApiKind::OpenAIEmbeddings) << int(sim::Endpoint::Embeddings);
+    QTest::newRow("rerank") << int(ApiKind::Rerank) << int(sim::Endpoint::Rerank);
 }
 
-/// A builder for the embeddings API with the request settings a chat run would send.
-std::optional<RequestBuilder> embeddingsBuilder()
+/// A builder for the embeddings (or rerank) API with the request settings a chat run would send.
+std::optional<RequestBuilder> embeddingsBuilder(ApiKind api = ApiKind::OpenAIEmbeddings)
 {
     TargetConfig target;
-    target.api = ApiKind::OpenAIEmbeddings;
+    target.api = api;
     target.url = QStringLiteral("http://127.0.0.1:8000/v1");
     target.model = QStringLiteral("default");
     RequestConfig request;
@@ -356,6 +357,96 @@ private Q_SLOTS:
         QCOMPARE(r.completionTokens, std::int64_t(0));
         QCOMPARE(r.chunks, 0);
         QVERIFY(r.tokenChunks.empty());
+    }
+
+    void rerankBodyReadBySimulator_data()
+    {
+        QTest::addColumn<int>("documents");
+        QTest::addColumn<std::string>("system");
+        QTest::newRow("one document, the system prompt as the query") << 1 << std::string("Be brief.");
+        QTest::newRow("a batch, the default query") << 3 << std::string();
+    }
+    // The body has the model, the query and the documents, and nothing of a generation; the
+    // simulator costs every document paired with the query, as a cross-encoder reads it.
+    void rerankBodyReadBySimulator()
+    {
+        QFETCH(int, documents);
+        QFETCH(std::string, system);
+        const auto builder = embeddingsBuilder(ApiKind::Rerank);
+        QVERIFY(builder);
+        QVERIFY(!builder->streaming());
+        QCOMPARE(builder->path(), QByteArray("/v1/rerank"));
+        Prompt prompt;
+        prompt.system = system;
+        prompt.user = "Hello there";
+        for (int i = 1; documents > 1 && i <= documents; ++i)
+            prompt.inputs.push_back("document " + std::to_string(i));
+        const nlohmann::json body = builder->body(prompt);
+        QCOMPARE(body.size(), std::size_t(3));
+        QVERIFY(body.at("model") == "default");
+        QCOMPARE(body.at("documents").size(), std::size_t(documents));
+        if (documents == 1)
+            QVERIFY(body.at("documents").at(0) == "Hello there"); // the query is not in it
+        const std::string query = body.at("query").get<std::string>();
+        QVERIFY(system.empty() ? !query.empty() : query == system);
+
+        const auto parsed =
+            sim::parseGenerationRequest(sim::Endpoint::Rerank, builder->bodyText(prompt), sim::SimConfig());
+        const auto *refused = std::get_if<sim::ApiError>(&parsed);
+        QVERIFY2(!refused, refused ? refused->message.c_str() : "");
+        const sim::GenerationRequest &read = std::get<sim::GenerationRequest>(parsed);
+        QCOMPARE(read.inputs, qint64(documents));
+        QVERIFY(!read.stream);
+        // Every document with the query before it.
+        std::size_t queries = 0;
+        for (std::size_t at = read.prompt.find(query); at != std::string::npos; at = read.prompt.find(query, at + 1))
+            ++queries;
+        QCOMPARE(queries, std::size_t(documents));
+    }
+
+    // What a rerank response is decoded to: the scores are counted against the documents.
+    void rerankResponseDecoded_data()
+    {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<int>("documents");
+        QTest::addColumn<QString>("failure"); ///< empty: decoded
+        const auto simBody = [](qint64 scores) {
+            sim::ResponseMeta m = meta(sim::Endpoint::Rerank);
+            m.inputs = scores;
+            m.seed = 42;
+            return QByteArray::fromStdString(sim::completeBody(m, {}, {}, false, usage()));
+        };
+        QTest::newRow("simulator") << simBody(3) << 3 << QString();
+        QTest::newRow("fewer scores than documents")
+            << simBody(2) << 3 << QStringLiteral("rerank response with 2 scores for 3 documents");
+        // llama.cpp's answer (tools/server, format_response_rerank, Jina's format).
+        QTest::newRow("llama.cpp")
+            << QByteArray(R"({"model":"m","object":"list","usage":{"prompt_tokens":12,"total_tokens":12},)"
+                          R"("results":[{"index":1,"relevance_score":0.9},{"index":0,"relevance_score":-2.5}]})")
+            << 2 << QString();
+        QTest::newRow("no results array") << QByteArray(R"({"object":"list","usage":{"prompt_tokens":5}})") << 1
+                                          << QStringLiteral("rerank response without a \"results\" array");
+    }
+    void rerankResponseDecoded()
+    {
+        QFETCH(QByteArray, body);
+        QFETCH(int, documents);
+        QFETCH(QString, failure);
+        RequestRecord r;
+        r.inputs = documents;
+        StreamDecoder decoder(ApiKind::Rerank);
+        decoder.begin(&r);
+        decoder.onBody(body.toStdString(), 1);
+        decoder.finish(99, TokenSource::Estimate);
+        QCOMPARE(decoder.failed(), !failure.isEmpty());
+        if (!failure.isEmpty()) {
+            QCOMPARE(decoder.failure(), RequestStatus::Protocol);
+            QVERIFY2(r.errorMessage.startsWith(failure), qPrintable(r.errorMessage));
+            return;
+        }
+        QVERIFY(decoder.complete());
+        QCOMPARE(r.promptTokens, std::int64_t(12));
+        QCOMPARE(r.completionTokens, std::int64_t(0));
     }
 
     /// Each API's own error event in a stream (the simulator fails before its stream starts).

@@ -173,19 +173,25 @@ private Q_SLOTS:
         QTest::newRow("unknown api")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
             << QStringLiteral(
-                   "accepted: openai-chat|openai-completions|anthropic-messages|openai-responses|openai-embeddings");
+                   "accepted: "
+                   "openai-chat|openai-completions|anthropic-messages|openai-responses|openai-embeddings|rerank");
         QTest::newRow("batch size beyond the bound")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
                                   QStringLiteral("--batch-size"), QStringLiteral("2049")}
             << QStringLiteral("--batch-size: '2049' is not a whole number from 1 to 2048");
         QTest::newRow("batch size for a generating api")
             << base + QStringList{QStringLiteral("--batch-size"), QStringLiteral("8")}
-            << QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings request; it needs "
-                              "--api openai-embeddings (got 8 with openai-chat)");
+            << QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings or rerank request; "
+                              "it needs --api openai-embeddings or rerank (got 8 with openai-chat)");
         QTest::newRow("embeddings in a conversation")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
                                   QStringLiteral("--turns"), QStringLiteral("3")}
-            << QStringLiteral("load.turns (--turns): an embeddings request has no reply to carry into a next turn");
+            << QStringLiteral(
+                   "load.turns (--turns): --api openai-embeddings answers with no reply to carry into a next turn");
+        QTest::newRow("rerank in a conversation")
+            << base + QStringList{QStringLiteral("--api"), QStringLiteral("rerank"), QStringLiteral("--turns"),
+                                  QStringLiteral("2")}
+            << QStringLiteral("load.turns (--turns): --api rerank answers with no reply to carry into a next turn");
         QTest::newRow("bad think time") << base + QStringList{QStringLiteral("--turns"), QStringLiteral("3"),
                                                               QStringLiteral("--think-time"),
                                                               QStringLiteral("exp:soon")}
@@ -419,6 +425,37 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(QStringLiteral("(openai-embeddings, ")), qPrintable(r.out));
         for (const char *absent : {"\nTTFT ", "\nITL ", "\nTPOT ", "\nOutput tokens/s"})
             QVERIFY2(!r.out.contains(QLatin1String(absent)), qPrintable(r.out));
+    }
+
+    // A rerank run end to end against the simulator: the query (the system prompt) goes once per
+    // request, every document is scored, and the server counts each document with the query, as
+    // a cross-encoder reads the pair: 16 + 32 tokens per document.
+    void rerankRunCountsItsDocuments()
+    {
+        SimulatorHost host(fastSim());
+        QVERIFY(host.start());
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        constexpr int kRequests = 6;
+        constexpr int kDocuments = 4;
+        const auto [r, data, error] = runSaved(
+            target(host) +
+                QStringList{QStringLiteral("--api"), QStringLiteral("rerank"), QStringLiteral("--batch-size"),
+                            QString::number(kDocuments), QStringLiteral("--system-tokens"), QStringLiteral("16"),
+                            QStringLiteral("--prompt-tokens"), QStringLiteral("32"), QStringLiteral("--concurrency"),
+                            QStringLiteral("2"), QStringLiteral("--requests"), QString::number(kRequests)},
+            out);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(data, qPrintable(error));
+        const SummaryBlock &t = data->summary.total;
+        QCOMPARE(t.requests.ok, std::int64_t(kRequests));
+        QCOMPARE(t.requests.inputs, std::int64_t(kRequests * kDocuments));
+        QCOMPARE(t.tokens.input, std::int64_t(kRequests * kDocuments * (16 + 32)));
+        QCOMPARE(host.stats().promptTokens, qint64(kRequests * kDocuments * (16 + 32)));
+        QVERIFY(qFuzzyCompare(t.throughput.inputsPerS, t.throughput.requestsPerS * kDocuments));
+        QCOMPARE(t.stat(Metric::Ttft).count, std::int64_t(0));
+        QVERIFY2(r.out.contains(QStringLiteral("(rerank, ")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("Inputs/s")), qPrintable(r.out));
     }
 
     void runRecordsWhatCarriedIt_data()

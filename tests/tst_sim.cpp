@@ -238,6 +238,8 @@ QByteArray pathOf(Endpoint endpoint)
         return "/v1/responses";
     case Endpoint::Embeddings:
         return "/v1/embeddings";
+    case Endpoint::Rerank:
+        return "/v1/rerank";
     }
     return {};
 }

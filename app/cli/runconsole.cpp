@@ -216,8 +216,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
     if (const auto &window = outcome.summary.window)
         text += window->line() + QLatin1Char('\n');
     // Beside the ordinary percentiles, which leave the failures out (docs/metrics.md).
-    // Embeddings have no first token: their failures are E2E's alone.
-    if (t.requests.failed > 0 && outcome.summary.api == apiKindName(ApiKind::OpenAIEmbeddings))
+    // Embeddings and rerank have no first token: their failures are E2E's alone.
+    if (t.requests.failed > 0 && !apiGenerates(outcome.summary.api))
         text += QStringLiteral("adjusted   failures as +∞ (%1 failed): E2E %2\n")
                     .arg(t.requests.failed)
                     .arg(adjustedPercentiles(t.errorAdjustedE2e));

@@ -251,7 +251,7 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
                                       [](const RunData &run) { return run.summary.total.tokens.reasoning > 0; });
     const bool failed =
         std::any_of(runs.begin(), runs.end(), [](const RunData &run) { return run.summary.total.requests.failed > 0; });
-    const auto embeds = [](const RunData &run) { return run.summary.api == apiKindName(ApiKind::OpenAIEmbeddings); };
+    const auto embeds = [](const RunData &run) { return !apiGenerates(run.summary.api); };
     const bool generated = !std::all_of(runs.begin(), runs.end(), embeds);
     const bool embedded = std::any_of(runs.begin(), runs.end(), embeds);
     const std::vector<RowSpec> &specs = rowSpecs();

@@ -94,9 +94,9 @@ QString ApiDialect::truncatedMessage() const
 
 const std::vector<const ApiDialect *> &apiDialects()
 {
-    static const std::vector<const ApiDialect *> all{&openAiChatDialect(), &openAiCompletionsDialect(),
+    static const std::vector<const ApiDialect *> all{&openAiChatDialect(),        &openAiCompletionsDialect(),
                                                      &anthropicMessagesDialect(), &openAiResponsesDialect(),
-                                                     &openAiEmbeddingsDialect()};
+                                                     &openAiEmbeddingsDialect(),  &rerankDialect()};
     return all;
 }
 

@@ -57,8 +57,11 @@ public:
     /// The server's /models listing reports context lengths (checked before a run).
     virtual bool listsContextLengths() const { return true; }
     /// The API generates text: its body carries the output cap, stream and sampling, and it may
-    /// stream. Embeddings do not: their body is the model and the inputs, never streamed.
+    /// stream. Embeddings and rerank do not: their body is the model and the inputs, never streamed.
     virtual bool generates() const { return true; }
+    /// A batch's system prompt goes once, apart from its inputs (a rerank's query), not at the
+    /// head of every input (embeddings).
+    virtual bool systemApart() const { return false; }
     /// Why a whole response that read well does not answer the request `r` (embeddings: fewer
     /// vectors than inputs), or empty: a protocol failure.
     virtual QString answerProblem(const DocumentFields &, const RequestRecord &) const { return {}; }
@@ -114,6 +117,7 @@ const ApiDialect &openAiCompletionsDialect();
 const ApiDialect &anthropicMessagesDialect();
 const ApiDialect &openAiResponsesDialect();
 const ApiDialect &openAiEmbeddingsDialect();
+const ApiDialect &rerankDialect();
 
 const ApiDialect &dialectFor(ApiKind api);
 /// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.

@@ -438,7 +438,7 @@ void TransportWorker::execute(const RequestJob &job)
     const PromptSource &prompts = m_plan->promptsOf(job.stage);
     const int batch = m_plan->config.request.batchSize;
     if (!job.prompt && batch > 1)
-        generated = prompts.batch(job.id - 1, batch);
+        generated = prompts.batch(job.id - 1, batch, builder.dialect().systemApart());
     const Prompt &prompt =
         job.prompt ? *job.prompt : (batch > 1 ? generated : (generated = prompts.prompt(job.id - 1)));
     // The prompt's count in this target's tokenizer (a comparison's targets may count differently

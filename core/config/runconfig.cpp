@@ -30,6 +30,7 @@ constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::AnthropicMessages, "anthropic-messages"},
     {ApiKind::OpenAIResponses, "openai-responses"},
     {ApiKind::OpenAIEmbeddings, "openai-embeddings"},
+    {ApiKind::Rerank, "rerank"},
 };
 
 constexpr EnumName<Balance> kBalanceNames[] = {
@@ -289,6 +290,12 @@ QString apiKindName(ApiKind api)
 std::optional<ApiKind> apiKindFromName(const QString &name)
 {
     return enumFromName<ApiKind>(kApiNames, name);
+}
+
+bool apiGenerates(const QString &name)
+{
+    const auto api = apiKindFromName(name);
+    return !api || apiGenerates(*api);
 }
 
 QString apiKindNames()
@@ -635,17 +642,19 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::TopP,
             QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP)));
 
-    // Embeddings: a batch of inputs, not a generation; nothing streams and no reply comes back.
+    // Embeddings and rerank: a batch of inputs, not a generation; nothing streams and no reply
+    // comes back.
     if (!outOfRange(ConfigFieldId::BatchSize, c.request.batchSize) && c.request.batchSize > 1 &&
-        c.target.api != ApiKind::OpenAIEmbeddings)
+        apiGenerates(c.target.api))
         add(ConfigFieldId::BatchSize,
-            QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings request; it needs "
-                           "--api openai-embeddings (got %1 with %2)")
+            QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings or rerank request; it "
+                           "needs --api openai-embeddings or rerank (got %1 with %2)")
                 .arg(c.request.batchSize)
                 .arg(apiKindName(c.target.api)));
-    if (c.target.api == ApiKind::OpenAIEmbeddings && c.load.turns > 1)
-        add(ConfigFieldId::Turns,
-            QStringLiteral("load.turns (--turns): an embeddings request has no reply to carry into a next turn"));
+    if (!apiGenerates(c.target.api) && c.load.turns > 1)
+        add(ConfigFieldId::Turns, QStringLiteral("load.turns (--turns): --api %1 answers with no reply to carry into "
+                                                 "a next turn")
+                                      .arg(apiKindName(c.target.api)));
 
     outOfRange(ConfigFieldId::PromptTokens, c.prompt.promptTokens);
     if (!outOfRange(ConfigFieldId::SystemTokens, c.prompt.systemTokens) &&

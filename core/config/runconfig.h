@@ -17,10 +17,18 @@ class QSslCertificate;
 
 namespace tb {
 
-enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses, OpenAIEmbeddings };
+enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses, OpenAIEmbeddings, Rerank };
 
-/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses", "openai-embeddings"
+/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses", "openai-embeddings", "rerank"
 QString apiKindName(ApiKind api);
+/// The API generates text; embeddings and rerank take a batch of inputs (request.batch_size) and
+/// answer with one vector or score each, never streamed.
+constexpr bool apiGenerates(ApiKind api)
+{
+    return api != ApiKind::OpenAIEmbeddings && api != ApiKind::Rerank;
+}
+/// The same for an API's name, as a summary records it; a name unknown here generates.
+bool apiGenerates(const QString &name);
 std::optional<ApiKind> apiKindFromName(const QString &name);
 /// The names above joined with '|', for messages.
 QString apiKindNames();
@@ -209,7 +217,8 @@ struct RequestConfig {
     /// Structured output (--response-format): "" (none), "json_object", or "json_schema:FILE" (a
     /// JSON Schema file); parseResponseFormat() reads it.
     QString responseFormat;
-    /// Embeddings (--batch-size): inputs per request, each a prompt of its own; 1 for every other API.
+    /// Embeddings and rerank (--batch-size): inputs (rerank: documents) per request, each a prompt
+    /// of its own; 1 for every other API.
     int batchSize = 1;
     bool operator==(const RequestConfig &) const = default;
 };

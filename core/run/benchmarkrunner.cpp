@@ -290,8 +290,9 @@ private:
         summary.server = sink.server.summary();
         summary.warnings << sink.server.warnings();
         // llama.cpp's prompt-token counter leaves embeddings out: against the tokens sent it read
-        // as a 100% cache hit (tiny-llama3 with --embeddings), which no cache served.
-        if (summary.server && summary.api != apiKindName(ApiKind::OpenAIEmbeddings)) {
+        // as a 100% cache hit (tiny-llama3 with --embeddings), which no cache served. Rerank is
+        // left out alike: no real server's counters were seen for it.
+        if (summary.server && apiGenerates(summary.api)) {
             const TokenSummary &tokens = summary.total.tokens;
             if (const QString disagree = summary.server->compareCacheHits(tokens.input, tokens.cacheHitRatio);
                 !disagree.isEmpty())

@@ -82,8 +82,9 @@ std::string SimApi::errorBody(const ApiError &error) const
 
 const std::vector<const SimApi *> &simApis()
 {
-    static const std::vector<const SimApi *> all{&openAiChatApi(), &openAiCompletionsApi(), &anthropicMessagesApi(),
-                                                 &openAiResponsesApi(), &openAiEmbeddingsApi()};
+    static const std::vector<const SimApi *> all{&openAiChatApi(),        &openAiCompletionsApi(),
+                                                 &anthropicMessagesApi(), &openAiResponsesApi(),
+                                                 &openAiEmbeddingsApi(),  &rerankApi()};
     return all;
 }
 

@@ -97,6 +97,7 @@ const SimApi &openAiCompletionsApi();
 const SimApi &anthropicMessagesApi();
 const SimApi &openAiResponsesApi();
 const SimApi &openAiEmbeddingsApi();
+const SimApi &rerankApi();
 
 const SimApi &simApiFor(Endpoint endpoint);
 /// Every dialect the simulator serves, in Endpoint's order.

@@ -17,9 +17,9 @@
 
 namespace tb::sim {
 
-enum class Endpoint { Chat, Completions, Messages, Responses, Embeddings };
+enum class Endpoint { Chat, Completions, Messages, Responses, Embeddings, Rerank };
 
-/// "chat", "completions", "messages", "responses", "embeddings" (as in RequestTrace::endpoint)
+/// "chat", "completions", "messages", "responses", "embeddings", "rerank" (as in RequestTrace::endpoint)
 const char *endpointName(Endpoint endpoint);
 
 struct GenerationRequest {
@@ -36,7 +36,7 @@ struct GenerationRequest {
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;
     qint64 promptTokenIds = 0; ///< completions given token ids count one token each
-    qint64 inputs = 0;         ///< embeddings: the inputs (prompt holds them all, '\n' between)
+    qint64 inputs = 0;         ///< embeddings: the inputs (prompt holds them all, '\n' between); rerank: documents
     bool base64 = false;       ///< embeddings: encoding_format "base64"
 };
 
@@ -64,9 +64,9 @@ struct ResponseMeta {
     /// llamacpp: usage has no details and is always in the chunk with the finish reason (chat,
     /// completions), never a chunk of its own, whatever stream_options say.
     Dialect usageDialect = Dialect::Vllm;
-    qint64 inputs = 0;   ///< embeddings: one vector each
+    qint64 inputs = 0;   ///< embeddings: one vector each; rerank: one score each
     bool base64 = false; ///< embeddings: the vectors as base64 of little-endian float32
-    quint64 seed = 0;    ///< embeddings: what the vectors derive from (the request plan's)
+    quint64 seed = 0;    ///< embeddings, rerank: what the vectors and scores derive from (the request plan's)
 };
 
 struct Usage {

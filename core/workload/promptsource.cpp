@@ -531,16 +531,23 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) 
     return p;
 }
 
-Prompt PromptSource::batch(std::uint64_t index, int size) const
+Prompt PromptSource::batch(std::uint64_t index, int size, bool systemApart) const
 {
     Prompt b;
     const auto n = std::uint64_t(std::max(size, 1));
     b.inputs.reserve(n);
     for (std::uint64_t k = 0; k < n; ++k) {
-        const Prompt one = prompt(index * n + k);
+        Prompt one = prompt(index * n + k);
+        if (systemApart) {
+            if (k == 0)
+                b.system = one.system;
+            one.system.clear();
+        }
         b.inputs.push_back(ApiDialect::promptText(one));
         b.tokens += one.tokens;
     }
+    if (systemApart)
+        b.tokens = count(b, *m_tokenizer);
     return b;
 }
 

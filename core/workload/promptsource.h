@@ -62,7 +62,9 @@ public:
     Prompt prompt(std::uint64_t index) const;
     /// Request `index`'s batch of `size` inputs (embeddings): the prompts index × size … +size−1,
     /// each as one text (ApiDialect::promptText), so every input is a prompt of its own.
-    Prompt batch(std::uint64_t index, int size) const;
+    /// `systemApart` (rerank): the system prompt once, as the batch's system text (the query),
+    /// and the inputs without it.
+    Prompt batch(std::uint64_t index, int size, bool systemApart = false) const;
     /// What calibration sends for request `index`: its size, its number and the run's words, in
     /// another order than that request's (others have other numbers), so probing warms no cache
     /// for the run's user text.
