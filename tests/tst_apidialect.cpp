@@ -27,6 +27,7 @@ void addEveryKindRows()
     addDialectRows();
     QTest::newRow("openai-embeddings") << int(ApiKind::OpenAIEmbeddings) << int(sim::Endpoint::Embeddings);
     QTest::newRow("rerank") << int(ApiKind::Rerank) << int(sim::Endpoint::Rerank);
+    QTest::newRow("score") << int(ApiKind::Score) << int(sim::Endpoint::Score);
 }
 
 /// A builder for the embeddings (or rerank) API with the request settings a chat run would send.
@@ -361,21 +362,29 @@ private Q_SLOTS:
 
     void rerankBodyReadBySimulator_data()
     {
+        QTest::addColumn<int>("api");
         QTest::addColumn<int>("documents");
         QTest::addColumn<std::string>("system");
-        QTest::newRow("one document, the system prompt as the query") << 1 << std::string("Be brief.");
-        QTest::newRow("a batch, the default query") << 3 << std::string();
+        for (const auto &[name, api] : {std::pair{"rerank", ApiKind::Rerank}, std::pair{"score", ApiKind::Score}}) {
+            QTest::addRow("%s: one document, the system prompt as the query", name)
+                << int(api) << 1 << std::string("Be brief.");
+            QTest::addRow("%s: a batch, the default query", name) << int(api) << 3 << std::string();
+        }
     }
     // The body has the model, the query and the documents, and nothing of a generation; the
     // simulator costs every document paired with the query, as a cross-encoder reads it.
     void rerankBodyReadBySimulator()
     {
+        QFETCH(int, api);
         QFETCH(int, documents);
         QFETCH(std::string, system);
-        const auto builder = embeddingsBuilder(ApiKind::Rerank);
+        const bool score = ApiKind(api) == ApiKind::Score;
+        const char *queryKey = score ? "text_1" : "query";
+        const char *documentsKey = score ? "text_2" : "documents";
+        const auto builder = embeddingsBuilder(ApiKind(api));
         QVERIFY(builder);
         QVERIFY(!builder->streaming());
-        QCOMPARE(builder->path(), QByteArray("/v1/rerank"));
+        QCOMPARE(builder->path(), score ? QByteArray("/v1/score") : QByteArray("/v1/rerank"));
         Prompt prompt;
         prompt.system = system;
         prompt.user = "Hello there";
@@ -384,14 +393,14 @@ private Q_SLOTS:
         const nlohmann::json body = builder->body(prompt);
         QCOMPARE(body.size(), std::size_t(3));
         QVERIFY(body.at("model") == "default");
-        QCOMPARE(body.at("documents").size(), std::size_t(documents));
+        QCOMPARE(body.at(documentsKey).size(), std::size_t(documents));
         if (documents == 1)
-            QVERIFY(body.at("documents").at(0) == "Hello there"); // the query is not in it
-        const std::string query = body.at("query").get<std::string>();
+            QVERIFY(body.at(documentsKey).at(0) == "Hello there"); // the query is not in it
+        const std::string query = body.at(queryKey).get<std::string>();
         QVERIFY(system.empty() ? !query.empty() : query == system);
 
-        const auto parsed =
-            sim::parseGenerationRequest(sim::Endpoint::Rerank, builder->bodyText(prompt), sim::SimConfig());
+        const auto parsed = sim::parseGenerationRequest(score ? sim::Endpoint::Score : sim::Endpoint::Rerank,
+                                                        builder->bodyText(prompt), sim::SimConfig());
         const auto *refused = std::get_if<sim::ApiError>(&parsed);
         QVERIFY2(!refused, refused ? refused->message.c_str() : "");
         const sim::GenerationRequest &read = std::get<sim::GenerationRequest>(parsed);
@@ -407,34 +416,46 @@ private Q_SLOTS:
     // What a rerank response is decoded to: the scores are counted against the documents.
     void rerankResponseDecoded_data()
     {
+        QTest::addColumn<int>("api");
         QTest::addColumn<QByteArray>("body");
         QTest::addColumn<int>("documents");
         QTest::addColumn<QString>("failure"); ///< empty: decoded
-        const auto simBody = [](qint64 scores) {
-            sim::ResponseMeta m = meta(sim::Endpoint::Rerank);
+        const auto simBody = [](sim::Endpoint endpoint, qint64 scores) {
+            sim::ResponseMeta m = meta(endpoint);
             m.inputs = scores;
             m.seed = 42;
             return QByteArray::fromStdString(sim::completeBody(m, {}, {}, false, usage()));
         };
-        QTest::newRow("simulator") << simBody(3) << 3 << QString();
-        QTest::newRow("fewer scores than documents")
-            << simBody(2) << 3 << QStringLiteral("rerank response with 2 scores for 3 documents");
-        // llama.cpp's answer (tools/server, format_response_rerank, Jina's format).
-        QTest::newRow("llama.cpp")
+        const int rerank = int(ApiKind::Rerank);
+        const int score = int(ApiKind::Score);
+        QTest::newRow("rerank: simulator") << rerank << simBody(sim::Endpoint::Rerank, 3) << 3 << QString();
+        QTest::newRow("rerank: fewer scores than documents")
+            << rerank << simBody(sim::Endpoint::Rerank, 2) << 3
+            << QStringLiteral("rerank response with 2 scores for 3 documents");
+        // llama.cpp's answer (examples/server/server.cpp, format_response_rerank, Jina's format).
+        QTest::newRow("rerank: llama.cpp")
+            << rerank
             << QByteArray(R"({"model":"m","object":"list","usage":{"prompt_tokens":12,"total_tokens":12},)"
                           R"("results":[{"index":1,"relevance_score":0.9},{"index":0,"relevance_score":-2.5}]})")
             << 2 << QString();
-        QTest::newRow("no results array") << QByteArray(R"({"object":"list","usage":{"prompt_tokens":5}})") << 1
-                                          << QStringLiteral("rerank response without a \"results\" array");
+        QTest::newRow("rerank: no results array")
+            << rerank << QByteArray(R"({"object":"list","usage":{"prompt_tokens":5}})") << 1
+            << QStringLiteral("rerank response without a \"results\" array");
+        QTest::newRow("score: simulator") << score << simBody(sim::Endpoint::Score, 3) << 3 << QString();
+        QTest::newRow("score: more scores than texts") << score << simBody(sim::Endpoint::Score, 4) << 3
+                                                       << QStringLiteral("score response with 4 scores for 3 texts");
+        QTest::newRow("score: a rerank answer") << score << simBody(sim::Endpoint::Rerank, 3) << 3
+                                                << QStringLiteral("score response without a \"data\" array");
     }
     void rerankResponseDecoded()
     {
+        QFETCH(int, api);
         QFETCH(QByteArray, body);
         QFETCH(int, documents);
         QFETCH(QString, failure);
         RequestRecord r;
         r.inputs = documents;
-        StreamDecoder decoder(ApiKind::Rerank);
+        StreamDecoder decoder{ApiKind(api)};
         decoder.begin(&r);
         decoder.onBody(body.toStdString(), 1);
         decoder.finish(99, TokenSource::Estimate);

@@ -174,15 +174,15 @@ private Q_SLOTS:
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("grpc")}
             << QStringLiteral(
                    "accepted: "
-                   "openai-chat|openai-completions|anthropic-messages|openai-responses|openai-embeddings|rerank");
+                   "openai-chat|openai-completions|anthropic-messages|openai-responses|openai-embeddings|rerank|score");
         QTest::newRow("batch size beyond the bound")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
                                   QStringLiteral("--batch-size"), QStringLiteral("2049")}
             << QStringLiteral("--batch-size: '2049' is not a whole number from 1 to 2048");
         QTest::newRow("batch size for a generating api")
             << base + QStringList{QStringLiteral("--batch-size"), QStringLiteral("8")}
-            << QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings or rerank request; "
-                              "it needs --api openai-embeddings or rerank (got 8 with openai-chat)");
+            << QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings, rerank or score "
+                              "request; it needs --api openai-embeddings, rerank or score (got 8 with openai-chat)");
         QTest::newRow("embeddings in a conversation")
             << base + QStringList{QStringLiteral("--api"), QStringLiteral("openai-embeddings"),
                                   QStringLiteral("--turns"), QStringLiteral("3")}
@@ -427,11 +427,18 @@ private Q_SLOTS:
             QVERIFY2(!r.out.contains(QLatin1String(absent)), qPrintable(r.out));
     }
 
-    // A rerank run end to end against the simulator: the query (the system prompt) goes once per
-    // request, every document is scored, and the server counts each document with the query, as
-    // a cross-encoder reads the pair: 16 + 32 tokens per document.
+    void rerankRunCountsItsDocuments_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::newRow("rerank") << QStringLiteral("rerank");
+        QTest::newRow("score") << QStringLiteral("score");
+    }
+    // A rerank (or score) run end to end against the simulator: the query (the system prompt) goes
+    // once per request, every document is scored, and the server counts each document with the
+    // query, as a cross-encoder reads the pair: 16 + 32 tokens per document.
     void rerankRunCountsItsDocuments()
     {
+        QFETCH(QString, api);
         SimulatorHost host(fastSim());
         QVERIFY(host.start());
         QTemporaryDir dir;
@@ -439,11 +446,11 @@ private Q_SLOTS:
         constexpr int kRequests = 6;
         constexpr int kDocuments = 4;
         const auto [r, data, error] = runSaved(
-            target(host) +
-                QStringList{QStringLiteral("--api"), QStringLiteral("rerank"), QStringLiteral("--batch-size"),
-                            QString::number(kDocuments), QStringLiteral("--system-tokens"), QStringLiteral("16"),
-                            QStringLiteral("--prompt-tokens"), QStringLiteral("32"), QStringLiteral("--concurrency"),
-                            QStringLiteral("2"), QStringLiteral("--requests"), QString::number(kRequests)},
+            target(host) + QStringList{QStringLiteral("--api"), api, QStringLiteral("--batch-size"),
+                                       QString::number(kDocuments), QStringLiteral("--system-tokens"),
+                                       QStringLiteral("16"), QStringLiteral("--prompt-tokens"), QStringLiteral("32"),
+                                       QStringLiteral("--concurrency"), QStringLiteral("2"),
+                                       QStringLiteral("--requests"), QString::number(kRequests)},
             out);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(data, qPrintable(error));
@@ -454,7 +461,7 @@ private Q_SLOTS:
         QCOMPARE(host.stats().promptTokens, qint64(kRequests * kDocuments * (16 + 32)));
         QVERIFY(qFuzzyCompare(t.throughput.inputsPerS, t.throughput.requestsPerS * kDocuments));
         QCOMPARE(t.stat(Metric::Ttft).count, std::int64_t(0));
-        QVERIFY2(r.out.contains(QStringLiteral("(rerank, ")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("(%1, ").arg(api)), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Inputs/s")), qPrintable(r.out));
     }
 

@@ -240,6 +240,8 @@ QByteArray pathOf(Endpoint endpoint)
         return "/v1/embeddings";
     case Endpoint::Rerank:
         return "/v1/rerank";
+    case Endpoint::Score:
+        return "/v1/score";
     }
     return {};
 }

@@ -27,6 +27,20 @@ std::string ApiDialect::promptText(const Prompt &prompt)
     return text;
 }
 
+std::string ApiDialect::rerankQuery(const Prompt &prompt)
+{
+    return prompt.system.empty() ? std::string("Which of these passages answers the question best?") : prompt.system;
+}
+
+nlohmann::json ApiDialect::rerankDocuments(const Prompt &prompt)
+{
+    if (!prompt.inputs.empty())
+        return prompt.inputs;
+    Prompt document = prompt;
+    document.system.clear();
+    return nlohmann::json::array({promptText(document)});
+}
+
 const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
 {
     // Servers that are not OpenAI's all read max_tokens; some (Ollama, TGI 3.0, llama.cpp before
@@ -47,6 +61,41 @@ void ApiDialect::writeResponseFormat(nlohmann::json &body, const nlohmann::json 
     else
         body["response_format"] = {{"type", "json_schema"},
                                    {"json_schema", {{"name", name}, {"schema", schema}, {"strict", true}}}};
+}
+
+bool ApiDialect::readBatchAnswer(DocumentReader &reader, std::string_view array)
+{
+    JsonCursor &c = reader.cursor();
+    DocumentFields &f = reader.fields();
+    const bool ok = c.object([&](std::string_view key) {
+        if (const auto known = reader.common(key))
+            return *known;
+        if (key == array) {
+            f.items = 0;
+            return c.null() || c.array([&] {
+                ++f.items;
+                return c.skip();
+            });
+        }
+        return c.skip();
+    });
+    return reader.end(ok);
+}
+
+QString ApiDialect::batchAnswerProblem(const DocumentFields &f, const RequestRecord &r, const char *api,
+                                       const char *array, const char *items, const char *inputs)
+{
+    const std::int64_t wanted = std::max(r.inputs, 1);
+    if (f.items < 0)
+        return QStringLiteral("%1 response without a \"%2\" array").arg(QLatin1String(api), QLatin1String(array));
+    if (f.items != wanted)
+        return QStringLiteral("%1 response with %2 %3 for %4 %5")
+            .arg(QLatin1String(api))
+            .arg(f.items)
+            .arg(QLatin1String(items))
+            .arg(wanted)
+            .arg(QLatin1String(inputs));
+    return {};
 }
 
 bool ApiDialect::read(DocumentReader &reader) const
@@ -94,9 +143,13 @@ QString ApiDialect::truncatedMessage() const
 
 const std::vector<const ApiDialect *> &apiDialects()
 {
-    static const std::vector<const ApiDialect *> all{&openAiChatDialect(),        &openAiCompletionsDialect(),
-                                                     &anthropicMessagesDialect(), &openAiResponsesDialect(),
-                                                     &openAiEmbeddingsDialect(),  &rerankDialect()};
+    static const std::vector<const ApiDialect *> all{&openAiChatDialect(),
+                                                     &openAiCompletionsDialect(),
+                                                     &anthropicMessagesDialect(),
+                                                     &openAiResponsesDialect(),
+                                                     &openAiEmbeddingsDialect(),
+                                                     &rerankDialect(),
+                                                     &scoreDialect()};
     return all;
 }
 

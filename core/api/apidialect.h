@@ -54,6 +54,12 @@ public:
     /// A prompt as one text (the APIs whose promptIsText()): system prompt, then the user text or
     /// the messages' string contents, blank lines between.
     static std::string promptText(const Prompt &prompt);
+    /// What a prompt scores against (rerank's query, score's text_1): its system text, else a
+    /// fixed question, as every server needs a non-empty one.
+    static std::string rerankQuery(const Prompt &prompt);
+    /// What is scored (rerank's documents, score's text_2): the batch's inputs, else the prompt
+    /// without its system text.
+    static nlohmann::json rerankDocuments(const Prompt &prompt);
     /// The server's /models listing reports context lengths (checked before a run).
     virtual bool listsContextLengths() const { return true; }
     /// The API generates text: its body carries the output cap, stream and sampling, and it may
@@ -100,6 +106,13 @@ protected:
         , m_path(path)
         , m_streamEnd(streamEnd)
     {}
+    /// Reads a whole body of the APIs that answer a batch (embeddings, rerank, score): an object
+    /// whose `array` member holds one item per input, counted into DocumentFields::items, never kept.
+    static bool readBatchAnswer(DocumentReader &reader, std::string_view array);
+    /// answerProblem() for those: "<api> response without a "<array>" array", or with another
+    /// number of `items` than the request had `inputs`.
+    static QString batchAnswerProblem(const DocumentFields &f, const RequestRecord &r, const char *api,
+                                      const char *array, const char *items, const char *inputs);
     /// The OpenAI chat and completions APIs send usage in a stream only when asked for it
     /// (stream_options.include_usage): their writeBody asks for it here.
     static void askStreamUsage(nlohmann::json &body, bool stream);
@@ -118,6 +131,7 @@ const ApiDialect &anthropicMessagesDialect();
 const ApiDialect &openAiResponsesDialect();
 const ApiDialect &openAiEmbeddingsDialect();
 const ApiDialect &rerankDialect();
+const ApiDialect &scoreDialect();
 
 const ApiDialect &dialectFor(ApiKind api);
 /// Every dialect, in ApiKind's order: for the GUI's choice and the CLI's help.

@@ -41,31 +41,12 @@ void OpenAiEmbeddings::writeBody(nlohmann::json &body, const Prompt &prompt, boo
 
 bool OpenAiEmbeddings::read(DocumentReader &reader) const
 {
-    JsonCursor &c = reader.cursor();
-    DocumentFields &f = reader.fields();
-    const bool ok = c.object([&](std::string_view key) {
-        if (const auto known = reader.common(key))
-            return *known;
-        if (key == "data") {
-            f.items = 0;
-            return c.null() || c.array([&] {
-                ++f.items;
-                return c.skip();
-            });
-        }
-        return c.skip();
-    });
-    return reader.end(ok);
+    return readBatchAnswer(reader, "data");
 }
 
 QString OpenAiEmbeddings::answerProblem(const DocumentFields &f, const RequestRecord &r) const
 {
-    const std::int64_t wanted = std::max(r.inputs, 1);
-    if (f.items < 0)
-        return QStringLiteral("embeddings response without a \"data\" array");
-    if (f.items != wanted)
-        return QStringLiteral("embeddings response with %1 vectors for %2 inputs").arg(f.items).arg(wanted);
-    return {};
+    return batchAnswerProblem(f, r, "embeddings", "data", "vectors", "inputs");
 }
 
 const ApiDialect &openAiEmbeddingsDialect()

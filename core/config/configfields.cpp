@@ -410,8 +410,8 @@ QList<ConfigField> makeFields()
          .type = Type::Int,
          .flag = "batch-size",
          .valueName = "N",
-         .help = "Inputs per request, each a prompt of its own (--api openai-embeddings; --api rerank: documents per "
-                 "query; default 1).",
+         .help = "Inputs per request, each a prompt of its own (--api openai-embeddings; --api rerank and score: texts "
+                 "scored against one; default 1).",
          .unit = "inputs",
          .minimum = 1,
          .maximum = limits::kMaxBatchSize,

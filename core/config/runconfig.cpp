@@ -31,6 +31,7 @@ constexpr EnumName<ApiKind> kApiNames[] = {
     {ApiKind::OpenAIResponses, "openai-responses"},
     {ApiKind::OpenAIEmbeddings, "openai-embeddings"},
     {ApiKind::Rerank, "rerank"},
+    {ApiKind::Score, "score"},
 };
 
 constexpr EnumName<Balance> kBalanceNames[] = {
@@ -647,8 +648,8 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     if (!outOfRange(ConfigFieldId::BatchSize, c.request.batchSize) && c.request.batchSize > 1 &&
         apiGenerates(c.target.api))
         add(ConfigFieldId::BatchSize,
-            QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings or rerank request; it "
-                           "needs --api openai-embeddings or rerank (got %1 with %2)")
+            QStringLiteral("request.batch_size (--batch-size): is the inputs of one embeddings, rerank or score "
+                           "request; it needs --api openai-embeddings, rerank or score (got %1 with %2)")
                 .arg(c.request.batchSize)
                 .arg(apiKindName(c.target.api)));
     if (!apiGenerates(c.target.api) && c.load.turns > 1)

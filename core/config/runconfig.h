@@ -17,15 +17,24 @@ class QSslCertificate;
 
 namespace tb {
 
-enum class ApiKind { OpenAIChat, OpenAICompletions, AnthropicMessages, OpenAIResponses, OpenAIEmbeddings, Rerank };
+enum class ApiKind {
+    OpenAIChat,
+    OpenAICompletions,
+    AnthropicMessages,
+    OpenAIResponses,
+    OpenAIEmbeddings,
+    Rerank,
+    Score
+};
 
-/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses", "openai-embeddings", "rerank"
+/// "openai-chat", "openai-completions", "anthropic-messages", "openai-responses", "openai-embeddings", "rerank",
+/// "score"
 QString apiKindName(ApiKind api);
-/// The API generates text; embeddings and rerank take a batch of inputs (request.batch_size) and
-/// answer with one vector or score each, never streamed.
+/// The API generates text; embeddings, rerank and score take a batch of inputs
+/// (request.batch_size) and answer with one vector or score each, never streamed.
 constexpr bool apiGenerates(ApiKind api)
 {
-    return api != ApiKind::OpenAIEmbeddings && api != ApiKind::Rerank;
+    return api != ApiKind::OpenAIEmbeddings && api != ApiKind::Rerank && api != ApiKind::Score;
 }
 /// The same for an API's name, as a summary records it; a name unknown here generates.
 bool apiGenerates(const QString &name);

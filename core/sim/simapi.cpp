@@ -82,9 +82,13 @@ std::string SimApi::errorBody(const ApiError &error) const
 
 const std::vector<const SimApi *> &simApis()
 {
-    static const std::vector<const SimApi *> all{&openAiChatApi(),        &openAiCompletionsApi(),
-                                                 &anthropicMessagesApi(), &openAiResponsesApi(),
-                                                 &openAiEmbeddingsApi(),  &rerankApi()};
+    static const std::vector<const SimApi *> all{&openAiChatApi(),
+                                                 &openAiCompletionsApi(),
+                                                 &anthropicMessagesApi(),
+                                                 &openAiResponsesApi(),
+                                                 &openAiEmbeddingsApi(),
+                                                 &rerankApi(),
+                                                 &scoreApi()};
     return all;
 }
 

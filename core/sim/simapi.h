@@ -98,6 +98,7 @@ const SimApi &anthropicMessagesApi();
 const SimApi &openAiResponsesApi();
 const SimApi &openAiEmbeddingsApi();
 const SimApi &rerankApi();
+const SimApi &scoreApi();
 
 const SimApi &simApiFor(Endpoint endpoint);
 /// Every dialect the simulator serves, in Endpoint's order.

@@ -17,9 +17,9 @@
 
 namespace tb::sim {
 
-enum class Endpoint { Chat, Completions, Messages, Responses, Embeddings, Rerank };
+enum class Endpoint { Chat, Completions, Messages, Responses, Embeddings, Rerank, Score };
 
-/// "chat", "completions", "messages", "responses", "embeddings", "rerank" (as in RequestTrace::endpoint)
+/// "chat", "completions", "messages", "responses", "embeddings", "rerank", "score" (as in RequestTrace::endpoint)
 const char *endpointName(Endpoint endpoint);
 
 struct GenerationRequest {

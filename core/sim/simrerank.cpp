@@ -10,17 +10,22 @@ using json = nlohmann::json;
 
 namespace {
 
-/// The rerank API (POST /v1/rerank) as vLLM and llama.cpp serve it in Jina's format: "query" a
-/// string, "documents" a non-empty array of strings (llama.cpp also takes TEI's "texts"), never
-/// streamed. Every document is scored against the query as a cross-encoder reads the pair, so
-/// the prompt the request costs is the query and the document, once per document (llama.cpp's
-/// format_rerank; it adds separator tokens, which the simulator leaves out). The results come
-/// sorted by score, highest first, with usage's prompt_tokens and total_tokens.
+/// The scoring APIs, one text against many, never streamed: rerank (POST /v1/rerank) as vLLM
+/// and llama.cpp serve it in Jina's format — "query" a string, "documents" a non-empty array of
+/// strings (llama.cpp also takes TEI's "texts"), "results" [{index, relevance_score}] sorted by
+/// score, highest first — and vLLM's score (POST /v1/score) — "text_1" a string, "text_2" an
+/// array, "data" [{index, object: "score", score}] in the texts' order. Every text is scored
+/// against the one as a cross-encoder reads the pair, so the prompt the request costs is the
+/// pair, once per text (llama.cpp's format_rerank; it adds separator tokens, which the simulator
+/// leaves out). Usage has prompt_tokens and total_tokens.
 class SimRerank final : public SimApi
 {
 public:
-    SimRerank()
-        : SimApi(Endpoint::Rerank, "rerank", "/v1/rerank", "rerank-")
+    /// `score`: vLLM's score API, else rerank.
+    explicit SimRerank(bool score)
+        : SimApi(score ? Endpoint::Score : Endpoint::Rerank, score ? "score" : "rerank",
+                 score ? "/v1/score" : "/v1/rerank", score ? "score-" : "rerank-")
+        , m_score(score)
     {}
     bool chat() const override { return false; }
     bool generates() const override { return false; }
@@ -36,6 +41,9 @@ public:
     std::unique_ptr<SimStream> stream(const ResponseMeta &) const override { return nullptr; }
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                              bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
+
+private:
+    bool m_score;
 };
 
 /// Document `index`'s score: from the request's seed, in [0, 1).
@@ -53,17 +61,19 @@ double relevance(quint64 seed, qint64 index)
 
 std::optional<ApiError> SimRerank::readPrompt(const json &body, GenerationRequest &request) const
 {
-    const json *query = member(body, "query");
+    const char *queryKey = m_score ? "text_1" : "query";
+    const char *documentsKey = m_score ? "text_2" : "documents";
+    const json *query = member(body, queryKey);
     if (!query || !query->is_string() || query->get_ref<const std::string &>().empty())
-        return invalid("query", "'query' is a required property (a non-empty string)");
-    const json *documents = member(body, "documents");
-    if (!documents)
+        return invalid(queryKey, std::string("'") + queryKey + "' is a required property (a non-empty string)");
+    const json *documents = member(body, documentsKey);
+    if (!documents && !m_score)
         documents = member(body, "texts");
     if (!documents || !documents->is_array() || documents->empty() ||
         !std::all_of(documents->begin(), documents->end(), [](const json &s) { return s.is_string(); }))
-        return invalid("documents", "'documents' must be a non-empty array of strings");
+        return invalid(documentsKey, std::string("'") + documentsKey + "' must be a non-empty array of strings");
     if (const json *stream = member(body, "stream"); stream && *stream != false)
-        return invalid("stream", "rerank is not streamed: 'stream' must be false or absent");
+        return invalid("stream", std::string(name()) + " is not streamed: 'stream' must be false or absent");
     for (const json &document : *documents) {
         appendPrompt(request.prompt, query->get_ref<const std::string &>());
         appendPrompt(request.prompt, document.get_ref<const std::string &>());
@@ -79,21 +89,32 @@ std::string SimRerank::completeBody(const ResponseMeta &meta, std::string_view, 
     scores.reserve(std::size_t(std::max<qint64>(meta.inputs, 0)));
     for (qint64 i = 0; i < meta.inputs; ++i)
         scores.emplace_back(relevance(meta.seed, i), i);
-    std::sort(scores.begin(), scores.end(), std::greater<>());
-    json results = json::array();
-    for (const auto &[score, index] : scores)
-        results.push_back({{"index", index}, {"relevance_score", score}});
+    json items = json::array();
+    if (m_score) {
+        for (const auto &[score, index] : scores)
+            items.push_back({{"index", index}, {"object", "score"}, {"score", score}});
+    } else {
+        std::sort(scores.begin(), scores.end(), std::greater<>());
+        for (const auto &[score, index] : scores)
+            items.push_back({{"index", index}, {"relevance_score", score}});
+    }
     const json body = {{"id", meta.id},
                        {"object", "list"},
                        {"model", meta.model},
-                       {"results", std::move(results)},
+                       {m_score ? "data" : "results", std::move(items)},
                        {"usage", {{"prompt_tokens", usage.promptTokens}, {"total_tokens", usage.promptTokens}}}};
     return body.dump();
 }
 
 const SimApi &rerankApi()
 {
-    static const SimRerank api;
+    static const SimRerank api(false);
+    return api;
+}
+
+const SimApi &scoreApi()
+{
+    static const SimRerank api(true);
     return api;
 }
 
