@@ -2,6 +2,7 @@
 
 #include "api/apidialect.h"
 
+#include "formats/pngimage.h"
 #include "tokenize/tokenizer.h"
 #include "workload/workloadlimits.h"
 
@@ -104,6 +105,8 @@ constexpr std::size_t kTagDigits = 6;
 
 /// Where salt tags come from: apart from the synthetic texts' salts.
 constexpr std::uint64_t kSaltTags = 0x5A17'7A65'0000'0000ULL;
+/// Where synthetic images' seeds come from: apart from both.
+constexpr std::uint64_t kImageSeeds = 0x1A6E'5EED'0000'0000ULL;
 
 /// A chat message a person wrote: where a request's own part begins ("human": ShareGPT's name).
 bool isUserMessage(const nlohmann::json &message)
@@ -452,12 +455,37 @@ Prompt PromptSource::probe(std::uint64_t index) const
     return make(index, index + 1, Use::Probe);
 }
 
+void PromptSource::addImages(Prompt &prompt, std::uint64_t index) const
+{
+    if (m_config.images <= 0)
+        return;
+    const auto size = parseImageSize(m_config.imageSize); // validated with the configuration
+    if (!size)
+        return;
+    // Repeated prompts repeat request 0's images too; else each request's are its own, so that
+    // a server's cache of images (vLLM's multimodal cache) serves none of them.
+    const std::uint64_t request = m_config.repeat ? 0 : index;
+    for (int k = 0; k < m_config.images; ++k) {
+        const quint64 seed = mix(m_textSeed ^ mix(kImageSeeds + request * limits::kMaxImages + std::uint64_t(k)));
+        const QByteArray png = PngImage::synthetic(size->first, size->second, seed);
+        auto image = std::make_shared<PromptImage>();
+        image->bytes = png.size();
+        image->url = "data:image/png;base64,";
+        image->url += png.toBase64().toStdString();
+        prompt.images.push_back(std::move(image));
+    }
+}
+
 Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) const
 {
     Prompt p;
+    if (use == Use::Request) // a calibration probe measures text only
+        addImages(p, index);
     if (!m_entries.empty()) {
         const WorkloadEntry &e = m_entries[index % m_entries.size()];
         p.system = e.system.empty() ? m_system : e.system;
+        // The row's own images first, then any synthetic ones (--images).
+        p.images.insert(p.images.begin(), e.images.begin(), e.images.end());
         if (e.synthetic) {
             // One text per hash id, the same in every request that names it (a prefix cache sees
             // the blocks shared); the block salts are apart from the unique texts' (index + 1).

@@ -120,6 +120,9 @@ private:
     /// from there for a calibration probe.
     Prompt make(std::uint64_t index, std::uint64_t rotation, Use use = Use::Request) const;
 
+    /// Request `index`'s synthetic images (prompt.images, --images): PNGs drawn from the salted
+    /// seed, the request and their place.
+    void addImages(Prompt &prompt, std::uint64_t index) const;
     /// Synthetic text of `tokens` tokens, the first word without its space; different for each `salt`
     /// and each run (m_textSeed).
     std::string synthetic(std::int64_t tokens, std::uint64_t salt) const;
