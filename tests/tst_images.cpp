@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 #include "support/clirunner.h"
 #include "support/testfiles.h"
@@ -83,6 +84,7 @@ private Q_SLOTS:
         QTest::newRow("odd sides") << 29 << 57;
         QTest::newRow("wide") << 640 << 48;
         QTest::newRow("tall, past a block") << 17 << 300;
+        QTest::newRow("own rows in two stored blocks") << 2000 << 40;
     }
     void pngDecodes()
     {
@@ -93,6 +95,15 @@ private Q_SLOTS:
         QVERIFY(image.loadFromData(png, "PNG"));
         QCOMPARE(image.size(), QSize(width, height));
         QCOMPARE(PngImage::headerSize(png), std::optional<QSize>(QSize(width, height)));
+        // The one IDAT chunk is a whole zlib stream, its Adler-32 right (zlib's uncompress checks it).
+        const qsizetype idat = 8 + 25; // signature, IHDR
+        const auto idatLength = qsizetype(qFromBigEndian<quint32>(png.constData() + idat));
+        QCOMPARE(png.mid(idat + 4, 4), QByteArray("IDAT"));
+        QByteArray zlib(4, Qt::Uninitialized);
+        const auto rawLength = quint32(height * (1 + 3 * width));
+        qToBigEndian(rawLength, zlib.data());
+        zlib += png.mid(idat + 8, idatLength);
+        QCOMPARE(qUncompress(zlib).size(), qsizetype(rawLength));
         // Not alike: blocks of colours of their own.
         QVERIFY(image.pixel(0, 0) != image.pixel(width - 1, height - 1) || width * height < 256);
         // A damaged header is no PNG.
@@ -118,6 +129,10 @@ private Q_SLOTS:
         QImage image;
         QVERIFY(image.loadFromData(decoded(*a.images[1]), "PNG"));
         QCOMPARE(image.size(), QSize(64, 40));
+        // Each request's pixels are its own (a server's image cache keys on them), in its first rows.
+        QImage nextImage;
+        QVERIFY(nextImage.loadFromData(decoded(*next.images[1]), "PNG"));
+        QVERIFY(image != nextImage);
         QCOMPARE(a.images[1]->bytes, qint64(decoded(*a.images[1]).size()));
         // The text's count leaves the images out.
         QCOMPARE(a.tokens, promptWithImages(0, QStringLiteral("64x40"), QStringLiteral("salt-a")).tokens);

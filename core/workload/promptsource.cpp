@@ -2,7 +2,6 @@
 
 #include "api/apidialect.h"
 
-#include "formats/pngimage.h"
 #include "tokenize/tokenizer.h"
 #include "workload/workloadlimits.h"
 
@@ -275,6 +274,12 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
         }
     }
 
+    // The rows every request's k-th image shares, compressed once (PngImage).
+    if (const auto size = parseImageSize(config.imageSize); size && config.images > 0) {
+        for (int k = 0; k < std::min(config.images, limits::kMaxImages); ++k)
+            source->m_images.emplace_back(size->first, size->second,
+                                          mix(source->m_textSeed ^ mix(kImageSeeds - 1 - std::uint64_t(k))));
+    }
     const bool dataset = !config.dataset.isEmpty();
     const QString path = !trace.isEmpty() ? trace : dataset ? config.dataset : config.promptFile;
     if (!path.isEmpty()) {
@@ -457,17 +462,12 @@ Prompt PromptSource::probe(std::uint64_t index) const
 
 void PromptSource::addImages(Prompt &prompt, std::uint64_t index) const
 {
-    if (m_config.images <= 0)
-        return;
-    const auto size = parseImageSize(m_config.imageSize); // validated with the configuration
-    if (!size)
-        return;
     // Repeated prompts repeat request 0's images too; else each request's are its own, so that
     // a server's cache of images (vLLM's multimodal cache) serves none of them.
     const std::uint64_t request = m_config.repeat ? 0 : index;
-    for (int k = 0; k < m_config.images; ++k) {
-        const quint64 seed = mix(m_textSeed ^ mix(kImageSeeds + request * limits::kMaxImages + std::uint64_t(k)));
-        const QByteArray png = PngImage::synthetic(size->first, size->second, seed);
+    for (std::size_t k = 0; k < m_images.size(); ++k) {
+        const quint64 seed = mix(m_textSeed ^ mix(kImageSeeds + request * limits::kMaxImages + k));
+        const QByteArray png = m_images[k].withOwnRows(seed);
         auto image = std::make_shared<PromptImage>();
         image->bytes = png.size();
         image->url = "data:image/png;base64,";
