@@ -381,6 +381,18 @@ private Q_SLOTS:
         for (const RequestRecord &r : data->records)
             QCOMPARE(r.imageTokens, std::optional<std::int64_t>(6 * r.images));
 
+        // LLaVA's ShareGPT-style rows name one "image".
+        const QString llava = test::writeFile(
+            dir, QStringLiteral("llava.json"),
+            "[{\"id\": \"1\", \"image\": \"pics/a.png\", \"conversations\": [{\"from\": \"human\", \"value\": "
+            "\"<image>\\nWhat is shown?\"}, {\"from\": \"gpt\", \"value\": \"A pattern.\"}]}]");
+        cli = run(llava, QStringLiteral("llava"));
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        data = RunReader::load(dir.filePath(QStringLiteral("llava")), &error, RunReader::Records);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->summary.total.images->images, qint64(4));
+        QCOMPARE(data->summary.total.images->tokensPerImageMean(), 6.0);
+
         for (const char *hostile : {"../outside.png", "/etc/hostname", "~/x.png"}) {
             const QString file =
                 test::writeFile(dir, QStringLiteral("hostile.jsonl"),
