@@ -393,6 +393,15 @@ private Q_SLOTS:
         QCOMPARE(data->summary.total.images->images, qint64(4));
         QCOMPARE(data->summary.total.images->tokensPerImageMean(), 6.0);
 
+        // Completions would drop them: refused.
+        cli = runCli({QStringLiteral("run"), QStringLiteral("--api"), QStringLiteral("openai-completions"),
+                      QStringLiteral("--url"), host->baseUrl().toString(), QStringLiteral("--model"),
+                      host->config().model, QStringLiteral("--requests"), QStringLiteral("2"),
+                      QStringLiteral("--dataset"), good, QStringLiteral("--out"),
+                      dir.filePath(QStringLiteral("completions"))});
+        QVERIFY2(cli.exitCode != 0 && cli.err.contains(QStringLiteral("images, which openai-completions cannot send")),
+                 qPrintable(cli.err));
+
         for (const char *hostile : {"../outside.png", "/etc/hostname", "~/x.png"}) {
             const QString file =
                 test::writeFile(dir, QStringLiteral("hostile.jsonl"),
