@@ -211,6 +211,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("partial    %1\n").arg(partial);
     if (const auto &cancellation = outcome.summary.cancellation)
         text += QStringLiteral("cancel     %1\n").arg(cancellation->line());
+    if (const auto &images = t.images)
+        text += QStringLiteral("images     %1\n").arg(images->line());
     if (const auto &steady = outcome.summary.steady)
         text += steady->line(outcome.summary.wholeRun()) + QLatin1Char('\n');
     if (const auto &window = outcome.summary.window)

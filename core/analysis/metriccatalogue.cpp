@@ -61,6 +61,12 @@ template<typename Fn> BlockValue structuredOutput(Fn fn)
     };
 }
 
+/// A figure of a block's images, when its requests carried any (--images, a dataset's images).
+template<typename Fn> BlockValue images(Fn fn)
+{
+    return [fn](const SummaryBlock &b) { return b.images ? fn(*b.images) : std::nullopt; };
+}
+
 /// A run-wide metric: the server block, the cost or the context sweep, never a summary row.
 Entry wholeRun(const char *key, const char *label, const char *unit, Better better, WholeValue value)
 {
@@ -279,6 +285,18 @@ std::vector<Entry> build()
          structuredOutput([](const StructuredOutputSummary &s) { return double(s.notChecked); })},
         {QStringLiteral("qualified_goodput_requests_per_s"), QStringLiteral("Quality-qualified goodput"), reqPerS,
          Better::Higher, structuredOutput([](const StructuredOutputSummary &s) { return s.qualifiedGoodputPerS; })},
+        // Images (docs/metrics.md "Images"): what was sent, and the server's tokens for each image
+        // (usage less the text), when a successful request reported usage.
+        {QStringLiteral("images_sent"), QStringLiteral("Images sent"), QStringLiteral("images"), Better::Neither,
+         images([](const ImageSummary &i) { return std::optional<double>(double(i.images)); })},
+        {QStringLiteral("image_tokens_median"), QStringLiteral("Prompt tokens per image (median)"), tokens,
+         Better::Neither, images([](const ImageSummary &i) {
+             return i.measured > 0 ? finiteOrNone(i.tokensPerImageMedian) : std::nullopt;
+         })},
+        {QStringLiteral("image_tokens_mean"), QStringLiteral("Prompt tokens per image (mean)"), tokens, Better::Neither,
+         images([](const ImageSummary &i) {
+             return i.measured > 0 ? finiteOrNone(i.tokensPerImageMean()) : std::nullopt;
+         })},
         // 0 in summaries from before tokens in flight: none there.
         {QStringLiteral("tokens_in_flight_mean"), QStringLiteral("Tokens in flight (mean)"), tokens, Better::Neither,
          [](const SummaryBlock &b) {

@@ -22,6 +22,11 @@ public:
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
     void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
                              const std::string &name) const override;
+    nlohmann::json imagePart(const PromptImage &image) const override
+    {
+        return {{"type", "image"},
+                {"source", {{"type", "base64"}, {"media_type", image.mediaType()}, {"data", image.base64()}}}};
+    }
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const override;
     bool listsContextLengths() const override { return false; }
@@ -64,8 +69,9 @@ void AnthropicMessages::writeBody(nlohmann::json &body, const Prompt &prompt, bo
             else
                 messages.push_back(m);
         }
+        attachImages(messages, prompt);
     } else {
-        messages.push_back({{"role", "user"}, {"content", prompt.user}});
+        messages.push_back({{"role", "user"}, {"content", userContent(prompt.user, prompt)}});
     }
     if (!system.empty())
         body["system"] = std::move(system);

@@ -8,6 +8,48 @@ void ApiDialect::askStreamUsage(nlohmann::json &body, bool stream)
         body["stream_options"] = {{"include_usage", true}};
 }
 
+nlohmann::json ApiDialect::textPart(const std::string &text) const
+{
+    return {{"type", "text"}, {"text", text}};
+}
+
+nlohmann::json ApiDialect::imagePart(const PromptImage &image) const
+{
+    return {{"type", "image_url"}, {"image_url", {{"url", image.url}}}};
+}
+
+nlohmann::json ApiDialect::userContent(const std::string &text, const Prompt &prompt) const
+{
+    if (prompt.images.empty())
+        return text;
+    nlohmann::json parts = nlohmann::json::array({textPart(text)});
+    for (const auto &image : prompt.images)
+        parts.push_back(imagePart(*image));
+    return parts;
+}
+
+void ApiDialect::attachImages(nlohmann::json &messages, const Prompt &prompt) const
+{
+    if (prompt.images.empty() || !messages.is_array())
+        return;
+    for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
+        if (!m->is_object() || m->value("role", "") != "user")
+            continue;
+        nlohmann::json &content = (*m)["content"];
+        if (content.is_string()) {
+            content = userContent(content.get<std::string>(), prompt);
+        } else {
+            if (!content.is_array())
+                content = nlohmann::json::array();
+            for (const auto &image : prompt.images)
+                content.push_back(imagePart(*image));
+        }
+        return;
+    }
+    // No user message: the images go in one of their own.
+    messages.push_back({{"role", "user"}, {"content", userContent({}, prompt)}});
+}
+
 std::string ApiDialect::promptText(const Prompt &prompt)
 {
     std::string text = prompt.system;

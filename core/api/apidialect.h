@@ -48,6 +48,17 @@ public:
     /// for `schema`, named `name`. Default: the chat API's response_format, which vLLM and
     /// llama.cpp also read on their completions endpoints.
     virtual void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema, const std::string &name) const;
+    /// A text content part of a user message. Default: the chat API's {"type": "text"}.
+    virtual nlohmann::json textPart(const std::string &text) const;
+    /// An image content part (Prompt::images). Default: the chat API's
+    /// {"type": "image_url", "image_url": {"url": "data:…"}}.
+    virtual nlohmann::json imagePart(const PromptImage &image) const;
+    /// A user message's content: `text` alone, or with prompt.images its text part, then an image
+    /// part each.
+    nlohmann::json userContent(const std::string &text, const Prompt &prompt) const;
+    /// Puts prompt.images after the text of the last user message of `messages` (a prompt file's
+    /// or dataset row's), whose content becomes parts.
+    void attachImages(nlohmann::json &messages, const Prompt &prompt) const;
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }

@@ -41,8 +41,9 @@ void OpenAiChat::writeBody(nlohmann::json &body, const Prompt &prompt, bool stre
     if (prompt.messages.is_array()) {
         for (const auto &m : prompt.messages)
             messages.push_back(m);
+        attachImages(messages, prompt);
     } else {
-        messages.push_back({{"role", "user"}, {"content", prompt.user}});
+        messages.push_back({{"role", "user"}, {"content", userContent(prompt.user, prompt)}});
     }
     body["messages"] = std::move(messages);
     askStreamUsage(body, stream);

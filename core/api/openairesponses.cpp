@@ -18,6 +18,11 @@ public:
     void writeBody(nlohmann::json &body, const Prompt &prompt, bool stream) const override;
     void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema,
                              const std::string &name) const override;
+    nlohmann::json textPart(const std::string &text) const override { return {{"type", "input_text"}, {"text", text}}; }
+    nlohmann::json imagePart(const PromptImage &image) const override
+    {
+        return {{"type", "input_image"}, {"image_url", image.url}};
+    }
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     bool read(DocumentReader &reader) const override;
     QString foreignEvent(std::string_view, std::string_view, bool, std::string_view) const override { return {}; }
@@ -51,10 +56,14 @@ void OpenAiResponses::writeBody(nlohmann::json &body, const Prompt &prompt, bool
     // (every turn whole, so no previous_response_id and no state kept on the server).
     if (!prompt.system.empty())
         body["instructions"] = prompt.system;
-    if (prompt.messages.is_array())
+    if (prompt.messages.is_array()) {
         body["input"] = prompt.messages;
-    else
+        attachImages(body["input"], prompt);
+    } else if (prompt.images.empty()) {
         body["input"] = prompt.user;
+    } else {
+        body["input"] = nlohmann::json::array({{{"role", "user"}, {"content", userContent(prompt.user, prompt)}}});
+    }
 }
 
 bool OpenAiResponses::read(DocumentReader &reader) const

@@ -3,6 +3,7 @@
 #include "api/streamdecoder.h"
 #include "client/nativetransport.h"
 #include "client/qnamtransport.h"
+#include "config/saturating.h"
 #include "net/jsonbodyend.h"
 #include "net/sseparser.h"
 
@@ -55,6 +56,9 @@ public:
     Exchange *exchange = nullptr;
     std::int64_t promptTokens = 0;
     TokenSource promptSource = TokenSource::Estimate;
+    /// With images: the text's prompt tokens in the target's counting (the calibration's when the
+    /// run calibrated), which the server's usage less is the images' (RequestRecord::imageTokens).
+    std::int64_t textTokens = 0;
     TransportWorker::Deadlines::iterator deadline;
     /// The request body: kept until its answer begins (a stale connection's request goes again),
     /// for the whole request when redirects are followed (a 307/308 sends it on).
@@ -377,6 +381,8 @@ private:
             notePhases(m_record.doneNs);
         leaveConnecting();
         m_decoder.finish(promptTokens, promptSource);
+        if (m_record.images > 0 && m_record.ok() && m_record.promptTokenSource == TokenSource::Usage)
+            m_record.imageTokens = m_record.promptTokens - textTokens; // both at most limits::kMaxTokenCount
         if (m_counted)
             m_worker->m_counters->requestDone();
         m_worker->finish(this);
@@ -449,6 +455,15 @@ void TransportWorker::execute(const RequestJob &job)
     raw->promptTokens = &counting == &prompts.tokenizer() ? prompt.tokens : PromptSource::count(prompt, counting);
     if (!builder.dialect().generates())
         raw->record().inputs = prompt.inputs.empty() ? 1 : int(prompt.inputs.size());
+    if (!prompt.images.empty()) {
+        RequestRecord &r = raw->record();
+        r.images = int(prompt.images.size());
+        for (const auto &image : prompt.images)
+            r.imageBytes += image->bytes;
+        const PromptCalibration &calibration = prompts.calibration();
+        raw->textTokens = saturatingRound(double(calibration.overhead) + calibration.scale * double(prompt.tokens), 0,
+                                          limits::kMaxTokenCount);
+    }
     const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     // The draw is the request's own (stream 1 of the run's draws, its id), whatever worker takes it.

@@ -69,6 +69,8 @@ enum class ConfigFieldId {
     Calibrate,
     Salt,
     Repeat,
+    Images,
+    ImageSize,
     SystemTemplate,
     UserTemplate,
     Variables,

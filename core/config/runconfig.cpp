@@ -657,6 +657,36 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
                                                  "a next turn")
                                       .arg(apiKindName(c.target.api)));
 
+    // Images: only the APIs with image input take them; their bytes are bounded per request.
+    if (!outOfRange(ConfigFieldId::Images, c.prompt.images) && c.prompt.images > 0) {
+        const auto size = parseImageSize(c.prompt.imageSize);
+        if (!apiTakesImages(c.target.api))
+            add(ConfigFieldId::Images,
+                QStringLiteral("prompt.images (--images): %1 takes no image input; use openai-chat, openai-responses "
+                               "or anthropic-messages")
+                    .arg(apiKindName(c.target.api)));
+        else if (c.load.turns > 1)
+            add(ConfigFieldId::Images,
+                QStringLiteral("prompt.images (--images): not with conversations (--turns %1): a turn would carry "
+                               "every earlier turn's images again")
+                    .arg(c.load.turns));
+        if (!size)
+            add(ConfigFieldId::ImageSize,
+                QStringLiteral("prompt.image_size (--image-size): '%1' is not WxH with each side from %2 to %3")
+                    .arg(c.prompt.imageSize.left(40))
+                    .arg(limits::kMinImageSide)
+                    .arg(limits::kMaxImageSide));
+        else if (qint64(c.prompt.images) * size->first * size->second * 3 > limits::kMaxImageRawBytes)
+            add(ConfigFieldId::ImageSize,
+                QStringLiteral("prompt.image_size (--image-size): %1 images of %2x%3 are %4 MiB of pixels a request; "
+                               "at most %5 MiB")
+                    .arg(c.prompt.images)
+                    .arg(size->first)
+                    .arg(size->second)
+                    .arg(number(double(qint64(c.prompt.images) * size->first * size->second * 3) / (1 << 20)))
+                    .arg(limits::kMaxImageRawBytes >> 20));
+    }
+
     outOfRange(ConfigFieldId::PromptTokens, c.prompt.promptTokens);
     if (!outOfRange(ConfigFieldId::SystemTokens, c.prompt.systemTokens) &&
         qint64(c.prompt.promptTokens) + c.prompt.systemTokens > limits::kMaxPromptTokens)
@@ -832,6 +862,21 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
             QStringLiteral("request.response_format (--response-format): Anthropic's messages API has no JSON mode "
                            "without a schema (output_config.format takes json_schema only); give json_schema:FILE"));
     return problems;
+}
+
+std::optional<std::pair<int, int>> parseImageSize(const QString &text)
+{
+    const QStringList sides = text.split(QLatin1Char('x'));
+    if (sides.size() != 2)
+        return std::nullopt;
+    bool wOk = false;
+    bool hOk = false;
+    const int w = sides[0].toInt(&wOk);
+    const int h = sides[1].toInt(&hOk);
+    const auto inRange = [](int side) { return side >= limits::kMinImageSide && side <= limits::kMaxImageSide; };
+    if (!wOk || !hOk || !inRange(w) || !inRange(h))
+        return std::nullopt;
+    return std::make_pair(w, h);
 }
 
 std::optional<ResponseFormat> parseResponseFormat(const QString &text)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <utility>
 
 class QSslCertificate;
 
@@ -35,6 +36,12 @@ QString apiKindName(ApiKind api);
 constexpr bool apiGenerates(ApiKind api)
 {
     return api != ApiKind::OpenAIEmbeddings && api != ApiKind::Rerank && api != ApiKind::Score;
+}
+/// The API takes image input (prompt.images): the chat-shaped ones, not legacy completions nor
+/// the APIs that score or embed text.
+constexpr bool apiTakesImages(ApiKind api)
+{
+    return api == ApiKind::OpenAIChat || api == ApiKind::OpenAIResponses || api == ApiKind::AnthropicMessages;
 }
 /// The same for an API's name, as a summary records it; a name unknown here generates.
 bool apiGenerates(const QString &name);
@@ -113,6 +120,15 @@ inline constexpr int kMaxRetries = 1;
 inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
 /// Inputs of one embeddings request (--batch-size): OpenAI's own limit is 2048.
 inline constexpr int kMaxBatchSize = 2048;
+/// Synthetic images of one request (--images), and a dataset row's.
+inline constexpr int kMaxImages = 16;
+/// A side of a synthetic image (--image-size), pixels.
+inline constexpr int kMinImageSide = 8;
+inline constexpr int kMaxImageSide = 4096;
+/// An image file a dataset row names (its "images"), bytes.
+inline constexpr qint64 kMaxImageFileBytes = qint64(20) << 20;
+/// A request's synthetic images together, as raw RGB (3 bytes a pixel): 64 MiB.
+inline constexpr qint64 kMaxImageRawBytes = qint64(64) << 20;
 /// The slowest rate, requests/s: one request every 100,000 s (27.8 hours; one a day is
 /// 0.0000116). Slower is no open-loop load that a stage of at most a year could show, and a slip
 /// such as 1e-12 is refused instead of waiting for ever.
@@ -246,6 +262,9 @@ inline constexpr qint64 kMaxSchemaFileBytes = qint64(1) << 20;
 /// bounded as a configuration's): nullopt with *why naming the file.
 std::optional<nlohmann::json> readSchemaFile(const QString &path, QString *why);
 
+/// The width and height "WxH" names, each kMinImageSide..kMaxImageSide; nullopt otherwise.
+std::optional<std::pair<int, int>> parseImageSize(const QString &text);
+
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.
 struct PromptConfig {
@@ -273,8 +292,11 @@ struct PromptConfig {
     /// prompt is its own (PromptSource), so a server's cache serves only what requests share by
     /// design (system prompt, shared prefix).
     bool repeat = false;
-    QString systemTemplate; ///< may contain {{variables}}
-    QString userTemplate;   ///< may contain {{variables}}
+    /// Synthetic PNG images each request carries (--images), drawn from the salt and the request.
+    int images = 0;
+    QString imageSize = QStringLiteral("512x512"); ///< "WxH" (parseImageSize())
+    QString systemTemplate;                        ///< may contain {{variables}}
+    QString userTemplate;                          ///< may contain {{variables}}
     QMap<QString, QString> variables;
     /// Probe the target before the run (max_tokens=1 requests reading usage.prompt_tokens, or its
     /// /tokenize) so synthetic prompts have their size in the target's own counting.

@@ -113,6 +113,13 @@ struct RequestRecord {
     int chunks = 0; ///< token-bearing chunks (== tokenChunks.size() while kept)
     /// Inputs the request carried (embeddings: request.batch_size); 0 for the generating APIs.
     int inputs = 0;
+    /// Images the request carried (--images, a dataset row's) and their files' bytes, before base64.
+    int images = 0;
+    std::int64_t imageBytes = 0;
+    /// With images and the server's usage: its prompt tokens less the text's as the run counts
+    /// them (docs/metrics.md "Images"): what the images cost (negative when a server counts less);
+    /// none otherwise.
+    std::optional<std::int64_t> imageTokens;
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
     std::int64_t cachedTokens = 0; ///< usage.prompt_tokens_details.cached_tokens (or Anthropic cache reads)

@@ -83,6 +83,8 @@ struct RunAggregator::Block {
     LogHistogram redundancy;            ///< RequestRecord::redundancy of successful requests that have one
     std::int64_t redundancyAbove = 0;   ///< of them, those above quality.redundancy_threshold
     StructuredOutputSummary structured; ///< counts only: the rates are made in summary()
+    ImageSummary images;                ///< counts only: the median is made in summary()
+    std::vector<double> tokensPerImage; ///< each measured request's image tokens / its images
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -301,6 +303,11 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
         s.qualifiedGoodputPerS = perSecond(double(s.qualifiedGood), b.windowS);
         s.qualifiedGoodFraction = ratio(s.qualifiedGood, requests.attempted).value_or(0);
     }
+    if (images.requests > 0) {
+        ImageSummary &s = b.images.emplace(images);
+        std::vector<double> values = tokensPerImage;
+        s.tokensPerImageMedian = values.empty() ? 0 : exactPercentile(values, 0.5);
+    }
     return b;
 }
 
@@ -512,6 +519,22 @@ void RunAggregator::add(const RequestRecord &r)
             s.validJson += r.outputCheck == OutputCheck::Valid || r.outputCheck == OutputCheck::SchemaInvalid ? 1 : 0;
             s.schemaValid += r.outputCheck == OutputCheck::Valid ? 1 : 0;
             s.qualifiedGood += good && r.outputCheck == OutputCheck::Valid ? 1 : 0;
+        }
+    }
+    if (r.images > 0 && r.status != RequestStatus::Cancelled) {
+        for (Block *b : {&m_blocks[0], stage, instance}) {
+            if (!b)
+                continue;
+            ImageSummary &s = b->images;
+            ++s.requests;
+            s.images += r.images;
+            s.imageBytes = saturatingAdd(s.imageBytes, r.imageBytes);
+            if (r.ok() && r.imageTokens) {
+                ++s.measured;
+                s.measuredImages += r.images;
+                s.imageTokens = saturatingAdd(s.imageTokens, *r.imageTokens);
+                b->tokensPerImage.push_back(double(*r.imageTokens) / r.images);
+            }
         }
     }
     if (m_slices)

@@ -245,6 +245,15 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
                                       {"qualified_good", s->qualifiedGood},
                                       {"qualified_goodput_rps", s->qualifiedGoodputPerS},
                                       {"qualified_good_fraction", s->qualifiedGoodFraction}};
+    if (const auto &i = b.images)
+        block["images"] = {{"requests", i->requests},
+                           {"images", i->images},
+                           {"image_bytes", i->imageBytes},
+                           {"measured_requests", i->measured},
+                           {"measured_images", i->measuredImages},
+                           {"image_tokens", i->imageTokens},
+                           {"tokens_per_image_median", i->tokensPerImageMedian},
+                           {"tokens_per_image_mean", i->tokensPerImageMean()}};
     if (!wholeRun)
         block["name"] = toStd(b.name);
     if (b.stopped) {
@@ -394,6 +403,17 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         s.qualifiedGoodputPerS = structured.number("qualified_goodput_rps");
         s.qualifiedGoodFraction = structured.number("qualified_good_fraction");
     }
+    if (n.hasValue("images")) { // only runs with images have it
+        const JsonReader images = n.object("images");
+        ImageSummary &i = b.images.emplace();
+        i.requests = images.integer("requests");
+        i.images = images.integer("images");
+        i.imageBytes = images.integer("image_bytes");
+        i.measured = images.integer("measured_requests");
+        i.measuredImages = images.integer("measured_images");
+        i.imageTokens = images.integer("image_tokens");
+        i.tokensPerImageMedian = images.number("tokens_per_image_median");
+    }
     if (n.has("connections")) { // summaries from before request phases have none
         const JsonReader connections = n.object("connections");
         b.connections.opened = connections.integer("opened");
@@ -500,6 +520,17 @@ HeadlineWindowSummary windowFromJson(JsonReader n)
 }
 
 } // namespace
+
+QString ImageSummary::line() const
+{
+    const QString sent =
+        QStringLiteral("%1 sent (%2 MiB)").arg(images).arg(formatNumber(double(imageBytes) / (1 << 20)));
+    if (measured == 0)
+        return sent + QStringLiteral("; no usage: their prompt tokens unknown");
+    return sent + QStringLiteral("; prompt tokens per image %1 median, %2 mean (%3 requests' usage)")
+                      .arg(formatNumber(tokensPerImageMedian), formatNumber(tokensPerImageMean()))
+                      .arg(measured);
+}
 
 QString HeadlineWindowSummary::line() const
 {

@@ -200,6 +200,24 @@ struct StructuredOutputSummary {
     double schemaValidShare() const { return checked() > 0 ? double(schemaValid) / double(checked()) : 0; }
 };
 
+/// Images the block's requests carried (--images, a dataset's "images"; docs/metrics.md "Images"),
+/// and what the server counted for them: each successful request with usage costs its prompt
+/// tokens less its text's (RequestRecord::imageTokens); divided by its images, that is its tokens
+/// per image, whose median is over those requests, and whose mean weighs each image alike (Σ image
+/// tokens / Σ their images).
+struct ImageSummary {
+    std::int64_t requests = 0;       ///< attempted requests that carried images
+    std::int64_t images = 0;         ///< the images they carried
+    std::int64_t imageBytes = 0;     ///< their files' bytes, before base64
+    std::int64_t measured = 0;       ///< successful requests whose usage gave their images' tokens
+    std::int64_t measuredImages = 0; ///< the images of those
+    std::int64_t imageTokens = 0;    ///< Σ of their images' tokens
+    double tokensPerImageMedian = 0; ///< of the measured requests' tokens per image (the lower middle)
+    double tokensPerImageMean() const { return measuredImages > 0 ? double(imageTokens) / double(measuredImages) : 0; }
+    /// "18 sent (1.9 MiB); prompt tokens per image 90.0 median, 90.0 mean (6 requests' usage)"
+    QString line() const;
+};
+
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
@@ -257,6 +275,7 @@ struct SummaryBlock {
     std::optional<CostSummary> cost;                         ///< with prices for the target
     std::optional<RedundancySummary> redundancy;             ///< when a successful request had one
     std::optional<StructuredOutputSummary> structuredOutput; ///< when a successful request's reply was checked
+    std::optional<ImageSummary> images;                      ///< when a request carried images
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
     /// TTFT and E2E with failures as +∞ (docs/metrics.md); count 0 in summaries from before them.

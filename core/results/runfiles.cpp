@@ -69,6 +69,9 @@ enum Column {
     Redundancy,
     OutputCheckColumn,
     Inputs,
+    Images,
+    ImageBytes,
+    ImageTokens,
     Shard, // merged runs only
     ColumnCount
 };
@@ -122,6 +125,9 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "redundancy",
     "output_check",
     "inputs",
+    "images",
+    "image_bytes",
+    "image_tokens",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -556,6 +562,9 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(fixed(buffer, r.redundancy >= 0 ? std::optional<double>(r.redundancy) : std::nullopt, 6));
     putText(outputCheckName(r.outputCheck));
     put(r.inputs > 0 ? integer(buffer, r.inputs) : std::string_view());
+    put(r.images > 0 ? integer(buffer, r.images) : std::string_view());
+    put(r.images > 0 ? integer(buffer, r.imageBytes) : std::string_view());
+    put(r.imageTokens ? integer(buffer, *r.imageTokens) : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -649,7 +658,12 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.retries = int(std::clamp<std::int64_t>(f.integer(Retries), 0, 1000));
     r.unendedBody = f.text(UnendedBody) == "1";
     r.inputs = int(f.bounded(Inputs, 0, limits::kMaxBatchSize)); // embeddings runs only
-    if (const auto redundancy = f.real(Redundancy)) {            // runs from before it have none
+    r.images = int(f.bounded(Images, 0, limits::kMaxImages));    // runs with images only
+    r.imageBytes = f.bounded(ImageBytes, 0, limits::kMaxImages * limits::kMaxImageFileBytes);
+    // A server may count fewer prompt tokens than the text's: what the images cost is then negative.
+    if (!f.text(ImageTokens).empty())
+        r.imageTokens = f.bounded(ImageTokens, -limits::kMaxTokenCount, limits::kMaxTokenCount);
+    if (const auto redundancy = f.real(Redundancy)) { // runs from before it have none
         if (*redundancy >= 0 && *redundancy <= 1)
             r.redundancy = *redundancy;
         else

@@ -157,7 +157,7 @@ std::optional<ApiError> SimAnthropicMessages::readPrompt(const json &body, Gener
         request.prompt = std::get<std::string>(text);
     }
     static const std::vector<std::string> roles{"user", "assistant"};
-    return readMessages(body, roles, true, request.prompt);
+    return readMessages(body, roles, true, request);
 }
 
 std::optional<ApiError> SimAnthropicMessages::readMaxTokens(const json &body, GenerationRequest &request,

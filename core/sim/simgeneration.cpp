@@ -46,8 +46,9 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
     trace.stream = req.stream;
 
     const SimApi &api = simApiFor(endpoint);
+    // Images cost their tokens (SimImage's rule) like text: in usage, the prefill and the slot.
     const qint64 wholePrompt =
-        tokenizer->count(req.prompt) + req.promptTokenIds + (api.chat() ? config.templateTokens : 0);
+        tokenizer->count(req.prompt) + req.promptTokenIds + req.imageTokens + (api.chat() ? config.templateTokens : 0);
     // llama.cpp cuts what does not fit its slot without a word; usage reports what is left.
     ex->droppedTokens = slotTruncatedTokens(wholePrompt, config.slotContext);
     const qint64 promptTokens = wholePrompt - ex->droppedTokens;

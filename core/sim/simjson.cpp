@@ -1,5 +1,7 @@
 #include "sim/simjson.h"
 
+#include "sim/simimage.h"
+
 #include <algorithm>
 
 namespace tb::sim {
@@ -61,7 +63,7 @@ Checked<std::optional<qint64>> optionalInt(const json &object, const char *key, 
     return std::optional<qint64>(v->get<qint64>());
 }
 
-Checked<std::string> contentText(const json &content, const std::string &param)
+Checked<std::string> contentText(const json &content, const std::string &param, GenerationRequest *request)
 {
     if (content.is_null())
         return std::string();
@@ -75,8 +77,13 @@ Checked<std::string> contentText(const json &content, const std::string &param)
         const std::string where = param + "[" + std::to_string(i) + "]";
         if (!part.is_object() || !part.contains("type") || !part["type"].is_string())
             return invalid(where, "'" + where + "' must be an object with a 'type'");
-        if (part["type"] != "text")
-            continue; // images, audio, files: not text tokens
+        if (part["type"] != "text") {
+            if (request && SimImage::isImagePart(part["type"].get_ref<const std::string &>())) {
+                if (auto error = SimImage::read(part, where, *request))
+                    return *error;
+            }
+            continue; // audio, files: not tokens here
+        }
         const json *t = member(part, "text");
         if (!t || !t->is_string())
             return invalid(where + ".text", "'" + where + ".text' must be a string");
@@ -95,7 +102,7 @@ void appendPrompt(std::string &prompt, const std::string &text)
 }
 
 std::optional<ApiError> readMessages(const json &body, const std::vector<std::string> &roles, bool contentRequired,
-                                     std::string &prompt)
+                                     GenerationRequest &request)
 {
     const json *messages = member(body, "messages");
     if (!messages)
@@ -121,10 +128,10 @@ std::optional<ApiError> readMessages(const json &body, const std::vector<std::st
         const auto it = message.find("content");
         if (it == message.end() && contentRequired)
             return invalid(where + ".content", "'" + where + ".content' is a required property");
-        auto text = contentText(it == message.end() ? json() : *it, where + ".content");
+        auto text = contentText(it == message.end() ? json() : *it, where + ".content", &request);
         if (auto *error = std::get_if<ApiError>(&text))
             return *error;
-        appendPrompt(prompt, std::get<std::string>(text));
+        appendPrompt(request.prompt, std::get<std::string>(text));
     }
     return std::nullopt;
 }

@@ -38,7 +38,7 @@ public:
 std::optional<ApiError> SimOpenAiChat::readPrompt(const json &body, GenerationRequest &request) const
 {
     static const std::vector<std::string> roles{"system", "developer", "user", "assistant", "tool", "function"};
-    return readMessages(body, roles, false, request.prompt);
+    return readMessages(body, roles, false, request);
 }
 
 std::optional<ApiError> SimOpenAiChat::readMaxTokens(const json &body, GenerationRequest &request,

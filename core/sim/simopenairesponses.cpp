@@ -1,5 +1,6 @@
 #include "sim/simapi.h"
 
+#include "sim/simimage.h"
 #include "sim/simjson.h"
 
 #include <algorithm>
@@ -11,10 +12,10 @@ namespace {
 using json = nlohmann::json;
 
 /// A message's content: a string, or parts of which the text ones count as prompt tokens.
-std::optional<ApiError> readContent(const json &content, const std::string &where, std::string &prompt)
+std::optional<ApiError> readContent(const json &content, const std::string &where, GenerationRequest &request)
 {
     if (content.is_string()) {
-        appendPrompt(prompt, content.get<std::string>());
+        appendPrompt(request.prompt, content.get<std::string>());
         return std::nullopt;
     }
     if (!content.is_array())
@@ -26,12 +27,17 @@ std::optional<ApiError> readContent(const json &content, const std::string &wher
         if (!type || !type->is_string())
             return invalid(at, "'" + at + "' must be an object with a 'type'");
         const std::string kind = type->get<std::string>();
-        if (kind != "input_text" && kind != "output_text")
-            continue; // images, files, audio: not text tokens
+        if (kind != "input_text" && kind != "output_text") {
+            if (SimImage::isImagePart(kind)) {
+                if (auto error = SimImage::read(part, at, request))
+                    return error;
+            }
+            continue; // files, audio: not tokens here
+        }
         const json *text = member(part, "text");
         if (!text || !text->is_string())
             return invalid(at + ".text", "'" + at + ".text' must be a string");
-        appendPrompt(prompt, text->get<std::string>());
+        appendPrompt(request.prompt, text->get<std::string>());
     }
     return std::nullopt;
 }
@@ -99,7 +105,7 @@ std::optional<ApiError> SimOpenAiResponses::readPrompt(const json &body, Generat
             const json *content = member(item, "content");
             if (!content)
                 return invalid(where + ".content", "'" + where + ".content' is a required property");
-            if (auto error = readContent(*content, where + ".content", request.prompt))
+            if (auto error = readContent(*content, where + ".content", request))
                 return error;
         }
     } else {

@@ -36,6 +36,8 @@ struct GenerationRequest {
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;
     qint64 promptTokenIds = 0; ///< completions given token ids count one token each
+    qint64 images = 0;         ///< image content parts (SimImage)
+    qint64 imageTokens = 0;    ///< their prompt tokens, by SimImage's rule
     qint64 inputs = 0;         ///< embeddings: the inputs (prompt holds them all, '\n' between); rerank: documents
     bool base64 = false;       ///< embeddings: encoding_format "base64"
 };

@@ -1,11 +1,15 @@
 #include "workload/jsonworkloadreader.h"
 
+#include "config/inputfile.h"
 #include "config/runconfig.h"
 #include "tokenize/tokenizer.h"
 #include "workload/mooncakereader.h"
 #include "workload/promptsreader.h"
 #include "workload/sharegptreader.h"
 #include "workload/workloadlimits.h"
+
+#include <QDir>
+#include <QFileInfo>
 
 #include <algorithm>
 #include <cmath>
@@ -45,6 +49,21 @@ bool integerField(const nlohmann::json &j, const char *key, std::int64_t min, st
     return true;
 }
 
+/// The media type a file's first bytes say it is, of the image kinds vision models take; empty
+/// for anything else.
+const char *imageMediaType(const QByteArray &bytes)
+{
+    if (bytes.startsWith("\x89PNG\r\n\x1a\n"))
+        return "image/png";
+    if (bytes.startsWith("\xFF\xD8\xFF"))
+        return "image/jpeg";
+    if (bytes.startsWith("GIF87a") || bytes.startsWith("GIF89a"))
+        return "image/gif";
+    if (bytes.size() >= 12 && bytes.startsWith("RIFF") && bytes.mid(8, 4) == "WEBP")
+        return "image/webp";
+    return "";
+}
+
 } // namespace
 
 std::int64_t approxTokens(std::string_view text)
@@ -60,7 +79,89 @@ bool JsonWorkloadReader::read(std::string_view data)
     return readLines(data);
 }
 
-Parsed JsonWorkloadReader::entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind) const
+std::shared_ptr<const PromptImage> JsonWorkloadReader::image(const std::string &text, QString &why)
+{
+    if (text.starts_with("data:")) {
+        // Sent as written: the server judges its data; only its form and size are the file's to keep.
+        const std::size_t marker = text.find(";base64,");
+        if (marker == std::string::npos || !text.starts_with("data:image/")) {
+            why = QStringLiteral("an image's data URL must be data:image/…;base64,…");
+            return nullptr;
+        }
+        const qint64 base64 = qint64(text.size() - marker - 8);
+        if (base64 > (limits::kMaxImageFileBytes + 2) / 3 * 4) {
+            why =
+                QStringLiteral("an image's data URL holds more than %1").arg(byteSizeText(limits::kMaxImageFileBytes));
+            return nullptr;
+        }
+        auto image = std::make_shared<PromptImage>();
+        image->url = text;
+        image->bytes = base64 / 4 * 3 - (text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0);
+        return image;
+    }
+    // A path: relative to the workload file's folder, and inside it, so that a dataset from
+    // elsewhere cannot make a run read (and send to a server) any file the user can read.
+    const QString name = fromStd(text);
+    if (name.isEmpty() || QDir::isAbsolutePath(name) || name.startsWith(QLatin1Char('~')) ||
+        QDir::cleanPath(name).startsWith(QLatin1String("..")) || name.contains(QLatin1Char('\0'))) {
+        why = QStringLiteral("image '%1': give a data URL or a path relative to the workload file's folder, inside it")
+                  .arg(name.left(80));
+        return nullptr;
+    }
+    const QString file = QFileInfo(path()).dir().filePath(QDir::cleanPath(name));
+    if (const auto known = m_imageFiles.constFind(file); known != m_imageFiles.cend())
+        return *known;
+    QString problem;
+    const auto bytes = readInputFile(file, limits::kMaxImageFileBytes, &problem);
+    if (!bytes) {
+        why = QStringLiteral("image '%1': %2").arg(name.left(80), problem);
+        return nullptr;
+    }
+    const char *type = imageMediaType(*bytes);
+    if (!*type) {
+        why = QStringLiteral("image '%1': not a PNG, JPEG, GIF or WebP file").arg(name.left(80));
+        return nullptr;
+    }
+    if (m_imageFileBytes + bytes->size() > workloadlimits::kMaxImageFilesBytes) {
+        why = QStringLiteral("image '%1': the file's images together are more than %2")
+                  .arg(name.left(80), byteSizeText(workloadlimits::kMaxImageFilesBytes));
+        return nullptr;
+    }
+    m_imageFileBytes += bytes->size();
+    auto image = std::make_shared<PromptImage>();
+    image->bytes = bytes->size();
+    image->url = std::string("data:") + type + ";base64,";
+    image->url += bytes->toBase64().toStdString();
+    m_imageFiles.insert(file, image);
+    return image;
+}
+
+bool JsonWorkloadReader::readImages(const nlohmann::json &j, WorkloadEntry &e, QString &why)
+{
+    const auto many = j.find("images");
+    const auto one = j.find("image");
+    const bool hasMany = many != j.end() && !many->is_null();
+    if (!hasMany && (one == j.end() || !one->is_string()))
+        return true;
+    const nlohmann::json list = hasMany ? *many : nlohmann::json::array({*one});
+    if (!list.is_array() || list.size() > std::size_t(limits::kMaxImages)) {
+        why = QStringLiteral("\"images\" must be an array of at most %1 data URLs or paths").arg(limits::kMaxImages);
+        return false;
+    }
+    for (const nlohmann::json &item : list) {
+        if (!item.is_string()) {
+            why = QStringLiteral("\"images\" must hold strings: data URLs or paths");
+            return false;
+        }
+        auto image = this->image(item.get_ref<const std::string &>(), why);
+        if (!image)
+            return false;
+        e.images.push_back(std::move(image));
+    }
+    return true;
+}
+
+Parsed JsonWorkloadReader::entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind)
 {
     if (!j.is_object()) {
         why = QStringLiteral("not a JSON object");
@@ -92,6 +193,8 @@ Parsed JsonWorkloadReader::entry(const nlohmann::json &j, WorkloadEntry &e, QStr
         e.system = s->get<std::string>();
         e.promptTokens += approxTokens(e.system);
     }
+    if (!e.synthetic && !readImages(j, e, why))
+        return Parsed::Bad;
     if (fields.outputLen && e.outputTokens < 0)
         e.outputTokens = *fields.outputLen;
     if (fields.maxTokens) {

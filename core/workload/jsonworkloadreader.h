@@ -2,6 +2,8 @@
 
 #include "workload/workloadreader.h"
 
+#include <QHash>
+
 #include <optional>
 
 namespace tb {
@@ -42,7 +44,15 @@ public:
 
 private:
     bool object(const char *begin, const char *end, int line);
-    Parsed entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind) const;
+    Parsed entry(const nlohmann::json &j, WorkloadEntry &e, QString &why, const char *&kind);
+    /// An entry's "images" (an array) or "image" (one): false with *why when one is refused.
+    bool readImages(const nlohmann::json &j, WorkloadEntry &e, QString &why);
+    /// A data URL, or a file relative to the workload file's folder that stays inside it.
+    std::shared_ptr<const PromptImage> image(const std::string &text, QString &why);
+
+    /// Image files read, by path: a file several entries name is held once.
+    QHash<QString, std::shared_ptr<const PromptImage>> m_imageFiles;
+    qint64 m_imageFileBytes = 0; ///< theirs together, at most workloadlimits::kMaxImageFilesBytes
     bool readLines(std::string_view data);
     bool readArray(std::string_view data, std::size_t at);
 };

@@ -104,6 +104,8 @@ constexpr std::size_t kTagDigits = 6;
 
 /// Where salt tags come from: apart from the synthetic texts' salts.
 constexpr std::uint64_t kSaltTags = 0x5A17'7A65'0000'0000ULL;
+/// Where synthetic images' seeds come from: apart from both.
+constexpr std::uint64_t kImageSeeds = 0x1A6E'5EED'0000'0000ULL;
 
 /// A chat message a person wrote: where a request's own part begins ("human": ShareGPT's name).
 bool isUserMessage(const nlohmann::json &message)
@@ -272,6 +274,12 @@ std::shared_ptr<const PromptSource> PromptSource::create(const PromptConfig &con
         }
     }
 
+    // The rows every request's k-th image shares, compressed once (PngImage).
+    if (const auto size = parseImageSize(config.imageSize); size && config.images > 0) {
+        for (int k = 0; k < std::min(config.images, limits::kMaxImages); ++k)
+            source->m_images.emplace_back(size->first, size->second,
+                                          mix(source->m_textSeed ^ mix(kImageSeeds - 1 - std::uint64_t(k))));
+    }
     const bool dataset = !config.dataset.isEmpty();
     const QString path = !trace.isEmpty() ? trace : dataset ? config.dataset : config.promptFile;
     if (!path.isEmpty()) {
@@ -452,12 +460,32 @@ Prompt PromptSource::probe(std::uint64_t index) const
     return make(index, index + 1, Use::Probe);
 }
 
+void PromptSource::addImages(Prompt &prompt, std::uint64_t index) const
+{
+    // Repeated prompts repeat request 0's images too; else each request's are its own, so that
+    // a server's cache of images (vLLM's multimodal cache) serves none of them.
+    const std::uint64_t request = m_config.repeat ? 0 : index;
+    for (std::size_t k = 0; k < m_images.size(); ++k) {
+        const quint64 seed = mix(m_textSeed ^ mix(kImageSeeds + request * limits::kMaxImages + k));
+        const QByteArray png = m_images[k].withOwnRows(seed);
+        auto image = std::make_shared<PromptImage>();
+        image->bytes = png.size();
+        image->url = "data:image/png;base64,";
+        image->url += png.toBase64().toStdString();
+        prompt.images.push_back(std::move(image));
+    }
+}
+
 Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) const
 {
     Prompt p;
+    if (use == Use::Request) // a calibration probe measures text only
+        addImages(p, index);
     if (!m_entries.empty()) {
         const WorkloadEntry &e = m_entries[index % m_entries.size()];
         p.system = e.system.empty() ? m_system : e.system;
+        // The row's own images first, then any synthetic ones (--images).
+        p.images.insert(p.images.begin(), e.images.begin(), e.images.end());
         if (e.synthetic) {
             // One text per hash id, the same in every request that names it (a prefix cache sees
             // the blocks shared); the block salts are apart from the unique texts' (index + 1).

@@ -2,6 +2,7 @@
 
 #include "api/prompt.h"
 #include "config/runconfig.h"
+#include "formats/pngimage.h"
 #include "workload/workloadfile.h"
 
 #include <QString>
@@ -122,6 +123,9 @@ private:
     /// from there for a calibration probe.
     Prompt make(std::uint64_t index, std::uint64_t rotation, Use use = Use::Request) const;
 
+    /// Request `index`'s synthetic images (prompt.images, --images): PNGs whose first rows are
+    /// drawn from the salted seed, the request and their place (m_images has the rest).
+    void addImages(Prompt &prompt, std::uint64_t index) const;
     /// Synthetic text of `tokens` tokens, the first word without its space; different for each `salt`
     /// and each run (m_textSeed).
     std::string synthetic(std::int64_t tokens, std::uint64_t salt) const;
@@ -147,6 +151,7 @@ private:
     std::vector<WorkloadEntry> m_entries;
     std::optional<WorkloadStats> m_stats;
     bool m_trace = false;
+    std::vector<PngImage> m_images; ///< --images: the k-th image's shared rows, compressed once
 
     /// "#000042:" after the shared prefix (" #000042:" when there is one).
     std::string requestTag(std::uint64_t index) const;

@@ -4,6 +4,7 @@
 
 #include <QSslSocket>
 
+#include <algorithm>
 #include <map>
 
 namespace tb {
@@ -88,6 +89,19 @@ bool RunPlan::makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, con
     auto all = PromptSource::create(config.prompt, config.load.seed, error, tokenizer, calibration, config.load.trace);
     if (!all)
         return false;
+    // A workload file's images go with single requests to the APIs that take them: a
+    // conversation's later turns, completions, embeddings, rerank and score would drop them
+    // without a word.
+    const auto &entries = all->entries();
+    if (std::any_of(entries.begin(), entries.end(), [](const WorkloadEntry &e) { return !e.images.empty(); })) {
+        const ApiKind api = config.target.api;
+        if (!apiTakesImages(api) || config.load.turns > 1) {
+            *error = QStringLiteral("the workload file has images, which %1 cannot send: use openai-chat, "
+                                    "openai-responses or anthropic-messages, without --turns")
+                         .arg(config.load.turns > 1 ? QStringLiteral("conversations (--turns)") : apiKindName(api));
+            return false;
+        }
+    }
     std::vector<std::shared_ptr<const PromptSource>> perStage(std::size_t(stages.size()));
     for (qsizetype i = 0; i < stages.size(); ++i) {
         if (stages[i].promptTokens <= 0)

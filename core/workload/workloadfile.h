@@ -1,5 +1,7 @@
 #pragma once
 
+#include "api/prompt.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -23,6 +25,8 @@ struct WorkloadEntry {
     std::vector<std::uint64_t> hashIds; ///< trace prefix blocks (workloadlimits::kHashBlockTokens each), in order
     std::int64_t timeNs = -1;           ///< arrival time in the trace (absolute, in the trace's own clock)
     int line = 0;                       ///< where it starts in the file (1-based)
+    /// Its "images" (or LLaVA's "image"): data URLs, or files beside the workload file read once.
+    std::vector<std::shared_ptr<const PromptImage>> images;
 };
 
 /// What the file is read as (docs/user-guide.md "Workloads: datasets and traces").

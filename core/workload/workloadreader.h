@@ -39,6 +39,9 @@ protected:
     bool bad(int line, const QString &why);
     bool add(WorkloadEntry &&e);
 
+    /// The file being read: what relative paths in it (a dataset's images) are relative to.
+    const QString &path() const { return m_path; }
+
     const WorkloadRole m_role;
     const WorkloadOptions m_options;
 

@@ -1,6 +1,6 @@
 // Runs the official OpenAI and Anthropic client libraries, unchanged, against a TokenBench
 // simulator: chat and completions, the Responses API, Anthropic messages, streaming and not, and the SDKs' own stream
-// accumulators. Checks what each SDK parsed, then prints one JSON line per call for tst_simsdk,
+// accumulators, an image content part. Checks what each SDK parsed, then prints one JSON line per call for tst_simsdk,
 // which compares them with the simulator's own record (GET /sim/requests).
 //
 //   node sdkcheck.mjs http://127.0.0.1:PORT/v1 MODEL
@@ -41,12 +41,25 @@ for await (const m of listed)
     ids.push(m.id);
 expect('models.list', ids.includes(model), `lists ${ids.join(', ')}`);
 
+let chatPromptTokens;
 {
     const r = await openai.chat.completions.create({ model, messages, max_tokens: 50 });
     const choice = r.choices[0];
     expect('chat', choice.finish_reason === 'stop' || choice.finish_reason === 'length', choice.finish_reason);
+    chatPromptTokens = r.usage.prompt_tokens;
     report('chat', { id: r.id, content: choice.message.content, reasoning: choice.message.reasoning_content,
                      promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens });
+}
+{
+    // An image content part as the SDK types it (--images): a 1×1 PNG after the same text costs
+    // the simulator's ⌈1/28⌉·⌈1/28⌉ + 2 = 3 tokens (docs/simulator.md "Images").
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const content = [{ type: 'text', text: prompt }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }];
+    const r = await openai.chat.completions.create({ model, messages: [messages[0], { role: 'user', content }], max_tokens: 50 });
+    expect('chat image', r.usage.prompt_tokens === chatPromptTokens + 3,
+           `prompt_tokens ${r.usage.prompt_tokens}, the text alone ${chatPromptTokens}`);
+    report('chat image', { id: r.id, content: r.choices[0].message.content, reasoning: r.choices[0].message.reasoning_content,
+                           promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens });
 }
 {
     const stream = await openai.chat.completions.create({ model, messages, stream: true, stream_options: { include_usage: true } });
