@@ -37,14 +37,14 @@ constexpr bool apiGenerates(ApiKind api)
 {
     return api != ApiKind::OpenAIEmbeddings && api != ApiKind::Rerank && api != ApiKind::Score;
 }
+/// The same for an API's name, as a summary records it; a name unknown here generates.
+bool apiGenerates(const QString &name);
 /// The API takes image input (prompt.images): the chat-shaped ones, not legacy completions nor
 /// the APIs that score or embed text.
 constexpr bool apiTakesImages(ApiKind api)
 {
     return api == ApiKind::OpenAIChat || api == ApiKind::OpenAIResponses || api == ApiKind::AnthropicMessages;
 }
-/// The same for an API's name, as a summary records it; a name unknown here generates.
-bool apiGenerates(const QString &name);
 std::optional<ApiKind> apiKindFromName(const QString &name);
 /// The names above joined with '|', for messages.
 QString apiKindNames();
