@@ -373,6 +373,7 @@ RunData partOf(const RunData &run, const QString &name, const SummaryBlock &bloc
     d.summary.total.name.clear();
     d.summary.stages.clear();
     d.summary.instances.clear();
+    d.summary.models.clear();
     d.summary.contextSweep.reset();
     for (std::size_t r = 0; r < run.records.size(); ++r) {
         if (run.records[r].*part != index)
@@ -404,6 +405,20 @@ std::vector<RunData> splitByInstance(const RunData &run)
     return instances;
 }
 
+std::vector<RunData> splitByModel(const RunData &run)
+{
+    std::vector<RunData> models;
+    const RunSummary &summary = run.summary;
+    for (std::size_t i = 0; i < summary.models.size(); ++i) {
+        const QString model = summary.models[i].name; // a model's block is named after it
+        RunData &d = models.emplace_back(partOf(run, model, summary.models[i], &RequestRecord::model, int(i)));
+        d.info.config.target.model = model;
+        d.info.models = {model};
+        d.summary.model = model;
+    }
+    return models;
+}
+
 std::vector<RunData> splitByStage(const RunData &run)
 {
     std::vector<RunData> stages;
@@ -430,6 +445,17 @@ bool expandSingleRunInstances(std::vector<RunData> &runs)
     if (instances.empty())
         return false;
     runs = std::move(instances);
+    return true;
+}
+
+bool expandSingleRunModels(std::vector<RunData> &runs)
+{
+    if (runs.size() != 1)
+        return false;
+    std::vector<RunData> models = splitByModel(runs.front());
+    if (models.empty())
+        return false;
+    runs = std::move(models);
     return true;
 }
 

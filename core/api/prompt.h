@@ -18,6 +18,8 @@ struct Prompt {
     /// A batch (embeddings, request.batch_size > 1): every input's text, each a prompt of its own;
     /// `tokens` is then their sum. Empty: one input, the text above.
     std::vector<std::string> inputs;
+    /// The model its workload entry names ("model"); empty: the one --model draws (ModelMix).
+    std::string model;
 };
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #include "results/runfiles.h"
 
+#include "config/modelmix.h"
 #include "formats/csv.h"
 #include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
@@ -69,6 +70,7 @@ enum Column {
     Redundancy,
     OutputCheckColumn,
     Inputs,
+    ModelColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -122,6 +124,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "redundancy",
     "output_check",
     "inputs",
+    "model",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -401,6 +404,8 @@ json runInfoToJson(const RunInfo &info)
     }
     if (!info.mergedFrom.isEmpty())
         j["merged_from"] = toJson(info.mergedFrom);
+    if (info.models.size() > 1)
+        j["models"] = toJson(info.models);
     return j;
 }
 
@@ -481,6 +486,18 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
                 info.mergedFrom << fromStd(directory.get<std::string>());
         }
     }
+    if (const auto models = j.find("models"); models != j.end()) { // runs from before mixes: the config's
+        if (!models->is_array() || models->size() > std::size_t(ModelMix::kMaxModels))
+            return fail(QStringLiteral("models: must be a list of at most %1 names").arg(ModelMix::kMaxModels));
+        for (const json &model : *models) {
+            const QString name = model.is_string() ? fromStd(model.get<std::string>()) : QString();
+            if (!model.is_string() || !ModelMix::nameProblem(name).isEmpty() || info.models.contains(name))
+                return fail(QStringLiteral("models: each must be a model name, once"));
+            info.models << name;
+        }
+    }
+    if (info.models.isEmpty())
+        info.models = info.modelList();
     return info;
 }
 
@@ -556,6 +573,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(fixed(buffer, r.redundancy >= 0 ? std::optional<double>(r.redundancy) : std::nullopt, 6));
     putText(outputCheckName(r.outputCheck));
     put(r.inputs > 0 ? integer(buffer, r.inputs) : std::string_view());
+    putText(toStd(info.modelName(r.model)));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -637,6 +655,13 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         r.instance = url.isEmpty() ? -1 : int(info.config.target.instanceUrls().indexOf(url));
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
+    }
+    // Runs from before model mixes have no model column: all asked for the one model.
+    if (f.has(ModelColumn) && !f.text(ModelColumn).empty()) {
+        const QString model = f.string(ModelColumn);
+        r.model = int(info.modelList().indexOf(model));
+        if (r.model < 0)
+            f.fail(QStringLiteral("column 'model': '%1' is not one of the run's models").arg(model.left(80)));
     }
     r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
     r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));
