@@ -1,6 +1,7 @@
 // Model mixes (--model a:0.7,b:0.3, a dataset row's "model"): the flag's syntax and checks, the
 // exact shares each request draws, the model in every API's body, requests.csv's model column,
 // summary.json's per-model blocks, and the simulator's --models (an unknown model is its 404).
+#include "analysis/comparison.h"
 #include "api/requestbuilder.h"
 #include "config/configfield.h"
 #include "config/modelmix.h"
@@ -317,6 +318,23 @@ private slots:
             runfiles::appendRequestRow(csv, r, info);
         QVERIFY(csv.find(",model") != std::string::npos);
         QVERIFY(csv.find("," + names.back().toStdString() + "\r\n") != std::string::npos);
+
+        // compare, report and the console's table: one part per model, its own records; the parts
+        // of one run share its salt without a note saying runs share prompts.
+        RunData data;
+        data.directory = QStringLiteral("/runs/mix");
+        data.info = info;
+        data.hasInfo = true;
+        data.summary = summary;
+        data.records = run.records;
+        const std::vector<RunData> parts = splitByModel(data);
+        QCOMPARE(int(parts.size()), int(names.size()));
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+            QCOMPARE(parts[k].name, names[qsizetype(k)]);
+            QCOMPARE(int(parts[k].records.size()), counts[qsizetype(k)]);
+        }
+        const QString table = ComparisonTable(parts).toText();
+        QVERIFY2(!table.contains(u"share prompt salt"_s), qPrintable(table));
     }
 
     /// A dataset row's "model" is that request's; rows without one draw --model's; the run's list

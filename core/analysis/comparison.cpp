@@ -232,14 +232,18 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
             m_notes << QStringLiteral("%1: %2").arg(who, window->line());
     }
     // The same salt means the same prompts: what one run left in a server's prefix cache, the
-    // other may be served from.
+    // other may be served from. The parts of one run (its instances, its models) are one run.
     std::map<QString, QStringList> bySalt;
+    std::map<QString, QSet<QString>> runsBySalt;
     for (std::size_t i = 0; i < n; ++i) {
-        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty())
-            bySalt[runs[i].info.config.prompt.salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty()) {
+            const QString &salt = runs[i].info.config.prompt.salt;
+            bySalt[salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+            runsBySalt[salt] << (runs[i].directory.isEmpty() ? QStringLiteral("#%1").arg(i) : runs[i].directory);
+        }
     }
     for (const auto &[salt, who] : bySalt) {
-        if (who.size() > 1)
+        if (runsBySalt[salt].size() > 1)
             m_notes << QStringLiteral("%1 share prompt salt %2 (the same prompts): against one server their cache hits "
                                       "are not independent, as a later run may be served from an earlier one's cache")
                            .arg(who.join(QStringLiteral(", ")), salt);
