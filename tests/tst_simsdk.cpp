@@ -31,6 +31,7 @@ private Q_SLOTS:
         SimConfig config = *SimConfig::preset(QStringLiteral("fast"));
         config.reasoningRatio = reasoningRatio;
         config.tokensPerChunk = tokensPerChunk;
+        config.models = {QStringLiteral("lora-a")}; // a LoRA adapter beside the model (--model mixes)
         SimulatorHost host(config);
         QVERIFY(host.start());
 
@@ -72,8 +73,8 @@ private Q_SLOTS:
                 QVERIFY2(t.reasoningTokens > 0, qPrintable(call));
         }
         QVERIFY(done);
-        QCOMPARE(calls,
-                 15); // sdkcheck.mjs: 11 generations (one with an image), 2 structured-output replies, 2 embeddings
+        QCOMPARE(calls, 16); // sdkcheck.mjs: 12 generations (one with an image, one to lora-a), 2 structured-output
+                             // replies, 2 embeddings
         const SimStats stats = host.stats();
         QCOMPARE(stats.requestsServed, calls);
         QCOMPARE(stats.rejections.value(404), 1); // the script's deliberate unknown model

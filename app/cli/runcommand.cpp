@@ -75,7 +75,7 @@ qint64 targetContextTokens(const TargetConfig &target)
     loop.exec();
     const QByteArray body = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
     delete reply;
-    return contextLengthFromModels(body, target.model).value_or(0);
+    return contextLengthFromModels(body, target.primaryModel()).value_or(0);
 }
 
 /// How far in the past a --start-at may lie (pods started a little late still join) and in the future.

@@ -364,6 +364,10 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("\nper instance (balance %1; changes against #1):\n").arg(outcome.summary.balance);
         text += ComparisonTable(instances).toText();
     }
+    if (const std::vector<RunData> models = splitByModel(data); !models.empty()) {
+        text += QStringLiteral("\nper model (changes against #1):\n");
+        text += ComparisonTable(models).toText();
+    }
     if (!outcome.summary.turns.empty()) {
         text += QStringLiteral("\nper turn (conversations of %1 turns, think time %2):\n")
                     .arg(m_config.load.turns)

@@ -68,6 +68,11 @@ std::optional<SavedRuns> loadSavedRuns(CliParser &cli, const QCommandLineOption 
                      .arg(cli.command())
                      .arg(saved.runs.size())
                      .arg(QDir::toNativeSeparators(saved.runs.front().directory), balance));
+    } else if (expandSingleRunModels(saved.runs)) {
+        printErr(QStringLiteral("tokenbench-cli %1: comparing the %2 models of %3\n")
+                     .arg(cli.command())
+                     .arg(saved.runs.size())
+                     .arg(QDir::toNativeSeparators(saved.runs.front().directory)));
     }
 
     bool isNumber = false;

@@ -145,11 +145,14 @@ int simCommand(const QStringList &args)
                                  ? QLatin1Char('[') + host.toString() + QLatin1Char(']')
                                  : host.toString();
     printOut(QStringLiteral("listening on http://%1:%2\n").arg(hostText).arg(simulator.port()));
-    printErr(QStringLiteral("tokenbench-cli sim: serving model '%1'%2 at %3; stats at /sim/stats; Ctrl-C stops\n")
+    printErr(QStringLiteral("tokenbench-cli sim: serving model '%1'%2%3 at %4; stats at /sim/stats; Ctrl-C stops\n")
                  .arg(config->model,
                       config->aliases.isEmpty()
                           ? QString()
                           : QStringLiteral(" (aliases: %1)").arg(config->aliases.join(QStringLiteral(", "))),
+                      config->models.isEmpty()
+                          ? QString()
+                          : QStringLiteral(" and models %1").arg(config->models.join(QStringLiteral(", "))),
                       simulator.baseUrl().toString()));
 
     QCoreApplication::exec();

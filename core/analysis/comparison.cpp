@@ -235,14 +235,18 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
             m_notes << QStringLiteral("%1: %2").arg(who, window->line());
     }
     // The same salt means the same prompts: what one run left in a server's prefix cache, the
-    // other may be served from.
+    // other may be served from. The parts of one run (its instances, its models) are one run.
     std::map<QString, QStringList> bySalt;
+    std::map<QString, QSet<QString>> runsBySalt;
     for (std::size_t i = 0; i < n; ++i) {
-        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty())
-            bySalt[runs[i].info.config.prompt.salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+        if (runs[i].hasInfo && !runs[i].info.config.prompt.salt.isEmpty()) {
+            const QString &salt = runs[i].info.config.prompt.salt;
+            bySalt[salt] << QStringLiteral("#%1 %2").arg(i + 1).arg(m_labels[qsizetype(i)]);
+            runsBySalt[salt] << (runs[i].directory.isEmpty() ? QStringLiteral("#%1").arg(i) : runs[i].directory);
+        }
     }
     for (const auto &[salt, who] : bySalt) {
-        if (who.size() > 1)
+        if (runsBySalt[salt].size() > 1)
             m_notes << QStringLiteral("%1 share prompt salt %2 (the same prompts): against one server their cache hits "
                                       "are not independent, as a later run may be served from an earlier one's cache")
                            .arg(who.join(QStringLiteral(", ")), salt);
@@ -376,6 +380,7 @@ RunData partOf(const RunData &run, const QString &name, const SummaryBlock &bloc
     d.summary.total.name.clear();
     d.summary.stages.clear();
     d.summary.instances.clear();
+    d.summary.models.clear();
     d.summary.contextSweep.reset();
     for (std::size_t r = 0; r < run.records.size(); ++r) {
         if (run.records[r].*part != index)
@@ -407,6 +412,20 @@ std::vector<RunData> splitByInstance(const RunData &run)
     return instances;
 }
 
+std::vector<RunData> splitByModel(const RunData &run)
+{
+    std::vector<RunData> models;
+    const RunSummary &summary = run.summary;
+    for (std::size_t i = 0; i < summary.models.size(); ++i) {
+        const QString model = summary.models[i].name; // a model's block is named after it
+        RunData &d = models.emplace_back(partOf(run, model, summary.models[i], &RequestRecord::model, int(i)));
+        d.info.config.target.model = model;
+        d.info.models = {model};
+        d.summary.model = model;
+    }
+    return models;
+}
+
 std::vector<RunData> splitByStage(const RunData &run)
 {
     std::vector<RunData> stages;
@@ -433,6 +452,17 @@ bool expandSingleRunInstances(std::vector<RunData> &runs)
     if (instances.empty())
         return false;
     runs = std::move(instances);
+    return true;
+}
+
+bool expandSingleRunModels(std::vector<RunData> &runs)
+{
+    if (runs.size() != 1)
+        return false;
+    std::vector<RunData> models = splitByModel(runs.front());
+    if (models.empty())
+        return false;
+    runs = std::move(models);
     return true;
 }
 

@@ -98,6 +98,11 @@ private:
 /// url-then-replicas order, so a ComparisonTable of them shows how the balance policy shared the
 /// load. Empty for a run of one instance.
 std::vector<RunData> splitByInstance(const RunData &run);
+/// A run of several models (a --model mix, a dataset's "model") as one RunData per model — its
+/// summary block, records and configuration with that model's name — named after the model, in
+/// RunInfo::models order, so a ComparisonTable of them shows what each model's requests got. Empty
+/// for a run of one model.
+std::vector<RunData> splitByModel(const RunData &run);
 /// A staged run (a sweep) as one RunData per stage — its summary block, records and time series —
 /// named after the stage ("c=64"), in stage order, so a ComparisonTable of them shows what each
 /// step of load cost. Empty for a run of fewer than two stages.
@@ -106,6 +111,8 @@ std::vector<RunData> splitByStage(const RunData &run);
 /// load-balanced run is replaced by its instances (splitByInstance), since how they fared is
 /// what there is to compare; anything else stays as it is. True when it split.
 bool expandSingleRunInstances(std::vector<RunData> &runs);
+/// The same for a single run of several models (splitByModel), when it has no instances to split.
+bool expandSingleRunModels(std::vector<RunData> &runs);
 /// What tables call an instance: "host:port/path" of its base URL (the URL itself if unparsable).
 QString instanceName(const QString &url);
 

@@ -42,6 +42,8 @@ struct Prompt {
     /// Images after the text of the (last) user message, in each API's image part
     /// (ApiDialect::imagePart); `tokens` counts none of them.
     std::vector<std::shared_ptr<const PromptImage>> images;
+    /// The model its workload entry names ("model"); empty: the one --model draws (ModelMix).
+    std::string model;
 };
 
 } // namespace tb

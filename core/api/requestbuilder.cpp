@@ -88,7 +88,7 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_request = request;
     // Embeddings have no stream: request.stream (on by default) does not apply to them.
     b.m_request.stream = request.stream && b.m_dialect->generates();
-    b.m_model = target.model.toStdString();
+    b.m_model = target.primaryModel().toStdString(); // a mix's requests name theirs (body())
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
     // Structured output: the schema is read and checked once, before any request.
@@ -274,10 +274,10 @@ std::optional<QList<QPair<QByteArray, QByteArray>>> RequestBuilder::targetHeader
     return headers;
 }
 
-nlohmann::json RequestBuilder::body(const Prompt &prompt) const
+nlohmann::json RequestBuilder::body(const Prompt &prompt, std::string_view model) const
 {
     const int maxTokens = prompt.maxTokens > 0 ? prompt.maxTokens : m_request.maxTokens;
-    nlohmann::json body = {{"model", m_model}};
+    nlohmann::json body = {{"model", model.empty() ? m_model : std::string(model)}};
     if (m_dialect->generates()) {
         body[m_maxTokensKey] = maxTokens;
         body["stream"] = m_request.stream;
@@ -299,11 +299,11 @@ QByteArray RequestBuilder::httpRequest(const Prompt &prompt) const
     return httpRequest(bodyText(prompt));
 }
 
-std::string RequestBuilder::bodyText(const Prompt &prompt) const
+std::string RequestBuilder::bodyText(const Prompt &prompt, std::string_view model) const
 {
     // A conversation's history holds the server's replies: text that is not UTF-8 is replaced,
     // not a reason to throw.
-    return body(prompt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return body(prompt, model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 QByteArray RequestBuilder::httpRequest(const std::string &json) const

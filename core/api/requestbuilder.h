@@ -47,14 +47,15 @@ public:
     bool checksOutput() const { return m_checksOutput; }
     /// The schema replies are checked against; nullptr for json_object (any JSON).
     const JsonSchema *outputSchema() const { return m_outputSchema.get(); }
-    /// The JSON body for a prompt (before the target's extra_body is merged in).
-    nlohmann::json body(const Prompt &prompt) const;
+    /// The JSON body for a prompt (before the target's extra_body is merged in), asking for
+    /// `model` (one of a --model mix's, a dataset row's); empty: target.model.
+    nlohmann::json body(const Prompt &prompt, std::string_view model = {}) const;
     /// The transport that carries the target's requests: effectiveTransport(), never Auto.
     TransportKind transport() const { return m_transport; }
     /// The whole HTTP/1.1 request message.
     QByteArray httpRequest(const Prompt &prompt) const;
     /// body(prompt) as sent: JSON text, with text that is not UTF-8 replaced.
-    std::string bodyText(const Prompt &prompt) const;
+    std::string bodyText(const Prompt &prompt, std::string_view model = {}) const;
     /// The same for a body already rendered (bodyText(prompt)).
     QByteArray httpRequest(const std::string &json) const;
     /// Where requests are posted: what a redirect's Location is resolved against.

@@ -239,6 +239,7 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
             conversation = m_nextConversation++;
             Conversation &c = m_conversations[conversation];
             c.system = prompt.system;
+            c.model = prompt.model;
             nlohmann::json first = prompt.messages.is_array()
                                        ? prompt.messages
                                        : nlohmann::json::array({{{"role", "user"}, {"content", prompt.user}}});
@@ -285,6 +286,7 @@ void LoadController::dispatchToTargets(RequestJob job)
             const Conversation &c = conversation->second;
             auto prompt = std::make_shared<Prompt>();
             prompt->system = c.system;
+            prompt->model = c.model;
             prompt->messages = c.messages[std::size_t(job.target)];
             prompt->tokens = c.tokens[std::size_t(job.target)];
             job.prompt = std::move(prompt);

@@ -148,6 +148,7 @@ private:
     struct Conversation {
         int turns = 0; ///< issued so far
         std::string system;
+        std::string model;                    ///< its first row's "model" (a dataset's), asked for on every turn
         std::vector<nlohmann::json> messages; ///< per target: the history its next turn sends
         std::vector<std::int64_t> tokens;     ///< per target: ApproxTokenizer count of system + messages
         std::vector<std::string> replies;     ///< per target: the reply to the turn in flight

@@ -472,9 +472,11 @@ void TransportWorker::execute(const RequestJob &job)
         if (!m_cancelAfter->afterFirstToken)
             raw->cancelDeadline = addDeadline(now + m_cancelAfter->ms * 1'000'000, raw, Deadline::Cancel);
     }
+    const int model = m_plan->modelFor(job.target, job.id, job.conversation, prompt);
+    raw->record().model = model;
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
-    raw->json = builder.bodyText(prompt);
+    raw->json = builder.bodyText(prompt, toStd(m_plan->targets.at(std::size_t(job.target)).models.value(model)));
     sendOn(raw, Hop{builder.endpoint(), builder.url(), raw->json, true, true, {}}, now, false);
 }
 

@@ -127,7 +127,8 @@ QList<ConfigField> makeFields()
          .type = Type::String,
          .flag = "model",
          .valueName = "NAME",
-         .help = "Model name to request.",
+         .help = "Model name to request; or a mix, each request asking for one in exact shares: "
+                 "a:0.7,b:0.3 (a,b: equal shares; LoRA adapters, a gateway's models).",
          .unit = "",
          .defaultValue = "",
          .access = TB_REF(QString, target.model)},

@@ -3,6 +3,7 @@
 #include "config/configfield.h"
 #include "config/enumnames.h"
 #include "config/inputfile.h"
+#include "config/modelmix.h"
 #include "config/runconfig_p.h"
 #include "platform/openfilelimit.h"
 
@@ -452,6 +453,14 @@ QString checkOpenFiles(const RunConfig &config, int workerThreads)
         .arg(openFileLimitHint());
 }
 
+QString TargetConfig::primaryModel() const
+{
+    if (!model.contains(u','))
+        return model;
+    const auto mix = ModelMix::parse(model, nullptr);
+    return mix ? mix->names().constFirst() : model;
+}
+
 QString TargetConfig::apiKeyVariable() const
 {
     return apiKeyEnv.isEmpty() ? defaultApiKeyEnv(api) : apiKeyEnv;
@@ -583,10 +592,8 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     }
     // Names go into request bodies and onto the console: the value itself is not echoed, as a raw
     // NUL or escape sequence would reach the terminal.
-    if (c.target.model.trimmed().isEmpty())
-        add(ConfigFieldId::TargetModel, QStringLiteral("target.model (--model): missing; name the model to request"));
-    else if (const QString problem = controlCharacterProblem(c.target.model); !problem.isEmpty())
-        add(ConfigFieldId::TargetModel, QStringLiteral("target.model (--model): the name ") + problem);
+    if (QString why; !ModelMix::parse(c.target.model, &why))
+        add(ConfigFieldId::TargetModel, QStringLiteral("target.model (--model): ") + why);
     if (const QString problem = controlCharacterProblem(c.target.name); !problem.isEmpty())
         add(ConfigFieldId::TargetName, QStringLiteral("target.name (--name): the name ") + problem);
     problems << headerProblems(c.target);

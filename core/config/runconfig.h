@@ -215,6 +215,9 @@ struct TargetConfig {
     Pricing pricing;
 
     QString displayName() const { return name.isEmpty() ? model : name; }
+    /// `model` when it is one name; a mix's first model (ModelMix): what a request that asks for
+    /// no model of its own (calibration, the models listing) names.
+    QString primaryModel() const;
     /// url followed by the replicas: the instances requests go to.
     QStringList instanceUrls() const { return QStringList{url} + replicas; }
     /// instanceUrls()[i] without building the list; empty when out of range.

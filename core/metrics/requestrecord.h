@@ -72,6 +72,7 @@ struct RequestRecord {
     int target = 0;       ///< index of the target (interleaved comparisons send each request to several)
     int instance = 0;     ///< which of the target's instances served it (load balancing); -1: none (never sent)
     int shard = -1;       ///< a merged run: the index of the shard that made it; -1 otherwise
+    int model = 0;        ///< which of the run's models it asked for (RunInfo::models)
     bool warmup = false;  ///< excluded from statistics, still in requests.csv
     int turn = 0;         ///< conversations (--turns): 1-based turn index; 0 = not a conversation
     std::uint64_t conversation = 0; ///< conversations: which one (1-based, in order of starting); 0 = none

@@ -362,6 +362,13 @@ RunAggregator::RunAggregator(RunInfo info)
             b.load = total.load;
         }
     }
+    if (const QStringList models = m_info.modelList(); models.size() > 1) {
+        for (const QString &model : models) {
+            Block &b = m_models.emplace_back();
+            b.name = model;
+            b.load = total.load;
+        }
+    }
 }
 
 RunAggregator::~RunAggregator() = default;
@@ -480,12 +487,15 @@ void RunAggregator::add(const RequestRecord &r)
     Block *instance = r.instance >= 0 && std::size_t(r.instance) < m_instances.size()
                           ? &m_instances[std::size_t(r.instance)]
                           : nullptr;
+    Block *model = r.model >= 0 && std::size_t(r.model) < m_models.size() ? &m_models[std::size_t(r.model)] : nullptr;
     if (r.warmup) {
         ++m_blocks[0].requests.warmup;
         if (stage)
             ++stage->requests.warmup;
         if (instance)
             ++instance->requests.warmup;
+        if (model)
+            ++model->requests.warmup;
         return;
     }
     if (r.status == RequestStatus::Cancelled && r.doneNs >= 0)
@@ -500,9 +510,11 @@ void RunAggregator::add(const RequestRecord &r)
         stage->add(r, t, good, true);
     if (instance)
         instance->add(r, t, good, true);
+    if (model)
+        model->add(r, t, good, true);
     if (r.ok() && r.redundancy >= 0) {
         const bool above = r.redundancy > m_info.config.quality.redundancyThreshold;
-        for (Block *b : {&m_blocks[0], stage, instance}) {
+        for (Block *b : {&m_blocks[0], stage, instance, model}) {
             if (b) {
                 b->redundancy.record(r.redundancy);
                 b->redundancyAbove += above ? 1 : 0;
@@ -510,7 +522,7 @@ void RunAggregator::add(const RequestRecord &r)
         }
     }
     if (r.ok() && r.outputCheck != OutputCheck::None) {
-        for (Block *b : {&m_blocks[0], stage, instance}) {
+        for (Block *b : {&m_blocks[0], stage, instance, model}) {
             if (!b)
                 continue;
             StructuredOutputSummary &s = b->structured;
@@ -838,6 +850,10 @@ RunSummary RunAggregator::summary() const
             finishBlock(s.instances.back());
         }
     }
+    for (const Block &b : m_models) {
+        s.models.push_back(b.summary(b.histograms, b.samples, stopNs));
+        finishBlock(s.models.back());
+    }
     return s;
 }
 
@@ -962,11 +978,11 @@ std::vector<TimeSeriesRow> RunAggregator::timeSeries(int fromSecond, std::int64_
 
 std::size_t RunAggregator::heapBytes() const
 {
-    std::size_t bytes =
-        m_seconds.capacity() * sizeof(Second) + (m_blocks.capacity() + m_instances.capacity()) * sizeof(Block);
+    std::size_t bytes = m_seconds.capacity() * sizeof(Second) +
+                        (m_blocks.capacity() + m_instances.capacity() + m_models.capacity()) * sizeof(Block);
     for (const Second &s : m_seconds)
         bytes += (s.ttftMs.capacity() + s.e2eMs.capacity()) * sizeof(float);
-    for (const auto *blocks : {&m_blocks, &m_instances}) {
+    for (const auto *blocks : {&m_blocks, &m_instances, &m_models}) {
         for (const Block &b : *blocks) {
             bytes += b.inFlight.heapBytes() + b.tokensInFlight.heapBytes() +
                      (b.samples.ttftMs.capacity() + b.samples.e2eMs.capacity()) * sizeof(float) +

@@ -54,6 +54,7 @@ class TokenTimeline;
 ///    workload's, not the target's. They count in flight and stretch the window (they are load).
 ///  - A target with replicas also gets a block per instance (RequestRecord::instance); requests
 ///    never sent to any instance (cancelled while waiting) are in no instance's block.
+///  - A run of more than one model (RunInfo::models) gets a block per model (RequestRecord::model).
 class RunAggregator
 {
 public:
@@ -126,6 +127,7 @@ private:
     PromptSizing m_promptSizing;
     std::vector<Block> m_blocks;    ///< [0] the whole run, [1 + i] stage i
     std::vector<Block> m_instances; ///< with replicas: one per instance, over the whole run
+    std::vector<Block> m_models;    ///< with more than one model: one per model, over the whole run
     struct Turn {
         std::int64_t requests = 0;
         LogHistogram ttftMs, promptTokens, cachedTokens;

@@ -1,5 +1,6 @@
 #include "metrics/runinfo.h"
 
+#include "config/modelmix.h"
 #include "formats/formatversion.h"
 #include "platform/iobackend.h"
 #include "tokenbench/version.h"
@@ -27,7 +28,27 @@ RunInfo RunInfo::begin(const RunConfig &config, std::chrono::steady_clock::time_
     info.host = QSysInfo::machineHostName();
     info.toolVersion = version();
     info.io = IoInfo::current();
+    info.models = info.modelList();
     return info;
+}
+
+QStringList RunInfo::modelList() const
+{
+    if (!models.isEmpty())
+        return models;
+    if (!config.target.model.contains(u','))
+        return {config.target.model};
+    const auto mix = ModelMix::parse(config.target.model, nullptr);
+    return mix ? mix->names() : QStringList{config.target.model};
+}
+
+QString RunInfo::modelName(int index) const
+{
+    if (!models.isEmpty())
+        return models.value(index);
+    if (!config.target.model.contains(u','))
+        return index == 0 ? config.target.model : QString();
+    return modelList().value(index);
 }
 
 void RunInfo::moveOrigin(std::chrono::steady_clock::time_point origin)

@@ -92,6 +92,15 @@ struct RunInfo {
     /// The prompt salt was given (--prompt-salt, prompt.salt), not made for this run: its prompts
     /// are an earlier run's, which a server's prefix cache may still hold.
     bool saltReplayed = false;
+    /// The models its requests asked for, what RequestRecord::model indexes: --model's (a mix's
+    /// names), then those only the workload file's rows named (run.json "models" when more than
+    /// one). Empty (a RunInfo made by hand): modelList() reads config.target.model.
+    QStringList models;
+
+    /// `models`, or the names config.target.model gives (ModelMix); one name when unparsable.
+    QStringList modelList() const;
+    /// modelList()[index]; empty when out of range.
+    QString modelName(int index) const;
 
     /// For a run whose t = 0 is `origin` (steady_clock) on this machine with this build.
     static RunInfo begin(const RunConfig &config,

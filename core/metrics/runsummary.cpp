@@ -695,6 +695,8 @@ json RunSummary::toJson() const
     j["stages"] = blocksToJson(stages);
     if (!instances.empty())
         j["instances"] = blocksToJson(instances);
+    if (!models.empty())
+        j["models"] = blocksToJson(models);
     if (!turns.empty()) {
         json turnArray = json::array();
         for (const TurnSummary &t : turns)
@@ -831,6 +833,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
     blocksFromJson(top, "stages", s.stages);
     if (top.has("instances"))
         blocksFromJson(top, "instances", s.instances);
+    if (top.has("models")) // summaries from before model mixes have none
+        blocksFromJson(top, "models", s.models);
     if (top.has("turns")) {
         if (const json *turns = top.array("turns")) {
             for (std::size_t i = 0; i < turns->size() && i < std::size_t(limits::kMaxTurns); ++i) {

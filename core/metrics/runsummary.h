@@ -350,6 +350,9 @@ struct RunSummary {
     /// With replicas: one block per instance (name = its URL, in url-then-replicas order) over the
     /// whole run, so the balance policy's effect — load share, per-instance latency — shows.
     std::vector<SummaryBlock> instances;
+    /// With more than one model (a --model mix, a dataset's "model"): one block per model (name =
+    /// the model's, in RunInfo::models order) over the whole run, the way instances get theirs.
+    std::vector<SummaryBlock> models;
     std::vector<TurnSummary> turns;                  ///< conversations only: turn 1, 2, …
     std::optional<ContextSweepSummary> contextSweep; ///< context sweeps only (--sweep p=…)
     /// Single-stage runs; none in summaries from before it and for staged runs.

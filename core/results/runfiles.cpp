@@ -1,5 +1,6 @@
 #include "results/runfiles.h"
 
+#include "config/modelmix.h"
 #include "formats/csv.h"
 #include "formats/formatversion.h"
 #include "metrics/requestmetrics.h"
@@ -72,6 +73,7 @@ enum Column {
     Images,
     ImageBytes,
     ImageTokens,
+    ModelColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -128,6 +130,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "images",
     "image_bytes",
     "image_tokens",
+    "model",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -407,6 +410,8 @@ json runInfoToJson(const RunInfo &info)
     }
     if (!info.mergedFrom.isEmpty())
         j["merged_from"] = toJson(info.mergedFrom);
+    if (info.models.size() > 1)
+        j["models"] = toJson(info.models);
     return j;
 }
 
@@ -487,6 +492,18 @@ std::optional<RunInfo> runInfoFromJson(const json &j, QString *error)
                 info.mergedFrom << fromStd(directory.get<std::string>());
         }
     }
+    if (const auto models = j.find("models"); models != j.end()) { // runs from before mixes: the config's
+        if (!models->is_array() || models->size() > std::size_t(ModelMix::kMaxModels))
+            return fail(QStringLiteral("models: must be a list of at most %1 names").arg(ModelMix::kMaxModels));
+        for (const json &model : *models) {
+            const QString name = model.is_string() ? fromStd(model.get<std::string>()) : QString();
+            if (!model.is_string() || !ModelMix::nameProblem(name).isEmpty() || info.models.contains(name))
+                return fail(QStringLiteral("models: each must be a model name, once"));
+            info.models << name;
+        }
+    }
+    if (info.models.isEmpty())
+        info.models = info.modelList();
     return info;
 }
 
@@ -565,6 +582,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(r.images > 0 ? integer(buffer, r.images) : std::string_view());
     put(r.images > 0 ? integer(buffer, r.imageBytes) : std::string_view());
     put(r.imageTokens ? integer(buffer, *r.imageTokens) : std::string_view());
+    putText(toStd(info.modelName(r.model)));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -646,6 +664,13 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         r.instance = url.isEmpty() ? -1 : int(info.config.target.instanceUrls().indexOf(url));
         if (!url.isEmpty() && r.instance < 0)
             f.fail(QStringLiteral("column 'instance': '%1' is not one of the run's target URLs").arg(url));
+    }
+    // Runs from before model mixes have no model column: all asked for the one model.
+    if (f.has(ModelColumn) && !f.text(ModelColumn).empty()) {
+        const QString model = f.string(ModelColumn);
+        r.model = int(info.modelList().indexOf(model));
+        if (r.model < 0)
+            f.fail(QStringLiteral("column 'model': '%1' is not one of the run's models").arg(model.left(80)));
     }
     r.turn = int(std::clamp<std::int64_t>(f.integer(Turn), 0, limits::kMaxTurns));
     r.conversation = std::uint64_t(std::max<std::int64_t>(f.integer(Conversation), 0));

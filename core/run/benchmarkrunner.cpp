@@ -618,6 +618,7 @@ bool BenchmarkRunner::startInterleaved(const RunConfig &configured, const QList<
                 info.connection.alpn << QString::fromLatin1(protocol);
         }
         info.shard = m_shard;
+        info.models = plan->targets.at(std::size_t(i)).models;
         info.saltReplayed = !configured.prompt.salt.isEmpty() && !m_freshSalt;
         info.sharedPromptTokens = plan->prompts->sharedTokens();
         if (const auto &stats = plan->prompts->workloadStats()) {

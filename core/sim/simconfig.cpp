@@ -31,10 +31,14 @@ struct Field {
 /// JSON numbers are doubles: whole numbers above 2^53 would silently change.
 constexpr double kMaxExactInteger = 9007199254740991.0;
 constexpr qint64 kMinSlotContext = 16;
+/// --models: as many as a TokenBench run can mix (ModelMix::kMaxModels).
+constexpr qsizetype kMaxModels = 64;
 
 const Field kFields[] = {
     {"model", &SimConfig::model, 1, 0, "Model name served (default: the preset's name)"},
     {"aliases", &SimConfig::aliases, 0, 0, "More accepted model names, comma-separated"},
+    {"models", &SimConfig::models, 0, 0,
+     "More models served (LoRA adapters), comma-separated: listed by /v1/models; others get OpenAI's 404"},
     {"seed", &SimConfig::seed, 0, kMaxExactInteger, "Seed for output text, lengths and faults"},
     {"ttft_ms", &SimConfig::ttftMs, 0, 3.6e6, "Fixed latency before prefill, ms"},
     {"prefill_ms_per_1k", &SimConfig::prefillMsPer1k, 0, 3.6e6, "Prefill time per 1000 uncached prompt tokens, ms"},
@@ -442,7 +446,7 @@ QString dialectName(Dialect dialect)
 
 bool SimConfig::servesModel(const QString &name) const
 {
-    return name == model || aliases.contains(name);
+    return name == model || aliases.contains(name) || models.contains(name);
 }
 
 QString SimConfig::validate() const
@@ -461,6 +465,15 @@ QString SimConfig::validate() const
         if (names.contains(alias))
             return QStringLiteral("aliases: '%1' is listed twice (or is the model name)").arg(alias);
         names.insert(alias);
+    }
+    if (models.size() > kMaxModels)
+        return QStringLiteral("models: at most %1").arg(kMaxModels);
+    for (const QString &served : models) {
+        if (served.trimmed().isEmpty())
+            return QStringLiteral("models: names must not be empty");
+        if (names.contains(served))
+            return QStringLiteral("models: '%1' is listed twice (or is the model name or an alias)").arg(served);
+        names.insert(served);
     }
     return {};
 }

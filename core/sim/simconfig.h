@@ -23,7 +23,10 @@ enum class Dialect { Vllm, Llamacpp };
 struct SimConfig {
     QString model = QStringLiteral("default"); ///< the name /v1/models lists; requests for others get 404
     QStringList aliases;                       ///< more accepted model names
-    qint64 seed = 1;                           ///< output text, output lengths and faults derive from it
+    /// More models served beside `model` (vLLM's LoRA adapters): each listed by /v1/models as its
+    /// own, with `model` as its parent. Set, an unknown name gets OpenAI's 404 body exactly.
+    QStringList models;
+    qint64 seed = 1; ///< output text, output lengths and faults derive from it
 
     // Time to first token = ttftMs + waiting for the (serial) prefill unit + prefill time, where
     // prefill time = prefillMsPer1k * U/1000 + prefillQuadraticMs * ((P/1000)^2 - (C/1000)^2) for
@@ -122,7 +125,7 @@ struct SimConfig {
     /// generates to its end, unsent: a server that does not free an abandoned request's capacity.
     qint64 ignoreCancel = 0;
 
-    /// Whether `name` is the model or one of its aliases.
+    /// Whether `name` is the model, one of its aliases or one of `models`.
     bool servesModel(const QString &name) const;
     /// Cross-field problems ("output_min: must not exceed output_max (…)"); empty when valid.
     QString validate() const;

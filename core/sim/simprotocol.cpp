@@ -65,6 +65,10 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
         return invalid("n", "'n' must be 1: the simulator generates one choice per request");
 
     if (!config.servesModel(QString::fromStdString(request.model))) {
+        // With models served (LoRA adapters) the simulator stands in for vLLM, which answers an
+        // unknown one as OpenAI does, word for word.
+        if (!config.models.isEmpty())
+            return ApiError{404, "The model `" + request.model + "` does not exist.", {}, "model_not_found"};
         return ApiError{404,
                         "The model '" + request.model + "' does not exist; this simulator serves '" +
                             config.model.toStdString() + "'" +

@@ -277,9 +277,11 @@ void SimServer::Impl::models(Connection &conn, const HttpRequest &request)
             {"id", name.toStdString()}, {"object", "model"}, {"created", created}, {"owned_by", "tokenbench-sim"}};
         if (config.maxModelLen > 0)
             model["max_model_len"] = config.maxModelLen;
+        if (config.models.contains(name)) // as vLLM lists a LoRA adapter: on its base model
+            model["parent"] = config.model.toStdString();
         return model;
     };
-    const QStringList names = QStringList{config.model} + config.aliases;
+    const QStringList names = QStringList{config.model} + config.aliases + config.models;
     if (request.path.size() > std::string_view("/v1/models/").size()) {
         const QString id = QString::fromStdString(request.path.substr(std::string_view("/v1/models/").size()));
         if (!config.servesModel(id))

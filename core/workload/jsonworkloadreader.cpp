@@ -1,6 +1,7 @@
 #include "workload/jsonworkloadreader.h"
 
 #include "config/inputfile.h"
+#include "config/modelmix.h"
 #include "config/runconfig.h"
 #include "tokenize/tokenizer.h"
 #include "workload/mooncakereader.h"
@@ -200,6 +201,16 @@ Parsed JsonWorkloadReader::entry(const nlohmann::json &j, WorkloadEntry &e, QStr
     if (fields.maxTokens) {
         e.outputTokens = *fields.maxTokens;
         e.outputIsCap = true;
+    }
+    if (const auto m = j.find("model"); m != j.end() && !m->is_null()) {
+        // Sent as the request's model and shown on the console: bounded and checked like --model's.
+        const QString name = m->is_string() ? fromStd(m->get<std::string>()) : QString();
+        const QString problem = m->is_string() ? ModelMix::nameProblem(name) : QStringLiteral("is not a string");
+        if (!problem.isEmpty()) {
+            why = QStringLiteral("\"model\" %1").arg(problem);
+            return Parsed::Bad;
+        }
+        e.model = name.toStdString();
     }
     if (const auto t = j.find("timestamp"); t != j.end()) {
         if (m_role != WorkloadRole::Trace) {

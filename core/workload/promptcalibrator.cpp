@@ -164,11 +164,11 @@ void PromptCalibrator::send(Probe probe, const Prompt &prompt)
         if (!prompt.system.empty())
             messages.push_back({{"role", "system"}, {"content", prompt.system}});
         messages.push_back({{"role", "user"}, {"content", prompt.user}});
-        body = {{"model", toStd(t.model)}, {"messages", messages}};
+        body = {{"model", toStd(t.primaryModel())}, {"messages", messages}};
         break;
     }
     case Probe::TokenizePrompt:
-        body = {{"model", toStd(t.model)}, {"prompt", text}};
+        body = {{"model", toStd(t.primaryModel())}, {"prompt", text}};
         break;
     case Probe::TokenizeContent:
         body = {{"content", text}};

@@ -508,6 +508,7 @@ Prompt PromptSource::make(std::uint64_t index, std::uint64_t rotation, Use use) 
                 saltFirstUserMessage(p, index);
         }
         p.maxTokens = entryMaxTokens(e);
+        p.model = e.model;
     } else if (m_config.promptTokens > 0) {
         p.system = m_system;
         // After the shared prefix, a request number makes every prompt unique from there on.

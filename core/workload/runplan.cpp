@@ -66,6 +66,8 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
             }
             planned.instances.push_back(std::move(*builder));
         }
+        planned.mix = *ModelMix::parse(target.model, nullptr); // validated above
+        planned.models = planned.mix.names();
         plan->targets.push_back(std::move(planned));
         plan->secrets << secretsOf(target);
     }
@@ -73,6 +75,25 @@ std::shared_ptr<const RunPlan> RunPlan::create(const RunConfig &config, const QL
     plan->stages = effectiveStages(config.load);
     if (!plan->makePrompts(plan->targets.front().tokenizer, {}, error))
         return nullptr;
+    // Models only the workload file's rows name join each target's list after --model's.
+    for (const WorkloadEntry &e : plan->prompts->entries()) {
+        if (e.model.empty())
+            continue;
+        const QString name = fromStd(e.model);
+        for (PlannedTarget &t : plan->targets) {
+            if (t.models.contains(name))
+                continue;
+            if (t.models.size() >= ModelMix::kMaxModels) {
+                if (error)
+                    *error = QStringLiteral("the workload file's \"model\" names and --model's come to more than %1 "
+                                            "models (line %2 names one more)")
+                                 .arg(ModelMix::kMaxModels)
+                                 .arg(e.line);
+                return nullptr;
+            }
+            t.models << name;
+        }
+    }
     return plan;
 }
 
@@ -81,6 +102,20 @@ const PromptSource &RunPlan::promptsOf(int stage) const
     if (stage >= 0 && std::size_t(stage) < stagePrompts.size() && stagePrompts[std::size_t(stage)])
         return *stagePrompts[std::size_t(stage)];
     return *prompts;
+}
+
+int RunPlan::modelFor(int target, std::uint64_t id, std::uint64_t conversation, const Prompt &prompt) const
+{
+    const PlannedTarget &t = targets.at(std::size_t(target));
+    if (!prompt.model.empty()) {
+        if (const qsizetype at = t.models.indexOf(fromStd(prompt.model)); at >= 0)
+            return int(at);
+    }
+    if (t.mix.size() < 2)
+        return 0;
+    // Stream 2 of the run's draws: where the salt starts the mix's pattern.
+    const auto offset = std::uint64_t(prompts->unitDraw(2, 0) * 0x1.0p32);
+    return t.mix.pick(conversation > 0 ? conversation - 1 : id - 1, offset);
 }
 
 bool RunPlan::makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, const PromptCalibration &calibration,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "api/requestbuilder.h"
+#include "config/modelmix.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
 #include "metrics/requestrecord.h"
@@ -20,6 +21,11 @@ struct PlannedTarget {
     /// The target's tokenizer (target.tokenizer): counts text the server gives no usage for;
     /// nullptr: none ("server" cannot count locally), one token per chunk.
     std::shared_ptr<const Tokenizer> tokenizer;
+    /// What --model asks for: one name, or the mix requests draw from.
+    ModelMix mix;
+    /// The models its requests ask for: the mix's names, then those only workload rows name (their
+    /// "model"), in order of first appearance; what RequestRecord::model indexes.
+    QStringList models;
 };
 
 /// Everything workers need to make requests, prepared once before the run and then shared
@@ -38,6 +44,10 @@ struct RunPlan {
     QStringList secrets;
 
     const PromptSource &promptsOf(int stage) const;
+    /// The model (an index into targets[target].models) request `job` with `prompt` asks for: its
+    /// workload row's, else the mix's draw for its conversation (every turn asks the same model)
+    /// or its id, from where the run's salt starts the pattern.
+    int modelFor(int target, std::uint64_t id, std::uint64_t conversation, const Prompt &prompt) const;
     /// (Re)makes `prompts` and `stagePrompts`, sized in `tokenizer` as `calibration` says; false with
     /// *error when a workload file cannot be read.
     bool makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, const PromptCalibration &calibration,

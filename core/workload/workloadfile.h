@@ -24,6 +24,7 @@ struct WorkloadEntry {
     bool synthetic = false;             ///< a trace entry: text of promptTokens is built when sent
     std::vector<std::uint64_t> hashIds; ///< trace prefix blocks (workloadlimits::kHashBlockTokens each), in order
     std::int64_t timeNs = -1;           ///< arrival time in the trace (absolute, in the trace's own clock)
+    std::string model;                  ///< the row's "model" (a dataset's mix); empty: --model's
     int line = 0;                       ///< where it starts in the file (1-based)
     /// Its "images" (or LLaVA's "image"): data URLs, or files beside the workload file read once.
     std::vector<std::shared_ptr<const PromptImage>> images;

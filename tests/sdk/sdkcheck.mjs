@@ -40,6 +40,15 @@ const ids = [];
 for await (const m of listed)
     ids.push(m.id);
 expect('models.list', ids.includes(model), `lists ${ids.join(', ')}`);
+// The simulator's --models (LoRA adapters, for a --model mix) are listed beside it, and served.
+expect('models.list', ids.includes('lora-a'), `lists ${ids.join(', ')}`);
+{
+    const r = await openai.chat.completions.create({ model: 'lora-a', messages, max_tokens: 20 });
+    expect('chat lora-a', r.model === 'lora-a', `model ${r.model}`);
+    report('chat lora-a', { id: r.id, content: r.choices[0].message.content,
+                            reasoning: r.choices[0].message.reasoning_content,
+                            promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens });
+}
 
 let chatPromptTokens;
 {
@@ -251,7 +260,9 @@ try {
     await openai.chat.completions.create({ model: 'no-such-model', messages });
     expect('unknown model', false, 'no error');
 } catch (error) {
-    expect('unknown model', error instanceof OpenAI.NotFoundError && /no-such-model/.test(error.message), String(error));
+    // With --models set, OpenAI's own 404 body, word for word.
+    expect('unknown model', error instanceof OpenAI.NotFoundError && error.code === 'model_not_found' &&
+           /The model `no-such-model` does not exist\./.test(error.message), String(error));
 }
 try {
     await anthropic.messages.create({ model, max_tokens: -1, messages: anthropicMessages });
