@@ -2,6 +2,7 @@
 
 #include "api/documentreader.h"
 #include "api/prompt.h"
+#include "api/toolset.h"
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
 
@@ -48,6 +49,9 @@ public:
     /// for `schema`, named `name`. Default: the chat API's response_format, which vLLM and
     /// llama.cpp also read on their completions endpoints.
     virtual void writeResponseFormat(nlohmann::json &body, const nlohmann::json &schema, const std::string &name) const;
+    /// Offers tools (--tools) and, unless it is the server's default, the choice among them.
+    /// Default: the chat API's tools ([{"type": "function", "function": {…}}]) and tool_choice.
+    virtual void writeTools(nlohmann::json &body, const ToolSet &tools) const;
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }

@@ -821,7 +821,41 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::ResponseFormat,
             QStringLiteral("request.response_format (--response-format): Anthropic's messages API has no JSON mode "
                            "without a schema (output_config.format takes json_schema only); give json_schema:FILE"));
+    // Tool calling: the file itself is read and checked with the request body (RequestBuilder).
+    const bool offersTools = !c.request.tools.isEmpty();
+    if (offersTools && (c.target.api == ApiKind::OpenAICompletions || c.target.api == ApiKind::OpenAIEmbeddings))
+        add(ConfigFieldId::Tools, QStringLiteral("request.tools (--tools): the %1 API has no tools; use openai-chat, "
+                                                 "openai-responses or anthropic-messages")
+                                      .arg(apiKindName(c.target.api)));
+    if (!parseToolChoice(c.request.toolChoice))
+        add(ConfigFieldId::ToolChoice,
+            QStringLiteral("request.tool_choice (--tool-choice): '%1' is not auto, required, none or a tool name "
+                           "(letters, digits, '_' and '-', at most 64)")
+                .arg(c.request.toolChoice.left(60)));
+    else if (!c.request.toolChoice.isEmpty() && !offersTools)
+        add(ConfigFieldId::ToolChoice,
+            QStringLiteral(
+                "request.tool_choice (--tool-choice): chooses among the tools of --tools; give --tools FILE"));
     return problems;
+}
+
+std::optional<ToolChoice> parseToolChoice(const QString &text)
+{
+    if (text.isEmpty())
+        return ToolChoice{};
+    if (text == QLatin1String("auto"))
+        return ToolChoice{ToolChoice::Kind::Auto, {}};
+    if (text == QLatin1String("required"))
+        return ToolChoice{ToolChoice::Kind::Required, {}};
+    if (text == QLatin1String("none"))
+        return ToolChoice{ToolChoice::Kind::None, {}};
+    if (text.size() > 64)
+        return std::nullopt;
+    for (const QChar c : text) {
+        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('_') && c != QLatin1Char('-'))
+            return std::nullopt;
+    }
+    return ToolChoice{ToolChoice::Kind::Named, text.toStdString()};
 }
 
 std::optional<ResponseFormat> parseResponseFormat(const QString &text)

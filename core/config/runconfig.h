@@ -209,6 +209,10 @@ struct RequestConfig {
     /// Structured output (--response-format): "" (none), "json_object", or "json_schema:FILE" (a
     /// JSON Schema file); parseResponseFormat() reads it.
     QString responseFormat;
+    /// Tool calling (--tools): a file of OpenAI chat tools (api/toolset.h reads it); "" offers none.
+    QString tools;
+    /// --tool-choice: "" (not sent), "auto", "required", "none" or a tool's name; parseToolChoice() reads it.
+    QString toolChoice;
     /// Embeddings (--batch-size): inputs per request, each a prompt of its own; 1 for every other API.
     int batchSize = 1;
     bool operator==(const RequestConfig &) const = default;
@@ -227,6 +231,16 @@ inline constexpr qint64 kMaxSchemaFileBytes = qint64(1) << 20;
 /// The schema file's JSON (config/inputfile.h's rules, at most kMaxSchemaFileBytes, nesting
 /// bounded as a configuration's): nullopt with *why naming the file.
 std::optional<nlohmann::json> readSchemaFile(const QString &path, QString *why);
+
+/// What request.tool_choice asks for; Named names a tool of the --tools file.
+struct ToolChoice {
+    enum class Kind { Default, Auto, Required, None, Named };
+    Kind kind = Kind::Default;
+    std::string name; ///< Kind::Named
+};
+/// nullopt when `text` is neither empty, auto, required, none nor a tool name (1 to 64 letters,
+/// digits, '_' or '-', as OpenAI takes them).
+std::optional<ToolChoice> parseToolChoice(const QString &text);
 
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.
