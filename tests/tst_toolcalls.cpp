@@ -388,6 +388,31 @@ private Q_SLOTS:
         QCOMPARE(unchecked.toolCalls, calls);
     }
 
+    /// With --response-format too, a reply of tool calls alone has no content to check: its
+    /// output_check is empty, not invalid_json; content beside the calls is checked.
+    void toolCallsAloneAreNoStructuredReply()
+    {
+        const auto check = [](const QString &content) {
+            RequestRecord r;
+            StreamDecoder d(ApiKind::OpenAIChat);
+            d.checkOutput(nullptr);
+            d.begin(&r);
+            if (!content.isEmpty())
+                d.onEvent({}, nlohmann::json{{"choices", {{{"delta", {{"content", content.toStdString()}}}}}}}.dump(),
+                          1);
+            d.onEvent(
+                {},
+                R"({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "add", "arguments": "{}"}}]}}]})",
+                2);
+            d.onEvent({}, "[DONE]", 3);
+            d.finish(1, TokenSource::Estimate);
+            return r.outputCheck;
+        };
+        QCOMPARE(int(check({})), int(OutputCheck::None));
+        QCOMPARE(int(check(QStringLiteral("[1, 2]"))), int(OutputCheck::Valid));
+        QCOMPARE(int(check(QStringLiteral("Let me add."))), int(OutputCheck::NotJson));
+    }
+
     /// The simulator calls a tool with arguments valid for its parameters, and breaks exactly
     /// ⌊n·rate⌋ of n; `run` counts them as a quality figure (every request still ok). Streamed,
     /// the first tool-call token is stamped and TTFT is empty (no content came).

@@ -218,7 +218,8 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
         r.redundancy = OutputRedundancy::measure(m_reply, m_tokenizer).value_or(-1);
         if (m_saveOutput)
             r.output = OutputRedundancy::examined(m_reply);
-        if (m_checkOutput)
+        // A reply of tool calls alone has no content to check (--response-format with --tools).
+        if (m_checkOutput && !(m_reply.empty() && !m_toolCalls.calls.empty()))
             r.outputCheck = checkedOutput();
         if (m_tools)
             r.toolCallCheck = m_tools->check(m_toolCalls);
