@@ -73,8 +73,8 @@ private Q_SLOTS:
                 QVERIFY2(t.reasoningTokens > 0, qPrintable(call));
         }
         QVERIFY(done);
-        QCOMPARE(calls, 16); // sdkcheck.mjs: 12 generations (one with an image, one to lora-a), 2 structured-output
-                             // replies, 2 embeddings
+        QCOMPARE(calls, 17); // sdkcheck.mjs: 12 generations (one with an image, one to lora-a), 2 structured-output
+                             // replies, 1 tool call, 2 embeddings
         const SimStats stats = host.stats();
         QCOMPARE(stats.requestsServed, calls);
         QCOMPARE(stats.rejections.value(404), 1); // the script's deliberate unknown model

@@ -125,8 +125,13 @@ private Q_SLOTS:
                  6},
             });
         QCOMPARE(r.status, RequestStatus::Ok); // a finish reason completes a stream without [DONE]
+        // Generated tokens (in the chunks) but not content: no TTFT, their own stamp (issue 30).
         QCOMPARE(r.chunks, 2);
-        QCOMPARE(r.firstContentNs, std::int64_t(5));
+        QCOMPARE(r.firstContentNs, std::int64_t(-1));
+        QCOMPARE(r.firstTokenNs, std::int64_t(-1));
+        QCOMPARE(r.firstToolCallNs, std::int64_t(5));
+        QCOMPARE(r.lastTokenNs, std::int64_t(6));
+        QCOMPARE(r.toolCalls, 1);
         QCOMPARE(r.finishReason, QStringLiteral("tool_calls"));
     }
 

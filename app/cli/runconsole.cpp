@@ -213,6 +213,21 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("cancel     %1\n").arg(cancellation->line());
     if (const auto &images = t.images)
         text += QStringLiteral("images     %1\n").arg(images->line());
+    if (const auto &tools = t.toolCalls) {
+        QString line = QStringLiteral("tools      %1 of %2 requests made tool calls (%3 calls); %4 valid, %5 invalid "
+                                      "JSON, %6 not valid for the tool")
+                           .arg(tools->withCalls)
+                           .arg(tools->requests)
+                           .arg(tools->calls)
+                           .arg(tools->valid)
+                           .arg(tools->invalidJson)
+                           .arg(tools->schemaMismatch);
+        if (tools->firstToolCallMs.count > 0)
+            line += QStringLiteral("; first tool-call token p50 / p99 %1 / %2 ms")
+                        .arg(formatNumber(tools->firstToolCallMs.p50), formatNumber(tools->firstToolCallMs.p99));
+        line += QStringLiteral("; qualified goodput %1 req/s").arg(formatNumber(tools->qualifiedGoodputPerS));
+        text += line + QLatin1Char('\n');
+    }
     if (const auto &steady = outcome.summary.steady)
         text += steady->line(outcome.summary.wholeRun()) + QLatin1Char('\n');
     if (const auto &window = outcome.summary.window)

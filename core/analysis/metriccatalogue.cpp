@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tb {
 
@@ -65,6 +66,12 @@ template<typename Fn> BlockValue structuredOutput(Fn fn)
 template<typename Fn> BlockValue images(Fn fn)
 {
     return [fn](const SummaryBlock &b) { return b.images ? fn(*b.images) : std::nullopt; };
+}
+
+/// A figure of a block's tool calls, when its requests were offered tools (--tools).
+template<typename Fn> BlockValue toolCalls(Fn fn)
+{
+    return [fn](const SummaryBlock &b) { return b.toolCalls ? finiteOrNone(fn(*b.toolCalls)) : std::nullopt; };
 }
 
 /// A run-wide metric: the server block, the cost or the context sweep, never a summary row.
@@ -297,6 +304,16 @@ std::vector<Entry> build()
          images([](const ImageSummary &i) {
              return i.measured > 0 ? finiteOrNone(i.tokensPerImageMean()) : std::nullopt;
          })},
+        // Tool calls (docs/metrics.md): the share of requests whose calls were all valid, the time
+        // to the first tool-call token, and goodput with no invalid call.
+        {QStringLiteral("tool_call_valid_pct"), QStringLiteral("Valid tool calls"), pct, Better::Higher,
+         toolCalls([](const ToolCallSummary &t) { return t.validShare() * 100; })},
+        {QStringLiteral("first_tool_call_p50"), QStringLiteral("Time to first tool call p50"), ms, Better::Lower,
+         toolCalls([](const ToolCallSummary &t) {
+             return t.firstToolCallMs.count > 0 ? t.firstToolCallMs.p50 : std::numeric_limits<double>::quiet_NaN();
+         })},
+        {QStringLiteral("tool_qualified_goodput_requests_per_s"), QStringLiteral("Tool-qualified goodput"), reqPerS,
+         Better::Higher, toolCalls([](const ToolCallSummary &t) { return t.qualifiedGoodputPerS; })},
         // 0 in summaries from before tokens in flight: none there.
         {QStringLiteral("tokens_in_flight_mean"), QStringLiteral("Tokens in flight (mean)"), tokens, Better::Neither,
          [](const SummaryBlock &b) {

@@ -27,6 +27,7 @@ public:
         return {{"type", "image"},
                 {"source", {{"type", "base64"}, {"media_type", image.mediaType()}, {"data", image.base64()}}}};
     }
+    void writeTools(nlohmann::json &body, const ToolSet &tools) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const override;
     bool listsContextLengths() const override { return false; }
@@ -55,6 +56,36 @@ void AnthropicMessages::writeResponseFormat(nlohmann::json &body, const nlohmann
     // output_config.format (generally available, no beta header); it has no schema-less JSON mode,
     // which configProblems() refuses.
     body["output_config"]["format"] = {{"type", "json_schema"}, {"schema", schema}};
+}
+
+void AnthropicMessages::writeTools(nlohmann::json &body, const ToolSet &tools) const
+{
+    // The schema is input_schema; "required" is "any", a named tool {"type": "tool", "name"}.
+    nlohmann::json list = nlohmann::json::array();
+    for (const ToolSet::Tool &t : tools.tools()) {
+        nlohmann::json tool = {{"name", t.name}, {"input_schema", t.parameters}};
+        if (!t.description.empty())
+            tool["description"] = t.description;
+        list.push_back(std::move(tool));
+    }
+    body["tools"] = std::move(list);
+    const ToolChoice &choice = tools.choice();
+    switch (choice.kind) {
+    case ToolChoice::Kind::Default:
+        break;
+    case ToolChoice::Kind::Auto:
+        body["tool_choice"] = {{"type", "auto"}};
+        break;
+    case ToolChoice::Kind::Required:
+        body["tool_choice"] = {{"type", "any"}};
+        break;
+    case ToolChoice::Kind::None:
+        body["tool_choice"] = {{"type", "none"}};
+        break;
+    case ToolChoice::Kind::Named:
+        body["tool_choice"] = {{"type", "tool"}, {"name", choice.name}};
+        break;
+    }
 }
 
 void AnthropicMessages::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const

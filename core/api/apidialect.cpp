@@ -140,6 +140,35 @@ QString ApiDialect::batchAnswerProblem(const DocumentFields &f, const RequestRec
     return {};
 }
 
+void ApiDialect::writeTools(nlohmann::json &body, const ToolSet &tools) const
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const ToolSet::Tool &t : tools.tools()) {
+        nlohmann::json fn = {{"name", t.name}, {"parameters", t.parameters}};
+        if (!t.description.empty())
+            fn["description"] = t.description;
+        list.push_back({{"type", "function"}, {"function", std::move(fn)}});
+    }
+    body["tools"] = std::move(list);
+    const ToolChoice &choice = tools.choice();
+    switch (choice.kind) {
+    case ToolChoice::Kind::Default:
+        break;
+    case ToolChoice::Kind::Auto:
+        body["tool_choice"] = "auto";
+        break;
+    case ToolChoice::Kind::Required:
+        body["tool_choice"] = "required";
+        break;
+    case ToolChoice::Kind::None:
+        body["tool_choice"] = "none";
+        break;
+    case ToolChoice::Kind::Named:
+        body["tool_choice"] = {{"type", "function"}, {"function", {{"name", choice.name}}}};
+        break;
+    }
+}
+
 bool ApiDialect::read(DocumentReader &reader) const
 {
     return reader.readCompatible();

@@ -2,6 +2,7 @@
 
 #include "api/documentreader.h"
 #include "api/prompt.h"
+#include "api/toolset.h"
 #include "config/runconfig.h"
 #include "metrics/requestrecord.h"
 
@@ -59,6 +60,9 @@ public:
     /// Puts prompt.images after the text of the last user message of `messages` (a prompt file's
     /// or dataset row's), whose content becomes parts.
     void attachImages(nlohmann::json &messages, const Prompt &prompt) const;
+    /// Offers tools (--tools) and, unless it is the server's default, the choice among them.
+    /// Default: the chat API's tools ([{"type": "function", "function": {…}}]) and tool_choice.
+    virtual void writeTools(nlohmann::json &body, const ToolSet &tools) const;
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }

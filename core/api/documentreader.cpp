@@ -2,6 +2,8 @@
 
 #include "config/runconfig.h"
 
+#include <algorithm>
+
 namespace tb {
 
 QString DocumentFields::refusedCount() const
@@ -9,6 +11,20 @@ QString DocumentFields::refusedCount() const
     return outOfRange ? QStringLiteral("token count out of range")
            : notWhole ? QStringLiteral("token count not a whole number")
                       : QString();
+}
+
+ToolCallText *ToolCallTexts::at(std::int64_t index)
+{
+    for (ToolCallText &call : calls) {
+        if (call.index == index)
+            return &call;
+    }
+    if (calls.size() >= kMaxCalls) {
+        cut = true;
+        return nullptr;
+    }
+    calls.push_back({index, {}, {}});
+    return &calls.back();
 }
 
 DocumentReader::DocumentReader(std::string_view json, DocumentFields &fields, std::string *text, std::string *reply,
@@ -46,6 +62,47 @@ void DocumentReader::keep(std::string_view raw, std::size_t &bytes, bool reply)
         JsonCursor::decode(raw, *m_text);
     if (reply)
         keepReplyText(raw);
+}
+
+void DocumentReader::toolCall(std::int64_t index, std::string_view rawName, std::string_view rawArguments,
+                              bool argumentsAreJson)
+{
+    const std::size_t argumentBytes = argumentsAreJson ? rawArguments.size() : JsonCursor::decodedSize(rawArguments);
+    const std::size_t bytes = JsonCursor::decodedSize(rawName) + argumentBytes;
+    m_fields.toolCallBytes += bytes;
+    // Tool-call text is generated text: counted with the rest when tokens are counted locally.
+    if (m_text) {
+        JsonCursor::decode(rawName, *m_text);
+        if (argumentsAreJson)
+            m_text->append(rawArguments);
+        else
+            JsonCursor::decode(rawArguments, *m_text);
+    }
+    if (!m_toolCalls)
+        return;
+    ToolCallTexts &t = *m_toolCalls;
+    if (t.cut || t.bytes + bytes > ToolCallTexts::kMaxBytes) {
+        t.cut = true;
+        return;
+    }
+    ToolCallText *call = t.at(index);
+    if (!call)
+        return;
+    t.bytes += bytes;
+    JsonCursor::decode(rawName, call->name);
+    if (argumentsAreJson)
+        call->arguments.append(rawArguments);
+    else
+        JsonCursor::decode(rawArguments, call->arguments);
+}
+
+bool DocumentReader::hasToolArguments(std::int64_t index) const
+{
+    if (!m_toolCalls)
+        return false;
+    const auto &calls = m_toolCalls->calls;
+    return std::any_of(calls.begin(), calls.end(),
+                       [index](const ToolCallText &c) { return c.index == index && !c.arguments.empty(); });
 }
 
 bool DocumentReader::generated(std::size_t &bytes, bool reply)
@@ -114,34 +171,62 @@ bool DocumentReader::error()
     return m_cursor.skip();
 }
 
-bool DocumentReader::delta()
+bool DocumentReader::delta(std::int64_t position)
 {
     JsonCursor &c = m_cursor;
     DocumentFields &f = m_fields;
-    return c.null() || c.object([&](std::string_view key) {
+    std::string_view type, name, input, partial;
+    const bool ok = c.null() || c.object([&](std::string_view key) {
         if (key == "content" || key == "text")
             return generated(f.contentBytes, true);
-        if (key == "partial_json")
-            return generated(f.contentBytes);
         if (key == "reasoning_content" || key == "reasoning" || key == "thinking")
             return generated(f.reasoningBytes);
         if (key == "stop_reason")
             return optionalString(f.finish);
-        if (key == "tool_calls") {
+        // Anthropic: a tool_use block's name and input (a body's), an input_json_delta's partial JSON.
+        if (key == "type")
+            return optionalString(type);
+        if (key == "name")
+            return optionalString(name);
+        if (key == "input")
+            return c.skip(&input);
+        if (key == "partial_json")
+            return optionalString(partial);
+        if (key == "tool_calls") { // OpenAI chat: a delta's fragments by index, a message's calls in order
+            std::int64_t element = 0;
             return c.null() || c.array([&] {
-                return c.object([&](std::string_view call) {
+                std::int64_t index = element++;
+                std::string_view callName, arguments;
+                const bool read = c.object([&](std::string_view call) {
+                    if (call == "index")
+                        return c.integer(&index);
                     if (call != "function")
                         return c.skip();
                     return c.null() || c.object([&](std::string_view fn) {
-                        if (fn == "name" || fn == "arguments")
-                            return generated(f.contentBytes);
+                        if (fn == "name")
+                            return optionalString(callName);
+                        if (fn == "arguments")
+                            return optionalString(arguments);
                         return c.skip();
                     });
                 });
+                if (read)
+                    toolCall(index, callName, arguments);
+                return read;
             });
         }
         return c.skip();
     });
+    if (!ok)
+        return false;
+    if (type == "tool_use" && position >= 0) {
+        toolCall(position, name, input, true);
+    } else if (type == "tool_use" || !partial.empty()) {
+        f.blockIsToolUse = true;
+        f.blockName = type == "tool_use" ? name : std::string_view();
+        f.partialJson = partial;
+    }
+    return true;
 }
 
 std::optional<bool> DocumentReader::common(std::string_view key)
@@ -188,8 +273,11 @@ bool DocumentReader::readCompatible()
             return delta();
         if (key == "stop_reason") // Anthropic body
             return optionalString(f.finish);
+        if (key == "index") // Anthropic stream: the content block an event is of
+            return c.null() || c.integer(&f.index);
         if (key == "content") { // Anthropic body: an array of blocks
-            return c.null() || c.array([&] { return delta(); });
+            std::int64_t position = 0;
+            return c.null() || c.array([&] { return delta(position++); });
         }
         if (key == "message") { // Anthropic message_start
             return c.null() || c.object([&](std::string_view k) {
@@ -202,6 +290,8 @@ bool DocumentReader::readCompatible()
         }
         return c.skip();
     });
+    if (ok && f.blockIsToolUse)
+        toolCall(std::max<std::int64_t>(f.index, 0), f.blockName, f.partialJson);
     return end(ok);
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tb {
 
@@ -24,6 +25,32 @@ struct DocumentUsage {
     bool seen = false;
 };
 
+/// One tool call of a response, its name and arguments decoded as their fragments arrive.
+struct ToolCallText {
+    std::int64_t index = 0; ///< as the API numbers it: chat's index, the Responses output index, Anthropic's block
+    std::string name;
+    std::string arguments;
+};
+
+/// A response's tool calls (--tools), bounded: at most kMaxCalls calls and kMaxBytes of names and
+/// arguments are kept; `cut` says more came (the calls then cannot be checked).
+struct ToolCallTexts {
+    static constexpr std::size_t kMaxCalls = 128;
+    static constexpr std::size_t kMaxBytes = 256 * 1024;
+    std::vector<ToolCallText> calls;
+    std::size_t bytes = 0;
+    bool cut = false;
+
+    /// The call numbered `index`, added when new; nullptr past kMaxCalls.
+    ToolCallText *at(std::int64_t index);
+    void clear()
+    {
+        calls.clear();
+        bytes = 0;
+        cut = false;
+    }
+};
+
 /// What one JSON document (a stream event or a body) of any dialect says, as views into it.
 struct DocumentFields {
     std::string_view id;
@@ -34,6 +61,14 @@ struct DocumentFields {
     std::string_view type;             ///< the event's type (Anthropic's, the Responses API's)
     std::size_t contentBytes = 0;
     std::size_t reasoningBytes = 0;
+    std::size_t toolCallBytes = 0; ///< a tool call's name and arguments: neither content nor reasoning
+    /// Anthropic's event index, the Responses API's output_index: which call an event's fragment is of.
+    std::int64_t index = -1;
+    /// Anthropic: a tool_use block's start (its name) or input_json_delta (partial_json) in an
+    /// event, kept until the event's index is known.
+    bool blockIsToolUse = false;
+    std::string_view blockName;
+    std::string_view partialJson;
     bool hasError = false;
     bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
     bool notWhole = false;   ///< a token count with a fraction (7.9, 5e-1)
@@ -66,6 +101,15 @@ public:
     /// Generated text (raw JSON string contents): counts its bytes and keeps it. reply: the text is
     /// what the model said (content), not reasoning or a tool call.
     void keep(std::string_view raw, std::size_t &bytes, bool reply);
+    /// Where the response's tool calls are kept (StreamDecoder's); nullptr: only counted.
+    void keepToolCalls(ToolCallTexts *calls) { m_toolCalls = calls; }
+    /// A fragment of tool call `index`: raw JSON string contents of its name and arguments, or,
+    /// with argumentsAreJson, its arguments as JSON text (Anthropic's input object). Counted as
+    /// tool-call text (generated, not content), and kept.
+    void toolCall(std::int64_t index, std::string_view rawName, std::string_view rawArguments,
+                  bool argumentsAreJson = false);
+    /// The call `index` has arguments already (the Responses API's .done event repeats them).
+    bool hasToolArguments(std::int64_t index) const;
     /// A string or null of generated text at the cursor.
     bool generated(std::size_t &bytes, bool reply = false);
     bool optionalString(std::string_view &out);
@@ -75,7 +119,9 @@ public:
     /// An error member: noted, its content read again by the decoder when it reports it.
     bool error();
     /// A message delta, a whole message, an Anthropic delta or content block: whatever text it has.
-    bool delta();
+    /// position: the block's place in an Anthropic body's content, -1 in a stream event (its tool
+    /// call is then taken at the event's end, when its index is known).
+    bool delta(std::int64_t position = -1);
     /// What every dialect's documents carry alike (id, usage, error); nullopt for any other key.
     std::optional<bool> common(std::string_view key);
     /// The shapes of the OpenAI chat and completions APIs and Anthropic's messages, read alike for
@@ -93,6 +139,7 @@ private:
     std::string *m_text;
     std::string *m_reply;
     std::size_t m_maxReplyBytes;
+    ToolCallTexts *m_toolCalls = nullptr;
 };
 
 } // namespace tb

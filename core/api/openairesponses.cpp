@@ -23,6 +23,7 @@ public:
     {
         return {{"type", "input_image"}, {"image_url", image.url}};
     }
+    void writeTools(nlohmann::json &body, const ToolSet &tools) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     bool read(DocumentReader &reader) const override;
     QString foreignEvent(std::string_view, std::string_view, bool, std::string_view) const override { return {}; }
@@ -48,6 +49,26 @@ void OpenAiResponses::writeResponseFormat(nlohmann::json &body, const nlohmann::
         body["text"]["format"] = {{"type", "json_object"}};
     else
         body["text"]["format"] = {{"type", "json_schema"}, {"name", name}, {"schema", schema}, {"strict", true}};
+}
+
+void OpenAiResponses::writeTools(nlohmann::json &body, const ToolSet &tools) const
+{
+    // Flat: the function's name, description and parameters beside the type.
+    nlohmann::json list = nlohmann::json::array();
+    for (const ToolSet::Tool &t : tools.tools()) {
+        nlohmann::json tool = {{"type", "function"}, {"name", t.name}, {"parameters", t.parameters}};
+        if (!t.description.empty())
+            tool["description"] = t.description;
+        list.push_back(std::move(tool));
+    }
+    body["tools"] = std::move(list);
+    const ToolChoice &choice = tools.choice();
+    if (choice.kind == ToolChoice::Kind::Named)
+        body["tool_choice"] = {{"type", "function"}, {"name", choice.name}};
+    else if (choice.kind != ToolChoice::Kind::Default)
+        body["tool_choice"] = choice.kind == ToolChoice::Kind::Auto       ? "auto"
+                              : choice.kind == ToolChoice::Kind::Required ? "required"
+                                                                          : "none";
 }
 
 void OpenAiResponses::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const
@@ -93,17 +114,37 @@ bool OpenAiResponses::read(DocumentReader &reader) const
             return true;
         });
     };
+    // An output item; a function_call's name and arguments are its tool call's, taken once the
+    // item is read (its type may come last).
+    struct Call {
+        std::string_view type, name, arguments;
+    };
+    // texts: a body's items, whose texts are read; an event's item repeats what deltas brought.
+    const auto item = [&](Call &call, bool texts) {
+        return c.object([&](std::string_view k) {
+            if (texts && k == "content")
+                return outputParts(false);
+            if (texts && k == "summary")
+                return outputParts(true);
+            if (k == "type")
+                return reader.optionalString(call.type);
+            if (k == "name")
+                return reader.optionalString(call.name);
+            if (k == "arguments")
+                return reader.optionalString(call.arguments);
+            return c.skip();
+        });
+    };
     const auto outputItems = [&] {
+        std::int64_t position = 0;
         return c.null() || c.array([&] {
-            return c.object([&](std::string_view k) {
-                if (k == "content")
-                    return outputParts(false);
-                if (k == "summary")
-                    return outputParts(true);
-                if (k == "arguments")
-                    return reader.generated(f.contentBytes);
-                return c.skip();
-            });
+            Call call;
+            if (!item(call, true))
+                return false;
+            if (call.type == "function_call")
+                reader.toolCall(position, call.name, call.arguments);
+            ++position;
+            return true;
         });
     };
     const auto incomplete = [&] {
@@ -124,11 +165,19 @@ bool OpenAiResponses::read(DocumentReader &reader) const
             return outputItems();
         return c.skip();
     };
+    Call added;                     // response.output_item.added's item
+    std::string_view doneArguments; // response.function_call_arguments.done's
     const bool ok = c.object([&](std::string_view key) {
         if (key == "type")
             return reader.optionalString(f.type);
         if (key == "delta")
             return c.null() || c.string(&f.delta);
+        if (key == "item")
+            return c.null() || item(added, false);
+        if (key == "output_index")
+            return c.null() || c.integer(&f.index);
+        if (key == "arguments")
+            return reader.optionalString(doneArguments);
         if (key == "response")
             return c.null() || c.object([&](std::string_view k) { return response(false, k); });
         if (key == "code" || key == "message")
@@ -140,10 +189,15 @@ bool OpenAiResponses::read(DocumentReader &reader) const
         if (f.type == "response.output_text.delta" || f.type == "response.refusal.delta")
             reader.keep(f.delta, f.contentBytes, f.type == "response.output_text.delta");
         else if (f.type == "response.function_call_arguments.delta")
-            reader.keep(f.delta, f.contentBytes, false);
+            reader.toolCall(f.index, {}, f.delta);
         else if (f.type.starts_with("response.reasoning"))
             reader.keep(f.delta, f.reasoningBytes, false);
     }
+    if (whole && f.type == "response.output_item.added" && added.type == "function_call")
+        reader.toolCall(f.index, added.name, added.arguments);
+    // The done event repeats the arguments: they count only when no delta brought them.
+    if (whole && f.type == "response.function_call_arguments.done" && !reader.hasToolArguments(f.index))
+        reader.toolCall(f.index, {}, doneArguments);
     return whole;
 }
 

@@ -108,6 +108,18 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
         b.m_outputSchema = std::make_shared<const JsonSchema>(*schema);
         b.m_schemaName = schemaNameOf(format->schemaFile);
     }
+    // Tools: the file is read, and the choice checked against it, once before any request.
+    if (!request.tools.isEmpty()) {
+        QString why;
+        auto tools = ToolSet::load(withHomeExpanded(request.tools),
+                                   parseToolChoice(request.toolChoice).value_or(ToolChoice{}), &why);
+        if (!tools) {
+            if (error)
+                *error = QStringLiteral("request.tools (--tools): ") + why;
+            return std::nullopt;
+        }
+        b.m_tools = std::make_shared<const ToolSet>(std::move(*tools));
+    }
     b.m_proxySetting = target.proxy;
     b.m_followRedirects = target.followRedirects;
     b.m_transport = effectiveTransport(target);
@@ -289,6 +301,8 @@ nlohmann::json RequestBuilder::body(const Prompt &prompt, std::string_view model
     m_dialect->writeBody(body, prompt, m_request.stream);
     if (m_checksOutput)
         m_dialect->writeResponseFormat(body, m_outputSchema ? m_outputSchema->json() : nlohmann::json(), m_schemaName);
+    if (m_tools)
+        m_dialect->writeTools(body, *m_tools);
     if (m_extraBody.is_object() && !m_extraBody.empty())
         body.merge_patch(m_extraBody);
     return body;

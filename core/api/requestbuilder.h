@@ -47,6 +47,8 @@ public:
     bool checksOutput() const { return m_checksOutput; }
     /// The schema replies are checked against; nullptr for json_object (any JSON).
     const JsonSchema *outputSchema() const { return m_outputSchema.get(); }
+    /// --tools: the tools offered, whose calls are checked (StreamDecoder::checkToolCalls); nullptr: none.
+    const ToolSet *toolSet() const { return m_tools.get(); }
     /// The JSON body for a prompt (before the target's extra_body is merged in), asking for
     /// `model` (one of a --model mix's, a dataset row's); empty: target.model.
     nlohmann::json body(const Prompt &prompt, std::string_view model = {}) const;
@@ -102,6 +104,7 @@ private:
     nlohmann::json m_extraBody;
     bool m_checksOutput = false;
     std::shared_ptr<const JsonSchema> m_outputSchema; ///< shared by the copies a run's workers hold
+    std::shared_ptr<const ToolSet> m_tools;           ///< shared by the copies a run's workers hold
     std::string m_schemaName;                         ///< json_schema.name: the schema file's base name
     Endpoint m_endpoint;
     QByteArray m_path;

@@ -61,6 +61,7 @@ void StreamDecoder::begin(RequestRecord *record)
     m_done = m_finished = m_failed = m_sawUsage = m_sawReasoningText = m_serverError = m_usageCached = false;
     m_promptEvaluated = -1;
     m_replyCut = false;
+    m_toolCalls.clear();
     m_text.clear();
     m_reply.clear();
 }
@@ -73,16 +74,21 @@ void StreamDecoder::fail(const QString &message)
     }
 }
 
-void StreamDecoder::chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning)
+void StreamDecoder::chunk(std::int64_t stampNs, const DocumentFields &f)
 {
     RequestRecord &r = *m_record;
-    if (r.firstTokenNs < 0)
+    // A tool call's text is generated (it is in the chunks, for ITL and token counts) but is not
+    // the first token TTFT waits for: its own stamp is firstToolCallNs.
+    if (f.contentBytes + f.reasoningBytes > 0 && r.firstTokenNs < 0)
         r.firstTokenNs = stampNs;
-    if (!reasoning && r.firstContentNs < 0)
+    if (f.contentBytes > 0 && r.firstContentNs < 0)
         r.firstContentNs = stampNs;
+    if (f.toolCallBytes > 0 && r.firstToolCallNs < 0)
+        r.firstToolCallNs = stampNs;
     r.lastTokenNs = stampNs;
     ++r.chunks;
-    r.tokenChunks.push_back({stampNs, std::int32_t(textBytes)});
+    const std::size_t bytes = f.contentBytes + f.reasoningBytes + f.toolCallBytes;
+    r.tokenChunks.push_back({stampNs, std::int32_t(std::min<std::size_t>(bytes, INT32_MAX))});
 }
 
 bool StreamDecoder::read(std::string_view json, DocumentFields &f)
@@ -91,6 +97,7 @@ bool StreamDecoder::read(std::string_view json, DocumentFields &f)
     // The content is read for its redundancy; a conversation keeps more of it for its next turn.
     DocumentReader reader(json, f, m_tokenizer || !m_sawUsage ? &m_text : nullptr, &m_reply,
                           m_keepReply || m_checkOutput ? kMaxReplyBytes : OutputRedundancy::kMaxExaminedBytes);
+    reader.keepToolCalls(&m_toolCalls);
     const bool ok = m_dialect.read(reader);
     m_replyCut = m_replyCut || f.replyCut;
     return ok;
@@ -157,8 +164,8 @@ void StreamDecoder::apply(const DocumentFields &f, std::string_view json, std::i
         r.finishReason = text(finish);
     }
     m_sawReasoningText = m_sawReasoningText || f.reasoningBytes > 0;
-    if (streaming && f.contentBytes + f.reasoningBytes > 0)
-        chunk(stampNs, f.contentBytes + f.reasoningBytes, f.contentBytes == 0);
+    if (streaming && f.contentBytes + f.reasoningBytes + f.toolCallBytes > 0)
+        chunk(stampNs, f);
     if (m_dialect.endsStream(f))
         m_done = true;
     if (f.promptEvaluated >= 0)
@@ -211,11 +218,15 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
         r.redundancy = OutputRedundancy::measure(m_reply, m_tokenizer).value_or(-1);
         if (m_saveOutput)
             r.output = OutputRedundancy::examined(m_reply);
-        if (m_checkOutput)
+        // A reply of tool calls alone has no content to check (--response-format with --tools).
+        if (m_checkOutput && !(m_reply.empty() && !m_toolCalls.calls.empty()))
             r.outputCheck = checkedOutput();
+        if (m_tools)
+            r.toolCallCheck = m_tools->check(m_toolCalls);
         if (m_keepReply)
             r.reply = std::move(m_reply);
     }
+    r.toolCalls = int(m_toolCalls.calls.size());
     r.hiddenReasoningTokens =
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_usageCached)

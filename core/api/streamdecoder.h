@@ -39,6 +39,10 @@ public:
         m_schema = schema;
     }
 
+    /// --tools: a successful request's tool calls are checked against the tools (RequestRecord::
+    /// toolCallCheck). The tools outlive the decoder (the run's RequestBuilder holds them).
+    void checkToolCalls(const ToolSet *tools) { m_tools = tools; }
+
     void begin(RequestRecord *record);
 
     /// One SSE event of a streaming response; stampNs is when its bytes were read.
@@ -69,7 +73,7 @@ public:
     const ApiDialect &dialect() const { return m_dialect; }
 
 private:
-    void chunk(std::int64_t stampNs, std::size_t textBytes, bool reasoning);
+    void chunk(std::int64_t stampNs, const DocumentFields &f);
     void fail(const QString &message);
     /// What checkOutput() asked of the reply: parsed (depth-bounded as a configuration) and validated.
     OutputCheck checkedOutput() const;
@@ -83,7 +87,9 @@ private:
     bool m_saveOutput;
     bool m_checkOutput = false;
     const JsonSchema *m_schema = nullptr;
-    bool m_replyCut = false; ///< content beyond the kept reply arrived: the reply cannot be checked
+    const ToolSet *m_tools = nullptr;
+    ToolCallTexts m_toolCalls; ///< the response's tool calls, always read (they are counted)
+    bool m_replyCut = false;   ///< content beyond the kept reply arrived: the reply cannot be checked
     RequestRecord *m_record = nullptr;
     bool m_done = false;
     bool m_finished = false;

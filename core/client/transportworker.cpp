@@ -41,6 +41,7 @@ public:
         m_record = job.record();
         if (builder.checksOutput())
             m_decoder.checkOutput(builder.outputSchema());
+        m_decoder.checkToolCalls(builder.toolSet());
         m_decoder.begin(&m_record);
     }
 
@@ -193,8 +194,9 @@ public:
             if (m_record.chunks != before)
                 m_worker->m_counters->chunks.fetch_add(m_record.chunks - before, std::memory_order_relaxed);
             if (before == 0 && m_record.chunks > 0 && chosenToAbandon && !cancelDeadline)
-                cancelDeadline = m_worker->addDeadline(m_record.firstTokenNs + m_worker->m_cancelAfter->ms * 1'000'000,
-                                                       this, TransportWorker::Deadline::Cancel);
+                cancelDeadline =
+                    m_worker->addDeadline(m_record.firstGeneratedNs() + m_worker->m_cancelAfter->ms * 1'000'000, this,
+                                          TransportWorker::Deadline::Cancel);
             if (m_sse.error())
                 m_worker->endRequest(this, RequestStatus::Protocol, QString::fromLatin1(m_sse.error()), stampNs);
             else if (m_endedNs < 0 && m_decoder.streamEnded())
@@ -626,7 +628,7 @@ void TransportWorker::checkDeadlines()
 
 void TransportWorker::abandonChosen(ActiveRequest *request, std::int64_t nowNs)
 {
-    const bool decoding = request->record().firstTokenNs >= 0;
+    const bool decoding = request->record().firstGeneratedNs() >= 0;
     endRequest(
         request, RequestStatus::Abandoned,
         QStringLiteral("abandoned in %1 (--cancel-after %2)")

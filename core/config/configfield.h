@@ -54,6 +54,8 @@ enum class ConfigFieldId {
     TopP,
     Stream,
     ResponseFormat,
+    Tools,
+    ToolChoice,
     BatchSize,
     // prompt
     PromptTokens,

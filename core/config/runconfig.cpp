@@ -667,7 +667,7 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     // Images: only the APIs with image input take them; their bytes are bounded per request.
     if (!outOfRange(ConfigFieldId::Images, c.prompt.images) && c.prompt.images > 0) {
         const auto size = parseImageSize(c.prompt.imageSize);
-        if (!apiTakesImages(c.target.api))
+        if (!apiTakesMessages(c.target.api))
             add(ConfigFieldId::Images,
                 QStringLiteral("prompt.images (--images): %1 takes no image input; use openai-chat, openai-responses "
                                "or anthropic-messages")
@@ -868,6 +868,21 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::ResponseFormat,
             QStringLiteral("request.response_format (--response-format): Anthropic's messages API has no JSON mode "
                            "without a schema (output_config.format takes json_schema only); give json_schema:FILE"));
+    // Tool calling: the file itself is read and checked with the request body (RequestBuilder).
+    const bool offersTools = !c.request.tools.isEmpty();
+    if (offersTools && !apiTakesMessages(c.target.api))
+        add(ConfigFieldId::Tools, QStringLiteral("request.tools (--tools): the %1 API has no tools; use openai-chat, "
+                                                 "openai-responses or anthropic-messages")
+                                      .arg(apiKindName(c.target.api)));
+    if (!parseToolChoice(c.request.toolChoice))
+        add(ConfigFieldId::ToolChoice,
+            QStringLiteral("request.tool_choice (--tool-choice): '%1' is not auto, required, none or a tool name "
+                           "(letters, digits, '_' and '-', at most 64)")
+                .arg(c.request.toolChoice.left(60)));
+    else if (!c.request.toolChoice.isEmpty() && !offersTools)
+        add(ConfigFieldId::ToolChoice,
+            QStringLiteral(
+                "request.tool_choice (--tool-choice): chooses among the tools of --tools; give --tools FILE"));
     return problems;
 }
 
@@ -884,6 +899,25 @@ std::optional<std::pair<int, int>> parseImageSize(const QString &text)
     if (!wOk || !hOk || !inRange(w) || !inRange(h))
         return std::nullopt;
     return std::make_pair(w, h);
+}
+
+std::optional<ToolChoice> parseToolChoice(const QString &text)
+{
+    if (text.isEmpty())
+        return ToolChoice{};
+    if (text == QLatin1String("auto"))
+        return ToolChoice{ToolChoice::Kind::Auto, {}};
+    if (text == QLatin1String("required"))
+        return ToolChoice{ToolChoice::Kind::Required, {}};
+    if (text == QLatin1String("none"))
+        return ToolChoice{ToolChoice::Kind::None, {}};
+    if (text.size() > 64)
+        return std::nullopt;
+    for (const QChar c : text) {
+        if (!(c.isLetterOrNumber() && c.unicode() < 128) && c != QLatin1Char('_') && c != QLatin1Char('-'))
+            return std::nullopt;
+    }
+    return ToolChoice{ToolChoice::Kind::Named, text.toStdString()};
 }
 
 std::optional<ResponseFormat> parseResponseFormat(const QString &text)

@@ -39,9 +39,9 @@ constexpr bool apiGenerates(ApiKind api)
 }
 /// The same for an API's name, as a summary records it; a name unknown here generates.
 bool apiGenerates(const QString &name);
-/// The API takes image input (prompt.images): the chat-shaped ones, not legacy completions nor
-/// the APIs that score or embed text.
-constexpr bool apiTakesImages(ApiKind api)
+/// The API takes chat messages, with image parts (prompt.images) and tools (request.tools): chat,
+/// Responses and Anthropic; not legacy completions nor the APIs that score or embed text.
+constexpr bool apiTakesMessages(ApiKind api)
 {
     return api == ApiKind::OpenAIChat || api == ApiKind::OpenAIResponses || api == ApiKind::AnthropicMessages;
 }
@@ -245,6 +245,10 @@ struct RequestConfig {
     /// Structured output (--response-format): "" (none), "json_object", or "json_schema:FILE" (a
     /// JSON Schema file); parseResponseFormat() reads it.
     QString responseFormat;
+    /// Tool calling (--tools): a file of OpenAI chat tools (api/toolset.h reads it); "" offers none.
+    QString tools;
+    /// --tool-choice: "" (not sent), "auto", "required", "none" or a tool's name; parseToolChoice() reads it.
+    QString toolChoice;
     /// Embeddings and rerank (--batch-size): inputs (rerank: documents) per request, each a prompt
     /// of its own; 1 for every other API.
     int batchSize = 1;
@@ -267,6 +271,15 @@ std::optional<nlohmann::json> readSchemaFile(const QString &path, QString *why);
 
 /// The width and height "WxH" names, each kMinImageSide..kMaxImageSide; nullopt otherwise.
 std::optional<std::pair<int, int>> parseImageSize(const QString &text);
+/// What request.tool_choice asks for; Named names a tool of the --tools file.
+struct ToolChoice {
+    enum class Kind { Default, Auto, Required, None, Named };
+    Kind kind = Kind::Default;
+    std::string name; ///< Kind::Named
+};
+/// nullopt when `text` is neither empty, auto, required, none nor a tool name (1 to 64 letters,
+/// digits, '_' or '-', as OpenAI takes them).
+std::optional<ToolChoice> parseToolChoice(const QString &text);
 
 /// Where prompts come from. Precedence: promptFile, then synthetic (promptTokens > 0), then the
 /// templates.

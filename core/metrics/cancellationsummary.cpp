@@ -108,7 +108,7 @@ void CancellationTracker::add(const RequestRecord &record)
         return;
     if (record.status == RequestStatus::Abandoned) {
         ++m_counts.abandoned;
-        ++(record.firstTokenNs >= 0 ? m_counts.inDecode : m_counts.inPrefill);
+        ++(record.firstGeneratedNs() >= 0 ? m_counts.inDecode : m_counts.inPrefill);
         if (record.doneNs >= 0)
             m_firstAbandonedNs = m_firstAbandonedNs < 0 ? record.doneNs : std::min(m_firstAbandonedNs, record.doneNs);
         return;

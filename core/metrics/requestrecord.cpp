@@ -41,6 +41,15 @@ constexpr EnumName<OutputCheck> kOutputCheckNames[] = {
     {OutputCheck::Valid, "valid"},
 };
 
+constexpr EnumName<ToolCallCheck> kToolCallCheckNames[] = {
+    {ToolCallCheck::NotAsked, ""},
+    {ToolCallCheck::None, "none"},
+    {ToolCallCheck::NotChecked, "not_checked"},
+    {ToolCallCheck::InvalidJson, "invalid_json"},
+    {ToolCallCheck::SchemaMismatch, "schema_mismatch"},
+    {ToolCallCheck::Valid, "valid"},
+};
+
 } // namespace
 
 const char *statusName(RequestStatus status)
@@ -81,6 +90,16 @@ const char *outputCheckName(OutputCheck check)
 std::optional<OutputCheck> outputCheckFromName(const QString &name)
 {
     return enumFromName<OutputCheck>(kOutputCheckNames, name);
+}
+
+const char *toolCallCheckName(ToolCallCheck check)
+{
+    return enumCName(kToolCallCheckNames, check);
+}
+
+std::optional<ToolCallCheck> toolCallCheckFromName(const QString &name)
+{
+    return enumFromName<ToolCallCheck>(kToolCallCheckNames, name);
 }
 
 } // namespace tb

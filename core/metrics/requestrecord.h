@@ -58,6 +58,16 @@ enum class OutputCheck : std::uint8_t { None, NotChecked, NotJson, SchemaInvalid
 const char *outputCheckName(OutputCheck check);
 std::optional<OutputCheck> outputCheckFromName(const QString &name);
 
+/// What the check of a successful request's tool calls (--tools) found (docs/metrics.md "Tool
+/// calls"): NotAsked when no tools were offered or the request failed; None when no call came;
+/// else the worst of its calls: arguments that are not JSON, then arguments not valid for the
+/// tool's parameters (or a tool that was not offered); NotChecked when the calls were longer
+/// than the decoder keeps (ToolCallTexts::kMaxBytes, kMaxCalls).
+enum class ToolCallCheck : std::uint8_t { NotAsked, None, NotChecked, InvalidJson, SchemaMismatch, Valid };
+/// "", "none", "not_checked", "invalid_json", "schema_mismatch", "valid"
+const char *toolCallCheckName(ToolCallCheck check);
+std::optional<ToolCallCheck> toolCallCheckFromName(const QString &name);
+
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
 /// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
 /// the completion token count by these characters (see metrics/requestmetrics.h).
@@ -84,13 +94,14 @@ struct RequestRecord {
     TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
     TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
-    std::int64_t scheduledNs = -1;    ///< when the load profile wanted it sent
-    std::int64_t sentNs = -1;         ///< handed to the network (request bytes written)
-    std::int64_t headersNs = -1;      ///< response headers received
-    std::int64_t firstTokenNs = -1;   ///< first chunk with content, reasoning or tool-call text
-    std::int64_t firstContentNs = -1; ///< first chunk with non-reasoning content
-    std::int64_t lastTokenNs = -1;    ///< last token-bearing chunk
-    std::int64_t doneNs = -1;         ///< stream complete / response body complete / failure seen
+    std::int64_t scheduledNs = -1;     ///< when the load profile wanted it sent
+    std::int64_t sentNs = -1;          ///< handed to the network (request bytes written)
+    std::int64_t headersNs = -1;       ///< response headers received
+    std::int64_t firstTokenNs = -1;    ///< first chunk with content or reasoning (tool-call text is neither)
+    std::int64_t firstContentNs = -1;  ///< first chunk with non-reasoning content
+    std::int64_t firstToolCallNs = -1; ///< first chunk with a tool call's name or arguments (--tools)
+    std::int64_t lastTokenNs = -1;     ///< last token-bearing chunk
+    std::int64_t doneNs = -1;          ///< stream complete / response body complete / failure seen
 
     /// Where the wait before `sent` went (docs/SPEC.md §3 request phases, named as k6 and HAR name them),
     /// in ns; -1: not measured (QNAM does not say when TCP is up or when bytes left; a phase the
@@ -148,8 +159,20 @@ struct RequestRecord {
     std::string output;
     /// --response-format: whether the reply parsed as JSON and was valid for the schema.
     OutputCheck outputCheck = OutputCheck::None;
+    /// Tool calls the response made (their names and arguments are not content: docs/metrics.md).
+    int toolCalls = 0;
+    /// --tools: whether its calls' arguments were JSON valid for their tools' parameters.
+    ToolCallCheck toolCallCheck = ToolCallCheck::NotAsked;
 
     bool ok() const { return status == RequestStatus::Ok; }
+    /// The first generated token of any kind — content, reasoning or a tool call —: decoding began
+    /// (--cancel-after counts from it); -1 before.
+    std::int64_t firstGeneratedNs() const
+    {
+        if (firstTokenNs < 0 || firstToolCallNs < 0)
+            return std::max(firstTokenNs, firstToolCallNs);
+        return std::min(firstTokenNs, firstToolCallNs);
+    }
 
     // Derived durations in milliseconds; std::nullopt when the events are missing (docs/SPEC.md §3).
     std::optional<double> ttfbMs() const { return spanMs(sentNs, headersNs); }
@@ -157,6 +180,8 @@ struct RequestRecord {
     std::optional<double> ttftFromScheduleMs() const { return spanMs(scheduledNs, firstTokenNs); }
     /// Time to first visible output: first non-reasoning content − sent.
     std::optional<double> ttfoMs() const { return spanMs(sentNs, firstContentNs); }
+    /// Time to first tool-call token: the first chunk of a tool call's name or arguments − sent.
+    std::optional<double> firstToolCallMs() const { return spanMs(sentNs, firstToolCallNs); }
     /// last_token − sent; without tokens (non-streaming, or empty output) done − sent.
     std::optional<double> e2eMs() const { return spanMs(sentNs, lastTokenNs >= 0 ? lastTokenNs : doneNs); }
     std::optional<double> e2eFromScheduleMs() const

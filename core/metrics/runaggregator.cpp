@@ -85,6 +85,8 @@ struct RunAggregator::Block {
     StructuredOutputSummary structured; ///< counts only: the rates are made in summary()
     ImageSummary images;                ///< counts only: the median is made in summary()
     std::vector<double> tokensPerImage; ///< each measured request's image tokens / its images
+    ToolCallSummary tools;              ///< counts only, as `structured`
+    LogHistogram firstToolCall;         ///< RequestRecord::firstToolCallMs of successful requests
 
     LogHistogram &histogram(Metric m) { return histograms[std::size_t(m)]; }
     void record(Metric m, const std::optional<double> &value)
@@ -138,7 +140,7 @@ void RunAggregator::Block::add(const RequestRecord &r, const TokenTimeline *time
     if (r.status == RequestStatus::Abandoned) {
         lastDoneNs = std::max(lastDoneNs, r.doneNs); // the run's own load, unlike Stop's cut
         ++requests.abandoned;
-        requests.abandonedInPrefill += r.firstTokenNs < 0 ? 1 : 0;
+        requests.abandonedInPrefill += r.firstGeneratedNs() < 0 ? 1 : 0;
         return;
     }
     lastDoneNs = std::max(lastDoneNs, r.doneNs);
@@ -307,6 +309,12 @@ SummaryBlock RunAggregator::Block::summary(const std::array<LogHistogram, kMetri
         ImageSummary &s = b.images.emplace(images);
         std::vector<double> values = tokensPerImage;
         s.tokensPerImageMedian = values.empty() ? 0 : exactPercentile(values, 0.5);
+    }
+    if (tools.requests > 0) {
+        ToolCallSummary &s = b.toolCalls.emplace(tools);
+        s.firstToolCallMs = LatencyStats::fromHistogram(firstToolCall);
+        s.qualifiedGoodputPerS = perSecond(double(s.qualifiedGood), b.windowS);
+        s.qualifiedGoodFraction = ratio(s.qualifiedGood, requests.attempted).value_or(0);
     }
     return b;
 }
@@ -547,6 +555,26 @@ void RunAggregator::add(const RequestRecord &r)
                 s.imageTokens = saturatingAdd(s.imageTokens, *r.imageTokens);
                 b->tokensPerImage.push_back(double(*r.imageTokens) / r.images);
             }
+        }
+    }
+    if (r.ok() && r.toolCallCheck != ToolCallCheck::NotAsked) {
+        const ToolCallCheck check = r.toolCallCheck;
+        const bool called = check != ToolCallCheck::None;
+        for (Block *b : {&m_blocks[0], stage, instance}) {
+            if (!b)
+                continue;
+            ToolCallSummary &s = b->tools;
+            ++s.requests;
+            s.withCalls += called ? 1 : 0;
+            s.calls += r.toolCalls;
+            s.notChecked += check == ToolCallCheck::NotChecked ? 1 : 0;
+            s.valid += check == ToolCallCheck::Valid ? 1 : 0;
+            s.invalidJson += check == ToolCallCheck::InvalidJson ? 1 : 0;
+            s.schemaMismatch += check == ToolCallCheck::SchemaMismatch ? 1 : 0;
+            s.tokens += called ? r.completionTokens : 0;
+            s.qualifiedGood += good && (check == ToolCallCheck::Valid || check == ToolCallCheck::None) ? 1 : 0;
+            if (const auto ms = r.firstToolCallMs())
+                b->firstToolCall.record(*ms);
         }
     }
     if (m_slices)

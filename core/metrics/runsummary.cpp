@@ -254,6 +254,21 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
                            {"image_tokens", i->imageTokens},
                            {"tokens_per_image_median", i->tokensPerImageMedian},
                            {"tokens_per_image_mean", i->tokensPerImageMean()}};
+    if (const auto &t = b.toolCalls)
+        block["tool_calls"] = {{"requests", t->requests},
+                               {"with_calls", t->withCalls},
+                               {"calls", t->calls},
+                               {"checked", t->checked()},
+                               {"not_checked", t->notChecked},
+                               {"valid", t->valid},
+                               {"invalid_json", t->invalidJson},
+                               {"schema_mismatch", t->schemaMismatch},
+                               {"valid_share", t->validShare()},
+                               {"tokens", t->tokens},
+                               {"first_tool_call_ms", t->firstToolCallMs.toJson()},
+                               {"qualified_good", t->qualifiedGood},
+                               {"qualified_goodput_rps", t->qualifiedGoodputPerS},
+                               {"qualified_good_fraction", t->qualifiedGoodFraction}};
     if (!wholeRun)
         block["name"] = toStd(b.name);
     if (b.stopped) {
@@ -413,6 +428,23 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         i.measuredImages = images.integer("measured_images");
         i.imageTokens = images.integer("image_tokens");
         i.tokensPerImageMedian = images.number("tokens_per_image_median");
+    }
+    if (n.hasValue("tool_calls")) { // only runs with --tools have it
+        const JsonReader tools = n.object("tool_calls");
+        ToolCallSummary &t = b.toolCalls.emplace();
+        t.requests = tools.integer("requests");
+        t.withCalls = tools.integer("with_calls");
+        t.calls = tools.integer("calls");
+        t.notChecked = tools.integer("not_checked");
+        t.valid = tools.integer("valid");
+        t.invalidJson = tools.integer("invalid_json");
+        t.schemaMismatch = tools.integer("schema_mismatch");
+        t.tokens = tools.integer("tokens");
+        if (const auto stats = tools.nested<LatencyStats>("first_tool_call_ms"))
+            t.firstToolCallMs = *stats;
+        t.qualifiedGood = tools.integer("qualified_good");
+        t.qualifiedGoodputPerS = tools.number("qualified_goodput_rps");
+        t.qualifiedGoodFraction = tools.number("qualified_good_fraction");
     }
     if (n.has("connections")) { // summaries from before request phases have none
         const JsonReader connections = n.object("connections");

@@ -218,6 +218,27 @@ struct ImageSummary {
     QString line() const;
 };
 
+/// Tool calls (--tools) of a block's successful requests (docs/metrics.md "Tool calls"): how many
+/// made calls, whether their arguments were JSON valid for the tools' parameters, the time to
+/// the first tool-call token, the tokens of the requests that made calls, and the quality-
+/// qualified goodput: good requests (every SLO met) that made no invalid call.
+struct ToolCallSummary {
+    std::int64_t requests = 0;        ///< successful requests offered tools
+    std::int64_t withCalls = 0;       ///< of them, those that made a call
+    std::int64_t calls = 0;           ///< their calls in all
+    std::int64_t notChecked = 0;      ///< requests whose calls were longer than the client keeps
+    std::int64_t valid = 0;           ///< requests whose every call was valid
+    std::int64_t invalidJson = 0;     ///< requests with a call whose arguments were not JSON
+    std::int64_t schemaMismatch = 0;  ///< the others with a call not valid for its tool's parameters
+    std::int64_t tokens = 0;          ///< completion tokens of the requests with calls
+    LatencyStats firstToolCallMs;     ///< sent → first tool-call token, of streamed requests with calls
+    std::int64_t qualifiedGood = 0;   ///< good requests with no invalid call (valid calls, or none)
+    double qualifiedGoodputPerS = 0;  ///< qualifiedGood / the block's window
+    double qualifiedGoodFraction = 0; ///< qualifiedGood / attempted requests, as goodFraction
+    std::int64_t checked() const { return withCalls - notChecked; }
+    double validShare() const { return checked() > 0 ? double(valid) / double(checked()) : 0; }
+};
+
 struct ConcurrencySummary {
     std::optional<int> target; ///< virtual users (concurrency mode); none for open loop
     int peakInFlight = 0;
@@ -276,6 +297,7 @@ struct SummaryBlock {
     std::optional<RedundancySummary> redundancy;             ///< when a successful request had one
     std::optional<StructuredOutputSummary> structuredOutput; ///< when a successful request's reply was checked
     std::optional<ImageSummary> images;                      ///< when a request carried images
+    std::optional<ToolCallSummary> toolCalls;                ///< when a successful request was offered tools
     std::array<LatencyStats, kMetricCount> stats{};
     std::array<LogHistogram, kMetricCount> histograms{};
     /// TTFT and E2E with failures as +∞ (docs/metrics.md); count 0 in summaries from before them.

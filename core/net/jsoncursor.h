@@ -62,6 +62,16 @@ public:
     bool notWhole() const { return m_refused == Refused::NotWhole; }
     /// Any value.
     bool skip();
+    /// Any value; *text is its JSON text (Anthropic's tool input, an object kept as written).
+    bool skip(std::string_view *text)
+    {
+        whitespace();
+        const char *begin = m_p;
+        if (!skip())
+            return false;
+        *text = std::string_view(begin, std::size_t(m_p - begin));
+        return true;
+    }
 
     /// The UTF-8 byte length of a raw string once unescaped.
     static std::size_t decodedSize(std::string_view raw);

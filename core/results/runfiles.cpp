@@ -74,6 +74,9 @@ enum Column {
     ImageBytes,
     ImageTokens,
     ModelColumn,
+    ToolCallsColumn,
+    FirstToolCallMs,
+    ToolCallCheckColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -131,6 +134,9 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "image_bytes",
     "image_tokens",
     "model",
+    "tool_calls",
+    "first_tool_call_ms",
+    "tool_call_check",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -583,6 +589,11 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(r.images > 0 ? integer(buffer, r.imageBytes) : std::string_view());
     put(r.imageTokens ? integer(buffer, *r.imageTokens) : std::string_view());
     putText(toStd(info.modelName(r.model)));
+    // Empty for a request neither offered tools nor making calls (and in every run without --tools).
+    const bool toolCalls = r.toolCalls > 0 || r.toolCallCheck != ToolCallCheck::NotAsked;
+    put(toolCalls ? integer(buffer, r.toolCalls) : std::string_view());
+    putMs(r.firstToolCallMs());
+    putText(toolCallCheckName(r.toolCallCheck));
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -620,12 +631,14 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     r.headersNs = after(r.sentNs, f.ns(TtfbMs));
     r.firstTokenNs = after(r.sentNs, f.ns(TtftMs));
     r.firstContentNs = after(r.sentNs, f.ns(FirstContentMs));
+    r.firstToolCallNs = after(r.sentNs, f.ns(FirstToolCallMs)); // runs from before tool calls: none
     const std::int64_t e2eNs = f.ns(E2eMs);
     // e2e ends at the last token when there were tokens, else at done (RequestRecord::e2eMs).
     r.doneNs = !f.text(DoneAtMs).empty() ? f.ns(DoneAtMs) : after(r.sentNs, e2eNs);
     // A row with a first token and no e2e (a damaged file) ends its tokens at done: what e2eMs()
     // reports for it, so that writing the record and reading it again gives the same record.
-    r.lastTokenNs = r.firstTokenNs < 0 ? -1 : e2eNs >= 0 ? after(r.sentNs, e2eNs) : r.doneNs;
+    // A response of tool calls alone has a last token and no first (tool-call text is not TTFT's).
+    r.lastTokenNs = r.firstTokenNs < 0 && r.firstToolCallNs < 0 ? -1 : e2eNs >= 0 ? after(r.sentNs, e2eNs) : r.doneNs;
     r.chunks = int(f.bounded(Chunks, 0, kMaxInt));
     r.promptTokens = f.bounded(PromptTokens, 0, limits::kMaxTokenCount);
     r.completionTokens = f.bounded(CompletionTokens, 0, limits::kMaxTokenCount);
@@ -698,6 +711,12 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         r.outputCheck = *check;
     else
         f.fail(QStringLiteral("column 'output_check': unknown value '%1'").arg(f.string(OutputCheckColumn).left(40)));
+    r.toolCalls = int(f.bounded(ToolCallsColumn, 0, kMaxInt));
+    if (const auto check = toolCallCheckFromName(f.string(ToolCallCheckColumn))) // runs from before it: empty
+        r.toolCallCheck = *check;
+    else
+        f.fail(
+            QStringLiteral("column 'tool_call_check': unknown value '%1'").arg(f.string(ToolCallCheckColumn).left(40)));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

@@ -193,7 +193,7 @@ bool RunMerger::merge(const QStringList &shardDirectories, const QString &outDir
                                   .arg(name(at->second->directory), name(shard.directory))
                                   .arg(r.id));
             for (std::int64_t *t : {&r.scheduledNs, &r.sentNs, &r.headersNs, &r.firstTokenNs, &r.firstContentNs,
-                                    &r.lastTokenNs, &r.doneNs})
+                                    &r.firstToolCallNs, &r.lastTokenNs, &r.doneNs})
                 shift(*t, by);
             for (ChunkStamp &c : r.tokenChunks)
                 shift(c.tNs, by);

@@ -22,9 +22,9 @@ json anthropicUsage(const Usage &usage)
     };
 }
 
-const char *finishReason(bool stoppedByLength)
+const char *finishReason(const ResponseMeta &meta, bool stoppedByLength)
 {
-    return stoppedByLength ? "max_tokens" : "end_turn";
+    return stoppedByLength ? "max_tokens" : meta.toolName.empty() ? "end_turn" : "tool_use";
 }
 
 std::string errorType(int status)
@@ -72,21 +72,33 @@ public:
 
     void delta(std::string &out, bool reasoning, std::string_view text) override
     {
-        const Block wanted = reasoning ? Block::Thinking : Block::Text;
+        const Block wanted = reasoning ? Block::Thinking : !m_meta.toolName.empty() ? Block::ToolUse : Block::Text;
         if (m_block != wanted) {
             closeBlock(out);
             m_block = wanted;
             ++m_blockIndex;
-            out += "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" +
-                   std::to_string(m_blockIndex) +
-                   (reasoning ? R"(,"content_block":{"type":"thinking","thinking":""}})"
-                              : R"(,"content_block":{"type":"text","text":""}})") +
-                   "\n\n";
+            if (wanted == Block::ToolUse) {
+                appendEvent(out, "content_block_start",
+                            {{"type", "content_block_start"},
+                             {"index", m_blockIndex},
+                             {"content_block",
+                              {{"type", "tool_use"},
+                               {"id", "toolu_" + m_meta.toolCallId},
+                               {"name", m_meta.toolName},
+                               {"input", json::object()}}}});
+            } else {
+                out += "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":" +
+                       std::to_string(m_blockIndex) +
+                       (reasoning ? R"(,"content_block":{"type":"thinking","thinking":""}})"
+                                  : R"(,"content_block":{"type":"text","text":""}})") +
+                       "\n\n";
+            }
         }
         out += "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":";
         out += std::to_string(m_blockIndex);
-        out += reasoning ? R"(,"delta":{"type":"thinking_delta","thinking":")"
-                         : R"(,"delta":{"type":"text_delta","text":")";
+        out += wanted == Block::ToolUse ? R"(,"delta":{"type":"input_json_delta","partial_json":")"
+               : reasoning              ? R"(,"delta":{"type":"thinking_delta","thinking":")"
+                                        : R"(,"delta":{"type":"text_delta","text":")";
         out += text;
         out += "\"}}\n\n";
     }
@@ -96,13 +108,13 @@ public:
         closeBlock(out);
         appendEvent(out, "message_delta",
                     {{"type", "message_delta"},
-                     {"delta", {{"stop_reason", finishReason(stoppedByLength)}, {"stop_sequence", nullptr}}},
+                     {"delta", {{"stop_reason", finishReason(m_meta, stoppedByLength)}, {"stop_sequence", nullptr}}},
                      {"usage", {{"output_tokens", usage.completionTokens}}}});
         appendEvent(out, "message_stop", {{"type", "message_stop"}});
     }
 
 private:
-    enum class Block { None, Thinking, Text };
+    enum class Block { None, Thinking, Text, ToolUse };
 
     void closeBlock(std::string &out)
     {
@@ -137,6 +149,10 @@ public:
         const nlohmann::json *config = member(body, "output_config");
         return readFormat(config && config->is_object() ? member(*config, "format") : nullptr, "output_config.format",
                           true, request);
+    }
+    std::optional<ApiError> readTools(const nlohmann::json &body, GenerationRequest &request) const override
+    {
+        return readToolsAs(body, ToolShape::Anthropic, request);
     }
     std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
@@ -189,13 +205,23 @@ std::string SimAnthropicMessages::completeBody(const ResponseMeta &meta, std::st
     json blocks = json::array();
     if (!reasoning.empty())
         blocks.push_back({{"type", "thinking"}, {"thinking", std::string(reasoning)}, {"signature", kSignature}});
-    blocks.push_back({{"type", "text"}, {"text", std::string(content)}});
+    if (meta.toolName.empty()) {
+        blocks.push_back({{"type", "text"}, {"text", std::string(content)}});
+    } else {
+        // The input is a JSON object, not text: arguments broken on purpose (invalid_tool_call_rate)
+        // cannot be one, and go as a string, which the tool's schema then refuses.
+        json input = json::parse(content, nullptr, false);
+        if (input.is_discarded())
+            input = std::string(content);
+        blocks.push_back(
+            {{"type", "tool_use"}, {"id", "toolu_" + meta.toolCallId}, {"name", meta.toolName}, {"input", input}});
+    }
     return json{{"id", meta.id},
                 {"type", "message"},
                 {"role", "assistant"},
                 {"model", meta.model},
                 {"content", blocks},
-                {"stop_reason", finishReason(stoppedByLength)},
+                {"stop_reason", finishReason(meta, stoppedByLength)},
                 {"stop_sequence", nullptr},
                 {"usage", anthropicUsage(usage)}}
         .dump();

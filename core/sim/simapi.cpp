@@ -4,6 +4,8 @@
 
 #include "sim/simjson.h"
 
+#include <algorithm>
+
 namespace tb::sim {
 
 using json = nlohmann::json;
@@ -66,6 +68,68 @@ std::optional<ApiError> SimApi::readFormat(const json *format, const std::string
         return invalid(schemaParam, "'" + schemaParam + "' must be a JSON Schema object");
     request.jsonOutput = true;
     request.outputSchema = *schema;
+    return std::nullopt;
+}
+
+std::optional<ApiError> SimApi::readToolsAs(const json &body, ToolShape shape, GenerationRequest &request)
+{
+    const json *tools = member(body, "tools");
+    if (!tools)
+        return std::nullopt;
+    if (!tools->is_array() || tools->size() > 128)
+        return invalid("tools", "'tools' must be an array of at most 128 tools");
+    if (tools->empty())
+        return std::nullopt;
+    std::vector<std::pair<std::string, json>> offered; // name, parameters
+    for (std::size_t i = 0; i < tools->size(); ++i) {
+        const json &tool = (*tools)[i];
+        const std::string at = "tools[" + std::to_string(i) + "]";
+        const json *type = tool.is_object() ? member(tool, "type") : nullptr;
+        if (!tool.is_object() || (shape != ToolShape::Anthropic && (!type || *type != "function")))
+            return invalid(at, "'" + at + "' must be a function tool");
+        const json *fn = shape == ToolShape::Chat ? member(tool, "function") : &tool;
+        if (!fn || !fn->is_object())
+            return invalid(at + ".function", "'" + at + ".function' must be an object");
+        const json *name = member(*fn, "name");
+        if (!name || !name->is_string() || name->get<std::string>().empty())
+            return invalid(at, "'" + at + "' must have a name");
+        const json *parameters = member(*fn, shape == ToolShape::Anthropic ? "input_schema" : "parameters");
+        if (parameters && !parameters->is_object())
+            return invalid(at, "'" + at + "' parameters must be a JSON Schema object");
+        offered.emplace_back(name->get<std::string>(), parameters ? *parameters : json{{"type", "object"}});
+    }
+    const json *choice = member(body, "tool_choice");
+    std::string kind = "auto";
+    std::string named;
+    if (choice && choice->is_string() && shape != ToolShape::Anthropic) {
+        kind = choice->get<std::string>();
+    } else if (choice && choice->is_object()) {
+        const json *type = member(*choice, "type");
+        kind = type && type->is_string() ? type->get<std::string>() : "";
+        const json *holder = shape == ToolShape::Chat ? member(*choice, "function") : choice;
+        const json *name = holder && holder->is_object() ? member(*holder, "name") : nullptr;
+        if ((kind == "function" || kind == "tool") && name && name->is_string())
+            named = name->get<std::string>();
+        else if (kind == "any")
+            kind = "required";
+        else if (kind == "function" || kind == "tool")
+            kind = "";
+    } else if (choice) {
+        kind = "";
+    }
+    if (kind != "auto" && kind != "required" && kind != "none" && named.empty())
+        return invalid("tool_choice", "'tool_choice' is not a choice this API takes");
+    if (kind == "none")
+        return std::nullopt;
+    auto chosen = offered.begin();
+    if (!named.empty()) {
+        chosen = std::find_if(offered.begin(), offered.end(), [&](const auto &t) { return t.first == named; });
+        if (chosen == offered.end())
+            return invalid("tool_choice", "'tool_choice' names '" + named + "', which is not one of the tools");
+    }
+    request.toolCall = true;
+    request.toolName = chosen->first;
+    request.toolParameters = chosen->second;
     return std::nullopt;
 }
 

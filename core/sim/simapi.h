@@ -64,6 +64,14 @@ public:
     /// ({"type": "json_schema", "json_schema": {"schema": …}}, or json_object).
     virtual std::optional<ApiError> readResponseFormat(const nlohmann::json &body, GenerationRequest &request) const;
 
+    /// Reads the tools offered and tool_choice, if any: unless the choice is none, the reply is a
+    /// call to the named tool or else the first (GenerationRequest::toolCall). Default: none read
+    /// (the APIs without tools).
+    virtual std::optional<ApiError> readTools(const nlohmann::json &, GenerationRequest &) const
+    {
+        return std::nullopt;
+    }
+
     /// The error body for a refused request. Default: OpenAI's {"error": {message, type, param, code}}.
     virtual std::string errorBody(const ApiError &error) const;
     virtual std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const = 0;
@@ -76,6 +84,13 @@ protected:
     /// is the member "schema" of `format` (flat) or of its "json_schema" (the chat API's).
     static std::optional<ApiError> readFormat(const nlohmann::json *format, const std::string &param, bool flat,
                                               GenerationRequest &request);
+
+    /// How an API writes its tools: chat's {"type": "function", "function": {name, parameters}},
+    /// the Responses API's flat {"type": "function", name, parameters}, Anthropic's {name,
+    /// input_schema}; and its tool_choice ("auto" | "required" | "none" | {…} for the first two,
+    /// {"type": "auto" | "any" | "none" | "tool", "name"} for Anthropic).
+    enum class ToolShape { Chat, Flat, Anthropic };
+    static std::optional<ApiError> readToolsAs(const nlohmann::json &body, ToolShape shape, GenerationRequest &request);
 
     SimApi(Endpoint endpoint, const char *name, const char *path, const char *idPrefix)
         : m_endpoint(endpoint)

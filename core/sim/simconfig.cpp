@@ -79,6 +79,8 @@ const Field kFields[] = {
      "Share of the output's word trigrams that repeat an earlier one of the same response"},
     {"invalid_json_rate", &SimConfig::invalidJsonRate, 0, 1,
      "Fraction of structured-output replies (response_format) sent as broken JSON, exactly floor(n*rate) of n"},
+    {"invalid_tool_call_rate", &SimConfig::invalidToolCallRate, 0, 1,
+     "Fraction of tool-call replies whose arguments are sent as broken JSON, exactly floor(n*rate) of n"},
     {"rpm_limit", &SimConfig::rpmLimit, 0, 1e12, "Requests per minute before 429 (0: none)"},
     {"tpm_limit", &SimConfig::tpmLimit, 0, 1e15, "Prompt + max_tokens per minute before 429 (0: none)"},
     {"header_delay_ms", &SimConfig::headerDelayMs, 0, 3.6e6, "Slow response headers: hold requests this long, ms"},

@@ -74,6 +74,9 @@ struct SimConfig {
     /// Share of structured-output replies (response_format) sent broken, not JSON: the k-th is
     /// when ⌊k·rate⌋ passes a whole number (SchemaOutput::brokenAt), so the count is exact.
     double invalidJsonRate = 0;
+    /// Share of tool-call replies (a request with tools) whose arguments are sent broken, not
+    /// JSON: counted as invalidJsonRate is, over the tool-call replies alone.
+    double invalidToolCallRate = 0;
 
     qint64 prefixCacheTokens = 1000000; ///< prefix cache capacity; 0 disables it
     qint64 kvCacheTokens = 131072;      ///< KV cache size: /metrics' kv_cache_usage_perc = batch's tokens / this

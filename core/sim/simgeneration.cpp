@@ -96,13 +96,22 @@ void SimServer::Impl::generate(Connection &conn, Endpoint endpoint, HttpRequest 
         return respondError(conn, endpoint,
                             {500, "The server had an error while processing your request (simulated fault)", {}, {}});
 
-    if (req.jsonOutput) {
+    // A tool call's arguments are sent as a structured reply's JSON is, over the content tokens.
+    if (req.toolCall) {
+        ex->json = SchemaOutput::generate(req.toolParameters, ex->plan.textSeed);
+        if (SchemaOutput::brokenAt(++toolCallReplies, config.invalidToolCallRate))
+            SchemaOutput::breakJson(ex->json);
+        ex->meta.toolName = req.toolName;
+        ex->meta.toolCallId = idPrefix + hex(responseCounter, 8);
+    } else if (req.jsonOutput) {
         ex->json = SchemaOutput::generate(req.outputSchema, ex->plan.textSeed);
         if (SchemaOutput::brokenAt(++structuredOutputs, config.invalidJsonRate))
             SchemaOutput::breakJson(ex->json);
+    }
+    ex->jsonReply = req.toolCall || req.jsonOutput;
+    if (ex->jsonReply)
         ex->jsonTokens =
             std::max<qint64>(1, ex->plan.outputTokens - std::min(ex->plan.reasoningTokens, ex->plan.outputTokens));
-    }
     conn.exchange = std::move(ex);
     exchangeCountChanged(+1);
     if (conn.exchange->plan.headerDelayNs > 0) {
@@ -235,7 +244,7 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         conn.trace->reasoningTokens += chunk.tokens;
     } else if (ex.request.stream) {
         scratchText.clear();
-        if (!ex.request.jsonOutput || chunk.reasoning) {
+        if (!ex.jsonReply || chunk.reasoning) {
             ex.text.append(scratchText, chunk.tokens);
         } else {
             // Deltas carry text that needs no escaping: the JSON piece goes escaped.
@@ -252,7 +261,7 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         countSent(conn, chunk.tokens, chunk.reasoning ? chunk.tokens : 0);
         stamps = (first ? unsigned(StampFirstToken) : 0U) | (chunk.last ? unsigned(StampLastToken) : 0U);
     } else {
-        if (!ex.request.jsonOutput || chunk.reasoning)
+        if (!ex.jsonReply || chunk.reasoning)
             ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);
         else
             ex.contentText += structuredSlice(ex, chunk.tokens, chunk.last);

@@ -29,6 +29,10 @@ public:
     std::string completeBody(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                              bool stoppedByLength, const Usage &usage, const Timings *timings) const override;
     bool hidesReasoning() const override { return true; }
+    std::optional<ApiError> readTools(const nlohmann::json &body, GenerationRequest &request) const override
+    {
+        return readToolsAs(body, ToolShape::Chat, request);
+    }
     std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
                                           const SimConfig &config) const override;
 };
@@ -57,6 +61,13 @@ std::string SimOpenAiChat::completeBody(const ResponseMeta &meta, std::string_vi
                                         bool stoppedByLength, const Usage &usage, const Timings *timings) const
 {
     json message = {{"role", "assistant"}, {"content", std::string(content)}};
+    if (!meta.toolName.empty()) {
+        // A tool call's arguments are a string of JSON text, and the message has no content.
+        message["content"] = nullptr;
+        message["tool_calls"] = json::array({{{"id", "call_" + meta.toolCallId},
+                                              {"type", "function"},
+                                              {"function", {{"name", meta.toolName}, {"arguments", content}}}}});
+    }
     if (!reasoning.empty())
         message["reasoning_content"] = std::string(reasoning);
     return openAiCompleteBody(meta, "chat.completion", true, {{"message", message}}, stoppedByLength, usage, timings);

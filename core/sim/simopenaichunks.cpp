@@ -31,6 +31,20 @@ void OpenAiChunkStream::start(std::string &out, const Usage &)
 void OpenAiChunkStream::delta(std::string &out, bool reasoning, std::string_view text)
 {
     out += m_head;
+    if (!reasoning && !m_meta.toolName.empty()) {
+        // The call's arguments in fragments, by index; the first also gives its id and name.
+        if (!m_toolCallOpen) {
+            out += R"("delta":{"tool_calls":[{"index":0,"id":"call_)" + m_meta.toolCallId +
+                   R"(","type":"function","function":{"name":)" + jsonString(m_meta.toolName) + R"(,"arguments":")";
+            m_toolCallOpen = true;
+        } else {
+            out += R"("delta":{"tool_calls":[{"index":0,"function":{"arguments":")";
+        }
+        out += text;
+        out += R"("}}]},"logprobs":null,"finish_reason":null}])";
+        out += m_tail;
+        return;
+    }
     out += reasoning ? m_format.reasoningOpen : m_format.contentOpen;
     out += text;
     out += m_format.deltaClose;
@@ -42,7 +56,7 @@ void OpenAiChunkStream::finish(std::string &out, bool stoppedByLength, const Usa
     const bool llamacpp = m_meta.usageDialect == Dialect::Llamacpp;
     out += m_head;
     out += m_format.finishOpen;
-    out += openAiFinishReason(stoppedByLength);
+    out += openAiFinishReason(m_meta, stoppedByLength);
     out += "\"}]";
     if (llamacpp) {
         out += ",\"usage\":";
@@ -77,9 +91,9 @@ nlohmann::json openAiUsage(const ResponseMeta &meta, const Usage &usage)
     return plain;
 }
 
-const char *openAiFinishReason(bool stoppedByLength)
+const char *openAiFinishReason(const ResponseMeta &meta, bool stoppedByLength)
 {
-    return stoppedByLength ? "length" : "stop";
+    return stoppedByLength ? "length" : meta.toolName.empty() ? "stop" : "tool_calls";
 }
 
 std::string openAiCompleteBody(const ResponseMeta &meta, const char *object, bool fingerprint, nlohmann::json choice,
@@ -87,7 +101,7 @@ std::string openAiCompleteBody(const ResponseMeta &meta, const char *object, boo
 {
     choice["index"] = 0;
     choice["logprobs"] = nullptr;
-    choice["finish_reason"] = openAiFinishReason(stoppedByLength);
+    choice["finish_reason"] = openAiFinishReason(meta, stoppedByLength);
     nlohmann::json body = {{"id", meta.id},
                            {"object", object},
                            {"created", meta.created},

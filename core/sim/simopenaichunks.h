@@ -37,8 +37,9 @@ public:
 private:
     ResponseMeta m_meta;
     OpenAiChunkFormat m_format;
-    std::string m_head; ///< chunk JSON up to the choices
-    std::string m_tail; ///< after the choices
+    std::string m_head;          ///< chunk JSON up to the choices
+    std::string m_tail;          ///< after the choices
+    bool m_toolCallOpen = false; ///< the tool call's first delta (its id and name) went
 };
 
 /// The simulator's side of the OpenAI chat and completions APIs: stream_options taken, chunks
@@ -62,7 +63,8 @@ private:
 
 /// llama.cpp reports the three counts only: what its cache saved is in `timings`.
 nlohmann::json openAiUsage(const ResponseMeta &meta, const Usage &usage);
-const char *openAiFinishReason(bool stoppedByLength);
+/// "length", else "tool_calls" for a tool call's reply (meta.toolName), else "stop".
+const char *openAiFinishReason(const ResponseMeta &meta, bool stoppedByLength);
 /// A non-streamed body of either API: `choice` (the message or text) gets its index, logprobs
 /// and finish reason, then goes into the envelope with usage and, when given, `timings`.
 std::string openAiCompleteBody(const ResponseMeta &meta, const char *object, bool fingerprint, nlohmann::json choice,

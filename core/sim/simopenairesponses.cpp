@@ -1,6 +1,7 @@
 #include "sim/simapi.h"
 
 #include "sim/simimage.h"
+#include "net/jsoncursor.h"
 #include "sim/simjson.h"
 
 #include <algorithm>
@@ -68,6 +69,10 @@ public:
         const nlohmann::json *text = member(body, "text");
         return readFormat(text && text->is_object() ? member(*text, "format") : nullptr, "text.format", true, request);
     }
+    std::optional<ApiError> readTools(const nlohmann::json &body, GenerationRequest &request) const override
+    {
+        return readToolsAs(body, ToolShape::Flat, request);
+    }
     std::optional<ApiError> readMaxTokens(const nlohmann::json &body, GenerationRequest &request,
                                           const SimConfig &config) const override;
     std::unique_ptr<SimStream> stream(const ResponseMeta &meta) const override;
@@ -121,6 +126,17 @@ std::optional<ApiError> SimOpenAiResponses::readPrompt(const json &body, Generat
 
 namespace {
 
+/// A tool call's output item, its arguments so far.
+json functionCallItem(const ResponseMeta &meta, std::string_view arguments, const char *status)
+{
+    return {{"id", "fc_" + meta.toolCallId},
+            {"type", "function_call"},
+            {"status", status},
+            {"arguments", std::string(arguments)},
+            {"call_id", "call_" + meta.toolCallId},
+            {"name", meta.toolName}};
+}
+
 /// The response object: a non-streaming body, and what response.completed carries.
 json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::string_view content,
                      bool stoppedByLength, const Usage &usage)
@@ -134,13 +150,16 @@ json responsesObject(const ResponseMeta &meta, std::string_view reasoning, std::
             summary.push_back({{"type", "summary_text"}, {"text", std::string(reasoning)}});
         output.push_back({{"id", "rs_" + suffix}, {"type", "reasoning"}, {"summary", summary}});
     }
-    output.push_back(
-        {{"id", "msg_" + suffix},
-         {"type", "message"},
-         {"status", stoppedByLength ? "incomplete" : "completed"},
-         {"role", "assistant"},
-         {"content",
-          json::array({{{"type", "output_text"}, {"text", std::string(content)}, {"annotations", json::array()}}})}});
+    if (!meta.toolName.empty())
+        output.push_back(functionCallItem(meta, content, "completed"));
+    else
+        output.push_back({{"id", "msg_" + suffix},
+                          {"type", "message"},
+                          {"status", stoppedByLength ? "incomplete" : "completed"},
+                          {"role", "assistant"},
+                          {"content", json::array({{{"type", "output_text"},
+                                                    {"text", std::string(content)},
+                                                    {"annotations", json::array()}}})}});
     return {{"id", meta.id},
             {"object", "response"},
             {"created_at", meta.created},
@@ -172,7 +191,7 @@ public:
     void finish(std::string &out, bool stoppedByLength, const Usage &usage, const Timings *timings) override;
 
 private:
-    enum class Item { None, Reasoning, Message };
+    enum class Item { None, Reasoning, Message, FunctionCall };
     void event(std::string &out, const char *type, nlohmann::json data);
     void closeItem(std::string &out);
     std::string itemId(Item item) const;
@@ -203,6 +222,8 @@ void ResponsesStream::event(std::string &out, const char *type, json data)
 
 std::string ResponsesStream::itemId(Item item) const
 {
+    if (item == Item::FunctionCall)
+        return "fc_" + m_meta.toolCallId;
     return (item == Item::Reasoning ? "rs_" : "msg_") + m_meta.id.substr(std::string_view("resp_").size());
 }
 
@@ -218,13 +239,16 @@ void ResponsesStream::start(std::string &out, const Usage &)
 
 void ResponsesStream::delta(std::string &out, bool reasoning, std::string_view text)
 {
-    const Item wanted = reasoning ? Item::Reasoning : Item::Message;
+    const Item wanted = reasoning ? Item::Reasoning : !m_meta.toolName.empty() ? Item::FunctionCall : Item::Message;
     if (m_item != wanted) {
         closeItem(out);
         m_item = wanted;
         ++m_outputIndex;
         const std::string id = itemId(wanted);
-        if (reasoning) {
+        if (wanted == Item::FunctionCall) {
+            event(out, "response.output_item.added",
+                  {{"output_index", m_outputIndex}, {"item", functionCallItem(m_meta, {}, "in_progress")}});
+        } else if (reasoning) {
             event(out, "response.output_item.added",
                   {{"output_index", m_outputIndex},
                    {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array()}}}});
@@ -248,12 +272,18 @@ void ResponsesStream::delta(std::string &out, bool reasoning, std::string_view t
                    {"content_index", 0},
                    {"part", {{"type", "output_text"}, {"text", ""}, {"annotations", json::array()}}}});
         }
-        const char *type = reasoning ? "response.reasoning_summary_text.delta" : "response.output_text.delta";
+        const char *type = wanted == Item::FunctionCall ? "response.function_call_arguments.delta"
+                           : reasoning                  ? "response.reasoning_summary_text.delta"
+                                                        : "response.output_text.delta";
         m_deltaHead = std::string("event: ") + type + "\ndata: {\"type\":\"" + type + "\",\"item_id\":\"" + id +
                       "\",\"output_index\":" + std::to_string(m_outputIndex) +
-                      (reasoning ? ",\"summary_index\":0" : ",\"content_index\":0,\"logprobs\":[]");
+                      (wanted == Item::FunctionCall ? ""
+                       : reasoning                  ? ",\"summary_index\":0"
+                                                    : ",\"content_index\":0,\"logprobs\":[]");
     }
-    (reasoning ? m_reasoning : m_content) += text;
+    // The done events and response.completed repeat the text as JSON values: kept unescaped
+    // (a structured reply's or a tool call's pieces come escaped).
+    JsonCursor::decode(text, reasoning ? m_reasoning : m_content);
     out += m_deltaHead;
     out += ",\"sequence_number\":";
     out += std::to_string(m_sequence++);
@@ -279,6 +309,12 @@ void ResponsesStream::closeItem(std::string &out)
                {"item", {{"id", id}, {"type", "reasoning"}, {"summary", json::array({part})}}}});
         break;
     }
+    case Item::FunctionCall:
+        event(out, "response.function_call_arguments.done",
+              {{"item_id", id}, {"output_index", m_outputIndex}, {"arguments", m_content}});
+        event(out, "response.output_item.done",
+              {{"output_index", m_outputIndex}, {"item", functionCallItem(m_meta, m_content, "completed")}});
+        break;
     case Item::Message: {
         const json part = {{"type", "output_text"}, {"text", m_content}, {"annotations", json::array()}};
         event(out, "response.output_text.done",

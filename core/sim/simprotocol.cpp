@@ -46,6 +46,8 @@ Checked<GenerationRequest> parse(Endpoint endpoint, const json &body, const SimC
         return *error;
     if (auto error = api.readResponseFormat(body, request))
         return *error;
+    if (auto error = api.readTools(body, request))
+        return *error;
 
     auto minTokens = optionalInt(body, "min_tokens", 0);
     if (auto *error = std::get_if<ApiError>(&minTokens))

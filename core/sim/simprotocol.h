@@ -32,6 +32,11 @@ struct GenerationRequest {
     bool ignoreEos = false;          ///< vLLM's ignore_eos: generate exactly max_tokens
     bool jsonOutput = false;         ///< structured output asked for (SimApi::readResponseFormat)
     nlohmann::json outputSchema;     ///< its schema; null: any JSON object (json_object)
+    /// Tools were offered and tool_choice allows a call (SimApi::readTools): the reply is one call
+    /// to toolName, its arguments generated from toolParameters.
+    bool toolCall = false;
+    std::string toolName;
+    nlohmann::json toolParameters;
     /// The text whose tokens count as the prompt: message contents (text parts only), system
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;
@@ -69,6 +74,10 @@ struct ResponseMeta {
     qint64 inputs = 0;   ///< embeddings: one vector each; rerank: one score each
     bool base64 = false; ///< embeddings: the vectors as base64 of little-endian float32
     quint64 seed = 0;    ///< embeddings, rerank: what the vectors and scores derive from (the request plan's)
+    /// The reply is a call to this tool (GenerationRequest::toolCall), its arguments the content
+    /// text; empty: an ordinary reply.
+    std::string toolName;
+    std::string toolCallId; ///< the call's unique part; each API puts its own prefix before it
 };
 
 struct Usage {

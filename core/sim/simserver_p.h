@@ -69,6 +69,7 @@ struct Exchange {
     /// Structured output: the reply's JSON text, sent over the content tokens in shares
     /// (simgeneration.cpp structuredSlice).
     std::string json;
+    bool jsonReply = false;   ///< the content is `json`: a structured reply or a tool call's arguments
     std::size_t jsonSent = 0; ///< bytes of it sent
     qint64 jsonTokens = 0;    ///< the content tokens it is spread over
     qint64 jsonTokensDone = 0;
@@ -358,6 +359,7 @@ public:
     quint64 nextConnectionId = kFirstConnectionId;
     qint64 generationIndex = 0;
     quint64 responseCounter = 0;
+    quint64 toolCallReplies = 0;   ///< requests answered with a tool call (--invalid-tool-call-rate counts them)
     quint64 structuredOutputs = 0; ///< requests answered with structured output (--invalid-json-rate counts them)
     qint64 inProgress = 0;
     std::string idPrefix;

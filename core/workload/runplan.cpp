@@ -130,7 +130,7 @@ bool RunPlan::makePrompts(const std::shared_ptr<const Tokenizer> &tokenizer, con
     const auto &entries = all->entries();
     if (std::any_of(entries.begin(), entries.end(), [](const WorkloadEntry &e) { return !e.images.empty(); })) {
         const ApiKind api = config.target.api;
-        if (!apiTakesImages(api) || config.load.turns > 1) {
+        if (!apiTakesMessages(api) || config.load.turns > 1) {
             *error = QStringLiteral("the workload file has images, which %1 cannot send: use openai-chat, "
                                     "openai-responses or anthropic-messages, without --turns")
                          .arg(config.load.turns > 1 ? QStringLiteral("conversations (--turns)") : apiKindName(api));

@@ -193,6 +193,30 @@ function reportStructured(call, { id, content, reasoning = '', promptTokens, com
                                                 completionTokens: r.usage.output_tokens });
 }
 
+// Tool calling: the SDK's stream helper accumulates the call's fragments (by index) into the
+// final message's tool_calls; the arguments are JSON valid for the tool's parameters.
+{
+    const weather = { type: 'object', properties: { city: { type: 'string', maxLength: 8 }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+                      required: ['city', 'days'], additionalProperties: false };
+    const runner = openai.chat.completions.stream({ model, messages, stream_options: { include_usage: true }, tool_choice: 'required',
+                                                    tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather } }] });
+    let reasoning = '';
+    runner.on('chunk', (chunk) => {
+        for (const c of chunk.choices)
+            reasoning += c.delta?.reasoning_content ?? '';
+    });
+    const final = await runner.finalChatCompletion();
+    const choice = final.choices[0];
+    const calls = choice.message.tool_calls ?? [];
+    expect('chat tools stream', choice.finish_reason === 'tool_calls' && calls.length === 1 && calls[0].function.name === 'get_weather'
+                                && calls[0].id.startsWith('call_'), `finish ${choice.finish_reason}, calls ${JSON.stringify(calls)}`);
+    const args = JSON.parse(calls[0].function.arguments);
+    expect('chat tools stream', Object.keys(args).sort().join() === 'city,days' && typeof args.city === 'string' && args.city.length <= 8
+                                && Number.isInteger(args.days) && args.days >= 1 && args.days <= 7, `not valid: ${calls[0].function.arguments}`);
+    console.log(JSON.stringify({ call: 'chat tools stream', id: final.id, promptTokens: final.usage.prompt_tokens,
+                                 completionTokens: final.usage.completion_tokens, reasoningTokens: tokens(reasoning) }));
+}
+
 const anthropicMessages = [{ role: 'user', content: [{ type: 'text', text: prompt }] }];
 const textOf = (blocks, type, field) => blocks.filter((b) => b.type === type).map((b) => b[field]).join('');
 {
