@@ -1,7 +1,7 @@
 #include "sim/simapi.h"
 
-#include "sim/simimage.h"
 #include "net/jsoncursor.h"
+#include "sim/simimage.h"
 #include "sim/simjson.h"
 
 #include <algorithm>
