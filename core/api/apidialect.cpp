@@ -69,20 +69,6 @@ std::string ApiDialect::promptText(const Prompt &prompt)
     return text;
 }
 
-std::string ApiDialect::rerankQuery(const Prompt &prompt)
-{
-    return prompt.system.empty() ? std::string("Which of these passages answers the question best?") : prompt.system;
-}
-
-nlohmann::json ApiDialect::rerankDocuments(const Prompt &prompt)
-{
-    if (!prompt.inputs.empty())
-        return prompt.inputs;
-    Prompt document = prompt;
-    document.system.clear();
-    return nlohmann::json::array({promptText(document)});
-}
-
 const char *ApiDialect::maxTokensKey(const TargetConfig &, MaxTokensField field) const
 {
     // Servers that are not OpenAI's all read max_tokens; some (Ollama, TGI 3.0, llama.cpp before

@@ -69,12 +69,6 @@ public:
     /// A prompt as one text (the APIs whose promptIsText()): system prompt, then the user text or
     /// the messages' string contents, blank lines between.
     static std::string promptText(const Prompt &prompt);
-    /// What a prompt scores against (rerank's query, score's text_1): its system text, else a
-    /// fixed question, as every server needs a non-empty one.
-    static std::string rerankQuery(const Prompt &prompt);
-    /// What is scored (rerank's documents, score's text_2): the batch's inputs, else the prompt
-    /// without its system text.
-    static nlohmann::json rerankDocuments(const Prompt &prompt);
     /// The server's /models listing reports context lengths (checked before a run).
     virtual bool listsContextLengths() const { return true; }
     /// The API generates text: its body carries the output cap, stream and sampling, and it may
@@ -145,7 +139,7 @@ const ApiDialect &openAiCompletionsDialect();
 const ApiDialect &anthropicMessagesDialect();
 const ApiDialect &openAiResponsesDialect();
 const ApiDialect &openAiEmbeddingsDialect();
-const ApiDialect &rerankDialect();
+const ApiDialect &rerankDialect(); ///< and scoreDialect(): api/rerank.cpp
 const ApiDialect &scoreDialect();
 
 const ApiDialect &dialectFor(ApiKind api);
