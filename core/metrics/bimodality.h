@@ -18,12 +18,17 @@ namespace tb {
 /// maximum are two modes when the emptiest bin between them holds less than half the smaller of the
 /// two and the samples on each side of that valley bin (the valley itself on neither) are at least
 /// kMinShare of all. Of several such pairs with the largest peak, the one whose smaller side is the
-/// largest wins. Fewer than kMinSamples samples are never judged. A mode's value is the heaviest of
+/// largest wins. Fewer than kMinSamples samples are never judged, nor two modes the higher of which
+/// is below kMinHighModeMs. A mode's value is the heaviest of
 /// the histogram's 1% buckets within its bin.
 struct Bimodality {
     static constexpr int kBinsPerDecade = 8;
     static constexpr double kMinShare = 0.02;
     static constexpr std::uint64_t kMinSamples = 100;
+    /// A higher mode below this is not a second mode: gaps between events of one read (0 ms) beside
+    /// those of the next are the client's read batching under load, not the server's behaviour, and
+    /// warned "49.7% of gaps near 0.000 ms, the rest near 0 ms — periodic stalls?".
+    static constexpr double kMinHighModeMs = 0.1;
 
     double share = 0;      ///< the smaller mode's share of the samples (its side of the valley)
     double lowModeMs = 0;  ///< the lower mode's value
