@@ -162,7 +162,9 @@ private Q_SLOTS:
         QCOMPARE(text(up), QStringLiteral("simulator=1 tokenbench=1"));
     }
 
-    // The request counters by status, and the responses by HTTP code, are the summary's exactly.
+    // The request counters by status, and the responses by HTTP code, are the summary's exactly:
+    // Prometheus saw the run's end (the CLI used to exit with it, and a scraper missed up to one
+    // interval of the run; now --metrics-linger keeps serving the final figures).
     void requestCountersMatchSummary()
     {
         QString why;
