@@ -15,7 +15,7 @@
 #   - every header the build compiled against (`ninja -t deps` of BUILD_DIR),
 #   - every shared library the built programs load (`ldd`) or are linked against by path (build.ninja),
 #   - the programs the tests, setup.sh and CI run (readelf, xvfb-run, Xvfb, xauth, node, npm, nginx,
-#     squid, openssl, cppcheck, clang-tidy; /usr/sbin searched too, which a user's PATH may lack).
+#     squid, openssl, prometheus, cppcheck, clang-tidy; /usr/sbin searched too, which a user's PATH may lack).
 # Each file is mapped to its package through dpkg's file lists; files no package owns (the build
 # tree, generated files) are ignored. TB_CHECK_DEPS_EXTRA_DPKG_LISTS (tests only: tests/checkdeps.sh)
 # names a directory of extra NAME.list files, read as if dpkg had installed package NAME.
@@ -81,7 +81,7 @@ grep -ohE '(^| )/(usr/)?lib/[^ ]+\.(so|a)(\.[0-9.]+)?( |$)' "$build/build.ninja"
 find "$build" -type f -perm -u+x -not -path '*/CMakeFiles/*' -not -path '*/node_modules/*' |
     while read -r program; do ldd "$program" 2>/dev/null || true; done |
     sed -nE 's/.*=> (\/[^ ]+) .*/\1/p' >>"$work/files"
-for program in readelf xvfb-run Xvfb xauth node npm nginx squid openssl cppcheck clang-tidy; do
+for program in readelf xvfb-run Xvfb xauth node npm nginx squid openssl prometheus cppcheck clang-tidy; do
     PATH="$PATH:/usr/sbin" command -v "$program" >>"$work/files" || true
 done
 # dpkg records /lib/... or /usr/lib/... depending on the package (merged /usr): try both, and the

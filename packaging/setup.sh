@@ -55,6 +55,7 @@ packages=(
     nginx                # tst_tlsgateway: a real HTTP/2-only TLS gateway (ALPN) in front of the simulator
     squid                # tst_tlsgateway: a real HTTPS_PROXY (CONNECT tunnels) between the client and the gateway
     openssl              # tst_tlsgateway: the openssl program makes the gateways' self-signed certificates
+    prometheus           # tst_prometheusscrape: a real Prometheus scrapes --metrics-listen and runs the Grafana dashboard's queries
 )
 # Only for the clang presets: "asan" and "asan-portable" (clang compiles the tests a third faster than
 # GCC under ASan; asan-portable also builds the libFuzzer harnesses) and "fuzz".

@@ -340,6 +340,21 @@ private Q_SLOTS:
         QTest::newRow("bad connect timeout")
             << base + QStringList{QStringLiteral("--connect-timeout"), QStringLiteral("soon")}
             << QStringLiteral("--connect-timeout: 'soon' is not a duration");
+        const QStringList listen =
+            base + QStringList{QStringLiteral("--metrics-listen"), QStringLiteral("127.0.0.1:0")};
+        QTest::newRow("metrics linger without metrics listen")
+            << base + QStringList{QStringLiteral("--metrics-linger"), QStringLiteral("30s")}
+            << QStringLiteral("--metrics-linger: nothing to serve without --metrics-listen");
+        QTest::newRow("zero metrics linger")
+            << listen + QStringList{QStringLiteral("--metrics-linger"), QStringLiteral("0")}
+            << QStringLiteral("--metrics-linger: '0' is not a duration above 0");
+        QTest::newRow("metrics linger beyond an hour")
+            << listen + QStringList{QStringLiteral("--metrics-linger"), QStringLiteral("2h")}
+            << QStringLiteral("--metrics-linger: at most 1h");
+        QTest::newRow("metrics linger with repeat")
+            << listen + QStringList{QStringLiteral("--metrics-linger"), QStringLiteral("30s"),
+                                    QStringLiteral("--repeat"), QStringLiteral("3")}
+            << QStringLiteral("--metrics-linger: for a single run, not with --find-max or --repeat");
     }
 
     void badUsageExits2()

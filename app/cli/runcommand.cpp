@@ -29,6 +29,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace tb::cli {
@@ -81,6 +82,8 @@ qint64 targetContextTokens(const TargetConfig &target)
 /// How far in the past a --start-at may lie (pods started a little late still join) and in the future.
 constexpr qint64 kStartAtLateMs = 5000;
 constexpr qint64 kStartAtAheadMs = 7LL * 24 * 3600 * 1000;
+/// --metrics-linger's longest wait: an hour is many scrape intervals of any Prometheus.
+constexpr qint64 kMaxMetricsLingerMs = 3600LL * 1000;
 
 /// --shard K/N, or --shards N with K from JOB_COMPLETION_INDEX (what a Kubernetes Indexed Job sets).
 bool shardFlags(FlagReader &f, ShardSpec &shard)
@@ -190,6 +193,11 @@ void addRunOptions(CliParser &cli)
              QStringLiteral("Serve TokenBench's own figures as OpenMetrics at http://ADDR:PORT/metrics during the run "
                             "(requests, tokens, in flight, TTFT/ITL/E2E histograms by stage), e.g. 127.0.0.1:9464."),
              QStringLiteral("ADDR:PORT")),
+        flag(QStringLiteral("metrics-linger"),
+             QStringLiteral("With --metrics-listen: after the run, keep serving its final figures for D (e.g. 30s, "
+                            "two of Prometheus' scrape intervals) before exiting, so a scraper sees its end; "
+                            "Ctrl-C ends the wait with the run's exit code."),
+             QStringLiteral("D")),
         flag(QStringLiteral("force"),
              QStringLiteral("Write into a non-empty --out directory, replacing the run files there.")),
         flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."),
@@ -257,9 +265,16 @@ int runCommand(const QStringList &args)
     int workers = 0;
     ShardSpec shard;
     QDateTime startAt;
+    qint64 lingerMs = 0;
     if (!flags.integer("workers", workers, 1, limits::kMaxWorkers) || !shardFlags(flags, shard) ||
-        !startAtFlag(flags, startAt))
+        !startAtFlag(flags, startAt) || !flags.duration("metrics-linger", lingerMs))
         return cli.usageError(flags.error());
+    if (lingerMs > kMaxMetricsLingerMs)
+        return cli.usageError(QStringLiteral("--metrics-linger: at most %1").arg(formatDuration(kMaxMetricsLingerMs)));
+    if (lingerMs > 0 && !p.isSet(QStringLiteral("metrics-listen")))
+        return cli.usageError(QStringLiteral("--metrics-linger: nothing to serve without --metrics-listen"));
+    if (lingerMs > 0 && (p.isSet(QStringLiteral("find-max")) || flags.isSet("repeat")))
+        return cli.usageError(QStringLiteral("--metrics-linger: for a single run, not with --find-max or --repeat"));
     // Before the limits are checked: allow what the system allows (the soft limit is often 1024).
     raiseOpenFileLimit();
     if (const QString files = checkOpenFiles(config, workers); workers > 0 && !files.isEmpty())
@@ -372,7 +387,12 @@ int runCommand(const QStringList &args)
 
     SignalWatcher watcher;
     bool interrupted = false;
-    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&runner, &interrupted](int, int count) {
+    bool lingering = false;
+    QObject::connect(&watcher, &SignalWatcher::terminationRequested, &runner, [&](int, int count) {
+        if (lingering) { // the run is saved and its exit code decided: the wait is only for scrapers
+            QCoreApplication::quit();
+            return;
+        }
         interrupted = true;
         if (!runner.isRunning()) { // still waiting for --start-at: nothing to save
             QCoreApplication::exit(ExitInterrupted);
@@ -388,6 +408,18 @@ int runCommand(const QStringList &args)
     });
     QObject::connect(&runner, &BenchmarkRunner::runFinished, &runner, [&](const RunOutcome &outcome) {
         exitCode = console.finish(outcome, interrupted);
+        if (lingering)
+            return; // a second target's outcome: the wait has begun
+        // The endpoint goes with the process: without the wait, a scraper polling every N s misses
+        // up to N s of the run's end, its last counts and latencies.
+        if (lingerMs > 0 && !interrupted) {
+            lingering = true;
+            if (!p.isSet(QStringLiteral("quiet")))
+                printErr(QStringLiteral("serving the final figures at %1 for %2 (Ctrl-C ends the wait)\n")
+                             .arg(runner.metricsUrl(), formatDuration(lingerMs)));
+            QTimer::singleShot(std::chrono::milliseconds(lingerMs), &runner, [] { QCoreApplication::quit(); });
+            return;
+        }
         QCoreApplication::quit();
     });
     const int loopExit = QCoreApplication::exec();
