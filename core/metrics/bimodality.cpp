@@ -71,8 +71,7 @@ std::optional<Bimodality> Bimodality::of(const LogHistogram &samples)
             below += bins[i].mass;
         const double above = 1 - below - bins[valley].mass;
         const double share = std::min(below, above);
-        if (share < kMinShare || (best && share <= best->share) ||
-            bins[std::max(j, top)].value < kMinHighModeMs)
+        if (share < kMinShare || (best && share <= best->share) || bins[std::max(j, top)].value < kMinHighModeMs)
             continue;
         Bimodality b;
         b.share = share;
