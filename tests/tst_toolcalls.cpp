@@ -388,6 +388,46 @@ private Q_SLOTS:
         QCOMPARE(unchecked.toolCalls, calls);
     }
 
+    /// Regression: llama.cpp (b0, --jinja, tool_choice required) sends a call that max_tokens cut as
+    /// plain content with finish reason length; it counted as a request that made no call (`none`)
+    /// and as tool-qualified goodput. A required call that never came is `missing`, and not good.
+    void requiredCallCutIntoContentIsMissing_data()
+    {
+        QTest::addColumn<QString>("choice");
+        QTest::addColumn<ToolCallCheck>("check");
+        QTest::newRow("required") << QStringLiteral("required") << ToolCallCheck::Missing;
+        QTest::newRow("a tool named") << QStringLiteral("get_weather") << ToolCallCheck::Missing;
+        QTest::newRow("auto") << QStringLiteral("auto") << ToolCallCheck::None;
+        QTest::newRow("not sent") << QString() << ToolCallCheck::None;
+    }
+    void requiredCallCutIntoContentIsMissing()
+    {
+        QFETCH(QString, choice);
+        QFETCH(ToolCallCheck, check);
+        QTemporaryDir dir;
+        const QString file = test::writeFile(dir, QStringLiteral("tools.json"), kTools);
+        QString why;
+        const auto tools = ToolSet::load(file, *parseToolChoice(choice), &why);
+        QVERIFY2(tools, qPrintable(why));
+        // The body llama.cpp sent (abridged: its whitespace, timings and ids).
+        const nlohmann::json reply = {
+            {"choices",
+             {{{"finish_reason", "length"},
+               {"index", 0},
+               {"message",
+                {{"role", "assistant"},
+                 {"content", "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"-Agent"}}}}}},
+            {"object", "chat.completion"},
+            {"usage", {{"completion_tokens", 48}, {"prompt_tokens", 231}}}};
+        const QStringList body{QString::fromStdString(reply.dump())};
+        const RequestRecord r = decode(ApiKind::OpenAIChat, body, false, &*tools);
+        QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+        QCOMPARE(r.toolCalls, 0);
+        QCOMPARE(int(r.toolCallCheck), int(check));
+        QCOMPARE(QString::fromLatin1(toolCallCheckName(r.toolCallCheck)),
+                 check == ToolCallCheck::Missing ? QStringLiteral("missing") : QStringLiteral("none"));
+    }
+
     /// With --response-format too, a reply of tool calls alone has no content to check: its
     /// output_check is empty, not invalid_json; content beside the calls is checked.
     void toolCallsAloneAreNoStructuredReply()

@@ -215,13 +215,14 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("images     %1\n").arg(images->line());
     if (const auto &tools = t.toolCalls) {
         QString line = QStringLiteral("tools      %1 of %2 requests made tool calls (%3 calls); %4 valid, %5 invalid "
-                                      "JSON, %6 not valid for the tool")
+                                      "JSON, %6 not valid for the tool, %7 required and missing")
                            .arg(tools->withCalls)
                            .arg(tools->requests)
                            .arg(tools->calls)
                            .arg(tools->valid)
                            .arg(tools->invalidJson)
-                           .arg(tools->schemaMismatch);
+                           .arg(tools->schemaMismatch)
+                           .arg(tools->missing);
         if (tools->firstToolCallMs.count > 0)
             line += QStringLiteral("; first tool-call token p50 / p99 %1 / %2 ms")
                         .arg(formatNumber(tools->firstToolCallMs.p50), formatNumber(tools->firstToolCallMs.p99));

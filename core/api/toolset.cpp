@@ -113,7 +113,9 @@ ToolCallCheck ToolSet::check(const ToolCallTexts &calls) const
     if (calls.cut)
         return ToolCallCheck::NotChecked;
     if (calls.calls.empty())
-        return ToolCallCheck::None;
+        return m_choice.kind == ToolChoice::Kind::Required || m_choice.kind == ToolChoice::Kind::Named
+                   ? ToolCallCheck::Missing
+                   : ToolCallCheck::None;
     ToolCallCheck worst = ToolCallCheck::Valid;
     for (const ToolCallText &call : calls.calls) {
         ToolCallCheck check = ToolCallCheck::Valid;

@@ -48,6 +48,7 @@ constexpr EnumName<ToolCallCheck> kToolCallCheckNames[] = {
     {ToolCallCheck::InvalidJson, "invalid_json"},
     {ToolCallCheck::SchemaMismatch, "schema_mismatch"},
     {ToolCallCheck::Valid, "valid"},
+    {ToolCallCheck::Missing, "missing"},
 };
 
 } // namespace

@@ -60,11 +60,12 @@ std::optional<OutputCheck> outputCheckFromName(const QString &name);
 
 /// What the check of a successful request's tool calls (--tools) found (docs/metrics.md "Tool
 /// calls"): NotAsked when no tools were offered or the request failed; None when no call came;
-/// else the worst of its calls: arguments that are not JSON, then arguments not valid for the
-/// tool's parameters (or a tool that was not offered); NotChecked when the calls were longer
-/// than the decoder keeps (ToolCallTexts::kMaxBytes, kMaxCalls).
-enum class ToolCallCheck : std::uint8_t { NotAsked, None, NotChecked, InvalidJson, SchemaMismatch, Valid };
-/// "", "none", "not_checked", "invalid_json", "schema_mismatch", "valid"
+/// Missing when none came though --tool-choice required one (llama.cpp sends a call cut by
+/// max_tokens as content); else the worst of its calls: arguments that are not JSON, then
+/// arguments not valid for the tool's parameters (or a tool that was not offered); NotChecked when
+/// the calls were longer than the decoder keeps (ToolCallTexts::kMaxBytes, kMaxCalls).
+enum class ToolCallCheck : std::uint8_t { NotAsked, None, NotChecked, InvalidJson, SchemaMismatch, Valid, Missing };
+/// "", "none", "not_checked", "invalid_json", "schema_mismatch", "valid", "missing"
 const char *toolCallCheckName(ToolCallCheck check);
 std::optional<ToolCallCheck> toolCallCheckFromName(const QString &name);
 

@@ -559,7 +559,7 @@ void RunAggregator::add(const RequestRecord &r)
     }
     if (r.ok() && r.toolCallCheck != ToolCallCheck::NotAsked) {
         const ToolCallCheck check = r.toolCallCheck;
-        const bool called = check != ToolCallCheck::None;
+        const bool called = check != ToolCallCheck::None && check != ToolCallCheck::Missing;
         for (Block *b : {&m_blocks[0], stage, instance}) {
             if (!b)
                 continue;
@@ -571,6 +571,7 @@ void RunAggregator::add(const RequestRecord &r)
             s.valid += check == ToolCallCheck::Valid ? 1 : 0;
             s.invalidJson += check == ToolCallCheck::InvalidJson ? 1 : 0;
             s.schemaMismatch += check == ToolCallCheck::SchemaMismatch ? 1 : 0;
+            s.missing += check == ToolCallCheck::Missing ? 1 : 0;
             s.tokens += called ? r.completionTokens : 0;
             s.qualifiedGood += good && (check == ToolCallCheck::Valid || check == ToolCallCheck::None) ? 1 : 0;
             if (const auto ms = r.firstToolCallMs())

@@ -263,6 +263,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
                                {"valid", t->valid},
                                {"invalid_json", t->invalidJson},
                                {"schema_mismatch", t->schemaMismatch},
+                               {"missing", t->missing},
                                {"valid_share", t->validShare()},
                                {"tokens", t->tokens},
                                {"first_tool_call_ms", t->firstToolCallMs.toJson()},
@@ -439,6 +440,7 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         t.valid = tools.integer("valid");
         t.invalidJson = tools.integer("invalid_json");
         t.schemaMismatch = tools.integer("schema_mismatch");
+        t.missing = tools.has("missing") ? tools.integer("missing") : 0; // summaries before it have none
         t.tokens = tools.integer("tokens");
         if (const auto stats = tools.nested<LatencyStats>("first_tool_call_ms"))
             t.firstToolCallMs = *stats;

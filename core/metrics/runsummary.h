@@ -221,7 +221,8 @@ struct ImageSummary {
 /// Tool calls (--tools) of a block's successful requests (docs/metrics.md "Tool calls"): how many
 /// made calls, whether their arguments were JSON valid for the tools' parameters, the time to
 /// the first tool-call token, the tokens of the requests that made calls, and the quality-
-/// qualified goodput: good requests (every SLO met) that made no invalid call.
+/// qualified goodput: good requests (every SLO met) that made no invalid call and, where the tool
+/// choice required one, made a call.
 struct ToolCallSummary {
     std::int64_t requests = 0;        ///< successful requests offered tools
     std::int64_t withCalls = 0;       ///< of them, those that made a call
@@ -230,9 +231,10 @@ struct ToolCallSummary {
     std::int64_t valid = 0;           ///< requests whose every call was valid
     std::int64_t invalidJson = 0;     ///< requests with a call whose arguments were not JSON
     std::int64_t schemaMismatch = 0;  ///< the others with a call not valid for its tool's parameters
+    std::int64_t missing = 0;         ///< requests without a call that --tool-choice required
     std::int64_t tokens = 0;          ///< completion tokens of the requests with calls
     LatencyStats firstToolCallMs;     ///< sent → first tool-call token, of streamed requests with calls
-    std::int64_t qualifiedGood = 0;   ///< good requests with no invalid call (valid calls, or none)
+    std::int64_t qualifiedGood = 0;   ///< good requests with no invalid or missing call
     double qualifiedGoodputPerS = 0;  ///< qualifiedGood / the block's window
     double qualifiedGoodFraction = 0; ///< qualifiedGood / attempted requests, as goodFraction
     std::int64_t checked() const { return withCalls - notChecked; }
