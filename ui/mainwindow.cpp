@@ -1203,7 +1203,7 @@ bool MainWindow::exportTimeline(const QString &path)
         [directory, path] {
             QString error;
             TraceTimeline::Stats stats;
-            TraceTimeline::write(directory, path, &error, {}, &stats);
+            TraceTimeline::write(directory, path, &error, TraceTimeline::kLimits, &stats);
             return std::pair(error, stats);
         },
         [this, path](const std::pair<QString, TraceTimeline::Stats> &result) {

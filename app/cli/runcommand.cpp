@@ -404,7 +404,7 @@ int runCommand(const QStringList &args)
             // From the directory just written: the same trace export-trace makes of it later.
             QString error;
             TraceTimeline::Stats stats;
-            if (TraceTimeline::write(outcome.directory, traceOut, &error, {}, &stats)) {
+            if (TraceTimeline::write(outcome.directory, traceOut, &error, TraceTimeline::kLimits, &stats)) {
                 if (!p.isSet(QStringLiteral("quiet")))
                     printErr(traceWrittenText(traceOut, stats));
             } else {

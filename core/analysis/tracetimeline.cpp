@@ -328,7 +328,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     int instances = int(urls.size());
     for (const Span &s : spans)
         instances = std::max(instances, s.sent ? s.record->instance + 1 : 0);
-    std::vector<std::vector<Span *>> onInstance(std::size_t(instances));
+    std::vector<std::vector<Span *>> onInstance(static_cast<std::size_t>(instances));
     std::vector<Span *> users;
     users.reserve(spans.size());
     for (Span &s : spans) {

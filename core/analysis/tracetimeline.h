@@ -35,9 +35,10 @@ public:
     static constexpr std::size_t kMaxChunkInstants = 250'000;
 
     struct Limits {
-        std::size_t maxRequests = kMaxRequests;
-        std::size_t maxChunkInstants = kMaxChunkInstants;
+        std::size_t maxRequests;
+        std::size_t maxChunkInstants;
     };
+    static constexpr Limits kLimits{kMaxRequests, kMaxChunkInstants};
 
     /// What a build put in the file.
     struct Stats {
@@ -53,16 +54,16 @@ public:
     };
 
     /// The trace of `run` (its records; each record's tokenChunks become its chunk instants).
-    static std::string build(const RunData &run, Limits limits = {}, Stats *stats = nullptr);
+    static std::string build(const RunData &run, Limits limits = kLimits, Stats *stats = nullptr);
 
     /// Reads the run directory (requests.csv, and from chunks.jsonl only the lines of the requests
     /// that get chunk instants) and makes its trace. std::nullopt with *error as RunReader::load
     /// says it (the directory is not a run, a file is damaged).
-    static std::optional<std::string> fromDirectory(const QString &directory, QString *error, Limits limits = {},
+    static std::optional<std::string> fromDirectory(const QString &directory, QString *error, Limits limits = kLimits,
                                                     Stats *stats = nullptr);
     /// fromDirectory(), written to `path` whole or not at all (never through a link). False with
     /// *error naming the directory or the file.
-    static bool write(const QString &directory, const QString &path, QString *error, Limits limits = {},
+    static bool write(const QString &directory, const QString &path, QString *error, Limits limits = kLimits,
                       Stats *stats = nullptr);
 };
 
