@@ -176,7 +176,22 @@ class TestTraceTimeline : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_tmp;
+    QString m_base; ///< a real run's directory: its run.json, summary.json and timeseries.csv make the hostile ones
+
 private slots:
+    void initTestCase()
+    {
+        auto host = test::startSimulator(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host);
+        const QString out = m_tmp.filePath(QStringLiteral("base"));
+        const CliResult run = runCli({QStringLiteral("run"), QStringLiteral("--url"), host->baseUrl().toString(),
+                                      QStringLiteral("--model"), host->config().model, QStringLiteral("--requests"),
+                                      QStringLiteral("2"), QStringLiteral("--quiet"), QStringLiteral("--out"), out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        m_base = out;
+    }
+
     // A closed-loop run of 4 users over HTTP/1.1 keep-alive: 4 connections, each carrying one
     // user's requests one after another. The trace has exactly those tracks, each request's
     // slices span its recorded times, its phases nest and add up, every chunk is an instant, and
@@ -415,6 +430,10 @@ private slots:
         QFETCH(int, exitCode);
         QFETCH(int, instants);
         QTemporaryDir dir;
+        // With a summary and a time series the reader takes chunks.jsonl as it is (without one it recomputes the
+        // summary from it, refusing a damaged file): the lines reach the trace's own reader.
+        for (const char *name : {"run.json", "summary.json", "timeseries.csv"})
+            QVERIFY(QFile::copy(QDir(m_base).filePath(QLatin1String(name)), dir.filePath(QLatin1String(name))));
         QVERIFY(test::writeFile(dir.filePath(QStringLiteral("requests.csv")), requestsCsv));
         QVERIFY(test::writeFile(dir.filePath(QStringLiteral("chunks.jsonl")), chunksJsonl));
         const QString traceFile = dir.filePath(QStringLiteral("t.json"));

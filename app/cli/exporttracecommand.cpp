@@ -44,7 +44,8 @@ int exportTraceCommand(const QStringList &args)
         return cli.usageError(QStringLiteral("--out: name the trace file to write, e.g. --out x.trace.json"));
     QString error;
     TraceTimeline::Stats stats;
-    const auto trace = TraceTimeline::fromDirectory(withHomeExpanded(directories.first()), &error, TraceTimeline::kLimits, &stats);
+    const auto trace =
+        TraceTimeline::fromDirectory(withHomeExpanded(directories.first()), &error, TraceTimeline::kLimits, &stats);
     if (!trace) {
         printErr(QStringLiteral("tokenbench-cli export-trace: %1\n").arg(error));
         return ExitUsage;
