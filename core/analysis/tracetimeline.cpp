@@ -371,7 +371,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     const std::size_t firstEventAt = out.size();
 
     // Tracks, named and sorted in order (Perfetto sorts by these indexes, not by name).
-    appendMetadata(out, "process_name", kCountersPid, 0, QStringLiteral("run ") + run.label());
+    appendMetadata(out, "process_name", kCountersPid, 0, QStringLiteral("run: ") + run.label());
     appendSortIndex(out, "process_sort_index", kCountersPid, 0, kCountersPid);
     for (int i = 0; i < instances; ++i) {
         const int pid = kFirstInstancePid + i;
