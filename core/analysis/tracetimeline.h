@@ -25,7 +25,8 @@ struct RunData;
 ///
 /// Size: every request up to maxRequests (the first by id) gets its slices; chunk instants go to
 /// the first requests by id while their chunks fit in maxChunkInstants. The output is at most
-/// about maxRequests × 1.2 kB + maxChunkInstants × 80 bytes (260 MB), whatever the run directory holds.
+/// about maxRequests × 1.4 kB + maxChunkInstants × 95 bytes (300 MB), whatever the run directory
+/// holds (docs/output-files.md "Request timelines").
 class TraceTimeline
 {
 public:
