@@ -26,10 +26,13 @@ namespace {
 
 using Track = std::pair<std::int64_t, std::int64_t>; // pid, tid
 
-/// What Perfetto's JSON importer needs of every event, checked as a viewer would: each "X" has
-/// ts, dur ≥ 0, pid and tid; each "i" and "C" ts and pid; every track an event is on is named by
-/// an "M" thread_name (counters: their process by process_name), and the slices of one track nest
-/// (a slice that starts inside another ends inside it). Empty when valid, else the first problem.
+/// What Perfetto's JSON importer needs of every event (google/perfetto
+/// src/trace_processor/importers/json/json_trace_parser_impl.cc, 2024), checked as a viewer would:
+/// each "X" has ts, dur ≥ 0, pid and tid; each "i" and "C" ts and pid; every track an event is on
+/// is named by an "M" thread_name (counters: their process by process_name); a thread id belongs to
+/// one process (Perfetto takes one seen in another process for another thread); and the slices of
+/// one track nest (a slice that starts inside another ends inside it). Empty when valid, else the
+/// first problem.
 QString traceProblem(const json &trace)
 {
     if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
@@ -39,7 +42,17 @@ QString traceProblem(const json &trace)
     std::map<Track, std::vector<std::pair<std::int64_t, std::int64_t>>> slices;
     std::set<Track> used;
     std::set<std::int64_t> counterProcesses;
+    std::map<std::int64_t, std::int64_t> processOfThread;
     for (const json &e : trace["traceEvents"]) {
+        if (e.contains("tid") && e.contains("pid") && e["tid"].is_number_integer()) {
+            const auto [at, added] =
+                processOfThread.emplace(e["tid"].get<std::int64_t>(), e["pid"].get<std::int64_t>());
+            if (!added && at->second != e["pid"].get<std::int64_t>())
+                return QStringLiteral("thread %1 in processes %2 and %3")
+                    .arg(at->first)
+                    .arg(at->second)
+                    .arg(e["pid"].get<std::int64_t>());
+        }
         const std::string ph = e.value("ph", "");
         if (!e.contains("pid") || !e["pid"].is_number_integer())
             return QStringLiteral("an event without pid: %1").arg(QString::fromStdString(e.dump()));

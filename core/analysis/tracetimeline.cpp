@@ -27,7 +27,10 @@ namespace {
 /// chunks at about 20 bytes each): it is skipped unread.
 constexpr qint64 kMaxChunkLineBytes = qint64(TraceTimeline::kMaxChunkInstants) * 24 + 4096;
 
-/// The process ids: the run's counters, then one per instance, then the virtual users.
+/// The process ids: the run's counters, then one per instance, then the virtual users. Process-wide
+/// events name the process's own id as their thread (what Perfetto assumes without a tid); the
+/// tracks' thread ids follow the last process id and are unique in the trace, as a system's are
+/// (Perfetto takes a thread id seen in another process for another thread).
 constexpr int kCountersPid = 1;
 constexpr int kFirstInstancePid = 2;
 
@@ -118,12 +121,14 @@ void appendSortIndex(std::string &out, const char *what, int pid, std::size_t ti
 /// one before it, so that its phases nest in its slice and sum to it.
 struct Span {
     const RequestRecord *record = nullptr;
-    std::int64_t scheduledUs = 0;  ///< the request's start: scheduled (else sent)
-    std::int64_t connectionUs = 0; ///< its connection phase begins: sent − sending − TLS − connect
-    std::int64_t endUs = 0;        ///< done
-    bool sent = false;             ///< on an instance's connection (it was sent)
-    std::size_t connectionTrack = 0;
+    std::int64_t scheduledUs = 0;    ///< the request's start: scheduled (else sent)
+    std::int64_t connectionUs = 0;   ///< its connection phase begins: sent − sending − TLS − connect
+    std::int64_t endUs = 0;          ///< done
+    bool sent = false;               ///< on an instance's connection (it was sent)
+    std::size_t connectionTrack = 0; ///< lane of its instance, from 0
     std::size_t userTrack = 0;
+    std::size_t connectionTid = 0; ///< the lane's thread id: unique in the trace
+    std::size_t userTid = 0;
 };
 
 /// Lanes: each interval, in order of start, takes the lowest-numbered track free at its start
@@ -206,7 +211,7 @@ void appendPhases(std::string &out, const Span &s, int pid)
             continue;
         const std::int64_t to = std::clamp(b.us, at, s.endUs);
         if (to > at)
-            appendSlice(out, pid, s.connectionTrack + 1, at, to, b.name);
+            appendSlice(out, pid, s.connectionTid, at, to, b.name);
         at = to;
     }
 }
@@ -343,6 +348,18 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     }
     st.userTracks = assignTracks(users, &Span::scheduledUs, &Span::userTrack);
     const int usersPid = kFirstInstancePid + instances;
+    std::vector<std::size_t> firstTid(onInstance.size());
+    std::size_t nextTid = std::size_t(usersPid) + 1;
+    for (std::size_t i = 0; i < onInstance.size(); ++i) {
+        firstTid[i] = nextTid;
+        nextTid += connectionTracks[i];
+    }
+    const std::size_t firstUserTid = nextTid;
+    for (Span &s : spans) {
+        s.userTid = firstUserTid + s.userTrack;
+        if (s.sent)
+            s.connectionTid = firstTid[std::size_t(s.record->instance)] + s.connectionTrack;
+    }
 
     std::string out;
     out.reserve(spans.size() * 900 + 4096);
@@ -370,26 +387,28 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     out += "\"traceEvents\":[";
     const std::size_t firstEventAt = out.size();
 
-    // Tracks, named and sorted in order (Perfetto sorts by these indexes, not by name).
-    appendMetadata(out, "process_name", kCountersPid, 0, QStringLiteral("run: ") + run.label());
-    appendSortIndex(out, "process_sort_index", kCountersPid, 0, kCountersPid);
+    // Processes and tracks, named, and ordered for chrome://tracing (which reads the sort indexes;
+    // the ids follow the same order).
+    appendMetadata(out, "process_name", kCountersPid, kCountersPid, QStringLiteral("run: ") + run.label());
+    appendSortIndex(out, "process_sort_index", kCountersPid, kCountersPid, kCountersPid);
     for (int i = 0; i < instances; ++i) {
         const int pid = kFirstInstancePid + i;
         const QString url = run.info.config.target.instanceUrl(i);
         appendMetadata(
-            out, "process_name", pid, 0,
+            out, "process_name", pid, std::size_t(pid),
             QStringLiteral("instance %1%2").arg(i + 1).arg(url.isEmpty() ? QString() : QStringLiteral(": ") + url));
-        appendSortIndex(out, "process_sort_index", pid, 0, pid);
+        appendSortIndex(out, "process_sort_index", pid, std::size_t(pid), pid);
         for (std::size_t t = 0; t < connectionTracks[std::size_t(i)]; ++t) {
-            appendMetadata(out, "thread_name", pid, t + 1, QStringLiteral("connection %1").arg(t + 1));
-            appendSortIndex(out, "thread_sort_index", pid, t + 1, std::int64_t(t));
+            const std::size_t tid = firstTid[std::size_t(i)] + t;
+            appendMetadata(out, "thread_name", pid, tid, QStringLiteral("connection %1").arg(t + 1));
+            appendSortIndex(out, "thread_sort_index", pid, tid, std::int64_t(t));
         }
     }
-    appendMetadata(out, "process_name", usersPid, 0, QStringLiteral("virtual users"));
-    appendSortIndex(out, "process_sort_index", usersPid, 0, usersPid);
+    appendMetadata(out, "process_name", usersPid, std::size_t(usersPid), QStringLiteral("virtual users"));
+    appendSortIndex(out, "process_sort_index", usersPid, std::size_t(usersPid), usersPid);
     for (std::size_t t = 0; t < st.userTracks; ++t) {
-        appendMetadata(out, "thread_name", usersPid, t + 1, QStringLiteral("user %1").arg(t + 1));
-        appendSortIndex(out, "thread_sort_index", usersPid, t + 1, std::int64_t(t));
+        appendMetadata(out, "thread_name", usersPid, firstUserTid + t, QStringLiteral("user %1").arg(t + 1));
+        appendSortIndex(out, "thread_sort_index", usersPid, firstUserTid + t, std::int64_t(t));
     }
 
     // Requests in order of id: their slices, phases and chunks.
@@ -398,7 +417,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     bool chunksFit = true;
     for (const Span *s : users) {
         const RequestRecord &r = *s->record;
-        const std::size_t userTid = s->userTrack + 1;
+        const std::size_t userTid = s->userTid;
         appendRequestSlice(out, *s, usersPid, userTid, s->scheduledUs);
         const std::int64_t waitEnd = s->sent ? s->connectionUs : s->endUs;
         if (waitEnd > s->scheduledUs)
@@ -406,7 +425,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
         if (!s->sent)
             continue;
         const int pid = kFirstInstancePid + r.instance;
-        appendRequestSlice(out, *s, pid, s->connectionTrack + 1, s->connectionUs);
+        appendRequestSlice(out, *s, pid, s->connectionTid, s->connectionUs);
         appendPhases(out, *s, pid);
         // Whole requests only, while they fit: a trace with some requests' every chunk says
         // more than one with every request's first few.
@@ -420,7 +439,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
         ++st.chunkRequests;
         for (const ChunkStamp &c : r.tokenChunks) {
             const std::int64_t at = std::clamp(toUs(c.tNs), s->connectionUs, s->endUs);
-            beginEvent(out, 'i', pid, s->connectionTrack + 1, at);
+            beginEvent(out, 'i', pid, s->connectionTid, at);
             out += R"(,"s":"t","name":"chunk","args":{"chars":)";
             appendNumber(out, std::int64_t(c.chars));
             out += "}}";
@@ -446,14 +465,14 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
         if (i + 1 < changes.size() && changes[i + 1].first == changes[i].first)
             continue;
         st.peakInFlight = std::max(st.peakInFlight, inFlight);
-        beginEvent(out, 'C', kCountersPid, 0, changes[i].first);
+        beginEvent(out, 'C', kCountersPid, kCountersPid, changes[i].first);
         out += R"(,"name":"in flight","args":{"requests":)";
         appendNumber(out, std::int64_t(inFlight));
         out += "}}";
     }
     // Output tokens a second: the run's own time series (each chunk's tokens in its second).
     for (const TimeSeriesRow &row : run.timeSeries) {
-        beginEvent(out, 'C', kCountersPid, 0, std::int64_t(row.second) * 1'000'000);
+        beginEvent(out, 'C', kCountersPid, kCountersPid, std::int64_t(row.second) * 1'000'000);
         out += R"(,"name":"output tokens/s","args":{"tokens":)";
         appendNumber(out, row.outputTokens);
         out += "}}";
