@@ -12,8 +12,10 @@
 
 #include "analysis/metriccatalogue.h"
 #include "support/openmetricsscrape.h"
+#include "support/savedrun.h"
 #include "support/testfiles.h"
 #include "support/testsettings.h"
+#include "support/testsimulator.h"
 #include "tokenbench/version.h"
 
 #include <QAbstractButton>
@@ -955,6 +957,44 @@ private Q_SLOTS:
         QVERIFY(w.isRunning());
         w.stopAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 30000);
+    }
+
+    // File ▸ Export Timeline… (issue 31): the open run's request timelines, written off the GUI
+    // thread, as export-trace writes them (tst_tracetimeline checks the file itself).
+    void exportTimelineWritesTheOpenRun()
+    {
+        MainWindow w;
+        auto *action = w.findChild<QAction *>(QStringLiteral("actionExportTimeline"));
+        QVERIFY(action);
+        bool inFile = false;
+        for (QMenu *m : w.menus())
+            inFile |= m->title().remove(QLatin1Char('&')) == QStringLiteral("File") && m->actions().contains(action);
+        QVERIFY(inFile);
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("run.trace.json"));
+        QVERIFY(!w.exportTimeline(trace)); // no run open
+        const auto host = test::startFastSimulator(1, 1);
+        QVERIFY(host);
+        RunConfig config;
+        config.target = test::targetOf(*host);
+        config.load.concurrency = 2;
+        config.load.requests = 6;
+        config.outDir = dir.filePath(QStringLiteral("run"));
+        QVERIFY(test::saveRun(config));
+        QSignalSpy opened(&w, &MainWindow::runOpened);
+        QVERIFY(w.openRun(config.outDir));
+        QTRY_COMPARE(opened.size(), 1);
+        QSignalSpy exported(&w, &MainWindow::timelineExported);
+        QVERIFY(w.exportTimeline(trace));
+        QTRY_COMPARE(exported.size(), 1);
+        QCOMPARE(exported.constFirst().at(1).toString(), QString());
+        const QByteArray text = test::readFile(trace);
+        const auto json = nlohmann::json::parse(text.constData(), text.constData() + text.size());
+        QCOMPARE(json["otherData"]["requests_in_trace"].get<int>(), 6);
+        std::size_t slices = 0;
+        for (const auto &e : json["traceEvents"])
+            slices += e.value("ph", "") == "X" && e.value("name", "") == "request";
+        QCOMPARE(slices, std::size_t(12)); // a user's and a connection's each
     }
 
     void saveAndOpen()

@@ -24,6 +24,7 @@
 #include "widgets/settingsautosave.h"
 
 #include "analysis/metriccatalogue.h"
+#include "analysis/tracetimeline.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "results/sessioninfo.h"
@@ -300,6 +301,12 @@ void MainWindow::createActions()
                             "PNG, SVG or PDF (Ctrl+E)"));
     connect(m_export, &QAction::triggered, this, &MainWindow::showExportDialog);
 
+    m_exportTimeline = new QAction(tr("Export &Timeline…"), this);
+    m_exportTimeline->setObjectName(QStringLiteral("actionExportTimeline"));
+    m_exportTimeline->setToolTip(tr("Save the run's request timelines as Chrome trace JSON, to open in "
+                                    "ui.perfetto.dev or chrome://tracing"));
+    connect(m_exportTimeline, &QAction::triggered, this, &MainWindow::showExportTimelineDialog);
+
     m_copySummary = new QAction(tr("&Copy Summary Table"), this);
     m_copySummary->setObjectName(QStringLiteral("actionCopySummary"));
     m_copySummary->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -318,6 +325,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_openRun);
     file->addAction(m_export);
+    file->addAction(m_exportTimeline);
     file->addAction(m_copySummary);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -1173,6 +1181,43 @@ void MainWindow::showExportDialog()
         statusBar()->showMessage(tr("Exported %n file(s)", nullptr, int(paths.size())), kStatusMs);
     });
     dialog->open();
+}
+
+void MainWindow::showExportTimelineDialog()
+{
+    if (m_document->isEmpty() || m_document->directory().isEmpty()) {
+        statusBar()->showMessage(tr("Nothing to export yet: run, or open a saved run"), kStatusMs);
+        return;
+    }
+    askForSaveFile(this, tr("Export Timeline"), QDir(m_document->directory()).dirName() + QStringLiteral(".trace.json"),
+                   tr("Chrome trace JSON (*.json)"), [this](const QString &path) { exportTimeline(path); });
+}
+
+bool MainWindow::exportTimeline(const QString &path)
+{
+    const QString directory = m_document->directory();
+    if (m_document->isEmpty() || directory.isEmpty())
+        return false;
+    statusBar()->showMessage(tr("Exporting the timeline to %1…").arg(QDir::toNativeSeparators(path)));
+    m_exports.run(
+        [directory, path] {
+            QString error;
+            TraceTimeline::Stats stats;
+            TraceTimeline::write(directory, path, &error, TraceTimeline::kLimits, &stats);
+            return std::pair(error, stats);
+        },
+        [this, path](const std::pair<QString, TraceTimeline::Stats> &result) {
+            const auto &[error, stats] = result;
+            if (error.isEmpty())
+                statusBar()->showMessage(
+                    tr("Exported the timeline of %n request(s) to %1", nullptr, int(stats.requests))
+                        .arg(QDir::toNativeSeparators(path)),
+                    kStatusMs);
+            else
+                showError(tr("Export Timeline"), error);
+            Q_EMIT timelineExported(path, error);
+        });
+    return true;
 }
 
 void MainWindow::copySummary()

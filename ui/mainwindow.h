@@ -3,6 +3,7 @@
 #include "config/runconfig.h"
 #include "run/benchmarkrunner.h"
 #include "run/limitsearchplan.h"
+#include "threads/backgroundjobs.h"
 #include "widgets/apptheme.h"
 
 #include <QMainWindow>
@@ -114,6 +115,9 @@ public:
     /// several runs, or a session folder, open on their comparison. runsShown() follows.
     void openRuns(const QStringList &directories);
     ComparisonController *comparisons() const { return m_comparisons; }
+    /// Writes the open run's request timelines (TraceTimeline) to `path` off the GUI thread;
+    /// timelineExported() follows. False when no run is open.
+    bool exportTimeline(const QString &path);
     /// Redraws the run views now and saves an image of the window.
     bool saveScreenshot(const QString &path, QString *error = nullptr);
 
@@ -174,6 +178,8 @@ public Q_SLOTS:
     void showExportDialog();
     /// Ctrl+Shift+C: the summary table to the clipboard.
     void copySummary();
+    /// File ▸ Export Timeline…: asks where (without a nested event loop), then exportTimeline().
+    void showExportTimelineDialog();
 
 Q_SIGNALS:
     /// A run is about to start with this configuration (its outDir filled in).
@@ -184,6 +190,8 @@ Q_SIGNALS:
     void runFinished(const tb::RunOutcome &outcome);
     void runOpened(const QString &directory);
     void runOpenFailed(const QString &directory, const QString &error);
+    /// exportTimeline() ended: `error` is empty when `path` was written.
+    void timelineExported(const QString &path, const QString &error);
     /// What openRuns() was given is shown (ok: every part of it could be read).
     void runsShown(bool ok);
     /// A limit search began in `directory`; its levels follow as runs in the run views.
@@ -268,6 +276,7 @@ private:
     QAction *m_openConfig = nullptr;
     QAction *m_openRun = nullptr;
     QAction *m_export = nullptr;
+    QAction *m_exportTimeline = nullptr;
     QAction *m_testConnection = nullptr;
     QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;
@@ -290,6 +299,9 @@ private:
     bool m_narrow = false;
     QSize m_screenSize;       ///< setScreenSize(); invalid: the real screen's
     bool m_showOpened = true; ///< the run being opened comes to the front (not behind a comparison)
+    /// Timeline exports (a 100 000-request run takes seconds); last, so that it stops first. Its
+    /// jobs hold copies of what they write, not members.
+    BackgroundJobs m_exports{this};
 };
 
 } // namespace tb

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "analysis/tracetimeline.h"
+
 #include <QStringList>
 
 namespace tb::cli {
@@ -11,5 +13,9 @@ int simCommand(const QStringList &args);
 int compareCommand(const QStringList &args);
 int reportCommand(const QStringList &args);
 int mergeCommand(const QStringList &args);
+int exportTraceCommand(const QStringList &args);
+
+/// "Wrote FILE (N requests, M chunk instants, X MB…)": what export-trace and run --trace-out print.
+QString traceWrittenText(const QString &path, const TraceTimeline::Stats &stats);
 
 } // namespace tb::cli

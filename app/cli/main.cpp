@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <array>
 
 using namespace tb::cli;
@@ -24,6 +25,7 @@ constexpr std::array kCommands{
     Command{"compare", "side-by-side table of saved runs", &compareCommand},
     Command{"report", "self-contained HTML report of saved runs", &reportCommand},
     Command{"merge", "merge the run directories of a sharded run", &mergeCommand},
+    Command{"export-trace", "a saved run's request timelines for Perfetto", &exportTraceCommand},
 };
 
 QString usage()
@@ -31,8 +33,11 @@ QString usage()
     QString text = QStringLiteral("Usage: tokenbench-cli <command> [options]\n\n"
                                   "Load-testing workbench for LLM inference APIs (headless).\n\n"
                                   "Commands:\n");
+    int width = 0;
     for (const Command &c : kCommands)
-        text += QStringLiteral("  %1  %2\n").arg(QLatin1String(c.name), -8).arg(QLatin1String(c.summary));
+        width = std::max(width, int(qstrlen(c.name)));
+    for (const Command &c : kCommands)
+        text += QStringLiteral("  %1  %2\n").arg(QLatin1String(c.name), -width).arg(QLatin1String(c.summary));
     text += QStringLiteral("\nOptions:\n"
                            "  -h, --help     show this help\n"
                            "  -V, --version  show the version\n\n"

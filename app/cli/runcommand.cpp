@@ -5,6 +5,7 @@
 #include "runconsole.h"
 #include "signalwatcher.h"
 
+#include "analysis/tracetimeline.h"
 #include "api/apidialect.h"
 #include "api/modelslisting.h"
 #include "config/configfield.h"
@@ -203,6 +204,10 @@ void addRunOptions(CliParser &cli)
         flag(QStringLiteral("workers"), QStringLiteral("Transport threads (default: one per core, at least 2)."),
              QStringLiteral("N")),
         flag(QStringLiteral("quiet"), QStringLiteral("No progress on stderr.")),
+        flag(QStringLiteral("trace-out"),
+             QStringLiteral("When the run ends, also write its request timelines as Chrome trace JSON for "
+                            "ui.perfetto.dev (as export-trace does from the run directory)."),
+             QStringLiteral("FILE.json")),
         flag(QStringLiteral("shard"),
              QStringLiteral("Run shard K of N (0 ≤ K < N): users, rates and request counts are split exactly over "
                             "the shards, prompts never repeat between them; 'merge' joins their run directories."),
@@ -300,6 +305,13 @@ int runCommand(const QStringList &args)
             return cli.usageError(
                 QStringLiteral("out (--out): %1; choose a new directory, or --force to write into it").arg(why));
     }
+
+    const QString traceOut = withHomeExpanded(p.value(QStringLiteral("trace-out")));
+    if (p.isSet(QStringLiteral("trace-out")) && traceOut.isEmpty())
+        return cli.usageError(QStringLiteral("--trace-out: name the trace file to write, e.g. --trace-out run.json"));
+    if (!traceOut.isEmpty() && (p.isSet(QStringLiteral("find-max")) || flags.isSet("repeat")))
+        return cli.usageError(QStringLiteral("--trace-out: one run's timelines; with --find-max or --repeat, export "
+                                             "each run's with export-trace DIR --out FILE"));
 
     if (p.isSet(QStringLiteral("find-max")) && flags.isSet("repeat"))
         return cli.usageError(QStringLiteral("--find-max and --repeat: one at a time (a search judges noise itself, "
@@ -410,6 +422,19 @@ int runCommand(const QStringList &args)
         exitCode = console.finish(outcome, interrupted);
         if (lingering)
             return; // a second target's outcome: the wait has begun
+        if (!traceOut.isEmpty() && !outcome.directory.isEmpty()) {
+            // From the directory just written: the same trace export-trace makes of it later.
+            QString error;
+            TraceTimeline::Stats stats;
+            if (TraceTimeline::write(outcome.directory, traceOut, &error, TraceTimeline::kLimits, &stats)) {
+                if (!p.isSet(QStringLiteral("quiet")))
+                    printErr(traceWrittenText(traceOut, stats));
+            } else {
+                printErr(QStringLiteral("tokenbench-cli run: --trace-out: %1\n").arg(error));
+                if (exitCode == ExitOk)
+                    exitCode = ExitFailure;
+            }
+        }
         // The endpoint goes with the process: without the wait, a scraper polling every N s misses
         // up to N s of the run's end, its last counts and latencies.
         if (lingerMs > 0 && !interrupted) {
