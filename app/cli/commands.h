@@ -11,5 +11,6 @@ int simCommand(const QStringList &args);
 int compareCommand(const QStringList &args);
 int reportCommand(const QStringList &args);
 int mergeCommand(const QStringList &args);
+int importCommand(const QStringList &args);
 
 } // namespace tb::cli

@@ -24,6 +24,7 @@ constexpr std::array kCommands{
     Command{"compare", "side-by-side table of saved runs", &compareCommand},
     Command{"report", "self-contained HTML report of saved runs", &reportCommand},
     Command{"merge", "merge the run directories of a sharded run", &mergeCommand},
+    Command{"import", "other tools' result files as run directories", &importCommand},
 };
 
 QString usage()
