@@ -14,8 +14,11 @@
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
@@ -38,14 +41,39 @@ double meanOf(const RunData &run, Metric metric)
     return s.count > 0 ? s.mean : kNone;
 }
 
+/// Equal within 1e-6 relative: GuideLLM's Unix-second stamps (about 1.76e9) carry 0.24 µs as doubles.
 bool same(double actual, double expected)
 {
     if (std::isnan(expected))
         return std::isnan(actual);
-    return std::abs(actual - expected) <= 1e-9 * std::max(1.0, std::abs(expected));
+    return std::abs(actual - expected) <= 1e-6 * std::max(1.0, std::abs(expected));
 }
 
-/// A native run directory: two requests measured by TokenBench (TTFT 100 and 140 ms).
+/// vllm-detailed.json's shape with `n` successful requests (TTFT 100 + 10·i ms, two 20 ms chunk gaps,
+/// 3 tokens each, one every 500 ms): enough for the comparison's noise test (10 a run at least).
+QString writeDetailedVllm(const QTemporaryDir &dir, int n)
+{
+    nlohmann::json r = nlohmann::json::parse(test::readFile(importFile("vllm-detailed.json")).toStdString());
+    for (const char *key : {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times",
+                            "generated_texts", "errors"})
+        r[key] = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) {
+        r["input_lens"].push_back(10);
+        r["output_lens"].push_back(3);
+        r["ttfts"].push_back(0.1 + 0.01 * i);
+        r["itls"].push_back({0.02, 0.02});
+        r["latencies"].push_back(0.14 + 0.01 * i);
+        r["start_times"].push_back(100.0 + 0.5 * i);
+        r["queue_times"].push_back(0.0);
+        r["generated_texts"].push_back("a b c");
+        r["errors"].push_back("");
+    }
+    r["completed"] = n;
+    r["failed"] = 0;
+    return test::writeFile(dir, QStringLiteral("vllm-detailed-%1.json").arg(n), QByteArray::fromStdString(r.dump()));
+}
+
+/// A native run directory: 12 requests measured by TokenBench (TTFT 100 + 40·i ms).
 QString writeNativeRun(const QTemporaryDir &dir)
 {
     RunConfig config;
@@ -54,7 +82,7 @@ QString writeNativeRun(const QTemporaryDir &dir)
     config.load.concurrency = 1;
     const RunInfo info = RunInfo::begin(config);
     std::vector<RequestRecord> records;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 12; ++i) {
         RequestRecord r;
         r.id = std::uint64_t(i + 1);
         r.scheduledNs = r.sentNs = std::int64_t(i) * 500'000'000;
@@ -130,8 +158,8 @@ void TestImport::mapsEachFormat_data()
     // errors) and e2el among the percentile metrics; endpoint_request_func.py @02cfb534 for what each holds.
     QTest::newRow("vllm detailed (serve.py @009e6d4a)")
         << importFile("vllm-detailed.json") << 0 << 1 << vllm << QString() << QStringLiteral("vllm-detailed.json")
-        << true << qint64(2) << qint64(1) << 150.0 << (80.0 / 3 + 20.0) / 2 << 240.0 << 36.0 << qint64(30)
-        << qint64(10) << QStringList();
+        << true << qint64(2) << qint64(1) << 150.0 << (80.0 / 3 + 20.0) / 2 << 240.0 << 36.0 << qint64(30) << qint64(10)
+        << QStringList();
     // --append-result: one result_json a line.
     QTest::newRow("vllm appended, 1st (serve.py @009e6d4a)")
         << importFile("vllm-appended.json") << 0 << 2 << vllm << QString() << QStringLiteral("vllm-appended.json")
@@ -157,13 +185,13 @@ void TestImport::mapsEachFormat_data()
     // as docs/tutorials/working-with-profile-exports.md shows it; export_models.py JsonExportData.
     QTest::newRow("aiperf records (record_models.py v0.1.1)")
         << importFile("aiperf/profile_export.jsonl") << 0 << 1 << QStringLiteral("AIPerf") << QString()
-        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0
-        << 30.0 << qint64(1100) << qint64(7) << QStringList();
+        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0 << 30.0
+        << qint64(1100) << qint64(7) << QStringList();
     // Its summary with the records beside it: the records are read.
     QTest::newRow("aiperf summary beside records (v0.1.1)")
         << importFile("aiperf/profile_export_aiperf.json") << 0 << 1 << QStringLiteral("AIPerf") << QString()
-        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0
-        << 30.0 << qint64(1100) << qint64(7) << QStringList();
+        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0 << 30.0
+        << qint64(1100) << qint64(7) << QStringList();
     QTest::newRow("aiperf summary alone (export_models.py v0.1.1)")
         << importFile("aiperf-summary/profile_export_aiperf.json") << 0 << 1 << QStringLiteral("AIPerf") << QString()
         << QStringLiteral("profile_export_aiperf.json") << false << qint64(2) << qint64(1) << 110.0 << 26.25 << 155.0
@@ -260,9 +288,8 @@ void TestImport::hostileFile_data()
     QTest::newRow("empty") << QByteArray() << QStringLiteral("empty");
     QTest::newRow("not a result") << QByteArray(R"({"hello": 1})")
                                   << QStringLiteral("not a vLLM, GuideLLM or AIPerf result file");
-    QTest::newRow("string for a number")
-        << QByteArray(R"({"backend": "vllm", "completed": "4", "duration": 1.0})")
-        << QStringLiteral("completed: not a number");
+    QTest::newRow("string for a number") << QByteArray(R"({"backend": "vllm", "completed": "4", "duration": 1.0})")
+                                         << QStringLiteral("completed: not a number");
     QTest::newRow("negative duration") << QByteArray(R"({"backend": "vllm", "completed": 4, "duration": -1})")
                                        << QStringLiteral("duration: negative (-1)");
     QTest::newRow("arrays of different lengths")
@@ -308,9 +335,9 @@ void TestImport::saturatesHugeCounts()
 {
     // Counts far beyond any run (10^30 requests) saturate; NaN (Python's json writes it) is no value.
     QTemporaryDir dir;
-    const QString path = test::writeFile(
-        dir, QStringLiteral("huge.json"),
-        R"({"backend": "vllm", "completed": 1e30, "failed": 0, "duration": 2, "mean_ttft_ms": NaN,
+    const QString path =
+        test::writeFile(dir, QStringLiteral("huge.json"),
+                        R"({"backend": "vllm", "completed": 1e30, "failed": 0, "duration": 2, "mean_ttft_ms": NaN,
             "median_ttft_ms": NaN, "mean_tpot_ms": 5.0, "median_tpot_ms": 5.0})");
     QString error;
     const auto read = ForeignRuns::read(path, &error);
@@ -349,8 +376,8 @@ void TestImport::importCommandWritesRunDirectories()
     // A damaged file: nothing written, exit 2.
     const QString bad = test::writeFile(dir, QStringLiteral("bad.json"), "{");
     const QString out2 = dir.filePath(QStringLiteral("runs2"));
-    const CliResult refused = runCli({QStringLiteral("import"), importFile("vllm-summary.json"), bad,
-                                      QStringLiteral("--out"), out2});
+    const CliResult refused =
+        runCli({QStringLiteral("import"), importFile("vllm-summary.json"), bad, QStringLiteral("--out"), out2});
     QCOMPARE(refused.exitCode, 2);
     QVERIFY(!QFileInfo::exists(out2));
 }
@@ -361,19 +388,23 @@ void TestImport::comparisonNamesDefinitions()
     QVERIFY(dir.isValid());
     const QString native = writeNativeRun(dir);
     QVERIFY(!native.isEmpty());
+    const QString imported = writeDetailedVllm(dir, 12);
+    QVERIFY(!imported.isEmpty());
     // compare and report take the file as it is: imported on the fly.
-    const LoadedRuns loaded = LoadedRuns::load({native, importFile("vllm-detailed.json")}, LoadedRuns::Stop);
+    const LoadedRuns loaded = LoadedRuns::load({native, imported}, LoadedRuns::Stop);
     QVERIFY2(loaded.problems.isEmpty(), qPrintable(loaded.problems.join(u'\n')));
     QCOMPARE(loaded.runs.size(), std::size_t(2));
     const ComparisonTable table(loaded.runs);
     const QString notes = table.notes().join(u'\n');
-    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed: imported from vLLM bench serve (vllm-detailed.json): "
-                                           "figures computed by TokenBench from its per-request values")),
+    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed-12: imported from vLLM bench serve "
+                                           "(vllm-detailed-12.json): figures computed by TokenBench from its "
+                                           "per-request values")),
              qPrintable(notes));
-    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed: vLLM's ITL is the gap between streamed chunks")),
+    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed-12: vLLM's ITL is the gap between streamed chunks")),
              qPrintable(notes));
-    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed: vLLM's TTFT starts before the HTTP request is posted")),
-             qPrintable(notes));
+    QVERIFY2(
+        notes.contains(QStringLiteral("#2 vllm-detailed-12: vLLM's TTFT starts before the HTTP request is posted")),
+        qPrintable(notes));
     // Per-request values: the noise test runs on TTFT.
     bool tested = false;
     for (const ComparisonTable::Row &row : table.rows()) {
@@ -383,7 +414,7 @@ void TestImport::comparisonNamesDefinitions()
     QVERIFY(tested);
 
     // The same through the CLI.
-    const CliResult r = runCli({QStringLiteral("compare"), native, importFile("vllm-detailed.json")});
+    const CliResult r = runCli({QStringLiteral("compare"), native, imported});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains(QStringLiteral("vLLM's TPOT is (latency − TTFT) / (output tokens − 1), as TokenBench's")),
              qPrintable(r.out));

@@ -353,9 +353,9 @@ struct TurnSummary {
 /// is TokenBench's own, computed from them) or only the tool's summary (then the figures are its
 /// point values, under our names), and how the tool's definitions differ from ours.
 struct ImportedFrom {
-    QString tool;           ///< "vLLM bench serve", "GuideLLM", "AIPerf"
-    QString version;        ///< as the file says; empty when it does not
-    QString source;         ///< the file's name (no directory)
+    QString tool;            ///< "vLLM bench serve", "GuideLLM", "AIPerf"
+    QString version;         ///< as the file says; empty when it does not
+    QString source;          ///< the file's name (no directory)
     bool perRequest = false; ///< per-request values were imported: distributions and noise tests are ours
     /// The metric keys ("ttft", "tpot", "icl", "e2e") that hold the tool's own point values only
     /// (its mean, median, percentiles) without the values under them.

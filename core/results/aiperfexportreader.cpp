@@ -139,11 +139,13 @@ std::optional<std::vector<RunData>> readAiperfRecords(const QList<QByteArray> &l
         rec.tokenSource = rec.promptTokenSource = TokenSource::Usage;
         const nlohmann::json &err = Fields::member(line, "error");
         if (err.is_object()) {
-            const bool cancelled = Fields::member(meta, "was_cancelled").is_boolean() && meta["was_cancelled"].get<bool>();
+            const bool cancelled =
+                Fields::member(meta, "was_cancelled").is_boolean() && meta["was_cancelled"].get<bool>();
             const auto code = f.count(err, "code", at + QStringLiteral(".error")).value_or(0);
             // --request-cancellation-rate cancels on purpose: the workload's, as our --cancel-rate.
-            rec.status = cancelled ? RequestStatus::Abandoned
-                                   : code >= 400 && code <= 599 ? RequestStatus::Http : RequestStatus::ServerError;
+            rec.status = cancelled                    ? RequestStatus::Abandoned
+                         : code >= 400 && code <= 599 ? RequestStatus::Http
+                                                      : RequestStatus::ServerError;
             rec.httpStatus = rec.status == RequestStatus::Http ? int(code) : 0;
             rec.errorMessage = Fields::text(err, "message");
             records.push_back(std::move(rec));

@@ -8,6 +8,7 @@
 #include "results/runwriter.h"
 #include "tokenbench/version.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
@@ -47,8 +48,9 @@ std::optional<double> Fields::real(const nlohmann::json &object, const char *key
     if (it == object.end())
         return std::nullopt;
     // A path ending in ": " ("line 2: ") is a prefix, not an object's path.
-    const QString where = path.isEmpty() || path.endsWith(QLatin1Char(' ')) ? path + QLatin1String(key)
-                                                                              : path + QLatin1Char('.') + QLatin1String(key);
+    const QString where = path.isEmpty() || path.endsWith(QLatin1Char(' '))
+                              ? path + QLatin1String(key)
+                              : path + QLatin1Char('.') + QLatin1String(key);
     return value(*it, where);
 }
 
@@ -333,7 +335,9 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
 
     std::optional<std::vector<RunData>> runs;
     QString problem;
-    if (const auto json = parseJson(*bytes)) {
+    // A one-line AIPerf profile_export.jsonl is one JSON object too: it goes the JSON Lines way.
+    const auto json = parseJson(*bytes);
+    if (json && !isAiperfRecord(*json)) {
         if (isGuidellmReport(*json)) {
             runs = readGuidellm(*json, source, &problem);
         } else if (isVllmResult(*json)) {

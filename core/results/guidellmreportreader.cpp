@@ -53,7 +53,8 @@ std::optional<RunData> readBenchmark(const nlohmann::json &report, const nlohman
         head.concurrency = int(std::min<std::int64_t>(*c, 1'000'000));
     const nlohmann::json &scheduler = Fields::member(b, "scheduler_metrics");
     const QString schedulerAt = at + QStringLiteral(".scheduler_metrics");
-    const auto start = f.real(b, "start_time", at).value_or(f.real(scheduler, "measure_start_time", schedulerAt).value_or(0));
+    const auto start =
+        f.real(b, "start_time", at).value_or(f.real(scheduler, "measure_start_time", schedulerAt).value_or(0));
     const auto end = f.real(b, "end_time", at).value_or(f.real(scheduler, "measure_end_time", schedulerAt).value_or(0));
     if (start > 0)
         head.startedAt = QDateTime::fromMSecsSinceEpoch(std::int64_t(std::min(start, 1e13) * 1000));
@@ -111,7 +112,8 @@ std::optional<RunData> readBenchmark(const nlohmann::json &report, const nlohman
                 if (rec.sentNs < 0)
                     rec.sentNs = std::max<std::int64_t>(offset("resolve_start"), 0);
                 rec.scheduledNs = rec.sentNs;
-                rec.promptTokens = std::min<std::int64_t>(f.count(q, "prompt_tokens", qAt).value_or(0), 1'000'000'000'000);
+                rec.promptTokens =
+                    std::min<std::int64_t>(f.count(q, "prompt_tokens", qAt).value_or(0), 1'000'000'000'000);
                 rec.tokenSource = rec.promptTokenSource = TokenSource::Usage;
                 const std::int64_t end = offset("request_end");
                 rec.doneNs = end >= 0 ? std::max(end, rec.sentNs) : rec.sentNs;
@@ -131,8 +133,9 @@ std::optional<RunData> readBenchmark(const nlohmann::json &report, const nlohman
                         rec.tokenChunks.push_back({rec.firstTokenNs, 0});
                         if (rec.completionTokens > 1 && rec.lastTokenNs > rec.firstTokenNs)
                             rec.tokenChunks.push_back(
-                                {rec.lastTokenNs, std::int32_t(std::min<std::int64_t>(rec.completionTokens - 1,
-                                                                                      std::numeric_limits<std::int32_t>::max()))});
+                                {rec.lastTokenNs,
+                                 std::int32_t(std::min<std::int64_t>(rec.completionTokens - 1,
+                                                                     std::numeric_limits<std::int32_t>::max()))});
                         rec.chunks = int(rec.tokenChunks.size());
                         rec.doneNs = std::max(rec.doneNs, rec.lastTokenNs);
                     }
@@ -213,7 +216,9 @@ std::optional<RunData> readBenchmark(const nlohmann::json &report, const nlohman
     block.windowS = end > start ? end - start : 0;
     const auto sum = [&](const char *name) {
         const nlohmann::json &d = Fields::member(Fields::member(metrics, name), "successful");
-        return std::int64_t(std::min(f.real(d, "total_sum", QStringLiteral("%1.metrics.%2.successful").arg(at, QLatin1String(name))).value_or(0), 1e15));
+        return std::int64_t(std::min(
+            f.real(d, "total_sum", QStringLiteral("%1.metrics.%2.successful").arg(at, QLatin1String(name))).value_or(0),
+            1e15));
     };
     block.tokens.input = sum("prompt_token_count");
     block.tokens.output = sum("output_token_count");

@@ -4,6 +4,8 @@
 #include "results/foreignruns.h"
 #include "results/foreignruns_p.h"
 
+#include <array>
+
 namespace tb::foreign {
 
 namespace {
@@ -53,9 +55,12 @@ std::optional<RunData> readOne(const nlohmann::json &r, const QString &source, c
     const auto path = [&at](const char *key) { return at.isEmpty() ? QLatin1String(key) : at + QLatin1String(key); };
 
     if (perRequest) {
-        const char *arrays[] = {"ttfts", "itls", "input_lens", "output_lens", "latencies", "start_times", "errors"};
+        // Every array has one value a request, in the order of ttfts.
+        const std::array<const char *, 7> arrays{"ttfts",     "itls",        "input_lens", "output_lens",
+                                                 "latencies", "start_times", "errors"};
         std::size_t n = 0;
-        for (const char *key : arrays) {
+        for (std::size_t k = 0; k < arrays.size(); ++k) {
+            const char *key = arrays[k];
             if (!r.contains(key))
                 continue;
             if (!r[key].is_array()) {
@@ -66,9 +71,9 @@ std::optional<RunData> readOne(const nlohmann::json &r, const QString &source, c
                 *error = path(key) + QStringLiteral(": more than %1 requests").arg(ForeignRuns::kMaxRequests);
                 return std::nullopt;
             }
-            if (key == arrays[0])
+            if (k == 0) {
                 n = r[key].size();
-            else if (r[key].size() != n) {
+            } else if (r[key].size() != n) {
                 *error = path(key) + QStringLiteral(": %1 values, ttfts has %2").arg(r[key].size()).arg(n);
                 return std::nullopt;
             }
@@ -94,7 +99,8 @@ std::optional<RunData> readOne(const nlohmann::json &r, const QString &source, c
             const auto at_ = [&](const char *key) { return QStringLiteral("%1[%2]").arg(path(key)).arg(i); };
             RequestRecord rec;
             rec.id = i + 1;
-            const double start = i < starts.size() ? f.value(starts[i], at_("start_times")).value_or(origin) - origin : 0;
+            const double start =
+                i < starts.size() ? f.value(starts[i], at_("start_times")).value_or(origin) - origin : 0;
             rec.sentNs = rec.scheduledNs = toNs(std::max(start, 0.0));
             rec.tokenSource = rec.promptTokenSource = TokenSource::Usage;
             if (i < inputs.size())
@@ -175,18 +181,19 @@ std::optional<RunData> readOne(const nlohmann::json &r, const QString &source, c
     block.throughput.requestsPerS = f.real(r, "request_throughput", at).value_or(0);
     block.throughput.outputTokensPerS = f.real(r, "output_throughput", at).value_or(0);
     block.throughput.totalTokensPerS = f.real(r, "total_token_throughput", at).value_or(0);
-    block.throughput.inputTokensPerS =
-        block.windowS > 0 ? double(block.tokens.input) / block.windowS : 0;
+    block.throughput.inputTokensPerS = block.windowS > 0 ? double(block.tokens.input) / block.windowS : 0;
     block.throughput.peakOutputTokensPerS = f.real(r, "max_output_tokens_per_s", at).value_or(0);
     if (completed > 0)
-        block.tokens.outInRatio = block.tokens.input > 0 ? std::optional<double>(double(block.tokens.output) /
-                                                                                 double(block.tokens.input))
-                                                         : std::nullopt;
+        block.tokens.outInRatio = block.tokens.input > 0
+                                      ? std::optional<double>(double(block.tokens.output) / double(block.tokens.input))
+                                      : std::nullopt;
     // process_one_metric: mean_/median_/std_/p<N>_<metric>_ms, the percentiles --metric-percentiles chose.
     const std::pair<const char *, Metric> metrics[] = {
         {"ttft", Metric::Ttft}, {"tpot", Metric::Tpot}, {"itl", Metric::Icl}, {"e2el", Metric::E2e}};
     for (const auto &[name, metric] : metrics) {
-        const auto key = [name = name](const char *stat) { return QStringLiteral("%1_%2_ms").arg(QLatin1String(stat), QLatin1String(name)).toStdString(); };
+        const auto key = [name = name](const char *stat) {
+            return QStringLiteral("%1_%2_ms").arg(QLatin1String(stat), QLatin1String(name)).toStdString();
+        };
         const auto get = [&](const char *stat) { return f.real(r, key(stat).c_str(), at); };
         Points p;
         p.mean = get("mean");
@@ -199,7 +206,9 @@ std::optional<RunData> readOne(const nlohmann::json &r, const QString &source, c
         p.count = std::uint64_t(completed);
         if (p.mean || p.p50 || p.p99) {
             block.stats[std::size_t(metric)] = p.stats();
-            head.from.pointValues << (metric == Metric::E2e ? QStringLiteral("e2e") : metric == Metric::Icl ? QStringLiteral("icl") : QLatin1String(name));
+            head.from.pointValues << (metric == Metric::E2e   ? QStringLiteral("e2e")
+                                      : metric == Metric::Icl ? QStringLiteral("icl")
+                                                              : QLatin1String(name));
         }
     }
     if (!f.ok()) {
