@@ -17,5 +17,6 @@ int exportTraceCommand(const QStringList &args);
 
 /// "Wrote FILE (N requests, M chunk instants, X MB…)": what export-trace and run --trace-out print.
 QString traceWrittenText(const QString &path, const TraceTimeline::Stats &stats);
+int importCommand(const QStringList &args);
 
 } // namespace tb::cli

@@ -11,8 +11,9 @@ namespace tb::cli {
 void addSavedRunsArgument(CliParser &cli)
 {
     cli.addPositional(QStringLiteral("DIR"),
-                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, or comparison "
-                                     "session directories (their runs, in order)."),
+                      QStringLiteral("run directories written by 'tokenbench-cli run' or the GUI, comparison "
+                                     "session directories (their runs, in order), or other tools' result files "
+                                     "(imported on the fly, as 'tokenbench-cli import' reads them)."),
                       QStringLiteral("DIR..."));
 }
 

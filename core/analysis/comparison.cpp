@@ -233,6 +233,17 @@ ComparisonTable::ComparisonTable(const std::vector<RunData> &runs, int baseline,
                            .arg(t.requests.ok);
         for (const QString &w : runs[i].summary.warnings)
             m_notes << QStringLiteral("%1: %2").arg(who, w);
+        // Another tool's figures under our names: what it measured differently must be said beside them.
+        if (const auto &imported = runs[i].summary.imported) {
+            m_notes << QStringLiteral("%1: imported from %2%3")
+                           .arg(who, imported->text(),
+                                imported->perRequest
+                                    ? QStringLiteral(": figures computed by TokenBench from its per-request values")
+                                    : QStringLiteral(": the tool's summary only, point values (%1), no noise test")
+                                          .arg(imported->pointValues.join(QStringLiteral(", "))));
+            for (const QString &definition : imported->definitions)
+                m_notes << QStringLiteral("%1: %2").arg(who, definition);
+        }
         // Its figures are a window of it (--window): beside a whole run they answer another question.
         if (const auto &window = runs[i].summary.window)
             m_notes << QStringLiteral("%1: %2").arg(who, window->line());

@@ -699,6 +699,65 @@ QString RunSummary::apiAndTransport() const
     return transport.isEmpty() ? api : api + QStringLiteral(", ") + transport;
 }
 
+QString ImportedFrom::text() const
+{
+    QString text = tool;
+    if (!version.isEmpty())
+        text += QLatin1Char(' ') + version;
+    if (!source.isEmpty())
+        text += QStringLiteral(" (%1)").arg(source);
+    return text;
+}
+
+json ImportedFrom::toJson() const
+{
+    return {{"tool", toStd(tool)},
+            {"version", toStd(version)},
+            {"source", toStd(source)},
+            {"per_request", perRequest},
+            {"point_values", tb::toJson(pointValues)},
+            {"definitions", tb::toJson(definitions)}};
+}
+
+std::optional<ImportedFrom> ImportedFrom::fromJson(const json &j, QString *error)
+{
+    const auto fail = [error](const QString &why) -> std::optional<ImportedFrom> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (!j.is_object())
+        return fail(QStringLiteral("not an object"));
+    ImportedFrom in;
+    const auto text = [&j](const char *key, QString &out) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_string())
+            return false;
+        out = QString::fromStdString(it->get<std::string>());
+        return true;
+    };
+    const auto list = [&j](const char *key, QStringList &out) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_array())
+            return false;
+        for (const json &item : *it) {
+            if (!item.is_string())
+                return false;
+            out << QString::fromStdString(item.get<std::string>());
+        }
+        return true;
+    };
+    if (!text("tool", in.tool) || !text("version", in.version) || !text("source", in.source))
+        return fail(QStringLiteral("tool, version or source missing"));
+    const auto perRequest = j.find("per_request");
+    if (perRequest == j.end() || !perRequest->is_boolean())
+        return fail(QStringLiteral("per_request missing"));
+    in.perRequest = perRequest->get<bool>();
+    if (!list("point_values", in.pointValues) || !list("definitions", in.definitions))
+        return fail(QStringLiteral("point_values or definitions missing"));
+    return in;
+}
+
 json RunSummary::toJson() const
 {
     json j{
@@ -777,6 +836,8 @@ json RunSummary::toJson() const
         j["cancellation"] = cancellation->toJson();
     if (client)
         j["client"] = client->toJson();
+    if (imported)
+        j["imported"] = imported->toJson();
     if (workload.is_object())
         j["workload"] = workload;
     return j;
@@ -906,6 +967,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.cancellation = top.nested<CancellationSummary>("cancellation");
     if (top.hasValue("client"))
         s.client = top.nested<ClientHealthSummary>("client");
+    if (top.hasValue("imported"))
+        s.imported = top.nested<ImportedFrom>("imported");
     if (!problem.isEmpty()) {
         if (error)
             *error = problem;

@@ -350,6 +350,26 @@ struct TurnSummary {
     LatencyStats cachedTokens;
 };
 
+/// A run made from another tool's result file (`tokenbench-cli import`, docs/output-files.md
+/// "Imported runs"): which tool and file, whether per-request values were there (then every figure
+/// is TokenBench's own, computed from them) or only the tool's summary (then the figures are its
+/// point values, under our names), and how the tool's definitions differ from ours.
+struct ImportedFrom {
+    QString tool;            ///< "vLLM bench serve", "GuideLLM", "AIPerf"
+    QString version;         ///< as the file says; empty when it does not
+    QString source;          ///< the file's name (no directory)
+    bool perRequest = false; ///< per-request values were imported: distributions and noise tests are ours
+    /// The metric keys ("ttft", "tpot", "icl", "e2e") that hold the tool's own point values only
+    /// (its mean, median, percentiles) without the values under them.
+    QStringList pointValues;
+    QStringList definitions; ///< each definition of the tool's that differs from ours, in words
+    /// "vLLM bench serve 0.11.0 (run.json)": what a comparison calls it.
+    QString text() const;
+    nlohmann::json toJson() const;
+    static std::optional<ImportedFrom> fromJson(const nlohmann::json &json, QString *error);
+    bool operator==(const ImportedFrom &) const = default;
+};
+
 struct RunSummary {
     /// The transport and the HTTP versions it negotiated: "native · HTTP/1.1", "qnam · HTTP/2",
     /// "qnam · HTTP/1.1 × 3, HTTP/2 × 5"; empty for runs from before transports were chosen.
@@ -390,6 +410,8 @@ struct RunSummary {
     std::optional<CancellationSummary> cancellation;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.
     std::optional<ClientHealthSummary> client;
+    /// A run imported from another tool's file; none for TokenBench's own runs.
+    std::optional<ImportedFrom> imported;
     /// The whole run's bimodal distributions by metric key ("ttft", "itl"); none when unimodal.
     std::map<QString, Bimodality> bimodal;
     /// Per-slice metrics (--slice): the slice length and the slices; 0 and none when not asked for.

@@ -1,6 +1,9 @@
 #include "results/loadedruns.h"
 
+#include "results/foreignruns.h"
 #include "results/sessioninfo.h"
+
+#include <QFileInfo>
 
 namespace tb {
 
@@ -11,6 +14,21 @@ LoadedRuns LoadedRuns::load(const QStringList &arguments, Unreadable unreadable)
         QStringList directories;
         QStringList notes;
         QString error;
+        // A file is another tool's result (a run is a directory): imported on the fly.
+        if (QFileInfo(argument).isFile()) {
+            auto imported = ForeignRuns::read(argument, &error);
+            if (!imported) {
+                out.problems << error;
+                if (unreadable == Stop)
+                    return out;
+                continue;
+            }
+            for (RunData &run : *imported) {
+                run.directory = argument;
+                out.runs.push_back(std::move(run));
+            }
+            continue;
+        }
         // A session that cannot be read is one problem; its notes would only repeat it.
         if (!expandRunDirectories({argument}, &directories, &error, &notes)) {
             out.problems << error;

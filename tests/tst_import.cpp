@@ -1,0 +1,447 @@
+// Other tools' result files as runs (issue 31): ForeignRuns, LoadedRuns given a file, the import
+// subcommand, and a comparison of an imported run with a native one.
+//
+// The fixtures in tests/data/import/ follow the tools' own code (what each reads is named in
+// tests/data/README.md); each row below names the file and version its fixture follows.
+
+#include "support/clirunner.h"
+#include "support/testfiles.h"
+
+#include "analysis/comparison.h"
+#include "metrics/runaggregator.h"
+#include "results/foreignruns.h"
+#include "results/loadedruns.h"
+#include "results/rundirectory.h"
+#include "results/runwriter.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace tb;
+
+namespace {
+
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+QString importFile(const char *name)
+{
+    return test::testFile((QByteArray("import/") + name).constData());
+}
+
+/// The statistic's mean, NaN when the summary has none.
+double meanOf(const RunData &run, Metric metric)
+{
+    const LatencyStats &s = run.summary.total.stat(metric);
+    return s.count > 0 ? s.mean : kNone;
+}
+
+/// Equal within 1e-6 relative: GuideLLM's Unix-second stamps (about 1.76e9) carry 0.24 µs as doubles.
+bool same(double actual, double expected)
+{
+    if (std::isnan(expected))
+        return std::isnan(actual);
+    return std::abs(actual - expected) <= 1e-6 * std::max(1.0, std::abs(expected));
+}
+
+/// vllm-detailed.json's shape with `n` successful requests (TTFT 100 + 10·i ms, two 20 ms chunk gaps,
+/// 3 tokens each, one every 500 ms): enough for the comparison's noise test (10 a run at least).
+QString writeDetailedVllm(const QTemporaryDir &dir, int n)
+{
+    nlohmann::json r = nlohmann::json::parse(test::readFile(importFile("vllm-detailed.json")).toStdString());
+    for (const char *key : {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times",
+                            "generated_texts", "errors"})
+        r[key] = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) {
+        r["input_lens"].push_back(10);
+        r["output_lens"].push_back(3);
+        r["ttfts"].push_back(0.1 + 0.01 * i);
+        r["itls"].push_back({0.02, 0.02});
+        r["latencies"].push_back(0.14 + 0.01 * i);
+        r["start_times"].push_back(100.0 + 0.5 * i);
+        r["queue_times"].push_back(0.0);
+        r["generated_texts"].push_back("a b c");
+        r["errors"].push_back("");
+    }
+    r["completed"] = n;
+    r["failed"] = 0;
+    return test::writeFile(dir, QStringLiteral("vllm-detailed-%1.json").arg(n), QByteArray::fromStdString(r.dump()));
+}
+
+/// A native run directory: 12 requests measured by TokenBench (TTFT 100 + 40·i ms).
+QString writeNativeRun(const QTemporaryDir &dir)
+{
+    RunConfig config;
+    config.target.model = QStringLiteral("Qwen/Qwen2.5-0.5B-Instruct");
+    config.target.url = QStringLiteral("http://127.0.0.1:8000/v1");
+    config.load.concurrency = 1;
+    const RunInfo info = RunInfo::begin(config);
+    std::vector<RequestRecord> records;
+    for (int i = 0; i < 12; ++i) {
+        RequestRecord r;
+        r.id = std::uint64_t(i + 1);
+        r.scheduledNs = r.sentNs = std::int64_t(i) * 500'000'000;
+        r.headersNs = r.sentNs + 50'000'000;
+        r.firstTokenNs = r.firstContentNs = r.sentNs + (100 + 40 * i) * 1'000'000LL;
+        r.tokenChunks = {{r.firstTokenNs, 4}, {r.firstTokenNs + 20'000'000, 4}, {r.firstTokenNs + 40'000'000, 4}};
+        r.chunks = 3;
+        r.lastTokenNs = r.firstTokenNs + 40'000'000;
+        r.doneNs = r.lastTokenNs;
+        r.completionTokens = 3;
+        r.promptTokens = 10;
+        r.tokenSource = r.promptTokenSource = TokenSource::Usage;
+        r.httpStatus = 200;
+        records.push_back(r);
+    }
+    RunAggregator aggregator(info);
+    const QString path = dir.filePath(QStringLiteral("native"));
+    RunWriter writer;
+    if (!writer.open(path, info))
+        return {};
+    for (const RequestRecord &r : records) {
+        aggregator.add(r);
+        writer.append(r);
+    }
+    return writer.finish(aggregator.summary(), aggregator.timeSeries()) ? path : QString();
+}
+
+} // namespace
+
+class TestImport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void mapsEachFormat_data();
+    void mapsEachFormat();
+    void spreadsMultiTokenChunksForItl();
+    void hostileFile_data();
+    void hostileFile();
+    void saturatesHugeCounts();
+    void importCommandWritesRunDirectories();
+    void comparisonNamesDefinitions();
+    void summaryOnlyRunIsNotNoiseTested();
+};
+
+void TestImport::mapsEachFormat_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("run");
+    QTest::addColumn<int>("runs");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("version");
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<bool>("perRequest");
+    QTest::addColumn<qint64>("ok");
+    QTest::addColumn<qint64>("failed");
+    QTest::addColumn<double>("ttft");
+    QTest::addColumn<double>("tpot");
+    QTest::addColumn<double>("e2e");
+    QTest::addColumn<double>("icl");
+    QTest::addColumn<qint64>("input");
+    QTest::addColumn<qint64>("output");
+    QTest::addColumn<QStringList>("pointValues");
+
+    const QString vllm = QStringLiteral("vLLM bench serve");
+    // vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1: result_json
+    // without --save-detailed (latencies and queue_times stay), default --percentile-metrics ttft,tpot,itl.
+    QTest::newRow("vllm summary (serve.py @009e6d4a)")
+        << importFile("vllm-summary.json") << 0 << 1 << vllm << QString() << QStringLiteral("vllm-summary.json")
+        << false << qint64(4) << qint64(1) << 120.5 << 20.0 << kNone << 18.0 << qint64(2048) << qint64(512)
+        << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("icl")};
+    // The same with --save-detailed (input_lens, output_lens, ttfts, itls, start_times, generated_texts,
+    // errors) and e2el among the percentile metrics; endpoint_request_func.py @02cfb534 for what each holds.
+    QTest::newRow("vllm detailed (serve.py @009e6d4a)")
+        << importFile("vllm-detailed.json") << 0 << 1 << vllm << QString() << QStringLiteral("vllm-detailed.json")
+        << true << qint64(2) << qint64(1) << 150.0 << (80.0 / 3 + 20.0) / 2 << 240.0 << 36.0 << qint64(30) << qint64(10)
+        << QStringList();
+    // --append-result: one result_json a line.
+    QTest::newRow("vllm appended, 1st (serve.py @009e6d4a)")
+        << importFile("vllm-appended.json") << 0 << 2 << vllm << QString() << QStringLiteral("vllm-appended.json")
+        << false << qint64(2) << qint64(0) << 100.0 << 10.0 << kNone << 10.0 << qint64(20) << qint64(8)
+        << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("icl")};
+    QTest::newRow("vllm appended, 2nd (serve.py @009e6d4a)")
+        << importFile("vllm-appended.json") << 1 << 2 << vllm << QString() << QStringLiteral("vllm-appended.json")
+        << false << qint64(2) << qint64(0) << 200.0 << 12.0 << kNone << 12.0 << qint64(20) << qint64(8)
+        << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("icl")};
+    // vllm-project/guidellm @ ee7a77457ba668b4b5ccb40f110518829893b36a: benchmark/schemas/report.py
+    // (metadata, config, benchmarks), benchmark.py, metrics.py, schemas/request_stats.py, info.py,
+    // statistics.py (DistributionSummary). Benchmark 0 keeps its requests, benchmark 1 none.
+    QTest::newRow("guidellm requests (report.py @ee7a7745)")
+        << importFile("guidellm-benchmarks.json") << 0 << 2 << QStringLiteral("GuideLLM") << QStringLiteral("0.4.0")
+        << QStringLiteral("guidellm-benchmarks.json") << true << qint64(2) << qint64(1) << 150.0 << 50.0 << 400.0
+        << kNone << qint64(150) << qint64(12) << QStringList();
+    QTest::newRow("guidellm summary (report.py @ee7a7745)")
+        << importFile("guidellm-benchmarks.json") << 1 << 2 << QStringLiteral("GuideLLM") << QStringLiteral("0.4.0")
+        << QStringLiteral("guidellm-benchmarks.json") << false << qint64(40) << qint64(0) << 80.0 << 12.0 << 1500.0
+        << kNone << qint64(8000) << qint64(4000)
+        << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("e2e")};
+    // ai-dynamo/aiperf v0.1.1 @ db4f6397d11ee2d4cfbb41f70b2327315163dcf0: record_models.py MetricRecordInfo
+    // as docs/tutorials/working-with-profile-exports.md shows it; export_models.py JsonExportData.
+    QTest::newRow("aiperf records (record_models.py v0.1.1)")
+        << importFile("aiperf/profile_export.jsonl") << 0 << 1 << QStringLiteral("AIPerf") << QString()
+        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0 << 30.0
+        << qint64(1100) << qint64(7) << QStringList();
+    // Its summary with the records beside it: the records are read.
+    QTest::newRow("aiperf summary beside records (v0.1.1)")
+        << importFile("aiperf/profile_export_aiperf.json") << 0 << 1 << QStringLiteral("AIPerf") << QString()
+        << QStringLiteral("profile_export.jsonl") << true << qint64(2) << qint64(0) << 110.0 << 26.25 << 155.0 << 30.0
+        << qint64(1100) << qint64(7) << QStringList();
+    QTest::newRow("aiperf summary alone (export_models.py v0.1.1)")
+        << importFile("aiperf-summary/profile_export_aiperf.json") << 0 << 1 << QStringLiteral("AIPerf") << QString()
+        << QStringLiteral("profile_export_aiperf.json") << false << qint64(2) << qint64(1) << 110.0 << 26.25 << 155.0
+        << kNone << qint64(1100) << qint64(7)
+        << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("e2e")};
+}
+
+void TestImport::mapsEachFormat()
+{
+    QFETCH(QString, file);
+    QFETCH(int, run);
+    QFETCH(int, runs);
+    QFETCH(QString, tool);
+    QFETCH(QString, version);
+    QFETCH(QString, source);
+    QFETCH(bool, perRequest);
+    QFETCH(qint64, ok);
+    QFETCH(qint64, failed);
+    QFETCH(double, ttft);
+    QFETCH(double, tpot);
+    QFETCH(double, e2e);
+    QFETCH(double, icl);
+    QFETCH(qint64, input);
+    QFETCH(qint64, output);
+    QFETCH(QStringList, pointValues);
+
+    QString error;
+    const auto read = ForeignRuns::read(file, &error);
+    QVERIFY2(read, qPrintable(error));
+    QCOMPARE(int(read->size()), runs);
+    const RunData &r = (*read)[std::size_t(run)];
+    QVERIFY(r.summary.imported);
+    const ImportedFrom &from = *r.summary.imported;
+    QCOMPARE(from.tool, tool);
+    QCOMPARE(from.version, version);
+    QCOMPARE(from.source, source);
+    QCOMPARE(from.perRequest, perRequest);
+    QCOMPARE(from.pointValues, pointValues);
+    QVERIFY(!from.definitions.isEmpty());
+    QCOMPARE(r.summary.toolName, tool);
+    QCOMPARE(r.summary.total.requests.ok, ok);
+    QCOMPARE(r.summary.total.requests.failed, failed);
+    QCOMPARE(r.records.empty(), !perRequest);
+    QVERIFY2(same(meanOf(r, Metric::Ttft), ttft), qPrintable(QString::number(meanOf(r, Metric::Ttft))));
+    QVERIFY2(same(meanOf(r, Metric::Tpot), tpot), qPrintable(QString::number(meanOf(r, Metric::Tpot))));
+    QVERIFY2(same(meanOf(r, Metric::E2e), e2e), qPrintable(QString::number(meanOf(r, Metric::E2e))));
+    QVERIFY2(same(meanOf(r, Metric::Icl), icl), qPrintable(QString::number(meanOf(r, Metric::Icl))));
+    QCOMPARE(r.summary.total.tokens.input, input);
+    QCOMPARE(r.summary.total.tokens.output, output);
+
+    // What import writes, RunReader reads back the same.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("run"));
+    QVERIFY2(ForeignRuns::write(r, path, &error), qPrintable(error));
+    const auto loaded = RunReader::load(path, &error);
+    QVERIFY2(loaded, qPrintable(error));
+    QCOMPARE(loaded->summary.imported, r.summary.imported);
+    QCOMPARE(loaded->records.size(), r.records.size());
+    QVERIFY(same(meanOf(*loaded, Metric::Ttft), ttft));
+}
+
+void TestImport::spreadsMultiTokenChunksForItl()
+{
+    // vLLM's itls are chunk gaps: request 2 of the fixture streams 6 tokens in 3 chunks, 50 ms apart.
+    // TokenBench's ITL spreads each gap over its chunk's tokens: 20, 20, 40 (one token a chunk) and
+    // 25 four times → (80 + 100) / 7 per token; ICL keeps vLLM's gaps (mean 36 ms).
+    QString error;
+    const auto read = ForeignRuns::read(importFile("vllm-detailed.json"), &error);
+    QVERIFY2(read, qPrintable(error));
+    const RunData &r = read->front();
+    QVERIFY(same(meanOf(r, Metric::Itl), 180.0 / 7));
+    QCOMPARE(r.summary.total.stat(Metric::Icl).count, std::uint64_t(5));
+    QCOMPARE(r.records[2].status, RequestStatus::ServerError);
+    QCOMPARE(r.records[2].errorMessage, QStringLiteral("Bad Request"));
+    // start_times (perf_counter readings) become offsets from the first.
+    QCOMPARE(r.records[1].sentNs, std::int64_t(500'000'000));
+
+    // GuideLLM keeps first and last token times: each request's ITL is its (last − first) / (tokens − 1),
+    // 300 ms / 6 and 200 ms / 4.
+    const auto guidellm = ForeignRuns::read(importFile("guidellm-benchmarks.json"), &error);
+    QVERIFY2(guidellm, qPrintable(error));
+    QVERIFY(same(meanOf(guidellm->front(), Metric::Itl), 50.0));
+    QCOMPARE(guidellm->front().summary.total.stat(Metric::Icl).count, std::uint64_t(0));
+}
+
+void TestImport::hostileFile_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("error"); ///< what the error says, after the file's path
+
+    const QByteArray detailed = test::readFile(importFile("vllm-detailed.json"));
+    QTest::newRow("truncated JSON") << detailed.left(200) << QStringLiteral("not JSON (line 1)");
+    QTest::newRow("empty") << QByteArray() << QStringLiteral("empty");
+    QTest::newRow("not a result") << QByteArray(R"({"hello": 1})")
+                                  << QStringLiteral("not a vLLM, GuideLLM or AIPerf result file");
+    QTest::newRow("string for a number") << QByteArray(R"({"backend": "vllm", "completed": "4", "duration": 1.0})")
+                                         << QStringLiteral("completed: not a number");
+    QTest::newRow("negative duration") << QByteArray(R"({"backend": "vllm", "completed": 4, "duration": -1})")
+                                       << QStringLiteral("duration: negative (-1)");
+    QTest::newRow("arrays of different lengths")
+        << QByteArray(R"({"backend": "vllm", "completed": 2, "duration": 1, "ttfts": [0.1, 0.2], "itls": [[]]})")
+        << QStringLiteral("itls: 1 values, ttfts has 2");
+    QTest::newRow("itls not arrays")
+        << QByteArray(R"({"backend": "vllm", "completed": 1, "duration": 1, "ttfts": [0.1], "itls": [5]})")
+        << QStringLiteral("itls[0]: not an array");
+    // A claim of more requests than an import takes, made without 10^9 elements: one past the bound.
+    QByteArray many = R"({"backend": "vllm", "completed": 1, "duration": 1, "itls": [], "ttfts": [)";
+    many += QByteArray("0,").repeated(qsizetype(ForeignRuns::kMaxRequests));
+    many += "0]}";
+    QTest::newRow("more requests than the bound") << many << QStringLiteral("ttfts: more than 2000000 requests");
+    QTest::newRow("aiperf stamp not a number")
+        << QByteArray(R"({"metadata": {"request_start_ns": "soon"}, "metrics": {}, "error": null})")
+        << QStringLiteral("line 1.metadata.request_start_ns: not a time in ns");
+    QTest::newRow("aiperf unknown unit")
+        << QByteArray(R"({"metadata": {"request_start_ns": 1}, "metrics": {"time_to_first_token": )"
+                      R"({"value": 1, "unit": "fortnights"}}, "error": null})")
+        << QStringLiteral("line 1.metrics.time_to_first_token.unit: unknown unit \"fortnights\"");
+    QTest::newRow("guidellm benchmark not an object")
+        << QByteArray(R"({"metadata": {}, "benchmarks": [7]})") << QStringLiteral("benchmarks[0]: not an object");
+    QTest::newRow("guidellm timing a string")
+        << QByteArray(R"({"benchmarks": [{"requests": {"successful": [{"info": {"timings": )"
+                      R"({"request_start": "x"}}}]}}]})")
+        << QStringLiteral("benchmarks[0].requests.successful[0].info.timings.request_start: not a number");
+}
+
+void TestImport::hostileFile()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = test::writeFile(dir, QStringLiteral("hostile.json"), bytes);
+    QVERIFY(!path.isEmpty());
+    QString why;
+    QVERIFY(!ForeignRuns::read(path, &why));
+    QCOMPARE(why, path + QStringLiteral(": ") + error);
+}
+
+void TestImport::saturatesHugeCounts()
+{
+    // Counts far beyond any run (10^30 requests) saturate; NaN (Python's json writes it) is no value.
+    QTemporaryDir dir;
+    const QString path =
+        test::writeFile(dir, QStringLiteral("huge.json"),
+                        R"({"backend": "vllm", "completed": 1e30, "failed": 0, "duration": 2, "mean_ttft_ms": NaN,
+            "median_ttft_ms": NaN, "mean_tpot_ms": 5.0, "median_tpot_ms": 5.0})");
+    QString error;
+    const auto read = ForeignRuns::read(path, &error);
+    QVERIFY2(read, qPrintable(error));
+    const SummaryBlock &t = read->front().summary.total;
+    QCOMPARE(t.requests.ok, std::int64_t(1) << 40);
+    QCOMPARE(t.stat(Metric::Ttft).count, std::uint64_t(0));
+    QCOMPARE(read->front().summary.imported->pointValues, QStringList{QStringLiteral("tpot")});
+
+    // A device in place of a file is not read without end.
+    const QString zero = dir.filePath(QStringLiteral("zero.json"));
+    QVERIFY(test::makeUnreadableFile(zero, QStringLiteral("dev-zero")));
+    QVERIFY(!ForeignRuns::read(zero, &error));
+    QCOMPARE(error, zero + QStringLiteral(": not a regular file"));
+}
+
+void TestImport::importCommandWritesRunDirectories()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath(QStringLiteral("runs"));
+    const CliResult r = runCli({QStringLiteral("import"), importFile("guidellm-benchmarks.json"),
+                                importFile("vllm-summary.json"), QStringLiteral("--out"), out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // One run directory per benchmark: GuideLLM's file holds two.
+    for (const char *name : {"guidellm-benchmarks-1", "guidellm-benchmarks-2", "vllm-summary"}) {
+        QString error;
+        const auto run = RunReader::load(QDir(out).filePath(QLatin1String(name)), &error);
+        QVERIFY2(run, qPrintable(error));
+        QVERIFY(run->summary.imported);
+    }
+    QVERIFY2(r.out.contains(QStringLiteral("imported from vLLM bench serve (vllm-summary.json): 5 requests, point "
+                                           "values only: ttft, tpot, icl")),
+             qPrintable(r.out));
+
+    // A damaged file: nothing written, exit 2.
+    const QString bad = test::writeFile(dir, QStringLiteral("bad.json"), "{");
+    const QString out2 = dir.filePath(QStringLiteral("runs2"));
+    const CliResult refused =
+        runCli({QStringLiteral("import"), importFile("vllm-summary.json"), bad, QStringLiteral("--out"), out2});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY(!QFileInfo::exists(out2));
+}
+
+void TestImport::comparisonNamesDefinitions()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString native = writeNativeRun(dir);
+    QVERIFY(!native.isEmpty());
+    const QString imported = writeDetailedVllm(dir, 12);
+    QVERIFY(!imported.isEmpty());
+    // compare and report take the file as it is: imported on the fly.
+    const LoadedRuns loaded = LoadedRuns::load({native, imported}, LoadedRuns::Stop);
+    QVERIFY2(loaded.problems.isEmpty(), qPrintable(loaded.problems.join(u'\n')));
+    QCOMPARE(loaded.runs.size(), std::size_t(2));
+    const ComparisonTable table(loaded.runs);
+    const QString notes = table.notes().join(u'\n');
+    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed-12: imported from vLLM bench serve "
+                                           "(vllm-detailed-12.json): figures computed by TokenBench from its "
+                                           "per-request values")),
+             qPrintable(notes));
+    QVERIFY2(notes.contains(QStringLiteral("#2 vllm-detailed-12: vLLM's ITL is the gap between streamed chunks")),
+             qPrintable(notes));
+    QVERIFY2(
+        notes.contains(QStringLiteral("#2 vllm-detailed-12: vLLM's TTFT starts before the HTTP request is posted")),
+        qPrintable(notes));
+    // Per-request values: the noise test runs on TTFT.
+    bool tested = false;
+    for (const ComparisonTable::Row &row : table.rows()) {
+        if (row.key == QLatin1String("ttft_mean"))
+            tested = row.noise[1] != ComparisonTable::Noise::NotTested;
+    }
+    QVERIFY(tested);
+
+    // The same through the CLI.
+    const CliResult r = runCli({QStringLiteral("compare"), native, imported});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains(QStringLiteral("vLLM's TPOT is (latency − TTFT) / (output tokens − 1), as TokenBench's")),
+             qPrintable(r.out));
+}
+
+void TestImport::summaryOnlyRunIsNotNoiseTested()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString native = writeNativeRun(dir);
+    QVERIFY(!native.isEmpty());
+    const LoadedRuns loaded = LoadedRuns::load({native, importFile("vllm-summary.json")}, LoadedRuns::Stop);
+    QVERIFY2(loaded.problems.isEmpty(), qPrintable(loaded.problems.join(u'\n')));
+    const ComparisonTable table(loaded.runs);
+    QVERIFY(table.notes().join(u'\n').contains(
+        QStringLiteral("#2 vllm-summary: imported from vLLM bench serve (vllm-summary.json): the tool's summary only, "
+                       "point values (ttft, tpot, icl), no noise test")));
+    bool found = false;
+    for (const ComparisonTable::Row &row : table.rows()) {
+        if (row.key != QLatin1String("ttft_mean"))
+            continue;
+        found = true;
+        QCOMPARE(row.values[1], std::optional<double>(120.5));
+        QCOMPARE(row.noise[1], ComparisonTable::Noise::NotTested);
+    }
+    QVERIFY(found);
+}
+
+QTEST_GUILESS_MAIN(TestImport)
+#include "tst_import.moc"
