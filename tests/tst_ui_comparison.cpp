@@ -472,8 +472,13 @@ private Q_SLOTS:
     // its instances, and its summary table gets a column for each: exact shares, 18 and 6 of 24.
     void aModelMixRunComparesItsModels()
     {
+        sim::SimConfig served = *sim::SimConfig::preset(QStringLiteral("fast"));
+        served.model = QStringLiteral("base");
+        served.models = {QStringLiteral("lora-1")};
+        const auto host = test::startSimulator(served);
+        QVERIFY(host);
         RunConfig config = workload();
-        config.target = targetOf(*m_fast, QStringLiteral("mix"));
+        config.target = targetOf(*host, QStringLiteral("mix"));
         config.target.model = QStringLiteral("base:0.75,lora-1:0.25");
         config.outDir = m_tmp.filePath(QStringLiteral("mix"));
         QVERIFY(runOne(config));

@@ -440,7 +440,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QSize>("area"); ///< invalid: the screen's (1280×800); else a screen of that size
         QTest::newRow("1280x800") << QSize();
-        QTest::newRow("1280x800 at 150%") << QSize(853, 533);
+        // Not 1280×800 at 150% (853×533): there the window is too narrow for the panel beside the
+        // results, and the panel steps aside (sidePanelCollapseWidth).
         QTest::newRow("1600x1000") << QSize(1600, 1000);
     }
 
@@ -457,8 +458,7 @@ private Q_SLOTS:
             w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        if (!w.sideTabs()->isVisible())
-            w.findChild<QAction *>(QStringLiteral("actionConfigPanel"))->trigger();
+        QVERIFY(w.sideTabs()->isVisible());
         RunConfig config = ConfigEditor::starterConfig();
         config.request.responseFormat = QStringLiteral("json_schema:/tmp/schemas/city.schema.json");
         config.prompt.images = 1;
