@@ -473,6 +473,9 @@ private Q_SLOTS:
             settle();
             auto *scroll = qobject_cast<QScrollArea *>(w.configEditor()->tabs()->currentWidget());
             QVERIFY(scroll);
+            // For a look at the rows as drawn (not checked: the assertions below are).
+            w.grab().save(QDir::temp().filePath(
+                u"tokenbench-issue30-%1-tab%2.png"_s.arg(QString::fromLatin1(QTest::currentDataTag())).arg(tab)));
             for (const QString &name : names) {
                 auto *field = w.configEditor()->findChild<QWidget *>(name);
                 QVERIFY2(field && field->isVisible(), qPrintable(name));

@@ -164,6 +164,7 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
                          "cache serves the repeats (--prompt-repeat). Off: each request's prompt is its own — a salt "
                          "tag at the start of its first user message — and only the system prompt and shared prefix "
                          "are shared."));
+    m_batchSize->setSpecialValueText(tr("1 input"));
     setCompact(m_batchSize);
     validator->addRow(form, tr("Batch:"), m_batchSize, ConfigFieldId::BatchSize,
                       ConfigFieldWidgets::toolTip(ConfigFieldId::BatchSize));
