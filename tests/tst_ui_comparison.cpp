@@ -13,6 +13,7 @@
 #include "editors/configeditor.h"
 #include "mainwindow.h"
 #include "models/comparisonmodel.h"
+#include "models/runhistorymodel.h"
 #include "models/summarymodel.h"
 #include "models/targetlistmodel.h"
 #include "views/dashboardview.h"
@@ -465,6 +466,56 @@ private Q_SLOTS:
         QCOMPARE(summary.value(okRow, 0), std::optional<double>(24));
         QCOMPARE(summary.value(okRow, 1), std::optional<double>(12));
         QCOMPARE(summary.value(okRow, 2), std::optional<double>(12));
+    }
+
+    // A run of a --model mix alone in the view stands for its models, as a load-balanced run for
+    // its instances, and its summary table gets a column for each: exact shares, 18 and 6 of 24.
+    void aModelMixRunComparesItsModels()
+    {
+        sim::SimConfig served = *sim::SimConfig::preset(QStringLiteral("fast"));
+        served.model = QStringLiteral("base");
+        served.models = {QStringLiteral("lora-1")};
+        const auto host = test::startSimulator(served);
+        QVERIFY(host);
+        RunConfig config = workload();
+        config.target = targetOf(*host, QStringLiteral("mix"));
+        config.target.model = QStringLiteral("base:0.75,lora-1:0.25");
+        config.outDir = m_tmp.filePath(QStringLiteral("mix"));
+        QVERIFY(runOne(config));
+
+        ComparisonView view;
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories({config.outDir});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(view.runCount(), 2);
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QString first = view.model()->headerData(ComparisonModel::FirstRunColumn, Qt::Horizontal).toString();
+        const QString second = view.model()->headerData(ComparisonModel::FirstRunColumn + 1, Qt::Horizontal).toString();
+        QVERIFY2(first.contains(u"base"), qPrintable(first));
+        QVERIFY2(second.contains(u"lora-1"), qPrintable(second));
+
+        QString error;
+        const auto run = RunReader::load(config.outDir, &error, RunReader::SummaryOnly);
+        QVERIFY2(run, qPrintable(error));
+        SummaryTableModel summary;
+        QAbstractItemModelTester summaryTester(&summary, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        summary.setSummary(run->summary);
+        QCOMPARE(summary.blockNames(),
+                 (QStringList{QStringLiteral("run"), QStringLiteral("base"), QStringLiteral("lora-1")}));
+        int okRow = -1;
+        for (int row = 0; row < summary.rowCount(); ++row) {
+            if (summary.key(row) == QLatin1String("requests_ok"))
+                okRow = row;
+        }
+        QVERIFY(okRow >= 0);
+        QCOMPARE(summary.value(okRow, 0), std::optional<double>(24));
+        QCOMPARE(summary.value(okRow, 1), std::optional<double>(18));
+        QCOMPARE(summary.value(okRow, 2), std::optional<double>(6));
+
+        // The runs list offers to compare its models, as it does a balanced run's instances.
+        const RunHistoryEntry entry = RunHistoryModel::readEntry(config.outDir);
+        QCOMPARE(entry.models, 2);
+        QCOMPARE(entry.instances, 1);
     }
 
     void chartExports_data()

@@ -1,10 +1,12 @@
 // The configuration forms as a user drives them: every configuration survives the trip through the
 // forms, bad input is shown at its field (and blocks the run), and the estimates follow the edits.
+#include "api/requestbuilder.h"
 #include "charts/distributionchart.h"
 #include "config/pricepresets.h"
 #include "editors/configeditor.h"
 #include "editors/fieldvalidator.h"
 #include "editors/loadeditor.h"
+#include "editors/targeteditor.h"
 #include "editors/workloadeditor.h"
 #include "models/stagesmodel.h"
 #include "models/targetlistmodel.h"
@@ -120,6 +122,8 @@ class TestUiConfigEditor : public QObject
 private:
     QTemporaryDir m_dir;
     QString m_promptFile;
+    QString m_toolsFile;  ///< two tools, get_weather and add
+    QString m_schemaFile; ///< a JSON Schema for an object with a "city"
 
     /// Shows the editor on its Load tab with stages c=8:30s,c=16:30s.
     static bool showTwoStages(ConfigEditor &editor)
@@ -147,6 +151,16 @@ private Q_SLOTS:
             "\n"
             R"({"prompt": "Name three prime numbers."})"
             "\n"));
+        m_toolsFile = m_dir.filePath(QStringLiteral("tools.json"));
+        QVERIFY(tb::test::writeFile(
+            m_toolsFile,
+            R"([{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", )"
+            R"("properties": {"city": {"type": "string"}}, "required": ["city"]}}}, )"
+            R"({"type": "function", "function": {"name": "add", "parameters": {"type": "object", "properties": )"
+            R"({"a": {"type": "number"}, "b": {"type": "number"}}}}}])"));
+        m_schemaFile = m_dir.filePath(QStringLiteral("city.schema.json"));
+        QVERIFY(tb::test::writeFile(
+            m_schemaFile, R"({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})"));
     }
 
     void roundTrip_data()
@@ -257,6 +271,35 @@ private Q_SLOTS:
             c.load.trace = QStringLiteral(TOKENBENCH_TESTDATA "/workload/mooncake.jsonl");
             c.load.timeScale = 0.25;
             QTest::newRow("trace, four times as fast") << c;
+        }
+        // Issue 30's kinds.
+        {
+            RunConfig c = base();
+            c.target.api = ApiKind::OpenAIEmbeddings;
+            c.request.batchSize = 8;
+            QTest::newRow("embeddings, a batch of 8") << c;
+            c.target.api = ApiKind::Score;
+            c.request.batchSize = 16;
+            QTest::newRow("score, 16 texts a request") << c;
+        }
+        {
+            RunConfig c = base();
+            c.request.tools = m_toolsFile;
+            c.request.toolChoice = QStringLiteral("get_weather");
+            c.request.responseFormat = QStringLiteral("json_schema:") + m_schemaFile;
+            c.prompt.images = 2;
+            c.prompt.imageSize = QStringLiteral("256x128");
+            QTest::newRow("tools, a named choice, a schema, images") << c;
+        }
+        {
+            RunConfig c = base();
+            c.target.model = QStringLiteral("base:0.7,lora-1:0.3");
+            c.request.responseFormat = QStringLiteral("json_object");
+            c.request.tools = m_toolsFile;
+            c.request.toolChoice = QStringLiteral("required");
+            c.load.cancelRate = 0.25;
+            c.load.cancelAfter = QStringLiteral("first-token+100ms");
+            QTest::newRow("model mix, any JSON, required tools, cancels") << c;
         }
     }
 
@@ -529,6 +572,126 @@ private Q_SLOTS:
         auto *field = editor.findChild<QWidget *>(marked);
         QVERIFY2(field, qPrintable(marked));
         QVERIFY2(field->property("invalid").toBool(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+    }
+
+    // What the command line refuses the editor refuses with the same words, at the field: the
+    // configuration's checks (configProblems) and the schema and tools files, which the run reads
+    // before its first request (RequestBuilder::create).
+    void refusedAsTheCommandLineRefuses_data()
+    {
+        QTest::addColumn<RunConfig>("config");
+        QTest::addColumn<QString>("marked");
+        RunConfig c = base();
+        c.target.api = ApiKind::OpenAIEmbeddings;
+        c.request.tools = m_toolsFile;
+        QTest::newRow("tools for embeddings") << c << "tools";
+        c = base();
+        c.request.batchSize = 4;
+        QTest::newRow("a batch for chat") << c << "batchSize";
+        c = base();
+        c.target.api = ApiKind::OpenAICompletions;
+        c.prompt.images = 1;
+        QTest::newRow("images for completions") << c << "images";
+        c = base();
+        c.prompt.images = 1;
+        c.prompt.imageSize = QStringLiteral("4x4");
+        QTest::newRow("images too small") << c << "imageSize";
+        c = base();
+        c.request.toolChoice = QStringLiteral("auto");
+        QTest::newRow("a tool choice without tools") << c << "toolChoice";
+        c = base();
+        c.request.tools = m_toolsFile;
+        c.request.toolChoice = QStringLiteral("get_time");
+        QTest::newRow("a tool choice the file lacks") << c << "tools";
+        c = base();
+        c.request.tools = m_dir.filePath(QStringLiteral("missing-tools.json"));
+        QTest::newRow("a tools file that is not there") << c << "tools";
+        c = base();
+        c.request.responseFormat = QStringLiteral("json_schema:") + m_promptFile; // JSON Lines, not a schema
+        QTest::newRow("a schema that is not JSON") << c << "responseFormat";
+        c = base();
+        c.request.responseFormat = QStringLiteral("xml");
+        QTest::newRow("an unknown response format") << c << "responseFormat";
+        c = base();
+        c.target.api = ApiKind::AnthropicMessages;
+        c.request.responseFormat = QStringLiteral("json_object");
+        QTest::newRow("JSON mode for Anthropic") << c << "responseFormat";
+        c = base();
+        c.load.cancelRate = 0.1;
+        c.load.cancelAfter = QStringLiteral("soon");
+        QTest::newRow("cancel after no duration") << c << "cancelAfter";
+        c = base();
+        c.target.model = QStringLiteral("a,,b");
+        QTest::newRow("a model mix with an empty name") << c << "targetModel";
+    }
+    void refusedAsTheCommandLineRefuses()
+    {
+        QFETCH(RunConfig, config);
+        QFETCH(QString, marked);
+        QStringList expected;
+        for (const ConfigProblem &p : configProblems(config))
+            expected << p.message;
+        if (QString error; expected.isEmpty() && !RequestBuilder::create(config.target, config.request, &error))
+            expected << error;
+        QVERIFY2(!expected.isEmpty(), "the command line accepts it");
+        ConfigEditor editor;
+        editor.setConfig(config);
+        QVERIFY(!editor.isValid());
+        for (const QString &message : std::as_const(expected))
+            QVERIFY2(editor.problems().contains(message),
+                     qPrintable(message + QStringLiteral("\nnot among\n") + editor.problems().join(u'\n')));
+        auto *field = editor.findChild<QWidget *>(marked);
+        QVERIFY2(field, qPrintable(marked));
+        QVERIFY2(field->property("invalid").toBool(), qPrintable(editor.problems().join(QLatin1Char('\n'))));
+        // The field stays open to be put right, even where the API does not use it.
+        QVERIFY(field->isEnabled());
+    }
+
+    // Rows the API does not use are disabled and say why; choosing the API in the target's form
+    // opens and closes them.
+    void rowsTheApiDoesNotUseSayWhy_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::addColumn<QStringList>("unused");
+        QTest::addColumn<QStringList>("used");
+        QTest::newRow("embeddings")
+            << "openai-embeddings"
+            << QString(QStringLiteral("tools,toolChoice,images,imageSize,maxTokens,stream,responseFormat,temperature"))
+                   .split(u',')
+            << QStringLiteral("batchSize").split(u',');
+        QTest::newRow("rerank") << "rerank" << QStringLiteral("tools,images,maxTokens").split(u',')
+                                << QStringLiteral("batchSize").split(u',');
+        QTest::newRow("completions") << "openai-completions" << QStringLiteral("tools,images,batchSize").split(u',')
+                                     << QStringLiteral("maxTokens,stream,responseFormat").split(u',');
+        QTest::newRow("chat") << "openai-chat" << QStringLiteral("batchSize,toolChoice,imageSize").split(u',')
+                              << QStringLiteral("tools,images,maxTokens,responseFormat").split(u',');
+    }
+    void rowsTheApiDoesNotUseSayWhy()
+    {
+        QFETCH(QString, api);
+        QFETCH(QStringList, unused);
+        QFETCH(QStringList, used);
+        ConfigEditor editor;
+        editor.setConfig(base());
+        auto *apiBox = editor.targetEditor()->findChild<QComboBox *>(QStringLiteral("targetApi"));
+        QVERIFY(apiBox);
+        // From another API first, so that the choice below is a change.
+        apiBox->setCurrentIndex(apiBox->findData(api == QLatin1String("rerank") ? QStringLiteral("openai-chat")
+                                                                                : QStringLiteral("rerank")));
+        apiBox->setCurrentIndex(apiBox->findData(api));
+        QCOMPARE(editor.config().target.api, apiKindFromName(api).value());
+        for (const QString &name : std::as_const(unused)) {
+            auto *field = editor.findChild<QWidget *>(name);
+            QVERIFY2(field, qPrintable(name));
+            QVERIFY2(!field->isEnabled(), qPrintable(name));
+            QVERIFY2(field->toolTip().startsWith(QStringLiteral("Not used")), qPrintable(field->toolTip()));
+        }
+        for (const QString &name : std::as_const(used)) {
+            auto *field = editor.findChild<QWidget *>(name);
+            QVERIFY2(field, qPrintable(name));
+            QVERIFY2(field->isEnabled(), qPrintable(name));
+            QVERIFY2(!field->toolTip().startsWith(QStringLiteral("Not used")), qPrintable(field->toolTip()));
+        }
     }
 
     void pastedKeyWithALineBreakIsMarked_data()

@@ -172,6 +172,8 @@ private Q_SLOTS:
         row("maxInFlight", ConfigFieldId::MaxInFlight);
         row("sloTarget", ConfigFieldId::SloTarget, {}, {}, 100);
         row("failOnSlo", ConfigFieldId::FailOnSlo);
+        row("cancelRate", ConfigFieldId::CancelRate, {}, {}, 100);
+        row("cancelAfter", ConfigFieldId::CancelAfter);
         form = QStringLiteral("workload");
         row("promptTokens", ConfigFieldId::PromptTokens);
         row("systemTokens", ConfigFieldId::SystemTokens);
@@ -183,6 +185,10 @@ private Q_SLOTS:
         row("maxTokens", ConfigFieldId::MaxTokens, 0);
         row("stream", ConfigFieldId::Stream);
         row("calibrate", ConfigFieldId::Calibrate);
+        row("batchSize", ConfigFieldId::BatchSize);
+        row("images", ConfigFieldId::Images);
+        row("imageSize", ConfigFieldId::ImageSize);
+        row("tools", ConfigFieldId::Tools);
         form = QStringLiteral("target");
         row("targetName", ConfigFieldId::TargetName);
         row("targetUrl", ConfigFieldId::TargetUrl);

@@ -39,7 +39,10 @@
 #include "run/benchmarkrunner.h"
 #include "sim/simulatorhost.h"
 #include "support/fakemetricsendpoint.h"
+#include "support/savedrun.h"
+#include "support/testfiles.h"
 #include "support/testsettings.h"
+#include "support/testsimulator.h"
 
 #include <QAction>
 #include <QApplication>
@@ -592,6 +595,69 @@ private Q_SLOTS:
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-summary.png")));
         fresh->sideTabs()->setCurrentWidget(fresh->historyView());
         fresh->grab().save(QDir::temp().filePath(QStringLiteral("tokenbench-history.png")));
+    }
+
+    // Issue 30's kinds put their figures where a run's first look goes: embeddings their inputs/s
+    // next to the requests', structured output and tools the replies that were not what was asked
+    // for next to the errors (the simulator breaks exactly a quarter of them: 2 of 8).
+    void newKindsShowTheirFiguresInTheTiles_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("tile");
+        QTest::addColumn<QString>("detail"); // "%1": the run's inputs/s
+        QTest::newRow("embeddings, 4 inputs a request") << "embeddings"
+                                                        << "requests_per_s"
+                                                        << "%1 inputs/s · 8 ok of 8";
+        QTest::newRow("any JSON, a quarter broken") << "json"
+                                                    << "error_pct"
+                                                    << "0 failed · 2 invalid outputs";
+        QTest::newRow("required tools, a quarter broken") << "tools"
+                                                          << "error_pct"
+                                                          << "0 failed · 2 with invalid tool calls";
+    }
+    void newKindsShowTheirFiguresInTheTiles()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, tile);
+        QFETCH(QString, detail);
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.invalidJsonRate = 0.25;
+        simConfig.invalidToolCallRate = 0.25;
+        const auto host = test::startSimulator(simConfig);
+        QVERIFY(host);
+        RunConfig c;
+        c.target = test::targetOf(*host, QStringLiteral("kinds"));
+        c.prompt.promptTokens = 32;
+        c.request.maxTokens = 32;
+        c.load.concurrency = 1; // in order: the quarter broken are whole requests of the 8
+        c.load.requests = 8;
+        c.outDir = m_runs.filePath(QStringLiteral("kinds-") + kind);
+        if (kind == QLatin1String("embeddings")) {
+            c.target.api = ApiKind::OpenAIEmbeddings;
+            c.request.batchSize = 4;
+        } else if (kind == QLatin1String("json")) {
+            c.request.responseFormat = QStringLiteral("json_object");
+        } else {
+            c.request.tools = m_runs.filePath(QStringLiteral("tools.json"));
+            QVERIFY(test::writeFile(
+                c.request.tools,
+                R"([{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", )"
+                R"("properties": {"city": {"type": "string"}}, "required": ["city"]}}}])"));
+            c.request.toolChoice = QStringLiteral("required");
+        }
+        QVERIFY(test::saveRun(c));
+
+        auto w = window(simulatorConfig(QStringLiteral("fast"), QStringLiteral("c=1:1s")));
+        QSignalSpy opened(w.get(), &MainWindow::runOpened);
+        QVERIFY(w->openRun(c.outDir));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+        w->dashboard()->refresh();
+        const SummaryBlock &total = w->document()->summary().total;
+        if (kind == QLatin1String("embeddings")) {
+            QCOMPARE(total.requests.inputs, 32);
+            detail = detail.arg(formatNumber(total.throughput.inputsPerS));
+        }
+        QCOMPARE(w->dashboard()->tile(tile)->detail(), detail);
     }
 
     // The run length read 38.1 s live and 39.0 s reopened: both are the measurement window now.

@@ -91,35 +91,9 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_model = target.primaryModel().toStdString(); // a mix's requests name theirs (body())
     b.m_maxTokensKey = maxTokensKey(target, request.maxTokensField);
     b.m_extraBody = target.extraBody;
-    // Structured output: the schema is read and checked once, before any request.
-    const auto format = parseResponseFormat(request.responseFormat);
-    b.m_checksOutput = format && format->kind != ResponseFormat::Kind::None;
-    if (format && format->kind == ResponseFormat::Kind::JsonSchema) {
-        QString why;
-        const auto json = readSchemaFile(format->schemaFile, &why);
-        auto schema = json ? JsonSchema::compile(*json, &why) : std::nullopt;
-        if (json && !schema)
-            why = format->schemaFile + QStringLiteral(": ") + why;
-        if (!schema) {
-            if (error)
-                *error = QStringLiteral("request.response_format (--response-format): ") + why;
-            return std::nullopt;
-        }
-        b.m_outputSchema = std::make_shared<const JsonSchema>(*schema);
-        b.m_schemaName = schemaNameOf(format->schemaFile);
-    }
-    // Tools: the file is read, and the choice checked against it, once before any request.
-    if (!request.tools.isEmpty()) {
-        QString why;
-        auto tools = ToolSet::load(withHomeExpanded(request.tools),
-                                   parseToolChoice(request.toolChoice).value_or(ToolChoice{}), &why);
-        if (!tools) {
-            if (error)
-                *error = QStringLiteral("request.tools (--tools): ") + why;
-            return std::nullopt;
-        }
-        b.m_tools = std::make_shared<const ToolSet>(std::move(*tools));
-    }
+    // Structured output and tools: the files are read and checked once, before any request.
+    if (!b.loadRequestFiles(request, error))
+        return std::nullopt;
     b.m_proxySetting = target.proxy;
     b.m_followRedirects = target.followRedirects;
     b.m_transport = effectiveTransport(target);
@@ -160,6 +134,47 @@ std::optional<RequestBuilder> RequestBuilder::create(const TargetConfig &target,
     b.m_headers = b.head("POST", b.m_url, b.m_endpoint, true);
     b.m_headers.remove(0, b.m_headers.indexOf("\r\n") + 2); // the request line is written per request
     return b;
+}
+
+bool RequestBuilder::loadRequestFiles(const RequestConfig &request, QString *error)
+{
+    // Structured output: the schema is read and checked once, before any request.
+    const auto format = parseResponseFormat(request.responseFormat);
+    m_checksOutput = format && format->kind != ResponseFormat::Kind::None;
+    if (format && format->kind == ResponseFormat::Kind::JsonSchema) {
+        QString why;
+        const auto json = readSchemaFile(format->schemaFile, &why);
+        auto schema = json ? JsonSchema::compile(*json, &why) : std::nullopt;
+        if (json && !schema)
+            why = format->schemaFile + QStringLiteral(": ") + why;
+        if (!schema) {
+            if (error)
+                *error = QStringLiteral("request.response_format (--response-format): ") + why;
+            return false;
+        }
+        m_outputSchema = std::make_shared<const JsonSchema>(*schema);
+        m_schemaName = schemaNameOf(format->schemaFile);
+    }
+    // Tools: the file is read, and the choice checked against it, once before any request.
+    if (!request.tools.isEmpty()) {
+        QString why;
+        auto tools = ToolSet::load(withHomeExpanded(request.tools),
+                                   parseToolChoice(request.toolChoice).value_or(ToolChoice{}), &why);
+        if (!tools) {
+            if (error)
+                *error = QStringLiteral("request.tools (--tools): ") + why;
+            return false;
+        }
+        m_tools = std::make_shared<const ToolSet>(std::move(*tools));
+    }
+    return true;
+}
+
+QString RequestBuilder::requestFilesProblem(const RequestConfig &request)
+{
+    RequestBuilder b;
+    QString error;
+    return b.loadRequestFiles(request, &error) ? QString() : error;
 }
 
 QByteArray RequestBuilder::requestTarget(const QUrl &url)

@@ -33,6 +33,10 @@ public:
     /// nullopt with *error when the URL cannot be used.
     static std::optional<RequestBuilder> create(const TargetConfig &target, const RequestConfig &request,
                                                 QString *error);
+    /// What create() says of the request's files — the --response-format schema and the --tools
+    /// file, read and checked — or "" when they can be used (or none is given): the GUI marks the
+    /// field with the message the run would stop on.
+    static QString requestFilesProblem(const RequestConfig &request);
 
     const Endpoint &endpoint() const { return m_endpoint; }
     ApiKind api() const { return m_dialect->kind(); }
@@ -96,6 +100,8 @@ public:
 
 private:
     RequestBuilder() = default;
+    /// Reads the schema and the tools of `request` into this; false with *error as create() says it.
+    bool loadRequestFiles(const RequestConfig &request, QString *error);
 
     const ApiDialect *m_dialect = nullptr;
     RequestConfig m_request;

@@ -85,7 +85,8 @@ QList<ConfigField> makeFields()
          .type = Type::Enum,
          .flag = "api",
          .valueName = "API",
-         .help = "openai-chat (default) | openai-completions | anthropic-messages | openai-responses.",
+         .help = "openai-chat (default) | openai-completions | anthropic-messages | openai-responses | "
+                 "openai-embeddings | rerank | score.",
          .unit = "API",
          .defaultValue = "openai-chat",
          .access = enumAccess<ApiKind, apiOf, apiKindName, apiKindFromName, apiKindNames>()},

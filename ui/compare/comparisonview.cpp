@@ -312,7 +312,9 @@ void ComparisonView::openDirectories(const QStringList &arguments)
     m_jobs.runLatest(
         [arguments](const CancelToken &cancel) {
             LoadedRuns loaded = LoadedRuns::load(arguments, LoadedRuns::Skip);
-            expandSingleRunInstances(loaded.runs);
+            // One run of several instances or models stands for them, as `compare` does.
+            if (!expandSingleRunInstances(loaded.runs))
+                expandSingleRunModels(loaded.runs);
             // The marked baseline, when it is among the runs.
             int baseline = 0;
             for (std::size_t i = 0; i < loaded.runs.size(); ++i) {

@@ -277,6 +277,7 @@ void ConfigEditor::currentTargetChanged()
     const bool builtin = m_targets->isBuiltin(row);
     m_targetEditor->setEnabled(row >= 0);
     m_targetEditor->setTarget(row >= 0 ? m_targets->target(row) : TargetConfig(), builtin);
+    m_workload->setApi(m_targetEditor->target().api);
     m_duplicate->setEnabled(row >= 0);
     m_remove->setEnabled(row >= 0 && !builtin);
     if (builtin)
@@ -297,6 +298,7 @@ void ConfigEditor::targetEdited()
     } else {
         m_targets->setTarget(row, m_targetEditor->target());
     }
+    m_workload->setApi(m_targetEditor->target().api);
     edited();
 }
 

@@ -101,6 +101,10 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     , m_sloTarget(m_fields.doubleSpinBox(ConfigFieldId::SloTarget, 2, this, {.suffix = tr(" % good"), .scale = 100}))
     , m_failOnSlo(
           m_fields.checkBox(ConfigFieldId::FailOnSlo, tr("Fail the run when the good fraction is below target"), this))
+    // The share abandoned as a percent, as the flag's fraction is usually said.
+    , m_cancelRate(
+          m_fields.doubleSpinBox(ConfigFieldId::CancelRate, 1, this, {.suffix = tr(" % of requests"), .scale = 100}))
+    , m_cancelAfter(m_fields.lineEdit(ConfigFieldId::CancelAfter, this))
 {
     m_shape->setObjectName(QStringLiteral("loadShape"));
     m_concurrency->setObjectName(QStringLiteral("concurrency"));
@@ -120,6 +124,8 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_thinkTime->setObjectName(QStringLiteral("thinkTime"));
     m_sloTarget->setObjectName(QStringLiteral("sloTarget"));
     m_failOnSlo->setObjectName(QStringLiteral("failOnSlo"));
+    m_cancelRate->setObjectName(QStringLiteral("cancelRate"));
+    m_cancelAfter->setObjectName(QStringLiteral("cancelAfter"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -257,6 +263,13 @@ LoadEditor::LoadEditor(FieldValidator *validator, QWidget *parent)
     m_thinkTime->setPlaceholderText(tr("none (e.g. 2s, or exp:2s)"));
     validator->addRow(form, tr("Think time:"), m_thinkTime, ConfigFieldId::ThinkTime,
                       tr("Pause between a conversation's turns: fixed, or exponential with that mean (--think-time)."));
+    m_cancelRate->setSpecialValueText(tr("none"));
+    setCompact(m_cancelRate);
+    validator->addRow(form, tr("Cancel:"), m_cancelRate, ConfigFieldId::CancelRate,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::CancelRate));
+    m_cancelAfter->setPlaceholderText(tr("e.g. 200ms or first-token+100ms"));
+    validator->addRow(form, tr("Cancel after:"), m_cancelAfter, ConfigFieldId::CancelAfter,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::CancelAfter));
 
     layout->addWidget(createFormGroup(tr("Service level (goodput)"), this, &form));
     message = validator->addRow(form, tr("TTFT ≤"), m_ttft, ConfigFieldId::SloTtft,

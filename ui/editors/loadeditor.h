@@ -88,6 +88,8 @@ private:
     OptionalSpinBox *m_e2e;
     QDoubleSpinBox *m_sloTarget;
     QCheckBox *m_failOnSlo;
+    QDoubleSpinBox *m_cancelRate; ///< the share abandoned, as a percent
+    QLineEdit *m_cancelAfter;     ///< "200ms" or "first-token+100ms" (--cancel-after)
     /// load.mode: the last simple shape's mode, kept while the shape is Stages (stages carry their
     /// own modes, but the config still has one).
     LoadMode m_simpleMode = LoadMode::Concurrency;

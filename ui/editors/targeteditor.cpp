@@ -140,7 +140,9 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     modelLayout->addWidget(m_models);
     QLabel *modelMessage = validator->addRow(
         form, tr("Model:"), modelBox, ConfigFieldId::TargetModel,
-        tr("The model name sent in each request (--model); Test connection lists what the server has."));
+        tr("The model name sent in each request, or a mix: a:0.7,b:0.3 asks each request for one, in those "
+           "shares, and the run is reported per model (--model); Test connection lists what the server "
+           "has."));
     validator->addField(ConfigFieldId::TargetModel, m_model, modelMessage);
 
     layout->addWidget(createFormGroup(tr("Load balancing"), this, &form));
@@ -378,7 +380,9 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_model->setCurrentText(target.model);
     m_model->setToolTip(
         builtin ? tr("The simulator preset: a serving model that mimics a real deployment.")
-                : tr("The model name sent in each request (--model); Test connection lists what the server has."));
+                : tr("The model name sent in each request, or a mix: a:0.7,b:0.3 asks each request for one, in those "
+                     "shares, and the run is reported per model (--model); Test connection lists what the server "
+                     "has."));
     m_key->setText(target.apiKey);
     QStringList lines;
     for (const Header &h : target.headers)

@@ -5,6 +5,7 @@
 #include "widgets/formstyle.h"
 #include "widgets/optionalspinbox.h"
 
+#include "api/requestbuilder.h"
 #include "workload/promptsource.h"
 
 #include <QCheckBox>
@@ -85,6 +86,14 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     , m_stream(m_fields.checkBox(ConfigFieldId::Stream, tr("Stream tokens (server-sent events)"), this))
     , m_calibrate(m_fields.checkBox(ConfigFieldId::Calibrate, tr("Calibrate prompt sizes against the target"), this))
     , m_repeat(m_fields.checkBox(ConfigFieldId::Repeat, tr("Repeat prompts (a prefix-cache test)"), this))
+    , m_batchSize(m_fields.spinBox(ConfigFieldId::BatchSize, this))
+    , m_images(m_fields.spinBox(ConfigFieldId::Images, this))
+    , m_imageSize(m_fields.lineEdit(ConfigFieldId::ImageSize, this))
+    , m_responseFormat(new QComboBox(this))
+    , m_schemaBox(new QWidget(this))
+    , m_schemaFile(new QLineEdit(this))
+    , m_tools(m_fields.lineEdit(ConfigFieldId::Tools, this))
+    , m_toolChoice(new QComboBox(this))
 {
     m_source->setObjectName(QStringLiteral("promptSource"));
     m_systemTemplate->setObjectName(QStringLiteral("systemTemplate"));
@@ -105,6 +114,13 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     m_stream->setObjectName(QStringLiteral("stream"));
     m_calibrate->setObjectName(QStringLiteral("calibrate"));
     m_repeat->setObjectName(QStringLiteral("repeatPrompts"));
+    m_batchSize->setObjectName(QStringLiteral("batchSize"));
+    m_images->setObjectName(QStringLiteral("images"));
+    m_imageSize->setObjectName(QStringLiteral("imageSize"));
+    m_responseFormat->setObjectName(QStringLiteral("responseFormat"));
+    m_schemaFile->setObjectName(QStringLiteral("schemaFile"));
+    m_tools->setObjectName(QStringLiteral("tools"));
+    m_toolChoice->setObjectName(QStringLiteral("toolChoice"));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -148,6 +164,18 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
                          "cache serves the repeats (--prompt-repeat). Off: each request's prompt is its own — a salt "
                          "tag at the start of its first user message — and only the system prompt and shared prefix "
                          "are shared."));
+    m_batchSize->setSpecialValueText(tr("1 input"));
+    setCompact(m_batchSize);
+    validator->addRow(form, tr("Batch:"), m_batchSize, ConfigFieldId::BatchSize,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::BatchSize));
+    m_images->setSpecialValueText(tr("none"));
+    setCompact(m_images);
+    validator->addRow(form, tr("Images:"), m_images, ConfigFieldId::Images,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::Images));
+    m_imageSize->setPlaceholderText(QStringLiteral("512x512"));
+    setCompact(m_imageSize);
+    validator->addRow(form, tr("Image size:"), m_imageSize, ConfigFieldId::ImageSize,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::ImageSize));
 
     // Templates.
     page = pageForm(m_templatePage);
@@ -257,6 +285,51 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
                       tr("Before the run, a few max_tokens=1 requests (or the target's /tokenize) measure how the "
                          "target counts, chat template included, so synthetic prompts have the requested size in its "
                          "tokens (--calibrate). Not needed with an exact tokenizer file on the target."));
+
+    // Structured output: the schema file sits under the format in the same row (a form row that
+    // hides mislays its neighbours, see the source's pages above).
+    m_responseFormat->addItem(tr("Free text, not checked"), QString());
+    m_responseFormat->addItem(tr("Any JSON object"), QStringLiteral("json_object"));
+    m_responseFormat->addItem(tr("JSON valid for a schema"), QStringLiteral("json_schema:"));
+    auto *formatBox = new QWidget(this);
+    auto *formatLayout = new QVBoxLayout(formatBox);
+    formatLayout->setContentsMargins(0, 0, 0, 0);
+    formatLayout->setSpacing(2);
+    formatLayout->addWidget(m_responseFormat);
+    auto *schemaLayout = new QHBoxLayout(m_schemaBox);
+    schemaLayout->setContentsMargins(0, 0, 0, 0);
+    m_schemaFile->setPlaceholderText(tr("a JSON Schema file"));
+    m_schemaFile->setClearButtonEnabled(true);
+    schemaLayout->addWidget(m_schemaFile, 1);
+    auto *browseSchema = new QPushButton(tr("Browse…"), m_schemaBox);
+    browseSchema->setObjectName(QStringLiteral("browseSchemaFile"));
+    schemaLayout->addWidget(browseSchema);
+    formatLayout->addWidget(m_schemaBox);
+    // The mark goes on the choice; the message line under it says what is wrong with a schema file.
+    message = validator->addRow(form, tr("Output:"), formatBox, ConfigFieldId::ResponseFormat,
+                                ConfigFieldWidgets::toolTip(ConfigFieldId::ResponseFormat));
+    validator->addField(ConfigFieldId::ResponseFormat, m_responseFormat, message);
+
+    layout->addWidget(createFormGroup(tr("Tool calling"), this, &form));
+    auto *toolsBox = new QWidget(this);
+    auto *toolsLayout = new QHBoxLayout(toolsBox);
+    toolsLayout->setContentsMargins(0, 0, 0, 0);
+    m_tools->setPlaceholderText(tr("none: no tools offered"));
+    m_tools->setClearButtonEnabled(true);
+    toolsLayout->addWidget(m_tools, 1);
+    auto *browseTools = new QPushButton(tr("Browse…"), toolsBox);
+    browseTools->setObjectName(QStringLiteral("browseTools"));
+    toolsLayout->addWidget(browseTools);
+    message = validator->addRow(form, tr("Tools:"), toolsBox, ConfigFieldId::Tools,
+                                ConfigFieldWidgets::toolTip(ConfigFieldId::Tools));
+    validator->addField(ConfigFieldId::Tools, m_tools, message);
+    m_toolChoice->setEditable(true);
+    m_toolChoice->setInsertPolicy(QComboBox::NoInsert);
+    m_toolChoice->addItems({QString(), QStringLiteral("auto"), QStringLiteral("required"), QStringLiteral("none")});
+    m_toolChoice->lineEdit()->setPlaceholderText(tr("server default (auto)"));
+    setCompact(m_toolChoice);
+    validator->addRow(form, tr("Tool choice:"), m_toolChoice, ConfigFieldId::ToolChoice,
+                      ConfigFieldWidgets::toolTip(ConfigFieldId::ToolChoice));
     layout->addStretch(1);
 
     connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
@@ -286,14 +359,28 @@ WorkloadEditor::WorkloadEditor(FieldValidator *validator, QWidget *parent)
     connect(browse, &QPushButton::clicked, this, &WorkloadEditor::browsePromptFile);
     connect(m_temperature, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
     connect(m_topP, &OptionalSpinBox::valueChanged, this, &WorkloadEditor::changed);
+    connect(m_responseFormat, &QComboBox::currentIndexChanged, this, [this] {
+        m_schemaBox->setVisible(responseFormat().startsWith(QLatin1String("json_schema:")));
+        changed();
+    });
+    connect(m_schemaFile, &QLineEdit::textChanged, this, &WorkloadEditor::changed);
+    connect(m_toolChoice, &QComboBox::currentTextChanged, this, &WorkloadEditor::changed);
+    connect(browseSchema, &QPushButton::clicked, this, [this] {
+        browseFile(m_schemaFile, tr("JSON Schema"), tr("JSON (*.json);;All files (*)"), QStringLiteral("schemaDialog"));
+    });
+    connect(browseTools, &QPushButton::clicked, this, [this] {
+        browseFile(m_tools, tr("Tools"), tr("JSON (*.json);;All files (*)"), QStringLiteral("toolsDialog"));
+    });
+    // The tools' text is the table's row, which reports user edits only: a chosen file counts too.
+    connect(m_tools, &QLineEdit::textChanged, this, &WorkloadEditor::changed);
 
     // Tab follows the rows top to bottom, not the order the widgets were made in ("Synthetic
     // system" went up to "Shared prefix"); the Generation rows after Max tokens are in order.
     const QList<QWidget *> tabChain{
-        m_source,   m_promptTokens, m_sharedPrefix,   m_systemTemplate, m_userTemplate, m_variablesView,
-        add,        remove,         m_addMissing,     m_promptFile,     browse,         m_fileKind,
-        m_sample,   m_timeScale,    m_maxFromDataset, m_skipBadLines,   m_systemTokens, m_repeat,
-        m_maxTokens};
+        m_source,    m_promptTokens, m_sharedPrefix,   m_systemTemplate, m_userTemplate, m_variablesView,
+        add,         remove,         m_addMissing,     m_promptFile,     browse,         m_fileKind,
+        m_sample,    m_timeScale,    m_maxFromDataset, m_skipBadLines,   m_systemTokens, m_repeat,
+        m_batchSize, m_images,       m_imageSize,      m_maxTokens};
     for (qsizetype i = 1; i < tabChain.size(); ++i)
         setTabOrder(tabChain.at(i - 1), tabChain.at(i));
 
@@ -322,6 +409,9 @@ void WorkloadEditor::setConfig(const RunConfig &config)
         m_sample->setValue(int(std::min<qint64>(p.datasetSample, std::numeric_limits<int>::max())));
         m_temperature->setValue(config.request.temperature);
         m_topP->setValue(config.request.topP);
+        setResponseFormat(config.request.responseFormat);
+        m_toolChoice->setCurrentText(config.request.toolChoice);
+        setApi(config.target.api);
         setSource(!m_promptFile->text().isEmpty() ? Source::File
                   : p.promptTokens > 0            ? Source::Synthetic
                                                   : Source::Template);
@@ -334,6 +424,8 @@ void WorkloadEditor::applyTo(RunConfig &config) const
     m_fields.applyTo(config);
     config.request.temperature = m_temperature->value();
     config.request.topP = m_topP->value();
+    config.request.responseFormat = responseFormat();
+    config.request.toolChoice = m_toolChoice->currentText().trimmed();
 
     PromptConfig &p = config.prompt;
     const Source s = source();
@@ -408,26 +500,113 @@ QStringList WorkloadEditor::problems() const
                             .arg(m_estimated.error); // unreadable: validate() says so
         break;
     }
+    // What the run would stop on when it reads the schema and the tools: checked here, so that Run
+    // is refused with the command line's message instead. Read again only when a file changes.
+    RunConfig config;
+    applyTo(config);
+    const auto stamp = [](const QString &path) {
+        return QFileInfo(withHomeExpanded(path)).lastModified().toString(Qt::ISODateWithMs);
+    };
+    const auto format = parseResponseFormat(config.request.responseFormat);
+    const QString key = QStringList{config.request.responseFormat, format ? stamp(format->schemaFile) : QString(),
+                                    config.request.tools, stamp(config.request.tools), config.request.toolChoice}
+                            .join(QChar(0));
+    if (!m_filesCheckedFor || m_filesCheckedFor->first != key)
+        m_filesCheckedFor = std::pair{key, RequestBuilder::requestFilesProblem(config.request)};
+    if (!m_filesCheckedFor->second.isEmpty())
+        problems << m_filesCheckedFor->second;
     return problems;
+}
+
+void WorkloadEditor::setApi(ApiKind api)
+{
+    m_api = api;
+    updateUsedRows();
+}
+
+void WorkloadEditor::updateUsedRows()
+{
+    const QString name = apiKindName(m_api);
+    const bool generates = apiGenerates(m_api);
+    const bool messages = apiTakesMessages(m_api);
+    const QString noText =
+        generates ? QString()
+                  : tr("Not used: --api %1 generates no text (it answers with vectors or scores).").arg(name);
+    for (QWidget *field :
+         std::initializer_list<QWidget *>{m_maxTokens, m_temperature, m_topP, m_stream, m_responseFormat})
+        setRowUnused(field, noText);
+    // A value the API refuses keeps its row open, so that it can be taken out where it is marked.
+    setRowUnused(m_batchSize, generates && m_batchSize->value() == 1
+                                  ? tr("Not used: only --api openai-embeddings, rerank and score send several inputs "
+                                       "in one request; %1 sends one prompt a request.")
+                                        .arg(name)
+                                  : QString());
+    const QString noMessages =
+        messages ? QString()
+                 : tr("Not used: the %1 API takes no chat messages; images and tools need openai-chat, "
+                      "openai-responses or anthropic-messages.")
+                       .arg(name);
+    setRowUnused(m_images, m_images->value() == 0 ? noMessages : QString());
+    setRowUnused(m_imageSize, m_images->value() == 0
+                                  ? noMessages.isEmpty() ? tr("Not used: no images are sent.") : noMessages
+                                  : QString());
+    setRowUnused(m_tools, m_tools->text().trimmed().isEmpty() ? noMessages : QString());
+    setRowUnused(m_toolChoice, !m_toolChoice->currentText().trimmed().isEmpty() ? QString()
+                               : !noMessages.isEmpty()                          ? noMessages
+                               : m_tools->text().trimmed().isEmpty()
+                                   ? tr("Not used: the tool choice chooses among the tools offered; choose a tools "
+                                        "file first.")
+                                   : QString());
+}
+
+QString WorkloadEditor::responseFormat() const
+{
+    const QString format = m_responseFormat->currentData().toString();
+    return format == QLatin1String("json_schema:") ? format + m_schemaFile->text().trimmed() : format;
+}
+
+void WorkloadEditor::setResponseFormat(const QString &format)
+{
+    // A value the form has no item for (a file's typo) is shown as written, so that it is marked
+    // and kept rather than replaced unseen.
+    while (m_responseFormat->count() > 3)
+        m_responseFormat->removeItem(3);
+    const QString schema = QStringLiteral("json_schema:");
+    if (format.startsWith(schema)) {
+        m_responseFormat->setCurrentIndex(2);
+        m_schemaFile->setText(format.mid(schema.size()));
+    } else if (const int index = m_responseFormat->findData(format); index >= 0) {
+        m_responseFormat->setCurrentIndex(index);
+    } else {
+        m_responseFormat->addItem(format, format);
+        m_responseFormat->setCurrentIndex(3);
+    }
+    m_schemaBox->setVisible(format.startsWith(schema));
 }
 
 void WorkloadEditor::changed()
 {
     updateEstimate();
+    updateUsedRows();
     m_addMissing->setEnabled(!undefinedVariables().isEmpty());
     Q_EMIT edited();
 }
 
-void WorkloadEditor::browsePromptFile()
+void WorkloadEditor::browseFile(QLineEdit *edit, const QString &title, const QString &filter, const QString &objectName)
 {
     // open(), not exec(): no nested event loop.
-    auto *dialog = new QFileDialog(this, tr("Prompt file"), QFileInfo(m_promptFile->text()).absolutePath(),
-                                   tr("JSON Lines (*.jsonl *.ndjson *.json);;All files (*)"));
-    dialog->setObjectName(QStringLiteral("promptFileDialog"));
+    auto *dialog = new QFileDialog(this, title, QFileInfo(edit->text()).absolutePath(), filter);
+    dialog->setObjectName(objectName);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setFileMode(QFileDialog::ExistingFile);
-    connect(dialog, &QFileDialog::fileSelected, m_promptFile, &QLineEdit::setText);
+    connect(dialog, &QFileDialog::fileSelected, edit, &QLineEdit::setText);
     dialog->open();
+}
+
+void WorkloadEditor::browsePromptFile()
+{
+    browseFile(m_promptFile, tr("Prompt file"), tr("JSON Lines (*.jsonl *.ndjson *.json);;All files (*)"),
+               QStringLiteral("promptFileDialog"));
 }
 
 void WorkloadEditor::addMissingVariables()

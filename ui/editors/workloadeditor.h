@@ -62,8 +62,13 @@ public:
     void setFilePreview(QWidget *preview);
     VariablesModel *variables() const { return m_variables; }
 
-    /// Problems the config cannot express, in "json.path: reason" form.
+    /// Problems the config cannot express, in "json.path: reason" form; and what the run would
+    /// stop on in the schema and tools files, as the command line says it.
     QStringList problems() const override;
+
+    /// The target's API: the rows it does not use are disabled, with the reason as their tool tip
+    /// (tools and images for embeddings, the batch size for chat). setConfig() sets it too.
+    void setApi(ApiKind api);
 
 Q_SIGNALS:
     /// The prompt settings changed what estimate() holds (e.g. another workload file was read).
@@ -73,6 +78,11 @@ private:
     void changed();
     void showSourcePage();
     void browsePromptFile();
+    /// A file chooser for `edit`, titled `title`, starting at its file's folder.
+    void browseFile(QLineEdit *edit, const QString &title, const QString &filter, const QString &objectName);
+    void updateUsedRows();
+    QString responseFormat() const;
+    void setResponseFormat(const QString &format);
     void addMissingVariables();
     QStringList undefinedVariables() const;
     void updateEstimate();
@@ -107,11 +117,23 @@ private:
     QCheckBox *m_stream;
     QCheckBox *m_calibrate;
     QCheckBox *m_repeat;
+    QSpinBox *m_batchSize;
+    QSpinBox *m_images;
+    QLineEdit *m_imageSize;
+    QComboBox *m_responseFormat; ///< free text | any JSON | a schema (+ one item for a value not understood)
+    QWidget *m_schemaBox;        ///< the schema file's row, under the format, when it is a schema
+    QLineEdit *m_schemaFile;
+    QLineEdit *m_tools;
+    QComboBox *m_toolChoice; ///< editable: auto, required, none or a tool's name; empty: not sent
+    ApiKind m_api = ApiKind::OpenAIChat;
 
     /// The last estimate and what it was computed for: a prompt file is read only when the prompt
     /// settings change, not on every edit elsewhere.
     std::optional<std::pair<PromptConfig, QString>> m_estimatedFor; ///< the prompts and the trace
     PromptEstimate m_estimated;
+    /// The last check of the schema and tools files and what it was for (their names, times and
+    /// the tool choice): problems() runs on every edit, the files are read when they change.
+    mutable std::optional<std::pair<QString, QString>> m_filesCheckedFor;
 };
 
 } // namespace tb

@@ -122,6 +122,7 @@ RunHistoryModel::Entry RunHistoryModel::readEntry(const QString &directory, cons
     if (run->hasInfo)
         e.load = run->info.loadText();
     e.instances = std::max(1, int(s.instances.size()));
+    e.models = std::max(1, int(s.models.size()));
     e.baseline = !baselineDirectory.isEmpty() && e.directory == canonical(baselineDirectory);
     if (baseline && !e.baseline) {
         const Baseline::Change change = Baseline::change(s, *baseline);
@@ -225,6 +226,8 @@ QVariant RunHistoryModel::data(const QModelIndex &index, int role) const
         return e.directory;
     if (role == InstancesRole)
         return e.instances;
+    if (role == ModelsRole)
+        return e.models;
     if (role == StagesRole)
         return e.stages;
     if (role == Qt::EditRole && (index.column() == NameColumn || index.column() == NotesColumn))

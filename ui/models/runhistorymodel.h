@@ -34,6 +34,7 @@ struct RunHistoryEntry {
     qint64 attempted = 0;
     qint64 failed = 0;
     int instances = 1;     ///< load-balanced over replicas when more than 1
+    int models = 1;        ///< a --model mix when more than 1
     QString problem;       ///< why the run could not be read (the row still lists it)
     bool baseline = false; ///< the marked baseline itself
     QString change;        ///< Baseline::Change::text() against the baseline; empty: none
@@ -71,6 +72,7 @@ public:
         SortRole = Qt::UserRole, ///< numbers and dates that sort naturally
         DirectoryRole,           ///< the run directory's path
         InstancesRole,           ///< how many instances served the run (int; > 1: load-balanced)
+        ModelsRole,              ///< how many models the run asked for (int; > 1: a model mix)
         StagesRole,              ///< how many load stages the run had (int; > 1: a sweep)
     };
     using Status = RunHistoryStatus;

@@ -45,6 +45,8 @@ void SummaryTableModel::setSummary(const RunSummary &summary)
         blocks.push_back(instance);
         blocks.back().name = instanceName(instance.name);
     }
+    // A --model mix: a column per model, named after it (the block's own name).
+    blocks.insert(blocks.end(), summary.models.begin(), summary.models.end());
     std::vector<const MetricCatalogue::Entry *> specs;
     for (const MetricCatalogue::Entry &metric : MetricCatalogue::all()) {
         if (metric.inSummary &&

@@ -674,8 +674,13 @@ void DashboardView::refreshTiles()
         recentTokens = tr("last %1 s: %2").arg(n).arg(formatNumber(double(tokens) / double(n)));
     }
     const bool any = t.requests.ok > 0;
-    set("requests_per_s", any ? formatNumber(t.throughput.requestsPerS) : QStringLiteral("—"),
-        !recentRequests.isEmpty() ? recentRequests : tr("%1 ok of %2").arg(t.requests.ok).arg(t.requests.attempted));
+    // Embeddings, rerank and score carry several inputs a request (--batch-size): their rate is the
+    // one to read, next to the requests'.
+    QString requestsDetail =
+        !recentRequests.isEmpty() ? recentRequests : tr("%1 ok of %2").arg(t.requests.ok).arg(t.requests.attempted);
+    if (t.requests.inputs > 0)
+        requestsDetail = tr("%1 inputs/s · %2").arg(formatNumber(t.throughput.inputsPerS), requestsDetail);
+    set("requests_per_s", any ? formatNumber(t.throughput.requestsPerS) : QStringLiteral("—"), requestsDetail);
     set("output_tokens_per_s", any ? formatNumber(t.throughput.outputTokensPerS) : QStringLiteral("—"),
         !recentTokens.isEmpty() ? recentTokens : tr("peak %1").arg(formatNumber(t.throughput.peakOutputTokensPerS)));
     const LatencyStats &ttft = t.stat(Metric::Ttft);
@@ -698,7 +703,12 @@ void DashboardView::refreshTiles()
     if (t.requests.cancelled > 0)
         errors += tr(" · %1 cancelled").arg(t.requests.cancelled);
     if (t.requests.abandoned > 0) // --cancel-rate's, neither ok nor failed
-        errors += tr(" · %1 abandoned").arg(t.requests.abandoned);
+        errors += tr(" · %1 abandoned (%2 in prefill)").arg(t.requests.abandoned).arg(t.requests.abandonedInPrefill);
+    // Answers that arrived but are not what was asked for: not errors of the server, yet not good.
+    if (t.structuredOutput && t.structuredOutput->checked() > t.structuredOutput->schemaValid)
+        errors += tr(" · %1 invalid outputs").arg(t.structuredOutput->checked() - t.structuredOutput->schemaValid);
+    if (t.toolCalls && t.toolCalls->checked() > t.toolCalls->valid)
+        errors += tr(" · %1 with invalid tool calls").arg(t.toolCalls->checked() - t.toolCalls->valid);
     const std::optional<double> errorPct = MetricCatalogue::find(QStringLiteral("error_pct"))->of(t);
     set("error_pct", errorPct ? formatNumber(*errorPct) : QStringLiteral("—"), errors);
 

@@ -168,8 +168,13 @@ void RunHistoryView::showContextMenu(const QPoint &position)
     compare->setEnabled(selected.size() >= 2);
     const int instances = index.data(RunHistoryModel::InstancesRole).toInt();
     const int stages = index.data(RunHistoryModel::StagesRole).toInt();
+    const int models = index.data(RunHistoryModel::ModelsRole).toInt();
+    // Comparing the run alone splits it the way ComparisonView does: instances, else models.
     if (instances > 1) {
         menu->addAction(tr("Compare its %1 &Instances").arg(instances), this,
+                        [this, directory] { Q_EMIT compareRequested({directory}); });
+    } else if (models > 1) {
+        menu->addAction(tr("Compare its %1 &Models").arg(models), this,
                         [this, directory] { Q_EMIT compareRequested({directory}); });
     } else if (stages > 1) {
         menu->addAction(tr("Compare its %1 S&tages").arg(stages), this,

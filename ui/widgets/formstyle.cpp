@@ -34,6 +34,34 @@ void setCompact(QWidget *field)
     field->setFixedWidth(kCompactWidth);
 }
 
+void setRowUnused(QWidget *field, const QString &reason)
+{
+    // The row's field is the widget the form holds: the validator's box around the field.
+    QWidget *row = field;
+    QFormLayout *form = nullptr;
+    while (row->parentWidget()) {
+        form = qobject_cast<QFormLayout *>(row->parentWidget()->layout());
+        if (form && form->indexOf(row) >= 0)
+            break;
+        form = nullptr;
+        row = row->parentWidget();
+    }
+    QList<QWidget *> widgets{field};
+    if (form) {
+        widgets << row;
+        if (QWidget *label = form->labelForField(row))
+            widgets << label;
+    }
+    // The first call keeps each widget's own tool tip, to put back when the row is used again.
+    static const char *const kOwnToolTip = "tbOwnToolTip";
+    for (QWidget *widget : std::as_const(widgets)) {
+        if (!widget->property(kOwnToolTip).isValid())
+            widget->setProperty(kOwnToolTip, widget->toolTip());
+        widget->setEnabled(reason.isEmpty());
+        widget->setToolTip(reason.isEmpty() ? widget->property(kOwnToolTip).toString() : reason);
+    }
+}
+
 void alignFormLabels(QWidget *root)
 {
     const QList<QFormLayout *> forms = root->findChildren<QFormLayout *>();

@@ -18,6 +18,10 @@ void setVisibleLines(QPlainTextEdit *edit, int lines);
 /// Numbers and durations read better in a short box at the left than stretched across the form.
 /// FieldValidator::addRow() keeps fields with a maximum width at the left of their row.
 void setCompact(QWidget *field);
+/// Disables a form row the configuration does not use — its label and its field, with the box
+/// FieldValidator::addRow() put the field in — and says why in their tool tips; an empty reason
+/// enables the row again with its own tool tips. A disabled field keeps its value.
+void setRowUnused(QWidget *field, const QString &reason);
 /// Gives every form label under `root` the same width, so fields line up across groups and tabs.
 void alignFormLabels(QWidget *root);
 
