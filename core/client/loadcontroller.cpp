@@ -399,7 +399,12 @@ void LoadController::turnFinished(std::uint64_t conversation)
         m_conversations.erase(it);
         return;
     }
-    // Each call's result, and an id for a call the server gave none (or one not sent back).
+    // Each call's result, and an id for a call the server gave none (or one not sent back). Calls
+    // that came though no tools were offered go back as before: not at all.
+    if (m_plan->config.request.tools.isEmpty()) {
+        for (auto &calls : c.calls)
+            calls.clear();
+    }
     const std::int64_t resultTokens = m_plan->config.request.toolResultTokens;
     const PromptSource &prompts = m_plan->promptsOf(m_stage);
     std::vector<std::vector<std::string>> results(c.replies.size());
