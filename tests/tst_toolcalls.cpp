@@ -592,17 +592,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id"); // kept; empty: none
         QTest::addColumn<bool>("cut");
         const auto chatWhole = [](const QString &id, const QString &arguments) {
-            return QStringList{QString::fromStdString(
-                nlohmann::json{{"choices",
-                                {{{"index", 0},
-                                  {"message",
-                                   {{"role", "assistant"},
-                                    {"tool_calls",
-                                     {{{"id", id.toStdString()},
-                                       {"type", "function"},
-                                       {"function", {{"name", "add"}, {"arguments", arguments.toStdString()}}}}}}}},
-                                  {"finish_reason", "tool_calls"}}}}}
-                    .dump())};
+            return QStringList{QString::fromStdString(nlohmann::json{
+                {"choices",
+                 {{{"index", 0},
+                   {"message",
+                    {{"role", "assistant"},
+                     {"tool_calls",
+                      {{{"id", id.toStdString()},
+                        {"type", "function"},
+                        {"function", {{"name", "add"}, {"arguments", arguments.toStdString()}}}}}}}},
+                   {"finish_reason", "tool_calls"}}}}}.dump())};
         };
         QTest::newRow("chat whole") << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call_1"), {})
                                     << QStringLiteral("call_1") << false;
@@ -632,14 +631,14 @@ private Q_SLOTS:
             << QStringList{QStringLiteral(
                    R"({"id": "msg_1", "content": [{"type": "tool_use", "id": "toolu_2", "name": "add", "input": {"a": 1}}], "stop_reason": "tool_use"})")}
             << QStringLiteral("toolu_2") << false;
-        QTest::newRow("id too long")
-            << ApiKind::OpenAIChat << false
-            << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes + 1), QLatin1Char('x')), {}) << QString()
-            << false;
-        QTest::newRow("id longest kept")
-            << ApiKind::OpenAIChat << false
-            << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')), {})
-            << QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')) << false;
+        QTest::newRow("id too long") << ApiKind::OpenAIChat << false
+                                     << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes + 1), QLatin1Char('x')),
+                                                  {})
+                                     << QString() << false;
+        QTest::newRow("id longest kept") << ApiKind::OpenAIChat << false
+                                         << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')),
+                                                      {})
+                                         << QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')) << false;
         QTest::newRow("id with a control character")
             << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call\n1"), {}) << QString() << false;
         QTest::newRow("id with a space") << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call 1"), {})
@@ -699,14 +698,30 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString tools = test::writeFile(dir, QStringLiteral("tools.json"), kCityTool);
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult cli = runCli(
-            {QStringLiteral("run"), QStringLiteral("--api"), api, QStringLiteral("--url"), host->baseUrl().toString(),
-             QStringLiteral("--model"), host->config().model, QStringLiteral("--requests"), QStringLiteral("8"),
-             QStringLiteral("--concurrency"), QStringLiteral("2"), QStringLiteral("--turns"), QStringLiteral("4"),
-             QStringLiteral("--prompt-tokens"), QStringLiteral("40"),
-             stream ? QStringLiteral("--stream") : QStringLiteral("--no-stream"), QStringLiteral("--tools"), tools,
-             QStringLiteral("--tool-choice"), choice, QStringLiteral("--tool-result-tokens"),
-             QString::number(resultTokens), QStringLiteral("--out"), out});
+        const CliResult cli = runCli({QStringLiteral("run"),
+                                      QStringLiteral("--api"),
+                                      api,
+                                      QStringLiteral("--url"),
+                                      host->baseUrl().toString(),
+                                      QStringLiteral("--model"),
+                                      host->config().model,
+                                      QStringLiteral("--requests"),
+                                      QStringLiteral("8"),
+                                      QStringLiteral("--concurrency"),
+                                      QStringLiteral("2"),
+                                      QStringLiteral("--turns"),
+                                      QStringLiteral("4"),
+                                      QStringLiteral("--prompt-tokens"),
+                                      QStringLiteral("40"),
+                                      stream ? QStringLiteral("--stream") : QStringLiteral("--no-stream"),
+                                      QStringLiteral("--tools"),
+                                      tools,
+                                      QStringLiteral("--tool-choice"),
+                                      choice,
+                                      QStringLiteral("--tool-result-tokens"),
+                                      QString::number(resultTokens),
+                                      QStringLiteral("--out"),
+                                      out});
         QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
         QString error;
         const std::optional<RunData> run = RunReader::load(out, &error, RunReader::Records);

@@ -405,7 +405,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         // The agent loop's token cost: what one conversation of every turn sends and receives.
         const ConversationTokens cost = ConversationTokens::of(outcome.summary.turns);
         text += QStringLiteral("tokens per conversation: %1 (prompt %2 + completion %3; sum of the turns' means)")
-                    .arg(formatNumber(cost.total(), 9, 0), formatNumber(cost.prompt, 9, 0), formatNumber(cost.completion, 9, 0));
+                    .arg(formatNumber(cost.total(), 9, 0), formatNumber(cost.prompt, 9, 0),
+                         formatNumber(cost.completion, 9, 0));
         if (!m_config.request.tools.isEmpty())
             text += QStringLiteral("; %1 of %2 turns carried tool results (--tool-result-tokens %3)")
                         .arg(cost.turnsWithToolResults)

@@ -102,8 +102,8 @@ void AnthropicMessages::appendToolTurn(nlohmann::json &messages, const std::stri
         content.push_back({{"type", "text"}, {"text", text}});
     for (const ReplyToolCall &call : calls) {
         // Depth-bounded: the arguments are the server's.
-        auto input = parseJsonBounded(
-            QByteArray::fromRawData(call.arguments.data(), qsizetype(call.arguments.size())), nullptr);
+        auto input =
+            parseJsonBounded(QByteArray::fromRawData(call.arguments.data(), qsizetype(call.arguments.size())), nullptr);
         if (!input || !input->is_object())
             input = nlohmann::json::object();
         content.push_back({{"type", "tool_use"}, {"id", call.id}, {"name", call.name}, {"input", std::move(*input)}});

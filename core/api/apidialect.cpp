@@ -133,8 +133,9 @@ void ApiDialect::appendToolTurn(nlohmann::json &messages, const std::string &tex
     // ChatCompletionMessageFunctionToolCall) and ChatCompletionToolMessageParam.
     nlohmann::json toolCalls = nlohmann::json::array();
     for (const ReplyToolCall &call : calls)
-        toolCalls.push_back(
-            {{"id", call.id}, {"type", "function"}, {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
+        toolCalls.push_back({{"id", call.id},
+                             {"type", "function"},
+                             {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
     messages.push_back({{"role", "assistant"},
                         {"content", text.empty() ? nlohmann::json() : nlohmann::json(text)},
                         {"tool_calls", std::move(toolCalls)}});

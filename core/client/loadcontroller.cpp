@@ -414,8 +414,8 @@ void LoadController::turnFinished(std::uint64_t conversation)
         for (std::size_t i = 0; i < c.calls[t].size(); ++i) {
             ReplyToolCall &call = c.calls[t][i];
             if (call.id.empty())
-                call.id = "call_tb" + std::to_string(conversation) + "_" + std::to_string(c.turns) + "_" +
-                          std::to_string(i);
+                call.id =
+                    "call_tb" + std::to_string(conversation) + "_" + std::to_string(c.turns) + "_" + std::to_string(i);
             results[t].push_back(prompts.toolResult(conversation, c.turns, int(i), resultTokens));
             bytes += call.id.size() + call.name.size() + call.arguments.size() + results[t].back().size();
         }

@@ -160,7 +160,7 @@ private:
         /// --tools: per target, the tool results the next turn's history ends with; 0: it gets a
         /// user's new message instead
         std::vector<int> toolResults;
-        std::size_t bytes = 0;                ///< of the longest history, bounded by kMaxHistoryBytes
+        std::size_t bytes = 0; ///< of the longest history, bounded by kMaxHistoryBytes
         bool failed = false;
     };
     /// A conversation whose history outgrows this ends (a user starts a new one).

@@ -117,7 +117,7 @@ inline constexpr int kMaxRedirects = 5;           ///< hops a request follows wi
 /// Times a request goes again after its kept-alive connection closed before any response: once,
 /// as curl and browsers do; the retry is on a new connection, whose failure is an error.
 inline constexpr int kMaxRetries = 1;
-inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+inline constexpr int kMaxTurns = 1000;                 ///< turns of one conversation
 inline constexpr int kMaxToolResultTokens = 1'000'000; ///< one tool result (--tool-result-tokens)
 /// Inputs of one embeddings request (--batch-size): OpenAI's own limit is 2048.
 inline constexpr int kMaxBatchSize = 2048;

@@ -73,9 +73,9 @@ std::optional<ApiError> readFunctionItem(const json &item, const std::string &wh
         return std::nullopt;
     }
     if (!request.toolCallIds.contains(callId))
-        return invalid(where + ".call_id", "No tool call found for function call output with call_id " +
-                                               json(callId.substr(0, 80)).dump(-1, ' ', false, json::error_handler_t::replace) +
-                                               ".");
+        return invalid(where + ".call_id",
+                       "No tool call found for function call output with call_id " +
+                           json(callId.substr(0, 80)).dump(-1, ' ', false, json::error_handler_t::replace) + ".");
     const json *output = member(item, "output");
     if (!output)
         return invalid(where + ".output", "'" + where + ".output' is a required property");

@@ -459,7 +459,8 @@ double PromptSource::unitDraw(std::uint64_t stream, std::uint64_t index) const
 
 std::string PromptSource::toolResult(std::uint64_t conversation, int turn, int call, std::int64_t tokens) const
 {
-    std::string text = synthetic(tokens, mix(mix(kToolResults ^ conversation) ^ std::uint64_t(turn)) ^ std::uint64_t(call));
+    std::string text =
+        synthetic(tokens, mix(mix(kToolResults ^ conversation) ^ std::uint64_t(turn)) ^ std::uint64_t(call));
     fit(text, tokens, 0);
     return text;
 }
