@@ -2,7 +2,9 @@
 // tool_choice in its request body and the simulator reading them back, the refusals, the decoding
 // of tool calls streamed and whole in each API's shape (their text is not content: TTFT waits
 // for content, the first tool-call token has its own stamp), and runs end to end against the
-// simulator breaking an exact share of the calls' arguments.
+// simulator breaking an exact share of the calls' arguments; the agent loop (--turns with --tools):
+// each API's history of calls and results, the simulator reading it back, exact prompt growth.
+#include "api/apidialect.h"
 #include "api/requestbuilder.h"
 #include "api/streamdecoder.h"
 #include "api/toolset.h"
@@ -10,9 +12,12 @@
 #include "sim/simconfig.h"
 #include "sim/simprotocol.h"
 #include "sim/simulatorhost.h"
+#include "tokenize/tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <map>
 
 #include "support/clirunner.h"
 #include "support/testfiles.h"
@@ -33,6 +38,10 @@ const char kTools[] =
     R"({"type": "function", "function": {"name": "add", "parameters": {"type": "object", "properties": )"
     R"({"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}}])";
 
+/// One tool whose arguments the simulator always writes alike: {"city":"Paris"} (its const).
+const char kCityTool[] = R"([{"type": "function", "function": {"name": "get_weather", "parameters": )"
+                         R"({"type": "object", "properties": {"city": {"const": "Paris"}}, "required": ["city"]}}}])";
+
 nlohmann::json weatherParameters()
 {
     return nlohmann::json::parse(kTools)[0]["function"]["parameters"];
@@ -50,12 +59,13 @@ std::optional<RequestBuilder> builderFor(ApiKind api, const QString &tools, cons
     return RequestBuilder::create(target, request, error);
 }
 
-/// Decodes `events` (SSE data; streamed) or a whole body, each event read at 10 ms × its place.
-RequestRecord decode(ApiKind api, const QStringList &events, bool stream, const ToolSet *tools)
+/// Decodes `events` (SSE data; streamed) or a whole body, each event read at 10 ms × its place;
+/// keepReply: as a conversation's turn (the reply and its calls kept).
+RequestRecord decode(ApiKind api, const QStringList &events, bool stream, const ToolSet *tools, bool keepReply = false)
 {
     RequestRecord r;
     r.sentNs = 1'000'000;
-    StreamDecoder d(api);
+    StreamDecoder d(api, nullptr, keepReply);
     d.checkToolCalls(tools);
     d.begin(&r);
     std::int64_t t = r.sentNs;
@@ -528,6 +538,278 @@ private Q_SLOTS:
             QVERIFY(r.finishReason == QLatin1String("tool_calls") || r.finishReason == QLatin1String("tool_use") ||
                     r.finishReason == QLatin1String("completed"));
         }
+    }
+
+    /// A turn after tool calls carries them and one result each in the API's own shape — those of
+    /// the official SDKs' types (openai 7.5.0 src/resources/chat/completions/completions.ts:
+    /// ChatCompletionAssistantMessageParam, ChatCompletionMessageFunctionToolCall,
+    /// ChatCompletionToolMessageParam; src/resources/responses/responses.ts: ResponseFunctionToolCall,
+    /// ResponseInputItem.FunctionCallOutput; @anthropic-ai/sdk 0.120.0
+    /// src/resources/messages/messages.ts: ToolUseBlockParam, ToolResultBlockParam). The simulator
+    /// reads them back as prompt, answers in text under auto and calls again under required, and
+    /// refuses a result that answers no call, as each API does.
+    void toolTurns_data()
+    {
+        QTest::addColumn<ApiKind>("api");
+        QTest::addColumn<int>("endpoint");
+        QTest::addColumn<QByteArray>("history"); // after the user's message
+        QTest::addColumn<QString>("resultId");   // JSON pointer to the result's call id
+        QTest::addColumn<QString>("refusal");
+        QTest::newRow("chat")
+            << ApiKind::OpenAIChat << int(sim::Endpoint::Chat)
+            << QByteArray(R"([{"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": )"
+                          R"("function", "function": {"name": "get_weather", "arguments": )"
+                          R"("{\u0022city\u0022:\u0022Paris\u0022}"}}]}, )"
+                          R"({"role": "tool", "tool_call_id": "call_1", "content": "Sunny all week"}])")
+            << QStringLiteral("/2/tool_call_id")
+            << QStringLiteral("messages with role 'tool' must be a response to a preceeding message with 'tool_calls'");
+        QTest::newRow("responses")
+            << ApiKind::OpenAIResponses << int(sim::Endpoint::Responses)
+            << QByteArray(R"([{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": )"
+                          R"("{\u0022city\u0022:\u0022Paris\u0022}"}, )"
+                          R"({"type": "function_call_output", "call_id": "call_1", "output": "Sunny all week"}])")
+            << QStringLiteral("/2/call_id")
+            << QStringLiteral("No tool call found for function call output with call_id \"other\".");
+        QTest::newRow("anthropic")
+            << ApiKind::AnthropicMessages << int(sim::Endpoint::Messages)
+            << QByteArray(R"([{"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": )"
+                          R"("get_weather", "input": {"city": "Paris"}}]}, )"
+                          R"({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", )"
+                          R"("content": "Sunny all week"}]}])")
+            << QStringLiteral("/2/content/0/tool_use_id")
+            << QStringLiteral("unexpected `tool_use_id` found in `tool_result` blocks: \"other\"");
+    }
+    void toolTurns()
+    {
+        QFETCH(ApiKind, api);
+        QFETCH(int, endpoint);
+        QFETCH(QByteArray, history);
+        QFETCH(QString, resultId);
+        QFETCH(QString, refusal);
+        nlohmann::json messages = nlohmann::json::array({{{"role", "user"}, {"content", "Weather in Paris?"}}});
+        dialectFor(api).appendToolTurn(messages, {}, {{"call_1", "get_weather", R"({"city":"Paris"})"}},
+                                       {"Sunny all week"});
+        nlohmann::json expected = nlohmann::json::array({messages[0]});
+        for (const auto &m : nlohmann::json::parse(history.toStdString()))
+            expected.push_back(m);
+        QVERIFY2(messages == expected, messages.dump().c_str());
+
+        QTemporaryDir dir;
+        const QString file = test::writeFile(dir, QStringLiteral("tools.json"), kCityTool);
+        for (const QString &choice : {QString(), QStringLiteral("required")}) {
+            QString error;
+            const auto builder = builderFor(api, file, choice, &error);
+            QVERIFY2(builder, qPrintable(error));
+            Prompt prompt;
+            prompt.messages = messages;
+            const auto parsed = sim::parseGenerationRequest(sim::Endpoint(endpoint), builder->bodyText(prompt), {});
+            const auto *refused = std::get_if<sim::ApiError>(&parsed);
+            QVERIFY2(!refused, refused ? refused->message.c_str() : "");
+            const auto &read = std::get<sim::GenerationRequest>(parsed);
+            QVERIFY(read.afterToolResult);
+            QCOMPARE(read.toolCall, !choice.isEmpty()); // auto: the model answers the results in text
+            // What the model reads: the question, the call's name and arguments, the result.
+            QCOMPARE(fromStd(read.prompt).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+                     QStringList({QStringLiteral("Weather in Paris?"), QStringLiteral("get_weather"),
+                                  QStringLiteral(R"({"city":"Paris"})"), QStringLiteral("Sunny all week")}));
+            prompt.messages[nlohmann::json::json_pointer(resultId.toStdString())] = "other";
+            const auto wrong = sim::parseGenerationRequest(sim::Endpoint(endpoint), builder->bodyText(prompt), {});
+            QVERIFY(std::holds_alternative<sim::ApiError>(wrong));
+            QVERIFY2(fromStd(std::get<sim::ApiError>(wrong).message).contains(refusal),
+                     std::get<sim::ApiError>(wrong).message.c_str());
+        }
+    }
+
+    /// A conversation's turn keeps the reply's calls with the server's ids, to send back verbatim;
+    /// an id too long or not printable ASCII is not kept (the next turn makes one), and calls cut
+    /// at the decoder's bounds are marked so (the conversation ends): regression for a server that
+    /// sends a huge or malformed id or arguments.
+    void hugeOrMalformedCallIdsAndArgumentsAreBounded_data()
+    {
+        QTest::addColumn<ApiKind>("api");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<QStringList>("events");
+        QTest::addColumn<QString>("id"); // kept; empty: none
+        QTest::addColumn<bool>("cut");
+        const auto chatWhole = [](const QString &id, const QString &arguments) {
+            return QStringList{QString::fromStdString(nlohmann::json{
+                {"choices",
+                 {{{"index", 0},
+                   {"message",
+                    {{"role", "assistant"},
+                     {"tool_calls",
+                      {{{"id", id.toStdString()},
+                        {"type", "function"},
+                        {"function", {{"name", "add"}, {"arguments", arguments.toStdString()}}}}}}}},
+                   {"finish_reason", "tool_calls"}}}}}.dump())};
+        };
+        QTest::newRow("chat whole") << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call_1"), {})
+                                    << QStringLiteral("call_1") << false;
+        QTest::newRow("chat stream")
+            << ApiKind::OpenAIChat << true
+            << QStringList{QStringLiteral(
+                               R"({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_9", "function": {"name": "add", "arguments": ""}}]}}]})"),
+                           QStringLiteral(
+                               R"({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}}]})"),
+                           QStringLiteral("[DONE]")}
+            << QStringLiteral("call_9") << false;
+        QTest::newRow("responses stream")
+            << ApiKind::OpenAIResponses << true
+            << QStringList{QStringLiteral(
+                               R"({"type": "response.output_item.added", "output_index": 0, "item": {"id": "fc_1", "type": "function_call", "arguments": "", "call_id": "call_r", "name": "add"}})"),
+                           QStringLiteral(
+                               R"({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}})")}
+            << QStringLiteral("call_r") << false;
+        QTest::newRow("anthropic stream")
+            << ApiKind::AnthropicMessages << true
+            << QStringList{QStringLiteral(
+                               R"({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}})"),
+                           QStringLiteral(R"({"type": "message_stop"})")}
+            << QStringLiteral("toolu_1") << false;
+        QTest::newRow("anthropic whole")
+            << ApiKind::AnthropicMessages << false
+            << QStringList{QStringLiteral(
+                   R"({"id": "msg_1", "content": [{"type": "tool_use", "id": "toolu_2", "name": "add", "input": {"a": 1}}], "stop_reason": "tool_use"})")}
+            << QStringLiteral("toolu_2") << false;
+        QTest::newRow("id too long") << ApiKind::OpenAIChat << false
+                                     << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes + 1), QLatin1Char('x')),
+                                                  {})
+                                     << QString() << false;
+        QTest::newRow("id longest kept") << ApiKind::OpenAIChat << false
+                                         << chatWhole(QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')),
+                                                      {})
+                                         << QString(qsizetype(ToolCallTexts::kMaxIdBytes), QLatin1Char('x')) << false;
+        QTest::newRow("id with a control character")
+            << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call\n1"), {}) << QString() << false;
+        QTest::newRow("id with a space") << ApiKind::OpenAIChat << false << chatWhole(QStringLiteral("call 1"), {})
+                                         << QString() << false;
+        QTest::newRow("arguments past the bound")
+            << ApiKind::OpenAIChat << false
+            << chatWhole(QStringLiteral("call_1"), QString(qsizetype(ToolCallTexts::kMaxBytes), QLatin1Char('7')))
+            << QString() << true;
+    }
+    void hugeOrMalformedCallIdsAndArgumentsAreBounded()
+    {
+        QFETCH(ApiKind, api);
+        QFETCH(bool, stream);
+        QFETCH(QStringList, events);
+        QFETCH(QString, id);
+        QFETCH(bool, cut);
+        const RequestRecord r = decode(api, events, stream, nullptr, true);
+        QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+        QCOMPARE(r.replyCallsCut, cut);
+        QCOMPARE(r.replyCalls.size(), std::size_t(cut ? 0 : 1));
+        if (cut)
+            return;
+        QCOMPARE(fromStd(r.replyCalls[0].id), id);
+        QCOMPARE(r.replyCalls[0].name, std::string("add"));
+        // Without a conversation nothing is kept.
+        QVERIFY(decode(api, events, stream, nullptr, false).replyCalls.empty());
+    }
+
+    /// The agent loop against the simulator (--turns 4 with --tools): a turn after calls sends them
+    /// and a result each instead of a user's message, and its prompt grows by exactly the call's
+    /// name and arguments and the results' --tool-result-tokens, by usage and by the simulator's own
+    /// count; under auto the simulator answers results in text (turns 2 and 4 carry results), under
+    /// required it calls on every turn (turns 2 to 4). The summary and the console say so.
+    void agentLoop_data()
+    {
+        QTest::addColumn<QString>("api");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<QString>("choice");
+        QTest::addColumn<int>("resultTokens");
+        for (const char *api : {"openai-chat", "openai-responses", "anthropic-messages"}) {
+            for (const bool stream : {true, false})
+                QTest::addRow("%s, %s, auto", api, stream ? "streamed" : "whole")
+                    << QString::fromLatin1(api) << stream << QStringLiteral("auto") << 64;
+            QTest::addRow("%s, required", api) << QString::fromLatin1(api) << true << QStringLiteral("required") << 16;
+        }
+    }
+    void agentLoop()
+    {
+        QFETCH(QString, api);
+        QFETCH(bool, stream);
+        QFETCH(QString, choice);
+        QFETCH(int, resultTokens);
+        sim::SimConfig config = *sim::SimConfig::preset(QStringLiteral("fast"));
+        config.outputTokens = 12;
+        const auto host = test::startSimulator(config);
+        QVERIFY(host);
+        QTemporaryDir dir;
+        const QString tools = test::writeFile(dir, QStringLiteral("tools.json"), kCityTool);
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const CliResult cli = runCli({QStringLiteral("run"),
+                                      QStringLiteral("--api"),
+                                      api,
+                                      QStringLiteral("--url"),
+                                      host->baseUrl().toString(),
+                                      QStringLiteral("--model"),
+                                      host->config().model,
+                                      QStringLiteral("--requests"),
+                                      QStringLiteral("8"),
+                                      QStringLiteral("--concurrency"),
+                                      QStringLiteral("2"),
+                                      QStringLiteral("--turns"),
+                                      QStringLiteral("4"),
+                                      QStringLiteral("--prompt-tokens"),
+                                      QStringLiteral("40"),
+                                      stream ? QStringLiteral("--stream") : QStringLiteral("--no-stream"),
+                                      QStringLiteral("--tools"),
+                                      tools,
+                                      QStringLiteral("--tool-choice"),
+                                      choice,
+                                      QStringLiteral("--tool-result-tokens"),
+                                      QString::number(resultTokens),
+                                      QStringLiteral("--out"),
+                                      out});
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        QString error;
+        const std::optional<RunData> run = RunReader::load(out, &error, RunReader::Records);
+        QVERIFY2(run, qPrintable(error));
+        QCOMPARE(run->summary.total.requests.ok, 8);
+
+        const bool required = choice == QLatin1String("required");
+        const std::string arguments = R"({"city":"Paris"})";
+        const std::int64_t callTokens = ApproxTokenizer::countUtf8("get_weather", 11) +
+                                        ApproxTokenizer::countUtf8(arguments.data(), arguments.size());
+        std::map<std::uint64_t, std::map<int, const RequestRecord *>> conversations;
+        std::int64_t prompt = 0, completion = 0;
+        for (const RequestRecord &r : run->records) {
+            conversations[r.conversation][r.turn] = &r;
+            prompt += r.promptTokens;
+            completion += r.completionTokens;
+        }
+        QCOMPARE(conversations.size(), std::size_t(2));
+        for (const auto &[id, turns] : conversations) {
+            QCOMPARE(turns.size(), std::size_t(4));
+            const RequestRecord *previous = nullptr;
+            for (const auto &[turn, r] : turns) {
+                // Auto: a user's turn calls, the results' turn answers; required: every turn calls.
+                const bool calls = required || turn % 2 == 1;
+                QCOMPARE(r->toolCalls, calls ? 1 : 0);
+                QCOMPARE(r->toolResults, previous && previous->toolCalls > 0 ? 1 : 0);
+                if (previous && previous->toolCalls > 0)
+                    QCOMPARE(r->promptTokens - previous->promptTokens, callTokens + resultTokens);
+                previous = r;
+            }
+        }
+        // The simulator's own count of the prompts is the client's, request by request.
+        QCOMPARE(host->stats().promptTokens, prompt);
+
+        const auto &turns = run->summary.turns;
+        QCOMPARE(turns.size(), std::size_t(4));
+        for (const TurnSummary &t : turns) {
+            QCOMPARE(t.requests, std::int64_t(2));
+            QCOMPARE(t.toolResults, std::int64_t(t.turn > 1 && (required || t.turn % 2 == 0) ? 2 : 0));
+        }
+        const ConversationTokens cost = ConversationTokens::of(turns);
+        QCOMPARE(cost.turnsWithToolResults, required ? 3 : 2);
+        QCOMPARE(cost.prompt, double(prompt) / 2);
+        QCOMPARE(cost.total(), double(prompt + completion) / 2);
+        QVERIFY2(cli.out.contains(QStringLiteral("%1 of 4 turns carried tool results (--tool-result-tokens %2)")
+                                      .arg(required ? 3 : 2)
+                                      .arg(resultTokens)),
+                 qPrintable(cli.out));
     }
 };
 

@@ -388,8 +388,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         text += QStringLiteral("\nper turn (conversations of %1 turns, think time %2):\n")
                     .arg(m_config.load.turns)
                     .arg(formatThinkTime(m_config.load.thinkTimeMs, m_config.load.thinkTimeExponential));
-        text += QStringLiteral(
-            "turn  requests  TTFT p50 ms  TTFT mean ms  prompt p50  prompt mean  cached p50  cached mean\n");
+        text += QStringLiteral("turn  requests  TTFT p50 ms  TTFT mean ms  prompt p50  prompt mean  cached p50  "
+                               "cached mean  completion mean  tool results\n");
         const auto cell = [](double v, int width, int decimals) {
             return std::isfinite(v) ? QStringLiteral("%1").arg(v, width, 'f', decimals)
                                     : QStringLiteral("%1").arg(QStringLiteral("-"), width);
@@ -399,8 +399,21 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
                     QStringLiteral("  ") + cell(turn.ttftMs.mean, 12, 1) + QStringLiteral("  ") +
                     cell(turn.promptTokens.p50, 10, 0) + QStringLiteral("  ") + cell(turn.promptTokens.mean, 11, 1) +
                     QStringLiteral("  ") + cell(turn.cachedTokens.p50, 10, 0) + QStringLiteral("  ") +
-                    cell(turn.cachedTokens.mean, 11, 1) + QLatin1Char('\n');
+                    cell(turn.cachedTokens.mean, 11, 1) + QStringLiteral("  ") +
+                    cell(turn.completionTokens.count > 0 ? turn.completionTokens.mean : qQNaN(), 15, 1) +
+                    QStringLiteral("  %1\n").arg(turn.toolResults, 12);
         }
+        // The agent loop's token cost: what one conversation of every turn sends and receives.
+        const ConversationTokens cost = ConversationTokens::of(outcome.summary.turns);
+        text += QStringLiteral("tokens per conversation: %1 (prompt %2 + completion %3; sum of the turns' means)")
+                    .arg(formatNumber(cost.total(), 9, 0), formatNumber(cost.prompt, 9, 0),
+                         formatNumber(cost.completion, 9, 0));
+        if (!m_config.request.tools.isEmpty())
+            text += QStringLiteral("; %1 of %2 turns carried tool results (--tool-result-tokens %3)")
+                        .arg(cost.turnsWithToolResults)
+                        .arg(outcome.summary.turns.size())
+                        .arg(m_config.request.toolResultTokens);
+        text += QLatin1Char('\n');
     }
     if (const auto &sweep = outcome.summary.contextSweep) {
         text += QStringLiteral("\nper prompt size (context sweep; prefill tok/s = prompt / TTFT p50, fit = 1 / the "

@@ -28,6 +28,8 @@ public:
                 {"source", {{"type", "base64"}, {"media_type", image.mediaType()}, {"data", image.base64()}}}};
     }
     void writeTools(nlohmann::json &body, const ToolSet &tools) const override;
+    void appendToolTurn(nlohmann::json &messages, const std::string &text, const std::vector<ReplyToolCall> &calls,
+                        const std::vector<std::string> &results) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     void addCredentials(const QByteArray &key, bool basicAuth, const AddHeader &add) const override;
     bool listsContextLengths() const override { return false; }
@@ -86,6 +88,31 @@ void AnthropicMessages::writeTools(nlohmann::json &body, const ToolSet &tools) c
         body["tool_choice"] = {{"type", "tool"}, {"name", choice.name}};
         break;
     }
+}
+
+void AnthropicMessages::appendToolTurn(nlohmann::json &messages, const std::string &text,
+                                       const std::vector<ReplyToolCall> &calls,
+                                       const std::vector<std::string> &results) const
+{
+    // The @anthropic-ai/sdk package's ToolUseBlockParam in the assistant's content, then a user
+    // message of ToolResultBlockParam, one a call. The input is an object: arguments that are not
+    // one (broken on the way) go as an empty object, which the server takes.
+    nlohmann::json content = nlohmann::json::array();
+    if (!text.empty())
+        content.push_back({{"type", "text"}, {"text", text}});
+    for (const ReplyToolCall &call : calls) {
+        // Depth-bounded: the arguments are the server's.
+        auto input =
+            parseJsonBounded(QByteArray::fromRawData(call.arguments.data(), qsizetype(call.arguments.size())), nullptr);
+        if (!input || !input->is_object())
+            input = nlohmann::json::object();
+        content.push_back({{"type", "tool_use"}, {"id", call.id}, {"name", call.name}, {"input", std::move(*input)}});
+    }
+    messages.push_back({{"role", "assistant"}, {"content", std::move(content)}});
+    nlohmann::json outputs = nlohmann::json::array();
+    for (std::size_t i = 0; i < calls.size() && i < results.size(); ++i)
+        outputs.push_back({{"type", "tool_result"}, {"tool_use_id", calls[i].id}, {"content", results[i]}});
+    messages.push_back({{"role", "user"}, {"content", std::move(outputs)}});
 }
 
 void AnthropicMessages::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const

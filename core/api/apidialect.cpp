@@ -126,6 +126,23 @@ QString ApiDialect::batchAnswerProblem(const DocumentFields &f, const RequestRec
     return {};
 }
 
+void ApiDialect::appendToolTurn(nlohmann::json &messages, const std::string &text,
+                                const std::vector<ReplyToolCall> &calls, const std::vector<std::string> &results) const
+{
+    // The shapes of the openai package's ChatCompletionAssistantMessageParam (tool_calls of
+    // ChatCompletionMessageFunctionToolCall) and ChatCompletionToolMessageParam.
+    nlohmann::json toolCalls = nlohmann::json::array();
+    for (const ReplyToolCall &call : calls)
+        toolCalls.push_back({{"id", call.id},
+                             {"type", "function"},
+                             {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
+    messages.push_back({{"role", "assistant"},
+                        {"content", text.empty() ? nlohmann::json() : nlohmann::json(text)},
+                        {"tool_calls", std::move(toolCalls)}});
+    for (std::size_t i = 0; i < calls.size() && i < results.size(); ++i)
+        messages.push_back({{"role", "tool"}, {"tool_call_id", calls[i].id}, {"content", results[i]}});
+}
+
 void ApiDialect::writeTools(nlohmann::json &body, const ToolSet &tools) const
 {
     nlohmann::json list = nlohmann::json::array();

@@ -63,6 +63,13 @@ public:
     /// Offers tools (--tools) and, unless it is the server's default, the choice among them.
     /// Default: the chat API's tools ([{"type": "function", "function": {…}}]) and tool_choice.
     virtual void writeTools(nlohmann::json &body, const ToolSet &tools) const;
+    /// A conversation's turn whose reply called tools (--tools with --turns): appends to a history
+    /// of messages the assistant's reply — its text, if any, and `calls` (each with an id) — and
+    /// `results` (one a call, in order), as the next turn sends them. Default: the chat API's
+    /// assistant message with "tool_calls" [{id, "type": "function", function: {name, arguments}}],
+    /// then a {"role": "tool", tool_call_id, content} message a result.
+    virtual void appendToolTurn(nlohmann::json &messages, const std::string &text,
+                                const std::vector<ReplyToolCall> &calls, const std::vector<std::string> &results) const;
     /// The prompt goes as one text (legacy completions), not as messages: the server's /tokenize
     /// is asked the same way when calibrating.
     virtual bool promptIsText() const { return false; }

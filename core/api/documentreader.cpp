@@ -23,7 +23,7 @@ ToolCallText *ToolCallTexts::at(std::int64_t index)
         cut = true;
         return nullptr;
     }
-    calls.push_back({index, {}, {}});
+    calls.push_back({index, {}, {}, {}});
     return &calls.back();
 }
 
@@ -64,8 +64,24 @@ void DocumentReader::keep(std::string_view raw, std::size_t &bytes, bool reply)
         keepReplyText(raw);
 }
 
+namespace {
+
+/// A call id as it goes back to the server, or empty: 1 to kMaxIdBytes of printable ASCII.
+std::string keptCallId(std::string_view raw)
+{
+    if (raw.empty() || raw.size() > 6 * ToolCallTexts::kMaxIdBytes) // \uXXXX: 6 raw bytes a byte at most
+        return {};
+    std::string id;
+    JsonCursor::decode(raw, id);
+    const bool printable =
+        std::all_of(id.begin(), id.end(), [](char c) { return static_cast<unsigned char>(c) > 0x20 && c < 0x7f; });
+    return printable && id.size() <= ToolCallTexts::kMaxIdBytes ? id : std::string();
+}
+
+} // namespace
+
 void DocumentReader::toolCall(std::int64_t index, std::string_view rawName, std::string_view rawArguments,
-                              bool argumentsAreJson)
+                              bool argumentsAreJson, std::string_view rawId)
 {
     const std::size_t argumentBytes = argumentsAreJson ? rawArguments.size() : JsonCursor::decodedSize(rawArguments);
     const std::size_t bytes = JsonCursor::decodedSize(rawName) + argumentBytes;
@@ -89,6 +105,8 @@ void DocumentReader::toolCall(std::int64_t index, std::string_view rawName, std:
     if (!call)
         return;
     t.bytes += bytes;
+    if (call->id.empty())
+        call->id = keptCallId(rawId);
     JsonCursor::decode(rawName, call->name);
     if (argumentsAreJson)
         call->arguments.append(rawArguments);
@@ -175,7 +193,7 @@ bool DocumentReader::delta(std::int64_t position)
 {
     JsonCursor &c = m_cursor;
     DocumentFields &f = m_fields;
-    std::string_view type, name, input, partial;
+    std::string_view type, name, input, partial, id;
     const bool ok = c.null() || c.object([&](std::string_view key) {
         if (key == "content" || key == "text")
             return generated(f.contentBytes, true);
@@ -188,6 +206,8 @@ bool DocumentReader::delta(std::int64_t position)
             return optionalString(type);
         if (key == "name")
             return optionalString(name);
+        if (key == "id")
+            return optionalString(id);
         if (key == "input")
             return c.skip(&input);
         if (key == "partial_json")
@@ -196,10 +216,12 @@ bool DocumentReader::delta(std::int64_t position)
             std::int64_t element = 0;
             return c.null() || c.array([&] {
                 std::int64_t index = element++;
-                std::string_view callName, arguments;
+                std::string_view callName, arguments, callId;
                 const bool read = c.object([&](std::string_view call) {
                     if (call == "index")
                         return c.integer(&index);
+                    if (call == "id")
+                        return optionalString(callId);
                     if (call != "function")
                         return c.skip();
                     return c.null() || c.object([&](std::string_view fn) {
@@ -211,7 +233,7 @@ bool DocumentReader::delta(std::int64_t position)
                     });
                 });
                 if (read)
-                    toolCall(index, callName, arguments);
+                    toolCall(index, callName, arguments, false, callId);
                 return read;
             });
         }
@@ -220,10 +242,11 @@ bool DocumentReader::delta(std::int64_t position)
     if (!ok)
         return false;
     if (type == "tool_use" && position >= 0) {
-        toolCall(position, name, input, true);
+        toolCall(position, name, input, true, id);
     } else if (type == "tool_use" || !partial.empty()) {
         f.blockIsToolUse = true;
         f.blockName = type == "tool_use" ? name : std::string_view();
+        f.blockId = type == "tool_use" ? id : std::string_view();
         f.partialJson = partial;
     }
     return true;
@@ -291,7 +314,7 @@ bool DocumentReader::readCompatible()
         return c.skip();
     });
     if (ok && f.blockIsToolUse)
-        toolCall(std::max<std::int64_t>(f.index, 0), f.blockName, f.partialJson);
+        toolCall(std::max<std::int64_t>(f.index, 0), f.blockName, f.partialJson, false, f.blockId);
     return end(ok);
 }
 

@@ -28,6 +28,7 @@ struct DocumentUsage {
 /// One tool call of a response, its name and arguments decoded as their fragments arrive.
 struct ToolCallText {
     std::int64_t index = 0; ///< as the API numbers it: chat's index, the Responses output index, Anthropic's block
+    std::string id;         ///< chat's id, the Responses call_id, Anthropic's tool_use id; empty: none kept
     std::string name;
     std::string arguments;
 };
@@ -37,6 +38,10 @@ struct ToolCallText {
 struct ToolCallTexts {
     static constexpr std::size_t kMaxCalls = 128;
     static constexpr std::size_t kMaxBytes = 256 * 1024;
+    /// A call id is kept when it is 1 to kMaxIdBytes of printable ASCII (OpenAI's and Anthropic's
+    /// are about 30): a conversation sends it back verbatim. Another is not kept, and the next turn
+    /// goes with an id of the client's own, which a server may refuse (a visible failure).
+    static constexpr std::size_t kMaxIdBytes = 128;
     std::vector<ToolCallText> calls;
     std::size_t bytes = 0;
     bool cut = false;
@@ -68,6 +73,7 @@ struct DocumentFields {
     /// event, kept until the event's index is known.
     bool blockIsToolUse = false;
     std::string_view blockName;
+    std::string_view blockId;
     std::string_view partialJson;
     bool hasError = false;
     bool outOfRange = false; ///< a token count beyond kMaxTokenCount or int64
@@ -106,8 +112,9 @@ public:
     /// A fragment of tool call `index`: raw JSON string contents of its name and arguments, or,
     /// with argumentsAreJson, its arguments as JSON text (Anthropic's input object). Counted as
     /// tool-call text (generated, not content), and kept.
+    /// rawId: the call's id (raw JSON string contents) when this fragment carries it.
     void toolCall(std::int64_t index, std::string_view rawName, std::string_view rawArguments,
-                  bool argumentsAreJson = false);
+                  bool argumentsAreJson = false, std::string_view rawId = {});
     /// The call `index` has arguments already (the Responses API's .done event repeats them).
     bool hasToolArguments(std::int64_t index) const;
     /// A string or null of generated text at the cursor.

@@ -24,6 +24,8 @@ public:
         return {{"type", "input_image"}, {"image_url", image.url}};
     }
     void writeTools(nlohmann::json &body, const ToolSet &tools) const override;
+    void appendToolTurn(nlohmann::json &messages, const std::string &text, const std::vector<ReplyToolCall> &calls,
+                        const std::vector<std::string> &results) const override;
     const char *maxTokensKey(const TargetConfig &target, MaxTokensField field) const override;
     bool read(DocumentReader &reader) const override;
     QString foreignEvent(std::string_view, std::string_view, bool, std::string_view) const override { return {}; }
@@ -69,6 +71,21 @@ void OpenAiResponses::writeTools(nlohmann::json &body, const ToolSet &tools) con
         body["tool_choice"] = choice.kind == ToolChoice::Kind::Auto       ? "auto"
                               : choice.kind == ToolChoice::Kind::Required ? "required"
                                                                           : "none";
+}
+
+void OpenAiResponses::appendToolTurn(nlohmann::json &messages, const std::string &text,
+                                     const std::vector<ReplyToolCall> &calls,
+                                     const std::vector<std::string> &results) const
+{
+    // Input items beside the messages, as the openai package's ResponseFunctionToolCall and
+    // ResponseInputItem.FunctionCallOutput: every call, then every output, matched by call_id.
+    if (!text.empty())
+        messages.push_back({{"role", "assistant"}, {"content", text}});
+    for (const ReplyToolCall &call : calls)
+        messages.push_back(
+            {{"type", "function_call"}, {"call_id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+    for (std::size_t i = 0; i < calls.size() && i < results.size(); ++i)
+        messages.push_back({{"type", "function_call_output"}, {"call_id", calls[i].id}, {"output", results[i]}});
 }
 
 void OpenAiResponses::writeBody(nlohmann::json &body, const Prompt &prompt, bool) const
@@ -117,7 +134,7 @@ bool OpenAiResponses::read(DocumentReader &reader) const
     // An output item; a function_call's name and arguments are its tool call's, taken once the
     // item is read (its type may come last).
     struct Call {
-        std::string_view type, name, arguments;
+        std::string_view type, name, arguments, callId;
     };
     // texts: a body's items, whose texts are read; an event's item repeats what deltas brought.
     const auto item = [&](Call &call, bool texts) {
@@ -132,6 +149,8 @@ bool OpenAiResponses::read(DocumentReader &reader) const
                 return reader.optionalString(call.name);
             if (k == "arguments")
                 return reader.optionalString(call.arguments);
+            if (k == "call_id")
+                return reader.optionalString(call.callId);
             return c.skip();
         });
     };
@@ -142,7 +161,7 @@ bool OpenAiResponses::read(DocumentReader &reader) const
             if (!item(call, true))
                 return false;
             if (call.type == "function_call")
-                reader.toolCall(position, call.name, call.arguments);
+                reader.toolCall(position, call.name, call.arguments, false, call.callId);
             ++position;
             return true;
         });
@@ -194,7 +213,7 @@ bool OpenAiResponses::read(DocumentReader &reader) const
             reader.keep(f.delta, f.reasoningBytes, false);
     }
     if (whole && f.type == "response.output_item.added" && added.type == "function_call")
-        reader.toolCall(f.index, added.name, added.arguments);
+        reader.toolCall(f.index, added.name, added.arguments, false, added.callId);
     // The done event repeats the arguments: they count only when no delta brought them.
     if (whole && f.type == "response.function_call_arguments.done" && !reader.hasToolArguments(f.index))
         reader.toolCall(f.index, {}, doneArguments);

@@ -223,10 +223,15 @@ void StreamDecoder::finish(std::int64_t promptTokens, TokenSource promptSource)
             r.outputCheck = checkedOutput();
         if (m_tools)
             r.toolCallCheck = m_tools->check(m_toolCalls);
-        if (m_keepReply)
-            r.reply = std::move(m_reply);
     }
     r.toolCalls = int(m_toolCalls.calls.size());
+    if (r.ok() && m_keepReply) {
+        r.reply = std::move(m_reply);
+        r.replyCallsCut = m_toolCalls.cut;
+        r.replyCalls.reserve(m_toolCalls.calls.size());
+        for (ToolCallText &call : m_toolCalls.calls)
+            r.replyCalls.push_back({std::move(call.id), std::move(call.name), std::move(call.arguments)});
+    }
     r.hiddenReasoningTokens =
         m_sawReasoningText ? 0 : std::clamp<std::int64_t>(r.reasoningTokens, 0, r.completionTokens);
     if (m_usageCached)

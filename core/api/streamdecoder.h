@@ -21,10 +21,11 @@ class StreamDecoder
 public:
     /// With a tokenizer, text is counted with it when the server reports no usage (once, at the
     /// end); without, one token per chunk. keepReply: keep the generated content (not reasoning or
-    /// tool calls) as RequestRecord::reply, up to kMaxReplyBytes, for conversations whose next turn
-    /// carries it. The content is always read, up to OutputRedundancy::kMaxExaminedBytes at least,
-    /// for a successful request's RequestRecord::redundancy (over the tokenizer's tokens when there
-    /// is one, else words); saveOutput: that much of it also goes to RequestRecord::output.
+    /// tool calls) as RequestRecord::reply, up to kMaxReplyBytes, and the tool calls as
+    /// RequestRecord::replyCalls, for conversations whose next turn carries them. The content is
+    /// always read, up to OutputRedundancy::kMaxExaminedBytes at least, for a successful request's
+    /// RequestRecord::redundancy (over the tokenizer's tokens when there is one, else words);
+    /// saveOutput: that much of it also goes to RequestRecord::output.
     explicit StreamDecoder(ApiKind api, const Tokenizer *tokenizer = nullptr, bool keepReply = false,
                            bool saveOutput = false);
 

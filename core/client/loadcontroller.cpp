@@ -1,5 +1,6 @@
 #include "client/loadcontroller.h"
 
+#include "api/apidialect.h"
 #include "client/transportworker.h"
 #include "config/saturating.h"
 #include "platform/transportthread.h"
@@ -246,6 +247,8 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
             c.messages.assign(targets, first);
             c.tokens.assign(targets, prompt.tokens);
             c.replies.assign(targets, std::string());
+            c.calls.assign(targets, {});
+            c.toolResults.assign(targets, 0);
             c.bytes = prompt.system.size() + prompt.user.size();
         } else {
             Conversation &c = m_conversations.at(conversation);
@@ -258,11 +261,16 @@ void LoadController::issue(std::int64_t scheduledNs, std::uint64_t conversation)
                 }
             }
             const std::int64_t userTokens = ApproxTokenizer::countUtf8(user.data(), user.size());
+            bool asked = false;
             for (std::size_t t = 0; t < targets; ++t) {
+                if (c.toolResults[t] > 0)
+                    continue; // the tool results are this turn's new messages
                 c.messages[t].push_back({{"role", "user"}, {"content", user}});
                 c.tokens[t] += userTokens;
+                asked = true;
             }
-            c.bytes += user.size();
+            if (asked)
+                c.bytes += user.size();
         }
         job.conversation = conversation;
         job.turn = ++m_conversations.at(conversation).turns;
@@ -290,6 +298,7 @@ void LoadController::dispatchToTargets(RequestJob job)
             prompt->messages = c.messages[std::size_t(job.target)];
             prompt->tokens = c.tokens[std::size_t(job.target)];
             job.prompt = std::move(prompt);
+            job.toolResults = c.toolResults[std::size_t(job.target)];
         }
         job.instance = pickInstance(job.target);
         ++m_balancers[std::size_t(job.target)].inFlight[std::size_t(job.instance)];
@@ -344,11 +353,16 @@ void LoadController::completed(std::size_t worker, RequestRecord &&record)
     }
     const std::uint64_t conversation = record.conversation;
     if (auto c = m_conversations.find(conversation); c != m_conversations.end()) {
-        c->second.failed = c->second.failed || !record.ok();
-        if (record.target >= 0 && std::size_t(record.target) < c->second.replies.size())
+        // Tool calls cut short (ToolCallTexts' bounds) cannot go back whole: the conversation
+        // ends as after a failure, rather than send the server what its model did not say.
+        c->second.failed = c->second.failed || !record.ok() || record.replyCallsCut;
+        if (record.target >= 0 && std::size_t(record.target) < c->second.replies.size()) {
             c->second.replies[std::size_t(record.target)] = std::move(record.reply);
+            c->second.calls[std::size_t(record.target)] = std::move(record.replyCalls);
+        }
     }
     record.reply = std::string();
+    record.replyCalls = {};
     bool done = false;
     if (auto it = m_remaining.find(record.id); it != m_remaining.end() && --it->second == 0) {
         m_remaining.erase(it);
@@ -381,19 +395,53 @@ void LoadController::turnFinished(std::uint64_t conversation)
         return;
     Conversation &c = it->second;
     const LoadConfig &load = m_plan->config.load;
-    std::size_t replyBytes = 0;
-    for (const std::string &reply : c.replies)
-        replyBytes = std::max(replyBytes, reply.size());
-    if (c.failed || c.turns >= load.turns || !m_issuing || c.bytes + replyBytes > kMaxHistoryBytes) {
+    if (c.failed || c.turns >= load.turns || !m_issuing) {
         m_conversations.erase(it);
         return;
     }
+    // Each call's result, and an id for a call the server gave none (or one not sent back). Calls
+    // that came though no tools were offered go back as before: not at all.
+    if (m_plan->config.request.tools.isEmpty()) {
+        for (auto &calls : c.calls)
+            calls.clear();
+    }
+    const std::int64_t resultTokens = m_plan->config.request.toolResultTokens;
+    const PromptSource &prompts = m_plan->promptsOf(m_stage);
+    std::vector<std::vector<std::string>> results(c.replies.size());
+    std::size_t addedBytes = 0;
     for (std::size_t t = 0; t < c.replies.size(); ++t) {
-        c.tokens[t] += ApproxTokenizer::countUtf8(c.replies[t].data(), c.replies[t].size());
-        c.messages[t].push_back({{"role", "assistant"}, {"content", std::move(c.replies[t])}});
+        std::size_t bytes = c.replies[t].size();
+        for (std::size_t i = 0; i < c.calls[t].size(); ++i) {
+            ReplyToolCall &call = c.calls[t][i];
+            if (call.id.empty())
+                call.id =
+                    "call_tb" + std::to_string(conversation) + "_" + std::to_string(c.turns) + "_" + std::to_string(i);
+            results[t].push_back(prompts.toolResult(conversation, c.turns, int(i), resultTokens));
+            bytes += call.id.size() + call.name.size() + call.arguments.size() + results[t].back().size();
+        }
+        addedBytes = std::max(addedBytes, bytes);
+    }
+    if (c.bytes + addedBytes > kMaxHistoryBytes) {
+        m_conversations.erase(it);
+        return;
+    }
+    const auto count = [](const std::string &text) { return ApproxTokenizer::countUtf8(text.data(), text.size()); };
+    for (std::size_t t = 0; t < c.replies.size(); ++t) {
+        c.tokens[t] += count(c.replies[t]);
+        std::vector<ReplyToolCall> &calls = c.calls[t];
+        c.toolResults[t] = int(calls.size());
+        if (calls.empty()) {
+            c.messages[t].push_back({{"role", "assistant"}, {"content", std::move(c.replies[t])}});
+        } else {
+            for (std::size_t i = 0; i < calls.size(); ++i)
+                c.tokens[t] += count(calls[i].name) + count(calls[i].arguments) + count(results[t][i]);
+            const ApiKind api = m_plan->targets[t].instances.front().api();
+            dialectFor(api).appendToolTurn(c.messages[t], c.replies[t], calls, results[t]);
+            calls.clear();
+        }
         c.replies[t] = std::string();
     }
-    c.bytes += replyBytes;
+    c.bytes += addedBytes;
     double thinkNs = double(load.thinkTimeMs) * 1e6;
     if (load.thinkTimeExponential) {
         const double u = double((splitmix(m_thinkRng) >> 11) + 1) * 0x1.0p-53;

@@ -31,6 +31,9 @@ class TransportWorker;
 /// its turn k carries the history — turn 1's prompt, the model's replies as received and each
 /// turn's new user message — and goes out a think time after turn k−1 finished at every target
 /// (an interleaved comparison keeps one history per target). A failed turn ends its conversation.
+/// With --tools, a reply that called tools is followed by a turn whose new messages are the calls
+/// and one result a call (ApiDialect::appendToolTurn; PromptSource::toolResult) instead of a
+/// user's message: an agent loop. A reply without calls gets a user's message as before.
 ///
 /// Lives on one thread (never the GUI's); every finished RequestRecord is passed to `onRecord` on
 /// that thread, in completion order.
@@ -152,7 +155,12 @@ private:
         std::vector<nlohmann::json> messages; ///< per target: the history its next turn sends
         std::vector<std::int64_t> tokens;     ///< per target: ApproxTokenizer count of system + messages
         std::vector<std::string> replies;     ///< per target: the reply to the turn in flight
-        std::size_t bytes = 0;                ///< of the longest history, bounded by kMaxHistoryBytes
+        /// --tools: per target, the tool calls of the reply to the turn in flight
+        std::vector<std::vector<ReplyToolCall>> calls;
+        /// --tools: per target, the tool results the next turn's history ends with; 0: it gets a
+        /// user's new message instead
+        std::vector<int> toolResults;
+        std::size_t bytes = 0; ///< of the longest history, bounded by kMaxHistoryBytes
         bool failed = false;
     };
     /// A conversation whose history outgrows this ends (a user starts a new one).

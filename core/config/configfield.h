@@ -56,6 +56,7 @@ enum class ConfigFieldId {
     ResponseFormat,
     Tools,
     ToolChoice,
+    ToolResultTokens,
     BatchSize,
     // prompt
     PromptTokens,

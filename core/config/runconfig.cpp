@@ -650,6 +650,8 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
         add(ConfigFieldId::TopP,
             QStringLiteral("request.top_p (--top-p): must be in (0, 1] (got %1)").arg(number(*c.request.topP)));
 
+    outOfRange(ConfigFieldId::ToolResultTokens, c.request.toolResultTokens);
+
     // Embeddings and rerank: a batch of inputs, not a generation; nothing streams and no reply
     // comes back.
     if (!outOfRange(ConfigFieldId::BatchSize, c.request.batchSize) && c.request.batchSize > 1 &&

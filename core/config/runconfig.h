@@ -117,7 +117,8 @@ inline constexpr int kMaxRedirects = 5;           ///< hops a request follows wi
 /// Times a request goes again after its kept-alive connection closed before any response: once,
 /// as curl and browsers do; the retry is on a new connection, whose failure is an error.
 inline constexpr int kMaxRetries = 1;
-inline constexpr int kMaxTurns = 1000; ///< turns of one conversation
+inline constexpr int kMaxTurns = 1000;                 ///< turns of one conversation
+inline constexpr int kMaxToolResultTokens = 1'000'000; ///< one tool result (--tool-result-tokens)
 /// Inputs of one embeddings request (--batch-size): OpenAI's own limit is 2048.
 inline constexpr int kMaxBatchSize = 2048;
 /// Synthetic images of one request (--images), and a dataset row's.
@@ -249,6 +250,9 @@ struct RequestConfig {
     QString tools;
     /// --tool-choice: "" (not sent), "auto", "required", "none" or a tool's name; parseToolChoice() reads it.
     QString toolChoice;
+    /// --tool-result-tokens: conversations (--turns) with --tools send each call's result back, this
+    /// many tokens of synthetic text (PromptSource::toolResult).
+    int toolResultTokens = 64;
     /// Embeddings and rerank (--batch-size): inputs (rerank: documents) per request, each a prompt
     /// of its own; 1 for every other API.
     int batchSize = 1;

@@ -69,6 +69,15 @@ enum class ToolCallCheck : std::uint8_t { NotAsked, None, NotChecked, InvalidJso
 const char *toolCallCheckName(ToolCallCheck check);
 std::optional<ToolCallCheck> toolCallCheckFromName(const QString &name);
 
+/// A tool call of a reply as a conversation's next turn sends it back (--tools with --turns): the
+/// server's call id (empty when it sent none, or one the client would not send back: see
+/// ToolCallTexts::kMaxIdBytes), the tool's name and the arguments as received (JSON text, maybe broken).
+struct ReplyToolCall {
+    std::string id;
+    std::string name;
+    std::string arguments;
+};
+
 /// One token-bearing chunk: when its read was stamped, and how many characters of generated text
 /// (content, reasoning or tool-call arguments) it carried. Tokens per chunk are apportioned from
 /// the completion token count by these characters (see metrics/requestmetrics.h).
@@ -152,6 +161,13 @@ struct RequestRecord {
     /// Conversations: the generated content as received (bounded), which the next turn carries.
     /// Taken by the load controller; never written to a file.
     std::string reply;
+    /// Conversations with --tools: the reply's tool calls (bounded as ToolCallTexts keeps them),
+    /// which the next turn sends back with their results; taken with `reply`, never written.
+    std::vector<ReplyToolCall> replyCalls;
+    bool replyCallsCut = false; ///< more calls or call text came than are kept: they cannot go back whole
+    /// Conversations with --tools: the tool results this request's prompt carried (one per call of
+    /// the turn before); 0 when its new message was a user's.
+    int toolResults = 0;
     /// Output redundancy of the generated content (metrics/outputredundancy.h), in [0, 1]; -1: none
     /// (a failed request, or fewer than 3 units of text).
     double redundancy = -1;

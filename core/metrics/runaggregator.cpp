@@ -591,6 +591,11 @@ void RunAggregator::add(const RequestRecord &r)
             turn.ttftMs.record(*ttft);
         turn.promptTokens.record(double(r.promptTokens));
         turn.cachedTokens.record(double(r.cachedTokens));
+        turn.completionTokens.record(double(r.completionTokens));
+        turn.promptTotal = saturatingAdd(turn.promptTotal, std::max<std::int64_t>(r.promptTokens, 0));
+        turn.completionTotal = saturatingAdd(turn.completionTotal, std::max<std::int64_t>(r.completionTokens, 0));
+        if (r.toolResults > 0)
+            ++turn.toolResults;
     }
     // Only the server's count says what it read; the client's own is what it sent.
     const bool truncated =
@@ -861,8 +866,17 @@ RunSummary RunAggregator::summary() const
                           .arg(s.total.requests.attempted);
     for (std::size_t i = 0; i < m_turns.size(); ++i) {
         const Turn &t = m_turns[i];
-        s.turns.push_back({int(i) + 1, t.requests, LatencyStats::fromHistogram(t.ttftMs),
-                           LatencyStats::fromHistogram(t.promptTokens), LatencyStats::fromHistogram(t.cachedTokens)});
+        TurnSummary turn;
+        turn.turn = int(i) + 1;
+        turn.requests = t.requests;
+        turn.ttftMs = LatencyStats::fromHistogram(t.ttftMs);
+        turn.promptTokens = LatencyStats::fromHistogram(t.promptTokens);
+        turn.cachedTokens = LatencyStats::fromHistogram(t.cachedTokens);
+        turn.completionTokens = LatencyStats::fromHistogram(t.completionTokens);
+        turn.toolResults = t.toolResults;
+        turn.promptTokensTotal = t.promptTotal;
+        turn.completionTokensTotal = t.completionTotal;
+        s.turns.push_back(turn);
     }
     if (!m_context.empty())
         s.contextSweep = contextSweep(s);

@@ -130,7 +130,9 @@ private:
     std::vector<Block> m_models;    ///< with more than one model: one per model, over the whole run
     struct Turn {
         std::int64_t requests = 0;
-        LogHistogram ttftMs, promptTokens, cachedTokens;
+        std::int64_t toolResults = 0; ///< requests whose prompt carried tool results
+        std::int64_t promptTotal = 0, completionTotal = 0;
+        LogHistogram ttftMs, promptTokens, cachedTokens, completionTokens;
     };
     std::vector<Turn> m_turns; ///< conversations: [k − 1] turn k
     struct ContextStage {

@@ -673,6 +673,20 @@ QString RunSummary::partialNote() const
     return parts.join(QStringLiteral("; "));
 }
 
+ConversationTokens ConversationTokens::of(const std::vector<TurnSummary> &turns)
+{
+    ConversationTokens c;
+    for (const TurnSummary &t : turns) {
+        if (t.requests <= 0)
+            continue;
+        c.prompt += double(t.promptTokensTotal) / double(t.requests);
+        c.completion += double(t.completionTokensTotal) / double(t.requests);
+        if (t.toolResults > 0)
+            ++c.turnsWithToolResults;
+    }
+    return c;
+}
+
 QString RunSummary::transportText() const
 {
     const QString &transport = connection.transport;
@@ -797,8 +811,17 @@ json RunSummary::toJson() const
                                  {"requests", t.requests},
                                  {"ttft_ms", t.ttftMs.toJson()},
                                  {"prompt_tokens", t.promptTokens.toJson()},
-                                 {"cached_tokens", t.cachedTokens.toJson()}});
+                                 {"cached_tokens", t.cachedTokens.toJson()},
+                                 {"completion_tokens", t.completionTokens.toJson()},
+                                 {"tool_results", t.toolResults},
+                                 {"prompt_tokens_total", t.promptTokensTotal},
+                                 {"completion_tokens_total", t.completionTokensTotal}});
         j["turns"] = std::move(turnArray);
+        const ConversationTokens cost = ConversationTokens::of(turns);
+        j["conversation_tokens"] = {{"prompt", cost.prompt},
+                                    {"completion", cost.completion},
+                                    {"total", cost.total()},
+                                    {"turns_with_tool_results", cost.turnsWithToolResults}};
     }
     if (contextSweep)
         j["context_sweep"] = contextSweep->toJson();
@@ -951,6 +974,15 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
                 stats("ttft_ms", turn.ttftMs);
                 stats("prompt_tokens", turn.promptTokens);
                 stats("cached_tokens", turn.cachedTokens);
+                stats("completion_tokens", turn.completionTokens); // summaries from before agent loops: none
+                const auto total = [&](const char *key) {
+                    const json value = t.value(key, json());
+                    return value.is_number_integer() ? std::max<std::int64_t>(value.get<std::int64_t>(), 0)
+                                                     : std::int64_t(0);
+                };
+                turn.toolResults = total("tool_results");
+                turn.promptTokensTotal = total("prompt_tokens_total");
+                turn.completionTokensTotal = total("completion_tokens_total");
                 s.turns.push_back(turn);
             }
         }

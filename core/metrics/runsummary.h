@@ -348,6 +348,22 @@ struct TurnSummary {
     LatencyStats ttftMs;
     LatencyStats promptTokens; ///< as counted (usage first, docs/SPEC.md §3)
     LatencyStats cachedTokens;
+    LatencyStats completionTokens;
+    /// --tools: requests of this turn whose prompt ended with tool results (an agent loop's turn
+    /// after calls); none in summaries from before it.
+    std::int64_t toolResults = 0;
+    std::int64_t promptTokensTotal = 0; ///< summed over the turn's requests
+    std::int64_t completionTokensTotal = 0;
+};
+
+/// The token cost of a conversation (--turns): the sum over its turn indexes of the mean request's
+/// tokens (docs/metrics.md "Conversations"); what an agent loop costs when each runs every turn.
+struct ConversationTokens {
+    double prompt = 0;
+    double completion = 0;
+    int turnsWithToolResults = 0; ///< turn indexes where some request carried tool results
+    double total() const { return prompt + completion; }
+    static ConversationTokens of(const std::vector<TurnSummary> &turns);
 };
 
 /// A run made from another tool's result file (`tokenbench-cli import`, docs/output-files.md

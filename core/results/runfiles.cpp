@@ -77,6 +77,7 @@ enum Column {
     ToolCallsColumn,
     FirstToolCallMs,
     ToolCallCheckColumn,
+    ToolResultsColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -137,6 +138,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "tool_calls",
     "first_tool_call_ms",
     "tool_call_check",
+    "tool_results",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -594,6 +596,7 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     put(toolCalls ? integer(buffer, r.toolCalls) : std::string_view());
     putMs(r.firstToolCallMs());
     putText(toolCallCheckName(r.toolCallCheck));
+    put(r.toolResults > 0 ? integer(buffer, r.toolResults) : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -717,6 +720,7 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
     else
         f.fail(
             QStringLiteral("column 'tool_call_check': unknown value '%1'").arg(f.string(ToolCallCheckColumn).left(40)));
+    r.toolResults = int(f.bounded(ToolResultsColumn, 0, kMaxInt)); // agent loops only
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

@@ -119,7 +119,8 @@ std::optional<ApiError> SimApi::readToolsAs(const json &body, ToolShape shape, G
     }
     if (kind != "auto" && kind != "required" && kind != "none" && named.empty())
         return invalid("tool_choice", "'tool_choice' is not a choice this API takes");
-    if (kind == "none")
+    // After tools' results a model left to choose answers in text: the agent loop's turn ends.
+    if (kind == "none" || (kind == "auto" && request.afterToolResult))
         return std::nullopt;
     auto chosen = offered.begin();
     if (!named.empty()) {

@@ -64,8 +64,9 @@ public:
     /// ({"type": "json_schema", "json_schema": {"schema": …}}, or json_object).
     virtual std::optional<ApiError> readResponseFormat(const nlohmann::json &body, GenerationRequest &request) const;
 
-    /// Reads the tools offered and tool_choice, if any: unless the choice is none, the reply is a
-    /// call to the named tool or else the first (GenerationRequest::toolCall). Default: none read
+    /// Reads the tools offered and tool_choice, if any: unless the choice is none, or auto (or not
+    /// given) after tools' results (GenerationRequest::afterToolResult), the reply is a call to the
+    /// named tool or else the first (GenerationRequest::toolCall). Default: none read
     /// (the APIs without tools).
     virtual std::optional<ApiError> readTools(const nlohmann::json &, GenerationRequest &) const
     {

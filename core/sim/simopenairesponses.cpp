@@ -43,6 +43,48 @@ std::optional<ApiError> readContent(const json &content, const std::string &wher
     return std::nullopt;
 }
 
+/// A string member, or the refusal naming it.
+std::optional<ApiError> stringAt(const json &item, const char *key, const std::string &where, std::string &out)
+{
+    const json *v = member(item, key);
+    if (!v || !v->is_string())
+        return invalid(where + "." + key, "'" + where + "." + key + "' must be a string");
+    out = v->get<std::string>();
+    return std::nullopt;
+}
+
+/// An agent loop's items: a function_call (its name and arguments count as prompt; its call_id is
+/// remembered) or a function_call_output (its output counts; its call_id must answer a call of the
+/// input, as OpenAI checks).
+std::optional<ApiError> readFunctionItem(const json &item, const std::string &where, GenerationRequest &request)
+{
+    std::string callId;
+    if (auto error = stringAt(item, "call_id", where, callId))
+        return error;
+    if (item["type"] == "function_call") {
+        std::string name, arguments;
+        if (auto error = stringAt(item, "name", where, name))
+            return error;
+        if (auto error = stringAt(item, "arguments", where, arguments))
+            return error;
+        request.toolCallIds.insert(callId);
+        appendPrompt(request.prompt, name);
+        appendPrompt(request.prompt, arguments);
+        return std::nullopt;
+    }
+    if (!request.toolCallIds.contains(callId))
+        return invalid(where + ".call_id",
+                       "No tool call found for function call output with call_id " +
+                           json(callId.substr(0, 80)).dump(-1, ' ', false, json::error_handler_t::replace) + ".");
+    const json *output = member(item, "output");
+    if (!output)
+        return invalid(where + ".output", "'" + where + ".output' is a required property");
+    if (auto error = readContent(*output, where + ".output", request))
+        return error;
+    request.afterToolResult = true;
+    return std::nullopt;
+}
+
 json usageJson(const Usage &usage)
 {
     return {{"input_tokens", usage.promptTokens},
@@ -100,8 +142,16 @@ std::optional<ApiError> SimOpenAiResponses::readPrompt(const json &body, Generat
             const json &item = (*input)[i];
             const std::string where = "input[" + std::to_string(i) + "]";
             const json *type = item.is_object() ? member(item, "type") : nullptr;
+            request.afterToolResult = false;
+            if (type && (*type == "function_call" || *type == "function_call_output")) {
+                if (auto error = readFunctionItem(item, where, request))
+                    return error;
+                continue;
+            }
             if (!item.is_object() || (type && (!type->is_string() || *type != "message")))
-                return invalid(where, "'" + where + "' must be a message ({\"role\", \"content\"})");
+                return invalid(where, "'" + where +
+                                          "' must be a message ({\"role\", \"content\"}), a function_call or a "
+                                          "function_call_output");
             const json *role = member(item, "role");
             if (!role || !role->is_string() ||
                 std::find(roles.begin(), roles.end(), role->get<std::string>()) == roles.end())

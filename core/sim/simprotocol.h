@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <variant>
 
 namespace tb::sim {
@@ -37,6 +38,11 @@ struct GenerationRequest {
     bool toolCall = false;
     std::string toolName;
     nlohmann::json toolParameters;
+    /// The prompt ends with tools' results (an agent loop's turn after calls): under tool_choice
+    /// auto the reply is text, as a model's that has what it asked for.
+    bool afterToolResult = false;
+    /// The tool call ids of the history so far, which a tool result must answer (read with the prompt).
+    std::unordered_set<std::string> toolCallIds;
     /// The text whose tokens count as the prompt: message contents (text parts only), system
     /// prompt first, joined with '\n' (which is no token); roles and templates add nothing.
     std::string prompt;

@@ -106,6 +106,8 @@ constexpr std::size_t kTagDigits = 6;
 constexpr std::uint64_t kSaltTags = 0x5A17'7A65'0000'0000ULL;
 /// Where synthetic images' seeds come from: apart from both.
 constexpr std::uint64_t kImageSeeds = 0x1A6E'5EED'0000'0000ULL;
+/// Tool results' texts (toolResult) draw from here on, apart from every request's.
+constexpr std::uint64_t kToolResults = 0x7001'4E5D'0000'0000ULL;
 
 /// A chat message a person wrote: where a request's own part begins ("human": ShareGPT's name).
 bool isUserMessage(const nlohmann::json &message)
@@ -453,6 +455,14 @@ double PromptSource::unitDraw(std::uint64_t stream, std::uint64_t index) const
 {
     // The top 53 bits: every double in [0, 1) at that spacing, none rounding up to 1.
     return double(mix(mix(m_textSeed ^ mix(stream)) ^ index) >> 11) * 0x1.0p-53;
+}
+
+std::string PromptSource::toolResult(std::uint64_t conversation, int turn, int call, std::int64_t tokens) const
+{
+    std::string text =
+        synthetic(tokens, mix(mix(kToolResults ^ conversation) ^ std::uint64_t(turn)) ^ std::uint64_t(call));
+    fit(text, tokens, 0);
+    return text;
 }
 
 Prompt PromptSource::probe(std::uint64_t index) const

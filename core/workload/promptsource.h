@@ -70,6 +70,10 @@ public:
     /// another order than that request's (others have other numbers), so probing warms no cache
     /// for the run's user text.
     Prompt probe(std::uint64_t index) const;
+    /// The result a conversation's (--turns with --tools) next turn sends for call `call` of turn
+    /// `turn`'s reply: synthetic text of exactly `tokens` tokens in the sizing tokenizer, from the
+    /// run's salt, its own for each conversation, turn and call.
+    std::string toolResult(std::uint64_t conversation, int turn, int call, std::int64_t tokens) const;
     std::size_t fileLines() const { return m_entries.size(); }
     /// Whether a workload file was read, and what it kept and dropped.
     const std::optional<WorkloadStats> &workloadStats() const { return m_stats; }

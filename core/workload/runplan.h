@@ -74,6 +74,7 @@ struct RequestJob {
     int turn = 0;
     std::uint64_t conversation = 0;
     std::shared_ptr<const Prompt> prompt;
+    int toolResults = 0; ///< conversations with --tools: the tool results `prompt` ends with
 
     /// Its record before anything of its exchange is known: what the job says of it.
     RequestRecord record() const
@@ -87,6 +88,7 @@ struct RequestJob {
         r.scheduledNs = scheduledNs;
         r.turn = turn;
         r.conversation = conversation;
+        r.toolResults = toolResults;
         return r;
     }
 };
