@@ -997,6 +997,42 @@ private Q_SLOTS:
         QCOMPARE(slices, std::size_t(12)); // a user's and a connection's each
     }
 
+    // File ▸ Import Results… (issue 31): other tools' files become run directories in the runs
+    // folder and open as runs do (tst_import checks what is read); a damaged file writes nothing.
+    void importResultsOpensThemAsRuns()
+    {
+        MainWindow w;
+        auto *action = w.findChild<QAction *>(QStringLiteral("actionImportResults"));
+        QVERIFY(action);
+        bool inFile = false;
+        for (QMenu *m : w.menus())
+            inFile |= m->title().remove(QLatin1Char('&')) == QStringLiteral("File") && m->actions().contains(action);
+        QVERIFY(inFile);
+        QTemporaryDir runs;
+        w.setRunsFolder(runs.path());
+        const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/import/");
+        QSignalSpy imported(&w, &MainWindow::resultsImported);
+        QSignalSpy shown(&w, &MainWindow::runsShown);
+        w.importResults({data + QStringLiteral("vllm-detailed.json"), data + QStringLiteral("guidellm-benchmarks.json")});
+        QTRY_COMPARE(imported.size(), 1);
+        QCOMPARE(imported.constFirst().at(1).toString(), QString());
+        const QStringList directories = imported.constFirst().at(0).toStringList();
+        QCOMPARE(directories.size(), 3); // one vLLM run, GuideLLM's two benchmarks
+        for (const QString &d : directories) {
+            QCOMPARE(QFileInfo(d).absolutePath(), QDir(runs.path()).absolutePath());
+            QVERIFY2(QFileInfo::exists(d + QStringLiteral("/summary.json")), qPrintable(d));
+        }
+        QTRY_COMPARE(shown.size(), 1); // three runs: their comparison
+        QVERIFY(shown.constFirst().at(0).toBool());
+
+        const QString damaged = test::writeFile(runs, QStringLiteral("damaged.json"), "{\"benchmarks\": [");
+        const int before = int(QDir(runs.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
+        w.importResults({data + QStringLiteral("vllm-summary.json"), damaged});
+        QTRY_COMPARE(imported.size(), 2);
+        QVERIFY(imported.at(1).at(1).toString().contains(QStringLiteral("damaged.json")));
+        QCOMPARE(int(QDir(runs.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size()), before);
+    }
+
     void saveAndOpen()
     {
         QTemporaryDir dir;

@@ -25,6 +25,7 @@
 
 #include "analysis/metriccatalogue.h"
 #include "analysis/tracetimeline.h"
+#include "results/foreignruns.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
 #include "results/sessioninfo.h"
@@ -307,6 +308,12 @@ void MainWindow::createActions()
                                     "ui.perfetto.dev or chrome://tracing"));
     connect(m_exportTimeline, &QAction::triggered, this, &MainWindow::showExportTimelineDialog);
 
+    m_importResults = new QAction(tr("&Import Results…"), this);
+    m_importResults->setObjectName(QStringLiteral("actionImportResults"));
+    m_importResults->setToolTip(tr("Open vLLM bench serve, GuideLLM or AIPerf result files as runs (saved in the "
+                                   "runs folder), to compare with TokenBench's own"));
+    connect(m_importResults, &QAction::triggered, this, &MainWindow::showImportResultsDialog);
+
     m_copySummary = new QAction(tr("&Copy Summary Table"), this);
     m_copySummary->setObjectName(QStringLiteral("actionCopySummary"));
     m_copySummary->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -324,6 +331,7 @@ void MainWindow::createMenus()
     file->addAction(m_saveAs);
     file->addSeparator();
     file->addAction(m_openRun);
+    file->addAction(m_importResults);
     file->addAction(m_export);
     file->addAction(m_exportTimeline);
     file->addAction(m_copySummary);
@@ -1218,6 +1226,46 @@ bool MainWindow::exportTimeline(const QString &path)
             Q_EMIT timelineExported(path, error);
         });
     return true;
+}
+
+void MainWindow::showImportResultsDialog()
+{
+    auto *dialog = new QFileDialog(this, tr("Import Results"), m_runsFolder,
+                                   tr("Benchmark results (*.json *.jsonl);;All files (*)"));
+    dialog->setObjectName(QStringLiteral("importResultsDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFiles);
+    connect(dialog, &QFileDialog::filesSelected, this, &MainWindow::importResults);
+    dialog->open();
+}
+
+void MainWindow::importResults(const QStringList &files)
+{
+    if (files.isEmpty())
+        return;
+    if (m_running) {
+        statusBar()->showMessage(tr("A run is going: import results when it has ended"), kStatusMs);
+        return;
+    }
+    statusBar()->showMessage(tr("Importing %n file(s)…", nullptr, int(files.size())));
+    const QString folder = m_runsFolder;
+    m_exports.run(
+        [files, folder] {
+            QString error;
+            QStringList directories;
+            if (const auto imported = ForeignRuns::importInto(files, folder, &error))
+                for (const ForeignRuns::Imported &one : *imported)
+                    directories << one.directory;
+            return std::pair(directories, error);
+        },
+        [this](const std::pair<QStringList, QString> &result) {
+            const auto &[directories, error] = result;
+            if (error.isEmpty() && !directories.isEmpty())
+                openRuns(directories);
+            else
+                showError(tr("Import Results"), error);
+            Q_EMIT resultsImported(directories, error);
+        });
 }
 
 void MainWindow::copySummary()

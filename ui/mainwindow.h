@@ -118,6 +118,9 @@ public:
     /// Writes the open run's request timelines (TraceTimeline) to `path` off the GUI thread;
     /// timelineExported() follows. False when no run is open.
     bool exportTimeline(const QString &path);
+    /// Imports other tools' result files (ForeignRuns::importInto) into the runs folder off the GUI
+    /// thread, then opens what was written as openRuns() does; resultsImported() follows.
+    void importResults(const QStringList &files);
     /// Redraws the run views now and saves an image of the window.
     bool saveScreenshot(const QString &path, QString *error = nullptr);
 
@@ -180,6 +183,8 @@ public Q_SLOTS:
     void copySummary();
     /// File ▸ Export Timeline…: asks where (without a nested event loop), then exportTimeline().
     void showExportTimelineDialog();
+    /// File ▸ Import Results…: asks for vLLM, GuideLLM or AIPerf result files, then importResults().
+    void showImportResultsDialog();
 
 Q_SIGNALS:
     /// A run is about to start with this configuration (its outDir filled in).
@@ -192,6 +197,8 @@ Q_SIGNALS:
     void runOpenFailed(const QString &directory, const QString &error);
     /// exportTimeline() ended: `error` is empty when `path` was written.
     void timelineExported(const QString &path, const QString &error);
+    /// importResults() ended: the run directories written, or `error`.
+    void resultsImported(const QStringList &directories, const QString &error);
     /// What openRuns() was given is shown (ok: every part of it could be read).
     void runsShown(bool ok);
     /// A limit search began in `directory`; its levels follow as runs in the run views.
@@ -277,6 +284,7 @@ private:
     QAction *m_openRun = nullptr;
     QAction *m_export = nullptr;
     QAction *m_exportTimeline = nullptr;
+    QAction *m_importResults = nullptr;
     QAction *m_testConnection = nullptr;
     QAction *m_serveMetrics = nullptr;
     QAction *m_copySummary = nullptr;

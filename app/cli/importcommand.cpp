@@ -3,7 +3,6 @@
 
 #include "config/runconfig.h"
 #include "results/foreignruns.h"
-#include "results/runwriter.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -34,33 +33,21 @@ int importCommand(const QStringList &args)
         return cli.usageError(QStringLiteral("--out: name the folder for the run directories, e.g. --out runs"));
     const QString folder = withHomeExpanded(cli.parser().value(out));
 
-    // Every file is read before anything is written: a damaged one leaves no half import.
-    std::vector<std::vector<RunData>> imported;
-    for (const QString &file : files) {
-        QString error;
-        auto runs = ForeignRuns::read(file, &error);
-        if (!runs) {
-            printErr(QStringLiteral("tokenbench-cli import: %1\n").arg(error));
-            return ExitUsage;
-        }
-        imported.push_back(std::move(*runs));
+    QString error;
+    bool readFailed = false;
+    const auto imported = ForeignRuns::importInto(files, folder, &error, &readFailed);
+    if (!imported) {
+        printErr(QStringLiteral("tokenbench-cli import: %1\n").arg(error));
+        return readFailed ? ExitUsage : ExitFailure;
     }
-    for (const std::vector<RunData> &runs : imported) {
-        for (const RunData &run : runs) {
-            const QString directory = RunWriter::unusedPath(folder, RunWriter::fileSafeName(run.name));
-            QString error;
-            if (!ForeignRuns::write(run, directory, &error)) {
-                printErr(QStringLiteral("tokenbench-cli import: %1\n").arg(error));
-                return ExitFailure;
-            }
-            const ImportedFrom &from = *run.summary.imported;
-            printOut(QStringLiteral("Wrote %1 (imported from %2: %3 requests, %4)\n")
-                         .arg(QDir::toNativeSeparators(QFileInfo(directory).absoluteFilePath()), from.text())
-                         .arg(run.summary.total.requests.attempted)
-                         .arg(from.perRequest ? QStringLiteral("per-request values")
-                                              : QStringLiteral("point values only: ") +
-                                                    from.pointValues.join(QStringLiteral(", "))));
-        }
+    for (const ForeignRuns::Imported &one : *imported) {
+        const ImportedFrom &from = *one.run.summary.imported;
+        printOut(QStringLiteral("Wrote %1 (imported from %2: %3 requests, %4)\n")
+                     .arg(QDir::toNativeSeparators(QFileInfo(one.directory).absoluteFilePath()), from.text())
+                     .arg(one.run.summary.total.requests.attempted)
+                     .arg(from.perRequest ? QStringLiteral("per-request values")
+                                          : QStringLiteral("point values only: ") +
+                                                from.pointValues.join(QStringLiteral(", "))));
     }
     return ExitOk;
 }

@@ -405,6 +405,36 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
     return runs;
 }
 
+std::optional<std::vector<ForeignRuns::Imported>> ForeignRuns::importInto(const QStringList &files,
+                                                                          const QString &folder, QString *error,
+                                                                          bool *readFailed)
+{
+    if (readFailed)
+        *readFailed = false;
+    std::vector<std::vector<RunData>> read;
+    for (const QString &file : files) {
+        auto runs = ForeignRuns::read(file, error);
+        if (!runs) {
+            if (readFailed)
+                *readFailed = true;
+            return std::nullopt;
+        }
+        read.push_back(std::move(*runs));
+    }
+    std::vector<Imported> written;
+    for (std::vector<RunData> &runs : read) {
+        for (RunData &run : runs) {
+            const QString directory = RunWriter::unusedPath(folder, RunWriter::fileSafeName(run.name));
+            if (!write(run, directory, error))
+                return std::nullopt;
+            run.records.clear();
+            run.records.shrink_to_fit();
+            written.push_back({directory, std::move(run)});
+        }
+    }
+    return written;
+}
+
 bool ForeignRuns::write(const RunData &run, const QString &directory, QString *error)
 {
     RunWriter writer;

@@ -3,6 +3,7 @@
 #include "results/rundirectory.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <cstddef>
 #include <optional>
@@ -41,6 +42,17 @@ public:
     /// Writes `run` (one of read()'s) as a run directory `directory` (RunWriter: run.json,
     /// requests.csv, chunks.jsonl, summary.json with its "imported" block, timeseries.csv).
     static bool write(const RunData &run, const QString &directory, QString *error);
+
+    /// What importInto() wrote: each run directory, with its run (records dropped).
+    struct Imported {
+        QString directory;
+        RunData run;
+    };
+    /// Reads every file first (a damaged one leaves no half import: *error names it, *readFailed is
+    /// set), then writes each run into `folder` under an unused name after its own. The CLI's
+    /// `import` and the GUI's File ▸ Import Results do this; nullopt with *error on failure.
+    static std::optional<std::vector<Imported>> importInto(const QStringList &files, const QString &folder,
+                                                            QString *error, bool *readFailed = nullptr);
 };
 
 } // namespace tb
