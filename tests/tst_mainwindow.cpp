@@ -1013,7 +1013,8 @@ private Q_SLOTS:
         const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/import/");
         QSignalSpy imported(&w, &MainWindow::resultsImported);
         QSignalSpy shown(&w, &MainWindow::runsShown);
-        w.importResults({data + QStringLiteral("vllm-detailed.json"), data + QStringLiteral("guidellm-benchmarks.json")});
+        w.importResults(
+            {data + QStringLiteral("vllm-detailed.json"), data + QStringLiteral("guidellm-benchmarks.json")});
         QTRY_COMPARE(imported.size(), 1);
         QCOMPARE(imported.constFirst().at(1).toString(), QString());
         const QStringList directories = imported.constFirst().at(0).toStringList();

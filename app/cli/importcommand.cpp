@@ -45,9 +45,9 @@ int importCommand(const QStringList &args)
         printOut(QStringLiteral("Wrote %1 (imported from %2: %3 requests, %4)\n")
                      .arg(QDir::toNativeSeparators(QFileInfo(one.directory).absoluteFilePath()), from.text())
                      .arg(one.run.summary.total.requests.attempted)
-                     .arg(from.perRequest ? QStringLiteral("per-request values")
-                                          : QStringLiteral("point values only: ") +
-                                                from.pointValues.join(QStringLiteral(", "))));
+                     .arg(from.perRequest
+                              ? QStringLiteral("per-request values")
+                              : QStringLiteral("point values only: ") + from.pointValues.join(QStringLiteral(", "))));
     }
     return ExitOk;
 }

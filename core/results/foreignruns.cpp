@@ -405,9 +405,8 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
     return runs;
 }
 
-std::optional<std::vector<ForeignRuns::Imported>> ForeignRuns::importInto(const QStringList &files,
-                                                                          const QString &folder, QString *error,
-                                                                          bool *readFailed)
+std::optional<std::vector<ForeignRuns::Imported>>
+ForeignRuns::importInto(const QStringList &files, const QString &folder, QString *error, bool *readFailed)
 {
     if (readFailed)
         *readFailed = false;

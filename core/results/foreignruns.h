@@ -52,7 +52,7 @@ public:
     /// set), then writes each run into `folder` under an unused name after its own. The CLI's
     /// `import` and the GUI's File ▸ Import Results do this; nullopt with *error on failure.
     static std::optional<std::vector<Imported>> importInto(const QStringList &files, const QString &folder,
-                                                            QString *error, bool *readFailed = nullptr);
+                                                           QString *error, bool *readFailed = nullptr);
 };
 
 } // namespace tb
