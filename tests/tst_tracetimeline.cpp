@@ -273,7 +273,10 @@ private slots:
                 names.insert(p["name"].get<std::string>());
             }
             QCOMPARE(sum, to - from);
-            QVERIFY2(names.count("TTFB") && names.count("decode"), qPrintable(QString::number(r.id)));
+            // A phase of no whole µs is left out: on a loaded machine a reply's every token can come
+            // in one read (first token = last), and a run on one failed so.
+            QCOMPARE(names.count("TTFB") == 1, us(r.headersNs) > us(r.sentNs));
+            QCOMPARE(names.count("decode") == 1, us(r.lastTokenNs) > us(r.firstTokenNs));
             chunks += r.tokenChunks.size();
         }
         QCOMPARE(userSlice.size(), std::size_t(40));
