@@ -331,14 +331,16 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
         why = QStringLiteral("%1: %2").arg(path, problem);
         return std::nullopt;
     };
-    const QString notRecognised = QStringLiteral("not a vLLM, GuideLLM or AIPerf result file");
+    const QString notRecognised = QStringLiteral("not a vLLM, GuideLLM, AIPerf or llm-d Benchmark Report file");
 
     std::optional<std::vector<RunData>> runs;
     QString problem;
     // A one-line AIPerf profile_export.jsonl is one JSON object too: it goes the JSON Lines way.
     const auto json = parseJson(*bytes);
     if (json && !isAiperfRecord(*json)) {
-        if (isGuidellmReport(*json)) {
+        if (isLlmdReport(*json)) {
+            runs = readLlmdReport(*json, source, &problem);
+        } else if (isGuidellmReport(*json)) {
             runs = readGuidellm(*json, source, &problem);
         } else if (isVllmResult(*json)) {
             runs = readVllm({*json}, source, &problem);
@@ -367,6 +369,10 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
         if (lines->isEmpty())
             return failed(QStringLiteral("empty"));
         const auto first = parseJson(lines->first());
+        // llm-d's own tools write the report as YAML, which this build does not parse.
+        if (!first && bytes->contains("request_performance:"))
+            return failed(QStringLiteral("an llm-d Benchmark Report in YAML: import reads its JSON form (convert it, "
+                                         "e.g. with yq -o=json)"));
         if (!first)
             return failed(QStringLiteral("not JSON (line 1)"));
         if (isAiperfRecord(*first)) {

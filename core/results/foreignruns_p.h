@@ -80,6 +80,7 @@ bool isVllmResult(const nlohmann::json &json);
 bool isGuidellmReport(const nlohmann::json &json);
 bool isAiperfSummary(const nlohmann::json &json);
 bool isAiperfRecord(const nlohmann::json &json);
+bool isLlmdReport(const nlohmann::json &json);
 
 /// Each returns the runs, or none with *error (a path into the file and the problem).
 std::optional<std::vector<RunData>> readVllm(const std::vector<nlohmann::json> &results, const QString &source,
@@ -91,5 +92,6 @@ std::optional<std::vector<RunData>> readAiperfRecords(const QList<QByteArray> &l
                                                       const QString &source, QString *error);
 std::optional<std::vector<RunData>> readAiperfSummary(const nlohmann::json &summary, const QString &source,
                                                       QString *error);
+std::optional<std::vector<RunData>> readLlmdReport(const nlohmann::json &report, const QString &source, QString *error);
 
 } // namespace tb::foreign
