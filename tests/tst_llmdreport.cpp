@@ -199,6 +199,7 @@ class TestLlmdReport : public QObject
 private slots:
     void roundTripThroughImport_data();
     void roundTripThroughImport();
+    void readsAnotherToolsReport();
     void hostileReport_data();
     void hostileReport();
     void yamlReportIsNamed();
@@ -294,6 +295,66 @@ void TestLlmdReport::roundTripThroughImport()
     QVERIFY2(compared.exitCode == 0, qPrintable(compared.err));
     QVERIFY2(compared.out.contains(QStringLiteral("imported from llm-d Benchmark Report 0.2 (report.json)")),
              qPrintable(compared.out));
+}
+
+void TestLlmdReport::readsAnotherToolsReport()
+{
+    // The shape of br_v0_2_1_example.yaml (inference-perf's report), cut down and as JSON: seconds,
+    // s/token, the model named by the stack's inference engine, concurrency .inf (Python's json:
+    // Infinity), a v0.2.1 field.
+    const QByteArray report = R"({"version": "0.2.1", "run": {"uid": "38b1f169", "time": {
+        "start": "2025-11-05T18:00:42Z", "duration": "PT1M40.5S"}},
+      "scenario": {"stack": [{"metadata": {"label": "epp-0", "cfg_id": "a"}, "standardized": {"kind": "generic",
+          "tool": "x", "tool_version": "1"}, "native": {}},
+        {"metadata": {"label": "vllm-svc-0", "cfg_id": "b"}, "standardized": {"kind": "inference_engine",
+          "tool": "llm-d", "tool_version": "0.3.1", "role": "decode", "replicas": 2,
+          "model": {"name": "Qwen/Qwen3-0.6B"}, "accelerator": {"model": "H100", "count": 8, "parallelism": {}}},
+         "native": {}}],
+        "load": {"metadata": {}, "standardized": {"tool": "inference-perf", "tool_version": "0.3.0",
+          "source": "random", "input_seq_len": {"distribution": "fixed", "value": 2148},
+          "concurrency": Infinity}, "native": {}}},
+      "results": {"request_performance": {"aggregate": {
+        "requests": {"total": 500, "failures": 3, "incomplete": 2,
+          "input_length": {"units": "count", "mean": 2262.5, "min": 2223, "max": 2328},
+          "output_length": {"units": "count", "mean": 1000},
+          "multimodal": {"image": {"count": {"units": "count", "mean": 1}}}},
+        "latency": {"time_to_first_token": {"units": "s", "mean": 0.0368, "p50": 0.0362, "p99p9": 0.057},
+          "inter_token_latency": {"units": "s/token", "mean": 0.005, "p90": NaN},
+          "normalized_time_per_output_token": {"units": "ms/token", "mean": 9}},
+        "throughput": {"request_rate": {"units": "queries/s", "mean": 4.95},
+          "output_token_rate": {"units": "tokens/s", "mean": 4950.5}}}}}})";
+    QTemporaryDir dir;
+    const QString path = test::writeFile(dir, QStringLiteral("br.json"), report);
+    QString error;
+    const auto runs = ForeignRuns::read(path, &error);
+    QVERIFY2(runs, qPrintable(error));
+    const RunSummary &s = runs->front().summary;
+    QCOMPARE(s.model, QStringLiteral("Qwen/Qwen3-0.6B"));
+    QCOMPARE(s.imported->version, QStringLiteral("0.2.1"));
+    QCOMPARE(s.imported->pointValues, QStringList({QStringLiteral("ttft"), QStringLiteral("itl")}));
+    QVERIFY(s.imported->definitions.first().contains(QStringLiteral("(inference-perf)")));
+    QCOMPARE(s.startedAt, QStringLiteral("2025-11-05T18:00:42.000Z"));
+    const SummaryBlock &t = s.total;
+    QCOMPARE(t.requests.ok, std::int64_t(495));
+    QCOMPARE(t.requests.failed, std::int64_t(3));
+    QCOMPARE(t.requests.cancelled, std::int64_t(2));
+    QCOMPARE(t.requests.attempted, std::int64_t(498));
+    QCOMPARE(t.stat(Metric::Ttft).mean, 0.0368 * 1e3);
+    QCOMPARE(t.stat(Metric::Ttft).p50, 0.0362 * 1e3);
+    QCOMPARE(t.stat(Metric::Ttft).p999, 0.057 * 1e3);
+    QVERIFY(std::isnan(t.stat(Metric::Ttft).p99));
+    QCOMPARE(t.stat(Metric::Ttft).count, std::uint64_t(495));
+    QCOMPARE(t.stat(Metric::Itl).mean, 0.005 * 1e3);
+    QVERIFY(std::isnan(t.stat(Metric::Itl).p90));
+    QCOMPARE(t.stat(Metric::Tpot).count, std::uint64_t(0));
+    QCOMPARE(t.tokens.input, std::int64_t(1'119'938)); // 2262.5 × 495 = 1 119 937.5, rounded
+    QCOMPARE(t.tokens.output, std::int64_t(495'000));
+    QCOMPARE(t.tokens.promptMax, std::int64_t(2328));
+    QCOMPARE(t.throughput.requestsPerS, 4.95);
+    QCOMPARE(t.throughput.outputTokensPerS, 4950.5);
+    QCOMPARE(t.windowS, 100.5);
+    // concurrency .inf is no number of users: the load is the default closed loop of one.
+    QCOMPARE(runs->front().info.config.load.mode, LoadMode::Concurrency);
 }
 
 void TestLlmdReport::hostileReport_data()

@@ -80,7 +80,7 @@ QString modelOf(const nlohmann::json &report)
 {
     const nlohmann::json &scenario = Fields::member(report, "scenario");
     // Ours: the load's native config names it. Others: the stack's inference engines do.
-    const QString own =
+    QString own =
         Fields::text(Fields::member(Fields::member(Fields::member(scenario, "load"), "native"), "config"), "model");
     if (!own.isEmpty())
         return own;
