@@ -143,9 +143,10 @@ json LlmdReport::fromRun(const RunData &run)
         if (windowS > 0 && std::isfinite(windowS)) {
             time["end"] =
                 start.addMSecs(qint64(std::llround(windowS * 1e3))).toUTC().toString(Qt::ISODateWithMs).toStdString();
-            // ISO-8601 duration in seconds, as the schema's example writes it ("PT49.97206788184121S").
+            // ISO-8601 duration in seconds, as the schema's example writes it ("PT49.97206788184121S"):
+            // fixed notation (a duration has no exponent), the shortest digits that read back the same.
             time["duration"] = QStringLiteral("PT%1S")
-                                   .arg(QString::number(windowS, 'g', QLocale::FloatingPointShortest))
+                                   .arg(QString::number(windowS, 'f', QLocale::FloatingPointShortest))
                                    .toStdString();
         }
         runBlock["time"] = std::move(time);
