@@ -295,6 +295,8 @@ void TestLlmdReport::roundTripThroughImport()
     QVERIFY2(compared.exitCode == 0, qPrintable(compared.err));
     QVERIFY2(compared.out.contains(QStringLiteral("imported from llm-d Benchmark Report 0.2 (report.json)")),
              qPrintable(compared.out));
+    // The report carries the workload (load, requests, prompt size, max_tokens): no false difference.
+    QVERIFY2(!compared.out.contains(QStringLiteral("Workload differences")), qPrintable(compared.out));
 }
 
 void TestLlmdReport::readsAnotherToolsReport()

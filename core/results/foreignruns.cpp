@@ -141,6 +141,12 @@ RunInfo importedInfo(const Head &head)
         load.mode = LoadMode::Concurrency;
         load.concurrency = std::max(1, head.concurrency.value_or(1));
     }
+    if (head.requests)
+        load.requests = *head.requests;
+    if (head.maxTokens)
+        info.config.request.maxTokens = *head.maxTokens;
+    if (head.promptTokens)
+        info.config.prompt.promptTokens = *head.promptTokens;
     info.stages = effectiveStages(load);
     info.startedAt = head.startedAt;
     if (head.startedAt.isValid())

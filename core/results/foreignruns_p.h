@@ -55,7 +55,12 @@ struct Head {
     QDateTime startedAt; ///< invalid: unknown
     std::optional<int> concurrency;
     std::optional<double> rate;
-    QString name; ///< the run's label
+    // What a file may say of its workload, so a comparison with the run it came from finds no false
+    // difference (an llm-d report's; the other readers leave them unset: our defaults).
+    std::optional<std::int64_t> requests; ///< requests a stage sent
+    std::optional<int> maxTokens;
+    std::optional<int> promptTokens; ///< synthetic prompts of this size
+    QString name;                    ///< the run's label
 };
 
 /// Seconds as nanoseconds, saturated to what a run's clock holds.

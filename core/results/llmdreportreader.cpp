@@ -6,6 +6,8 @@
 #include "results/foreignruns.h"
 #include "results/foreignruns_p.h"
 
+#include "config/runconfig.h"
+
 #include <QRegularExpression>
 
 #include <cmath>
@@ -138,6 +140,18 @@ std::optional<std::vector<RunData>> readLlmdReport(const nlohmann::json &report,
         head.rate = rate;
     if (const auto c = f.count(standardized, "concurrency", load); c && *c > 0)
         head.concurrency = int(std::min<std::int64_t>(*c, 1'000'000));
+    const nlohmann::json &isl = Fields::member(standardized, "input_seq_len");
+    if (Fields::text(isl, "distribution") == QLatin1String("fixed")) {
+        if (const auto n = f.count(isl, "value", load + QStringLiteral(".input_seq_len")); n && *n > 0)
+            head.promptTokens = int(std::min<std::int64_t>(*n, limits::kMaxPromptTokens));
+    }
+    // max_tokens is ours (export-llmd's native config); other tools name it their own way.
+    if (tool == QLatin1String("tokenbench")) {
+        const nlohmann::json &config = Fields::member(
+            Fields::member(Fields::member(Fields::member(report, "scenario"), "load"), "native"), "config");
+        if (const auto n = f.count(config, "max_tokens", QStringLiteral("scenario.load.native.config")); n && *n > 0)
+            head.maxTokens = int(std::min<std::int64_t>(*n, limits::kMaxTokens));
+    }
 
     const nlohmann::json &aggregate =
         Fields::member(Fields::member(Fields::member(report, "results"), "request_performance"), "aggregate");
@@ -154,6 +168,8 @@ std::optional<std::vector<RunData>> readLlmdReport(const nlohmann::json &report,
     block.requests.cancelled = std::min(incomplete, total - block.requests.failed);
     block.requests.ok = total - block.requests.failed - block.requests.cancelled;
     block.requests.attempted = block.requests.ok + block.requests.failed;
+    if (total > 0)
+        head.requests = total;
 
     const QStringList time{QStringLiteral("ms"), QStringLiteral("s")};
     const QStringList perToken{QStringLiteral("ms/token"), QStringLiteral("s/token")};
