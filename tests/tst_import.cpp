@@ -287,7 +287,7 @@ void TestImport::hostileFile_data()
     QTest::newRow("truncated JSON") << detailed.left(200) << QStringLiteral("not JSON (line 1)");
     QTest::newRow("empty") << QByteArray() << QStringLiteral("empty");
     QTest::newRow("not a result") << QByteArray(R"({"hello": 1})")
-                                  << QStringLiteral("not a vLLM, GuideLLM or AIPerf result file");
+                                  << QStringLiteral("not a vLLM, GuideLLM, AIPerf or llm-d Benchmark Report file");
     QTest::newRow("string for a number") << QByteArray(R"({"backend": "vllm", "completed": "4", "duration": 1.0})")
                                          << QStringLiteral("completed: not a number");
     QTest::newRow("negative duration") << QByteArray(R"({"backend": "vllm", "completed": 4, "duration": -1})")

@@ -14,7 +14,8 @@ int importCommand(const QStringList &args)
     CliParser cli(QStringLiteral("import"),
                   QStringLiteral("Import other tools' result files as run directories: vLLM 'bench serve' result JSON "
                                  "(with or without --save-detailed), GuideLLM benchmarks.json (a run per benchmark), "
-                                 "AIPerf profile_export.jsonl or profile_export_aiperf.json. Per-request values give "
+                                 "AIPerf profile_export.jsonl or profile_export_aiperf.json, an llm-d Benchmark Report "
+                                 "(v0.2, JSON). Per-request values give "
                                  "TokenBench's own figures; a summary alone gives the tool's point values. Each run "
                                  "is marked imported, with the tool's definitions that differ from TokenBench's."));
     cli.addPositional(QStringLiteral("FILE"), QStringLiteral("the other tools' result files"),

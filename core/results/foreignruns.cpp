@@ -141,6 +141,12 @@ RunInfo importedInfo(const Head &head)
         load.mode = LoadMode::Concurrency;
         load.concurrency = std::max(1, head.concurrency.value_or(1));
     }
+    if (head.requests)
+        load.requests = *head.requests;
+    if (head.maxTokens)
+        info.config.request.maxTokens = *head.maxTokens;
+    if (head.promptTokens)
+        info.config.prompt.promptTokens = *head.promptTokens;
     info.stages = effectiveStages(load);
     info.startedAt = head.startedAt;
     if (head.startedAt.isValid())
@@ -331,14 +337,16 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
         why = QStringLiteral("%1: %2").arg(path, problem);
         return std::nullopt;
     };
-    const QString notRecognised = QStringLiteral("not a vLLM, GuideLLM or AIPerf result file");
+    const QString notRecognised = QStringLiteral("not a vLLM, GuideLLM, AIPerf or llm-d Benchmark Report file");
 
     std::optional<std::vector<RunData>> runs;
     QString problem;
     // A one-line AIPerf profile_export.jsonl is one JSON object too: it goes the JSON Lines way.
     const auto json = parseJson(*bytes);
     if (json && !isAiperfRecord(*json)) {
-        if (isGuidellmReport(*json)) {
+        if (isLlmdReport(*json)) {
+            runs = readLlmdReport(*json, source, &problem);
+        } else if (isGuidellmReport(*json)) {
             runs = readGuidellm(*json, source, &problem);
         } else if (isVllmResult(*json)) {
             runs = readVllm({*json}, source, &problem);
@@ -367,6 +375,10 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
         if (lines->isEmpty())
             return failed(QStringLiteral("empty"));
         const auto first = parseJson(lines->first());
+        // llm-d's own tools write the report as YAML, which this build does not parse.
+        if (!first && bytes->contains("request_performance:"))
+            return failed(QStringLiteral("an llm-d Benchmark Report in YAML: import reads its JSON form (convert it, "
+                                         "e.g. with yq -o=json)"));
         if (!first)
             return failed(QStringLiteral("not JSON (line 1)"));
         if (isAiperfRecord(*first)) {

@@ -17,7 +17,8 @@ namespace tb {
 ///     (and --append-result's files: one JSON object a line, one run each);
 ///   - GuideLLM's benchmarks.json: one run per entry of "benchmarks";
 ///   - AIPerf's profile_export.jsonl (one record a request) or profile_export_aiperf.json (its
-///     summary; a profile_export.jsonl beside it is read instead).
+///     summary; a profile_export.jsonl beside it is read instead);
+///   - an llm-d Benchmark Report v0.2 or v0.2.1 in JSON (llmdreportreader.cpp; what export-llmd writes).
 /// Per-request values become RequestRecords, and every figure is TokenBench's own, computed from
 /// them by RunAggregator (so distributions, the time series and the noise tests are real); a
 /// summary alone gives the tool's point values under our metric names, the others absent. Each
@@ -36,7 +37,7 @@ public:
 
     /// The runs in `path`, in the file's order: each with its summary, info and records (none for a
     /// summary-only file), `name` the file's stem (with the benchmark's index when there are several)
-    /// and `directory` empty. Errors: "FILE: not a vLLM, GuideLLM or AIPerf result file",
+    /// and `directory` empty. Errors: "FILE: not a vLLM, GuideLLM, AIPerf or llm-d Benchmark Report file",
     /// "FILE: benchmarks[0].requests.successful[3].info.timings.request_start: not a number".
     static std::optional<std::vector<RunData>> read(const QString &path, QString *error);
     /// Writes `run` (one of read()'s) as a run directory `directory` (RunWriter: run.json,

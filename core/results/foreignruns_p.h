@@ -55,7 +55,12 @@ struct Head {
     QDateTime startedAt; ///< invalid: unknown
     std::optional<int> concurrency;
     std::optional<double> rate;
-    QString name; ///< the run's label
+    // What a file may say of its workload, so a comparison with the run it came from finds no false
+    // difference (an llm-d report's; the other readers leave them unset: our defaults).
+    std::optional<std::int64_t> requests; ///< requests a stage sent
+    std::optional<int> maxTokens;
+    std::optional<int> promptTokens; ///< synthetic prompts of this size
+    QString name;                    ///< the run's label
 };
 
 /// Seconds as nanoseconds, saturated to what a run's clock holds.
@@ -80,6 +85,7 @@ bool isVllmResult(const nlohmann::json &json);
 bool isGuidellmReport(const nlohmann::json &json);
 bool isAiperfSummary(const nlohmann::json &json);
 bool isAiperfRecord(const nlohmann::json &json);
+bool isLlmdReport(const nlohmann::json &json);
 
 /// Each returns the runs, or none with *error (a path into the file and the problem).
 std::optional<std::vector<RunData>> readVllm(const std::vector<nlohmann::json> &results, const QString &source,
@@ -91,5 +97,6 @@ std::optional<std::vector<RunData>> readAiperfRecords(const QList<QByteArray> &l
                                                       const QString &source, QString *error);
 std::optional<std::vector<RunData>> readAiperfSummary(const nlohmann::json &summary, const QString &source,
                                                       QString *error);
+std::optional<std::vector<RunData>> readLlmdReport(const nlohmann::json &report, const QString &source, QString *error);
 
 } // namespace tb::foreign
