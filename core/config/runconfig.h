@@ -178,11 +178,15 @@ struct Pricing {
     std::optional<double> cachedInputPerM; ///< prompt tokens the server served from its cache; unset: the input price
     std::optional<double> outputPerM;      ///< completion tokens (reasoning included)
     QString source; ///< where the prices come from, e.g. a preset and its date; shown beside them
+    /// Electricity, USD per kWh: prices the GPUs' energy (--gpu-metrics), not the tokens.
+    std::optional<double> energyPerKwh;
     bool isSet() const { return inputPerM || cachedInputPerM || outputPerM; }
     bool operator==(const Pricing &) const = default;
 };
 /// Largest price per 1M tokens a configuration may give (a typo of many zeros is refused).
 inline constexpr double kMaxPricePerM = 1'000'000;
+/// Largest price of a kWh a configuration may give.
+inline constexpr double kMaxPricePerKwh = 1'000;
 
 /// One endpoint profile.
 struct TargetConfig {
@@ -206,6 +210,8 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    /// A DCGM exporter's Prometheus endpoint, scraped during runs for GPU power and energy; empty: none.
+    QString gpuMetricsUrl;
     TransportKind transport = TransportKind::Auto;
     HttpVersion httpVersion = HttpVersion::Auto;
     /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system
