@@ -342,7 +342,7 @@ private Q_SLOTS:
         const CliResult r = runCli(
             {QStringLiteral("run"), QStringLiteral("--url"), url, QStringLiteral("--model"), sc.model,
              QStringLiteral("--requests"), QStringLiteral("4"), QStringLiteral("--gpu-metrics"),
-             host.baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString(), QStringLiteral("--price-per-kwh"),
+             host.baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString(), QStringLiteral("--price-kwh"),
              QStringLiteral("0.2"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run"))});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString all = r.out + r.err;

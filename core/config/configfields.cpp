@@ -334,7 +334,7 @@ QList<ConfigField> makeFields()
          .section = "target.pricing",
          .key = "energy_per_kwh",
          .type = Type::OptionalReal,
-         .flag = "price-per-kwh",
+         .flag = "price-kwh",
          .valueName = "USD",
          .help = "Price of electricity, USD per kWh: with --gpu-metrics the GPUs' energy cost goes in the summary.",
          .unit = "USD per kWh",
