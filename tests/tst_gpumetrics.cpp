@@ -339,15 +339,15 @@ private Q_SLOTS:
         QVERIFY(host.start());
         QTemporaryDir dir;
         const QString url = host.baseUrl().toString();
-        const CliResult r = runCli(
-            {QStringLiteral("run"), QStringLiteral("--url"), url, QStringLiteral("--model"), sc.model,
-             QStringLiteral("--requests"), QStringLiteral("4"), QStringLiteral("--gpu-metrics"),
-             host.baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString(), QStringLiteral("--price-kwh"),
-             QStringLiteral("0.2"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run"))});
+        const CliResult r =
+            runCli({QStringLiteral("run"), QStringLiteral("--url"), url, QStringLiteral("--model"), sc.model,
+                    QStringLiteral("--requests"), QStringLiteral("4"), QStringLiteral("--gpu-metrics"),
+                    host.baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString(), QStringLiteral("--price-kwh"),
+                    QStringLiteral("0.2"), QStringLiteral("--out"), dir.filePath(QStringLiteral("run"))});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString all = r.out + r.err;
         QVERIFY2(all.contains(QStringLiteral("gpu        ")), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("0.5 J/output token")), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("0.5000 J/output token")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("/kWh")), qPrintable(all));
     }
 

@@ -346,7 +346,8 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
             text += QStringLiteral("             %1\n").arg(scrapes(instance));
     }
     if (const auto &gpu = outcome.summary.gpu)
-        text += QStringLiteral("gpu        %1: %2 scrapes; %3\n").arg(gpu->url).arg(gpu->scrapes).arg(gpu->line());
+        text +=
+            QStringLiteral("gpu        %1: %2 scrapes; %3\n").arg(gpu->url, QString::number(gpu->scrapes), gpu->line());
     if (const auto &cost = t.cost) {
         QString line =
             QStringLiteral("cost       %1 USD (input %2, cached input %3, output %4)")

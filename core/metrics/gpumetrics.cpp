@@ -407,34 +407,28 @@ std::optional<GpuSummary> GpuSeries::summary() const
 
 QStringList GpuSeries::warnings() const
 {
+    // Multi-argument arg() throughout: the URL may hold "%1"-like escapes that a chained arg() would fill.
     QStringList w;
-    const QString where = QStringLiteral("GPU metrics (%1)").arg(m_url);
+    const QString where = QStringLiteral("GPU metrics (") + m_url + QLatin1Char(')');
     if (m_scrapes == 0 && m_failures > 0)
         w << QStringLiteral("%1: no scrape answered (%2): no GPU figures").arg(where, m_problem);
     else if (m_failures > 0)
         w << QStringLiteral("%1: %2 of %3 scrapes failed, the first: %4")
-                 .arg(where)
-                 .arg(m_failures)
-                 .arg(m_failures + m_scrapes)
-                 .arg(m_problem);
+                 .arg(where, QString::number(m_failures), QString::number(m_failures + m_scrapes), m_problem);
     for (const auto &[id, gpu] : m_gpus) {
         if (gpu.resets > 0)
             w << QStringLiteral("%1: the energy counter of %2 went down %3 time(s) during the run (a reset): "
                                 "counted from zero after each, as Prometheus's increase() does")
-                     .arg(where, QString::fromStdString(id))
-                     .arg(gpu.resets);
+                     .arg(where, QString::fromStdString(id), QString::number(gpu.resets));
     }
     if (m_rejected > 0)
         w << QStringLiteral("%1: %2 value(s) negative, not finite or beyond belief (over %3 W a GPU, %4 MiB, 100 %) "
                             "left out")
-                 .arg(where)
-                 .arg(m_rejected)
-                 .arg(formatNumber(gpulimits::kMaxPowerW, 6, 0), formatNumber(gpulimits::kMaxMemoryMib, 10, 0));
+                 .arg(where, QString::number(m_rejected), formatNumber(gpulimits::kMaxPowerW, 6, 0),
+                      formatNumber(gpulimits::kMaxMemoryMib, 10, 0));
     if (m_ignoredGpus > 0)
         w << QStringLiteral("%1: more than %2 GPUs: %3 series of the others ignored")
-                 .arg(where)
-                 .arg(gpulimits::kMaxGpus)
-                 .arg(m_ignoredGpus);
+                 .arg(where, QString::number(gpulimits::kMaxGpus), QString::number(m_ignoredGpus));
     if (m_scrapes > 0 && m_markS && m_baselineS && m_lastS > *m_baselineS) {
         const auto s = summary();
         if (s && !s->energyJ)
