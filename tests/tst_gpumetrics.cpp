@@ -284,7 +284,7 @@ private Q_SLOTS:
         RunConfig c;
         c.target = tb::test::targetOf(host);
         c.target.gpuMetricsUrl = host.baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString();
-        c.target.pricing.energyPerKwh = 0.15;
+        c.target.energyPricePerKwh = 0.15;
         c.load.concurrency = 2;
         c.load.requests = kRequests;
         c.request.maxTokens = 64;

@@ -341,7 +341,7 @@ QList<ConfigField> makeFields()
          .minimum = 0,
          .maximum = kMaxPricePerKwh,
          .defaultValue = null,
-         .access = TB_REF(std::optional<double>, target.pricing.energyPerKwh)},
+         .access = TB_REF(std::optional<double>, target.energyPricePerKwh)},
         {.id = Id::PriceSource,
          .section = "target.pricing",
          .key = "source",

@@ -639,7 +639,7 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     checkPrice(c.target.pricing.inputPerM, ConfigFieldId::PriceInput);
     checkPrice(c.target.pricing.cachedInputPerM, ConfigFieldId::PriceCachedInput);
     checkPrice(c.target.pricing.outputPerM, ConfigFieldId::PriceOutput);
-    checkPrice(c.target.pricing.energyPerKwh, ConfigFieldId::PricePerKwh);
+    checkPrice(c.target.energyPricePerKwh, ConfigFieldId::PricePerKwh);
     if (!c.target.extraBody.is_object())
         add(ConfigFieldId::TargetExtraBody, QStringLiteral("target.extra_body: must be a JSON object"));
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))

@@ -178,8 +178,6 @@ struct Pricing {
     std::optional<double> cachedInputPerM; ///< prompt tokens the server served from its cache; unset: the input price
     std::optional<double> outputPerM;      ///< completion tokens (reasoning included)
     QString source; ///< where the prices come from, e.g. a preset and its date; shown beside them
-    /// Electricity, USD per kWh: prices the GPUs' energy (--gpu-metrics), not the tokens.
-    std::optional<double> energyPerKwh;
     bool isSet() const { return inputPerM || cachedInputPerM || outputPerM; }
     bool operator==(const Pricing &) const = default;
 };
@@ -212,6 +210,9 @@ struct TargetConfig {
     QString serverMetricsUrl;
     /// A DCGM exporter's Prometheus endpoint, scraped during runs for GPU power and energy; empty: none.
     QString gpuMetricsUrl;
+    /// Electricity, USD per kWh (JSON target.pricing.energy_per_kwh): prices the GPUs' energy, not
+    /// the tokens; apart from Pricing, whose figures are per token.
+    std::optional<double> energyPricePerKwh;
     TransportKind transport = TransportKind::Auto;
     HttpVersion httpVersion = HttpVersion::Auto;
     /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system

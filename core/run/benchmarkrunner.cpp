@@ -329,7 +329,7 @@ private:
         summary.gpu = sink.gpu.summary();
         if (summary.gpu) {
             summary.gpu->setWork(summary.total.tokens.output, summary.total.requests.ok,
-                                 sink.aggregator.info().config.target.pricing.energyPerKwh);
+                                 sink.aggregator.info().config.target.energyPricePerKwh);
             summary.warnings << sink.gpu.warnings();
         }
         // llama.cpp's prompt-token counter leaves embeddings out: against the tokens sent it read
