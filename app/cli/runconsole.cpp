@@ -345,6 +345,9 @@ int RunConsole::finish(const RunOutcome &outcome, bool interrupted)
         for (const ServerSummary &instance : server->instances)
             text += QStringLiteral("             %1\n").arg(scrapes(instance));
     }
+    if (const auto &gpu = outcome.summary.gpu)
+        text +=
+            QStringLiteral("gpu        %1: %2 scrapes; %3\n").arg(gpu->url, QString::number(gpu->scrapes), gpu->line());
     if (const auto &cost = t.cost) {
         QString line =
             QStringLiteral("cost       %1 USD (input %2, cached input %3, output %4)")

@@ -86,6 +86,12 @@ template<typename Fn> WholeValue serverValue(Fn fn)
     return [fn](const RunSummary &s) { return s.server ? std::optional<double>(fn(*s.server)) : std::nullopt; };
 }
 
+/// A figure of the gpu block, when the run scraped a DCGM exporter (--gpu-metrics).
+template<typename Fn> WholeValue gpuValue(Fn fn)
+{
+    return [fn](const RunSummary &s) { return s.gpu ? fn(*s.gpu) : std::nullopt; };
+}
+
 /// The share of a metric's second mode, in percent, when the whole run's was bimodal.
 WholeValue bimodalShare(const char *key)
 {
@@ -347,6 +353,17 @@ std::vector<Entry> build()
                  serverValue([](const ServerSummary &s) { return s.waitingMean; })),
         wholeRun("server_kv_cache_peak_pct", "Server KV cache peak", "%", Better::Neither,
                  serverValue([](const ServerSummary &s) { return s.kvCachePctPeak; })),
+        // The least energy for the work is best; power and utilisation describe, not judge.
+        wholeRun("gpu_joules_per_output_token", "Energy per output token", "J/token", Better::Lower,
+                 gpuValue([](const GpuSummary &g) { return g.joulesPerOutputToken; })),
+        wholeRun("gpu_joules_per_request", "Energy per request", "J", Better::Lower,
+                 gpuValue([](const GpuSummary &g) { return g.joulesPerRequest; })),
+        wholeRun("gpu_power_mean", "GPU power mean", "W", Better::Neither,
+                 gpuValue([](const GpuSummary &g) { return g.powerWMean; })),
+        wholeRun("gpu_util_mean", "GPU utilisation mean", "%", Better::Neither,
+                 gpuValue([](const GpuSummary &g) { return g.utilPctMean; })),
+        wholeRun("gpu_energy_cost_per_1m_output_tokens", "Energy cost/1M output tokens", "USD", Better::Lower,
+                 gpuValue([](const GpuSummary &g) { return g.energyCostPerMOutputTokens; })),
         // Cheapest is best; the run's total depends on how long it ran, so it is not judged.
         wholeRun("cost_per_1m_output_tokens", "Cost/1M output tokens", "USD", Better::Lower,
                  costValue([](const CostSummary &c) { return c.perMOutputTokens; })),

@@ -39,6 +39,7 @@ enum class ConfigFieldId {
     TargetTokenizer,
     TargetServerMetrics,
     TargetServerMetricsUrl,
+    TargetGpuMetricsUrl,
     TargetTransport,
     TargetHttpVersion,
     TargetProxy,
@@ -46,6 +47,7 @@ enum class ConfigFieldId {
     PriceInput,
     PriceCachedInput,
     PriceOutput,
+    PricePerKwh,
     PriceSource,
     // request
     MaxTokens,

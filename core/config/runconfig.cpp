@@ -621,6 +621,15 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
             QStringLiteral(
                 "target.server_metrics_url (--server-metrics): credentials in the URL would be written to run.json; "
                 "give the URL without them"));
+    if (const QString problem = httpUrlProblem(c.target.gpuMetricsUrl);
+        !c.target.gpuMetricsUrl.isEmpty() && !problem.isEmpty())
+        add(ConfigFieldId::TargetGpuMetricsUrl,
+            QStringLiteral("target.gpu_metrics_url (--gpu-metrics): the URL ") + problem);
+    else if (!QUrl(c.target.gpuMetricsUrl).userInfo().isEmpty())
+        add(ConfigFieldId::TargetGpuMetricsUrl,
+            QStringLiteral(
+                "target.gpu_metrics_url (--gpu-metrics): credentials in the URL would be written to run.json; "
+                "give the URL without them"));
     const auto checkPrice = [&](const std::optional<double> &price, ConfigFieldId id) {
         const ConfigField &f = configField(id);
         if (price && !(*price >= f.minimum && *price <= f.maximum))
@@ -630,6 +639,7 @@ QList<ConfigProblem> configProblems(const RunConfig &c)
     checkPrice(c.target.pricing.inputPerM, ConfigFieldId::PriceInput);
     checkPrice(c.target.pricing.cachedInputPerM, ConfigFieldId::PriceCachedInput);
     checkPrice(c.target.pricing.outputPerM, ConfigFieldId::PriceOutput);
+    checkPrice(c.target.energyPricePerKwh, ConfigFieldId::PricePerKwh);
     if (!c.target.extraBody.is_object())
         add(ConfigFieldId::TargetExtraBody, QStringLiteral("target.extra_body: must be a JSON object"));
     else if (nestsDeeperThan(c.target.extraBody, limits::kMaxJsonDepth - 2))

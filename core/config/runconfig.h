@@ -183,6 +183,8 @@ struct Pricing {
 };
 /// Largest price per 1M tokens a configuration may give (a typo of many zeros is refused).
 inline constexpr double kMaxPricePerM = 1'000'000;
+/// Largest price of a kWh a configuration may give.
+inline constexpr double kMaxPricePerKwh = 1'000;
 
 /// One endpoint profile.
 struct TargetConfig {
@@ -206,6 +208,11 @@ struct TargetConfig {
     /// base URL's server root + /metrics if it answers.
     bool serverMetrics = true;
     QString serverMetricsUrl;
+    /// A DCGM exporter's Prometheus endpoint, scraped during runs for GPU power and energy; empty: none.
+    QString gpuMetricsUrl;
+    /// Electricity, USD per kWh (JSON target.pricing.energy_per_kwh): prices the GPUs' energy, not
+    /// the tokens; apart from Pricing, whose figures are per token.
+    std::optional<double> energyPricePerKwh;
     TransportKind transport = TransportKind::Auto;
     HttpVersion httpVersion = HttpVersion::Auto;
     /// "" = from the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) or the system

@@ -855,6 +855,8 @@ json RunSummary::toJson() const
                         {"calibration", calibration}};
     if (server)
         j["server"] = server->toJson();
+    if (gpu)
+        j["gpu"] = gpu->toJson();
     if (cancellation)
         j["cancellation"] = cancellation->toJson();
     if (client)
@@ -995,6 +997,8 @@ std::optional<RunSummary> RunSummary::fromJson(const json &j, QString *error)
         s.window = windowFromJson(top.object("window"));
     if (top.hasValue("server"))
         s.server = top.nested<ServerSummary>("server");
+    if (top.hasValue("gpu"))
+        s.gpu = top.nested<GpuSummary>("gpu");
     if (top.hasValue("cancellation"))
         s.cancellation = top.nested<CancellationSummary>("cancellation");
     if (top.hasValue("client"))

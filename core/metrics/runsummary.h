@@ -9,6 +9,7 @@
 #include "metrics/clienthealthsummary.h"
 #include "metrics/contextsweep.h"
 #include "metrics/erroradjusted.h"
+#include "metrics/gpumetrics.h"
 #include "metrics/latencystats.h"
 #include "metrics/loghistogram.h"
 #include "metrics/runinfo.h"
@@ -422,6 +423,8 @@ struct RunSummary {
     PromptSizing promptSizing;
     /// The server's own metrics over the run, when its Prometheus endpoint was scraped.
     std::optional<ServerSummary> server;
+    /// GPU telemetry over the run (--gpu-metrics: a DCGM exporter), with energy per token.
+    std::optional<GpuSummary> gpu;
     /// --cancel-rate: the abandoned requests and the others' latency before and during.
     std::optional<CancellationSummary> cancellation;
     /// Whether this machine kept up (ClientHealthMonitor); none in summaries from before it.

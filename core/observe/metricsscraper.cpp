@@ -168,11 +168,20 @@ private:
         if (exposition) {
             source.everScraped = true;
             writeCsv(tS, *exposition, source.endpoint.instance);
-            const ServerPoint point = mapServerMetrics(*exposition, tS);
-            const QString engine = detectServerEngine(*exposition);
-            QMetaObject::invokeMethod(
-                m_owner, [o = m_owner, i = source.index, point, engine] { Q_EMIT o->scraped(i, point, engine); },
-                Qt::QueuedConnection);
+            if (m_options.gpu) {
+                QMetaObject::invokeMethod(
+                    m_owner,
+                    [o = m_owner, i = source.index, point = mapGpuMetrics(*exposition, tS)] {
+                        Q_EMIT o->gpuScraped(i, point);
+                    },
+                    Qt::QueuedConnection);
+            } else {
+                const ServerPoint point = mapServerMetrics(*exposition, tS);
+                const QString engine = detectServerEngine(*exposition);
+                QMetaObject::invokeMethod(
+                    m_owner, [o = m_owner, i = source.index, point, engine] { Q_EMIT o->scraped(i, point, engine); },
+                    Qt::QueuedConnection);
+            }
         } else if (!late) { // a late one was reported when it became late
             // A guessed endpoint that is plainly not there: stop asking it.
             failed(source, problem, absent && source.endpoint.discovered && !source.everScraped);
@@ -283,6 +292,13 @@ std::vector<MetricsScraper::Endpoint> MetricsScraper::endpointsFor(const TargetC
             endpoints.push_back({url, true, withoutUserInfo(instance)});
     }
     return endpoints;
+}
+
+std::vector<MetricsScraper::Endpoint> MetricsScraper::gpuEndpointsFor(const TargetConfig &target)
+{
+    if (target.gpuMetricsUrl.isEmpty())
+        return {};
+    return {{QUrl(target.gpuMetricsUrl), false, target.replicas.isEmpty() ? withoutUserInfo(target.url) : QString()}};
 }
 
 QString MetricsScraper::displayUrl(const QUrl &url)

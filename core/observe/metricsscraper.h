@@ -1,6 +1,7 @@
 #pragma once
 
 #include "formats/prometheustext.h"
+#include "metrics/gpumetrics.h"
 #include "metrics/servermetrics.h"
 #include "net/runclock.h"
 
@@ -48,11 +49,15 @@ public:
         int timeoutMs = 2000;   ///< a scrape not answered by then counts as failed…
         int patienceMs = 30000; ///< …and is given up (aborted) after this long
         PromLimits limits;
+        /// A DCGM exporter (--gpu-metrics): its scrapes arrive as gpuScraped(), not scraped().
+        bool gpu = false;
     };
 
     /// The endpoints for a target: its server_metrics URL if given, else each instance's server
     /// root + /metrics (discovered); none when scraping is off. Never carries credentials.
     static std::vector<Endpoint> endpointsFor(const TargetConfig &target);
+    /// The target's DCGM exporter (--gpu-metrics), given, never guessed; none when not given.
+    static std::vector<Endpoint> gpuEndpointsFor(const TargetConfig &target);
     /// The URL as shown and stored (userinfo, query and fragment removed).
     static QString displayUrl(const QUrl &url);
 
@@ -69,6 +74,8 @@ public:
 Q_SIGNALS:
     /// `endpoint` indexes Options::endpoints.
     void scraped(int endpoint, const tb::ServerPoint &point, const QString &engine);
+    /// A DCGM exporter's scrape (Options::gpu).
+    void gpuScraped(int endpoint, const tb::GpuPoint &point);
     /// Every failed scrape, at run time tS; `stopped`: that endpoint is not asked again (a
     /// discovered endpoint that is not there).
     void scrapeFailed(int endpoint, double tS, const QString &problem, bool stopped);

@@ -55,6 +55,7 @@ public:
             m_controller.reset();
             for (auto &sink : m_sinks) {
                 sink->scraper.reset();
+                sink->gpuScraper.reset();
                 sink->writer.finish(summaryOf(*sink), sink->aggregator.timeSeries());
             }
         }
@@ -137,6 +138,7 @@ public:
                 const std::int64_t nowNs = m_controller->clock().nowNs();
                 for (auto &sink : m_sinks) {
                     sink->server.markMeasurementStart(double(nowNs) / 1e9);
+                    sink->gpu.markMeasurementStart(double(nowNs) / 1e9);
                     sink->aggregator.markStageStarted(stage, nowNs);
                 }
             }
@@ -231,6 +233,9 @@ private:
         std::unique_ptr<MetricsScraper> scraper;
         std::vector<bool> failureSaid; ///< per endpoint: its first failure was signalled
         bool scraping = false;         ///< the last scrape is awaited
+        GpuSeries gpu;                 ///< --gpu-metrics: the DCGM exporter's scrapes
+        std::unique_ptr<MetricsScraper> gpuScraper;
+        bool gpuScraping = false; ///< its last scrape is awaited
     };
 
     /// One scraper per target whose metrics are scraped (an endpoint per instance, or the one given),
@@ -281,6 +286,38 @@ private:
             ++m_probesAwaited;
             scraper->start();
         }
+        for (auto &sink : m_sinks)
+            startGpuScraper(*sink);
+    }
+
+    /// The target's DCGM exporter (--gpu-metrics), scraped like the server's metrics into
+    /// gpu_metrics.csv; its first answer is awaited before the load, as theirs is.
+    void startGpuScraper(Sink &sink)
+    {
+        MetricsScraper::Options options;
+        options.endpoints = MetricsScraper::gpuEndpointsFor(sink.aggregator.info().config.target);
+        if (options.endpoints.empty())
+            return;
+        options.gpu = true;
+        options.csvPath = sink.writer.directory() + QStringLiteral("/gpu_metrics.csv");
+        options.clock = m_controller->clock();
+        sink.gpu.setUrl(MetricsScraper::displayUrl(options.endpoints.front().url));
+        sink.gpuScraper = std::make_unique<MetricsScraper>(options);
+        MetricsScraper *scraper = sink.gpuScraper.get();
+        connect(scraper, &MetricsScraper::gpuScraped, this,
+                [&sink](int, const GpuPoint &point) { sink.gpu.add(point); });
+        connect(scraper, &MetricsScraper::scrapeFailed, this,
+                [&sink](int, double, const QString &problem, bool) { sink.gpu.addFailure(problem); });
+        connect(scraper, &MetricsScraper::probed, this, [this] {
+            if (--m_probesAwaited == 0)
+                startLoad();
+        });
+        connect(scraper, &MetricsScraper::finished, this, [this, &sink] {
+            if (std::exchange(sink.gpuScraping, false))
+                lastScrapeDone();
+        });
+        ++m_probesAwaited;
+        scraper->start();
     }
 
     RunSummary summaryOf(const Sink &sink) const
@@ -289,6 +326,12 @@ private:
         summary.warnings << m_warnings;
         summary.server = sink.server.summary();
         summary.warnings << sink.server.warnings();
+        summary.gpu = sink.gpu.summary();
+        if (summary.gpu) {
+            summary.gpu->setWork(summary.total.tokens.output, summary.total.requests.ok,
+                                 sink.aggregator.info().config.target.energyPricePerKwh);
+            summary.warnings << sink.gpu.warnings();
+        }
         // llama.cpp's prompt-token counter leaves embeddings out: against the tokens sent it read
         // as a 100% cache hit (tiny-llama3 with --embeddings), which no cache served. Rerank is
         // left out alike: no real server's counters were seen for it.
@@ -425,6 +468,11 @@ private:
                 ++m_scrapesAwaited;
                 sink->scraper->finish();
             }
+            if (sink->gpuScraper) {
+                sink->gpuScraping = true;
+                ++m_scrapesAwaited;
+                sink->gpuScraper->finish();
+            }
         }
         if (m_scrapesAwaited == 0) {
             complete();
@@ -455,6 +503,7 @@ private:
             outcome.target = int(i);
             outcome.directory = sink.writer.directory();
             sink.scraper.reset();
+            sink.gpuScraper.reset();
             outcome.summary = summaryOf(sink);
             outcome.timeSeries = sink.aggregator.timeSeries();
             outcome.progress = progress;

@@ -109,6 +109,13 @@ const Field kFields[] = {
      "1: GET /metrics waits for a running prefill to end (llama.cpp)"},
     {"ignore_cancel", &SimConfig::ignoreCancel, 0, 1,
      "1: a request whose client left keeps its batch slot and generates to its end (capacity not freed)"},
+    {"gpus", &SimConfig::gpus, 1, 64,
+     "GPUs served at GET /dcgm (DCGM exporter series); the power model is shared evenly"},
+    {"gpu_idle_w", &SimConfig::gpuIdleW, 0, 100000, "GET /dcgm: idle power of all GPUs together, W"},
+    {"gpu_j_per_token", &SimConfig::gpuJPerToken, 0, 1e6, "GET /dcgm: energy per output token written, J"},
+    {"gpu_j_per_prompt_token", &SimConfig::gpuJPerPromptToken, 0, 1e6,
+     "GET /dcgm: energy per prompt token admitted, J"},
+    {"gpu_memory_mib", &SimConfig::gpuMemoryMib, 1, 1e9, "GET /dcgm: each GPU's memory, MiB (90% shows as used)"},
 };
 
 constexpr EnumName<OutputDistribution> kDistNames[] = {

@@ -128,6 +128,15 @@ struct SimConfig {
     /// generates to its end, unsent: a server that does not free an abandoned request's capacity.
     qint64 ignoreCancel = 0;
 
+    // GET /dcgm: NVIDIA DCGM exporter's series from a stated power model (docs/simulator.md "GPU
+    // telemetry"): the energy counter is idle power × uptime + a fixed energy per output token
+    // written and per prompt token admitted, shared evenly by the GPUs.
+    qint64 gpus = 1;                  ///< GPUs the model is spread over (tensor parallel)
+    double gpuIdleW = 60;             ///< all GPUs together, W
+    double gpuJPerToken = 0.4;        ///< per output token written, J (all GPUs together)
+    double gpuJPerPromptToken = 0.02; ///< per prompt token admitted, J (all GPUs together)
+    qint64 gpuMemoryMib = 81920;      ///< each GPU's framebuffer; 90 % shows as used (vLLM's preallocation)
+
     /// Whether `name` is the model, one of its aliases or one of `models`.
     bool servesModel(const QString &name) const;
     /// Cross-field problems ("output_min: must not exceed output_max (…)"); empty when valid.

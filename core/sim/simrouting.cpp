@@ -134,6 +134,11 @@ void SimServer::Impl::route(Connection &conn, HttpRequest &request)
         }
         return respondMetrics(conn);
     }
+    if (path == "/dcgm") {
+        if (!get)
+            return methodNotAllowed(conn, "GET");
+        return respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", dcgmText());
+    }
     if (path == "/health" || path == "/sim/stats" || path == "/sim/requests" || path == "/sim/config") {
         if (!get)
             return methodNotAllowed(conn, "GET");

@@ -329,6 +329,8 @@ public:
     /// GET /metrics as llama.cpp writes it: its names, no labels, no histograms; a scrape
     /// restarts the throughput gauges' window.
     std::string llamacppMetricsText();
+    /// GET /dcgm: the DCGM exporter's series from the power model (simconfig.h).
+    std::string dcgmText();
     void resetStats();
 
     const SimConfig config;
@@ -347,6 +349,9 @@ public:
     quint16 boundPort = 0;
     bool stopRequested = false;
     qint64 startNs = 0;
+    /// GET /dcgm's previous answer: its power gauge is the energy since then over the time since.
+    double dcgmLastEnergyMj = -1;
+    qint64 dcgmLastNs = 0;
     qint64 startSeconds = QDateTime::currentSecsSinceEpoch();
 
     std::unordered_map<quint64, std::unique_ptr<Connection>> connections;

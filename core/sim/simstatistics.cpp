@@ -1,5 +1,7 @@
 #include "sim/simserver_p.h"
 
+#include "metrics/gpumetrics.h"
+
 #include <cmath>
 
 namespace tb::sim {
@@ -77,6 +79,51 @@ std::string SimServer::Impl::prometheusText()
     histogram("vllm:request_time_per_output_token_seconds", "Histogram of time_per_output_token_seconds per request.",
               tpotHistogram);
     histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2eHistogram);
+    return w.text();
+}
+
+std::string SimServer::Impl::dcgmText()
+{
+    const SimStats s = snapshot();
+    const qint64 now = nowNs();
+    // The model's energy, exactly: idle power over the uptime, plus a fixed energy per token.
+    const double energyMj = 1000 * (config.gpuIdleW * s.uptimeS + config.gpuJPerToken * double(s.tokensSent) +
+                                    config.gpuJPerPromptToken * double(s.promptTokens));
+    double powerW = config.gpuIdleW;
+    if (dcgmLastEnergyMj >= 0 && now > dcgmLastNs && energyMj >= dcgmLastEnergyMj)
+        powerW = (energyMj - dcgmLastEnergyMj) / 1000 / (double(now - dcgmLastNs) / 1e9);
+    dcgmLastEnergyMj = energyMj;
+    dcgmLastNs = now;
+    const auto gpus = double(config.gpus);
+    const double memoryUsed = std::round(0.9 * double(config.gpuMemoryMib));
+    const double util = model.active() > 0 ? 100 : 0;
+    PromWriter w;
+    // dcgm-exporter's families, help texts and labels (etc/default-counters.csv).
+    const struct {
+        const char *name;
+        PromType type;
+        const char *help;
+        double value;
+    } series[] = {
+        {dcgm::kUtil, PromType::Gauge, "GPU utilization (in %).", util},
+        {dcgm::kFbFree, PromType::Gauge, "Framebuffer memory free (in MiB).", double(config.gpuMemoryMib) - memoryUsed},
+        {dcgm::kFbUsed, PromType::Gauge, "Framebuffer memory used (in MiB).", memoryUsed},
+        {dcgm::kPower, PromType::Gauge, "Power draw (in W).", powerW / gpus},
+        {dcgm::kEnergy, PromType::Counter, "Total energy consumption since boot (in mJ).", energyMj / gpus},
+    };
+    for (const auto &one : series) {
+        w.family(one.name, one.type, one.help);
+        for (qint64 i = 0; i < config.gpus; ++i) {
+            char uuid[48];
+            std::snprintf(uuid, sizeof uuid, "GPU-5e1f0000-0000-4000-8000-%012lld", static_cast<long long>(i));
+            const PromLabels labels{{"gpu", std::to_string(i)},
+                                    {"UUID", uuid},
+                                    {"device", "nvidia" + std::to_string(i)},
+                                    {"modelName", "TokenBench simulated GPU"},
+                                    {"Hostname", "tokenbench-sim"}};
+            w.sample(one.name, labels, one.value);
+        }
+    }
     return w.text();
 }
 
