@@ -145,7 +145,7 @@ private slots:
     void specFlagTableMatchesHelp_data()
     {
         QTest::addColumn<QString>("command");
-        for (const char *command : {"run", "sim", "compare", "report", "merge", "export-trace", "export-llmd"})
+        for (const char *command : {"run", "sim", "compare", "report", "merge", "export-trace", "export-report"})
             QTest::newRow(command) << QString::fromLatin1(command);
     }
 

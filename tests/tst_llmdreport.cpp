@@ -1,4 +1,4 @@
-// llm-d Benchmark Report export and its round trip through import (issue 31): `export-llmd` on a
+// llm-d Benchmark Report export and its round trip through import (issue 31): `export-report` on a
 // run measured against the simulator, the report checked against the schema it claims, read back
 // by ForeignRuns and each figure compared with the run's own summary; and hostile reports.
 //
@@ -16,6 +16,7 @@
 #include "results/rundirectory.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -203,6 +204,7 @@ private slots:
     void hostileReport_data();
     void hostileReport();
     void yamlReportIsNamed();
+    void unknownReportFormatIsRefused();
 };
 
 void TestLlmdReport::roundTripThroughImport_data()
@@ -234,7 +236,8 @@ void TestLlmdReport::roundTripThroughImport()
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
 
     const QString reportPath = dir.filePath(QStringLiteral("report.json"));
-    const CliResult exported = runCli({QStringLiteral("export-llmd"), runDir, QStringLiteral("--out"), reportPath});
+    const CliResult exported = runCli({QStringLiteral("export-report"), runDir, QStringLiteral("--format"),
+                                       QStringLiteral("llm-d"), QStringLiteral("--out"), reportPath});
     QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
     QVERIFY2(exported.out.contains(QStringLiteral("(llm-d Benchmark Report v0.2: 30 requests)")),
              qPrintable(exported.out));
@@ -419,6 +422,20 @@ void TestLlmdReport::yamlReportIsNamed()
     QVERIFY(!ForeignRuns::read(path, &why));
     QCOMPARE(why, path + QStringLiteral(": an llm-d Benchmark Report in YAML: import reads its JSON form (convert "
                                         "it, e.g. with yq -o=json)"));
+}
+
+// export-report's --format names the format (docs/SPEC.md); llm-d is the only one, and another is
+// exit 2 naming what is accepted, with nothing written.
+void TestLlmdReport::unknownReportFormatIsRefused()
+{
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("x.json"));
+    const CliResult r = runCli({QStringLiteral("export-report"), dir.path(), QStringLiteral("--format"),
+                                QStringLiteral("guidellm"), QStringLiteral("--out"), out});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("--format: 'guidellm' is not a report format (accepted: llm-d)")),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestLlmdReport)

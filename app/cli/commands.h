@@ -14,7 +14,7 @@ int compareCommand(const QStringList &args);
 int reportCommand(const QStringList &args);
 int mergeCommand(const QStringList &args);
 int exportTraceCommand(const QStringList &args);
-int exportLlmdCommand(const QStringList &args);
+int exportReportCommand(const QStringList &args);
 
 /// "Wrote FILE (N requests, M chunk instants, X MB…)": what export-trace and run --trace-out print.
 QString traceWrittenText(const QString &path, const TraceTimeline::Stats &stats);

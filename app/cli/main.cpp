@@ -26,7 +26,7 @@ constexpr std::array kCommands{
     Command{"report", "self-contained HTML report of saved runs", &reportCommand},
     Command{"merge", "merge the run directories of a sharded run", &mergeCommand},
     Command{"export-trace", "a saved run's request timelines for Perfetto", &exportTraceCommand},
-    Command{"export-llmd", "a saved run as an llm-d Benchmark Report", &exportLlmdCommand},
+    Command{"export-report", "a saved run as an llm-d Benchmark Report", &exportReportCommand},
     Command{"import", "other tools' result files as run directories", &importCommand},
 };
 

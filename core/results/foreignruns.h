@@ -18,7 +18,7 @@ namespace tb {
 ///   - GuideLLM's benchmarks.json: one run per entry of "benchmarks";
 ///   - AIPerf's profile_export.jsonl (one record a request) or profile_export_aiperf.json (its
 ///     summary; a profile_export.jsonl beside it is read instead);
-///   - an llm-d Benchmark Report v0.2 or v0.2.1 in JSON (llmdreportreader.cpp; what export-llmd writes).
+///   - an llm-d Benchmark Report v0.2 or v0.2.1 in JSON (llmdreportreader.cpp; what export-report writes).
 /// Per-request values become RequestRecords, and every figure is TokenBench's own, computed from
 /// them by RunAggregator (so distributions, the time series and the noise tests are real); a
 /// summary alone gives the tool's point values under our metric names, the others absent. Each

@@ -8,7 +8,7 @@ namespace tb {
 
 /// A run as an llm-d Benchmark Report, schema v0.2 (llm-d/llm-d-benchmark
 /// llmdbenchmark/analysis/benchmark_report/schema_v0_2.py; docs/output-files.md "llm-d Benchmark
-/// Report"), for `tokenbench-cli export-llmd`. JSON, which the schema's own loader reads (it parses
+/// Report"), for `tokenbench-cli export-report`. JSON, which the schema's own loader reads (it parses
 /// JSON and YAML alike). What the report holds:
 ///   - run: uid (a hash of the run's host, start and directory name), start, end and duration;
 ///   - scenario.load: the load (rate_qps or concurrency), the prompt length, and in its native

@@ -1,7 +1,7 @@
 // llm-d Benchmark Reports (llm-d/llm-d-benchmark llmdbenchmark/analysis/benchmark_report/schema_v0_2.py,
 // and schema_v0_2_1.py, its additive superset): a summary of one run, read as point values.
 // YAML is how the tool writes them by default; a JSON one (BenchmarkReport.export_json, or
-// `tokenbench-cli export-llmd`) is what is read here.
+// `tokenbench-cli export-report`) is what is read here.
 
 #include "results/foreignruns.h"
 #include "results/foreignruns_p.h"
@@ -145,7 +145,7 @@ std::optional<std::vector<RunData>> readLlmdReport(const nlohmann::json &report,
         if (const auto n = f.count(isl, "value", load + QStringLiteral(".input_seq_len")); n && *n > 0)
             head.promptTokens = int(std::min<std::int64_t>(*n, limits::kMaxPromptTokens));
     }
-    // max_tokens is ours (export-llmd's native config); other tools name it their own way.
+    // max_tokens is ours (export-report's native config); other tools name it their own way.
     if (tool == QLatin1String("tokenbench")) {
         const nlohmann::json &config = Fields::member(
             Fields::member(Fields::member(Fields::member(report, "scenario"), "load"), "native"), "config");
