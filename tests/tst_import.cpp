@@ -316,6 +316,39 @@ void TestImport::hostileFile_data()
         << QByteArray(R"({"benchmarks": [{"requests": {"successful": [{"info": {"timings": )"
                       R"({"request_start": "x"}}}]}}]})")
         << QStringLiteral("benchmarks[0].requests.successful[0].info.timings.request_start: not a number");
+    // llm-d Benchmark Reports (llmdreportreader.cpp; tst_llmdreport has the round trip).
+    const QByteArray head = R"({"version": "0.2", "run": {"uid": "x"}, "results": {"request_performance": )"
+                            R"({"aggregate": )";
+    QTest::newRow("llm-d: version 0.1") << QByteArray(R"({"version": "0.1", "run": {}, "results": {}})")
+                                        << QStringLiteral(
+                                               "version: llm-d Benchmark Report \"0.1\" (this build reads 0.2 "
+                                               "and 0.2.1)");
+    QTest::newRow("llm-d: version not a string")
+        << QByteArray(R"({"version": 2, "run": {}, "results": {}})")
+        << QStringLiteral("version: llm-d Benchmark Report \"\" (this build reads 0.2 and 0.2.1)");
+    QTest::newRow("llm-d: total a string")
+        << head + R"({"requests": {"total": "9"}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.requests.total: not a number");
+    QTest::newRow("llm-d: negative failures")
+        << head + R"({"requests": {"total": 9, "failures": -1}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.requests.failures: negative (-1)");
+    QTest::newRow("llm-d: unit of another field")
+        << head + R"({"latency": {"time_to_first_token": {"units": "tokens/s", "mean": 1}}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.latency.time_to_first_token.units: \"tokens/s\" "
+                          "is not one of ms, s");
+    QTest::newRow("llm-d: statistics without a mean")
+        << head + R"({"latency": {"request_latency": {"units": "s", "p50": 1}}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.latency.request_latency.mean: missing");
+    QTest::newRow("llm-d: statistics not an object")
+        << head + R"({"throughput": {"request_rate": [1, 2]}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.throughput.request_rate: not an object");
+    QTest::newRow("llm-d: percentile a string")
+        << head + R"({"latency": {"time_to_first_token": {"units": "ms", "mean": 1, "p99": "high"}}}}}})"
+        << QStringLiteral("results.request_performance.aggregate.latency.time_to_first_token.p99: not a number");
+    QTest::newRow("llm-d: rate a string")
+        << QByteArray(R"({"version": "0.2", "run": {"uid": "x"}, "results": {}, )"
+                      R"("scenario": {"load": {"standardized": {"rate_qps": "fast"}}}})")
+        << QStringLiteral("scenario.load.standardized.rate_qps: not a number");
 }
 
 void TestImport::hostileFile()

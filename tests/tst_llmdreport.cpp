@@ -201,8 +201,6 @@ private slots:
     void roundTripThroughImport_data();
     void roundTripThroughImport();
     void readsAnotherToolsReport();
-    void hostileReport_data();
-    void hostileReport();
     void yamlReportIsNamed();
     void unknownReportFormatIsRefused();
 };
@@ -360,56 +358,6 @@ void TestLlmdReport::readsAnotherToolsReport()
     QCOMPARE(t.windowS, 100.5);
     // concurrency .inf is no number of users: the load is the default closed loop of one.
     QCOMPARE(runs->front().info.config.load.mode, LoadMode::Concurrency);
-}
-
-void TestLlmdReport::hostileReport_data()
-{
-    QTest::addColumn<QByteArray>("bytes");
-    QTest::addColumn<QString>("error"); ///< what the error says, after the file's path
-
-    const QByteArray head = R"({"version": "0.2", "run": {"uid": "x"}, "results": {"request_performance": )"
-                            R"({"aggregate": )";
-    QTest::newRow("version 0.1") << QByteArray(R"({"version": "0.1", "run": {}, "results": {}})")
-                                 << QStringLiteral("version: llm-d Benchmark Report \"0.1\" (this build reads 0.2 "
-                                                   "and 0.2.1)");
-    QTest::newRow("version not a string")
-        << QByteArray(R"({"version": 2, "run": {}, "results": {}})")
-        << QStringLiteral("version: llm-d Benchmark Report \"\" (this build reads 0.2 and 0.2.1)");
-    QTest::newRow("total a string") << head + R"({"requests": {"total": "9"}}}}})"
-                                    << QStringLiteral(
-                                           "results.request_performance.aggregate.requests.total: not a number");
-    QTest::newRow("negative failures") << head + R"({"requests": {"total": 9, "failures": -1}}}}})"
-                                       << QStringLiteral(
-                                              "results.request_performance.aggregate.requests.failures: negative (-1)");
-    QTest::newRow("unit of another field")
-        << head + R"({"latency": {"time_to_first_token": {"units": "tokens/s", "mean": 1}}}}}})"
-        << QStringLiteral("results.request_performance.aggregate.latency.time_to_first_token.units: \"tokens/s\" "
-                          "is not one of ms, s");
-    QTest::newRow("statistics without a mean")
-        << head + R"({"latency": {"request_latency": {"units": "s", "p50": 1}}}}}})"
-        << QStringLiteral("results.request_performance.aggregate.latency.request_latency.mean: missing");
-    QTest::newRow("statistics not an object")
-        << head + R"({"throughput": {"request_rate": [1, 2]}}}}})"
-        << QStringLiteral("results.request_performance.aggregate.throughput.request_rate: not an object");
-    QTest::newRow("percentile a string")
-        << head + R"({"latency": {"time_to_first_token": {"units": "ms", "mean": 1, "p99": "high"}}}}}})"
-        << QStringLiteral("results.request_performance.aggregate.latency.time_to_first_token.p99: not a number");
-    QTest::newRow("rate a string") << QByteArray(R"({"version": "0.2", "run": {"uid": "x"}, "results": {}, )"
-                                                 R"("scenario": {"load": {"standardized": {"rate_qps": "fast"}}}})")
-                                   << QStringLiteral("scenario.load.standardized.rate_qps: not a number");
-}
-
-void TestLlmdReport::hostileReport()
-{
-    QFETCH(QByteArray, bytes);
-    QFETCH(QString, error);
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString path = test::writeFile(dir, QStringLiteral("hostile.json"), bytes);
-    QVERIFY(!path.isEmpty());
-    QString why;
-    QVERIFY(!ForeignRuns::read(path, &why));
-    QCOMPARE(why, path + QStringLiteral(": ") + error);
 }
 
 void TestLlmdReport::yamlReportIsNamed()
