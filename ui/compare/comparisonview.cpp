@@ -212,7 +212,9 @@ ComparisonView::ComparisonView(QWidget *parent)
     connect(m_curveBox, &QComboBox::activated, this,
             [this](int index) { setCurveMetric(Metric(m_curveBox->itemData(index).toInt())); });
     m_cdf->setMode(DistributionChart::Mode::Cdf);
-    m_cdfView->setEmptyText(tr("No successful requests to draw"));
+    // Whole (--no-stream) responses succeed without a TTFT: "no successful requests" was false there.
+    m_cdfView->setEmptyText(tr("No request of these runs has this metric (TTFT, TPOT and ITL need streamed "
+                               "responses): pick another above"));
     m_throughputView->setEmptyText(tr("No time series in these runs"));
     m_curveView->setEmptyText(tr("No staged runs here. A run with several load stages (e.g. c=1, c=4, c=16) shows "
                                  "how its latency grows with the throughput it reaches."));
