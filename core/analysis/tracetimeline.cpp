@@ -91,7 +91,8 @@ void appendSlice(std::string &out, int pid, std::size_t tid, std::int64_t fromUs
     out += "\"}";
 }
 
-void appendMetadata(std::string &out, const char *what, int pid, std::size_t tid, const QString &name)
+/// A metadata event up to its one argument's value: {"ph":"M",…,"args":{"<argument>":
+void beginMetadata(std::string &out, const char *what, int pid, std::size_t tid, const char *argument)
 {
     out += ",\n{\"ph\":\"M\",\"pid\":";
     appendNumber(out, std::int64_t(pid));
@@ -99,20 +100,21 @@ void appendMetadata(std::string &out, const char *what, int pid, std::size_t tid
     appendNumber(out, std::int64_t(tid));
     out += ",\"name\":\"";
     out += what;
-    out += "\",\"args\":{\"name\":";
+    out += "\",\"args\":{\"";
+    out += argument;
+    out += "\":";
+}
+
+void appendMetadata(std::string &out, const char *what, int pid, std::size_t tid, const QString &name)
+{
+    beginMetadata(out, what, pid, tid, "name");
     appendString(out, name);
     out += "}}";
 }
 
 void appendSortIndex(std::string &out, const char *what, int pid, std::size_t tid, std::int64_t index)
 {
-    out += ",\n{\"ph\":\"M\",\"pid\":";
-    appendNumber(out, std::int64_t(pid));
-    out += ",\"tid\":";
-    appendNumber(out, std::int64_t(tid));
-    out += ",\"name\":\"";
-    out += what;
-    out += "\",\"args\":{\"sort_index\":";
+    beginMetadata(out, what, pid, tid, "sort_index");
     appendNumber(out, index);
     out += "}}";
 }
