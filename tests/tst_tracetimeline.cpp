@@ -301,6 +301,211 @@ private slots:
         QCOMPARE(test::readFile(exported), text);
     }
 
+    // Issue 31: the connections the native transport numbered (requests.csv's `connection`) are
+    // the tracks. 10 requests by 2 users against the simulator: kept alive over HTTP/1.1 on 2
+    // transport threads, 2 connections numbered apart (1 and 2, not 1 twice), a request at a time
+    // on each; over h2c on one thread, 1 connection whose requests overlap (2 tracks: overlapping
+    // slices do not nest on one); closed after each streamed response (close_after_stream,
+    // llama.cpp's habit), a connection per request — one sent on a connection the server had
+    // closed went again on a new one, which is the one it records.
+    void tracksAreTheRecordedConnections_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("closeAfterStream");
+        QTest::addColumn<int>("connections");
+        QTest::addColumn<int>("tracks");
+        QTest::newRow("HTTP/1.1 kept alive, 2 threads")
+            << QStringList{QStringLiteral("--workers"), QStringLiteral("2")} << false << 2 << 2;
+        QTest::newRow("h2c, 1 thread") << QStringList{QStringLiteral("--http2"), QStringLiteral("--workers"),
+                                                      QStringLiteral("1")}
+                                       << false << 1 << 2;
+        QTest::newRow("closed after each stream") << QStringList{} << true << 10 << 10;
+    }
+
+    void tracksAreTheRecordedConnections()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(bool, closeAfterStream);
+        QFETCH(int, connections);
+        QFETCH(int, tracks);
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.closeAfterStream = closeAfterStream ? 1 : 0;
+        auto host = test::startSimulator(simConfig);
+        QVERIFY(host);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const QString traceFile = dir.filePath(QStringLiteral("run.trace.json"));
+        const CliResult run =
+            runCli(QStringList{QStringLiteral("run"), QStringLiteral("--url"), host->baseUrl().toString(),
+                               QStringLiteral("--model"), host->config().model, QStringLiteral("--concurrency"),
+                               QStringLiteral("2"), QStringLiteral("--requests"), QStringLiteral("10"),
+                               QStringLiteral("--quiet"), QStringLiteral("--out"), out, QStringLiteral("--trace-out"),
+                               traceFile} +
+                   args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QString why;
+        const auto saved = RunReader::load(out, &why, RunReader::Records);
+        QVERIFY2(saved, qPrintable(why));
+        QCOMPARE(saved->records.size(), std::size_t(10));
+        std::set<std::uint64_t> numbers;
+        for (const RequestRecord &r : saved->records) {
+            QVERIFY2(r.ok(), qPrintable(r.errorMessage));
+            QVERIFY(r.connection > 0);
+            numbers.insert(r.connection);
+        }
+        QCOMPARE(numbers.size(), std::size_t(connections));
+        QCOMPARE(*numbers.rbegin(), std::uint64_t(connections)); // numbered from 1, none skipped
+
+        const QByteArray text = test::readFile(traceFile);
+        const json trace = json::parse(text.constData(), text.constData() + text.size());
+        const QString problem = traceProblem(trace);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(trace["otherData"]["connections"].get<int>(), connections);
+        const std::int64_t instancePid = pidNamed(trace, QStringLiteral("instance 1"));
+        QCOMPARE(tracksOf(trace, instancePid), std::size_t(tracks));
+        std::map<std::int64_t, std::string> trackName;
+        for (const json &e : events(trace, "M", "thread_name")) {
+            if (e["pid"] == instancePid)
+                trackName[e["tid"].get<std::int64_t>()] = e["args"]["name"].get<std::string>();
+        }
+        // Each request on a track of its own connection; the slices of one connection.
+        std::map<std::uint64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> onConnection;
+        std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> onTrack;
+        std::map<std::int64_t, std::uint64_t> connectionOf;
+        for (const RequestRecord &r : saved->records)
+            connectionOf[std::int64_t(r.id)] = r.connection;
+        for (const json &e : events(trace, "X", "request")) {
+            if (e["pid"] != instancePid)
+                continue;
+            const std::uint64_t number = connectionOf.at(e["args"]["id"].get<std::int64_t>());
+            const std::string name = trackName.at(e["tid"].get<std::int64_t>());
+            const std::string expected = "connection " + std::to_string(number);
+            QVERIFY2(name == expected || name.rfind(expected + ", lane ", 0) == 0, name.c_str());
+            const auto from = e["ts"].get<std::int64_t>();
+            onConnection[number].emplace_back(from, from + e["dur"].get<std::int64_t>());
+            onTrack[e["tid"].get<std::int64_t>()].emplace_back(from, from + e["dur"].get<std::int64_t>());
+        }
+        QCOMPARE(onConnection.size(), std::size_t(connections));
+        // Requests on one track never overlap; on one connection they do over HTTP/2 only.
+        const auto overlaps = [](std::vector<std::pair<std::int64_t, std::int64_t>> slices) {
+            std::sort(slices.begin(), slices.end());
+            for (std::size_t i = 1; i < slices.size(); ++i) {
+                if (slices[i].first < slices[i - 1].second)
+                    return true;
+            }
+            return false;
+        };
+        for (const auto &[tid, slices] : onTrack)
+            QVERIFY2(!overlaps(slices), trackName.at(tid).c_str());
+        const bool http2 = args.contains(QStringLiteral("--http2"));
+        for (const auto &[number, slices] : onConnection)
+            QCOMPARE(overlaps(slices), http2);
+        for (const RequestRecord &r : saved->records)
+            QCOMPARE(r.httpVersion, http2 ? 2 : 1);
+    }
+
+    // A conversation's turns (--turns) share a user track, one after another: 3 users holding
+    // conversations of 3 turns, 18 turns in all (6 conversations or more: the last ones may be
+    // cut by --requests), make 3 user tracks, each conversation's turns on one.
+    void conversationTurnsShareAUserTrack()
+    {
+        auto host = test::startSimulator(*sim::SimConfig::preset(QStringLiteral("fast")));
+        QVERIFY(host);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("run"));
+        const QString traceFile = dir.filePath(QStringLiteral("run.trace.json"));
+        const CliResult run =
+            runCli({QStringLiteral("run"), QStringLiteral("--url"), host->baseUrl().toString(),
+                    QStringLiteral("--model"), host->config().model, QStringLiteral("--concurrency"),
+                    QStringLiteral("3"), QStringLiteral("--turns"), QStringLiteral("3"), QStringLiteral("--requests"),
+                    QStringLiteral("18"), QStringLiteral("--quiet"), QStringLiteral("--out"), out,
+                    QStringLiteral("--trace-out"), traceFile});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QString why;
+        const auto saved = RunReader::load(out, &why, RunReader::Records);
+        QVERIFY2(saved, qPrintable(why));
+        QCOMPARE(saved->records.size(), std::size_t(18));
+        const QByteArray text = test::readFile(traceFile);
+        const json trace = json::parse(text.constData(), text.constData() + text.size());
+        const QString problem = traceProblem(trace);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        const std::int64_t usersPid = pidNamed(trace, QStringLiteral("virtual users"));
+        QCOMPARE(tracksOf(trace, usersPid), std::size_t(3));
+        std::map<std::int64_t, std::int64_t> userOf; // request id → user track
+        for (const json &e : events(trace, "X", "request")) {
+            if (e["pid"] == usersPid)
+                userOf[e["args"]["id"].get<std::int64_t>()] = e["tid"].get<std::int64_t>();
+        }
+        std::map<std::uint64_t, std::set<std::int64_t>> tracksOfConversation;
+        for (const RequestRecord &r : saved->records) {
+            QVERIFY(r.conversation > 0);
+            tracksOfConversation[r.conversation].insert(userOf.at(std::int64_t(r.id)));
+        }
+        QVERIFY(tracksOfConversation.size() >= std::size_t(6));
+        for (const auto &[conversation, userTracks] : tracksOfConversation)
+            QCOMPARE(userTracks.size(), std::size_t(1));
+    }
+
+    // A requests.csv from before the connection column (or QNAM's, empty in it): the requests
+    // take lanes, named "connection N" as before; a number in it is the track's name; a number
+    // that is not one refuses the file.
+    void connectionColumn_data()
+    {
+        QTest::addColumn<QByteArray>("column"); // appended to the header; "" for none
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("track");
+        QTest::addColumn<int>("connections");
+        QTest::newRow("oldRunWithoutConnectionColumnGetsLanes") << QByteArray() << QByteArray() << 0
+                                                                << QStringLiteral("connection 1") << 0;
+        QTest::newRow("empty: QNAM") << QByteArray(",connection") << QByteArray(",") << 0
+                                     << QStringLiteral("connection 1") << 0;
+        QTest::newRow("a number") << QByteArray(",connection") << QByteArray(",7") << 0
+                                  << QStringLiteral("connection 7") << 1;
+        QTest::newRow("zero") << QByteArray(",connection") << QByteArray(",0") << 2 << QString() << 0;
+        QTest::newRow("not a number") << QByteArray(",connection") << QByteArray(",x") << 2 << QString() << 0;
+    }
+
+    void connectionColumn()
+    {
+        QFETCH(QByteArray, column);
+        QFETCH(QByteArray, value);
+        QFETCH(int, exitCode);
+        QFETCH(QString, track);
+        QFETCH(int, connections);
+        QTemporaryDir dir;
+        for (const char *name : {"run.json", "summary.json", "timeseries.csv"})
+            QVERIFY(QFile::copy(QDir(m_base).filePath(QLatin1String(name)), dir.filePath(QLatin1String(name))));
+        const QByteArray header = "id,stage,warmup,scheduled_ms,sent_ms,ttfb_ms,ttft_ms,e2e_ms,queue_ms,tpot_ms,"
+                                  "itl_mean_ms,chunks,prompt_tokens,completion_tokens,cached_tokens,reasoning_tokens,"
+                                  "token_source,status,http_status,error,response_id,done_at_ms";
+        const QByteArray row = "1,s,0,0.000,1.000,2.000,3.000,5.000,1.000,,,2,10,2,0,0,chunks,ok,200,,,7.000";
+        QVERIFY(test::writeFile(dir.filePath(QStringLiteral("requests.csv")),
+                                header + column + "\r\n" + row + value + "\r\n"));
+        QString why;
+        const auto loaded = RunReader::load(dir.path(), &why, RunReader::Records);
+        QCOMPARE(bool(loaded), exitCode == 0);
+        const QString traceFile = dir.filePath(QStringLiteral("t.json"));
+        const CliResult result =
+            runCli({QStringLiteral("export-trace"), dir.path(), QStringLiteral("--out"), traceFile});
+        QVERIFY2(result.exitCode == exitCode, qPrintable(result.err));
+        if (exitCode != 0) {
+            QVERIFY2(why.contains(QStringLiteral("'connection'")), qPrintable(why));
+            return;
+        }
+        QCOMPARE(loaded->records.at(0).connection, std::uint64_t(connections > 0 ? 7 : 0));
+        const QByteArray text = test::readFile(traceFile);
+        const json trace = json::parse(text.constData(), text.constData() + text.size());
+        QVERIFY(traceProblem(trace).isEmpty());
+        QCOMPARE(trace["otherData"]["connections"].get<int>(), connections);
+        const std::int64_t instancePid = pidNamed(trace, QStringLiteral("instance 1"));
+        QCOMPARE(tracksOf(trace, instancePid), std::size_t(1));
+        for (const json &e : events(trace, "M", "thread_name")) {
+            if (e["pid"] == instancePid)
+                QCOMPARE(QString::fromStdString(e["args"]["name"].get<std::string>()), track);
+        }
+    }
+
     void sizeRuleHolds_data()
     {
         QTest::addColumn<int>("requests");

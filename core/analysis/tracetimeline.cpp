@@ -13,6 +13,7 @@
 #include <array>
 #include <charconv>
 #include <functional>
+#include <map>
 #include <limits>
 #include <optional>
 #include <queue>
@@ -123,29 +124,40 @@ void appendSortIndex(std::string &out, const char *what, int pid, std::size_t ti
 /// one before it, so that its phases nest in its slice and sum to it.
 struct Span {
     const RequestRecord *record = nullptr;
+    std::uint64_t id = 0;            ///< the record's
     std::int64_t scheduledUs = 0;    ///< the request's start: scheduled (else sent)
     std::int64_t connectionUs = 0;   ///< its connection phase begins: sent − sending − TLS − connect
     std::int64_t endUs = 0;          ///< done
     bool sent = false;               ///< on an instance's connection (it was sent)
-    std::size_t connectionTrack = 0; ///< lane of its instance, from 0
-    std::size_t userTrack = 0;
-    std::size_t connectionTid = 0; ///< the lane's thread id: unique in the trace
+    std::size_t connectionTrack = 0; ///< lane of its instance (or of its connection), from 0
+    std::size_t connectionTid = 0;   ///< the lane's thread id: unique in the trace
     std::size_t userTid = 0;
+};
+
+/// What a user track carries one after another: a conversation's turns while each begins after
+/// the one before ended (they always do: a turn waits for its answer), else one request.
+struct Unit {
+    std::uint64_t id = 0;   ///< its first request's
+    std::int64_t from = 0;  ///< its first request's start
+    std::int64_t endUs = 0; ///< its last request's end
+    std::size_t track = 0;
+    std::vector<Span *> spans;
 };
 
 /// Lanes: each interval, in order of start, takes the lowest-numbered track free at its start
 /// (one that ended at or before it). Returns the tracks used.
-std::size_t assignTracks(std::vector<Span *> &spans, std::int64_t Span::*from, std::size_t Span::*track)
+template<typename T>
+std::size_t assignTracks(std::vector<T *> &items, std::int64_t T::*from, std::size_t T::*track)
 {
-    std::sort(spans.begin(), spans.end(), [from](const Span *a, const Span *b) {
-        return a->*from != b->*from ? a->*from < b->*from : a->record->id < b->record->id;
+    std::sort(items.begin(), items.end(), [from](const T *a, const T *b) {
+        return a->*from != b->*from ? a->*from < b->*from : a->id < b->id;
     });
     using Busy = std::pair<std::int64_t, std::size_t>; // end, track
     std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> free;
     std::size_t tracks = 0;
-    for (Span *span : spans) {
-        while (!busy.empty() && busy.top().first <= span->*from) {
+    for (T *item : items) {
+        while (!busy.empty() && busy.top().first <= item->*from) {
             free.push(busy.top().second);
             busy.pop();
         }
@@ -156,11 +168,25 @@ std::size_t assignTracks(std::vector<Span *> &spans, std::int64_t Span::*from, s
             lane = free.top();
             free.pop();
         }
-        span->*track = lane;
-        busy.emplace(span->endUs, lane);
+        item->*track = lane;
+        busy.emplace(item->endUs, lane);
     }
     return tracks;
 }
+
+/// A connection as requests.csv numbers it: the shard's number too in a merged run, whose shards
+/// numbered their connections each from 1.
+using ConnectionKey = std::pair<int, std::uint64_t>;
+
+/// One recorded connection: its requests, and the tracks they need — one, unless it carried
+/// requests at once (HTTP/2's streams), whose slices would not nest on one track.
+struct Connection {
+    ConnectionKey key;
+    int instance = 0; ///< its first request's: all of its tracks are in that process
+    std::vector<Span *> spans;
+    std::size_t tracks = 0;
+    std::size_t firstTid = 0;
+};
 
 std::optional<Span> spanOf(const RequestRecord &r)
 {
@@ -170,6 +196,7 @@ std::optional<Span> spanOf(const RequestRecord &r)
         return std::nullopt;
     Span s;
     s.record = &r;
+    s.id = r.id;
     s.scheduledUs = toUs(start);
     s.endUs = toUs(end);
     s.sent = r.sentNs >= 0 && r.instance >= 0;
@@ -330,37 +357,93 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     }
     st.requests = spans.size();
 
-    // Tracks: per instance over the connection phase, and the users over the whole request.
+    // Connection tracks: the connections requests.csv names, each with its requests; a request
+    // without one (QNAM, a run from before the column) takes a lane of its instance.
     const QStringList urls = run.info.config.target.instanceUrls();
     int instances = int(urls.size());
     for (const Span &s : spans)
         instances = std::max(instances, s.sent ? s.record->instance + 1 : 0);
     std::vector<std::vector<Span *>> onInstance(static_cast<std::size_t>(instances));
-    std::vector<Span *> users;
-    users.reserve(spans.size());
+    std::map<ConnectionKey, Connection> connections;
     for (Span &s : spans) {
-        users.push_back(&s);
-        if (s.sent)
+        if (!s.sent)
+            continue;
+        if (s.record->connection == 0) {
             onInstance[std::size_t(s.record->instance)].push_back(&s);
+            continue;
+        }
+        const ConnectionKey key{s.record->shard, s.record->connection};
+        auto [it, added] = connections.try_emplace(key);
+        if (added) {
+            it->second.key = key;
+            it->second.instance = s.record->instance; // spans are in order of id: its first request's
+        }
+        it->second.spans.push_back(&s);
     }
-    std::vector<std::size_t> connectionTracks(onInstance.size());
-    for (std::size_t i = 0; i < onInstance.size(); ++i) {
-        connectionTracks[i] = assignTracks(onInstance[i], &Span::connectionUs, &Span::connectionTrack);
-        st.connectionTracks += connectionTracks[i];
+    std::vector<std::vector<Connection *>> connectionsOf(onInstance.size());
+    for (auto &[key, c] : connections) {
+        c.tracks = assignTracks(c.spans, &Span::connectionUs, &Span::connectionTrack);
+        connectionsOf[std::size_t(c.instance)].push_back(&c);
     }
-    st.userTracks = assignTracks(users, &Span::scheduledUs, &Span::userTrack);
+    std::vector<std::size_t> laneTracks(onInstance.size());
+    for (std::size_t i = 0; i < onInstance.size(); ++i)
+        laneTracks[i] = assignTracks(onInstance[i], &Span::connectionUs, &Span::connectionTrack);
+    st.connections = connections.size();
+
+    // User tracks: a conversation's turns on one, one after another; other requests alone.
+    std::vector<Unit> units;
+    units.reserve(spans.size());
+    {
+        std::map<std::pair<int, std::uint64_t>, std::size_t> open; // conversation → its last unit
+        for (Span &s : spans) {
+            const std::uint64_t conversation = s.record->conversation;
+            if (conversation > 0) {
+                const auto it = open.find({s.record->shard, conversation});
+                if (it != open.end() && s.scheduledUs >= units[it->second].endUs) {
+                    Unit &u = units[it->second];
+                    u.endUs = s.endUs;
+                    u.spans.push_back(&s);
+                    continue;
+                }
+            }
+            Unit &u = units.emplace_back();
+            u.id = s.id;
+            u.from = s.scheduledUs;
+            u.endUs = s.endUs;
+            u.spans.push_back(&s);
+            if (conversation > 0)
+                open[{s.record->shard, conversation}] = units.size() - 1;
+        }
+    }
+    std::vector<Unit *> unitOrder;
+    unitOrder.reserve(units.size());
+    for (Unit &u : units)
+        unitOrder.push_back(&u);
+    st.userTracks = assignTracks(unitOrder, &Unit::from, &Unit::track);
+
+    // Thread ids after the last process id, an instance's tracks together: its connections in
+    // order of number, then its lanes.
     const int usersPid = kFirstInstancePid + instances;
-    std::vector<std::size_t> firstTid(onInstance.size());
     std::size_t nextTid = std::size_t(usersPid) + 1;
+    std::vector<std::size_t> firstLaneTid(onInstance.size());
     for (std::size_t i = 0; i < onInstance.size(); ++i) {
-        firstTid[i] = nextTid;
-        nextTid += connectionTracks[i];
+        for (Connection *c : connectionsOf[i]) {
+            c->firstTid = nextTid;
+            nextTid += c->tracks;
+            st.connectionTracks += c->tracks;
+            for (Span *s : c->spans)
+                s->connectionTid = c->firstTid + s->connectionTrack;
+        }
+        firstLaneTid[i] = nextTid;
+        nextTid += laneTracks[i];
+        st.connectionTracks += laneTracks[i];
+        for (Span *s : onInstance[i])
+            s->connectionTid = firstLaneTid[i] + s->connectionTrack;
     }
     const std::size_t firstUserTid = nextTid;
-    for (Span &s : spans) {
-        s.userTid = firstUserTid + s.userTrack;
-        if (s.sent)
-            s.connectionTid = firstTid[std::size_t(s.record->instance)] + s.connectionTrack;
+    for (const Unit &u : units) {
+        for (Span *s : u.spans)
+            s->userTid = firstUserTid + u.track;
     }
 
     std::string out;
@@ -385,7 +468,13 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     out += ",\"chunk_instants\":";
     const std::size_t chunkCountAt = out.size();
     out.append(20, ' ');
-    out += ",\"tracks\":\"lanes: a request takes the lowest-numbered track free when it starts\"},";
+    out += ",\"connections\":";
+    appendNumber(out, std::int64_t(st.connections));
+    out += ",\"tracks\":";
+    out += st.connections > 0 ? "\"connections as recorded, one track each (more where one carried requests at once); "
+                                "users: a conversation's turns on one track\"},"
+                              : "\"lanes: a request takes the lowest-numbered track free when it starts; users: a "
+                                "conversation's turns on one track\"},";
     out += "\"traceEvents\":[";
     const std::size_t firstEventAt = out.size();
 
@@ -393,6 +482,7 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     // the ids follow the same order).
     appendMetadata(out, "process_name", kCountersPid, kCountersPid, QStringLiteral("run: ") + run.label());
     appendSortIndex(out, "process_sort_index", kCountersPid, kCountersPid, kCountersPid);
+    const bool merged = !run.info.mergedFrom.isEmpty();
     for (int i = 0; i < instances; ++i) {
         const int pid = kFirstInstancePid + i;
         const QString url = run.info.config.target.instanceUrl(i);
@@ -400,10 +490,23 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
             out, "process_name", pid, std::size_t(pid),
             QStringLiteral("instance %1%2").arg(i + 1).arg(url.isEmpty() ? QString() : QStringLiteral(": ") + url));
         appendSortIndex(out, "process_sort_index", pid, std::size_t(pid), pid);
-        for (std::size_t t = 0; t < connectionTracks[std::size_t(i)]; ++t) {
-            const std::size_t tid = firstTid[std::size_t(i)] + t;
-            appendMetadata(out, "thread_name", pid, tid, QStringLiteral("connection %1").arg(t + 1));
-            appendSortIndex(out, "thread_sort_index", pid, tid, std::int64_t(t));
+        std::int64_t sortIndex = 0;
+        for (const Connection *c : connectionsOf[std::size_t(i)]) {
+            const QString name = merged ? QStringLiteral("shard %1 connection %2").arg(c->key.first + 1).arg(c->key.second)
+                                        : QStringLiteral("connection %1").arg(c->key.second);
+            for (std::size_t t = 0; t < c->tracks; ++t) {
+                const std::size_t tid = c->firstTid + t;
+                appendMetadata(out, "thread_name", pid, tid,
+                               t == 0 ? name : QStringLiteral("%1, lane %2").arg(name).arg(t + 1));
+                appendSortIndex(out, "thread_sort_index", pid, tid, sortIndex++);
+            }
+        }
+        // Lanes are "connection N" in a run that numbers none, as the file always named them.
+        const QString lane = st.connections > 0 ? QStringLiteral("unnumbered lane %1") : QStringLiteral("connection %1");
+        for (std::size_t t = 0; t < laneTracks[std::size_t(i)]; ++t) {
+            const std::size_t tid = firstLaneTid[std::size_t(i)] + t;
+            appendMetadata(out, "thread_name", pid, tid, lane.arg(t + 1));
+            appendSortIndex(out, "thread_sort_index", pid, tid, sortIndex++);
         }
     }
     appendMetadata(out, "process_name", usersPid, std::size_t(usersPid), QStringLiteral("virtual users"));
@@ -414,10 +517,10 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
     }
 
     // Requests in order of id: their slices, phases and chunks.
-    std::sort(users.begin(), users.end(), [](const Span *a, const Span *b) { return a->record->id < b->record->id; });
     std::size_t chunkBudget = limits.maxChunkInstants;
     bool chunksFit = true;
-    for (const Span *s : users) {
+    for (const Span &span : spans) {
+        const Span *s = &span;
         const RequestRecord &r = *s->record;
         const std::size_t userTid = s->userTid;
         appendRequestSlice(out, *s, usersPid, userTid, s->scheduledUs);

@@ -17,11 +17,18 @@ struct RunData;
 /// its phases nested under it (connect, TLS, send, TTFB, first token, decode, finish), an instant
 /// per streamed chunk, and the counters "in flight" and "output tokens/s".
 ///
-/// A run directory records no connection or user identity, so the tracks are lanes: each request
-/// takes the lowest-numbered track of its instance that is free when its connection phase begins
-/// (users: when it was scheduled). Over HTTP/1.1 a connection carries one request at a time, so an
-/// instance has as many tracks as connections were busy at once; each user's requests follow one
-/// another, so closed loop gives one track per user.
+/// Connections are the ones requests.csv's `connection` column names (the native transport
+/// numbers them as it opens them): a track "connection N" each, in the process of the instance of
+/// its first request. An HTTP/1.1 connection carries one request at a time, so its slices follow
+/// one another on its one track; an HTTP/2 connection carries several at once, and slices that
+/// overlap do not nest on one track (the format wants them nested; viewers drop or misdraw the
+/// rest), so it gets a track per stream in use at once: "connection N", "connection N, lane 2", ….
+/// A request without a number (QNAM, which does not say; a run from before the column) takes a
+/// lane: the lowest-numbered track of its instance free when its connection phase begins.
+///
+/// Users: a conversation's turns (--turns) follow one another on one user track; other requests,
+/// and whole conversations, take the lowest-numbered user track free when they are scheduled, so
+/// closed loop gives one track per user.
 ///
 /// Size: every request up to maxRequests (the first by id) gets its slices; chunk instants go to
 /// the first requests by id while their chunks fit in maxChunkInstants. The output is at most
@@ -48,7 +55,8 @@ public:
         std::size_t unusable = 0;         ///< no start or an end before the start: no slice
         std::size_t chunkRequests = 0;    ///< requests with chunk instants
         std::size_t chunkInstants = 0;    ///< instants written
-        std::size_t connectionTracks = 0; ///< over all instances
+        std::size_t connectionTracks = 0; ///< over all instances, lanes included
+        std::size_t connections = 0;      ///< numbered connections (requests.csv's column)
         std::size_t userTracks = 0;
         int peakInFlight = 0; ///< the in-flight counter's largest value
         std::size_t bytes = 0;

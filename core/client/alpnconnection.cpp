@@ -19,6 +19,11 @@ const Endpoint &AlpnExchange::endpoint() const
     return m_connection->endpoint();
 }
 
+std::uint64_t AlpnExchange::connectionNumber() const
+{
+    return m_connection->number();
+}
+
 AlpnConnection::AlpnConnection(const Endpoint &endpoint, const RunClock &clock, SocketPoller *poller, QObject *parent)
     : StreamConnection(endpoint, clock, parent)
 {

@@ -25,6 +25,7 @@ public:
     bool isConnected() const override { return false; }
     bool handshaking() const override;
     const Endpoint &endpoint() const override;
+    std::uint64_t connectionNumber() const override;
     AlpnConnection *connection() const { return m_connection; }
 
 private:

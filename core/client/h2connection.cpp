@@ -67,6 +67,11 @@ const Endpoint &H2Exchange::endpoint() const
     return m_connection->endpoint();
 }
 
+std::uint64_t H2Exchange::connectionNumber() const
+{
+    return m_connection->number();
+}
+
 /// nghttp2's callbacks, on the connection passed as user data. No exception may cross nghttp2's C
 /// frames: one that would (out of memory) ends the connection.
 struct H2Callbacks {

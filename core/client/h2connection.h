@@ -29,6 +29,7 @@ public:
     bool isConnected() const override;
     bool handshaking() const override;
     const Endpoint &endpoint() const override;
+    std::uint64_t connectionNumber() const override;
     H2Connection *connection() const { return m_connection; }
 
 private:

@@ -28,6 +28,7 @@ public:
     ~HttpConnection() override;
 
     const Endpoint &endpoint() const override { return m_endpoint; }
+    std::uint64_t connectionNumber() const override { return number(); }
 
     /// Starts an exchange: connects first if needed, writes `request`, reports to `sink`.
     void send(QByteArray request, ResponseSink *sink);

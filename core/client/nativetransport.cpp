@@ -15,9 +15,10 @@ constexpr std::int64_t kMaxIdleNs = 4'000'000'000;
 
 } // namespace
 
-NativeTransport::NativeTransport(const RunClock &clock, QObject *parent)
+NativeTransport::NativeTransport(const RunClock &clock, std::shared_ptr<LiveCounters> counters, QObject *parent)
     : QObject(parent)
     , m_clock(clock)
+    , m_counters(std::move(counters))
 {
     m_poller.setParent(this); // moves to the worker thread with us
 }
@@ -73,6 +74,7 @@ Exchange *NativeTransport::acquire(const Endpoint &endpoint, bool fresh)
                 return c->acquire();
         }
         auto *c = new H2Connection(endpoint, m_clock, &m_poller, this);
+        c->setNumber(m_counters->nextConnection());
         connect(c, &H2Connection::connectionLost, this, &NativeTransport::dropH2);
         m_h2.push_back(c);
         return c->acquire();
@@ -94,6 +96,7 @@ Exchange *NativeTransport::acquire(const Endpoint &endpoint, bool fresh)
         dropConnection(c);
     }
     auto *c = new HttpConnection(endpoint, m_clock, &m_poller, this);
+    c->setNumber(m_counters->nextConnection());
     connect(c, &HttpConnection::connectionLost, this, &NativeTransport::connectionLost);
     m_connections.insert(c);
     return c;
@@ -164,6 +167,7 @@ AlpnConnection *NativeTransport::negotiation(const Endpoint &endpoint)
             return c;
     }
     auto *c = new AlpnConnection(endpoint, m_clock, &m_poller, this);
+    c->setNumber(m_counters->nextConnection());
     connect(c, &AlpnConnection::negotiated, this, &NativeTransport::negotiated);
     connect(c, &AlpnConnection::connectionLost, this, &NativeTransport::dropNegotiation);
     m_negotiating.push_back(c);
@@ -179,10 +183,12 @@ void NativeTransport::negotiated(AlpnConnection *connection)
     // Pooled as an idle connection would be, so the waiting requests' acquire() takes it first.
     if (http2) {
         auto *c = new H2Connection(endpoint, m_clock, connection->takeStream(), this);
+        c->setNumber(connection->number());
         connect(c, &H2Connection::connectionLost, this, &NativeTransport::dropH2);
         m_h2.push_back(c);
     } else {
         auto *c = new HttpConnection(endpoint, m_clock, connection->takeStream(), this);
+        c->setNumber(connection->number());
         connect(c, &HttpConnection::connectionLost, this, &NativeTransport::connectionLost);
         m_connections.insert(c);
         m_idle.push_back(c);

@@ -4,10 +4,12 @@
 #include "client/transport.h"
 #include "net/runclock.h"
 #include "platform/socketpoller.h"
+#include "workload/runplan.h"
 
 #include <QObject>
 #include <QSet>
 
+#include <memory>
 #include <vector>
 
 namespace tb {
@@ -27,7 +29,9 @@ class NativeTransport : public QObject, public Transport
     Q_OBJECT
 
 public:
-    explicit NativeTransport(const RunClock &clock, QObject *parent = nullptr);
+    /// Numbers its connections from `counters` (LiveCounters::nextConnection), shared by the run's
+    /// workers.
+    NativeTransport(const RunClock &clock, std::shared_ptr<LiveCounters> counters, QObject *parent = nullptr);
     ~NativeTransport() override;
 
     Exchange *acquire(const Endpoint &endpoint, bool fresh) override;
@@ -64,6 +68,7 @@ private:
     void dropNegotiation(AlpnConnection *connection);
 
     RunClock m_clock;
+    std::shared_ptr<LiveCounters> m_counters;
     QSet<HttpConnection *> m_connections;
     std::vector<HttpConnection *> m_idle;
     std::vector<KeepAlive> m_keepAlive; ///< per endpoint; few

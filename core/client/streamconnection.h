@@ -6,6 +6,7 @@
 
 #include <QObject>
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -22,6 +23,11 @@ class StreamConnection : public QObject, protected ByteStreamHandler
 public:
     const Endpoint &endpoint() const { return m_endpoint; }
     bool hasKernelTimestamps() const { return m_stream->hasKernelTimestamps(); }
+    /// The run-unique number NativeTransport gave the connection when it opened it (from 1;
+    /// RequestRecord::connection); a connection made on another's open stream (ALPN's pick)
+    /// keeps that one's number: it is the same TCP connection.
+    std::uint64_t number() const { return m_number; }
+    void setNumber(std::uint64_t number) { m_number = number; }
 
 protected:
     /// The connection makes its stream (ByteStream::create) or takes an open one (handOver).
@@ -39,6 +45,7 @@ protected:
 
 private:
     bool m_lostReported = false;
+    std::uint64_t m_number = 0;
 };
 
 } // namespace tb

@@ -74,6 +74,9 @@ public:
     virtual bool handshaking() const = 0;
     /// Where it goes, through which proxy.
     virtual const Endpoint &endpoint() const = 0;
+    /// The run-unique number of the connection that carries it (RequestRecord::connection); 0
+    /// when the transport cannot tell (QNAM picks its connections itself and does not say which).
+    virtual std::uint64_t connectionNumber() const { return 0; }
 };
 
 /// How a TransportWorker's requests reach their servers (docs/measuring.md "Transports"): the native

@@ -109,7 +109,11 @@ public:
         m_phase = Phase::Handshaking;
     }
 
-    void exchangeMoved(Exchange *next) override { exchange = next; }
+    void exchangeMoved(Exchange *next) override
+    {
+        exchange = next;
+        m_record.connection = next->connectionNumber();
+    }
 
     void connectionOpened() override
     {
@@ -419,7 +423,7 @@ TransportWorker::TransportWorker(std::shared_ptr<const RunPlan> plan, const RunC
     , m_completed(std::move(completed))
 {
     m_deadlineTimer.setParent(this); // moves to the worker thread with us
-    m_native = new NativeTransport(m_clock, this);
+    m_native = new NativeTransport(m_clock, m_counters, this);
     m_deadlineTimer.setSingleShot(true);
     m_deadlineTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deadlineTimer, &QTimer::timeout, this, &TransportWorker::checkDeadlines);
@@ -497,6 +501,8 @@ void TransportWorker::sendOn(ActiveRequest *request, const Hop &hop, std::int64_
         request->transport->release(previous);
     request->resend = ActiveRequest::Resend{hop.endpoint, hop.post, hop.credentials, hop.message};
     request->exchange = request->transport->acquire(hop.endpoint, fresh);
+    // The last hop's, and after a stale connection the new one's: the connection that answered.
+    request->record().connection = request->exchange->connectionNumber();
     request->attemptStarted(nowNs, !request->exchange->isConnected());
     if (!request->exchange->isConnected()) {
         if (!request->connectDeadline)

@@ -101,6 +101,10 @@ struct RequestRecord {
     int httpVersion = 0;                                   ///< of the response: 1 (HTTP/1.1), 2 (HTTP/2); 0: none
     int redirects = 0;                                     ///< redirects followed (target.follow_redirects)
     int streams = 0;                                       ///< requests on its connection as its answer began
+    /// The connection that carried it (its last hop; after a stale kept-alive connection, the new
+    /// one): numbered from 1 in the order the run's native transports opened them; 0: unknown
+    /// (QNAM does not say, runs from before it). Kept-alive or new: connectNs (0 on a kept-alive one).
+    std::uint64_t connection = 0;
     TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
     TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 

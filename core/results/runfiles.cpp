@@ -78,6 +78,7 @@ enum Column {
     FirstToolCallMs,
     ToolCallCheckColumn,
     ToolResultsColumn,
+    ConnectionColumn,
     Shard, // merged runs only
     ColumnCount
 };
@@ -139,6 +140,7 @@ constexpr std::array<const char *, ColumnCount> kColumns{
     "first_tool_call_ms",
     "tool_call_check",
     "tool_results",
+    "connection",
     "shard",
 };
 constexpr int kRequiredColumns = StageIndex; // docs/SPEC.md's columns must be there
@@ -597,6 +599,9 @@ void appendRequestRow(std::string &out, const RequestRecord &r, const RunInfo &i
     putMs(r.firstToolCallMs());
     putText(toolCallCheckName(r.toolCallCheck));
     put(r.toolResults > 0 ? integer(buffer, r.toolResults) : std::string_view());
+    put(r.connection > 0 ? integer(buffer, std::int64_t(std::min<std::uint64_t>(
+                                               r.connection, std::uint64_t(std::numeric_limits<std::int64_t>::max()))))
+                         : std::string_view());
     if (!info.mergedFrom.isEmpty())
         putInt(r.shard);
     out += kCsvLineEnd;
@@ -721,6 +726,8 @@ bool RequestRowParser::parse(const std::vector<std::string> &row, const RunInfo 
         f.fail(
             QStringLiteral("column 'tool_call_check': unknown value '%1'").arg(f.string(ToolCallCheckColumn).left(40)));
     r.toolResults = int(f.bounded(ToolResultsColumn, 0, kMaxInt)); // agent loops only
+    // Empty (QNAM; runs from before it): unknown, 0.
+    r.connection = std::uint64_t(f.bounded(ConnectionColumn, 1, std::numeric_limits<std::int64_t>::max()));
     *itlMeanMs = f.real(ItlMeanMs).value_or(TimeSeriesRow::kNone);
     if (!f.error().isEmpty()) {
         *error = f.error();

@@ -61,7 +61,7 @@ std::optional<RunConfig> runConfigAt(const nlohmann::json &object, const char *k
 /// e2e_from_schedule_ms,first_content_ms,done_at_ms,instance,hidden_reasoning_tokens,http_version,
 /// redirects,turn,conversation,prompt_token_source,blocked_ms,connect_ms,tls_ms,sending_ms,
 /// waiting_ms,receiving_ms,retries,unended_body,redundancy,output_check,inputs,images,image_bytes,image_tokens,model,tool_calls,first_tool_call_ms,tool_call_check,
-/// tool_results
+/// tool_results,connection
 /// (done_at_ms is an offset from run start, like sent_ms; with the durations it lets a row be read back into the same
 /// record), and for a merged run (info.mergedFrom) a last column, shard.
 std::string requestsCsvHeader(const RunInfo &info);

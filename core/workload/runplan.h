@@ -100,6 +100,8 @@ struct LiveCounters {
     std::atomic<std::int64_t> chunks{0};      ///< token-bearing chunks received
     std::atomic<std::int64_t> connecting{0};  ///< requests waiting for TCP to connect
     std::atomic<std::int64_t> handshaking{0}; ///< requests waiting for a TLS handshake
+    /// Connections the native transports opened: the last number given (RequestRecord::connection).
+    std::atomic<std::uint64_t> connectionsOpened{0};
 
     void requestSent()
     {
@@ -109,6 +111,8 @@ struct LiveCounters {
         }
     }
     void requestDone() { inFlight.fetch_sub(1, std::memory_order_relaxed); }
+    /// The next connection's number, unique in the run whichever worker thread opens it.
+    std::uint64_t nextConnection() { return connectionsOpened.fetch_add(1, std::memory_order_relaxed) + 1; }
 };
 
 } // namespace tb
