@@ -13,8 +13,8 @@
 #include <array>
 #include <charconv>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 #include <optional>
 #include <queue>
 #include <string_view>
@@ -146,12 +146,10 @@ struct Unit {
 
 /// Lanes: each interval, in order of start, takes the lowest-numbered track free at its start
 /// (one that ended at or before it). Returns the tracks used.
-template<typename T>
-std::size_t assignTracks(std::vector<T *> &items, std::int64_t T::*from, std::size_t T::*track)
+template<typename T> std::size_t assignTracks(std::vector<T *> &items, std::int64_t T::*from, std::size_t T::*track)
 {
-    std::sort(items.begin(), items.end(), [from](const T *a, const T *b) {
-        return a->*from != b->*from ? a->*from < b->*from : a->id < b->id;
-    });
+    std::sort(items.begin(), items.end(),
+              [from](const T *a, const T *b) { return a->*from != b->*from ? a->*from < b->*from : a->id < b->id; });
     using Busy = std::pair<std::int64_t, std::size_t>; // end, track
     std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> free;
@@ -492,8 +490,9 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
         appendSortIndex(out, "process_sort_index", pid, std::size_t(pid), pid);
         std::int64_t sortIndex = 0;
         for (const Connection *c : connectionsOf[std::size_t(i)]) {
-            const QString name = merged ? QStringLiteral("shard %1 connection %2").arg(c->key.first + 1).arg(c->key.second)
-                                        : QStringLiteral("connection %1").arg(c->key.second);
+            const QString name = merged
+                                     ? QStringLiteral("shard %1 connection %2").arg(c->key.first + 1).arg(c->key.second)
+                                     : QStringLiteral("connection %1").arg(c->key.second);
             for (std::size_t t = 0; t < c->tracks; ++t) {
                 const std::size_t tid = c->firstTid + t;
                 appendMetadata(out, "thread_name", pid, tid,
@@ -502,7 +501,8 @@ std::string TraceTimeline::build(const RunData &run, Limits limits, Stats *stats
             }
         }
         // Lanes are "connection N" in a run that numbers none, as the file always named them.
-        const QString lane = st.connections > 0 ? QStringLiteral("unnumbered lane %1") : QStringLiteral("connection %1");
+        const QString lane =
+            st.connections > 0 ? QStringLiteral("unnumbered lane %1") : QStringLiteral("connection %1");
         for (std::size_t t = 0; t < laneTracks[std::size_t(i)]; ++t) {
             const std::size_t tid = firstLaneTid[std::size_t(i)] + t;
             appendMetadata(out, "thread_name", pid, tid, lane.arg(t + 1));

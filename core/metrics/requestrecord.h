@@ -101,10 +101,6 @@ struct RequestRecord {
     int httpVersion = 0;                                   ///< of the response: 1 (HTTP/1.1), 2 (HTTP/2); 0: none
     int redirects = 0;                                     ///< redirects followed (target.follow_redirects)
     int streams = 0;                                       ///< requests on its connection as its answer began
-    /// The connection that carried it (its last hop; after a stale kept-alive connection, the new
-    /// one): numbered from 1 in the order the run's native transports opened them; 0: unknown
-    /// (QNAM does not say, runs from before it). Kept-alive or new: connectNs (0 on a kept-alive one).
-    std::uint64_t connection = 0;
     TokenSource tokenSource = TokenSource::Chunks;         ///< of completionTokens
     TokenSource promptTokenSource = TokenSource::Estimate; ///< of promptTokens
 
@@ -130,6 +126,11 @@ struct RequestRecord {
     /// Times it was sent again because its kept-alive connection closed before any response
     /// (transport.h connectionStale); at most limits::kMaxRetries.
     int retries = 0;
+    /// The connection that carried it (its last hop; after a stale kept-alive connection, the new
+    /// one): numbered from 1 in the order the run's native transports began to open them; 0:
+    /// unknown (QNAM does not say; runs from before it). Kept alive or new: connectNs is 0 on a
+    /// kept-alive one.
+    std::uint64_t connection = 0;
     /// The response was complete by its protocol ([DONE], its API's finish event, a whole JSON
     /// body) but the server did not end its HTTP body after it (a chunked body without its last
     /// chunk, a Content-Length larger than the body, a connection kept open): its connection was

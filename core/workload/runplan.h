@@ -100,7 +100,7 @@ struct LiveCounters {
     std::atomic<std::int64_t> chunks{0};      ///< token-bearing chunks received
     std::atomic<std::int64_t> connecting{0};  ///< requests waiting for TCP to connect
     std::atomic<std::int64_t> handshaking{0}; ///< requests waiting for a TLS handshake
-    /// Connections the native transports opened: the last number given (RequestRecord::connection).
+    /// Connections the native transports began to open: the last number given (RequestRecord::connection).
     std::atomic<std::uint64_t> connectionsOpened{0};
 
     void requestSent()
