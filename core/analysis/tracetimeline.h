@@ -32,8 +32,9 @@ struct RunData;
 ///
 /// Size: every request up to maxRequests (the first by id) gets its slices; chunk instants go to
 /// the first requests by id while their chunks fit in maxChunkInstants. The output is at most
-/// about maxRequests × 1.4 kB + maxChunkInstants × 95 bytes (300 MB), whatever the run directory
-/// holds (docs/output-files.md "Request timelines").
+/// about maxRequests × 1.7 kB (1.4 kB of slices, 0.27 kB for a connection track of its own: a
+/// server that closes after every response) + maxChunkInstants × 95 bytes (365 MB), whatever the
+/// run directory holds (docs/output-files.md "Request timelines").
 class TraceTimeline
 {
 public:
