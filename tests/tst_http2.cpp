@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <set>
 
 using namespace tb;
 
@@ -115,6 +116,18 @@ private Q_SLOTS:
         QCOMPARE(last.value(0), QByteArray("stats"));
         QCOMPARE(last.value(1).toInt(), kConcurrency);
         QVERIFY2(last.value(2).toInt() <= maxSessions, last.value(2).constData());
+        // The connections the requests record (requests.csv's `connection`) are the server's
+        // sessions: native numbers each (an ALPN connection keeps its number as it becomes an
+        // HTTP/2 one); QNAM does not say which carried a request.
+        std::set<std::uint64_t> connections;
+        for (const RequestRecord &r : records)
+            connections.insert(r.connection);
+        if (TransportKind(transport) == TransportKind::Qnam) {
+            QCOMPARE(connections, std::set<std::uint64_t>{0});
+        } else {
+            QVERIFY(!connections.count(0));
+            QCOMPARE(int(connections.size()), last.value(2).toInt());
+        }
     }
 };
 
