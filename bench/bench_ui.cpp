@@ -5,10 +5,11 @@
 // for the cores), opens the main window with the dashboard showing (offscreen unless
 // QT_QPA_PLATFORM says otherwise), runs N concurrent streams through it for S seconds, and
 // measures the GUI thread's event loop with a 5 ms timer: each tick notes how much later than
-// 5 ms after the previous one it fired, and how much CPU the GUI thread itself used meanwhile (the
-// rest of a stall is waiting for a core). Prints the stalls' percentiles and the largest, with what
-// the GUI did meanwhile (rows appended to the requests table, dashboard redraws, chunks streamed);
-// then what the requests table costs at 100 000 rows more.
+// 5 ms after the previous one it fired, how much CPU the GUI thread itself used meanwhile and how
+// long it waited, runnable, for a core (Linux's schedstat: on a shared machine most of a stall).
+// Prints the stalls' percentiles and the largest, with what the GUI did meanwhile (rows appended to
+// the requests table, dashboard redraws, chunks streamed); then what the requests table costs at
+// 100 000 rows more.
 //
 // Usage: bench_ui [--cli PATH] [--streams 1000] [--seconds 20] [--tokens-per-s 20000]
 #include "pacedsimulator.h"
@@ -30,8 +31,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace tb;
 
@@ -44,17 +50,21 @@ class StallMonitor : public QObject
 {
 public:
     StallMonitor()
+        : m_schedstat(::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC))
     {
         m_timer.setTimerType(Qt::PreciseTimer);
         m_timer.setInterval(kTickMs);
         connect(&m_timer, &QTimer::timeout, this, [this] {
             const qint64 now = m_clock.nsecsElapsed();
             const qint64 cpu = threadCpuNs();
+            const qint64 wait = threadRunQueueWaitNs();
             m_lateMs.push_back(std::max(0.0, double(now - m_last) / 1e6 - kTickMs));
             m_cpuMs.push_back(double(cpu - m_lastCpu) / 1e6);
+            m_waitMs.push_back(double(wait - m_lastWait) / 1e6);
             m_atS.push_back(double(now) / 1e9);
             m_last = now;
             m_lastCpu = cpu;
+            m_lastWait = wait;
         });
     }
 
@@ -63,6 +73,7 @@ public:
         m_clock.start();
         m_last = 0;
         m_lastCpu = threadCpuNs();
+        m_lastWait = threadRunQueueWaitNs();
         m_timer.start();
     }
 
@@ -74,6 +85,43 @@ public:
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
         return qint64(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
     }
+    /// How long the GUI thread has waited, runnable, for a core (Linux's schedstat: the second
+    /// figure of /proc/thread-self/schedstat); -1 where the kernel does not say. The file stays
+    /// open and is read again from its start: opening it at every tick cost the GUI thread a fifth
+    /// of its time at 10,000 streams (perf), which is not the workbench's.
+    qint64 threadRunQueueWaitNs()
+    {
+        if (m_schedstat < 0)
+            return -1;
+        char text[128] = {};
+        const ssize_t n = ::pread(m_schedstat, text, sizeof text - 1, 0);
+        if (n <= 0)
+            return -1;
+        const char *second = std::strchr(text, ' ');
+        return second ? qint64(std::min<unsigned long long>(std::strtoull(second, nullptr, 10), 1ULL << 62)) : -1;
+    }
+    /// Of the ticks later than `ms`: the median share of their time spent waiting for a core
+    /// (the rest is the GUI thread's own work, or none of either: the timer itself); -1 when none.
+    double waitShareOver(double ms) const
+    {
+        std::vector<double> shares;
+        for (std::size_t i = 0; i < m_lateMs.size(); ++i) {
+            if (m_lateMs[i] > ms)
+                shares.push_back(std::clamp(m_waitMs[i] / (m_lateMs[i] + kTickMs), 0.0, 1.0));
+        }
+        if (shares.empty() || m_lastWait < 0)
+            return -1;
+        std::sort(shares.begin(), shares.end());
+        return shares[shares.size() / 2];
+    }
+    /// The GUI thread's CPU time over the whole measurement, in ms per second of it.
+    double cpuMsPerS() const
+    {
+        double sum = 0;
+        for (const double ms : m_cpuMs)
+            sum += ms;
+        return m_atS.empty() || m_atS.back() <= 0 ? 0 : sum / m_atS.back();
+    }
     double maxCpuMs() const { return m_cpuMs.empty() ? 0 : *std::max_element(m_cpuMs.begin(), m_cpuMs.end()); }
     double cpuPercentile(double q) const
     {
@@ -84,6 +132,13 @@ public:
         return sorted[std::min(sorted.size() - 1, std::size_t(q * double(sorted.size())))];
     }
     void stop() { m_timer.stop(); }
+    ~StallMonitor() override
+    {
+        if (m_schedstat >= 0)
+            ::close(m_schedstat);
+    }
+    StallMonitor(const StallMonitor &) = delete;
+    StallMonitor &operator=(const StallMonitor &) = delete;
 
     std::size_t ticks() const { return m_lateMs.size(); }
     double percentile(double q) const
@@ -105,10 +160,11 @@ public:
                   [this](std::size_t a, std::size_t b) { return m_lateMs[a] > m_lateMs[b]; });
         QStringList parts;
         for (std::size_t i = 0; i < order.size() && int(i) < n; ++i)
-            parts << QStringLiteral("%1 ms at %2 s (GUI CPU %3 ms)")
+            parts << QStringLiteral("%1 ms at %2 s (GUI CPU %3 ms, waiting for a core %4 ms)")
                          .arg(m_lateMs[order[i]], 0, 'f', 1)
                          .arg(m_atS[order[i]], 0, 'f', 1)
-                         .arg(m_cpuMs[order[i]], 0, 'f', 1);
+                         .arg(m_cpuMs[order[i]], 0, 'f', 1)
+                         .arg(m_waitMs[order[i]], 0, 'f', 1);
         return parts.join(QStringLiteral(", "));
     }
     std::size_t over(double ms) const
@@ -123,7 +179,10 @@ private:
     std::vector<double> m_lateMs;
     std::vector<double> m_atS;
     std::vector<double> m_cpuMs;
+    std::vector<double> m_waitMs;
     qint64 m_lastCpu = 0;
+    qint64 m_lastWait = 0;
+    int m_schedstat = -1; ///< the GUI thread's /proc/thread-self/schedstat: the monitor lives on it
 };
 
 /// The requests table after a long run: 100 000 more rows in batches of 1 000 through the window's
@@ -175,7 +234,7 @@ int main(int argc, char *argv[])
     int streams = 1000;
     int seconds = 20;
     double tokensPerS = 20000;
-    const QStringList args = app.arguments();
+    const QStringList args = QCoreApplication::arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
             cli = args[i + 1];
@@ -237,8 +296,12 @@ int main(int argc, char *argv[])
             "max %.2f ms; %zu over 16 ms, %zu over 50 ms\n",
             kTickMs, monitor.ticks(), monitor.percentile(0.5), monitor.percentile(0.99), monitor.percentile(0.999),
             monitor.max(), monitor.over(16), monitor.over(50));
-        std::printf("  GUI thread's own work between ticks: p99 %.2f ms, max %.2f ms\n", monitor.cpuPercentile(0.99),
-                    monitor.maxCpuMs());
+        std::printf("  GUI thread's own work between ticks: p99 %.2f ms, max %.2f ms; %.1f ms of CPU a second in all\n",
+                    monitor.cpuPercentile(0.99), monitor.maxCpuMs(), monitor.cpuMsPerS());
+        std::printf(
+            "  stalls over 16 ms: median %.0f %% of their time waiting for a core (schedstat), the rest the GUI "
+            "thread's own work\n",
+            100 * monitor.waitShareOver(16));
         std::printf("  largest: %s\n", qPrintable(monitor.worst(8)));
         if (!outcome.error.isEmpty()) {
             std::fprintf(stderr, "bench_ui: the run failed: %s\n", qPrintable(outcome.error));

@@ -65,6 +65,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QValueAxis>
 
@@ -211,6 +212,47 @@ private Q_SLOTS:
         test::isolateSettings(m_settingsDir.path(), QStringLiteral("tst_ui_dashboard"));
         QSettings().clear();
         qRegisterMetaType<RunOutcome>();
+    }
+
+    /// Issue 32: at 10,000 streams the records of a whole wave of responses arrive together (all
+    /// streams started at once end at once). A batch of 10,000 must cost the GUI one insertion into
+    /// the requests table, one change of the document and no redraw of its own: the dashboard
+    /// redraws only when its timer ticks, however much arrived.
+    void recordBurstIsOneInsertionAndRedrawsOnlyOnTheTimer()
+    {
+        RunDocument document;
+        DashboardView dash(&document);
+        auto *timer = dash.findChild<QTimer *>(QStringLiteral("dashboardRedrawTimer"));
+        QVERIFY(timer);
+        timer->stop();
+        RunConfig config;
+        config.target.url = QStringLiteral("http://127.0.0.1:9/v1");
+        config.target.model = QStringLiteral("m");
+        document.beginLive(RunInfo::begin(config), m_runs.filePath(QStringLiteral("burst")));
+        QSignalSpy inserted(document.requests(), &QAbstractItemModel::rowsInserted);
+        QSignalSpy changed(&document, &RunDocument::changed);
+        const int redraws = dash.redrawCount();
+
+        QList<RequestRecord> burst;
+        for (int i = 0; i < 10'000; ++i) {
+            RequestRecord r;
+            r.id = std::uint64_t(i + 1);
+            r.sentNs = std::int64_t(i) * 1000;
+            r.firstTokenNs = r.firstContentNs = r.sentNs + 100'000'000;
+            r.doneNs = r.lastTokenNs = r.sentNs + 2'000'000'000;
+            r.completionTokens = r.chunks = 50;
+            burst.append(r);
+        }
+        document.addRecords(burst);
+        QCoreApplication::processEvents();
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(inserted.constFirst().at(1).toInt(), 0);
+        QCOMPARE(inserted.constFirst().at(2).toInt(), 9'999);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(dash.redrawCount(), redraws); // nothing drawn until the timer says so
+
+        timer->start();
+        QTRY_VERIFY_WITH_TIMEOUT(dash.redrawCount() > redraws, 10000);
     }
 
     void liveRunFillsChartsAndTables()

@@ -16,13 +16,19 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <climits>
+#include <iterator>
 
 namespace tb {
 
 namespace {
 
-constexpr int kRecordsIntervalMs = 100;  // ≤ 10 Hz to the GUI
+constexpr int kRecordsIntervalMs = 100; // ≤ 10 Hz to the GUI
+// Records a tick sends at most while the backlog is smaller than ten times this (issue 32): 10,000
+// streams started together end together, and the GUI appended and freed such a wave in one event
+// (25 ms of its thread).
+constexpr qsizetype kRecordsPerPost = 2000;
 constexpr int kSnapshotIntervalMs = 250; // summaries and time series
 constexpr int kLastScrapeWaitMs = 3000;  // a run's end waits this long at most for the last scrape
 
@@ -43,7 +49,7 @@ public:
             m_sinks.push_back(std::make_unique<Sink>(info));
         m_recordsTimer.setParent(this);
         m_snapshotTimer.setParent(this);
-        connect(&m_recordsTimer, &QTimer::timeout, this, &RunSession::postRecords);
+        connect(&m_recordsTimer, &QTimer::timeout, this, [this] { postRecords(); });
         connect(&m_snapshotTimer, &QTimer::timeout, this, &RunSession::postSnapshots);
     }
 
@@ -385,11 +391,21 @@ private:
         m_batch.append(std::move(record));
     }
 
-    void postRecords()
+    /// Sends the finished records, at most kRecordsPerPost or a tenth of those waiting (so that the
+    /// views lag a second at most) unless `all` (the run's end).
+    void postRecords(bool all = false)
     {
         if (!m_batch.isEmpty()) {
+            const qsizetype n =
+                all ? m_batch.size() : std::min(m_batch.size(), std::max(kRecordsPerPost, m_batch.size() / 10));
             QList<RequestRecord> batch;
-            batch.swap(m_batch);
+            if (n == m_batch.size()) {
+                batch.swap(m_batch);
+            } else {
+                batch.reserve(n);
+                std::move(m_batch.begin(), m_batch.begin() + n, std::back_inserter(batch));
+                m_batch.remove(0, n);
+            }
             post([batch = std::move(batch)](BenchmarkRunner *r) { Q_EMIT r->recordsCompleted(batch); });
         }
         const RunProgress progress = m_controller ? m_controller->progress() : calibrationProgress();
@@ -460,7 +476,7 @@ private:
         m_recordsTimer.stop();
         m_snapshotTimer.stop();
         m_health->stop(); // the wait for the last scrape is no part of the run
-        postRecords();
+        postRecords(true);
         // The server's counters at the end close the window: one last scrape, briefly awaited.
         for (auto &sink : m_sinks) {
             if (sink->scraper) {

@@ -146,7 +146,12 @@ void setNiceRange(QValueAxis *axis, double min, double max, int maxTicks)
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(nice.min);
     axis->setTickInterval(nice.step);
-    axis->setLabelFormat(QStringLiteral("%.%1f").arg(nice.decimals()));
+    // Qt Charts' setLabelFormat() lays the axis out again even when the format is the one it has
+    // (its other setters compare first): a live chart asked for the same range several times a
+    // second measured every label each time — at 10,000 streams the largest share of the GUI
+    // thread's work (issue 32).
+    if (const QString format = QStringLiteral("%.%1f").arg(nice.decimals()); axis->labelFormat() != format)
+        axis->setLabelFormat(format);
     axis->setRange(nice.min, nice.max);
 }
 
