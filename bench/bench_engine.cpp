@@ -263,6 +263,13 @@ int main(int argc, char *argv[])
                 rssMid = statusMiB(self, "VmRSS");
                 keptMid = kept.size();
             });
+            // The run's own peak: VmHWM would also hold what this program parses after it (the
+            // simulator's traces).
+            double rssPeak = rssBase;
+            QTimer rssProbe;
+            QObject::connect(&rssProbe, &QTimer::timeout,
+                             [&] { rssPeak = std::max(rssPeak, statusMiB(self, "VmRSS")); });
+            rssProbe.start(250);
             RunOutcome outcome;
             QEventLoop loop;
             QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
@@ -276,6 +283,7 @@ int main(int argc, char *argv[])
                 return 1;
             }
             loop.exec();
+            rssProbe.stop();
             const CpuTime cpuUsed = cpuTime() - cpu0;
             const double cpu = cpuUsed.total();
 
@@ -369,11 +377,11 @@ int main(int argc, char *argv[])
                             client->saturated ? "SATURATED" : "not saturated, limited",
                             100 * client->saturatedFraction(), client->seconds, client->cpuMeanPct, client->cpuPeakPct,
                             client->cores, client->loopLagMeanMs, client->loopLagMaxMs);
-            std::printf("         memory: RSS %.1f MiB before the run, %.1f MiB mid-run (%lld records kept), peak %.1f "
-                        "MiB: %.1f KiB per stream; the simulator's peak RSS %.1f MiB; open-file limit %lld\n",
-                        rssBase, rssMid, static_cast<long long>(keptMid), statusMiB(self, "VmHWM"),
-                        (rssMid - rssBase) * 1024.0 / double(concurrency), simPeakMiB,
-                        static_cast<long long>(fileLimit));
+            std::printf(
+                "         memory: RSS %.1f MiB before the run, %.1f MiB mid-run (%lld records kept), %.1f MiB at "
+                "most during it: %.1f KiB per stream; the simulator's peak RSS %.1f MiB; open-file limit %lld\n",
+                rssBase, rssMid, static_cast<long long>(keptMid), rssPeak,
+                (rssMid - rssBase) * 1024.0 / double(concurrency), simPeakMiB, static_cast<long long>(fileLimit));
             std::printf("         load average before %s, after %s (%d cores)\n", loadBefore.constData(),
                         loadAverage().constData(), QThread::idealThreadCount());
             if (csv.isOpen()) {
