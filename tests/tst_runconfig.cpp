@@ -2,6 +2,7 @@
 #include "config/runconfig.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -748,6 +749,21 @@ private Q_SLOTS:
             QCOMPARE(range->first, first);
             QCOMPARE(range->last, last);
         }
+    }
+
+    void ephemeralPortRangeIsTheKernels()
+    {
+        QFile file(QStringLiteral("/proc/sys/net/ipv4/ip_local_port_range"));
+        if (!file.open(QIODevice::ReadOnly))
+            QSKIP("no /proc/sys/net/ipv4/ip_local_port_range: not Linux, where the range is not read");
+        const QByteArray text = file.readAll();
+        const auto expected = parsePortRange(std::string_view(text.constData(), std::size_t(text.size())));
+        QVERIFY2(expected, text.constData());
+        const auto range = ephemeralPortRange();
+        QVERIFY(range);
+        QCOMPARE(range->first, expected->first);
+        QCOMPARE(range->last, expected->last);
+        QCOMPARE(ConnectionLimits::ofThisProcess().localPorts->count(), expected->count());
     }
 
     void credentialsAreRedactedWhenWritten()
