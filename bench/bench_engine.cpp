@@ -9,7 +9,14 @@
 //    (joined on the response id; both clocks are steady_clock on this machine);
 //  - heap per in-flight request and per recorded request (as the GUI keeps them), from glibc's
 //    exact count of allocated bytes;
-//  - the socket read backlog the client health measured (docs/metrics.md "Client health").
+//  - the socket read backlog the client health measured (docs/metrics.md "Client health"), and its
+//    verdict: the share of the run's seconds this machine limited;
+//  - memory per stream: this process's RSS mid-run (every stream in flight) less its RSS before
+//    the run, over the streams; the simulator's peak RSS; the load average before and after (the
+//    machine may be shared: its other work is in the figures).
+//
+// 10,000 streams (docs/measuring.md "10,000 streams"): --concurrency 10000 --transport native
+// --tokens-per-s 50000 --seconds 30 (20 ms to the first token, 200 ms between tokens, 50 tokens).
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--transport native,qnam] [--seconds 20] [--tokens-per-s
 // 20000]
@@ -27,6 +34,7 @@
 #include "pacedsimulator.h"
 
 #include "platform/iobackend.h"
+#include "platform/openfilelimit.h"
 #include "run/benchmarkrunner.h"
 
 #include <QCoreApplication>
@@ -35,6 +43,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +80,29 @@ CpuTime cpuTime()
 double heapMiB()
 {
     return double(mallinfo2().uordblks) / (1024.0 * 1024.0);
+}
+
+/// A "Name:   1234 kB" line of /proc/PID/status (VmRSS, VmHWM), in MiB; 0 when absent.
+double statusMiB(const QString &pid, const QByteArray &name)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> lines = status.readAll().split('\n');
+    for (const QByteArray &line : lines)
+        if (line.startsWith(name + ':'))
+            return line.mid(name.size() + 1).trimmed().split(' ').constFirst().toDouble() / 1024.0;
+    return 0;
+}
+
+/// The 1-, 5- and 15-minute load averages ("2.31 1.90 1.75").
+QByteArray loadAverage()
+{
+    QFile file(QStringLiteral("/proc/loadavg"));
+    if (!file.open(QIODevice::ReadOnly))
+        return "?";
+    const QList<QByteArray> fields = file.readAll().split(' ');
+    return fields.size() >= 3 ? fields[0] + ' ' + fields[1] + ' ' + fields[2] : QByteArray("?");
 }
 
 nlohmann::json getJson(QNetworkAccessManager &nam, const QString &url)
@@ -125,6 +157,8 @@ double percentile(std::vector<double> v, double q)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    // 10,000 streams need 10,000 descriptors; the usual soft limit is 1,024.
+    const qint64 fileLimit = raiseOpenFileLimit();
     QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tokenbench-cli");
     QList<int> levels{200, 1000};
     int seconds = 20;
@@ -217,13 +251,25 @@ int main(int argc, char *argv[])
             QList<RequestRecord> kept; // as the GUI's requests table keeps them
             QObject::connect(&runner, &BenchmarkRunner::recordsCompleted,
                              [&kept](const QList<RequestRecord> &batch) { kept += batch; });
+            const QByteArray loadBefore = loadAverage();
+            const QString self = QString::number(QCoreApplication::applicationPid());
+            const double rssBase = statusMiB(self, "VmRSS");
             double heapBase = heapMiB();
             double heapMid = 0;
+            double rssMid = 0;
             qsizetype keptMid = 0;
             QTimer::singleShot(seconds * 500, [&] {
                 heapMid = heapMiB();
+                rssMid = statusMiB(self, "VmRSS");
                 keptMid = kept.size();
             });
+            // The run's own peak: VmHWM would also hold what this program parses after it (the
+            // simulator's traces).
+            double rssPeak = rssBase;
+            QTimer rssProbe;
+            QObject::connect(&rssProbe, &QTimer::timeout,
+                             [&] { rssPeak = std::max(rssPeak, statusMiB(self, "VmRSS")); });
+            rssProbe.start(250);
             RunOutcome outcome;
             QEventLoop loop;
             QObject::connect(&runner, &BenchmarkRunner::runFinished, [&](const RunOutcome &o) {
@@ -237,10 +283,12 @@ int main(int argc, char *argv[])
                 return 1;
             }
             loop.exec();
+            rssProbe.stop();
             const CpuTime cpuUsed = cpuTime() - cpu0;
             const double cpu = cpuUsed.total();
 
             const nlohmann::json stats = getJson(nam, sim.base() + QStringLiteral("/sim/stats"));
+            const double simPeakMiB = statusMiB(QString::number(sim.pid()), "VmHWM");
             struct Trace {
                 std::int64_t receivedNs = -1;
                 std::int64_t firstTokenNs = -1;
@@ -323,6 +371,19 @@ int main(int argc, char *argv[])
                 std::printf("         socket read backlog (kernel stamp -> read, by bytes): p50 %.3f ms, p99 %.3f ms, "
                             "max %.1f ms\n",
                             *client->readBacklogP50Ms, *client->readBacklogP99Ms, *client->readBacklogMaxMs);
+            if (const auto &client = outcome.summary.client)
+                std::printf("         client health: %s for %.0f%% of %d s judged (CPU mean %.0f%%, peak %.0f%% of %d "
+                            "cores; event-loop lag mean %.1f ms, max %.0f ms)\n",
+                            client->saturated ? "SATURATED" : "not saturated, limited",
+                            100 * client->saturatedFraction(), client->seconds, client->cpuMeanPct, client->cpuPeakPct,
+                            client->cores, client->loopLagMeanMs, client->loopLagMaxMs);
+            std::printf(
+                "         memory: RSS %.1f MiB before the run, %.1f MiB mid-run (%lld records kept), %.1f MiB at "
+                "most during it: %.1f KiB per stream; the simulator's peak RSS %.1f MiB; open-file limit %lld\n",
+                rssBase, rssMid, static_cast<long long>(keptMid), rssPeak,
+                (rssMid - rssBase) * 1024.0 / double(concurrency), simPeakMiB, static_cast<long long>(fileLimit));
+            std::printf("         load average before %s, after %s (%d cores)\n", loadBefore.constData(),
+                        loadAverage().constData(), QThread::idealThreadCount());
             if (csv.isOpen()) {
                 const double perEvent = 1e6 / std::max(1.0, events);
                 csv.write(QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17\n")

@@ -63,6 +63,8 @@ public:
 
     /// http://127.0.0.1:PORT (the API is under /v1, the ground truth under /sim/…).
     const QString &base() const { return m_base; }
+    /// Its process id (for its /proc/PID/status).
+    qint64 pid() const { return m_process.processId(); }
     /// Tokens in each response.
     int outputTokens() const { return m_outputTokens; }
 

@@ -5,9 +5,14 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+
+#include <algorithm>
 
 #include "support/clirunner.h"
 #include "support/testfiles.h"
+
+#include <sys/resource.h>
 
 namespace {
 
@@ -30,6 +35,25 @@ CliResult dryRun(const QStringList &args, const QStringList &assignments, const 
     for (const QString &a : assignments)
         env.insert(a.section(QLatin1Char('='), 0, 0), a.section(QLatin1Char('='), 1));
     return runCli(all << QStringLiteral("--dry-run"), env);
+}
+
+/// tokenbench-cli with `args` in a child whose open-file limit, soft and hard, is `limit`: what a
+/// machine with that limit does (the CLI raises the soft limit to the hard one first).
+CliResult runWithOpenFileLimit(const QStringList &args, rlim_t limit)
+{
+    QProcess p;
+    p.setChildProcessModifier([limit] {
+        const rlimit lowered{limit, limit};
+        setrlimit(RLIMIT_NOFILE, &lowered); // a child that keeps the parent's limit fails the test's rows
+    });
+    p.start(QStringLiteral(TOKENBENCH_CLI), args);
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 } // namespace
@@ -64,6 +88,52 @@ private Q_SLOTS:
                 << QStringList{c, QStringLiteral("--no-such-flag")} << 2 << QString()
                 << QStringLiteral("tokenbench-cli %1: Unknown option 'no-such-flag'").arg(c);
         }
+    }
+
+    void runBeyondOpenFileLimitRefusedBeforeItStarts_data()
+    {
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("stderrText"); // all of it
+        // Descriptors besides the sockets: 4 a worker thread (one per core by default) and 64.
+        const int workers = std::max(2, QThread::idealThreadCount());
+        const int besides = workers * 4 + 64;
+        const QString message = QStringLiteral(
+            "%1 connections and %2 worker threads need about %3 open files, more than this process may open (%4, "
+            "RLIMIT_NOFILE; raise it with 'ulimit -n'); at most %5 connections fit");
+        QTest::newRow("10,000 streams at the usual 1,024")
+            << 1024 << QStringList{QStringLiteral("--concurrency"), QStringLiteral("10000")} << 2
+            << QStringLiteral("tokenbench-cli run: load.concurrency (--concurrency): %1\n")
+                   .arg(message.arg(10000).arg(workers).arg(10000 + besides).arg(1024).arg(1024 - besides));
+        QTest::newRow("one over")
+            << 256 << QStringList{QStringLiteral("--concurrency"), QString::number(257 - besides)} << 2
+            << QStringLiteral("tokenbench-cli run: load.concurrency (--concurrency): %1\n")
+                   .arg(message.arg(257 - besides).arg(workers).arg(257).arg(256).arg(256 - besides));
+        QTest::newRow("--workers counted")
+            << 256
+            << QStringList{QStringLiteral("--concurrency"), QStringLiteral("100"), QStringLiteral("--workers"),
+                           QStringLiteral("30")}
+            << 2
+            << QStringLiteral("tokenbench-cli run: --workers: %1\nSee 'tokenbench-cli run --help'.\n")
+                   .arg(message.arg(100).arg(30).arg(284).arg(256).arg(72));
+        QTest::newRow("exactly enough") << 256
+                                        << QStringList{QStringLiteral("--concurrency"), QString::number(256 - besides),
+                                                       QStringLiteral("--dry-run")}
+                                        << 0 << QString();
+    }
+
+    void runBeyondOpenFileLimitRefusedBeforeItStarts()
+    {
+        QFETCH(int, limit);
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, stderrText);
+        const CliResult r = runWithOpenFileLimit(
+            kTarget + QStringList{QStringLiteral("--requests"), QStringLiteral("1")} + args, rlim_t(limit));
+        QVERIFY2(r.exitCode == exitCode, qPrintable(QStringLiteral("exit %1; stderr: %2").arg(r.exitCode).arg(r.err)));
+        if (exitCode != 0)
+            QCOMPARE(r.err, stderrText);
     }
 
     void exitCodes()

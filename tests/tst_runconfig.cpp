@@ -1,6 +1,8 @@
+#include "config/connectionlimits.h"
 #include "config/runconfig.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -10,6 +12,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 using namespace Qt::Literals::StringLiterals;
 
@@ -649,6 +652,118 @@ private Q_SLOTS:
         QVERIFY2(workers.contains(QStringLiteral("100 worker threads")), qPrintable(workers));
         c.load.concurrency = 100;
         QVERIFY(validate(c).isEmpty());
+    }
+
+    void connectionLimitsNameTheLimit_data()
+    {
+        QTest::addColumn<int>("concurrency");
+        QTest::addColumn<int>("replicas");
+        QTest::addColumn<qint64>("openFiles");
+        QTest::addColumn<int>("firstPort"); // 0: the OS does not say
+        QTest::addColumn<int>("lastPort");
+        QTest::addColumn<QString>("expected");
+        constexpr qint64 kNone = std::numeric_limits<qint64>::max();
+        const QString ports = ephemeralPortRangeHint();
+        // 2 worker threads: 2 × 4 descriptors + 64 reserved beside the sockets.
+        QTest::newRow("files: 1 over") << 185 << 0 << qint64(256) << 0 << 0
+                                       << QStringLiteral(
+                                              "185 connections and 2 worker threads need about 257 open files, more "
+                                              "than this process may open (256, RLIMIT_NOFILE; raise it with 'ulimit "
+                                              "-n'); at most 184 connections fit");
+        QTest::newRow("files: exactly enough") << 184 << 0 << qint64(256) << 0 << 0 << QString();
+        QTest::newRow("files: 10,000 streams at ulimit 1024")
+            << 10000 << 0 << qint64(1024) << 32768 << 60999
+            << QStringLiteral("10000 connections and 2 worker threads need about 10072 open files, more than this "
+                              "process may open (1024, RLIMIT_NOFILE; raise it with 'ulimit -n'); at most 952 "
+                              "connections fit");
+        QTest::newRow("files: the limit leaves no room")
+            << 1 << 0 << qint64(50) << 0 << 0
+            << QStringLiteral("1 connections and 2 worker threads need about 73 "
+                              "open files, more than this process may open (50, "
+                              "RLIMIT_NOFILE; raise it with 'ulimit -n'); at most 0 "
+                              "connections fit");
+        QTest::newRow("ports: 10,000 streams, 1,000 ports")
+            << 10000 << 0 << kNone << 32768 << 33767
+            << QStringLiteral("10000 connections to one server need as many local ports, more than this machine "
+                              "offers (1000: ports 32768-33767, %1)")
+                   .arg(ports);
+        QTest::newRow("ports: exactly enough") << 1000 << 0 << kNone << 32768 << 33767 << QString();
+        QTest::newRow("ports: Linux's default range holds 10,000")
+            << 10000 << 0 << kNone << 32768 << 60999 << QString();
+        // Two servers share the 10,001 connections: the busier gets 5,001, one more than the ports.
+        QTest::newRow("ports: two servers, one over")
+            << 10001 << 1 << kNone << 1001 << 6000
+            << QStringLiteral("5001 connections to one server need as many local ports, more than this machine "
+                              "offers (5000: ports 1001-6000, %1)")
+                   .arg(ports);
+        QTest::newRow("ports: two servers, enough") << 10000 << 1 << kNone << 1001 << 6000 << QString();
+        QTest::newRow("ports: unknown, not checked") << 100000 << 0 << kNone << 0 << 0 << QString();
+    }
+
+    void connectionLimitsNameTheLimit()
+    {
+        QFETCH(int, concurrency);
+        QFETCH(int, replicas);
+        QFETCH(qint64, openFiles);
+        QFETCH(int, firstPort);
+        QFETCH(int, lastPort);
+        QFETCH(QString, expected);
+        RunConfig c = validConfig();
+        c.load.concurrency = concurrency;
+        for (int i = 0; i < replicas; ++i)
+            c.target.replicas << QStringLiteral("http://10.0.0.%1:8000/v1").arg(i + 2);
+        ConnectionLimits limits;
+        limits.openFiles = openFiles;
+        if (firstPort > 0)
+            limits.localPorts = PortRange{firstPort, lastPort};
+        QCOMPARE(checkConnectionLimits(c, 2, limits), expected);
+    }
+
+    void portRangeParsed_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<int>("first"); // 0: refused
+        QTest::addColumn<int>("last");
+        QTest::newRow("Linux's default, as /proc writes it") << QByteArray("32768\t60999\n") << 32768 << 60999;
+        QTest::newRow("spaces") << QByteArray("  1024 65535 ") << 1024 << 65535;
+        QTest::newRow("one port") << QByteArray("40000\t40000\n") << 40000 << 40000;
+        QTest::newRow("first above last") << QByteArray("60999\t32768\n") << 0 << 0;
+        QTest::newRow("port 0") << QByteArray("0\t60999\n") << 0 << 0;
+        QTest::newRow("beyond 65535") << QByteArray("32768\t65536\n") << 0 << 0;
+        QTest::newRow("one number") << QByteArray("32768\n") << 0 << 0;
+        QTest::newRow("three numbers") << QByteArray("1 2 3\n") << 0 << 0;
+        QTest::newRow("no blank between") << QByteArray("32768-60999") << 0 << 0;
+        QTest::newRow("negative") << QByteArray("-1 60999") << 0 << 0;
+        QTest::newRow("empty") << QByteArray() << 0 << 0;
+        QTest::newRow("overflowing int") << QByteArray("99999999999999999999 60999") << 0 << 0;
+    }
+
+    void portRangeParsed()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(int, first);
+        QFETCH(int, last);
+        const auto range = parsePortRange(std::string_view(text.constData(), std::size_t(text.size())));
+        QCOMPARE(range.has_value(), first > 0);
+        if (range) {
+            QCOMPARE(range->first, first);
+            QCOMPARE(range->last, last);
+        }
+    }
+
+    void ephemeralPortRangeIsTheKernels()
+    {
+        QFile file(QStringLiteral("/proc/sys/net/ipv4/ip_local_port_range"));
+        if (!file.open(QIODevice::ReadOnly))
+            QSKIP("no /proc/sys/net/ipv4/ip_local_port_range: not Linux, where the range is not read");
+        const QByteArray text = file.readAll();
+        const auto expected = parsePortRange(std::string_view(text.constData(), std::size_t(text.size())));
+        QVERIFY2(expected, text.constData());
+        const auto range = ephemeralPortRange();
+        QVERIFY(range);
+        QCOMPARE(range->first, expected->first);
+        QCOMPARE(range->last, expected->last);
+        QCOMPARE(ConnectionLimits::ofThisProcess().localPorts->count(), expected->count());
     }
 
     void credentialsAreRedactedWhenWritten()

@@ -14,6 +14,8 @@
 
 #include <csignal>
 
+#include <sys/resource.h>
+
 using json = nlohmann::json;
 using tb::test::writeFile;
 
@@ -71,6 +73,44 @@ private Q_SLOTS:
         QCOMPARE(sim.exitStatus(), QProcess::NormalExit);
         QCOMPARE(sim.exitCode(), 0);
         QVERIFY(QString::fromUtf8(sim.readAllStandardError()).contains(QStringLiteral("stopped after")));
+    }
+
+    void saysHowManyConnectionsItHolds_data()
+    {
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<QString>("capacity");
+        QTest::newRow("the usual 1,024")
+            << 1024
+            << QStringLiteral("; holds up to 992 connections (1024 open files, RLIMIT_NOFILE; raise it with "
+                              "'ulimit -n'); stats at");
+        QTest::newRow("20,000: 10,000 streams fit")
+            << 20000
+            << QStringLiteral("; holds up to 19968 connections (20000 open files, RLIMIT_NOFILE; raise it "
+                              "with 'ulimit -n'); stats at");
+    }
+
+    void saysHowManyConnectionsItHolds()
+    {
+        QFETCH(int, limit);
+        QFETCH(QString, capacity);
+        rlimit own{};
+        QCOMPARE(getrlimit(RLIMIT_NOFILE, &own), 0);
+        if (own.rlim_max != RLIM_INFINITY && own.rlim_max < rlim_t(limit))
+            QSKIP("the hard open-file limit here is below the row's");
+        QProcess sim;
+        sim.setChildProcessModifier([limit] {
+            const rlimit set{rlim_t(limit), rlim_t(limit)};
+            setrlimit(RLIMIT_NOFILE, &set); // a child that keeps the parent's limit fails the row
+        });
+        sim.start(QStringLiteral(TOKENBENCH_CLI), {QStringLiteral("sim"), QStringLiteral("--port"), QStringLiteral("0"),
+                                                   QStringLiteral("--preset"), QStringLiteral("fast")});
+        QVERIFY(sim.waitForStarted());
+        sim.setReadChannel(QProcess::StandardError);
+        QVERIFY(QTest::qWaitFor([&] { return sim.canReadLine(); }, 20000));
+        const QString first = QString::fromUtf8(sim.readLine());
+        ::kill(pid_t(sim.processId()), SIGTERM);
+        QVERIFY(sim.waitForFinished(20000));
+        QVERIFY2(first.contains(capacity), qPrintable(first));
     }
 
     void badUsageExits2_data()

@@ -10,9 +10,29 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+#include <limits>
+
 namespace tb::cli {
 
 namespace {
+
+/// Descriptors the simulator holds besides its connections: the standard streams, the listener,
+/// its poll set and timers, Qt's own; 13 measured at start on Linux, doubled for a margin.
+constexpr qint64 kSimReservedFiles = 32;
+
+/// "; holds up to 19968 connections (20000 open files, RLIMIT_NOFILE; raise it with 'ulimit -n')":
+/// how many clients it can serve at once, so that a run of more is not taken for the server's
+/// failure (the connects beyond wait in the kernel's queue); empty where the OS sets no limit.
+QString connectionCapacity(qint64 openFiles)
+{
+    if (openFiles == std::numeric_limits<qint64>::max())
+        return {};
+    return QStringLiteral("; holds up to %1 connections (%2 open files, %3)")
+        .arg(std::max<qint64>(0, openFiles - kSimReservedFiles))
+        .arg(openFiles)
+        .arg(openFileLimitHint());
+}
 
 QString flagName(const QString &key)
 {
@@ -131,7 +151,7 @@ int simCommand(const QStringList &args)
                                   .arg(parser.value(QStringLiteral("port"))));
 
     // Thousands of client connections need more descriptors than the usual soft limit.
-    raiseOpenFileLimit();
+    const qint64 openFiles = raiseOpenFileLimit();
     sim::SimulatorHost simulator(*config);
     if (!simulator.start(host, quint16(port), &error)) {
         printErr(QStringLiteral("tokenbench-cli sim: %1\n").arg(error));
@@ -145,7 +165,7 @@ int simCommand(const QStringList &args)
                                  ? QLatin1Char('[') + host.toString() + QLatin1Char(']')
                                  : host.toString();
     printOut(QStringLiteral("listening on http://%1:%2\n").arg(hostText).arg(simulator.port()));
-    printErr(QStringLiteral("tokenbench-cli sim: serving model '%1'%2%3 at %4; stats at /sim/stats; Ctrl-C stops\n")
+    printErr(QStringLiteral("tokenbench-cli sim: serving model '%1'%2%3 at %4%5; stats at /sim/stats; Ctrl-C stops\n")
                  .arg(config->model,
                       config->aliases.isEmpty()
                           ? QString()
@@ -153,7 +173,7 @@ int simCommand(const QStringList &args)
                       config->models.isEmpty()
                           ? QString()
                           : QStringLiteral(" and models %1").arg(config->models.join(QStringLiteral(", "))),
-                      simulator.baseUrl().toString()));
+                      simulator.baseUrl().toString(), connectionCapacity(openFiles)));
 
     QCoreApplication::exec();
 

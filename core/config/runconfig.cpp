@@ -1,17 +1,16 @@
 #include "config/runconfig.h"
 
 #include "config/configfield.h"
+#include "config/connectionlimits.h"
 #include "config/enumnames.h"
 #include "config/inputfile.h"
 #include "config/modelmix.h"
 #include "config/runconfig_p.h"
-#include "platform/openfilelimit.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSslCertificate>
-#include <QThread>
 #include <QUrl>
 
 #include <algorithm>
@@ -68,11 +67,6 @@ constexpr EnumName<Arrival> kArrivalNames[] = {
     {Arrival::Constant, "constant"},
     {Arrival::Poisson, "poisson"},
 };
-
-/// Descriptors a run holds besides its sockets: the worker threads' event descriptors (epoll,
-/// wake-ups), files it writes, and a margin for Qt and the tokenizer.
-constexpr qint64 kFilesPerWorker = 4;
-constexpr qint64 kReservedFiles = 64;
 
 /// Headers the engine writes itself (message framing, the connection): a second copy from the user
 /// would make the request ambiguous, so they are refused.
@@ -432,25 +426,7 @@ QStringList secretsOf(const TargetConfig &target)
 
 QString checkOpenFiles(const RunConfig &config, int workerThreads)
 {
-    const qint64 limit = openFileLimit(); // the int64 maximum when there is none to check against
-    // Every request in flight holds a socket: the most users of any stage, or the open-loop cap
-    // (an uncapped open loop has no bound to check in advance).
-    qint64 sockets = 0;
-    for (const StageConfig &s : effectiveStages(config.load))
-        sockets =
-            std::max(sockets, s.mode == LoadMode::Concurrency ? qint64(s.level) : qint64(config.load.maxInFlight));
-    const qint64 workers = workerThreads > 0 ? workerThreads : std::max(2, QThread::idealThreadCount());
-    const qint64 needed = sockets + workers * kFilesPerWorker + kReservedFiles;
-    if (needed <= limit)
-        return {};
-    return QStringLiteral(
-               "%1 connections and %2 worker threads need about %3 open files, more than this process may open (%4, "
-               "%5)")
-        .arg(sockets)
-        .arg(workers)
-        .arg(needed)
-        .arg(limit)
-        .arg(openFileLimitHint());
+    return checkConnectionLimits(config, workerThreads, ConnectionLimits::ofThisProcess());
 }
 
 QString TargetConfig::primaryModel() const

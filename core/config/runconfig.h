@@ -426,8 +426,8 @@ QString stageDefaultName(const StageConfig &stage);
 /// Whether the stages are a context sweep's (some stage sets its own prompt size).
 bool isContextSweep(const QList<StageConfig> &stages);
 
-/// Empty, or why the run cannot hold its sockets and the worker threads' descriptors within
-/// RLIMIT_NOFILE (workerThreads 0: the default, one per core).
+/// checkConnectionLimits() (config/connectionlimits.h) against this process's limits: open files
+/// (RLIMIT_NOFILE) and local ports to one server (workerThreads 0: the default, one per core).
 QString checkOpenFiles(const RunConfig &config, int workerThreads);
 
 /// Problems that make a configuration unusable. Each message names the field (the JSON path, which
