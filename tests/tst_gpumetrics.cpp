@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -393,7 +394,7 @@ private Q_SLOTS:
         QString error;
         const std::optional<GpuTrace> saved = gpuTraceFromCsv(csv, &error);
         QVERIFY2(saved, qPrintable(error));
-        for (const GpuTrace *trace : {&live, &*saved}) {
+        for (const GpuTrace *trace : {&std::as_const(live), &*saved}) {
             QCOMPARE(int(trace->rows.size()), 3);
             QCOMPARE(trace->peakGpus(), gpus);
             QCOMPARE(int(trace->ids.size()), std::min(gpus, int(GpuTrace::kMaxTracedGpus)));
