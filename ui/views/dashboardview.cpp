@@ -230,6 +230,13 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
             [this] { setDistributionMode(DistributionChart::Mode(m_modeBox->currentData().toInt())); });
 
     addChart(QStringLiteral("latency-over-time"), new ChartView(m_latency));
+    // The GPUs beside the latency they serve (--gpu-metrics), the card right after it: power against
+    // utilisation, both coloured like their lines; the lines follow the GPUs a run finds (refreshGpu()).
+    m_gpu->setLeftAxisColor(chartstyle::color(Quantity::GpuPower));
+    m_gpu->setRightAxisTitle(tr("utilisation (%)"), chartstyle::color(Quantity::GpuUtil));
+    styleNote(m_gpuNote, QStringLiteral("gpuNote"));
+    auto *gpuView = new ChartView(m_gpu);
+    addChart(QStringLiteral("gpu"), gpuView, card(gpuView, m_gpuNote));
     addChart(QStringLiteral("throughput"), new ChartView(m_throughput));
     addChart(QStringLiteral("concurrency"), new ChartView(m_inFlight));
     auto *distributionView = new ChartView(m_distribution);
@@ -253,13 +260,6 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     styleNote(m_serverNote, QStringLiteral("serverNote"));
     auto *serverView = new ChartView(m_server);
     addChart(QStringLiteral("server"), serverView, card(serverView, m_serverNote));
-    // The GPUs beside the latency they serve (--gpu-metrics): power against utilisation, both
-    // coloured like their lines; the lines themselves follow the GPUs a run finds (refreshGpu()).
-    m_gpu->setLeftAxisColor(chartstyle::color(Quantity::GpuPower));
-    m_gpu->setRightAxisTitle(tr("utilisation (%)"), chartstyle::color(Quantity::GpuUtil));
-    styleNote(m_gpuNote, QStringLiteral("gpuNote"));
-    auto *gpuView = new ChartView(m_gpu);
-    addChart(QStringLiteral("gpu"), gpuView, card(gpuView, m_gpuNote));
     styleNote(m_kneeNote, QStringLiteral("kneeNote"));
     auto *curveView = new ChartView(m_curve);
     addChart(QStringLiteral("throughput-latency"), curveView, card(curveView, m_kneeNote));
