@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 using namespace tb;
 using tb::sim::SimConfig;
@@ -349,6 +350,90 @@ private Q_SLOTS:
         QVERIFY2(all.contains(QStringLiteral("gpu        ")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("0.5000 J/output token")), qPrintable(all));
         QVERIFY2(all.contains(QStringLiteral("/kWh")), qPrintable(all));
+    }
+
+    // The GUI's chart over time (issue 31): each scrape's power per GPU and summed, utilisation per
+    // GPU and its mean; read back from gpu_metrics.csv (server_metrics.csv's columns) the same as
+    // collected live. Beyond GpuTrace::kMaxTracedGpus GPUs count in the sum only.
+    void traceFromCsvEqualsTheLiveOne_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<bool>("instanceColumn");
+        QTest::newRow("one GPU") << 1 << true;
+        QTest::newRow("two GPUs") << 2 << true;
+        QTest::newRow("ten GPUs: eight drawn apart") << 10 << true;
+        QTest::newRow("without the instance column") << 2 << false;
+    }
+    void traceFromCsvEqualsTheLiveOne()
+    {
+        QFETCH(int, gpus);
+        QFETCH(bool, instanceColumn);
+        GpuTrace live;
+        QByteArray csv = instanceColumn ? "t_s,name,labels,value,instance\n" : "t_s,name,labels,value\n";
+        for (int scrape = 0; scrape < 3; ++scrape) {
+            QByteArray text;
+            const QByteArray at = QByteArray::number(0.5 + scrape, 'f', 3);
+            for (int g = 0; g < gpus; ++g) {
+                const QByteArray labels =
+                    "{gpu=\"" + QByteArray::number(g) + "\",UUID=\"GPU-" + QByteArray::number(10 + g) + "\"}";
+                const double watts = 100.25 + 10 * g + scrape;
+                const double util = scrape == 1 ? 0 : 50 + g;
+                for (const auto &[name, value] : {std::pair(dcgm::kPower, watts), std::pair(dcgm::kUtil, util)}) {
+                    text += name + labels + ' ' + QByteArray::number(value, 'g', 17) + '\n';
+                    QByteArray quoted = labels;
+                    quoted.replace("\"", "\"\"");
+                    csv += at + ',' + name + ",\"" + quoted + "\"," + QByteArray::number(value, 'g', 17) +
+                           (instanceColumn ? ",\n" : "\n");
+                }
+            }
+            QString why;
+            const auto exposition = parsePrometheusText(text, &why);
+            QVERIFY2(exposition, qPrintable(why));
+            live.add(mapGpuMetrics(*exposition, at.toDouble()));
+        }
+        QString error;
+        const std::optional<GpuTrace> saved = gpuTraceFromCsv(csv, &error);
+        QVERIFY2(saved, qPrintable(error));
+        for (const GpuTrace *trace : {&std::as_const(live), &*saved}) {
+            QCOMPARE(int(trace->rows.size()), 3);
+            QCOMPARE(trace->peakGpus(), gpus);
+            QCOMPARE(int(trace->ids.size()), std::min(gpus, int(GpuTrace::kMaxTracedGpus)));
+            QCOMPARE(trace->ids.front(), std::string("GPU-10"));
+            for (int scrape = 0; scrape < 3; ++scrape) {
+                const GpuTrace::Row &row = trace->rows[std::size_t(scrape)];
+                QCOMPARE(row.tS, 0.5 + scrape);
+                double sum = 0;
+                double utilSum = 0;
+                for (int g = 0; g < gpus; ++g) {
+                    sum += 100.25 + 10 * g + scrape;
+                    utilSum += scrape == 1 ? 0 : 50 + g;
+                }
+                QCOMPARE(row.powerWSum, sum);
+                QCOMPARE(row.utilPctMean, utilSum / gpus);
+                QCOMPARE(trace->powerW(row, 1 % std::size_t(gpus)), 100.25 + 10 * (1 % gpus) + scrape);
+                QVERIFY(std::isnan(trace->powerW(row, GpuTrace::kMaxTracedGpus))); // never traced apart
+            }
+        }
+    }
+
+    void damagedTraceFileSaysWhere_data()
+    {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("no header") << QByteArray("1,DCGM_FI_DEV_POWER_USAGE,,1\n")
+                                   << QStringLiteral("line 1: expected the header t_s,name,labels,value,instance");
+        QTest::newRow("a field short") << QByteArray("t_s,name,labels,value\n1,DCGM_FI_DEV_POWER_USAGE,\n")
+                                       << QStringLiteral("line 2: expected 4 fields");
+        QTest::newRow("not Prometheus text") << QByteArray("t_s,name,labels,value\n1,DCGM_FI_DEV_POWER_USAGE,{gpu=,1\n")
+                                             << QStringLiteral("the scrape at 1 s: ");
+    }
+    void damagedTraceFileSaysWhere()
+    {
+        QFETCH(QByteArray, csv);
+        QFETCH(QString, error);
+        QString why;
+        QVERIFY(!gpuTraceFromCsv(csv, &why));
+        QVERIFY2(why.startsWith(error), qPrintable(why));
     }
 
     void compareShowsTheEnergyRow()

@@ -464,6 +464,45 @@ private Q_SLOTS:
         QCOMPARE(data->timeSeries.size(), w.series.size());
     }
 
+    // Issue 31: the GPU chart of a saved run comes from gpu_metrics.csv; a damaged file costs that
+    // chart with a note, never the run.
+    void gpuMetricsCsvIsReadBackForTheChart_data()
+    {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<int>("rows"); // -1: damaged
+        QTest::newRow("two scrapes") << QByteArray("t_s,name,labels,value,instance\n"
+                                                   "0.5,DCGM_FI_DEV_POWER_USAGE,\"{gpu=\"\"0\"\"}\",250.5,\n"
+                                                   "1.5,DCGM_FI_DEV_POWER_USAGE,\"{gpu=\"\"0\"\"}\",301.25,\n")
+                                     << 2;
+        QTest::newRow("damaged") << QByteArray("t_s,name\n1,2\n") << -1;
+    }
+    void gpuMetricsCsvIsReadBackForTheChart()
+    {
+        QFETCH(QByteArray, csv);
+        QFETCH(int, rows);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("gpu"));
+        writeRun(dir, records());
+        QVERIFY(test::writeFile(QDir(dir).filePath(QLatin1String(runfiles::kGpuMetricsCsv)), csv));
+        QString error;
+        const auto data = RunReader::load(dir, &error, RunReader::Records);
+        QVERIFY2(data, qPrintable(error));
+        const QString notes = data->notes.join(QLatin1Char('\n'));
+        if (rows < 0) {
+            QVERIFY(data->gpuTrace.empty());
+            QVERIFY2(notes.contains(QStringLiteral("gpu_metrics.csv is not readable (line 1: expected the header")),
+                     qPrintable(notes));
+            return;
+        }
+        QVERIFY2(!notes.contains(QStringLiteral("gpu_metrics")), qPrintable(notes));
+        QCOMPARE(int(data->gpuTrace.rows.size()), rows);
+        QCOMPARE(data->gpuTrace.rows[0].tS, 0.5);
+        QCOMPARE(data->gpuTrace.rows[0].powerWSum, 250.5);
+        QCOMPARE(data->gpuTrace.rows[1].powerWSum, 301.25);
+        // Not asked for with the summary alone.
+        QVERIFY(RunReader::load(dir, &error, RunReader::SummaryOnly)->gpuTrace.empty());
+    }
+
     void tornLastRowIsLeftOut()
     {
         QTemporaryDir tmp;

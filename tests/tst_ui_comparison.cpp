@@ -24,6 +24,7 @@
 #include "analysis/baseline.h"
 #include "analysis/metriccatalogue.h"
 #include "analysis/svgchart.h"
+#include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
 #include "run/comparisonsession.h"
 #include "sim/simulatorhost.h"
@@ -35,6 +36,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineSeries>
@@ -51,6 +53,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 
 #include <algorithm>
@@ -276,6 +279,57 @@ private Q_SLOTS:
                     QStringLiteral("%1/comparison-view-%2.png").arg(QString::fromLocal8Bit(dir)).arg(int(tab)));
             }
         }
+    }
+
+    // Issue 31: runs with --gpu-metrics offer their GPUs' power over time beside throughput, each
+    // run's line exactly its trace's sum; with a run without GPU data there is no such choice.
+    void gpuPowerOverTimeWhenEveryRunHasIt_data()
+    {
+        QTest::addColumn<bool>("allGpu");
+        QTest::newRow("two runs with GPU data") << true;
+        QTest::newRow("one of them without") << false;
+    }
+    void gpuPowerOverTimeWhenEveryRunHasIt()
+    {
+        QFETCH(bool, allGpu);
+        QStringList dirs;
+        for (const int gpus : {1, 2}) {
+            RunConfig c = workload();
+            c.target = targetOf(*m_fast, QStringLiteral("fast"));
+            if (allGpu || gpus == 1)
+                c.target.gpuMetricsUrl = m_fast->baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString();
+            c.outDir = m_tmp.filePath(QStringLiteral("gpu-%1-%2").arg(allGpu).arg(gpus));
+            QVERIFY(runOne(c));
+            dirs << c.outDir;
+        }
+        ComparisonView view;
+        view.resize(1200, 900);
+        QSignalSpy loaded(&view, &ComparisonView::loaded);
+        view.openDirectories(dirs);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        auto *box = view.findChild<QComboBox *>(QStringLiteral("overTimeBox"));
+        QVERIFY(box);
+        const int item = box->findData(int(ComparisonView::OverTime::GpuPower));
+        QCOMPARE(item >= 0, allGpu);
+        if (!allGpu)
+            return;
+        box->setCurrentIndex(item);
+        emit box->activated(item);
+        QCOMPARE(view.throughputChart()->leftAxis()->titleText(), QStringLiteral("power (W)"));
+        const QList<QLineSeries *> lines = view.throughputChart()->lines();
+        QCOMPARE(lines.size(), 2);
+        for (int i = 0; i < 2; ++i) {
+            QString why;
+            const auto run = RunReader::load(dirs.at(i), &why);
+            QVERIFY2(run, qPrintable(why));
+            QVERIFY(run->gpuTrace.rows.size() >= 2);
+            QCOMPARE(int(lines.at(i)->count()), int(run->gpuTrace.rows.size()));
+            for (int p = 0; p < lines.at(i)->count(); ++p) {
+                const GpuTrace::Row &row = run->gpuTrace.rows.at(std::size_t(p));
+                QCOMPARE(lines.at(i)->at(p), QPointF(row.tS, row.powerWSum));
+            }
+        }
+        QVERIFY(!view.chartView(ComparisonView::ThroughputTab)->isEmpty());
     }
 
     void headlineStripNamesTheWinners()

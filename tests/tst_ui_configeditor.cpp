@@ -196,6 +196,14 @@ private Q_SLOTS:
         }
         {
             RunConfig c = base();
+            c.target.gpuMetricsUrl = QStringLiteral("http://gpu-node:9400/metrics");
+            c.target.energyPricePerKwh = 0.1234;
+            QTest::newRow("DCGM exporter, electricity price") << c;
+            c.target.energyPricePerKwh = 0.0;
+            QTest::newRow("DCGM exporter, free electricity") << c;
+        }
+        {
+            RunConfig c = base();
             c.load.mode = LoadMode::Rate;
             c.load.rate = 12.5;
             c.load.arrival = Arrival::Constant;

@@ -70,6 +70,9 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
 
 using namespace tb;
 
@@ -414,6 +417,145 @@ private Q_SLOTS:
             QVERIFY2(view->emptyText().contains(problem), qPrintable(view->emptyText()));
             QCOMPARE(note->text().count(problem), 1); // said once, however many scrapes failed
             QVERIFY2(note->text().contains(QStringLiteral("failed scrape")), qPrintable(note->text()));
+        }
+    }
+
+    // Issue 31: the GPUs beside the latency (--gpu-metrics against the simulator's GET /dcgm, its
+    // power model idle only: 120 W over all GPUs, shared evenly). Live and reopened, the chart draws
+    // exactly the power gpu_metrics.csv recorded — summed, and per GPU when there are several — and a
+    // run without --gpu-metrics has no GPU card at all (no empty axes).
+    void gpuChartDrawsTheExportersPower_data()
+    {
+        QTest::addColumn<int>("gpus"); // 0: no --gpu-metrics
+        QTest::newRow("one GPU") << 1;
+        QTest::newRow("two GPUs") << 2;
+        QTest::newRow("no --gpu-metrics") << 0;
+    }
+    void gpuChartDrawsTheExportersPower()
+    {
+        QFETCH(int, gpus);
+        sim::SimConfig simConfig = *sim::SimConfig::preset(QStringLiteral("fast"));
+        simConfig.gpus = std::max(1, gpus);
+        simConfig.gpuIdleW = 120;
+        simConfig.gpuJPerToken = 0;
+        simConfig.gpuJPerPromptToken = 0;
+        const auto host = test::startSimulator(simConfig);
+        QVERIFY(host);
+        RunConfig c;
+        c.target = test::targetOf(*host, QStringLiteral("gpu"));
+        if (gpus > 0)
+            c.target.gpuMetricsUrl = host->baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString();
+        c.target.energyPricePerKwh = 0.3;
+        c.prompt.promptTokens = 32;
+        c.request.maxTokens = 32;
+        c.load.stages = *parseStages(QStringLiteral("c=2:3s"), nullptr);
+        auto w = window(c);
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        DashboardView *dash = w->dashboard();
+        TimeChart *chart = dash->gpuChart();
+        ChartView *view = dash->chartView(QStringLiteral("gpu"));
+        QSignalSpy finished(w.get(), &MainWindow::runFinished);
+        QString error;
+        QVERIFY2(w->startRun(&error), qPrintable(error));
+        if (gpus > 0) {
+            // Live: the card is placed and power arrives while the run goes.
+            QTRY_VERIFY_WITH_TIMEOUT(view->isVisible() && !chart->lines().isEmpty() && points(chart->lines().at(0)) > 0,
+                                     30000);
+            QVERIFY(w->isRunning());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kRunTimeoutMs);
+        const auto outcome = finished.constFirst().constFirst().value<RunOutcome>();
+        QVERIFY(outcome.summary.total.requests.ok > 0);
+        const auto shown = [&] {
+            QStringList keys;
+            for (const DashboardView::ChartEntry &entry : dash->shownCharts())
+                keys << entry.key;
+            return keys;
+        };
+        if (gpus == 0) {
+            QVERIFY(!outcome.summary.gpu);
+            QVERIFY(!shown().contains(QStringLiteral("gpu")));
+            QVERIFY(!view->isVisible());
+            QVERIFY(!QFileInfo::exists(QDir(outcome.directory).filePath(QLatin1String(runfiles::kGpuMetricsCsv))));
+        }
+
+        // What the exporter said, read from gpu_metrics.csv apart from the code under test: each
+        // scrape's power per GPU (by its `gpu` label) and summed.
+        std::map<double, std::map<int, double>> recorded;
+        if (gpus > 0) {
+            QFile csv(QDir(outcome.directory).filePath(QLatin1String(runfiles::kGpuMetricsCsv)));
+            QVERIFY(csv.open(QIODevice::ReadOnly));
+            const QByteArray bytes = csv.readAll();
+            CsvReader reader(bytes);
+            std::vector<std::string> fields;
+            QVERIFY(reader.next(fields)); // header
+            const QRegularExpression gpuLabel(QStringLiteral("gpu=\"(\\d+)\""));
+            while (reader.next(fields)) {
+                if (fields.at(1) != dcgm::kPower)
+                    continue;
+                const auto match = gpuLabel.match(QString::fromStdString(fields.at(2)));
+                QVERIFY(match.hasMatch());
+                recorded[std::stod(fields.at(0))][match.captured(1).toInt()] = std::stod(fields.at(3));
+            }
+            QVERIFY(recorded.size() >= 3); // the probe before the load, a scrape a second, the last one
+        }
+
+        // Live at its end, then reopened from the run's folder: the same picture.
+        for (const bool reopened : {false, true}) {
+            if (reopened) {
+                QSignalSpy opened(w.get(), &MainWindow::runOpened);
+                QVERIFY(w->openRun(outcome.directory));
+                QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 30000);
+            }
+            dash->refresh();
+            const QString when = reopened ? QStringLiteral("reopened") : QStringLiteral("live");
+            if (gpus == 0) {
+                QVERIFY2(!shown().contains(QStringLiteral("gpu")), qPrintable(when));
+                QVERIFY2(!view->isVisible(), qPrintable(when));
+                continue;
+            }
+            QVERIFY2(shown().contains(QStringLiteral("gpu")) && view->isVisible() && !view->isEmpty(),
+                     qPrintable(when));
+            const QList<QLineSeries *> lines = chart->lines();
+            // The sum and the mean; with several GPUs each one's power and utilisation too.
+            QCOMPARE(lines.size(), gpus > 1 ? 2 + 2 * gpus : 2);
+            QCOMPARE(lines.at(0)->name(),
+                     gpus > 1 ? QStringLiteral("power, Σ %1 GPUs").arg(gpus) : QStringLiteral("power"));
+            QCOMPARE(int(lines.at(0)->count()), int(recorded.size()));
+            // The file keeps milliseconds of the scrape's time: live the chart has it whole.
+            const double slackS = reopened ? 0 : 0.0005;
+            int i = 0;
+            for (const auto &[tS, perGpu] : recorded) {
+                double sum = 0;
+                for (const auto &[gpu, watts] : perGpu) {
+                    sum += watts;
+                    if (gpus > 1) {
+                        QCOMPARE(lines.at(2 + 2 * gpu)->at(i).y(), watts);
+                        QVERIFY(std::abs(lines.at(2 + 2 * gpu)->at(i).x() - tS) <= slackS);
+                        // The model shares its power evenly.
+                        QVERIFY2(std::abs(watts - 120.0 / gpus) < 0.5, qPrintable(QString::number(watts)));
+                    }
+                }
+                QCOMPARE(lines.at(0)->at(i).y(), sum);
+                QVERIFY2(std::abs(lines.at(0)->at(i).x() - tS) <= slackS,
+                         qPrintable(QStringLiteral("%1 s, %2 s recorded").arg(lines.at(0)->at(i).x()).arg(tS)));
+                ++i;
+            }
+            // The simulator's first answer is its idle power exactly.
+            QCOMPARE(lines.at(0)->at(0).y(), 120.0);
+            // Utilisation is a share: its axis is 0–100 %.
+            QCOMPARE(chart->rightAxis()->max(), 100.0);
+            for (int line = 3; line < lines.size(); line += 2)
+                QVERIFY(!chartstyle::isInLegend(lines.at(line))); // each GPU's utilisation: its entry names both
+            const QString note = dash->gpuNote()->text();
+            const GpuSummary &gpu = *w->document()->summary().gpu;
+            for (const QString &fact :
+                 {QStringLiteral("%1 J/output token").arg(formatNumber(*gpu.joulesPerOutputToken, 4, 6)),
+                  QStringLiteral("%1 J/request").arg(formatNumber(*gpu.joulesPerRequest, 4)),
+                  QStringLiteral("energy $%1 at $0.300/kWh").arg(formatNumber(*gpu.energyCost, 3, 6))})
+                QVERIFY2(note.contains(fact), qPrintable(note + QStringLiteral(" lacks ") + fact));
+            // Regression: a short run's cost (a few millionths of a dollar) read "$0.000".
+            QVERIFY2(!note.contains(QStringLiteral("$0.000 ")), qPrintable(note));
         }
     }
 

@@ -107,10 +107,11 @@ RunData runWithWindow(std::optional<std::pair<int, int>> window)
     return run;
 }
 
+/// The time charts the run shows (a run without --gpu-metrics has no GPU card to draw).
 QList<TimeChart *> timeCharts(const DashboardView &dashboard)
 {
     QList<TimeChart *> charts;
-    for (const DashboardView::ChartEntry &entry : dashboard.charts()) {
+    for (const DashboardView::ChartEntry &entry : dashboard.shownCharts()) {
         if (auto *chart = qobject_cast<TimeChart *>(entry.view->chart()))
             charts << chart;
     }

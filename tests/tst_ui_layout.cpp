@@ -37,6 +37,8 @@
 #include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QScreen>
@@ -578,6 +580,63 @@ private Q_SLOTS:
                             .arg(header->sectionSize(RunHistoryModel::NameColumn))
                             .arg(header->sectionViewportPosition(RunHistoryModel::NameColumn));
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    void gpuCardFitsAt1280x800_data()
+    {
+        QTest::addColumn<int>("gpus");
+        QTest::newRow("one GPU") << 1;
+        QTest::newRow("four GPUs, each in the legend") << 4;
+        QTest::newRow("eight GPUs, apart from the legend") << 8;
+    }
+
+    // Issue 31: the GPU card of a run with --gpu-metrics beside the latency charts on a laptop: its
+    // axis titles, tick labels and legend (the sum, the mean and a GPU each) whole, a plot to read,
+    // its energy note inside the card.
+    void gpuCardFitsAt1280x800()
+    {
+        QFETCH(int, gpus);
+        sim::SimConfig simConfig = m_sim->config();
+        simConfig.gpus = gpus;
+        const auto sim = test::startSimulator(simConfig);
+        QVERIFY(sim);
+        RunConfig c;
+        c.target = test::targetOf(*sim, QStringLiteral("staging-vllm-llama3-8b"));
+        c.target.gpuMetricsUrl = sim->baseUrl().resolved(QUrl(QStringLiteral("/dcgm"))).toString();
+        c.target.energyPricePerKwh = 0.3;
+        c.prompt.promptTokens = 40;
+        c.request.maxTokens = 32;
+        c.load.stages = *parseStages(QStringLiteral("c=2:3s"), nullptr);
+        c.outDir = m_tmp.filePath(QStringLiteral("20261204-190000-gpu%1").arg(gpus));
+        QVERIFY(test::saveRun(c));
+        MainWindow w;
+        w.resize(QGuiApplication::primaryScreen()->availableGeometry().size());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy shown(&w, &MainWindow::runsShown);
+        w.openRuns({c.outDir});
+        QVERIFY(shown.wait(60000) || !shown.isEmpty());
+        settle();
+        w.dashboard()->refresh();
+        settle();
+        ChartView *view = w.dashboard()->chartView(QStringLiteral("gpu"));
+        QVERIFY(view && view->isVisible() && !view->isEmpty());
+        QVERIFY2(w.frameGeometry().width() <= 1280, qPrintable(widestMinimums(&w, 1280)));
+        const QChart *chart = w.dashboard()->gpuChart();
+        const QStringList cut = elidedChartTexts(chart);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u'\n')));
+        int inLegend = 0;
+        for (const QLegendMarker *marker : chart->legend()->markers())
+            inLegend += marker->isVisible();
+        QCOMPARE(inLegend, gpus > 4 ? 2 : gpus > 1 ? 2 + gpus : 2); // the sum, the mean, each GPU that fits
+        const int plot = int(chart->plotArea().height());
+        QVERIFY2(plot >= 5 * view->fontMetrics().lineSpacing(), qPrintable(u"plot area %1 px high"_s.arg(plot)));
+        QVERIFY2(plot >= 0.4 * view->height(), qPrintable(u"plot %1 of %2 px"_s.arg(plot).arg(view->height())));
+        QLabel *note = w.dashboard()->gpuNote();
+        QVERIFY(note->isVisible());
+        QVERIFY2(note->height() >= note->heightForWidth(note->width()),
+                 qPrintable(u"%1 px for %2"_s.arg(note->height()).arg(note->text())));
+        QVERIFY(note->geometry().right() <= note->parentWidget()->width());
     }
 
     void sidePanelStepsAsideForResults_data()

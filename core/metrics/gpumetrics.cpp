@@ -1,6 +1,7 @@
 #include "metrics/gpumetrics.h"
 
 #include "formats/numberformat.h"
+#include "metrics/servermetrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -110,6 +111,77 @@ GpuPoint mapGpuMetrics(const PromExposition &exposition, double tS)
     for (auto &[id, g] : gpus)
         point.gpus.push_back(std::move(g));
     return point;
+}
+
+void GpuTrace::add(const GpuPoint &point)
+{
+    Row &row = rows.emplace_back();
+    row.tS = point.tS;
+    row.gpus = int(point.gpus.size());
+    double powerSum = 0;
+    double utilSum = 0;
+    int powers = 0;
+    int utils = 0;
+    for (const GpuSample &g : point.gpus) {
+        if (g.powerW) {
+            powerSum += *g.powerW;
+            ++powers;
+        }
+        if (g.utilPct) {
+            utilSum += *g.utilPct;
+            ++utils;
+        }
+        auto it = std::find(ids.begin(), ids.end(), g.id);
+        if (it == ids.end()) {
+            if (ids.size() >= kMaxTracedGpus)
+                continue;
+            it = ids.insert(ids.end(), g.id);
+        }
+        const auto i = std::size_t(it - ids.begin());
+        if (row.powerW.size() <= i) {
+            row.powerW.resize(i + 1, kNone);
+            row.utilPct.resize(i + 1, kNone);
+        }
+        row.powerW[i] = g.powerW.value_or(kNone);
+        row.utilPct[i] = g.utilPct.value_or(kNone);
+    }
+    if (powers > 0)
+        row.powerWSum = powerSum;
+    if (utils > 0)
+        row.utilPctMean = utilSum / double(utils);
+}
+
+int GpuTrace::peakGpus() const
+{
+    int most = 0;
+    for (const Row &row : rows)
+        most = std::max(most, row.gpus);
+    return most;
+}
+
+double GpuTrace::powerW(const Row &row, std::size_t gpu) const
+{
+    return gpu < row.powerW.size() ? row.powerW[gpu] : kNone;
+}
+
+double GpuTrace::utilPct(const Row &row, std::size_t gpu) const
+{
+    return gpu < row.utilPct.size() ? row.utilPct[gpu] : kNone;
+}
+
+std::optional<GpuTrace> gpuTraceFromCsv(QByteArrayView csv, QString *error)
+{
+    GpuTrace trace;
+    const bool read = forEachCsvScrape(
+        csv,
+        [&trace](double tS, const std::string &, const PromExposition &exposition, QString *) {
+            trace.add(mapGpuMetrics(exposition, tS));
+            return true;
+        },
+        error);
+    if (!read)
+        return std::nullopt;
+    return trace;
 }
 
 void GpuSummary::setWork(std::int64_t outputTokens, std::int64_t okRequests, std::optional<double> price)

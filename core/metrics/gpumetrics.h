@@ -7,6 +7,7 @@
 
 #include "formats/prometheustext.h"
 
+#include <QByteArrayView>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -64,6 +66,37 @@ struct GpuPoint {
 /// The DCGM series of one scrape, per GPU (by UUID, else host and `gpu` label); other series are
 /// ignored. Several samples of one GPU and name (e.g. per-pod labels) keep the last.
 GpuPoint mapGpuMetrics(const PromExposition &exposition, double tS);
+
+/// What a chart draws of a run's GPUs over time: each scrape's power and utilisation per GPU and
+/// over all of them — live from the scrapes, saved from gpu_metrics.csv. The first kMaxTracedGpus
+/// GPUs (in the order first seen) keep their own columns; any more count in the sum and mean only,
+/// so a row stays small and a snapshot a few times a second stays cheap.
+struct GpuTrace {
+    static constexpr std::size_t kMaxTracedGpus = 8;
+    static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+    struct Row {
+        double tS = 0;
+        std::vector<double> powerW;  ///< per ids[i]; NaN where that GPU had none (shorter: not seen yet)
+        std::vector<double> utilPct; ///< the same
+        double powerWSum = kNone;    ///< Σ over the GPUs that reported power; NaN when none did
+        double utilPctMean = kNone;  ///< mean over the GPUs that reported utilisation; NaN when none did
+        int gpus = 0;                ///< GPUs in the scrape
+    };
+    std::vector<std::string> ids; ///< GpuSample::id of the traced GPUs
+    std::vector<Row> rows;        ///< one per scrape, in order
+
+    void add(const GpuPoint &point);
+    bool empty() const { return rows.empty(); }
+    /// Most GPUs in one scrape.
+    int peakGpus() const;
+    /// GPU `gpu`'s (an index of ids) power or utilisation in `row`; NaN where none.
+    double powerW(const Row &row, std::size_t gpu) const;
+    double utilPct(const Row &row, std::size_t gpu) const;
+};
+
+/// The trace of a saved run from its gpu_metrics.csv (server_metrics.csv's columns), scrape by
+/// scrape through the same mapping as the live run. None with *error when the file is damaged.
+std::optional<GpuTrace> gpuTraceFromCsv(QByteArrayView csv, QString *error);
 
 /// summary.json's `gpu` block.
 struct GpuSummary {

@@ -332,7 +332,10 @@ ServerPoint mapServerMetrics(const PromExposition &exposition, double tS)
     return p;
 }
 
-std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QString *error)
+bool forEachCsvScrape(QByteArrayView csv,
+                      const std::function<bool(double tS, const std::string &instance, const PromExposition &exposition,
+                                               QString *error)> &scrape,
+                      QString *error)
 {
     CsvReader reader(csv);
     std::vector<std::string> fields;
@@ -341,50 +344,60 @@ std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QStr
     if (!reader.next(fields) || !(fields == header || fields == std::vector(header.begin(), header.end() - 1))) {
         if (error)
             *error = QStringLiteral("line 1: expected the header t_s,name,labels,value,instance");
-        return std::nullopt;
+        return false;
     }
     const std::size_t columns = fields.size();
-    ServerSeries series;
-    std::map<std::string, int> sources; // instance → source
-    std::string scrape;                 // one scrape's rows, as the Prometheus text they came from
+    std::string text; // one scrape's rows, as the Prometheus text they came from
     std::string at, instance;
     const auto flush = [&]() -> bool {
-        if (scrape.empty())
+        if (text.empty())
             return true;
         QString why;
-        const auto exposition = parsePrometheusText(QByteArrayView(scrape.data(), qsizetype(scrape.size())), &why);
+        const auto exposition = parsePrometheusText(QByteArrayView(text.data(), qsizetype(text.size())), &why);
         if (!exposition) {
             if (error)
                 *error = QStringLiteral("the scrape at %1 s: %2").arg(QString::fromStdString(at), why);
             return false;
         }
-        const auto [source, added] = sources.try_emplace(instance, 0);
-        if (added && sources.size() > kMaxCsvSources) {
-            if (error)
-                *error = QStringLiteral("more than %1 instances").arg(kMaxCsvSources);
-            return false;
-        }
-        if (added)
-            source->second = series.addSource(QString(), QString::fromStdString(instance));
-        series.add(source->second, mapServerMetrics(*exposition, QByteArray::fromStdString(at).toDouble()),
-                   detectServerEngine(*exposition));
-        scrape.clear();
-        return true;
+        text.clear();
+        return scrape(QByteArray::fromStdString(at).toDouble(), instance, *exposition, error);
     };
     while (reader.next(fields)) {
         if (fields.size() != columns) {
             if (error)
                 *error = QStringLiteral("line %1: expected %2 fields").arg(reader.line()).arg(columns);
-            return std::nullopt;
+            return false;
         }
         const std::string &from = columns > 4 ? fields[4] : instance;
         if ((fields[0] != at || from != instance) && !flush())
-            return std::nullopt;
+            return false;
         at = fields[0];
         instance = from;
-        scrape += fields[1] + fields[2] + ' ' + fields[3] + '\n';
+        text += fields[1] + fields[2] + ' ' + fields[3] + '\n';
     }
-    if (!flush())
+    return flush();
+}
+
+std::optional<std::vector<ServerRow>> serverRowsFromCsv(QByteArrayView csv, QString *error)
+{
+    ServerSeries series;
+    std::map<std::string, int> sources; // instance → source
+    const bool read = forEachCsvScrape(
+        csv,
+        [&](double tS, const std::string &instance, const PromExposition &exposition, QString *why) {
+            const auto [source, added] = sources.try_emplace(instance, 0);
+            if (added && sources.size() > kMaxCsvSources) {
+                if (why)
+                    *why = QStringLiteral("more than %1 instances").arg(kMaxCsvSources);
+                return false;
+            }
+            if (added)
+                source->second = series.addSource(QString(), QString::fromStdString(instance));
+            series.add(source->second, mapServerMetrics(exposition, tS), detectServerEngine(exposition));
+            return true;
+        },
+        error);
+    if (!read)
         return std::nullopt;
     return series.rows();
 }

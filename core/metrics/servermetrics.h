@@ -15,8 +15,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tb {
@@ -74,6 +76,15 @@ struct ServerRow {
     double generationTokensPerS = kNone;
     double prefixHitRatio = kNone;
 };
+
+/// Each scrape of a saved scrape file (server_metrics.csv, gpu_metrics.csv: `t_s,name,labels,value`
+/// and, since several instances were scraped, `instance`), in order, as the Prometheus text it was
+/// parsed from: `scrape` gets its run time, instance and exposition, and may fail with *error. False
+/// with *error when the file is damaged or `scrape` failed.
+bool forEachCsvScrape(QByteArrayView csv,
+                      const std::function<bool(double tS, const std::string &instance, const PromExposition &exposition,
+                                               QString *error)> &scrape,
+                      QString *error);
 
 /// The rows of a saved run from its server_metrics.csv (`t_s,name,labels,value`), scrape by scrape
 /// through the same mapping as the live run. None with *error when the file is damaged.

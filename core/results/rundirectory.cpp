@@ -255,6 +255,18 @@ std::optional<RunData> RunReader::load(const QString &directory, QString *error,
             data.notes
                 << QStringLiteral("server_metrics.csv is not readable (%1): the server's chart is left empty").arg(why);
     }
+    if (parts.testFlag(Records) && in.exists(runfiles::kGpuMetricsCsv)) {
+        // Like the server's: a damaged file costs the GPU chart (the summary's gpu block stays).
+        QString why;
+        std::optional<GpuTrace> trace;
+        if (const auto bytes = readInputFile(in.dir.filePath(QLatin1String(runfiles::kGpuMetricsCsv)),
+                                             runfiles::kMaxGpuMetricsCsvBytes, &why))
+            trace = gpuTraceFromCsv(*bytes, &why);
+        if (trace)
+            data.gpuTrace = std::move(*trace);
+        else
+            data.notes << QStringLiteral("gpu_metrics.csv is not readable (%1): the GPU chart is left empty").arg(why);
+    }
     if (!parts.testFlag(Records) && !parts.testFlag(Chunks)) {
         data.records.clear();
         data.itlMeanMs.clear();

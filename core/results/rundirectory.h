@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/gpumetrics.h"
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
@@ -27,6 +28,7 @@ struct RunData {
     std::vector<RequestRecord> records; ///< with RunReader::Records; tokenChunks with ::Chunks
     std::vector<double> itlMeanMs;      ///< per record, requests.csv's itl_mean_ms (NaN: none)
     std::vector<ServerRow> serverRows;  ///< with RunReader::Records: server_metrics.csv, per scrape
+    GpuTrace gpuTrace;                  ///< with RunReader::Records: gpu_metrics.csv (--gpu-metrics)
     QStringList notes;                  ///< what a user should know, e.g. that the summary was recomputed
     QString name;                       ///< a label of its own (an instance of a run, see splitByInstance)
 

@@ -31,7 +31,8 @@ inline constexpr char kRequestsCsv[] = "requests.csv";
 inline constexpr char kChunksJsonl[] = "chunks.jsonl";
 inline constexpr char kTimeSeriesCsv[] = "timeseries.csv";
 inline constexpr char kServerMetricsCsv[] = "server_metrics.csv";
-inline constexpr char kOutputsJsonl[] = "outputs.jsonl"; ///< only with --save-outputs
+inline constexpr char kGpuMetricsCsv[] = "gpu_metrics.csv"; ///< only with --gpu-metrics
+inline constexpr char kOutputsJsonl[] = "outputs.jsonl";    ///< only with --save-outputs
 
 /// The most RunReader reads of each file (docs/user-guide.md "Limits"), so that a damaged or hostile directory
 /// cannot take memory or time without end. Each is far above what long runs write: requests.csv
@@ -43,6 +44,7 @@ inline constexpr qint64 kMaxRequestsCsvBytes = qint64(2) << 30;
 inline constexpr qint64 kMaxChunksJsonlBytes = qint64(4) << 30;
 inline constexpr qint64 kMaxTimeSeriesCsvBytes = qint64(1) << 30;
 inline constexpr qint64 kMaxServerMetricsCsvBytes = qint64(1) << 30;
+inline constexpr qint64 kMaxGpuMetricsCsvBytes = qint64(1) << 30;
 
 /// {"format": "tokenbench-run", "format_version", "tool", "host", "started_at", "stages",
 ///  "config": toJson(RunConfig), "clock": {"monotonic_origin_ns", "wall_origin", "wall_origin_ns"}}

@@ -240,6 +240,7 @@ private:
         std::vector<bool> failureSaid; ///< per endpoint: its first failure was signalled
         bool scraping = false;         ///< the last scrape is awaited
         GpuSeries gpu;                 ///< --gpu-metrics: the DCGM exporter's scrapes
+        GpuTrace gpuTrace;             ///< the same scrapes, for the GUI's chart over time
         std::unique_ptr<MetricsScraper> gpuScraper;
         bool gpuScraping = false; ///< its last scrape is awaited
     };
@@ -310,8 +311,10 @@ private:
         sink.gpu.setUrl(MetricsScraper::displayUrl(options.endpoints.front().url));
         sink.gpuScraper = std::make_unique<MetricsScraper>(options);
         MetricsScraper *scraper = sink.gpuScraper.get();
-        connect(scraper, &MetricsScraper::gpuScraped, this,
-                [&sink](int, const GpuPoint &point) { sink.gpu.add(point); });
+        connect(scraper, &MetricsScraper::gpuScraped, this, [&sink](int, const GpuPoint &point) {
+            sink.gpu.add(point);
+            sink.gpuTrace.add(point);
+        });
         connect(scraper, &MetricsScraper::scrapeFailed, this,
                 [&sink](int, double, const QString &problem, bool) { sink.gpu.addFailure(problem); });
         connect(scraper, &MetricsScraper::probed, this, [this] {
@@ -423,8 +426,8 @@ private:
             std::vector<TimeSeriesRow> rows = sink.aggregator.timeSeries(0, progress.elapsedNs);
             if (saturated.isEmpty())
                 saturated = saturation(rows, progress);
-            post([s = RunSnapshot{int(i), progress, std::move(summary), std::move(rows), sink.server.rows()}](
-                     BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
+            post([s = RunSnapshot{int(i), progress, std::move(summary), std::move(rows), sink.server.rows(),
+                                  sink.gpuTrace}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
         }
         if (!saturated.isEmpty())
             stop(saturated);
@@ -533,8 +536,8 @@ private:
             else if (outcome.error.isEmpty())
                 addWindows(sink, outcome);
             exportFigures(i, outcome.summary, 0);
-            post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows()}](
-                     BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
+            post([s = RunSnapshot{outcome.target, progress, outcome.summary, outcome.timeSeries, sink.server.rows(),
+                                  sink.gpuTrace}](BenchmarkRunner *r) { Q_EMIT r->snapshotUpdated(s); });
             outcomes.push_back(std::move(outcome));
         }
         post([outcomes = std::move(outcomes)](BenchmarkRunner *r) {

@@ -3,6 +3,7 @@
 #include "client/runprogress.h"
 #include "config/runconfig.h"
 #include "config/sharding.h"
+#include "metrics/gpumetrics.h"
 #include "metrics/requestrecord.h"
 #include "metrics/runinfo.h"
 #include "metrics/runsummary.h"
@@ -31,6 +32,7 @@ struct RunSnapshot {
     RunSummary summary;                    ///< everything so far (the same code as summary.json)
     std::vector<TimeSeriesRow> timeSeries; ///< every second so far; the last rows may still grow
     std::vector<ServerRow> server;         ///< every scrape of the server's metrics so far
+    GpuTrace gpu;                          ///< every scrape of the DCGM exporter so far (--gpu-metrics)
 };
 
 /// How a run ended.

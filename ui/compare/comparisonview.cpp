@@ -39,6 +39,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace tb {
@@ -202,8 +203,9 @@ ComparisonView::ComparisonView(QWidget *parent)
     // The charts.
     for (const Metric m : {Metric::Ttft, Metric::E2e, Metric::Itl, Metric::Tpot})
         m_cdfBox->addItem(tr("%1 distribution (CDF)").arg(metricLabel(m)), int(m));
-    m_throughputBox->addItem(tr("Output tokens/s"));
-    m_throughputBox->addItem(tr("Successful requests/s"));
+    m_throughputBox->setObjectName(QStringLiteral("overTimeBox"));
+    m_throughputBox->addItem(tr("Output tokens/s"), int(OverTime::OutputTokens));
+    m_throughputBox->addItem(tr("Successful requests/s"), int(OverTime::Requests));
     for (const Metric m : {Metric::Ttft, Metric::E2e})
         m_curveBox->addItem(tr("%1 against throughput").arg(metricLabel(m)), int(m));
     connect(m_cdfBox, &QComboBox::activated, this,
@@ -506,17 +508,43 @@ void ComparisonView::updateCdf()
 
 void ComparisonView::updateThroughput()
 {
-    const bool tokens = m_throughputBox->currentIndex() == 0;
+    // The GPUs' power is offered when every run has it (--gpu-metrics): a run without would be a
+    // line that is not there, read as a run that drew nothing.
+    const bool gpu = runCount() > 0 && std::all_of(m_runs->begin(), m_runs->end(),
+                                                   [](const RunData &run) { return !run.gpuTrace.empty(); });
+    const int gpuItem = m_throughputBox->findData(int(OverTime::GpuPower));
+    if (gpu && gpuItem < 0)
+        m_throughputBox->addItem(tr("GPU power, W (Σ GPUs)"), int(OverTime::GpuPower));
+    else if (!gpu && gpuItem >= 0)
+        m_throughputBox->removeItem(gpuItem);
+    const auto what = OverTime(m_throughputBox->currentData().toInt());
     m_throughput->removeLines();
-    m_throughput->setTitle(tokens ? tr("Output tokens per second over the run")
-                                  : tr("Successful requests per second over the run"));
-    m_throughput->leftAxis()->setTitleText(tokens ? tr("output tokens/s") : tr("requests/s"));
+    const Quantity quantity = what == OverTime::OutputTokens ? Quantity::OutputTokens
+                              : what == OverTime::Requests   ? Quantity::Requests
+                                                             : Quantity::GpuPower;
+    m_throughput->setTitle(what == OverTime::OutputTokens ? tr("Output tokens per second over the run")
+                           : what == OverTime::Requests   ? tr("Successful requests per second over the run")
+                                                          : tr("GPU power over the run (Σ GPUs)"));
+    m_throughput->leftAxis()->setTitleText(what == OverTime::OutputTokens ? tr("output tokens/s")
+                                           : what == OverTime::Requests   ? tr("requests/s")
+                                                                          : tr("power (W)"));
     double end = 0;
     for (int i = 0; i < runCount(); ++i) {
         const RunData &run = m_runs->at(std::size_t(i));
-        QLineSeries *line =
-            m_throughput->addLine(m_result->table.labels()[i], ComparisonModel::runColor(i), false,
-                                  chartstyle::describe(tokens ? Quantity::OutputTokens : Quantity::Requests));
+        QLineSeries *line = m_throughput->addLine(m_result->table.labels()[i], ComparisonModel::runColor(i), false,
+                                                  chartstyle::describe(quantity));
+        if (what == OverTime::GpuPower) {
+            QList<QPointF> points;
+            for (const GpuTrace::Row &row : run.gpuTrace.rows) {
+                if (!std::isnan(row.powerWSum))
+                    points << QPointF(row.tS, row.powerWSum);
+            }
+            line->replace(decimate(points, TimeChart::kMaxPoints, Reduce::Mean));
+            if (!run.gpuTrace.empty())
+                end = std::max(end, run.gpuTrace.rows.back().tS);
+            continue;
+        }
+        const bool tokens = what == OverTime::OutputTokens;
         line->replace(timePoints(
             run.timeSeries,
             [tokens](const TimeSeriesRow &r) { return tokens ? double(r.outputTokens) : double(r.completed); },

@@ -46,6 +46,8 @@ class ComparisonView : public QWidget
 
 public:
     enum ChartTab { CdfTab, ThroughputTab, CurveTab, PairedTab };
+    /// What the over-time tab draws (its selector's item data); GPU power only when every run has it.
+    enum class OverTime { OutputTokens, Requests, GpuPower };
 
     explicit ComparisonView(QWidget *parent = nullptr);
     /// Waits for a load in progress.
@@ -168,7 +170,7 @@ private:
     ChartView *m_throughputView;
     ChartView *m_curveView;
     QComboBox *m_cdfBox;
-    QComboBox *m_throughputBox;
+    QComboBox *m_throughputBox; ///< OverTime as item data
     QComboBox *m_curveBox;
 
     Runs m_runs;

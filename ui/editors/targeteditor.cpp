@@ -64,6 +64,8 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
     , m_priceInput(new OptionalSpinBox(tr("no price"), this))
     , m_priceCached(new OptionalSpinBox(tr("the input price"), this))
     , m_priceOutput(new OptionalSpinBox(tr("no price"), this))
+    , m_gpuMetrics(m_fields.lineEdit(ConfigFieldId::TargetGpuMetricsUrl, this))
+    , m_priceKwh(new OptionalSpinBox(tr("no price"), this))
     , m_tokenizer(new QComboBox(this))
 {
     m_name->setObjectName(QStringLiteral("targetName"));
@@ -278,6 +280,21 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
                 ? tr("USD per 1M prompt tokens the server reports as cached; not set: the input price.")
                 : tr("USD per 1M tokens; the run's cost goes in the summary, the comparison and the report."));
     }
+    // The GPUs' telemetry and what their energy costs: the dashboard's GPU card, the summary's gpu block.
+    layout->addWidget(createFormGroup(tr("GPU energy"), this, &form));
+    m_gpuMetrics->setObjectName(QStringLiteral("gpuMetricsUrl"));
+    m_gpuMetrics->setPlaceholderText(tr("none; e.g. http://gpu-node:9400/metrics"));
+    m_gpuMetrics->setClearButtonEnabled(true);
+    validator->addRow(form, tr("DCGM exporter:"), m_gpuMetrics, ConfigFieldId::TargetGpuMetricsUrl,
+                      tr("NVIDIA dcgm-exporter's /metrics, scraped once a second during the run: the GPUs' power "
+                         "and utilisation beside latency, and energy per output token (--gpu-metrics). The "
+                         "simulator answers at its /dcgm."));
+    m_priceKwh->setObjectName(QStringLiteral("pricePerKwh"));
+    m_priceKwh->spinBox()->setRange(0, kMaxPricePerKwh);
+    m_priceKwh->spinBox()->setDecimals(4);
+    m_priceKwh->spinBox()->setPrefix(QStringLiteral("$"));
+    validator->addRow(form, tr("Electricity / kWh:"), m_priceKwh, ConfigFieldId::PricePerKwh,
+                      tr("USD per kWh: with a DCGM exporter the GPUs' energy cost goes in the summary (--price-kwh)."));
     layout->addStretch(1);
 
     const auto changed = [this] { Q_EMIT edited(); };
@@ -324,6 +341,7 @@ TargetEditor::TargetEditor(FieldValidator *validator, QWidget *parent)
             Q_EMIT edited();
         });
     }
+    connect(m_priceKwh, &OptionalSpinBox::valueChanged, this, changed);
     connect(m_tokenizer, &QComboBox::currentTextChanged, this, changed);
     connect(browseTokenizer, &QPushButton::clicked, this, &TargetEditor::browseTokenizer);
     connect(m_test, &QPushButton::clicked, this, &TargetEditor::testConnection);
@@ -397,6 +415,10 @@ void TargetEditor::setTarget(const TargetConfig &target, bool builtin)
     m_proxyUrl->setText(proxyUrl ? target.proxy : QString());
     m_proxyUrl->setEnabled(proxyUrl);
     setPricing(target.pricing);
+    {
+        const QSignalBlocker block(m_priceKwh);
+        m_priceKwh->setValue(target.energyPricePerKwh);
+    }
     m_tokenizer->setCurrentText(target.tokenizer);
     m_connected.clear();
     m_connection->hide();
@@ -433,6 +455,7 @@ TargetConfig TargetEditor::target() const
     const QString proxyMode = m_proxyMode->currentData().toString();
     t.proxy = proxyMode == QLatin1String("url") ? m_proxyUrl->text().trimmed() : proxyMode;
     t.pricing = pricing();
+    t.energyPricePerKwh = m_priceKwh->value();
     t.tokenizer = m_tokenizer->currentText().trimmed();
     return t;
 }

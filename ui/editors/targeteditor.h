@@ -96,8 +96,10 @@ private:
     OptionalSpinBox *m_priceInput;
     OptionalSpinBox *m_priceCached;
     OptionalSpinBox *m_priceOutput;
-    QString m_priceSource;  ///< Pricing::source of the prices shown
-    QComboBox *m_tokenizer; ///< editable: approx, server, or a file path
+    QLineEdit *m_gpuMetrics;     ///< a DCGM exporter's /metrics (--gpu-metrics)
+    OptionalSpinBox *m_priceKwh; ///< electricity, USD per kWh (--price-kwh): the GPUs' energy cost
+    QString m_priceSource;       ///< Pricing::source of the prices shown
+    QComboBox *m_tokenizer;      ///< editable: approx, server, or a file path
     QList<std::pair<QString, QString>> m_presets;
 };
 

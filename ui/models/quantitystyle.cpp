@@ -128,6 +128,10 @@ QColor lightColor(Quantity quantity)
         return QColor(0xd6, 0x27, 0x28);
     case Quantity::OutInRatio:
         return QColor(0x6d, 0x4c, 0x41);
+    case Quantity::GpuPower:
+        return QColor(0xb4, 0x53, 0x09);
+    case Quantity::GpuUtil:
+        return QColor(0x2e, 0x7d, 0x32);
     }
     return mutedText(Theme::Light);
 }
@@ -182,6 +186,17 @@ QColor errorColor(const QString &label)
     return QColor::fromHsv(hue < 20 ? hue : 340 + hue - 20, 170, 200);
 }
 
+QColor gpuColor(int index)
+{
+    // Blues, purples and pinks: clear of the sum's amber and the utilisation's green, which the GPU
+    // chart draws beside them.
+    static const std::array<QColor, 8> colors = {
+        QColor(0x1f, 0x77, 0xb4), QColor(0x94, 0x67, 0xbd), QColor(0x17, 0xbe, 0xcf), QColor(0xe3, 0x77, 0xc2),
+        QColor(0x7f, 0x7f, 0x7f), QColor(0x39, 0x49, 0xab), QColor(0x00, 0x89, 0x7b), QColor(0xad, 0x14, 0x57),
+    };
+    return themed(colors[std::size_t(index < 0 ? 0 : index) % colors.size()], screenTheme());
+}
+
 QString describe(Quantity quantity)
 {
     switch (quantity) {
@@ -211,6 +226,10 @@ QString describe(Quantity quantity)
         return QObject::tr("Output tokens per prompt token (Σ completion / Σ prompt)");
     case Quantity::CacheHitRatio:
         return QObject::tr("Share of prompt tokens served from the prefix cache (Σ cached / Σ prompt)");
+    case Quantity::GpuPower:
+        return QObject::tr("Power drawn by the GPUs, W: their sum at each scrape of the DCGM exporter");
+    case Quantity::GpuUtil:
+        return QObject::tr("GPU utilisation, %: the mean over the GPUs at each scrape of the DCGM exporter");
     }
     return {};
 }

@@ -28,6 +28,8 @@ enum class Quantity {
     Errors,
     OutInRatio,
     CacheHitRatio,
+    GpuPower, ///< W, summed over the GPUs of --gpu-metrics
+    GpuUtil,  ///< %, their mean utilisation
 };
 
 namespace chartstyle {
@@ -38,6 +40,9 @@ QColor color(Metric metric);
 /// Errors get a colour per HTTP status or error class ("429", "503", "timeout", …), stable across
 /// charts and runs.
 QColor errorColor(const QString &label);
+/// The colour of the index-th GPU's own lines (the GPU chart draws each GPU apart from the sum):
+/// hues apart from each other and from the sum's, the same GPU the same colour every time.
+QColor gpuColor(int index);
 /// The two looks: light (the default, and every export and report whatever the screen shows) and
 /// dark (a dark system palette, or View ▸ Theme ▸ Dark). The quantities' colours are the same in
 /// both; the colours below are the ones that change.

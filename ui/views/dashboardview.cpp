@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 
@@ -45,6 +46,11 @@ enum LatencyLine { TtftP50, TtftP99, E2eP50, E2eP99 };
 enum ThroughputLine { RequestsLine, TokensLine };
 enum InFlightLine { InFlightActual, InFlightTarget };
 enum ServerLine { ServerRunning, ServerWaiting, ServerTtft, ClientTtft };
+/// The GPU chart's lines: the sum and the mean, then per GPU (with two or more) its power and,
+/// dashed, its utilisation.
+enum GpuLine { GpuPowerSum, GpuUtilMean, FirstGpuLine };
+/// GPUs whose own lines get legend entries: more do not fit beside the sum's and the mean's.
+constexpr std::size_t kGpusInLegend = 4;
 
 /// A colour of the light look for rich text, in the screen's theme.
 QString htmlColor(const QColor &light)
@@ -109,6 +115,8 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
     , m_tokens(new TokenChart)
     , m_server(new TimeChart(tr("Server"), tr("requests")))
     , m_serverNote(new QLabel(this))
+    , m_gpu(new TimeChart(tr("GPU"), tr("power (W)")))
+    , m_gpuNote(new QLabel(this))
     , m_curve(new ThroughputLatencyChart)
     , m_kneeNote(new QLabel(this))
     , m_turns(new TurnChart)
@@ -222,6 +230,13 @@ DashboardView::DashboardView(RunDocument *document, QWidget *parent)
             [this] { setDistributionMode(DistributionChart::Mode(m_modeBox->currentData().toInt())); });
 
     addChart(QStringLiteral("latency-over-time"), new ChartView(m_latency));
+    // The GPUs beside the latency they serve (--gpu-metrics), the card right after it: power against
+    // utilisation, both coloured like their lines; the lines follow the GPUs a run finds (refreshGpu()).
+    m_gpu->setLeftAxisColor(chartstyle::color(Quantity::GpuPower));
+    m_gpu->setRightAxisTitle(tr("utilisation (%)"), chartstyle::color(Quantity::GpuUtil));
+    styleNote(m_gpuNote, QStringLiteral("gpuNote"));
+    auto *gpuView = new ChartView(m_gpu);
+    addChart(QStringLiteral("gpu"), gpuView, card(gpuView, m_gpuNote));
     addChart(QStringLiteral("throughput"), new ChartView(m_throughput));
     addChart(QStringLiteral("concurrency"), new ChartView(m_inFlight));
     auto *distributionView = new ChartView(m_distribution);
@@ -378,7 +393,7 @@ bool DashboardView::isShown(const QString &key) const
 {
     return !((key == QLatin1String("throughput-latency") && !m_showCurve) ||
              (key == QLatin1String("turns") && !m_showTurns) ||
-             (key == QLatin1String("context-sweep") && !m_showContext));
+             (key == QLatin1String("context-sweep") && !m_showContext) || (key == QLatin1String("gpu") && !m_showGpu));
 }
 
 QList<DashboardView::ChartEntry> DashboardView::shownCharts() const
@@ -489,6 +504,9 @@ void DashboardView::refreshPart(Part part)
         break;
     case ServerPart:
         refreshServer();
+        break;
+    case GpuPart:
+        refreshGpu();
         break;
     case CurvePart:
         refreshCurve();
@@ -779,7 +797,8 @@ void DashboardView::finishChart(const QString &key, bool empty, const QString &l
     // A run in which no request succeeded has only its errors (and perhaps the server's metrics)
     // to chart: the others say what happened instead of drawing empty 0–1 axes.
     const RunDocument &d = *m_document;
-    if (!d.isLive() && d.allFailed() && key != QLatin1String("errors-by-status") && key != QLatin1String("server")) {
+    if (!d.isLive() && d.allFailed() && key != QLatin1String("errors-by-status") && key != QLatin1String("server") &&
+        key != QLatin1String("gpu")) {
         view->setEmptyText(tr("No request succeeded: nothing to chart. %1.").arg(d.failureHeadline()));
         view->setEmpty(true);
     } else {
@@ -917,6 +936,100 @@ void DashboardView::refreshServer()
             : tr("The server's /metrics was not scraped (no Prometheus endpoint, or turned off in the target).");
     finishTimeChart(m_server, frame(), QStringLiteral("server"), rows.empty(),
                     rows.empty() && d.isLive() && !server ? tr("Waiting for the server's metrics…") : why, why);
+}
+
+void DashboardView::refreshGpu()
+{
+    const RunDocument &d = *m_document;
+    // Only a run that scraped a DCGM exporter has the card: the others draw no empty GPU axes.
+    if (!placeCard(m_showGpu, d.hasGpuMetrics()))
+        return;
+    const GpuTrace &trace = d.gpuTrace();
+    const int gpus = trace.peakGpus();
+    // One GPU is its own sum: per-GPU lines only with two or more.
+    const std::size_t each = gpus > 1 ? trace.ids.size() : 0;
+    QStringList names{gpus > 1 ? tr("power, Σ %1 GPUs").arg(gpus) : tr("power"),
+                      gpus > 1 ? tr("utilisation, mean") : tr("utilisation")};
+    for (std::size_t i = 0; i < each; ++i)
+        names << tr("GPU %1").arg(i + 1) << tr("GPU %1 utilisation").arg(i + 1);
+    QStringList shown;
+    for (const QLineSeries *line : m_gpu->lines())
+        shown << line->name();
+    if (shown != names) {
+        m_gpu->removeLines();
+        m_gpu->addLine(names[GpuPowerSum], chartstyle::color(Quantity::GpuPower), false,
+                       chartstyle::describe(Quantity::GpuPower));
+        m_gpu->addLine(names[GpuUtilMean], chartstyle::color(Quantity::GpuUtil), true,
+                       chartstyle::describe(Quantity::GpuUtil), TimeChart::Side::Right);
+        for (std::size_t i = 0; i < each; ++i) {
+            const QString id = QString::fromStdString(trace.ids[i]);
+            const QColor color = chartstyle::gpuColor(int(i));
+            QLineSeries *power =
+                m_gpu->addLine(names[FirstGpuLine + 2 * int(i)], color, false, tr("Power drawn by %1, W").arg(id));
+            power->setPen(chartstyle::pen(color, false, 1.2));
+            // A legend of more GPUs than this is cut to "po…" at a laptop's two columns: their
+            // lines stay, each GPU named in its tooltip.
+            chartstyle::setInLegend(m_gpu, power, each <= kGpusInLegend);
+            // Its utilisation in its colour, dashed, out of the legend: the GPU's entry names both.
+            QLineSeries *util = m_gpu->addLine(names[FirstGpuLine + 2 * int(i) + 1], color, true,
+                                               tr("Utilisation of %1, %").arg(id), TimeChart::Side::Right);
+            util->setPen(chartstyle::pen(color, true, 1.2));
+            chartstyle::setInLegend(m_gpu, util, false);
+        }
+    }
+    const auto points = [&trace](const std::function<double(const GpuTrace::Row &)> &value) {
+        QList<QPointF> out;
+        for (const GpuTrace::Row &r : trace.rows) {
+            const double v = value(r);
+            if (!std::isnan(v))
+                out << QPointF(r.tS, v);
+        }
+        return decimate(out, TimeChart::kMaxPoints, Reduce::Mean);
+    };
+    const QList<QLineSeries *> lines = m_gpu->lines();
+    lines[GpuPowerSum]->replace(points([](const GpuTrace::Row &r) { return r.powerWSum; }));
+    lines[GpuUtilMean]->replace(points([](const GpuTrace::Row &r) { return r.utilPctMean; }));
+    for (std::size_t i = 0; i < each; ++i) {
+        lines[FirstGpuLine + 2 * int(i)]->replace(
+            points([&trace, i](const GpuTrace::Row &r) { return trace.powerW(r, i); }));
+        lines[FirstGpuLine + 2 * int(i) + 1]->replace(
+            points([&trace, i](const GpuTrace::Row &r) { return trace.utilPct(r, i); }));
+    }
+
+    const std::optional<GpuSummary> &gpu = d.summary().gpu;
+    QStringList facts;
+    if (gpu && gpu->energyJ) {
+        // The CLI's gpu line's precision: a short run's energy costs a few millionths of a dollar.
+        facts << tr("%1 J").arg(formatNumber(*gpu->energyJ, 4));
+        if (gpu->joulesPerOutputToken)
+            facts << tr("%1 J/output token").arg(formatNumber(*gpu->joulesPerOutputToken, 4, 6));
+        if (gpu->joulesPerRequest)
+            facts << tr("%1 J/request").arg(formatNumber(*gpu->joulesPerRequest, 4));
+        if (gpu->energyCost && gpu->pricePerKwh)
+            facts << tr("energy $%1 at $%2/kWh")
+                         .arg(formatNumber(*gpu->energyCost, 3, 6), formatNumber(*gpu->pricePerKwh));
+        if (gpu->energyCostPerMOutputTokens)
+            facts << tr("$%1/1M output tokens").arg(formatNumber(*gpu->energyCostPerMOutputTokens, 3, 6));
+    }
+    if (gpu && !gpu->problem.isEmpty())
+        facts << tr("%n failed scrape(s): %1", nullptr, gpu->failures).arg(gpu->problem);
+    if (each > kGpusInLegend)
+        facts << tr("thin lines: each of the %1 GPUs' power, dashed: its utilisation").arg(each);
+    if (trace.peakGpus() > int(GpuTrace::kMaxTracedGpus))
+        facts << tr("the first %1 of %2 GPUs drawn apart").arg(GpuTrace::kMaxTracedGpus).arg(trace.peakGpus());
+    m_gpuNote->setText(facts.join(QStringLiteral(" · ")));
+    m_gpuNote->setVisible(!facts.isEmpty());
+    Frame f = frame();
+    // The exporter's last scrape ends the window, just after the last second of requests.
+    if (!trace.empty())
+        f.rangeS = std::max(f.rangeS, trace.rows.back().tS);
+    const QString why = gpu && !gpu->problem.isEmpty()
+                            ? tr("The DCGM exporter could not be read: %1").arg(gpu->problem)
+                            : tr("The DCGM exporter (--gpu-metrics) gave no power or utilisation.");
+    finishTimeChart(m_gpu, f, QStringLiteral("gpu"), trace.empty(),
+                    d.isLive() && !gpu ? tr("Waiting for the DCGM exporter…") : why, why);
+    // Utilisation is a share: its scale is the whole of it, not its largest value.
+    m_gpu->rightAxis()->setRange(0, 100);
 }
 
 bool DashboardView::placeCard(bool &placed, bool show)

@@ -30,6 +30,7 @@ class ContextSweepChart;
 /// time, throughput, in-flight requests against the target with the stages marked, the latency
 /// distribution (TTFT/TPOT/ITL/E2E as histogram or CDF), token efficiency, errors by status, and
 /// the server's own metrics (running and waiting requests, its TTFT against the client's, KV cache),
+/// for a run with --gpu-metrics the GPUs' power and utilisation with the run's energy figures,
 /// and for a staged run (a sweep) its throughput–latency curve with the knee ringed.
 /// It shows whatever the RunDocument holds, live or saved, and redraws from a timer only when the
 /// document changed — never per record: the header and tiles at up to 10 Hz, the charts one per
@@ -63,6 +64,8 @@ public:
     ContextSweepChart *contextChart() const { return m_context; }
     QLabel *kneeNote() const { return m_kneeNote; }
     QLabel *contextNote() const { return m_contextNote; }
+    TimeChart *gpuChart() const { return m_gpu; }
+    QLabel *gpuNote() const { return m_gpuNote; }
 
     void setDistributionMetric(Metric metric);
     Metric distributionMetric() const { return m_metric; }
@@ -92,6 +95,7 @@ private:
         TokensPart,
         ErrorsPart,
         ServerPart,
+        GpuPart,
         CurvePart,
         TurnsPart,
         ContextPart,
@@ -124,6 +128,7 @@ private:
     void refreshErrors();
     void refreshTokens();
     void refreshServer();
+    void refreshGpu();
     void refreshCurve();
     void refreshTurns();
     void refreshContext();
@@ -155,6 +160,8 @@ private:
     TokenChart *m_tokens;
     TimeChart *m_server;             ///< the server's own metrics beside the client's TTFT
     QLabel *m_serverNote;            ///< KV cache, prefix hits, or why there is nothing
+    TimeChart *m_gpu;                ///< --gpu-metrics only: power and utilisation, summed and per GPU
+    QLabel *m_gpuNote;               ///< the run's energy: J per output token and request, its cost
     ThroughputLatencyChart *m_curve; ///< staged runs only
     QLabel *m_kneeNote;              ///< the core's knee in words
     TurnChart *m_turns;              ///< conversations only
@@ -173,6 +180,7 @@ private:
     bool m_showCurve = false;   ///< a staged run: the throughput–latency card is placed
     bool m_showTurns = false;   ///< a run of conversations: the turns card is placed
     bool m_showContext = false; ///< a context sweep: its card is placed (instead of the throughput–latency one)
+    bool m_showGpu = false;     ///< a run with --gpu-metrics: the GPU card is placed
 };
 
 } // namespace tb

@@ -29,6 +29,7 @@ void RunDocument::start(State state, const QString &directory)
     m_summary = RunSummary();
     m_timeSeries.clear();
     m_serverRows.clear();
+    m_gpuTrace = GpuTrace();
     m_progress = RunProgress();
     m_cancelled = false;
     m_error.clear();
@@ -77,6 +78,7 @@ void RunDocument::setSnapshot(const RunSnapshot &snapshot)
     m_summary = snapshot.summary;
     m_timeSeries = snapshot.timeSeries;
     m_serverRows = snapshot.server;
+    m_gpuTrace = snapshot.gpu;
     touch();
 }
 
@@ -100,6 +102,7 @@ void RunDocument::load(RunData data)
     m_summary = std::move(data.summary);
     m_timeSeries = std::move(data.timeSeries);
     m_serverRows = std::move(data.serverRows);
+    m_gpuTrace = std::move(data.gpuTrace);
     m_notes = data.notes;
     // Stopped as the Runs list says it (the saved files keep no flag of their own).
     m_cancelled = RunHistoryModel::statusOf(m_summary) == RunHistoryStatus::Stopped;
@@ -177,6 +180,11 @@ QStringList RunDocument::stageNames() const
     for (const StageConfig &s : stages())
         names << (s.name.isEmpty() ? stageDefaultName(s) : s.name);
     return names;
+}
+
+bool RunDocument::hasGpuMetrics() const
+{
+    return !m_gpuTrace.empty() || m_summary.gpu.has_value() || !m_info.config.target.gpuMetricsUrl.isEmpty();
 }
 
 bool RunDocument::allFailed() const

@@ -51,6 +51,11 @@ public:
     const std::vector<TimeSeriesRow> &timeSeries() const { return m_timeSeries; }
     /// The server's metrics per scrape (live runs, and saved ones from server_metrics.csv).
     const std::vector<ServerRow> &serverRows() const { return m_serverRows; }
+    /// The GPUs' power and utilisation per scrape of --gpu-metrics (live runs, and saved ones from
+    /// gpu_metrics.csv); empty for a run without.
+    const GpuTrace &gpuTrace() const { return m_gpuTrace; }
+    /// The run scraped (or, live, scrapes) a DCGM exporter: it has a GPU chart, empty or not.
+    bool hasGpuMetrics() const;
     const RunProgress &progress() const { return m_progress; }
     bool cancelled() const { return m_cancelled; }
     QString error() const { return m_error; }
@@ -98,6 +103,7 @@ private:
     RunSummary m_summary;
     std::vector<TimeSeriesRow> m_timeSeries;
     std::vector<ServerRow> m_serverRows;
+    GpuTrace m_gpuTrace;
     RunProgress m_progress;
     bool m_cancelled = false;
     QString m_error;
