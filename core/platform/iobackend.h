@@ -9,7 +9,9 @@ namespace tb {
 /// knowing what each could see.
 struct IoBackend {
     QString name;     ///< "linux" or "portable"
-    QString poller;   ///< how readiness is waited for: "epoll", "poll and Qt socket notifiers"
+    /// How readiness is waited for and streams are read: "io_uring (multishot recvmsg)" or "epoll"
+    /// (Linux, chosen when the process starts), "poll and Qt socket notifiers"
+    QString poller;
     QString stamping; ///< where a response's bytes are stamped
     /// True when a chunk's time is its arrival at the socket (the kernel's receive stamp); false
     /// when it is the time this process read it, late by however long the reading thread was busy.
