@@ -19,9 +19,6 @@ constexpr unsigned kSubmissionEntries = 256;
 /// Room for a pass's completions: a multishot receive that finds the queue full ends (and is
 /// started again), so a small queue costs re-arms, not reads.
 constexpr unsigned kCompletionEntries = 8192;
-/// Provided buffers per thread (a power of two, as the kernel wants): a pass that takes more reads
-/// than this ends the receives that found none (ENOBUFS), started again once the pass gave them back.
-constexpr unsigned kBuffers = 2048;
 constexpr unsigned short kBufferGroup = 0;
 /// Room for the one SO_TIMESTAMPING message (three timespecs: software, deprecated, hardware).
 constexpr std::size_t kControlSize = CMSG_SPACE(sizeof(::timespec) * 3);
@@ -52,17 +49,19 @@ bool epollForced()
 
 bool UringReceiver::available()
 {
-    static const bool usable = !epollForced() && make(-1) != nullptr;
+    static const bool usable = !epollForced() && make(-1, kDefaultBuffers) != nullptr;
     return usable;
 }
 
-std::unique_ptr<UringReceiver> UringReceiver::create(int epollFd)
+std::unique_ptr<UringReceiver> UringReceiver::create(int epollFd, unsigned buffers)
 {
-    return available() ? make(epollFd) : nullptr;
+    return available() ? make(epollFd, buffers) : nullptr;
 }
 
-std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd)
+std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd, unsigned buffers)
 {
+    if (buffers == 0 || buffers > 32768 || (buffers & (buffers - 1)) != 0)
+        return nullptr; // the kernel takes a power of two up to 32,768
     auto ring = std::make_unique<io_uring>();
     io_uring_params params{};
     // Deferred task work: the kernel reads the sockets inside this thread's own enter, all that
@@ -73,7 +72,7 @@ std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd)
     // ENOSYS (no io_uring), EPERM (seccomp, io_uring_disabled), EINVAL (a kernel before 6.1).
     if (io_uring_queue_init_params(kSubmissionEntries, ring.get(), &params) < 0)
         return nullptr;
-    std::unique_ptr<UringReceiver> receiver(new UringReceiver(std::move(ring)));
+    std::unique_ptr<UringReceiver> receiver(new UringReceiver(std::move(ring), buffers));
     // One enter waits with a nanosecond timeout (IORING_FEAT_EXT_ARG, 5.11).
     if (!(params.features & IORING_FEAT_EXT_ARG))
         return nullptr;
@@ -92,8 +91,9 @@ std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd)
     return receiver;
 }
 
-UringReceiver::UringReceiver(std::unique_ptr<io_uring> ring)
+UringReceiver::UringReceiver(std::unique_ptr<io_uring> ring, unsigned buffers)
     : m_ring(std::move(ring))
+    , m_bufferCount(buffers)
 {
     m_layout.msg_controllen = kControlSize;
 }
@@ -108,24 +108,24 @@ UringReceiver::~UringReceiver()
 
 bool UringReceiver::setUpBuffers()
 {
-    m_bufferRingBytes = kBuffers * sizeof(io_uring_buf);
+    m_bufferRingBytes = m_bufferCount * sizeof(io_uring_buf);
     void *memory = ::mmap(nullptr, m_bufferRingBytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
     if (memory == MAP_FAILED)
         return false;
     m_bufferRing = static_cast<io_uring_buf_ring *>(memory);
     io_uring_buf_reg registration{};
     registration.ring_addr = reinterpret_cast<std::uintptr_t>(memory);
-    registration.ring_entries = kBuffers;
+    registration.ring_entries = m_bufferCount;
     registration.bgid = kBufferGroup;
     if (io_uring_register_buf_ring(m_ring.get(), &registration, 0) != 0)
         return false;
     io_uring_buf_ring_init(m_bufferRing);
     // Not zeroed: a page costs memory only once the kernel has read into it.
-    m_buffers = std::make_unique_for_overwrite<char[]>(kBuffers * kBufferSize);
-    for (unsigned i = 0; i < kBuffers; ++i)
+    m_buffers = std::make_unique_for_overwrite<char[]>(m_bufferCount * kBufferSize);
+    for (unsigned i = 0; i < m_bufferCount; ++i)
         io_uring_buf_ring_add(m_bufferRing, m_buffers.get() + i * kBufferSize, unsigned(kBufferSize),
-                              static_cast<unsigned short>(i), io_uring_buf_ring_mask(kBuffers), int(i));
-    io_uring_buf_ring_advance(m_bufferRing, int(kBuffers));
+                              static_cast<unsigned short>(i), io_uring_buf_ring_mask(m_bufferCount), int(i));
+    io_uring_buf_ring_advance(m_bufferRing, int(m_bufferCount));
     return true;
 }
 
@@ -219,10 +219,10 @@ PendingInput UringReceiver::queuedInput(int fd) const
 
 void UringReceiver::recycle(unsigned bufferId)
 {
-    if (bufferId >= kBuffers)
+    if (bufferId >= m_bufferCount)
         return;
     io_uring_buf_ring_add(m_bufferRing, m_buffers.get() + std::size_t(bufferId) * kBufferSize, unsigned(kBufferSize),
-                          static_cast<unsigned short>(bufferId), io_uring_buf_ring_mask(kBuffers), int(m_recycled));
+                          static_cast<unsigned short>(bufferId), io_uring_buf_ring_mask(m_bufferCount), int(m_recycled));
     ++m_recycled;
 }
 
@@ -305,7 +305,7 @@ void UringReceiver::handle(const Completion &c, int *handed, bool *epollReady)
             recycle(bufferId);
         return;
     }
-    if (c.res < 0 || !hasBuffer || bufferId >= kBuffers) {
+    if (c.res < 0 || !hasBuffer || bufferId >= m_bufferCount) {
         if (hasBuffer)
             recycle(bufferId);
         if (c.res == -ENOBUFS) {

@@ -36,9 +36,14 @@ public:
     /// Whether this process uses io_uring: decided once (the first call), from TOKENBENCH_IO
     /// ("epoll" forces epoll) and a probe ring with everything create() needs.
     static bool available();
+    /// Provided buffers per thread: a pass that takes more reads than this ends the receives that
+    /// found none (ENOBUFS), started again once the pass gave its buffers back. 2,048 buffers of
+    /// about 2 KiB: 4.4 MB of address space per transport thread, paged in only as reads use them.
+    static constexpr unsigned kDefaultBuffers = 2048;
     /// A receiver watching `epollFd` (readable → wait() reports it), or null when this kernel,
-    /// sandbox or environment refuses one (the thread then stays on epoll alone).
-    static std::unique_ptr<UringReceiver> create(int epollFd);
+    /// sandbox or environment refuses one (the thread then stays on epoll alone). `buffers`: a
+    /// power of two (tests make it small to run out).
+    static std::unique_ptr<UringReceiver> create(int epollFd, unsigned buffers = kDefaultBuffers);
     ~UringReceiver();
     UringReceiver(const UringReceiver &) = delete;
     UringReceiver &operator=(const UringReceiver &) = delete;
@@ -71,9 +76,9 @@ private:
         std::int32_t res;
         std::uint32_t flags;
     };
-    explicit UringReceiver(std::unique_ptr<io_uring> ring);
+    UringReceiver(std::unique_ptr<io_uring> ring, unsigned buffers);
     /// create() without asking available().
-    static std::unique_ptr<UringReceiver> make(int epollFd);
+    static std::unique_ptr<UringReceiver> make(int epollFd, unsigned buffers);
     bool setUpBuffers();
     io_uring_sqe *nextSqe();
     void publishRecycled();
@@ -90,6 +95,7 @@ private:
     int m_epollFd = -1;
     io_uring_buf_ring *m_bufferRing = nullptr;
     std::size_t m_bufferRingBytes = 0;
+    unsigned m_bufferCount;
     std::unique_ptr<char[]> m_buffers;
     /// The layout of every buffer (no name, room for the stamp's message), read by the kernel.
     ::msghdr m_layout{};
