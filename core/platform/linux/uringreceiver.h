@@ -96,6 +96,7 @@ private:
     io_uring_buf_ring *m_bufferRing = nullptr;
     std::size_t m_bufferRingBytes = 0;
     unsigned m_bufferCount;
+    bool m_minimumWaits = false; ///< the kernel's waits gather completions (see kGatherNs)
     std::unique_ptr<char[]> m_buffers;
     /// The layout of every buffer (no name, room for the stamp's message), read by the kernel.
     ::msghdr m_layout{};
