@@ -169,7 +169,8 @@ private Q_SLOTS:
         bool epollReady = false;
         const ::timespec none{};
         receiver->wait(&none, &epollReady); // armed before the bytes come
-        std::vector<std::pair<std::int64_t, std::int64_t>> windows; // realtime before and after each send
+        // The system clock before and after each send.
+        std::vector<std::pair<std::int64_t, std::int64_t>> windows;
         QByteArray sent;
         for (int i = 0; i < sends; ++i) {
             const QByteArray bytes = pattern(size, i);

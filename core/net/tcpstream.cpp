@@ -95,10 +95,11 @@ bool TcpStream::startReading()
         }
         return true;
     }
-    const bool watching = m_inSet ? (m_poller->modify(m_socket, PollEvent::Read), true)
-                                  : m_poller->add(m_socket, PollEvent::Read, this);
+    const bool watching =
+        m_inSet ? (m_poller->modify(m_socket, PollEvent::Read), true) : m_poller->add(m_socket, PollEvent::Read, this);
     if (!watching) {
-        failed(RequestStatus::Connect, QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
+        failed(RequestStatus::Connect,
+               QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
         return false;
     }
     m_inSet = true;

@@ -8,7 +8,7 @@ namespace tb {
 /// every run (run.json "io", the summary, the run header) so that two runs' timings are compared
 /// knowing what each could see.
 struct IoBackend {
-    QString name;     ///< "linux" or "portable"
+    QString name; ///< "linux" or "portable"
     /// How readiness is waited for and streams are read: "io_uring (multishot recvmsg)" or "epoll"
     /// (Linux, chosen when the process starts), "poll and Qt socket notifiers"
     QString poller;

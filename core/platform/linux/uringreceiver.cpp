@@ -53,7 +53,7 @@ std::uint64_t tag(int fd, std::uint32_t serial)
 bool epollForced()
 {
     const char *value = std::getenv("TOKENBENCH_IO");
-    return value && std::strncmp(value, "epoll", 6) == 0;
+    return value && std::strncmp(value, "epoll", 5) == 0 && value[5] == '\0';
 }
 
 } // namespace
@@ -77,8 +77,8 @@ std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd, unsigned buffers
     io_uring_params params{};
     // Deferred task work: the kernel reads the sockets inside this thread's own enter, all that
     // arrived since the last pass in one go, instead of interrupting the thread for each arrival.
-    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE |
-                   IORING_SETUP_SUBMIT_ALL;
+    params.flags =
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL;
     params.cq_entries = kCompletionEntries;
     // ENOSYS (no io_uring), EPERM (seccomp, io_uring_disabled), EINVAL (a kernel before 6.1).
     if (io_uring_queue_init_params(kSubmissionEntries, ring.get(), &params) < 0)
@@ -234,7 +234,8 @@ void UringReceiver::recycle(unsigned bufferId)
     if (bufferId >= m_bufferCount)
         return;
     io_uring_buf_ring_add(m_bufferRing, m_buffers.get() + std::size_t(bufferId) * kBufferSize, unsigned(kBufferSize),
-                          static_cast<unsigned short>(bufferId), io_uring_buf_ring_mask(m_bufferCount), int(m_recycled));
+                          static_cast<unsigned short>(bufferId), io_uring_buf_ring_mask(m_bufferCount),
+                          int(m_recycled));
     ++m_recycled;
 }
 

@@ -78,7 +78,8 @@ bool SocketPoller::receive(SocketHandle, ReceiveHandler *)
     return false; // the owner reads at each readiness notice, stamping the time of the read
 }
 
-void SocketPoller::endReceive(SocketHandle) {}
+void SocketPoller::endReceive(SocketHandle)
+{}
 
 PendingInput SocketPoller::pendingInput(SocketHandle socket) const
 {
