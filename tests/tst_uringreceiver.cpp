@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -357,6 +358,30 @@ private Q_SLOTS:
         QVERIFY(pump(*receiver, [&] { return !rfresh.bytes.isEmpty(); }));
         QCOMPARE(rfresh.bytes, QByteArray("fresh"));
         QCOMPARE(ra.stamps.size() + rb.stamps.size(), std::size_t(1));
+    }
+
+    void idleWaitWithoutTimeoutDoesNotReturnEmpty()
+    {
+        // Regression: a wait with no timeout that gathers completions (the kernel's minimum wait)
+        // returned empty when the minimum wait ended, so an idle transport thread woke 2,000 times
+        // a second (tst_epolleventdispatcher's wakeUpEndsAnIdleWait found it).
+        auto receiver = tb::UringReceiver::create(m_epoll);
+        Connection c;
+        Recorder r;
+        QVERIFY(receiver->receive(c.client, &r));
+        QElapsedTimer clock;
+        clock.start();
+        std::thread sender([&] {
+            QTest::qSleep(200);
+            c.send("late");
+        });
+        bool epollReady = false;
+        receiver->wait(nullptr, &epollReady); // armed; may return at once with nothing
+        if (r.bytes.isEmpty())
+            receiver->wait(nullptr, &epollReady);
+        sender.join();
+        QCOMPARE(r.bytes, QByteArray("late"));
+        QVERIFY2(clock.elapsed() >= 150, qPrintable(QString::number(clock.elapsed())));
     }
 
     void epollDescriptorTurningReadableIsReported()

@@ -37,6 +37,7 @@ constexpr unsigned kFeatureMinTimeout = 1U << 15;
 constexpr std::int64_t kGatherNs = 500'000;
 /// Completions that end the gathering at once.
 constexpr unsigned kGatherCompletions = 64;
+constexpr std::int64_t kNoTimeoutS = 86'400;
 
 /// user_data of the epoll descriptor's poll and of cancels: a descriptor number of ~0 or ~0 − 1
 /// never reaches a receive's tag.
@@ -258,10 +259,12 @@ int UringReceiver::wait(const ::timespec *timeout, bool *epollReady)
     } else if (m_minimumWaits && (ns < 0 || ns > kGatherNs)) {
         if (io_uring_sq_ready(m_ring.get()) > 0)
             io_uring_submit(m_ring.get());
-        __kernel_timespec wait{timeout ? timeout->tv_sec : 0, timeout ? timeout->tv_nsec : 0};
+        // Without a timeout the kernel would end the wait when the minimum wait ends, with nothing
+        // to hand over: an idle thread would wake 2,000 times a second. A day stands for "none".
+        __kernel_timespec wait{timeout ? timeout->tv_sec : kNoTimeoutS, timeout ? timeout->tv_nsec : 0};
         io_uring_getevents_arg arg{};
         arg.pad = std::uint32_t(kGatherNs / 1000); // min_wait_usec
-        arg.ts = timeout ? reinterpret_cast<std::uintptr_t>(&wait) : 0;
+        arg.ts = reinterpret_cast<std::uintptr_t>(&wait);
         entered = io_uring_enter2(unsigned(m_ring->ring_fd), 0, kGatherCompletions,
                                   IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, reinterpret_cast<sigset_t *>(&arg),
                                   sizeof arg);
