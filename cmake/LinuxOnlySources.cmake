@@ -9,6 +9,7 @@
 # The product (core/, ui/, app/) has no entry.
 set(tb_linux_only_sources
     "tests/tst_epolleventdispatcher.cpp|linux-backend|it tests the Linux backend's epoll event dispatcher"
+    "tests/tst_uringreceiver.cpp|linux-backend|it tests the Linux backend's io_uring receive path (UringReceiver)"
     "bench/bench_rxstamp.cpp|linux|it measures which kernel receive stamp (SO_TIMESTAMPING, linux/net_tstamp.h) a TCP read carries"
     "bench/bench_sim.cpp|linux|it loads the simulator from its own epoll client, so that the figures are the server's cost"
     "bench/bench_engine.cpp|linux|its memory figure is glibc's heap statistics (mallinfo2, malloc.h)")

@@ -70,25 +70,47 @@ void TcpStream::connectTo(const QHostAddress &address)
     m_kernelStamps = enableReceiveStamps(m_socket);
     if (connecting.status == SocketStatus::Ok) {
         m_connected = true;
-        if (!m_poller->add(m_socket, PollEvent::Read, this))
-            return failed(RequestStatus::Connect,
-                          QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
-        if (m_handler)
+        if (startReading() && m_handler)
             m_handler->streamOpened();
         return;
     }
     // Writable = connected (or failed).
     m_watchingWrite = true;
     if (!m_poller->add(m_socket, PollEvent::Write, this))
+        return failed(RequestStatus::Connect,
+                      QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
+    m_inSet = true;
+}
+
+bool TcpStream::startReading()
+{
+    m_watchingWrite = false;
+    if (m_poller->receive(m_socket, this)) {
+        m_receiving = true;
+        // Out of the set until a write waits: a socket left there with no interest would still
+        // report a hang-up, over and over (level-triggered).
+        if (m_inSet) {
+            m_poller->remove(m_socket);
+            m_inSet = false;
+        }
+        return true;
+    }
+    const bool watching =
+        m_inSet ? (m_poller->modify(m_socket, PollEvent::Read), true) : m_poller->add(m_socket, PollEvent::Read, this);
+    if (!watching) {
         failed(RequestStatus::Connect,
                QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
+        return false;
+    }
+    m_inSet = true;
+    return true;
 }
 
 ByteStream::Unread TcpStream::unread() const
 {
     if (!isOpen())
         return Unread::End;
-    switch (pendingInput(m_socket)) {
+    switch (m_poller->pendingInput(m_socket)) {
     case PendingInput::Nothing:
         return Unread::Nothing;
     case PendingInput::Bytes:
@@ -101,9 +123,19 @@ ByteStream::Unread TcpStream::unread() const
 
 void TcpStream::setWatching(bool write)
 {
-    if (write != m_watchingWrite && m_socket != kNoSocket) {
-        m_watchingWrite = write;
+    if (write == m_watchingWrite || m_socket == kNoSocket)
+        return;
+    m_watchingWrite = write;
+    if (!m_receiving) {
         m_poller->modify(m_socket, write ? PollEvent::Read | PollEvent::Write : PollEvent::Read);
+    } else if (!write) {
+        m_poller->remove(m_socket);
+        m_inSet = false;
+    } else if (m_poller->add(m_socket, PollEvent::Write, this)) {
+        m_inSet = true;
+    } else {
+        failed(RequestStatus::Protocol,
+               QStringLiteral("cannot watch the socket: ") + socketErrorText(lastSocketError()));
     }
 }
 
@@ -116,7 +148,7 @@ void TcpStream::pollReady(std::uint32_t events)
         if (generation != m_generation)
             return;
     }
-    if (m_connected && (events & (PollEvent::Read | PollEvent::Error | PollEvent::Hangup)))
+    if (m_connected && !m_receiving && (events & (PollEvent::Read | PollEvent::Error | PollEvent::Hangup)))
         onReadable();
 }
 
@@ -128,9 +160,7 @@ void TcpStream::onWritable()
             return;
         }
         m_connected = true;
-        m_watchingWrite = true; // (force the change below)
-        setWatching(false);
-        if (m_handler)
+        if (startReading() && m_handler)
             m_handler->streamOpened();
         return;
     }
@@ -206,40 +236,60 @@ std::int64_t TcpStream::runTimeOf(std::int64_t realtimeNs, std::int64_t *readNs)
 
 void TcpStream::onReadable()
 {
-    const quint64 generation = m_generation;
     std::array<char, kReadSize> buffer;
     for (;;) {
         std::int64_t realtimeNs = 0;
         const SocketResult read = receiveStamped(m_socket, buffer.data(), buffer.size(), &realtimeNs);
         if (read.status == SocketStatus::Ok) {
-            // Bytes of one connection arrive in order: so must their stamps.
-            std::int64_t readNs = -1;
-            const std::int64_t arrived = realtimeNs != 0 ? runTimeOf(realtimeNs, &readNs) : m_clock.nowNs();
-            if (readNs >= 0)
-                ReadBacklog::record(readNs - arrived, read.bytes); // how long the bytes waited for us
-            const std::int64_t stamp = std::max(m_lastStampNs, arrived);
-            m_lastStampNs = stamp;
-            if (m_handler)
-                m_handler->streamReceived(buffer.data(), read.bytes, stamp);
-            if (generation != m_generation || m_socket == kNoSocket)
+            if (!deliver(buffer.data(), read.bytes, realtimeNs))
                 return; // aborted from inside the handler
             if (read.bytes < buffer.size())
                 return; // drained; the poller fires again when more arrives
             continue;
         }
-        if (read.status == SocketStatus::Closed) {
-            const std::int64_t stamp = m_clock.nowNs();
-            ByteStreamHandler *handler = m_handler;
-            close();
-            if (handler)
-                handler->streamClosed(stamp);
-            return;
-        }
+        if (read.status == SocketStatus::Closed)
+            return ended(0);
         if (read.status == SocketStatus::WouldBlock)
             return;
-        failed(RequestStatus::Protocol, socketErrorText(read.error));
-        return;
+        return ended(read.error);
     }
+}
+
+bool TcpStream::deliver(const char *data, std::size_t size, std::int64_t realtimeNs)
+{
+    const quint64 generation = m_generation;
+    // Bytes of one connection arrive in order: so must their stamps.
+    std::int64_t readNs = -1;
+    const std::int64_t arrived = realtimeNs != 0 ? runTimeOf(realtimeNs, &readNs) : m_clock.nowNs();
+    if (readNs >= 0)
+        ReadBacklog::record(readNs - arrived, size); // how long the bytes waited for us
+    const std::int64_t stamp = std::max(m_lastStampNs, arrived);
+    m_lastStampNs = stamp;
+    if (m_handler)
+        m_handler->streamReceived(data, size, stamp);
+    return generation == m_generation && m_socket != kNoSocket;
+}
+
+void TcpStream::received(const char *data, std::size_t size, std::int64_t realtimeNs)
+{
+    deliver(data, size, realtimeNs);
+}
+
+void TcpStream::receiveEnded(int error)
+{
+    m_receiving = false; // the poller has let go: close() has nothing to end
+    ended(error);
+}
+
+void TcpStream::ended(int error)
+{
+    if (error != 0)
+        return failed(RequestStatus::Protocol, socketErrorText(error));
+    const std::int64_t stamp = m_clock.nowNs();
+    ByteStreamHandler *handler = m_handler;
+    close();
+    if (handler)
+        handler->streamClosed(stamp);
 }
 
 void TcpStream::failed(RequestStatus status, QString message)
@@ -276,11 +326,17 @@ void TcpStream::close()
         m_lookupId = -1;
     }
     if (m_socket != kNoSocket) {
-        m_poller->remove(m_socket);
+        if (m_receiving)
+            m_poller->endReceive(m_socket);
+        if (m_inSet)
+            m_poller->remove(m_socket);
         closeSocket(m_socket);
         m_socket = kNoSocket;
     }
+    m_receiving = false;
+    m_inSet = false;
     m_connected = false;
+    m_watchingWrite = false;
 }
 
 } // namespace tb

@@ -16,8 +16,10 @@ namespace tb {
 /// response is stamped with the time it arrived at the socket — exact even when this thread is busy
 /// with other streams; elsewhere a read is stamped when it is made.
 /// Reads are small (kReadSize) so that one read rarely spans events that arrived at different
-/// times: the kernel reports the arrival of the last segment a read takes.
-class TcpStream : public QObject, public ByteStream, private PollHandler
+/// times: the kernel reports the arrival of the last segment a read takes. Where the poller reads
+/// for the stream (SocketPoller::receive(): io_uring) each of its reads is handled the same way,
+/// and the socket is watched for readiness only while a write waits.
+class TcpStream : public QObject, public ByteStream, private PollHandler, private ReceiveHandler
 {
 public:
     TcpStream(const Endpoint &endpoint, const RunClock &clock, ByteStreamHandler *handler, SocketPoller *poller,
@@ -38,6 +40,13 @@ public:
 
 private:
     void pollReady(std::uint32_t events) override;
+    void received(const char *data, std::size_t size, std::int64_t realtimeNs) override;
+    void receiveEnded(int error) override;
+    /// Connected: reading starts, by the poller when it can, else on readiness. False when failed.
+    bool startReading();
+    /// One read to the handler, stamped; false when the handler aborted the stream.
+    bool deliver(const char *data, std::size_t size, std::int64_t realtimeNs);
+    void ended(int error);
     void setWatching(bool write);
     void connectTo(const QHostAddress &address);
     void onWritable();
@@ -56,6 +65,8 @@ private:
     bool m_kernelStamps = false;
     SocketPoller *m_poller;
     bool m_watchingWrite = false;
+    bool m_receiving = false; ///< the poller reads (receive()); the set watches writes only
+    bool m_inSet = false;     ///< registered with the poller's readiness set
     QByteArray m_pending;
     qsizetype m_pendingOffset = 0;
     int m_lookupId = -1;

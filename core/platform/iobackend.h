@@ -8,8 +8,10 @@ namespace tb {
 /// every run (run.json "io", the summary, the run header) so that two runs' timings are compared
 /// knowing what each could see.
 struct IoBackend {
-    QString name;     ///< "linux" or "portable"
-    QString poller;   ///< how readiness is waited for: "epoll", "poll and Qt socket notifiers"
+    QString name; ///< "linux" or "portable"
+    /// How readiness is waited for and streams are read: "io_uring (multishot recvmsg)" or "epoll"
+    /// (Linux, chosen when the process starts), "poll and Qt socket notifiers"
+    QString poller;
     QString stamping; ///< where a response's bytes are stamped
     /// True when a chunk's time is its arrival at the socket (the kernel's receive stamp); false
     /// when it is the time this process read it, late by however long the reading thread was busy.

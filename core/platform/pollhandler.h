@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tb {
@@ -22,6 +23,19 @@ public:
     virtual ~PollHandler() = default;
     /// `events`: PollEvent bits.
     virtual void pollReady(std::uint32_t events) = 0;
+};
+
+/// A socket whose bytes a SocketPoller reads itself (SocketPoller::receive()).
+class ReceiveHandler
+{
+public:
+    virtual ~ReceiveHandler() = default;
+    /// One read of `size` (> 0) bytes, valid during the call only; `realtimeNs`: when the kernel
+    /// stamped them, their arrival on the system clock (as receiveStamped() gives it), else 0.
+    virtual void received(const char *data, std::size_t size, std::int64_t realtimeNs) = 0;
+    /// The receiving ended: `error` 0 when the peer closed, else the socket's error code. Nothing
+    /// more comes.
+    virtual void receiveEnded(int error) = 0;
 };
 
 } // namespace tb

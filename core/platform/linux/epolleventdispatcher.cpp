@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QSocketNotifier>
+#include <QThread>
 #include <QTimerEvent>
 
 #include <algorithm>
@@ -63,6 +64,7 @@ EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
 
 EpollEventDispatcher::~EpollEventDispatcher()
 {
+    m_uring.reset(); // its poll watches the epoll descriptor
     m_set.remove(m_wakeFd);
     ::close(m_wakeFd);
 }
@@ -91,10 +93,44 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
         else
             wait = ::timespec{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
     }
-    int handled = includeSockets ? m_set.wait(timeout) : int(waitForWakeUp(timeout));
+    int handled = includeSockets ? waitForSockets(timeout) : int(waitForWakeUp(timeout));
     if (includeTimers)
         handled += activateTimers();
     return handled > 0;
+}
+
+UringReceiver *EpollEventDispatcher::uringReceiver()
+{
+    // The ring is the thread's own (a single issuer): made there, never from the creating thread.
+    if (!m_uringTried && QThread::currentThread() == thread()) {
+        m_uringTried = true;
+        m_uring = UringReceiver::create(m_set.fd());
+    }
+    return m_uring.get();
+}
+
+int EpollEventDispatcher::waitForSockets(const ::timespec *timeout)
+{
+    UringReceiver *uring = uringReceiver();
+    if (!uring)
+        return m_set.wait(timeout);
+    static constexpr ::timespec kNoWait{};
+    int handled = 0;
+    if (m_epollMayBeReady) {
+        const int ready = m_set.wait(&kNoWait);
+        handled += ready;
+        m_epollMayBeReady = ready > 0;
+        if (m_epollMayBeReady)
+            timeout = &kNoWait;
+    }
+    bool epollReady = false;
+    handled += uring->wait(timeout, &epollReady);
+    if (epollReady) {
+        const int ready = m_set.wait(&kNoWait);
+        handled += ready;
+        m_epollMayBeReady = ready > 0;
+    }
+    return handled;
 }
 
 void EpollEventDispatcher::pollReady(std::uint32_t)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "platform/linux/epollset.h"
+#include "platform/linux/uringreceiver.h"
 
 #include <QAbstractEventDispatcher>
 
@@ -19,6 +20,10 @@ namespace tb {
 /// QSocketNotifier and a second, non-blocking epoll_wait; here the ready sockets' handlers run straight from the one
 /// wait. Public Qt API only. Install it with QThread::setEventDispatcher before the thread starts.
 ///
+/// Where the kernel offers it (UringReceiver::available()), the one wait is an io_uring enter
+/// instead: the epoll descriptor is one of the ring's watches, and the stream sockets that
+/// SocketPoller::receive() hands it are read by the kernel inside that same enter.
+///
 /// Timers are kept to the nanosecond whatever their type (coarse ones are treated as precise)
 /// and each due timer fires at most once per pass, so a 0 ms timer cannot starve the sockets.
 class EpollEventDispatcher : public QAbstractEventDispatcher, private PollHandler
@@ -31,6 +36,9 @@ public:
     /// The thread's epoll set, for SocketPoller: a descriptor added here is handled by this
     /// dispatcher's wait. Use it on the dispatcher's thread only.
     EpollSet &epollSet() { return m_set; }
+    /// The thread's io_uring receiver, made on the first call from the dispatcher's thread; null
+    /// when this process uses epoll alone, or when asked from another thread.
+    UringReceiver *uringReceiver();
 
     bool processEvents(QEventLoop::ProcessEventsFlags flags) override;
 
@@ -72,7 +80,16 @@ private:
     /// Waits on the wake-up descriptor alone (ExcludeSocketNotifiers); true when it was signalled.
     bool waitForWakeUp(const ::timespec *timeout);
 
+    /// One pass: the epoll set's wait, or the ring's when there is one.
+    int waitForSockets(const ::timespec *timeout);
+
     EpollSet m_set;
+    std::unique_ptr<UringReceiver> m_uring;
+    bool m_uringTried = false;
+    /// The ring's poll reports the epoll descriptor turning readable, not its staying so: after a
+    /// pass that handed epoll events over, the next pass asks epoll again (level-triggered, as the
+    /// epoll-only path is) before it blocks.
+    bool m_epollMayBeReady = false;
     int m_wakeFd = -1;
     /// Set by the first wakeUp() after a drain, so that posting many events writes the eventfd once.
     std::atomic<bool> m_wakePending{false};

@@ -2,6 +2,7 @@
 
 #include "platform/linux/epolleventdispatcher.h"
 #include "platform/linux/epollset.h"
+#include "platform/linux/uringreceiver.h"
 
 #include <QAbstractEventDispatcher>
 #include <QPointer>
@@ -19,6 +20,8 @@ namespace tb {
 /// polls one descriptor whatever the number of streams. Chosen on the first add(), on the thread
 /// that uses it.
 struct SocketPoller::Impl {
+    /// Takes the thread's dispatcher, or makes the poller's own set, on the first use.
+    void choose(SocketPoller *poller);
     /// Null when this thread's dispatcher has gone (the thread ended before a stream closed).
     EpollSet *set()
     {
@@ -42,21 +45,28 @@ SocketPoller::~SocketPoller()
     delete d->notifier; // before `own` closes the descriptor it watches
 }
 
+void SocketPoller::Impl::choose(SocketPoller *poller)
+{
+    if (own || dispatcher)
+        return;
+    dispatcher = qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+    if (dispatcher)
+        return;
+    own = std::make_unique<EpollSet>();
+    if (!own->isValid())
+        return;
+    notifier = new QSocketNotifier(own->fd(), QSocketNotifier::Read, poller);
+    QObject::connect(notifier, &QSocketNotifier::activated, poller, [this] {
+        const ::timespec now{};
+        own->wait(&now);
+    });
+}
+
 bool SocketPoller::add(SocketHandle socket, std::uint32_t events, PollHandler *handler)
 {
-    if (!d->own && !d->dispatcher) {
-        d->dispatcher = qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
-        if (!d->dispatcher) {
-            d->own = std::make_unique<EpollSet>();
-            if (!d->own->isValid())
-                return false;
-            d->notifier = new QSocketNotifier(d->own->fd(), QSocketNotifier::Read, this);
-            connect(d->notifier, &QSocketNotifier::activated, this, [this] {
-                const ::timespec now{};
-                d->own->wait(&now);
-            });
-        }
-    }
+    d->choose(this);
+    if (d->own && !d->own->isValid())
+        return false;
     EpollSet *s = d->set();
     if (!s) {
         errno = ESHUTDOWN;
@@ -75,6 +85,27 @@ void SocketPoller::remove(SocketHandle socket)
 {
     if (EpollSet *s = d->set())
         s->remove(int(socket));
+}
+
+bool SocketPoller::receive(SocketHandle socket, ReceiveHandler *handler)
+{
+    d->choose(this);
+    UringReceiver *uring = d->dispatcher ? d->dispatcher->uringReceiver() : nullptr;
+    return uring && uring->receive(int(socket), handler);
+}
+
+void SocketPoller::endReceive(SocketHandle socket)
+{
+    if (UringReceiver *uring = d->dispatcher ? d->dispatcher->uringReceiver() : nullptr)
+        uring->endReceive(int(socket));
+}
+
+PendingInput SocketPoller::pendingInput(SocketHandle socket) const
+{
+    if (const UringReceiver *uring = d->dispatcher ? d->dispatcher->uringReceiver() : nullptr)
+        if (const PendingInput queued = uring->queuedInput(int(socket)); queued != PendingInput::Nothing)
+            return queued;
+    return tb::pendingInput(socket);
 }
 
 } // namespace tb

@@ -73,4 +73,17 @@ void SocketPoller::remove(SocketHandle socket)
     d->watches.erase(it);
 }
 
+bool SocketPoller::receive(SocketHandle, ReceiveHandler *)
+{
+    return false; // the owner reads at each readiness notice, stamping the time of the read
+}
+
+void SocketPoller::endReceive(SocketHandle)
+{}
+
+PendingInput SocketPoller::pendingInput(SocketHandle socket) const
+{
+    return tb::pendingInput(socket);
+}
+
 } // namespace tb
