@@ -45,7 +45,8 @@ packages=(
     libgl-dev            # required by Qt6Gui's CMake package
     nlohmann-json3-dev   # JSON for configurations, summaries and the simulator
     libnghttp2-dev       # the simulator's HTTP/2 (h2c): framing, HPACK, flow control
-    pkgconf              # pkg-config, which finds libnghttp2 for CMake
+    libyaml-dev          # import of llm-d Benchmark Reports in YAML (libyaml: PyYAML's parser, no recursion on the stack)
+    pkgconf              # pkg-config, which finds libnghttp2 and libyaml for CMake
     fonts-dejavu-core    # a font for offscreen rendering and screenshots
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library
