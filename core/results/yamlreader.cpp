@@ -99,7 +99,7 @@ template<typename T> bool wholeNumber(std::string_view digits, int base, T *out)
 /// The decimal order of magnitude of a float literal (the core schema's form): how many digits
 /// its integer part has, or minus the zeros after the point, plus its exponent. For a literal past
 /// a double's range, from_chars says only that: this says which side.
-long long magnitude(std::string_view text)
+long long decimalOrder(std::string_view text)
 {
     if (!text.empty() && (text.front() == '-' || text.front() == '+'))
         text.remove_prefix(1);
@@ -170,7 +170,7 @@ std::optional<nlohmann::json> plainScalar(std::string_view text, QString *proble
     double d = 0;
     const auto [end, ec] = std::from_chars(unsigned_.data(), unsigned_.data() + unsigned_.size(), d);
     // Below a double's least: zero, as strtod (and so parseJson) reads it.
-    if (ec == std::errc::result_out_of_range && magnitude(text) <= 0)
+    if (ec == std::errc::result_out_of_range && decimalOrder(text) <= 0)
         return nlohmann::json(text.front() == '-' ? -0.0 : 0.0);
     if (ec != std::errc() || end != unsigned_.data() + unsigned_.size() || !std::isfinite(d)) {
         *problem = QStringLiteral("the number %1 is out of range").arg(yamlQuoted(text));
@@ -207,7 +207,7 @@ public:
                                           .arg(s.length)
                                           .arg(kMaxYamlScalarBytes >> 20));
         const std::string_view text(reinterpret_cast<const char *>(s.value), s.length);
-        // A mapping's key is its text, as JSON's keys are (PyYAML writes 1: as a key only for int keys).
+        // A mapping's key is its text, as a JSON key is: `1: x` has the key "1".
         if (awaitingKey())
             return key(std::string(text), e.start_mark);
         std::optional<nlohmann::json> v;
