@@ -124,6 +124,7 @@ private slots:
     void hostileFile_data();
     void hostileFile();
     void yamlAndJsonFormsReadAlike();
+    void startPastTheClockLeavesItUnknown();
     void yamlScalarsTypedAsCoreSchema_data();
     void yamlScalarsTypedAsCoreSchema();
     void hostileYaml_data();
@@ -407,6 +408,23 @@ void TestImport::yamlAndJsonFormsReadAlike()
         yaml.replace("llmd-report.yaml", "llmd-report.json");
         QVERIFY2(yaml == test::readFile(QDir(written[1]).filePath(file)), qPrintable(file));
     }
+}
+
+void TestImport::startPastTheClockLeavesItUnknown()
+{
+    // Regression (fuzz_llmdreport, its corpus's start-in-6026.yaml): a report's run.time.start in
+    // 6026 made the run's wall origin overflow int64 nanoseconds (undefined behaviour). The run
+    // reads, its wall origin unknown; the date itself is kept.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = test::writeFile(dir, QStringLiteral("br.yaml"),
+                                         "version: '0.2'\nrun: {uid: x, time: {start: '6026-01-01T00:00:00Z'}}\n"
+                                         "results: {request_performance: {aggregate: {requests: {total: 2}}}}\n");
+    QString error;
+    const auto read = ForeignRuns::read(path, &error);
+    QVERIFY2(read, qPrintable(error));
+    QCOMPARE(read->front().info.wallOriginNs, std::int64_t(0));
+    QCOMPARE(read->front().info.startedAt.date().year(), 6026);
 }
 
 void TestImport::yamlScalarsTypedAsCoreSchema_data()

@@ -149,8 +149,12 @@ RunInfo importedInfo(const Head &head)
         info.config.prompt.promptTokens = *head.promptTokens;
     info.stages = effectiveStages(load);
     info.startedAt = head.startedAt;
-    if (head.startedAt.isValid())
-        info.wallOriginNs = head.startedAt.toMSecsSinceEpoch() * 1'000'000;
+    // The run's wall clock counts ns in an int64: a start it cannot hold (after 2262, before 1678:
+    // a file's, not a run's) leaves it unknown rather than overflow (fuzz_llmdreport found one).
+    std::int64_t wallNs = 0;
+    if (head.startedAt.isValid() &&
+        !__builtin_mul_overflow(head.startedAt.toMSecsSinceEpoch(), std::int64_t(1'000'000), &wallNs))
+        info.wallOriginNs = wallNs;
     info.toolVersion = version();
     info.models = {head.model};
     return info;
