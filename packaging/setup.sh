@@ -46,7 +46,8 @@ packages=(
     nlohmann-json3-dev   # JSON for configurations, summaries and the simulator
     libnghttp2-dev       # the simulator's HTTP/2 (h2c): framing, HPACK, flow control
     liburing-dev         # the Linux backend's io_uring receive path (multishot receives into provided buffers)
-    pkgconf              # pkg-config, which finds libnghttp2 and liburing for CMake
+    libyaml-dev          # import of llm-d Benchmark Reports in YAML (libyaml: PyYAML's parser, no recursion on the stack)
+    pkgconf              # pkg-config, which finds libnghttp2, liburing and libyaml for CMake
     fonts-dejavu-core    # a font for offscreen rendering and screenshots
     xvfb xauth           # a virtual display for headless machines (GUI screenshots, --run without X)
     binutils             # readelf, used by a test that checks the CLI links no GUI library

@@ -10,6 +10,7 @@
 #include "analysis/comparison.h"
 #include "metrics/runaggregator.h"
 #include "results/foreignruns.h"
+#include "results/foreignruns_p.h"
 #include "results/loadedruns.h"
 #include "results/rundirectory.h"
 #include "results/runwriter.h"
@@ -122,6 +123,12 @@ private slots:
     void spreadsMultiTokenChunksForItl();
     void hostileFile_data();
     void hostileFile();
+    void yamlAndJsonFormsReadAlike();
+    void startPastTheClockLeavesItUnknown();
+    void yamlScalarsTypedAsCoreSchema_data();
+    void yamlScalarsTypedAsCoreSchema();
+    void hostileYaml_data();
+    void hostileYaml();
     void saturatesHugeCounts();
     void importCommandWritesRunDirectories();
     void comparisonNamesDefinitions();
@@ -197,6 +204,19 @@ void TestImport::mapsEachFormat_data()
         << QStringLiteral("profile_export_aiperf.json") << false << qint64(2) << qint64(1) << 110.0 << 26.25 << 155.0
         << kNone << qint64(1100) << qint64(7)
         << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("e2e")};
+    // llm-d/llm-d-benchmark: br_v0_2_1_example.yaml @ dc48906f cut down, written by PyYAML 6.0 as
+    // base.py @ 3b7decff writes it (export_yaml: yaml.dump(indent=2); export_json: json.dump(indent=2);
+    // tests/data/README.md). 1005 requests, 3 failed, 2 incomplete: 1000 successful; TTFT in s,
+    // TPOT in s/token, its p99 .nan (NaN) read as missing; tokens are means × successful requests.
+    for (const char *form : {"yaml", "json"}) {
+        const QString name = QStringLiteral("llmd-report.") + QLatin1String(form);
+        QTest::addRow("llm-d report in %s (br_v0_2_1_example.yaml @dc48906f)", form)
+            << importFile(qPrintable(name)) << 0 << 1 << QStringLiteral("llm-d Benchmark Report")
+            << QStringLiteral("0.2.1") << name << false << qint64(1000) << qint64(3) << 36.8578234128654 << 5.2
+            << 5237.2 << kNone << qint64(2'262'448) << qint64(1'000'000)
+            << QStringList{QStringLiteral("ttft"), QStringLiteral("tpot"), QStringLiteral("itl"),
+                           QStringLiteral("e2e")};
+    }
 }
 
 void TestImport::mapsEachFormat()
@@ -362,6 +382,184 @@ void TestImport::hostileFile()
     QString why;
     QVERIFY(!ForeignRuns::read(path, &why));
     QCOMPARE(why, path + QStringLiteral(": ") + error);
+}
+
+void TestImport::yamlAndJsonFormsReadAlike()
+{
+    // One report, as llm-d's tools write it in YAML and in JSON: the same run, file for file, but
+    // for the file name it names as its source.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString error;
+    QStringList written;
+    for (const char *form : {"yaml", "json"}) {
+        const auto read =
+            ForeignRuns::read(importFile(qPrintable(QStringLiteral("llmd-report.") + QLatin1String(form))), &error);
+        QVERIFY2(read, qPrintable(error));
+        QCOMPARE(read->size(), std::size_t(1));
+        written << dir.filePath(QLatin1String(form));
+        QVERIFY2(ForeignRuns::write(read->front(), written.last(), &error), qPrintable(error));
+    }
+    const QStringList files = QDir(written[0]).entryList(QDir::Files, QDir::Name);
+    QCOMPARE(files, QDir(written[1]).entryList(QDir::Files, QDir::Name));
+    QVERIFY(files.contains(QStringLiteral("summary.json")));
+    for (const QString &file : files) {
+        QByteArray yaml = test::readFile(QDir(written[0]).filePath(file));
+        yaml.replace("llmd-report.yaml", "llmd-report.json");
+        QVERIFY2(yaml == test::readFile(QDir(written[1]).filePath(file)), qPrintable(file));
+    }
+}
+
+void TestImport::startPastTheClockLeavesItUnknown()
+{
+    // Regression (fuzz_llmdreport, its corpus's start-in-6026.yaml): a report's run.time.start in
+    // 6026 made the run's wall origin overflow int64 nanoseconds (undefined behaviour). The run
+    // reads, its wall origin unknown; the date itself is kept.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = test::writeFile(dir, QStringLiteral("br.yaml"),
+                                         "version: '0.2'\nrun: {uid: x, time: {start: '6026-01-01T00:00:00Z'}}\n"
+                                         "results: {request_performance: {aggregate: {requests: {total: 2}}}}\n");
+    QString error;
+    const auto read = ForeignRuns::read(path, &error);
+    QVERIFY2(read, qPrintable(error));
+    QCOMPARE(read->front().info.wallOriginNs, std::int64_t(0));
+    QCOMPARE(read->front().info.startedAt.date().year(), 6026);
+}
+
+void TestImport::yamlScalarsTypedAsCoreSchema_data()
+{
+    QTest::addColumn<QByteArray>("scalar");
+    QTest::addColumn<QByteArray>("json"); ///< the value parseYaml gives, as JSON
+
+    // YAML 1.2's core schema (yaml.org/spec/1.2.2 §10.3.2), as PyYAML writes llm-d's values.
+    const QList<std::pair<const char *, const char *>> rows{
+        {"1", "1"},
+        {"-12", "-12"},
+        {"+7", "7"},
+        {"0o17", "15"},
+        {"0x1F", "31"},
+        {"18446744073709551615", "18446744073709551615"},
+        {"100000000000000000000", "1e+20"},
+        {"2262.448", "2262.448"},
+        {"1.0e-05", "1e-05"},
+        {".5", "0.5"},
+        {"1.", "1.0"},
+        {"1e-999", "0.0"},
+        {".inf", "null"},
+        {"-.Inf", "null"},
+        {".NaN", "null"},
+        {"~", "null"},
+        {"", "null"},
+        {"True", "true"},
+        {"false", "false"},
+        {"yes", "\"yes\""},
+        {"0.2.1", "\"0.2.1\""},
+        {"'0.2'", "\"0.2\""},
+        {"\"1\"", "\"1\""},
+        {"2025-11-05T18:00:42Z", "\"2025-11-05T18:00:42Z\""},
+        {"\"t\\u00e9\"", "\"t\u00e9\""},
+        {"PT1M40.5S", "\"PT1M40.5S\""},
+    };
+    for (const auto &[scalar, json] : rows)
+        QTest::addRow("[%s]", scalar) << QByteArray(scalar) << QByteArray(json);
+}
+
+void TestImport::yamlScalarsTypedAsCoreSchema()
+{
+    QFETCH(QByteArray, scalar);
+    QFETCH(QByteArray, json);
+    QString problem;
+    const auto value = foreign::parseYaml("v: " + scalar + "\n", &problem);
+    QVERIFY2(value, qPrintable(problem));
+    QCOMPARE(QByteArray::fromStdString(value->at("v").dump()), json);
+}
+
+void TestImport::hostileYaml_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("error"); ///< what the error says, after the file's path
+
+    const QByteArray head = "version: '0.2'\nrun: {uid: x}\nresults:\n  request_performance: ";
+    // Nesting is refused at the 65th level, whatever the depth asked for: no stack grows with it.
+    QTest::newRow("100,000 nested flow sequences")
+        << QByteArray(100'000, '[') << QStringLiteral("YAML line 1, column 65: nested deeper than 64 levels");
+    QTest::newRow("100,000 nested flow mappings")
+        << QByteArray("{a: ").repeated(100'000)
+        << QStringLiteral("YAML line 1, column 257: nested deeper than 64 levels");
+    QTest::newRow("100,000 nested block sequences")
+        << QByteArray("- ").repeated(100'000) + "x"
+        << QStringLiteral("YAML line 1, column 129: nested deeper than 64 levels");
+    // Billion laughs: each level holds nine aliases of the one before. Refused when the values,
+    // aliases expanded, pass 10^6 (level f: 597,871 values, and its anchor's copy), before any copy.
+    QByteArray laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+    for (char level = 'b'; level <= 'i'; ++level) {
+        const QByteArray alias = QByteArray("*") + char(level - 1);
+        laughs += QByteArray(1, level) + ": &" + char(level) + " [" + (alias + ", ").repeated(8) + alias + "]\n";
+    }
+    QTest::newRow("alias bomb") << laughs
+                                << QStringLiteral(
+                                       "YAML line 6, column 42: more than 1000000 values (aliases expanded)");
+    QTest::newRow("alias of an anchor still open")
+        << QByteArray("a: &a [*a]\n") << QStringLiteral("YAML line 1, column 8: alias *a names no anchor before it");
+    QTest::newRow("value over 1 MiB")
+        << "version: '" + QByteArray((1 << 20) + 1, 'x') + "'\n"
+        << QStringLiteral("YAML line 1, column 10: a value of 1048577 bytes, more than an import reads (1 MiB)");
+    QTest::newRow("tag") << QByteArray("version: !!python/object/apply:os.system ['true']\n")
+                         << QStringLiteral(
+                                "YAML line 1, column 10: tag \"tag:yaml.org,2002:python/object/apply:os.system\": "
+                                "import reads untagged YAML");
+    QTest::newRow("local tag") << head + "!report {}\n"
+                               << QStringLiteral("YAML line 4, column 24: tag \"!report\": import reads untagged YAML");
+    QTest::newRow("duplicate key") << QByteArray("version: '0.2'\nrun: {}\nversion: '0.2.1'\n")
+                                   << QStringLiteral("YAML line 3, column 1: duplicate key \"version\"");
+    QTest::newRow("key not text") << QByteArray("? [a]\n: 1\n")
+                                  << QStringLiteral("YAML line 1, column 3: a mapping key that is not text");
+    QTest::newRow("not UTF-8") << QByteArray("version: '0.2'\nrun: \xff\n")
+                               << QStringLiteral("YAML line 2, column 6: not UTF-8 (invalid leading UTF-8 octet)");
+    QTest::newRow("UTF-16") << QByteArray("\xff\xfev\0:\0 \0x\0", 10)
+                            << QStringLiteral("YAML line 1, column 1: not UTF-8 (UTF-16)");
+    QTest::newRow("number past a double")
+        << head + "{aggregate: {requests: {total: 1e999}}}\n"
+        << QStringLiteral("YAML line 4, column 55: the number \"1e999\" is out of range");
+    QTest::newRow("no document") << QByteArray("# nothing but a comment\n")
+                                 << QStringLiteral("YAML without a document");
+    QTest::newRow("empty document") << QByteArray("---\n...\n") << QStringLiteral("YAML an empty document");
+    QTest::newRow("two documents")
+        << QByteArray("version: '0.2'\n---\nversion: '0.2'\n")
+        << QStringLiteral("YAML line 2, column 1: a second document (a report is one; split the stream)");
+    QTest::newRow("syntax error")
+        << QByteArray("version: '0.2'\n  run: x\n")
+        << QStringLiteral("YAML line 2, column 3: while parsing a block mapping: did not find expected key");
+    // Well-formed YAML that is no report, and a report's own problems, read as in JSON.
+    QTest::newRow("YAML, not a report") << QByteArray("hello: world\n")
+                                        << QStringLiteral(
+                                               "not a vLLM, GuideLLM, AIPerf or llm-d Benchmark Report file");
+    QTest::newRow("version a number") << QByteArray("version: 0.2\nrun: {}\nresults: {}\n")
+                                      << QStringLiteral(
+                                             "version: llm-d Benchmark Report \"\" (this build reads 0.2 and "
+                                             "0.2.1)");
+    QTest::newRow("total a string") << head + "{aggregate: {requests: {total: '9'}}}\n"
+                                    << QStringLiteral(
+                                           "results.request_performance.aggregate.requests.total: not a number");
+}
+
+void TestImport::hostileYaml()
+{
+    // Each refused by import (the CLI's and the GUI's way in) with its message, nothing written.
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = test::writeFile(dir, QStringLiteral("hostile.yaml"), bytes);
+    QVERIFY(!path.isEmpty());
+    const QString folder = dir.filePath(QStringLiteral("runs"));
+    QString why;
+    bool readFailed = false;
+    QVERIFY(!ForeignRuns::importInto({path}, folder, &why, &readFailed));
+    QVERIFY(readFailed);
+    QCOMPARE(why, path + QStringLiteral(": ") + error);
+    QVERIFY(!QFileInfo::exists(folder));
 }
 
 void TestImport::saturatesHugeCounts()

@@ -25,6 +25,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDirIterator>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -1013,18 +1014,25 @@ private Q_SLOTS:
         const QString data = QStringLiteral(TOKENBENCH_TESTDATA "/import/");
         QSignalSpy imported(&w, &MainWindow::resultsImported);
         QSignalSpy shown(&w, &MainWindow::runsShown);
-        w.importResults(
-            {data + QStringLiteral("vllm-detailed.json"), data + QStringLiteral("guidellm-benchmarks.json")});
+        w.importResults({data + QStringLiteral("vllm-detailed.json"), data + QStringLiteral("guidellm-benchmarks.json"),
+                         data + QStringLiteral("llmd-report.yaml")});
         QTRY_COMPARE(imported.size(), 1);
         QCOMPARE(imported.constFirst().at(1).toString(), QString());
         const QStringList directories = imported.constFirst().at(0).toStringList();
-        QCOMPARE(directories.size(), 3); // one vLLM run, GuideLLM's two benchmarks
+        QCOMPARE(directories.size(), 4); // one vLLM run, GuideLLM's two benchmarks, an llm-d report in YAML
         for (const QString &d : directories) {
             QCOMPARE(QFileInfo(d).absolutePath(), QDir(runs.path()).absolutePath());
             QVERIFY2(QFileInfo::exists(d + QStringLiteral("/summary.json")), qPrintable(d));
         }
-        QTRY_COMPARE(shown.size(), 1); // three runs: their comparison
+        QTRY_COMPARE(shown.size(), 1); // four runs: their comparison
         QVERIFY(shown.constFirst().at(0).toBool());
+
+        // The dialog offers the files import reads, llm-d's YAML reports among them.
+        action->trigger();
+        auto *dialog = w.findChild<QFileDialog *>(QStringLiteral("importResultsDialog"));
+        QVERIFY(dialog);
+        QCOMPARE(dialog->nameFilters().constFirst(), QStringLiteral("Benchmark results (*.json *.jsonl *.yaml *.yml)"));
+        dialog->reject();
 
         const QString damaged = test::writeFile(runs, QStringLiteral("damaged.json"), "{\"benchmarks\": [");
         const int before = int(QDir(runs.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());

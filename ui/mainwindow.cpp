@@ -1231,7 +1231,7 @@ bool MainWindow::exportTimeline(const QString &path)
 void MainWindow::showImportResultsDialog()
 {
     auto *dialog = new QFileDialog(this, tr("Import Results"), m_runsFolder,
-                                   tr("Benchmark results (*.json *.jsonl);;All files (*)"));
+                                   tr("Benchmark results (*.json *.jsonl *.yaml *.yml);;All files (*)"));
     dialog->setObjectName(QStringLiteral("importResultsDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setFileMode(QFileDialog::ExistingFiles);

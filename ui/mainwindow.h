@@ -183,7 +183,8 @@ public Q_SLOTS:
     void copySummary();
     /// File ▸ Export Timeline…: asks where (without a nested event loop), then exportTimeline().
     void showExportTimelineDialog();
-    /// File ▸ Import Results…: asks for vLLM, GuideLLM or AIPerf result files, then importResults().
+    /// File ▸ Import Results…: asks for vLLM, GuideLLM or AIPerf result files or llm-d Benchmark
+    /// Reports (JSON or YAML), then importResults().
     void showImportResultsDialog();
 
 Q_SIGNALS:

@@ -149,8 +149,12 @@ RunInfo importedInfo(const Head &head)
         info.config.prompt.promptTokens = *head.promptTokens;
     info.stages = effectiveStages(load);
     info.startedAt = head.startedAt;
-    if (head.startedAt.isValid())
-        info.wallOriginNs = head.startedAt.toMSecsSinceEpoch() * 1'000'000;
+    // The run's wall clock counts ns in an int64: a start it cannot hold (after 2262, before 1678:
+    // a file's, not a run's) leaves it unknown rather than overflow (fuzz_llmdreport found one).
+    std::int64_t wallNs = 0;
+    if (head.startedAt.isValid() &&
+        !__builtin_mul_overflow(head.startedAt.toMSecsSinceEpoch(), std::int64_t(1'000'000), &wallNs))
+        info.wallOriginNs = wallNs;
     info.toolVersion = version();
     info.models = {head.model};
     return info;
@@ -341,32 +345,41 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
 
     std::optional<std::vector<RunData>> runs;
     QString problem;
-    // A one-line AIPerf profile_export.jsonl is one JSON object too: it goes the JSON Lines way.
-    const auto json = parseJson(*bytes);
-    if (json && !isAiperfRecord(*json)) {
-        if (isLlmdReport(*json)) {
-            runs = readLlmdReport(*json, source, &problem);
-        } else if (isGuidellmReport(*json)) {
-            runs = readGuidellm(*json, source, &problem);
-        } else if (isVllmResult(*json)) {
-            runs = readVllm({*json}, source, &problem);
-        } else if (isAiperfSummary(*json)) {
+    // One document, in JSON or (an llm-d Benchmark Report as llm-d's tools write it) YAML.
+    const auto readDocument = [&](const nlohmann::json &json) -> bool {
+        if (isLlmdReport(json)) {
+            runs = readLlmdReport(json, source, &problem);
+        } else if (isGuidellmReport(json)) {
+            runs = readGuidellm(json, source, &problem);
+        } else if (isVllmResult(json)) {
+            runs = readVllm({json}, source, &problem);
+        } else if (isAiperfSummary(json)) {
             // The per-request records beside it, when there: real distributions, not point values.
             const QString records = info.dir().filePath(QStringLiteral("profile_export.jsonl"));
             if (QFileInfo(records).isFile()) {
                 const auto recordBytes = readBounded(records, &why);
                 if (!recordBytes)
-                    return std::nullopt;
+                    return false;
                 const auto lines = jsonLines(*recordBytes, &problem);
-                if (!lines)
-                    return failed(QStringLiteral("profile_export.jsonl: ") + problem);
-                runs = readAiperfRecords(*lines, *json, QFileInfo(records).fileName(), &problem);
+                if (!lines) {
+                    failed(QStringLiteral("profile_export.jsonl: ") + problem);
+                    return false;
+                }
+                runs = readAiperfRecords(*lines, json, QFileInfo(records).fileName(), &problem);
             } else {
-                runs = readAiperfSummary(*json, source, &problem);
+                runs = readAiperfSummary(json, source, &problem);
             }
         } else {
-            return failed(notRecognised);
+            failed(notRecognised);
+            return false;
         }
+        return true;
+    };
+    // A one-line AIPerf profile_export.jsonl is one JSON object too: it goes the JSON Lines way.
+    const auto json = parseJson(*bytes);
+    if (json && !isAiperfRecord(*json)) {
+        if (!readDocument(*json))
+            return std::nullopt;
     } else {
         // JSON Lines: AIPerf's records, or vLLM results appended one a line (--append-result).
         const auto lines = jsonLines(*bytes, &problem);
@@ -375,13 +388,20 @@ std::optional<std::vector<RunData>> ForeignRuns::read(const QString &path, QStri
         if (lines->isEmpty())
             return failed(QStringLiteral("empty"));
         const auto first = parseJson(lines->first());
-        // llm-d's own tools write the report as YAML, which this build does not parse.
-        if (!first && bytes->contains("request_performance:"))
-            return failed(QStringLiteral("an llm-d Benchmark Report in YAML: import reads its JSON form (convert it, "
-                                         "e.g. with yq -o=json)"));
-        if (!first)
-            return failed(QStringLiteral("not JSON (line 1)"));
-        if (isAiperfRecord(*first)) {
+        if (!first) {
+            // Not JSON: YAML, unless it starts as JSON does (then it is JSON, damaged) and is not
+            // named as YAML.
+            const QByteArray start = lines->first().trimmed();
+            const QString suffix = info.suffix().toLower();
+            const bool namedYaml = suffix == QLatin1String("yaml") || suffix == QLatin1String("yml");
+            if (!namedYaml && (start.startsWith('{') || start.startsWith('[')))
+                return failed(QStringLiteral("not JSON (line 1)"));
+            const auto yaml = parseYaml(*bytes, &problem);
+            if (!yaml)
+                return failed(QStringLiteral("YAML ") + problem);
+            if (!readDocument(*yaml))
+                return std::nullopt;
+        } else if (isAiperfRecord(*first)) {
             nlohmann::json summary;
             const QString summaryPath = info.dir().filePath(QStringLiteral("profile_export_aiperf.json"));
             if (QFileInfo(summaryPath).isFile()) {

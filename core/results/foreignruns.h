@@ -18,15 +18,17 @@ namespace tb {
 ///   - GuideLLM's benchmarks.json: one run per entry of "benchmarks";
 ///   - AIPerf's profile_export.jsonl (one record a request) or profile_export_aiperf.json (its
 ///     summary; a profile_export.jsonl beside it is read instead);
-///   - an llm-d Benchmark Report v0.2 or v0.2.1 in JSON (llmdreportreader.cpp; what export-report writes).
+///   - an llm-d Benchmark Report v0.2 or v0.2.1, in JSON (what export-report writes) or in YAML (as
+///     llm-d's tools write it; yamlreader.cpp reads it as the value its JSON form gives), llmdreportreader.cpp.
 /// Per-request values become RequestRecords, and every figure is TokenBench's own, computed from
 /// them by RunAggregator (so distributions, the time series and the noise tests are real); a
 /// summary alone gives the tool's point values under our metric names, the others absent. Each
 /// run's summary says so in RunSummary::imported, with the tool's definitions that differ from ours.
 ///
-/// Files are untrusted: the file, the requests and the chunks are bounded (below), a number that
-/// is not one, negative or not finite is an error naming the field, a NaN or Infinity (Python's
-/// json writes them) reads as missing. Never throws.
+/// Files are untrusted: the file, the requests and the chunks are bounded (below), so are a YAML
+/// file's nesting, values (aliases expanded) and scalars (parseYaml in foreignruns_p.h); a number
+/// that is not one, negative or not finite is an error naming the field, a NaN or Infinity (Python's
+/// json writes them, PyYAML .nan and .inf) reads as missing. Never throws.
 class ForeignRuns
 {
 public:

@@ -80,6 +80,13 @@ RunData runFromPoints(const Head &head, SummaryBlock block);
 /// Parses JSON as Python's json module writes it: NaN, Infinity and -Infinity outside strings
 /// read as null. None when it is not JSON.
 std::optional<nlohmann::json> parseJson(const QByteArray &bytes);
+/// Parses one YAML document (yamlreader.cpp) as the value its JSON form gives parseJson(): plain
+/// scalars typed as YAML 1.2's core schema, .inf and .nan as null, aliases expanded. Refused, with
+/// "line L, column C: why" in *problem ("without a document", "an empty document"): bytes that are not UTF-8, no
+/// document or more than one, a tag,
+/// a duplicate key, a key that is not text, nesting deeper than 64, more than 10^6 values (aliases
+/// expanded), a value over 1 MiB, a number past a double.
+std::optional<nlohmann::json> parseYaml(const QByteArray &bytes, QString *problem);
 
 bool isVllmResult(const nlohmann::json &json);
 bool isGuidellmReport(const nlohmann::json &json);

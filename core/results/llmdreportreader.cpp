@@ -1,7 +1,8 @@
 // llm-d Benchmark Reports (llm-d/llm-d-benchmark llmdbenchmark/analysis/benchmark_report/schema_v0_2.py,
 // and schema_v0_2_1.py, its additive superset): a summary of one run, read as point values.
-// YAML is how the tool writes them by default; a JSON one (BenchmarkReport.export_json, or
-// `tokenbench-cli export-report`) is what is read here.
+// YAML is how the tool writes them by default, JSON its BenchmarkReport.export_json and
+// `tokenbench-cli export-report`: both reach this reader as the same value (yamlreader.cpp turns
+// YAML into it).
 
 #include "results/foreignruns.h"
 #include "results/foreignruns_p.h"
