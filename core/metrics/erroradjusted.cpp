@@ -10,13 +10,14 @@ namespace tb {
 
 namespace {
 
-using Field = double ErrorAdjusted::*;
-struct NamedField {
+// Named apart from latencystats.cpp's field table: unity builds put both in one file.
+using QuantileMember = double ErrorAdjusted::*;
+struct QuantileField {
     const char *key;
-    Field field;
+    QuantileMember field;
     double q;
 };
-constexpr std::array<NamedField, 3> kFields{{
+constexpr std::array<QuantileField, 3> kQuantileFields{{
     {"p50", &ErrorAdjusted::p50, 0.50},
     {"p90", &ErrorAdjusted::p90, 0.90},
     {"p99", &ErrorAdjusted::p99, 0.99},
@@ -33,7 +34,7 @@ ErrorAdjusted ErrorAdjusted::of(const std::vector<float> &values, std::uint64_t 
     std::vector<double> samples(values.begin(), values.end());
     samples.resize(samples.size() + failed, std::numeric_limits<double>::infinity());
     e.count = samples.size();
-    for (const auto &[key, field, q] : kFields)
+    for (const auto &[key, field, q] : kQuantileFields)
         e.*field = exactPercentile(samples, q);
     return e;
 }
@@ -41,7 +42,7 @@ ErrorAdjusted ErrorAdjusted::of(const std::vector<float> &values, std::uint64_t 
 nlohmann::json ErrorAdjusted::toJson() const
 {
     nlohmann::json json{{"count", count}, {"failed", failed}};
-    for (const auto &[key, field, q] : kFields) {
+    for (const auto &[key, field, q] : kQuantileFields) {
         const double v = this->*field;
         json[key] = std::isinf(v) ? nlohmann::json(kInfinite) : std::isnan(v) ? nlohmann::json() : nlohmann::json(v);
     }
@@ -64,7 +65,7 @@ std::optional<ErrorAdjusted> ErrorAdjusted::fromJson(const nlohmann::json &json,
             return fail(QStringLiteral("%1 is not a count").arg(QLatin1String(key)));
         *out = it->get<std::uint64_t>();
     }
-    for (const auto &[key, field, q] : kFields) {
+    for (const auto &[key, field, q] : kQuantileFields) {
         const auto it = json.find(key);
         if (it == json.end())
             return fail(QStringLiteral("missing %1").arg(QLatin1String(key)));
