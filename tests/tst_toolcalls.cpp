@@ -747,8 +747,10 @@ private Q_SLOTS:
                                       host->config().model,
                                       QStringLiteral("--requests"),
                                       QStringLiteral("8"),
+                                      // One user: with two, one may finish its 4 turns and begin a third
+                                      // conversation before the other's last turn takes the 8th request.
                                       QStringLiteral("--concurrency"),
-                                      QStringLiteral("2"),
+                                      QStringLiteral("1"),
                                       QStringLiteral("--turns"),
                                       QStringLiteral("4"),
                                       QStringLiteral("--prompt-tokens"),
