@@ -738,32 +738,16 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString tools = test::writeFile(dir, QStringLiteral("tools.json"), kCityTool);
         const QString out = dir.filePath(QStringLiteral("run"));
-        const CliResult cli = runCli({QStringLiteral("run"),
-                                      QStringLiteral("--api"),
-                                      api,
-                                      QStringLiteral("--url"),
-                                      host->baseUrl().toString(),
-                                      QStringLiteral("--model"),
-                                      host->config().model,
-                                      QStringLiteral("--requests"),
-                                      QStringLiteral("8"),
-                                      // One user: with two, one may finish its 4 turns and begin a third
-                                      // conversation before the other's last turn takes the 8th request.
-                                      QStringLiteral("--concurrency"),
-                                      QStringLiteral("1"),
-                                      QStringLiteral("--turns"),
-                                      QStringLiteral("4"),
-                                      QStringLiteral("--prompt-tokens"),
-                                      QStringLiteral("40"),
-                                      stream ? QStringLiteral("--stream") : QStringLiteral("--no-stream"),
-                                      QStringLiteral("--tools"),
-                                      tools,
-                                      QStringLiteral("--tool-choice"),
-                                      choice,
-                                      QStringLiteral("--tool-result-tokens"),
-                                      QString::number(resultTokens),
-                                      QStringLiteral("--out"),
-                                      out});
+        const CliResult cli = runCli(
+            {QStringLiteral("run"), QStringLiteral("--api"), api, QStringLiteral("--url"), host->baseUrl().toString(),
+             QStringLiteral("--model"), host->config().model, QStringLiteral("--requests"), QStringLiteral("8"),
+             // One user: with two, one may finish its 4 turns and begin a third
+             // conversation before the other's last turn takes the 8th request.
+             QStringLiteral("--concurrency"), QStringLiteral("1"), QStringLiteral("--turns"), QStringLiteral("4"),
+             QStringLiteral("--prompt-tokens"), QStringLiteral("40"),
+             stream ? QStringLiteral("--stream") : QStringLiteral("--no-stream"), QStringLiteral("--tools"), tools,
+             QStringLiteral("--tool-choice"), choice, QStringLiteral("--tool-result-tokens"),
+             QString::number(resultTokens), QStringLiteral("--out"), out});
         QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
         QString error;
         const std::optional<RunData> run = RunReader::load(out, &error, RunReader::Records);
