@@ -1138,6 +1138,30 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(0), 10000); // the server saw them go
     }
 
+    /// Stop while users are still being started (a transport thread starts them a slice per pass,
+    /// TransportWorker::kStartSliceNs): those not yet started are recorded as cancelled too, so
+    /// the run ends with a record for every request it began.
+    void stopWhileUsersAreStillStartingRecordsEveryOne()
+    {
+        constexpr int kUsers = 2000;
+        SimConfig simConfig = fastSim();
+        simConfig.ttftMs = 20000;
+        simConfig.maxBatch = kUsers;
+        simConfig.queueLimit = kUsers;
+        SimulatorHost host(simConfig);
+        QVERIFY(host.start());
+        const RunResult r = runLoad(configFor(host, kUsers, kUsers),
+                                    [](LoadController &controller) { controller.stop(); }, 120000, 1);
+        QVERIFY(r.finished);
+        QVERIFY(r.cancelled);
+        QCOMPARE(int(r.records.size()), kUsers);
+        QCOMPARE(r.count(RequestStatus::Cancelled), kUsers);
+        const auto unsent = std::count_if(r.records.begin(), r.records.end(),
+                                          [](const RequestRecord &rec) { return rec.sentNs < 0; });
+        qInfo("%lld of %d were stopped before they were sent", qlonglong(unsent), kUsers);
+        QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(0), 20000);
+    }
+
     void apis_data()
     {
         QTest::addColumn<QString>("api");

@@ -7,6 +7,8 @@
 #include "net/jsonbodyend.h"
 #include "net/sseparser.h"
 
+#include <QAbstractEventDispatcher>
+
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -443,6 +445,43 @@ TransportWorker::~TransportWorker()
 
 void TransportWorker::execute(const RequestJob &job)
 {
+    if (!m_passesWatched) {
+        m_passesWatched = true;
+        if (QAbstractEventDispatcher *dispatcher = QAbstractEventDispatcher::instance(thread()))
+            connect(dispatcher, &QAbstractEventDispatcher::awake, this, [this] { m_sliceUsedNs = 0; });
+    }
+    if (m_queued.empty() && m_sliceUsedNs < kStartSliceNs) {
+        start(job);
+        return;
+    }
+    m_queued.push_back(job);
+    if (!std::exchange(m_drainPosted, true))
+        QMetaObject::invokeMethod(this, &TransportWorker::startQueued, Qt::QueuedConnection);
+}
+
+void TransportWorker::startQueued()
+{
+    m_drainPosted = false;
+    m_sliceUsedNs = 0; // the pass's first posted call, or a dispatcher that never says "awake"
+    while (!m_queued.empty() && m_sliceUsedNs < kStartSliceNs) {
+        const RequestJob job = std::move(m_queued.front());
+        m_queued.pop_front();
+        start(job);
+    }
+    if (!m_queued.empty() && !std::exchange(m_drainPosted, true))
+        QMetaObject::invokeMethod(this, &TransportWorker::startQueued, Qt::QueuedConnection);
+}
+
+void TransportWorker::start(const RequestJob &job)
+{
+    const std::int64_t began = m_clock.nowNs();
+    ActiveRequest *raw = admit(job, began);
+    sendOn(raw, Hop{raw->builder().endpoint(), raw->builder().url(), raw->json, true, true, {}}, began, false);
+    m_sliceUsedNs += m_clock.nowNs() - began;
+}
+
+ActiveRequest *TransportWorker::admit(const RequestJob &job, std::int64_t now)
+{
     const RequestBuilder &builder = m_plan->targets.at(std::size_t(job.target)).instances.at(std::size_t(job.instance));
     auto request = std::make_unique<ActiveRequest>(this, job, builder);
     ActiveRequest *raw = request.get();
@@ -470,7 +509,6 @@ void TransportWorker::execute(const RequestJob &job)
         raw->textTokens = saturatingRound(double(calibration.overhead) + calibration.scale * double(prompt.tokens), 0,
                                           limits::kMaxTokenCount);
     }
-    const std::int64_t now = m_clock.nowNs();
     raw->deadline = addDeadline(now + m_plan->config.load.timeoutMs * 1'000'000, raw, Deadline::Total);
     // The draw is the request's own (stream 1 of the run's draws, its id), whatever worker takes it.
     if (m_cancelAfter && !job.warmup && prompts.unitDraw(1, job.id) < m_plan->config.load.cancelRate) {
@@ -483,7 +521,7 @@ void TransportWorker::execute(const RequestJob &job)
     m_active.emplace(raw, std::move(request));
     raw->transport = transportFor(builder);
     raw->json = builder.bodyText(prompt, toStd(m_plan->targets.at(std::size_t(job.target)).models.value(model)));
-    sendOn(raw, Hop{builder.endpoint(), builder.url(), raw->json, true, true, {}}, now, false);
+    return raw;
 }
 
 Transport *TransportWorker::transportFor(const RequestBuilder &builder)
@@ -645,6 +683,9 @@ void TransportWorker::abandonChosen(ActiveRequest *request, std::int64_t nowNs)
 void TransportWorker::cancelAll()
 {
     const std::int64_t now = m_clock.nowNs();
+    // Never sent: recorded as cancelled like those that were, so that every job has its record.
+    for (const RequestJob &job : std::exchange(m_queued, {}))
+        admit(job, now);
     std::vector<ActiveRequest *> all;
     all.reserve(m_active.size());
     for (const auto &[raw, request] : m_active)
