@@ -300,10 +300,8 @@ private Q_SLOTS:
         QCOMPARE(begun, kUsers);
         const double burstMs = double(lastBegun - firstBegun) / 1e6;
         const double connectMs = double(longestConnect) / 1e6;
-        const QString shown = QStringLiteral("%1 users began over %2 ms; longest connect %3 ms")
-                                  .arg(kUsers)
-                                  .arg(burstMs)
-                                  .arg(connectMs);
+        const QString shown =
+            QStringLiteral("%1 users began over %2 ms; longest connect %3 ms").arg(kUsers).arg(burstMs).arg(connectMs);
         qInfo("%s", qPrintable(shown));
         if (burstMs < 10)
             QSKIP(qPrintable(QStringLiteral("this machine began them too fast to tell: %1").arg(shown)));

@@ -1150,14 +1150,14 @@ private Q_SLOTS:
         simConfig.queueLimit = kUsers;
         SimulatorHost host(simConfig);
         QVERIFY(host.start());
-        const RunResult r = runLoad(configFor(host, kUsers, kUsers),
-                                    [](LoadController &controller) { controller.stop(); }, 120000, 1);
+        const RunResult r = runLoad(
+            configFor(host, kUsers, kUsers), [](LoadController &controller) { controller.stop(); }, 120000, 1);
         QVERIFY(r.finished);
         QVERIFY(r.cancelled);
         QCOMPARE(int(r.records.size()), kUsers);
         QCOMPARE(r.count(RequestStatus::Cancelled), kUsers);
-        const auto unsent = std::count_if(r.records.begin(), r.records.end(),
-                                          [](const RequestRecord &rec) { return rec.sentNs < 0; });
+        const auto unsent =
+            std::count_if(r.records.begin(), r.records.end(), [](const RequestRecord &rec) { return rec.sentNs < 0; });
         qInfo("%lld of %d were stopped before they were sent", qlonglong(unsent), kUsers);
         QTRY_COMPARE_WITH_TIMEOUT(host.stats().requestsInProgress, qint64(0), 20000);
     }
