@@ -11,6 +11,8 @@
 #include <ctime>
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -33,6 +35,26 @@ constexpr std::array<std::uint32_t, 3> kNotifierEvents{
     PollEvent::Priority,                                     // QSocketNotifier::Exception
 };
 constexpr std::array<std::uint32_t, 3> kNotifierInterest{PollEvent::Read, PollEvent::Write, PollEvent::Priority};
+
+/// Ends a thread's gathering ring wait. SIGURG: ignored by default (nothing is lost if it ever came
+/// before the handler), and raised by the kernel only for a socket's urgent data when a process
+/// asked to own the socket (F_SETOWN), which nothing here does.
+constexpr int kWakeSignal = SIGURG;
+
+void installWakeSignalHandler()
+{
+    static const bool installed = [] {
+        struct sigaction action {
+        };
+        action.sa_handler = [](int) {}; // its arrival is the point: the wait returns EINTR
+        ::sigemptyset(&action.sa_mask);
+        // Other system calls the signal meets start again; io_uring_enter's wait returns EINTR
+        // whatever this says.
+        action.sa_flags = SA_RESTART;
+        return ::sigaction(kWakeSignal, &action, nullptr) == 0;
+    }();
+    (void)installed;
+}
 
 } // namespace
 
@@ -105,6 +127,10 @@ UringReceiver *EpollEventDispatcher::uringReceiver()
     if (!m_uringTried && QThread::currentThread() == thread()) {
         m_uringTried = true;
         m_uring = UringReceiver::create(m_set.fd());
+        if (m_uring) {
+            installWakeSignalHandler();
+            m_thread = ::pthread_self();
+        }
     }
     return m_uring.get();
 }
@@ -123,8 +149,18 @@ int EpollEventDispatcher::waitForSockets(const ::timespec *timeout)
         if (m_epollMayBeReady)
             timeout = &kNoWait;
     }
+    // Announced before wakeUp() is looked at, which announces itself before it looks here: one of
+    // the two sees the other (both sequentially consistent), so no posted event waits the gather out.
+    const bool gathering = uring->gathers(timeout);
+    if (gathering) {
+        m_gathering.store(true);
+        if (m_wakePending.load())
+            timeout = &kNoWait;
+    }
     bool epollReady = false;
     handled += uring->wait(timeout, &epollReady);
+    if (gathering)
+        m_gathering.store(false);
     if (epollReady) {
         const int ready = m_set.wait(&kNoWait);
         handled += ready;
@@ -154,9 +190,11 @@ bool EpollEventDispatcher::waitForWakeUp(const ::timespec *timeout)
 void EpollEventDispatcher::wakeUp()
 {
     // Every postEvent() to this thread calls this: one write per batch, not per event.
-    if (!m_wakePending.exchange(true, std::memory_order_acq_rel)) {
+    if (!m_wakePending.exchange(true)) {
         const std::uint64_t one = 1;
         [[maybe_unused]] const ssize_t n = ::write(m_wakeFd, &one, sizeof one);
+        if (m_gathering.load())
+            ::pthread_kill(m_thread, kWakeSignal);
     }
 }
 

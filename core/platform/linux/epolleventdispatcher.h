@@ -1,5 +1,7 @@
 #pragma once
 
+#include <pthread.h>
+
 #include "platform/linux/epollset.h"
 #include "platform/linux/uringreceiver.h"
 
@@ -93,6 +95,12 @@ private:
     int m_wakeFd = -1;
     /// Set by the first wakeUp() after a drain, so that posting many events writes the eventfd once.
     std::atomic<bool> m_wakePending{false};
+    /// The thread is in (or about to enter) a ring wait that gathers completions, which the
+    /// eventfd does not end: wakeUp() sends the thread kWakeSignal, which does (EINTR). Without
+    /// it an event posted from another thread — the next open-loop request, above all — waited
+    /// up to the whole gathering time (arrival error p50 0.13 ms against epoll's 0.04).
+    std::atomic<bool> m_gathering{false};
+    ::pthread_t m_thread{}; ///< the dispatcher's thread, known once it has made its ring
     std::atomic<bool> m_interrupted{false};
     std::unordered_map<int, std::unique_ptr<NotifierGroup>> m_notifiers;
     std::vector<Timer> m_timers;

@@ -60,6 +60,9 @@ public:
     /// limit; zero: no wait) and handles the completions; *epollReady is set when the epoll
     /// descriptor turned readable. Returns how many reads and ends it handed over.
     int wait(const ::timespec *timeout, bool *epollReady);
+    /// Whether wait() with `timeout` gathers completions (see kGatherNs): only a signal, or enough
+    /// completions, ends such a wait before the gathering time is up.
+    bool gathers(const ::timespec *timeout) const;
 
     /// Tests: how many receives ended for want of a buffer and were started again.
     std::uint64_t rearmsForBuffers() const { return m_bufferRearms; }
