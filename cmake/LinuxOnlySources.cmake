@@ -12,7 +12,8 @@ set(tb_linux_only_sources
     "tests/tst_uringreceiver.cpp|linux-backend|it tests the Linux backend's io_uring receive path (UringReceiver)"
     "bench/bench_rxstamp.cpp|linux|it measures which kernel receive stamp (SO_TIMESTAMPING, linux/net_tstamp.h) a TCP read carries"
     "bench/bench_sim.cpp|linux|it loads the simulator from its own epoll client, so that the figures are the server's cost"
-    "bench/bench_engine.cpp|linux|its memory figure is glibc's heap statistics (mallinfo2, malloc.h)")
+    "bench/bench_engine.cpp|linux|its memory figure is glibc's heap statistics (mallinfo2, malloc.h)"
+    "bench/bench_readfloor.cpp|linux-backend|it reads streams through the Linux backend's own receive path (UringReceiver) with nothing above it")
 
 # tb_linux_only(<path> <out_needs> <out_reason>): what `path` needs ("linux-backend" or "linux") and
 # why, or two empty strings when it is not listed.

@@ -149,16 +149,19 @@ int EpollEventDispatcher::waitForSockets(const ::timespec *timeout)
         if (m_epollMayBeReady)
             timeout = &kNoWait;
     }
+    // Gathering suits the ring's reads alone, whose times are the kernel's stamps. While epoll
+    // watches anything but the wake-up descriptor (a connect, a TLS or Qt socket, whose reads are
+    // timed when they happen, a timer descriptor), the wait ends at the first event.
+    const bool gathering = m_set.watched() <= 1 && uring->gathers(timeout);
     // Announced before wakeUp() is looked at, which announces itself before it looks here: one of
     // the two sees the other (both sequentially consistent), so no posted event waits the gather out.
-    const bool gathering = uring->gathers(timeout);
     if (gathering) {
         m_gathering.store(true);
         if (m_wakePending.load())
             timeout = &kNoWait;
     }
     bool epollReady = false;
-    handled += uring->wait(timeout, &epollReady);
+    handled += uring->wait(timeout, &epollReady, gathering);
     if (gathering)
         m_gathering.store(false);
     if (epollReady) {

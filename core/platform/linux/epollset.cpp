@@ -74,6 +74,7 @@ bool EpollSet::add(int fd, std::uint32_t events, PollHandler *handler)
     if (std::size_t(fd) >= m_entries.size())
         m_entries.resize(std::size_t(fd) + 1);
     m_entries[std::size_t(fd)] = Entry{handler, serial};
+    ++m_watched;
     return true;
 }
 
@@ -93,6 +94,7 @@ void EpollSet::remove(int fd)
     Entry *known = entry(fd);
     if (known && known->handler) {
         known->handler = nullptr;
+        --m_watched;
         ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
     }
 }

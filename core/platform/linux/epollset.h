@@ -33,6 +33,8 @@ public:
     /// Waits until a descriptor is ready or `timeout` passes (null: no limit; zero: no wait), then
     /// hands each ready descriptor to its handler. Returns how many it handed over (0 on EINTR).
     int wait(const ::timespec *timeout);
+    /// How many descriptors the set watches.
+    int watched() const { return m_watched; }
 
 private:
     struct Entry {
@@ -47,6 +49,7 @@ private:
     }
 
     int m_epoll = -1;
+    int m_watched = 0;
     std::uint32_t m_nextSerial = 0;
     /// Indexed by descriptor (small dense numbers): one lookup per event, no hashing.
     std::vector<Entry> m_entries;

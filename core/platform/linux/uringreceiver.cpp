@@ -253,7 +253,7 @@ bool UringReceiver::gathers(const ::timespec *timeout) const
     return m_minimumWaits && (!timeout || std::int64_t(timeout->tv_sec) * 1'000'000'000 + timeout->tv_nsec > kGatherNs);
 }
 
-int UringReceiver::wait(const ::timespec *timeout, bool *epollReady)
+int UringReceiver::wait(const ::timespec *timeout, bool *epollReady, bool mayGather)
 {
     *epollReady = false;
     publishRecycled();
@@ -261,7 +261,7 @@ int UringReceiver::wait(const ::timespec *timeout, bool *epollReady)
     int entered = 0;
     if (ns == 0) {
         entered = io_uring_submit_and_get_events(m_ring.get());
-    } else if (gathers(timeout)) {
+    } else if (mayGather && gathers(timeout)) {
         if (io_uring_sq_ready(m_ring.get()) > 0)
             io_uring_submit(m_ring.get());
         // Without a timeout the kernel would end the wait when the minimum wait ends, with nothing

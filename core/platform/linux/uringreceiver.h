@@ -58,10 +58,12 @@ public:
 
     /// Submits what is queued, waits until a completion arrives or `timeout` passes (null: no
     /// limit; zero: no wait) and handles the completions; *epollReady is set when the epoll
-    /// descriptor turned readable. Returns how many reads and ends it handed over.
-    int wait(const ::timespec *timeout, bool *epollReady);
-    /// Whether wait() with `timeout` gathers completions (see kGatherNs): only a signal, or enough
-    /// completions, ends such a wait before the gathering time is up.
+    /// descriptor turned readable. Returns how many reads and ends it handed over. `mayGather`:
+    /// whether the wait may gather completions (see gathers()).
+    int wait(const ::timespec *timeout, bool *epollReady, bool mayGather = true);
+    /// Whether wait() with `timeout` gathers completions for a while before it hands the first
+    /// over (kernel 6.12's minimum wait; see kGatherNs): only a signal, or enough completions, ends
+    /// such a wait before the gathering time is up — the epoll descriptor turning readable does not.
     bool gathers(const ::timespec *timeout) const;
 
     /// Tests: how many receives ended for want of a buffer and were started again.
