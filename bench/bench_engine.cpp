@@ -16,10 +16,12 @@
 //    machine may be shared: its other work is in the figures).
 //
 // 10,000 streams (docs/measuring.md "10,000 streams"): --concurrency 10000 --transport native
-// --tokens-per-s 50000 --seconds 30 (20 ms to the first token, 200 ms between tokens, 50 tokens).
+// --tokens-per-s 50000 --seconds 30 --warmup 2 (20 ms to the first token, 200 ms between tokens, 50
+// tokens; the warm-up is when the 10,000 connections open, which client health does not judge).
 //
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--transport native,qnam] [--seconds 20] [--tokens-per-s
 // 20000]
+//                     [--warmup S]                (a warm-up of S seconds first; default none)
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
 //                     default off: the CPU figure then is the engine's alone)
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
@@ -162,6 +164,7 @@ int main(int argc, char *argv[])
     QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/tokenbench-cli");
     QList<int> levels{200, 1000};
     int seconds = 20;
+    int warmupSeconds = 0;
     double tokensPerS = 20000;
     bool scrape = false;
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
@@ -178,6 +181,8 @@ int main(int argc, char *argv[])
                 levels << l.toInt();
         } else if (args[i] == QLatin1String("--seconds"))
             seconds = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--warmup"))
+            warmupSeconds = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--tokens-per-s"))
             tokensPerS = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--transport")) {
@@ -234,6 +239,7 @@ int main(int argc, char *argv[])
                 config.target.httpVersion = version; // else as before: the transport's default
             config.load.concurrency = concurrency;
             config.load.durationMs = seconds * 1000;
+            config.load.warmupMs = warmupSeconds * 1000;
             config.request.maxTokens = sim.outputTokens();
             config.prompt.promptTokens = 64;
             config.outDir = dir.filePath(QStringLiteral("run"));

@@ -4,6 +4,7 @@
 // for it; a calm one is not.
 #include "metrics/clienthealthsummary.h"
 #include "net/readbacklog.h"
+#include "observe/clienthealth.h"
 #include "platform/iobackend.h"
 #include "results/rundirectory.h"
 #include "run/benchmarkrunner.h"
@@ -309,6 +310,37 @@ private Q_SLOTS:
             QSKIP(qPrintable(excuse));
         // Started in one pass, the first user's connection was seen open after the last began.
         QVERIFY2(connectMs < burstMs / 2, qPrintable(shown));
+    }
+
+    /// A warm-up's seconds are not judged: its figures count nowhere, so a client busy during it
+    /// (a 10,000-user run opening its connections) limited none. The run's thread is kept busy
+    /// for its first 1.3 s, so that its 100 ms ticks come late; measured from 2 s on, the run is
+    /// calm, and only the seconds from there are judged.
+    void warmUpSecondsAreNotJudged_data()
+    {
+        QTest::addColumn<bool>("warmUp");
+        QTest::newRow("measured from 0 s") << false;
+        QTest::newRow("warm-up until 2 s") << true;
+    }
+    void warmUpSecondsAreNotJudged()
+    {
+        QFETCH(bool, warmUp);
+        const RunClock clock;
+        ClientHealthMonitor monitor(clock, {}, false);
+        if (warmUp)
+            monitor.markMeasurementStart(2'000'000'000);
+        monitor.start();
+        const auto busyUntil = std::chrono::steady_clock::now() + std::chrono::milliseconds(1300);
+        while (std::chrono::steady_clock::now() < busyUntil) {
+        } // no tick runs meanwhile: the one after it is 1.2 s late
+        QTest::qWait(2900);
+        monitor.stop();
+        const ClientHealthSummary h = monitor.summary();
+        const QString shown = QString::fromStdString(h.toJson().dump());
+        qInfo("%s", qPrintable(shown));
+        QVERIFY2(h.saturated == !warmUp, qPrintable(shown));
+        QVERIFY2(warmUp ? h.seconds >= 1 && h.seconds <= 2 : h.seconds >= 3, qPrintable(shown));
+        QVERIFY2(warmUp ? h.loopLagMaxMs < 1000 : h.loopLagMaxMs >= 1000, qPrintable(shown));
     }
 
     void readBacklogPercentiles_data()

@@ -82,12 +82,11 @@ void ClientHealthMonitor::tick()
     s.wallS += double(now - m_lastTickNs) / 1e9;
     s.lagSumMs += lateMs;
     ++s.probes;
-    m_lagMaxMs = std::max(m_lagMaxMs, lateMs);
     const std::int64_t probes = m_probeCount->exchange(0);
     const std::int64_t lagUs = m_probeLagUs->exchange(0);
     s.lagSumMs += double(lagUs) / 1e3;
     s.probes += int(probes);
-    m_lagMaxMs = std::max(m_lagMaxMs, double(m_probeMaxUs->exchange(0)) / 1e3);
+    s.lagMaxMs = std::max({s.lagMaxMs, lateMs, double(m_probeMaxUs->exchange(0)) / 1e3});
     {
         const std::lock_guard lock(m_backlog->mutex);
         s.readBacklog.merge(std::exchange(m_backlog->tally, ReadBacklog::Tally{}));
@@ -122,9 +121,7 @@ void ClientHealthMonitor::addRecord(const RequestRecord &record)
 {
     if (!m_openLoopUncapped || record.warmup || record.scheduledNs < 0 || record.sentNs < record.scheduledNs)
         return;
-    const double lagMs = double(record.sentNs - record.scheduledNs) / 1e6;
-    second(record.scheduledNs).sendLagMs.push_back(lagMs);
-    m_sendLagMaxMs = std::max(m_sendLagMaxMs, lagMs);
+    second(record.scheduledNs).sendLagMs.push_back(double(record.sentNs - record.scheduledNs) / 1e6);
 }
 
 void ClientHealthMonitor::Second::add(const Second &other)
@@ -132,6 +129,7 @@ void ClientHealthMonitor::Second::add(const Second &other)
     cpuS += other.cpuS;
     wallS += other.wallS;
     lagSumMs += other.lagSumMs;
+    lagMaxMs = std::max(lagMaxMs, other.lagMaxMs);
     probes += other.probes;
     sendLagMs.insert(sendLagMs.end(), other.sendLagMs.begin(), other.sendLagMs.end());
     readBacklog.merge(other.readBacklog);
@@ -144,7 +142,7 @@ ClientHealthSummary ClientHealthMonitor::summary() const
     Second run; // the whole run: its measured seconds summed
     for (std::size_t i = 0; i < m_seconds.size(); ++i) {
         const Second &s = m_seconds[i];
-        if (s.wallS <= 0)
+        if (s.wallS <= 0 || std::int64_t(i + 1) * 1'000'000'000 <= m_measuredFromNs)
             continue;
         const double cpuFraction = s.cpuS / s.wallS / m_cores;
         h.cpuPeakPct = std::max(h.cpuPeakPct, 100 * cpuFraction);
@@ -173,10 +171,10 @@ ClientHealthSummary ClientHealthMonitor::summary() const
     }
     h.cpuMeanPct = run.wallS > 0 ? 100 * run.cpuS / run.wallS / m_cores : 0;
     h.loopLagMeanMs = run.probes ? run.lagSumMs / run.probes : 0;
-    h.loopLagMaxMs = m_lagMaxMs;
+    h.loopLagMaxMs = run.lagMaxMs;
     if (!run.sendLagMs.empty()) {
+        h.sendLagMaxMs = *std::max_element(run.sendLagMs.begin(), run.sendLagMs.end());
         h.sendLagP50Ms = exactPercentile(run.sendLagMs, 0.5);
-        h.sendLagMaxMs = m_sendLagMaxMs;
     }
     if (!run.readBacklog.isEmpty()) {
         h.readBacklogP50Ms = run.readBacklog.percentileMs(0.5);

@@ -142,6 +142,10 @@ public:
         connect(m_controller.get(), &LoadController::stageStarted, this, [this](int stage, bool warmup) {
             if (!warmup) {
                 const std::int64_t nowNs = m_controller->clock().nowNs();
+                // Once: the first stage after the warm-up (without one, stage 0 began before the
+                // monitor did, which then judges every second).
+                if (!std::exchange(m_measuring, true) && m_health)
+                    m_health->markMeasurementStart(nowNs);
                 for (auto &sink : m_sinks) {
                     sink->server.markMeasurementStart(double(nowNs) / 1e9);
                     sink->gpu.markMeasurementStart(double(nowNs) / 1e9);
@@ -577,6 +581,7 @@ private:
     std::vector<std::unique_ptr<Sink>> m_sinks;
     std::unique_ptr<LoadController> m_controller;
     std::unique_ptr<ClientHealthMonitor> m_health;
+    bool m_measuring = false; ///< a stage past the warm-up has begun
     QList<RequestRecord> m_batch;
     std::vector<int> m_liveInFlight; ///< --stop-on-saturation: the most in flight seen in each second
     QTimer m_recordsTimer;
