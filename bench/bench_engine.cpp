@@ -22,6 +22,8 @@
 // Usage: bench_engine [--cli PATH] [--concurrency 200,1000] [--transport native,qnam] [--seconds 20] [--tokens-per-s
 // 20000]
 //                     [--warmup S]                (a warm-up of S seconds first; default none)
+//                     [--length-spread X]         (response lengths uniform within ±X of the mean, so
+//                     that streams begun together do not end together; default 0: all alike)
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
 //                     default off: the CPU figure then is the engine's alone)
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
@@ -165,6 +167,7 @@ int main(int argc, char *argv[])
     QList<int> levels{200, 1000};
     int seconds = 20;
     int warmupSeconds = 0;
+    double lengthSpread = 0;
     double tokensPerS = 20000;
     bool scrape = false;
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
@@ -183,6 +186,8 @@ int main(int argc, char *argv[])
             seconds = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--warmup"))
             warmupSeconds = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--length-spread"))
+            lengthSpread = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--tokens-per-s"))
             tokensPerS = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--transport")) {
@@ -225,7 +230,7 @@ int main(int argc, char *argv[])
     for (const auto &[transport, version] : transportRows(transports, versions))
         for (int concurrency : levels) {
             PacedSimulator sim;
-            if (!sim.start(cli, concurrency, tokensPerS, 20)) {
+            if (!sim.start(cli, concurrency, tokensPerS, 20, lengthSpread)) {
                 std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
                 return 1;
             }
@@ -240,7 +245,7 @@ int main(int argc, char *argv[])
             config.load.concurrency = concurrency;
             config.load.durationMs = seconds * 1000;
             config.load.warmupMs = warmupSeconds * 1000;
-            config.request.maxTokens = sim.outputTokens();
+            config.request.maxTokens = sim.maxTokens();
             config.prompt.promptTokens = 64;
             config.outDir = dir.filePath(QStringLiteral("run"));
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace tb {
 
@@ -183,6 +184,7 @@ json blockToJson(const SummaryBlock &b, bool wholeRun)
           {"reused", b.connections.reused},
           {"slow", b.connections.slow},
           {"slow_mean_ms", b.connections.slowMeanMs},
+          {"slow_at_syn_retry", b.connections.slowAtSynRetry},
           {"unended_bodies", b.connections.unendedBodies}}},
         {"tokens",
          {{"input", b.tokens.input},
@@ -454,6 +456,8 @@ SummaryBlock blockFromJson(const JsonReader &n, bool wholeRun)
         b.connections.reused = connections.integer("reused");
         b.connections.slow = connections.integer("slow");
         b.connections.slowMeanMs = connections.number("slow_mean_ms");
+        if (connections.has("slow_at_syn_retry")) // summaries from before it have none
+            b.connections.slowAtSynRetry = connections.integer("slow_at_syn_retry");
         if (connections.has("unended_bodies")) // summaries from before it have none
             b.connections.unendedBodies = connections.integer("unended_bodies");
     }
@@ -554,6 +558,12 @@ HeadlineWindowSummary windowFromJson(JsonReader n)
 }
 
 } // namespace
+
+bool ConnectionSummary::isSynRetryMs(double ms)
+{
+    const double s = ms / 1000;
+    return std::abs(s - 1) < 0.35 || std::abs(s - 3) < 0.5 || std::abs(s - 7) < 0.8;
+}
 
 QString ImageSummary::line() const
 {

@@ -166,6 +166,12 @@ struct ConnectionSummary {
     /// its SYN was dropped (an accept queue overflowed) takes 1 s, 3 s, 7 s …
     std::int64_t slow = 0;
     double slowMeanMs = 0;
+    /// Of `slow`, those that took about a SYN retry's time (isSynRetryMs): several retries mixed
+    /// (1 s and 3 s) have a mean that is neither.
+    std::int64_t slowAtSynRetry = 0;
+    /// Whether a connect of `ms` took about what Linux's SYN retries take: 1 s, then 3 s, 7 s …
+    /// after the first try.
+    static bool isSynRetryMs(double ms);
     /// Responses complete by their protocol whose HTTP body the server never ended: their
     /// connections were closed (RequestRecord::unendedBody).
     std::int64_t unendedBodies = 0;
