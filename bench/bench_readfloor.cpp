@@ -12,6 +12,7 @@
 #include "platform/linux/uringreceiver.h"
 #include "platform/openfilelimit.h"
 #include "platform/receivestamp.h"
+#include "rawchatrequest.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -96,20 +97,6 @@ int connectTo(quint16 port)
     return fd;
 }
 
-std::string requestFor(int stream, int maxTokens)
-{
-    // bench_engine's shape: a 64-token prompt of its own, streamed, exactly max_tokens back.
-    std::string prompt = "Stream " + std::to_string(stream) + " asks:";
-    for (int w = 0; w < 60; ++w)
-        prompt += " word";
-    const std::string body = R"({"model":"fast","stream":true,"ignore_eos":true,"max_tokens":)" +
-                             std::to_string(maxTokens) + R"(,"messages":[{"role":"user","content":")" + prompt +
-                             R"("}]})";
-    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-           "Content-Length: " +
-           std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -166,8 +153,8 @@ int main(int argc, char **argv)
                 std::fprintf(stderr, "cannot connect stream %d\n", i);
                 return 1;
             }
-            auto &s =
-                all.emplace_back(std::make_unique<Stream>(fd, requestFor(i, sim.outputTokens()), &events, &reads));
+            auto &s = all.emplace_back(
+                std::make_unique<Stream>(fd, rawChatRequest(i, 60, sim.outputTokens()), &events, &reads));
             epoll_event e{};
             e.events = EPOLLIN;
             e.data.ptr = s.get();

@@ -7,6 +7,7 @@
 //   bench_sim [--connections N] [--tokens-per-s R] [--seconds S] [--tokens-per-chunk K]
 #include "platform/iobackend.h"
 #include "platform/openfilelimit.h"
+#include "rawchatrequest.h"
 #include "sim/simserver.h"
 #include "sim/simulatorhost.h"
 
@@ -174,16 +175,7 @@ int main(int argc, char *argv[])
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     for (int i = 0; i < o.connections; ++i) {
         Stream &s = streams[std::size_t(i)];
-        // ~100-token prompts that differ from the first word on (no prefix-cache hits).
-        std::string prompt = "Stream " + std::to_string(i) + " asks:";
-        for (int w = 0; w < 100; ++w)
-            prompt += " word";
-        const std::string body = R"({"model":"fast","stream":true,"ignore_eos":true,"max_tokens":)" +
-                                 std::to_string(maxTokens) + R"(,"messages":[{"role":"user","content":")" + prompt +
-                                 R"("}]})";
-        s.request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                    "application/json\r\nContent-Length: " +
-                    std::to_string(body.size()) + "\r\n\r\n" + body;
+        s.request = rawChatRequest(i, 100, maxTokens); // ~100-token prompts
         s.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
         const int one = 1;
         setsockopt(s.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
