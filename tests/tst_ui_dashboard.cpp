@@ -1202,7 +1202,11 @@ private Q_SLOTS:
         for (const SummaryBlock &stage : swept.summary.stages)
             QCOMPARE(stage.tokens.cached, std::int64_t(0));
         QCOMPARE(swept.summary.total.tokens.cached, std::int64_t(0));
-        QVERIFY2(swept.summary.warnings.isEmpty(), qPrintable(swept.summary.warnings.join(u'\n')));
+        // No word of the cache; timing warnings are the machine's (the asan-portable build on a busy
+        // machine once saw "ITL is bimodal …" here: its chunks are timed when read).
+        QVERIFY2(std::none_of(swept.summary.warnings.begin(), swept.summary.warnings.end(),
+                              [](const QString &w) { return w.contains(QLatin1String("cache")); }),
+                 qPrintable(swept.summary.warnings.join(u'\n')));
 
         // The first run's salt replays it: the cache answers, and the dashboard says it is a replay.
         QString error;
