@@ -24,6 +24,7 @@
 //                     [--warmup S]                (a warm-up of S seconds first; default none)
 //                     [--length-spread X]         (response lengths uniform within ±X of the mean, so
 //                     that streams begun together do not end together; default 0: all alike)
+//                     [--workers N]               (transport threads; default the engine's, --workers)
 //                     [--server-metrics on|off]   (scrape the simulator's /metrics once a second;
 //                     default off: the CPU figure then is the engine's alone)
 //                     [--metrics-listen on|off]   (serve TokenBench's own OpenMetrics and scrape it
@@ -168,6 +169,7 @@ int main(int argc, char *argv[])
     int seconds = 20;
     int warmupSeconds = 0;
     double lengthSpread = 0;
+    int workers = 0; // the engine's default: a transport thread per core, at least 2
     double tokensPerS = 20000;
     bool scrape = false;
     QList<TransportKind> transports{TransportKind::Native, TransportKind::Qnam};
@@ -188,6 +190,8 @@ int main(int argc, char *argv[])
             warmupSeconds = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--length-spread"))
             lengthSpread = args[i + 1].toDouble();
+        else if (args[i] == QLatin1String("--workers"))
+            workers = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--tokens-per-s"))
             tokensPerS = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--transport")) {
@@ -250,6 +254,8 @@ int main(int argc, char *argv[])
             config.outDir = dir.filePath(QStringLiteral("run"));
 
             BenchmarkRunner runner;
+            if (workers > 0)
+                runner.setWorkerThreads(workers);
             QTimer ownScrape; // Prometheus scraping --metrics-listen
             if (serve) {
                 runner.setMetricsListen(QStringLiteral("127.0.0.1:0"));
