@@ -2,6 +2,7 @@
 // interval, Welch's test, and the headline metrics read from summaries. Expected values are
 // published t tables (3 decimals) and sums done by hand, stated beside each row.
 #include "analysis/runspread.h"
+#include "metrics/loghistogram.h"
 
 #include <QTest>
 
@@ -100,22 +101,42 @@ private Q_SLOTS:
         QTest::addColumn<double>("diff");
         QTest::addColumn<double>("se");
         QTest::addColumn<double>("df");
+        QTest::addColumn<double>("resolution");
         QTest::addColumn<bool>("significant");
         // Both sd 1.5811: se = √(0.5 + 0.5) = 1, df = 1 / (0.25/4 + 0.25/4) = 8; t = 3 > 2.306.
         QTest::newRow("clear shift") << std::vector<double>{10, 12, 11, 13, 9}
-                                     << std::vector<double>{14, 15, 13, 16, 12} << 3.0 << 1.0 << 8.0 << true;
+                                     << std::vector<double>{14, 15, 13, 16, 12} << 3.0 << 1.0 << 8.0 << 0.0 << true;
         // The same spread, shifted by 1: t = 1 < 2.306.
         QTest::newRow("within noise") << std::vector<double>{10, 12, 11, 13, 9}
-                                      << std::vector<double>{11, 13, 12, 14, 10} << 1.0 << 1.0 << 8.0 << false;
+                                      << std::vector<double>{11, 13, 12, 14, 10} << 1.0 << 1.0 << 8.0 << 0.0 << false;
         // Unequal spreads: va = 1/3, vb = (20/3)/4 = 5/3, se = √2, df = 4 / ((1/9)/2 + (25/9)/3) = 4.0755;
         // t = 3/√2 = 2.121 < t(0.975, 4.08) ≈ 2.77.
         QTest::newRow("unequal variances") << std::vector<double>{1, 2, 3} << std::vector<double>{2, 4, 6, 8} << 3.0
-                                           << std::sqrt(2.0) << 4.0754717 << false;
+                                           << std::sqrt(2.0) << 4.0754717 << 0.0 << false;
         // No spread on either side: different means are a difference.
         QTest::newRow("exact, different")
-            << std::vector<double>{4, 4} << std::vector<double>{5, 5} << 1.0 << 0.0 << 0.0 << true;
+            << std::vector<double>{4, 4} << std::vector<double>{5, 5} << 1.0 << 0.0 << 0.0 << 0.0 << true;
         QTest::newRow("exact, equal") << std::vector<double>{4, 4} << std::vector<double>{4, 4} << 0.0 << 0.0 << 0.0
-                                      << false;
+                                      << 0.0 << false;
+        // Percentiles: a set whose runs all land in one histogram bucket against a set in the next
+        // bucket (61.25 vs 60.64 ms, what tst_repeat's one configuration printed) is within the
+        // buckets' error; two buckets apart is beyond it.
+        const double r = LogHistogram::kRepresentativeError;
+        const double gamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kRelativeError);
+        QTest::newRow("percentile, adjacent buckets")
+            << std::vector<double>{61.25, 61.25, 61.25} << std::vector<double>{61.25 * gamma, 61.25 * gamma}
+            << 61.25 * (gamma - 1) << 0.0 << 0.0 << r << false;
+        QTest::newRow("percentile, two buckets apart")
+            << std::vector<double>{61.25, 61.25, 61.25}
+            << std::vector<double>{61.25 * gamma * gamma, 61.25 * gamma * gamma} << 61.25 * (gamma * gamma - 1) << 0.0
+            << 0.0 << r << true;
+        // With spread, the bucket error widens the t interval: t·se = 2.776 · 0.408 = 1.133 alone
+        // would exclude 0 from 2 ± 1.133; with 0.005025 · (100.5 + 102.5) = 1.020 more it does not.
+        QTest::newRow("percentile, spread and bucket error")
+            << std::vector<double>{100, 100.5, 101} << std::vector<double>{102, 102.5, 103} << 2.0 << std::sqrt(1.0 / 6)
+            << 4.0 << r << false;
+        QTest::newRow("exact, spread") << std::vector<double>{100, 100.5, 101} << std::vector<double>{102, 102.5, 103}
+                                       << 2.0 << std::sqrt(1.0 / 6) << 4.0 << 0.0 << true;
     }
     void welch()
     {
@@ -124,8 +145,9 @@ private Q_SLOTS:
         QFETCH(double, diff);
         QFETCH(double, se);
         QFETCH(double, df);
+        QFETCH(double, resolution);
         QFETCH(bool, significant);
-        const auto w = WelchTest::of(*SpreadStats::of(a), *SpreadStats::of(b));
+        const auto w = WelchTest::of(*SpreadStats::of(a), *SpreadStats::of(b), resolution);
         QVERIFY(w);
         QVERIFY(std::fabs(w->diff - diff) < 1e-9);
         QVERIFY(std::fabs(w->se - se) < 1e-6);
@@ -175,6 +197,31 @@ private Q_SLOTS:
         QVERIFY(std::fabs(json["requests_per_s"]["ci95_low"].get<double>() - (11 - 1.9632)) < 0.0005);
         QVERIFY(json["itl_p99"]["mean"].is_null());
         QVERIFY(spread.toText().contains(QStringLiteral("11.00 ± 1.963")));
+    }
+
+    /// tst_repeat's one configuration split in two sets read "TTFT p50 better": each set's three
+    /// runs had their p50 in one histogram bucket (61.25 ± 0 against 60.64 ± 0 ms), and two sets
+    /// without spread differed "exactly". A percentile is only known to its bucket; the rates are exact.
+    void runsOneHistogramBucketApartShowNoDifference()
+    {
+        const double gamma = (1 + LogHistogram::kRelativeError) / (1 - LogHistogram::kRelativeError);
+        std::vector<RunSummary> a(3);
+        std::vector<RunSummary> b(3);
+        for (std::size_t i = 0; i < 3; ++i) {
+            for (auto *runs : {&a, &b}) {
+                const double scale = runs == &b ? gamma : 1;
+                (*runs)[i].total.throughput.requestsPerS = 25 * scale;
+                LatencyStats &ttft = (*runs)[i].total.stats[std::size_t(Metric::Ttft)];
+                ttft.count = 100;
+                ttft.p50 = 60.64 * scale;
+            }
+        }
+        const RunSpread sa(a);
+        const RunSpread sb(b);
+        const RepeatComparison comparison(sa, sb, {QStringLiteral("odd"), QStringLiteral("even")});
+        QCOMPARE(comparison.find(QStringLiteral("ttft_p50"))->verdict, RepeatComparison::Verdict::NoDifference);
+        QCOMPARE(comparison.find(QStringLiteral("requests_per_s"))->verdict, RepeatComparison::Verdict::Better);
+        QVERIFY(comparison.toText().contains(QStringLiteral("0.5% bucket error")));
     }
 
     void verdictFollowsDirection()

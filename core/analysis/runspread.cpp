@@ -2,6 +2,7 @@
 
 #include "analysis/comparison.h"
 #include "config/inputfile.h"
+#include "metrics/loghistogram.h"
 #include "results/rundirectory.h"
 
 #include <QDir>
@@ -138,7 +139,7 @@ std::optional<SpreadStats> SpreadStats::of(const std::vector<double> &values)
     return s;
 }
 
-std::optional<WelchTest> WelchTest::of(const SpreadStats &a, const SpreadStats &b)
+std::optional<WelchTest> WelchTest::of(const SpreadStats &a, const SpreadStats &b, double resolution)
 {
     if (a.n < 2 || b.n < 2)
         return std::nullopt;
@@ -147,42 +148,65 @@ std::optional<WelchTest> WelchTest::of(const SpreadStats &a, const SpreadStats &
     const double va = a.sd * a.sd / a.n;
     const double vb = b.sd * b.sd / b.n;
     w.se = std::sqrt(va + vb);
-    if (w.se == 0) {
-        w.significant = w.diff != 0;
-        return w;
+    if (w.se > 0) {
+        w.df = (va + vb) * (va + vb) / (va * va / (a.n - 1) + vb * vb / (b.n - 1));
+        w.halfWidth = studentTQuantile(0.5 + SpreadStats::kConfidence / 2, w.df) * w.se;
     }
-    w.df = (va + vb) * (va + vb) / (va * va / (a.n - 1) + vb * vb / (b.n - 1));
-    w.halfWidth = studentTQuantile(0.5 + SpreadStats::kConfidence / 2, w.df) * w.se;
-    w.significant = std::fabs(w.diff) > w.halfWidth;
+    w.halfWidth += resolution * (std::fabs(a.mean) + std::fabs(b.mean));
+    w.significant = std::fabs(w.diff) > w.halfWidth; // with no spread and no resolution: diff ≠ 0
     return w;
 }
 
+namespace {
+
+struct Headline {
+    const char *key;
+    /// A percentile read from the run's LogHistogram, within its bucket error; the rates are exact.
+    bool fromHistogram;
+};
+
+constexpr Headline kHeadlines[] = {{"requests_per_s", false},
+                                   {"output_tokens_per_s", false},
+                                   {"goodput_requests_per_s", false},
+                                   {"good_pct", false},
+                                   {"ttft_p50", true},
+                                   {"ttft_p90", true},
+                                   {"ttft_p99", true},
+                                   {"tpot_p50", true},
+                                   {"tpot_p99", true},
+                                   {"itl_p50", true},
+                                   {"itl_p99", true},
+                                   {"e2e_p50", true},
+                                   {"e2e_p99", true}};
+
+} // namespace
+
 const QStringList &RunSpread::headlineKeys()
 {
-    static const QStringList keys = {QStringLiteral("requests_per_s"),
-                                     QStringLiteral("output_tokens_per_s"),
-                                     QStringLiteral("goodput_requests_per_s"),
-                                     QStringLiteral("good_pct"),
-                                     QStringLiteral("ttft_p50"),
-                                     QStringLiteral("ttft_p90"),
-                                     QStringLiteral("ttft_p99"),
-                                     QStringLiteral("tpot_p50"),
-                                     QStringLiteral("tpot_p99"),
-                                     QStringLiteral("itl_p50"),
-                                     QStringLiteral("itl_p99"),
-                                     QStringLiteral("e2e_p50"),
-                                     QStringLiteral("e2e_p99")};
+    static const QStringList keys = [] {
+        QStringList list;
+        for (const Headline &h : kHeadlines)
+            list << QLatin1String(h.key);
+        return list;
+    }();
     return keys;
 }
 
 RunSpread::RunSpread(const std::vector<RunSummary> &runs)
     : m_runs(int(runs.size()))
 {
-    for (const QString &key : headlineKeys()) {
+    for (const Headline &headline : kHeadlines) {
+        const QString key = QLatin1String(headline.key);
         const MetricCatalogue::Entry *entry = MetricCatalogue::find(key);
         if (!entry)
             continue;
-        Row row{key, entry->label, entry->unit, entry->better, {}, std::nullopt};
+        Row row{key,
+                entry->label,
+                entry->unit,
+                entry->better,
+                {},
+                std::nullopt,
+                headline.fromHistogram ? LogHistogram::kRepresentativeError : 0.0};
         std::vector<double> present;
         for (const RunSummary &run : runs) {
             row.values.push_back(finiteValue(entry->of(run)));
@@ -268,7 +292,7 @@ RepeatComparison::RepeatComparison(const RunSpread &a, const RunSpread &b, QStri
             continue;
         Row row{&rowA, &*rowB, std::nullopt, Verdict::NotTested};
         if (rowA.stats && rowB->stats)
-            row.test = WelchTest::of(*rowA.stats, *rowB->stats);
+            row.test = WelchTest::of(*rowA.stats, *rowB->stats, rowA.resolution);
         if (row.test) {
             const bool higherIsBetter = rowA.better == MetricCatalogue::Better::Higher;
             if (!row.test->significant || rowA.better == MetricCatalogue::Better::Neither)
@@ -325,8 +349,9 @@ QString RepeatComparison::toText() const
     }
     return tableText(lines) +
            QStringLiteral("Each side: the mean of its runs ± the 95% CI half-width (Student's t). Verdict: Welch's "
-                          "t-test of the run values, #2 against #1, at 95% (the difference's interval excludes 0); "
-                          "better/worse by the metric's direction. Needs 2 runs a side.\n");
+                          "t-test of the run values, #2 against #1, at 95% (the difference's interval excludes 0; "
+                          "percentiles' intervals widened by their 0.5% bucket error); better/worse by the metric's "
+                          "direction. Needs 2 runs a side.\n");
 }
 
 namespace repeatfile {

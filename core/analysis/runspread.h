@@ -42,16 +42,22 @@ struct SpreadStats {
 /// Welch's t-test of two groups' means (their variances not assumed equal): t = (mean_b − mean_a)
 /// / se with se = √(sd_a²/n_a + sd_b²/n_b), degrees of freedom by Welch–Satterthwaite; the
 /// difference is significant at 95% when |t| > t(0.975, df), i.e. when the interval diff ±
-/// t(0.975, df)·se excludes 0. Two groups without any spread (se = 0) differ exactly when their
-/// means do.
+/// t(0.975, df)·se excludes 0.
+///
+/// `resolution` is how far each value may lie from the exact figure it stands for, relative to the
+/// value (a percentile read from a LogHistogram: LogHistogram::kRepresentativeError; 0 for an exact
+/// figure). The interval is widened by resolution·(|mean_a| + |mean_b|), the most both means can be
+/// off together: runs whose percentile lands in the same bucket have no spread, and two such sets
+/// one bucket apart are no evidence of a difference. Without spread and resolution (se = 0) two
+/// groups differ exactly when their means do.
 struct WelchTest {
     double diff = 0; ///< mean_b − mean_a
     double se = 0;
     double df = 0;        ///< 0 when se = 0
-    double halfWidth = 0; ///< of the difference's 95% interval
+    double halfWidth = 0; ///< of the difference's 95% interval, the resolution's widening included
     bool significant = false;
     /// Of two groups of at least two values each; none otherwise.
-    static std::optional<WelchTest> of(const SpreadStats &a, const SpreadStats &b);
+    static std::optional<WelchTest> of(const SpreadStats &a, const SpreadStats &b, double resolution = 0);
 };
 
 /// The headline metrics of repeated runs of one configuration (`--repeat N`), each with its
@@ -67,6 +73,7 @@ public:
         MetricCatalogue::Better better = MetricCatalogue::Better::Neither;
         std::vector<std::optional<double>> values; ///< per run; none where a run has no such figure
         std::optional<SpreadStats> stats;          ///< over the runs that have a value
+        double resolution = 0;                     ///< WelchTest's: a percentile's bucket error, 0 for the exact rates
     };
 
     /// requests/s, output tokens/s, goodput req/s and good fraction, TTFT p50/p90/p99, TPOT

@@ -36,6 +36,11 @@ class LogHistogram
 {
 public:
     static constexpr double kRelativeError = 0.005;
+    /// How far the exact value may lie from the representative reported for it, relative to the
+    /// representative: α/(1−α) (the top of a bucket is that much above its representative). Two
+    /// adjacent buckets' representatives are exactly 2 such errors apart, so a difference of one
+    /// bucket may be no difference at all (RunSpread compares percentiles by it).
+    static constexpr double kRepresentativeError = kRelativeError / (1 - kRelativeError);
     static constexpr double kMinValue = 1e-6; ///< 1 ns in ms
     static constexpr double kMaxValue = 1e12; ///< 31 years in ms
 
