@@ -384,6 +384,31 @@ private Q_SLOTS:
         QVERIFY2(clock.elapsed() >= 150, qPrintable(QString::number(clock.elapsed())));
     }
 
+    /// limitGather(): the transport keeps the gathering under a thousandth of its exchanges' time
+    /// (a closed loop's next request waits for the last read of the one before); never past 0.5 ms,
+    /// and not at all under 1 µs.
+    void gatherIsLimited()
+    {
+        auto receiver = tb::UringReceiver::create(m_epoll);
+        QVERIFY(receiver);
+        if (!receiver->gathers(nullptr))
+            QSKIP("this kernel's waits do not gather (minimum waits came with 6.12)");
+        const ::timespec us50{0, 50'000};
+        const ::timespec us150{0, 150'000};
+        const ::timespec us600{0, 600'000};
+        QVERIFY(receiver->gathers(&us600)); // 0.5 ms unless limited
+        QVERIFY(!receiver->gathers(&us150));
+        receiver->limitGather(10'000'000'000); // no longer than 0.5 ms all the same
+        QVERIFY(receiver->gathers(&us600));
+        receiver->limitGather(100'000);
+        QVERIFY(receiver->gathers(&us150));
+        QVERIFY(!receiver->gathers(&us50)); // a wait no longer than the gathering is not one
+        receiver->limitGather(999);
+        QVERIFY(!receiver->gathers(nullptr));
+        receiver->limitGather(-1);
+        QVERIFY(!receiver->gathers(nullptr));
+    }
+
     void epollDescriptorTurningReadableIsReported()
     {
         auto receiver = tb::UringReceiver::create(m_epoll);

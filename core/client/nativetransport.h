@@ -44,6 +44,11 @@ public:
     /// Connections in a row an origin closed right after their response before the transport
     /// stops keeping its connections alive: one close is a timeout's chance, three are a habit.
     static constexpr int kClosesBeforeNoReuse = 3;
+    /// Reads are held back (SocketPoller::limitReadDelay, io_uring's gathering) for at most this
+    /// fraction of the exchanges' mean time, so closed-loop users lose at most 0.1% of their time
+    /// to it: the full 0.5 ms against a simulator answering in 17 ms cost 1% of requests/s.
+    static constexpr std::int64_t kReadDelayDivisor = 1000;
+    void exchangesTake(std::int64_t meanNs) override { m_poller.limitReadDelay(meanNs / kReadDelayDivisor); }
 
 private:
     /// What the transport learnt of an origin's keep-alive over HTTP/1.1.

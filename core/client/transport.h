@@ -103,6 +103,10 @@ public:
     /// connectionOpened) and requestSent when the bytes reached the kernel: what the request
     /// phases connect, tls and sending need. QNAM says neither.
     virtual bool timesPhases() const = 0;
+    /// How long the worker's exchanges take, request sent to response done (a running mean, after
+    /// each): a transport that holds reads back to handle several in one pass keeps that delay small
+    /// against it, as a closed loop's next request waits for the last read of the one before.
+    virtual void exchangesTake(std::int64_t meanNs) { (void)meanNs; }
 };
 
 } // namespace tb

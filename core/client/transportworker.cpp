@@ -581,6 +581,12 @@ void TransportWorker::finish(ActiveRequest *request)
         owned->transport->release(e);
     if (m_deadlines.empty())
         m_deadlineTimer.stop();
+    if (const RequestRecord &r = owned->record(); r.sentNs >= 0 && r.doneNs >= r.sentNs) {
+        // Failures count too: a closed loop's user turns around after either.
+        const std::int64_t took = r.doneNs - r.sentNs;
+        m_exchangeMeanNs = m_exchangeMeanNs < 0 ? took : m_exchangeMeanNs + (took - m_exchangeMeanNs) / 8;
+        owned->transport->exchangesTake(m_exchangeMeanNs);
+    }
     // Servers echo requests in their errors; whatever they echo of a credential stops here.
     RequestRecord &record = owned->record();
     if (!m_plan->secrets.isEmpty()) {

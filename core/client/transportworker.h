@@ -115,6 +115,8 @@ private:
     std::int64_t m_armedNs = 0;
     /// --cancel-after, parsed once; none without --cancel-rate.
     std::optional<CancelAfter> m_cancelAfter;
+    /// Requests' exchange time, sent to done, a running mean (Transport::exchangesTake); -1: none yet.
+    std::int64_t m_exchangeMeanNs = -1;
     /// Children of this worker (they move to its thread with it); qnam made on first use.
     NativeTransport *m_native = nullptr;
     QnamTransport *m_qnam = nullptr;

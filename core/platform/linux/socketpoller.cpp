@@ -100,6 +100,13 @@ void SocketPoller::endReceive(SocketHandle socket)
         uring->endReceive(int(socket));
 }
 
+void SocketPoller::limitReadDelay(std::int64_t ns)
+{
+    d->choose(this);
+    if (UringReceiver *uring = d->dispatcher ? d->dispatcher->uringReceiver() : nullptr)
+        uring->limitGather(ns);
+}
+
 PendingInput SocketPoller::pendingInput(SocketHandle socket) const
 {
     if (const UringReceiver *uring = d->dispatcher ? d->dispatcher->uringReceiver() : nullptr)

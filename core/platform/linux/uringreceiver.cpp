@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -107,6 +108,7 @@ std::unique_ptr<UringReceiver> UringReceiver::make(int epollFd, unsigned buffers
 UringReceiver::UringReceiver(std::unique_ptr<io_uring> ring, unsigned buffers)
     : m_ring(std::move(ring))
     , m_bufferCount(buffers)
+    , m_gatherNs(kGatherNs)
 {
     m_layout.msg_controllen = kControlSize;
 }
@@ -250,7 +252,13 @@ void UringReceiver::publishRecycled()
 
 bool UringReceiver::gathers(const ::timespec *timeout) const
 {
-    return m_minimumWaits && (!timeout || std::int64_t(timeout->tv_sec) * 1'000'000'000 + timeout->tv_nsec > kGatherNs);
+    return m_minimumWaits && m_gatherNs >= 1000 &&
+           (!timeout || std::int64_t(timeout->tv_sec) * 1'000'000'000 + timeout->tv_nsec > m_gatherNs);
+}
+
+void UringReceiver::limitGather(std::int64_t ns)
+{
+    m_gatherNs = std::clamp<std::int64_t>(ns, 0, kGatherNs);
 }
 
 int UringReceiver::wait(const ::timespec *timeout, bool *epollReady, bool mayGather)
@@ -268,7 +276,7 @@ int UringReceiver::wait(const ::timespec *timeout, bool *epollReady, bool mayGat
         // to hand over: an idle thread would wake 2,000 times a second. A day stands for "none".
         __kernel_timespec wait{timeout ? timeout->tv_sec : kNoTimeoutS, timeout ? timeout->tv_nsec : 0};
         io_uring_getevents_arg arg{};
-        arg.pad = std::uint32_t(kGatherNs / 1000); // min_wait_usec
+        arg.pad = std::uint32_t(m_gatherNs / 1000); // min_wait_usec
         arg.ts = reinterpret_cast<std::uintptr_t>(&wait);
         entered = io_uring_enter2(unsigned(m_ring->ring_fd), 0, kGatherCompletions,
                                   IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, reinterpret_cast<sigset_t *>(&arg),

@@ -65,6 +65,10 @@ public:
     /// over (kernel 6.12's minimum wait; see kGatherNs): only a signal, or enough completions, ends
     /// such a wait before the gathering time is up — the epoll descriptor turning readable does not.
     bool gathers(const ::timespec *timeout) const;
+    /// Gathers for at most `ns` from now on (kGatherNs, 0.5 ms, at most; under 1 µs: not at all).
+    /// A read held back is handled late, and a closed loop's next request waits for the last read
+    /// of the one before: the transport keeps this well under its exchanges' time.
+    void limitGather(std::int64_t ns);
 
     /// Tests: how many receives ended for want of a buffer and were started again.
     std::uint64_t rearmsForBuffers() const { return m_bufferRearms; }
@@ -102,6 +106,7 @@ private:
     std::size_t m_bufferRingBytes = 0;
     unsigned m_bufferCount;
     bool m_minimumWaits = false; ///< the kernel's waits gather completions (see kGatherNs)
+    std::int64_t m_gatherNs;     ///< how long they do (limitGather())
     std::unique_ptr<char[]> m_buffers;
     /// The layout of every buffer (no name, room for the stamp's message), read by the kernel.
     ::msghdr m_layout{};

@@ -81,6 +81,9 @@ bool SocketPoller::receive(SocketHandle, ReceiveHandler *)
 void SocketPoller::endReceive(SocketHandle)
 {}
 
+void SocketPoller::limitReadDelay(std::int64_t)
+{} // reads are made at each readiness notice: none is held back
+
 PendingInput SocketPoller::pendingInput(SocketHandle socket) const
 {
     return tb::pendingInput(socket);
