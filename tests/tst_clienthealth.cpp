@@ -330,7 +330,7 @@ private Q_SLOTS:
     /// one is handled, and io_uring's gathering held every read back up to 0.5 ms: against the
     /// "fast" simulator (17 ms a request) 1% fewer requests/s than over epoll (450.5 against 454.6),
     /// a response's end to the next request's send p50 333–417 µs against epoll's 208–241. The
-    /// transport now gathers for at most a thousandth of its exchanges' time: 166–205 µs. Asserted
+    /// transport now gathers for at most a thousandth of its exchanges' time: 163–266 µs. Asserted
     /// on the hold-back itself, the read backlog (a read's time after the kernel's stamp of its
     /// bytes): p50 0.16–0.26 ms before, 0.019 ms after and over epoll.
     void closedLoopReadsAreNotHeldBackForAGather()
