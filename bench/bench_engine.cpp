@@ -33,6 +33,8 @@
 //                     knowledge: h2c, which both transports speak)
 //                     [--csv FILE]                (append one line per row, the header first when FILE is
 //                     new: what bench/compare_backends.sh tabulates)
+//                     [--sim "ARGS"]              (more of the simulator's flags, after the pacing's: e.g.
+//                     "--nagle-writes 1" writes as llama.cpp does, Nagle on and an event a write)
 //
 // The client's I/O backend (core/platform: linux or portable, chosen when it was built) heads the
 // output and each row: the same source against the same simulator measures what the backend costs.
@@ -176,6 +178,7 @@ int main(int argc, char *argv[])
     bool serve = false;
     QList<HttpVersion> versions{HttpVersion::Http1};
     QString csvPath;
+    QStringList simArgs;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -206,6 +209,8 @@ int main(int argc, char *argv[])
             versions = parseHttpVersions(args[i + 1]);
         else if (args[i] == QLatin1String("--csv"))
             csvPath = args[i + 1];
+        else if (args[i] == QLatin1String("--sim"))
+            simArgs = args[i + 1].split(QLatin1Char(' '), Qt::SkipEmptyParts);
     }
     QFile csv(csvPath);
     if (!csvPath.isEmpty()) {
@@ -234,7 +239,7 @@ int main(int argc, char *argv[])
     for (const auto &[transport, version] : transportRows(transports, versions))
         for (int concurrency : levels) {
             PacedSimulator sim;
-            if (!sim.start(cli, concurrency, tokensPerS, 20, lengthSpread)) {
+            if (!sim.start(cli, concurrency, tokensPerS, 20, lengthSpread, simArgs)) {
                 std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
                 return 1;
             }

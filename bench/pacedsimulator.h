@@ -16,7 +16,8 @@ public:
     /// Starts it; false when it did not print its "listening on" line. `lengthSpread` > 0: response
     /// lengths drawn uniformly within ±that share of the mean (as real responses vary), so that
     /// streams that began together do not all end together again; 0: every response the same length.
-    bool start(const QString &cli, int streams, double tokensPerS, double ttftMs, double lengthSpread = 0)
+    bool start(const QString &cli, int streams, double tokensPerS, double ttftMs, double lengthSpread = 0,
+               const QStringList &more = {})
     {
         // Each stream decodes one token per step of the whole batch: step = streams / tokensPerS s.
         const double stepMs = 1000.0 * double(streams) / tokensPerS;
@@ -24,35 +25,36 @@ public:
         const double spread = std::clamp(lengthSpread, 0.0, 0.9);
         m_maxTokens = int(std::ceil(m_outputTokens * (1 + spread)));
         m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process.start(cli, {QStringLiteral("sim"),
-                              QStringLiteral("--port"),
-                              QStringLiteral("0"),
-                              QStringLiteral("--preset"),
-                              QStringLiteral("fast"),
-                              QStringLiteral("--ttft-ms"),
-                              QString::number(ttftMs),
-                              QStringLiteral("--prefill-ms-per-1k"),
-                              QStringLiteral("0"),
-                              QStringLiteral("--prefill-quadratic-ms"),
-                              QStringLiteral("0"),
-                              QStringLiteral("--step-ms"),
-                              QString::number(stepMs),
-                              QStringLiteral("--step-ms-per-seq"),
-                              QStringLiteral("0"),
-                              QStringLiteral("--max-batch"),
-                              QString::number(streams * 2),
-                              QStringLiteral("--queue-limit"),
-                              QString::number(streams * 4),
-                              QStringLiteral("--output-dist"),
-                              spread > 0 ? QStringLiteral("uniform") : QStringLiteral("fixed"),
-                              QStringLiteral("--output-spread"),
-                              QString::number(spread),
-                              QStringLiteral("--output-tokens"),
-                              QString::number(m_outputTokens),
-                              QStringLiteral("--output-min"),
-                              QString::number(int(std::floor(m_outputTokens * (1 - spread)))),
-                              QStringLiteral("--trace-capacity"),
-                              QStringLiteral("1000000")});
+        m_process.start(cli, QStringList{QStringLiteral("sim"),
+                                         QStringLiteral("--port"),
+                                         QStringLiteral("0"),
+                                         QStringLiteral("--preset"),
+                                         QStringLiteral("fast"),
+                                         QStringLiteral("--ttft-ms"),
+                                         QString::number(ttftMs),
+                                         QStringLiteral("--prefill-ms-per-1k"),
+                                         QStringLiteral("0"),
+                                         QStringLiteral("--prefill-quadratic-ms"),
+                                         QStringLiteral("0"),
+                                         QStringLiteral("--step-ms"),
+                                         QString::number(stepMs),
+                                         QStringLiteral("--step-ms-per-seq"),
+                                         QStringLiteral("0"),
+                                         QStringLiteral("--max-batch"),
+                                         QString::number(streams * 2),
+                                         QStringLiteral("--queue-limit"),
+                                         QString::number(streams * 4),
+                                         QStringLiteral("--output-dist"),
+                                         spread > 0 ? QStringLiteral("uniform") : QStringLiteral("fixed"),
+                                         QStringLiteral("--output-spread"),
+                                         QString::number(spread),
+                                         QStringLiteral("--output-tokens"),
+                                         QString::number(m_outputTokens),
+                                         QStringLiteral("--output-min"),
+                                         QString::number(int(std::floor(m_outputTokens * (1 - spread)))),
+                                         QStringLiteral("--trace-capacity"),
+                                         QStringLiteral("1000000")} +
+                                 more);
         if (!m_process.waitForStarted() || !m_process.waitForReadyRead(10000))
             return false;
         const QString line = QString::fromUtf8(m_process.readLine()).trimmed();

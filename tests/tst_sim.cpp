@@ -130,7 +130,7 @@ public:
         headers.clear();
         body.clear();
         done = false;
-        headersNs = firstTokenNs = -1;
+        headersNs = firstTokenNs = firstBodyNs = -1;
         m_headDone = false;
         parse(nowNs());
     }
@@ -160,6 +160,7 @@ public:
     qint64 sentNs = -1;
     qint64 headersNs = -1;
     qint64 firstTokenNs = -1; ///< first read carrying a generated token
+    qint64 firstBodyNs = -1;  ///< first read carrying body bytes
 
 private:
     void parse(qint64 stampNs)
@@ -213,6 +214,8 @@ private:
 
     void stampToken(qint64 stampNs)
     {
+        if (firstBodyNs < 0 && !body.isEmpty())
+            firstBodyNs = stampNs;
         // Every generated token starts with a space: `"content":" word"`, `"text":" word"`.
         if (firstTokenNs < 0 && (body.contains("\":\" ") || (m_length >= 0 && !body.isEmpty())))
             firstTokenNs = stampNs;
@@ -1627,6 +1630,44 @@ private Q_SLOTS:
         if (!reusable)
             QVERIFY2(elapsed.elapsed() < 2500, qPrintable(QString::number(elapsed.elapsed())));
         QCOMPARE(host.stats().requestsServed, reusable ? 2 : 1);
+    }
+
+    void nagleWritesSendTheRoleChunkWithTheFirstToken_data()
+    {
+        QTest::addColumn<qint64>("nagleWrites");
+        QTest::newRow("nagle_writes") << qint64(1);
+        QTest::newRow("default") << qint64(0);
+    }
+
+    void nagleWritesSendTheRoleChunkWithTheFirstToken()
+    {
+        // llama.cpp writes the headers when the request comes and the assistant-role chunk with
+        // the first token, as a write of its own before the token's, with Nagle's algorithm on
+        // (cpp-httplib leaves TCP_NODELAY off): the token's write waits for the client's ACK of the
+        // role chunk. The simulator's own way sends the role chunk with the headers.
+        QFETCH(qint64, nagleWrites);
+        SimConfig config = fastConfig();
+        config.nagleWrites = nagleWrites;
+        config.ttftMs = 300; // long enough that the headers are read before the first token comes
+        SimulatorHost host(config);
+        QVERIFY(host.start());
+        Client client(host.port());
+        client.post(pathOf(Endpoint::Chat), requestBody(Endpoint::Chat, kPrompt, true));
+        QVERIFY(client.wait());
+        QCOMPARE(client.status, 200);
+        QVERIFY(client.firstBodyNs >= client.headersNs && client.firstTokenNs >= client.firstBodyNs);
+        if (nagleWrites)
+            QVERIFY2(client.firstBodyNs - client.headersNs >= 200'000'000,
+                     qPrintable(QString::number(client.firstBodyNs - client.headersNs)));
+        else
+            QCOMPARE(client.firstBodyNs, client.headersNs); // in the headers' read
+        // The same events either way: the role, the tokens, the finish, [DONE].
+        const QList<SseEvent> events = client.events();
+        QVERIFY(events.size() >= 4);
+        QVERIFY2(events.first().data.contains(R"("role":"assistant")"), events.first().data.constData());
+        QVERIFY(events.value(1).data.contains(R"("content":" )"));
+        QCOMPARE(events.last().data, QByteArray("[DONE]"));
+        QCOMPARE(host.stats().requestsServed, 1);
     }
 
     void keepAliveMaxClosesTheLastRequestsConnection()

@@ -214,6 +214,7 @@ private Q_SLOTS:
         QCOMPARE(config["model"].get<std::string>(), std::string("tiny-llama3"));
         QCOMPARE(config["max_batch"].get<qint64>(), 8);
         QCOMPARE(config["close_after_stream"].get<qint64>(), 1);
+        QCOMPARE(config["nagle_writes"].get<qint64>(), 1);
         QCOMPARE(config["listen_backlog"].get<qint64>(), 5);
         QCOMPARE(config["tokenize_dialect"].get<std::string>(), std::string("llamacpp"));
         QCOMPARE(config["slot_context"].get<qint64>(), 4096);

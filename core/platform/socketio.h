@@ -46,6 +46,8 @@ int connectError(SocketHandle socket);
 SocketHandle listenTcp(const QHostAddress &address, quint16 port, int backlog, quint16 *boundPort, QString *error);
 /// One queued connection, non-blocking with Nagle off: Ok with *accepted set, WouldBlock, or Failed.
 SocketResult acceptTcp(SocketHandle listener, SocketHandle *accepted);
+/// Nagle's algorithm back on (the simulator's nagle_writes: a server that never sets TCP_NODELAY).
+void enableNagle(SocketHandle socket);
 
 /// Writes what the kernel takes now; never raises SIGPIPE; retries an interrupted call.
 SocketResult sendSome(SocketHandle socket, const char *data, std::size_t size);

@@ -93,6 +93,8 @@ const Field kFields[] = {
      "1: close the connection right after a streamed response despite keep-alive (llama.cpp)"},
     {"keep_alive_max", &SimConfig::keepAliveMax, 0, 1e9,
      "Requests per connection before it is closed, as Keep-Alive's max (0: no limit)"},
+    {"nagle_writes", &SimConfig::nagleWrites, 0, 1,
+     "1: Nagle on and each SSE event its own write, the role chunk with the first token (llama.cpp)"},
     {"listen_backlog", &SimConfig::listenBacklog, 0, 65535,
      "listen(2) backlog; llama.cpp's 5 overflows when many clients connect at once"},
     {"accept_delay_ms", &SimConfig::acceptDelayMs, 0, 60000,
@@ -379,6 +381,7 @@ const Preset kServerPresets[] = {
          c.idleTimeoutS = 5;
          c.closeAfterStream = 1;
          c.keepAliveMax = 100;
+         c.nagleWrites = 1;
          c.listenBacklog = 5;
          c.acceptDelayMs = 5; // its accept thread waits for a CPU the inference threads hold
          c.tokenizeDialect = Dialect::Llamacpp;

@@ -79,6 +79,8 @@ bool SimServer::Impl::acceptAll()
             return true;
         }
         enableReceiveStamps(socket); // else: the read's own time
+        if (config.nagleWrites)
+            enableNagle(socket);
         auto conn = std::make_unique<Connection>(std::size_t(config.maxBodyBytes));
         conn->id = nextConnectionId++;
         conn->pollHandler = SimPollHandler(this, conn->id);

@@ -172,7 +172,10 @@ void SimServer::Impl::admit(Connection &conn)
                                "cache-control: no-cache\r\nx-request-id: " + ex.meta.id + "\r\n");
         std::string events;
         ex.sse->start(events, ex.usage);
-        appendBody(conn, out, events);
+        if (config.nagleWrites && !conn.stream)
+            ex.heldStart = std::move(events); // httplib writes the headers alone
+        else
+            appendBody(conn, out, events);
         write(conn, out, StampHeaders);
     }
 }
@@ -255,11 +258,36 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         ex.sse->delta(scratchEvents, chunk.reasoning, scratchText);
         if (complete)
             ex.sse->finish(scratchEvents, ex.plan.stoppedByLength, ex.usage, sentTimings);
-        appendBody(conn, scratchFrame, scratchEvents);
-        if (complete && ex.chunked)
-            scratchFrame += "0\r\n\r\n";
         countSent(conn, chunk.tokens, chunk.reasoning ? chunk.tokens : 0);
         stamps = (first ? unsigned(StampFirstToken) : 0U) | (chunk.last ? unsigned(StampLastToken) : 0U);
+        if (config.nagleWrites && !conn.stream) {
+            // httplib: one write per event (the held opening events first, the token's event with
+            // the stamps), the last chunk its own; the last write goes below.
+            std::string events = std::exchange(ex.heldStart, std::string()) + scratchEvents;
+            const std::size_t tokenEvent = events.size() - scratchEvents.size();
+            for (std::size_t at = 0; at < events.size();) {
+                const std::size_t end = std::min(events.find("\n\n", at), events.size() - 2) + 2;
+                scratchFrame.clear();
+                appendBody(conn, scratchFrame, std::string_view(events).substr(at, end - at));
+                const unsigned these = at == tokenEvent ? stamps : 0U;
+                at = end;
+                if (at == events.size() && !(complete && ex.chunked)) {
+                    stamps = these;
+                    break;
+                }
+                write(conn, scratchFrame, these);
+                if (conn.dead)
+                    return;
+            }
+            if (complete && ex.chunked) {
+                scratchFrame = "0\r\n\r\n";
+                stamps = 0;
+            }
+        } else {
+            appendBody(conn, scratchFrame, scratchEvents);
+            if (complete && ex.chunked)
+                scratchFrame += "0\r\n\r\n";
+        }
     } else {
         if (!ex.jsonReply || chunk.reasoning)
             ex.text.append(chunk.reasoning ? ex.reasoningText : ex.contentText, chunk.tokens);

@@ -73,6 +73,7 @@ struct Exchange {
     std::size_t jsonSent = 0; ///< bytes of it sent
     qint64 jsonTokens = 0;    ///< the content tokens it is spread over
     qint64 jsonTokensDone = 0;
+    std::string heldStart; ///< nagle_writes: the stream's opening events, sent with the first token
 };
 
 /// llama.cpp's server_metrics: its /metrics counters, kept by the server thread.

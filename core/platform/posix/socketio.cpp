@@ -169,6 +169,12 @@ SocketResult acceptTcp(SocketHandle listener, SocketHandle *accepted)
     }
 }
 
+void enableNagle(SocketHandle socket)
+{
+    const int off = 0;
+    ::setsockopt(int(socket), IPPROTO_TCP, TCP_NODELAY, &off, sizeof off);
+}
+
 SocketResult sendSome(SocketHandle socket, const char *data, std::size_t size)
 {
     for (;;) {

@@ -193,6 +193,12 @@ SocketResult acceptTcp(SocketHandle listener, SocketHandle *accepted)
     }
 }
 
+void enableNagle(SocketHandle socket)
+{
+    const BOOL off = FALSE;
+    setsockopt(SOCKET(socket), IPPROTO_TCP, TCP_NODELAY, reinterpret_cast<const char *>(&off), sizeof off);
+}
+
 SocketResult sendSome(SocketHandle socket, const char *data, std::size_t size)
 {
     for (;;) {
