@@ -33,6 +33,7 @@
 //                     knowledge: h2c, which both transports speak)
 //                     [--csv FILE]                (append one line per row, the header first when FILE is
 //                     new: what bench/compare_backends.sh tabulates)
+//                     [--ttft-ms X]               (the simulator's time to the first token; default 20)
 //                     [--sim "ARGS"]              (more of the simulator's flags, after the pacing's: e.g.
 //                     "--nagle-writes 1" writes as llama.cpp does, Nagle on and an event a write)
 //
@@ -179,6 +180,7 @@ int main(int argc, char *argv[])
     QList<HttpVersion> versions{HttpVersion::Http1};
     QString csvPath;
     QStringList simArgs;
+    double ttftMs = 20;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--cli"))
@@ -209,6 +211,8 @@ int main(int argc, char *argv[])
             versions = parseHttpVersions(args[i + 1]);
         else if (args[i] == QLatin1String("--csv"))
             csvPath = args[i + 1];
+        else if (args[i] == QLatin1String("--ttft-ms"))
+            ttftMs = std::max(0.0, args[i + 1].toDouble());
         else if (args[i] == QLatin1String("--sim"))
             simArgs = args[i + 1].split(QLatin1Char(' '), Qt::SkipEmptyParts);
     }
@@ -239,7 +243,7 @@ int main(int argc, char *argv[])
     for (const auto &[transport, version] : transportRows(transports, versions))
         for (int concurrency : levels) {
             PacedSimulator sim;
-            if (!sim.start(cli, concurrency, tokensPerS, 20, lengthSpread, simArgs)) {
+            if (!sim.start(cli, concurrency, tokensPerS, ttftMs, lengthSpread, simArgs)) {
                 std::fprintf(stderr, "cannot start the simulator (%s)\n", qPrintable(cli));
                 return 1;
             }
