@@ -1632,19 +1632,20 @@ private Q_SLOTS:
         QCOMPARE(host.stats().requestsServed, reusable ? 2 : 1);
     }
 
-    void nagleWritesSendTheRoleChunkWithTheFirstToken_data()
+    void nagleWritesSendTheHeadersAlone_data()
     {
         QTest::addColumn<qint64>("nagleWrites");
         QTest::newRow("nagle_writes") << qint64(1);
         QTest::newRow("default") << qint64(0);
     }
 
-    void nagleWritesSendTheRoleChunkWithTheFirstToken()
+    void nagleWritesSendTheHeadersAlone()
     {
-        // llama.cpp writes the headers when the request comes and the assistant-role chunk with
-        // the first token, as a write of its own before the token's, with Nagle's algorithm on
-        // (cpp-httplib leaves TCP_NODELAY off): the token's write waits for the client's ACK of the
-        // role chunk. The simulator's own way sends the role chunk with the headers.
+        // llama.cpp (strace of llama-server) writes the headers alone when the request comes and
+        // each event as a write of its own, with Nagle's algorithm on (cpp-httplib leaves
+        // TCP_NODELAY off): its first body bytes leave with the first token, and a small write
+        // waits while the one before is unacknowledged. The simulator's own way sends its
+        // assistant-role chunk with the headers.
         QFETCH(qint64, nagleWrites);
         SimConfig config = fastConfig();
         config.nagleWrites = nagleWrites;

@@ -94,7 +94,7 @@ const Field kFields[] = {
     {"keep_alive_max", &SimConfig::keepAliveMax, 0, 1e9,
      "Requests per connection before it is closed, as Keep-Alive's max (0: no limit)"},
     {"nagle_writes", &SimConfig::nagleWrites, 0, 1,
-     "1: Nagle on and each SSE event its own write, the role chunk with the first token (llama.cpp)"},
+     "1: Nagle on, the headers alone and each SSE event its own write (llama.cpp)"},
     {"listen_backlog", &SimConfig::listenBacklog, 0, 65535,
      "listen(2) backlog; llama.cpp's 5 overflows when many clients connect at once"},
     {"accept_delay_ms", &SimConfig::acceptDelayMs, 0, 60000,

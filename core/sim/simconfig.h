@@ -111,10 +111,10 @@ struct SimConfig {
     /// Keep-Alive max); 0 = no limit.
     qint64 keepAliveMax = 0;
     qint64 listenBacklog = 4096; ///< listen(2) backlog: httplib's 5 overflows when many connect at once
-    /// 1: HTTP/1.1 responses are written as httplib writes them: Nagle's algorithm on (no
-    /// TCP_NODELAY) and every SSE event a write of its own, the assistant-role chunk with the first
-    /// token rather than with the headers — so the first token's write waits in the kernel until the
-    /// client acknowledges the role chunk, as the last chunk waits for `[DONE]`'s.
+    /// 1: HTTP/1.1 responses are written as llama.cpp's httplib writes them: Nagle's algorithm on (no
+    /// TCP_NODELAY), the headers alone when the request comes, every SSE event a write of its own
+    /// (the assistant-role chunk with the first token), the last chunk's line and CRLF apart — so a
+    /// small write waits in the kernel while the client has not acknowledged the one before.
     qint64 nagleWrites = 0;
     /// How long a connection waits in the kernel's accept queue before the server takes it, ms:
     /// llama.cpp's accept thread competes with inference for the CPU, so a burst of connects

@@ -262,7 +262,7 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
         stamps = (first ? unsigned(StampFirstToken) : 0U) | (chunk.last ? unsigned(StampLastToken) : 0U);
         if (config.nagleWrites && !conn.stream) {
             // httplib: one write per event (the held opening events first, the token's event with
-            // the stamps), the last chunk its own; the last write goes below.
+            // the stamps), then the last chunk; the last write goes below.
             std::string events = std::exchange(ex.heldStart, std::string()) + scratchEvents;
             const std::size_t tokenEvent = events.size() - scratchEvents.size();
             for (std::size_t at = 0; at < events.size();) {
@@ -280,7 +280,11 @@ void SimServer::Impl::deliver(Connection &conn, const Chunk &chunk)
                     return;
             }
             if (complete && ex.chunked) {
-                scratchFrame = "0\r\n\r\n";
+                // httplib writes the last chunk's line and its closing CRLF apart.
+                write(conn, "0\r\n", 0);
+                if (conn.dead)
+                    return;
+                scratchFrame = "\r\n";
                 stamps = 0;
             }
         } else {
