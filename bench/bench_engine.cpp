@@ -318,6 +318,7 @@ int main(int argc, char *argv[])
             struct Trace {
                 std::int64_t receivedNs = -1;
                 std::int64_t firstTokenNs = -1;
+                std::int64_t doneNs = -1;
             };
             std::map<std::string, Trace> traces;
             for (qint64 since = 0;;) {
@@ -328,7 +329,8 @@ int main(int argc, char *argv[])
                     break;
                 for (const auto &t : list) {
                     traces[t.value("id", std::string())] = {t.value("received_ns", std::int64_t(-1)),
-                                                            t.value("first_token_ns", std::int64_t(-1))};
+                                                            t.value("first_token_ns", std::int64_t(-1)),
+                                                            t.value("done_ns", std::int64_t(-1))};
                     since = std::max<qint64>(since, t.value("seq", qint64(0)));
                 }
             }
@@ -338,6 +340,7 @@ int main(int argc, char *argv[])
             // simulator read it (the simulator's backlog, invisible to a client).
             std::vector<double> errors;
             std::vector<double> stampLag;
+            std::vector<double> endLag; // the response's end, as stampLag the first token
             std::vector<double> requestLag;
             // A read's kernel stamp is that of the newest segment it took (the kernel merges queued
             // segments, and their stamps with them): requests read together share one stamp, the
@@ -355,6 +358,8 @@ int main(int argc, char *argv[])
                     continue;
                 errors.push_back(*r.ttftMs() - double(it->second.firstTokenNs - it->second.receivedNs) / 1e6);
                 stampLag.push_back(double(outcome.steadyOriginNs + r.firstTokenNs - it->second.firstTokenNs) / 1e6);
+                if (it->second.doneNs >= 0)
+                    endLag.push_back(double(outcome.steadyOriginNs + r.doneNs - it->second.doneNs) / 1e6);
                 const std::int64_t sent = outcome.steadyOriginNs + r.sentNs;
                 requestLag.push_back(double(it->second.receivedNs - sent) / 1e6);
                 SimulatorRead &read = reads[it->second.receivedNs];
@@ -379,14 +384,14 @@ int main(int argc, char *argv[])
                         errors.empty() ? 0.0 : *std::max_element(errors.begin(), errors.end()), perInFlightKiB,
                         perRecordBytes);
             std::printf(
-                "         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; request "
-                "read by the\n"
-                "         simulator after it was sent: p50 %.3f ms, p99 %.3f ms; %zu simulator reads took them, "
-                "stamped\n"
-                "         after the newest request each took was sent: p50 %.3f ms, p99 %.3f ms\n",
-                percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(requestLag, 0.5),
-                percentile(requestLag, 0.99), reads.size(), percentile(lagAfterNewest, 0.5),
-                percentile(lagAfterNewest, 0.99));
+                "         first token stamped after the simulator wrote it: p50 %.3f ms, p99 %.3f ms; the end: p50 "
+                "%.3f ms, p99 %.3f ms;\n"
+                "         request read by the simulator after it was sent: p50 %.3f ms, p99 %.3f ms; %zu simulator "
+                "reads took them,\n"
+                "         stamped after the newest request each took was sent: p50 %.3f ms, p99 %.3f ms\n",
+                percentile(stampLag, 0.5), percentile(stampLag, 0.99), percentile(endLag, 0.5),
+                percentile(endLag, 0.99), percentile(requestLag, 0.5), percentile(requestLag, 0.99), reads.size(),
+                percentile(lagAfterNewest, 0.5), percentile(lagAfterNewest, 0.99));
             printWire(version, stats);
             std::printf("         (%lld requests ok, %lld failed, %zu joined on id, %.0f events, CPU %.2f s = user "
                         "%.2f + sys %.2f in %.1f s)\n",
